@@ -1,0 +1,187 @@
+// The C++ side of the evotest pass plugin. It is deliberately small: everything that decides what
+// to instrument and how lives in Rust (src/). This file does two things the LLVM-C API cannot:
+//
+//  1. Registration with the new pass manager. A PassInfoMixin module pass whose run() calls the
+//     Rust entry point evotest_instrument_module(), registered at pipeline start so it runs before
+//     SimplifyCFG/instcombine, at -O0 as well as -O2. The plugin entry point itself
+//     (llvmGetPassPluginInfo) is defined in Rust, because a cdylib exports only Rust #[no_mangle]
+//     symbols (see ../shared/LLVM22-NOTES.md); it calls evotest_plugin_info() below.
+//
+//  2. Debug-info accessors that LLVM-C lacks: the name, argument number and type of a
+//     DILocalVariable, the types of a DISubprogram, and the C spelling / scalar class of a DIType.
+
+#include "llvm-c/Core.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+
+#include <cstring>
+#include <string>
+
+using namespace llvm;
+
+extern "C" bool evotest_instrument_module(LLVMModuleRef M);
+
+namespace {
+
+struct EvotestProbePass : PassInfoMixin<EvotestProbePass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    bool Changed = evotest_instrument_module(wrap(&M));
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  // Run even for optnone functions (every function at -O0).
+  static bool isRequired() { return true; }
+};
+
+void registerCallbacks(PassBuilder &PB) {
+  PB.registerPipelineStartEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(EvotestProbePass()); });
+  // For opt-22 -load-pass-plugin=... -passes=evotest
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name == "evotest") {
+          MPM.addPass(EvotestProbePass());
+          return true;
+        }
+        return false;
+      });
+}
+
+// Append the C spelling of T to Out.
+void spell(const DIType *T, std::string &Out, int Depth = 0) {
+  if (Depth > 16) { Out += "..."; return; }
+  if (!T) { Out += "void"; return; }
+  if (auto *B = dyn_cast<DIBasicType>(T)) { Out += B->getName().str(); return; }
+  if (auto *D = dyn_cast<DIDerivedType>(T)) {
+    switch (D->getTag()) {
+    case dwarf::DW_TAG_typedef: Out += D->getName().str(); return;
+    case dwarf::DW_TAG_const_type: Out += "const "; spell(D->getBaseType(), Out, Depth + 1); return;
+    case dwarf::DW_TAG_volatile_type: Out += "volatile "; spell(D->getBaseType(), Out, Depth + 1); return;
+    case dwarf::DW_TAG_atomic_type: Out += "_Atomic "; spell(D->getBaseType(), Out, Depth + 1); return;
+    case dwarf::DW_TAG_restrict_type: spell(D->getBaseType(), Out, Depth + 1); Out += " restrict"; return;
+    case dwarf::DW_TAG_pointer_type: spell(D->getBaseType(), Out, Depth + 1); Out += " *"; return;
+    default: spell(D->getBaseType(), Out, Depth + 1); return;
+    }
+  }
+  if (auto *C = dyn_cast<DICompositeType>(T)) {
+    switch (C->getTag()) {
+    case dwarf::DW_TAG_structure_type: Out += "struct " + C->getName().str(); return;
+    case dwarf::DW_TAG_union_type: Out += "union " + C->getName().str(); return;
+    case dwarf::DW_TAG_enumeration_type: Out += "enum " + C->getName().str(); return;
+    case dwarf::DW_TAG_array_type: {
+      spell(C->getBaseType(), Out, Depth + 1);
+      for (const DINode *E : C->getElements()) {
+        Out += "[";
+        if (auto *S = dyn_cast_or_null<DISubrange>(E))
+          if (auto *CI = dyn_cast_if_present<ConstantInt *>(S->getCount()))
+            Out += std::to_string(CI->getSExtValue());
+        Out += "]";
+      }
+      return;
+    }
+    default: Out += C->getName().str(); return;
+    }
+  }
+  if (isa<DISubroutineType>(T)) { Out += "function"; return; }
+  Out += T->getName().str();
+}
+
+size_t copyOut(const std::string &S, char *Buf, size_t Cap) {
+  if (Cap) {
+    size_t N = S.size() < Cap - 1 ? S.size() : Cap - 1;
+    std::memcpy(Buf, S.data(), N);
+    Buf[N] = 0;
+  }
+  return S.size();
+}
+
+} // namespace
+
+extern "C" {
+
+// Fills the fields of llvm::PassPluginLibraryInfo for the Rust-defined entry point.
+void evotest_plugin_info(uint32_t *Api, const char **Name, const char **Version,
+                         void **Register) {
+  *Api = LLVM_PLUGIN_API_VERSION;
+  *Name = "evotest";
+  *Version = "0.1";
+  *Register = reinterpret_cast<void *>(&registerCallbacks);
+}
+
+// Name of a DILocalVariable / DIGlobalVariable (empty when not a variable).
+size_t evotest_divar_name(LLVMMetadataRef Var, char *Buf, size_t Cap) {
+  if (auto *V = dyn_cast_or_null<DIVariable>(unwrap(Var))) return copyOut(V->getName().str(), Buf, Cap);
+  return copyOut("", Buf, Cap);
+}
+
+// 1-based argument number of a DILocalVariable that is a parameter, else 0.
+unsigned evotest_divar_arg(LLVMMetadataRef Var) {
+  if (auto *V = dyn_cast_or_null<DILocalVariable>(unwrap(Var))) return V->getArg();
+  return 0;
+}
+
+// Declared type of a variable (may be null).
+LLVMMetadataRef evotest_divar_type(LLVMMetadataRef Var) {
+  if (auto *V = dyn_cast_or_null<DIVariable>(unwrap(Var))) return wrap(V->getType());
+  return nullptr;
+}
+
+// Types of a subprogram: Out[0] is the return type (null for void), Out[i] parameter i.
+// Returns the number of entries (which may exceed Cap), or -1 without a subroutine type.
+int evotest_disubprogram_types(LLVMMetadataRef SP, LLVMMetadataRef *Out, unsigned Cap) {
+  auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP));
+  if (!S || !S->getType()) return -1;
+  auto Types = S->getType()->getTypeArray();
+  unsigned N = Types.size();
+  for (unsigned I = 0; I < N && I < Cap; ++I) Out[I] = wrap(Types[I]);
+  return (int)N;
+}
+
+// Name of the file of a subprogram's declaration, and its line.
+unsigned evotest_disubprogram_line(LLVMMetadataRef SP) {
+  if (auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP))) return S->getLine();
+  return 0;
+}
+
+// C spelling of a type ("unsigned int", "const char *", "uint8_t", "struct node *").
+size_t evotest_ditype_spelling(LLVMMetadataRef Ty, char *Buf, size_t Cap) {
+  std::string S;
+  spell(dyn_cast_or_null<DIType>(unwrap(Ty)), S);
+  return copyOut(S, Buf, Cap);
+}
+
+// Canonical scalar class of a type after stripping typedefs, cv-qualifiers and enums:
+// returns the DWARF base-type encoding (DW_ATE_*) and sets *Bits, or 0 when the type is not a
+// scalar base type (pointer, array, struct, void).
+unsigned evotest_ditype_scalar(LLVMMetadataRef Ty, uint64_t *Bits) {
+  const DIType *T = dyn_cast_or_null<DIType>(unwrap(Ty));
+  for (int Depth = 0; T && Depth < 32; ++Depth) {
+    if (auto *B = dyn_cast<DIBasicType>(T)) {
+      *Bits = B->getSizeInBits();
+      return B->getEncoding();
+    }
+    if (auto *D = dyn_cast<DIDerivedType>(T)) {
+      unsigned Tag = D->getTag();
+      if (Tag == dwarf::DW_TAG_typedef || Tag == dwarf::DW_TAG_const_type ||
+          Tag == dwarf::DW_TAG_volatile_type || Tag == dwarf::DW_TAG_atomic_type) {
+        T = D->getBaseType();
+        continue;
+      }
+      return 0;
+    }
+    if (auto *C = dyn_cast<DICompositeType>(T)) {
+      if (C->getTag() == dwarf::DW_TAG_enumeration_type && C->getBaseType()) {
+        T = C->getBaseType();
+        continue;
+      }
+      return 0;
+    }
+    return 0;
+  }
+  return 0;
+}
+
+} // extern "C"

@@ -1,0 +1,318 @@
+//! Phase 1 of the pass: walk a function and describe its CFG and branch sites without changing
+//! anything (SanitizerCoverage's collect-then-inject order).
+
+use crate::condtext;
+use crate::debuginfo::{self, inst_loc, type_string, value_name, Loc, VarNames};
+use evotest_abi::meta::{BlockMeta, ConstantMeta, FunctionMeta, ParamMeta, SiteKind};
+use evotest_abi::pred::Pred;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use std::collections::HashMap;
+
+/// How a site's condition will be probed.
+pub enum Cond {
+    /// `icmp pred a, b` on integers or pointers of at most 64 bits.
+    Int { pred: Pred, a: LLVMValueRef, b: LLVMValueRef },
+    /// `fcmp pred a, b`.
+    Float { pred: Pred, a: LLVMValueRef, b: LLVMValueRef },
+    /// Any other `i1` condition.
+    Bool(LLVMValueRef),
+    /// A `switch` on an integer of at most 64 bits; case values sign-extended.
+    Switch { value: LLVMValueRef, cases: Vec<i64> },
+}
+
+/// A site found in a function, before numbering.
+pub struct SiteDraft {
+    pub kind: SiteKind,
+    /// The `br`, `switch` or `select` instruction; probes go right before it.
+    pub inst: LLVMValueRef,
+    pub cond: Cond,
+    pub block: u32,
+    pub loc: Loc,
+    pub text: String,
+    pub operand_type: String,
+    pub labels: Vec<String>,
+}
+
+/// A function's metadata (with `blocks[].site` holding indices into `sites`, to be renumbered
+/// module-wide) and its sites.
+pub struct FunctionDraft {
+    pub meta: FunctionMeta,
+    pub sites: Vec<SiteDraft>,
+    pub constants: Vec<ConstantMeta>,
+}
+
+/// Describe `func` (which must have a body).
+pub fn function(func: LLVMValueRef) -> FunctionDraft {
+    let names = debuginfo::var_names(func);
+    let name = value_name(func);
+    let mut blocks_index: HashMap<LLVMBasicBlockRef, u32> = HashMap::new();
+    let mut bbs = Vec::new();
+    unsafe {
+        let mut bb = LLVMGetFirstBasicBlock(func);
+        while !bb.is_null() {
+            blocks_index.insert(bb, bbs.len() as u32);
+            bbs.push(bb);
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+    }
+
+    let mut blocks = Vec::with_capacity(bbs.len());
+    let mut sites = Vec::new();
+    let mut constants = Vec::new();
+    let mut func_file = String::new();
+    for (bi, &bb) in bbs.iter().enumerate() {
+        let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0 };
+        unsafe {
+            let mut inst = LLVMGetFirstInstruction(bb);
+            while !inst.is_null() {
+                if block.line == 0 {
+                    if let Some(l) = inst_loc(inst) {
+                        if l.line != 0 {
+                            block.line = l.line;
+                            if func_file.is_empty() {
+                                func_file = l.file.clone();
+                            }
+                        }
+                    }
+                }
+                if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMSelect {
+                    let c = LLVMGetOperand(inst, 0);
+                    if LLVMGetTypeKind(LLVMTypeOf(c)) == LLVMTypeKind::LLVMIntegerTypeKind {
+                        let s = branch_like(SiteKind::Select, inst, c, bi as u32, &names, &mut constants);
+                        block.selects.push(sites.len() as u32);
+                        sites.push(s);
+                    }
+                }
+                inst = LLVMGetNextInstruction(inst);
+            }
+            let term = LLVMGetBasicBlockTerminator(bb);
+            if !term.is_null() {
+                let n = LLVMGetNumSuccessors(term);
+                for i in 0..n {
+                    let s = LLVMGetSuccessor(term, i);
+                    block.succs.push(blocks_index[&s]);
+                }
+                match LLVMGetInstructionOpcode(term) {
+                    LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 => {
+                        let c = LLVMGetCondition(term);
+                        let s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
+                        block.site = Some(sites.len() as u32);
+                        sites.push(s);
+                    }
+                    LLVMOpcode::LLVMSwitch => {
+                        if let Some(s) = switch(term, bi as u32, &names, &mut constants) {
+                            block.site = Some(sites.len() as u32);
+                            sites.push(s);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        blocks.push(block);
+    }
+
+    let (params, ret, variadic) = signature(func, &names);
+    let meta = FunctionMeta {
+        name,
+        external: unsafe {
+            !matches!(
+                LLVMGetLinkage(func),
+                inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage
+                    | inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage
+            )
+        },
+        file: func_file,
+        line: debuginfo::subprogram_line(func),
+        params,
+        ret,
+        variadic,
+        blocks,
+    };
+    FunctionDraft { meta, sites, constants }
+}
+
+fn signature(
+    func: LLVMValueRef,
+    names: &VarNames,
+) -> (Vec<ParamMeta>, evotest_abi::meta::TypeMeta, bool) {
+    unsafe {
+        let fty = LLVMGlobalGetValueType(func);
+        let ret_ir = type_string(LLVMGetReturnType(fty));
+        let variadic = LLVMIsFunctionVarArg(fty) != 0;
+        let n = LLVMCountParams(func);
+        let di = debuginfo::subprogram_types(func);
+        let ret = match &di {
+            Some(t) if !t.is_empty() => debuginfo::type_meta(t[0], true, &ret_ir),
+            _ => debuginfo::type_meta(std::ptr::null_mut(), false, &ret_ir),
+        };
+        let mut params = Vec::new();
+        for i in 0..n {
+            let p = LLVMGetParam(func, i);
+            let ir = type_string(LLVMTypeOf(p));
+            let (name, di_ty) = match names.params.get(&(i + 1)) {
+                Some((n, t)) => (n.clone(), Some(*t)),
+                None => {
+                    let v = value_name(p);
+                    (if v.is_empty() { format!("arg{i}") } else { v }, None)
+                }
+            };
+            // Prefer the subprogram's type array; fall back to the variable's type.
+            let di_ty = match &di {
+                Some(t) if t.len() > (i + 1) as usize => Some(t[(i + 1) as usize]),
+                _ => di_ty,
+            };
+            let ty = match di_ty {
+                Some(t) => debuginfo::type_meta(t, true, &ir),
+                None => debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+            };
+            params.push(ParamMeta { name, ty });
+        }
+        (params, ret, variadic)
+    }
+}
+
+fn int_width(v: LLVMValueRef) -> Option<u32> {
+    unsafe {
+        let t = LLVMTypeOf(v);
+        match LLVMGetTypeKind(t) {
+            LLVMTypeKind::LLVMIntegerTypeKind => Some(LLVMGetIntTypeWidth(t)),
+            LLVMTypeKind::LLVMPointerTypeKind => Some(64),
+            _ => None,
+        }
+    }
+}
+
+fn is_float(v: LLVMValueRef) -> bool {
+    unsafe {
+        matches!(
+            LLVMGetTypeKind(LLVMTypeOf(v)),
+            LLVMTypeKind::LLVMHalfTypeKind
+                | LLVMTypeKind::LLVMBFloatTypeKind
+                | LLVMTypeKind::LLVMFloatTypeKind
+                | LLVMTypeKind::LLVMDoubleTypeKind
+                | LLVMTypeKind::LLVMX86_FP80TypeKind
+                | LLVMTypeKind::LLVMFP128TypeKind
+        )
+    }
+}
+
+fn harvest(v: LLVMValueRef, out: &mut Vec<ConstantMeta>) {
+    unsafe {
+        if !LLVMIsAConstantInt(v).is_null() && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
+            let c = ConstantMeta::Int(LLVMConstIntGetSExtValue(v));
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        } else if !LLVMIsAConstantFP(v).is_null() {
+            let mut loses = 0;
+            let c = ConstantMeta::Float(LLVMConstRealGetDouble(v, &mut loses));
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+}
+
+/// A two-outcome site (`br` or `select`) on condition `c`.
+fn branch_like(
+    kind: SiteKind,
+    inst: LLVMValueRef,
+    c: LLVMValueRef,
+    block: u32,
+    names: &VarNames,
+    constants: &mut Vec<ConstantMeta>,
+) -> SiteDraft {
+    let mut loc = None;
+    let mut cond = Cond::Bool(c);
+    let mut operand_type = "i1".to_string();
+    let mut text = None;
+    unsafe {
+        let is_inst = !LLVMIsAInstruction(c).is_null();
+        let op = if is_inst { Some(LLVMGetInstructionOpcode(c)) } else { None };
+        if is_inst {
+            loc = inst_loc(c).filter(|l| l.line != 0);
+        }
+        match op {
+            Some(LLVMOpcode::LLVMICmp) => {
+                let a = LLVMGetOperand(c, 0);
+                let b = LLVMGetOperand(c, 1);
+                let pred = Pred::from_u32(LLVMGetICmpPredicate(c) as u32);
+                if let (Some(pred), Some(w)) = (pred, int_width(a)) {
+                    if w <= 64 {
+                        operand_type = type_string(LLVMTypeOf(a));
+                        text = Some(condtext::compare(a, pred.c_operator(), b, names));
+                        harvest(a, constants);
+                        harvest(b, constants);
+                        cond = Cond::Int { pred, a, b };
+                    }
+                }
+            }
+            Some(LLVMOpcode::LLVMFCmp) => {
+                let a = LLVMGetOperand(c, 0);
+                let b = LLVMGetOperand(c, 1);
+                if let Some(pred) = Pred::from_u32(LLVMGetFCmpPredicate(c) as u32) {
+                    if is_float(a) {
+                        operand_type = type_string(LLVMTypeOf(a));
+                        text = Some(condtext::compare(a, pred.c_operator(), b, names));
+                        harvest(a, constants);
+                        harvest(b, constants);
+                        cond = Cond::Float { pred, a, b };
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let loc = loc.or_else(|| inst_loc(inst)).unwrap_or_default();
+    SiteDraft {
+        kind,
+        inst,
+        text: text.unwrap_or_else(|| condtext::text(c, names)),
+        cond,
+        block,
+        loc,
+        operand_type,
+        labels: vec!["true".into(), "false".into()],
+    }
+}
+
+/// A `switch` site, or `None` when the switched value is wider than 64 bits.
+fn switch(
+    term: LLVMValueRef,
+    block: u32,
+    names: &VarNames,
+    constants: &mut Vec<ConstantMeta>,
+) -> Option<SiteDraft> {
+    unsafe {
+        let value = LLVMGetOperand(term, 0);
+        if int_width(value)? > 64 {
+            return None;
+        }
+        // Successor 0 is the default; successor i > 0 is case i - 1 (LLVM 22 keeps case values
+        // out of the operand list, so ask through LLVMGetSwitchCaseValue).
+        let n_succ = LLVMGetNumSuccessors(term);
+        let mut cases = Vec::new();
+        let mut labels = vec!["default".to_string()];
+        for i in 1..n_succ {
+            let cv = LLVMGetSwitchCaseValue(term, i);
+            let v = LLVMConstIntGetSExtValue(cv);
+            harvest(cv, constants);
+            cases.push(v);
+            labels.push(format!("case {v}"));
+        }
+        let loc = inst_loc(term).unwrap_or_default();
+        Some(SiteDraft {
+            kind: SiteKind::Switch,
+            inst: term,
+            text: condtext::text(value, names),
+            operand_type: type_string(LLVMTypeOf(value)),
+            cond: Cond::Switch { value, cases },
+            block,
+            loc,
+            labels,
+        })
+    }
+}

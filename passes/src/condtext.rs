@@ -1,0 +1,215 @@
+//! Printable condition texts such as `a <= 0` or `a + b <= c`, rebuilt from IR.
+//!
+//! At `-O0` clang loads every variable from its `alloca`, so a compare's operands are trees of
+//! loads, casts, arithmetic and constants; the names come from the `#dbg_declare` records
+//! ([`crate::debuginfo::VarNames`]). Casts are not shown. The result is for people reading reports,
+//! not for parsing: depth is limited and anything unrecognised prints as `?`.
+
+use crate::debuginfo::{value_name, VarNames};
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMOpcode;
+
+const MAX_DEPTH: u32 = 6;
+
+/// Text of `v`, as an operand of a compare (no outer parentheses).
+pub fn text(v: LLVMValueRef, names: &VarNames) -> String {
+    expr(v, names, 0, false)
+}
+
+/// Text of a compare `a op b`, printing a small integer constant as a character literal when
+/// the other side is a `char` that was promoted.
+pub fn compare(a: LLVMValueRef, op: &str, b: LLVMValueRef, names: &VarNames) -> String {
+    let ta = operand_near_char(a, b, names);
+    let tb = operand_near_char(b, a, names);
+    format!("{ta} {op} {tb}")
+}
+
+fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames) -> String {
+    unsafe {
+        if !LLVMIsAConstantInt(v).is_null() && is_promoted_char(other) {
+            let c = LLVMConstIntGetSExtValue(v);
+            if (0x20..0x7f).contains(&c) && c != b'\'' as i64 && c != b'\\' as i64 {
+                return format!("'{}'", c as u8 as char);
+            }
+        }
+    }
+    text(v, names)
+}
+
+/// True if `v` is an extension of an 8-bit value.
+fn is_promoted_char(v: LLVMValueRef) -> bool {
+    unsafe {
+        if LLVMIsAInstruction(v).is_null() {
+            return false;
+        }
+        match LLVMGetInstructionOpcode(v) {
+            LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt => {
+                let src = LLVMGetOperand(v, 0);
+                LLVMGetIntTypeWidth(LLVMTypeOf(src)) == 8
+            }
+            _ => false,
+        }
+    }
+}
+
+fn binop(op: LLVMOpcode) -> Option<&'static str> {
+    use LLVMOpcode::*;
+    Some(match op {
+        LLVMAdd | LLVMFAdd => "+",
+        LLVMSub | LLVMFSub => "-",
+        LLVMMul | LLVMFMul => "*",
+        LLVMSDiv | LLVMUDiv | LLVMFDiv => "/",
+        LLVMSRem | LLVMURem | LLVMFRem => "%",
+        LLVMShl => "<<",
+        LLVMLShr | LLVMAShr => ">>",
+        LLVMAnd => "&",
+        LLVMOr => "|",
+        LLVMXor => "^",
+        _ => return None,
+    })
+}
+
+fn constant(v: LLVMValueRef) -> Option<String> {
+    unsafe {
+        if !LLVMIsAConstantInt(v).is_null() {
+            let w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+            if w == 1 {
+                return Some(if LLVMConstIntGetZExtValue(v) != 0 { "true" } else { "false" }.into());
+            }
+            return Some(LLVMConstIntGetSExtValue(v).to_string());
+        }
+        if !LLVMIsAConstantFP(v).is_null() {
+            let mut loses = 0;
+            let d = LLVMConstRealGetDouble(v, &mut loses);
+            return Some(if d.fract() == 0.0 && d.abs() < 1e15 { format!("{d:.1}") } else { format!("{d}") });
+        }
+        if !LLVMIsAConstantPointerNull(v).is_null() {
+            return Some("NULL".into());
+        }
+        None
+    }
+}
+
+fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
+    if depth > MAX_DEPTH {
+        return "…".into();
+    }
+    if let Some(c) = constant(v) {
+        return c;
+    }
+    if let Some(n) = names.by_value.get(&v) {
+        return n.clone();
+    }
+    unsafe {
+        if !LLVMIsAArgument(v).is_null() {
+            let n = value_name(v);
+            return if n.is_empty() { "arg".into() } else { n };
+        }
+        if !LLVMIsAGlobalValue(v).is_null() {
+            return format!("&{}", value_name(v));
+        }
+        if !LLVMIsAAllocaInst(v).is_null() {
+            return match names.by_storage.get(&v) {
+                Some(n) => format!("&{n}"),
+                None => "&local".into(),
+            };
+        }
+        if LLVMIsAInstruction(v).is_null() {
+            return "?".into();
+        }
+        let op = LLVMGetInstructionOpcode(v);
+        use LLVMOpcode::*;
+        match op {
+            LLVMLoad => lvalue(LLVMGetOperand(v, 0), names, depth + 1),
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMSIToFP | LLVMUIToFP | LLVMFPToSI
+            | LLVMFPToUI | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr | LLVMAddrSpaceCast => {
+                expr(LLVMGetOperand(v, 0), names, depth + 1, nested)
+            }
+            LLVMFNeg => format!("-{}", expr(LLVMGetOperand(v, 0), names, depth + 1, true)),
+            LLVMICmp | LLVMFCmp => {
+                let pred = if op == LLVMICmp {
+                    LLVMGetICmpPredicate(v) as u32
+                } else {
+                    LLVMGetFCmpPredicate(v) as u32
+                };
+                let sym = evotest_abi::pred::Pred::from_u32(pred).map(|p| p.c_operator()).unwrap_or("?");
+                let s = compare(LLVMGetOperand(v, 0), sym, LLVMGetOperand(v, 1), names);
+                if nested { format!("({s})") } else { s }
+            }
+            LLVMSelect => format!(
+                "({} ? {} : {})",
+                expr(LLVMGetOperand(v, 0), names, depth + 1, true),
+                expr(LLVMGetOperand(v, 1), names, depth + 1, true),
+                expr(LLVMGetOperand(v, 2), names, depth + 1, true)
+            ),
+            LLVMCall => {
+                let n = LLVMGetNumArgOperands(v);
+                let callee = LLVMGetCalledValue(v);
+                let name = value_name(callee);
+                let name = if name.is_empty() { "(*fp)".to_string() } else { name };
+                let args: Vec<String> =
+                    (0..n).map(|i| expr(LLVMGetOperand(v, i), names, depth + 1, false)).collect();
+                format!("{name}({})", args.join(", "))
+            }
+            LLVMPHI => "φ".into(),
+            _ => match binop(op) {
+                Some(sym) => {
+                    let a = LLVMGetOperand(v, 0);
+                    let b = LLVMGetOperand(v, 1);
+                    // `x ^ true` is a logical not
+                    if op == LLVMXor && constant(b).as_deref() == Some("true") {
+                        return format!("!{}", expr(a, names, depth + 1, true));
+                    }
+                    let s = format!(
+                        "{} {sym} {}",
+                        expr(a, names, depth + 1, true),
+                        expr(b, names, depth + 1, true)
+                    );
+                    if nested { format!("({s})") } else { s }
+                }
+                None => "?".into(),
+            },
+        }
+    }
+}
+
+/// Text of the place a pointer designates (`x`, `a[i]`, `p->f1`, `*p`).
+fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
+    unsafe {
+        if let Some(n) = names.by_storage.get(&ptr) {
+            return n.clone();
+        }
+        if !LLVMIsAGlobalVariable(ptr).is_null() {
+            let n = value_name(ptr);
+            // function-local statics are named `fn.var`
+            return n.rsplit('.').next().unwrap_or(&n).to_string();
+        }
+        if !LLVMIsAAllocaInst(ptr).is_null() {
+            return "local".into();
+        }
+        if !LLVMIsAGetElementPtrInst(ptr).is_null() || !LLVMIsAConstantExpr(ptr).is_null() {
+            let n = LLVMGetNumOperands(ptr) as u32;
+            if n >= 2 {
+                let base = LLVMGetOperand(ptr, 0);
+                let base_text = if !LLVMIsAAllocaInst(base).is_null() || !LLVMIsAGlobalVariable(base).is_null() {
+                    lvalue(base, names, depth + 1)
+                } else {
+                    expr(base, names, depth + 1, true)
+                };
+                let mut s = base_text;
+                // skip the leading zero index into an array object
+                let first = 1;
+                for i in first..n {
+                    let idx = LLVMGetOperand(ptr, i as u32);
+                    if i == 1 && n > 2 && constant(idx).as_deref() == Some("0") {
+                        continue;
+                    }
+                    s = format!("{s}[{}]", expr(idx, names, depth + 1, false));
+                }
+                return s;
+            }
+        }
+        format!("*{}", expr(ptr, names, depth + 1, true))
+    }
+}

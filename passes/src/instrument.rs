@@ -1,0 +1,371 @@
+//! Phase 2 of the pass: number the sites of all functions, insert one probe call before each
+//! site, create the module descriptor and its registration constructor, and embed the metadata.
+
+use crate::collect::{self, Cond, FunctionDraft};
+use crate::Options;
+use evotest_abi::meta::{self, ConstantMeta, ModuleMeta, SiteMeta, META_VERSION};
+use evotest_abi::names;
+use inkwell::builder::Builder;
+use inkwell::context::ContextRef;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMLinkage, LLVMTypeKind, LLVMVisibility};
+use inkwell::module::{Linkage, Module};
+use inkwell::values::{BasicValueEnum, FunctionValue, GlobalValue, InstructionValue};
+use inkwell::values::AsValueRef;
+use inkwell::context::AsContextRef;
+use inkwell::AddressSpace;
+use std::ffi::CString;
+
+/// The probe functions, declared once per module.
+struct Probes<'ctx> {
+    cmp_int: FunctionValue<'ctx>,
+    cmp_float: FunctionValue<'ctx>,
+    cond: FunctionValue<'ctx>,
+    switch: FunctionValue<'ctx>,
+    register: FunctionValue<'ctx>,
+}
+
+fn declare<'ctx>(module: &Module<'ctx>, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
+    module.get_function(name).unwrap_or_else(|| module.add_function(name, ty, Some(Linkage::External)))
+}
+
+impl<'ctx> Probes<'ctx> {
+    fn declare(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Self {
+        let void = ctx.void_type();
+        let p = ctx.ptr_type(AddressSpace::default());
+        let i32t = ctx.i32_type();
+        let i64t = ctx.i64_type();
+        let f64t = ctx.f64_type();
+        Probes {
+            cmp_int: declare(
+                module,
+                names::PROBE_CMP_INT,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into()], false),
+            ),
+            cmp_float: declare(
+                module,
+                names::PROBE_CMP_FLOAT,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into(), f64t.into()], false),
+            ),
+            cond: declare(module, names::PROBE_COND, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false)),
+            switch: declare(
+                module,
+                names::PROBE_SWITCH,
+                void.fn_type(
+                    &[p.into(), i32t.into(), i32t.into(), i64t.into(), i32t.into(), i32t.into(), p.into()],
+                    false,
+                ),
+            ),
+            register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
+        }
+    }
+}
+
+/// Instrument `module`. Returns `Ok(false)` when there was nothing to do (already instrumented, or
+/// no function bodies).
+pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
+    if module.get_global(names::MODULE_DESC).is_some() {
+        return Ok(false); // already instrumented
+    }
+    let ctx = module.get_context();
+
+    // Options that adjust linkage, for generated harnesses.
+    for f in module.get_functions() {
+        if f.count_basic_blocks() == 0 {
+            continue;
+        }
+        let name = f.get_name().to_string_lossy().into_owned();
+        if opts.rename_main && name == "main" {
+            f.as_global_value().set_name(names::RENAMED_MAIN);
+        }
+        if opts.expose.iter().any(|e| *e == name) {
+            unsafe {
+                let v = f.as_value_ref();
+                if matches!(LLVMGetLinkage(v), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage) {
+                    LLVMSetLinkage(v, LLVMLinkage::LLVMExternalLinkage);
+                    LLVMSetVisibility(v, LLVMVisibility::LLVMDefaultVisibility);
+                }
+            }
+        }
+    }
+
+    // Phase 1: collect.
+    let mut drafts: Vec<FunctionDraft> = Vec::new();
+    for f in module.get_functions() {
+        if f.count_basic_blocks() == 0 {
+            continue;
+        }
+        let name = f.get_name().to_string_lossy();
+        if name.starts_with("__evotest") && name != names::RENAMED_MAIN {
+            continue;
+        }
+        drafts.push(collect::function(f.as_value_ref()));
+    }
+    if drafts.is_empty() {
+        return Ok(false);
+    }
+
+    // Number sites and outcomes module-wide.
+    let mut sites_meta = Vec::new();
+    let mut functions = Vec::new();
+    let mut constants: Vec<ConstantMeta> = Vec::new();
+    let mut outcome_next = 0u32;
+    let mut site_ids = Vec::new(); // per draft: local site index -> module site id
+    for (fi, d) in drafts.iter().enumerate() {
+        let mut ids = Vec::new();
+        for s in &d.sites {
+            let id = sites_meta.len() as u32;
+            ids.push(id);
+            sites_meta.push(SiteMeta {
+                id,
+                outcome_base: outcome_next,
+                n_outcomes: s.labels.len() as u32,
+                kind: s.kind,
+                function: fi as u32,
+                block: s.block,
+                file: s.loc.file.clone(),
+                line: s.loc.line,
+                col: s.loc.col,
+                cond: s.text.clone(),
+                pred: match s.cond {
+                    Cond::Int { pred, .. } | Cond::Float { pred, .. } => Some(pred),
+                    _ => None,
+                },
+                operand_type: s.operand_type.clone(),
+                outcome_labels: s.labels.clone(),
+            });
+            outcome_next += s.labels.len() as u32;
+        }
+        let mut fm = d.meta.clone();
+        for b in &mut fm.blocks {
+            b.site = b.site.map(|i| ids[i as usize]);
+            for s in &mut b.selects {
+                *s = ids[*s as usize];
+            }
+        }
+        functions.push(fm);
+        for c in &d.constants {
+            if !constants.contains(c) {
+                constants.push(*c);
+            }
+        }
+        site_ids.push(ids);
+    }
+
+    let source_file = module.get_source_file_name().to_string_lossy().into_owned();
+    let mut mmeta = ModuleMeta {
+        version: META_VERSION,
+        module_id: 0,
+        source_file,
+        functions,
+        sites: sites_meta,
+        n_outcomes: outcome_next,
+        constants,
+    };
+    let unhashed = serde_json::to_vec(&mmeta).map_err(|e| e.to_string())?;
+    mmeta.module_id = meta::fnv1a(&unhashed);
+    let blob = meta::frame(&serde_json::to_vec(&mmeta).map_err(|e| e.to_string())?);
+
+    // The module descriptor (see evotest_abi::shm::ModuleDesc).
+    let i32t = ctx.i32_type();
+    let i64t = ctx.i64_type();
+    let desc_ty = ctx.struct_type(
+        &[i32t.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i32t.into(), i32t.into()],
+        false,
+    );
+    let desc = module.add_global(desc_ty, None, names::MODULE_DESC);
+    desc.set_linkage(Linkage::Private);
+    desc.set_alignment(8);
+    desc.set_initializer(&desc_ty.const_named_struct(&[
+        i32t.const_zero().into(),
+        i32t.const_zero().into(),
+        i32t.const_int(mmeta.sites.len() as u64, false).into(),
+        i32t.const_int(mmeta.n_outcomes as u64, false).into(),
+        i64t.const_int(mmeta.module_id, false).into(),
+        i32t.const_zero().into(),
+        i32t.const_zero().into(),
+    ]));
+
+    // Phase 2: inject.
+    let probes = Probes::declare(module, &ctx);
+    let builder = ctx.create_builder();
+    for (d, ids) in drafts.iter().zip(&site_ids) {
+        for (s, &id) in d.sites.iter().zip(ids) {
+            let ob = mmeta.sites[id as usize].outcome_base;
+            inject(module, &ctx, &builder, &probes, desc, s, id, ob)?;
+        }
+    }
+
+    // Registration constructor.
+    let ctor_ty = ctx.void_type().fn_type(&[], false);
+    let ctor = module.add_function(names::MODULE_CTOR, ctor_ty, Some(Linkage::Internal));
+    let entry = ctx.append_basic_block(ctor, "entry");
+    builder.position_at_end(entry);
+    builder.unset_current_debug_location();
+    builder
+        .build_call(probes.register, &[desc.as_pointer_value().into()], "")
+        .map_err(|e| e.to_string())?;
+    builder.build_return(None).map_err(|e| e.to_string())?;
+
+    // Metadata blob in its own section, kept by llvm.used.
+    let blob_val = ctx.const_string(&blob, false);
+    let g = module.add_global(blob_val.get_type(), None, names::META_GLOBAL);
+    g.set_linkage(Linkage::Private);
+    g.set_constant(true);
+    g.set_alignment(1);
+    g.set_section(Some(names::META_SECTION));
+    g.set_initializer(&blob_val);
+
+    unsafe {
+        let m = module.as_mut_ptr();
+        let c = ctx.as_ctx_ref();
+        let ptr_ty = LLVMPointerTypeInContext(c, 0);
+        append_global_array(m, "llvm.used", ptr_ty, &[g.as_value_ref()], Some("llvm.metadata"));
+        let mut fields = [LLVMInt32TypeInContext(c), ptr_ty, ptr_ty];
+        let ctor_elem_ty = LLVMStructTypeInContext(c, fields.as_mut_ptr(), 3, 0);
+        let mut vals = [
+            LLVMConstInt(LLVMInt32TypeInContext(c), names::MODULE_CTOR_PRIORITY as u64, 0),
+            ctor.as_value_ref(),
+            LLVMConstPointerNull(ptr_ty),
+        ];
+        let elem = LLVMConstStructInContext(c, vals.as_mut_ptr(), 3, 0);
+        append_global_array(m, "llvm.global_ctors", ctor_elem_ty, &[elem], None);
+    }
+    Ok(true)
+}
+
+/// Convert an integer or pointer operand to i64 (sign- or zero-extending).
+fn to_i64<'ctx>(
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    v: LLVMValueRef,
+    signed: bool,
+) -> Result<BasicValueEnum<'ctx>, String> {
+    let i64t = ctx.i64_type();
+    let v = unsafe { BasicValueEnum::new(v) };
+    Ok(match v {
+        BasicValueEnum::PointerValue(p) => builder.build_ptr_to_int(p, i64t, "").map_err(|e| e.to_string())?.into(),
+        BasicValueEnum::IntValue(i) => builder.build_int_cast_sign_flag(i, i64t, signed, "").map_err(|e| e.to_string())?.into(),
+        _ => return Err("integer compare on a non-integer operand".into()),
+    })
+}
+
+/// Convert a floating operand to double (exactly for half/float; rounding for wider types).
+fn to_f64<'ctx>(ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, v: LLVMValueRef) -> Result<BasicValueEnum<'ctx>, String> {
+    let v = unsafe { BasicValueEnum::new(v) };
+    match v {
+        BasicValueEnum::FloatValue(f) => {
+            Ok(builder.build_float_cast(f, ctx.f64_type(), "").map_err(|e| e.to_string())?.into())
+        }
+        _ => Err("float compare on a non-float operand".into()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn inject<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    probes: &Probes<'ctx>,
+    desc: GlobalValue<'ctx>,
+    s: &collect::SiteDraft,
+    id: u32,
+    outcome_base: u32,
+) -> Result<(), String> {
+    let inst = unsafe { InstructionValue::new(s.inst) };
+    builder.position_before(&inst);
+    let i32t = ctx.i32_type();
+    let d = desc.as_pointer_value().into();
+    let site = i32t.const_int(id as u64, false).into();
+    let ob = i32t.const_int(outcome_base as u64, false).into();
+    let call = match &s.cond {
+        Cond::Int { pred, a, b } => {
+            let signed = pred.is_signed();
+            let a = to_i64(ctx, builder, *a, signed)?;
+            let b = to_i64(ctx, builder, *b, signed)?;
+            let p = i32t.const_int(*pred as u64, false).into();
+            builder.build_call(probes.cmp_int, &[d, site, ob, p, a.into(), b.into()], "")
+        }
+        Cond::Float { pred, a, b } => {
+            let a = to_f64(ctx, builder, *a)?;
+            let b = to_f64(ctx, builder, *b)?;
+            let p = i32t.const_int(*pred as u64, false).into();
+            builder.build_call(probes.cmp_float, &[d, site, ob, p, a.into(), b.into()], "")
+        }
+        Cond::Bool(c) => {
+            let c = unsafe { BasicValueEnum::new(*c) };
+            let c = match c {
+                BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
+                _ => return Err("non-integer branch condition".into()),
+            };
+            builder.build_call(probes.cond, &[d, site, ob, c.into()], "")
+        }
+        Cond::Switch { value, cases } => {
+            let v = to_i64(ctx, builder, *value, true)?;
+            let i64t = ctx.i64_type();
+            let vals: Vec<_> = cases.iter().map(|c| i64t.const_int(*c as u64, true)).collect();
+            let arr = i64t.const_array(&vals);
+            let g = module.add_global(arr.get_type(), None, "__evotest_switch_cases");
+            g.set_linkage(Linkage::Private);
+            g.set_constant(true);
+            g.set_initializer(&arr);
+            builder.build_call(
+                probes.switch,
+                &[
+                    d,
+                    site,
+                    ob,
+                    v.into(),
+                    i32t.const_int(1, false).into(),
+                    i32t.const_int(cases.len() as u64, false).into(),
+                    g.as_pointer_value().into(),
+                ],
+                "",
+            )
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    // Give the probe the branch's location, so a backtrace inside a probe points at the source.
+    unsafe {
+        let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(s.inst);
+        if !loc.is_null() {
+            let call_inst = call.as_value_ref();
+            inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call_inst, loc);
+        }
+    }
+    Ok(())
+}
+
+/// Append `new` to the appending-linkage array global `name` (creating it if absent), as LLVM's
+/// `appendToUsed` / `appendToGlobalCtors` do.
+unsafe fn append_global_array(
+    m: LLVMModuleRef,
+    name: &str,
+    elem_ty: LLVMTypeRef,
+    new: &[LLVMValueRef],
+    section: Option<&str>,
+) {
+    let cname = CString::new(name).unwrap();
+    let old = LLVMGetNamedGlobal(m, cname.as_ptr());
+    let mut elems: Vec<LLVMValueRef> = Vec::new();
+    if !old.is_null() {
+        let init = LLVMGetInitializer(old);
+        if !init.is_null() && LLVMGetTypeKind(LLVMTypeOf(init)) == LLVMTypeKind::LLVMArrayTypeKind {
+            let n = LLVMGetNumOperands(init);
+            for i in 0..n {
+                elems.push(LLVMGetOperand(init, i as u32));
+            }
+        }
+        LLVMDeleteGlobal(old);
+    }
+    elems.extend_from_slice(new);
+    let arr = LLVMConstArray2(elem_ty, elems.as_mut_ptr(), elems.len() as u64);
+    let g = LLVMAddGlobal(m, LLVMTypeOf(arr), cname.as_ptr());
+    LLVMSetInitializer(g, arr);
+    LLVMSetLinkage(g, LLVMLinkage::LLVMAppendingLinkage);
+    if let Some(s) = section {
+        let cs = CString::new(s).unwrap();
+        LLVMSetSection(g, cs.as_ptr());
+    }
+}

@@ -1,0 +1,304 @@
+//! Branch distances of Korel (1990) and Tracey et al. (1998) with K = [`crate::K`] = 1.
+//!
+//! For a compare `a ⋈ b` each function returns `(d_true, d_false)`: how far the operands are from
+//! making the compare true, and false. Exactly one of the two is 0 (the outcome taken), except
+//! where an outcome is impossible (`fcmp true`/`false`), which gets [`D_MAX`].
+//!
+//! | relation | distance to true (when false)  | distance to false (when true) |
+//! |----------|--------------------------------|-------------------------------|
+//! | a == b   | \|a − b\|                      | K                             |
+//! | a != b   | K                              | \|a − b\|                     |
+//! | a <  b   | a − b + K                      | b − a                         |
+//! | a <= b   | a − b                          | b − a + K                     |
+//! | a >  b   | b − a + K                      | a − b                         |
+//! | a >= b   | b − a                          | a − b + K                     |
+//!
+//! Integers are computed in `i128`, so every width from i1 to i64, signed or unsigned, is exact
+//! before the final conversion to `f64` (which rounds above 2^53). Floats are computed in `f64`;
+//! a result that overflows to infinity is clamped to [`D_MAX`].
+//!
+//! NaN (seed requirement of issue 2): an *ordered* predicate is false when either operand is NaN,
+//! and no finite step changes that, so its true outcome is [`D_MAX`] away. An *unordered* predicate
+//! is true on NaN; its false outcome is [`D_MAX`] away.
+
+use crate::pred::{Pred, Rel};
+use crate::{D_MAX, K};
+
+/// Distances `(true, false)` for a relation over exact integers.
+fn rel_int(rel: Rel, a: i128, b: i128) -> (f64, f64) {
+    let k = K as i128;
+    let (t, f) = match rel {
+        Rel::Eq => {
+            if a == b {
+                (0, k)
+            } else {
+                ((a - b).abs(), 0)
+            }
+        }
+        Rel::Ne => {
+            if a != b {
+                (0, (a - b).abs())
+            } else {
+                (k, 0)
+            }
+        }
+        Rel::Lt => {
+            if a < b {
+                (0, b - a)
+            } else {
+                (a - b + k, 0)
+            }
+        }
+        Rel::Le => {
+            if a <= b {
+                (0, b - a + k)
+            } else {
+                (a - b, 0)
+            }
+        }
+        Rel::Gt => return rel_int(Rel::Lt, b, a),
+        Rel::Ge => return rel_int(Rel::Le, b, a),
+    };
+    (t as f64, f as f64)
+}
+
+/// Distances `(true, false)` for a relation over non-NaN floats.
+fn rel_float(rel: Rel, a: f64, b: f64) -> (f64, f64) {
+    let (t, f) = match rel {
+        Rel::Eq => {
+            if a == b {
+                (0.0, K)
+            } else {
+                ((a - b).abs(), 0.0)
+            }
+        }
+        Rel::Ne => {
+            if a != b {
+                (0.0, (a - b).abs())
+            } else {
+                (K, 0.0)
+            }
+        }
+        Rel::Lt => {
+            if a < b {
+                (0.0, b - a)
+            } else {
+                (a - b + K, 0.0)
+            }
+        }
+        Rel::Le => {
+            if a <= b {
+                (0.0, b - a + K)
+            } else {
+                (a - b, 0.0)
+            }
+        }
+        Rel::Gt => return rel_float(Rel::Lt, b, a),
+        Rel::Ge => return rel_float(Rel::Le, b, a),
+    };
+    (clamp(t), clamp(f))
+}
+
+/// Map NaN and overflow to [`D_MAX`]; keep everything else.
+fn clamp(d: f64) -> f64 {
+    if d.is_nan() || d > D_MAX {
+        D_MAX
+    } else {
+        d
+    }
+}
+
+/// Distances `(true, false)` of an `icmp` with predicate `pred` over the 64-bit patterns `a`, `b`.
+///
+/// The pass sign-extends operands to 64 bits for signed predicates and zero-extends them
+/// otherwise, so here signed predicates read `a as i64` and all others read `a as u64`.
+/// A float predicate passed here is treated as its relation over the signed values.
+pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
+    let (x, y) = if pred.is_signed() {
+        (a as i64 as i128, b as i64 as i128)
+    } else {
+        (a as i128, b as i128)
+    };
+    match pred.rel() {
+        Some(rel) => rel_int(rel, x, y),
+        None => (0.0, D_MAX),
+    }
+}
+
+/// Distances `(true, false)` of an `fcmp` with predicate `pred` (any of the 16 LLVM predicates).
+pub fn fcmp(pred: Pred, a: f64, b: f64) -> (f64, f64) {
+    let nan = a.is_nan() || b.is_nan();
+    match pred {
+        Pred::FFalse => (D_MAX, 0.0),
+        Pred::FTrue => (0.0, D_MAX),
+        // ord: true iff neither is NaN. Making a NaN non-NaN is not a small step: D_MAX.
+        Pred::Ord => {
+            if nan {
+                (D_MAX, 0.0)
+            } else {
+                (0.0, K)
+            }
+        }
+        Pred::Uno => {
+            if nan {
+                (0.0, K)
+            } else {
+                (D_MAX, 0.0)
+            }
+        }
+        _ => {
+            let rel = pred.rel().expect("relational fcmp predicate");
+            if nan {
+                if pred.is_unordered() {
+                    (0.0, D_MAX)
+                } else {
+                    (D_MAX, 0.0)
+                }
+            } else {
+                rel_float(rel, a, b)
+            }
+        }
+    }
+}
+
+/// Distances `(true, false)` of a condition that is not a compare: 0 for the outcome taken and K
+/// for the other (no gradient is available).
+pub fn boolean(value: bool) -> (f64, f64) {
+    if value {
+        (0.0, K)
+    } else {
+        (K, 0.0)
+    }
+}
+
+/// Distance of a `switch` on `value` to case value `case`: |value − case| (0 when equal), over
+/// exact integers in the given signedness.
+pub fn switch_case(value: u64, case: u64, signed: bool) -> f64 {
+    let (v, c) = if signed {
+        (value as i64 as i128, case as i64 as i128)
+    } else {
+        (value as i128, case as i128)
+    };
+    (v - c).abs() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pred::Pred::*;
+
+    #[test]
+    fn integer_relations_match_hand_computed_values() {
+        // a == b
+        assert_eq!(icmp(Eq, 3, 7), (4.0, 0.0));
+        assert_eq!(icmp(Eq, 7, 7), (0.0, 1.0));
+        // a != b
+        assert_eq!(icmp(Ne, 3, 7), (0.0, 4.0));
+        assert_eq!(icmp(Ne, 5, 5), (1.0, 0.0));
+        // a < b, signed, with a negative operand
+        assert_eq!(icmp(Slt, (-2i64) as u64, 5), (0.0, 7.0));
+        assert_eq!(icmp(Slt, 5, (-2i64) as u64), (8.0, 0.0));
+        assert_eq!(icmp(Slt, 4, 4), (1.0, 0.0));
+        // a <= b
+        assert_eq!(icmp(Sle, 4, 4), (0.0, 1.0));
+        assert_eq!(icmp(Sle, 9, 4), (5.0, 0.0));
+        assert_eq!(icmp(Sle, 0, 4), (0.0, 5.0));
+        // a > b and a >= b mirror < and <=
+        assert_eq!(icmp(Sgt, 4, 4), (1.0, 0.0));
+        assert_eq!(icmp(Sgt, 10, 4), (0.0, 6.0));
+        assert_eq!(icmp(Sge, 4, 4), (0.0, 1.0));
+        assert_eq!(icmp(Sge, 1, 4), (3.0, 0.0));
+    }
+
+    #[test]
+    fn unsigned_predicates_see_wrapped_values_as_large() {
+        // -1 as u32 zero-extended = 4294967295 > 0 for an unsigned compare
+        let minus_one_u32 = u32::MAX as u64;
+        assert_eq!(icmp(IUlt, minus_one_u32, 0), (4294967296.0, 0.0));
+        assert_eq!(icmp(IUgt, minus_one_u32, 0), (0.0, 4294967295.0));
+        // the same bits, signed: -1 < 0
+        assert_eq!(icmp(Slt, (-1i64) as u64, 0), (0.0, 1.0));
+        // u64 extremes
+        assert_eq!(icmp(IUlt, 0, u64::MAX), (0.0, u64::MAX as f64));
+        assert_eq!(icmp(IUle, u64::MAX, 0), (u64::MAX as f64, 0.0));
+        assert_eq!(icmp(IUge, u64::MAX, u64::MAX), (0.0, 1.0));
+    }
+
+    #[test]
+    fn i64_extremes_do_not_overflow() {
+        let min = i64::MIN as u64;
+        let max = i64::MAX as u64;
+        // |MIN - MAX| = 2^64 - 1
+        assert_eq!(icmp(Eq, min, max), (18446744073709551615.0, 0.0));
+        assert_eq!(icmp(Sgt, min, max), (18446744073709551616.0, 0.0));
+        assert_eq!(icmp(Slt, min, max), (0.0, 18446744073709551615.0));
+    }
+
+    #[test]
+    fn i1_compares() {
+        // icmp eq i1 %x, true with x zero-extended
+        assert_eq!(icmp(Eq, 0, 1), (1.0, 0.0));
+        assert_eq!(icmp(Eq, 1, 1), (0.0, 1.0));
+        // signed i1: true is -1
+        assert_eq!(icmp(Slt, u64::MAX, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn float_relations_and_zero_signs() {
+        assert_eq!(fcmp(Oeq, 1.5, 4.0), (2.5, 0.0));
+        assert_eq!(fcmp(Olt, 2.0, 1.0), (2.0, 0.0));
+        assert_eq!(fcmp(Ole, 1.0, 1.0), (0.0, 1.0));
+        assert_eq!(fcmp(Ogt, 1.0, 0.25), (0.0, 0.75));
+        // +0.0 == -0.0
+        assert_eq!(fcmp(Oeq, 0.0, -0.0), (0.0, 1.0));
+        assert_eq!(fcmp(Olt, -0.0, 0.0), (1.0, 0.0));
+        assert_eq!(fcmp(Une, -0.0, 0.0), (1.0, 0.0));
+    }
+
+    #[test]
+    fn nan_makes_ordered_true_maximally_distant() {
+        let n = f64::NAN;
+        assert_eq!(fcmp(Oeq, n, 1.0), (D_MAX, 0.0));
+        assert_eq!(fcmp(Olt, 1.0, n), (D_MAX, 0.0));
+        assert_eq!(fcmp(One, n, n), (D_MAX, 0.0));
+        // unordered predicates are true on NaN, and their false outcome is out of reach
+        assert_eq!(fcmp(Ueq, n, 1.0), (0.0, D_MAX));
+        assert_eq!(fcmp(Une, n, 1.0), (0.0, D_MAX));
+        // unordered without NaN behaves like the ordered relation
+        assert_eq!(fcmp(Ult, 3.0, 1.0), (3.0, 0.0));
+        // ord / uno
+        assert_eq!(fcmp(Ord, 1.0, 2.0), (0.0, 1.0));
+        assert_eq!(fcmp(Ord, n, 2.0), (D_MAX, 0.0));
+        assert_eq!(fcmp(Uno, n, 2.0), (0.0, 1.0));
+        assert_eq!(fcmp(Uno, 1.0, 2.0), (D_MAX, 0.0));
+        // constant predicates
+        assert_eq!(fcmp(FTrue, 1.0, 2.0), (0.0, D_MAX));
+        assert_eq!(fcmp(FFalse, 1.0, 2.0), (D_MAX, 0.0));
+        assert_eq!(crate::normalise(D_MAX), 1.0);
+    }
+
+    #[test]
+    fn infinities_clamp_instead_of_overflowing() {
+        assert_eq!(fcmp(Oeq, f64::INFINITY, 0.0), (D_MAX, 0.0));
+        assert_eq!(fcmp(Oeq, f64::MAX, -f64::MAX), (D_MAX, 0.0));
+        // inf - inf would be NaN: equal infinities compare equal, distance to false is K
+        assert_eq!(fcmp(Oeq, f64::INFINITY, f64::INFINITY), (0.0, 1.0));
+    }
+
+    #[test]
+    fn switch_and_boolean() {
+        assert_eq!(switch_case(7, 10, true), 3.0);
+        assert_eq!(switch_case((-3i64) as u64, 3, true), 6.0);
+        assert_eq!(switch_case(u32::MAX as u64, 0, false), 4294967295.0);
+        assert_eq!(boolean(true), (0.0, 1.0));
+        assert_eq!(boolean(false), (1.0, 0.0));
+    }
+
+    #[test]
+    fn normalisation() {
+        assert_eq!(crate::normalise(0.0), 0.0);
+        assert_eq!(crate::normalise(1.0), 0.5);
+        assert_eq!(crate::normalise(3.0), 0.75);
+        assert_eq!(crate::normalise(f64::INFINITY), 1.0);
+    }
+}

@@ -1,0 +1,85 @@
+//! The contract between the three parts of evotest.
+//!
+//! * The **pass** (`passes/`) inserts calls to the probe functions named in [`names`], and embeds
+//!   the static metadata of [`meta`] in the object file.
+//! * The **runtime** (`runtime/`) implements those probes and records, per execution, the shared
+//!   memory laid out in [`shm`], computing branch distances with [`distance`].
+//! * The **engine** (`src/`) reads the metadata back from the executable, maps the same shared
+//!   memory, and turns it into fitness.
+//!
+//! Everything that two of those parts must agree on lives here and nowhere else: symbol names,
+//! environment variables, file descriptors, the memory layout, and the predicate encoding.
+
+pub mod distance;
+pub mod meta;
+pub mod pred;
+pub mod shm;
+
+/// Names of symbols, sections, environment variables and descriptors shared by pass, runtime
+/// and engine.
+pub mod names {
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u64 a, u64 b)`: an integer
+    /// compare (`icmp`) that decides a branch site. Operands are sign-extended to 64 bits for signed
+    /// predicates and zero-extended otherwise.
+    pub const PROBE_CMP_INT: &str = "__evotest_cmp_int";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, double a, double b)`: an `fcmp`.
+    pub const PROBE_CMP_FLOAT: &str = "__evotest_cmp_float";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 value)`: a condition that is not a
+    /// compare (a loaded `bool`, a call result); distance 0 or K.
+    pub const PROBE_COND: &str = "__evotest_cond";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u64 value, u32 is_signed, u32 n_cases,
+    /// const u64 *cases)`: a `switch`; outcome 0 is the default, outcome i+1 is case i.
+    pub const PROBE_SWITCH: &str = "__evotest_switch";
+    /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and
+    /// outcome bases. See [`crate::shm::ModuleDesc`].
+    pub const REGISTER_MODULE: &str = "__evotest_register_module";
+    /// Name of the per-module descriptor global the pass creates.
+    pub const MODULE_DESC: &str = "__evotest_module_desc";
+    /// Name of the per-module constructor the pass creates.
+    pub const MODULE_CTOR: &str = "__evotest_module_ctor";
+    /// Constructor priority of the registration (lower runs earlier; SanitizerCoverage uses 2).
+    pub const MODULE_CTOR_PRIORITY: u32 = 2;
+
+    /// ELF section that holds one metadata blob per instrumented translation unit.
+    pub const META_SECTION: &str = "evotest_meta";
+    /// Name of the global that holds a module's metadata blob.
+    pub const META_GLOBAL: &str = "__evotest_meta_blob";
+
+    /// Environment variable carrying the System V shared-memory id (decimal) to the target.
+    pub const ENV_SHM_ID: &str = "__EVOTEST_SHM_ID";
+    /// Environment variable that, when `1`, makes the target run the fork server.
+    pub const ENV_FORKSRV: &str = "__EVOTEST_FORKSRV";
+    /// Pass option: name of a function whose linkage is made external, so that a generated
+    /// harness can call a `static` function.
+    pub const ENV_PASS_EXPOSE: &str = "EVOTEST_EXPOSE";
+    /// Pass option: when `1`, the pass renames `main` to [`RENAMED_MAIN`] so that a generated
+    /// harness can provide its own.
+    pub const ENV_PASS_RENAME_MAIN: &str = "EVOTEST_RENAME_MAIN";
+    /// What `main` is renamed to under [`ENV_PASS_RENAME_MAIN`].
+    pub const RENAMED_MAIN: &str = "__evotest_target_main";
+
+    /// Fork-server control pipe (engine → target), as in AFL (`FORKSRV_FD`).
+    pub const FORKSRV_CTL_FD: i32 = 198;
+    /// Fork-server status pipe (target → engine), `FORKSRV_FD + 1`.
+    pub const FORKSRV_ST_FD: i32 = 199;
+    /// Hello word the fork server writes first: `"EVOT"` little-endian, xor the layout version.
+    pub const FORKSRV_HELLO: u32 = 0x544f_5645 ^ crate::shm::LAYOUT_VERSION;
+}
+
+/// Branch distance constant K of Korel (1990) and Tracey et al. (1998); this crate uses K = 1.
+pub const K: f64 = 1.0;
+
+/// The largest distance, reported when an outcome cannot be reached by changing operand values
+/// (a NaN operand for an ordered predicate; a constant-false `fcmp false`). Chosen finite so that
+/// the normalisation d/(d+1) gives exactly 1.0 instead of NaN.
+pub const D_MAX: f64 = f64::MAX;
+
+/// EvoSuite's branch-distance normalisation d/(d+1), mapping [0, ∞] onto [0, 1].
+/// `D_MAX` and infinity map to 1.0; NaN maps to 1.0 as well (no information).
+pub fn normalise(d: f64) -> f64 {
+    if d.is_nan() || d >= D_MAX {
+        1.0
+    } else {
+        d / (d + 1.0)
+    }
+}

@@ -1,0 +1,216 @@
+//! Static metadata of one instrumented translation unit (module), written by the pass and read
+//! by the engine.
+//!
+//! **Where it lives.** The pass serialises a [`ModuleMeta`] as JSON and stores it, framed by
+//! [`frame`], in a constant global placed in the ELF section `evotest_meta` (kept by `llvm.used`,
+//! so it survives `--gc-sections`). The linker concatenates the sections of all units, so the
+//! finished executable carries the metadata of every instrumented unit it contains; the engine
+//! reads the section with the `object` crate and splits it with [`unframe_all`]. We chose a
+//! section over a sidecar file so that metadata cannot get out of step with the binary it
+//! describes, and so that binaries linked by foreign build systems (libFuzzer harnesses) need no
+//! extra files.
+//!
+//! **Numbering.** Sites and outcomes are numbered locally per module (0..n). At run time each
+//! module registers itself and is given global bases (see [`crate::shm::ModuleEntry`]), so IDs stay
+//! unique however many units are linked. Module IDs are a 64-bit FNV-1a hash of the metadata.
+
+use crate::pred::Pred;
+use serde::{Deserialize, Serialize};
+
+/// Version of the metadata format; bumped on incompatible change.
+pub const META_VERSION: u32 = 1;
+/// Magic that starts each framed blob in the section.
+pub const FRAME_MAGIC: [u8; 8] = *b"EVOTMETA";
+
+/// Metadata of one instrumented module.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ModuleMeta {
+    pub version: u32,
+    /// Filled in after serialisation of the rest (hash of it); see module docs.
+    pub module_id: u64,
+    /// The module's source file name as clang recorded it.
+    pub source_file: String,
+    pub functions: Vec<FunctionMeta>,
+    /// Sites by local ID (`sites[i].id == i`).
+    pub sites: Vec<SiteMeta>,
+    /// Total outcomes of all sites (sum of `n_outcomes`).
+    pub n_outcomes: u32,
+    /// Integer and float constants that appear as compare operands or switch cases in the module:
+    /// a seed pool for the search (after seed 004's constant-seeded grammar).
+    #[serde(default)]
+    pub constants: Vec<ConstantMeta>,
+}
+
+/// A constant harvested from a compare or switch.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum ConstantMeta {
+    Int(i64),
+    Float(f64),
+}
+
+/// One defined function.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FunctionMeta {
+    /// Linkage name (after any renaming by the pass).
+    pub name: String,
+    /// False for `static` functions.
+    pub external: bool,
+    pub file: String,
+    pub line: u32,
+    pub params: Vec<ParamMeta>,
+    pub ret: TypeMeta,
+    /// True for variadic functions.
+    pub variadic: bool,
+    /// Basic blocks in layout order; block 0 is the entry.
+    pub blocks: Vec<BlockMeta>,
+}
+
+/// A basic block and its place in the CFG.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BlockMeta {
+    /// Successor blocks (indices into `FunctionMeta::blocks`) in the terminator's successor order:
+    /// `br`: [true, false]; `switch`: [default, case 0, case 1, …].
+    pub succs: Vec<u32>,
+    /// Local ID of the branch site that ends this block (a conditional `br` or `switch`), if any.
+    /// Successor `i` is that site's outcome `i`.
+    pub site: Option<u32>,
+    /// Local IDs of `select` sites inside the block.
+    #[serde(default)]
+    pub selects: Vec<u32>,
+    /// Source line of the block's first located instruction (0 when unknown).
+    pub line: u32,
+}
+
+/// What kind of instruction a site is.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    Br,
+    Switch,
+    Select,
+}
+
+/// One branch site: a decision with `n_outcomes` outcomes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SiteMeta {
+    pub id: u32,
+    /// Local index of outcome 0; outcome `k` of this site is `outcome_base + k`.
+    pub outcome_base: u32,
+    pub n_outcomes: u32,
+    pub kind: SiteKind,
+    /// Index into `ModuleMeta::functions`.
+    pub function: u32,
+    /// Index into that function's `blocks`.
+    pub block: u32,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// Printable condition such as `a <= 0`, rebuilt from the IR and debug names.
+    pub cond: String,
+    /// The compare predicate, when the condition is an `icmp`/`fcmp`.
+    pub pred: Option<Pred>,
+    /// LLVM type of the compared operands (`i32`, `double`, `ptr`), or of the switch value.
+    pub operand_type: String,
+    /// Label of each outcome: `true`/`false`, or `default`/`case 3`.
+    pub outcome_labels: Vec<String>,
+}
+
+/// A parameter of a function.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ParamMeta {
+    /// Source name from debug info (`arg0`, `arg1`, … when there is none).
+    pub name: String,
+    pub ty: TypeMeta,
+}
+
+/// A type as the engine needs it: the C spelling for messages and generated C, plus the
+/// canonical scalar it reduces to once typedefs and qualifiers are stripped.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TypeMeta {
+    /// C spelling from debug info (`unsigned int`, `uint8_t`, `struct node *`), or the LLVM type
+    /// when there is no debug info.
+    pub c_spelling: String,
+    /// LLVM IR type (`i32`, `double`, `ptr`, `void`).
+    pub ir: String,
+    /// The scalar this type is, after stripping typedefs and cv-qualifiers; `None` for anything
+    /// else (pointers, arrays, structs, `void`).
+    pub scalar: Option<ScalarMeta>,
+}
+
+/// A scalar C type.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+pub struct ScalarMeta {
+    pub kind: ScalarKind,
+    /// Width in bits (1 is not used: `_Bool` is `Bool` with 8 bits).
+    pub bits: u32,
+}
+
+/// Scalar categories, from the DWARF base-type encoding.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum ScalarKind {
+    Bool,
+    Signed,
+    Unsigned,
+    Float,
+}
+
+/// FNV-1a 64-bit hash; used for module IDs.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Frame a serialised blob: `FRAME_MAGIC`, little-endian `u32` length, bytes.
+pub fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(payload.len() + 12);
+    v.extend_from_slice(&FRAME_MAGIC);
+    v.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+/// Split a section's bytes into framed payloads, skipping zero padding between them.
+///
+/// Errors: returns the byte offset of the first position that is neither padding nor a valid frame.
+pub fn unframe_all(section: &[u8]) -> Result<Vec<&[u8]>, usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < section.len() {
+        if section[i] == 0 {
+            i += 1;
+            continue;
+        }
+        if section.len() < i + 12 || section[i..i + 8] != FRAME_MAGIC {
+            return Err(i);
+        }
+        let len = u32::from_le_bytes(section[i + 8..i + 12].try_into().unwrap()) as usize;
+        let start = i + 12;
+        if section.len() < start + len {
+            return Err(i);
+        }
+        out.push(&section[start..start + len]);
+        i = start + len;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_survive_padding_between_units() {
+        let mut sec = frame(b"{\"a\":1}");
+        sec.extend_from_slice(&[0, 0, 0]);
+        sec.extend_from_slice(&frame(b"[]"));
+        let parts = unframe_all(&sec).unwrap();
+        assert_eq!(parts, vec![&b"{\"a\":1}"[..], &b"[]"[..]]);
+        assert_eq!(unframe_all(b"junk-junk-junk"), Err(0));
+    }
+}

@@ -1,0 +1,350 @@
+//! The evotest runtime, linked into every instrumented target.
+//!
+//! # Brief overview
+//! * **Probes** (`__evotest_cmp_int`, `__evotest_cmp_float`, `__evotest_cond`,
+//!   `__evotest_switch`) are called by code the pass inserted before each branch site. Each
+//!   computes the branch distance of every outcome of the site ([`evotest_abi::distance`]) and
+//!   records, in the trace map, the site's hit count, the order in which it was first reached, and
+//!   the minimum distance of each outcome over the execution.
+//! * **Registration** (`__evotest_register_module`), from each instrumented module's constructor,
+//!   gives the module global site and outcome bases, so IDs stay unique across linked units.
+//! * **Trace map**: the System V shared-memory segment named by `__EVOTEST_SHM_ID`
+//!   ([`evotest_abi::shm`]); without it (a target run by hand) a private anonymous mapping is used,
+//!   so probes always have somewhere to write.
+//! * **Fork server** (AFL's protocol, fds 198/199): [`__evotest_input`] starts it under the engine.
+//!   The engine writes a 4-byte request; the server forks; the child returns to the harness and
+//!   runs one input; the server reports the child's pid and then its `waitpid` status. A crash or
+//!   hang kills only the child.
+//! * **Harness API**: [`__evotest_input`] gives the input bytes (shared memory under the engine, a
+//!   file or stdin by hand), [`__evotest_return`] records the value the function under test
+//!   returned.
+//!
+//! The runtime assumes a single-threaded target: concurrent probes may lose updates, never memory
+//! safety of the engine (which validates everything it reads).
+
+use evotest_abi::distance;
+use evotest_abi::names::*;
+use evotest_abi::pred::Pred;
+use evotest_abi::shm::*;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// Base of the trace map (shared or private), null until initialised.
+static MAP: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
+
+/// Whether the trace map is the engine's shared memory.
+static mut SHARED: bool = false;
+
+/// Capacities of the private map used when no engine is attached.
+const PRIVATE_SITES: u32 = 1 << 20;
+const PRIVATE_OUTCOMES: u32 = 1 << 21;
+const PRIVATE_INPUT: u32 = 0;
+
+unsafe fn header() -> *mut Header {
+    let mut p = MAP.load(Ordering::Relaxed);
+    if p.is_null() {
+        p = init_map();
+    }
+    p as *mut Header
+}
+
+/// Attach the engine's segment, or create a private one.
+#[cold]
+unsafe fn init_map() -> *mut u8 {
+    if let Some(id) = std::env::var(ENV_SHM_ID).ok().and_then(|s| s.parse::<i32>().ok()) {
+        let p = libc::shmat(id, ptr::null(), 0);
+        if p as isize != -1 {
+            let h = p as *mut Header;
+            if (*h).magic == MAGIC && (*h).version == LAYOUT_VERSION {
+                SHARED = true;
+                MAP.store(p as *mut u8, Ordering::Relaxed);
+                return p as *mut u8;
+            }
+            eprintln!("evotest runtime: shared memory {id} has a foreign layout; tracing privately");
+            libc::shmdt(p);
+        } else {
+            eprintln!("evotest runtime: cannot attach shared memory {id}; tracing privately");
+        }
+    }
+    let layout = Layout::new(PRIVATE_SITES, PRIVATE_OUTCOMES, PRIVATE_INPUT);
+    let p = libc::mmap(
+        ptr::null_mut(),
+        layout.size,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+        -1,
+        0,
+    );
+    if p == libc::MAP_FAILED {
+        eprintln!("evotest runtime: cannot map a private trace map");
+        libc::abort();
+    }
+    let h = p as *mut Header;
+    (*h).magic = MAGIC;
+    (*h).version = LAYOUT_VERSION;
+    (*h).site_capacity = PRIVATE_SITES;
+    (*h).outcome_capacity = PRIVATE_OUTCOMES;
+    (*h).input_capacity = PRIVATE_INPUT;
+    MAP.store(p as *mut u8, Ordering::Relaxed);
+    p as *mut u8
+}
+
+/// Give `desc` its global bases. Idempotent.
+///
+/// # Safety
+/// `desc` must point to a module descriptor created by the evotest pass.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_register_module(desc: *mut ModuleDesc) {
+    let d = &mut *desc;
+    if d.state != DESC_UNREGISTERED {
+        return;
+    }
+    let h = &mut *header();
+    if h.n_modules as usize >= MAX_MODULES {
+        h.overflow |= OVERFLOW_MODULES;
+        d.state = DESC_DROPPED;
+        return;
+    }
+    let sites_end = h.sites_used as u64 + d.n_sites as u64;
+    let outcomes_end = h.outcomes_used as u64 + d.n_outcomes as u64;
+    if sites_end > h.site_capacity as u64 || outcomes_end > h.outcome_capacity as u64 {
+        h.overflow |= OVERFLOW_CAPACITY;
+        d.state = DESC_DROPPED;
+        return;
+    }
+    d.site_base = h.sites_used;
+    d.outcome_base = h.outcomes_used;
+    h.modules[h.n_modules as usize] = ModuleEntry {
+        module_id: d.module_id,
+        site_base: d.site_base,
+        outcome_base: d.outcome_base,
+        n_sites: d.n_sites,
+        n_outcomes: d.n_outcomes,
+    };
+    h.n_modules += 1;
+    h.sites_used = sites_end as u32;
+    h.outcomes_used = outcomes_end as u32;
+    d.state = DESC_ACTIVE;
+}
+
+/// The record of `site` and the distance slots of its outcomes, or `None` if the module was
+/// dropped. Bumps the event counter and the hit count; `first` tells whether this is the first
+/// hit in this execution (slots hold stale values and must be overwritten, not min-ed).
+#[inline(always)]
+unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<(*mut f64, bool)> {
+    if (*desc).state != DESC_ACTIVE {
+        __evotest_register_module(desc);
+        if (*desc).state != DESC_ACTIVE {
+            return None;
+        }
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    let layout = Layout::from_header(h);
+    let gsite = (*desc).site_base + site;
+    let goutcome = (*desc).outcome_base + outcome_base;
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
+    let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
+    h.seq = h.seq.saturating_add(1);
+    let first = rec.hits == 0;
+    if first {
+        rec.first_seq = h.seq;
+    }
+    rec.hits = rec.hits.saturating_add(1);
+    Some((slots, first))
+}
+
+#[inline(always)]
+unsafe fn put(slot: *mut f64, d: f64, first: bool) {
+    if first || d < *slot {
+        *slot = d;
+    }
+}
+
+#[inline(always)]
+unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64)) {
+    if let Some((slots, first)) = enter(desc, site, ob) {
+        put(slots, t, first);
+        put(slots.add(1), f, first);
+    }
+}
+
+/// Probe for `icmp pred a, b` deciding a two-outcome site. See [`evotest_abi::names::PROBE_CMP_INT`].
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    let d = match Pred::from_u32(pred) {
+        Some(p) => distance::icmp(p, a, b),
+        None => distance::boolean(a == b),
+    };
+    record2(desc, site, ob, d);
+}
+
+/// Probe for `fcmp pred a, b` (operands widened to `double`).
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    let d = match Pred::from_u32(pred) {
+        Some(p) => distance::fcmp(p, a, b),
+        None => distance::boolean(a == b),
+    };
+    record2(desc, site, ob, d);
+}
+
+/// Probe for a condition that is not a compare: distance 0 or K.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    record2(desc, site, ob, distance::boolean(value != 0));
+}
+
+/// Probe for `switch value`, with `n` case values at `cases`. Outcome 0 is the default
+/// (distance 0 when no case matches, K otherwise); outcome i + 1 is case i (distance
+/// |value − case|).
+///
+/// # Safety
+/// `cases` must point to `n` values; called only by instrumented code.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_switch(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    value: u64,
+    signed: u32,
+    n: u32,
+    cases: *const u64,
+) {
+    if let Some((slots, first)) = enter(desc, site, ob) {
+        let mut matched = false;
+        for i in 0..n as usize {
+            let c = *cases.add(i);
+            let d = distance::switch_case(value, c, signed != 0);
+            matched |= d == 0.0;
+            put(slots.add(i + 1), d, first);
+        }
+        put(slots, if matched { evotest_abi::K } else { 0.0 }, first);
+    }
+}
+
+/// Record the value returned by the function under test (`kind` is one of the `RET_*` constants
+/// of [`evotest_abi::shm`]). Run by hand, it also prints the value on stderr.
+///
+/// # Safety
+/// Safe to call at any time from the harness.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_return(kind: u32, bits: u64) {
+    let h = &mut *header();
+    h.ret_kind = kind;
+    h.ret_bits = bits;
+    h.ret_state = RET_RETURNED;
+    if !SHARED {
+        match kind {
+            RET_SIGNED => eprintln!("evotest: returned {}", bits as i64),
+            RET_UNSIGNED => eprintln!("evotest: returned {bits}"),
+            RET_FLOAT64 => eprintln!("evotest: returned {:e}", f64::from_bits(bits)),
+            RET_FLOAT32 => eprintln!("evotest: returned {:e}", f32::from_bits(bits as u32)),
+            _ => eprintln!("evotest: returned"),
+        }
+    }
+}
+
+fn write_u32(fd: i32, v: u32) -> bool {
+    let b = v.to_le_bytes();
+    unsafe { libc::write(fd, b.as_ptr() as *const libc::c_void, 4) == 4 }
+}
+
+fn read_u32(fd: i32) -> Option<u32> {
+    let mut b = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        let n = unsafe { libc::read(fd, b.as_mut_ptr().add(got) as *mut libc::c_void, 4 - got) };
+        if n <= 0 {
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return None;
+        }
+        got += n as usize;
+    }
+    Some(u32::from_le_bytes(b))
+}
+
+/// Run the fork server. Returns only in a forked child (or at once if the engine is not
+/// listening); the server process itself exits when the engine closes the control pipe.
+unsafe fn fork_server() {
+    if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO) {
+        return;
+    }
+    loop {
+        if read_u32(FORKSRV_CTL_FD).is_none() {
+            libc::_exit(0);
+        }
+        let pid = libc::fork();
+        if pid < 0 {
+            libc::_exit(1);
+        }
+        if pid == 0 {
+            libc::close(FORKSRV_CTL_FD);
+            libc::close(FORKSRV_ST_FD);
+            return;
+        }
+        if !write_u32(FORKSRV_ST_FD, pid as u32) {
+            libc::_exit(0);
+        }
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                libc::_exit(1);
+            }
+        }
+        if !write_u32(FORKSRV_ST_FD, status as u32) {
+            libc::_exit(0);
+        }
+    }
+}
+
+/// The input of this execution. Under the engine (`__EVOTEST_FORKSRV=1`) this first runs the fork
+/// server, so only forked children return, each with the bytes the engine placed in shared
+/// memory. Run by hand, it reads the file named by `argv[1]`, or standard input.
+///
+/// Sets `*len` to the number of bytes; the pointer stays valid until exit.
+///
+/// # Safety
+/// `argv` must hold `argc` valid C strings; `len` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_input(argc: i32, argv: *const *const libc::c_char, len: *mut usize) -> *const u8 {
+    let h = header();
+    if SHARED && std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1") {
+        fork_server();
+        if SHARED {
+            let layout = Layout::from_header(&*h);
+            let n = ((*h).input_len).min((*h).input_capacity) as usize;
+            *len = n;
+            return (h as *const u8).add(layout.input_off);
+        }
+    }
+    let data = if argc >= 2 && !(*argv.add(1)).is_null() {
+        let path = std::ffi::CStr::from_ptr(*argv.add(1)).to_string_lossy().into_owned();
+        match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("evotest: cannot read input file {path}: {e}");
+                libc::_exit(2);
+            }
+        }
+    } else {
+        use std::io::Read;
+        let mut d = Vec::new();
+        let _ = std::io::stdin().read_to_end(&mut d);
+        d
+    };
+    *len = data.len();
+    let leaked: &'static [u8] = Box::leak(data.into_boxed_slice());
+    leaked.as_ptr()
+}

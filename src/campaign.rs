@@ -1,0 +1,206 @@
+//! One `evotest run`: compile → instrument → link → execute → trace → fitness → search, wired
+//! together. Reporting is left to [`crate::report`], so that whatever the search found is
+//! written even when the search ends with an error.
+
+use crate::archive::Archive;
+use crate::compile;
+use crate::config::RangeSpec;
+use crate::exec::ForkServer;
+use crate::fitness::{Analysis, Goal, CRITERIA};
+use crate::harness::{self, Signature};
+use crate::input::{Domain, InitMode};
+use crate::program::{self, Program};
+use crate::search::{self, Budget, Monitor, SearchConfig, SearchContext};
+use crate::toolchain::Toolchain;
+use anyhow::{anyhow, bail, Context, Result};
+use evotest_abi::names::RENAMED_MAIN;
+use rand::SeedableRng;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Largest encoded input the shared memory accepts.
+pub const INPUT_CAPACITY: u32 = 1 << 20;
+
+/// Everything that defines a run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub source: PathBuf,
+    pub function: String,
+    pub algorithm: String,
+    pub criterion: String,
+    pub seed: u64,
+    pub budget: Budget,
+    /// Per-execution timeout.
+    pub timeout: Duration,
+    pub ranges: Vec<RangeSpec>,
+    pub init: InitMode,
+    pub search: SearchConfig,
+    pub out_dir: PathBuf,
+    pub cflags: Vec<String>,
+    pub ldflags: Vec<String>,
+}
+
+impl RunOptions {
+    /// Defaults for `source` and `function`: AVM, branch coverage, seed 0, 100,000 executions or
+    /// 60 s, 1 s timeout, output in `evotest-out/<function>`.
+    pub fn new(source: &Path, function: &str) -> RunOptions {
+        RunOptions {
+            source: source.to_path_buf(),
+            function: function.to_string(),
+            algorithm: search::ALGORITHMS[0].name.to_string(),
+            criterion: CRITERIA[0].name.to_string(),
+            seed: 0,
+            budget: Budget { max_execs: Some(100_000), max_time: Some(Duration::from_secs(60)) },
+            timeout: Duration::from_secs(1),
+            ranges: vec![],
+            init: InitMode::Biased,
+            search: SearchConfig::default(),
+            out_dir: PathBuf::from("evotest-out").join(function),
+            cflags: vec![],
+            ldflags: vec![],
+        }
+    }
+}
+
+/// The built target of a run.
+pub struct Target {
+    pub program: Program,
+    pub signature: Signature,
+    pub domain: Domain,
+    /// The instrumented executable (harness + target + runtime).
+    pub exe: PathBuf,
+    pub executor: ForkServer,
+}
+
+/// What a run produced.
+pub struct RunResult {
+    pub options: RunOptions,
+    pub program: Program,
+    pub signature: Signature,
+    pub domain: Domain,
+    pub goals: Vec<Box<dyn Goal>>,
+    pub archive: Archive,
+    /// Goals given up as suspected infeasible.
+    pub given_up: Vec<usize>,
+    pub executions: u64,
+    pub elapsed: Duration,
+    pub exe: PathBuf,
+    /// Set when the search stopped on an error (the executor broke); the results so far are kept.
+    pub error: Option<String>,
+    pub interrupted: bool,
+    pub fork_server_restarts: u32,
+}
+
+/// Compile, link and start the target.
+///
+/// Errors (one line each): missing source, LLVM missing, compile errors, unknown function,
+/// unsupported parameter types, bad ranges, a target that will not start.
+pub fn build(opts: &RunOptions) -> Result<Target> {
+    if !opts.source.is_file() {
+        bail!("{}: no such file", opts.source.display());
+    }
+    let algo_ok = search::algorithm(&opts.algorithm).is_some();
+    if !algo_ok {
+        let names: Vec<_> = search::ALGORITHMS.iter().map(|a| a.name).collect();
+        bail!("unknown algorithm `{}` (available: {})", opts.algorithm, names.join(", "));
+    }
+    if !CRITERIA.iter().any(|c| c.name == opts.criterion) {
+        let names: Vec<_> = CRITERIA.iter().map(|c| c.name).collect();
+        bail!("unknown criterion `{}` (available: {})", opts.criterion, names.join(", "));
+    }
+    let tc = Toolchain::locate()?;
+    let build_dir = opts.out_dir.join("build");
+    std::fs::create_dir_all(&build_dir).with_context(|| format!("cannot create {}", build_dir.display()))?;
+
+    let obj = build_dir.join("target.o");
+    compile::instrument(&tc, &opts.source, &obj, &opts.function, &opts.cflags)?;
+    let metas = program::read_metadata(&obj)?;
+    let wanted = if opts.function == "main" { RENAMED_MAIN } else { opts.function.as_str() };
+    let fmeta = metas
+        .iter()
+        .flat_map(|m| m.functions.iter())
+        .find(|f| f.name == wanted)
+        .ok_or_else(|| {
+            let names: Vec<String> = metas
+                .iter()
+                .flat_map(|m| m.functions.iter())
+                .map(|f| if f.name == RENAMED_MAIN { "main".to_string() } else { f.name.clone() })
+                .collect();
+            anyhow!(
+                "function `{}` not found in {} (defined: {})",
+                opts.function,
+                opts.source.display(),
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            )
+        })?
+        .clone();
+    let signature = Signature::of(&fmeta)?;
+
+    let mut params = signature.params.clone();
+    for r in &opts.ranges {
+        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>();
+        let joined = names.join(", ");
+        let p = params
+            .iter_mut()
+            .find(|p| p.name == r.name)
+            .ok_or_else(|| anyhow!("range for `{}`: `{}` has no such parameter (parameters: {joined})", r.name, opts.function))?;
+        p.set_range(&r.lo, &r.hi)?;
+    }
+    let scratch = Program::with_sequential_bases(metas.clone());
+    let (int_pool, float_pool) = scratch.constants();
+    let domain = Domain { params, int_pool, float_pool, init: opts.init };
+
+    let harness_c = build_dir.join("harness.c");
+    std::fs::write(&harness_c, harness::generate(&signature, &domain, &opts.source.display().to_string()))
+        .with_context(|| format!("cannot write {}", harness_c.display()))?;
+    let exe = build_dir.join("target");
+    compile::link(&tc, &harness_c, &[obj], &exe, &opts.ldflags)?;
+
+    let metas = program::read_metadata(&exe)?;
+    let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
+    let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
+    let executor = ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), INPUT_CAPACITY, opts.timeout)?;
+    if executor.overflow() != 0 {
+        bail!("the target registered more instrumented code than its metadata describes");
+    }
+    let program = Program::new(metas, &executor.modules())?;
+    Ok(Target { program, signature, domain, exe, executor })
+}
+
+/// Build the target and search. An error during the search is kept in [`RunResult::error`].
+pub fn run(opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool) -> Result<RunResult> {
+    let Target { program, signature, domain, exe, mut executor } = build(opts)?;
+    let analysis = Analysis::new(&program);
+    let criterion = (CRITERIA.iter().find(|c| c.name == opts.criterion).unwrap().build)();
+    let goals = criterion.goals(&program, &analysis);
+    let spec = search::algorithm(&opts.algorithm).unwrap();
+    let mut algo = (spec.build)(&opts.search);
+    let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+    let t0 = Instant::now();
+    let (archive, given_up, executions, error) = {
+        let mut cx =
+            SearchContext::new(&domain, &goals, rng, opts.search.clone(), opts.budget, &mut executor, monitor, interrupt);
+        let error = algo.run(&mut cx).err().map(|e| format!("{e:#}"));
+        (std::mem::take(&mut cx.archive), cx.given_up(), cx.executions(), error)
+    };
+    let elapsed = t0.elapsed();
+    let interrupted = interrupt.load(std::sync::atomic::Ordering::Relaxed);
+    let restarts = executor.restarts();
+    drop(executor);
+    Ok(RunResult {
+        options: opts.clone(),
+        program,
+        signature,
+        domain,
+        goals,
+        archive,
+        given_up,
+        executions,
+        elapsed,
+        exe,
+        error,
+        interrupted,
+        fork_server_restarts: restarts,
+    })
+}

@@ -1,0 +1,294 @@
+//! The `evotest` command line (clap). Parsing turns flags into a [`RunOptions`]; everything else
+//! lives in the library.
+
+use crate::campaign::{self, RunOptions};
+use crate::config::{self, parse_duration, parse_range_arg};
+use crate::fitness::CRITERIA;
+use crate::input::InitMode;
+use crate::program;
+use crate::report::{self, progress::ProgressMonitor};
+use crate::search::{Budget, SearchConfig, ALGORITHMS};
+use crate::toolchain::Toolchain;
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const EXAMPLES: &str = "\
+Examples:
+  evotest run examples/triangle.c --function triangle
+  evotest run examples/expint.c -f expint --range n=0..100 --max-execs 50000
+  evotest run prog.c -f parse --algorithm ga --seed 7 --max-time 30s --out suite/
+  evotest sites examples/triangle.c
+  evotest list
+
+Outputs (in --out, default evotest-out/<function>/):
+  tests.c      standalone C tests: clang-22 tests.c <source.c> && ./a.out
+  suite.json   every kept input, its return value and the branch outcomes it covers
+  report.json  coverage figures (branches_total, branches_covered, executions, seconds, ...)
+  faults/      inputs that crashed, hung or exited (replay: build/target faults/FILE)
+  build/       the instrumented executable and its generated harness";
+
+#[derive(Parser)]
+#[command(
+    name = "evotest",
+    version,
+    about = "Coverage-guided evolutionary testing of C functions at the level of LLVM IR",
+    long_about = "Coverage-guided evolutionary testing at the level of LLVM IR.\n\n\
+evotest compiles a C file with its LLVM pass, which puts a branch-distance probe before every \
+conditional branch, switch and select. It then searches for inputs to a function (through a fork \
+server, one process per input) until every branch outcome is covered, guided by approach level + \
+normalised branch distance, and writes a test suite.",
+    after_long_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Generate tests for a C function: compile with the pass, search, write a test suite
+    Run(Box<RunArgs>),
+    /// Show the branch sites the pass instruments in a C file, with their conditions
+    Sites(SitesArgs),
+    /// List the search algorithms and coverage criteria
+    List,
+}
+
+#[derive(Args)]
+#[command(after_long_help = EXAMPLES)]
+struct RunArgs {
+    /// The C source file
+    file: PathBuf,
+
+    /// Function under test (its parameters must be scalars: _Bool, char, short, int, long,
+    /// long long, signed or unsigned, float, double)
+    #[arg(long, short = 'f')]
+    function: String,
+
+    /// Search algorithm (see `evotest list`)
+    #[arg(long, short = 'a', default_value = ALGORITHMS[0].name)]
+    algorithm: String,
+
+    /// Coverage criterion (see `evotest list`)
+    #[arg(long, default_value = CRITERIA[0].name)]
+    criterion: String,
+
+    /// Seed of the random generator; the same seed gives the same suite (with an execution budget)
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+
+    /// Stop after this many executions (0 = no limit)
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    max_execs: u64,
+
+    /// Stop after this much wall time, e.g. 30s, 5m (0 = no limit)
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    max_time: String,
+
+    /// Per-execution timeout; a longer run is recorded as a hang
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    timeout: String,
+
+    /// Inclusive range of a parameter, e.g. --range a=-1000..1000 (repeatable). Default: the
+    /// type's whole range
+    #[arg(long = "range", value_name = "NAME=LO..HI")]
+    ranges: Vec<String>,
+
+    /// TOML file with a [ranges] table (NAME = "LO..HI" or [LO, HI]); --range wins over it
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// How initial values are drawn: biased towards boundaries, program constants and small
+    /// magnitudes, or uniform over each range
+    #[arg(long, value_enum, default_value_t = InitMode::Biased)]
+    init: InitMode,
+
+    /// GA population size
+    #[arg(long, default_value_t = SearchConfig::default().population)]
+    population: usize,
+
+    /// End an attempt on a goal after this many executions without improving it
+    #[arg(long, default_value_t = SearchConfig::default().patience)]
+    patience: u64,
+
+    /// Give a goal up (report it as suspected infeasible) after this many fruitless attempts
+    #[arg(long, default_value_t = SearchConfig::default().give_up_after)]
+    give_up_after: u32,
+
+    /// Output directory [default: evotest-out/<function>]
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: Option<PathBuf>,
+
+    /// Print report.json on stdout (the table goes to stderr)
+    #[arg(long)]
+    json: bool,
+
+    /// Print only the summary line
+    #[arg(long, short = 'q')]
+    quiet: bool,
+
+    /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+
+    /// Include directory for compiling the source (repeatable)
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+
+    /// Preprocessor definition for compiling the source (repeatable)
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+
+    /// Extra flag for linking, e.g. --ldflag=-lm (repeatable)
+    #[arg(long = "ldflag", value_name = "FLAG", allow_hyphen_values = true)]
+    ldflags: Vec<String>,
+}
+
+#[derive(Args)]
+struct SitesArgs {
+    /// The C source file
+    file: PathBuf,
+    /// Extra flag for compiling the source (repeatable)
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// First ^C stops the search and writes the results; a second one kills evotest.
+fn install_sigint() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    let sa = SigAction::new(SigHandler::Handler(on_sigint), SaFlags::SA_RESETHAND, SigSet::empty());
+    unsafe {
+        let _ = sigaction(Signal::SIGINT, &sa);
+        let _ = sigaction(Signal::SIGTERM, &sa);
+    }
+}
+
+fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
+    if d.trim() == "0" {
+        return Ok(None);
+    }
+    Ok(Some(parse_duration(d)?))
+}
+
+impl RunArgs {
+    fn options(&self) -> Result<RunOptions> {
+        let mut o = RunOptions::new(&self.file, &self.function);
+        o.algorithm = self.algorithm.clone();
+        o.criterion = self.criterion.clone();
+        o.seed = self.seed;
+        o.budget = Budget {
+            max_execs: (self.max_execs > 0).then_some(self.max_execs),
+            max_time: optional_limit(&self.max_time).context("--max-time")?,
+        };
+        o.timeout = parse_duration(&self.timeout).context("--timeout")?;
+        if let Some(c) = &self.config {
+            o.ranges = config::load_ranges(c)?;
+        }
+        for r in &self.ranges {
+            let spec = parse_range_arg(r)?;
+            o.ranges.retain(|x| x.name != spec.name);
+            o.ranges.push(spec);
+        }
+        o.init = self.init;
+        o.search = SearchConfig { population: self.population, patience: self.patience, give_up_after: self.give_up_after };
+        if let Some(d) = &self.out {
+            o.out_dir = d.clone();
+        }
+        o.cflags = self.cflags.clone();
+        o.cflags.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
+        o.cflags.extend(self.define.iter().map(|d| format!("-D{d}")));
+        o.ldflags = self.ldflags.clone();
+        Ok(o)
+    }
+}
+
+fn run(args: &RunArgs) -> Result<i32> {
+    let opts = args.options()?;
+    install_sigint();
+    let mut monitor = ProgressMonitor::new(opts.budget.max_execs);
+    let result = campaign::run(&opts, &mut monitor, &INTERRUPTED);
+    monitor.finish();
+    let result = result?;
+    let written = report::write_all(&result)?;
+    let table = report::console::render(&result);
+    let summary = table.lines().rev().find(|l| l.starts_with("covered ")).unwrap_or("").to_string();
+    if args.json {
+        eprint!("{table}");
+        println!("{}", serde_json::to_string_pretty(&report::json::report_value(&result))?);
+    } else if args.quiet {
+        println!("{summary}");
+    } else {
+        print!("{table}");
+        let files: Vec<String> = written.files.iter().map(|f| f.display().to_string()).collect();
+        println!("wrote {}", files.join(", "));
+    }
+    if let Some(e) = &result.error {
+        eprintln!("error: the search stopped early: {e} (results so far were written)");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn sites(args: &SitesArgs) -> Result<i32> {
+    if !args.file.is_file() {
+        anyhow::bail!("{}: no such file", args.file.display());
+    }
+    let tc = Toolchain::locate()?;
+    let dir = tempfile::tempdir()?;
+    let obj = dir.path().join("sites.o");
+    crate::compile::instrument(&tc, &args.file, &obj, "", &args.cflags)?;
+    let p = program::Program::with_sequential_bases(program::read_metadata(&obj)?);
+    for f in &p.functions {
+        let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name).count();
+        if f.meta.name == evotest_abi::names::RENAMED_MAIN {
+            continue;
+        }
+        let params: Vec<String> = f.meta.params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
+        println!("{} {}({})  — {} blocks, {} branch sites", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len(), n);
+        for s in p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)) {
+            println!(
+                "  {:>4}  {:>5}:{:<3}  {:<7} {}  [{}]",
+                s.id,
+                s.meta.line,
+                s.meta.col,
+                format!("{:?}", s.meta.kind).to_lowercase(),
+                s.meta.cond,
+                s.meta.outcome_labels.join(", ")
+            );
+        }
+    }
+    Ok(0)
+}
+
+fn list() -> Result<i32> {
+    println!("search algorithms (--algorithm):");
+    for (i, a) in ALGORITHMS.iter().enumerate() {
+        println!("  {:<8} {}{}", a.name, a.about, if i == 0 { " [default]" } else { "" });
+    }
+    println!("\ncoverage criteria (--criterion):");
+    for c in CRITERIA {
+        println!("  {:<8} {}", c.name, c.about);
+    }
+    Ok(0)
+}
+
+/// Parse the command line and run; returns the process exit code. Errors are for `main` to print
+/// as one line.
+pub fn main() -> Result<i32> {
+    let cli = Cli::parse();
+    let _ = std::io::stderr().is_terminal();
+    match &cli.cmd {
+        Cmd::Run(a) => run(a),
+        Cmd::Sites(a) => sites(a),
+        Cmd::List => list(),
+    }
+}

@@ -1,0 +1,119 @@
+//! Executing the target: the [`Executor`] trait and its fork-server implementation.
+//!
+//! An executor runs one encoded input and returns an [`Execution`]: how the process ended
+//! ([`ExitKind`]), the value the harness recorded as returned, and the [`Trace`]. A crash, hang
+//! or exit of the target is a result, never an error; `Err` means the executor itself broke
+//! (the fork server cannot be restarted).
+
+pub mod forkserver;
+pub mod shm;
+
+use crate::trace::Trace;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+pub use forkserver::ForkServer;
+
+/// How an execution ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ExitKind {
+    /// The harness returned from the function under test and the process exited with status 0.
+    Ok,
+    /// Killed by a signal (other than the executor's own timeout kill).
+    Crash { signal: i32 },
+    /// Ran longer than the per-execution timeout and was killed.
+    Timeout,
+    /// Exited with `code` before the function under test returned (or with a non-zero code).
+    Exit { code: i32 },
+}
+
+impl ExitKind {
+    /// Whether this is a fault worth a reproducer (crash, timeout, or exit).
+    pub fn is_fault(self) -> bool {
+        !matches!(self, ExitKind::Ok)
+    }
+
+    /// Short name: `ok`, `crash`, `timeout`, `exit`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitKind::Ok => "ok",
+            ExitKind::Crash { .. } => "crash",
+            ExitKind::Timeout => "timeout",
+            ExitKind::Exit { .. } => "exit",
+        }
+    }
+}
+
+impl std::fmt::Display for ExitKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitKind::Ok => write!(f, "ok"),
+            ExitKind::Crash { signal } => write!(f, "crash (signal {signal}, {})", signal_name(*signal)),
+            ExitKind::Timeout => write!(f, "timeout"),
+            ExitKind::Exit { code } => write!(f, "exit({code})"),
+        }
+    }
+}
+
+/// `SIGSEGV` etc.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => "signal",
+    }
+}
+
+/// The value the function under test returned, as recorded by the harness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum RetVal {
+    Void,
+    Signed(i64),
+    Unsigned(u64),
+    /// Bit pattern of an `f32`.
+    F32(u32),
+    /// Bit pattern of an `f64`.
+    F64(u64),
+}
+
+impl std::fmt::Display for RetVal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            RetVal::Void => write!(f, "void"),
+            RetVal::Signed(v) => write!(f, "{v}"),
+            RetVal::Unsigned(v) => write!(f, "{v}"),
+            RetVal::F32(b) => write!(f, "{:?}", f32::from_bits(b)),
+            RetVal::F64(b) => write!(f, "{:?}", f64::from_bits(b)),
+        }
+    }
+}
+
+/// The result of running one input.
+#[derive(Clone, Debug)]
+pub struct Execution {
+    pub exit: ExitKind,
+    /// `None` when the function under test did not return (fault, or exit before return).
+    pub ret: Option<RetVal>,
+    pub trace: Trace,
+    /// Wall time of this execution, fork to status.
+    pub duration: Duration,
+}
+
+/// Runs inputs against the target.
+pub trait Executor {
+    /// Run one encoded input. `Err` only when the executor itself fails.
+    fn run(&mut self, input: &[u8]) -> Result<Execution>;
+    /// Executions so far.
+    fn executions(&self) -> u64;
+}

@@ -1,0 +1,156 @@
+//! The engine's side of the trace map: a System V shared-memory segment of mode 0600.
+//!
+//! The segment is marked for removal (`IPC_RMID`) right after the engine attaches it. On Linux a
+//! segment marked for removal can still be attached by ID, so the target's fork server attaches
+//! it normally, and the kernel destroys it when the last process detaches: when the run ends,
+//! even if evotest is killed.
+
+use anyhow::{bail, Result};
+use evotest_abi::shm::{Header, Layout, SiteRec, LAYOUT_VERSION, MAGIC};
+use std::ptr;
+
+/// An attached segment laid out as [`evotest_abi::shm`] describes.
+pub struct SharedMemory {
+    id: i32,
+    base: *mut u8,
+    layout: Layout,
+}
+
+impl SharedMemory {
+    /// Create, attach and initialise a segment with these capacities.
+    ///
+    /// Errors: the kernel refuses (`shmget`/`shmat`), e.g. `kernel.shmmax` too small.
+    pub fn create(sites: u32, outcomes: u32, input: u32) -> Result<SharedMemory> {
+        let layout = Layout::new(sites, outcomes, input);
+        unsafe {
+            let id = libc::shmget(libc::IPC_PRIVATE, layout.size, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
+            if id < 0 {
+                bail!("cannot create shared memory of {} bytes: {}", layout.size, std::io::Error::last_os_error());
+            }
+            let p = libc::shmat(id, ptr::null(), 0);
+            if p as isize == -1 {
+                let e = std::io::Error::last_os_error();
+                libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
+                bail!("cannot attach shared memory: {e}");
+            }
+            // Destroyed when the last process detaches (see module docs).
+            libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
+            let shm = SharedMemory { id, base: p as *mut u8, layout };
+            ptr::write_bytes(shm.base, 0, layout.size);
+            let h = shm.header_mut();
+            h.magic = MAGIC;
+            h.version = LAYOUT_VERSION;
+            h.site_capacity = sites;
+            h.outcome_capacity = outcomes;
+            h.input_capacity = input;
+            Ok(shm)
+        }
+    }
+
+    /// The System V ID, passed to the target in `__EVOTEST_SHM_ID`.
+    pub fn id(&self) -> i32 {
+        self.id
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    pub fn header(&self) -> &Header {
+        unsafe { &*(self.base as *const Header) }
+    }
+
+    #[allow(clippy::mut_from_ref)]
+    fn header_mut(&self) -> &mut Header {
+        unsafe { &mut *(self.base as *mut Header) }
+    }
+
+    /// Forget all registrations (before a fork server is (re)started).
+    pub fn reset_registrations(&mut self) {
+        let h = self.header_mut();
+        h.n_modules = 0;
+        h.sites_used = 0;
+        h.outcomes_used = 0;
+        h.overflow = 0;
+    }
+
+    /// Prepare for an execution: clear per-execution state and place `input`.
+    ///
+    /// Errors: `input` is larger than the input capacity.
+    pub fn prepare(&mut self, input: &[u8]) -> Result<()> {
+        if input.len() > self.layout.input_capacity as usize {
+            bail!("input of {} bytes exceeds the capacity of {}", input.len(), self.layout.input_capacity);
+        }
+        let used = (self.header().sites_used.min(self.layout.site_capacity)) as usize;
+        let h = self.header_mut();
+        h.seq = 0;
+        h.ret_state = 0;
+        h.ret_kind = 0;
+        h.ret_bits = 0;
+        h.input_len = input.len() as u32;
+        unsafe {
+            ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());
+            ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
+        }
+        Ok(())
+    }
+
+    /// Copy the site records and outcome distances of registered sites into `sites`/`dist`.
+    pub fn read_trace(&self, sites: &mut Vec<SiteRec>, dist: &mut Vec<f64>) {
+        let h = self.header();
+        let ns = h.sites_used.min(self.layout.site_capacity) as usize;
+        let no = h.outcomes_used.min(self.layout.outcome_capacity) as usize;
+        unsafe {
+            let s = std::slice::from_raw_parts(self.base.add(self.layout.sites_off) as *const SiteRec, ns);
+            let d = std::slice::from_raw_parts(self.base.add(self.layout.outcomes_off) as *const f64, no);
+            sites.clear();
+            sites.extend_from_slice(s);
+            dist.clear();
+            dist.extend_from_slice(d);
+        }
+    }
+}
+
+impl Drop for SharedMemory {
+    fn drop(&mut self) {
+        unsafe {
+            libc::shmdt(self.base as *const libc::c_void);
+            // Already marked for removal at creation; repeated for clarity, errors ignored.
+            libc::shmctl(self.id, libc::IPC_RMID, ptr::null_mut());
+        }
+    }
+}
+
+/// Permission bits of segment `id`, or `None` if it no longer exists.
+pub fn segment_mode(id: i32) -> Option<u32> {
+    unsafe {
+        let mut ds: libc::shmid_ds = std::mem::zeroed();
+        if libc::shmctl(id, libc::IPC_STAT, &mut ds) != 0 {
+            return None;
+        }
+        Some(ds.shm_perm.mode as u32 & 0o777)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_is_private_and_removed_on_drop() {
+        let shm = SharedMemory::create(4, 8, 16).unwrap();
+        let id = shm.id();
+        assert_eq!(segment_mode(id), Some(0o600));
+        assert_eq!(shm.header().magic, MAGIC);
+        drop(shm);
+        assert_eq!(segment_mode(id), None);
+    }
+
+    #[test]
+    fn oversized_input_is_refused() {
+        let mut shm = SharedMemory::create(4, 8, 16).unwrap();
+        assert!(shm.prepare(&[0u8; 17]).is_err());
+        assert!(shm.prepare(&[0u8; 16]).is_ok());
+        assert_eq!(shm.header().input_len, 16);
+    }
+}

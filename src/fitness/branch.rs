@@ -1,0 +1,167 @@
+//! Branch coverage: one goal per outcome of every branch site.
+//!
+//! Fitness (minimised) = approach level + d/(d+1), EvoSuite's `ControlFlowDistance` with its
+//! normalisation (seed 002 Eq. 1 uses the same shape). If the goal's site was executed, the
+//! approach level is 0 and d is the minimum branch distance of the wanted outcome over the
+//! execution. Otherwise the approach level is the first level of the site's approach-level
+//! ladder ([`crate::cfg::Cfg::ladder`]) that holds an executed branch, and d is the smallest
+//! distance, at that level, to the outcome that leads towards the goal. An execution that reached
+//! none of them (the function was not entered) scores ladder length + 1.
+
+use super::{Analysis, Criterion, Goal};
+use crate::program::{OutcomeId, Program, SiteId};
+use crate::trace::Trace;
+use evotest_abi::normalise;
+
+/// The branch-coverage criterion.
+pub struct BranchCoverage;
+
+/// One branch outcome to cover.
+#[derive(Clone, Debug)]
+pub struct BranchGoal {
+    pub site: SiteId,
+    /// Global outcome ID.
+    pub outcome: OutcomeId,
+    /// Outcome index within the site (0 = true / default).
+    pub k: u32,
+    /// `ladder[i]` = branch outcomes (site, global outcome) at approach level i + 1.
+    pub ladder: Vec<Vec<(SiteId, OutcomeId)>>,
+}
+
+impl Criterion for BranchCoverage {
+    fn name(&self) -> &'static str {
+        "branch"
+    }
+
+    fn goals(&self, program: &Program, analysis: &Analysis) -> Vec<Box<dyn Goal>> {
+        let mut goals: Vec<Box<dyn Goal>> = Vec::new();
+        for site in &program.sites {
+            let f = &program.functions[site.function];
+            let cfg = &analysis.cfgs[site.function];
+            let ladder: Vec<Vec<(SiteId, OutcomeId)>> = cfg
+                .ladder(site.meta.block as usize)
+                .into_iter()
+                .map(|level| {
+                    level
+                        .into_iter()
+                        .filter_map(|d| {
+                            let s = f.block_site[d.block]?;
+                            Some((s, program.sites[s as usize].outcome_base + d.outcome))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .filter(|l: &Vec<_>| !l.is_empty())
+                .collect();
+            for (k, outcome) in site.outcomes().enumerate() {
+                goals.push(Box::new(BranchGoal { site: site.id, outcome, k: k as u32, ladder: ladder.clone() }));
+            }
+        }
+        goals
+    }
+}
+
+impl BranchGoal {
+    /// (approach level, normalised branch distance) of an execution; both 0 iff covered.
+    pub fn distance(&self, trace: &Trace) -> (u32, f64) {
+        if let Some(d) = trace.distance(self.site, self.outcome) {
+            return (0, normalise(d));
+        }
+        for (i, level) in self.ladder.iter().enumerate() {
+            let best = level
+                .iter()
+                .filter_map(|&(s, o)| trace.distance(s, o))
+                .map(normalise)
+                .fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.min(d))));
+            if let Some(b) = best {
+                return (i as u32 + 1, b);
+            }
+        }
+        (self.ladder.len() as u32 + 1, 0.0)
+    }
+}
+
+impl Goal for BranchGoal {
+    fn fitness(&self, trace: &Trace) -> f64 {
+        let (al, d) = self.distance(trace);
+        al as f64 + d
+    }
+
+    fn describe(&self, program: &Program) -> String {
+        let s = &program.sites[self.site as usize];
+        let label = s.meta.outcome_labels.get(self.k as usize).map(String::as_str).unwrap_or("?");
+        format!("{}:{}:{} `{}` → {}", s.meta.file, s.meta.line, s.meta.col, s.meta.cond, label)
+    }
+
+    fn branch(&self) -> Option<(SiteId, OutcomeId, u32)> {
+        Some((self.site, self.outcome, self.k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fitness::Analysis;
+    use evotest_abi::meta::*;
+
+    /// int f(int a, int b) { if (a > 0) { if (b == 7) return 1; } return 0; }
+    /// blocks: 0 [a>0: T->1, F->2]; 1 [b==7: T->3, F->2]; 2 ret; 3 ret
+    fn program() -> Program {
+        let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
+        let site = |id: u32, block: u32, cond: &str| SiteMeta {
+            id,
+            outcome_base: id * 2,
+            n_outcomes: 2,
+            kind: SiteKind::Br,
+            function: 0,
+            block,
+            file: "f.c".into(),
+            line: 1,
+            col: 1,
+            cond: cond.into(),
+            pred: None,
+            operand_type: "i32".into(),
+            outcome_labels: vec!["true".into(), "false".into()],
+        };
+        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None };
+        Program::with_sequential_bases(vec![ModuleMeta {
+            version: META_VERSION,
+            module_id: 1,
+            source_file: "f.c".into(),
+            functions: vec![FunctionMeta {
+                name: "f".into(),
+                external: true,
+                file: "f.c".into(),
+                line: 1,
+                params: vec![],
+                ret: ty,
+                variadic: false,
+                blocks: vec![blk(vec![1, 2], Some(0)), blk(vec![3, 2], Some(1)), blk(vec![], None), blk(vec![], None)],
+            }],
+            sites: vec![site(0, 0, "a > 0"), site(1, 1, "b == 7")],
+            n_outcomes: 4,
+            constants: vec![],
+        }])
+    }
+
+    #[test]
+    fn approach_level_and_distance_on_a_nested_target() {
+        let p = program();
+        let goals = BranchCoverage.goals(&p, &Analysis::new(&p));
+        assert_eq!(goals.len(), 4);
+        let target = goals.iter().find(|g| g.branch() == Some((1, 2, 0))).unwrap(); // b == 7 → true
+        // a = -4: only the outer site ran, false taken; distance to its true outcome is 5
+        let t = Trace::from_parts(2, &[0], vec![5.0, 0.0, 9.0, 9.0]);
+        assert_eq!(target.fitness(&t), 1.0 + 5.0 / 6.0);
+        // a = 1, b = 3: the target's site ran; distance |3 - 7| = 4
+        let t = Trace::from_parts(2, &[0, 1], vec![0.0, 1.0, 4.0, 0.0]);
+        assert_eq!(target.fitness(&t), 4.0 / 5.0);
+        // covered
+        let t = Trace::from_parts(2, &[0, 1], vec![0.0, 1.0, 0.0, 1.0]);
+        assert_eq!(target.fitness(&t), 0.0);
+        // function never entered: ladder length (1) + 1
+        let t = Trace::from_parts(2, &[], vec![0.0; 4]);
+        assert_eq!(target.fitness(&t), 2.0);
+        // approach level ordering: not reaching the site is always worse than reaching it
+        assert!(1.0 + 0.0 > 4.0 / 5.0);
+    }
+}

@@ -1,0 +1,213 @@
+//! The alternating variable method (Korel 1990), in the iterated-pattern-search form of AUSTIN
+//! (Lakhotia, Harman & Gross) and AVMf (McMinn & Kapfhammer 2016).
+//!
+//! For one goal at a time ([`super::GoalScheduler`]), starting from the best input known for it:
+//! variables are taken in turn; for each, **exploratory moves** try x ± δ; if one improves
+//! fitness, **pattern moves** keep going that way with steps 2δ, 4δ, 8δ, … until fitness stops
+//! improving, and then exploration resumes on the same variable. When a full cycle over all
+//! variables improves nothing, float variables are refined (δ ÷ 10, down to 1e-9, AVMf's
+//! increasing precision); when nothing is left to refine, the search restarts from a random
+//! input. δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats; it never drops
+//! below a few ULPs of the current value, so large floats still move.
+//!
+//! An attempt ends when the goal is covered, after [`super::SearchConfig::patience`] evaluations
+//! without improving the goal's best fitness, or when the budget is spent.
+
+use super::{AlgorithmSpec, GoalScheduler, Search, SearchContext};
+use crate::input::{Input, Value};
+use anyhow::Result;
+
+pub const SPEC: AlgorithmSpec = AlgorithmSpec {
+    name: "avm",
+    about: "alternating variable method: exploratory and pattern moves per variable, random restarts (Korel 1990; AUSTIN, AVMf)",
+    build: |_| Box::new(Avm::default()),
+};
+
+/// Smallest float step AVM refines to.
+const MIN_FLOAT_STEP: f64 = 1e-9;
+
+#[derive(Default)]
+pub struct Avm {
+    scheduler: GoalScheduler,
+}
+
+/// Why a local search stopped.
+enum Stop {
+    Covered,
+    Patience,
+    Budget,
+}
+
+struct Local<'c, 'a> {
+    cx: &'c mut SearchContext<'a>,
+    goal: usize,
+    x: Input,
+    fx: f64,
+    float_step: f64,
+    since_improvement: u64,
+    best_seen: f64,
+}
+
+impl Local<'_, '_> {
+    /// Evaluate `y`; move there if it is better. `Err(stop)` when the attempt must end.
+    fn try_move(&mut self, y: Input) -> Result<std::result::Result<bool, Stop>> {
+        if self.cx.out_of_budget() {
+            return Ok(Err(Stop::Budget));
+        }
+        let ev = self.cx.evaluate(&y)?;
+        let fy = self.cx.fitness(self.goal, &ev);
+        if fy == 0.0 || self.cx.is_covered(self.goal) {
+            return Ok(Err(Stop::Covered));
+        }
+        if fy < self.best_seen {
+            self.best_seen = fy;
+            self.since_improvement = 0;
+        } else {
+            self.since_improvement += 1;
+            if self.since_improvement >= self.cx.config.patience {
+                return Ok(Err(Stop::Patience));
+            }
+        }
+        if fy < self.fx {
+            self.x = ev.input;
+            self.fx = fy;
+            return Ok(Ok(true));
+        }
+        Ok(Ok(false))
+    }
+
+    fn step(&self, i: usize) -> f64 {
+        let p = &self.cx.domain.params[i];
+        if p.ty.is_float() {
+            let v = self.x.values[i].as_f64().abs();
+            let eps = if p.ty == crate::input::ScalarType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
+            self.float_step.max(v * eps * 4.0)
+        } else {
+            1.0
+        }
+    }
+
+    fn moved(&self, i: usize, delta: f64) -> Option<Input> {
+        let mut y = self.x.clone();
+        let v = match self.x.values[i] {
+            Value::Int(n) => {
+                let d = delta.clamp(-1e38, 1e38) as i128;
+                Value::Int(n.saturating_add(d))
+            }
+            Value::Float(f) => Value::Float(f + delta),
+        };
+        y.values[i] = self.cx.domain.normalise(i, v);
+        let same = match (y.values[i], self.x.values[i]) {
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        };
+        (!same).then_some(y)
+    }
+
+    /// Iterated pattern search on variable `i`. Returns whether it improved anything.
+    fn variable(&mut self, i: usize) -> Result<std::result::Result<bool, Stop>> {
+        let mut improved = false;
+        loop {
+            let delta = self.step(i);
+            let mut dir = 0.0;
+            for d in [-1.0, 1.0] {
+                if let Some(y) = self.moved(i, d * delta) {
+                    match self.try_move(y)? {
+                        Ok(true) => {
+                            dir = d;
+                            break;
+                        }
+                        Ok(false) => {}
+                        Err(s) => return Ok(Err(s)),
+                    }
+                }
+            }
+            if dir == 0.0 {
+                return Ok(Ok(improved));
+            }
+            improved = true;
+            let mut k = 2.0;
+            loop {
+                let Some(y) = self.moved(i, dir * delta * k) else { break };
+                match self.try_move(y)? {
+                    Ok(true) => k *= 2.0,
+                    Ok(false) => break,
+                    Err(s) => return Ok(Err(s)),
+                }
+            }
+        }
+    }
+
+    fn run(&mut self) -> Result<Stop> {
+        loop {
+            let mut improved = false;
+            for i in 0..self.x.values.len() {
+                match self.variable(i)? {
+                    Ok(b) => improved |= b,
+                    Err(s) => return Ok(s),
+                }
+            }
+            if improved {
+                continue;
+            }
+            let has_float = self.cx.domain.params.iter().any(|p| p.ty.is_float());
+            if has_float && self.float_step > MIN_FLOAT_STEP {
+                self.float_step /= 10.0;
+                continue;
+            }
+            // restart
+            let y = self.cx.random_input();
+            if self.cx.out_of_budget() {
+                return Ok(Stop::Budget);
+            }
+            let ev = self.cx.evaluate(&y)?;
+            let fy = self.cx.fitness(self.goal, &ev);
+            if fy == 0.0 || self.cx.is_covered(self.goal) {
+                return Ok(Stop::Covered);
+            }
+            self.x = ev.input;
+            self.fx = fy;
+            self.float_step = 1.0;
+            if fy < self.best_seen {
+                self.best_seen = fy;
+                self.since_improvement = 0;
+            } else {
+                self.since_improvement += 1;
+                if self.since_improvement >= self.cx.config.patience {
+                    return Ok(Stop::Patience);
+                }
+            }
+        }
+    }
+}
+
+impl Search for Avm {
+    fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
+        if cx.domain.params.is_empty() {
+            // Nothing to vary: one execution covers all there is.
+            if !cx.finished() {
+                cx.evaluate(&Input { values: vec![] })?;
+            }
+            return Ok(());
+        }
+        while !cx.finished() {
+            let Some(goal) = self.scheduler.next(cx) else { break };
+            let before = cx.best(goal).map(|b| b.0);
+            let (x, fx) = match cx.best(goal) {
+                Some((f, x)) => (x.clone(), *f),
+                None => {
+                    let x = cx.random_input();
+                    let ev = cx.evaluate(&x)?;
+                    let f = cx.fitness(goal, &ev);
+                    (ev.input, f)
+                }
+            };
+            if !cx.is_covered(goal) {
+                let mut local = Local { cx, goal, x, fx, float_step: 1.0, since_improvement: 0, best_seen: fx };
+                let _ = local.run()?;
+            }
+            self.scheduler.attempted(cx, goal, before);
+        }
+        Ok(())
+    }
+}

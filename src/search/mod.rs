@@ -1,0 +1,336 @@
+//! Search algorithms.
+//!
+//! Every algorithm implements [`Search`] and talks to the program only through a
+//! [`SearchContext`]: it asks for inputs to be evaluated and reads fitness values of goals. The
+//! context keeps the budget, the archive (collateral coverage counts), the best input seen for
+//! each goal (so a search can start from it), and the goals given up as probably infeasible.
+//!
+//! Adding an algorithm means adding a file with a type implementing [`Search`] and one line in
+//! [`ALGORITHMS`].
+
+pub mod avm;
+pub mod ga;
+pub mod random;
+
+use crate::archive::{Archive, TestCase};
+use crate::exec::{ExitKind, Executor, RetVal};
+use crate::fitness::Goal;
+use crate::input::{Domain, Input};
+use crate::trace::Trace;
+use anyhow::Result;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A search algorithm.
+pub trait Search {
+    /// Search until every goal is covered or given up, or the budget is spent.
+    fn run(&mut self, cx: &mut SearchContext) -> Result<()>;
+}
+
+/// Tunables shared by the algorithms, with their defaults and sources.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchConfig {
+    /// GA population size. Default 50, EvoSuite's `population`.
+    pub population: usize,
+    /// An attempt on one goal ends after this many evaluations without improving the goal's best
+    /// fitness. Default 1000.
+    pub patience: u64,
+    /// A goal is given up (reported as suspected infeasible) after this many attempts in a row
+    /// that did not improve its best fitness. Default 3.
+    pub give_up_after: u32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig { population: 50, patience: 1000, give_up_after: 3 }
+    }
+}
+
+/// Registration of one algorithm: name, one-line description, constructor.
+pub struct AlgorithmSpec {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub build: fn(&SearchConfig) -> Box<dyn Search>,
+}
+
+/// All algorithms, in the order `--help` lists them. The first is the default.
+pub const ALGORITHMS: &[AlgorithmSpec] = &[avm::SPEC, ga::SPEC, random::SPEC];
+
+/// Look an algorithm up by name.
+pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {
+    ALGORITHMS.iter().find(|a| a.name == name)
+}
+
+/// The budget of a search: executions and/or wall time.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Budget {
+    pub max_execs: Option<u64>,
+    #[serde(serialize_with = "ser_opt_secs")]
+    pub max_time: Option<Duration>,
+}
+
+fn ser_opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_some(&d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+/// What a monitor is told about progress.
+#[derive(Clone, Debug)]
+pub struct Status {
+    pub executions: u64,
+    pub covered: usize,
+    pub goals: usize,
+    pub elapsed: Duration,
+    pub faults: usize,
+}
+
+/// Receives progress (LibAFL's `Monitor`); the CLI shows it with indicatif.
+pub trait Monitor {
+    fn update(&mut self, status: &Status);
+}
+
+/// A monitor that shows nothing.
+pub struct Silent;
+impl Monitor for Silent {
+    fn update(&mut self, _: &Status) {}
+}
+
+/// One evaluated input.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    pub input: Input,
+    pub exit: ExitKind,
+    pub ret: Option<RetVal>,
+    pub trace: Trace,
+    /// 1-based execution number.
+    pub exec: u64,
+}
+
+/// Everything an algorithm may use. See module docs.
+pub struct SearchContext<'a> {
+    pub domain: &'a Domain,
+    pub goals: &'a [Box<dyn Goal>],
+    pub rng: ChaCha8Rng,
+    pub config: SearchConfig,
+    pub archive: Archive,
+    executor: &'a mut dyn Executor,
+    monitor: &'a mut dyn Monitor,
+    interrupt: &'a AtomicBool,
+    budget: Budget,
+    start: Instant,
+    execs: u64,
+    best: Vec<Option<(f64, Input)>>,
+    given_up: Vec<bool>,
+    last_report: Instant,
+}
+
+impl<'a> SearchContext<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        domain: &'a Domain,
+        goals: &'a [Box<dyn Goal>],
+        rng: ChaCha8Rng,
+        config: SearchConfig,
+        budget: Budget,
+        executor: &'a mut dyn Executor,
+        monitor: &'a mut dyn Monitor,
+        interrupt: &'a AtomicBool,
+    ) -> Self {
+        let n = goals.len();
+        SearchContext {
+            domain,
+            goals,
+            rng,
+            config,
+            archive: Archive::new(n),
+            executor,
+            monitor,
+            interrupt,
+            budget,
+            start: Instant::now(),
+            execs: 0,
+            best: vec![None; n],
+            given_up: vec![false; n],
+            last_report: Instant::now(),
+        }
+    }
+
+    /// Executions so far.
+    pub fn executions(&self) -> u64 {
+        self.execs
+    }
+
+    /// Wall time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Whether the budget is spent or the user interrupted.
+    pub fn out_of_budget(&self) -> bool {
+        self.budget.max_execs.is_some_and(|m| self.execs >= m)
+            || self.budget.max_time.is_some_and(|t| self.start.elapsed() >= t)
+            || self.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Whether the search should stop: out of budget, or every goal covered or given up.
+    pub fn finished(&self) -> bool {
+        self.out_of_budget() || self.open_goals().is_empty()
+    }
+
+    pub fn is_covered(&self, goal: usize) -> bool {
+        self.archive.is_covered(goal)
+    }
+
+    pub fn is_given_up(&self, goal: usize) -> bool {
+        self.given_up[goal]
+    }
+
+    /// Goals neither covered nor given up, in goal order.
+    pub fn open_goals(&self) -> Vec<usize> {
+        (0..self.goals.len()).filter(|&g| !self.archive.is_covered(g) && !self.given_up[g]).collect()
+    }
+
+    /// Give up `goal`: it is reported as suspected infeasible and no longer searched for.
+    pub fn give_up(&mut self, goal: usize) {
+        self.given_up[goal] = true;
+    }
+
+    /// Goals given up.
+    pub fn given_up(&self) -> Vec<usize> {
+        (0..self.goals.len()).filter(|&g| self.given_up[g] && !self.archive.is_covered(g)).collect()
+    }
+
+    /// Best (lowest) fitness seen for `goal`, and the input that achieved it.
+    pub fn best(&self, goal: usize) -> Option<&(f64, Input)> {
+        self.best[goal].as_ref()
+    }
+
+    /// Fitness of an evaluation for `goal`.
+    pub fn fitness(&self, goal: usize, ev: &Evaluation) -> f64 {
+        self.goals[goal].fitness(&ev.trace)
+    }
+
+    /// Normalise `input` into the domain, run it, and update the archive, per-goal bests and
+    /// faults. Callers should check [`SearchContext::finished`] first; this always runs.
+    ///
+    /// Errors: only when the executor breaks.
+    pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
+        let input = Input {
+            values: input.values.iter().enumerate().map(|(i, v)| self.domain.normalise(i, *v)).collect(),
+        };
+        let bytes = self.domain.encode(&input);
+        let ex = self.executor.run(&bytes)?;
+        self.execs += 1;
+        let exec = self.execs;
+        let mut covers_new = Vec::new();
+        let mut covers_all = Vec::new();
+        for (g, goal) in self.goals.iter().enumerate() {
+            let f = goal.fitness(&ex.trace);
+            if f == 0.0 {
+                covers_all.push(g);
+                if !self.archive.is_covered(g) {
+                    covers_new.push(g);
+                    self.best[g] = Some((0.0, input.clone()));
+                }
+            } else if !self.archive.is_covered(g) && self.best[g].as_ref().is_none_or(|(b, _)| f < *b) {
+                self.best[g] = Some((f, input.clone()));
+            }
+        }
+        let test = TestCase {
+            input: input.clone(),
+            bytes,
+            exit: ex.exit,
+            ret: ex.ret,
+            exec,
+            covers_new: covers_new.clone(),
+            covers_all,
+        };
+        if ex.exit.is_fault() {
+            self.archive.add_fault(test.clone());
+        }
+        self.archive.add_test(test);
+        if !covers_new.is_empty() || self.last_report.elapsed() >= Duration::from_millis(100) {
+            self.last_report = Instant::now();
+            let status = self.status();
+            self.monitor.update(&status);
+        }
+        Ok(Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec })
+    }
+
+    /// Current progress.
+    pub fn status(&self) -> Status {
+        Status {
+            executions: self.execs,
+            covered: self.archive.n_covered(),
+            goals: self.goals.len(),
+            elapsed: self.start.elapsed(),
+            faults: self.archive.faults.len(),
+        }
+    }
+
+    /// A random input from the domain.
+    pub fn random_input(&mut self) -> Input {
+        self.domain.sample(&mut self.rng)
+    }
+}
+
+/// Round-robin scheduling of goals for algorithms that work on one goal at a time (AVM, GA).
+///
+/// Each round visits the open goals, closest first (lowest best fitness), so that easy goals and
+/// the collateral coverage they bring come early. An attempt that does not improve a goal's best
+/// fitness counts against it; after `give_up_after` such attempts in a row the goal is given up.
+#[derive(Default)]
+pub struct GoalScheduler {
+    queue: Vec<usize>,
+    stale: Vec<u32>,
+}
+
+impl GoalScheduler {
+    /// The next open goal to attempt, or `None` when none is left.
+    pub fn next(&mut self, cx: &SearchContext) -> Option<usize> {
+        if self.stale.len() != cx.goals.len() {
+            self.stale = vec![0; cx.goals.len()];
+        }
+        loop {
+            if self.queue.is_empty() {
+                let mut open = cx.open_goals();
+                if open.is_empty() {
+                    return None;
+                }
+                open.sort_by(|&a, &b| {
+                    let fa = cx.best(a).map_or(f64::INFINITY, |b| b.0);
+                    let fb = cx.best(b).map_or(f64::INFINITY, |b| b.0);
+                    fb.total_cmp(&fa).then(b.cmp(&a))
+                });
+                self.queue = open; // popped from the back: closest first
+            }
+            let g = self.queue.pop()?;
+            if !cx.is_covered(g) && !cx.is_given_up(g) {
+                return Some(g);
+            }
+        }
+    }
+
+    /// Report how an attempt on `goal` went (best fitness before and after).
+    pub fn attempted(&mut self, cx: &mut SearchContext, goal: usize, before: Option<f64>) {
+        let after = cx.best(goal).map(|b| b.0);
+        let improved = match (before, after) {
+            (_, Some(0.0)) => true,
+            (Some(b), Some(a)) => a < b,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if cx.is_covered(goal) || improved {
+            self.stale[goal] = 0;
+        } else {
+            self.stale[goal] += 1;
+            if self.stale[goal] >= cx.config.give_up_after && !cx.out_of_budget() {
+                cx.give_up(goal);
+            }
+        }
+    }
+}

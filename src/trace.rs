@@ -1,0 +1,55 @@
+//! What one execution recorded: per branch site, the hit count and first-reached order, and per
+//! outcome, the minimum branch distance (meaningful only where the site was executed).
+
+use crate::program::{OutcomeId, SiteId};
+use evotest_abi::shm::SiteRec;
+
+/// A copy of the trace map after one execution, indexed by global IDs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// By site: hit count and first-reached sequence number (0 = not executed).
+    pub sites: Vec<SiteRec>,
+    /// By outcome: minimum branch distance over the execution (stale where the site has no hits).
+    pub dist: Vec<f64>,
+}
+
+impl Trace {
+    /// Times `site` was evaluated.
+    pub fn hits(&self, site: SiteId) -> u32 {
+        self.sites.get(site as usize).map_or(0, |r| r.hits)
+    }
+
+    /// Whether `site` was evaluated at least once.
+    pub fn executed(&self, site: SiteId) -> bool {
+        self.hits(site) > 0
+    }
+
+    /// Order in which `site` was first reached (1-based), or `None`.
+    pub fn first_seq(&self, site: SiteId) -> Option<u32> {
+        self.sites.get(site as usize).filter(|r| r.hits > 0).map(|r| r.first_seq)
+    }
+
+    /// Minimum branch distance of `outcome` of `site` over the execution, or `None` when the site
+    /// was not executed. Exactly 0.0 when the outcome was taken.
+    pub fn distance(&self, site: SiteId, outcome: OutcomeId) -> Option<f64> {
+        if self.executed(site) {
+            self.dist.get(outcome as usize).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Whether `outcome` of `site` was taken.
+    pub fn covered(&self, site: SiteId, outcome: OutcomeId) -> bool {
+        self.distance(site, outcome) == Some(0.0)
+    }
+
+    /// A trace built by hand (tests): `executed` sites with hits 1, and the given distances.
+    pub fn from_parts(n_sites: usize, executed: &[SiteId], dist: Vec<f64>) -> Trace {
+        let mut sites = vec![SiteRec::default(); n_sites];
+        for (i, &s) in executed.iter().enumerate() {
+            sites[s as usize] = SiteRec { hits: 1, first_seq: i as u32 + 1 };
+        }
+        Trace { sites, dist }
+    }
+}
