@@ -182,7 +182,9 @@ pub fn run(opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool)
         let mut cx =
             SearchContext::new(&domain, &goals, rng, opts.search.clone(), opts.budget, &mut executor, monitor, interrupt);
         let error = algo.run(&mut cx).err().map(|e| format!("{e:#}"));
-        (std::mem::take(&mut cx.archive), cx.given_up(), cx.executions(), error)
+        let given_up = cx.given_up();
+        let executions = cx.executions();
+        (std::mem::take(&mut cx.archive), given_up, executions, error)
     };
     let elapsed = t0.elapsed();
     let interrupted = interrupt.load(std::sync::atomic::Ordering::Relaxed);

@@ -82,7 +82,7 @@ fn constant(v: LLVMValueRef) -> Option<String> {
         if !LLVMIsAConstantFP(v).is_null() {
             let mut loses = 0;
             let d = LLVMConstRealGetDouble(v, &mut loses);
-            return Some(if d.fract() == 0.0 && d.abs() < 1e15 { format!("{d:.1}") } else { format!("{d}") });
+            return Some(float_text(d));
         }
         if !LLVMIsAConstantPointerNull(v).is_null() {
             return Some("NULL".into());
@@ -147,7 +147,7 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                 let n = LLVMGetNumArgOperands(v);
                 let callee = LLVMGetCalledValue(v);
                 let name = value_name(callee);
-                let name = if name.is_empty() { "(*fp)".to_string() } else { name };
+                let name = if name.is_empty() { "(*fp)".to_string() } else { intrinsic_name(&name) };
                 let args: Vec<String> =
                     (0..n).map(|i| expr(LLVMGetOperand(v, i), names, depth + 1, false)).collect();
                 format!("{name}({})", args.join(", "))
@@ -211,5 +211,26 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
             }
         }
         format!("*{}", expr(ptr, names, depth + 1, true))
+    }
+}
+
+/// `llvm.fabs.f64` → `fabs`; other names unchanged.
+fn intrinsic_name(name: &str) -> String {
+    match name.strip_prefix("llvm.") {
+        Some(rest) => rest.split('.').next().unwrap_or(rest).to_string(),
+        None => name.to_string(),
+    }
+}
+
+/// Shortest readable form: `1.0`, `0.25`, `1e-7`, `1e30`.
+fn float_text(d: f64) -> String {
+    if d == 0.0 || (d.abs() >= 1e-4 && d.abs() < 1e15) {
+        if d.fract() == 0.0 {
+            format!("{d:.1}")
+        } else {
+            format!("{d}")
+        }
+    } else {
+        format!("{d:e}")
     }
 }

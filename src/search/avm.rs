@@ -10,6 +10,13 @@
 //! input. δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats; it never drops
 //! below a few ULPs of the current value, so large floats still move.
 //!
+//! At the first local optimum of an attempt (before the first random restart), the search makes
+//! a **boundary probe**: each variable in turn is set to each of its boundary values (range ends,
+//! 0, ±1, and ±inf/NaN for full-range floats) and to each program constant, moving on
+//! improvement. This reaches outcomes whose branch distance is deceptive or flat but which sit at
+//! extreme values (expint's "continued fraction failed" needs x ≥ 8.6e37 or +inf, while its
+//! distance rewards x → 1).
+//!
 //! An attempt ends when the goal is covered, after [`super::SearchConfig::patience`] evaluations
 //! without improving the goal's best fitness, or when the budget is spent.
 
@@ -138,7 +145,33 @@ impl Local<'_, '_> {
         }
     }
 
+    /// The boundary probe (see module docs).
+    fn probe(&mut self) -> Result<std::result::Result<(), Stop>> {
+        for i in 0..self.x.values.len() {
+            let d = self.cx.domain;
+            let mut cands = d.boundary_values(i);
+            if d.params[i].ty.is_float() {
+                cands.extend(d.float_pool.iter().map(|&f| crate::input::Value::Float(f)));
+                cands.extend(d.int_pool.iter().map(|&c| crate::input::Value::Float(c as f64)));
+            } else {
+                cands.extend(d.int_pool.iter().map(|&c| crate::input::Value::Int(c)));
+            }
+            for c in cands {
+                let mut y = self.x.clone();
+                y.values[i] = d.normalise(i, c);
+                if y == self.x {
+                    continue;
+                }
+                if let Err(s) = self.try_move(y)? {
+                    return Ok(Err(s));
+                }
+            }
+        }
+        Ok(Ok(()))
+    }
+
     fn run(&mut self) -> Result<Stop> {
+        let mut probed = false;
         loop {
             let mut improved = false;
             for i in 0..self.x.values.len() {
@@ -154,6 +187,16 @@ impl Local<'_, '_> {
             if has_float && self.float_step > MIN_FLOAT_STEP {
                 self.float_step /= 10.0;
                 continue;
+            }
+            if !probed {
+                probed = true;
+                let before = self.fx;
+                if let Err(s) = self.probe()? {
+                    return Ok(s);
+                }
+                if self.fx < before {
+                    continue;
+                }
             }
             // restart
             let y = self.cx.random_input();
