@@ -18,6 +18,9 @@ pub struct TestCase {
     pub ret: Option<RetVal>,
     /// 1-based index of the execution that ran it.
     pub exec: u64,
+    /// Wall time since the search started, when it ran.
+    #[serde(skip)]
+    pub at: std::time::Duration,
     /// Goals this input covered first.
     pub covers_new: Vec<usize>,
     /// All goals this input covers.
@@ -57,6 +60,17 @@ impl Archive {
     /// Execution at which `goal` was first covered.
     pub fn first_exec(&self, goal: usize) -> Option<u64> {
         self.covered_by[goal].map(|t| self.tests[t].exec)
+    }
+
+    /// The execution and time at which `k` goals were covered (the k-th first coverage), if ever.
+    pub fn coverage_reached(&self, k: usize) -> Option<(u64, std::time::Duration)> {
+        if k == 0 {
+            return Some((0, std::time::Duration::ZERO));
+        }
+        let mut firsts: Vec<(u64, std::time::Duration)> =
+            self.covered_by.iter().flatten().map(|&t| (self.tests[t].exec, self.tests[t].at)).collect();
+        firsts.sort();
+        firsts.get(k - 1).copied()
     }
 
     /// Keep `test` if it covers something first (`test.covers_new` non-empty). Returns its index.

@@ -25,7 +25,9 @@ pub const INPUT_CAPACITY: u32 = 1 << 20;
 /// Everything that defines a run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    pub source: PathBuf,
+    /// C source files; the function under test is in one of them. Each is compiled with the pass
+    /// into its own object (translation unit).
+    pub sources: Vec<PathBuf>,
     pub function: String,
     pub algorithm: String,
     pub criterion: String,
@@ -46,7 +48,7 @@ impl RunOptions {
     /// 60 s, 1 s timeout, output in `evotest-out/<function>`.
     pub fn new(source: &Path, function: &str) -> RunOptions {
         RunOptions {
-            source: source.to_path_buf(),
+            sources: vec![source.to_path_buf()],
             function: function.to_string(),
             algorithm: search::ALGORITHMS[0].name.to_string(),
             criterion: CRITERIA[0].name.to_string(),
@@ -60,6 +62,13 @@ impl RunOptions {
             cflags: vec![],
             ldflags: vec![],
         }
+    }
+}
+
+impl RunOptions {
+    /// The sources, space-separated, for messages and generated comments.
+    pub fn sources_display(&self) -> String {
+        self.sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -84,6 +93,8 @@ pub struct RunResult {
     /// Goals given up as suspected infeasible.
     pub given_up: Vec<usize>,
     pub executions: u64,
+    /// Evaluations answered from the evaluation cache (not executed).
+    pub cache_hits: u64,
     pub elapsed: Duration,
     pub exe: PathBuf,
     /// Set when the search stopped on an error (the executor broke); the results so far are kept.
@@ -97,8 +108,13 @@ pub struct RunResult {
 /// Errors (one line each): missing source, LLVM missing, compile errors, unknown function,
 /// unsupported parameter types, bad ranges, a target that will not start.
 pub fn build(opts: &RunOptions) -> Result<Target> {
-    if !opts.source.is_file() {
-        bail!("{}: no such file", opts.source.display());
+    if opts.sources.is_empty() {
+        bail!("no source file given");
+    }
+    for src in &opts.sources {
+        if !src.is_file() {
+            bail!("{}: no such file", src.display());
+        }
     }
     let algo_ok = search::algorithm(&opts.algorithm).is_some();
     if !algo_ok {
@@ -113,9 +129,14 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
     let build_dir = opts.out_dir.join("build");
     std::fs::create_dir_all(&build_dir).with_context(|| format!("cannot create {}", build_dir.display()))?;
 
-    let obj = build_dir.join("target.o");
-    compile::instrument(&tc, &opts.source, &obj, &opts.function, &opts.cflags)?;
-    let metas = program::read_metadata(&obj)?;
+    let mut objects = Vec::new();
+    let mut metas = Vec::new();
+    for (i, src) in opts.sources.iter().enumerate() {
+        let obj = build_dir.join(format!("target{i}.o"));
+        compile::instrument(&tc, src, &obj, &opts.function, &opts.cflags)?;
+        metas.extend(program::read_metadata(&obj)?);
+        objects.push(obj);
+    }
     let wanted = if opts.function == "main" { RENAMED_MAIN } else { opts.function.as_str() };
     let fmeta = metas
         .iter()
@@ -130,7 +151,7 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
             anyhow!(
                 "function `{}` not found in {} (defined: {})",
                 opts.function,
-                opts.source.display(),
+                opts.sources_display(),
                 if names.is_empty() { "none".to_string() } else { names.join(", ") }
             )
         })?
@@ -152,10 +173,10 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
     let domain = Domain { params, int_pool, float_pool, init: opts.init };
 
     let harness_c = build_dir.join("harness.c");
-    std::fs::write(&harness_c, harness::generate(&signature, &domain, &opts.source.display().to_string()))
+    std::fs::write(&harness_c, harness::generate(&signature, &domain, &opts.sources_display()))
         .with_context(|| format!("cannot write {}", harness_c.display()))?;
     let exe = build_dir.join("target");
-    compile::link(&tc, &harness_c, &[obj], &exe, &opts.ldflags)?;
+    compile::link(&tc, &harness_c, &objects, &exe, &opts.ldflags)?;
 
     let metas = program::read_metadata(&exe)?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
@@ -170,39 +191,64 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
 
 /// Build the target and search. An error during the search is kept in [`RunResult::error`].
 pub fn run(opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool) -> Result<RunResult> {
-    let Target { program, signature, domain, exe, mut executor } = build(opts)?;
-    let analysis = Analysis::new(&program);
-    let criterion = (CRITERIA.iter().find(|c| c.name == opts.criterion).unwrap().build)();
-    let goals = criterion.goals(&program, &analysis);
-    let spec = search::algorithm(&opts.algorithm).unwrap();
+    let mut target = build(opts)?;
+    search(&mut target, opts, monitor, interrupt)
+}
+
+/// Search on an already built target (so that benchmarks build each program once). Uses
+/// `opts`' algorithm, criterion, seed, budget and search configuration; the domain and executor
+/// come from the target.
+pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool) -> Result<RunResult> {
+    let program = &target.program;
+    let analysis = Analysis::new(program);
+    let criterion = (CRITERIA
+        .iter()
+        .find(|c| c.name == opts.criterion)
+        .ok_or_else(|| anyhow!("unknown criterion `{}`", opts.criterion))?
+        .build)();
+    let wanted = if opts.function == "main" { RENAMED_MAIN } else { opts.function.as_str() };
+    let root = program.function(wanted).map(|(i, _)| i).ok_or_else(|| anyhow!("function `{wanted}` not in the target"))?;
+    let scope = program.reachable_from(root);
+    let goals = criterion.goals(program, &analysis, &scope);
+    let spec = search::algorithm(&opts.algorithm).ok_or_else(|| anyhow!("unknown algorithm `{}`", opts.algorithm))?;
     let mut algo = (spec.build)(&opts.search);
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+    let mut domain = target.domain.clone();
+    domain.init = opts.init;
     let t0 = Instant::now();
-    let (archive, given_up, executions, error) = {
-        let mut cx =
-            SearchContext::new(&domain, &goals, rng, opts.search.clone(), opts.budget, &mut executor, monitor, interrupt);
+    let restarts_before = target.executor.restarts();
+    let (archive, given_up, executions, cache_hits, error) = {
+        let mut cx = SearchContext::new(
+            &domain,
+            &goals,
+            rng,
+            opts.search.clone(),
+            opts.budget,
+            &mut target.executor,
+            monitor,
+            interrupt,
+        );
         let error = algo.run(&mut cx).err().map(|e| format!("{e:#}"));
         let given_up = cx.given_up();
         let executions = cx.executions();
-        (std::mem::take(&mut cx.archive), given_up, executions, error)
+        let hits = cx.cache_hits();
+        (std::mem::take(&mut cx.archive), given_up, executions, hits, error)
     };
     let elapsed = t0.elapsed();
-    let interrupted = interrupt.load(std::sync::atomic::Ordering::Relaxed);
-    let restarts = executor.restarts();
-    drop(executor);
     Ok(RunResult {
         options: opts.clone(),
-        program,
-        signature,
+        program: target.program.clone(),
+        signature: target.signature.clone(),
         domain,
         goals,
         archive,
         given_up,
         executions,
+        cache_hits,
         elapsed,
-        exe,
+        exe: target.exe.clone(),
         error,
-        interrupted,
-        fork_server_restarts: restarts,
+        interrupted: interrupt.load(std::sync::atomic::Ordering::Relaxed),
+        fork_server_restarts: target.executor.restarts() - restarts_before,
     })
 }

@@ -16,6 +16,7 @@
 //! [`campaign`] wires them together for `evotest run`; [`cli`] is the command line.
 
 pub mod archive;
+pub mod bench;
 pub mod campaign;
 pub mod cfg;
 pub mod cli;

@@ -150,6 +150,36 @@ impl Program {
         self.functions.iter().enumerate().find(|(_, f)| f.meta.name == name)
     }
 
+    /// Indices of the functions reachable from function `root` through direct calls, `root`
+    /// first. Calls through function pointers are not followed.
+    pub fn reachable_from(&self, root: usize) -> Vec<usize> {
+        let mut seen = vec![false; self.functions.len()];
+        let mut order = vec![root];
+        seen[root] = true;
+        let mut i = 0;
+        while i < order.len() {
+            let f = &self.functions[order[i]];
+            for callee in &f.meta.calls {
+                // prefer a callee in the same module (a static function), else any definition
+                let found = self
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| &g.meta.name == callee)
+                    .min_by_key(|(_, g)| (g.module != f.module) as u8)
+                    .map(|(j, _)| j);
+                if let Some(j) = found {
+                    if !seen[j] {
+                        seen[j] = true;
+                        order.push(j);
+                    }
+                }
+            }
+            i += 1;
+        }
+        order
+    }
+
     /// The site and outcome index of a global outcome ID.
     pub fn outcome(&self, o: OutcomeId) -> Option<(&Site, u32)> {
         // sites are sorted by id and outcome bases increase with id within a module

@@ -62,6 +62,7 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
     let mut sites = Vec::new();
     let mut constants = Vec::new();
     let mut func_file = String::new();
+    let mut calls: Vec<String> = Vec::new();
     for (bi, &bb) in bbs.iter().enumerate() {
         let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0 };
         unsafe {
@@ -74,6 +75,15 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
                             if func_file.is_empty() {
                                 func_file = l.file.clone();
                             }
+                        }
+                    }
+                }
+                if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMCall {
+                    let callee = LLVMGetCalledValue(inst);
+                    if !LLVMIsAFunction(callee).is_null() {
+                        let n = value_name(callee);
+                        if !n.starts_with("llvm.") && !n.starts_with("__evotest") && !calls.contains(&n) {
+                            calls.push(n);
                         }
                     }
                 }
@@ -130,6 +140,7 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
         ret,
         variadic,
         blocks,
+        calls,
     };
     FunctionDraft { meta, sites, constants }
 }
@@ -243,7 +254,7 @@ fn branch_like(
                 if let (Some(pred), Some(w)) = (pred, int_width(a)) {
                     if w <= 64 {
                         operand_type = type_string(LLVMTypeOf(a));
-                        text = Some(condtext::compare(a, pred.c_operator(), b, names));
+                        text = Some(condtext::compare(a, pred, b, names));
                         harvest(a, constants);
                         harvest(b, constants);
                         cond = Cond::Int { pred, a, b };
@@ -256,7 +267,7 @@ fn branch_like(
                 if let Some(pred) = Pred::from_u32(LLVMGetFCmpPredicate(c) as u32) {
                     if is_float(a) {
                         operand_type = type_string(LLVMTypeOf(a));
-                        text = Some(condtext::compare(a, pred.c_operator(), b, names));
+                        text = Some(condtext::compare(a, pred, b, names));
                         harvest(a, constants);
                         harvest(b, constants);
                         cond = Cond::Float { pred, a, b };

@@ -6,6 +6,7 @@
 //! not for parsing: depth is limited and anything unrecognised prints as `?`.
 
 use crate::debuginfo::{value_name, VarNames};
+use evotest_abi::pred::Pred;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMOpcode;
@@ -18,15 +19,20 @@ pub fn text(v: LLVMValueRef, names: &VarNames) -> String {
 }
 
 /// Text of a compare `a op b`, printing a small integer constant as a character literal when
-/// the other side is a `char` that was promoted.
-pub fn compare(a: LLVMValueRef, op: &str, b: LLVMValueRef, names: &VarNames) -> String {
-    let ta = operand_near_char(a, b, names);
-    let tb = operand_near_char(b, a, names);
+/// the other side is a `char` that was promoted, and constants of an unsigned compare as unsigned.
+pub fn compare(a: LLVMValueRef, pred: Pred, b: LLVMValueRef, names: &VarNames) -> String {
+    let op = pred.c_operator();
+    let unsigned = matches!(pred, Pred::IUlt | Pred::IUle | Pred::IUgt | Pred::IUge);
+    let ta = operand_near_char(a, b, names, unsigned);
+    let tb = operand_near_char(b, a, names, unsigned);
     format!("{ta} {op} {tb}")
 }
 
-fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames) -> String {
+fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, unsigned: bool) -> String {
     unsafe {
+        if unsigned && !LLVMIsAConstantInt(v).is_null() && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
+            return LLVMConstIntGetZExtValue(v).to_string();
+        }
         if !LLVMIsAConstantInt(v).is_null() && is_promoted_char(other) {
             let c = LLVMConstIntGetSExtValue(v);
             if (0x20..0x7f).contains(&c) && c != b'\'' as i64 && c != b'\\' as i64 {
@@ -133,8 +139,10 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                 } else {
                     LLVMGetFCmpPredicate(v) as u32
                 };
-                let sym = evotest_abi::pred::Pred::from_u32(pred).map(|p| p.c_operator()).unwrap_or("?");
-                let s = compare(LLVMGetOperand(v, 0), sym, LLVMGetOperand(v, 1), names);
+                let s = match Pred::from_u32(pred) {
+                    Some(p) => compare(LLVMGetOperand(v, 0), p, LLVMGetOperand(v, 1), names),
+                    None => "?".into(),
+                };
                 if nested { format!("({s})") } else { s }
             }
             LLVMSelect => format!(

@@ -281,7 +281,7 @@ fn inject<'ctx>(
     let ob = i32t.const_int(outcome_base as u64, false).into();
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
-            let signed = pred.is_signed();
+            let signed = pred.int_operands_signed();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
             let p = i32t.const_int(*pred as u64, false).into();

@@ -348,3 +348,60 @@ pub unsafe extern "C" fn __evotest_input(argc: i32, argv: *const *const libc::c_
     let leaked: &'static [u8] = Box::leak(data.into_boxed_slice());
     leaked.as_ptr()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(id: u64, sites: u32, outcomes: u32) -> Box<ModuleDesc> {
+        Box::new(ModuleDesc { n_sites: sites, n_outcomes: outcomes, module_id: id, ..Default::default() })
+    }
+
+    unsafe fn rec(global_site: u32) -> SiteRec {
+        let base = MAP.load(Ordering::Relaxed);
+        let l = Layout::from_header(&*(base as *const Header));
+        *(base.add(l.sites_off) as *const SiteRec).add(global_site as usize)
+    }
+
+    unsafe fn dist(global_outcome: u32) -> f64 {
+        let base = MAP.load(Ordering::Relaxed);
+        let l = Layout::from_header(&*(base as *const Header));
+        *(base.add(l.outcomes_off) as *const f64).add(global_outcome as usize)
+    }
+
+    /// Two modules get disjoint global ranges; probes record hits, order and minimum distances.
+    /// (One test, because the trace map is process-global.)
+    #[test]
+    fn registration_and_recording() {
+        unsafe {
+            let mut a = desc(0xA, 3, 6);
+            let mut b = desc(0xB, 2, 5);
+            __evotest_register_module(&mut *a);
+            __evotest_register_module(&mut *b);
+            __evotest_register_module(&mut *a); // idempotent
+            assert_eq!(a.state, DESC_ACTIVE);
+            assert_eq!(b.state, DESC_ACTIVE);
+            assert_eq!((a.site_base, a.outcome_base), (0, 0));
+            assert_eq!((b.site_base, b.outcome_base), (3, 6));
+            let h = &*header();
+            assert_eq!(h.n_modules, 2);
+            assert_eq!(h.modules[1].module_id, 0xB);
+
+            // module b, local site 1 (global 4), outcomes at local 2..4 (global 8..10): x < 10
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 25, 10);
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 12, 10);
+            assert_eq!(rec(4).hits, 2);
+            assert_eq!(dist(8), 3.0); // min over the execution of x - 10 + 1
+            assert_eq!(dist(9), 0.0);
+            // module a, local site 0: a switch with cases 3 and 7 on value 5
+            let cases = [3u64, 7];
+            __evotest_switch(&mut *a, 0, 0, 5, 1, 2, cases.as_ptr());
+            assert_eq!(rec(0).hits, 1);
+            assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 2.0));
+            // first-reached order: b's site came first
+            assert!(rec(4).first_seq < rec(0).first_seq);
+            // a site not executed has no hits
+            assert_eq!(rec(1).hits, 0);
+        }
+    }
+}

@@ -235,6 +235,9 @@ mod tests {
         // B4 runs for the default and for case 2 (fall-through)
         assert_eq!(cfg.control_deps(4), &[dep(0, 0), dep(0, 2)]);
         assert!(cfg.control_deps(5).is_empty());
+        // approach level 1 for B4: the switch, via its default or case 2
+        assert_eq!(cfg.ladder(4), vec![vec![dep(0, 0), dep(0, 2)]]);
+        assert_eq!(cfg.ladder(2), vec![vec![dep(0, 1)]]);
     }
 
     #[test]

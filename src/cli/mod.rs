@@ -53,15 +53,55 @@ enum Cmd {
     Run(Box<RunArgs>),
     /// Show the branch sites the pass instruments in a C file, with their conditions
     Sites(SitesArgs),
+    /// Benchmark tools on the subject programs (programs × tools × runs, fixed seeds)
+    Bench(BenchArgs),
     /// List the search algorithms and coverage criteria
     List,
 }
 
 #[derive(Args)]
+struct BenchArgs {
+    /// Programs file
+    #[arg(long, default_value = "bench/programs.toml", value_name = "FILE")]
+    programs: PathBuf,
+    /// Only these programs (comma-separated names)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    only: Vec<String>,
+    /// Tools to compare (comma-separated): evotest algorithms
+    #[arg(long, value_delimiter = ',', default_value = "avm,ga,random", value_name = "TOOLS")]
+    tools: Vec<String>,
+    /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
+    #[arg(long, default_value_t = 10)]
+    runs: u32,
+    /// First seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Execution cap per run
+    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    max_execs: u64,
+    /// Wall-time cap per run
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    max_time: String,
+    /// Name of the result files (<out>/<name>.md and .json)
+    #[arg(long, default_value = "bench")]
+    name: String,
+    /// Results directory
+    #[arg(long, default_value = "bench/results", value_name = "DIR")]
+    out: PathBuf,
+    /// Build directory
+    #[arg(long, default_value = "bench/work", value_name = "DIR")]
+    work: PathBuf,
+    /// No per-run lines
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Args)]
 #[command(after_long_help = EXAMPLES)]
 struct RunArgs {
-    /// The C source file
-    file: PathBuf,
+    /// The C source file(s); each is instrumented as its own translation unit
+    #[arg(required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
 
     /// Function under test (its parameters must be scalars: _Bool, char, short, int, long,
     /// long long, signed or unsigned, float, double)
@@ -181,7 +221,8 @@ fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
 
 impl RunArgs {
     fn options(&self) -> Result<RunOptions> {
-        let mut o = RunOptions::new(&self.file, &self.function);
+        let mut o = RunOptions::new(&self.files[0], &self.function);
+        o.sources = self.files.clone();
         o.algorithm = self.algorithm.clone();
         o.criterion = self.criterion.clone();
         o.seed = self.seed;
@@ -253,7 +294,8 @@ fn sites(args: &SitesArgs) -> Result<i32> {
             continue;
         }
         let params: Vec<String> = f.meta.params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
-        println!("{} {}({})  — {} blocks, {} branch sites", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len(), n);
+        let plural = if n == 1 { "" } else { "s" };
+        println!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
         for s in p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)) {
             println!(
                 "  {:>4}  {:>5}:{:<3}  {:<7} {}  [{}]",
@@ -266,6 +308,37 @@ fn sites(args: &SitesArgs) -> Result<i32> {
             );
         }
     }
+    Ok(0)
+}
+
+fn bench(a: &BenchArgs) -> Result<i32> {
+    let mut programs = crate::bench::load_programs(&a.programs)?;
+    if !a.only.is_empty() {
+        for n in &a.only {
+            if !programs.iter().any(|p| &p.name == n) {
+                let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
+                anyhow::bail!("--only {n}: no such program in {} (programs: {})", a.programs.display(), names.join(", "));
+            }
+        }
+        programs.retain(|p| a.only.contains(&p.name));
+    }
+    let opts = crate::bench::BenchOptions {
+        programs,
+        tools: a.tools.clone(),
+        runs: a.runs,
+        max_execs: a.max_execs,
+        max_time: parse_duration(&a.max_time).context("--max-time")?,
+        seed_base: a.seed,
+        name: a.name.clone(),
+        out: a.out.clone(),
+        work: a.work.clone(),
+        quiet: a.quiet,
+    };
+    let root = std::env::current_dir()?;
+    let (_, cells) = crate::bench::run(&opts, &root)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    print!("{}", crate::bench::markdown(&opts, &cells, &command));
+    println!("wrote {}/{}.md and .json", opts.out.display(), opts.name);
     Ok(0)
 }
 
@@ -289,6 +362,7 @@ pub fn main() -> Result<i32> {
     match &cli.cmd {
         Cmd::Run(a) => run(a),
         Cmd::Sites(a) => sites(a),
+        Cmd::Bench(a) => bench(a),
         Cmd::List => list(),
     }
 }

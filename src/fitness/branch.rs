@@ -33,9 +33,9 @@ impl Criterion for BranchCoverage {
         "branch"
     }
 
-    fn goals(&self, program: &Program, analysis: &Analysis) -> Vec<Box<dyn Goal>> {
+    fn goals(&self, program: &Program, analysis: &Analysis, scope: &[usize]) -> Vec<Box<dyn Goal>> {
         let mut goals: Vec<Box<dyn Goal>> = Vec::new();
-        for site in &program.sites {
+        for site in program.sites.iter().filter(|s| scope.contains(&s.function)) {
             let f = &program.functions[site.function];
             let cfg = &analysis.cfgs[site.function];
             let ladder: Vec<Vec<(SiteId, OutcomeId)>> = cfg
@@ -107,6 +107,14 @@ mod tests {
     /// blocks: 0 [a>0: T->1, F->2]; 1 [b==7: T->3, F->2]; 2 ret; 3 ret
     fn program() -> Program {
         let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
+        program_with(
+            vec![blk(vec![1, 2], Some(0)), blk(vec![3, 2], Some(1)), blk(vec![], None), blk(vec![], None)],
+            &[(0, "a > 0"), (1, "b == 7")],
+        )
+    }
+
+    /// Sites given as (block, condition); site i has outcomes 2i, 2i+1.
+    fn program_with(blocks: Vec<BlockMeta>, sites: &[(u32, &str)]) -> Program {
         let site = |id: u32, block: u32, cond: &str| SiteMeta {
             id,
             outcome_base: id * 2,
@@ -135,10 +143,11 @@ mod tests {
                 params: vec![],
                 ret: ty,
                 variadic: false,
-                blocks: vec![blk(vec![1, 2], Some(0)), blk(vec![3, 2], Some(1)), blk(vec![], None), blk(vec![], None)],
+                blocks,
+                calls: vec![],
             }],
-            sites: vec![site(0, 0, "a > 0"), site(1, 1, "b == 7")],
-            n_outcomes: 4,
+            sites: sites.iter().enumerate().map(|(i, (b, c))| site(i as u32, *b, c)).collect(),
+            n_outcomes: 2 * sites.len() as u32,
             constants: vec![],
         }])
     }
@@ -146,7 +155,7 @@ mod tests {
     #[test]
     fn approach_level_and_distance_on_a_nested_target() {
         let p = program();
-        let goals = BranchCoverage.goals(&p, &Analysis::new(&p));
+        let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
         assert_eq!(goals.len(), 4);
         let target = goals.iter().find(|g| g.branch() == Some((1, 2, 0))).unwrap(); // b == 7 → true
         // a = -4: only the outer site ran, false taken; distance to its true outcome is 5
@@ -161,7 +170,37 @@ mod tests {
         // function never entered: ladder length (1) + 1
         let t = Trace::from_parts(2, &[], vec![0.0; 4]);
         assert_eq!(target.fitness(&t), 2.0);
-        // approach level ordering: not reaching the site is always worse than reaching it
-        assert!(1.0 + 0.0 > 4.0 / 5.0);
+    }
+
+    /// for (i < n) { for (j < m) { if (x == 5) T } }: sites 0 = outer header (block 1),
+    /// 1 = inner header (block 3), 2 = x == 5 (block 4)
+    #[test]
+    fn approach_levels_through_nested_loops() {
+        let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
+        let p = program_with(
+            vec![
+                blk(vec![1], None),       // 0 entry
+                blk(vec![2, 7], Some(0)), // 1 outer header
+                blk(vec![3], None),       // 2 outer body
+                blk(vec![4, 6], Some(1)), // 3 inner header
+                blk(vec![5, 3], Some(2)), // 4 if (x == 5)
+                blk(vec![3], None),       // 5 then
+                blk(vec![1], None),       // 6 outer latch
+                blk(vec![], None),        // 7 return
+            ],
+            &[(1, "i < n"), (3, "j < m"), (4, "x == 5")],
+        );
+        let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
+        let target = goals.iter().find(|g| g.branch() == Some((2, 4, 0))).unwrap();
+        let g = |executed: &[u32], d: Vec<f64>| {
+            let b = target.as_ref() as &dyn Goal;
+            b.fitness(&Trace::from_parts(3, executed, d))
+        };
+        // outer loop never entered (n = 0): diverged two levels up, distance 3 to "i < n"
+        assert_eq!(g(&[0], vec![3.0, 0.0, 9.0, 9.0, 9.0, 9.0]), 2.0 + 0.75);
+        // outer entered, inner never (m = 0): one level up
+        assert_eq!(g(&[0, 1], vec![0.0, 1.0, 1.0, 0.0, 9.0, 9.0]), 1.0 + 0.5);
+        // the target's site ran with x = 2
+        assert_eq!(g(&[0, 1, 2], vec![0.0, 1.0, 0.0, 1.0, 3.0, 0.0]), 0.75);
     }
 }

@@ -47,8 +47,9 @@ pub trait Goal: Send + Sync {
 pub trait Criterion {
     /// Name used on the command line and in reports.
     fn name(&self) -> &'static str;
-    /// All goals of the program under this criterion.
-    fn goals(&self, program: &Program, analysis: &Analysis) -> Vec<Box<dyn Goal>>;
+    /// All goals of the program under this criterion, in the functions of `scope` (indices into
+    /// [`Program::functions`]: the function under test and those it calls).
+    fn goals(&self, program: &Program, analysis: &Analysis, scope: &[usize]) -> Vec<Box<dyn Goal>>;
 }
 
 /// Registration table of criteria: name, one-line description, constructor.

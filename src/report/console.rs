@@ -35,7 +35,7 @@ pub fn render(run: &RunResult) -> String {
         s,
         "evotest: {} from {} ({} search, seed {})",
         run.signature.prototype(),
-        o.source.display(),
+        o.sources_display(),
         o.algorithm,
         o.seed
     );

@@ -118,14 +118,14 @@ pub fn render(run: &RunResult) -> String {
     let _ = writeln!(
         s,
         " * Source: {}   Search: {}, seed {}   Coverage: {covered}/{total} {} goals",
-        o.source.display(),
+        o.sources_display(),
         o.algorithm,
         o.seed,
         o.criterion
     );
     let _ = writeln!(s, " *");
     let _ = writeln!(s, " * Build and run together with the original source, without instrumentation:");
-    let _ = writeln!(s, " *   clang-22 -o tests {} {} -lm && ./tests", o.out_dir.join("tests.c").display(), o.source.display());
+    let _ = writeln!(s, " *   clang-22 -o tests {} {} -lm && ./tests", o.out_dir.join("tests.c").display(), o.sources_display());
     let _ = writeln!(s, " * (if the source defines main(), add -Dmain=evotest_original_main).");
     let _ = writeln!(s, " *");
     let _ = writeln!(s, " * Returned values are compared exactly; float and double results bit-exactly (their bit");

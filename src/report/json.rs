@@ -45,7 +45,7 @@ pub fn report_value(run: &RunResult) -> Json {
         .collect();
     json!({
         "evotest_version": env!("CARGO_PKG_VERSION"),
-        "source": run.options.source,
+        "sources": run.options.sources,
         "function": run.options.function,
         "prototype": run.signature.prototype(),
         "algorithm": run.options.algorithm,
@@ -58,6 +58,7 @@ pub fn report_value(run: &RunResult) -> Json {
         "branches_infeasible_suspected": run.given_up.len(),
         "full_coverage_at_execution": full_coverage_exec(run),
         "executions": run.executions,
+        "cache_hits": run.cache_hits,
         "seconds": secs,
         "exec_per_sec": if secs > 0.0 { run.executions as f64 / secs } else { 0.0 },
         "tests": run.archive.tests.len(),
@@ -122,7 +123,7 @@ impl Reporter for SuiteJson {
         let v = json!({
             "function": run.options.function,
             "prototype": run.signature.prototype(),
-            "source": run.options.source,
+            "sources": run.options.sources,
             "params": params,
             "tests": run.archive.tests.iter().enumerate().map(|(i, t)| test_value(run, i + 1, t, None)).collect::<Vec<_>>(),
             "faults": run.archive.faults.iter().enumerate()

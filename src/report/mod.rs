@@ -47,6 +47,7 @@ pub fn site_rows(run: &RunResult) -> Vec<SiteRow<'_>> {
     run.program
         .sites
         .iter()
+        .filter(|site| site.outcomes().any(|o| goal_of.contains_key(&o)))
         .map(|site| {
             let outcomes = site
                 .outcomes()

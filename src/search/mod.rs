@@ -20,6 +20,7 @@ use crate::trace::Trace;
 use anyhow::Result;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -126,6 +127,46 @@ pub struct SearchContext<'a> {
     best: Vec<Option<(f64, Input)>>,
     given_up: Vec<bool>,
     last_report: Instant,
+    cache: EvalCache,
+}
+
+/// Recently evaluated inputs and their results, so that an input the search proposes again
+/// (AVM revisits its previous point after a pattern move overshoots; a hang would cost a whole
+/// timeout) is not executed again. FIFO, bounded by [`CACHE_BYTES`] of traces.
+#[derive(Default)]
+struct EvalCache {
+    map: HashMap<Input, Evaluation>,
+    order: VecDeque<Input>,
+    capacity: usize,
+    hits: u64,
+}
+
+/// Memory the evaluation cache may use for traces.
+pub const CACHE_BYTES: usize = 32 << 20;
+
+impl EvalCache {
+    fn get(&mut self, input: &Input) -> Option<Evaluation> {
+        let e = self.map.get(input).cloned();
+        if e.is_some() {
+            self.hits += 1;
+        }
+        e
+    }
+
+    fn put(&mut self, ev: &Evaluation) {
+        if self.capacity == 0 {
+            let bytes = 64 + ev.trace.sites.len() * 8 + ev.trace.dist.len() * 8 + ev.input.values.len() * 32;
+            self.capacity = (CACHE_BYTES / bytes).max(16);
+        }
+        if self.map.len() >= self.capacity {
+            if let Some(old) = self.order.pop_front() {
+                self.map.remove(&old);
+            }
+        }
+        if self.map.insert(ev.input.clone(), ev.clone()).is_none() {
+            self.order.push_back(ev.input.clone());
+        }
+    }
 }
 
 impl<'a> SearchContext<'a> {
@@ -156,7 +197,13 @@ impl<'a> SearchContext<'a> {
             best: vec![None; n],
             given_up: vec![false; n],
             last_report: Instant::now(),
+            cache: EvalCache::default(),
         }
+    }
+
+    /// Evaluations answered from the cache instead of executing (not counted as executions).
+    pub fn cache_hits(&self) -> u64 {
+        self.cache.hits
     }
 
     /// Executions so far.
@@ -215,13 +262,18 @@ impl<'a> SearchContext<'a> {
     }
 
     /// Normalise `input` into the domain, run it, and update the archive, per-goal bests and
-    /// faults. Callers should check [`SearchContext::finished`] first; this always runs.
+    /// faults. Callers should check [`SearchContext::finished`] first; this always runs, unless the
+    /// same input was evaluated recently, in which case the cached result is returned and nothing
+    /// is executed.
     ///
     /// Errors: only when the executor breaks.
     pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
         let input = Input {
             values: input.values.iter().enumerate().map(|(i, v)| self.domain.normalise(i, *v)).collect(),
         };
+        if let Some(ev) = self.cache.get(&input) {
+            return Ok(ev);
+        }
         let bytes = self.domain.encode(&input);
         let ex = self.executor.run(&bytes)?;
         self.execs += 1;
@@ -246,6 +298,7 @@ impl<'a> SearchContext<'a> {
             exit: ex.exit,
             ret: ex.ret,
             exec,
+            at: self.start.elapsed(),
             covers_new: covers_new.clone(),
             covers_all,
         };
@@ -258,7 +311,9 @@ impl<'a> SearchContext<'a> {
             let status = self.status();
             self.monitor.update(&status);
         }
-        Ok(Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec })
+        let ev = Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec };
+        self.cache.put(&ev);
+        Ok(ev)
     }
 
     /// Current progress.

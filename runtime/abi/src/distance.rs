@@ -110,11 +110,11 @@ fn clamp(d: f64) -> f64 {
 
 /// Distances `(true, false)` of an `icmp` with predicate `pred` over the 64-bit patterns `a`, `b`.
 ///
-/// The pass sign-extends operands to 64 bits for signed predicates and zero-extends them
-/// otherwise, so here signed predicates read `a as i64` and all others read `a as u64`.
-/// A float predicate passed here is treated as its relation over the signed values.
+/// The pass widens operands to 64 bits as [`Pred::int_operands_signed`] says (sign extension for
+/// signed predicates and `eq`/`ne`, zero extension for unsigned ones), and this reads them the
+/// same way. A float predicate passed here is treated as its relation over the signed values.
 pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
-    let (x, y) = if pred.is_signed() {
+    let (x, y) = if pred.int_operands_signed() {
         (a as i64 as i128, b as i64 as i128)
     } else {
         (a as i128, b as i128)
@@ -232,6 +232,16 @@ mod tests {
         assert_eq!(icmp(Eq, min, max), (18446744073709551615.0, 0.0));
         assert_eq!(icmp(Sgt, min, max), (18446744073709551616.0, 0.0));
         assert_eq!(icmp(Slt, min, max), (0.0, 18446744073709551615.0));
+    }
+
+    #[test]
+    fn equality_reads_operands_as_signed() {
+        // i32 -1 == 0: the pass sign-extends, so the distance is 1, not 2^32 - 1
+        assert_eq!(icmp(Eq, (-1i64) as u64, 0), (1.0, 0.0));
+        assert_eq!(icmp(Ne, (-3i64) as u64, 4), (0.0, 7.0));
+        // unsigned values on the same side of 2^31 keep their difference after sign extension
+        let sext = |v: u32| v as i32 as i64 as u64;
+        assert_eq!(icmp(Eq, sext(3_999_999_999), sext(4_000_000_000)), (1.0, 0.0));
     }
 
     #[test]

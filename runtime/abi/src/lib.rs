@@ -19,8 +19,8 @@ pub mod shm;
 /// and engine.
 pub mod names {
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u64 a, u64 b)`: an integer
-    /// compare (`icmp`) that decides a branch site. Operands are sign-extended to 64 bits for signed
-    /// predicates and zero-extended otherwise.
+    /// compare (`icmp`) that decides a branch site. Operands are widened to 64 bits as
+    /// [`crate::pred::Pred::int_operands_signed`] says.
     pub const PROBE_CMP_INT: &str = "__evotest_cmp_int";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, double a, double b)`: an `fcmp`.
     pub const PROBE_CMP_FLOAT: &str = "__evotest_cmp_float";

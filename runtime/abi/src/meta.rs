@@ -64,6 +64,9 @@ pub struct FunctionMeta {
     pub variadic: bool,
     /// Basic blocks in layout order; block 0 is the entry.
     pub blocks: Vec<BlockMeta>,
+    /// Names of the functions it calls directly (the call graph; indirect calls are not known).
+    #[serde(default)]
+    pub calls: Vec<String>,
 }
 
 /// A basic block and its place in the CFG.

@@ -94,6 +94,16 @@ impl Pred {
         matches!(self, Pred::Sgt | Pred::Sge | Pred::Slt | Pred::Sle)
     }
 
+    /// How the pass widens the operands of an `icmp` to 64 bits, and how the runtime reads them:
+    /// signed for the signed predicates and for `eq`/`ne`, unsigned for the unsigned ones.
+    ///
+    /// The IR does not say whether an `eq` compares signed or unsigned values; sign extension keeps
+    /// |a − b| right for small negative values (`x == 0` with `x = -1` is 1 away, not 2^32 − 1),
+    /// and for unsigned values it distorts only differences across the 2^(w−1) boundary.
+    pub fn int_operands_signed(self) -> bool {
+        self.is_signed() || matches!(self, Pred::Eq | Pred::Ne)
+    }
+
     /// True for the unordered `fcmp` predicates, which are true when either operand is NaN.
     pub fn is_unordered(self) -> bool {
         matches!(self, Pred::Uno | Pred::Ueq | Pred::Ugt | Pred::Uge | Pred::Ult | Pred::Ule | Pred::Une)

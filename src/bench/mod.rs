@@ -1,0 +1,275 @@
+//! `evotest bench`: every program × tool × run, with fixed seeds, measured the same way.
+//!
+//! Per run it records whether full *feasible* coverage was reached (the count the program's
+//! header claims, from `bench/programs.toml`), the executions and seconds until then, the final
+//! coverage and the execution rate. Per program × tool it reports:
+//!
+//! * **SR**: success rate to full feasible coverage;
+//! * **AE**: mean executions to full feasible coverage, failures counted at the execution cap
+//!   (as Bueno & Jino, seed 001, count them);
+//! * **median executions** and **median seconds** to full feasible coverage over successful runs;
+//! * **MC**: maximum coverage reached in any run (outcomes);
+//! * **exec/s**: executions per second over all runs.
+//!
+//! Results go to `<out>/<name>.md` and `<out>/<name>.json`.
+
+pub mod tools;
+
+use crate::campaign::{self, RunOptions, Target};
+use crate::config::{parse_range_arg, RangeSpec};
+use crate::search::Budget;
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tools::Tool;
+
+/// One benchmark subject, as listed in `bench/programs.toml`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct BenchProgram {
+    pub name: String,
+    pub file: PathBuf,
+    pub function: String,
+    /// Feasible branch outcomes claimed by the file's header.
+    pub feasible: usize,
+    /// `NAME=LO..HI` ranges.
+    #[serde(default)]
+    pub ranges: Vec<String>,
+    /// Figures from the seed papers for this program (label → value), shown beside ours.
+    #[serde(default)]
+    pub paper: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct ProgramsFile {
+    program: Vec<BenchProgram>,
+}
+
+/// Read `bench/programs.toml`.
+pub fn load_programs(path: &Path) -> Result<Vec<BenchProgram>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let f: ProgramsFile = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
+    Ok(f.program)
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub programs: Vec<BenchProgram>,
+    /// Tool names: evotest algorithms (`avm`, `ga`, `random`).
+    pub tools: Vec<String>,
+    pub runs: u32,
+    pub max_execs: u64,
+    pub max_time: Duration,
+    /// Seeds are `seed_base + run`.
+    pub seed_base: u64,
+    pub name: String,
+    pub out: PathBuf,
+    /// Where programs are built.
+    pub work: PathBuf,
+    pub quiet: bool,
+}
+
+/// The measurements of one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub program: String,
+    pub tool: String,
+    pub run: u32,
+    pub seed: u64,
+    pub success: bool,
+    /// Executions until full feasible coverage (successful runs).
+    pub executions_to_full: Option<u64>,
+    pub seconds_to_full: Option<f64>,
+    pub executions: u64,
+    pub seconds: f64,
+    pub covered: usize,
+    pub total: usize,
+    pub feasible: usize,
+}
+
+/// The summary of one program × tool cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Cell {
+    pub program: String,
+    pub tool: String,
+    pub runs: usize,
+    pub sr: f64,
+    pub ae: f64,
+    pub median_executions: Option<f64>,
+    pub median_seconds: Option<f64>,
+    pub mc: usize,
+    pub total: usize,
+    pub feasible: usize,
+    pub exec_per_sec: f64,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+/// Summarise the runs of one program × tool.
+pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
+    let first = records.first()?;
+    let n = records.len();
+    let ok: Vec<&&RunRecord> = records.iter().filter(|r| r.success).collect();
+    let ae = records.iter().map(|r| r.executions_to_full.unwrap_or(cap) as f64).sum::<f64>() / n as f64;
+    let execs: u64 = records.iter().map(|r| r.executions).sum();
+    let secs: f64 = records.iter().map(|r| r.seconds).sum();
+    Some(Cell {
+        program: first.program.clone(),
+        tool: first.tool.clone(),
+        runs: n,
+        sr: ok.len() as f64 / n as f64,
+        ae,
+        median_executions: median(ok.iter().filter_map(|r| r.executions_to_full.map(|e| e as f64)).collect()),
+        median_seconds: median(ok.iter().filter_map(|r| r.seconds_to_full).collect()),
+        mc: records.iter().map(|r| r.covered).max().unwrap_or(0),
+        total: first.total,
+        feasible: first.feasible,
+        exec_per_sec: if secs > 0.0 { execs as f64 / secs } else { 0.0 },
+    })
+}
+
+/// Build a program once for all its runs.
+fn build(p: &BenchProgram, work: &Path, root: &Path) -> Result<(Target, RunOptions)> {
+    let src = root.join(&p.file);
+    let mut o = RunOptions::new(&src, &p.function);
+    o.out_dir = work.join(&p.name);
+    o.ranges = p.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
+    let t = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
+    Ok((t, o))
+}
+
+/// Run the whole benchmark and write its results. Returns the records.
+pub fn run(opts: &BenchOptions, root: &Path) -> Result<(Vec<RunRecord>, Vec<Cell>)> {
+    if opts.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let tools: Vec<Box<dyn Tool>> = opts.tools.iter().map(|t| tools::by_name(t)).collect::<Result<_>>()?;
+    std::fs::create_dir_all(&opts.work)?;
+    let mut records = Vec::new();
+    for p in &opts.programs {
+        let (mut target, base) = build(p, &opts.work, root)?;
+        for tool in &tools {
+            for run in 0..opts.runs {
+                let seed = opts.seed_base + run as u64;
+                let mut o = base.clone();
+                o.seed = seed;
+                o.budget = Budget { max_execs: Some(opts.max_execs), max_time: Some(opts.max_time) };
+                let mut rec = tool.run(p, &mut target, &o)?;
+                rec.run = run;
+                if !opts.quiet {
+                    eprintln!(
+                        "{:<12} {:<8} run {:>2}: {}/{} outcomes, {}",
+                        p.name,
+                        tool.name(),
+                        run + 1,
+                        rec.covered,
+                        rec.total,
+                        match rec.executions_to_full {
+                            Some(e) => format!("full feasible coverage at execution {e}"),
+                            None => format!("not full after {} executions", rec.executions),
+                        }
+                    );
+                }
+                records.push(rec);
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    for p in &opts.programs {
+        for t in &tools {
+            let rs: Vec<&RunRecord> = records.iter().filter(|r| r.program == p.name && r.tool == t.name()).collect();
+            cells.extend(summarise(&rs, opts.max_execs));
+        }
+    }
+    write_results(opts, &records, &cells)?;
+    Ok((records, cells))
+}
+
+fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(x) => format!("{x:.digits$}"),
+        None => "–".into(),
+    }
+}
+
+/// The markdown report.
+pub fn markdown(opts: &BenchOptions, cells: &[Cell], command: &str) -> String {
+    let tools: Vec<String> = {
+        let mut t = Vec::new();
+        for c in cells {
+            if !t.contains(&c.tool) {
+                t.push(c.tool.clone());
+            }
+        }
+        t
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "# Benchmark `{}`\n", opts.name);
+    let _ = writeln!(s, "Command: `{command}`\n");
+    let _ = writeln!(
+        s,
+        "{} runs per cell (seeds {}..{}), caps of {} executions and {} s per run. Success = all feasible \
+         branch outcomes covered (the count each program's header claims).\n",
+        opts.runs,
+        opts.seed_base,
+        opts.seed_base + opts.runs as u64 - 1,
+        opts.max_execs,
+        opts.max_time.as_secs_f64()
+    );
+    let metric = |s: &mut String, title: &str, f: &dyn Fn(&Cell) -> String| {
+        let _ = writeln!(s, "## {title}\n");
+        let _ = writeln!(s, "| program | {} |", tools.join(" | "));
+        let _ = writeln!(s, "|---|{}", "---:|".repeat(tools.len()));
+        let mut programs: Vec<&String> = Vec::new();
+        for c in cells {
+            if !programs.contains(&&c.program) {
+                programs.push(&c.program);
+            }
+        }
+        for p in programs {
+            let row: Vec<String> = tools
+                .iter()
+                .map(|t| cells.iter().find(|c| &c.program == p && &c.tool == t).map(f).unwrap_or_default())
+                .collect();
+            let _ = writeln!(s, "| {p} | {} |", row.join(" | "));
+        }
+        s.push('\n');
+    };
+    metric(&mut s, "SR: success rate", &|c| format!("{:.0}%", c.sr * 100.0));
+    metric(&mut s, "Median executions to full feasible coverage (successful runs)", &|c| fmt_opt(c.median_executions, 0));
+    metric(&mut s, "AE: mean executions, failures counted at the cap", &|c| format!("{:.1}", c.ae));
+    metric(&mut s, "Median seconds to full feasible coverage", &|c| fmt_opt(c.median_seconds, 3));
+    metric(&mut s, "MC: maximum coverage (outcomes covered / feasible / total)", &|c| {
+        format!("{}/{}/{}", c.mc, c.feasible, c.total)
+    });
+    metric(&mut s, "Executions per second", &|c| format!("{:.0}", c.exec_per_sec));
+    s
+}
+
+fn write_results(opts: &BenchOptions, records: &[RunRecord], cells: &[Cell]) -> Result<()> {
+    std::fs::create_dir_all(&opts.out)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let md = markdown(opts, cells, &command);
+    crate::report::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
+    let json = serde_json::json!({
+        "name": opts.name,
+        "command": command,
+        "runs": opts.runs,
+        "max_execs": opts.max_execs,
+        "max_seconds": opts.max_time.as_secs_f64(),
+        "cells": cells,
+        "records": records,
+    });
+    crate::report::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! Bad input gets a one-line error and a non-zero exit, never a panic.
+
+mod common;
+
+use common::*;
+
+fn fail(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest().args(args).arg("--out").arg(dir.path()).output().unwrap();
+    assert_one_line_error(&o)
+}
+
+#[test]
+fn a_missing_file() {
+    let e = fail(&["run", "examples/no_such_file.c", "-f", "f"]);
+    assert!(e.contains("no_such_file.c: no such file"), "{e}");
+}
+
+#[test]
+fn c_that_does_not_compile_shows_clangs_message() {
+    let e = fail(&["run", "tests/fixtures/bad_syntax.c", "-f", "broken"]);
+    assert!(e.contains("does not compile"), "{e}");
+    assert!(e.contains("undeclared_variable"), "clang's message is missing: {e}");
+}
+
+#[test]
+fn an_unknown_function_lists_the_defined_ones() {
+    let e = fail(&["run", "examples/triangle.c", "-f", "no_such_function"]);
+    assert!(e.contains("`no_such_function` not found"), "{e}");
+    assert!(e.contains("defined: triangle"), "{e}");
+}
+
+#[test]
+fn an_unsupported_parameter_type_names_the_parameter_and_type() {
+    let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "length"]);
+    assert!(e.contains("parameter `list`"), "{e}");
+    assert!(e.contains("struct node *"), "{e}");
+}
+
+#[test]
+fn llvm_not_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .env("EVOTEST_CLANG", "/nonexistent/llvm-22/bin/clang")
+        .args(["run", "examples/triangle.c", "-f", "triangle", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("LLVM 22"), "{e}");
+    assert!(e.contains("make setup"), "{e}");
+}
+
+#[test]
+fn a_range_for_an_unknown_parameter_or_outside_the_type() {
+    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "z=1..2"]);
+    assert!(e.contains("no such parameter") && e.contains("a, b, c"), "{e}");
+    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "a=0..99999999999"]);
+    assert!(e.contains("within"), "{e}");
+    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "a"]);
+    assert!(e.contains("NAME=LO..HI"), "{e}");
+}
+
+#[test]
+fn an_unknown_algorithm() {
+    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--algorithm", "magic"]);
+    assert!(e.contains("unknown algorithm `magic`") && e.contains("avm"), "{e}");
+}

@@ -1,0 +1,107 @@
+//! Helpers for the end-to-end tests: run the `evotest` binary, read its JSON outputs.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Path of a file under the repository root.
+pub fn path(rel: &str) -> PathBuf {
+    root().join(rel)
+}
+
+/// The evotest binary, checking that the pass and runtime were built next to it.
+pub fn evotest() -> Command {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_evotest"));
+    let dir = exe.parent().unwrap();
+    for f in ["libevotest_pass.so", "libevotest_rt.a"] {
+        assert!(
+            dir.join(f).is_file(),
+            "{} missing: run `cargo build --workspace` (or `make test`) before `cargo test`",
+            dir.join(f).display()
+        );
+    }
+    let mut c = Command::new(exe);
+    c.current_dir(root());
+    c
+}
+
+/// Run `evotest run FILE -f FUNCTION --out OUT ARGS…` and return (output, report.json).
+pub fn run(file: &str, function: &str, out: &Path, args: &[&str]) -> (Output, Value) {
+    let o = evotest()
+        .args(["run", file, "-f", function, "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .expect("run evotest");
+    assert!(
+        o.status.success(),
+        "evotest run {file} -f {function} {args:?} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report = read_json(&out.join("report.json"));
+    (o, report)
+}
+
+pub fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Uncovered outcomes of a report as `(line, condition, label)`.
+pub fn uncovered(report: &Value) -> Vec<(u64, String, String)> {
+    let mut v = Vec::new();
+    for s in report["sites"].as_array().unwrap() {
+        for o in s["outcomes"].as_array().unwrap() {
+            if !o["covered"].as_bool().unwrap() {
+                v.push((
+                    s["line"].as_u64().unwrap(),
+                    s["condition"].as_str().unwrap().to_string(),
+                    o["label"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+    }
+    v
+}
+
+/// Compile `tests.c` from `out` with the original `source` using plain clang-22 and run it.
+/// Returns the program's stdout; panics if it does not compile or does not pass.
+pub fn compile_and_run_tests_c(out: &Path, source: &str) -> String {
+    compile_and_run_tests_c_with(out, &[source])
+}
+
+/// As [`compile_and_run_tests_c`], with several sources.
+pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
+    let exe = out.join("tests-bin");
+    let c = Command::new("clang-22")
+        .arg("-o")
+        .arg(&exe)
+        .arg(out.join("tests.c"))
+        .args(sources.iter().map(|s| path(s)))
+        .arg("-lm")
+        .output()
+        .expect("clang-22");
+    assert!(c.status.success(), "tests.c does not compile:\n{}", String::from_utf8_lossy(&c.stderr));
+    let r = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&r.stdout).to_string();
+    assert!(r.status.success(), "tests.c failed:\n{stdout}");
+    stdout
+}
+
+/// Assert that a failed run printed exactly one line, starting with `error:`, and no panic.
+pub fn assert_one_line_error(o: &Output) -> String {
+    assert!(!o.status.success(), "expected failure, got success");
+    assert_eq!(o.status.code(), Some(2), "expected exit status 2");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(!err.contains("panicked"), "panic: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one line on stderr, got:\n{err}");
+    assert!(lines[0].starts_with("error: "), "{}", lines[0]);
+    lines[0].to_string()
+}

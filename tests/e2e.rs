@@ -1,0 +1,163 @@
+//! End-to-end tests: compile with the pass, search through the fork server, check the suite.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+#[test]
+fn triangle_reaches_full_coverage_within_20000_executions_for_5_seeds() {
+    for seed in 1..=5 {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = run(
+            "examples/triangle.c",
+            "triangle",
+            dir.path(),
+            &["--seed", &seed.to_string(), "--max-execs", "20000", "--max-time", "0"],
+        );
+        assert_eq!(r["branches_total"], 22, "seed {seed}");
+        assert_eq!(r["branches_covered"], 22, "seed {seed}: uncovered {:?}", uncovered(&r));
+        let at = r["full_coverage_at_execution"].as_u64().unwrap();
+        assert!(at <= 20_000, "seed {seed}: full coverage only at {at}");
+    }
+}
+
+#[test]
+fn triangle_tests_c_compiles_with_the_source_and_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("examples/triangle.c", "triangle", dir.path(), &["--seed", "3"]);
+    let n_tests = r["tests"].as_u64().unwrap();
+    let out = compile_and_run_tests_c(dir.path(), "examples/triangle.c");
+    assert_eq!(out.trim(), format!("{n_tests} passed, 0 failed"));
+    // and it really checks something: a wrong expectation makes it fail
+    let t = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
+    let broken = t.replacen("check_int(\"test_1\", (long long)r, ", "check_int(\"test_1\", (long long)r, 100 + ", 1);
+    assert_ne!(t, broken);
+    std::fs::write(dir.path().join("tests.c"), broken).unwrap();
+    let exe = dir.path().join("broken");
+    let c = Command::new("clang-22")
+        .arg("-o")
+        .arg(&exe)
+        .arg(dir.path().join("tests.c"))
+        .arg(path("examples/triangle.c"))
+        .status()
+        .unwrap();
+    assert!(c.success());
+    let o = Command::new(&exe).output().unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("FAIL test_1"));
+}
+
+#[test]
+fn expint_reaches_all_feasible_outcomes_over_the_full_float_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("examples/expint.c", "expint", dir.path(), &["--seed", "1", "--max-time", "0"]);
+    // 15 sites; all 30 outcomes are feasible when x may be huge, +inf or NaN (see the header)
+    assert_eq!(r["branches_total"], 30);
+    assert_eq!(r["branches_covered"], 30, "uncovered {:?}", uncovered(&r));
+    let out = compile_and_run_tests_c(dir.path(), "examples/expint.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn expint_with_finite_x_covers_28_and_suspects_the_two_loop_exhaustions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "examples/expint.c",
+        "expint",
+        dir.path(),
+        &["--seed", "2", "--range", "x=-10..1e30", "--max-time", "0", "--patience", "300"],
+    );
+    assert_eq!(r["branches_covered"], 28, "uncovered {:?}", uncovered(&r));
+    let mut u = uncovered(&r);
+    u.sort();
+    assert_eq!(
+        u,
+        vec![(52, "i <= 100".to_string(), "false".to_string()), (67, "i <= 100".to_string(), "false".to_string())]
+    );
+    assert_eq!(r["branches_infeasible_suspected"], 2);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_suite() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    for d in [&a, &b] {
+        run("examples/expint.c", "expint", d.path(), &["--seed", "11", "--max-time", "0"]);
+    }
+    let sa = read_json(&a.path().join("suite.json"));
+    let sb = read_json(&b.path().join("suite.json"));
+    assert_eq!(sa["tests"], sb["tests"]);
+    assert!(!sa["tests"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_segfaulting_target_is_recorded_with_a_reproducer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/faults.c", "crashy", dir.path(), &["--seed", "1"]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    assert!(r["faults"]["crash"].as_u64().unwrap() >= 1);
+    let repro = dir.path().join("faults/crash-1.input");
+    assert!(repro.is_file());
+    // The reproducer crashes the instrumented target again, with SIGSEGV.
+    let st = Command::new(dir.path().join("build/target")).arg(&repro).status().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(st.signal(), Some(libc::SIGSEGV));
+    // suite.json names the fault; tests.c expects the crash and passes.
+    let suite = read_json(&dir.path().join("suite.json"));
+    assert_eq!(suite["faults"][0]["exit"]["kind"], "crash");
+    assert_eq!(suite["faults"][0]["inputs"]["a"], 1234);
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/faults.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn a_hanging_target_is_recorded_with_a_reproducer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/faults.c", "hangy", dir.path(), &["--seed", "1", "--timeout", "200ms"]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    assert!(r["faults"]["timeout"].as_u64().unwrap() >= 1);
+    let repro = dir.path().join("faults/timeout-1.input");
+    assert!(repro.is_file());
+    let suite = read_json(&dir.path().join("suite.json"));
+    assert_eq!(suite["faults"][0]["inputs"]["a"], 77);
+    assert_eq!(suite["faults"][0]["exit"]["kind"], "timeout");
+}
+
+#[test]
+fn an_exiting_target_is_recorded_with_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/faults.c", "exity", dir.path(), &["--seed", "1"]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    let suite = read_json(&dir.path().join("suite.json"));
+    assert_eq!(suite["faults"][0]["exit"], serde_json::json!({"kind": "exit", "code": 3}));
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/faults.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn json_flag_prints_the_report_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .args(["run", "examples/triangle.c", "-f", "triangle", "--json", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    for k in ["branches_total", "branches_covered", "branches_infeasible_suspected", "executions", "seconds"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+}
+
+#[test]
+fn the_console_table_lists_every_site_and_what_each_test_covers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, _) = run("examples/triangle.c", "triangle", dir.path(), &["--seed", "1"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for cond in ["a <= 0", "sa + sb <= sc", "a == c"] {
+        assert!(out.contains(cond), "missing {cond} in\n{out}");
+    }
+    assert!(out.contains("covered 22/22 branch outcomes (100.0%)"), "{out}");
+    assert!(out.contains("covers"), "{out}");
+}

@@ -1,0 +1,58 @@
+//! The pass on every kind of branch site, checked through `evotest sites` and a full run.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn sites_lists_switch_float_bool_char_and_callee_sites() {
+    let o = evotest().args(["sites", "tests/fixtures/kinds.c"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("switch  s  [default, case 3, case 10, case 11]"), "{out}");
+    assert!(out.contains("d >= 2.5"), "{out}");
+    assert!(out.contains("d < 2.75"), "{out}");
+    assert!(out.contains("c == 'x'"), "{out}");
+    assert!(out.contains("u > 4000000000"), "{out}");
+    assert!(out.contains("int kinds(int s, double d, unsigned int u, _Bool flag, char c)"), "{out}");
+}
+
+#[test]
+fn every_outcome_of_every_site_kind_is_covered_including_a_static_callee() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/kinds.c", "kinds", dir.path(), &["--seed", "4"]);
+    // switch: 4 outcomes; d >= 2.5, d < 2.75, flag, c == 'x', helper's u > 4e9: 2 each
+    assert_eq!(r["branches_total"], 4 + 2 * 5);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let funcs: Vec<&str> = r["sites"].as_array().unwrap().iter().map(|s| s["function"].as_str().unwrap()).collect();
+    assert!(funcs.contains(&"helper"));
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/kinds.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .args(["run", "tests/fixtures/multi_a.c", "tests/fixtures/multi_b.c", "-f", "check", "--seed", "1", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = read_json(&dir.path().join("report.json"));
+    let sites = r["sites"].as_array().unwrap();
+    let mut ids: Vec<u64> = sites.iter().map(|s| s["id"].as_u64().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), sites.len(), "duplicate site ids: {sites:?}");
+    // check's a > b, both local_helper's, and classify's x > 100: 4 sites in 2 files
+    assert_eq!(sites.len(), 4);
+    let files: std::collections::BTreeSet<&str> = sites.iter().map(|s| s["file"].as_str().unwrap()).collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let conds: Vec<&str> = sites.iter().map(|s| s["condition"].as_str().unwrap()).collect();
+    assert!(conds.contains(&"v < -5") && conds.contains(&"v == 42"), "{conds:?}");
+    // v == 42 is only reachable through classify(a - b) with a - b == 42
+    assert_eq!(r["branches_covered"], 8, "uncovered {:?}", uncovered(&r));
+    let out = compile_and_run_tests_c_with(dir.path(), &["tests/fixtures/multi_a.c", "tests/fixtures/multi_b.c"]);
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
