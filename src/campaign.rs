@@ -8,6 +8,7 @@ use crate::config::RangeSpec;
 use crate::exec::ForkServer;
 use crate::fitness::{Analysis, Goal, CRITERIA};
 use crate::harness::{self, Signature};
+use crate::input::shape::{self, ShapeSpec};
 use crate::input::{Domain, InitMode};
 use crate::program::{self, Program};
 use crate::search::{self, Budget, Monitor, SearchConfig, SearchContext};
@@ -36,6 +37,8 @@ pub struct RunOptions {
     /// Per-execution timeout.
     pub timeout: Duration,
     pub ranges: Vec<RangeSpec>,
+    /// How pointer parameters are built (arrays, strings, buffers).
+    pub shapes: Vec<ShapeSpec>,
     pub init: InitMode,
     pub search: SearchConfig,
     pub out_dir: PathBuf,
@@ -56,6 +59,7 @@ impl RunOptions {
             budget: Budget { max_execs: Some(100_000), max_time: Some(Duration::from_secs(60)) },
             timeout: Duration::from_secs(1),
             ranges: vec![],
+            shapes: vec![],
             init: InitMode::Biased,
             search: SearchConfig::default(),
             out_dir: PathBuf::from("evotest-out").join(function),
@@ -156,21 +160,11 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
             )
         })?
         .clone();
-    let signature = Signature::of(&fmeta)?;
-
-    let mut params = signature.params.clone();
-    for r in &opts.ranges {
-        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>();
-        let joined = names.join(", ");
-        let p = params
-            .iter_mut()
-            .find(|p| p.name == r.name)
-            .ok_or_else(|| anyhow!("range for `{}`: `{}` has no such parameter (parameters: {joined})", r.name, opts.function))?;
-        p.set_range(&r.lo, &r.hi)?;
-    }
+    let (params, genes) = shape::build(&fmeta, &opts.shapes, &opts.ranges)?;
+    let signature = Signature::of(&fmeta, &params)?;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
-    let domain = Domain { params, int_pool, float_pool, init: opts.init };
+    let domain = Domain { params, genes, int_pool, float_pool, init: opts.init };
 
     let harness_c = build_dir.join("harness.c");
     std::fs::write(&harness_c, harness::generate(&signature, &domain, &opts.sources_display()))
@@ -181,7 +175,8 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
     let metas = program::read_metadata(&exe)?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
-    let executor = ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), INPUT_CAPACITY, opts.timeout)?;
+    let input_capacity = (domain.encoded_len() as u32).max(INPUT_CAPACITY);
+    let executor = ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), input_capacity, opts.timeout)?;
     if executor.overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }

@@ -1,13 +1,22 @@
-//! User configuration: parameter ranges from `--range` and from a TOML file, and duration parsing.
+//! User configuration: parameter ranges and shapes from flags and from a TOML file, and duration
+//! parsing.
 //!
 //! TOML format:
 //! ```toml
 //! [ranges]
 //! a = "-1000..1000"      # inclusive, as on the command line
 //! x = [0.0, 100.0]       # or as a two-element array
+//! d = "-50000..50000@0.001"  # a float with a precision step
+//! [arrays]
+//! a = 10                 # --array a=10
+//! [strings]
+//! isbn = "13:0-9X"       # --string isbn=13:0-9X
+//! [buffers]
+//! data = "n:64"          # --buffer data=n:64
 //! ```
 
 use anyhow::{anyhow, bail, Context, Result};
+use crate::input::shape::ShapeSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -49,19 +58,71 @@ fn split_range(r: &str) -> Option<(String, String)> {
 struct ConfigFile {
     #[serde(default)]
     ranges: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    arrays: BTreeMap<String, usize>,
+    #[serde(default)]
+    strings: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    buffers: BTreeMap<String, String>,
+}
+
+/// What a configuration file says.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub ranges: Vec<RangeSpec>,
+    pub shapes: Vec<ShapeSpec>,
+}
+
+/// Parse `--array`, `--string` and `--buffer` values.
+pub fn parse_shapes(arrays: &[String], strings: &[String], buffers: &[String]) -> Result<Vec<ShapeSpec>> {
+    let mut out = Vec::new();
+    for a in arrays {
+        out.push(ShapeSpec::parse_array(a)?);
+    }
+    for s in strings {
+        out.push(ShapeSpec::parse_string(s)?);
+    }
+    for b in buffers {
+        out.push(ShapeSpec::parse_buffer(b)?);
+    }
+    Ok(out)
+}
+
+/// Read a TOML configuration (see module docs).
+///
+/// Errors: unreadable file, bad TOML, or a malformed entry.
+pub fn load(path: &Path) -> Result<Config> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config {}", path.display()))?;
+    let cfg: ConfigFile = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
+    let mut shapes = Vec::new();
+    for (name, len) in &cfg.arrays {
+        shapes.push(ShapeSpec::parse_array(&format!("{name}={len}")).with_context(|| path.display().to_string())?);
+    }
+    for (name, v) in &cfg.strings {
+        let s = match v {
+            toml::Value::Integer(n) => n.to_string(),
+            toml::Value::String(s) => s.clone(),
+            _ => bail!("{}: strings.{name} must be MAX or \"MAX:ALPHABET\"", path.display()),
+        };
+        shapes.push(ShapeSpec::parse_string(&format!("{name}={s}")).with_context(|| path.display().to_string())?);
+    }
+    for (name, s) in &cfg.buffers {
+        shapes.push(ShapeSpec::parse_buffer(&format!("{name}={s}")).with_context(|| path.display().to_string())?);
+    }
+    Ok(Config { ranges: ranges_of(&cfg, path)?, shapes })
 }
 
 /// Ranges from a TOML file (see module docs).
-///
-/// Errors: unreadable file, bad TOML, or a range that is neither `"LO..HI"` nor `[LO, HI]`.
 pub fn load_ranges(path: &Path) -> Result<Vec<RangeSpec>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config {}", path.display()))?;
-    let cfg: ConfigFile = toml::from_str(&text)
-        .map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
+    Ok(load(path)?.ranges)
+}
+
+fn ranges_of(cfg: &ConfigFile, path: &Path) -> Result<Vec<RangeSpec>> {
     let mut out = Vec::new();
-    for (name, v) in cfg.ranges {
+    for (name, v) in &cfg.ranges {
+        let name = name.clone();
         let bad = || anyhow!("{}: range of `{name}` must be \"LO..HI\" or [LO, HI]", path.display());
-        let (lo, hi) = match &v {
+        let (lo, hi) = match v {
             toml::Value::String(s) => split_range(s).ok_or_else(bad)?,
             toml::Value::Array(a) if a.len() == 2 => {
                 let t = |v: &toml::Value| match v {
@@ -136,5 +197,10 @@ mod tests {
         assert_eq!(r[1].lo, "0.5");
         std::fs::write(&p, "[ranges]\na = 5\n").unwrap();
         assert!(load_ranges(&p).is_err());
+        std::fs::write(&p, "[arrays]\na = 10\n[strings]\ns = \"5:a-z\"\nt = 3\n[buffers]\nb = \"n:4\"\n").unwrap();
+        let c = load(&p).unwrap();
+        assert_eq!(c.shapes.len(), 4);
+        assert!(c.shapes.contains(&ShapeSpec::Array { name: "a".into(), len: 10 }));
+        assert!(c.shapes.contains(&ShapeSpec::Buffer { name: "b".into(), len_param: "n".into(), max: 4 }));
     }
 }

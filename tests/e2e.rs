@@ -31,7 +31,11 @@ fn triangle_tests_c_compiles_with_the_source_and_passes() {
     assert_eq!(out.trim(), format!("{n_tests} passed, 0 failed"));
     // and it really checks something: a wrong expectation makes it fail
     let t = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
-    let broken = t.replacen("check_int(\"test_1\", (long long)r, ", "check_int(\"test_1\", (long long)r, 100 + ", 1);
+    let broken = t.replacen(
+        "evotest_check_int(\"test_1\", (long long)evotest_r, ",
+        "evotest_check_int(\"test_1\", (long long)evotest_r, 100 + ",
+        1,
+    );
     assert_ne!(t, broken);
     std::fs::write(dir.path().join("tests.c"), broken).unwrap();
     let exe = dir.path().join("broken");

@@ -184,4 +184,24 @@ unsigned evotest_ditype_scalar(LLVMMetadataRef Ty, uint64_t *Bits) {
   return 0;
 }
 
+// The pointee of a pointer type, after stripping typedefs and cv-qualifiers around the pointer
+// (`const char *` → `const char`; `uint8_t *` → `uint8_t`), or null when Ty is not a pointer.
+LLVMMetadataRef evotest_ditype_pointee(LLVMMetadataRef Ty) {
+  const DIType *T = dyn_cast_or_null<DIType>(unwrap(Ty));
+  for (int Depth = 0; T && Depth < 32; ++Depth) {
+    auto *D = dyn_cast<DIDerivedType>(T);
+    if (!D) return nullptr;
+    unsigned Tag = D->getTag();
+    if (Tag == dwarf::DW_TAG_pointer_type) return wrap(D->getBaseType());
+    if (Tag == dwarf::DW_TAG_typedef || Tag == dwarf::DW_TAG_const_type ||
+        Tag == dwarf::DW_TAG_volatile_type || Tag == dwarf::DW_TAG_restrict_type ||
+        Tag == dwarf::DW_TAG_atomic_type) {
+      T = D->getBaseType();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
 } // extern "C"

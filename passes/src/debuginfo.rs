@@ -19,6 +19,7 @@ extern "C" {
     fn evotest_disubprogram_line(sp: LLVMMetadataRef) -> c_uint;
     fn evotest_ditype_spelling(ty: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
     fn evotest_ditype_scalar(ty: LLVMMetadataRef, bits: *mut u64) -> c_uint;
+    fn evotest_ditype_pointee(ty: LLVMMetadataRef) -> LLVMMetadataRef;
 }
 
 // DWARF base type encodings (DW_ATE_*).
@@ -171,7 +172,19 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             DW_ATE_FLOAT => Some(ScalarKind::Float),
             _ => None,
         };
-        TypeMeta { c_spelling, ir: ir.to_string(), scalar: kind.map(|kind| ScalarMeta { kind, bits: bits as u32 }) }
+        let pointee = if di.is_null() {
+            None
+        } else {
+            let p = unsafe { evotest_ditype_pointee(di) };
+            // `void *` has a null base type: no pointee description
+            (!p.is_null()).then(|| Box::new(type_meta(p, true, "")))
+        };
+        TypeMeta {
+            c_spelling,
+            ir: ir.to_string(),
+            scalar: kind.map(|kind| ScalarMeta { kind, bits: bits as u32 }),
+            pointee,
+        }
     } else {
         let scalar = match ir {
             "i1" => Some(ScalarMeta { kind: ScalarKind::Bool, bits: 8 }),
@@ -182,7 +195,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             "double" => Some(ScalarMeta { kind: ScalarKind::Float, bits: 64 }),
             _ => None,
         };
-        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar }
+        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None }
     }
 }
 

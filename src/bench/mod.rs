@@ -37,6 +37,15 @@ pub struct BenchProgram {
     /// `NAME=LO..HI` ranges.
     #[serde(default)]
     pub ranges: Vec<String>,
+    /// `NAME=LEN` fixed-length arrays.
+    #[serde(default)]
+    pub arrays: Vec<String>,
+    /// `NAME=MAX[:ALPHABET]` strings.
+    #[serde(default)]
+    pub strings: Vec<String>,
+    /// `NAME=LENPARAM:MAX` buffers.
+    #[serde(default)]
+    pub buffers: Vec<String>,
     /// Figures from the seed papers for this program (label → value), shown beside ours.
     #[serde(default)]
     pub paper: BTreeMap<String, String>,
@@ -144,6 +153,7 @@ fn build(p: &BenchProgram, work: &Path, root: &Path) -> Result<(Target, RunOptio
     let mut o = RunOptions::new(&src, &p.function);
     o.out_dir = work.join(&p.name);
     o.ranges = p.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
+    o.shapes = crate::config::parse_shapes(&p.arrays, &p.strings, &p.buffers)?;
     let t = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
     Ok((t, o))
 }

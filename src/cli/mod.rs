@@ -137,7 +137,24 @@ struct RunArgs {
     #[arg(long = "range", value_name = "NAME=LO..HI")]
     ranges: Vec<String>,
 
-    /// TOML file with a [ranges] table (NAME = "LO..HI" or [LO, HI]); --range wins over it
+    /// A pointer parameter is a fixed-length array of LEN elements, e.g. --array a=10
+    /// (repeatable; --range a=… applies to every element)
+    #[arg(long = "array", value_name = "NAME=LEN")]
+    arrays: Vec<String>,
+
+    /// A char pointer is a NUL-terminated string of 0..MAX characters from ALPHABET (ranges like
+    /// a-z0-9; default printable ASCII), e.g. --string name=5 or --string isbn=13:0-9X.
+    /// Unlisted char pointers are strings of up to 16 printable characters
+    #[arg(long = "string", value_name = "NAME=MAX[:ALPHABET]")]
+    strings: Vec<String>,
+
+    /// A pointer parameter and the integer parameter that carries its length, e.g.
+    /// --buffer a=n:10 (a holds n elements, 0 <= n <= 10)
+    #[arg(long = "buffer", value_name = "NAME=LENPARAM:MAX")]
+    buffers: Vec<String>,
+
+    /// TOML file with [ranges], [arrays], [strings] and [buffers] tables (see README); flags win
+    /// over it
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
@@ -232,12 +249,19 @@ impl RunArgs {
         };
         o.timeout = parse_duration(&self.timeout).context("--timeout")?;
         if let Some(c) = &self.config {
-            o.ranges = config::load_ranges(c)?;
+            let file = config::load(c)?;
+            o.ranges = file.ranges;
+            o.shapes = file.shapes;
         }
         for r in &self.ranges {
             let spec = parse_range_arg(r)?;
             o.ranges.retain(|x| x.name != spec.name);
             o.ranges.push(spec);
+        }
+        let shapes = config::parse_shapes(&self.arrays, &self.strings, &self.buffers)?;
+        for spec in shapes {
+            o.shapes.retain(|x| x.name() != spec.name());
+            o.shapes.push(spec);
         }
         o.init = self.init;
         o.search = SearchConfig { population: self.population, patience: self.patience, give_up_after: self.give_up_after };

@@ -130,7 +130,7 @@ mod tests {
             operand_type: "i32".into(),
             outcome_labels: vec!["true".into(), "false".into()],
         };
-        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None };
+        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
         Program::with_sequential_bases(vec![ModuleMeta {
             version: META_VERSION,
             module_id: 1,

@@ -34,7 +34,7 @@ pub fn render(run: &RunResult) -> String {
     let _ = writeln!(
         s,
         "evotest: {} from {} ({} search, seed {})",
-        run.signature.prototype(),
+        run.signature.prototype,
         o.sources_display(),
         o.algorithm,
         o.seed

@@ -12,35 +12,37 @@ use crate::archive::TestCase;
 use crate::campaign::RunResult;
 use crate::exec::{signal_name, ExitKind, RetVal};
 use crate::harness::ReturnKind;
-use crate::input::ScalarType;
+use crate::input::{shape, ScalarType};
 use anyhow::Result;
 use std::fmt::Write;
 
 /// See module docs.
 pub struct TestsC;
 
-fn call(run: &RunResult, t: &TestCase) -> String {
-    let args: Vec<String> = (0..run.domain.params.len()).map(|i| run.domain.c_literal(i, t.input.values[i])).collect();
-    format!("{}({})", run.signature.name, args.join(", "))
+/// Setup statements (arrays, strings) and the call expression for `t`.
+fn call(run: &RunResult, t: &TestCase) -> (String, String) {
+    let (setup, args) = shape::c_args(&run.domain, &t.input, "evotest_v");
+    let setup: String = setup.iter().map(|l| format!("    {l}\n")).collect();
+    (setup, format!("{}({})", run.signature.name, args.join(", ")))
 }
 
 fn check(run: &RunResult, name: &str, call: &str, ret: Option<RetVal>) -> String {
     let ret_c = &run.signature.ret_c;
     match (run.signature.ret, ret) {
         (ReturnKind::Scalar(ScalarType::F32), Some(RetVal::F32(bits))) => {
-            format!("    {ret_c} r = {call};\n    check_f32(\"{name}\", r, 0x{bits:08x}u);\n")
+            format!("    {ret_c} evotest_r = {call};\n    evotest_check_f32(\"{name}\", evotest_r, 0x{bits:08x}u);\n")
         }
         (ReturnKind::Scalar(ScalarType::F64), Some(RetVal::F64(bits))) => {
-            format!("    {ret_c} r = {call};\n    check_f64(\"{name}\", r, 0x{bits:016x}ull);\n")
+            format!("    {ret_c} evotest_r = {call};\n    evotest_check_f64(\"{name}\", evotest_r, 0x{bits:016x}ull);\n")
         }
         (ReturnKind::Scalar(_), Some(RetVal::Signed(v))) => {
             let lit = if v == i64::MIN { "(-9223372036854775807LL - 1)".to_string() } else { format!("{v}LL") };
-            format!("    {ret_c} r = {call};\n    check_int(\"{name}\", (long long)r, {lit});\n")
+            format!("    {ret_c} evotest_r = {call};\n    evotest_check_int(\"{name}\", (long long)evotest_r, {lit});\n")
         }
         (ReturnKind::Scalar(_), Some(RetVal::Unsigned(v))) => {
-            format!("    {ret_c} r = {call};\n    check_uint(\"{name}\", (unsigned long long)r, {v}ULL);\n")
+            format!("    {ret_c} evotest_r = {call};\n    evotest_check_uint(\"{name}\", (unsigned long long)evotest_r, {v}ULL);\n")
         }
-        _ => format!("    {call};\n    passed++;\n"),
+        _ => format!("    {call};\n    evotest_passed++;\n"),
     }
 }
 
@@ -51,44 +53,44 @@ const PRELUDE: &str = r#"#include <stdio.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
-static int passed, failures;
+static int evotest_passed, evotest_failures;
 
-static void check_int(const char *t, long long got, long long want) {
-    if (got == want) { passed++; return; }
-    failures++;
+static void evotest_check_int(const char *t, long long got, long long want) {
+    if (got == want) { evotest_passed++; return; }
+    evotest_failures++;
     printf("FAIL %s: returned %lld, expected %lld\n", t, got, want);
 }
 
-static void check_uint(const char *t, unsigned long long got, unsigned long long want) {
-    if (got == want) { passed++; return; }
-    failures++;
+static void evotest_check_uint(const char *t, unsigned long long got, unsigned long long want) {
+    if (got == want) { evotest_passed++; return; }
+    evotest_failures++;
     printf("FAIL %s: returned %llu, expected %llu\n", t, got, want);
 }
 
-static void check_f32(const char *t, float got, uint32_t want) {
+static void evotest_check_f32(const char *t, float got, uint32_t want) {
     uint32_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want) { passed++; return; }
-    failures++;
+    if (g == want) { evotest_passed++; return; }
+    evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%08x), expected bits 0x%08x\n", t, (double)got, g, want);
 }
 
-static void check_f64(const char *t, double got, uint64_t want) {
+static void evotest_check_f64(const char *t, double got, uint64_t want) {
     uint64_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want) { passed++; return; }
-    failures++;
+    if (g == want) { evotest_passed++; return; }
+    evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%016llx), expected bits 0x%016llx\n", t, got,
            (unsigned long long)g, (unsigned long long)want);
 }
 
-enum expect { EXPECT_SIGNAL, EXPECT_HANG, EXPECT_EXIT };
+enum evotest_expect { EXPECT_SIGNAL, EXPECT_HANG, EXPECT_EXIT };
 
 /* Run fn in a child; it must end as recorded. */
-static void expect_fault(const char *t, void (*fn)(void), enum expect kind, int value, unsigned hang_seconds) {
+static void evotest_expect_fault(const char *t, void (*fn)(void), enum evotest_expect kind, int value, unsigned hang_seconds) {
     fflush(stdout);
     pid_t p = fork();
-    if (p < 0) { failures++; printf("FAIL %s: fork failed\n", t); return; }
+    if (p < 0) { evotest_failures++; printf("FAIL %s: fork failed\n", t); return; }
     if (p == 0) {
         alarm(hang_seconds);
         fn();
@@ -102,8 +104,8 @@ static void expect_fault(const char *t, void (*fn)(void), enum expect kind, int 
     case EXPECT_HANG: ok = WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM; break;
     case EXPECT_EXIT: ok = WIFEXITED(st) && WEXITSTATUS(st) == value; break;
     }
-    if (ok) { passed++; return; }
-    failures++;
+    if (ok) { evotest_passed++; return; }
+    evotest_failures++;
     printf("FAIL %s: child ended with status 0x%x, not as recorded\n", t, st);
 }
 "#;
@@ -114,7 +116,7 @@ pub fn render(run: &RunResult) -> String {
     let mut s = String::new();
     let total = run.goals.len();
     let covered = run.archive.n_covered();
-    let _ = writeln!(s, "/* Tests generated by evotest {} for: {}", env!("CARGO_PKG_VERSION"), run.signature.prototype());
+    let _ = writeln!(s, "/* Tests generated by evotest {} for: {}", env!("CARGO_PKG_VERSION"), run.signature.prototype);
     let _ = writeln!(
         s,
         " * Source: {}   Search: {}, seed {}   Coverage: {covered}/{total} {} goals",
@@ -132,7 +134,7 @@ pub fn render(run: &RunResult) -> String {
     let _ = writeln!(s, " * patterns), which holds for the same compiler, flags and machine. Inputs whose recorded run");
     let _ = writeln!(s, " * crashed, hung or exited run in a child process that must end the same way. */");
     s.push_str(PRELUDE);
-    let _ = writeln!(s, "\n{};\n", run.signature.prototype());
+    let _ = writeln!(s, "\n{};\n", run.signature.prototype);
 
     let hang = (o.timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u32;
     let mut names = Vec::new();
@@ -144,10 +146,10 @@ pub fn render(run: &RunResult) -> String {
         if !covers.is_empty() {
             let _ = writeln!(s, "/* covers: {} */", covers.join(", ").replace("*/", "* /"));
         }
-        let c = call(run, t);
+        let (setup, c) = call(run, t);
         match t.exit {
             ExitKind::Ok => {
-                let _ = writeln!(s, "static void {name}(void) {{\n{}}}\n", check(run, &name, &c, t.ret));
+                let _ = writeln!(s, "static void evotest_{name}(void) {{\n{setup}{}}}\n", check(run, &name, &c, t.ret));
             }
             e => {
                 let (k, v, what) = match e {
@@ -157,10 +159,10 @@ pub fn render(run: &RunResult) -> String {
                     ExitKind::Ok => unreachable!(),
                 };
                 let _ = writeln!(s, "/* recorded: {what} */");
-                let _ = writeln!(s, "static void run_{name}(void) {{ {c}; }}");
+                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n}}");
                 let _ = writeln!(
                     s,
-                    "static void {name}(void) {{ expect_fault(\"{name}\", run_{name}, {k}, {v}, {hang}); }}\n"
+                    "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}); }}\n"
                 );
             }
         }
@@ -168,10 +170,10 @@ pub fn render(run: &RunResult) -> String {
     }
     s.push_str("int main(void) {\n");
     for n in &names {
-        let _ = writeln!(s, "    {n}();");
+        let _ = writeln!(s, "    evotest_{n}();");
     }
-    s.push_str("    printf(\"%d passed, %d failed\\n\", passed, failures);\n");
-    s.push_str("    return failures != 0;\n}\n");
+    s.push_str("    printf(\"%d passed, %d failed\\n\", evotest_passed, evotest_failures);\n");
+    s.push_str("    return evotest_failures != 0;\n}\n");
     s
 }
 

@@ -4,7 +4,7 @@
 use super::{full_coverage_exec, site_rows, write_atomic, Reporter};
 use crate::archive::TestCase;
 use crate::campaign::RunResult;
-use crate::input::{DisplayValue, Range};
+use crate::input::{Range, Shape};
 use anyhow::Result;
 use serde_json::{json, Value as Json};
 
@@ -47,7 +47,7 @@ pub fn report_value(run: &RunResult) -> Json {
         "evotest_version": env!("CARGO_PKG_VERSION"),
         "sources": run.options.sources,
         "function": run.options.function,
-        "prototype": run.signature.prototype(),
+        "prototype": run.signature.prototype,
         "algorithm": run.options.algorithm,
         "criterion": run.options.criterion,
         "seed": run.options.seed,
@@ -72,20 +72,8 @@ pub fn report_value(run: &RunResult) -> Json {
 }
 
 fn test_value(run: &RunResult, id: usize, t: &TestCase, file: Option<String>) -> Json {
-    let inputs: serde_json::Map<String, Json> = run
-        .domain
-        .params
-        .iter()
-        .zip(&t.input.values)
-        .map(|(p, v)| {
-            let j = match v {
-                crate::input::Value::Int(i) => serde_json::to_value(i).unwrap_or(Json::Null),
-                crate::input::Value::Float(f) if f.is_finite() => json!(f),
-                crate::input::Value::Float(_) => json!(DisplayValue(p.ty, *v).to_string()),
-            };
-            (p.name.clone(), j)
-        })
-        .collect();
+    let inputs: serde_json::Map<String, Json> =
+        run.domain.params.iter().map(|p| (p.name.clone(), p.json(&run.domain, &t.input))).collect();
     let hex: String = t.bytes.iter().map(|b| format!("{b:02x}")).collect();
     json!({
         "id": id,
@@ -108,21 +96,31 @@ pub fn fault_file(run: &RunResult, i: usize) -> String {
 
 impl Reporter for SuiteJson {
     fn report(&self, run: &RunResult) -> Result<()> {
+        let range = |g: &crate::input::Gene| -> Result<Json, serde_json::Error> {
+            Ok(match g.range {
+                Range::Int { lo, hi } => json!([serde_json::to_value(lo)?, serde_json::to_value(hi)?]),
+                Range::Float { lo, hi } => json!([lo, hi]),
+            })
+        };
         let params: Vec<Json> = run
             .domain
             .params
             .iter()
             .map(|p| {
-                let range = match p.range {
-                    Range::Int { lo, hi } => json!([serde_json::to_value(lo)?, serde_json::to_value(hi)?]),
-                    Range::Float { lo, hi } => json!([lo, hi]),
+                let g = &run.domain.genes;
+                let (shape, r) = match &p.shape {
+                    Shape::Scalar { gene } => (json!("scalar"), range(&g[*gene])?),
+                    Shape::Array { first, len } => (json!({"array": len}), range(&g[*first])?),
+                    Shape::String { max, first, .. } => (json!({"string": max}), range(&g[*first])?),
+                    Shape::Buffer { max, first, .. } => (json!({"buffer": max}), range(&g[*first])?),
+                    Shape::LengthOf { buffer } => (json!({"length_of": run.domain.params[*buffer].name}), Json::Null),
                 };
-                Ok(json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "range": range}))
+                Ok(json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "shape": shape, "range": r}))
             })
             .collect::<Result<_, serde_json::Error>>()?;
         let v = json!({
             "function": run.options.function,
-            "prototype": run.signature.prototype(),
+            "prototype": run.signature.prototype,
             "sources": run.options.sources,
             "params": params,
             "tests": run.archive.tests.iter().enumerate().map(|(i, t)| test_value(run, i + 1, t, None)).collect::<Vec<_>>(),

@@ -84,14 +84,20 @@ impl Local<'_, '_> {
     }
 
     fn step(&self, i: usize) -> f64 {
-        let p = &self.cx.domain.params[i];
-        if p.ty.is_float() {
+        let g = &self.cx.domain.genes[i];
+        if g.ty.is_float() {
             let v = self.x.values[i].as_f64().abs();
-            let eps = if p.ty == crate::input::ScalarType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
-            self.float_step.max(v * eps * 4.0)
+            let eps = if g.ty == crate::input::ScalarType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
+            self.float_step.max(v * eps * 4.0).max(g.step.unwrap_or(0.0))
         } else {
             1.0
         }
+    }
+
+    /// Whether some float gene could still take a finer step.
+    fn refinable(&self) -> bool {
+        self.float_step > MIN_FLOAT_STEP
+            && self.cx.domain.genes.iter().any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
     }
 
     fn moved(&self, i: usize, delta: f64) -> Option<Input> {
@@ -150,7 +156,7 @@ impl Local<'_, '_> {
         for i in 0..self.x.values.len() {
             let d = self.cx.domain;
             let mut cands = d.boundary_values(i);
-            if d.params[i].ty.is_float() {
+            if d.genes[i].ty.is_float() {
                 cands.extend(d.float_pool.iter().map(|&f| crate::input::Value::Float(f)));
                 cands.extend(d.int_pool.iter().map(|&c| crate::input::Value::Float(c as f64)));
             } else {
@@ -183,8 +189,7 @@ impl Local<'_, '_> {
             if improved {
                 continue;
             }
-            let has_float = self.cx.domain.params.iter().any(|p| p.ty.is_float());
-            if has_float && self.float_step > MIN_FLOAT_STEP {
+            if self.refinable() {
                 self.float_step /= 10.0;
                 continue;
             }
@@ -226,7 +231,7 @@ impl Local<'_, '_> {
 
 impl Search for Avm {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        if cx.domain.params.is_empty() {
+        if cx.domain.genes.is_empty() {
             // Nothing to vary: one execution covers all there is.
             if !cx.finished() {
                 cx.evaluate(&Input { values: vec![] })?;

@@ -70,13 +70,13 @@ fn mutate_gene(cx: &mut SearchContext, x: &mut Input, i: usize) {
     let d = cx.domain;
     let r: f64 = cx.rng.random();
     let v = if r < 0.6 {
-        let (lo, hi) = match d.params[i].range {
+        let (lo, hi) = match d.genes[i].range {
             Range::Int { lo, hi } => (lo as f64, hi as f64),
             Range::Float { lo, hi } => (lo, hi),
         };
         let width = (hi - lo).abs().max(1.0);
         let top = width.log10().min(300.0);
-        let bottom = if d.params[i].ty.is_float() { -6.0 } else { 0.0 };
+        let bottom = if d.genes[i].ty.is_float() { d.genes[i].step.map_or(-6.0, |s| s.log10()) } else { 0.0 };
         let k = cx.rng.random_range(bottom..=top.max(bottom));
         let sigma = 10f64.powf(k);
         // Box–Muller
@@ -176,7 +176,7 @@ impl Ga {
 
 impl Search for Ga {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        if cx.domain.params.is_empty() {
+        if cx.domain.genes.is_empty() {
             if !cx.finished() {
                 cx.evaluate(&Input { values: vec![] })?;
             }

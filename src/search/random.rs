@@ -18,7 +18,7 @@ impl Search for RandomSearch {
         while !cx.out_of_budget() && cx.archive.n_covered() < cx.goals.len() {
             let x = cx.random_input();
             cx.evaluate(&x)?;
-            if cx.domain.params.is_empty() {
+            if cx.domain.genes.is_empty() {
                 break;
             }
         }

@@ -139,6 +139,10 @@ pub struct TypeMeta {
     /// The scalar this type is, after stripping typedefs and cv-qualifiers; `None` for anything
     /// else (pointers, arrays, structs, `void`).
     pub scalar: Option<ScalarMeta>,
+    /// For a pointer type, what it points to (`ir` is empty there); `None` otherwise and for
+    /// `void *`.
+    #[serde(default)]
+    pub pointee: Option<Box<TypeMeta>>,
 }
 
 /// A scalar C type.

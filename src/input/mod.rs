@@ -1,8 +1,19 @@
-//! The input domain of a function under test: one typed **gene** per parameter, its range, how
-//! to sample it, and how an input is encoded into the bytes the generated harness decodes.
+//! The input domain of a function under test.
 //!
-//! Encoding: parameters are packed in order, each in its C size, little-endian, with no padding
-//! (`_Bool` is one byte, 0 or 1). The harness (`crate::harness`) reads the same layout.
+//! Two levels:
+//! * **Parameters** ([`Param`]) are the C parameters, each with a [`Shape`]: a scalar, a
+//!   fixed-length array, a NUL-terminated string, a (pointer, length) buffer, or the integer that
+//!   carries a buffer's length.
+//! * **Genes** ([`Gene`]) are what the search varies: one typed scalar each. A scalar parameter is
+//!   one gene; an array of n elements is n genes; a string of up to m characters is a length gene
+//!   plus m character genes; a buffer of up to m elements is a length gene plus m element genes.
+//!   An [`Input`] holds one [`Value`] per gene.
+//!
+//! Encoding: genes are packed in order, each in its C size, little-endian, with no padding (a
+//! `_Bool` is one byte, 0 or 1; a length gene is a `u32`). The generated harness
+//! (`crate::harness`) decodes the same layout and builds the arrays and strings.
+
+pub mod shape;
 
 use anyhow::{bail, Result};
 use evotest_abi::meta::{ScalarKind, ScalarMeta};
@@ -10,7 +21,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Scalar parameter types the harness supports.
+pub use shape::{Param, Shape};
+
+/// Scalar types a gene can have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScalarType {
@@ -91,6 +104,24 @@ impl ScalarType {
             _ => f64::MAX,
         }
     }
+
+    /// A C type name without typedefs.
+    pub fn c_name(self) -> &'static str {
+        use ScalarType::*;
+        match self {
+            Bool => "_Bool",
+            I8 => "signed char",
+            U8 => "unsigned char",
+            I16 => "short",
+            U16 => "unsigned short",
+            I32 => "int",
+            U32 => "unsigned int",
+            I64 => "long",
+            U64 => "unsigned long",
+            F32 => "float",
+            F64 => "double",
+        }
+    }
 }
 
 /// The value of one gene. Integers of every width (signed or unsigned, up to 64 bits) fit in
@@ -112,6 +143,14 @@ impl Value {
         }
     }
 
+    /// Integer value (floats truncated).
+    pub fn as_i128(self) -> i128 {
+        match self {
+            Value::Int(i) => i,
+            Value::Float(f) => f as i128,
+        }
+    }
+
     fn bits_key(self) -> (u8, u128) {
         match self {
             Value::Int(i) => (0, i as u128),
@@ -127,19 +166,29 @@ pub enum Range {
     Float { lo: f64, hi: f64 },
 }
 
-/// One parameter of the function under test.
+/// What a gene stands for, beyond its number.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Param {
-    /// Source name (from debug info).
+pub enum GeneRole {
+    /// A value (a scalar parameter, or an array/buffer element).
+    Value,
+    /// The length of a string or buffer (0..=max).
+    Length,
+    /// A character of a string, restricted to `alphabet` (sorted, no NUL).
+    Char { alphabet: Vec<u8> },
+}
+
+/// One gene: a typed scalar with a range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gene {
+    /// `a`, `a[3]`, `name.len`, `name[2]`.
     pub name: String,
-    /// Canonical C type for generated code (`unsigned int`, not a typedef name).
-    pub c_type: String,
-    /// The type as declared (may be a typedef), for messages.
-    pub declared: String,
     pub ty: ScalarType,
     pub range: Range,
     /// True when the range is the type's whole range (then floats may also be NaN or ±inf).
     pub full: bool,
+    /// Precision of a float gene: values are multiples of `step` (seed 002 uses 0.001).
+    pub step: Option<f64>,
+    pub role: GeneRole,
 }
 
 /// How initial values are drawn.
@@ -155,16 +204,18 @@ pub enum InitMode {
     Uniform,
 }
 
-/// All parameters, plus a pool of constants harvested from the program's compares (seed 004).
+/// Parameters, their genes, and a pool of constants harvested from the program's compares
+/// (seed 004).
 #[derive(Clone, Debug, Default)]
 pub struct Domain {
     pub params: Vec<Param>,
+    pub genes: Vec<Gene>,
     pub int_pool: Vec<i128>,
     pub float_pool: Vec<f64>,
     pub init: InitMode,
 }
 
-/// One test input: a value per parameter.
+/// One test input: a value per gene.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Input {
     pub values: Vec<Value>,
@@ -184,22 +235,27 @@ const BIAS: [f64; 4] = [0.15, 0.15, 0.30, 0.40];
 /// "Small magnitude" means |v| <= this.
 const SMALL: i128 = 100;
 
-impl Param {
-    /// A parameter with the whole range of its type.
-    pub fn full(name: &str, c_type: &str, declared: &str, ty: ScalarType) -> Param {
+impl Gene {
+    /// A value gene with the whole range of its type.
+    pub fn full(name: &str, ty: ScalarType) -> Gene {
         let range = if ty.is_float() {
             Range::Float { lo: -ty.float_max(), hi: ty.float_max() }
         } else {
             let (lo, hi) = ty.int_bounds();
             Range::Int { lo, hi }
         };
-        Param { name: name.into(), c_type: c_type.into(), declared: declared.into(), ty, range, full: true }
+        Gene { name: name.into(), ty, range, full: true, step: None, role: GeneRole::Value }
     }
 
-    /// Restrict to `lo..=hi` (given as text), checking it is within the type.
-    pub fn set_range(&mut self, lo: &str, hi: &str) -> Result<()> {
-        let what = format!("range {lo}..{hi} for parameter `{}` ({})", self.name, self.declared);
+    /// Restrict to `lo..=hi` (given as text; floats may end in `@step`), checking it is within
+    /// the type. `what` names the parameter for messages.
+    pub fn set_range(&mut self, lo: &str, hi: &str, what: &str) -> Result<()> {
+        let what = format!("range {lo}..{hi} for {what}");
         if self.ty.is_float() {
+            let (hi, step) = match hi.split_once('@') {
+                Some((h, s)) => (h, Some(s)),
+                None => (hi, None),
+            };
             let (l, h): (f64, f64) = match (lo.trim().parse(), hi.trim().parse()) {
                 (Ok(l), Ok(h)) => (l, h),
                 _ => bail!("{what}: bounds must be numbers"),
@@ -208,8 +264,18 @@ impl Param {
             if !(l.is_finite() && h.is_finite()) || l > h || l < -max || h > max {
                 bail!("{what}: need finite lo <= hi within ±{max:e}");
             }
+            self.step = match step {
+                Some(s) => match s.trim().parse::<f64>() {
+                    Ok(s) if s.is_finite() && s > 0.0 => Some(s),
+                    _ => bail!("{what}: the precision after @ must be a positive number"),
+                },
+                None => None,
+            };
             self.range = Range::Float { lo: l, hi: h };
         } else {
+            if hi.contains('@') {
+                bail!("{what}: a precision (@step) only applies to floating-point parameters");
+            }
             let (l, h): (i128, i128) = match (lo.trim().parse(), hi.trim().parse()) {
                 (Ok(l), Ok(h)) => (l, h),
                 _ => bail!("{what}: bounds must be integers"),
@@ -228,17 +294,17 @@ impl Param {
 impl Domain {
     /// Bytes of an encoded input.
     pub fn encoded_len(&self) -> usize {
-        self.params.iter().map(|p| p.ty.size()).sum()
+        self.genes.iter().map(|g| g.ty.size()).sum()
     }
 
-    /// Byte offset of each parameter in the encoding.
+    /// Byte offset of each gene in the encoding.
     pub fn offsets(&self) -> Vec<usize> {
         let mut off = 0;
-        self.params
+        self.genes
             .iter()
-            .map(|p| {
+            .map(|g| {
                 let o = off;
-                off += p.ty.size();
+                off += g.ty.size();
                 o
             })
             .collect()
@@ -247,9 +313,9 @@ impl Domain {
     /// Encode an input for the harness (see module docs).
     pub fn encode(&self, input: &Input) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len());
-        for (p, v) in self.params.iter().zip(&input.values) {
-            let n = p.ty.size();
-            match (p.ty, v) {
+        for (g, v) in self.genes.iter().zip(&input.values) {
+            let n = g.ty.size();
+            match (g.ty, v) {
                 (ScalarType::F32, Value::Float(f)) => out.extend_from_slice(&(*f as f32).to_le_bytes()),
                 (ScalarType::F64, Value::Float(f)) => out.extend_from_slice(&f.to_le_bytes()),
                 (_, Value::Int(i)) => out.extend_from_slice(&(*i as u128).to_le_bytes()[..n]),
@@ -264,9 +330,9 @@ impl Domain {
         let mut buf = bytes.to_vec();
         buf.resize(self.encoded_len().max(bytes.len()), 0);
         let mut values = Vec::new();
-        for (p, off) in self.params.iter().zip(self.offsets()) {
-            let b = &buf[off..off + p.ty.size()];
-            let v = match p.ty {
+        for (g, off) in self.genes.iter().zip(self.offsets()) {
+            let b = &buf[off..off + g.ty.size()];
+            let v = match g.ty {
                 ScalarType::F32 => Value::Float(f32::from_le_bytes(b.try_into().unwrap()) as f64),
                 ScalarType::F64 => Value::Float(f64::from_le_bytes(b.try_into().unwrap())),
                 ScalarType::Bool => Value::Int((b[0] & 1) as i128),
@@ -287,28 +353,42 @@ impl Domain {
         Input { values }
     }
 
-    /// Bring `v` into parameter `i`'s range and type: clamp, round to an integer or to `f32`.
+    /// Bring `v` into gene `i`'s range and type: clamp; round to an integer, to the precision
+    /// step, or to `f32`; snap characters into the alphabet.
     pub fn normalise(&self, i: usize, v: Value) -> Value {
-        let p = &self.params[i];
-        match p.range {
+        let g = &self.genes[i];
+        match g.range {
             Range::Int { lo, hi } => {
                 let x = match v {
                     Value::Int(x) => x,
                     Value::Float(f) if f.is_nan() => lo,
                     Value::Float(f) => f.round().clamp(lo as f64, hi as f64) as i128,
                 };
-                Value::Int(x.clamp(lo, hi))
+                let x = x.clamp(lo, hi);
+                if let GeneRole::Char { alphabet } = &g.role {
+                    return Value::Int(snap(alphabet, x) as i128);
+                }
+                Value::Int(x)
             }
             Range::Float { lo, hi } => {
                 let mut f = v.as_f64();
                 if f.is_nan() || f.is_infinite() {
-                    if !p.full {
-                        f = if f == f64::INFINITY { hi } else if f == f64::NEG_INFINITY { lo } else { lo };
+                    if !g.full {
+                        f = if f == f64::INFINITY { hi } else { lo };
                     }
                 } else {
                     f = f.clamp(lo, hi);
+                    if let Some(s) = g.step {
+                        f = (lo + ((f - lo) / s).round() * s).clamp(lo, hi);
+                        // print-exact multiples: round to the step's decimal places
+                        let decimals = (-s.log10()).ceil().max(0.0) as i32;
+                        if decimals <= 15 {
+                            let m = 10f64.powi(decimals);
+                            f = (f * m).round() / m;
+                        }
+                    }
                 }
-                if p.ty == ScalarType::F32 {
+                if g.ty == ScalarType::F32 {
                     f = f as f32 as f64;
                 }
                 Value::Float(f)
@@ -318,12 +398,16 @@ impl Domain {
 
     /// A random input.
     pub fn sample<R: Rng>(&self, rng: &mut R) -> Input {
-        Input { values: (0..self.params.len()).map(|i| self.sample_value(i, rng)).collect() }
+        Input { values: (0..self.genes.len()).map(|i| self.sample_value(i, rng)).collect() }
     }
 
-    /// A uniformly random value of parameter `i` over its range.
+    /// A uniformly random value of gene `i` over its range (characters: over the alphabet).
     pub fn uniform_value<R: Rng>(&self, i: usize, rng: &mut R) -> Value {
-        match self.params[i].range {
+        let g = &self.genes[i];
+        if let GeneRole::Char { alphabet } = &g.role {
+            return Value::Int(alphabet[rng.random_range(0..alphabet.len())] as i128);
+        }
+        match g.range {
             Range::Int { lo, hi } => Value::Int(rng.random_range(lo..=hi)),
             Range::Float { lo, hi } => {
                 let f = lo + (hi - lo) * rng.random::<f64>();
@@ -334,29 +418,36 @@ impl Domain {
         }
     }
 
-    /// The boundary and special values of parameter `i` (within its range).
+    /// The boundary and special values of gene `i` (within its range).
     pub fn boundary_values(&self, i: usize) -> Vec<Value> {
-        let p = &self.params[i];
-        let mut out = Vec::new();
-        match p.range {
-            Range::Int { lo, hi } => {
+        let g = &self.genes[i];
+        let mut out: Vec<Value> = Vec::new();
+        let mut push = |v: Value| {
+            if !out.iter().any(|o| o.bits_key() == v.bits_key()) {
+                out.push(v);
+            }
+        };
+        match (&g.role, g.range) {
+            (GeneRole::Char { alphabet }, _) => {
+                for c in [alphabet[0], alphabet[alphabet.len() - 1]] {
+                    push(Value::Int(c as i128));
+                }
+            }
+            (_, Range::Int { lo, hi }) => {
                 for c in [lo, hi, lo.saturating_add(1), hi.saturating_sub(1), 0, 1, -1] {
-                    if c >= lo && c <= hi && !out.contains(&Value::Int(c)) {
-                        out.push(Value::Int(c));
+                    if c >= lo && c <= hi {
+                        push(Value::Int(c));
                     }
                 }
             }
-            Range::Float { lo, hi } => {
+            (_, Range::Float { lo, hi }) => {
                 let mut cands = vec![lo, hi, 0.0, -0.0, 1.0, -1.0];
-                if p.full {
+                if g.full {
                     cands.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE]);
                 }
                 for c in cands {
                     if c.is_nan() || c.is_infinite() || (c >= lo && c <= hi) {
-                        let v = self.normalise(i, Value::Float(c));
-                        if !out.iter().any(|o: &Value| o.bits_key() == v.bits_key()) {
-                            out.push(v);
-                        }
+                        push(self.normalise(i, Value::Float(c)));
                     }
                 }
             }
@@ -364,10 +455,11 @@ impl Domain {
         out
     }
 
-    /// A constant from the program (or a neighbour ±1), if the pool has one inside the range.
+    /// A constant from the program (or a neighbour ±1), if the pool has one; normalised into
+    /// gene `i`'s range.
     pub fn constant_value<R: Rng>(&self, i: usize, rng: &mut R) -> Option<Value> {
-        let p = &self.params[i];
-        let v = if p.ty.is_float() {
+        let g = &self.genes[i];
+        let v = if g.ty.is_float() {
             let mut pool: Vec<f64> = self.float_pool.clone();
             pool.extend(self.int_pool.iter().map(|&c| c as f64));
             if pool.is_empty() {
@@ -384,18 +476,31 @@ impl Domain {
         Some(self.normalise(i, v))
     }
 
-    /// A random value of parameter `i`. With [`InitMode::Uniform`], uniform over the range. With
+    /// A random value of gene `i`. With [`InitMode::Uniform`], uniform over the range. With
     /// [`InitMode::Biased`] (the default), a mixture: 15% a boundary value (range ends, 0, ±1, and
     /// for full-range floats ±inf and NaN), 15% a program constant or its neighbour, 30% a small
-    /// magnitude (|v| ≤ 100), 40% the whole range (log-uniform magnitude for floats). The bias
-    /// towards small and boundary values follows the practice of AUSTIN and EvoSuite's constant
-    /// seeding; the constant pool follows seed 004.
+    /// magnitude (|v| ≤ 100), 40% the whole range (log-uniform magnitude for wide float ranges).
+    /// The bias towards small and boundary values follows the practice of AUSTIN and EvoSuite's
+    /// constant seeding; the constant pool follows seed 004. Lengths are uniform in 0..=max and
+    /// characters uniform over their alphabet, 15% of the time a program constant.
     pub fn sample_value<R: Rng>(&self, i: usize, rng: &mut R) -> Value {
         if self.init == InitMode::Uniform {
             return self.uniform_value(i, rng);
         }
+        let g = &self.genes[i];
         let r: f64 = rng.random();
-        let p = &self.params[i];
+        match g.role {
+            GeneRole::Length => return self.uniform_value(i, rng),
+            GeneRole::Char { .. } => {
+                if r < BIAS[1] {
+                    if let Some(v) = self.constant_value(i, rng) {
+                        return v;
+                    }
+                }
+                return self.uniform_value(i, rng);
+            }
+            GeneRole::Value => {}
+        }
         if r < BIAS[0] {
             let b = self.boundary_values(i);
             return b[rng.random_range(0..b.len())];
@@ -406,13 +511,13 @@ impl Domain {
             }
         }
         if r < BIAS[0] + BIAS[1] + BIAS[2] {
-            let v = match p.range {
+            let v = match g.range {
                 Range::Int { .. } => Value::Int(rng.random_range(-SMALL..=SMALL)),
                 Range::Float { .. } => Value::Float(rng.random_range(-(SMALL as f64)..=SMALL as f64)),
             };
             return self.normalise(i, v);
         }
-        match p.range {
+        match g.range {
             Range::Int { .. } => self.uniform_value(i, rng),
             Range::Float { lo, hi } => {
                 let m = lo.abs().max(hi.abs()).max(1.0);
@@ -427,20 +532,30 @@ impl Domain {
         }
     }
 
-    /// Value of parameter `i` as a C literal of its type, exact (hex floats), for `tests.c`.
-    pub fn c_literal(&self, i: usize, v: Value) -> String {
-        let p = &self.params[i];
-        c_literal(p.ty, v)
-    }
-
-    /// `name=value, …` for people.
+    /// `name=value, …` for people (arrays as `[…]`, strings quoted).
     pub fn display(&self, input: &Input) -> String {
         self.params
             .iter()
-            .zip(&input.values)
-            .map(|(p, v)| format!("{}={}", p.name, DisplayValue(p.ty, *v)))
+            .filter_map(|p| p.display(self, input).map(|v| format!("{}={v}", p.name)))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// The member of sorted `alphabet` nearest to `x`.
+fn snap(alphabet: &[u8], x: i128) -> u8 {
+    match alphabet.binary_search_by(|c| (*c as i128).cmp(&x)) {
+        Ok(i) => alphabet[i],
+        Err(0) => alphabet[0],
+        Err(i) if i >= alphabet.len() => alphabet[alphabet.len() - 1],
+        Err(i) => {
+            let (a, b) = (alphabet[i - 1], alphabet[i]);
+            if x - a as i128 <= b as i128 - x {
+                a
+            } else {
+                b
+            }
+        }
     }
 }
 
@@ -449,10 +564,10 @@ pub fn c_literal(ty: ScalarType, v: Value) -> String {
     use ScalarType::*;
     match (ty, v) {
         (Bool, Value::Int(i)) => if i != 0 { "1" } else { "0" }.into(),
-        (I64, Value::Int(i)) if i == i64::MIN as i128 => "(-9223372036854775807LL - 1)".into(),
+        (I64, Value::Int(i)) if i == i64::MIN as i128 => "(-9223372036854775807L - 1)".into(),
         (I32, Value::Int(i)) if i == i32::MIN as i128 => "(-2147483647 - 1)".into(),
-        (I64, Value::Int(i)) => format!("{i}LL"),
-        (U64, Value::Int(i)) => format!("{i}ULL"),
+        (I64, Value::Int(i)) => format!("{i}L"),
+        (U64, Value::Int(i)) => format!("{i}UL"),
         (U32, Value::Int(i)) => format!("{i}U"),
         (I8 | U8 | I16 | U16 | I32, Value::Int(i)) => format!("{i}"),
         (F32, Value::Float(f)) => float_literal(f, true),
@@ -508,18 +623,14 @@ mod tests {
     use rand::SeedableRng;
 
     fn dom() -> Domain {
-        Domain {
-            params: vec![
-                Param::full("a", "int", "int", ScalarType::I32),
-                Param::full("b", "unsigned char", "uint8_t", ScalarType::U8),
-                Param::full("x", "float", "float", ScalarType::F32),
-                Param::full("f", "_Bool", "_Bool", ScalarType::Bool),
-                Param::full("l", "long", "long", ScalarType::I64),
-            ],
-            int_pool: vec![42],
-            float_pool: vec![0.5],
-            init: InitMode::Biased,
-        }
+        let genes = vec![
+            Gene::full("a", ScalarType::I32),
+            Gene::full("b", ScalarType::U8),
+            Gene::full("x", ScalarType::F32),
+            Gene::full("f", ScalarType::Bool),
+            Gene::full("l", ScalarType::I64),
+        ];
+        Domain { params: vec![], genes, int_pool: vec![42], float_pool: vec![0.5], init: InitMode::Biased }
     }
 
     #[test]
@@ -537,7 +648,7 @@ mod tests {
     #[test]
     fn samples_stay_in_range_and_type() {
         let mut d = dom();
-        d.params[0].set_range("-10", "10").unwrap();
+        d.genes[0].set_range("-10", "10", "a").unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         for _ in 0..2000 {
             let s = d.sample(&mut rng);
@@ -559,10 +670,38 @@ mod tests {
     #[test]
     fn bad_ranges_are_rejected() {
         let mut d = dom();
-        assert!(d.params[1].set_range("0", "256").is_err());
-        assert!(d.params[0].set_range("5", "1").is_err());
-        assert!(d.params[2].set_range("a", "1").is_err());
-        assert!(d.params[2].set_range("-1.5", "2.5").is_ok());
+        assert!(d.genes[1].set_range("0", "256", "b").is_err());
+        assert!(d.genes[0].set_range("5", "1", "a").is_err());
+        assert!(d.genes[0].set_range("1", "5@0.1", "a").is_err());
+        assert!(d.genes[2].set_range("a", "1", "x").is_err());
+        assert!(d.genes[2].set_range("-1.5", "2.5", "x").is_ok());
+        assert!(d.genes[2].set_range("-1.5", "2.5@0", "x").is_err());
+    }
+
+    #[test]
+    fn precision_steps_round_floats() {
+        let mut d = dom();
+        d.genes[2] = Gene::full("x", ScalarType::F64);
+        d.genes[2].set_range("-50000", "50000@0.001", "x").unwrap();
+        assert_eq!(d.normalise(2, Value::Float(1.23456)), Value::Float(1.235));
+        assert_eq!(d.normalise(2, Value::Float(-0.0004)), Value::Float(-0.0));
+        assert_eq!(d.normalise(2, Value::Float(9e9)), Value::Float(50000.0));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..1000 {
+            let Value::Float(f) = d.sample_value(2, &mut rng) else { panic!() };
+            assert!(((f * 1000.0).round() - f * 1000.0).abs() < 1e-6, "{f}");
+        }
+    }
+
+    #[test]
+    fn characters_snap_into_the_alphabet() {
+        let mut d = dom();
+        d.genes[1].role = GeneRole::Char { alphabet: b"0123456789X".to_vec() };
+        d.genes[1].range = Range::Int { lo: b'0' as i128, hi: b'X' as i128 };
+        assert_eq!(d.normalise(1, Value::Int(b'5' as i128)), Value::Int(b'5' as i128));
+        assert_eq!(d.normalise(1, Value::Int(b'A' as i128)), Value::Int(b'9' as i128));
+        assert_eq!(d.normalise(1, Value::Int(b'W' as i128)), Value::Int(b'X' as i128));
+        assert_eq!(d.normalise(1, Value::Int(0)), Value::Int(b'0' as i128));
     }
 
     #[test]
@@ -572,6 +711,6 @@ mod tests {
         assert_eq!(float_literal(-0.0, false), "-0.0");
         assert_eq!(float_literal(0.1, false), "0x1.999999999999ap-4");
         assert_eq!(float_literal(f64::from_bits(1), false), "0x0.0000000000001p-1022");
-        assert_eq!(c_literal(ScalarType::I64, Value::Int(i64::MIN as i128)), "(-9223372036854775807LL - 1)");
+        assert_eq!(c_literal(ScalarType::I64, Value::Int(i64::MIN as i128)), "(-9223372036854775807L - 1)");
     }
 }

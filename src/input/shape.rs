@@ -1,0 +1,599 @@
+//! C parameters and their shapes: how the genes of an input become the arguments of a call, in
+//! the generated harness, in `tests.c` and in reports.
+//!
+//! Shapes (issue 3's minimum structured inputs):
+//! * a **scalar** is one gene;
+//! * a **fixed-length array** (`int *a` with `--array a=10`) is one gene per element, allocated
+//!   afresh (exactly `len` elements) for each execution;
+//! * a **NUL-terminated string** (`char *s`, by default, or `--string s=MAX[:ALPHABET]`) is a
+//!   length gene (0..=MAX) and MAX character genes over the alphabet (printable ASCII, 32..126,
+//!   by default); the harness allocates `len + 1` bytes;
+//! * a **(pointer, length) buffer** (`int *a, int n` with `--buffer a=n:MAX`) is a length gene
+//!   (0..=MAX) and MAX element genes; the harness allocates exactly `len` elements and passes `len`
+//!   in the length parameter, which has no gene of its own.
+
+use super::{c_literal, DisplayValue, Domain, Gene, GeneRole, Input, Range, ScalarType, Value};
+use crate::config::RangeSpec;
+use anyhow::{anyhow, bail, Result};
+use evotest_abi::meta::{FunctionMeta, ParamMeta, TypeMeta};
+use serde_json::{json, Value as Json};
+use std::fmt::Write;
+
+/// How a C parameter is built from genes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Scalar { gene: usize },
+    Array { first: usize, len: usize },
+    String { len_gene: usize, first: usize, max: usize },
+    Buffer { len_gene: usize, first: usize, max: usize, len_param: usize },
+    /// An integer parameter that receives the length of the buffer parameter `buffer`.
+    LengthOf { buffer: usize },
+}
+
+/// One C parameter of the function under test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    /// The parameter's C type in generated prototypes (`int`, `char *`, `unsigned int *`).
+    pub c_type: String,
+    /// The scalar type: of the parameter, or of the elements it points to.
+    pub elem: ScalarType,
+    /// The element C type (`int`, `char`).
+    pub elem_c: String,
+    /// The type as declared (may be a typedef), for messages.
+    pub declared: String,
+    pub shape: Shape,
+}
+
+/// How the user asked for a pointer parameter to be built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeSpec {
+    /// `--array NAME=LEN`
+    Array { name: String, len: usize },
+    /// `--string NAME=MAX[:ALPHABET]`
+    String { name: String, max: usize, alphabet: Option<String> },
+    /// `--buffer NAME=LENPARAM:MAX`
+    Buffer { name: String, len_param: String, max: usize },
+}
+
+/// Largest array, string or buffer length accepted.
+pub const MAX_LEN: usize = 1 << 16;
+/// Default maximum length of a `char *` parameter without `--string`.
+pub const DEFAULT_STRING_MAX: usize = 16;
+
+impl ShapeSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            ShapeSpec::Array { name, .. } | ShapeSpec::String { name, .. } | ShapeSpec::Buffer { name, .. } => name,
+        }
+    }
+
+    /// Parse `NAME=LEN`.
+    pub fn parse_array(s: &str) -> Result<ShapeSpec> {
+        let bad = || anyhow!("--array {s}: expected NAME=LEN, e.g. a=10");
+        let (name, len) = s.split_once('=').ok_or_else(bad)?;
+        let len = parse_len(len).ok_or_else(bad)?;
+        if len == 0 {
+            bail!("--array {s}: the length must be at least 1");
+        }
+        Ok(ShapeSpec::Array { name: name.trim().to_string(), len })
+    }
+
+    /// Parse `NAME=MAX` or `NAME=MAX:ALPHABET`.
+    pub fn parse_string(s: &str) -> Result<ShapeSpec> {
+        let bad = || anyhow!("--string {s}: expected NAME=MAX or NAME=MAX:ALPHABET, e.g. name=5 or isbn=13:0-9X");
+        let (name, rest) = s.split_once('=').ok_or_else(bad)?;
+        let (max, alphabet) = match rest.split_once(':') {
+            Some((m, a)) => (m, Some(a.to_string())),
+            None => (rest, None),
+        };
+        let max = parse_len(max).ok_or_else(bad)?;
+        if let Some(a) = &alphabet {
+            parse_alphabet(a).map_err(|e| anyhow!("--string {s}: {e}"))?;
+        }
+        Ok(ShapeSpec::String { name: name.trim().to_string(), max, alphabet })
+    }
+
+    /// Parse `NAME=LENPARAM:MAX`.
+    pub fn parse_buffer(s: &str) -> Result<ShapeSpec> {
+        let bad = || anyhow!("--buffer {s}: expected NAME=LENPARAM:MAX, e.g. a=n:10");
+        let (name, rest) = s.split_once('=').ok_or_else(bad)?;
+        let (lp, max) = rest.split_once(':').ok_or_else(bad)?;
+        let max = parse_len(max).ok_or_else(bad)?;
+        Ok(ShapeSpec::Buffer { name: name.trim().to_string(), len_param: lp.trim().to_string(), max })
+    }
+}
+
+fn parse_len(s: &str) -> Option<usize> {
+    s.trim().parse::<usize>().ok().filter(|&n| n <= MAX_LEN)
+}
+
+/// Parse an alphabet such as `a-z0-9X-`: characters and ranges `x-y`; a `-` first or last is a
+/// literal. Returns the sorted set. Errors: empty, NUL, or non-ASCII.
+pub fn parse_alphabet(s: &str) -> Result<Vec<u8>> {
+    let b = s.as_bytes();
+    if !s.is_ascii() {
+        bail!("the alphabet must be ASCII");
+    }
+    let mut set = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while i < b.len() {
+        if i + 2 < b.len() && b[i + 1] == b'-' {
+            let (lo, hi) = (b[i], b[i + 2]);
+            if lo > hi {
+                bail!("alphabet range {}-{} is reversed", lo as char, hi as char);
+            }
+            set.extend(lo..=hi);
+            i += 3;
+        } else {
+            set.insert(b[i]);
+            i += 1;
+        }
+    }
+    set.remove(&0);
+    if set.is_empty() {
+        bail!("the alphabet is empty");
+    }
+    Ok(set.into_iter().collect())
+}
+
+/// Printable ASCII, the default alphabet of strings.
+pub fn printable() -> Vec<u8> {
+    (32u8..=126).collect()
+}
+
+const PLAIN_C_TYPES: &[&str] = &[
+    "_Bool",
+    "char",
+    "signed char",
+    "unsigned char",
+    "short",
+    "unsigned short",
+    "int",
+    "unsigned int",
+    "long",
+    "unsigned long",
+    "long long",
+    "unsigned long long",
+    "float",
+    "double",
+];
+
+/// A C type name for `ty` that needs no typedef: the declared spelling when it is a basic type,
+/// else a canonical one of the same size and signedness.
+pub fn c_name(declared: &str, ty: ScalarType) -> String {
+    let d = declared.trim_start_matches("const ").trim_start_matches("volatile ").trim();
+    if PLAIN_C_TYPES.contains(&d) {
+        return d.to_string();
+    }
+    ty.c_name().to_string()
+}
+
+fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
+    t.scalar.as_ref().and_then(ScalarType::from_meta)
+}
+
+fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
+    anyhow!(
+        "parameter `{}` (#{}) of `{}` has type `{}`, which evotest cannot generate yet \
+         (supported: _Bool, char, short, int, long, long long, signed or unsigned, float, double; \
+         and pointers to them as arrays, strings or buffers)",
+        p.name,
+        i + 1,
+        f.name,
+        p.ty.c_spelling
+    )
+}
+
+/// Build the parameters and genes of `f` from its signature, the user's shape specs and ranges.
+///
+/// Errors (one line each): a spec or range naming no parameter, a spec on a parameter of the wrong
+/// kind, a pointer parameter without a spec (except `char *`, a string by default), and any other
+/// parameter type.
+pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Result<(Vec<Param>, Vec<Gene>)> {
+    let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+    let index = |n: &str, what: &str| {
+        names
+            .iter()
+            .position(|x| *x == n)
+            .ok_or_else(|| anyhow!("{what} `{n}`: `{}` has no such parameter (parameters: {})", f.name, names.join(", ")))
+    };
+    for s in specs {
+        index(s.name(), "shape for")?;
+    }
+    // length parameters of buffers
+    let mut len_of: Vec<Option<usize>> = vec![None; f.params.len()];
+    for s in specs {
+        if let ShapeSpec::Buffer { name, len_param, .. } = s {
+            let b = index(name, "buffer")?;
+            let l = index(len_param, "buffer length")?;
+            let lp = &f.params[l];
+            match scalar_of(&lp.ty) {
+                Some(t) if !t.is_float() && t != ScalarType::Bool => {}
+                _ => bail!("--buffer {name}={len_param}:…: `{len_param}` must be an integer parameter, not `{}`", lp.ty.c_spelling),
+            }
+            if specs.iter().any(|o| o.name() == len_param) {
+                bail!("--buffer {name}={len_param}:…: `{len_param}` is itself given a shape");
+            }
+            len_of[l] = Some(b);
+        }
+    }
+
+    let mut params = Vec::new();
+    let mut genes: Vec<Gene> = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let spec = specs.iter().find(|s| s.name() == p.name);
+        if let Some(b) = len_of[i] {
+            let t = scalar_of(&p.ty).unwrap();
+            params.push(Param {
+                name: p.name.clone(),
+                c_type: c_name(&p.ty.c_spelling, t),
+                elem: t,
+                elem_c: c_name(&p.ty.c_spelling, t),
+                declared: p.ty.c_spelling.clone(),
+                shape: Shape::LengthOf { buffer: b },
+            });
+            continue;
+        }
+        if let Some(t) = scalar_of(&p.ty) {
+            if let Some(s) = spec {
+                bail!("parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}", p.name, f.name, p.ty.c_spelling, kind_of(s));
+            }
+            let g = genes.len();
+            genes.push(Gene::full(&p.name, t));
+            let c = c_name(&p.ty.c_spelling, t);
+            params.push(Param {
+                name: p.name.clone(),
+                c_type: c.clone(),
+                elem: t,
+                elem_c: c,
+                declared: p.ty.c_spelling.clone(),
+                shape: Shape::Scalar { gene: g },
+            });
+            continue;
+        }
+        let Some(pointee) = p.ty.pointee.as_deref() else { return Err(unsupported(f, i, p)) };
+        let Some(et) = scalar_of(pointee) else { return Err(unsupported(f, i, p)) };
+        let elem_c = c_name(&pointee.c_spelling, et);
+        let is_char = matches!(et, ScalarType::I8 | ScalarType::U8) && pointee.c_spelling.contains("char");
+        let shape = match spec {
+            Some(ShapeSpec::Array { len, .. }) => {
+                let first = genes.len();
+                for k in 0..*len {
+                    genes.push(Gene::full(&format!("{}[{k}]", p.name), et));
+                }
+                Shape::Array { first, len: *len }
+            }
+            Some(ShapeSpec::Buffer { max, .. }) => {
+                let len_gene = genes.len();
+                genes.push(length_gene(&p.name, *max));
+                let first = genes.len();
+                for k in 0..*max {
+                    genes.push(Gene::full(&format!("{}[{k}]", p.name), et));
+                }
+                let len_param = len_of.iter().position(|b| *b == Some(i)).unwrap();
+                Shape::Buffer { len_gene, first, max: *max, len_param }
+            }
+            Some(ShapeSpec::String { max, alphabet, .. }) => {
+                if !is_char {
+                    bail!("--string {}: `{}` is `{}`, not a char pointer", p.name, p.name, p.ty.c_spelling);
+                }
+                let a = match alphabet {
+                    Some(a) => parse_alphabet(a)?,
+                    None => printable(),
+                };
+                string_genes(&mut genes, &p.name, *max, a, et)
+            }
+            None if is_char => string_genes(&mut genes, &p.name, DEFAULT_STRING_MAX, printable(), et),
+            None => bail!(
+                "parameter `{}` (#{}) of `{}` is `{}`: say how to build it, with --array {}=LEN (a fixed-length \
+                 array) or --buffer {}=LENPARAM:MAX (a pointer and its length parameter)",
+                p.name,
+                i + 1,
+                f.name,
+                p.ty.c_spelling,
+                p.name,
+                p.name
+            ),
+        };
+        params.push(Param {
+            name: p.name.clone(),
+            c_type: format!("{elem_c} *"),
+            elem: et,
+            elem_c,
+            declared: p.ty.c_spelling.clone(),
+            shape,
+        });
+    }
+
+    for r in ranges {
+        let i = index(&r.name, "range for")?;
+        let p = &params[i];
+        let what = format!("parameter `{}` ({})", p.name, p.declared);
+        match &p.shape {
+            Shape::Scalar { gene } => genes[*gene].set_range(&r.lo, &r.hi, &what)?,
+            Shape::Array { first, len } => {
+                for g in *first..first + len {
+                    genes[g].set_range(&r.lo, &r.hi, &what)?;
+                }
+            }
+            Shape::Buffer { first, max, .. } => {
+                for g in *first..first + max {
+                    genes[g].set_range(&r.lo, &r.hi, &what)?;
+                }
+            }
+            Shape::String { .. } => bail!("range for `{}`: a string takes an alphabet (--string {}=MAX:ALPHABET), not a range", p.name, p.name),
+            Shape::LengthOf { .. } => bail!("range for `{}`: it is a buffer length; give the maximum in --buffer instead", p.name),
+        }
+    }
+    Ok((params, genes))
+}
+
+fn kind_of(s: &ShapeSpec) -> &'static str {
+    match s {
+        ShapeSpec::Array { .. } => "array",
+        ShapeSpec::String { .. } => "string",
+        ShapeSpec::Buffer { .. } => "buffer",
+    }
+}
+
+fn length_gene(name: &str, max: usize) -> Gene {
+    Gene {
+        name: format!("{name}.len"),
+        ty: ScalarType::U32,
+        range: Range::Int { lo: 0, hi: max as i128 },
+        full: false,
+        step: None,
+        role: GeneRole::Length,
+    }
+}
+
+fn string_genes(genes: &mut Vec<Gene>, name: &str, max: usize, alphabet: Vec<u8>, ty: ScalarType) -> Shape {
+    let len_gene = genes.len();
+    genes.push(length_gene(name, max));
+    let first = genes.len();
+    let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
+    for k in 0..max {
+        genes.push(Gene {
+            name: format!("{name}[{k}]"),
+            ty,
+            range: Range::Int { lo, hi },
+            full: false,
+            step: None,
+            role: GeneRole::Char { alphabet: alphabet.clone() },
+        });
+    }
+    Shape::String { len_gene, first, max }
+}
+
+/// C string literal of `bytes` (escaping quotes, backslashes and non-printables).
+pub fn c_string(bytes: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for &b in bytes {
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            b'?' => s.push_str("\\?"),
+            32..=126 => s.push(b as char),
+            _ => {
+                let _ = write!(s, "\\{b:03o}");
+            }
+        }
+    }
+    s.push('"');
+    s
+}
+
+impl Param {
+    fn length(&self, input: &Input) -> Option<usize> {
+        match self.shape {
+            Shape::String { len_gene, max, .. } | Shape::Buffer { len_gene, max, .. } => {
+                Some((input.values[len_gene].as_i128().clamp(0, max as i128)) as usize)
+            }
+            _ => None,
+        }
+    }
+
+    fn string_bytes(&self, input: &Input) -> Vec<u8> {
+        match self.shape {
+            Shape::String { first, .. } => {
+                let n = self.length(input).unwrap_or(0);
+                input.values[first..first + n].iter().map(|v| v.as_i128() as u8).collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    fn elements<'i>(&self, input: &'i Input) -> &'i [Value] {
+        match self.shape {
+            Shape::Array { first, len } => &input.values[first..first + len],
+            Shape::Buffer { first, .. } => {
+                let n = self.length(input).unwrap_or(0);
+                &input.values[first..first + n]
+            }
+            _ => &[],
+        }
+    }
+
+    /// The value for people (`None` for a buffer length, shown with its buffer).
+    pub fn display(&self, d: &Domain, input: &Input) -> Option<String> {
+        Some(match &self.shape {
+            Shape::Scalar { gene } => DisplayValue(self.elem, input.values[*gene]).to_string(),
+            Shape::Array { .. } | Shape::Buffer { .. } => {
+                let v: Vec<String> = self.elements(input).iter().map(|v| DisplayValue(self.elem, *v).to_string()).collect();
+                format!("[{}]", v.join(", "))
+            }
+            Shape::String { .. } => c_string(&self.string_bytes(input)),
+            Shape::LengthOf { buffer } => return d.params[*buffer].length(input).map(|n| n.to_string()),
+        })
+    }
+
+    /// The value as JSON (numbers, arrays, strings).
+    pub fn json(&self, d: &Domain, input: &Input) -> Json {
+        let num = |v: Value| match v {
+            Value::Int(i) => serde_json::to_value(i).unwrap_or(Json::Null),
+            Value::Float(f) if f.is_finite() => json!(f),
+            Value::Float(_) => json!(DisplayValue(self.elem, v).to_string()),
+        };
+        match &self.shape {
+            Shape::Scalar { gene } => num(input.values[*gene]),
+            Shape::Array { .. } | Shape::Buffer { .. } => Json::Array(self.elements(input).iter().map(|v| num(*v)).collect()),
+            Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(input))),
+            Shape::LengthOf { buffer } => json!(d.params[*buffer].length(input)),
+        }
+    }
+}
+
+/// C statements and call arguments that rebuild `input` (for `tests.c`). Local names are
+/// `<prefix><param index>`.
+pub fn c_args(d: &Domain, input: &Input, prefix: &str) -> (Vec<String>, Vec<String>) {
+    let mut setup = Vec::new();
+    let mut args = Vec::new();
+    for (i, p) in d.params.iter().enumerate() {
+        let var = format!("{prefix}{i}");
+        match &p.shape {
+            Shape::Scalar { gene } => args.push(c_literal(p.elem, input.values[*gene])),
+            Shape::Array { .. } | Shape::Buffer { .. } => {
+                let els: Vec<String> = p.elements(input).iter().map(|v| c_literal(p.elem, *v)).collect();
+                if els.is_empty() {
+                    setup.push(format!("{} {var}[1] = {{0}};", p.elem_c));
+                } else {
+                    setup.push(format!("{} {var}[] = {{{}}};", p.elem_c, els.join(", ")));
+                }
+                args.push(var);
+            }
+            Shape::String { .. } => {
+                setup.push(format!("{} {var}[] = {};", p.elem_c, c_string(&p.string_bytes(input))));
+                args.push(var);
+            }
+            Shape::LengthOf { buffer } => {
+                let n = d.params[*buffer].length(input).unwrap_or(0);
+                args.push(format!("({}){n}", p.c_type));
+            }
+        }
+    }
+    (setup, args)
+}
+
+/// C statements of the harness that decode parameter `i` from `evotest_buf` (gene byte offsets
+/// `offs`) into a local `evotest_p<i>`; length parameters come after their buffers (see
+/// [`crate::harness`]). Locals are prefixed so that no user symbol can collide with them.
+pub fn c_decode(d: &Domain, i: usize, offs: &[usize]) -> String {
+    let p = &d.params[i];
+    let v = format!("evotest_p{i}");
+    let n = format!("evotest_n{i}");
+    let t = &p.elem_c;
+    match &p.shape {
+        Shape::Scalar { gene } => {
+            let off = offs[*gene];
+            if p.elem == ScalarType::Bool {
+                format!("    {t} {v} = evotest_buf[{off}] & 1;\n")
+            } else {
+                format!("    {t} {v};\n    memcpy(&{v}, evotest_buf + {off}, sizeof {v});\n")
+            }
+        }
+        Shape::Array { first, len } => format!(
+            "    {t} *{v} = ({t} *)malloc({len} * sizeof({t}));\n    memcpy({v}, evotest_buf + {}, {len} * sizeof({t}));\n",
+            offs[*first]
+        ),
+        Shape::String { len_gene, first, max } => format!(
+            "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
+             {t} *{v} = ({t} *)malloc({n} + 1);\n    memcpy({v}, evotest_buf + {}, {n});\n    {v}[{n}] = 0;\n",
+            offs[*len_gene], offs[*first]
+        ),
+        Shape::Buffer { len_gene, first, max, .. } => format!(
+            "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
+             {t} *{v} = ({t} *)malloc({n} ? {n} * sizeof({t}) : 1);\n    memcpy({v}, evotest_buf + {}, {n} * sizeof({t}));\n",
+            offs[*len_gene], offs[*first]
+        ),
+        Shape::LengthOf { buffer } => format!("    {} {v} = ({})evotest_n{buffer};\n", p.c_type, p.c_type),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evotest_abi::meta::{ScalarKind, ScalarMeta};
+
+    fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None }
+    }
+
+    fn ptr(c: &str, to: TypeMeta) -> TypeMeta {
+        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)) }
+    }
+
+    fn func(params: Vec<(&str, TypeMeta)>) -> FunctionMeta {
+        FunctionMeta {
+            name: "f".into(),
+            external: true,
+            file: "f.c".into(),
+            line: 1,
+            params: params.into_iter().map(|(n, t)| ParamMeta { name: n.into(), ty: t }).collect(),
+            ret: ty("int", ScalarKind::Signed, 32),
+            variadic: false,
+            blocks: vec![],
+            calls: vec![],
+        }
+    }
+
+    #[test]
+    fn arrays_strings_and_buffers_become_genes() {
+        let int = ty("int", ScalarKind::Signed, 32);
+        let chr = ty("char", ScalarKind::Signed, 8);
+        let f = func(vec![
+            ("a", ptr("int *", int.clone())),
+            ("s", ptr("const char *", chr)),
+            ("n", int.clone()),
+            ("b", ptr("int *", int.clone())),
+        ]);
+        let specs = vec![
+            ShapeSpec::parse_array("a=3").unwrap(),
+            ShapeSpec::parse_buffer("b=n:4").unwrap(),
+            ShapeSpec::parse_string("s=2:a-c").unwrap(),
+        ];
+        let ranges = vec![RangeSpec { name: "a".into(), lo: "-5".into(), hi: "5".into() }];
+        let (params, genes) = build(&f, &specs, &ranges).unwrap();
+        // a[0..3], s.len, s[0], s[1], b.len, b[0..4]
+        assert_eq!(genes.len(), 3 + 3 + 5);
+        assert_eq!(params[2].shape, Shape::LengthOf { buffer: 3 });
+        assert_eq!(genes[0].range, Range::Int { lo: -5, hi: 5 });
+        assert_eq!(genes[4].role, GeneRole::Char { alphabet: b"abc".to_vec() });
+        let d = Domain { params, genes, ..Default::default() };
+        let input = Input {
+            values: [1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect(),
+        };
+        assert_eq!(d.display(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
+        let (setup, args) = c_args(&d, &input, "v");
+        assert_eq!(setup, vec!["int v0[] = {1, 2, 3};", "char v1[] = \"b\";", "int v3[] = {7, 8};"]);
+        assert_eq!(args, vec!["v0", "v1", "(int)2", "v3"]);
+        let h = crate::harness::generate(
+            &crate::harness::Signature { name: "f".into(), ret_c: "int".into(), ret: crate::harness::ReturnKind::Void, prototype: "int f(int *a, char *s, int n, int *b)".into() },
+            &d,
+            "f.c",
+        );
+        // the length parameter is decoded after its buffer
+        let (b, n) = (h.find("int *evotest_p3").unwrap(), h.find("int evotest_p2 = (int)evotest_n3;").unwrap());
+        assert!(b < n, "{h}");
+    }
+
+    #[test]
+    fn pointers_need_a_shape_and_specs_must_fit() {
+        let int = ty("int", ScalarKind::Signed, 32);
+        let f = func(vec![("a", ptr("int *", int.clone())), ("n", int.clone())]);
+        let e = build(&f, &[], &[]).unwrap_err().to_string();
+        assert!(e.contains("--array a=LEN"), "{e}");
+        let specs = [ShapeSpec::parse_array("a=2").unwrap(), ShapeSpec::parse_array("n=3").unwrap()];
+        let e = build(&f, &specs, &[]).unwrap_err().to_string();
+        assert!(e.contains("not a pointer"), "{e}");
+        let e = build(&f, &[ShapeSpec::parse_array("zz=3").unwrap()], &[]).unwrap_err().to_string();
+        assert!(e.contains("no such parameter"), "{e}");
+        assert!(ShapeSpec::parse_string("s=3:z-a").is_err());
+        assert!(ShapeSpec::parse_buffer("a=5").is_err());
+    }
+
+    #[test]
+    fn c_strings_escape() {
+        assert_eq!(c_string(b"a\"b\\c\n?"), "\"a\\\"b\\\\c\\012\\?\"");
+    }
+}

@@ -1,0 +1,54 @@
+//! Array, string and (pointer, length) parameters, end to end.
+
+mod common;
+
+use common::*;
+
+fn full_and_tests_pass(function: &str, args: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", function, dir.path(), args);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/shapes.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+    read_json(&dir.path().join("suite.json"))
+}
+
+#[test]
+fn fixed_length_array() {
+    let suite = full_and_tests_pass("arr", &["--array", "a=4", "--range", "a=-10..10", "--seed", "1"]);
+    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"array": 4}));
+    // the input that returns 2 has four equal elements and k equal to them
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let a = t["inputs"]["a"].as_array().unwrap();
+    assert_eq!(a.len(), 4);
+    assert!(a.iter().all(|x| x == &t["inputs"]["k"]));
+}
+
+#[test]
+fn char_pointer_is_a_string_by_default() {
+    let suite = full_and_tests_pass("str", &["--seed", "2"]);
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let s = t["inputs"]["s"].as_str().unwrap();
+    assert!(s.len() == 3 && s.starts_with('a') && s.ends_with('z'), "{s}");
+}
+
+#[test]
+fn pointer_and_length_buffer() {
+    let suite = full_and_tests_pass("buf", &["--buffer", "data=n:5", "--range", "data=-20..20", "--seed", "3"]);
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let data = t["inputs"]["data"].as_array().unwrap();
+    assert_eq!(t["inputs"]["n"], 5);
+    assert_eq!(data.len(), 5);
+    assert_eq!(data.iter().map(|v| v.as_i64().unwrap()).sum::<i64>(), 10);
+}
+
+#[test]
+fn an_alphabet_restricts_string_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _) = run("tests/fixtures/shapes.c", "str", dir.path(), &["--string", "s=4:a-c", "--max-execs", "300"]);
+    let suite = read_json(&dir.path().join("suite.json"));
+    for t in suite["tests"].as_array().unwrap() {
+        let s = t["inputs"]["s"].as_str().unwrap();
+        assert!(s.len() <= 4 && s.chars().all(|c| ('a'..='c').contains(&c)), "{s}");
+    }
+}
