@@ -30,9 +30,9 @@
  *   With the narrower alphabet 0-9X- 5 outcomes become infeasible (25 of 30): line 53
  *   `*p == 'x'` → true, line 58 `*p == '-'` → false, line 58 `*p == ' '` → true and → false
  *   (the only character that gets past 'X' and 'x' is '-') and line 60 `p[-1] == ' '` → true.
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^7 random strings (length 0..13, uniform
- *   over the printable alphabet and over "0123456789X- x"), every string of length <= 4 over
+ *   over the printable alphabet and over "0123456789X- x"), every string of length <= 5 over
  *   "09Xx -a", and hand-picked ISBNs; the results were compared with an independent checker
  *   (strip separators after checking their placement, then the checksum). A second run over
  *   the alphabet 0-9X- alone left exactly the 5 outcomes above untaken.

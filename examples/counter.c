@@ -19,7 +19,7 @@
  * Feasible outcomes: 6 of 6. None is infeasible.
  *   Hardest: line 36 → true, e.g. a = {0, 0, 0, 0, 0, 1, 2, 3, 4, 5} (five zeros; a uniformly
  *   random array has at least five zeros with probability about 1.0e-20).
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^6 random arrays, the all-zero array, arrays
  *   with exactly 4, 5 and 10 zeros and the bounds -15000 and 15000.
  */

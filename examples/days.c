@@ -32,7 +32,7 @@
  *   1 in 10001 each). Special values: line 45 `y % 400 == 0` → true needs a year divisible by
  *   400 (e.g. 2000); line 55 → true needs February of a leap year; line 89
  *   `d2 > month_length(m2, leap2)` → true e.g. (1, 1, 2000, 29, 2, 1900): 1900 is no leap year.
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^7 uniform random inputs in the ranges
  *   above, every (d, m, y) of the ranges for the first date (second date fixed), and
  *   hand-picked dates (29 Feb 1900/2000/2004, 31 Apr, the range bounds); the results were

@@ -20,7 +20,7 @@
  * Feasible outcomes: 4 of 4. None is infeasible.
  *   Hardest: line 38 → true (and line 31 → true): only x = 0 (or -0.0), one value of the
  *   100,000,001 on the grid. For every other x in the range, |1/x| >= 2e-5, never 0.
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over every grid point k/1000 for k in
  *   [-50000000, 50000000] (only k = 0 takes the true outcomes), plus -0.0.
  */

@@ -25,7 +25,7 @@
  * Feasible outcomes: 17 of 17. None is infeasible.
  *   Hardest: each switch case needs one exact input of the 16,777,216, e.g. case COLOUR_BLACK
  *   needs (r, g, b) = (0, 0, 0); COLOUR_MAGENTA needs (255, 0, 255).
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, exhaustively over all 256^3 inputs: every outcome
  *   is taken, and the target only by (0, 0, 0).
  */

@@ -20,7 +20,7 @@
  * Feasible outcomes: 4 of 4. None is infeasible.
  *   Hardest: line 35 → true (with line 33 → true): only a = 0 (or -0.0), any b, e.g.
  *   (a, b) = (0, 1234.5); 1 grid value of a in 100,000,001.
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over every grid value of a (b random), plus
  *   a = -0.0 and the bounds.
  */

@@ -21,7 +21,7 @@
  *   Hardest: line 38 → true: all ten elements zero, a = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, the
  *   only such input of about 6e44 (probability 1.7e-45 for a uniform array). (line 35 → false
  *   needs just one zero element.)
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^6 random arrays, arrays with 9 zeros and one
  *   non-zero element at each position, the all-zero array and the bounds.
  */

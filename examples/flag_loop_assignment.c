@@ -21,7 +21,7 @@
  *   Hardest: line 38 → true (with line 35 → true): some element must be 0, e.g.
  *   a = {5, 5, 5, 0, 5, 5, 5, 5, 5, 5}; a uniformly random array has a zero with probability
  *   about 3.3e-4.
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^6 random arrays, arrays with a single zero
  *   at each position, the all-zero array and the bounds.
  */

@@ -22,7 +22,7 @@
  * Feasible outcomes: 10 of 10. None is infeasible.
  *   Hardest: line 41 `flag2` → true: a = 0 and b = 0 together, (a, b) = (0, 0), 1 grid point in
  *   about 1e16. (line 41 `flag2` → false needs a = 0 and b != 0; line 39 → true needs b = 1.)
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^6 random grid points and the special pairs
  *   (0, 0), (0, 1), (0, 0.001), (1, 0), (-0.0, -0.0), and the bounds.
  */

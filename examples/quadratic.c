@@ -24,7 +24,7 @@
  * Feasible outcomes: 8 of 8. None is infeasible.
  *   Hardest: line 54 → true (b*b == 4*a*c with a != 0), e.g. (a, b, c) = (1, 2, 1) or
  *   (3, -12, 12); rare for uniform inputs (no hit in 10^7). line 46 → true needs a == 0.
- * Checked by: /tmp/helper2 driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
+ * Checked by: a throwaway driver under clang-22 -fprofile-instr-generate -fcoverage-mapping,
  *   llvm-cov-22 show -show-branches=count, over 10^7 uniform random inputs, all of
  *   [-20, 20]^3 exhaustively, the corners of the range, and the perfect squares
  *   (k, 2*k*m, k*m*m) for small k, m; the result was cross-checked against an independent

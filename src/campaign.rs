@@ -9,7 +9,7 @@ use crate::exec::ForkServer;
 use crate::fitness::{Analysis, Goal, CRITERIA};
 use crate::harness::{self, Signature};
 use crate::input::shape::{self, ShapeSpec};
-use crate::input::{Domain, InitMode};
+use crate::input::{Domain, InitMode, Input};
 use crate::program::{self, Program};
 use crate::search::{self, Budget, Monitor, SearchConfig, SearchContext};
 use crate::toolchain::Toolchain;
@@ -44,7 +44,17 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     pub cflags: Vec<String>,
     pub ldflags: Vec<String>,
+    /// An input to evaluate first, before the algorithm runs (benchmarks give every tool the same
+    /// starting input).
+    pub seed_input: Option<Input>,
+    /// Inputs per process: `None` decides automatically (persistent, [`PERSISTENT_INPUTS`] per
+    /// process, unless some function of the sources writes global state); `Some(1)` forks a process
+    /// per input.
+    pub persistent: Option<u32>,
 }
+
+/// Inputs a persistent child runs before it is replaced.
+pub const PERSISTENT_INPUTS: u32 = 1000;
 
 impl RunOptions {
     /// Defaults for `source` and `function`: AVM, branch coverage, seed 0, 100,000 executions or
@@ -65,6 +75,8 @@ impl RunOptions {
             out_dir: PathBuf::from("evotest-out").join(function),
             cflags: vec![],
             ldflags: vec![],
+            seed_input: None,
+            persistent: None,
         }
     }
 }
@@ -105,6 +117,8 @@ pub struct RunResult {
     pub error: Option<String>,
     pub interrupted: bool,
     pub fork_server_restarts: u32,
+    /// How many inputs one target process ran at most (1: a fork per input).
+    pub inputs_per_process: u32,
 }
 
 /// Compile, link and start the target.
@@ -176,7 +190,15 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
     let input_capacity = (domain.encoded_len() as u32).max(INPUT_CAPACITY);
-    let executor = ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), input_capacity, opts.timeout)?;
+    // Running many inputs in one process is only safe when no input can leave state behind.
+    let stateful = metas.iter().flat_map(|m| &m.functions).any(|f| f.writes_globals);
+    let persistent = match opts.persistent {
+        Some(n) => Some(n),
+        None if stateful => None,
+        None => Some(PERSISTENT_INPUTS),
+    };
+    let executor =
+        ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), input_capacity, opts.timeout, persistent)?;
     if executor.overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }
@@ -190,10 +212,8 @@ pub fn run(opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool)
     search(&mut target, opts, monitor, interrupt)
 }
 
-/// Search on an already built target (so that benchmarks build each program once). Uses
-/// `opts`' algorithm, criterion, seed, budget and search configuration; the domain and executor
-/// come from the target.
-pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool) -> Result<RunResult> {
+/// The goals of `opts`' criterion for the function under test and the functions it calls.
+pub fn goals(target: &Target, opts: &RunOptions) -> Result<Vec<Box<dyn Goal>>> {
     let program = &target.program;
     let analysis = Analysis::new(program);
     let criterion = (CRITERIA
@@ -204,7 +224,14 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
     let wanted = if opts.function == "main" { RENAMED_MAIN } else { opts.function.as_str() };
     let root = program.function(wanted).map(|(i, _)| i).ok_or_else(|| anyhow!("function `{wanted}` not in the target"))?;
     let scope = program.reachable_from(root);
-    let goals = criterion.goals(program, &analysis, &scope);
+    Ok(criterion.goals(program, &analysis, &scope))
+}
+
+/// Search on an already built target (so that benchmarks build each program once). Uses
+/// `opts`' algorithm, criterion, seed, budget and search configuration; the domain and executor
+/// come from the target.
+pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor, interrupt: &AtomicBool) -> Result<RunResult> {
+    let goals = goals(target, opts)?;
     let spec = search::algorithm(&opts.algorithm).ok_or_else(|| anyhow!("unknown algorithm `{}`", opts.algorithm))?;
     let mut algo = (spec.build)(&opts.search);
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
@@ -223,7 +250,15 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
             monitor,
             interrupt,
         );
-        let error = algo.run(&mut cx).err().map(|e| format!("{e:#}"));
+        let mut error = None;
+        if let Some(x) = &opts.seed_input {
+            if !cx.finished() {
+                error = cx.evaluate(x).err().map(|e| format!("{e:#}"));
+            }
+        }
+        if error.is_none() {
+            error = algo.run(&mut cx).err().map(|e| format!("{e:#}"));
+        }
         let given_up = cx.given_up();
         let executions = cx.executions();
         let hits = cx.cache_hits();
@@ -245,5 +280,6 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         error,
         interrupted: interrupt.load(std::sync::atomic::Ordering::Relaxed),
         fork_server_restarts: target.executor.restarts() - restarts_before,
+        inputs_per_process: target.executor.inputs_per_process(),
     })
 }

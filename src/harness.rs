@@ -58,7 +58,9 @@ impl Signature {
     }
 }
 
-/// The C source of the harness for `sig` over `domain`.
+/// The C source of the harness for `sig` over `domain`: a loop over the inputs the runtime hands
+/// out (one per process, or many in persistent mode), each decoded, passed to the function, its
+/// return value recorded and its allocations freed.
 pub fn generate(sig: &Signature, domain: &Domain, source: &str) -> String {
     let n = domain.encoded_len();
     let offs = domain.offsets();
@@ -69,14 +71,16 @@ pub fn generate(sig: &Signature, domain: &Domain, source: &str) -> String {
         sig.prototype
     ));
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
-    s.push_str("extern const unsigned char *__evotest_input(int argc, char **argv, size_t *len);\n");
+    s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
     s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n");
     s.push_str(&format!("{};\n\n", sig.prototype));
     s.push_str("int main(int argc, char **argv) {\n");
     // Every local is prefixed so that no user function or global can collide with it.
     s.push_str("    size_t evotest_len = 0;\n");
-    s.push_str("    const unsigned char *evotest_in = __evotest_input(argc, argv, &evotest_len);\n");
+    s.push_str("    const unsigned char *evotest_in;\n");
     s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", n + 1));
+    s.push_str("    while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n");
+    s.push_str("    memset(evotest_buf, 0, sizeof evotest_buf);\n");
     s.push_str(&format!("    memcpy(evotest_buf, evotest_in, evotest_len < {n} ? evotest_len : {n});\n"));
     // buffers before the parameters that carry their lengths
     let is_len = |i: usize| matches!(domain.params[i].shape, Shape::LengthOf { .. });
@@ -105,6 +109,102 @@ pub fn generate(sig: &Signature, domain: &Domain, source: &str) -> String {
             }
         }
     }
-    s.push_str("    return 0;\n}\n");
+    s.push_str(&frees(domain));
+    s.push_str("    }\n    return 0;\n}\n");
+    s
+}
+
+/// `free` of every array, string and buffer the decoding allocated.
+fn frees(domain: &Domain) -> String {
+    let mut s = String::new();
+    for (i, p) in domain.params.iter().enumerate() {
+        if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. }) {
+            s.push_str(&format!("    free(evotest_p{i});\n"));
+        }
+    }
+    s
+}
+
+/// Declarations, decoding and call shared by the peer harnesses: maps the peer's bytes into the
+/// domain ([`crate::input::mapped`]), builds the parameters, calls the function into a volatile
+/// (so that optimisation keeps the call) and frees what it allocated.
+fn peer_body(sig: &Signature, domain: &Domain, data: &str, size: &str, guard: Option<&str>) -> String {
+    let n = domain.encoded_len();
+    let offs = domain.offsets();
+    let mut s = String::new();
+    s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", n + 1));
+    s.push_str(&format!("    evotest_map({data}, {size}, evotest_buf);\n"));
+    let is_len = |i: usize| matches!(domain.params[i].shape, Shape::LengthOf { .. });
+    for i in (0..domain.params.len()).filter(|&i| !is_len(i)).chain((0..domain.params.len()).filter(|&i| is_len(i))) {
+        s.push_str(&shape::c_decode(domain, i, &offs));
+    }
+    let args: Vec<String> = (0..domain.params.len()).map(|i| format!("evotest_p{i}")).collect();
+    let call = format!("{}({})", sig.name, args.join(", "));
+    let call = match sig.ret {
+        ReturnKind::Scalar(_) => format!("{{ volatile {} evotest_r = {call}; (void)evotest_r; }}", sig.ret_c),
+        _ => format!("{call};"),
+    };
+    match guard {
+        Some(g) => s.push_str(&format!("    {g}\n    if (setjmp(evotest_jb) == 0) {call}\n")),
+        None => s.push_str(&format!("    {call}\n")),
+    }
+    s.push_str(&frees(domain));
+    s
+}
+
+fn peer_prelude(sig: &Signature, domain: &Domain, source: &str, what: &str) -> String {
+    let mut s = format!(
+        "/* evotest {what} harness for {} (from {source}). Generated; do not edit.\n\
+         * Bytes are mapped onto the declared domain as src/input/mapped.rs describes, so that\n\
+         * every tool searches the same inputs (an all-zero input is every range's lower bound). */\n",
+        sig.prototype
+    );
+    s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    s.push_str(&format!("{};\n\n", sig.prototype));
+    s.push_str(&crate::input::mapped::c_decoder(domain));
+    s
+}
+
+/// Branch events after which the libFuzzer harness abandons an execution (a runaway loop).
+pub const PEER_EVENT_LIMIT: u32 = 1 << 24;
+
+/// The libFuzzer harness: `LLVMFuzzerTestOneInput` over the mapped encoding, with the evotest
+/// runtime in observer mode around each call (the target is compiled with the evotest pass), and a
+/// `longjmp` out of executions that exceed [`PEER_EVENT_LIMIT`] branch events, so that an input
+/// that loops forever does not end the campaign.
+pub fn generate_libfuzzer(sig: &Signature, domain: &Domain, source: &str) -> String {
+    let mut s = peer_prelude(sig, domain, source, "libFuzzer");
+    s.push_str(
+        "extern void __evotest_observe_begin(void);\n\
+         extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
+         extern void __evotest_set_abort(void (*hook)(void), uint32_t max_events);\n\
+         static jmp_buf evotest_jb;\n\
+         static void evotest_abort(void) { longjmp(evotest_jb, 1); }\n\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n\
+         \x20   static int evotest_ready;\n",
+    );
+    s.push_str(&format!(
+        "    if (!evotest_ready) {{ __evotest_set_abort(evotest_abort, {PEER_EVENT_LIMIT}u); evotest_ready = 1; }}\n"
+    ));
+    s.push_str(&peer_body(sig, domain, "data", "size", Some("__evotest_observe_begin();")));
+    s.push_str("    __evotest_observe_end(data, size);\n    return 0;\n}\n");
+    s
+}
+
+/// The AFL++ harness: persistent mode (`__AFL_LOOP`) with shared-memory test cases, over the
+/// mapped encoding. Compiled by `afl-clang-fast` (clang 14), so plain C99 without evotest probes;
+/// AFL++ handles hangs with its own timeout.
+pub fn generate_afl(sig: &Signature, domain: &Domain, source: &str) -> String {
+    let mut s = peer_prelude(sig, domain, source, "AFL++");
+    s.push_str(
+        "__AFL_FUZZ_INIT();\n\n\
+         int main(void) {\n\
+         \x20   __AFL_INIT();\n\
+         \x20   const uint8_t *data = __AFL_FUZZ_TESTCASE_BUF;\n\
+         \x20   while (__AFL_LOOP(10000)) {\n\
+         \x20   size_t size = (size_t)__AFL_FUZZ_TESTCASE_LEN;\n",
+    );
+    s.push_str(&peer_body(sig, domain, "data", "size", None));
+    s.push_str("    }\n    return 0;\n}\n");
     s
 }

@@ -70,7 +70,7 @@ fn expint_with_finite_x_covers_28_and_suspects_the_two_loop_exhaustions() {
         "examples/expint.c",
         "expint",
         dir.path(),
-        &["--seed", "2", "--range", "x=-10..1e30", "--max-time", "0", "--patience", "300"],
+        &["--seed", "2", "--range", "x=-10..1e30", "--max-time", "0", "--patience", "300", "--stop-when-stalled"],
     );
     assert_eq!(r["branches_covered"], 28, "uncovered {:?}", uncovered(&r));
     let mut u = uncovered(&r);
@@ -164,4 +164,30 @@ fn the_console_table_lists_every_site_and_what_each_test_covers() {
     }
     assert!(out.contains("covered 22/22 branch outcomes (100.0%)"), "{out}");
     assert!(out.contains("covers"), "{out}");
+}
+
+#[test]
+fn persistent_and_fork_per_input_give_the_same_suite() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let (_, ra) = run("examples/triangle.c", "triangle", a.path(), &["--seed", "5", "--persistent", "1"]);
+    let (_, rb) = run("examples/triangle.c", "triangle", b.path(), &["--seed", "5", "--persistent", "500"]);
+    assert_eq!(ra["inputs_per_process"], 1);
+    assert_eq!(rb["inputs_per_process"], 500);
+    assert_eq!(read_json(&a.path().join("suite.json"))["tests"], read_json(&b.path().join("suite.json"))["tests"]);
+    assert_eq!(ra["executions"], rb["executions"]);
+}
+
+#[test]
+fn a_function_with_global_state_gets_a_process_per_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/stateful.c", "stateful", dir.path(), &["--max-execs", "3000", "--stop-when-stalled"]);
+    assert_eq!(r["inputs_per_process"], 1);
+    // `calls > 1` can only be true if state leaked from an earlier input
+    let u = uncovered(&r);
+    assert_eq!(u, vec![(8, "calls > 1".to_string(), "true".to_string())], "{u:?}");
+    // forced into one process, the state leaks and the outcome is taken
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/stateful.c", "stateful", dir.path(), &["--max-execs", "3000", "--persistent", "100"]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
 }

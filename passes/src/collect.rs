@@ -63,6 +63,7 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
     let mut constants = Vec::new();
     let mut func_file = String::new();
     let mut calls: Vec<String> = Vec::new();
+    let mut writes_globals = false;
     for (bi, &bb) in bbs.iter().enumerate() {
         let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0 };
         unsafe {
@@ -77,6 +78,13 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
                             }
                         }
                     }
+                }
+                match LLVMGetInstructionOpcode(inst) {
+                    LLVMOpcode::LLVMStore => writes_globals |= based_on_global(LLVMGetOperand(inst, 1)),
+                    LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
+                        writes_globals |= based_on_global(LLVMGetOperand(inst, 0))
+                    }
+                    _ => {}
                 }
                 if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMCall {
                     let callee = LLVMGetCalledValue(inst);
@@ -141,6 +149,7 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
         variadic,
         blocks,
         calls,
+        writes_globals,
     };
     FunctionDraft { meta, sites, constants }
 }
@@ -182,6 +191,26 @@ fn signature(
             params.push(ParamMeta { name, ty });
         }
         (params, ret, variadic)
+    }
+}
+
+/// Whether pointer `p` is a global variable or derived from one by GEPs and casts.
+fn based_on_global(mut p: LLVMValueRef) -> bool {
+    unsafe {
+        for _ in 0..16 {
+            if !LLVMIsAGlobalVariable(p).is_null() {
+                return true;
+            }
+            let derived = !LLVMIsAGetElementPtrInst(p).is_null()
+                || !LLVMIsABitCastInst(p).is_null()
+                || !LLVMIsAAddrSpaceCastInst(p).is_null()
+                || (!LLVMIsAConstantExpr(p).is_null() && LLVMGetNumOperands(p) > 0);
+            if !derived {
+                return false;
+            }
+            p = LLVMGetOperand(p, 0);
+        }
+        false
     }
 }
 

@@ -11,13 +11,21 @@
 //! * **Trace map**: the System V shared-memory segment named by `__EVOTEST_SHM_ID`
 //!   ([`evotest_abi::shm`]); without it (a target run by hand) a private anonymous mapping is used,
 //!   so probes always have somewhere to write.
-//! * **Fork server** (AFL's protocol, fds 198/199): [`__evotest_input`] starts it under the engine.
+//! * **Fork server** (AFL's protocol, fds 198/199): [`__evotest_next`] starts it under the engine.
 //!   The engine writes a 4-byte request; the server forks; the child returns to the harness and
-//!   runs one input; the server reports the child's pid and then its `waitpid` status. A crash or
-//!   hang kills only the child.
-//! * **Harness API**: [`__evotest_input`] gives the input bytes (shared memory under the engine, a
-//!   file or stdin by hand), [`__evotest_return`] records the value the function under test
-//!   returned.
+//!   runs an input; the server reports the child's pid and then its `waitpid` status. A crash or
+//!   hang kills only the child. In **persistent mode** (`__EVOTEST_PERSISTENT=1`) the child keeps
+//!   the pipes and runs inputs in a loop: after each it writes `FORKSRV_DONE` and waits for the
+//!   next request, so a process serves many inputs until it dies or the engine recycles it.
+//! * **Harness API**: [`__evotest_next`] gives the next input's bytes (shared memory under the
+//!   engine; a file or stdin, once, by hand), or NULL when there is none;
+//!   [`__evotest_return`] records the value the function under test returned.
+//!
+//! * **Observer mode** ([`__evotest_observe_begin`], [`__evotest_observe_end`]) serves peer
+//!   fuzzers that run the target in-process (libFuzzer): around each execution the peer's harness
+//!   resets the trace map and then checks it, and every input that covers a branch outcome for the
+//!   first time is appended to the log named by `EVOTEST_OBSERVE_LOG` with its execution number
+//!   and time. An optional event limit aborts runaway executions through a hook.
 //!
 //! The runtime assumes a single-threaded target: concurrent probes may lose updates, never memory
 //! safety of the engine (which validates everything it reads).
@@ -146,6 +154,12 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<(
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
     let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
     h.seq = h.seq.saturating_add(1);
+    if h.seq > EVENT_LIMIT {
+        if let Some(hook) = ABORT_HOOK {
+            EVENT_LIMIT = u32::MAX;
+            hook();
+        }
+    }
     let first = rec.hits == 0;
     if first {
         rec.first_seq = h.seq;
@@ -254,6 +268,131 @@ pub unsafe extern "C" fn __evotest_return(kind: u32, bits: u64) {
     }
 }
 
+/// Branch events after which the abort hook is called in the current execution (observer mode);
+/// `u32::MAX` = no limit.
+static mut EVENT_LIMIT: u32 = u32::MAX;
+/// The limit set by [`__evotest_set_abort`], re-armed at each [`__evotest_observe_begin`].
+static mut ARMED_LIMIT: u32 = u32::MAX;
+/// Called when an execution exceeds [`EVENT_LIMIT`]; must not return (e.g. a `longjmp`).
+static mut ABORT_HOOK: Option<unsafe extern "C" fn()> = None;
+
+/// State of observer mode.
+struct Observer {
+    covered: Vec<bool>,
+    n_covered: usize,
+    executions: u64,
+    start: std::time::Instant,
+    log: Option<std::fs::File>,
+    stop_at: Option<usize>,
+}
+
+static mut OBSERVER: Option<Observer> = None;
+
+#[allow(static_mut_refs)]
+unsafe fn observer() -> &'static mut Observer {
+    if OBSERVER.is_none() {
+        let log = std::env::var_os("EVOTEST_OBSERVE_LOG").and_then(|p| {
+            std::fs::OpenOptions::new().create(true).append(true).open(&p).map_err(|e| {
+                eprintln!("evotest observer: cannot open {}: {e}", p.to_string_lossy());
+            }).ok()
+        });
+        let stop_at = std::env::var("EVOTEST_OBSERVE_STOP").ok().and_then(|v| v.parse().ok());
+        OBSERVER = Some(Observer {
+            covered: Vec::new(),
+            n_covered: 0,
+            executions: 0,
+            start: std::time::Instant::now(),
+            log,
+            stop_at,
+        });
+        libc::atexit(observer_at_exit);
+    }
+    OBSERVER.as_mut().unwrap()
+}
+
+extern "C" fn observer_at_exit() {
+    unsafe { observer_write_end() }
+}
+
+#[allow(static_mut_refs)]
+unsafe fn observer_write_end() {
+    if let Some(o) = OBSERVER.as_mut() {
+        if let Some(f) = o.log.as_mut() {
+            use std::io::Write;
+            let _ = writeln!(f, "end {} {}", o.executions, o.start.elapsed().as_micros());
+            o.log = None;
+        }
+    }
+}
+
+/// Set the hook called when one execution exceeds `max_events` branch events (observer mode, so
+/// that a peer fuzzer survives an input that loops forever). The hook must not return.
+///
+/// # Safety
+/// `hook` must be a valid function that does not return (e.g. one that `longjmp`s).
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_set_abort(hook: unsafe extern "C" fn(), max_events: u32) {
+    ABORT_HOOK = Some(hook);
+    ARMED_LIMIT = max_events;
+    EVENT_LIMIT = max_events;
+}
+
+/// Start of one execution in observer mode: clear the trace of all registered sites.
+///
+/// # Safety
+/// Call from the peer's harness, before the function under test.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_observe_begin() {
+    let h = &mut *header();
+    let l = Layout::from_header(h);
+    let base = h as *mut Header as *mut u8;
+    ptr::write_bytes(base.add(l.sites_off), 0, h.sites_used as usize * std::mem::size_of::<SiteRec>());
+    // Slots of sites that do not run must not read as covered: fill with +inf.
+    let d = std::slice::from_raw_parts_mut(base.add(l.outcomes_off) as *mut f64, h.outcomes_used as usize);
+    d.fill(f64::INFINITY);
+    h.seq = 0;
+    EVENT_LIMIT = ARMED_LIMIT;
+}
+
+/// End of one execution in observer mode: if the trace covers an outcome no earlier execution
+/// covered, append `<execution> <microseconds> <hex input>` to `EVOTEST_OBSERVE_LOG`. Exits the
+/// process once `EVOTEST_OBSERVE_STOP` outcomes are covered.
+///
+/// # Safety
+/// `data` must hold `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_observe_end(data: *const u8, size: usize) {
+    let h = &*header();
+    let l = Layout::from_header(h);
+    let base = h as *const Header as *const u8;
+    let d = std::slice::from_raw_parts(base.add(l.outcomes_off) as *const f64, h.outcomes_used as usize);
+    let o = observer();
+    o.executions += 1;
+    if o.covered.len() < d.len() {
+        o.covered.resize(d.len(), false);
+    }
+    let mut new = false;
+    for (i, &x) in d.iter().enumerate() {
+        if x == 0.0 && !o.covered[i] {
+            o.covered[i] = true;
+            o.n_covered += 1;
+            new = true;
+        }
+    }
+    if new {
+        if let Some(f) = o.log.as_mut() {
+            use std::io::Write;
+            let bytes = std::slice::from_raw_parts(data, size);
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            let _ = writeln!(f, "{} {} {hex}", o.executions, o.start.elapsed().as_micros());
+        }
+        if o.stop_at.is_some_and(|n| o.n_covered >= n) {
+            observer_write_end();
+            libc::_exit(0);
+        }
+    }
+}
+
 fn write_u32(fd: i32, v: u32) -> bool {
     let b = v.to_le_bytes();
     unsafe { libc::write(fd, b.as_ptr() as *const libc::c_void, 4) == 4 }
@@ -276,8 +415,9 @@ fn read_u32(fd: i32) -> Option<u32> {
 }
 
 /// Run the fork server. Returns only in a forked child (or at once if the engine is not
-/// listening); the server process itself exits when the engine closes the control pipe.
-unsafe fn fork_server() {
+/// listening); the server process itself exits when the engine closes the control pipe. A
+/// persistent child keeps the pipes open.
+unsafe fn fork_server(persistent: bool) {
     if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO) {
         return;
     }
@@ -290,8 +430,10 @@ unsafe fn fork_server() {
             libc::_exit(1);
         }
         if pid == 0 {
-            libc::close(FORKSRV_CTL_FD);
-            libc::close(FORKSRV_ST_FD);
+            if !persistent {
+                libc::close(FORKSRV_CTL_FD);
+                libc::close(FORKSRV_ST_FD);
+            }
             return;
         }
         if !write_u32(FORKSRV_ST_FD, pid as u32) {
@@ -309,26 +451,45 @@ unsafe fn fork_server() {
     }
 }
 
-/// The input of this execution. Under the engine (`__EVOTEST_FORKSRV=1`) this first runs the fork
-/// server, so only forked children return, each with the bytes the engine placed in shared
-/// memory. Run by hand, it reads the file named by `argv[1]`, or standard input.
+/// Inputs handed out so far by [`__evotest_next`] in this process.
+static mut ITERATION: u64 = 0;
+/// Whether this process is a persistent child of the fork server.
+static mut PERSISTENT_CHILD: bool = false;
+
+/// The next input, or NULL when there is none. Under the engine (`__EVOTEST_FORKSRV=1`) the first
+/// call runs the fork server, so only forked children return: a plain child gets one input
+/// (and NULL on the next call, so that the harness returns from `main`), a persistent child gets
+/// one input per request of the engine, reporting `FORKSRV_DONE` for the previous one first. Run by
+/// hand, it returns the contents of the file named by `argv[1]` (or of standard input) once.
 ///
-/// Sets `*len` to the number of bytes; the pointer stays valid until exit.
+/// Sets `*len` to the number of bytes; the pointer stays valid until the next call.
 ///
 /// # Safety
 /// `argv` must hold `argc` valid C strings; `len` must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_input(argc: i32, argv: *const *const libc::c_char, len: *mut usize) -> *const u8 {
+pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_char, len: *mut usize) -> *const u8 {
     let h = header();
     if SHARED && std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1") {
-        fork_server();
-        if SHARED {
-            let layout = Layout::from_header(&*h);
-            let n = ((*h).input_len).min((*h).input_capacity) as usize;
-            *len = n;
-            return (h as *const u8).add(layout.input_off);
+        if ITERATION == 0 {
+            let persistent = std::env::var(ENV_PERSISTENT).is_ok_and(|v| v == "1");
+            fork_server(persistent);
+            PERSISTENT_CHILD = persistent;
+        } else if PERSISTENT_CHILD {
+            if !write_u32(FORKSRV_ST_FD, FORKSRV_DONE) || read_u32(FORKSRV_CTL_FD).is_none() {
+                libc::_exit(0);
+            }
+        } else {
+            return ptr::null();
         }
+        ITERATION += 1;
+        let layout = Layout::from_header(&*h);
+        *len = ((*h).input_len).min((*h).input_capacity) as usize;
+        return (h as *const u8).add(layout.input_off);
     }
+    if ITERATION > 0 {
+        return ptr::null();
+    }
+    ITERATION = 1;
     let data = if argc >= 2 && !(*argv.add(1)).is_null() {
         let path = std::ffi::CStr::from_ptr(*argv.add(1)).to_string_lossy().into_owned();
         match std::fs::read(&path) {

@@ -11,20 +11,26 @@
 //! * **MC**: maximum coverage reached in any run (outcomes);
 //! * **exec/s**: executions per second over all runs.
 //!
-//! Results go to `<out>/<name>.md` and `<out>/<name>.json`.
+//! Every tool starts each run from the same input, drawn uniformly from the domain with the run's
+//! seed, and its coverage is measured by the same observer (evotest's probes; see [`tools`] and
+//! [`peers`]). Results go to `<out>/<name>.md` and `<out>/<name>.json`, with one SVG plot per
+//! program of coverage against executions (log scale), every tool overlaid.
 
+pub mod peers;
+pub mod plot;
 pub mod tools;
+pub mod truth;
 
-use crate::campaign::{self, RunOptions, Target};
+use crate::campaign::{self, RunOptions};
 use crate::config::{parse_range_arg, RangeSpec};
-use crate::search::Budget;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tools::Tool;
+use rand::SeedableRng;
+use tools::{Observed, ProgramCtx, RunSpec, Tool};
 
 /// One benchmark subject, as listed in `bench/programs.toml`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -67,11 +73,13 @@ pub fn load_programs(path: &Path) -> Result<Vec<BenchProgram>> {
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
     pub programs: Vec<BenchProgram>,
-    /// Tool names: evotest algorithms (`avm`, `ga`, `random`).
+    /// Tool names (see [`tools::names`]).
     pub tools: Vec<String>,
     pub runs: u32,
     pub max_execs: u64,
     pub max_time: Duration,
+    /// Per-execution timeout.
+    pub timeout: Duration,
     /// Seeds are `seed_base + run`.
     pub seed_base: u64,
     pub name: String,
@@ -79,6 +87,8 @@ pub struct BenchOptions {
     /// Where programs are built.
     pub work: PathBuf,
     pub quiet: bool,
+    /// Check each program's claimed feasible count with llvm-cov ([`truth`]).
+    pub truth: bool,
 }
 
 /// The measurements of one run.
@@ -97,6 +107,36 @@ pub struct RunRecord {
     pub covered: usize,
     pub total: usize,
     pub feasible: usize,
+    /// (execution, outcomes covered) at each increase, for plots.
+    pub curve: Vec<(u64, usize)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl RunRecord {
+    fn new(program: &BenchProgram, tool: &str, spec: &RunSpec, o: &Observed) -> RunRecord {
+        let mut firsts: Vec<(u64, f64)> = o.first.iter().flatten().copied().collect();
+        firsts.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let reached = firsts.get(program.feasible.saturating_sub(1)).copied().filter(|_| program.feasible > 0);
+        let reached = if program.feasible == 0 { Some((0, 0.0)) } else { reached };
+        let curve = firsts.iter().enumerate().map(|(i, f)| (f.0, i + 1)).collect();
+        RunRecord {
+            program: program.name.clone(),
+            tool: tool.to_string(),
+            run: spec.run,
+            seed: spec.seed,
+            success: reached.is_some(),
+            executions_to_full: reached.map(|r| r.0),
+            seconds_to_full: reached.map(|r| r.1),
+            executions: o.executions,
+            seconds: o.seconds,
+            covered: firsts.len(),
+            total: o.first.len(),
+            feasible: program.feasible,
+            curve,
+            note: o.note.clone(),
+        }
+    }
 }
 
 /// The summary of one program × tool cell.
@@ -148,49 +188,99 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
 }
 
 /// Build a program once for all its runs.
-fn build(p: &BenchProgram, work: &Path, root: &Path) -> Result<(Target, RunOptions)> {
+fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path) -> Result<ProgramCtx<'a>> {
     let src = root.join(&p.file);
     let mut o = RunOptions::new(&src, &p.function);
-    o.out_dir = work.join(&p.name);
+    let dir = work.join(&p.name);
+    o.out_dir = dir.clone();
     o.ranges = p.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
     o.shapes = crate::config::parse_shapes(&p.arrays, &p.strings, &p.buffers)?;
-    let t = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
-    Ok((t, o))
+    let target = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
+    let goals = campaign::goals(&target, &o)?;
+    Ok(ProgramCtx { program: p, target, options: o, goals, dir })
 }
 
-/// Run the whole benchmark and write its results. Returns the records.
-pub fn run(opts: &BenchOptions, root: &Path) -> Result<(Vec<RunRecord>, Vec<Cell>)> {
+/// The starting input of run `seed` of a program: drawn uniformly from the domain.
+pub fn start_input(d: &crate::input::Domain, seed: u64) -> crate::input::Input {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed_5eed_5eed);
+    crate::input::Input { values: (0..d.genes.len()).map(|i| d.uniform_value(i, &mut rng)).collect() }
+}
+
+/// Everything a benchmark produced.
+pub struct Results {
+    pub records: Vec<RunRecord>,
+    pub cells: Vec<Cell>,
+    pub truths: Vec<truth::Truth>,
+}
+
+/// Run the whole benchmark and write its results.
+pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
     if opts.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let tools: Vec<Box<dyn Tool>> = opts.tools.iter().map(|t| tools::by_name(t)).collect::<Result<_>>()?;
+    let mut tools: Vec<Box<dyn Tool>> = opts.tools.iter().map(|t| tools::by_name(t)).collect::<Result<_>>()?;
     std::fs::create_dir_all(&opts.work)?;
+    // Peers run in their own directories: every path must be absolute.
+    let work = std::path::absolute(&opts.work)?;
     let mut records = Vec::new();
+    let mut truths = Vec::new();
     for p in &opts.programs {
-        let (mut target, base) = build(p, &opts.work, root)?;
-        for tool in &tools {
+        let mut cx = build(p, &work, root)?;
+        let mut union_inputs: Vec<crate::input::Input> = Vec::new();
+        let mut union_goals = vec![false; cx.goals.len()];
+        if cx.goals.len() < p.feasible {
+            bail!("{}: bench/programs.toml claims {} feasible outcomes, but the program has only {}", p.name, p.feasible, cx.goals.len());
+        }
+        for tool in tools.iter_mut() {
+            tool.prepare(&cx).with_context(|| format!("{} on {}", tool.name(), p.name))?;
             for run in 0..opts.runs {
                 let seed = opts.seed_base + run as u64;
-                let mut o = base.clone();
-                o.seed = seed;
-                o.budget = Budget { max_execs: Some(opts.max_execs), max_time: Some(opts.max_time) };
-                let mut rec = tool.run(p, &mut target, &o)?;
-                rec.run = run;
+                let spec = RunSpec {
+                    run,
+                    seed,
+                    start: start_input(&cx.target.domain, seed),
+                    max_execs: opts.max_execs,
+                    max_time: opts.max_time,
+                    timeout: opts.timeout,
+                };
+                let obs = tool.run(&mut cx, &spec).with_context(|| format!("{} on {}, run {}", tool.name(), p.name, run + 1))?;
+                let rec = RunRecord::new(p, &tool.name(), &spec, &obs);
+                for (g, f) in obs.first.iter().enumerate() {
+                    union_goals[g] |= f.is_some();
+                }
+                for x in obs.inputs {
+                    if !union_inputs.contains(&x) {
+                        union_inputs.push(x);
+                    }
+                }
                 if !opts.quiet {
                     eprintln!(
-                        "{:<12} {:<8} run {:>2}: {}/{} outcomes, {}",
+                        "{:<12} {:<14} run {:>2}: {}/{} outcomes, {}{}",
                         p.name,
-                        tool.name(),
+                        rec.tool,
                         run + 1,
                         rec.covered,
                         rec.total,
                         match rec.executions_to_full {
                             Some(e) => format!("full feasible coverage at execution {e}"),
                             None => format!("not full after {} executions", rec.executions),
-                        }
+                        },
+                        rec.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
                     );
                 }
                 records.push(rec);
+            }
+        }
+        if opts.truth {
+            let covered = union_goals.iter().filter(|c| **c).count();
+            match truth::check(&cx, &union_inputs, covered) {
+                Ok(t) => {
+                    if !opts.quiet {
+                        eprintln!("{:<12} ground truth: {}", p.name, t.verdict);
+                    }
+                    truths.push(t)
+                }
+                Err(e) => eprintln!("{:<12} ground truth: not checked: {e:#}", p.name),
             }
         }
     }
@@ -201,8 +291,9 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<(Vec<RunRecord>, Vec<Cell
             cells.extend(summarise(&rs, opts.max_execs));
         }
     }
-    write_results(opts, &records, &cells)?;
-    Ok((records, cells))
+    let results = Results { records, cells, truths };
+    write_results(opts, &results)?;
+    Ok(results)
 }
 
 fn fmt_opt(v: Option<f64>, digits: usize) -> String {
@@ -213,7 +304,8 @@ fn fmt_opt(v: Option<f64>, digits: usize) -> String {
 }
 
 /// The markdown report.
-pub fn markdown(opts: &BenchOptions, cells: &[Cell], command: &str) -> String {
+pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String {
+    let cells = &results.cells;
     let tools: Vec<String> = {
         let mut t = Vec::new();
         for c in cells {
@@ -263,13 +355,53 @@ pub fn markdown(opts: &BenchOptions, cells: &[Cell], command: &str) -> String {
         format!("{}/{}/{}", c.mc, c.feasible, c.total)
     });
     metric(&mut s, "Executions per second", &|c| format!("{:.0}", c.exec_per_sec));
+    let with_paper: Vec<&BenchProgram> = opts.programs.iter().filter(|p| !p.paper.is_empty()).collect();
+    if !with_paper.is_empty() {
+        let _ = writeln!(s, "## The papers' own figures for these programs\n");
+        let _ = writeln!(s, "They measure other things (a path, or one target branch, not full branch coverage), so they sit \
+                             beside the table for orientation, not as a like-for-like comparison.\n");
+        let _ = writeln!(s, "| program | source | figure |\n|---|---|---:|");
+        for p in with_paper {
+            for (k, v) in &p.paper {
+                let _ = writeln!(s, "| {} | {k} | {v} |", p.name);
+            }
+        }
+        s.push('\n');
+    }
+    if !results.truths.is_empty() {
+        let _ = writeln!(s, "## Ground truth: the claimed feasible counts, checked with llvm-cov\n");
+        let _ = writeln!(
+            s,
+            "The union of every input any tool kept, replayed in a `clang-22 -fprofile-instr-generate \
+             -fcoverage-mapping` build (see `src/bench/truth.rs` for the units).\n"
+        );
+        let _ = writeln!(s, "| program | claimed feasible / total | union covers (evotest probes) | union covers (llvm-cov) | verdict |");
+        let _ = writeln!(s, "|---|---:|---:|---:|---|");
+        for t in &results.truths {
+            let _ = writeln!(
+                s,
+                "| {} | {}/{} | {} | {}/{} | {} |",
+                t.program, t.claimed, t.total, t.union_covered, t.llvm_covered, t.llvm_total, t.verdict
+            );
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "## Coverage against executions\n");
+    for p in &opts.programs {
+        let _ = writeln!(s, "![{0}]({1}-{0}.svg)", p.name, opts.name);
+    }
     s
 }
 
-fn write_results(opts: &BenchOptions, records: &[RunRecord], cells: &[Cell]) -> Result<()> {
+fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
+    let (records, cells) = (&results.records, &results.cells);
     std::fs::create_dir_all(&opts.out)?;
+    for p in &opts.programs {
+        let rs: Vec<&RunRecord> = records.iter().filter(|r| r.program == p.name).collect();
+        plot::coverage(&opts.out.join(format!("{}-{}.svg", opts.name, p.name)), p, &rs, opts.max_execs)?;
+    }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let md = markdown(opts, cells, &command);
+    let md = markdown(opts, results, &command);
     crate::report::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
     let json = serde_json::json!({
         "name": opts.name,
@@ -278,6 +410,7 @@ fn write_results(opts: &BenchOptions, records: &[RunRecord], cells: &[Cell]) -> 
         "max_execs": opts.max_execs,
         "max_seconds": opts.max_time.as_secs_f64(),
         "cells": cells,
+        "ground_truth": results.truths,
         "records": records,
     });
     crate::report::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;

@@ -1,61 +1,126 @@
-//! The tools a benchmark compares. Each implements [`Tool`]; adding one means adding a type here
-//! (or in a file of its own) and a line in [`by_name`].
+//! The tools a benchmark compares. Each implements [`Tool`]; adding one means adding a type
+//! (here or in a file of its own) and a line in [`by_name`].
+//!
+//! Every tool reports the same thing, an [`Observed`]: for each goal, the execution (in the tool's
+//! own count) and time at which it was first covered, as measured by **one observer**: evotest's
+//! probes and goals. evotest's algorithms report it directly; peers are observed by replaying
+//! their inputs through evotest's instrumented binary (see [`super::peers`]).
 
-use super::{BenchProgram, RunRecord};
+use super::BenchProgram;
 use crate::campaign::{self, RunOptions, Target};
-use crate::search::{self, Silent};
+use crate::fitness::Goal;
+use crate::input::{Input, InitMode};
+use crate::search::{self, Budget, Silent};
 use anyhow::{bail, Result};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Everything about one program that its runs share.
+pub struct ProgramCtx<'a> {
+    pub program: &'a BenchProgram,
+    pub target: Target,
+    /// Options of the program's build (sources, function, ranges, shapes).
+    pub options: RunOptions,
+    pub goals: Vec<Box<dyn Goal>>,
+    /// Working directory of this program.
+    pub dir: PathBuf,
+}
+
+/// One run: its seed, starting input and caps.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub run: u32,
+    pub seed: u64,
+    /// The starting input every tool gets in this run (drawn uniformly from the domain).
+    pub start: Input,
+    pub max_execs: u64,
+    pub max_time: Duration,
+    /// Per-execution timeout.
+    pub timeout: Duration,
+}
+
+/// What one run of one tool achieved, in the observer's terms.
+#[derive(Clone, Debug, Default)]
+pub struct Observed {
+    /// By goal: (execution, seconds) of first coverage.
+    pub first: Vec<Option<(u64, f64)>>,
+    pub executions: u64,
+    pub seconds: f64,
+    /// Anything unusual (a peer that stopped on a crash, …).
+    pub note: Option<String>,
+    /// The inputs that covered something first (for the ground-truth check).
+    pub inputs: Vec<Input>,
+}
 
 /// A tool under benchmark.
 pub trait Tool {
     /// Column name.
     fn name(&self) -> String;
-    /// One run on `program` (built as `target`) with `opts`' seed and budget.
-    fn run(&self, program: &BenchProgram, target: &mut Target, opts: &RunOptions) -> Result<RunRecord>;
+    /// Once per program, before its runs (e.g. build a peer's binary).
+    fn prepare(&mut self, _cx: &ProgramCtx) -> Result<()> {
+        Ok(())
+    }
+    /// One run.
+    fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed>;
 }
 
-/// evotest with one search algorithm.
+/// evotest with one search algorithm, and optionally uniform initialisation (`avm+uniform`).
 pub struct Evotest {
     pub algorithm: String,
+    pub init: InitMode,
 }
 
 impl Tool for Evotest {
     fn name(&self) -> String {
-        self.algorithm.clone()
+        match self.init {
+            InitMode::Biased => self.algorithm.clone(),
+            InitMode::Uniform => format!("{}+uniform", self.algorithm),
+        }
     }
 
-    fn run(&self, program: &BenchProgram, target: &mut Target, opts: &RunOptions) -> Result<RunRecord> {
-        let mut o = opts.clone();
+    fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed> {
+        let mut o = cx.options.clone();
         o.algorithm = self.algorithm.clone();
+        o.init = self.init;
+        o.seed = spec.seed;
+        o.seed_input = Some(spec.start.clone());
+        o.timeout = spec.timeout;
+        o.budget = Budget { max_execs: Some(spec.max_execs), max_time: Some(spec.max_time) };
         let stop = AtomicBool::new(false);
-        let r = campaign::search(target, &o, &mut Silent, &stop)?;
+        let r = campaign::search(&mut cx.target, &o, &mut Silent, &stop)?;
         if let Some(e) = &r.error {
-            bail!("{} on {}: {e}", self.algorithm, program.name);
+            bail!("{} on {}: {e}", self.name(), cx.program.name);
         }
-        let reached = r.archive.coverage_reached(program.feasible);
-        Ok(RunRecord {
-            program: program.name.clone(),
-            tool: self.name(),
-            run: 0,
-            seed: o.seed,
-            success: reached.is_some(),
-            executions_to_full: reached.map(|(e, _)| e),
-            seconds_to_full: reached.map(|(_, t)| t.as_secs_f64()),
-            executions: r.executions,
-            seconds: r.elapsed.as_secs_f64(),
-            covered: r.archive.n_covered(),
-            total: r.goals.len(),
-            feasible: program.feasible,
-        })
+        let first = (0..r.goals.len())
+            .map(|g| r.archive.covered_by[g].map(|t| (r.archive.tests[t].exec, r.archive.tests[t].at.as_secs_f64())))
+            .collect();
+        let inputs = r.archive.tests.iter().chain(&r.archive.faults).map(|t| t.input.clone()).collect();
+        Ok(Observed { first, executions: r.executions, seconds: r.elapsed.as_secs_f64(), note: None, inputs })
     }
+}
+
+/// Names of all tools: evotest's algorithms (each also as `NAME+uniform`), `libfuzzer`, `afl`.
+pub fn names() -> Vec<String> {
+    let mut v: Vec<String> = search::ALGORITHMS.iter().map(|a| a.name.to_string()).collect();
+    v.extend(search::ALGORITHMS.iter().map(|a| format!("{}+uniform", a.name)));
+    v.push("libfuzzer".into());
+    v.push("afl".into());
+    v
 }
 
 /// The tool called `name`.
 pub fn by_name(name: &str) -> Result<Box<dyn Tool>> {
-    if search::algorithm(name).is_some() {
-        return Ok(Box::new(Evotest { algorithm: name.to_string() }));
+    let (algo, init) = match name.strip_suffix("+uniform") {
+        Some(a) => (a, InitMode::Uniform),
+        None => (name, InitMode::Biased),
+    };
+    if search::algorithm(algo).is_some() {
+        return Ok(Box::new(Evotest { algorithm: algo.to_string(), init }));
     }
-    let algos: Vec<&str> = search::ALGORITHMS.iter().map(|a| a.name).collect();
-    bail!("unknown benchmark tool `{name}` (available: {})", algos.join(", "))
+    match name {
+        "libfuzzer" => Ok(Box::new(super::peers::LibFuzzer::default())),
+        "afl" => Ok(Box::new(super::peers::Afl::default())),
+        _ => bail!("unknown benchmark tool `{name}` (available: {})", names().join(", ")),
+    }
 }

@@ -67,8 +67,9 @@ struct BenchArgs {
     /// Only these programs (comma-separated names)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     only: Vec<String>,
-    /// Tools to compare (comma-separated): evotest algorithms
-    #[arg(long, value_delimiter = ',', default_value = "avm,ga,random", value_name = "TOOLS")]
+    /// Tools to compare (comma-separated): evotest's algorithms (avm, ga, random, each also as
+    /// NAME+uniform for uniform initialisation), libfuzzer, afl
+    #[arg(long, value_delimiter = ',', default_value = "avm,ga,random,libfuzzer,afl", value_name = "TOOLS")]
     tools: Vec<String>,
     /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
     #[arg(long, default_value_t = 10)]
@@ -82,6 +83,9 @@ struct BenchArgs {
     /// Wall-time cap per run
     #[arg(long, default_value = "60s", value_name = "DURATION")]
     max_time: String,
+    /// Per-execution timeout
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    timeout: String,
     /// Name of the result files (<out>/<name>.md and .json)
     #[arg(long, default_value = "bench")]
     name: String,
@@ -94,6 +98,9 @@ struct BenchArgs {
     /// No per-run lines
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Skip the llvm-cov check of each program's claimed feasible count
+    #[arg(long)]
+    no_truth: bool,
 }
 
 #[derive(Args)]
@@ -171,13 +178,24 @@ struct RunArgs {
     #[arg(long, default_value_t = SearchConfig::default().patience)]
     patience: u64,
 
-    /// Give a goal up (report it as suspected infeasible) after this many fruitless attempts
+    /// Set a goal aside as suspected infeasible after this many fruitless attempts (it is retried,
+    /// with doubled patience, once every open goal is set aside and budget remains)
     #[arg(long, default_value_t = SearchConfig::default().give_up_after)]
     give_up_after: u32,
+
+    /// Stop as soon as every uncovered goal is set aside as suspected infeasible, instead of
+    /// spending the rest of the budget on them
+    #[arg(long)]
+    stop_when_stalled: bool,
 
     /// Output directory [default: evotest-out/<function>]
     #[arg(long, short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
+
+    /// Inputs per target process: 1 forks a fresh process for every input; larger runs inputs in
+    /// a loop (persistent mode). Default: 1000, or 1 when the sources write global variables
+    #[arg(long, value_name = "N")]
+    persistent: Option<u32>,
 
     /// Print report.json on stdout (the table goes to stderr)
     #[arg(long)]
@@ -264,7 +282,12 @@ impl RunArgs {
             o.shapes.push(spec);
         }
         o.init = self.init;
-        o.search = SearchConfig { population: self.population, patience: self.patience, give_up_after: self.give_up_after };
+        o.search = SearchConfig {
+            population: self.population,
+            patience: self.patience,
+            give_up_after: self.give_up_after,
+            stop_when_stalled: self.stop_when_stalled,
+        };
         if let Some(d) = &self.out {
             o.out_dir = d.clone();
         }
@@ -272,6 +295,7 @@ impl RunArgs {
         o.cflags.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
         o.cflags.extend(self.define.iter().map(|d| format!("-D{d}")));
         o.ldflags = self.ldflags.clone();
+        o.persistent = self.persistent;
         Ok(o)
     }
 }
@@ -352,16 +376,18 @@ fn bench(a: &BenchArgs) -> Result<i32> {
         runs: a.runs,
         max_execs: a.max_execs,
         max_time: parse_duration(&a.max_time).context("--max-time")?,
+        timeout: parse_duration(&a.timeout).context("--timeout")?,
         seed_base: a.seed,
         name: a.name.clone(),
         out: a.out.clone(),
         work: a.work.clone(),
         quiet: a.quiet,
+        truth: !a.no_truth,
     };
     let root = std::env::current_dir()?;
-    let (_, cells) = crate::bench::run(&opts, &root)?;
+    let results = crate::bench::run(&opts, &root)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    print!("{}", crate::bench::markdown(&opts, &cells, &command));
+    print!("{}", crate::bench::markdown(&opts, &results, &command));
     println!("wrote {}/{}.md and .json", opts.out.display(), opts.name);
     Ok(0)
 }

@@ -4,12 +4,20 @@
 //! the server forks and answers with the child's pid; the engine waits on the status pipe up to
 //! the timeout, kills the child with `SIGKILL` if it expires, and reads the `waitpid` status.
 //! If the server itself dies it is restarted once per execution; a second failure is an error.
+//!
+//! **Persistent mode** (`persistent = Some(n)`): a forked child runs up to n inputs. After the
+//! first, each request is read by the live child instead of the server, and the child answers
+//! `FORKSRV_DONE` when the input ran to the end; a crash, exit or timeout of the child ends it,
+//! and the server then reports the `waitpid` status as usual. After n inputs the engine kills the
+//! child and the next request forks a fresh one.
 
 use super::shm::SharedMemory;
 use super::{Execution, ExitKind, Executor, RetVal};
 use crate::trace::Trace;
 use anyhow::{anyhow, bail, Context, Result};
-use evotest_abi::names::{ENV_FORKSRV, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_HELLO, FORKSRV_ST_FD};
+use evotest_abi::names::{
+    ENV_FORKSRV, ENV_PERSISTENT, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_DONE, FORKSRV_HELLO, FORKSRV_ST_FD,
+};
 use evotest_abi::shm::{ModuleEntry, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
 use std::fs::File;
 use std::io::Write;
@@ -30,6 +38,10 @@ pub struct ForkServer {
     server: Option<Running>,
     executions: u64,
     restarts: u32,
+    /// Inputs per child in persistent mode.
+    persistent: Option<u32>,
+    /// The live persistent child and the inputs it has run.
+    child: Option<(i32, u32)>,
 }
 
 struct Running {
@@ -88,7 +100,15 @@ impl ForkServer {
     ///
     /// Errors: shared memory unavailable, the executable cannot start, or it never says hello (not
     /// linked with the evotest runtime, or its harness does not call `__evotest_input`).
-    pub fn start(exe: &Path, sites: u32, outcomes: u32, input_capacity: u32, timeout: Duration) -> Result<ForkServer> {
+    /// `persistent`: run up to this many inputs per forked process (None: one per process).
+    pub fn start(
+        exe: &Path,
+        sites: u32,
+        outcomes: u32,
+        input_capacity: u32,
+        timeout: Duration,
+        persistent: Option<u32>,
+    ) -> Result<ForkServer> {
         let shm = SharedMemory::create(sites, outcomes, input_capacity)?;
         let mut fs = ForkServer {
             exe: exe.to_path_buf(),
@@ -97,6 +117,8 @@ impl ForkServer {
             server: None,
             executions: 0,
             restarts: 0,
+            persistent: persistent.filter(|&n| n > 1),
+            child: None,
         };
         fs.spawn()?;
         Ok(fs)
@@ -127,6 +149,7 @@ impl ForkServer {
         let mut cmd = Command::new(&self.exe);
         cmd.env(ENV_SHM_ID, self.shm.id().to_string())
             .env(ENV_FORKSRV, "1")
+            .env(ENV_PERSISTENT, if self.persistent.is_some() { "1" } else { "0" })
             .env("LD_BIND_NOW", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -171,24 +194,56 @@ impl ForkServer {
     }
 
     fn stop(&mut self) {
+        self.child = None;
         if let Some(mut r) = self.server.take() {
             drop(r.ctl);
+            // the server and any forked child share the server's process group
+            unsafe { libc::kill(-(r.child.id() as i32), libc::SIGKILL) };
             let _ = r.child.kill();
             let _ = r.child.wait();
         }
+    }
+
+    /// Most inputs one target process runs (1 without persistent mode).
+    pub fn inputs_per_process(&self) -> u32 {
+        self.persistent.unwrap_or(1)
     }
 
     /// One attempt; `Err` means the server is broken and should be restarted.
     fn attempt(&mut self) -> Result<(ExitKind, Duration)> {
         let timeout = self.timeout;
         let r = self.server.as_mut().ok_or_else(|| anyhow!("fork server not running"))?;
+        // Recycle a persistent child that has run its share.
+        if let (Some((pid, n)), Some(max)) = (self.child, self.persistent) {
+            if n >= max {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                self.child = None;
+                read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("recycled child was not reaped"))?;
+            }
+        }
         let t0 = Instant::now();
         r.ctl.write_all(&0u32.to_le_bytes()).context("fork server control pipe")?;
-        let pid = read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("fork server did not fork"))? as i32;
-        if pid <= 0 {
-            bail!("fork server reported pid {pid}");
-        }
+        let pid = match self.child {
+            Some((pid, _)) => pid,
+            None => {
+                let pid = read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("fork server did not fork"))? as i32;
+                if pid <= 0 {
+                    bail!("fork server reported pid {pid}");
+                }
+                if self.persistent.is_some() {
+                    self.child = Some((pid, 0));
+                }
+                pid
+            }
+        };
         let (status, timed_out) = match read_u32(&r.st, timeout)? {
+            Some(FORKSRV_DONE) if self.persistent.is_some() => {
+                if let Some((_, n)) = self.child.as_mut() {
+                    *n += 1;
+                }
+                let exit = if self.shm.header().ret_state == RET_RETURNED { ExitKind::Ok } else { ExitKind::Exit { code: 0 } };
+                return Ok((exit, t0.elapsed()));
+            }
             Some(s) => (s as i32, false),
             None => {
                 unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -196,6 +251,8 @@ impl ForkServer {
                 (s as i32, true)
             }
         };
+        // The child is gone.
+        self.child = None;
         let dur = t0.elapsed();
         let returned = self.shm.header().ret_state == RET_RETURNED;
         let exit = if libc::WIFSIGNALED(status) {
@@ -207,7 +264,7 @@ impl ForkServer {
             }
         } else if libc::WIFEXITED(status) {
             let code = libc::WEXITSTATUS(status);
-            if code == 0 && returned {
+            if code == 0 && returned && self.persistent.is_none() {
                 ExitKind::Ok
             } else {
                 ExitKind::Exit { code }

@@ -145,6 +145,7 @@ mod tests {
                 variadic: false,
                 blocks,
                 calls: vec![],
+                writes_globals: false,
             }],
             sites: sites.iter().enumerate().map(|(i, (b, c))| site(i as u32, *b, c)).collect(),
             n_outcomes: 2 * sites.len() as u32,

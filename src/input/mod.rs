@@ -13,6 +13,7 @@
 //! `_Bool` is one byte, 0 or 1; a length gene is a `u32`). The generated harness
 //! (`crate::harness`) decodes the same layout and builds the arrays and strings.
 
+pub mod mapped;
 pub mod shape;
 
 use anyhow::{bail, Result};

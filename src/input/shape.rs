@@ -534,6 +534,7 @@ mod tests {
             variadic: false,
             blocks: vec![],
             calls: vec![],
+                writes_globals: false,
         }
     }
 

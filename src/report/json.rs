@@ -65,6 +65,7 @@ pub fn report_value(run: &RunResult) -> Json {
         "faults": run.archive.fault_counts,
         "fault_reproducers": run.archive.faults.len(),
         "fork_server_restarts": run.fork_server_restarts,
+        "inputs_per_process": run.inputs_per_process,
         "interrupted": run.interrupted,
         "error": run.error,
         "sites": sites,

@@ -38,14 +38,19 @@ pub struct SearchConfig {
     /// An attempt on one goal ends after this many evaluations without improving the goal's best
     /// fitness. Default 1000.
     pub patience: u64,
-    /// A goal is given up (reported as suspected infeasible) after this many attempts in a row
-    /// that did not improve its best fitness. Default 3.
+    /// A goal is set aside as suspected infeasible after this many attempts in a row that did not
+    /// improve its best fitness. Default 3.
     pub give_up_after: u32,
+    /// When every open goal is set aside: stop (`true`), or revive them all with doubled patience
+    /// and go on while budget remains (`false`, the default, as EvoSuite and the fuzzers spend their
+    /// whole budget). Goals still uncovered at the end that were ever set aside are reported as
+    /// suspected infeasible either way.
+    pub stop_when_stalled: bool,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { population: 50, patience: 1000, give_up_after: 3 }
+        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false }
     }
 }
 
@@ -125,7 +130,10 @@ pub struct SearchContext<'a> {
     start: Instant,
     execs: u64,
     best: Vec<Option<(f64, Input)>>,
+    /// Set aside now (not searched until revived).
     given_up: Vec<bool>,
+    /// Ever set aside.
+    suspected: Vec<bool>,
     last_report: Instant,
     cache: EvalCache,
 }
@@ -196,6 +204,7 @@ impl<'a> SearchContext<'a> {
             execs: 0,
             best: vec![None; n],
             given_up: vec![false; n],
+            suspected: vec![false; n],
             last_report: Instant::now(),
             cache: EvalCache::default(),
         }
@@ -223,9 +232,12 @@ impl<'a> SearchContext<'a> {
             || self.interrupt.load(Ordering::Relaxed)
     }
 
-    /// Whether the search should stop: out of budget, or every goal covered or given up.
+    /// Whether the search should stop: out of budget, or every goal covered or (when stopping on
+    /// stagnation) set aside.
     pub fn finished(&self) -> bool {
-        self.out_of_budget() || self.open_goals().is_empty()
+        self.out_of_budget()
+            || self.archive.n_covered() == self.goals.len()
+            || (self.config.stop_when_stalled && self.open_goals().is_empty())
     }
 
     pub fn is_covered(&self, goal: usize) -> bool {
@@ -236,19 +248,41 @@ impl<'a> SearchContext<'a> {
         self.given_up[goal]
     }
 
-    /// Goals neither covered nor given up, in goal order.
+    /// Goals neither covered nor set aside, in goal order. When every uncovered goal is set aside
+    /// and [`SearchConfig::stop_when_stalled`] is off, they are all revived first, with doubled
+    /// patience (so the search spends its whole budget).
     pub fn open_goals(&self) -> Vec<usize> {
         (0..self.goals.len()).filter(|&g| !self.archive.is_covered(g) && !self.given_up[g]).collect()
     }
 
-    /// Give up `goal`: it is reported as suspected infeasible and no longer searched for.
-    pub fn give_up(&mut self, goal: usize) {
-        self.given_up[goal] = true;
+    /// Revive every set-aside goal with doubled patience, unless stopping when stalled. Returns
+    /// whether any goal was revived.
+    pub fn revive(&mut self) -> bool {
+        if self.config.stop_when_stalled || self.out_of_budget() {
+            return false;
+        }
+        let mut any = false;
+        for g in 0..self.goals.len() {
+            if self.given_up[g] && !self.archive.is_covered(g) {
+                self.given_up[g] = false;
+                any = true;
+            }
+        }
+        if any {
+            self.config.patience = self.config.patience.saturating_mul(2);
+        }
+        any
     }
 
-    /// Goals given up.
+    /// Set `goal` aside as suspected infeasible: it is not searched for until revived.
+    pub fn give_up(&mut self, goal: usize) {
+        self.given_up[goal] = true;
+        self.suspected[goal] = true;
+    }
+
+    /// Goals still uncovered that were ever set aside: the suspected infeasible ones.
     pub fn given_up(&self) -> Vec<usize> {
-        (0..self.goals.len()).filter(|&g| self.given_up[g] && !self.archive.is_covered(g)).collect()
+        (0..self.goals.len()).filter(|&g| self.suspected[g] && !self.archive.is_covered(g)).collect()
     }
 
     /// Best (lowest) fitness seen for `goal`, and the input that achieved it.
@@ -346,13 +380,17 @@ pub struct GoalScheduler {
 
 impl GoalScheduler {
     /// The next open goal to attempt, or `None` when none is left.
-    pub fn next(&mut self, cx: &SearchContext) -> Option<usize> {
+    pub fn next(&mut self, cx: &mut SearchContext) -> Option<usize> {
         if self.stale.len() != cx.goals.len() {
             self.stale = vec![0; cx.goals.len()];
         }
         loop {
             if self.queue.is_empty() {
                 let mut open = cx.open_goals();
+                if open.is_empty() && cx.revive() {
+                    self.stale.iter_mut().for_each(|s| *s = 0);
+                    open = cx.open_goals();
+                }
                 if open.is_empty() {
                     return None;
                 }

@@ -64,6 +64,13 @@ pub mod names {
     pub const FORKSRV_ST_FD: i32 = 199;
     /// Hello word the fork server writes first: `"EVOT"` little-endian, xor the layout version.
     pub const FORKSRV_HELLO: u32 = 0x544f_5645 ^ crate::shm::LAYOUT_VERSION;
+    /// Word a persistent child writes on the status pipe after each input it ran to the end. A
+    /// `waitpid` status never takes this value, so the engine tells the two apart.
+    pub const FORKSRV_DONE: u32 = 0xffff_fffe;
+    /// Environment variable that, when `1`, makes forked children persistent: each runs inputs
+    /// in a loop (reading a request on the control pipe before each one after the first, and
+    /// writing [`FORKSRV_DONE`] after each) until killed.
+    pub const ENV_PERSISTENT: &str = "__EVOTEST_PERSISTENT";
 }
 
 /// Branch distance constant K of Korel (1990) and Tracey et al. (1998); this crate uses K = 1.

@@ -67,6 +67,11 @@ pub struct FunctionMeta {
     /// Names of the functions it calls directly (the call graph; indirect calls are not known).
     #[serde(default)]
     pub calls: Vec<String>,
+    /// Whether it stores to a global variable (or a function-local `static`), directly or through
+    /// an address derived from one: state that could leak from one input to the next if inputs
+    /// ran in the same process.
+    #[serde(default)]
+    pub writes_globals: bool,
 }
 
 /// A basic block and its place in the CFG.
