@@ -1,11 +1,12 @@
 # evotest: see README.md. `make demo` and `make test` do all the set-up on a fresh machine.
 
 LLVM_PKGS := clang-22 llvm-22-dev lld-22 libclang-rt-22-dev
+BENCH_PKGS := afl++
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup setup-bench build demo test bench bench-quick clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -18,6 +19,16 @@ setup:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(LLVM_PKGS); \
 	fi
 
+## setup-bench: also install AFL++ (Debian's 4.04c), a peer in the benchmarks
+setup-bench: setup
+	@if dpkg -s $(BENCH_PKGS) >/dev/null 2>&1; then \
+		echo "setup-bench: AFL++ present"; \
+	else \
+		echo "setup-bench: installing $(BENCH_PKGS)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BENCH_PKGS); \
+	fi
+
 ## build: the evotest binary, the pass plugin and the runtime (release)
 build: setup
 	$(CARGO) build --release --workspace
@@ -26,14 +37,20 @@ build: setup
 demo: build
 	$(EVOTEST) run examples/triangle.c --function triangle
 
-## test: unit and end-to-end tests
-test: setup
+## test: unit and end-to-end tests, including a smoke test of the benchmark with every peer
+test: setup-bench
 	$(CARGO) build --workspace
 	$(CARGO) test --workspace
 
-## bench: every program x algorithm x 10 seeds; results in bench/results/bench.{md,json}
-bench: build
-	$(EVOTEST) bench --runs 10 --name bench
+## bench: every program x tool x 10 seeds, caps 1,000,000 executions / 60 s per run (hours);
+## results in bench/results/bench.{md,json,*.svg}. BENCH_ARGS=--runs 30 for the paper-grade table.
+bench: build setup-bench
+	$(EVOTEST) bench --runs 10 --name bench $(BENCH_ARGS)
+
+## bench-quick: six programs, every tool, under 10 minutes; results in bench/results/quick.*
+QUICK_PROGRAMS := triangle,expint,tritype,floatcomp,flag_assignment,counter
+bench-quick: build setup-bench
+	$(EVOTEST) bench --only $(QUICK_PROGRAMS) --runs 5 --max-execs 200000 --max-time 4s --name quick
 
 clean:
 	$(CARGO) clean
