@@ -50,7 +50,7 @@ bench: build setup-bench
 ## bench-quick: six programs, every tool, under 10 minutes; results in bench/results/quick.*
 QUICK_PROGRAMS := triangle,expint,tritype,floatcomp,flag_assignment,counter
 bench-quick: build setup-bench
-	$(EVOTEST) bench --only $(QUICK_PROGRAMS) --runs 5 --max-execs 200000 --max-time 4s --name quick
+	$(EVOTEST) bench --only $(QUICK_PROGRAMS) --runs 5 --max-execs 200000 --max-time 4s --name quick $(BENCH_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -243,7 +243,15 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
                     max_time: opts.max_time,
                     timeout: opts.timeout,
                 };
-                let obs = tool.run(&mut cx, &spec).with_context(|| format!("{} on {}, run {}", tool.name(), p.name, run + 1))?;
+                // A tool that fails on one run is recorded as covering nothing, with the error.
+                let obs = match tool.run(&mut cx, &spec) {
+                    Ok(o) => o,
+                    Err(e) => Observed {
+                        first: vec![None; cx.goals.len()],
+                        note: Some(format!("run failed: {e:#}")),
+                        ..Default::default()
+                    },
+                };
                 let rec = RunRecord::new(p, &tool.name(), &spec, &obs);
                 for (g, f) in obs.first.iter().enumerate() {
                     union_goals[g] |= f.is_some();

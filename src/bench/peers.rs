@@ -24,6 +24,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::ENV_PASS_EXPOSE;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -203,6 +204,31 @@ impl Tool for LibFuzzer {
     }
 }
 
+/// On every path out of an AFL++ run (errors included): kill afl-fuzz's process group, and every
+/// process still running one of the AFL++ target binaries. AFL++ 4.04c's CmpLog fork server puts
+/// itself in a new session, and its stopped children outlive afl-fuzz holding shared memory, so
+/// only their executable identifies them.
+struct KillLeftovers {
+    group: i32,
+    exes: Vec<PathBuf>,
+}
+
+impl Drop for KillLeftovers {
+    fn drop(&mut self) {
+        unsafe { libc::kill(-self.group, libc::SIGKILL) };
+        let exes: Vec<PathBuf> = self.exes.iter().filter_map(|e| e.canonicalize().ok()).collect();
+        let Ok(procs) = std::fs::read_dir("/proc") else { return };
+        for p in procs.flatten() {
+            let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            if let Ok(exe) = std::fs::read_link(p.path().join("exe")) {
+                if exes.contains(&exe) {
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+            }
+        }
+    }
+}
+
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2).filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()).collect()
 }
@@ -303,8 +329,12 @@ impl Tool for Afl {
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(rd.join("afl.log"))?)
             .stderr(Stdio::null());
+        // AFL++ 4.04c leaves its CmpLog fork server's children stopped when it exits, each holding
+        // its shared memory: run it in a process group of its own and kill the whole group after.
+        cmd.process_group(0);
         let t0 = Instant::now();
         let mut child = cmd.spawn().context("cannot start afl-fuzz")?;
+        let _cleanup = KillLeftovers { group: child.id() as i32, exes: vec![exe.clone(), cmplog.clone()] };
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut first = vec![None; cx.goals.len()];
         let mut inputs = Vec::new();

@@ -68,8 +68,10 @@ struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     only: Vec<String>,
     /// Tools to compare (comma-separated): evotest's algorithms (avm, ga, random, each also as
-    /// NAME+uniform for uniform initialisation), libfuzzer, afl
-    #[arg(long, value_delimiter = ',', default_value = "avm,ga,random,libfuzzer,afl", value_name = "TOOLS")]
+    /// NAME+uniform for uniform initialisation instead of the default bias towards boundaries,
+    /// program constants and small values), libfuzzer, afl. The random baseline is
+    /// random+uniform: pure random testing over the domain
+    #[arg(long, value_delimiter = ',', default_value = "avm,avm+uniform,ga,random+uniform,libfuzzer,afl", value_name = "TOOLS")]
     tools: Vec<String>,
     /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
     #[arg(long, default_value_t = 10)]

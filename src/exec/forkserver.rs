@@ -247,7 +247,22 @@ impl ForkServer {
             Some(s) => (s as i32, false),
             None => {
                 unsafe { libc::kill(pid, libc::SIGKILL) };
-                let s = read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("killed child was not reaped"))?;
+                // A persistent child may have finished (and written DONE) just as the timeout
+                // expired: then the input did run to the end; the kill's status follows.
+                let mut finished = false;
+                let s = loop {
+                    let s = read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("killed child was not reaped"))?;
+                    if s == FORKSRV_DONE && self.persistent.is_some() {
+                        finished = true;
+                        continue;
+                    }
+                    break s;
+                };
+                self.child = None;
+                if finished {
+                    let exit = if self.shm.header().ret_state == RET_RETURNED { ExitKind::Ok } else { ExitKind::Exit { code: 0 } };
+                    return Ok((exit, t0.elapsed()));
+                }
                 (s as i32, true)
             }
         };

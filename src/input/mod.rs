@@ -192,16 +192,18 @@ pub struct Gene {
     pub role: GeneRole,
 }
 
-/// How initial values are drawn.
+/// How values are drawn, and whether the search may favour special values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum InitMode {
     /// Mixture: boundary values, program constants, small magnitudes, and the whole range
-    /// (see [`Domain::sample_value`]).
+    /// (see [`Domain::sample_value`]); the algorithms may also try boundary values and program
+    /// constants on purpose (AVM's boundary probe, the GA's boundary mutation).
     #[default]
     Biased,
-    /// Uniform over each range (as seeds 001 and 002 do; needed for a fair comparison on
-    /// programs where 0 or a boundary is the special value).
+    /// Uniform over each range, and no special treatment of boundary values or constants
+    /// anywhere (as seeds 001 and 002 do; needed for a fair comparison on programs where 0 or a
+    /// boundary is the special value).
     Uniform,
 }
 
@@ -293,6 +295,11 @@ impl Gene {
 }
 
 impl Domain {
+    /// Whether the search may favour boundary values and program constants ([`InitMode::Biased`]).
+    pub fn biased(&self) -> bool {
+        self.init == InitMode::Biased
+    }
+
     /// Bytes of an encoded input.
     pub fn encoded_len(&self) -> usize {
         self.genes.iter().map(|g| g.ty.size()).sum()

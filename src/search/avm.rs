@@ -10,8 +10,8 @@
 //! input. δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats; it never drops
 //! below a few ULPs of the current value, so large floats still move.
 //!
-//! At the first local optimum of an attempt (before the first random restart), the search makes
-//! a **boundary probe**: each variable in turn is set to each of its boundary values (range ends,
+//! At the first local optimum of an attempt (before the first random restart), unless
+//! initialisation is uniform (`--init uniform`), the search makes a **boundary probe**: each variable in turn is set to each of its boundary values (range ends,
 //! 0, ±1, and ±inf/NaN for full-range floats) and to each program constant, moving on
 //! improvement. This reaches outcomes whose branch distance is deceptive or flat but which sit at
 //! extreme values (expint's "continued fraction failed" needs x ≥ 8.6e37 or +inf, while its
@@ -193,7 +193,7 @@ impl Local<'_, '_> {
                 self.float_step /= 10.0;
                 continue;
             }
-            if !probed {
+            if !probed && self.cx.domain.biased() {
                 probed = true;
                 let before = self.fx;
                 if let Err(s) = self.probe()? {

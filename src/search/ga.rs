@@ -7,7 +7,8 @@
 //! * single-point crossover with probability 0.75 (EvoSuite `crossover_rate`);
 //! * each gene mutated with probability 1/n (at least one gene per child): 60% scale-free Gaussian
 //!   (σ = 10^k, k uniform over the range's orders of magnitude), 20% a boundary value or a program
-//!   constant (seed 004's constant seeding), 20% a fresh random value;
+//!   constant (seed 004's constant seeding), 20% a fresh random value (with `--init uniform`, the
+//!   boundary/constant share goes to fresh random values too);
 //! * elitism of 1 (EvoSuite `elite`).
 //!
 //! An attempt ends when the goal is covered, after `patience` evaluations without improving the
@@ -87,7 +88,7 @@ fn mutate_gene(cx: &mut SearchContext, x: &mut Input, i: usize) {
             Value::Int(v) => Value::Int(v.saturating_add((z * sigma).round().clamp(-1e38, 1e38) as i128)),
             Value::Float(f) => Value::Float(f + z * sigma),
         }
-    } else if r < 0.8 {
+    } else if r < 0.8 && d.biased() {
         if cx.rng.random_bool(0.5) {
             let b = d.boundary_values(i);
             b[cx.rng.random_range(0..b.len())]
