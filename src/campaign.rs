@@ -47,6 +47,8 @@ pub struct RunOptions {
     /// An input to evaluate first, before the algorithm runs (benchmarks give every tool the same
     /// starting input).
     pub seed_input: Option<Input>,
+    /// Only these goals (`LINE:OUTCOME` or `sSITE:OUTCOME`); empty = all of the criterion's.
+    pub targets: Vec<String>,
     /// Inputs per process: `None` decides automatically (persistent, [`PERSISTENT_INPUTS`] per
     /// process, unless some function of the sources writes global state); `Some(1)` forks a process
     /// per input.
@@ -77,6 +79,7 @@ impl RunOptions {
             ldflags: vec![],
             seed_input: None,
             persistent: None,
+            targets: vec![],
         }
     }
 }
@@ -96,6 +99,8 @@ pub struct Target {
     /// The instrumented executable (harness + target + runtime).
     pub exe: PathBuf,
     pub executor: ForkServer,
+    /// The chaining approach's analyses, computed on first use.
+    pub chain: Option<std::sync::Arc<crate::chaining::Chain>>,
 }
 
 /// What a run produced.
@@ -119,6 +124,8 @@ pub struct RunResult {
     pub fork_server_restarts: u32,
     /// How many inputs one target process ran at most (1: a fork per input).
     pub inputs_per_process: u32,
+    /// What the chaining approach did, per goal it was used on.
+    pub chain_reports: Vec<crate::chaining::driver::ChainReport>,
 }
 
 /// Compile, link and start the target.
@@ -203,7 +210,7 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
         bail!("the target registered more instrumented code than its metadata describes");
     }
     let program = Program::new(metas, &executor.modules())?;
-    Ok(Target { program, signature, domain, exe, executor })
+    Ok(Target { program, signature, domain, exe, executor, chain: None })
 }
 
 /// Build the target and search. An error during the search is kept in [`RunResult::error`].
@@ -224,7 +231,34 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Vec<Box<dyn Goal>>> {
     let wanted = if opts.function == "main" { RENAMED_MAIN } else { opts.function.as_str() };
     let root = program.function(wanted).map(|(i, _)| i).ok_or_else(|| anyhow!("function `{wanted}` not in the target"))?;
     let scope = program.reachable_from(root);
-    Ok(criterion.goals(program, &analysis, &scope))
+    let goals = criterion.goals(program, &analysis, &scope);
+    if opts.targets.is_empty() {
+        return Ok(goals);
+    }
+    let mut keep = vec![false; goals.len()];
+    for t in &opts.targets {
+        let (loc, outcome) = t
+            .split_once(':')
+            .ok_or_else(|| anyhow!("--target {t}: expected LINE:OUTCOME (e.g. 38:true) or sSITE:OUTCOME"))?;
+        let outcome = outcome.trim();
+        let mut found = false;
+        for (g, goal) in goals.iter().enumerate() {
+            let Some((site, _, k)) = goal.branch() else { continue };
+            let s = &program.sites[site as usize];
+            let here = match loc.trim().strip_prefix('s') {
+                Some(id) => id.parse::<u32>().ok() == Some(site),
+                None => loc.trim().parse::<u32>().ok() == Some(s.meta.line),
+            };
+            if here && s.meta.outcome_labels.get(k as usize).map(String::as_str) == Some(outcome) {
+                keep[g] = true;
+                found = true;
+            }
+        }
+        if !found {
+            bail!("--target {t}: no branch outcome `{outcome}` at {loc} among the goals (see `evotest sites`)");
+        }
+    }
+    Ok(goals.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| g).collect())
 }
 
 /// Search on an already built target (so that benchmarks build each program once). Uses
@@ -237,9 +271,14 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
     let mut domain = target.domain.clone();
     domain.init = opts.init;
+    if opts.search.chaining != crate::search::Chaining::Off && target.chain.is_none() {
+        let c = crate::chaining::Chain::new(&target.program, &Analysis::new(&target.program));
+        target.chain = Some(std::sync::Arc::new(c));
+    }
+    let chain = target.chain.clone().filter(|_| opts.search.chaining != crate::search::Chaining::Off);
     let t0 = Instant::now();
     let restarts_before = target.executor.restarts();
-    let (archive, given_up, executions, cache_hits, error) = {
+    let (archive, given_up, executions, cache_hits, error, chain_reports) = {
         let mut cx = SearchContext::new(
             &domain,
             &goals,
@@ -250,6 +289,7 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
             monitor,
             interrupt,
         );
+        cx.chain = chain;
         let mut error = None;
         if let Some(x) = &opts.seed_input {
             if !cx.finished() {
@@ -262,7 +302,8 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         let given_up = cx.given_up();
         let executions = cx.executions();
         let hits = cx.cache_hits();
-        (std::mem::take(&mut cx.archive), given_up, executions, hits, error)
+        let reports = std::mem::take(&mut cx.chain_reports);
+        (std::mem::take(&mut cx.archive), given_up, executions, hits, error, reports)
     };
     let elapsed = t0.elapsed();
     Ok(RunResult {
@@ -281,5 +322,6 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         interrupted: interrupt.load(std::sync::atomic::Ordering::Relaxed),
         fork_server_restarts: target.executor.restarts() - restarts_before,
         inputs_per_process: target.executor.inputs_per_process(),
+        chain_reports,
     })
 }

@@ -10,7 +10,7 @@
 //! | trace | [`trace`] (written by `runtime/`) | [`trace::Trace`] |
 //! | analysis | [`program`], [`cfg`] | [`program::Program`], [`cfg::Cfg`] |
 //! | fitness | [`fitness`], [`archive`] | [`fitness::Criterion`], [`fitness::Goal`], [`archive::Archive`] |
-//! | search | [`search`], [`input`] | [`search::Search`], [`search::SearchContext`], [`input::Domain`] |
+//! | search | [`search`], [`input`], [`chaining`] | [`search::Search`], [`search::SearchContext`], [`input::Domain`], [`chaining::Chain`] |
 //! | report | [`report`] | [`report::Reporter`] |
 //!
 //! [`campaign`] wires them together for `evotest run`; [`cli`] is the command line.
@@ -19,6 +19,7 @@ pub mod archive;
 pub mod bench;
 pub mod campaign;
 pub mod cfg;
+pub mod chaining;
 pub mod cli;
 pub mod compile;
 pub mod config;

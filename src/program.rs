@@ -4,7 +4,7 @@
 //! registration (`evotest_abi::shm::ModuleEntry`).
 
 use anyhow::{anyhow, bail, Context, Result};
-use evotest_abi::meta::{unframe_all, FunctionMeta, ModuleMeta, SiteMeta};
+use evotest_abi::meta::{unframe_all, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind, VarMeta};
 use evotest_abi::names::META_SECTION;
 use evotest_abi::shm::ModuleEntry;
 use object::{Object, ObjectSection};
@@ -14,6 +14,31 @@ use std::path::Path;
 pub type SiteId = u32;
 /// Global index of a branch outcome (`site.outcome_base + k`).
 pub type OutcomeId = u32;
+/// Global index of a definition site (the runtime's numbering, as in the ordered trace).
+pub type DefId = u32;
+/// Global index of a tracked variable.
+pub type VarId = u32;
+
+/// A tracked variable with global numbering.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub id: VarId,
+    /// Index into [`Program::functions`] (`None` for globals).
+    pub function: Option<usize>,
+    pub meta: VarMeta,
+}
+
+/// A definition site with global numbering.
+#[derive(Clone, Debug)]
+pub struct Def {
+    pub id: DefId,
+    pub var: VarId,
+    /// Index into [`Program::functions`].
+    pub function: usize,
+    pub meta: DefMeta,
+    /// Variables the defined value reads (global IDs).
+    pub uses: Vec<VarId>,
+}
 
 /// One branch site with global numbering.
 #[derive(Clone, Debug)]
@@ -24,6 +49,8 @@ pub struct Site {
     /// Index into [`Program::functions`].
     pub function: usize,
     pub meta: SiteMeta,
+    /// Variables the condition reads (global IDs).
+    pub uses: Vec<VarId>,
 }
 
 impl Site {
@@ -57,6 +84,10 @@ pub struct Program {
     /// By global site ID.
     pub sites: Vec<Site>,
     pub n_outcomes: u32,
+    /// Tracked variables (globals of the same name in several modules are one variable).
+    pub vars: Vec<Var>,
+    /// Definitions by global ID.
+    pub defs: Vec<Def>,
 }
 
 /// Read the metadata of every instrumented module in an object file or executable.
@@ -94,7 +125,7 @@ impl Program {
             if e.n_sites as usize != m.sites.len() || e.n_outcomes != m.n_outcomes {
                 bail!("module {} registered with sizes that disagree with its metadata", m.source_file);
             }
-            bases.push((e.site_base, e.outcome_base));
+            bases.push((e.site_base, e.outcome_base, e.def_base));
         }
         Ok(Self::build(modules, &bases))
     }
@@ -102,22 +133,49 @@ impl Program {
     /// Number sites module after module, as if modules registered in order (tests, offline use).
     pub fn with_sequential_bases(modules: Vec<ModuleMeta>) -> Program {
         let mut bases = Vec::new();
-        let (mut s, mut o) = (0, 0);
+        let (mut s, mut o, mut d) = (0, 0, 0);
         for m in &modules {
-            bases.push((s, o));
+            bases.push((s, o, d));
             s += m.sites.len() as u32;
             o += m.n_outcomes;
+            d += m.defs.len() as u32;
         }
         Self::build(modules, &bases)
     }
 
-    fn build(modules: Vec<ModuleMeta>, bases: &[(u32, u32)]) -> Program {
+    fn build(modules: Vec<ModuleMeta>, bases: &[(u32, u32, u32)]) -> Program {
         let mut functions = Vec::new();
         let n_sites: usize = bases.iter().zip(&modules).map(|(b, m)| b.0 as usize + m.sites.len()).max().unwrap_or(0);
         let mut sites: Vec<Option<Site>> = vec![None; n_sites];
         let mut n_outcomes = 0;
-        for (mi, (m, &(sb, ob))) in modules.iter().zip(bases).enumerate() {
+        let mut vars: Vec<Var> = Vec::new();
+        let n_defs: usize = bases.iter().zip(&modules).map(|(b, m)| b.2 as usize + m.defs.len()).max().unwrap_or(0);
+        let mut defs: Vec<Option<Def>> = vec![None; n_defs];
+        for (mi, (m, &(sb, ob, db))) in modules.iter().zip(bases).enumerate() {
             let fbase = functions.len();
+            // variables: module-local ID -> global; globals unify by name across modules
+            let mut var_map = Vec::with_capacity(m.vars.len());
+            for v in &m.vars {
+                let existing = (v.kind == VarKind::Global)
+                    .then(|| vars.iter().find(|g| g.meta.kind == VarKind::Global && g.meta.name == v.name).map(|g| g.id))
+                    .flatten();
+                let id = existing.unwrap_or_else(|| {
+                    let id = vars.len() as VarId;
+                    vars.push(Var { id, function: v.function.map(|f| fbase + f as usize), meta: v.clone() });
+                    id
+                });
+                var_map.push(id);
+            }
+            for d in &m.defs {
+                let id = db + d.id;
+                defs[id as usize] = Some(Def {
+                    id,
+                    var: var_map[d.var as usize],
+                    function: fbase + d.function as usize,
+                    meta: d.clone(),
+                    uses: d.uses.iter().filter_map(|u| var_map.get(*u as usize).copied()).collect(),
+                });
+            }
             for f in &m.functions {
                 functions.push(Function {
                     module: mi,
@@ -133,11 +191,24 @@ impl Program {
                     outcome_base: ob + s.outcome_base,
                     function: fbase + s.function as usize,
                     meta: s.clone(),
+                    uses: s.uses.iter().filter_map(|u| var_map.get(*u as usize).copied()).collect(),
                 });
             }
             n_outcomes = n_outcomes.max(ob + m.n_outcomes);
         }
-        Program { modules, functions, sites: sites.into_iter().flatten().collect(), n_outcomes }
+        Program {
+            modules,
+            functions,
+            sites: sites.into_iter().flatten().collect(),
+            n_outcomes,
+            vars,
+            defs: defs.into_iter().flatten().collect(),
+        }
+    }
+
+    /// Definitions of variable `v`.
+    pub fn defs_of(&self, v: VarId) -> impl Iterator<Item = &Def> {
+        self.defs.iter().filter(move |d| d.var == v)
     }
 
     /// Total sites.

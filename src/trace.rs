@@ -2,6 +2,7 @@
 //! outcome, the minimum branch distance (meaningful only where the site was executed).
 
 use crate::program::{OutcomeId, SiteId};
+pub use evotest_abi::shm::{Event, EVENT_DEF};
 use evotest_abi::shm::SiteRec;
 
 /// A copy of the trace map after one execution, indexed by global IDs.
@@ -11,6 +12,10 @@ pub struct Trace {
     pub sites: Vec<SiteRec>,
     /// By outcome: minimum branch distance over the execution (stale where the site has no hits).
     pub dist: Vec<f64>,
+    /// The ordered trace (branch outcomes taken and definitions executed), when it was enabled.
+    pub events: Vec<Event>,
+    /// The ordered trace was cut short (buffer full).
+    pub events_overflow: bool,
 }
 
 impl Trace {
@@ -50,6 +55,6 @@ impl Trace {
         for (i, &s) in executed.iter().enumerate() {
             sites[s as usize] = SiteRec { hits: 1, first_seq: i as u32 + 1 };
         }
-        Trace { sites, dist }
+        Trace { sites, dist, events: vec![], events_overflow: false }
     }
 }

@@ -2,6 +2,7 @@
 //! anything (SanitizerCoverage's collect-then-inject order).
 
 use crate::condtext;
+use crate::dataflow;
 use crate::debuginfo::{self, inst_loc, type_string, value_name, Loc, VarNames};
 use evotest_abi::meta::{BlockMeta, ConstantMeta, FunctionMeta, ParamMeta, SiteKind};
 use evotest_abi::pred::Pred;
@@ -33,6 +34,10 @@ pub struct SiteDraft {
     pub text: String,
     pub operand_type: String,
     pub labels: Vec<String>,
+    /// Variables the condition reads.
+    pub uses: Vec<u32>,
+    /// Position of `inst` in its block.
+    pub index: u32,
 }
 
 /// A function's metadata (with `blocks[].site` holding indices into `sites`, to be renumbered
@@ -41,11 +46,15 @@ pub struct FunctionDraft {
     pub meta: FunctionMeta,
     pub sites: Vec<SiteDraft>,
     pub constants: Vec<ConstantMeta>,
+    pub defs: Vec<dataflow::DefDraft>,
 }
 
-/// Describe `func` (which must have a body).
-pub fn function(func: LLVMValueRef) -> FunctionDraft {
+/// Describe `func` (which must have a body), function number `fi` of the module; its locals are
+/// added to `vars`.
+pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> FunctionDraft {
     let names = debuginfo::var_names(func);
+    vars.add_locals(func, fi, &names);
+    let mut defs = Vec::new();
     let name = value_name(func);
     let mut blocks_index: HashMap<LLVMBasicBlockRef, u32> = HashMap::new();
     let mut bbs = Vec::new();
@@ -68,7 +77,11 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
         let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0 };
         unsafe {
             let mut inst = LLVMGetFirstInstruction(bb);
+            let mut index = 0u32;
             while !inst.is_null() {
+                if let Some(d) = dataflow::def_of(vars, func, inst, bi as u32, index, &names) {
+                    defs.push(d);
+                }
                 if block.line == 0 {
                     if let Some(l) = inst_loc(inst) {
                         if l.line != 0 {
@@ -98,13 +111,17 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
                 if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMSelect {
                     let c = LLVMGetOperand(inst, 0);
                     if LLVMGetTypeKind(LLVMTypeOf(c)) == LLVMTypeKind::LLVMIntegerTypeKind {
-                        let s = branch_like(SiteKind::Select, inst, c, bi as u32, &names, &mut constants);
+                        let mut s = branch_like(SiteKind::Select, inst, c, bi as u32, &names, &mut constants);
+                        s.uses = dataflow::uses_of(vars, c);
+                        s.index = index;
                         block.selects.push(sites.len() as u32);
                         sites.push(s);
                     }
                 }
                 inst = LLVMGetNextInstruction(inst);
+                index += 1;
             }
+            let term_index = index.saturating_sub(1);
             let term = LLVMGetBasicBlockTerminator(bb);
             if !term.is_null() {
                 let n = LLVMGetNumSuccessors(term);
@@ -115,12 +132,16 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
                 match LLVMGetInstructionOpcode(term) {
                     LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 => {
                         let c = LLVMGetCondition(term);
-                        let s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
+                        let mut s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
+                        s.uses = dataflow::uses_of(vars, c);
+                        s.index = term_index;
                         block.site = Some(sites.len() as u32);
                         sites.push(s);
                     }
                     LLVMOpcode::LLVMSwitch => {
-                        if let Some(s) = switch(term, bi as u32, &names, &mut constants) {
+                        if let Some(mut s) = switch(term, bi as u32, &names, &mut constants) {
+                            s.uses = dataflow::uses_of(vars, LLVMGetOperand(term, 0));
+                            s.index = term_index;
                             block.site = Some(sites.len() as u32);
                             sites.push(s);
                         }
@@ -151,7 +172,7 @@ pub fn function(func: LLVMValueRef) -> FunctionDraft {
         calls,
         writes_globals,
     };
-    FunctionDraft { meta, sites, constants }
+    FunctionDraft { meta, sites, constants, defs }
 }
 
 fn signature(
@@ -316,6 +337,8 @@ fn branch_like(
         loc,
         operand_type,
         labels: vec!["true".into(), "false".into()],
+        uses: vec![],
+        index: 0,
     }
 }
 
@@ -353,6 +376,8 @@ fn switch(
             block,
             loc,
             labels,
+            uses: vec![],
+            index: 0,
         })
     }
 }

@@ -85,6 +85,8 @@ pub struct VarNames {
     pub params: HashMap<u32, (String, LLVMMetadataRef)>,
     /// SSA value described by a `#dbg_value` → name (for code compiled at higher -O).
     pub by_value: HashMap<LLVMValueRef, String>,
+    /// Storage of parameters (their local copies at -O0).
+    pub param_storage: std::collections::HashSet<LLVMValueRef>,
 }
 
 /// Collect the variable names of `func` from its debug records.
@@ -109,6 +111,9 @@ pub fn var_names(func: LLVMValueRef) -> VarNames {
                             }
                             if !value.is_null() && !name.is_empty() {
                                 if matches!(kind, LLVMDbgRecordKind::LLVMDbgRecordDeclare) {
+                                    if arg > 0 {
+                                        names.param_storage.insert(value);
+                                    }
                                     names.by_storage.entry(value).or_insert(name);
                                 } else {
                                     names.by_value.entry(value).or_insert(name);

@@ -2,8 +2,9 @@
 //! site, create the module descriptor and its registration constructor, and embed the metadata.
 
 use crate::collect::{self, Cond, FunctionDraft};
+use crate::dataflow;
 use crate::Options;
-use evotest_abi::meta::{self, ConstantMeta, ModuleMeta, SiteMeta, META_VERSION};
+use evotest_abi::meta::{self, ConstantMeta, DefMeta, ModuleMeta, SiteMeta, META_VERSION};
 use evotest_abi::names;
 use inkwell::builder::Builder;
 use inkwell::context::ContextRef;
@@ -23,6 +24,7 @@ struct Probes<'ctx> {
     cmp_float: FunctionValue<'ctx>,
     cond: FunctionValue<'ctx>,
     switch: FunctionValue<'ctx>,
+    def: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
 }
 
@@ -57,6 +59,7 @@ impl<'ctx> Probes<'ctx> {
                     false,
                 ),
             ),
+            def: declare(module, names::PROBE_DEF, void.fn_type(&[p.into(), i32t.into()], false)),
             register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
         }
     }
@@ -91,16 +94,19 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     }
 
     // Phase 1: collect.
+    let bodies: Vec<LLVMValueRef> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .filter(|f| {
+            let name = f.get_name().to_string_lossy();
+            !name.starts_with("__evotest") || name == names::RENAMED_MAIN
+        })
+        .map(|f| f.as_value_ref())
+        .collect();
+    let mut vars = dataflow::VarTable::new(module.as_mut_ptr(), &bodies);
     let mut drafts: Vec<FunctionDraft> = Vec::new();
-    for f in module.get_functions() {
-        if f.count_basic_blocks() == 0 {
-            continue;
-        }
-        let name = f.get_name().to_string_lossy();
-        if name.starts_with("__evotest") && name != names::RENAMED_MAIN {
-            continue;
-        }
-        drafts.push(collect::function(f.as_value_ref()));
+    for (fi, &f) in bodies.iter().enumerate() {
+        drafts.push(collect::function(f, fi as u32, &mut vars));
     }
     if drafts.is_empty() {
         return Ok(false);
@@ -134,6 +140,12 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 },
                 operand_type: s.operand_type.clone(),
                 outcome_labels: s.labels.clone(),
+                uses: s.uses.clone(),
+                index: s.index,
+                case_values: match &s.cond {
+                    Cond::Switch { cases, .. } => cases.clone(),
+                    _ => vec![],
+                },
             });
             outcome_next += s.labels.len() as u32;
         }
@@ -153,6 +165,31 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         site_ids.push(ids);
     }
 
+    // Definitions, numbered module-wide.
+    let mut defs_meta = Vec::new();
+    let mut def_insts = Vec::new();
+    for (fi, d) in drafts.iter().enumerate() {
+        for dd in &d.defs {
+            let id = defs_meta.len() as u32;
+            defs_meta.push(DefMeta {
+                id,
+                var: dd.var,
+                function: fi as u32,
+                block: dd.block,
+                index: dd.index,
+                file: dd.loc.file.clone(),
+                line: dd.loc.line,
+                col: dd.loc.col,
+                text: dd.text.clone(),
+                param_init: dd.param_init,
+                partial: dd.partial,
+                probed: !dd.param_init,
+                uses: dd.uses.clone(),
+            });
+            def_insts.push((dd.inst, dd.after, id, dd.param_init));
+        }
+    }
+
     let source_file = module.get_source_file_name().to_string_lossy().into_owned();
     let mut mmeta = ModuleMeta {
         version: META_VERSION,
@@ -162,6 +199,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         sites: sites_meta,
         n_outcomes: outcome_next,
         constants,
+        vars: vars.vars,
+        defs: defs_meta,
     };
     let unhashed = serde_json::to_vec(&mmeta).map_err(|e| e.to_string())?;
     mmeta.module_id = meta::fnv1a(&unhashed);
@@ -171,7 +210,17 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let desc_ty = ctx.struct_type(
-        &[i32t.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i32t.into(), i32t.into()],
+        &[
+            i32t.into(),
+            i32t.into(),
+            i32t.into(),
+            i32t.into(),
+            i64t.into(),
+            i32t.into(),
+            i32t.into(),
+            i32t.into(),
+            i32t.into(),
+        ],
         false,
     );
     let desc = module.add_global(desc_ty, None, names::MODULE_DESC);
@@ -185,6 +234,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         i64t.const_int(mmeta.module_id, false).into(),
         i32t.const_zero().into(),
         i32t.const_zero().into(),
+        i32t.const_int(mmeta.defs.len() as u64, false).into(),
+        i32t.const_zero().into(),
     ]));
 
     // Phase 2: inject.
@@ -194,6 +245,31 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         for (s, &id) in d.sites.iter().zip(ids) {
             let ob = mmeta.sites[id as usize].outcome_base;
             inject(module, &ctx, &builder, &probes, desc, s, id, ob)?;
+        }
+    }
+
+    // Definition probes: after each store (before a `ret`), except parameter initialisation.
+    for (inst, after, id, param_init) in def_insts {
+        if param_init {
+            continue;
+        }
+        let at = if after { unsafe { LLVMGetNextInstruction(inst) } } else { inst };
+        if at.is_null() {
+            continue;
+        }
+        builder.position_before(&unsafe { InstructionValue::new(at) });
+        let call = builder
+            .build_call(
+                probes.def,
+                &[desc.as_pointer_value().into(), i32t.const_int(id as u64, false).into()],
+                "",
+            )
+            .map_err(|e| e.to_string())?;
+        unsafe {
+            let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(inst);
+            if !loc.is_null() {
+                inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call.as_value_ref(), loc);
+            }
         }
     }
 

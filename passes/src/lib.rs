@@ -30,6 +30,7 @@
 
 pub mod collect;
 pub mod condtext;
+pub mod dataflow;
 pub mod debuginfo;
 pub mod instrument;
 

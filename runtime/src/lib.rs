@@ -74,7 +74,7 @@ unsafe fn init_map() -> *mut u8 {
             eprintln!("evotest runtime: cannot attach shared memory {id}; tracing privately");
         }
     }
-    let layout = Layout::new(PRIVATE_SITES, PRIVATE_OUTCOMES, PRIVATE_INPUT);
+    let layout = Layout::new(PRIVATE_SITES, PRIVATE_OUTCOMES, PRIVATE_INPUT, 0);
     let p = libc::mmap(
         ptr::null_mut(),
         layout.size,
@@ -122,16 +122,20 @@ pub unsafe extern "C" fn __evotest_register_module(desc: *mut ModuleDesc) {
     }
     d.site_base = h.sites_used;
     d.outcome_base = h.outcomes_used;
+    d.def_base = h.defs_used;
     h.modules[h.n_modules as usize] = ModuleEntry {
         module_id: d.module_id,
         site_base: d.site_base,
         outcome_base: d.outcome_base,
         n_sites: d.n_sites,
         n_outcomes: d.n_outcomes,
+        def_base: d.def_base,
+        n_defs: d.n_defs,
     };
     h.n_modules += 1;
     h.sites_used = sites_end as u32;
     h.outcomes_used = outcomes_end as u32;
+    h.defs_used += d.n_defs;
     d.state = DESC_ACTIVE;
 }
 
@@ -175,12 +179,53 @@ unsafe fn put(slot: *mut f64, d: f64, first: bool) {
     }
 }
 
+/// Append an event to the ordered trace, if it is enabled for this execution.
+#[inline(always)]
+unsafe fn push_event(id: u32, outcome: u32, alt: f64) {
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    if h.events_enabled == 0 {
+        return;
+    }
+    push_event_slow(h, base, id, outcome, alt);
+}
+
+#[cold]
+unsafe fn push_event_slow(h: &mut Header, base: *mut u8, id: u32, outcome: u32, alt: f64) {
+    if h.n_events >= h.event_capacity {
+        h.events_overflow = 1;
+        return;
+    }
+    let l = Layout::from_header(h);
+    let e = (base.add(l.events_off) as *mut Event).add(h.n_events as usize);
+    *e = Event { id, outcome, alt };
+    h.n_events += 1;
+}
+
 #[inline(always)]
 unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64)) {
     if let Some((slots, first)) = enter(desc, site, ob) {
         put(slots, t, first);
         put(slots.add(1), f, first);
+        let (taken, alt) = if t == 0.0 { (0, f) } else { (1, t) };
+        push_event((*desc).site_base + site, taken, alt);
     }
+}
+
+/// Probe for a definition site (a store to a tracked variable): recorded in the ordered trace
+/// only. See [`evotest_abi::names::PROBE_DEF`].
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
+    if (*desc).state != DESC_ACTIVE {
+        __evotest_register_module(desc);
+        if (*desc).state != DESC_ACTIVE {
+            return;
+        }
+    }
+    push_event(EVENT_DEF | ((*desc).def_base + def), 0, 0.0);
 }
 
 /// Probe for `icmp pred a, b` deciding a two-outcome site. See [`evotest_abi::names::PROBE_CMP_INT`].
@@ -235,14 +280,19 @@ pub unsafe extern "C" fn __evotest_switch(
     cases: *const u64,
 ) {
     if let Some((slots, first)) = enter(desc, site, ob) {
-        let mut matched = false;
+        let mut taken = 0;
         for i in 0..n as usize {
             let c = *cases.add(i);
             let d = distance::switch_case(value, c, signed != 0);
-            matched |= d == 0.0;
+            if d == 0.0 && taken == 0 {
+                taken = i as u32 + 1;
+            }
             put(slots.add(i + 1), d, first);
         }
-        put(slots, if matched { evotest_abi::K } else { 0.0 }, first);
+        let default = if taken != 0 { evotest_abi::K } else { 0.0 };
+        put(slots, default, first);
+        let v = if signed != 0 { value as i64 as f64 } else { value as f64 };
+        push_event((*desc).site_base + site, taken, v);
     }
 }
 

@@ -13,6 +13,8 @@
 //!   did not reach B diverged at the first level holding an executed branch: the approach level
 //!   (seed 002 §2; EvoSuite's `ControlFlowDistance`).
 
+pub mod reaching;
+
 use petgraph::algo::dominators::simple_fast;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Bfs, Reversed};

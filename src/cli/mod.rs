@@ -7,7 +7,7 @@ use crate::fitness::CRITERIA;
 use crate::input::InitMode;
 use crate::program;
 use crate::report::{self, progress::ProgressMonitor};
-use crate::search::{Budget, SearchConfig, ALGORITHMS};
+use crate::search::{Budget, ChainOrder, Chaining, SearchConfig, ALGORITHMS};
 use crate::toolchain::Toolchain;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -190,6 +190,25 @@ struct RunArgs {
     #[arg(long)]
     stop_when_stalled: bool,
 
+    /// The chaining approach (seed 002) for goals whose branch distance gives no guidance (flags,
+    /// counters, enumerations, special return values): auto = when plain search stalls on a goal,
+    /// on = as soon as one plain attempt fails, off = never
+    #[arg(long, value_enum, default_value_t = Chaining::Auto, num_args = 0..=1, default_missing_value = "on")]
+    chaining: Chaining,
+
+    /// Depth limit of the chaining tree
+    #[arg(long, default_value_t = SearchConfig::default().chain_depth, value_name = "N")]
+    chain_depth: usize,
+
+    /// Exploration order of the chaining tree
+    #[arg(long, value_enum, default_value_t = ChainOrder::Bfs)]
+    chain_order: ChainOrder,
+
+    /// Only these goals: branch outcomes as LINE:OUTCOME (e.g. 38:true, 70:case 1) or
+    /// SITE:OUTCOME with the site ID of `evotest sites` (e.g. s2:true); repeatable
+    #[arg(long = "target", value_name = "LINE:OUTCOME")]
+    targets: Vec<String>,
+
     /// Output directory [default: evotest-out/<function>]
     #[arg(long, short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
@@ -289,7 +308,12 @@ impl RunArgs {
             patience: self.patience,
             give_up_after: self.give_up_after,
             stop_when_stalled: self.stop_when_stalled,
+            chaining: self.chaining,
+            chain_depth: self.chain_depth,
+            chain_order: self.chain_order,
+            ..SearchConfig::default()
         };
+        o.targets = self.targets.clone();
         if let Some(d) = &self.out {
             o.out_dir = d.clone();
         }
@@ -347,8 +371,10 @@ fn sites(args: &SitesArgs) -> Result<i32> {
         let plural = if n == 1 { "" } else { "s" };
         println!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
         for s in p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)) {
+            let uses: Vec<&str> = s.uses.iter().map(|v| p.vars[*v as usize].meta.name.as_str()).collect();
+            let uses = if uses.is_empty() { String::new() } else { format!("  uses {}", uses.join(", ")) };
             println!(
-                "  {:>4}  {:>5}:{:<3}  {:<7} {}  [{}]",
+                "  {:>4}  {:>5}:{:<3}  {:<7} {}  [{}]{uses}",
                 s.id,
                 s.meta.line,
                 s.meta.col,
@@ -356,6 +382,9 @@ fn sites(args: &SitesArgs) -> Result<i32> {
                 s.meta.cond,
                 s.meta.outcome_labels.join(", ")
             );
+        }
+        for d in p.defs.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f) && !d.meta.param_init) {
+            println!("  def {:>3}  {:>5}:{:<3}  {}", d.id, d.meta.line, d.meta.col, d.meta.text);
         }
     }
     Ok(0)

@@ -27,6 +27,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Entries of the ordered trace per execution (16 bytes each).
+pub const EVENT_CAPACITY: u32 = 1 << 18;
+
 /// How long the target may take to start and say hello.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -109,7 +112,7 @@ impl ForkServer {
         timeout: Duration,
         persistent: Option<u32>,
     ) -> Result<ForkServer> {
-        let shm = SharedMemory::create(sites, outcomes, input_capacity)?;
+        let shm = SharedMemory::create(sites, outcomes, input_capacity, EVENT_CAPACITY)?;
         let mut fs = ForkServer {
             exe: exe.to_path_buf(),
             shm,
@@ -325,11 +328,16 @@ impl Executor for ForkServer {
         self.executions += 1;
         let mut trace = Trace::default();
         self.shm.read_trace(&mut trace.sites, &mut trace.dist);
+        trace.events_overflow = self.shm.read_events(&mut trace.events);
         Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration })
     }
 
     fn executions(&self) -> u64 {
         self.executions
+    }
+
+    fn set_ordered_trace(&mut self, on: bool) {
+        self.shm.set_events(on);
     }
 }
 

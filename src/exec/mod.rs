@@ -116,4 +116,6 @@ pub trait Executor {
     fn run(&mut self, input: &[u8]) -> Result<Execution>;
     /// Executions so far.
     fn executions(&self) -> u64;
+    /// Record the ordered trace (definitions and branch outcomes, in order) from now on.
+    fn set_ordered_trace(&mut self, on: bool);
 }

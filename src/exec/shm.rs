@@ -6,7 +6,7 @@
 //! even if evotest is killed.
 
 use anyhow::{bail, Result};
-use evotest_abi::shm::{Header, Layout, SiteRec, LAYOUT_VERSION, MAGIC};
+use evotest_abi::shm::{Event, Header, Layout, SiteRec, LAYOUT_VERSION, MAGIC};
 use std::ptr;
 
 /// An attached segment laid out as [`evotest_abi::shm`] describes.
@@ -20,8 +20,8 @@ impl SharedMemory {
     /// Create, attach and initialise a segment with these capacities.
     ///
     /// Errors: the kernel refuses (`shmget`/`shmat`), e.g. `kernel.shmmax` too small.
-    pub fn create(sites: u32, outcomes: u32, input: u32) -> Result<SharedMemory> {
-        let layout = Layout::new(sites, outcomes, input);
+    pub fn create(sites: u32, outcomes: u32, input: u32, events: u32) -> Result<SharedMemory> {
+        let layout = Layout::new(sites, outcomes, input, events);
         unsafe {
             let id = libc::shmget(libc::IPC_PRIVATE, layout.size, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
             if id < 0 {
@@ -43,6 +43,7 @@ impl SharedMemory {
             h.site_capacity = sites;
             h.outcome_capacity = outcomes;
             h.input_capacity = input;
+            h.event_capacity = events;
             Ok(shm)
         }
     }
@@ -71,7 +72,13 @@ impl SharedMemory {
         h.n_modules = 0;
         h.sites_used = 0;
         h.outcomes_used = 0;
+        h.defs_used = 0;
         h.overflow = 0;
+    }
+
+    /// Switch the ordered trace on or off for the following executions.
+    pub fn set_events(&mut self, on: bool) {
+        self.header_mut().events_enabled = (on && self.layout.event_capacity > 0) as u32;
     }
 
     /// Prepare for an execution: clear per-execution state and place `input`.
@@ -87,12 +94,29 @@ impl SharedMemory {
         h.ret_state = 0;
         h.ret_kind = 0;
         h.ret_bits = 0;
+        h.n_events = 0;
+        h.events_overflow = 0;
         h.input_len = input.len() as u32;
         unsafe {
             ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());
             ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
         }
         Ok(())
+    }
+
+    /// The ordered trace of the last execution, and whether it overflowed (empty when disabled).
+    pub fn read_events(&self, events: &mut Vec<Event>) -> bool {
+        let h = self.header();
+        events.clear();
+        if h.events_enabled == 0 {
+            return false;
+        }
+        let n = h.n_events.min(self.layout.event_capacity) as usize;
+        unsafe {
+            let e = std::slice::from_raw_parts(self.base.add(self.layout.events_off) as *const Event, n);
+            events.extend_from_slice(e);
+        }
+        h.events_overflow != 0
     }
 
     /// Copy the site records and outcome distances of registered sites into `sites`/`dist`.
@@ -138,7 +162,7 @@ mod tests {
 
     #[test]
     fn segment_is_private_and_removed_on_drop() {
-        let shm = SharedMemory::create(4, 8, 16).unwrap();
+        let shm = SharedMemory::create(4, 8, 16, 4).unwrap();
         let id = shm.id();
         assert_eq!(segment_mode(id), Some(0o600));
         assert_eq!(shm.header().magic, MAGIC);
@@ -148,7 +172,7 @@ mod tests {
 
     #[test]
     fn oversized_input_is_refused() {
-        let mut shm = SharedMemory::create(4, 8, 16).unwrap();
+        let mut shm = SharedMemory::create(4, 8, 16, 4).unwrap();
         assert!(shm.prepare(&[0u8; 17]).is_err());
         assert!(shm.prepare(&[0u8; 16]).is_ok());
         assert_eq!(shm.header().input_len, 16);

@@ -129,6 +129,9 @@ mod tests {
             pred: None,
             operand_type: "i32".into(),
             outcome_labels: vec!["true".into(), "false".into()],
+            uses: vec![],
+            index: 0,
+            case_values: vec![],
         };
         let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
         Program::with_sequential_bases(vec![ModuleMeta {
@@ -150,6 +153,8 @@ mod tests {
             sites: sites.iter().enumerate().map(|(i, (b, c))| site(i as u32, *b, c)).collect(),
             n_outcomes: 2 * sites.len() as u32,
             constants: vec![],
+            vars: vec![],
+            defs: vec![],
         }])
     }
 

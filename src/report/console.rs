@@ -86,6 +86,32 @@ pub fn render(run: &RunResult) -> String {
             );
         }
     }
+    for r in &run.chain_reports {
+        let _ = writeln!(
+            s,
+            "\nchaining for {}: {} in {} executions, {} event sequence{} tried ({} order):",
+            r.target,
+            if r.covered { "covered" } else { "not covered" },
+            thousands(r.executions),
+            r.sequences.len(),
+            if r.sequences.len() == 1 { "" } else { "s" },
+            match r.order {
+                crate::search::ChainOrder::Bfs => "breadth-first",
+                crate::search::ChainOrder::Dfs => "depth-first",
+                crate::search::ChainOrder::Best => "best-first",
+            }
+        );
+        for q in &r.sequences {
+            let _ = writeln!(
+                s,
+                "  {} depth {} {:>8} execs  {}",
+                if q.succeeded { "✓" } else { "·" },
+                q.depth,
+                thousands(q.executions),
+                q.sequence
+            );
+        }
+    }
     if !run.archive.fault_counts.is_empty() {
         let counts: Vec<String> = run.archive.fault_counts.iter().map(|(k, v)| format!("{} {k}", thousands(*v))).collect();
         let n: u64 = run.archive.fault_counts.values().sum();

@@ -68,6 +68,7 @@ pub fn report_value(run: &RunResult) -> Json {
         "inputs_per_process": run.inputs_per_process,
         "interrupted": run.interrupted,
         "error": run.error,
+        "chaining": run.chain_reports,
         "sites": sites,
     })
 }

@@ -20,23 +20,21 @@
 //! An attempt ends when the goal is covered, after [`super::SearchConfig::patience`] evaluations
 //! without improving the goal's best fitness, or when the budget is spent.
 
-use super::{AlgorithmSpec, GoalScheduler, Search, SearchContext};
+use super::{AlgorithmSpec, GoalSearch, Search, SearchContext};
 use crate::input::{Input, Value};
 use anyhow::Result;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     name: "avm",
     about: "alternating variable method: exploratory and pattern moves per variable, random restarts (Korel 1990; AUSTIN, AVMf)",
-    build: |_| Box::new(Avm::default()),
+    build: |_| Box::new(Avm),
 };
 
 /// Smallest float step AVM refines to.
 const MIN_FLOAT_STEP: f64 = 1e-9;
 
 #[derive(Default)]
-pub struct Avm {
-    scheduler: GoalScheduler,
-}
+pub struct Avm;
 
 /// Why a local search stopped.
 enum Stop {
@@ -65,6 +63,9 @@ impl Local<'_, '_> {
         let fy = self.cx.fitness(self.goal, &ev);
         if fy == 0.0 || self.cx.is_covered(self.goal) {
             return Ok(Err(Stop::Covered));
+        }
+        if self.cx.finished() {
+            return Ok(Err(Stop::Budget));
         }
         if fy < self.best_seen {
             self.best_seen = fy;
@@ -229,33 +230,30 @@ impl Local<'_, '_> {
     }
 }
 
-impl Search for Avm {
-    fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        if cx.domain.genes.is_empty() {
-            // Nothing to vary: one execution covers all there is.
-            if !cx.finished() {
-                cx.evaluate(&Input { values: vec![] })?;
-            }
+impl GoalSearch for Avm {
+    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
+        if cx.out_of_budget() {
             return Ok(());
         }
-        while !cx.finished() {
-            let Some(goal) = self.scheduler.next(cx) else { break };
-            let before = cx.best(goal).map(|b| b.0);
-            let (x, fx) = match cx.best(goal) {
-                Some((f, x)) => (x.clone(), *f),
-                None => {
-                    let x = cx.random_input();
-                    let ev = cx.evaluate(&x)?;
-                    let f = cx.fitness(goal, &ev);
-                    (ev.input, f)
-                }
-            };
-            if !cx.is_covered(goal) {
-                let mut local = Local { cx, goal, x, fx, float_step: 1.0, since_improvement: 0, best_seen: fx };
-                let _ = local.run()?;
+        let (x, fx) = match cx.best(goal) {
+            Some((f, x)) => (x.clone(), *f),
+            None => {
+                let x = cx.random_input();
+                let ev = cx.evaluate(&x)?;
+                let f = cx.fitness(goal, &ev);
+                (ev.input, f)
             }
-            self.scheduler.attempted(cx, goal, before);
+        };
+        if !cx.is_covered(goal) {
+            let mut local = Local { cx, goal, x, fx, float_step: 1.0, since_improvement: 0, best_seen: fx };
+            let _ = local.run()?;
         }
         Ok(())
+    }
+}
+
+impl Search for Avm {
+    fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
+        super::drive(cx, self)
     }
 }

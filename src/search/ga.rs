@@ -14,7 +14,7 @@
 //! An attempt ends when the goal is covered, after `patience` evaluations without improving the
 //! goal's best fitness, or when the budget is spent.
 
-use super::{AlgorithmSpec, GoalScheduler, Search, SearchConfig, SearchContext};
+use super::{AlgorithmSpec, GoalSearch, Search, SearchConfig, SearchContext};
 use crate::input::{Input, Range, Value};
 use anyhow::Result;
 use rand::Rng;
@@ -34,12 +34,11 @@ pub const ELITE: usize = 1;
 
 pub struct Ga {
     population: usize,
-    scheduler: GoalScheduler,
 }
 
 impl Ga {
     pub fn new(c: &SearchConfig) -> Ga {
-        Ga { population: c.population.max(2), scheduler: GoalScheduler::default() }
+        Ga { population: c.population.max(2) }
     }
 }
 
@@ -175,21 +174,15 @@ impl Ga {
     }
 }
 
+impl GoalSearch for Ga {
+    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
+        Ga::attempt(self, cx, goal)
+    }
+}
+
 impl Search for Ga {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        if cx.domain.genes.is_empty() {
-            if !cx.finished() {
-                cx.evaluate(&Input { values: vec![] })?;
-            }
-            return Ok(());
-        }
-        while !cx.finished() {
-            let Some(goal) = self.scheduler.next(cx) else { break };
-            let before = cx.best(goal).map(|b| b.0);
-            self.attempt(cx, goal)?;
-            self.scheduler.attempted(cx, goal, before);
-        }
-        Ok(())
+        super::drive(cx, self)
     }
 }
 

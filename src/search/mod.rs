@@ -30,6 +30,75 @@ pub trait Search {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()>;
 }
 
+/// An algorithm that works on one goal at a time (AVM, GA). [`drive`] schedules goals for it,
+/// and the chaining approach uses it to search for each event sequence.
+pub trait GoalSearch {
+    /// One attempt on goal `goal` (a real goal, or an auxiliary one such as an event sequence):
+    /// returns when the goal's fitness reaches 0, when the attempt runs out of patience, or when
+    /// the budget is spent.
+    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()>;
+}
+
+/// When to use the chaining approach (seed 002) on a goal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Chaining {
+    /// Never.
+    Off,
+    /// When plain search stalls on the goal (it is about to be set aside as suspected
+    /// infeasible).
+    #[default]
+    Auto,
+    /// As soon as one plain attempt fails (as in the paper: if the initial search fails).
+    On,
+}
+
+/// Order in which the chaining tree is explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ChainOrder {
+    /// Level by level.
+    #[default]
+    Bfs,
+    /// Deepest first (each child of a failed sequence before its siblings).
+    Dfs,
+    /// Most promising first: the open sequence whose fitness on its parent's best execution is
+    /// lowest (computed from the parent's trace, so ranking costs no executions).
+    Best,
+}
+
+/// The driver of single-goal algorithms: schedule goals (closest first), attempt each, run the
+/// chaining approach on goals that stall (per [`SearchConfig::chaining`]), and set aside those that
+/// still make no progress.
+pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> {
+    if cx.domain.genes.is_empty() {
+        if !cx.finished() {
+            cx.evaluate(&Input { values: vec![] })?;
+        }
+        return Ok(());
+    }
+    let mut scheduler = GoalScheduler::default();
+    let mut chained = std::collections::HashSet::new();
+    while !cx.finished() {
+        let Some(goal) = scheduler.next(cx) else { break };
+        let before = cx.best(goal).map(|b| b.0);
+        search.attempt(cx, goal)?;
+        let (improved, stalled) = scheduler.attempted(cx, goal, before);
+        let chain_now = match cx.config.chaining {
+            Chaining::Off => false,
+            Chaining::Auto => stalled,
+            Chaining::On => !improved,
+        };
+        if chain_now && !cx.is_covered(goal) && cx.chain.is_some() && !cx.out_of_budget() && chained.insert(goal) {
+            crate::chaining::driver::pursue(cx, search, goal)?;
+        }
+        if stalled && !cx.is_covered(goal) && !cx.out_of_budget() {
+            cx.give_up(goal);
+        }
+    }
+    Ok(())
+}
+
 /// Tunables shared by the algorithms, with their defaults and sources.
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchConfig {
@@ -46,11 +115,28 @@ pub struct SearchConfig {
     /// whole budget). Goals still uncovered at the end that were ever set aside are reported as
     /// suspected infeasible either way.
     pub stop_when_stalled: bool,
+    /// When to use the chaining approach. Default `auto`.
+    pub chaining: Chaining,
+    /// Depth limit of the chaining tree. Default 5, as in seed 002.
+    pub chain_depth: usize,
+    /// Exploration order of the chaining tree. Default breadth-first.
+    pub chain_order: ChainOrder,
+    /// Most event sequences tried per goal. Default 50.
+    pub chain_sequences: usize,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false }
+        SearchConfig {
+            population: 50,
+            patience: 1000,
+            give_up_after: 3,
+            stop_when_stalled: false,
+            chaining: Chaining::Auto,
+            chain_depth: 5,
+            chain_order: ChainOrder::Bfs,
+            chain_sequences: 50,
+        }
     }
 }
 
@@ -136,6 +222,14 @@ pub struct SearchContext<'a> {
     suspected: Vec<bool>,
     last_report: Instant,
     cache: EvalCache,
+    /// Auxiliary goals (event sequences), numbered after the real goals, and their bests.
+    aux: Vec<Box<dyn Goal>>,
+    aux_best: Vec<Option<(f64, Input)>>,
+    /// The chaining approach's view of the program, when available.
+    pub chain: Option<std::sync::Arc<crate::chaining::Chain>>,
+    /// What the chaining approach did, per goal it was used on.
+    pub chain_reports: Vec<crate::chaining::driver::ChainReport>,
+    ordered: bool,
 }
 
 /// Recently evaluated inputs and their results, so that an input the search proposes again
@@ -207,6 +301,34 @@ impl<'a> SearchContext<'a> {
             suspected: vec![false; n],
             last_report: Instant::now(),
             cache: EvalCache::default(),
+            aux: Vec::new(),
+            aux_best: Vec::new(),
+            chain: None,
+            chain_reports: Vec::new(),
+            ordered: false,
+        }
+    }
+
+    /// Add an auxiliary goal; returns its goal index (after the real goals).
+    pub fn add_aux(&mut self, goal: Box<dyn Goal>) -> usize {
+        self.aux.push(goal);
+        self.aux_best.push(None);
+        self.goals.len() + self.aux.len() - 1
+    }
+
+    /// Remove the most recently added auxiliary goal.
+    pub fn pop_aux(&mut self) {
+        self.aux.pop();
+        self.aux_best.pop();
+    }
+
+    /// Record the ordered trace in the following executions (the chaining approach needs it).
+    /// The evaluation cache is cleared, since its traces were recorded the other way.
+    pub fn set_ordered_trace(&mut self, on: bool) {
+        if self.ordered != on {
+            self.ordered = on;
+            self.executor.set_ordered_trace(on);
+            self.cache = EvalCache::default();
         }
     }
 
@@ -240,8 +362,12 @@ impl<'a> SearchContext<'a> {
             || (self.config.stop_when_stalled && self.open_goals().is_empty())
     }
 
+    /// Whether `goal` is covered: in the archive for a real goal, at fitness 0 for an auxiliary one.
     pub fn is_covered(&self, goal: usize) -> bool {
-        self.archive.is_covered(goal)
+        match goal.checked_sub(self.goals.len()) {
+            None => self.archive.is_covered(goal),
+            Some(a) => self.aux_best[a].as_ref().is_some_and(|b| b.0 == 0.0),
+        }
     }
 
     pub fn is_given_up(&self, goal: usize) -> bool {
@@ -285,14 +411,20 @@ impl<'a> SearchContext<'a> {
         (0..self.goals.len()).filter(|&g| self.suspected[g] && !self.archive.is_covered(g)).collect()
     }
 
-    /// Best (lowest) fitness seen for `goal`, and the input that achieved it.
+    /// Best (lowest) fitness seen for `goal` (real or auxiliary), and the input that achieved it.
     pub fn best(&self, goal: usize) -> Option<&(f64, Input)> {
-        self.best[goal].as_ref()
+        match goal.checked_sub(self.goals.len()) {
+            None => self.best[goal].as_ref(),
+            Some(a) => self.aux_best[a].as_ref(),
+        }
     }
 
-    /// Fitness of an evaluation for `goal`.
+    /// Fitness of an evaluation for `goal` (real or auxiliary).
     pub fn fitness(&self, goal: usize, ev: &Evaluation) -> f64 {
-        self.goals[goal].fitness(&ev.trace)
+        match goal.checked_sub(self.goals.len()) {
+            None => self.goals[goal].fitness(&ev.trace),
+            Some(a) => self.aux[a].fitness(&ev.trace),
+        }
     }
 
     /// Normalise `input` into the domain, run it, and update the archive, per-goal bests and
@@ -306,6 +438,7 @@ impl<'a> SearchContext<'a> {
             values: input.values.iter().enumerate().map(|(i, v)| self.domain.normalise(i, *v)).collect(),
         };
         if let Some(ev) = self.cache.get(&input) {
+            self.update_aux(&ev);
             return Ok(ev);
         }
         let bytes = self.domain.encode(&input);
@@ -346,8 +479,18 @@ impl<'a> SearchContext<'a> {
             self.monitor.update(&status);
         }
         let ev = Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec };
+        self.update_aux(&ev);
         self.cache.put(&ev);
         Ok(ev)
+    }
+
+    fn update_aux(&mut self, ev: &Evaluation) {
+        for (a, goal) in self.aux.iter().enumerate() {
+            let f = goal.fitness(&ev.trace);
+            if self.aux_best[a].as_ref().is_none_or(|(b, _)| f < *b) {
+                self.aux_best[a] = Some((f, ev.input.clone()));
+            }
+        }
     }
 
     /// Current progress.
@@ -408,8 +551,9 @@ impl GoalScheduler {
         }
     }
 
-    /// Report how an attempt on `goal` went (best fitness before and after).
-    pub fn attempted(&mut self, cx: &mut SearchContext, goal: usize, before: Option<f64>) {
+    /// Report how an attempt on `goal` went (best fitness before and after). Returns whether it
+    /// improved, and whether the goal has now stalled (`give_up_after` fruitless attempts in a row).
+    pub fn attempted(&mut self, cx: &mut SearchContext, goal: usize, before: Option<f64>) -> (bool, bool) {
         let after = cx.best(goal).map(|b| b.0);
         let improved = match (before, after) {
             (_, Some(0.0)) => true,
@@ -419,11 +563,10 @@ impl GoalScheduler {
         };
         if cx.is_covered(goal) || improved {
             self.stale[goal] = 0;
+            (true, false)
         } else {
             self.stale[goal] += 1;
-            if self.stale[goal] >= cx.config.give_up_after && !cx.out_of_budget() {
-                cx.give_up(goal);
-            }
+            (false, self.stale[goal] >= cx.config.give_up_after)
         }
     }
 }

@@ -30,6 +30,8 @@ pub mod names {
     /// `void (u32 *module, u32 site, u32 outcome_base, u64 value, u32 is_signed, u32 n_cases,
     /// const u64 *cases)`: a `switch`; outcome 0 is the default, outcome i+1 is case i.
     pub const PROBE_SWITCH: &str = "__evotest_switch";
+    /// `void (u32 *module, u32 def)`: a definition site executed (ordered trace only).
+    pub const PROBE_DEF: &str = "__evotest_def";
     /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and
     /// outcome bases. See [`crate::shm::ModuleDesc`].
     pub const REGISTER_MODULE: &str = "__evotest_register_module";

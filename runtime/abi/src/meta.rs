@@ -39,6 +39,66 @@ pub struct ModuleMeta {
     /// a seed pool for the search (after seed 004's constant-seeded grammar).
     #[serde(default)]
     pub constants: Vec<ConstantMeta>,
+    /// Variables whose definitions are tracked (by local ID).
+    #[serde(default)]
+    pub vars: Vec<VarMeta>,
+    /// Definition sites (by local ID).
+    #[serde(default)]
+    pub defs: Vec<DefMeta>,
+}
+
+/// What kind of storage a tracked variable is.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum VarKind {
+    /// A local (an `alloca` at -O0) with a source name.
+    Local,
+    /// A parameter's local copy (its first definition is the argument itself).
+    Param,
+    /// A global variable or function-local `static`.
+    Global,
+    /// The return value of a function: defined by the stores to its `retval` slot (or by its
+    /// `ret`), used at every call site.
+    Retval,
+}
+
+/// A variable whose definitions are tracked, for data dependence (reaching definitions and
+/// the chaining approach, seed 002).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VarMeta {
+    pub id: u32,
+    pub name: String,
+    pub kind: VarKind,
+    /// Index into `ModuleMeta::functions` of the function it belongs to (`None` for globals).
+    pub function: Option<u32>,
+}
+
+/// A definition site: an instruction that writes a tracked variable.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DefMeta {
+    pub id: u32,
+    /// Local variable ID.
+    pub var: u32,
+    pub function: u32,
+    pub block: u32,
+    /// Position of the defining instruction in its block (instruction index).
+    pub index: u32,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// Printable text such as `flag = 0` or `count = count + 1`.
+    pub text: String,
+    /// The store of a parameter's argument into its local copy at entry (always executed).
+    pub param_init: bool,
+    /// A write through an element (`a[i] = …`): it may define the variable but does not kill
+    /// earlier definitions.
+    pub partial: bool,
+    /// Whether a probe reports it in the ordered trace (`param_init` definitions have none).
+    pub probed: bool,
+    /// Local IDs of the tracked variables the defined value is computed from (the chaining
+    /// approach's influencing set).
+    #[serde(default)]
+    pub uses: Vec<u32>,
 }
 
 /// A constant harvested from a compare or switch.
@@ -120,6 +180,17 @@ pub struct SiteMeta {
     pub pred: Option<Pred>,
     /// LLVM type of the compared operands (`i32`, `double`, `ptr`), or of the switch value.
     pub operand_type: String,
+    /// Local IDs of the tracked variables the condition reads (a call reads its callee's
+    /// [`VarKind::Retval`]).
+    #[serde(default)]
+    pub uses: Vec<u32>,
+    /// Position in its block of the instruction the site's probe precedes (the terminator, or the
+    /// `select`), for reaching definitions.
+    #[serde(default)]
+    pub index: u32,
+    /// For a `switch`: the case values, in outcome order (outcome k + 1 is case k).
+    #[serde(default)]
+    pub case_values: Vec<i64>,
     /// Label of each outcome: `true`/`false`, or `default`/`case 3`.
     pub outcome_labels: Vec<String>,
 }

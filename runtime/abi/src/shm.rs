@@ -5,7 +5,14 @@
 //! layout.sites_off     [SiteRec; site_capacity]        8 bytes per branch site
 //! layout.outcomes_off  [f64; outcome_capacity]         min branch distance per outcome
 //! layout.input_off     [u8; input_capacity]            the input of the next execution
+//! layout.events_off    [Event; event_capacity]         the ordered trace (when enabled)
 //! ```
+//!
+//! The **ordered trace** is written only when the engine sets `Header::events_enabled` for an
+//! execution (the chaining approach needs the order of definitions and branch outcomes; plain
+//! branch coverage does not). Each branch probe appends the outcome taken, each definition probe
+//! the definition; when the buffer is full, `events_overflow` is set and later events are dropped,
+//! so a truncated trace is always detected.
 //!
 //! **Who writes what.** The engine creates the segment, fills the header's capacities, and before
 //! every execution writes the input, zeroes the per-execution header words and the `SiteRec`s of
@@ -18,7 +25,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -54,6 +61,8 @@ pub struct ModuleEntry {
     pub outcome_base: u32,
     pub n_sites: u32,
     pub n_outcomes: u32,
+    pub def_base: u32,
+    pub n_defs: u32,
 }
 
 /// The fixed-size start of the segment.
@@ -83,6 +92,15 @@ pub struct Header {
     pub ret_kind: u32,
     pub _pad: u32,
     pub ret_bits: u64,
+    /// Ordered trace: capacity (engine), on/off for this execution (engine), events written and
+    /// overflow flag (runtime; zeroed by the engine).
+    pub event_capacity: u32,
+    pub events_enabled: u32,
+    pub n_events: u32,
+    pub events_overflow: u32,
+    /// Definitions registered (runtime).
+    pub defs_used: u32,
+    pub _pad2: u32,
     pub modules: [ModuleEntry; MAX_MODULES],
 }
 
@@ -100,15 +118,34 @@ pub struct SiteRec {
     pub first_seq: u32,
 }
 
+/// One entry of the ordered trace.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Event {
+    /// A global site ID, or a global definition ID with [`EVENT_DEF`] set.
+    pub id: u32,
+    /// For a branch: the outcome taken.
+    pub outcome: u32,
+    /// For a two-outcome branch: the distance to the outcome not taken (branch distance of the
+    /// alternative branch). For a `switch`: the switched value (as signed), from which the distance
+    /// to any case follows.
+    pub alt: f64,
+}
+
+/// `Event::id` bit marking a definition.
+pub const EVENT_DEF: u32 = 1 << 31;
+
 /// Byte offsets of the regions of a segment with the given capacities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub site_capacity: u32,
     pub outcome_capacity: u32,
     pub input_capacity: u32,
+    pub event_capacity: u32,
     pub sites_off: usize,
     pub outcomes_off: usize,
     pub input_off: usize,
+    pub events_off: usize,
     /// Total bytes of the segment.
     pub size: usize,
 }
@@ -120,25 +157,28 @@ const fn round_up(n: usize, to: usize) -> usize {
 impl Layout {
     /// Offsets for a segment holding `sites` site records, `outcomes` distances and an input of up
     /// to `input` bytes.
-    pub const fn new(sites: u32, outcomes: u32, input: u32) -> Layout {
+    pub const fn new(sites: u32, outcomes: u32, input: u32, events: u32) -> Layout {
         let sites_off = HEADER_SIZE;
         let outcomes_off = round_up(sites_off + sites as usize * core::mem::size_of::<SiteRec>(), 64);
         let input_off = round_up(outcomes_off + outcomes as usize * 8, 64);
-        let size = round_up(input_off + input as usize, 4096);
+        let events_off = round_up(input_off + input as usize, 64);
+        let size = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 4096);
         Layout {
             site_capacity: sites,
             outcome_capacity: outcomes,
             input_capacity: input,
+            event_capacity: events,
             sites_off,
             outcomes_off,
             input_off,
+            events_off,
             size,
         }
     }
 
     /// Recompute the layout from a mapped header's capacities.
     pub fn from_header(h: &Header) -> Layout {
-        Layout::new(h.site_capacity, h.outcome_capacity, h.input_capacity)
+        Layout::new(h.site_capacity, h.outcome_capacity, h.input_capacity, h.event_capacity)
     }
 }
 
@@ -155,6 +195,8 @@ pub struct ModuleDesc {
     pub module_id: u64,
     /// [`DESC_UNREGISTERED`], [`DESC_ACTIVE`] or [`DESC_DROPPED`].
     pub state: u32,
+    pub def_base: u32,
+    pub n_defs: u32,
     pub _pad: u32,
 }
 
@@ -171,13 +213,16 @@ mod tests {
 
     #[test]
     fn layout_regions_do_not_overlap_and_are_aligned() {
-        let l = Layout::new(10, 25, 100);
+        let l = Layout::new(10, 25, 100, 7);
         assert_eq!(l.sites_off % 4096, 0);
         assert!(l.outcomes_off >= l.sites_off + 80);
         assert_eq!(l.outcomes_off % 8, 0);
         assert!(l.input_off >= l.outcomes_off + 25 * 8);
-        assert!(l.size >= l.input_off + 100);
-        assert_eq!(core::mem::size_of::<ModuleDesc>(), 32);
-        assert_eq!(core::mem::size_of::<ModuleEntry>(), 24);
+        assert!(l.events_off >= l.input_off + 100);
+        assert_eq!(l.events_off % 8, 0);
+        assert!(l.size >= l.events_off + 7 * 16);
+        assert_eq!(core::mem::size_of::<ModuleDesc>(), 40);
+        assert_eq!(core::mem::size_of::<ModuleEntry>(), 32);
+        assert_eq!(core::mem::size_of::<Event>(), 16);
     }
 }

@@ -1,0 +1,209 @@
+//! Event sequences on a hand-built `flag_avoid_loop_assignment` (seed 002, Fig. 3):
+//!
+//! ```text
+//! b0: flag = 1 (d0); i = 0 (d1)          -> b1
+//! b1: i < 3            (site 0)           -> b2 | b4
+//! b2: a[i] != 0        (site 1)           -> b3 | b5
+//! b3: flag = 0 (d2)                       -> b5
+//! b5: i = i + 1 (d3)                      -> b1
+//! b4: if (flag != 0)   (site 2, index 1)  -> b6 | b7
+//! ```
+
+use super::*;
+use crate::fitness::Analysis;
+use evotest_abi::meta::*;
+
+const FLAG: u32 = 0;
+const I: u32 = 1;
+
+fn program() -> Program {
+    let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
+    let site = |id: u32, block: u32, index: u32, cond: &str, uses: Vec<u32>| SiteMeta {
+        id,
+        outcome_base: id * 2,
+        n_outcomes: 2,
+        kind: SiteKind::Br,
+        function: 0,
+        block,
+        file: "f.c".into(),
+        line: 10 + id,
+        col: 1,
+        cond: cond.into(),
+        pred: None,
+        operand_type: "i32".into(),
+        outcome_labels: vec!["true".into(), "false".into()],
+        uses,
+        index,
+        case_values: vec![],
+    };
+    let def = |id: u32, var: u32, block: u32, index: u32, text: &str| DefMeta {
+        id,
+        var,
+        function: 0,
+        block,
+        index,
+        file: "f.c".into(),
+        line: 20 + id,
+        col: 1,
+        text: text.into(),
+        param_init: false,
+        partial: false,
+        probed: true,
+        uses: vec![],
+    };
+    let var = |id: u32, name: &str| VarMeta { id, name: name.into(), kind: VarKind::Local, function: Some(0) };
+    let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
+    Program::with_sequential_bases(vec![ModuleMeta {
+        version: META_VERSION,
+        module_id: 1,
+        source_file: "f.c".into(),
+        functions: vec![FunctionMeta {
+            name: "f".into(),
+            external: true,
+            file: "f.c".into(),
+            line: 1,
+            params: vec![],
+            ret: ty,
+            variadic: false,
+            blocks: vec![
+                blk(vec![1], None),
+                blk(vec![2, 4], Some(0)),
+                blk(vec![3, 5], Some(1)),
+                blk(vec![5], None),
+                blk(vec![6, 7], Some(2)),
+                blk(vec![1], None),
+                blk(vec![], None),
+                blk(vec![], None),
+            ],
+            calls: vec![],
+            writes_globals: false,
+        }],
+        sites: vec![
+            site(0, 1, 0, "i < 3", vec![I]),
+            site(1, 2, 0, "a[i] != 0", vec![I]),
+            site(2, 4, 1, "flag != 0", vec![FLAG]),
+        ],
+        n_outcomes: 6,
+        constants: vec![],
+        vars: vec![var(FLAG, "flag"), var(I, "i")],
+        defs: vec![
+            def(0, FLAG, 0, 0, "flag = 1"),
+            def(1, I, 0, 1, "i = 0"),
+            def(2, FLAG, 3, 0, "flag = 0"),
+            def(3, I, 5, 0, "i = i + 1"),
+        ],
+    }])
+}
+
+fn br(site: u32, outcome: u32, alt: f64) -> Event {
+    Event { id: site, outcome, alt }
+}
+
+fn def(d: u32) -> Event {
+    Event { id: EVENT_DEF | d, outcome: 0, alt: 0.0 }
+}
+
+/// The trace of a = {5, 0, 7}: the flag is reset twice.
+fn trace_507() -> Vec<Event> {
+    vec![
+        def(0),
+        def(1),
+        br(0, 0, 3.0),
+        br(1, 0, 5.0), // a[0] != 0 is true; distance to false |5 - 0| = 5
+        def(2),
+        def(3),
+        br(0, 0, 2.0),
+        br(1, 1, 1.0), // a[1] == 0
+        def(3),
+        br(0, 0, 1.0),
+        br(1, 0, 7.0),
+        def(2),
+        def(3),
+        br(0, 1, 1.0),
+        br(2, 1, 1.0), // flag is 0: the target's false outcome
+    ]
+}
+
+fn chain() -> Chain {
+    let p = program();
+    Chain::new(&p, &Analysis::new(&p))
+}
+
+#[test]
+fn the_initial_sequence_expands_into_the_last_definitions_of_flag() {
+    let c = chain();
+    let root = initial(2, 0);
+    let (f, k) = c.fitness(&root, &trace_507());
+    assert_eq!(k, Some(0));
+    assert_eq!(f, 0.5); // the target's site ran; distance 1 to true, normalised
+    assert_eq!(c.problem(&root, 0, &trace_507()), Some((2, 0)));
+    let kids = c.expand(&root, &trace_507());
+    let text: Vec<String> = kids.iter().map(|s| c.describe(s)).collect();
+    assert_eq!(
+        text,
+        vec![
+            "⟨(L20 flag = 1, {flag}), (L12 flag != 0 → true, ∅)⟩",
+            "⟨(L22 flag = 0, {flag}), (L12 flag != 0 → true, ∅)⟩"
+        ]
+    );
+}
+
+#[test]
+fn violations_of_the_constraint_guide_every_element_to_zero() {
+    let c = chain();
+    let avoid = Sequence {
+        events: vec![
+            ChainEvent { node: Node::Def { def: 0 }, constraint: vec![FLAG] },
+            ChainEvent { node: Node::Take { site: 2, outcome: 0 }, constraint: vec![] },
+        ],
+    };
+    // flag = 0 ran twice, after a[0] != 0 (distance 5) and a[2] != 0 (distance 7)
+    let (f, k) = c.fitness(&avoid, &trace_507());
+    assert_eq!(k, Some(1));
+    assert_eq!(f, 5.0 / 6.0 + 7.0 / 8.0 + 0.5);
+    // with a = {1, 0, 0} only one reset, and a nearer one: better
+    let t = vec![def(0), def(1), br(0, 0, 3.0), br(1, 0, 1.0), def(2), def(3), br(0, 0, 2.0), br(1, 1, 1.0), def(3),
+                 br(0, 0, 1.0), br(1, 1, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
+    assert!(c.fitness(&avoid, &t).0 < f);
+    // all zeros: the sequence is executed and the fitness is 0
+    let t = vec![def(0), def(1), br(0, 0, 3.0), br(1, 1, 1.0), def(3), br(0, 0, 2.0), br(1, 1, 1.0), def(3),
+                 br(0, 0, 1.0), br(1, 1, 1.0), def(3), br(0, 1, 1.0), br(2, 0, 1.0)];
+    assert_eq!(c.fitness(&avoid, &t), (0.0, None));
+}
+
+#[test]
+fn an_unreached_definition_scores_its_approach_level_and_distance() {
+    let c = chain();
+    // ⟨(flag = 0, {flag}), target⟩ on a = {0, 0, 0}: flag = 0 never runs; its block depends on
+    // a[i] != 0 taking true, whose nearest miss is distance 1; the target is then scored too
+    let reset = Sequence {
+        events: vec![
+            ChainEvent { node: Node::Def { def: 2 }, constraint: vec![FLAG] },
+            ChainEvent { node: Node::Take { site: 2, outcome: 0 }, constraint: vec![] },
+        ],
+    };
+    let t = vec![def(0), def(1), br(0, 0, 3.0), br(1, 1, 1.0), def(3), br(0, 1, 1.0), br(2, 0, 1.0)];
+    let (f, k) = c.fitness(&reset, &t);
+    assert_eq!(k, Some(0));
+    // eq1(def 2) = approach level 1 + d(1)/(1+1); then 1 for the target, not reached in sequence
+    assert_eq!(f, 2.5);
+    assert_eq!(c.problem(&reset, 0, &t), Some((1, 0)));
+}
+
+#[test]
+fn first_fit_matches_the_earliest_occurrence_after_the_previous_event() {
+    let c = chain();
+    // ⟨(i = i + 1), (i = i + 1), target⟩ on a trace with two increments
+    let two = Sequence {
+        events: vec![
+            ChainEvent { node: Node::Def { def: 3 }, constraint: vec![I] },
+            ChainEvent { node: Node::Def { def: 3 }, constraint: vec![I] },
+            ChainEvent { node: Node::Take { site: 2, outcome: 1 }, constraint: vec![] },
+        ],
+    };
+    let t = vec![def(1), br(0, 0, 1.0), def(3), br(0, 0, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
+    assert_eq!(c.fitness(&two, &t), (0.0, None));
+    // only one increment: the second is unmatched
+    let t = vec![def(1), br(0, 0, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
+    assert_eq!(c.fitness(&two, &t).1, Some(1));
+}
