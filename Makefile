@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-chaining clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -51,6 +51,13 @@ bench: build setup-bench
 QUICK_PROGRAMS := triangle,expint,tritype,floatcomp,flag_assignment,counter
 bench-quick: build setup-bench
 	$(EVOTEST) bench --only $(QUICK_PROGRAMS) --runs 5 --max-execs 200000 --max-time 4s --name quick $(BENCH_ARGS)
+
+## bench-chaining: the seven programs of seed 002, target branch only, 50 runs each: plain search,
+## the paper's EA with chaining (both stopping rules), evotest's defaults (uniform and biased start);
+## results in bench/results/chaining.{md,json}
+CHAINING_TOOLS := avm+uniform+nochain,mhga+uniform+chain,mhga50+uniform+chain,avm+uniform,avm
+bench-chaining: build
+	$(EVOTEST) bench --programs bench/chaining.toml --tools $(CHAINING_TOOLS) --runs 50 --max-execs 1000000 --max-time 60s --name chaining --no-truth $(BENCH_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -238,16 +238,22 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Vec<Box<dyn Goal>>> {
     let mut keep = vec![false; goals.len()];
     for t in &opts.targets {
         let (loc, outcome) = t
-            .split_once(':')
-            .ok_or_else(|| anyhow!("--target {t}: expected LINE:OUTCOME (e.g. 38:true) or sSITE:OUTCOME"))?;
+            .rsplit_once(':')
+            .ok_or_else(|| anyhow!("--target {t}: expected LINE:OUTCOME (e.g. 38:true), LINE:COL:OUTCOME or sSITE:OUTCOME"))?;
         let outcome = outcome.trim();
+        let (line, col) = match loc.split_once(':') {
+            Some((l, c)) => (l, c.trim().parse::<u32>().ok()),
+            None => (loc, None),
+        };
         let mut found = false;
         for (g, goal) in goals.iter().enumerate() {
             let Some((site, _, k)) = goal.branch() else { continue };
             let s = &program.sites[site as usize];
-            let here = match loc.trim().strip_prefix('s') {
+            let here = match line.trim().strip_prefix('s') {
                 Some(id) => id.parse::<u32>().ok() == Some(site),
-                None => loc.trim().parse::<u32>().ok() == Some(s.meta.line),
+                None => {
+                    line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col)
+                }
             };
             if here && s.meta.outcome_labels.get(k as usize).map(String::as_str) == Some(outcome) {
                 keep[g] = true;

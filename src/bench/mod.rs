@@ -55,6 +55,10 @@ pub struct BenchProgram {
     /// Figures from the seed papers for this program (label → value), shown beside ours.
     #[serde(default)]
     pub paper: BTreeMap<String, String>,
+    /// Only these goals (`LINE:OUTCOME`, `LINE:COL:OUTCOME`, as `--target`); then `feasible` is
+    /// their number, and success means covering them all.
+    #[serde(default)]
+    pub targets: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -107,6 +111,13 @@ pub struct RunRecord {
     pub covered: usize,
     pub total: usize,
     pub feasible: usize,
+    /// Fitness evaluations: executions plus evaluations answered by evotest's cache (the
+    /// papers' unit); equal to `executions` for peers.
+    #[serde(default)]
+    pub evaluations: u64,
+    /// Event sequences the chaining approach tried.
+    #[serde(default)]
+    pub sequences: usize,
     /// (execution, outcomes covered) at each increase, for plots.
     pub curve: Vec<(u64, usize)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,6 +144,8 @@ impl RunRecord {
             covered: firsts.len(),
             total: o.first.len(),
             feasible: program.feasible,
+            evaluations: o.evaluations.max(o.executions),
+            sequences: o.sequences,
             curve,
             note: o.note.clone(),
         }
@@ -153,6 +166,13 @@ pub struct Cell {
     pub total: usize,
     pub feasible: usize,
     pub exec_per_sec: f64,
+    /// Means over all runs: fitness evaluations, seconds, event sequences tried.
+    #[serde(default)]
+    pub mean_evaluations: f64,
+    #[serde(default)]
+    pub mean_seconds: f64,
+    #[serde(default)]
+    pub mean_sequences: f64,
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -184,6 +204,9 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
         total: first.total,
         feasible: first.feasible,
         exec_per_sec: if secs > 0.0 { execs as f64 / secs } else { 0.0 },
+        mean_evaluations: records.iter().map(|r| r.evaluations as f64).sum::<f64>() / n as f64,
+        mean_seconds: secs / n as f64,
+        mean_sequences: records.iter().map(|r| r.sequences as f64).sum::<f64>() / n as f64,
     })
 }
 
@@ -195,6 +218,7 @@ fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path) -> Result<ProgramCtx
     o.out_dir = dir.clone();
     o.ranges = p.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
     o.shapes = crate::config::parse_shapes(&p.arrays, &p.strings, &p.buffers)?;
+    o.targets = p.targets.clone();
     let target = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
     let goals = campaign::goals(&target, &o)?;
     Ok(ProgramCtx { program: p, target, options: o, goals, dir })
@@ -363,6 +387,11 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         format!("{}/{}/{}", c.mc, c.feasible, c.total)
     });
     metric(&mut s, "Executions per second", &|c| format!("{:.0}", c.exec_per_sec));
+    if cells.iter().any(|c| c.mean_sequences > 0.0) || opts.programs.iter().any(|p| !p.targets.is_empty()) {
+        metric(&mut s, "Mean fitness evaluations (all runs; executions + cache hits)", &|c| format!("{:.0}", c.mean_evaluations));
+        metric(&mut s, "Mean seconds per run", &|c| format!("{:.2}", c.mean_seconds));
+        metric(&mut s, "Mean event sequences tried (chaining)", &|c| format!("{:.1}", c.mean_sequences));
+    }
     let with_paper: Vec<&BenchProgram> = opts.programs.iter().filter(|p| !p.paper.is_empty()).collect();
     if !with_paper.is_empty() {
         let _ = writeln!(s, "## The papers' own figures for these programs\n");

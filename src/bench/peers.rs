@@ -200,6 +200,8 @@ impl Tool for LibFuzzer {
             seconds: elapsed,
             note,
             inputs,
+            evaluations: 0,
+            sequences: 0,
         })
     }
 }
@@ -370,6 +372,8 @@ impl Tool for Afl {
             seconds: elapsed,
             note,
             inputs,
+            evaluations: 0,
+            sequences: 0,
         })
     }
 }

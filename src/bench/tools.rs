@@ -10,7 +10,7 @@ use super::BenchProgram;
 use crate::campaign::{self, RunOptions, Target};
 use crate::fitness::Goal;
 use crate::input::{Input, InitMode};
-use crate::search::{self, Budget, Silent};
+use crate::search::{self, Budget, Chaining, Silent};
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -51,6 +51,10 @@ pub struct Observed {
     pub note: Option<String>,
     /// The inputs that covered something first (for the ground-truth check).
     pub inputs: Vec<Input>,
+    /// Fitness evaluations (executions plus cache hits; 0 = same as executions).
+    pub evaluations: u64,
+    /// Event sequences the chaining approach tried.
+    pub sequences: usize,
 }
 
 /// A tool under benchmark.
@@ -65,24 +69,25 @@ pub trait Tool {
     fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed>;
 }
 
-/// evotest with one search algorithm, and optionally uniform initialisation (`avm+uniform`).
+/// evotest with one search algorithm, optionally with uniform initialisation (`avm+uniform`)
+/// and a chaining mode (`+nochain`, `+chain`; default automatic).
 pub struct Evotest {
     pub algorithm: String,
     pub init: InitMode,
+    pub chaining: Chaining,
+    pub name: String,
 }
 
 impl Tool for Evotest {
     fn name(&self) -> String {
-        match self.init {
-            InitMode::Biased => self.algorithm.clone(),
-            InitMode::Uniform => format!("{}+uniform", self.algorithm),
-        }
+        self.name.clone()
     }
 
     fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed> {
         let mut o = cx.options.clone();
         o.algorithm = self.algorithm.clone();
         o.init = self.init;
+        o.search.chaining = self.chaining;
         o.seed = spec.seed;
         o.seed_input = Some(spec.start.clone());
         o.timeout = spec.timeout;
@@ -96,14 +101,23 @@ impl Tool for Evotest {
             .map(|g| r.archive.covered_by[g].map(|t| (r.archive.tests[t].exec, r.archive.tests[t].at.as_secs_f64())))
             .collect();
         let inputs = r.archive.tests.iter().chain(&r.archive.faults).map(|t| t.input.clone()).collect();
-        Ok(Observed { first, executions: r.executions, seconds: r.elapsed.as_secs_f64(), note: None, inputs })
+        Ok(Observed {
+            first,
+            executions: r.executions,
+            seconds: r.elapsed.as_secs_f64(),
+            note: None,
+            inputs,
+            evaluations: r.executions + r.cache_hits,
+            sequences: r.chain_reports.iter().map(|c| c.sequences.len()).sum(),
+        })
     }
 }
 
-/// Names of all tools: evotest's algorithms (each also as `NAME+uniform`), `libfuzzer`, `afl`.
+/// Names of all tools: evotest's algorithms, each with optional modifiers `+uniform`
+/// (uniform initialisation), `+nochain` / `+chain` (chaining off / on at the first failed
+/// attempt; default automatic), and `libfuzzer`, `afl`.
 pub fn names() -> Vec<String> {
-    let mut v: Vec<String> = search::ALGORITHMS.iter().map(|a| a.name.to_string()).collect();
-    v.extend(search::ALGORITHMS.iter().map(|a| format!("{}+uniform", a.name)));
+    let mut v: Vec<String> = search::ALGORITHMS.iter().map(|a| format!("{}[+uniform][+nochain|+chain]", a.name)).collect();
     v.push("libfuzzer".into());
     v.push("afl".into());
     v
@@ -111,16 +125,24 @@ pub fn names() -> Vec<String> {
 
 /// The tool called `name`.
 pub fn by_name(name: &str) -> Result<Box<dyn Tool>> {
-    let (algo, init) = match name.strip_suffix("+uniform") {
-        Some(a) => (a, InitMode::Uniform),
-        None => (name, InitMode::Biased),
-    };
-    if search::algorithm(algo).is_some() {
-        return Ok(Box::new(Evotest { algorithm: algo.to_string(), init }));
-    }
     match name {
-        "libfuzzer" => Ok(Box::new(super::peers::LibFuzzer::default())),
-        "afl" => Ok(Box::new(super::peers::Afl::default())),
-        _ => bail!("unknown benchmark tool `{name}` (available: {})", names().join(", ")),
+        "libfuzzer" => return Ok(Box::new(super::peers::LibFuzzer::default())),
+        "afl" => return Ok(Box::new(super::peers::Afl::default())),
+        _ => {}
     }
+    let mut parts = name.split('+');
+    let algo = parts.next().unwrap_or("");
+    let (mut init, mut chaining) = (InitMode::Biased, Chaining::Auto);
+    for m in parts {
+        match m {
+            "uniform" => init = InitMode::Uniform,
+            "nochain" => chaining = Chaining::Off,
+            "chain" => chaining = Chaining::On,
+            _ => bail!("unknown modifier `+{m}` in benchmark tool `{name}` (available: {})", names().join(", ")),
+        }
+    }
+    if search::algorithm(algo).is_none() {
+        bail!("unknown benchmark tool `{name}` (available: {})", names().join(", "));
+    }
+    Ok(Box::new(Evotest { algorithm: algo.to_string(), init, chaining, name: name.to_string() }))
 }

@@ -63,6 +63,8 @@ pub struct Chain {
     reaching: Vec<ReachingDefs>,
     /// Variable of each definition.
     def_var: Vec<VarId>,
+    /// Per function, per block: whether the block is in a loop (a cycle of the CFG).
+    in_loop: Vec<Vec<bool>>,
 }
 
 fn ladder_of(program: &Program, analysis: &Analysis, function: usize, block: usize) -> Vec<Vec<(SiteId, u32)>> {
@@ -86,7 +88,45 @@ impl Chain {
             .map(|f| ReachingDefs::new(&analysis.cfgs[f], program.defs.iter().filter(|d| d.function == f)))
             .collect();
         let def_var = program.defs.iter().map(|d| d.var).collect();
-        Chain { program: program.clone(), site_ladder, def_ladder, reaching, def_var }
+        let in_loop = analysis
+            .cfgs
+            .iter()
+            .map(|cfg| {
+                let mut v = vec![false; cfg.n_blocks()];
+                for scc in petgraph::algo::tarjan_scc(&cfg.graph) {
+                    let cyclic = scc.len() > 1 || cfg.graph.contains_edge(scc[0], scc[0]);
+                    for n in scc {
+                        if cyclic && n.index() < v.len() {
+                            v[n.index()] = true;
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        Chain { program: program.clone(), site_ladder, def_ladder, reaching, def_var, in_loop }
+    }
+
+    /// Whether definition `d` is in a loop of its function (else it runs at most once per call).
+    fn def_in_loop(&self, d: DefId) -> bool {
+        let def = &self.program.defs[d as usize];
+        self.in_loop[def.function].get(def.meta.block as usize).copied().unwrap_or(true)
+    }
+
+    /// Whether inserting definition `d` at `at` into `events` can ever match: a definition outside
+    /// loops cannot occur twice, nor after an event of its function that is in a loop.
+    fn plausible(&self, events: &[ChainEvent], at: usize, d: DefId) -> bool {
+        if self.def_in_loop(d) {
+            return true;
+        }
+        if events.iter().any(|e| e.node == Node::Def { def: d }) {
+            return false;
+        }
+        let f = self.program.defs[d as usize].function;
+        !events[..at].iter().any(|e| {
+            let (ef, block, _) = self.place(e.node);
+            ef == f && self.in_loop[ef].get(block as usize).copied().unwrap_or(false)
+        })
     }
 
     pub fn program(&self) -> &Program {
@@ -120,29 +160,38 @@ impl Chain {
     }
 
     /// Approach level + normalised branch distance of `node` over the trace segment `seg`
-    /// (seed 002 Eq. 1, restricted to the part of the execution after the previous event).
+    /// (seed 002 Eq. 1, restricted to the part of the execution after the previous event). Only
+    /// *critical* branches count: executions of a ladder branch that went the way leading to the
+    /// node are not a divergence.
     pub fn eq1(&self, node: Node, seg: &[Event]) -> f64 {
         if let Node::Take { site, outcome } = node {
-            let best = seg.iter().filter(|e| e.id == site).map(|e| self.dist_to(site, e, outcome)).reduce(f64::min);
+            let best = seg
+                .iter()
+                .filter(|e| e.id == site && e.outcome != outcome)
+                .map(|e| self.dist_to(site, e, outcome))
+                .reduce(f64::min);
             if let Some(d) = best {
                 return normalise(d);
             }
         }
-        let ladder = match node {
-            Node::Take { site, .. } => &self.site_ladder[site as usize],
-            Node::Def { def } => &self.def_ladder[def as usize],
-        };
-        for (k, level) in ladder.iter().enumerate() {
+        for (k, level) in self.ladder(node).iter().enumerate() {
             let best = level
                 .iter()
-                .flat_map(|&(s, o)| seg.iter().filter(move |e| e.id == s).map(move |e| (s, e, o)))
+                .flat_map(|&(s, o)| seg.iter().filter(move |e| e.id == s && e.outcome != o).map(move |e| (s, e, o)))
                 .map(|(s, e, o)| self.dist_to(s, e, o))
                 .reduce(f64::min);
             if let Some(d) = best {
                 return (k + 1) as f64 + normalise(d);
             }
         }
-        (ladder.len() + 1) as f64
+        (self.ladder(node).len() + 1) as f64
+    }
+
+    fn ladder(&self, node: Node) -> &Vec<Vec<(SiteId, u32)>> {
+        match node {
+            Node::Take { site, .. } => &self.site_ladder[site as usize],
+            Node::Def { def } => &self.def_ladder[def as usize],
+        }
     }
 
     /// Normalised distance of the last branch before position `at` (the alternative branch that
@@ -179,7 +228,12 @@ impl Chain {
         let mut total = 0.0;
         let mut pos = 0;
         let mut prev: Option<(usize, &ChainEvent)> = None;
+        // start of the segment after the event before the current run of identical events
+        let mut run_start = 0;
         for (k, ev) in seq.events.iter().enumerate() {
+            if k > 0 && seq.events[k - 1].node != ev.node {
+                run_start = pos;
+            }
             match events[pos..].iter().position(|e| Self::matches(ev.node, e)).map(|i| i + pos) {
                 Some(q) => {
                     if let Some((pq, pe)) = prev {
@@ -192,7 +246,10 @@ impl Chain {
                     if let Some((pq, pe)) = prev {
                         total += self.violations(&pe.constraint, events, pq + 1, events.len());
                     }
-                    total += self.eq1(ev.node, &events[pos..]);
+                    // A run of identical events (⟨inc, inc, inc⟩: "n increments") is satisfied by any
+                    // n occurrences, so the missing one is sought after the run began, not only after
+                    // the previous occurrence.
+                    total += self.eq1(ev.node, &events[run_start..]);
                     total += (seq.events.len() - k - 1) as f64;
                     return (total, Some(k));
                 }
@@ -205,36 +262,40 @@ impl Chain {
         (total, None)
     }
 
-    /// Position after the match of events `..k` (first-fit).
-    fn position_after(&self, seq: &Sequence, k: usize, events: &[Event]) -> usize {
+    /// Where the search for event `k` starts in the trace, as [`Chain::fitness`] does: after the
+    /// match of the event before the run of events identical to event `k`.
+    fn segment_start(&self, seq: &Sequence, k: usize, events: &[Event]) -> usize {
         let mut pos = 0;
-        for ev in &seq.events[..k] {
+        let mut run_start = 0;
+        for (j, ev) in seq.events[..k].iter().enumerate() {
+            if j > 0 && seq.events[j - 1].node != ev.node {
+                run_start = pos;
+            }
             match events[pos..].iter().position(|e| Self::matches(ev.node, e)) {
                 Some(i) => pos += i + 1,
                 None => break,
             }
         }
-        pos
+        if k > 0 && seq.events[k - 1].node != seq.events[k].node {
+            run_start = pos;
+        }
+        run_start
     }
 
     /// The problem node for event `k` of `seq` in an execution: the branch (site, wanted outcome)
     /// where control diverged from the event's node after the previous event, or `None` if the
     /// segment never came close (the function was not entered).
     pub fn problem(&self, seq: &Sequence, k: usize, events: &[Event]) -> Option<(SiteId, u32)> {
-        let seg = &events[self.position_after(seq, k, events)..];
+        let seg = &events[self.segment_start(seq, k, events)..];
         let node = seq.events[k].node;
         if let Node::Take { site, outcome } = node {
-            if seg.iter().any(|e| e.id == site) {
+            if seg.iter().any(|e| e.id == site && e.outcome != outcome) {
                 return Some((site, outcome));
             }
         }
-        let ladder = match node {
-            Node::Take { site, .. } => &self.site_ladder[site as usize],
-            Node::Def { def } => &self.def_ladder[def as usize],
-        };
-        for level in ladder {
+        for level in self.ladder(node) {
             for &(s, o) in level {
-                if seg.iter().any(|e| e.id == s) && !seg.iter().any(|e| e.id == s && e.outcome == o) {
+                if seg.iter().any(|e| e.id == s && e.outcome != o) {
                     return Some((s, o));
                 }
             }
@@ -279,8 +340,10 @@ impl Chain {
                     }
                     events.extend_from_slice(&seq.events[k..]);
                     let at = self.insertion_point(&events, k, d);
-                    events.insert(at, ChainEvent { node: Node::Def { def: d }, constraint: vec![v] });
-                    push(Sequence { events });
+                    if self.plausible(&events, at, d) {
+                        events.insert(at, ChainEvent { node: Node::Def { def: d }, constraint: vec![v] });
+                        push(Sequence { events });
+                    }
                 }
             }
         }
@@ -294,10 +357,12 @@ impl Chain {
                         if d2 == def {
                             continue;
                         }
-                        let mut events = seq.events[..k - 1].to_vec();
-                        events.push(ChainEvent { node: Node::Def { def: d2 }, constraint: vec![v] });
-                        events.extend_from_slice(&seq.events[k - 1..]);
-                        push(Sequence { events });
+                        let mut events = seq.events.clone();
+                        let at = self.insertion_point(&events, k - 1, d2);
+                        if self.plausible(&events, at, d2) {
+                            events.insert(at, ChainEvent { node: Node::Def { def: d2 }, constraint: vec![v] });
+                            push(Sequence { events });
+                        }
                     }
                 }
             }

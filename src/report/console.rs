@@ -21,6 +21,7 @@ pub fn thousands(n: u64) -> String {
 
 fn cell(o: &super::OutcomeCell) -> String {
     match o.first_exec {
+        _ if o.goal.is_none() => "(no goal)".into(),
         Some(e) => format!("#{}", thousands(e)),
         None if o.suspected_infeasible => "infeasible?".into(),
         None => "-".into(),

@@ -19,7 +19,7 @@ pub struct FaultFiles;
 /// The report as JSON (also what `--json` prints).
 pub fn report_value(run: &RunResult) -> Json {
     let rows = site_rows(run);
-    let total: usize = rows.iter().map(|r| r.outcomes.len()).sum();
+    let total = run.goals.len();
     let covered = run.archive.n_covered();
     let secs = run.elapsed.as_secs_f64();
     let sites: Vec<Json> = rows
@@ -35,6 +35,7 @@ pub fn report_value(run: &RunResult) -> Json {
                 "condition": r.site.meta.cond,
                 "outcomes": r.outcomes.iter().map(|o| json!({
                     "label": o.label,
+                    "goal": o.goal.is_some(),
                     "covered": o.first_exec.is_some(),
                     "first_execution": o.first_exec,
                     "test": o.test.map(|t| t + 1),

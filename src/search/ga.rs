@@ -50,7 +50,7 @@ pub fn rank_select<R: Rng>(n: usize, bias: f64, rng: &mut R) -> usize {
     ((n as f64 * x) as usize).min(n - 1)
 }
 
-fn mutate(cx: &mut SearchContext, x: &mut Input) {
+pub(crate) fn mutate(cx: &mut SearchContext, x: &mut Input) {
     let n = x.values.len();
     let p = 1.0 / n as f64;
     let mut changed = false;
@@ -100,7 +100,7 @@ fn mutate_gene(cx: &mut SearchContext, x: &mut Input, i: usize) {
     x.values[i] = d.normalise(i, v);
 }
 
-fn crossover(cx: &mut SearchContext, a: &Input, b: &Input) -> (Input, Input) {
+pub(crate) fn crossover(cx: &mut SearchContext, a: &Input, b: &Input) -> (Input, Input) {
     let n = a.values.len();
     if n < 2 || cx.rng.random::<f64>() >= CROSSOVER_RATE {
         return (a.clone(), b.clone());

@@ -10,6 +10,7 @@
 
 pub mod avm;
 pub mod ga;
+pub mod mhga;
 pub mod random;
 
 use crate::archive::{Archive, TestCase};
@@ -78,7 +79,8 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
         return Ok(());
     }
     let mut scheduler = GoalScheduler::default();
-    let mut chained = std::collections::HashSet::new();
+    // goals chained since they last stalled: chained again after a revival (with doubled patience)
+    let mut chained: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
     while !cx.finished() {
         let Some(goal) = scheduler.next(cx) else { break };
         let before = cx.best(goal).map(|b| b.0);
@@ -89,7 +91,9 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
             Chaining::Auto => stalled,
             Chaining::On => !improved,
         };
-        if chain_now && !cx.is_covered(goal) && cx.chain.is_some() && !cx.out_of_budget() && chained.insert(goal) {
+        let fresh = chained.get(&goal) != Some(&cx.config.patience);
+        if chain_now && fresh && !cx.is_covered(goal) && cx.chain.is_some() && !cx.out_of_budget() {
+            chained.insert(goal, cx.config.patience);
             crate::chaining::driver::pursue(cx, search, goal)?;
         }
         if stalled && !cx.is_covered(goal) && !cx.out_of_budget() {
@@ -148,7 +152,7 @@ pub struct AlgorithmSpec {
 }
 
 /// All algorithms, in the order `--help` lists them. The first is the default.
-pub const ALGORITHMS: &[AlgorithmSpec] = &[avm::SPEC, ga::SPEC, random::SPEC];
+pub const ALGORITHMS: &[AlgorithmSpec] = &[avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50];
 
 /// Look an algorithm up by name.
 pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {

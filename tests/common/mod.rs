@@ -58,7 +58,7 @@ pub fn uncovered(report: &Value) -> Vec<(u64, String, String)> {
     let mut v = Vec::new();
     for s in report["sites"].as_array().unwrap() {
         for o in s["outcomes"].as_array().unwrap() {
-            if !o["covered"].as_bool().unwrap() {
+            if o["goal"] == true && !o["covered"].as_bool().unwrap() {
                 v.push((
                     s["line"].as_u64().unwrap(),
                     s["condition"].as_str().unwrap().to_string(),
