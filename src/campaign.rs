@@ -53,7 +53,22 @@ pub struct RunOptions {
     /// process, unless some function of the sources writes global state); `Some(1)` forks a process
     /// per input.
     pub persistent: Option<u32>,
+    /// Most branch events one execution may run before the runtime stops it
+    /// ([`crate::exec::ExitKind::StepLimit`]); 0 = no limit. Default [`MAX_BRANCH_EVENTS`].
+    pub max_branch_events: u32,
+    /// Use the solutions base in the output directory (seed 001 §8): evaluate its inputs before
+    /// the search, and record the paths of this run's tests in it afterwards.
+    pub reuse: bool,
 }
+
+/// Most stored inputs a branch-coverage run evaluates from the solutions base.
+pub const MAX_REUSED_INPUTS: usize = 1000;
+
+/// Default per-execution limit of executed branch events: far above what the benchmark programs
+/// need (a few thousand), and reached in tens of milliseconds by a runaway loop, well before the
+/// 1 s timeout (seed 001 §7: "the program execution halt\[s\] if the number of traversed nodes is
+/// greater than a specified limit").
+pub const MAX_BRANCH_EVENTS: u32 = 1_000_000;
 
 /// Inputs a persistent child runs before it is replaced.
 pub const PERSISTENT_INPUTS: u32 = 1000;
@@ -80,6 +95,8 @@ impl RunOptions {
             seed_input: None,
             persistent: None,
             targets: vec![],
+            max_branch_events: MAX_BRANCH_EVENTS,
+            reuse: false,
         }
     }
 }
@@ -204,8 +221,9 @@ pub fn build(opts: &RunOptions) -> Result<Target> {
         None if stateful => None,
         None => Some(PERSISTENT_INPUTS),
     };
-    let executor =
+    let mut executor =
         ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), input_capacity, opts.timeout, persistent)?;
+    crate::exec::Executor::set_max_branch_events(&mut executor, opts.max_branch_events);
     if executor.overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }
@@ -282,6 +300,15 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         target.chain = Some(std::sync::Arc::new(c));
     }
     let chain = target.chain.clone().filter(|_| opts.search.chaining != crate::search::Chaining::Off);
+    let mut base = match opts.reuse {
+        true => {
+            let key = crate::path::base::program_key(&target.program, &opts.function, &domain);
+            let file = opts.out_dir.join(crate::path::base::FILE_NAME);
+            Some(crate::path::base::SolutionsBase::open(&file, &key, &opts.function)?)
+        }
+        false => None,
+    };
+    let decisions = crate::path::driver::decisions(&target.program, &opts.function)?;
     let t0 = Instant::now();
     let restarts_before = target.executor.restarts();
     let (archive, given_up, executions, cache_hits, error, chain_reports) = {
@@ -297,6 +324,14 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         );
         cx.chain = chain;
         let mut error = None;
+        if let Some(b) = &base {
+            for s in b.entries().iter().take(MAX_REUSED_INPUTS) {
+                if cx.finished() || error.is_some() {
+                    break;
+                }
+                error = cx.evaluate(&s.input).err().map(|e| format!("{e:#}"));
+            }
+        }
         if let Some(x) = &opts.seed_input {
             if !cx.finished() {
                 error = cx.evaluate(x).err().map(|e| format!("{e:#}"));
@@ -305,6 +340,26 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         if error.is_none() {
             error = algo.run(&mut cx).err().map(|e| format!("{e:#}"));
         }
+        if let (Some(b), None) = (base.as_mut(), &error) {
+            // the paths of the suite's tests, for later runs (a few executions with the ordered trace)
+            cx.set_ordered_trace(true);
+            let inputs: Vec<Input> = cx.archive.tests.iter().map(|t| t.input.clone()).collect();
+            for x in inputs {
+                match cx.evaluate(&x) {
+                    Ok(ev) => {
+                        if !ev.trace.events_overflow {
+                            b.record(&ev.input, &crate::path::executed(&ev.trace.events, &decisions));
+                        }
+                    }
+                    Err(e) => {
+                        error = Some(format!("{e:#}"));
+                        break;
+                    }
+                }
+            }
+        }
+        // the executor outlives this search (benchmarks reuse it): leave the ordered trace off
+        cx.set_ordered_trace(false);
         let given_up = cx.given_up();
         let executions = cx.executions();
         let hits = cx.cache_hits();
@@ -312,6 +367,9 @@ pub fn search(target: &mut Target, opts: &RunOptions, monitor: &mut dyn Monitor,
         (std::mem::take(&mut cx.archive), given_up, executions, hits, error, reports)
     };
     let elapsed = t0.elapsed();
+    if let Some(b) = base.as_mut() {
+        b.save()?;
+    }
     Ok(RunResult {
         options: opts.clone(),
         program: target.program.clone(),

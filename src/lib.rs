@@ -9,6 +9,7 @@
 //! | execute | [`exec`] | [`exec::Executor`], [`exec::ForkServer`], [`exec::ExitKind`] |
 //! | trace | [`trace`] (written by `runtime/`) | [`trace::Trace`] |
 //! | analysis | [`program`], [`cfg`] | [`program::Program`], [`cfg::Cfg`] |
+//! | paths | [`path`] (path targets, solutions base, `evotest path`) | [`path::Step`], [`path::base::SolutionsBase`] |
 //! | fitness | [`fitness`], [`archive`] | [`fitness::Criterion`], [`fitness::Goal`], [`archive::Archive`] |
 //! | search | [`search`], [`input`], [`chaining`] | [`search::Search`], [`search::SearchContext`], [`input::Domain`], [`chaining::Chain`] |
 //! | report | [`report`] | [`report::Reporter`] |
@@ -27,6 +28,7 @@ pub mod exec;
 pub mod fitness;
 pub mod harness;
 pub mod input;
+pub mod path;
 pub mod program;
 pub mod report;
 pub mod search;

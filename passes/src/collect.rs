@@ -21,6 +21,53 @@ pub enum Cond {
     Bool(LLVMValueRef),
     /// A `switch` on an integer of at most 64 bits; case values sign-extended.
     Switch { value: LLVMValueRef, cases: Vec<i64> },
+    /// `icmp eq/ne (call strcmp|strncmp|memcmp|bcmp(a, b[, n])), 0`: compared as strings or
+    /// bytes, with a distance over their contents (seed 001 §6.3).
+    Str { pred: Pred, func: u32, a: LLVMValueRef, b: LLVMValueRef, n: Option<LLVMValueRef> },
+}
+
+/// If `call` is a call to `strcmp`, `strncmp`, `memcmp` or `bcmp`, its function code
+/// ([`evotest_abi::distance::STR_STRCMP`] …) and arguments (a, b, n).
+unsafe fn string_compare(call: LLVMValueRef) -> Option<(u32, LLVMValueRef, LLVMValueRef, Option<LLVMValueRef>)> {
+    use evotest_abi::distance::{STR_MEMCMP, STR_STRCMP, STR_STRNCMP};
+    if LLVMIsACallInst(call).is_null() {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(call);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+        return None;
+    }
+    let mut len = 0;
+    let name = LLVMGetValueName2(callee, &mut len);
+    let name = std::str::from_utf8(std::slice::from_raw_parts(name as *const u8, len)).ok()?;
+    let (code, nargs) = match name {
+        "strcmp" => (STR_STRCMP, 2),
+        "strncmp" => (STR_STRNCMP, 3),
+        "memcmp" | "bcmp" => (STR_MEMCMP, 3),
+        _ => return None,
+    };
+    if LLVMGetNumArgOperands(call) != nargs {
+        return None;
+    }
+    let a = LLVMGetOperand(call, 0);
+    let b = LLVMGetOperand(call, 1);
+    let ptr = |v: LLVMValueRef| LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMPointerTypeKind;
+    if !ptr(a) || !ptr(b) {
+        return None;
+    }
+    let n = if nargs == 3 {
+        let n = LLVMGetOperand(call, 2);
+        int_width(n).filter(|w| *w <= 64)?;
+        Some(n)
+    } else {
+        None
+    };
+    Some((code, a, b, n))
+}
+
+/// Whether `v` is the integer constant 0.
+unsafe fn is_zero(v: LLVMValueRef) -> bool {
+    !LLVMIsAConstantInt(v).is_null() && LLVMConstIntGetZExtValue(v) == 0
 }
 
 /// A site found in a function, before numbering.
@@ -308,6 +355,14 @@ fn branch_like(
                         harvest(a, constants);
                         harvest(b, constants);
                         cond = Cond::Int { pred, a, b };
+                        if matches!(pred, Pred::Eq | Pred::Ne) {
+                            let call = if is_zero(b) { a } else if is_zero(a) { b } else { std::ptr::null_mut() };
+                            if !call.is_null() {
+                                if let Some((func, sa, sb, n)) = string_compare(call) {
+                                    cond = Cond::Str { pred, func, a: sa, b: sb, n };
+                                }
+                            }
+                        }
                     }
                 }
             }

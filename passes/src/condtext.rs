@@ -112,6 +112,11 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
             let n = value_name(v);
             return if n.is_empty() { "arg".into() } else { n };
         }
+        if !LLVMIsAGlobalVariable(v).is_null() {
+            if let Some(lit) = string_literal(v) {
+                return lit;
+            }
+        }
         if !LLVMIsAGlobalValue(v).is_null() {
             return format!("&{}", value_name(v));
         }
@@ -241,4 +246,34 @@ fn float_text(d: f64) -> String {
     } else {
         format!("{d:e}")
     }
+}
+
+/// A constant global holding a C string (a string literal), printed as a C literal.
+unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
+    if LLVMIsGlobalConstant(g) == 0 {
+        return None;
+    }
+    let init = LLVMGetInitializer(g);
+    if init.is_null() || LLVMIsConstantString(init) == 0 {
+        return None;
+    }
+    let mut len = 0;
+    let p = LLVMGetAsString(init, &mut len);
+    let bytes = std::slice::from_raw_parts(p as *const u8, len);
+    let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+    if bytes.contains(&0) || bytes.len() > 40 {
+        return None;
+    }
+    let mut out = String::from("\"");
+    for &b in bytes {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            b'\n' => out.push_str("\\n"),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('"');
+    Some(out)
 }

@@ -25,6 +25,7 @@ struct Probes<'ctx> {
     cond: FunctionValue<'ctx>,
     switch: FunctionValue<'ctx>,
     def: FunctionValue<'ctx>,
+    str: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
 }
 
@@ -60,6 +61,14 @@ impl<'ctx> Probes<'ctx> {
                 ),
             ),
             def: declare(module, names::PROBE_DEF, void.fn_type(&[p.into(), i32t.into()], false)),
+            str: declare(
+                module,
+                names::PROBE_STR,
+                void.fn_type(
+                    &[p.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), p.into(), p.into(), i64t.into()],
+                    false,
+                ),
+            ),
             register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
         }
     }
@@ -135,7 +144,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 col: s.loc.col,
                 cond: s.text.clone(),
                 pred: match s.cond {
-                    Cond::Int { pred, .. } | Cond::Float { pred, .. } => Some(pred),
+                    Cond::Int { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } => Some(pred),
                     _ => None,
                 },
                 operand_type: s.operand_type.clone(),
@@ -145,6 +154,10 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 case_values: match &s.cond {
                     Cond::Switch { cases, .. } => cases.clone(),
                     _ => vec![],
+                },
+                string_compare: match s.cond {
+                    Cond::Str { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
+                    _ => None,
                 },
             });
             outcome_next += s.labels.len() as u32;
@@ -376,6 +389,17 @@ fn inject<'ctx>(
                 _ => return Err("non-integer branch condition".into()),
             };
             builder.build_call(probes.cond, &[d, site, ob, c.into()], "")
+        }
+        Cond::Str { pred, func, a, b, n } => {
+            let a = unsafe { BasicValueEnum::new(*a) };
+            let b = unsafe { BasicValueEnum::new(*b) };
+            let n = match n {
+                Some(n) => to_i64(ctx, builder, *n, false)?,
+                None => ctx.i64_type().const_zero().into(),
+            };
+            let p = i32t.const_int(*pred as u64, false).into();
+            let f = i32t.const_int(*func as u64, false).into();
+            builder.build_call(probes.str, &[d, site, ob, p, f, a.into(), b.into(), n.into()], "")
         }
         Cond::Switch { value, cases } => {
             let v = to_i64(ctx, builder, *value, true)?;

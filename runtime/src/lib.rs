@@ -158,6 +158,9 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<(
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
     let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
     h.seq = h.seq.saturating_add(1);
+    if h.max_branch_events != 0 && h.seq > h.max_branch_events {
+        step_limit(h);
+    }
     if h.seq > EVENT_LIMIT {
         if let Some(hook) = ABORT_HOOK {
             EVENT_LIMIT = u32::MAX;
@@ -170,6 +173,14 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<(
     }
     rec.hits = rec.hits.saturating_add(1);
     Some((slots, first))
+}
+
+/// The execution ran more branch events than `Header::max_branch_events`: record it and end the
+/// process (the fork server reports the exit; the engine sees `step_limit_hit`).
+#[cold]
+unsafe fn step_limit(h: &mut Header) -> ! {
+    h.step_limit_hit = 1;
+    libc::_exit(STEP_LIMIT_EXIT_CODE)
 }
 
 #[inline(always)]
@@ -250,6 +261,50 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
     let d = match Pred::from_u32(pred) {
         Some(p) => distance::fcmp(p, a, b),
         None => distance::boolean(a == b),
+    };
+    record2(desc, site, ob, d);
+}
+
+/// Longest string a string-compare probe reads (a longer one is compared on its prefix).
+const MAX_STR: usize = 1 << 16;
+
+/// The bytes of the C string at `p` (without its NUL), at most `max` of them.
+unsafe fn c_bytes<'a>(p: *const u8, max: usize) -> &'a [u8] {
+    let mut n = 0;
+    while n < max && *p.add(n) != 0 {
+        n += 1;
+    }
+    std::slice::from_raw_parts(p, n)
+}
+
+/// Probe for `strcmp(a, b)`, `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0:
+/// the distance is [`distance::bytes_distance`] of the compared bytes. It runs after the call, so
+/// the pointers are the ones the call just read; a null pointer falls back to 0/K.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor, right after the call.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_str(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    func: u32,
+    a: *const u8,
+    b: *const u8,
+    n: u64,
+) {
+    let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
+    let d = if a.is_null() || b.is_null() {
+        distance::boolean(a == b)
+    } else {
+        let n = (n.min(MAX_STR as u64)) as usize;
+        let d = match func {
+            distance::STR_STRCMP => distance::bytes_distance(c_bytes(a, MAX_STR), c_bytes(b, MAX_STR)),
+            distance::STR_STRNCMP => distance::bytes_distance(c_bytes(a, n), c_bytes(b, n)),
+            _ => distance::bytes_distance(std::slice::from_raw_parts(a, n), std::slice::from_raw_parts(b, n)),
+        };
+        distance::string_compare(pred, d)
     };
     record2(desc, site, ob, d);
 }

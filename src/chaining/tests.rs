@@ -35,6 +35,7 @@ fn program() -> Program {
         uses,
         index,
         case_values: vec![],
+        string_compare: None,
     };
     let def = |id: u32, var: u32, block: u32, index: u32, text: &str| DefMeta {
         id,

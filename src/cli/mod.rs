@@ -10,7 +10,38 @@ use crate::report::{self, progress::ProgressMonitor};
 use crate::search::{Budget, ChainOrder, Chaining, SearchConfig, ALGORITHMS};
 use crate::toolchain::Toolchain;
 use anyhow::{Context, Result};
+use crate::search::PathFitness;
 use clap::{Args, Parser, Subcommand};
+
+/// Set when stdout was closed (`evotest … | head`): output stops, the run goes on and writes its
+/// files.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// `println!` that never panics on a closed stdout.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if !$crate::cli::STDOUT_GONE.load(std::sync::atomic::Ordering::Relaxed)
+            && writeln!(std::io::stdout(), $($t)*).is_err()
+        {
+            $crate::cli::STDOUT_GONE.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }};
+}
+
+/// `print!` that never panics on a closed stdout.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if !$crate::cli::STDOUT_GONE.load(std::sync::atomic::Ordering::Relaxed)
+            && write!(std::io::stdout(), $($t)*).is_err()
+        {
+            $crate::cli::STDOUT_GONE.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }};
+}
+
+mod path;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +52,7 @@ Examples:
   evotest run examples/expint.c -f expint --range n=0..100 --max-execs 50000
   evotest run prog.c -f parse --algorithm ga --seed 7 --max-time 30s --out suite/
   evotest sites examples/triangle.c
+  evotest path examples/tritype.c -f tritype --paths enumerate --list
   evotest list
 
 Outputs (in --out, default evotest-out/<function>/):
@@ -51,6 +83,8 @@ pub struct Cli {
 enum Cmd {
     /// Generate tests for a C function: compile with the pass, search, write a test suite
     Run(Box<RunArgs>),
+    /// Find inputs that take given paths through a C function (path testing, seed 001)
+    Path(Box<PathArgs>),
     /// Show the branch sites the pass instruments in a C file, with their conditions
     Sites(SitesArgs),
     /// Benchmark tools on the subject programs (programs × tools × runs, fixed seeds)
@@ -105,44 +139,29 @@ struct BenchArgs {
     no_truth: bool,
 }
 
+/// What defines the target: sources, function, input domain, execution limits, output.
 #[derive(Args)]
-#[command(after_long_help = EXAMPLES)]
-struct RunArgs {
+struct TargetArgs {
     /// The C source file(s); each is instrumented as its own translation unit
     #[arg(required = true, num_args = 1..)]
     files: Vec<PathBuf>,
 
     /// Function under test (its parameters must be scalars: _Bool, char, short, int, long,
-    /// long long, signed or unsigned, float, double)
+    /// long long, signed or unsigned, float, double; or pointers described by --array, --string,
+    /// --buffer)
     #[arg(long, short = 'f')]
     function: String,
-
-    /// Search algorithm (see `evotest list`)
-    #[arg(long, short = 'a', default_value = ALGORITHMS[0].name)]
-    algorithm: String,
-
-    /// Coverage criterion (see `evotest list`)
-    #[arg(long, default_value = CRITERIA[0].name)]
-    criterion: String,
 
     /// Seed of the random generator; the same seed gives the same suite (with an execution budget)
     #[arg(long, default_value_t = 0)]
     seed: u64,
 
-    /// Stop after this many executions (0 = no limit)
-    #[arg(long, default_value_t = 100_000, value_name = "N")]
-    max_execs: u64,
-
-    /// Stop after this much wall time, e.g. 30s, 5m (0 = no limit)
-    #[arg(long, default_value = "60s", value_name = "DURATION")]
-    max_time: String,
-
     /// Per-execution timeout; a longer run is recorded as a hang
     #[arg(long, default_value = "1s", value_name = "DURATION")]
     timeout: String,
 
-    /// Inclusive range of a parameter, e.g. --range a=-1000..1000 (repeatable). Default: the
-    /// type's whole range
+    /// Inclusive range of a parameter, e.g. --range a=-1000..1000, or with a precision for floats,
+    /// --range x=-100..100@0.01 (repeatable). Default: the type's whole range
     #[arg(long = "range", value_name = "NAME=LO..HI")]
     ranges: Vec<String>,
 
@@ -171,6 +190,59 @@ struct RunArgs {
     /// magnitudes, or uniform over each range
     #[arg(long, value_enum, default_value_t = InitMode::Biased)]
     init: InitMode,
+
+    /// Output directory [default: evotest-out/<function>]
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: Option<PathBuf>,
+
+    /// Inputs per target process: 1 forks a fresh process for every input; larger runs inputs in
+    /// a loop (persistent mode). Default: 1000, or 1 when the sources write global variables
+    #[arg(long, value_name = "N")]
+    persistent: Option<u32>,
+
+    /// Stop an execution after this many executed branch events (0 = no limit); it is recorded as
+    /// a step-limit fault instead of running into the timeout
+    #[arg(long, default_value_t = campaign::MAX_BRANCH_EVENTS, value_name = "N")]
+    max_branch_events: u32,
+
+    /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+
+    /// Include directory for compiling the source (repeatable)
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+
+    /// Preprocessor definition for compiling the source (repeatable)
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+
+    /// Extra flag for linking, e.g. --ldflag=-lm (repeatable)
+    #[arg(long = "ldflag", value_name = "FLAG", allow_hyphen_values = true)]
+    ldflags: Vec<String>,
+}
+
+#[derive(Args)]
+#[command(after_long_help = EXAMPLES)]
+struct RunArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+
+    /// Search algorithm (see `evotest list`)
+    #[arg(long, short = 'a', default_value = ALGORITHMS[0].name)]
+    algorithm: String,
+
+    /// Coverage criterion (see `evotest list`)
+    #[arg(long, default_value = CRITERIA[0].name)]
+    criterion: String,
+
+    /// Stop after this many executions (0 = no limit)
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    max_execs: u64,
+
+    /// Stop after this much wall time, e.g. 30s, 5m (0 = no limit)
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    max_time: String,
 
     /// GA population size
     #[arg(long, default_value_t = SearchConfig::default().population)]
@@ -209,14 +281,10 @@ struct RunArgs {
     #[arg(long = "target", value_name = "LINE:OUTCOME")]
     targets: Vec<String>,
 
-    /// Output directory [default: evotest-out/<function>]
-    #[arg(long, short = 'o', value_name = "DIR")]
-    out: Option<PathBuf>,
-
-    /// Inputs per target process: 1 forks a fresh process for every input; larger runs inputs in
-    /// a loop (persistent mode). Default: 1000, or 1 when the sources write global variables
-    #[arg(long, value_name = "N")]
-    persistent: Option<u32>,
+    /// Seed the search with the inputs of the solutions base (OUT/solutions.jsonl, written by
+    /// `evotest path`) and record this run's tests in it
+    #[arg(long)]
+    reuse: bool,
 
     /// Print report.json on stdout (the table goes to stderr)
     #[arg(long)]
@@ -225,22 +293,114 @@ struct RunArgs {
     /// Print only the summary line
     #[arg(long, short = 'q')]
     quiet: bool,
+}
 
-    /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
-    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
-    cflags: Vec<String>,
+const PATH_EXAMPLES: &str = "\
+Path specs (see `evotest sites` for the sites of a file):
+  s0:false s2:true          by site ID
+  39:false 42:true          by line (when the line has one decision)
+  38:11:true 38:20:false    by line and column
+  38{y > x}:true            by line and condition text
+  [44:true 47:false]*3      a group repeated 3 times (loop iterations)
+  outcomes: true/false (T/F), default, case N
 
-    /// Include directory for compiling the source (repeatable)
-    #[arg(short = 'I', value_name = "DIR")]
-    include: Vec<PathBuf>,
+Examples:
+  evotest path examples/tritype.c -f tritype --paths enumerate --list
+  evotest path examples/tritype.c -f tritype --range a=0..100 --range b=0..100 --range c=0..100 \\
+      --path '37:11:true 37:20:true 39:13:true 44:19:false 47:19:false 47:28:false 50:24:true'
+  evotest path examples/quotient.c -f quotient --paths enumerate:2 --preset bueno-jino
 
-    /// Preprocessor definition for compiling the source (repeatable)
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    define: Vec<String>,
+Outputs (in --out, default evotest-out/<function>/):
+  paths.json       per path: covered (input, executions), probably infeasible (suspect predicate),
+                   or budget exhausted (closest input and where it deviated)
+  solutions.jsonl  the solutions base: every path executed so far and its first input, reused by
+                   later paths and later runs (exact match: no search; similar paths: seeds)
+  tests.c          one test per covered path";
 
-    /// Extra flag for linking, e.g. --ldflag=-lm (repeatable)
-    #[arg(long = "ldflag", value_name = "FLAG", allow_hyphen_values = true)]
-    ldflags: Vec<String>,
+/// Presets reproducing a paper's setup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Preset {
+    /// Seed 001: the binary GA (`bjga`), NC − EP/MEP fitness, population 80
+    BuenoJino,
+}
+
+#[derive(Args)]
+#[command(after_long_help = PATH_EXAMPLES)]
+struct PathArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+
+    /// A path to cover: decisions as LOC:OUTCOME (see below); repeatable, searched in order
+    #[arg(long = "path", value_name = "SPEC")]
+    paths: Vec<String>,
+
+    /// Also every path of the function's CFG: `enumerate` (acyclic paths only) or `enumerate:K`
+    /// (plus up to K iterations of each loop)
+    #[arg(long = "paths", value_name = "enumerate[:K]")]
+    enumerate: Option<String>,
+
+    /// Print the paths (from --path and --paths) and stop, without searching
+    #[arg(long)]
+    list: bool,
+
+    /// Most paths --paths enumerate lists
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_paths: usize,
+
+    /// The paths are prefixes: covered by any execution whose path begins with them
+    #[arg(long)]
+    prefix: bool,
+
+    /// Search algorithm (see `evotest list`)
+    #[arg(long, short = 'a', default_value = ALGORITHMS[0].name)]
+    algorithm: String,
+
+    /// Fitness of population-based algorithms: stationary ((unmatched length) + d/(d+1)) or
+    /// bueno-jino (NC − EP/MEP, relative to the population; needs --algorithm bjga)
+    #[arg(long, value_enum, default_value_t = PathFitness::Stationary)]
+    fitness: PathFitness,
+
+    /// Reproduce a paper's setup: bueno-jino = --algorithm bjga --fitness bueno-jino
+    /// --population 80
+    #[arg(long, value_enum)]
+    preset: Option<Preset>,
+
+    /// Population size of the GAs [default: 50; 80 with --preset bueno-jino]
+    #[arg(long)]
+    population: Option<usize>,
+
+    /// Executions without improvement that end one attempt at a path
+    #[arg(long, default_value_t = crate::path::driver::PATIENCE)]
+    patience: u64,
+
+    /// Fruitless attempts in a row after which a path is reported probably infeasible
+    #[arg(long, default_value_t = crate::path::driver::GIVE_UP_AFTER)]
+    give_up_after: u32,
+
+    /// Executions per path (0 = no limit)
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    max_execs: u64,
+
+    /// Wall time per path, e.g. 30s (0 = no limit)
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    max_time: String,
+
+    /// Do not use the solutions base (start every search from random inputs)
+    #[arg(long)]
+    no_reuse: bool,
+
+    /// Smin: least number of leading decisions a stored path must share with the target for its
+    /// input to seed the search
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    min_similarity: usize,
+
+    /// Print paths.json on stdout
+    #[arg(long)]
+    json: bool,
+
+    /// Print only the summary line
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -275,17 +435,12 @@ fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
     Ok(Some(parse_duration(d)?))
 }
 
-impl RunArgs {
+impl TargetArgs {
+    /// Options for this target, with the defaults of [`RunOptions::new`] for the rest.
     fn options(&self) -> Result<RunOptions> {
         let mut o = RunOptions::new(&self.files[0], &self.function);
         o.sources = self.files.clone();
-        o.algorithm = self.algorithm.clone();
-        o.criterion = self.criterion.clone();
         o.seed = self.seed;
-        o.budget = Budget {
-            max_execs: (self.max_execs > 0).then_some(self.max_execs),
-            max_time: optional_limit(&self.max_time).context("--max-time")?,
-        };
         o.timeout = parse_duration(&self.timeout).context("--timeout")?;
         if let Some(c) = &self.config {
             let file = config::load(c)?;
@@ -303,6 +458,29 @@ impl RunArgs {
             o.shapes.push(spec);
         }
         o.init = self.init;
+        if let Some(d) = &self.out {
+            o.out_dir = d.clone();
+        }
+        o.cflags = self.cflags.clone();
+        o.cflags.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
+        o.cflags.extend(self.define.iter().map(|d| format!("-D{d}")));
+        o.ldflags = self.ldflags.clone();
+        o.persistent = self.persistent;
+        o.max_branch_events = self.max_branch_events;
+        Ok(o)
+    }
+}
+
+fn budget(max_execs: u64, max_time: &str) -> Result<Budget> {
+    Ok(Budget { max_execs: (max_execs > 0).then_some(max_execs), max_time: optional_limit(max_time).context("--max-time")? })
+}
+
+impl RunArgs {
+    fn options(&self) -> Result<RunOptions> {
+        let mut o = self.target.options()?;
+        o.algorithm = self.algorithm.clone();
+        o.criterion = self.criterion.clone();
+        o.budget = budget(self.max_execs, &self.max_time)?;
         o.search = SearchConfig {
             population: self.population,
             patience: self.patience,
@@ -314,14 +492,7 @@ impl RunArgs {
             ..SearchConfig::default()
         };
         o.targets = self.targets.clone();
-        if let Some(d) = &self.out {
-            o.out_dir = d.clone();
-        }
-        o.cflags = self.cflags.clone();
-        o.cflags.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
-        o.cflags.extend(self.define.iter().map(|d| format!("-D{d}")));
-        o.ldflags = self.ldflags.clone();
-        o.persistent = self.persistent;
+        o.reuse = self.reuse;
         Ok(o)
     }
 }
@@ -338,13 +509,13 @@ fn run(args: &RunArgs) -> Result<i32> {
     let summary = table.lines().rev().find(|l| l.starts_with("covered ")).unwrap_or("").to_string();
     if args.json {
         eprint!("{table}");
-        println!("{}", serde_json::to_string_pretty(&report::json::report_value(&result))?);
+        outln!("{}", serde_json::to_string_pretty(&report::json::report_value(&result))?);
     } else if args.quiet {
-        println!("{summary}");
+        outln!("{summary}");
     } else {
-        print!("{table}");
+        out!("{table}");
         let files: Vec<String> = written.files.iter().map(|f| f.display().to_string()).collect();
-        println!("wrote {}", files.join(", "));
+        outln!("wrote {}", files.join(", "));
     }
     if let Some(e) = &result.error {
         eprintln!("error: the search stopped early: {e} (results so far were written)");
@@ -369,11 +540,11 @@ fn sites(args: &SitesArgs) -> Result<i32> {
         }
         let params: Vec<String> = f.meta.params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
         let plural = if n == 1 { "" } else { "s" };
-        println!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
+        outln!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
         for s in p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)) {
             let uses: Vec<&str> = s.uses.iter().map(|v| p.vars[*v as usize].meta.name.as_str()).collect();
             let uses = if uses.is_empty() { String::new() } else { format!("  uses {}", uses.join(", ")) };
-            println!(
+            outln!(
                 "  {:>4}  {:>5}:{:<3}  {:<7} {}  [{}]{uses}",
                 s.id,
                 s.meta.line,
@@ -384,7 +555,7 @@ fn sites(args: &SitesArgs) -> Result<i32> {
             );
         }
         for d in p.defs.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f) && !d.meta.param_init) {
-            println!("  def {:>3}  {:>5}:{:<3}  {}", d.id, d.meta.line, d.meta.col, d.meta.text);
+            outln!("  def {:>3}  {:>5}:{:<3}  {}", d.id, d.meta.line, d.meta.col, d.meta.text);
         }
     }
     Ok(0)
@@ -418,19 +589,19 @@ fn bench(a: &BenchArgs) -> Result<i32> {
     let root = std::env::current_dir()?;
     let results = crate::bench::run(&opts, &root)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    print!("{}", crate::bench::markdown(&opts, &results, &command));
-    println!("wrote {}/{}.md and .json", opts.out.display(), opts.name);
+    out!("{}", crate::bench::markdown(&opts, &results, &command));
+    outln!("wrote {}/{}.md and .json", opts.out.display(), opts.name);
     Ok(0)
 }
 
 fn list() -> Result<i32> {
-    println!("search algorithms (--algorithm):");
+    outln!("search algorithms (--algorithm):");
     for (i, a) in ALGORITHMS.iter().enumerate() {
-        println!("  {:<8} {}{}", a.name, a.about, if i == 0 { " [default]" } else { "" });
+        outln!("  {:<8} {}{}", a.name, a.about, if i == 0 { " [default]" } else { "" });
     }
-    println!("\ncoverage criteria (--criterion):");
+    outln!("\ncoverage criteria (--criterion):");
     for c in CRITERIA {
-        println!("  {:<8} {}", c.name, c.about);
+        outln!("  {:<8} {}", c.name, c.about);
     }
     Ok(0)
 }
@@ -442,6 +613,7 @@ pub fn main() -> Result<i32> {
     let _ = std::io::stderr().is_terminal();
     match &cli.cmd {
         Cmd::Run(a) => run(a),
+        Cmd::Path(a) => crate::cli::path::path(a, &INTERRUPTED),
         Cmd::Sites(a) => sites(a),
         Cmd::Bench(a) => bench(a),
         Cmd::List => list(),

@@ -273,7 +273,9 @@ impl ForkServer {
         self.child = None;
         let dur = t0.elapsed();
         let returned = self.shm.header().ret_state == RET_RETURNED;
-        let exit = if libc::WIFSIGNALED(status) {
+        let exit = if self.shm.header().step_limit_hit != 0 && !timed_out {
+            ExitKind::StepLimit
+        } else if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
             if timed_out && sig == libc::SIGKILL {
                 ExitKind::Timeout
@@ -338,6 +340,10 @@ impl Executor for ForkServer {
 
     fn set_ordered_trace(&mut self, on: bool) {
         self.shm.set_events(on);
+    }
+
+    fn set_max_branch_events(&mut self, n: u32) {
+        self.shm.set_max_branch_events(n);
     }
 }
 

@@ -27,6 +27,9 @@ pub enum ExitKind {
     Timeout,
     /// Exited with `code` before the function under test returned (or with a non-zero code).
     Exit { code: i32 },
+    /// Stopped by the runtime after more branch events than the per-execution limit
+    /// (`--max-branch-events`): a runaway loop, or a legitimately long execution.
+    StepLimit,
 }
 
 impl ExitKind {
@@ -35,13 +38,14 @@ impl ExitKind {
         !matches!(self, ExitKind::Ok)
     }
 
-    /// Short name: `ok`, `crash`, `timeout`, `exit`.
+    /// Short name: `ok`, `crash`, `timeout`, `exit`, `step_limit`.
     pub fn name(self) -> &'static str {
         match self {
             ExitKind::Ok => "ok",
             ExitKind::Crash { .. } => "crash",
             ExitKind::Timeout => "timeout",
             ExitKind::Exit { .. } => "exit",
+            ExitKind::StepLimit => "step_limit",
         }
     }
 }
@@ -53,6 +57,7 @@ impl std::fmt::Display for ExitKind {
             ExitKind::Crash { signal } => write!(f, "crash (signal {signal}, {})", signal_name(*signal)),
             ExitKind::Timeout => write!(f, "timeout"),
             ExitKind::Exit { code } => write!(f, "exit({code})"),
+            ExitKind::StepLimit => write!(f, "branch-event limit exceeded"),
         }
     }
 }
@@ -118,4 +123,7 @@ pub trait Executor {
     fn executions(&self) -> u64;
     /// Record the ordered trace (definitions and branch outcomes, in order) from now on.
     fn set_ordered_trace(&mut self, on: bool);
+    /// Stop each following execution after `n` branch events (0 = no limit); such an execution
+    /// ends as [`ExitKind::StepLimit`].
+    fn set_max_branch_events(&mut self, n: u32);
 }

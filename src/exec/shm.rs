@@ -76,6 +76,11 @@ impl SharedMemory {
         h.overflow = 0;
     }
 
+    /// Limit the branch events of each following execution (0 = no limit).
+    pub fn set_max_branch_events(&mut self, n: u32) {
+        self.header_mut().max_branch_events = n;
+    }
+
     /// Switch the ordered trace on or off for the following executions.
     pub fn set_events(&mut self, on: bool) {
         self.header_mut().events_enabled = (on && self.layout.event_capacity > 0) as u32;
@@ -96,6 +101,7 @@ impl SharedMemory {
         h.ret_bits = 0;
         h.n_events = 0;
         h.events_overflow = 0;
+        h.step_limit_hit = 0;
         h.input_len = input.len() as u32;
         unsafe {
             ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());

@@ -132,6 +132,7 @@ mod tests {
             uses: vec![],
             index: 0,
             case_values: vec![],
+            string_compare: None,
         };
         let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
         Program::with_sequential_bases(vec![ModuleMeta {

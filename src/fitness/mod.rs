@@ -8,6 +8,7 @@
 //! [`CRITERIA`].
 
 pub mod branch;
+pub mod path;
 
 use crate::cfg::Cfg;
 use crate::program::{OutcomeId, Program, SiteId};
@@ -40,6 +41,16 @@ pub trait Goal: Send + Sync {
     /// The branch outcome this goal is about, if it is one: (site, global outcome, outcome index).
     fn branch(&self) -> Option<(SiteId, OutcomeId, u32)> {
         None
+    }
+    /// The path this goal is about, if it is a path goal (population-based fitness functions such
+    /// as Bueno & Jino's need the details of the match, not just the fitness).
+    fn as_path(&self) -> Option<&path::PathGoal> {
+        None
+    }
+    /// Whether the fitness needs the ordered trace (the sequence of decisions), which costs a
+    /// little per execution and is off otherwise.
+    fn needs_ordered_trace(&self) -> bool {
+        false
     }
 }
 

@@ -128,11 +128,64 @@ impl ScalarType {
 /// The value of one gene. Integers of every width (signed or unsigned, up to 64 bits) fit in
 /// `i128`; floats are held as `f64` (an `F32` gene always holds a value exactly representable as
 /// `f32`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+///
+/// In JSON an integer is a number without a fraction, a float a number with one (`4.0`), and the
+/// non-finite floats are the strings `"nan"`, `"inf"` and `"-inf"`, so that a value read back is
+/// the value written (the solutions base relies on it).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
     Int(i128),
     Float(f64),
+}
+
+impl Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match *self {
+            Value::Int(i) => match i64::try_from(i) {
+                Ok(v) => s.serialize_i64(v),
+                Err(_) => match u64::try_from(i) {
+                    Ok(v) => s.serialize_u64(v),
+                    Err(_) => s.serialize_str(&i.to_string()),
+                },
+            },
+            Value::Float(f) if f.is_nan() => s.serialize_str("nan"),
+            Value::Float(f) if f.is_infinite() => s.serialize_str(if f > 0.0 { "inf" } else { "-inf" }),
+            Value::Float(f) => s.serialize_f64(f),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Value, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Value;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, \"nan\", \"inf\" or \"-inf\"")
+            }
+            fn visit_i64<E>(self, v: i64) -> std::result::Result<Value, E> {
+                Ok(Value::Int(v as i128))
+            }
+            fn visit_u64<E>(self, v: u64) -> std::result::Result<Value, E> {
+                Ok(Value::Int(v as i128))
+            }
+            fn visit_i128<E>(self, v: i128) -> std::result::Result<Value, E> {
+                Ok(Value::Int(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> std::result::Result<Value, E> {
+                Ok(Value::Float(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Value, E> {
+                match v {
+                    "nan" => Ok(Value::Float(f64::NAN)),
+                    "inf" => Ok(Value::Float(f64::INFINITY)),
+                    "-inf" => Ok(Value::Float(f64::NEG_INFINITY)),
+                    _ => v.parse::<i128>().map(Value::Int).map_err(|_| E::custom(format!("not a value: {v:?}"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl Value {

@@ -151,12 +151,20 @@ pub fn render(run: &RunResult) -> String {
             ExitKind::Ok => {
                 let _ = writeln!(s, "static void evotest_{name}(void) {{\n{setup}{}}}\n", check(run, &name, &c, t.ret));
             }
+            ExitKind::StepLimit => {
+                let _ = writeln!(
+                    s,
+                    "/* {name}: the recorded run exceeded the limit of executed branch events (a runaway loop?);\n   not replayed here. Call: {} */\n",
+                    c.replace("*/", "* /")
+                );
+                continue;
+            }
             e => {
                 let (k, v, what) = match e {
                     ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
                     ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
                     ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
-                    ExitKind::Ok => unreachable!(),
+                    ExitKind::Ok | ExitKind::StepLimit => unreachable!(),
                 };
                 let _ = writeln!(s, "/* recorded: {what} */");
                 let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n}}");

@@ -121,6 +121,7 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
     std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
     tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! A genetic algorithm over typed genes, one goal at a time ([`super::GoalScheduler`]).
 //!
 //! Defaults and their sources:
-//! * population 50 (EvoSuite `population`), seeded with the best input known for the goal, then
-//!   random inputs;
+//! * population 50 (EvoSuite `population`), seeded with the best input known for the goal and the
+//!   caller's [`super::SearchContext::seeds`] (at most half), then random inputs;
 //! * linear rank selection with bias 1.7 (Whitley 1989; EvoSuite `rank_bias`; seed 002's EA);
 //! * single-point crossover with probability 0.75 (EvoSuite `crossover_rate`);
 //! * each gene mutated with probability 1/n (at least one gene per child): 60% scale-free Gaussian
@@ -119,7 +119,10 @@ impl Ga {
         let mut pop: Vec<(Input, f64)> = Vec::with_capacity(self.population);
         let mut best_seen = f64::INFINITY;
         let mut since = 0u64;
-        let mut seeds = Vec::new();
+        // the solutions base's inputs (at most half the population), then the goal's best input
+        let mut seeds = std::mem::take(&mut cx.seeds);
+        seeds.truncate(self.population / 2);
+        seeds.reverse();
         if let Some((_, x)) = cx.best(goal) {
             seeds.push(x.clone());
         }

@@ -9,6 +9,7 @@
 //! [`ALGORITHMS`].
 
 pub mod avm;
+pub mod bjga;
 pub mod ga;
 pub mod mhga;
 pub mod random;
@@ -52,6 +53,18 @@ pub enum Chaining {
     Auto,
     /// As soon as one plain attempt fails (as in the paper: if the initial search fails).
     On,
+}
+
+/// Fitness function of path goals for population-based algorithms (seed 001).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathFitness {
+    /// (unmatched path length) + d/(d+1) at the deviating decision; independent of the
+    /// population ([`crate::fitness::path`]).
+    #[default]
+    Stationary,
+    /// Bueno & Jino's NC − EP/MEP, relative to the population (seed 001 §6.3); used by `bjga`.
+    BuenoJino,
 }
 
 /// Order in which the chaining tree is explored.
@@ -127,6 +140,8 @@ pub struct SearchConfig {
     pub chain_order: ChainOrder,
     /// Most event sequences tried per goal. Default 50.
     pub chain_sequences: usize,
+    /// Fitness of path goals in population-based algorithms. Default stationary.
+    pub path_fitness: PathFitness,
 }
 
 impl Default for SearchConfig {
@@ -140,6 +155,7 @@ impl Default for SearchConfig {
             chain_depth: 5,
             chain_order: ChainOrder::Bfs,
             chain_sequences: 50,
+            path_fitness: PathFitness::Stationary,
         }
     }
 }
@@ -152,7 +168,7 @@ pub struct AlgorithmSpec {
 }
 
 /// All algorithms, in the order `--help` lists them. The first is the default.
-pub const ALGORITHMS: &[AlgorithmSpec] = &[avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50];
+pub const ALGORITHMS: &[AlgorithmSpec] = &[avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC];
 
 /// Look an algorithm up by name.
 pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {
@@ -234,6 +250,39 @@ pub struct SearchContext<'a> {
     /// What the chaining approach did, per goal it was used on.
     pub chain_reports: Vec<crate::chaining::driver::ChainReport>,
     ordered: bool,
+    /// Inputs an algorithm should put in its initial population (taken by the first that does):
+    /// the solutions base's inputs of similar paths (seed 001 §8).
+    pub seeds: Vec<Input>,
+    /// When set, the path every execution takes through this function is logged (for the
+    /// solutions base); needs the ordered trace.
+    pub path_log: Option<PathLog>,
+}
+
+/// The distinct paths executions took through one function, with the first input of each.
+pub struct PathLog {
+    pub decisions: std::sync::Arc<crate::path::Decisions>,
+    seen: std::collections::HashSet<Vec<crate::path::Step>>,
+    /// Paths not yet taken by the caller (see [`PathLog::drain`]).
+    fresh: Vec<(Input, Vec<crate::path::Step>)>,
+}
+
+impl PathLog {
+    pub fn new(decisions: std::sync::Arc<crate::path::Decisions>) -> PathLog {
+        PathLog { decisions, seen: Default::default(), fresh: Vec::new() }
+    }
+
+    /// Log the path of one execution.
+    pub fn log(&mut self, input: &Input, trace: &Trace) {
+        let p = crate::path::executed(&trace.events, &self.decisions);
+        if !trace.events_overflow && self.seen.insert(p.clone()) {
+            self.fresh.push((input.clone(), p));
+        }
+    }
+
+    /// The paths logged since the last call, with their first inputs.
+    pub fn drain(&mut self) -> Vec<(Input, Vec<crate::path::Step>)> {
+        std::mem::take(&mut self.fresh)
+    }
 }
 
 /// Recently evaluated inputs and their results, so that an input the search proposes again
@@ -310,6 +359,16 @@ impl<'a> SearchContext<'a> {
             chain: None,
             chain_reports: Vec::new(),
             ordered: false,
+            seeds: Vec::new(),
+            path_log: None,
+        }
+    }
+
+    /// Goal `goal` (real or auxiliary).
+    pub fn goal(&self, goal: usize) -> &dyn Goal {
+        match goal.checked_sub(self.goals.len()) {
+            None => self.goals[goal].as_ref(),
+            Some(a) => self.aux[a].as_ref(),
         }
     }
 
@@ -483,6 +542,11 @@ impl<'a> SearchContext<'a> {
             self.monitor.update(&status);
         }
         let ev = Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec };
+        if let Some(log) = self.path_log.as_mut() {
+            if self.ordered {
+                log.log(&ev.input, &ev.trace);
+            }
+        }
         self.update_aux(&ev);
         self.cache.put(&ev);
         Ok(ev)

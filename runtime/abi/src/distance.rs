@@ -182,6 +182,64 @@ pub fn switch_case(value: u64, case: u64, signed: bool) -> f64 {
     (v - c).abs() as f64
 }
 
+/// [`crate::names::PROBE_STR`] `func` code: `strcmp(a, b)`.
+pub const STR_STRCMP: u32 = 0;
+/// `strncmp(a, b, n)`.
+pub const STR_STRNCMP: u32 = 1;
+/// `memcmp(a, b, n)` (and `bcmp`).
+pub const STR_MEMCMP: u32 = 2;
+
+/// The C name of a `STR_*` code.
+pub fn str_func_name(func: u32) -> &'static str {
+    match func {
+        STR_STRCMP => "strcmp",
+        STR_STRNCMP => "strncmp",
+        _ => "memcmp",
+    }
+}
+
+/// Cost of each character by which the lengths of two compared strings differ, in
+/// [`bytes_distance`]: larger than any difference of two bytes, so that a search fixes the length
+/// first and then the characters.
+pub const LENGTH_PENALTY: f64 = 256.0;
+
+/// Distance between two compared strings (the bytes a `strcmp`, `strncmp` or `memcmp` looks at,
+/// without the terminating NUL): the position-wise absolute differences of the byte values
+/// (compared as `unsigned char`, as the C functions do) over the common length, plus
+/// [`LENGTH_PENALTY`] per character of length difference. 0 exactly when the strings are equal,
+/// that is when the C function returns 0.
+///
+/// Source: seed 001 §6.3 (Bueno & Jino 2002): "EP receives the sum of absolute values of the
+/// differences between the ASCII values associated to the characters in each position"; the
+/// length term is evotest's, so that strings of different lengths are never at distance 0.
+pub fn bytes_distance(a: &[u8], b: &[u8]) -> f64 {
+    let common: f64 = a.iter().zip(b).map(|(x, y)| (*x as i32 - *y as i32).unsigned_abs() as f64).sum();
+    common + LENGTH_PENALTY * (a.len() as f64 - b.len() as f64).abs()
+}
+
+/// Distances `(true, false)` of `cmp(a, b) ⋈ 0` where `⋈` is `pred` (`eq` or `ne`) and `cmp` is a
+/// string comparison whose [`bytes_distance`] is `d`. Other predicates fall back to 0/K.
+pub fn string_compare(pred: Pred, d: f64) -> (f64, f64) {
+    let equal = d == 0.0;
+    match pred {
+        Pred::Eq => {
+            if equal {
+                (0.0, K)
+            } else {
+                (d, 0.0)
+            }
+        }
+        Pred::Ne => {
+            if equal {
+                (K, 0.0)
+            } else {
+                (0.0, d)
+            }
+        }
+        _ => boolean(equal),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,5 +368,25 @@ mod tests {
         assert_eq!(crate::normalise(1.0), 0.5);
         assert_eq!(crate::normalise(3.0), 0.75);
         assert_eq!(crate::normalise(f64::INFINITY), 1.0);
+    }
+
+    #[test]
+    fn string_distance_sums_character_differences_and_penalises_length() {
+        assert_eq!(bytes_distance(b"test1", b"test1"), 0.0);
+        assert_eq!(bytes_distance(b"test0", b"test1"), 1.0);
+        assert_eq!(bytes_distance(b"sest1", b"test2"), 2.0);
+        // unsigned bytes, as strcmp compares them
+        assert_eq!(bytes_distance(&[0xff], &[0x01]), 254.0);
+        // "test" is one character short of "test1"
+        assert_eq!(bytes_distance(b"test", b"test1"), LENGTH_PENALTY);
+        assert_eq!(bytes_distance(b"", b"ab"), 2.0 * LENGTH_PENALTY);
+        // the right length with wrong characters beats a wrong length with right characters
+        assert!(bytes_distance(b"zzzzz", b"test1") < bytes_distance(b"test", b"test1"));
+        // strcmp(a, b) == 0: true when equal
+        assert_eq!(string_compare(Eq, 0.0), (0.0, 1.0));
+        assert_eq!(string_compare(Eq, 7.0), (7.0, 0.0));
+        // strcmp(a, b) != 0: its false outcome needs equal strings
+        assert_eq!(string_compare(Ne, 7.0), (0.0, 7.0));
+        assert_eq!(string_compare(Ne, 0.0), (1.0, 0.0));
     }
 }

@@ -30,6 +30,11 @@ pub mod names {
     /// `void (u32 *module, u32 site, u32 outcome_base, u64 value, u32 is_signed, u32 n_cases,
     /// const u64 *cases)`: a `switch`; outcome 0 is the default, outcome i+1 is case i.
     pub const PROBE_SWITCH: &str = "__evotest_switch";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u32 func, const char *a,
+    /// const char *b, u64 n)`: `strcmp(a, b)` (`func` = [`crate::distance::STR_STRCMP`]),
+    /// `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0 (`pred` is `eq` or `ne`
+    /// of that compare); the distance is [`crate::distance::bytes_distance`].
+    pub const PROBE_STR: &str = "__evotest_cmp_str";
     /// `void (u32 *module, u32 def)`: a definition site executed (ordered trace only).
     pub const PROBE_DEF: &str = "__evotest_def";
     /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and

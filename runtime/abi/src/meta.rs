@@ -191,6 +191,10 @@ pub struct SiteMeta {
     /// For a `switch`: the case values, in outcome order (outcome k + 1 is case k).
     #[serde(default)]
     pub case_values: Vec<i64>,
+    /// For a compare of `strcmp`/`strncmp`/`memcmp`'s result with 0: the function's name (the
+    /// probe then measures the distance between the compared strings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub string_compare: Option<String>,
     /// Label of each outcome: `true`/`false`, or `default`/`case 3`.
     pub outcome_labels: Vec<String>,
 }

@@ -25,7 +25,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 2;
+pub const LAYOUT_VERSION: u32 = 3;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -50,6 +50,10 @@ pub const RET_UNSIGNED: u32 = 2;
 pub const RET_FLOAT64: u32 = 3;
 /// `ret_bits` is the bit pattern of an `f32`, in the low 32 bits.
 pub const RET_FLOAT32: u32 = 4;
+
+/// Exit status of a process stopped by the branch-event limit (`Header::max_branch_events`); the
+/// engine recognises the stop by `Header::step_limit_hit`, not by this code.
+pub const STEP_LIMIT_EXIT_CODE: i32 = 86;
 
 /// One registered translation unit: where its local site and outcome numbers start globally.
 #[repr(C)]
@@ -90,7 +94,10 @@ pub struct Header {
     pub ret_state: u32,
     /// `RET_VOID`, `RET_SIGNED`, … (valid when `ret_state == RET_RETURNED`).
     pub ret_kind: u32,
-    pub _pad: u32,
+    /// Most branch events one execution may run (engine-written, kept across executions; 0 = no
+    /// limit). The probe that exceeds it sets `step_limit_hit` and ends the process with
+    /// [`STEP_LIMIT_EXIT_CODE`]: a runaway loop stops cleanly, long before a timeout.
+    pub max_branch_events: u32,
     pub ret_bits: u64,
     /// Ordered trace: capacity (engine), on/off for this execution (engine), events written and
     /// overflow flag (runtime; zeroed by the engine).
@@ -100,7 +107,8 @@ pub struct Header {
     pub events_overflow: u32,
     /// Definitions registered (runtime).
     pub defs_used: u32,
-    pub _pad2: u32,
+    /// Set by the runtime when the execution exceeded `max_branch_events` (zeroed by the engine).
+    pub step_limit_hit: u32,
     pub modules: [ModuleEntry; MAX_MODULES],
 }
 

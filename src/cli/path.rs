@@ -1,0 +1,225 @@
+//! `evotest path`: parse or enumerate the target paths, then search for each in turn
+//! ([`crate::path::driver`]), and report.
+
+use super::{budget, install_sigint, PathArgs, Preset};
+use crate::campaign;
+use crate::path::base::{program_key, SolutionsBase, FILE_NAME};
+use crate::path::driver::{self, PathOutcome, PathResult, PathSearch};
+use crate::path::{check, enumerate, parse, path_text, Decisions, Step};
+use crate::program::{self, Program};
+use crate::report::progress::ProgressMonitor;
+use crate::search::{self, PathFitness, SearchConfig};
+use crate::toolchain::Toolchain;
+use anyhow::{anyhow, bail, Context, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// `enumerate` or `enumerate:K` → K.
+fn enumerate_k(s: &str) -> Result<u32> {
+    match s.trim().split_once(':') {
+        None if s.trim() == "enumerate" => Ok(0),
+        Some(("enumerate", k)) => k.trim().parse().map_err(|_| anyhow!("--paths {s}: K must be a number (loop iterations)")),
+        _ => bail!("--paths {s}: expected enumerate or enumerate:K"),
+    }
+}
+
+/// The target paths: the `--path` specs, then the enumerated ones (duplicates dropped).
+fn targets(program: &Program, d: &Decisions, a: &PathArgs) -> Result<(Vec<Vec<Step>>, bool)> {
+    let mut out: Vec<Vec<Step>> = Vec::new();
+    for (i, spec) in a.paths.iter().enumerate() {
+        let p = parse(program, d, spec).with_context(|| format!("--path #{}", i + 1))?;
+        check(program, d, &p, a.prefix).with_context(|| format!("--path #{}", i + 1))?;
+        out.push(p);
+    }
+    let mut truncated = false;
+    if let Some(e) = &a.enumerate {
+        let k = enumerate_k(e)?;
+        let (paths, cut) = enumerate(program, d, k, a.max_paths);
+        truncated = cut;
+        for p in paths {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    if out.is_empty() {
+        bail!("no path to search for: give --path SPEC (repeatable) or --paths enumerate[:K]");
+    }
+    Ok((out, truncated))
+}
+
+fn list(a: &PathArgs) -> Result<i32> {
+    let t = &a.target;
+    let tc = Toolchain::locate()?;
+    let dir = tempfile::tempdir()?;
+    let mut metas = Vec::new();
+    for (i, src) in t.files.iter().enumerate() {
+        if !src.is_file() {
+            bail!("{}: no such file", src.display());
+        }
+        let obj = dir.path().join(format!("t{i}.o"));
+        crate::compile::instrument(&tc, src, &obj, &t.function, &t.cflags)?;
+        metas.extend(program::read_metadata(&obj)?);
+    }
+    let p = Program::with_sequential_bases(metas);
+    let d = driver::decisions(&p, &t.function)?;
+    let (paths, truncated) = targets(&p, &d, a)?;
+    for (i, q) in paths.iter().enumerate() {
+        let loops = crate::path::loop_iterations(q);
+        let l = if loops > 0 { format!(", {loops} repeated") } else { String::new() };
+        outln!("# path {} ({} decisions{l})\n{}", i + 1, q.len(), path_text(&p, q));
+    }
+    if truncated {
+        eprintln!("note: stopped at --max-paths {}", a.max_paths);
+    }
+    Ok(0)
+}
+
+fn describe(r: &PathResult) -> String {
+    match &r.outcome {
+        PathOutcome::Covered { reused: true, .. } => "covered by an input from the solutions base".to_string(),
+        PathOutcome::Covered { .. } => {
+            let seeded = if r.seeded > 0 {
+                format!(" (seeded with {} inputs of similar paths, up to {} decisions in common)", r.seeded, r.best_similarity)
+            } else {
+                String::new()
+            };
+            format!("covered after {} executions{seeded}", r.executions)
+        }
+        PathOutcome::ProbablyInfeasible { suspect_text, matched, .. } => format!(
+            "PROBABLY INFEASIBLE after {} executions: no input took {suspect_text} after the first {matched} decisions",
+            r.executions
+        ),
+        PathOutcome::Exhausted { suspect_text, matched, .. } => format!(
+            "not covered: budget spent ({} executions); the closest input matched {matched} decisions, then missed {suspect_text}",
+            r.executions
+        ),
+    }
+}
+
+/// Run `evotest path`.
+pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32> {
+    if a.list {
+        return list(a);
+    }
+    let mut opts = a.target.options()?;
+    let (algorithm, fitness, population) = match a.preset {
+        Some(Preset::BuenoJino) => ("bjga".to_string(), PathFitness::BuenoJino, a.population.unwrap_or(search::bjga::POPULATION)),
+        None => (a.algorithm.clone(), a.fitness, a.population.unwrap_or(SearchConfig::default().population)),
+    };
+    if search::algorithm(&algorithm).is_none() {
+        let names: Vec<_> = search::ALGORITHMS.iter().map(|x| x.name).collect();
+        bail!("unknown algorithm `{algorithm}` (available: {})", names.join(", "));
+    }
+    if fitness == PathFitness::BuenoJino && algorithm != "bjga" {
+        bail!("--fitness bueno-jino is relative to a population: use --algorithm bjga (or --preset bueno-jino)");
+    }
+    opts.algorithm = algorithm.clone();
+    install_sigint();
+    let t0 = Instant::now();
+    let mut target = campaign::build(&opts)?;
+    let d = driver::decisions(&target.program, &opts.function)?;
+    let (paths, truncated) = targets(&target.program, &d, a)?;
+    let key = program_key(&target.program, &opts.function, &target.domain);
+    let base_file = opts.out_dir.join(FILE_NAME);
+    let mut base = SolutionsBase::open(&base_file, &key, &opts.function)?;
+    if base.skipped_lines > 0 {
+        eprintln!("warning: {}: skipped {} unreadable lines", base_file.display(), base.skipped_lines);
+    }
+    let ps = PathSearch {
+        algorithm,
+        config: SearchConfig {
+            population,
+            patience: a.patience,
+            give_up_after: a.give_up_after,
+            path_fitness: fitness,
+            ..SearchConfig::default()
+        },
+        budget: budget(a.max_execs, &a.max_time)?,
+        seed: opts.seed,
+        init: opts.init,
+        reuse: !a.no_reuse,
+        min_similarity: a.min_similarity,
+        prefix: a.prefix,
+    };
+    let decisions: Arc<Decisions> = d;
+    let mut results = Vec::new();
+    let mut error = None;
+    for (i, p) in paths.iter().enumerate() {
+        if interrupted.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut monitor = ProgressMonitor::new(ps.budget.max_execs);
+        let mut psi = ps.clone();
+        psi.seed = ps.seed.wrapping_add(i as u64);
+        let r = driver::search_path(&mut target, &decisions, p, &psi, &mut base, &mut monitor, interrupted);
+        monitor.finish();
+        // save after every path: a killed run keeps what it found
+        base.save()?;
+        match r {
+            Ok(r) => {
+                if !a.quiet && !a.json {
+                    outln!("path {} ({} decisions): {}", i + 1, r.length, describe(&r));
+                }
+                results.push(r);
+            }
+            Err(e) => {
+                error = Some(format!("{e:#}"));
+                break;
+            }
+        }
+    }
+    let covered = results.iter().filter(|r| r.covered()).count();
+    let infeasible = results.iter().filter(|r| matches!(r.outcome, PathOutcome::ProbablyInfeasible { .. })).count();
+    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let json = serde_json::json!({
+        "function": opts.function,
+        "sources": opts.sources,
+        "algorithm": ps.algorithm,
+        "fitness": ps.config.path_fitness,
+        "population": ps.config.population,
+        "reuse": ps.reuse,
+        "min_similarity": ps.min_similarity,
+        "prefix": ps.prefix,
+        "max_execs_per_path": ps.budget.max_execs,
+        "paths_total": paths.len(),
+        "paths_searched": results.len(),
+        "paths_covered": covered,
+        "paths_probably_infeasible": infeasible,
+        "enumeration_truncated": truncated,
+        "executions": results.iter().map(|r| r.executions).sum::<u64>(),
+        "seconds": t0.elapsed().as_secs_f64(),
+        "solutions_base_entries": base.len(),
+        "error": error,
+        "paths": results,
+    });
+    crate::report::write_atomic(&opts.out_dir.join("paths.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    let run = driver::as_run_result(&target, &opts, &results, t0.elapsed());
+    crate::report::Reporter::report(&crate::report::ctests::TestsC, &run)?;
+    let summary = format!(
+        "covered {covered}/{} paths, {infeasible} probably infeasible; {} executions, {:.2} s; solutions base: {} paths",
+        results.len(),
+        json["executions"],
+        t0.elapsed().as_secs_f64(),
+        base.len()
+    );
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        outln!("{summary}");
+        if !a.quiet {
+            outln!(
+                "wrote {}, {}, {}",
+                opts.out_dir.join("paths.json").display(),
+                base_file.display(),
+                opts.out_dir.join("tests.c").display()
+            );
+        }
+    }
+    if let Some(e) = error {
+        eprintln!("error: the search stopped early: {e} (results so far were written)");
+        return Ok(1);
+    }
+    Ok(0)
+}

@@ -1,0 +1,241 @@
+//! The **solutions base** of Bueno & Jino (seed 001 §4, §8): a persistent store of
+//! (input, executed path) pairs, reused to start new searches close to their target.
+//!
+//! * A path already in the base is answered by its stored input, without search.
+//! * Otherwise the inputs of the paths most similar to the target (longest common prefix, down to
+//!   a minimum similarity Smin) make up to half of the initial population; the rest is random
+//!   (the paper's fraction, 0.5, "to keep a good diversity").
+//!
+//! On disk it is `solutions.jsonl` in the output directory: one JSON object per line with the
+//! program key, the function, the input and the path. The key is a hash of the instrumented
+//! program (its modules' metadata hashes), the function and the input domain, so entries from a
+//! changed program or from other ranges are kept in the file but never reused. Saving writes a
+//! temporary file and renames it over the old one, so a run killed mid-write leaves the previous
+//! base intact; unreadable lines are skipped with a warning.
+
+use super::{common_prefix, Step};
+use crate::input::{Domain, Input};
+use crate::program::Program;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// File name of the base inside an output directory.
+pub const FILE_NAME: &str = "solutions.jsonl";
+
+/// Most entries kept per program key (the first ones recorded win).
+pub const MAX_ENTRIES: usize = 200_000;
+
+/// One stored pair.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Solution {
+    /// See module docs ([`program_key`]).
+    pub key: String,
+    pub function: String,
+    pub input: Input,
+    pub path: Vec<Step>,
+}
+
+/// See module docs.
+#[derive(Debug, Default)]
+pub struct SolutionsBase {
+    file: Option<PathBuf>,
+    key: String,
+    function: String,
+    /// Entries of other keys, kept to be written back unchanged.
+    others: Vec<Solution>,
+    /// Entries of this key, in the order recorded.
+    entries: Vec<Solution>,
+    index: HashMap<Vec<Step>, usize>,
+    dirty: bool,
+    /// Lines of the file that could not be read.
+    pub skipped_lines: usize,
+}
+
+/// The key of a program, function and input domain (hex of a 64-bit FNV-1a hash).
+pub fn program_key(program: &Program, function: &str, domain: &Domain) -> String {
+    let mut ids: Vec<u64> = program.modules.iter().map(|m| m.module_id).collect();
+    ids.sort();
+    let genes: Vec<String> = domain.genes.iter().map(|g| format!("{}:{:?}:{:?}:{:?}:{:?}", g.name, g.ty, g.range, g.step, g.role)).collect();
+    let text = format!("{ids:?}|{function}|{}", genes.join(";"));
+    format!("{:016x}", evotest_abi::meta::fnv1a(text.as_bytes()))
+}
+
+impl SolutionsBase {
+    /// A base that lives in memory only (benchmarks).
+    pub fn in_memory(key: &str, function: &str) -> SolutionsBase {
+        SolutionsBase { key: key.to_string(), function: function.to_string(), ..Default::default() }
+    }
+
+    /// Open the base at `file` (missing: empty) for entries of `key`.
+    ///
+    /// Errors: the file exists but cannot be read.
+    pub fn open(file: &Path, key: &str, function: &str) -> Result<SolutionsBase> {
+        let mut base = SolutionsBase { file: Some(file.to_path_buf()), ..SolutionsBase::in_memory(key, function) };
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(base),
+            Err(e) => return Err(e).with_context(|| format!("cannot read the solutions base {}", file.display())),
+        };
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match serde_json::from_str::<Solution>(line) {
+                Ok(s) if s.key == base.key && s.function == base.function => {
+                    if !base.index.contains_key(&s.path) && base.entries.len() < MAX_ENTRIES {
+                        base.index.insert(s.path.clone(), base.entries.len());
+                        base.entries.push(s);
+                    }
+                }
+                Ok(s) => base.others.push(s),
+                Err(_) => base.skipped_lines += 1,
+            }
+        }
+        Ok(base)
+    }
+
+    /// Entries usable for this program.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// All usable entries, in the order recorded.
+    pub fn entries(&self) -> &[Solution] {
+        &self.entries
+    }
+
+    /// Record that `input` took `path`. Only the first input of each path is kept. Returns whether
+    /// the path was new.
+    pub fn record(&mut self, input: &Input, path: &[Step]) -> bool {
+        if self.index.contains_key(path) || self.entries.len() >= MAX_ENTRIES {
+            return false;
+        }
+        self.index.insert(path.to_vec(), self.entries.len());
+        self.entries.push(Solution {
+            key: self.key.clone(),
+            function: self.function.clone(),
+            input: input.clone(),
+            path: path.to_vec(),
+        });
+        self.dirty = true;
+        true
+    }
+
+    /// The stored input that took exactly `path`.
+    pub fn exact(&self, path: &[Step]) -> Option<&Input> {
+        self.index.get(path).map(|&i| &self.entries[i].input)
+    }
+
+    /// An input whose path begins with `prefix` (the first recorded).
+    pub fn with_prefix(&self, prefix: &[Step]) -> Option<&Input> {
+        self.entries.iter().find(|e| e.path.starts_with(prefix)).map(|e| &e.input)
+    }
+
+    /// Up to `n` inputs whose paths share the longest prefixes with `path`, at least `min_similarity`
+    /// decisions long, most similar first (ties: first recorded first).
+    pub fn similar(&self, path: &[Step], min_similarity: usize, n: usize) -> Vec<(usize, Input)> {
+        let mut scored: Vec<(usize, usize)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (common_prefix(&e.path, path), i))
+            .filter(|(s, _)| *s >= min_similarity.max(1))
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<(usize, Input)> = Vec::new();
+        for (s, i) in scored {
+            if out.len() >= n {
+                break;
+            }
+            let x = &self.entries[i].input;
+            if !out.iter().any(|(_, y)| y == x) {
+                out.push((s, x.clone()));
+            }
+        }
+        out
+    }
+
+    /// Write the base back to its file, if it changed (atomically: temporary file + rename).
+    ///
+    /// Errors: the directory is not writable.
+    pub fn save(&mut self) -> Result<()> {
+        let Some(file) = &self.file else { return Ok(()) };
+        if !self.dirty {
+            return Ok(());
+        }
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut text = String::new();
+        for s in self.others.iter().chain(&self.entries) {
+            text.push_str(&serde_json::to_string(s)?);
+            text.push('\n');
+        }
+        crate::report::write_atomic(file, text.as_bytes())?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Value;
+
+    fn input(v: i128) -> Input {
+        Input { values: vec![Value::Int(v)] }
+    }
+
+    fn p(steps: &[(u32, u32)]) -> Vec<Step> {
+        steps.iter().map(|&(site, k)| Step { site, k }).collect()
+    }
+
+    #[test]
+    fn exact_match_similar_paths_and_atomic_persistence() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        let mut b = SolutionsBase::open(&file, "k1", "f").unwrap();
+        assert!(b.is_empty());
+        assert!(b.record(&input(1), &p(&[(0, 0), (1, 0)])));
+        assert!(!b.record(&input(2), &p(&[(0, 0), (1, 0)])), "one input per path");
+        assert!(b.record(&input(3), &p(&[(0, 0), (1, 1), (2, 0)])));
+        assert!(b.record(&input(4), &p(&[(0, 1)])));
+        assert_eq!(b.exact(&p(&[(0, 0), (1, 0)])), Some(&input(1)));
+        assert_eq!(b.exact(&p(&[(0, 0)])), None);
+        // target 0T 1F 2F: shares 2 decisions with input 3, 1 with input 1, 0 with input 4
+        let sim = b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 1, 10);
+        assert_eq!(sim, vec![(2, input(3)), (1, input(1))]);
+        assert_eq!(b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 2, 10), vec![(2, input(3))]);
+        assert_eq!(b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 1, 1).len(), 1);
+        b.save().unwrap();
+        // another key in the same file is kept, but not used
+        let mut other = SolutionsBase::open(&file, "k2", "f").unwrap();
+        assert!(other.is_empty());
+        other.record(&input(9), &p(&[(5, 0)]));
+        other.save().unwrap();
+        let again = SolutionsBase::open(&file, "k1", "f").unwrap();
+        assert_eq!(again.len(), 3);
+        assert_eq!(again.exact(&p(&[(0, 1)])), Some(&input(4)));
+        assert_eq!(SolutionsBase::open(&file, "k2", "f").unwrap().len(), 1);
+        // values keep their kind through JSON: integers, whole floats, non-finite floats
+        let odd = Input { values: vec![Value::Int(-5), Value::Float(4.0), Value::Float(f64::INFINITY), Value::Int(u64::MAX as i128)] };
+        let mut b = SolutionsBase::open(&file, "k3", "f").unwrap();
+        b.record(&odd, &p(&[(7, 1)]));
+        b.save().unwrap();
+        assert_eq!(SolutionsBase::open(&file, "k3", "f").unwrap().exact(&p(&[(7, 1)])), Some(&odd));
+        let nan: Input = serde_json::from_str(&serde_json::to_string(&Input { values: vec![Value::Float(f64::NAN)] }).unwrap()).unwrap();
+        assert!(matches!(nan.values[0], Value::Float(f) if f.is_nan()));
+        // a torn line (a writer killed by something other than us) is skipped, not fatal
+        let mut text = std::fs::read_to_string(&file).unwrap();
+        text.push_str("{\"key\":\"k1\",\"funct");
+        std::fs::write(&file, text).unwrap();
+        let torn = SolutionsBase::open(&file, "k1", "f").unwrap();
+        assert_eq!((torn.len(), torn.skipped_lines), (3, 1));
+        // no temporary files are left behind
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from(FILE_NAME)]);
+    }
+}
