@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-chaining clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-chaining bench-paths clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -58,6 +58,12 @@ bench-quick: build setup-bench
 CHAINING_TOOLS := avm+uniform+nochain,mhga+uniform+chain,mhga50+uniform+chain,avm+uniform,avm
 bench-chaining: build
 	$(EVOTEST) bench --programs bench/chaining.toml --tools $(CHAINING_TOOLS) --runs 50 --max-execs 1000000 --max-time 60s --name chaining --no-truth $(BENCH_ARGS)
+
+## bench-paths: seed 001's path-testing experiment on the 40 paths of bench/paths.toml, 10 attempts
+## per path, modes [i] GA + reuse, [ii] GA, [iii] random, and evotest's AVM with and without reuse;
+## results in bench/results/paths.{md,json}
+bench-paths: build
+	$(EVOTEST) bench-paths --attempts 10 --name paths $(BENCH_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -17,8 +17,8 @@
  *   line 35:13  ch1 == 'a'
  *   line 37:13  ch2 == 'b'
  *   line 39:13  ch3 == 'c'
- *   line 41:10  strcmp(name, "test1") != 0   (a call result. Its true outcome means "differs", so
- *                 the paper's !strcmp path is its false outcome)
+ *   line 41:10  strcmp(name, "test1") != 0   (true means "differs": the paper's !strcmp path is
+ *                 its false outcome; the pass measures the distance between the two strings)
  * Feasible outcomes: 8 of 8. No outcome is infeasible. The hardest is line 41:10 → false, which
  *   needs name = "test1", one of the 95^5 strings of length 5. ('a', 'b', 'c', "test1")
  *   takes every true-of-a-test outcome at once and returns 15.

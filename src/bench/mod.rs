@@ -16,6 +16,7 @@
 //! [`peers`]). Results go to `<out>/<name>.md` and `<out>/<name>.json`, with one SVG plot per
 //! program of coverage against executions (log scale), every tool overlaid.
 
+pub mod paths;
 pub mod peers;
 pub mod plot;
 pub mod tools;

@@ -89,8 +89,45 @@ enum Cmd {
     Sites(SitesArgs),
     /// Benchmark tools on the subject programs (programs × tools × runs, fixed seeds)
     Bench(BenchArgs),
+    /// Benchmark path testing (seed 001's experiment): paths × modes × attempts
+    BenchPaths(BenchPathsArgs),
     /// List the search algorithms and coverage criteria
     List,
+}
+
+#[derive(Args)]
+struct BenchPathsArgs {
+    /// Paths file
+    #[arg(long, default_value = "bench/paths.toml", value_name = "FILE")]
+    paths: PathBuf,
+    /// Only these programs (comma-separated names)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    only: Vec<String>,
+    /// Modes (comma-separated): bj-reuse ([i]), bj ([ii]), random ([iii]), avm-reuse (evotest's
+    /// default), avm
+    #[arg(long, value_delimiter = ',', default_value = "bj-reuse,bj,random,avm-reuse,avm", value_name = "MODES")]
+    modes: Vec<String>,
+    /// Attempts per path and mode (seeds differ)
+    #[arg(long, default_value_t = 10)]
+    attempts: u32,
+    /// First seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Wall-time cap per path (the execution caps are in the paths file)
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    max_time: String,
+    /// Name of the result files (<out>/<name>.md and .json)
+    #[arg(long, default_value = "paths")]
+    name: String,
+    /// Results directory
+    #[arg(long, default_value = "bench/results", value_name = "DIR")]
+    out: PathBuf,
+    /// Build directory
+    #[arg(long, default_value = "bench/work", value_name = "DIR")]
+    work: PathBuf,
+    /// Only the summary lines
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -594,6 +631,36 @@ fn bench(a: &BenchArgs) -> Result<i32> {
     Ok(0)
 }
 
+fn bench_paths(a: &BenchPathsArgs) -> Result<i32> {
+    let mut programs = crate::bench::paths::load(&a.paths)?;
+    if !a.only.is_empty() {
+        for n in &a.only {
+            if !programs.iter().any(|p| &p.name == n) {
+                let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
+                anyhow::bail!("--only {n}: no such program in {} (programs: {})", a.paths.display(), names.join(", "));
+            }
+        }
+        programs.retain(|p| a.only.contains(&p.name));
+    }
+    let opts = crate::bench::paths::PathsBenchOptions {
+        programs,
+        modes: a.modes.clone(),
+        attempts: a.attempts,
+        seed_base: a.seed,
+        max_time: parse_duration(&a.max_time).context("--max-time")?,
+        name: a.name.clone(),
+        out: a.out.clone(),
+        work: a.work.clone(),
+        quiet: a.quiet,
+    };
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let root = std::env::current_dir()?;
+    let (records, cells) = crate::bench::paths::run(&opts, &root, &command)?;
+    out!("{}", crate::bench::paths::markdown(&opts, &records, &cells, &command));
+    outln!("wrote {}/{}.md and .json", opts.out.display(), opts.name);
+    Ok(0)
+}
+
 fn list() -> Result<i32> {
     outln!("search algorithms (--algorithm):");
     for (i, a) in ALGORITHMS.iter().enumerate() {
@@ -616,6 +683,7 @@ pub fn main() -> Result<i32> {
         Cmd::Path(a) => crate::cli::path::path(a, &INTERRUPTED),
         Cmd::Sites(a) => sites(a),
         Cmd::Bench(a) => bench(a),
+        Cmd::BenchPaths(a) => bench_paths(a),
         Cmd::List => list(),
     }
 }
