@@ -311,7 +311,7 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
         let paper = |k: &str| p.paper.get(k).map_or("–".to_string(), |v| format!("{v:.1}"));
         let _ = write!(s, "| {} | {} ({loops}) | {} | {} | {} | {} |", p.name, p.path.len(), p.cap, paper("i"), paper("ii"), paper("iii"));
         for m in &opts.modes {
-            let c = cells.iter().find(|c| &c.program == &p.name && &c.mode == m);
+            let c = cells.iter().find(|c| c.program == p.name && &c.mode == m);
             let _ = write!(s, " {} |", fmt_cell(c));
         }
         let _ = writeln!(s);

@@ -358,55 +358,58 @@ pub fn check(program: &Program, d: &Decisions, path: &[Step], prefix: bool) -> R
 /// and whether the list was cut at `max`. Listed paths may be infeasible.
 pub fn enumerate(program: &Program, d: &Decisions, k: u32, max: usize) -> (Vec<Vec<Step>>, bool) {
     let f = &program.functions[d.function];
-    let mut visits = vec![0u32; f.meta.blocks.len()];
-    let mut out = Vec::new();
-    let mut path = Vec::new();
-    let mut truncated = false;
-    fn dfs(
-        program: &Program,
-        d: &Decisions,
-        f: &crate::program::Function,
-        b: usize,
-        k: u32,
-        max: usize,
-        visits: &mut [u32],
-        path: &mut Vec<Step>,
-        out: &mut Vec<Vec<Step>>,
-        truncated: &mut bool,
-        depth: usize,
-    ) {
-        if out.len() >= max {
-            *truncated = true;
-            return;
-        }
-        if visits[b] > k || depth > 100_000 {
-            return;
-        }
-        visits[b] += 1;
-        match f.block_site[b].filter(|s| d.contains(*s)) {
-            Some(s) => {
-                for (o, &succ) in f.meta.blocks[b].succs.iter().enumerate() {
-                    path.push(Step { site: s, k: o as u32 });
-                    dfs(program, d, f, succ as usize, k, max, visits, path, out, truncated, depth + 1);
-                    path.pop();
-                }
-            }
-            None => match f.meta.blocks[b].succs.as_slice() {
-                [] => out.push(path.clone()),
-                succs => {
-                    for &succ in succs {
-                        dfs(program, d, f, succ as usize, k, max, visits, path, out, truncated, depth + 1);
-                    }
-                }
-            },
-        }
-        visits[b] -= 1;
-    }
-    dfs(program, d, f, 0, k, max, &mut visits, &mut path, &mut out, &mut truncated, 0);
+    let mut e = Enumeration { d, f, k, max, visits: vec![0; f.meta.blocks.len()], path: Vec::new(), out: Vec::new(), truncated: false };
+    e.dfs(0, 0);
+    let (mut out, truncated) = (e.out, e.truncated);
     // a block without a site but several successors can yield the same decision sequence twice
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.clone()));
     (out, truncated)
+}
+
+/// State of [`enumerate`]'s depth-first walk.
+struct Enumeration<'a> {
+    d: &'a Decisions,
+    f: &'a crate::program::Function,
+    k: u32,
+    max: usize,
+    /// Visits of each block on the current path.
+    visits: Vec<u32>,
+    path: Vec<Step>,
+    out: Vec<Vec<Step>>,
+    truncated: bool,
+}
+
+impl Enumeration<'_> {
+    fn dfs(&mut self, b: usize, depth: usize) {
+        if self.out.len() >= self.max {
+            self.truncated = true;
+            return;
+        }
+        if self.visits[b] > self.k || depth > 100_000 {
+            return;
+        }
+        self.visits[b] += 1;
+        let f = self.f;
+        match f.block_site[b].filter(|s| self.d.contains(*s)) {
+            Some(s) => {
+                for (o, &succ) in f.meta.blocks[b].succs.iter().enumerate() {
+                    self.path.push(Step { site: s, k: o as u32 });
+                    self.dfs(succ as usize, depth + 1);
+                    self.path.pop();
+                }
+            }
+            None => match f.meta.blocks[b].succs.as_slice() {
+                [] => self.out.push(self.path.clone()),
+                succs => {
+                    for &succ in succs {
+                        self.dfs(succ as usize, depth + 1);
+                    }
+                }
+            },
+        }
+        self.visits[b] -= 1;
+    }
 }
 
 /// Number of times the path revisits a decision site (0 for a path without loop iterations).
