@@ -68,12 +68,17 @@ fn list(a: &PathArgs) -> Result<i32> {
     for (i, q) in paths.iter().enumerate() {
         let loops = crate::path::loop_iterations(q);
         let l = if loops > 0 { format!(", {loops} repeated") } else { String::new() };
-        outln!("# path {} ({} decisions{l})\n{}", i + 1, q.len(), path_text(&p, q));
+        outln!("# path {} ({}{l})\n{}", i + 1, decisions_text(q.len()), path_text(&p, q));
     }
     if truncated {
         eprintln!("note: stopped at --max-paths {}", a.max_paths);
     }
     Ok(0)
+}
+
+/// "1 decision", "5 decisions".
+fn decisions_text(n: usize) -> String {
+    format!("{n} decision{}", if n == 1 { "" } else { "s" })
 }
 
 fn describe(r: &PathResult) -> String {
@@ -160,7 +165,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         match r {
             Ok(r) => {
                 if !a.quiet && !a.json {
-                    outln!("path {} ({} decisions): {}", i + 1, r.length, describe(&r));
+                    outln!("path {} ({}): {}", i + 1, decisions_text(r.length), describe(&r));
                 }
                 results.push(r);
             }

@@ -34,7 +34,8 @@ use std::time::{Duration, Instant};
 /// (tritype's a² = b² + c²) can take AVM several restarts.
 pub const PATIENCE: u64 = 2000;
 /// Default number of fruitless attempts in a row after which a path is reported probably
-/// infeasible: at least `PATIENCE × GIVE_UP_AFTER` = 10,000 executions without progress.
+/// infeasible: `PATIENCE × GIVE_UP_AFTER` = 10,000 evaluations without progress (fewer
+/// executions: inputs proposed again are answered from the evaluation cache).
 pub const GIVE_UP_AFTER: u32 = 5;
 
 /// How to search for each path.
