@@ -530,18 +530,39 @@ unsafe fn fork_server(persistent: bool) {
         if read_u32(FORKSRV_CTL_FD).is_none() {
             libc::_exit(0);
         }
+        // A persistent child writes on the status pipe too (FORKSRV_DONE after each input): it
+        // must not run before this server has written its pid there, or the engine could read
+        // DONE where it expects the pid. The child waits for a byte on `sync` first.
+        let mut sync = [-1i32; 2];
+        if persistent && libc::pipe(sync.as_mut_ptr()) != 0 {
+            libc::_exit(1);
+        }
         let pid = libc::fork();
         if pid < 0 {
             libc::_exit(1);
         }
         if pid == 0 {
-            if !persistent {
+            if persistent {
+                libc::close(sync[1]);
+                let mut b = 0u8;
+                while libc::read(sync[0], &mut b as *mut u8 as *mut libc::c_void, 1) < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {}
+                libc::close(sync[0]);
+            } else {
                 libc::close(FORKSRV_CTL_FD);
                 libc::close(FORKSRV_ST_FD);
             }
             return;
         }
-        if !write_u32(FORKSRV_ST_FD, pid as u32) {
+        let told = write_u32(FORKSRV_ST_FD, pid as u32);
+        if persistent {
+            libc::close(sync[0]);
+            let b = 1u8;
+            libc::write(sync[1], &b as *const u8 as *const libc::c_void, 1);
+            libc::close(sync[1]);
+        }
+        if !told {
             libc::_exit(0);
         }
         let mut status = 0;
