@@ -280,3 +280,67 @@ impl Program {
         (ints, floats)
     }
 }
+
+/// Hand-built programs for unit tests: one module with one function `f` in `f.c`.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::Program;
+    use evotest_abi::meta::*;
+
+    /// A block with successors `succs`, ended by site `site`.
+    pub fn block(succs: Vec<u32>, site: Option<u32>) -> BlockMeta {
+        BlockMeta { succs, site, selects: vec![], line: 1 }
+    }
+
+    /// A two-outcome `br` site `id` in `block`, at line 10 + id, outcomes 2·id and 2·id + 1.
+    /// Adjust other fields with struct update syntax.
+    pub fn site(id: u32, block: u32, cond: &str) -> SiteMeta {
+        SiteMeta {
+            id,
+            outcome_base: id * 2,
+            n_outcomes: 2,
+            kind: SiteKind::Br,
+            function: 0,
+            block,
+            file: "f.c".into(),
+            line: 10 + id,
+            col: 1,
+            cond: cond.into(),
+            pred: None,
+            operand_type: "i32".into(),
+            outcome_labels: vec!["true".into(), "false".into()],
+            uses: vec![],
+            index: 0,
+            case_values: vec![],
+            string_compare: None,
+        }
+    }
+
+    /// The program of function `f(...)` with these blocks, sites, variables and definitions.
+    pub fn program(blocks: Vec<BlockMeta>, sites: Vec<SiteMeta>, vars: Vec<VarMeta>, defs: Vec<DefMeta>) -> Program {
+        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
+        let n_outcomes = sites.iter().map(|s| s.outcome_base + s.n_outcomes).max().unwrap_or(0);
+        Program::with_sequential_bases(vec![ModuleMeta {
+            version: META_VERSION,
+            module_id: 1,
+            source_file: "f.c".into(),
+            functions: vec![FunctionMeta {
+                name: "f".into(),
+                external: true,
+                file: "f.c".into(),
+                line: 1,
+                params: vec![],
+                ret: ty,
+                variadic: false,
+                blocks,
+                calls: vec![],
+                writes_globals: false,
+            }],
+            sites,
+            n_outcomes,
+            constants: vec![],
+            vars,
+            defs,
+        }])
+    }
+}

@@ -4,36 +4,17 @@
 mod common;
 
 use common::*;
-use serde_json::Value;
-use std::path::Path;
 
 const TRITYPE: &[&str] = &["--range", "a=1..100", "--range", "b=1..100", "--range", "c=1..100"];
 /// a >= b, b >= c, a < b + c, a != b, a != b, b != c, a² = b² + c²: the right-angled triangle.
 const RIGHT_ANGLED: &str = "47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:false 60:32:true";
-
-/// Run `evotest path FILE -f FUNCTION --out OUT ARGS…`; returns paths.json.
-fn path(file: &str, function: &str, out: &Path, args: &[&str]) -> Value {
-    let o = evotest()
-        .args(["path", file, "-f", function, "--out"])
-        .arg(out)
-        .args(args)
-        .output()
-        .expect("run evotest");
-    assert!(
-        o.status.success(),
-        "evotest path {file} {args:?} failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    read_json(&out.join("paths.json"))
-}
 
 #[test]
 fn tritype_right_angled_path_is_covered_and_its_test_replays() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = TRITYPE.to_vec();
     args.extend(["--path", RIGHT_ANGLED, "--no-reuse", "--seed", "1", "--max-execs", "20000"]);
-    let r = path("examples/tritype.c", "tritype", dir.path(), &args);
+    let r = path_run("examples/tritype.c", "tritype", dir.path(), &args);
     let p = &r["paths"][0];
     assert_eq!(p["status"], "covered", "{p}");
     assert!(p["executions"].as_u64().unwrap() <= 20_000);
@@ -50,7 +31,7 @@ fn tritype_right_angled_path_is_covered_and_its_test_replays() {
 fn an_infeasible_path_is_reported_with_its_suspect_predicate() {
     // quotient: after one doubling of w (w = 2d) the halving loop's test w != d cannot be false
     let dir = tempfile::tempdir().unwrap();
-    let r = path(
+    let r = path_run(
         "examples/quotient.c",
         "quotient",
         dir.path(),
@@ -65,7 +46,7 @@ fn an_infeasible_path_is_reported_with_its_suspect_predicate() {
     assert!(p["executions"].as_u64().unwrap() < 50_000, "{p}");
     assert_eq!(r["paths_covered"], 0);
     // and the feasible path beside it (doubling once, halving once: w = d <= n, so w <= r holds) is found
-    let r = path(
+    let r = path_run(
         "examples/quotient.c",
         "quotient",
         dir.path(),
@@ -79,7 +60,7 @@ fn the_solutions_base_answers_known_paths_and_seeds_branch_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = TRITYPE.to_vec();
     args.extend(["--paths", "enumerate", "--seed", "3"]);
-    let r = path("examples/tritype.c", "tritype", dir.path(), &args);
+    let r = path_run("examples/tritype.c", "tritype", dir.path(), &args);
     // 12 paths in the CFG, 8 feasible (the paper's 8); the others repeat a == b with the other outcome
     assert_eq!(r["paths_total"], 12);
     assert_eq!(r["paths_covered"], 8, "{r}");
@@ -94,7 +75,7 @@ fn the_solutions_base_answers_known_paths_and_seeds_branch_runs() {
     // a second run answers every feasible path from the base: one execution each, no search
     let mut again = TRITYPE.to_vec();
     again.extend(["--path", RIGHT_ANGLED, "--seed", "4"]);
-    let r = path("examples/tritype.c", "tritype", dir.path(), &again);
+    let r = path_run("examples/tritype.c", "tritype", dir.path(), &again);
     assert_eq!(r["paths"][0]["status"], "covered");
     assert_eq!(r["paths"][0]["reused"], true);
     assert_eq!(r["paths"][0]["executions"], 1);
@@ -112,7 +93,7 @@ fn the_paper_preset_covers_a_path_with_nc_minus_ep_over_mep() {
     let mut args = TRITYPE.to_vec();
     // isosceles with b == c: a >= b, b >= c, a < b + c, a != b, a != b, b == c
     args.extend(["--path", "47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:true", "--preset", "bueno-jino", "--no-reuse", "--seed", "1"]);
-    let r = path("examples/tritype.c", "tritype", dir.path(), &args);
+    let r = path_run("examples/tritype.c", "tritype", dir.path(), &args);
     assert_eq!((r["algorithm"].as_str(), r["fitness"].as_str(), r["population"].as_u64()), (Some("bjga"), Some("bueno-jino"), Some(80)));
     assert_eq!(r["paths"][0]["status"], "covered", "{}", r["paths"][0]);
 }

@@ -63,15 +63,39 @@ pub struct BenchProgram {
 }
 
 #[derive(Deserialize)]
-struct ProgramsFile {
-    program: Vec<BenchProgram>,
+struct ProgramsFile<T> {
+    program: Vec<T>,
+}
+
+/// Read the `[[program]]` tables of a TOML file (`bench/programs.toml`, `bench/paths.toml`).
+///
+/// Errors: unreadable file, or TOML that does not match `T` (one line, with the file name).
+pub fn read_programs<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let f: ProgramsFile<T> = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
+    Ok(f.program)
 }
 
 /// Read `bench/programs.toml`.
 pub fn load_programs(path: &Path) -> Result<Vec<BenchProgram>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let f: ProgramsFile = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
-    Ok(f.program)
+    read_programs(path)
+}
+
+/// Run options for a benchmark subject: its source under `root`, function, domain (`NAME=…`
+/// ranges, arrays, strings, buffers as on the command line), built in `out_dir`.
+pub fn subject_options(
+    root: &Path,
+    file: &Path,
+    function: &str,
+    domain: [&[String]; 4],
+    out_dir: PathBuf,
+) -> Result<RunOptions> {
+    let [ranges, arrays, strings, buffers] = domain;
+    let mut o = RunOptions::new(&root.join(file), function);
+    o.out_dir = out_dir;
+    o.ranges = ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
+    o.shapes = crate::config::parse_shapes(arrays, strings, buffers)?;
+    Ok(o)
 }
 
 /// What to run.
@@ -213,12 +237,8 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
 
 /// Build a program once for all its runs.
 fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path) -> Result<ProgramCtx<'a>> {
-    let src = root.join(&p.file);
-    let mut o = RunOptions::new(&src, &p.function);
     let dir = work.join(&p.name);
-    o.out_dir = dir.clone();
-    o.ranges = p.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
-    o.shapes = crate::config::parse_shapes(&p.arrays, &p.strings, &p.buffers)?;
+    let mut o = subject_options(root, &p.file, &p.function, [&p.ranges, &p.arrays, &p.strings, &p.buffers], dir.clone())?;
     o.targets = p.targets.clone();
     let target = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
     let goals = campaign::goals(&target, &o)?;

@@ -21,13 +21,12 @@
 //! counted at the cap.
 
 use crate::campaign::{self, RunOptions, Target};
-use crate::config::{parse_range_arg, RangeSpec};
 use crate::input::InitMode;
 use crate::path::base::{program_key, SolutionsBase};
 use crate::path::driver::{self, PathSearch, GIVE_UP_AFTER, PATIENCE};
 use crate::path::{check, parse};
 use crate::search::{Budget, PathFitness, SearchConfig, Silent};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -70,16 +69,9 @@ pub struct PathProgram {
     pub path: Vec<PathEntry>,
 }
 
-#[derive(Deserialize)]
-struct PathsFile {
-    program: Vec<PathProgram>,
-}
-
 /// Read `bench/paths.toml`.
 pub fn load(path: &Path) -> Result<Vec<PathProgram>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let f: PathsFile = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
-    Ok(f.program)
+    super::read_programs(path)
 }
 
 /// The modes, with a description each.
@@ -166,11 +158,8 @@ pub struct PathCell {
 }
 
 fn build(p: &PathProgram, work: &Path, root: &Path) -> Result<(Target, RunOptions)> {
-    let src = root.join(&p.file);
-    let mut o = RunOptions::new(&src, &p.function);
-    o.out_dir = work.join(format!("paths-{}", p.name));
-    o.ranges = p.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
-    o.shapes = crate::config::parse_shapes(&p.arrays, &p.strings, &p.buffers)?;
+    let out = work.join(format!("paths-{}", p.name));
+    let mut o = super::subject_options(root, &p.file, &p.function, [&p.ranges, &p.arrays, &p.strings, &p.buffers], out)?;
     if let Some(m) = p.max_branch_events {
         o.max_branch_events = m;
     }

@@ -11,32 +11,14 @@
 
 use super::*;
 use crate::fitness::Analysis;
+use crate::program::testutil;
 use evotest_abi::meta::*;
 
 const FLAG: u32 = 0;
 const I: u32 = 1;
 
 fn program() -> Program {
-    let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
-    let site = |id: u32, block: u32, index: u32, cond: &str, uses: Vec<u32>| SiteMeta {
-        id,
-        outcome_base: id * 2,
-        n_outcomes: 2,
-        kind: SiteKind::Br,
-        function: 0,
-        block,
-        file: "f.c".into(),
-        line: 10 + id,
-        col: 1,
-        cond: cond.into(),
-        pred: None,
-        operand_type: "i32".into(),
-        outcome_labels: vec!["true".into(), "false".into()],
-        uses,
-        index,
-        case_values: vec![],
-        string_compare: None,
-    };
+    let site = |id: u32, block: u32, index: u32, cond: &str, uses: Vec<u32>| SiteMeta { index, uses, ..testutil::site(id, block, cond) };
     let def = |id: u32, var: u32, block: u32, index: u32, text: &str| DefMeta {
         id,
         var,
@@ -53,47 +35,27 @@ fn program() -> Program {
         uses: vec![],
     };
     let var = |id: u32, name: &str| VarMeta { id, name: name.into(), kind: VarKind::Local, function: Some(0) };
-    let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
-    Program::with_sequential_bases(vec![ModuleMeta {
-        version: META_VERSION,
-        module_id: 1,
-        source_file: "f.c".into(),
-        functions: vec![FunctionMeta {
-            name: "f".into(),
-            external: true,
-            file: "f.c".into(),
-            line: 1,
-            params: vec![],
-            ret: ty,
-            variadic: false,
-            blocks: vec![
-                blk(vec![1], None),
-                blk(vec![2, 4], Some(0)),
-                blk(vec![3, 5], Some(1)),
-                blk(vec![5], None),
-                blk(vec![6, 7], Some(2)),
-                blk(vec![1], None),
-                blk(vec![], None),
-                blk(vec![], None),
-            ],
-            calls: vec![],
-            writes_globals: false,
-        }],
-        sites: vec![
-            site(0, 1, 0, "i < 3", vec![I]),
-            site(1, 2, 0, "a[i] != 0", vec![I]),
-            site(2, 4, 1, "flag != 0", vec![FLAG]),
+    let blk = testutil::block;
+    testutil::program(
+        vec![
+            blk(vec![1], None),
+            blk(vec![2, 4], Some(0)),
+            blk(vec![3, 5], Some(1)),
+            blk(vec![5], None),
+            blk(vec![6, 7], Some(2)),
+            blk(vec![1], None),
+            blk(vec![], None),
+            blk(vec![], None),
         ],
-        n_outcomes: 6,
-        constants: vec![],
-        vars: vec![var(FLAG, "flag"), var(I, "i")],
-        defs: vec![
+        vec![site(0, 1, 0, "i < 3", vec![I]), site(1, 2, 0, "a[i] != 0", vec![I]), site(2, 4, 1, "flag != 0", vec![FLAG])],
+        vec![var(FLAG, "flag"), var(I, "i")],
+        vec![
             def(0, FLAG, 0, 0, "flag = 1"),
             def(1, I, 0, 1, "i = 0"),
             def(2, FLAG, 3, 0, "flag = 0"),
             def(3, I, 5, 0, "i = i + 1"),
         ],
-    }])
+    )
 }
 
 fn br(site: u32, outcome: u32, alt: f64) -> Event {

@@ -101,62 +101,22 @@ impl Goal for BranchGoal {
 mod tests {
     use super::*;
     use crate::fitness::Analysis;
+    use crate::program::testutil::{block, site};
     use evotest_abi::meta::*;
 
     /// int f(int a, int b) { if (a > 0) { if (b == 7) return 1; } return 0; }
     /// blocks: 0 [a>0: T->1, F->2]; 1 [b==7: T->3, F->2]; 2 ret; 3 ret
     fn program() -> Program {
-        let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
         program_with(
-            vec![blk(vec![1, 2], Some(0)), blk(vec![3, 2], Some(1)), blk(vec![], None), blk(vec![], None)],
+            vec![block(vec![1, 2], Some(0)), block(vec![3, 2], Some(1)), block(vec![], None), block(vec![], None)],
             &[(0, "a > 0"), (1, "b == 7")],
         )
     }
 
     /// Sites given as (block, condition); site i has outcomes 2i, 2i+1.
     fn program_with(blocks: Vec<BlockMeta>, sites: &[(u32, &str)]) -> Program {
-        let site = |id: u32, block: u32, cond: &str| SiteMeta {
-            id,
-            outcome_base: id * 2,
-            n_outcomes: 2,
-            kind: SiteKind::Br,
-            function: 0,
-            block,
-            file: "f.c".into(),
-            line: 1,
-            col: 1,
-            cond: cond.into(),
-            pred: None,
-            operand_type: "i32".into(),
-            outcome_labels: vec!["true".into(), "false".into()],
-            uses: vec![],
-            index: 0,
-            case_values: vec![],
-            string_compare: None,
-        };
-        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
-        Program::with_sequential_bases(vec![ModuleMeta {
-            version: META_VERSION,
-            module_id: 1,
-            source_file: "f.c".into(),
-            functions: vec![FunctionMeta {
-                name: "f".into(),
-                external: true,
-                file: "f.c".into(),
-                line: 1,
-                params: vec![],
-                ret: ty,
-                variadic: false,
-                blocks,
-                calls: vec![],
-                writes_globals: false,
-            }],
-            sites: sites.iter().enumerate().map(|(i, (b, c))| site(i as u32, *b, c)).collect(),
-            n_outcomes: 2 * sites.len() as u32,
-            constants: vec![],
-            vars: vec![],
-            defs: vec![],
-        }])
+        let sites = sites.iter().enumerate().map(|(i, (b, c))| SiteMeta { line: 1, ..site(i as u32, *b, c) }).collect();
+        crate::program::testutil::program(blocks, sites, vec![], vec![])
     }
 
     #[test]
@@ -183,7 +143,7 @@ mod tests {
     /// 1 = inner header (block 3), 2 = x == 5 (block 4)
     #[test]
     fn approach_levels_through_nested_loops() {
-        let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
+        let blk = block;
         let p = program_with(
             vec![
                 blk(vec![1], None),       // 0 entry

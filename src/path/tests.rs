@@ -14,61 +14,28 @@ use evotest_abi::pred::Pred;
 /// }                                   // block 5: return
 /// ```
 pub(crate) fn program() -> Program {
-    let blk = |succs: Vec<u32>, site: Option<u32>| BlockMeta { succs, site, selects: vec![], line: 1 };
+    use crate::program::testutil::{block, program, site};
     let blocks = vec![
-        blk(vec![5, 1], Some(0)),
-        blk(vec![2, 3], Some(1)),
-        blk(vec![1], None),
-        blk(vec![4, 5], Some(2)),
-        blk(vec![], None),
-        blk(vec![], None),
+        block(vec![5, 1], Some(0)),
+        block(vec![2, 3], Some(1)),
+        block(vec![1], None),
+        block(vec![4, 5], Some(2)),
+        block(vec![], None),
+        block(vec![], None),
     ];
-    let site = |id: u32, block: u32, line: u32, col: u32, cond: &str, kind: SiteKind, pred: Option<Pred>, labels: &[&str], cases: Vec<i64>, ob: u32| SiteMeta {
-        id,
-        outcome_base: ob,
-        n_outcomes: labels.len() as u32,
-        kind,
-        function: 0,
-        block,
-        file: "f.c".into(),
-        line,
-        col,
-        cond: cond.into(),
-        pred,
-        operand_type: "i32".into(),
-        outcome_labels: labels.iter().map(|l| l.to_string()).collect(),
-        uses: vec![],
-        index: 0,
-        case_values: cases,
-        string_compare: None,
-    };
-    let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None };
-    Program::with_sequential_bases(vec![ModuleMeta {
-        version: META_VERSION,
-        module_id: 1,
-        source_file: "f.c".into(),
-        functions: vec![FunctionMeta {
-            name: "f".into(),
-            external: true,
-            file: "f.c".into(),
-            line: 1,
-            params: vec![],
-            ret: ty,
-            variadic: false,
-            blocks,
-            calls: vec![],
-            writes_globals: false,
-        }],
-        sites: vec![
-            site(0, 0, 10, 9, "n < 0", SiteKind::Br, Some(Pred::Slt), &["true", "false"], vec![], 0),
-            site(1, 1, 11, 12, "w <= r", SiteKind::Br, Some(Pred::Sle), &["true", "false"], vec![], 2),
-            site(2, 3, 11, 30, "x", SiteKind::Switch, None, &["default", "case 7"], vec![7], 4),
-        ],
-        n_outcomes: 6,
-        constants: vec![],
-        vars: vec![],
-        defs: vec![],
-    }])
+    let sites = vec![
+        SiteMeta { line: 10, col: 9, pred: Some(Pred::Slt), ..site(0, 0, "n < 0") },
+        SiteMeta { line: 11, col: 12, pred: Some(Pred::Sle), ..site(1, 1, "w <= r") },
+        SiteMeta {
+            line: 11,
+            col: 30,
+            kind: SiteKind::Switch,
+            outcome_labels: vec!["default".into(), "case 7".into()],
+            case_values: vec![7],
+            ..site(2, 3, "x")
+        },
+    ];
+    program(blocks, sites, vec![], vec![])
 }
 
 fn st(site: u32, k: u32) -> Step {

@@ -31,21 +31,33 @@ pub fn evotest() -> Command {
     c
 }
 
-/// Run `evotest run FILE -f FUNCTION --out OUT ARGS…` and return (output, report.json).
-pub fn run(file: &str, function: &str, out: &Path, args: &[&str]) -> (Output, Value) {
+/// Run `evotest COMMAND FILE -f FUNCTION --out OUT ARGS…`, which must succeed, and return its
+/// output and the JSON file `json` it wrote in OUT.
+pub fn invoke(command: &str, file: &str, function: &str, out: &Path, args: &[&str], json: &str) -> (Output, Value) {
     let o = evotest()
-        .args(["run", file, "-f", function, "--out"])
+        .args([command, file, "-f", function, "--out"])
         .arg(out)
         .args(args)
         .output()
         .expect("run evotest");
     assert!(
         o.status.success(),
-        "evotest run {file} -f {function} {args:?} failed:\n{}",
+        "evotest {command} {file} -f {function} {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join(json));
     (o, report)
+}
+
+/// Run `evotest run FILE -f FUNCTION --out OUT ARGS…` and return (output, report.json).
+pub fn run(file: &str, function: &str, out: &Path, args: &[&str]) -> (Output, Value) {
+    invoke("run", file, function, out, args, "report.json")
+}
+
+/// Run `evotest path FILE -f FUNCTION --out OUT ARGS…` and return paths.json.
+pub fn path_run(file: &str, function: &str, out: &Path, args: &[&str]) -> Value {
+    invoke("path", file, function, out, args, "paths.json").1
 }
 
 pub fn read_json(p: &Path) -> Value {
