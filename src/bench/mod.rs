@@ -33,26 +33,49 @@ use std::time::Duration;
 use rand::SeedableRng;
 use tools::{Observed, ProgramCtx, RunSpec, Tool};
 
+/// What a benchmark program file names about one subject: the source, the function under test,
+/// and its input domain, in the syntax of the command-line options. Shared by
+/// `bench/programs.toml` and `bench/paths.toml` (flattened into their `[[program]]` tables).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct Subject {
+    /// Source file, relative to the repository root.
+    pub file: PathBuf,
+    pub function: String,
+    /// `NAME=LO..HI[@STEP]` ranges, as `--range`.
+    #[serde(default)]
+    pub ranges: Vec<String>,
+    /// `NAME=LEN` fixed-length arrays, as `--array`.
+    #[serde(default)]
+    pub arrays: Vec<String>,
+    /// `NAME=MAX[:ALPHABET]` strings, as `--string`.
+    #[serde(default)]
+    pub strings: Vec<String>,
+    /// `NAME=LENPARAM:MAX` buffers, as `--buffer`.
+    #[serde(default)]
+    pub buffers: Vec<String>,
+}
+
+impl Subject {
+    /// Run options for this subject, with `root` the repository root and outputs in `out_dir`.
+    ///
+    /// Errors: a range or shape that does not parse (one line, as the CLI reports it).
+    pub fn options(&self, root: &Path, out_dir: PathBuf) -> Result<RunOptions> {
+        let mut o = RunOptions::new(&root.join(&self.file), &self.function);
+        o.out_dir = out_dir;
+        o.ranges = self.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
+        o.shapes = crate::config::parse_shapes(&self.arrays, &self.strings, &self.buffers)?;
+        Ok(o)
+    }
+}
+
 /// One benchmark subject, as listed in `bench/programs.toml`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct BenchProgram {
     pub name: String,
-    pub file: PathBuf,
-    pub function: String,
+    #[serde(flatten)]
+    pub subject: Subject,
     /// Feasible branch outcomes claimed by the file's header.
     pub feasible: usize,
-    /// `NAME=LO..HI` ranges.
-    #[serde(default)]
-    pub ranges: Vec<String>,
-    /// `NAME=LEN` fixed-length arrays.
-    #[serde(default)]
-    pub arrays: Vec<String>,
-    /// `NAME=MAX[:ALPHABET]` strings.
-    #[serde(default)]
-    pub strings: Vec<String>,
-    /// `NAME=LENPARAM:MAX` buffers.
-    #[serde(default)]
-    pub buffers: Vec<String>,
     /// Figures from the seed papers for this program (label → value), shown beside ours.
     #[serde(default)]
     pub paper: BTreeMap<String, String>,
@@ -79,23 +102,6 @@ pub fn read_programs<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<
 /// Read `bench/programs.toml`.
 pub fn load_programs(path: &Path) -> Result<Vec<BenchProgram>> {
     read_programs(path)
-}
-
-/// Run options for a benchmark subject: its source under `root`, function, domain (`NAME=…`
-/// ranges, arrays, strings, buffers as on the command line), built in `out_dir`.
-pub fn subject_options(
-    root: &Path,
-    file: &Path,
-    function: &str,
-    domain: [&[String]; 4],
-    out_dir: PathBuf,
-) -> Result<RunOptions> {
-    let [ranges, arrays, strings, buffers] = domain;
-    let mut o = RunOptions::new(&root.join(file), function);
-    o.out_dir = out_dir;
-    o.ranges = ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
-    o.shapes = crate::config::parse_shapes(arrays, strings, buffers)?;
-    Ok(o)
 }
 
 /// What to run.
@@ -238,7 +244,7 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
 /// Build a program once for all its runs.
 fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path) -> Result<ProgramCtx<'a>> {
     let dir = work.join(&p.name);
-    let mut o = subject_options(root, &p.file, &p.function, [&p.ranges, &p.arrays, &p.strings, &p.buffers], dir.clone())?;
+    let mut o = p.subject.options(root, dir.clone())?;
     o.targets = p.targets.clone();
     let target = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
     let goals = campaign::goals(&target, &o)?;

@@ -48,16 +48,8 @@ pub struct PathEntry {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct PathProgram {
     pub name: String,
-    pub file: PathBuf,
-    pub function: String,
-    #[serde(default)]
-    pub ranges: Vec<String>,
-    #[serde(default)]
-    pub arrays: Vec<String>,
-    #[serde(default)]
-    pub strings: Vec<String>,
-    #[serde(default)]
-    pub buffers: Vec<String>,
+    #[serde(flatten)]
+    pub subject: super::Subject,
     /// Execution cap per path (the paper: 100,000 for find, tritype, expint; 45,000 otherwise).
     pub cap: u64,
     /// Per-execution branch-event limit (default: evotest's).
@@ -159,7 +151,7 @@ pub struct PathCell {
 
 fn build(p: &PathProgram, work: &Path, root: &Path) -> Result<(Target, RunOptions)> {
     let out = work.join(format!("paths-{}", p.name));
-    let mut o = super::subject_options(root, &p.file, &p.function, [&p.ranges, &p.arrays, &p.strings, &p.buffers], out)?;
+    let mut o = p.subject.options(root, out)?;
     if let Some(m) = p.max_branch_events {
         o.max_branch_events = m;
     }
