@@ -121,6 +121,11 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
     std::io::Write::write_all(&mut tmp, bytes)?;
+    // A temporary file is created 0600; give the result the mode a plain write would (0644), or
+    // keep the mode of the file it replaces.
+    let mode = std::fs::metadata(path).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions())).unwrap_or(0o644);
+    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode))
+        .with_context(|| format!("cannot write {}", path.display()))?;
     tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
     tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
