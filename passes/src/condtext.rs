@@ -214,7 +214,7 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
                 // skip the leading zero index into an array object
                 let first = 1;
                 for i in first..n {
-                    let idx = LLVMGetOperand(ptr, i as u32);
+                    let idx = LLVMGetOperand(ptr, i);
                     if i == 1 && n > 2 && constant(idx).as_deref() == Some("0") {
                         continue;
                     }

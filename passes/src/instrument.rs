@@ -91,7 +91,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         if opts.rename_main && name == "main" {
             f.as_global_value().set_name(names::RENAMED_MAIN);
         }
-        if opts.expose.iter().any(|e| *e == name) {
+        if opts.expose.contains(&name) {
             unsafe {
                 let v = f.as_value_ref();
                 if matches!(LLVMGetLinkage(v), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage) {

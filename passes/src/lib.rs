@@ -28,11 +28,11 @@
 //! * `EVOTEST_RENAME_MAIN=1`: rename `main` to `__evotest_target_main`, so that a generated
 //!   harness can provide its own `main`.
 
-pub mod collect;
-pub mod condtext;
-pub mod dataflow;
-pub mod debuginfo;
-pub mod instrument;
+mod collect;
+mod condtext;
+mod dataflow;
+mod debuginfo;
+mod instrument;
 
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::module::Module;

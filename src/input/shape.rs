@@ -313,13 +313,13 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
         match &p.shape {
             Shape::Scalar { gene } => genes[*gene].set_range(&r.lo, &r.hi, &what)?,
             Shape::Array { first, len } => {
-                for g in *first..first + len {
-                    genes[g].set_range(&r.lo, &r.hi, &what)?;
+                for g in &mut genes[*first..first + len] {
+                    g.set_range(&r.lo, &r.hi, &what)?;
                 }
             }
             Shape::Buffer { first, max, .. } => {
-                for g in *first..first + max {
-                    genes[g].set_range(&r.lo, &r.hi, &what)?;
+                for g in &mut genes[*first..first + max] {
+                    g.set_range(&r.lo, &r.hi, &what)?;
                 }
             }
             Shape::String { .. } => bail!("range for `{}`: a string takes an alphabet (--string {}=MAX:ALPHABET), not a range", p.name, p.name),

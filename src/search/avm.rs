@@ -141,8 +141,7 @@ impl Local<'_, '_> {
             }
             improved = true;
             let mut k = 2.0;
-            loop {
-                let Some(y) = self.moved(i, dir * delta * k) else { break };
+            while let Some(y) = self.moved(i, dir * delta * k) {
                 match self.try_move(y)? {
                     Ok(true) => k *= 2.0,
                     Ok(false) => break,
