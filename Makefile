@@ -54,7 +54,7 @@ bench-quick: build setup-bench
 
 ## bench-chaining: the seven programs of seed 002, target branch only, 50 runs each: plain search,
 ## the paper's EA with chaining (both stopping rules), evotest's defaults (uniform and biased start);
-## results in bench/results/chaining.{md,json}. Plain search fails at the full cap (about 35 s a run),
+## results in bench/results/chaining.{md,json}. Plain search fails at the full cap (14–27 s a run),
 ## so it gets 10 runs, in bench/results/chaining-plain.{md,json}.
 CHAINING_TOOLS := mhga+uniform+chain,mhga50+uniform+chain,avm+uniform,avm
 bench-chaining: build
