@@ -139,16 +139,34 @@ pub unsafe extern "C" fn __evotest_register_module(desc: *mut ModuleDesc) {
     d.state = DESC_ACTIVE;
 }
 
-/// The record of `site` and the distance slots of its outcomes, or `None` if the module was
-/// dropped. Bumps the event counter and the hit count; `first` tells whether this is the first
-/// hit in this execution (slots hold stale values and must be overwritten, not min-ed).
+/// What [`enter`] found for one probe: the distance slots of the site's outcomes, whether this
+/// is the site's first hit in this execution (slots hold stale values and must be overwritten,
+/// not min-ed), and where to append its event in the ordered trace.
+struct Entered {
+    slots: *mut f64,
+    first: bool,
+    /// Global site ID.
+    gsite: u32,
+    h: *mut Header,
+    base: *mut u8,
+    events_off: usize,
+}
+
+/// Whether `desc`'s module is registered (registering it on first use), i.e. its probes record.
 #[inline(always)]
-unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<(*mut f64, bool)> {
+unsafe fn active(desc: *mut ModuleDesc) -> bool {
     if (*desc).state != DESC_ACTIVE {
         __evotest_register_module(desc);
-        if (*desc).state != DESC_ACTIVE {
-            return None;
-        }
+    }
+    (*desc).state == DESC_ACTIVE
+}
+
+/// Enter a probe of `site`: bumps the event counter (ending the execution past
+/// `Header::max_branch_events`) and the hit count. `None` if the module was dropped.
+#[inline(always)]
+unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<Entered> {
+    if !active(desc) {
+        return None;
     }
     let base = MAP.load(Ordering::Relaxed);
     let h = &mut *(base as *mut Header);
@@ -161,25 +179,25 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<(
     if h.max_branch_events != 0 && h.seq > h.max_branch_events {
         step_limit(h);
     }
-    if h.seq > EVENT_LIMIT {
-        if let Some(hook) = ABORT_HOOK {
-            EVENT_LIMIT = u32::MAX;
-            hook();
-        }
-    }
     let first = rec.hits == 0;
     if first {
         rec.first_seq = h.seq;
     }
     rec.hits = rec.hits.saturating_add(1);
-    Some((slots, first))
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off })
 }
 
-/// The execution ran more branch events than `Header::max_branch_events`: record it and end the
-/// process (the fork server reports the exit; the engine sees `step_limit_hit`).
+/// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
+/// record it and end the process (the fork server reports the exit; the engine sees
+/// `step_limit_hit`). In observer mode with an abort hook ([`__evotest_set_abort`]): disarm the
+/// limit until the next [`__evotest_observe_begin`] and call the hook, which does not return.
 #[cold]
 unsafe fn step_limit(h: &mut Header) -> ! {
     h.step_limit_hit = 1;
+    if let Some(hook) = ABORT_HOOK {
+        h.max_branch_events = 0;
+        hook();
+    }
     libc::_exit(STEP_LIMIT_EXIT_CODE)
 }
 
@@ -190,36 +208,30 @@ unsafe fn put(slot: *mut f64, d: f64, first: bool) {
     }
 }
 
-/// Append an event to the ordered trace, if it is enabled for this execution.
+/// Append an event to the ordered trace of the map at `base` (header `h`, events at
+/// `events_off`), if it is enabled for this execution; overflow is flagged, never silent.
 #[inline(always)]
-unsafe fn push_event(id: u32, outcome: u32, alt: f64) {
-    let base = MAP.load(Ordering::Relaxed);
-    let h = &mut *(base as *mut Header);
+unsafe fn push_event(h: *mut Header, base: *mut u8, events_off: usize, id: u32, outcome: u32, alt: f64) {
+    let h = &mut *h;
     if h.events_enabled == 0 {
         return;
     }
-    push_event_slow(h, base, id, outcome, alt);
-}
-
-#[cold]
-unsafe fn push_event_slow(h: &mut Header, base: *mut u8, id: u32, outcome: u32, alt: f64) {
     if h.n_events >= h.event_capacity {
         h.events_overflow = 1;
         return;
     }
-    let l = Layout::from_header(h);
-    let e = (base.add(l.events_off) as *mut Event).add(h.n_events as usize);
+    let e = (base.add(events_off) as *mut Event).add(h.n_events as usize);
     *e = Event { id, outcome, alt };
     h.n_events += 1;
 }
 
 #[inline(always)]
 unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64)) {
-    if let Some((slots, first)) = enter(desc, site, ob) {
-        put(slots, t, first);
-        put(slots.add(1), f, first);
+    if let Some(e) = enter(desc, site, ob) {
+        put(e.slots, t, e.first);
+        put(e.slots.add(1), f, e.first);
         let (taken, alt) = if t == 0.0 { (0, f) } else { (1, t) };
-        push_event((*desc).site_base + site, taken, alt);
+        push_event(e.h, e.base, e.events_off, e.gsite, taken, alt);
     }
 }
 
@@ -230,13 +242,16 @@ unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64))
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
-    if (*desc).state != DESC_ACTIVE {
-        __evotest_register_module(desc);
-        if (*desc).state != DESC_ACTIVE {
-            return;
-        }
+    if !active(desc) {
+        return;
     }
-    push_event(EVENT_DEF | ((*desc).def_base + def), 0, 0.0);
+    let base = MAP.load(Ordering::Relaxed);
+    let h = base as *mut Header;
+    if (*h).events_enabled == 0 {
+        return;
+    }
+    let events_off = Layout::from_header(&*h).events_off;
+    push_event(h, base, events_off, EVENT_DEF | ((*desc).def_base + def), 0, 0.0);
 }
 
 /// Probe for `icmp pred a, b` deciding a two-outcome site. See [`evotest_abi::names::PROBE_CMP_INT`].
@@ -334,7 +349,8 @@ pub unsafe extern "C" fn __evotest_switch(
     n: u32,
     cases: *const u64,
 ) {
-    if let Some((slots, first)) = enter(desc, site, ob) {
+    if let Some(e) = enter(desc, site, ob) {
+        let (slots, first) = (e.slots, e.first);
         let mut taken = 0;
         for i in 0..n as usize {
             let c = *cases.add(i);
@@ -347,7 +363,7 @@ pub unsafe extern "C" fn __evotest_switch(
         let default = if taken != 0 { evotest_abi::K } else { 0.0 };
         put(slots, default, first);
         let v = if signed != 0 { value as i64 as f64 } else { value as f64 };
-        push_event((*desc).site_base + site, taken, v);
+        push_event(e.h, e.base, e.events_off, e.gsite, taken, v);
     }
 }
 
@@ -373,12 +389,10 @@ pub unsafe extern "C" fn __evotest_return(kind: u32, bits: u64) {
     }
 }
 
-/// Branch events after which the abort hook is called in the current execution (observer mode);
-/// `u32::MAX` = no limit.
-static mut EVENT_LIMIT: u32 = u32::MAX;
-/// The limit set by [`__evotest_set_abort`], re-armed at each [`__evotest_observe_begin`].
-static mut ARMED_LIMIT: u32 = u32::MAX;
-/// Called when an execution exceeds [`EVENT_LIMIT`]; must not return (e.g. a `longjmp`).
+/// The branch-event limit set by [`__evotest_set_abort`] (observer mode), armed in
+/// `Header::max_branch_events` at each [`__evotest_observe_begin`]; 0 = none.
+static mut ARMED_LIMIT: u32 = 0;
+/// Called when an execution exceeds the armed limit; must not return (e.g. a `longjmp`).
 static mut ABORT_HOOK: Option<unsafe extern "C" fn()> = None;
 
 /// State of observer mode.
@@ -439,7 +453,7 @@ unsafe fn observer_write_end() {
 pub unsafe extern "C" fn __evotest_set_abort(hook: unsafe extern "C" fn(), max_events: u32) {
     ABORT_HOOK = Some(hook);
     ARMED_LIMIT = max_events;
-    EVENT_LIMIT = max_events;
+    (*header()).max_branch_events = max_events;
 }
 
 /// Start of one execution in observer mode: clear the trace of all registered sites.
@@ -456,7 +470,11 @@ pub unsafe extern "C" fn __evotest_observe_begin() {
     let d = std::slice::from_raw_parts_mut(base.add(l.outcomes_off) as *mut f64, h.outcomes_used as usize);
     d.fill(f64::INFINITY);
     h.seq = 0;
-    EVENT_LIMIT = ARMED_LIMIT;
+    let hook = ABORT_HOOK;
+    if hook.is_some() {
+        h.step_limit_hit = 0;
+        h.max_branch_events = ARMED_LIMIT;
+    }
 }
 
 /// End of one execution in observer mode: if the trace covers an outcome no earlier execution
@@ -582,6 +600,10 @@ static mut ITERATION: u64 = 0;
 /// Whether this process is a persistent child of the fork server.
 static mut PERSISTENT_CHILD: bool = false;
 
+/// Whether this process runs under the fork server (`EVOTEST_FORKSRV=1` and shared memory),
+/// read at the first [`__evotest_next`].
+static mut UNDER_FORKSRV: bool = false;
+
 /// The next input, or NULL when there is none. Under the engine (`__EVOTEST_FORKSRV=1`) the first
 /// call runs the fork server, so only forked children return: a plain child gets one input
 /// (and NULL on the next call, so that the harness returns from `main`), a persistent child gets
@@ -595,7 +617,11 @@ static mut PERSISTENT_CHILD: bool = false;
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_char, len: *mut usize) -> *const u8 {
     let h = header();
-    if SHARED && std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1") {
+    if ITERATION == 0 {
+        // Read the environment once: this function runs once per input.
+        UNDER_FORKSRV = SHARED && std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1");
+    }
+    if UNDER_FORKSRV {
         if ITERATION == 0 {
             let persistent = std::env::var(ENV_PERSISTENT).is_ok_and(|v| v == "1");
             fork_server(persistent);
