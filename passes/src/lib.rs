@@ -19,7 +19,7 @@
 //! Both were workable (see `../shared/LLVM22-NOTES.md`). A plugin drops into any build system
 //! unchanged (`CC="clang-22 -fpass-plugin=…"`), which is what fuzzing existing libFuzzer
 //! harnesses and multi-file projects needs, and it sees the module exactly at pipeline start at
-//! every `-O` level. The price is a ~150-line C++ shim (`shim/shim.cpp`) for registration and for
+//! every `-O` level. The price is a ~200-line C++ shim (`shim/shim.cpp`) for registration and for
 //! the few debug-info accessors LLVM-C lacks.
 //!
 //! # Options (environment variables read by the pass)

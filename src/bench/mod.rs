@@ -159,8 +159,7 @@ impl RunRecord {
     fn new(program: &BenchProgram, tool: &str, spec: &RunSpec, o: &Observed) -> RunRecord {
         let mut firsts: Vec<(u64, f64)> = o.first.iter().flatten().copied().collect();
         firsts.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let reached = firsts.get(program.feasible.saturating_sub(1)).copied().filter(|_| program.feasible > 0);
-        let reached = if program.feasible == 0 { Some((0, 0.0)) } else { reached };
+        let reached = if program.feasible == 0 { Some((0, 0.0)) } else { firsts.get(program.feasible - 1).copied() };
         let curve = firsts.iter().enumerate().map(|(i, f)| (f.0, i + 1)).collect();
         RunRecord {
             program: program.name.clone(),

@@ -16,7 +16,6 @@
 //! evotest's instrumented binary: the same observer as for evotest's own runs.
 
 use super::tools::{Observed, ProgramCtx, RunSpec, Tool};
-use crate::compile::INSTRUMENT_FLAGS;
 use crate::harness;
 use crate::input::{mapped, Input};
 use crate::toolchain::{Toolchain, RUNTIME_LINK_LIBS};
@@ -137,7 +136,6 @@ impl Tool for LibFuzzer {
         let outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
         self.early_stop = outcomes as usize == cx.goals.len() && outcomes == cx.target.program.n_outcomes;
         self.exe = Some(exe);
-        let _ = INSTRUMENT_FLAGS;
         Ok(())
     }
 

@@ -70,7 +70,7 @@ Outputs (in --out, default evotest-out/<function>/):
     long_about = "Coverage-guided evolutionary testing at the level of LLVM IR.\n\n\
 evotest compiles a C file with its LLVM pass, which puts a branch-distance probe before every \
 conditional branch, switch and select. It then searches for inputs to a function (through a fork \
-server, one process per input) until every branch outcome is covered, guided by approach level + \
+server; by default one process per 1,000 inputs) until every branch outcome is covered, guided by approach level + \
 normalised branch distance, and writes a test suite.",
     after_long_help = EXAMPLES
 )]
@@ -285,7 +285,7 @@ struct RunArgs {
     #[arg(long, default_value_t = SearchConfig::default().population)]
     population: usize,
 
-    /// End an attempt on a goal after this many executions without improving it
+    /// End an attempt on a goal after this many evaluations (executions and cache hits) without improving it
     #[arg(long, default_value_t = SearchConfig::default().patience)]
     patience: u64,
 
@@ -406,7 +406,7 @@ struct PathArgs {
     #[arg(long)]
     population: Option<usize>,
 
-    /// Executions without improvement that end one attempt at a path
+    /// Evaluations (executions and cache hits) without improvement that end one attempt at a path
     #[arg(long, default_value_t = crate::path::driver::PATIENCE)]
     patience: u64,
 

@@ -6,7 +6,7 @@
 //! decision at which the closest execution deviated. Every path an execution takes is recorded in
 //! the base, for the paths that follow and for later runs.
 //!
-//! Stagnation (the infeasibility heuristic): an attempt ends after `patience` executions without
+//! Stagnation (the infeasibility heuristic): an attempt ends after `patience` evaluations without
 //! improving the path's best fitness, and the path is given up after `give_up_after` such attempts
 //! in a row ([`crate::search::drive`] with `stop_when_stalled`). Bueno & Jino (ASE 2000) monitor
 //! the GA's progress the same way; the suspect is the deviating predicate of the best individual.
@@ -29,7 +29,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Default patience of a path search: executions without improving the path's best fitness
+/// Default patience of a path search: evaluations (executions and cache hits) without improving the path's best fitness
 /// that end one attempt. Higher than branch coverage's 1000, because a path's last decisions
 /// (tritype's a² = b² + c²) can take AVM several restarts.
 pub const PATIENCE: u64 = 2000;
@@ -107,7 +107,7 @@ pub fn decisions(program: &Program, function: &str) -> Result<Arc<Decisions>> {
     Ok(Arc::new(Decisions::of(program, fi)))
 }
 
-/// Text of a suspect decision: `line 44 `w != d` → false`.
+/// Text of a suspect decision: `examples/quotient.c:44:14 `w != d` → false`.
 pub fn step_description(program: &Program, s: Step) -> String {
     let site = &program.sites[s.site as usize];
     let label = site.meta.outcome_labels.get(s.k as usize).map(String::as_str).unwrap_or("?");

@@ -5,7 +5,7 @@
 //! variables are taken in turn; for each, **exploratory moves** try x ± δ; if one improves
 //! fitness, **pattern moves** keep going that way with steps 2δ, 4δ, 8δ, … until fitness stops
 //! improving, and then exploration resumes on the same variable. When a full cycle over all
-//! variables improves nothing, float variables are refined (δ ÷ 10, down to 1e-9, AVMf's
+//! variables improves nothing, float variables are refined (δ ÷ 10 while above 1e-9, so down to about 1e-10, AVMf's
 //! increasing precision); when nothing is left to refine, the search restarts from a random
 //! input. δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats; it never drops
 //! below a few ULPs of the current value, so large floats still move.

@@ -201,8 +201,14 @@ impl BjGa {
     fn member(&self, cx: &mut SearchContext, goal: usize, codec: &Codec, genes: Vec<u128>) -> Result<Member> {
         let x = codec.decode(cx.domain, &genes);
         let ev = cx.evaluate(&x)?;
-        let f = cx.fitness(goal, &ev);
-        let path = cx.goal(goal).as_path().map(|p| p.matching(&ev.trace));
+        // A path goal's match serves both fitness forms: scan the trace once.
+        let (f, path) = match cx.goal(goal).as_path() {
+            Some(p) => {
+                let m = p.matching(&ev.trace);
+                (p.stationary(&m), Some(m))
+            }
+            None => (cx.fitness(goal, &ev), None),
+        };
         Ok(Member { genes, f, path })
     }
 

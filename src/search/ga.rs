@@ -119,7 +119,8 @@ impl Ga {
         let mut pop: Vec<(Input, f64)> = Vec::with_capacity(self.population);
         let mut best_seen = f64::INFINITY;
         let mut since = 0u64;
-        // the solutions base's inputs (at most half the population), then the goal's best input
+        // popped from the back: the goal's best input first, then the solutions base's inputs (at
+        // most half the population) in their order
         let mut seeds = std::mem::take(&mut cx.seeds);
         seeds.truncate(self.population / 2);
         seeds.reverse();

@@ -310,7 +310,11 @@ impl EvalCache {
 
     fn put(&mut self, ev: &Evaluation) {
         if self.capacity == 0 {
-            let bytes = 64 + ev.trace.sites.len() * 8 + ev.trace.dist.len() * 8 + ev.input.values.len() * 32;
+            let bytes = 64
+                + ev.trace.sites.len() * 8
+                + ev.trace.dist.len() * 8
+                + ev.trace.events.len() * std::mem::size_of::<evotest_abi::shm::Event>()
+                + ev.input.values.len() * 32;
             self.capacity = (CACHE_BYTES / bytes).max(16);
         }
         if self.map.len() >= self.capacity {
