@@ -52,7 +52,7 @@ QUICK_PROGRAMS := triangle,expint,tritype,floatcomp,flag_assignment,counter
 bench-quick: build setup-bench
 	$(EVOTEST) bench --only $(QUICK_PROGRAMS) --runs 5 --max-execs 200000 --max-time 4s --name quick $(BENCH_ARGS)
 
-## bench-chaining: the seven programs of seed 002, target branch only, 50 runs each: plain search,
+## bench-chaining: the seven programs of McMinn & Holcombe 2004, target branch only, 50 runs each: plain search,
 ## the paper's EA with chaining (both stopping rules), evotest's defaults (uniform and biased start);
 ## results in bench/results/chaining.{md,json}. Plain search fails at the full cap (14–27 s a run),
 ## so it gets 10 runs, in bench/results/chaining-plain.{md,json}.
@@ -61,7 +61,7 @@ bench-chaining: build
 	$(EVOTEST) bench --programs bench/chaining.toml --tools $(CHAINING_TOOLS) --runs 50 --max-execs 1000000 --max-time 60s --name chaining --no-truth $(BENCH_ARGS)
 	$(EVOTEST) bench --programs bench/chaining.toml --tools avm+uniform+nochain --runs 10 --max-execs 1000000 --max-time 60s --name chaining-plain --no-truth $(BENCH_ARGS)
 
-## bench-paths: seed 001's path-testing experiment on the 40 paths of bench/paths.toml, 10 attempts
+## bench-paths: Bueno & Jino's (2002) path-testing experiment on the 40 paths of bench/paths.toml, 10 attempts
 ## per path, modes [i] GA + reuse, [ii] GA, [iii] random, and evotest's AVM with and without reuse;
 ## results in bench/results/paths.{md,json}
 bench-paths: build

@@ -2,10 +2,10 @@
  * check_isbn.c: checks that a string is a valid ISBN-10: ten digits, the last of which may be
  * X (ten), optionally separated by single hyphens or spaces, with the ISBN-10 checksum
  * (sum of position * digit, positions 1..10, divisible by 11). Written afresh for evotest
- * from the description in seed 004 (Set 2, "check_ISBN", a validity checker from bibclean
+ * from the description in Anjum & Ryan 2021 (Set 2, "check_ISBN", a validity checker from bibclean
  * 2.08); the paper gives no listing and bibclean's code was not used.
  *
- * Source: seed 004 (a grammar seeded with program constants for grammatical evolution,
+ * Source: Anjum & Ryan 2021 (a grammar seeded with program constants for grammatical evolution,
  *         Ariadne), "Empirical Evaluation", Set 2.
  * Signature: int check_isbn(const char *isbn)
  * Inputs and ranges: a NUL-terminated string of 0..13 printable ASCII characters (32..126);

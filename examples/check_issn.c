@@ -2,10 +2,10 @@
  * check_issn.c: checks that a string is a valid ISSN: eight digits, the last of which may be
  * X (ten), with at most one hyphen, between the fourth and fifth digit ("0317-8471"), and the
  * ISSN checksum (digits weighted 8, 7, ..., 1; the sum divisible by 11). Written afresh for
- * evotest from the description in seed 004 (Set 2, "check_ISSN", a validity checker from
+ * evotest from the description in Anjum & Ryan 2021 (Set 2, "check_ISSN", a validity checker from
  * bibclean 2.08); the paper gives no listing and bibclean's code was not used.
  *
- * Source: seed 004 (a grammar seeded with program constants for grammatical evolution,
+ * Source: Anjum & Ryan 2021 (a grammar seeded with program constants for grammatical evolution,
  *         Ariadne), "Empirical Evaluation", Set 2.
  * Signature: int check_issn(const char *issn)
  * Inputs and ranges: a NUL-terminated string of 0..9 printable ASCII characters (32..126);

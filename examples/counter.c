@@ -1,10 +1,10 @@
 /*
  * counter.c: the target needs at least half of ten array elements to be zero; the zeros are
  * counted in a loop, so the target's condition is on a counter, not on the inputs. Written
- * afresh for evotest from the description in seed 002, §6 ("Counter").
+ * afresh for evotest from the description in McMinn & Holcombe 2004, §6 ("Counter").
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §6; like Fig. 3 (flag_avoid_loop_assignment) with a counter for the flag.
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §6; like Fig. 3 (flag_avoid_loop_assignment) with a counter for the flag.
  * Signature: int counter(int a[10])
  * Inputs and ranges as the paper used them: ten ints, each in [-15000, 15000] (search space
  *         about 6e44).

@@ -1,10 +1,10 @@
 /*
  * days.c: the number of days between two dates of the Gregorian calendar, after checking that
  * both dates are valid (year 1..9999, month 1..12, day within the month, with leap years).
- * Written afresh for evotest from the description in seed 004 (Set 2, "Days"); the paper gives
+ * Written afresh for evotest from the description in Anjum & Ryan 2021 (Set 2, "Days"); the paper gives
  * no listing and only says that Days takes dates, so the function below is ours.
  *
- * Source: seed 004 (a grammar seeded with program constants for grammatical evolution,
+ * Source: Anjum & Ryan 2021 (a grammar seeded with program constants for grammatical evolution,
  *         Ariadne), "Empirical Evaluation", Set 2.
  * Signature: int days(int d1, int m1, int y1, int d2, int m2, int y2)
  * Inputs and ranges: the paper mapped 32-bit ints onto dates with a modulo step (not

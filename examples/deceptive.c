@@ -2,11 +2,11 @@
  * deceptive.c: the target needs inverse(x) == 0, and inverse(x) is 0 only for x == 0 (it
  * returns 0 instead of dividing by zero); elsewhere 1/x shrinks as |x| grows, so the branch
  * distance |inverse(x)| leads the search away from 0. Written afresh for evotest from the
- * description of Fig. 2 in seed 002, §3 and §6 ("Deceptive"); the figure's listing is not in
+ * description of Fig. 2 in McMinn & Holcombe 2004, §3 and §6 ("Deceptive"); the figure's listing is not in
  * the text.
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §3 (Fig. 2) and §6.
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §3 (Fig. 2) and §6.
  * Signature: int deceptive(double x)
  * Inputs and ranges as the paper used them: x in [-50000, 50000] at precision 0.001 (about 1e8
  *         values).

@@ -2,11 +2,11 @@
  * enumeration.c: three colour intensities are looked up in a palette of named colours, which
  * yields an enumeration value; the target is the colour "black". The branch on the enumeration
  * gives no guidance (no enumerator is "closer" to black than another). Written afresh for
- * evotest from the description in seed 002, §3 and §6 ("Enumeration"); the paper gives no
+ * evotest from the description in McMinn & Holcombe 2004, §3 and §6 ("Enumeration"); the paper gives no
  * listing, so the palette (the eight corners of the RGB cube) and the table lookup are ours.
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §6.
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §6.
  * Signature: int enumeration(int r, int g, int b)
  * Inputs and ranges as the paper used them: three ints, each in [0, 255] (about 1.6e7 inputs).
  * evotest options: --range r=0..255 --range g=0..255 --range b=0..255

@@ -6,7 +6,7 @@
  * sentinel EXPINT_ERROR instead of calling nrerror()/exit().
  *
  * Inputs: n (int), x (float).  Output: E_n(x), or EXPINT_ERROR.
- * Used as a subject by Bueno & Jino (seed 001, Table 2) and many SBST studies.
+ * Used as a subject by Bueno & Jino (2002, Table 2) and many SBST studies.
  *
  * Branch sites (-O0: each atomic condition of && / || is its own site), 15 sites, 30 outcomes:
  *   line 43  n < 0        line 43  x < 0        line 43  x == 0

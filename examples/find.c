@@ -4,7 +4,7 @@
  * Written afresh for evotest from the description in Bueno & Jino and from Hoare's published
  * algorithm (the paper gives no listing).
  *
- * Source: seed 001 (Bueno & Jino 2002), §9.1 and Table 2. The paper says: an array A with N
+ * Source: Bueno & Jino (2002), §9.1 and Table 2. The paper says: an array A with N
  *   elements and an index F; nested loops; comparisons between array elements such as
  *   while (a[i] < a[f]); some paths need special inputs such as all elements equal; "If F > N the
  *   program enters an infinite loop". Table 2 gives 22 nodes and cyclomatic complexity 9. This

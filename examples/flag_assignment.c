@@ -1,10 +1,10 @@
 /*
  * flag_assignment.c: the target needs a flag that is set only when the first input is zero, so
  * the target's branch sees a flag (a plateau), not the input. Written afresh for evotest from
- * the description in seed 002, §6 ("Flag Assignment"); the paper gives no listing.
+ * the description in McMinn & Holcombe 2004, §6 ("Flag Assignment"); the paper gives no listing.
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §6.
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §6.
  * Signature: int flag_assignment(double a, double b)
  * Inputs and ranges as the paper used them: two doubles, each in [-50000, 50000] at precision
  *         0.001 (search space about 1e16). The second input takes part in no branch: the paper

@@ -1,10 +1,10 @@
 /*
  * flag_avoid_loop_assignment.c: the target needs a flag that starts true and that a loop
  * clears for every non-zero element, so all ten elements must be zero. Written for evotest
- * after the listing in Fig. 3 of seed 002 (node labels a-f as comments).
+ * after the listing in Fig. 3 of McMinn & Holcombe 2004 (node labels a-f as comments).
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §3 (Fig. 3) and §6 ("Flag Avoid Loop Assignment").
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §3 (Fig. 3) and §6 ("Flag Avoid Loop Assignment").
  * Signature: int flag_avoid_loop_assignment(int a[10])
  *         (the figure's function returns void; this one returns whether the target was reached)
  * Inputs and ranges as the paper used them: ten ints, each in [-15000, 15000] (search space

@@ -1,11 +1,11 @@
 /*
  * flag_loop_assignment.c: the target needs a flag that a loop sets when one or more of ten
- * array elements is zero. Written afresh for evotest from the description in seed 002, §6
+ * array elements is zero. Written afresh for evotest from the description in McMinn & Holcombe 2004, §6
  * ("Flag Loop Assignment"): the program of Fig. 3 with the flag's role inverted (set inside the
  * loop rather than cleared).
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §6.
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §6.
  * Signature: int flag_loop_assignment(int a[10])
  * Inputs and ranges as the paper used them: ten ints, each in [-15000, 15000] (search space
  *         about 6e44).

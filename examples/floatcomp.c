@@ -2,7 +2,7 @@
  * floatcomp.c: three floats through chained ifs with compound predicates. Written afresh for
  * evotest from the description in Bueno & Jino (the paper gives no listing).
  *
- * Source: seed 001 (Bueno & Jino 2002), §9.1 and Table 2. The paper says: three floating-point
+ * Source: Bueno & Jino (2002), §9.1 and Table 2. The paper says: three floating-point
  *   inputs, simple computations, chained ifs with compound predicates; one path condition is
  *   (z > y) and (y > x) and (z > x + y) and 0 <= x*y - z <= 5. Table 2 gives 10 nodes and
  *   cyclomatic complexity 5. This version has 4 decisions (cyclomatic complexity 5) and 5 paths;

@@ -1,11 +1,11 @@
 /*
  * multiple_flag.c: the target needs two flags to be true; the first is set when the first
  * input is zero, the second when the second input is zero, and the second is reset to false
- * when the second input is 1. Written afresh for evotest from the description in seed 002,
+ * when the second input is 1. Written afresh for evotest from the description in McMinn & Holcombe 2004,
  * §6 ("Multiple Flag"); the paper gives no listing.
  *
- * Source: seed 002 (McMinn & Holcombe, "Hybridizing Evolutionary Testing with the Chaining
- *         Approach"), §6.
+ * Source: McMinn & Holcombe (2004), "Hybridizing Evolutionary Testing with the Chaining
+ *         Approach", §6.
  * Signature: int multiple_flag(double a, double b)
  * Inputs and ranges as the paper used them: two doubles, each in [-50000, 50000] at precision
  *         0.001 (search space about 1e16).

@@ -1,10 +1,10 @@
 /*
  * quadratic.c: classifies the roots of a x^2 + b x + c = 0 for integer coefficients. Written
- * afresh for evotest from the description in seed 004 (Set 2, "Quadratic Formula (QCF)"); the
+ * afresh for evotest from the description in Anjum & Ryan 2021 (Set 2, "Quadratic Formula (QCF)"); the
  * paper gives no listing, so the classification below (degenerate, linear, two real roots, one
  * double root, complex roots) is ours.
  *
- * Source: seed 004 (a grammar seeded with program constants for grammatical evolution,
+ * Source: Anjum & Ryan 2021 (a grammar seeded with program constants for grammatical evolution,
  *         Ariadne), "Empirical Evaluation", Set 2.
  * Signature: int quadratic(int a, int b, int c)
  * Inputs and ranges: the paper used 32-bit ints. Here each coefficient is in

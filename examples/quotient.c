@@ -3,7 +3,7 @@
  * while). Written afresh for evotest from the description in Bueno & Jino (the paper gives no
  * listing).
  *
- * Source: seed 001 (Bueno & Jino 2002), §9.1 and Table 2. The paper says: computes the quotient
+ * Source: Bueno & Jino (2002), §9.1 and Table 2. The paper says: computes the quotient
  *   and the remainder of the division of two positive integers; an if statement inside a while
  *   loop; some paths iterate the loops many times. Table 2 gives 13 nodes and cyclomatic
  *   complexity 6. This version has 5 decisions (cyclomatic complexity 6). Its algorithm is the

@@ -2,7 +2,7 @@
  * strcomp.c: three character tests and a string comparison. Written afresh for evotest from the
  * description in Bueno & Jino (the paper gives no listing).
  *
- * Source: seed 001 (Bueno & Jino 2002), §9.1 and Table 2. The paper says: three characters and a
+ * Source: Bueno & Jino (2002), §9.1 and Table 2. The paper says: three characters and a
  *   string with five positions; predicates such as if(ch1 == 'a') and if(!strcmp(name, "test1"));
  *   the hardest path needs exactly ('a', 'b', 'c', "test1"). Table 2 gives 9 nodes and cyclomatic
  *   complexity 5. This version has 4 decisions (cyclomatic complexity 5).

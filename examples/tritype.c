@@ -2,7 +2,7 @@
  * tritype.c: triangle classification with the right-angled case, and the area. Written afresh
  * for evotest from the description in Bueno & Jino (the paper gives no listing).
  *
- * Source: seed 001 (Bueno & Jino 2002), §9.1 and Table 2. The paper says: three integer side
+ * Source: Bueno & Jino (2002), §9.1 and Table 2. The paper says: three integer side
  *   lengths; classifies the triangle and computes its area. The right-angled path needs
  *   (a >= b) and (b >= c) and (a < b + c) and (a != b) and (b != c) and (a^2 = b^2 + c^2). So the
  *   sides are expected in non-increasing order and are not sorted by the program. Table 2 gives

@@ -10,10 +10,8 @@ use std::collections::HashSet;
 /// An executed input kept by the archive.
 #[derive(Clone, Debug, Serialize)]
 pub struct TestCase {
+    /// The input (its bytes, as the harness reads them).
     pub input: Input,
-    /// Encoded bytes, as the harness reads them.
-    #[serde(skip)]
-    pub bytes: Vec<u8>,
     pub exit: ExitKind,
     pub ret: Option<RetVal>,
     /// 1-based index of the execution that ran it.

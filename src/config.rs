@@ -1,4 +1,4 @@
-//! User configuration: parameter ranges and shapes from flags and from a TOML file, and duration
+//! User configuration: parameter ranges and shapes from a TOML file, shape flags, and duration
 //! parsing.
 //!
 //! TOML format:
@@ -15,43 +15,13 @@
 //! data = "n:64"          # --buffer data=n:64
 //! ```
 
+use crate::frontend::function::shape::ShapeSpec;
+use crate::input::spec::{split_range, RangeSpec};
 use anyhow::{anyhow, bail, Context, Result};
-use crate::input::shape::ShapeSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
-
-/// An inclusive range for one parameter, as text (parsed against the parameter's type later).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RangeSpec {
-    pub name: String,
-    pub lo: String,
-    pub hi: String,
-}
-
-/// Parse `NAME=LO..HI`.
-pub fn parse_range_arg(s: &str) -> Result<RangeSpec> {
-    let (name, r) = s.split_once('=').ok_or_else(|| anyhow!("--range {s}: expected NAME=LO..HI, e.g. a=-1000..1000"))?;
-    let (lo, hi) = split_range(r).ok_or_else(|| anyhow!("--range {s}: expected NAME=LO..HI, e.g. a=-1000..1000"))?;
-    if name.trim().is_empty() {
-        bail!("--range {s}: missing parameter name");
-    }
-    Ok(RangeSpec { name: name.trim().to_string(), lo, hi })
-}
-
-/// Split `LO..HI`, where LO may be negative.
-fn split_range(r: &str) -> Option<(String, String)> {
-    let r = r.trim();
-    // skip a leading sign so that "-5..-1" splits at the right place
-    let start = if r.starts_with('-') || r.starts_with('+') { 1 } else { 0 };
-    let i = r[start..].find("..")? + start;
-    let (lo, hi) = (&r[..i], &r[i + 2..]);
-    if lo.is_empty() || hi.is_empty() {
-        return None;
-    }
-    Some((lo.to_string(), hi.to_string()))
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -163,18 +133,6 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_parse_with_negative_bounds() {
-        assert_eq!(
-            parse_range_arg("a=-1000..1000").unwrap(),
-            RangeSpec { name: "a".into(), lo: "-1000".into(), hi: "1000".into() }
-        );
-        assert_eq!(parse_range_arg("x=-5.5..-1").unwrap().hi, "-1");
-        assert!(parse_range_arg("a=5").is_err());
-        assert!(parse_range_arg("=1..2").is_err());
-        assert!(parse_range_arg("a").is_err());
-    }
 
     #[test]
     fn durations() {

@@ -1,20 +1,23 @@
 //! evotest: coverage-guided evolutionary testing at the level of LLVM IR.
 //!
 //! # Brief overview
-//! The stages of a run, each in a module of its own:
+//! The stages of a run, each in a module of its own (`ARCHITECTURE.md` has the map and the
+//! direction of every dependency):
 //!
 //! | stage | module | principal types |
 //! |---|---|---|
-//! | compile, instrument | [`compile`], [`toolchain`], [`harness`] (the pass itself is `passes/`) | [`toolchain::Toolchain`], [`harness::Signature`] |
-//! | execute | [`exec`] | [`exec::Executor`], [`exec::ForkServer`], [`exec::ExitKind`] |
+//! | compile, instrument | [`compile`], [`toolchain`], [`target`] (the pass itself is `passes/`) | [`target::Target`] |
+//! | frontends | [`frontend`] | [`frontend::Frontend`], [`frontend::function::FunctionFrontend`] |
+//! | inputs | [`input`] | [`input::Input`] (bytes), [`input::Domain`] (field map) |
+//! | execute | [`exec`] | [`exec::Executor`], [`exec::ForkServer`], [`exec::MockExecutor`] |
 //! | trace | [`trace`] (written by `runtime/`) | [`trace::Trace`] |
-//! | analysis | [`program`], [`cfg`] | [`program::Program`], [`cfg::Cfg`] |
-//! | paths | [`path`] (path targets, solutions base, `evotest path`) | [`path::Step`], [`path::base::SolutionsBase`] |
+//! | analysis | [`program`], [`cfg`], [`path`] | [`program::Program`], [`cfg::Cfg`], [`path::Step`] |
 //! | fitness | [`fitness`], [`archive`] | [`fitness::Criterion`], [`fitness::Goal`], [`archive::Archive`] |
-//! | search | [`search`], [`input`], [`chaining`] | [`search::Search`], [`search::SearchContext`], [`input::Domain`], [`chaining::Chain`] |
-//! | report | [`report`] | [`report::Reporter`] |
+//! | search | [`search`], [`chaining`], [`observe`] | [`search::GoalSearch`], [`search::SearchContext`], [`chaining::Chained`] |
+//! | result, report | [`suite`], [`report`] | [`suite::Suite`], [`report::Reporter`] |
 //!
-//! [`campaign`] wires them together for `evotest run`; [`cli`] is the command line.
+//! [`campaign`] wires them together for `evotest run` and `evotest path`; [`bench`] compares
+//! tools; [`cli`] is the command line.
 
 pub mod archive;
 pub mod bench;
@@ -26,11 +29,15 @@ pub mod compile;
 pub mod config;
 pub mod exec;
 pub mod fitness;
-pub mod harness;
+pub mod frontend;
 pub mod input;
+pub mod observe;
 pub mod path;
 pub mod program;
 pub mod report;
 pub mod search;
+pub mod suite;
+pub mod target;
 pub mod toolchain;
 pub mod trace;
+pub mod util;

@@ -63,6 +63,26 @@ impl Site {
     pub fn location(&self) -> String {
         format!("{}:{}:{}", self.meta.file, self.meta.line, self.meta.col)
     }
+
+    /// The label of outcome `k` (`true`, `false`, `default`, `case 3`), or `?`.
+    pub fn label(&self, k: u32) -> &str {
+        self.meta.outcome_labels.get(k as usize).map(String::as_str).unwrap_or("?")
+    }
+
+    /// `file:line:col `cond` → label`: outcome `k` for people.
+    pub fn describe(&self, k: u32) -> String {
+        format!("{} `{}` → {}", self.location(), self.meta.cond, self.label(k))
+    }
+
+    /// `L14 a <= 0:T`: outcome `k` in short, for listings and test-file comments.
+    pub fn short(&self, k: u32) -> String {
+        let l = match self.label(k) {
+            "true" => "T",
+            "false" => "F",
+            other => other,
+        };
+        format!("L{} {}:{}", self.meta.line, self.meta.cond, l)
+    }
 }
 
 /// One function, with its blocks' sites in global numbering.

@@ -1,4 +1,4 @@
-//! The chaining approach (seed 002) end to end.
+//! The chaining approach (McMinn & Holcombe 2004) end to end.
 
 mod common;
 

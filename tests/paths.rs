@@ -1,4 +1,4 @@
-//! End-to-end tests of path testing (`evotest path`, seed 001), string distances and the
+//! End-to-end tests of path testing (`evotest path`, Bueno & Jino 2002), string distances and the
 //! per-execution branch-event limit.
 
 mod common;
@@ -19,7 +19,7 @@ fn tritype_right_angled_path_is_covered_and_its_test_replays() {
     assert_eq!(p["status"], "covered", "{p}");
     assert!(p["executions"].as_u64().unwrap() <= 20_000);
     // the input really is a right-angled triangle with sides in non-increasing order
-    let v: Vec<i64> = p["input"]["values"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
+    let v: Vec<i64> = ["a", "b", "c"].iter().map(|k| p["inputs"][k].as_i64().unwrap()).collect();
     let (a, b, c) = (v[0], v[1], v[2]);
     assert!(a > b && b > c && a * a == b * b + c * c, "{v:?}");
     // tests.c calls it and checks the recorded result (RIGHT_ANGLED * 10000 + area)

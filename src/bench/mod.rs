@@ -6,7 +6,7 @@
 //!
 //! * **SR**: success rate to full feasible coverage;
 //! * **AE**: mean executions to full feasible coverage, failures counted at the execution cap
-//!   (as Bueno & Jino, seed 001, count them);
+//!   (as Bueno & Jino 2002 count them);
 //! * **median executions** and **median seconds** to full feasible coverage over successful runs;
 //! * **MC**: maximum coverage reached in any run (outcomes);
 //! * **exec/s**: executions per second over all runs.
@@ -22,8 +22,9 @@ pub mod plot;
 pub mod tools;
 pub mod truth;
 
-use crate::campaign::{self, RunOptions};
-use crate::config::{parse_range_arg, RangeSpec};
+use crate::campaign;
+use crate::input::spec::{parse_range_arg, RangeSpec};
+use crate::target::{self, TargetOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -56,11 +57,11 @@ pub struct Subject {
 }
 
 impl Subject {
-    /// Run options for this subject, with `root` the repository root and outputs in `out_dir`.
+    /// Target options for this subject, with `root` the repository root and outputs in `out_dir`.
     ///
     /// Errors: a range or shape that does not parse (one line, as the CLI reports it).
-    pub fn options(&self, root: &Path, out_dir: PathBuf) -> Result<RunOptions> {
-        let mut o = RunOptions::new(&root.join(&self.file), &self.function);
+    pub fn options(&self, root: &Path, out_dir: PathBuf) -> Result<TargetOptions> {
+        let mut o = TargetOptions::new(&root.join(&self.file), &self.function);
         o.out_dir = out_dir;
         o.ranges = self.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
         o.shapes = crate::config::parse_shapes(&self.arrays, &self.strings, &self.buffers)?;
@@ -243,17 +244,17 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
 /// Build a program once for all its runs.
 fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path) -> Result<ProgramCtx<'a>> {
     let dir = work.join(&p.name);
-    let mut o = p.subject.options(root, dir.clone())?;
-    o.targets = p.targets.clone();
-    let target = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
-    let goals = campaign::goals(&target, &o)?;
-    Ok(ProgramCtx { program: p, target, options: o, goals, dir })
+    let o = p.subject.options(root, dir.clone())?;
+    let target = target::build(&o).with_context(|| format!("building {}", p.name))?;
+    let mut run = campaign::RunOptions::new(o);
+    run.targets = p.targets.clone();
+    let (_, goals) = campaign::goals(&target, &run)?;
+    Ok(ProgramCtx { program: p, target, options: run, goals, dir })
 }
 
 /// The starting input of run `seed` of a program: drawn uniformly from the domain.
 pub fn start_input(d: &crate::input::Domain, seed: u64) -> crate::input::Input {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed_5eed_5eed);
-    crate::input::Input { values: (0..d.genes.len()).map(|i| d.uniform_value(i, &mut rng)).collect() }
+    d.sample_uniform(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed_5eed_5eed))
 }
 
 /// Everything a benchmark produced.
@@ -288,7 +289,7 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
                 let spec = RunSpec {
                     run,
                     seed,
-                    start: start_input(&cx.target.domain, seed),
+                    start: start_input(cx.target.frontend.domain(), seed),
                     max_execs: opts.max_execs,
                     max_time: opts.max_time,
                     timeout: opts.timeout,
@@ -465,7 +466,7 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let md = markdown(opts, results, &command);
-    crate::report::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
+    crate::util::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
     let json = serde_json::json!({
         "name": opts.name,
         "command": command,
@@ -476,6 +477,6 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
         "ground_truth": results.truths,
         "records": records,
     });
-    crate::report::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    crate::util::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
     Ok(())
 }

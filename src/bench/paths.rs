@@ -1,4 +1,4 @@
-//! `evotest bench-paths`: Bueno & Jino's path-testing experiment (seed 001 §9) on the target paths
+//! `evotest bench-paths`: Bueno & Jino's path-testing experiment (Bueno & Jino 2002, §9) on the target paths
 //! listed in `bench/paths.toml`, reproduced and compared.
 //!
 //! For each program × mode × attempt, the program's paths are searched for in the listed order,
@@ -20,12 +20,14 @@
 //! heuristic of `evotest path`, so a feasible path given up as probably infeasible is a failure
 //! counted at the cap.
 
-use crate::campaign::{self, RunOptions, Target};
+use crate::campaign::path::{self as driver, PathSearch, GIVE_UP_AFTER, PATIENCE};
+use crate::fitness::path::PathFitness;
 use crate::input::InitMode;
+use crate::observe::Silent;
 use crate::path::base::{program_key, SolutionsBase};
-use crate::path::driver::{self, PathSearch, GIVE_UP_AFTER, PATIENCE};
 use crate::path::{check, parse};
-use crate::search::{Budget, PathFitness, SearchConfig, Silent};
+use crate::search::{Budget, SearchConfig};
+use crate::target::{self, Target};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -68,7 +70,7 @@ pub fn load(path: &Path) -> Result<Vec<PathProgram>> {
 
 /// The modes, with a description each.
 pub const MODES: &[(&str, &str)] = &[
-    ("bj-reuse", "[i] seed 001's GA (bjga: binary genes, roulette, NC − EP/MEP, population 80) with reuse of past inputs"),
+    ("bj-reuse", "[i] Bueno & Jino's (2002) GA (bjga: binary genes, roulette, NC − EP/MEP, population 80) with reuse of past inputs"),
     ("bj", "[ii] the same GA from a random population"),
     ("random", "[iii] random inputs"),
     ("avm-reuse", "evotest's default: AVM, stationary fitness, reuse of past inputs"),
@@ -94,7 +96,8 @@ fn mode_search(mode: &str, cap: u64, max_time: Duration) -> Result<PathSearch> {
     let give_up_after = if algorithm == "bjga" { u32::MAX } else { GIVE_UP_AFTER };
     Ok(PathSearch {
         algorithm: algorithm.to_string(),
-        config: SearchConfig { population, patience: PATIENCE, give_up_after, path_fitness: fitness, ..SearchConfig::default() },
+        config: SearchConfig { population, patience: PATIENCE, give_up_after, ..SearchConfig::default() },
+        fitness,
         budget: Budget { max_execs: Some(cap), max_time: Some(max_time) },
         seed: 0,
         init: InitMode::Uniform,
@@ -136,6 +139,9 @@ pub struct PathRecord {
     pub reused: bool,
     /// The search gave up (probably infeasible) before the cap.
     pub gave_up: bool,
+    /// Revisited decisions of the path (loop iterations).
+    #[serde(default)]
+    pub loop_iterations: usize,
 }
 
 /// AE and success of one program × mode.
@@ -149,14 +155,13 @@ pub struct PathCell {
     pub searches: usize,
 }
 
-fn build(p: &PathProgram, work: &Path, root: &Path) -> Result<(Target, RunOptions)> {
+fn build(p: &PathProgram, work: &Path, root: &Path) -> Result<Target> {
     let out = work.join(format!("paths-{}", p.name));
     let mut o = p.subject.options(root, out)?;
     if let Some(m) = p.max_branch_events {
         o.max_branch_events = m;
     }
-    let target = campaign::build(&o).with_context(|| format!("building {}", p.name))?;
-    Ok((target, o))
+    target::build(&o).with_context(|| format!("building {}", p.name))
 }
 
 /// Run the benchmark; writes `<out>/<name>.md` and `.json`.
@@ -167,19 +172,20 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
     let interrupt = AtomicBool::new(false);
     let mut records = Vec::new();
     for p in &opts.programs {
-        let (mut target, o) = build(p, &opts.work, root)?;
-        let decisions = driver::decisions(&target.program, &o.function)?;
+        let mut target = build(p, &opts.work, root)?;
+        let decisions = driver::decisions(&target)?;
+        let function = target.options.function.clone();
         let mut paths = Vec::new();
         for (i, e) in p.path.iter().enumerate() {
             let steps = parse(&target.program, &decisions, &e.spec).with_context(|| format!("{} path {}", p.name, i + 1))?;
             check(&target.program, &decisions, &steps, false).with_context(|| format!("{} path {}", p.name, i + 1))?;
             paths.push(steps);
         }
-        let key = program_key(&target.program, &o.function, &target.domain);
+        let key = program_key(&target.program, &function, target.frontend.domain());
         for mode in &opts.modes {
             let ps = mode_search(mode, p.cap, opts.max_time)?;
             for attempt in 0..opts.attempts {
-                let mut base = SolutionsBase::in_memory(&key, &o.function);
+                let mut base = SolutionsBase::in_memory(&key, &function);
                 for (j, steps) in paths.iter().enumerate() {
                     let seed = opts.seed_base + attempt as u64 * 1000 + j as u64;
                     let mut s = ps.clone();
@@ -197,6 +203,7 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
                         seconds: r.seconds,
                         reused: matches!(r.outcome, driver::PathOutcome::Covered { reused: true, .. }),
                         gave_up: matches!(r.outcome, driver::PathOutcome::ProbablyInfeasible { .. }),
+                        loop_iterations: r.loop_iterations,
                     };
                     if !opts.quiet && !success {
                         eprintln!(
@@ -234,14 +241,19 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
     }
     std::fs::create_dir_all(&opts.out).with_context(|| format!("cannot create {}", opts.out.display()))?;
     let md = markdown(opts, &records, &cells, command);
-    crate::report::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
+    crate::util::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
     let json = serde_json::json!({ "command": command, "programs": opts.programs, "modes": opts.modes, "attempts": opts.attempts, "cells": cells, "records": records });
-    crate::report::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    crate::util::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
     Ok((records, cells))
 }
 
 fn cell(records: &[PathRecord], program: &str, mode: &str) -> Option<PathCell> {
-    let rs: Vec<&PathRecord> = records.iter().filter(|r| r.program == program && r.mode == mode).collect();
+    cell_of(records, program, mode, |_| true)
+}
+
+/// The cell of `program` × `mode` over the records `keep` accepts (`None` if there are none).
+fn cell_of(records: &[PathRecord], program: &str, mode: &str, keep: impl Fn(&PathRecord) -> bool) -> Option<PathCell> {
+    let rs: Vec<&PathRecord> = records.iter().filter(|r| r.program == program && r.mode == mode && keep(r)).collect();
     if rs.is_empty() {
         return None;
     }
@@ -270,7 +282,7 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
     let _ = writeln!(s, "Command: `{command}`\n");
     let _ = writeln!(
         s,
-        "AE = mean executions per path over all paths and {} attempts, failures counted at the cap (seed 001's Table 3 measure); \
+        "AE = mean executions per path over all paths and {} attempts, failures counted at the cap (Bueno & Jino's (2002) Table 3 measure); \
          a success rate below 100% is given in parentheses. Paper columns: Bueno & Jino (2002) Table 3.\n",
         opts.attempts
     );
@@ -288,7 +300,9 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
     }
     let _ = writeln!(s, "{header}\n{rule}");
     for p in &opts.programs {
-        let loops = p.path.iter().filter(|e| e.spec.contains('[') || has_repeat(&e.spec)).count();
+        let loops = (0..p.path.len())
+            .filter(|&i| records.iter().any(|r| r.program == p.name && r.path == i && r.loop_iterations > 0))
+            .count();
         let paper = |k: &str| p.paper.get(k).map_or("–".to_string(), |v| format!("{v:.1}"));
         let _ = write!(s, "| {} | {} ({loops}) | {} | {} | {} | {} |", p.name, p.path.len(), p.cap, paper("i"), paper("ii"), paper("iii"));
         for m in &opts.modes {
@@ -327,19 +341,7 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
         for (p, i, e) in noted {
             let _ = write!(s, "| {} | {} | {} |", p.name, i + 1, e.note);
             for m in &opts.modes {
-                let rs: Vec<&PathRecord> = records.iter().filter(|r| r.program == p.name && &r.mode == m && r.path == i).collect();
-                let c = if rs.is_empty() {
-                    None
-                } else {
-                    let n = rs.len() as f64;
-                    Some(PathCell {
-                        program: p.name.clone(),
-                        mode: m.clone(),
-                        ae: rs.iter().map(|r| r.executions as f64).sum::<f64>() / n,
-                        success_rate: rs.iter().filter(|r| r.success).count() as f64 / n,
-                        searches: rs.len(),
-                    })
-                };
+                let c = cell_of(records, &p.name, m, |r| r.path == i);
                 let _ = write!(s, " {} |", fmt_cell(c.as_ref()));
             }
             let _ = writeln!(s);
@@ -349,11 +351,3 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
     s
 }
 
-/// Whether a path spec visits some decision twice (a loop iteration), by its `LINE:COL` tokens.
-fn has_repeat(spec: &str) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    spec.split_whitespace().any(|t| {
-        let loc = t.rsplit_once(':').map_or(t, |(l, _)| l);
-        !seen.insert(loc.to_string())
-    })
-}

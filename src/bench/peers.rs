@@ -16,7 +16,7 @@
 //! evotest's instrumented binary: the same observer as for evotest's own runs.
 
 use super::tools::{Observed, ProgramCtx, RunSpec, Tool};
-use crate::harness;
+use crate::frontend::Peer;
 use crate::input::{mapped, Input};
 use crate::toolchain::{Toolchain, RUNTIME_LINK_LIBS};
 use anyhow::{anyhow, bail, Context, Result};
@@ -39,9 +39,8 @@ pub struct Entry {
 /// each covers first, and in `inputs` the inputs that covered something first.
 pub fn replay(cx: &mut ProgramCtx, entries: &[Entry], first: &mut [Option<(u64, f64)>], inputs: &mut Vec<Input>) -> Result<()> {
     for e in entries {
-        let input = mapped::decode(&cx.target.domain, &e.bytes);
-        let bytes = cx.target.domain.encode(&input);
-        let ex = crate::exec::Executor::run(&mut cx.target.executor, &bytes)?;
+        let input = mapped::decode(cx.target.frontend.domain(), &e.bytes);
+        let ex = cx.target.executor.run(&input.bytes)?;
         let mut new = false;
         for (g, goal) in cx.goals.iter().enumerate() {
             if first[g].is_none() && goal.fitness(&ex.trace) == 0.0 {
@@ -72,7 +71,7 @@ fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
 
 fn write_seed(dir: &Path, cx: &ProgramCtx, spec: &RunSpec) -> Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("start"), mapped::encode(&cx.target.domain, &spec.start))?;
+    std::fs::write(dir.join("start"), mapped::encode(cx.target.frontend.domain(), &spec.start))?;
     Ok(())
 }
 
@@ -101,21 +100,22 @@ impl Tool for LibFuzzer {
         let tc = Toolchain::locate()?;
         let dir = cx.dir.join("libfuzzer");
         std::fs::create_dir_all(&dir)?;
-        let src = &cx.options.sources;
+        let src = &cx.options.target.sources;
         let harness_c = dir.join("harness.c");
-        std::fs::write(&harness_c, harness::generate_libfuzzer(&cx.target.signature, &cx.target.domain, &cx.options.sources_display()))?;
+        let h = cx.target.frontend.peer_harness(Peer::LibFuzzer).ok_or_else(|| anyhow!("this target has no libFuzzer harness"))?;
+        std::fs::write(&harness_c, h)?;
         let mut objects = Vec::new();
         for (i, s) in src.iter().enumerate() {
             let obj = dir.join(format!("target{i}.o"));
             let mut c = tc.clang();
             c.args(["-O1", "-g", "-fsanitize=fuzzer-no-link"])
                 .arg(format!("-fpass-plugin={}", tc.pass.display()))
-                .args(&cx.options.cflags)
+                .args(&cx.options.target.cflags)
                 .arg("-c")
                 .arg(s)
                 .arg("-o")
                 .arg(&obj)
-                .env(ENV_PASS_EXPOSE, &cx.options.function);
+                .env(ENV_PASS_EXPOSE, &cx.options.target.function);
             run_tool(c, "compiling the libFuzzer target")?;
             objects.push(obj);
         }
@@ -125,7 +125,7 @@ impl Tool for LibFuzzer {
             .arg(&harness_c)
             .args(&objects)
             .arg(&tc.runtime)
-            .args(&cx.options.ldflags)
+            .args(&cx.options.target.ldflags)
             .args(RUNTIME_LINK_LIBS)
             .arg("-o")
             .arg(&exe);
@@ -154,7 +154,7 @@ impl Tool for LibFuzzer {
             .arg(format!("-seed={}", spec.seed + 1))
             .arg(format!("-runs={}", spec.max_execs))
             .arg(format!("-max_total_time={secs}"))
-            .arg(format!("-max_len={}", cx.target.domain.encoded_len().max(1)))
+            .arg(format!("-max_len={}", cx.target.frontend.domain().len.max(1)))
             .arg(format!("-timeout={}", spec.timeout.as_secs_f64().ceil().max(1.0) as u64))
             .arg("-print_final_stats=1")
             .arg("-close_fd_mask=3")
@@ -230,7 +230,7 @@ impl Drop for KillLeftovers {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()).collect()
+    crate::util::unhex(s).unwrap_or_default()
 }
 
 /// AFL++ in persistent mode with CmpLog, observed by replaying its queue.
@@ -274,15 +274,16 @@ impl Tool for Afl {
         let dir = cx.dir.join("afl");
         std::fs::create_dir_all(&dir)?;
         let harness_c = dir.join("harness.c");
-        std::fs::write(&harness_c, harness::generate_afl(&cx.target.signature, &cx.target.domain, &cx.options.sources_display()))?;
+        let h = cx.target.frontend.peer_harness(Peer::Afl).ok_or_else(|| anyhow!("this target has no AFL++ harness"))?;
+        std::fs::write(&harness_c, h)?;
         let exe = dir.join("target");
         let cmplog = dir.join("target.cmplog");
         for (out, cmplog_env) in [(&exe, false), (&cmplog, true)] {
             let mut c = Command::new(&cc);
             c.arg(&harness_c)
-                .args(&cx.options.sources)
-                .args(&cx.options.cflags)
-                .args(&cx.options.ldflags)
+                .args(&cx.options.target.sources)
+                .args(&cx.options.target.cflags)
+                .args(&cx.options.target.ldflags)
                 .arg("-lm")
                 .arg("-o")
                 .arg(out)

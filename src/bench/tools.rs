@@ -7,10 +7,13 @@
 //! their inputs through evotest's instrumented binary (see [`super::peers`]).
 
 use super::BenchProgram;
-use crate::campaign::{self, RunOptions, Target};
+use crate::campaign::{self, RunOptions};
+use crate::chaining::Chaining;
 use crate::fitness::Goal;
-use crate::input::{Input, InitMode};
-use crate::search::{self, Budget, Chaining, Silent};
+use crate::input::{InitMode, Input};
+use crate::observe::Silent;
+use crate::search::{self, Budget};
+use crate::target::Target;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -20,7 +23,7 @@ use std::time::Duration;
 pub struct ProgramCtx<'a> {
     pub program: &'a BenchProgram,
     pub target: Target,
-    /// Options of the program's build (sources, function, ranges, shapes).
+    /// Options of the program's runs (its target's build options, and `--target` goals).
     pub options: RunOptions,
     pub goals: Vec<Box<dyn Goal>>,
     /// Working directory of this program.
@@ -87,10 +90,10 @@ impl Tool for Evotest {
         let mut o = cx.options.clone();
         o.algorithm = self.algorithm.clone();
         o.init = self.init;
-        o.search.chaining = self.chaining;
+        o.chain.mode = self.chaining;
         o.seed = spec.seed;
         o.seed_input = Some(spec.start.clone());
-        o.timeout = spec.timeout;
+        o.target.timeout = spec.timeout;
         o.budget = Budget { max_execs: Some(spec.max_execs), max_time: Some(spec.max_time) };
         let stop = AtomicBool::new(false);
         let r = campaign::search(&mut cx.target, &o, &mut Silent, &stop)?;

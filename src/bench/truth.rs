@@ -17,11 +17,10 @@
 //!   the untaken counts cannot be compared (both are shown).
 
 use super::tools::ProgramCtx;
-use crate::input::{shape, Input};
+use crate::input::Input;
 use crate::toolchain::Toolchain;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -47,38 +46,6 @@ fn llvm_tool(tc: &Toolchain, name: &str) -> PathBuf {
         Some(d) if d.join(name).is_file() => d.join(name),
         _ => PathBuf::from(format!("{name}-22")),
     }
-}
-
-/// The C driver that runs every input in a forked child.
-fn driver(cx: &ProgramCtx, inputs: &[Input]) -> String {
-    let d = &cx.target.domain;
-    let mut s = String::from(
-        "#include <stdint.h>\n#include <stdlib.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n",
-    );
-    let _ = writeln!(s, "{};\n", cx.target.signature.prototype);
-    for (i, x) in inputs.iter().enumerate() {
-        let (setup, args) = shape::c_args(d, x, "evotest_v");
-        let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
-        for l in setup {
-            let _ = writeln!(s, "    {l}");
-        }
-        let _ = writeln!(s, "    {}({});\n}}", cx.target.signature.name, args.join(", "));
-    }
-    let _ = writeln!(s, "static void (*const evotest_runs[])(void) = {{");
-    for i in 0..inputs.len() {
-        let _ = writeln!(s, "    evotest_run_{i},");
-    }
-    s.push_str(
-        "};\n\nint main(void) {\n\
-         \x20   for (size_t i = 0; i < sizeof evotest_runs / sizeof evotest_runs[0]; i++) {\n\
-         \x20       pid_t p = fork();\n\
-         \x20       if (p == 0) { alarm(5); evotest_runs[i](); exit(0); }\n\
-         \x20       int st;\n\
-         \x20       if (p > 0) waitpid(p, &st, 0);\n\
-         \x20   }\n\
-         \x20   return 0;\n}\n",
-    );
-    s
 }
 
 /// Count llvm-cov's branch outcomes of `source` in an `llvm-cov export` JSON document.
@@ -121,15 +88,16 @@ pub fn check(cx: &ProgramCtx, inputs: &[Input], union_covered: usize) -> Result<
     }
     std::fs::create_dir_all(&dir)?;
     let drv = dir.join("driver.c");
-    std::fs::write(&drv, driver(cx, inputs))?;
+    let program = cx.target.frontend.replay_program(inputs).ok_or_else(|| anyhow!("this frontend has no replay program"))?;
+    std::fs::write(&drv, program)?;
     let exe = dir.join("truth");
-    let src = cx.options.sources.first().ok_or_else(|| anyhow!("no source"))?;
+    let src = cx.options.target.sources.first().ok_or_else(|| anyhow!("no source"))?;
     let out = tc
         .clang()
         .args(["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"])
         .arg(&drv)
-        .args(&cx.options.sources)
-        .args(&cx.options.cflags)
+        .args(&cx.options.target.sources)
+        .args(&cx.options.target.cflags)
         .arg("-lm")
         .arg("-o")
         .arg(&exe)

@@ -11,7 +11,7 @@
 //! * **Approach-level ladder** of a block B: level 1 holds the control dependences of B, level 2
 //!   those of the level-1 blocks, and so on (breadth first, each block once). An execution that
 //!   did not reach B diverged at the first level holding an executed branch: the approach level
-//!   (seed 002 §2; EvoSuite's `ControlFlowDistance`).
+//!   (McMinn & Holcombe 2004, §2; EvoSuite's `ControlFlowDistance`).
 
 pub mod reaching;
 

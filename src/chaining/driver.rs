@@ -1,15 +1,65 @@
-//! The hybrid of seed 002 §5: when plain search fails on a goal, take its best input, build event
-//! sequences from the problem node's data dependencies, and run a separate search for each
-//! sequence (the inner [`GoalSearch`]: AVM, GA or the paper's GA), expanding the chaining tree
-//! from failed sequences until the goal is covered, the tree is exhausted at its depth limit, or
-//! the budget runs out.
+//! The chaining approach as a decorator of a [`GoalSearch`] (McMinn & Holcombe 2004, §5): when
+//! plain search stalls on a goal, take its best input, build event sequences from the problem
+//! node's data dependencies, and run a separate search for each sequence (the inner
+//! [`GoalSearch`]: AVM, GA or the paper's EA), expanding the chaining tree from failed sequences
+//! until the goal is covered, the tree is exhausted at its depth limit, or the budget runs out.
+//! [`crate::search::drive`] knows nothing of it: it calls [`GoalSearch::after_attempt`], where the
+//! decorator decides to chain.
 
-use super::{initial, Sequence, SequenceGoal};
+use super::{initial, Chain, Sequence, SequenceGoal};
 use crate::input::Input;
-use crate::search::{ChainOrder, GoalSearch, SearchContext};
+use crate::search::{Attempt, GoalSearch, SearchContext};
 use anyhow::Result;
 use serde::Serialize;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+/// When to use the chaining approach on a goal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Chaining {
+    /// Never.
+    Off,
+    /// When plain search stalls on the goal (it is about to be set aside as suspected
+    /// infeasible).
+    #[default]
+    Auto,
+    /// As soon as one plain attempt fails (as in the paper: if the initial search fails).
+    On,
+}
+
+/// Order in which the chaining tree is explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ChainOrder {
+    /// Level by level.
+    #[default]
+    Bfs,
+    /// Deepest first (each child of a failed sequence before its siblings).
+    Dfs,
+    /// Most promising first: the open sequence whose fitness on its parent's best execution is
+    /// lowest (computed from the parent's trace, so ranking costs no executions).
+    Best,
+}
+
+/// Settings of the chaining approach, with their defaults and sources.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ChainConfig {
+    /// When to chain. Default `auto`.
+    pub mode: Chaining,
+    /// Depth limit of the chaining tree. Default 5, as in McMinn & Holcombe (2004).
+    pub depth: usize,
+    /// Exploration order of the chaining tree. Default breadth-first.
+    pub order: ChainOrder,
+    /// Most event sequences tried per goal. Default 50.
+    pub max_sequences: usize,
+}
+
+impl Default for ChainConfig {
+    fn default() -> Self {
+        ChainConfig { mode: Chaining::Auto, depth: 5, order: ChainOrder::Bfs, max_sequences: 50 }
+    }
+}
 
 /// One event sequence tried for a goal.
 #[derive(Clone, Debug, Serialize)]
@@ -20,7 +70,7 @@ pub struct SequenceReport {
     pub depth: usize,
     /// Executions spent on it.
     pub executions: u64,
-    /// Best sequence fitness reached (seed 002 Eq. 2; 0 = executed).
+    /// Best sequence fitness reached (McMinn & Holcombe 2004, Eq. 2; 0 = executed).
     pub best_fitness: f64,
     /// Whether the goal was covered while searching for it.
     pub succeeded: bool,
@@ -42,13 +92,60 @@ pub struct ChainReport {
     pub trace_overflow: bool,
 }
 
-/// Run the chaining approach on `goal` with `search` as the per-sequence search. Records a
-/// [`ChainReport`] in the context.
-pub fn pursue(cx: &mut SearchContext, search: &mut dyn GoalSearch, goal: usize) -> Result<()> {
-    let Some(chain) = cx.chain.clone() else { return Ok(()) };
-    let Some((site, _, k)) = cx.goals[goal].branch() else { return Ok(()) };
-    let target = cx.goals[goal].describe(chain.program());
-    let (depth_limit, order, max_sequences) = (cx.config.chain_depth, cx.config.chain_order, cx.config.chain_sequences);
+/// A [`GoalSearch`] with the chaining approach around it. See module docs.
+pub struct Chained<'s> {
+    inner: &'s mut dyn GoalSearch,
+    chain: Arc<Chain>,
+    config: ChainConfig,
+    /// Goals chained since they last stalled, with the patience then: chained again after a
+    /// revival (with doubled patience).
+    chained: HashMap<usize, u64>,
+    /// What was done, per goal chained.
+    pub reports: Vec<ChainReport>,
+}
+
+impl<'s> Chained<'s> {
+    pub fn new(inner: &'s mut dyn GoalSearch, chain: Arc<Chain>, config: ChainConfig) -> Chained<'s> {
+        Chained { inner, chain, config, chained: HashMap::new(), reports: Vec::new() }
+    }
+}
+
+impl GoalSearch for Chained<'_> {
+    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
+        self.inner.attempt(cx, goal)
+    }
+
+    fn after_attempt(&mut self, cx: &mut SearchContext, goal: usize, a: Attempt) -> Result<()> {
+        self.inner.after_attempt(cx, goal, a)?;
+        let now = match self.config.mode {
+            Chaining::Off => false,
+            Chaining::Auto => a.stalled,
+            Chaining::On => !a.improved,
+        };
+        let fresh = self.chained.get(&goal) != Some(&cx.config.patience);
+        if now && fresh && !cx.is_covered(goal) && !cx.out_of_budget() {
+            self.chained.insert(goal, cx.config.patience);
+            let r = pursue(cx, &mut *self.inner, &self.chain, &self.config, goal)?;
+            self.reports.extend(r);
+        }
+        Ok(())
+    }
+}
+
+/// Run the chaining approach on `goal` with `search` as the per-sequence search. Returns what it
+/// did (`None` for a goal that is not a branch outcome).
+///
+/// Errors: only when the executor breaks.
+pub fn pursue(
+    cx: &mut SearchContext,
+    search: &mut dyn GoalSearch,
+    chain: &Arc<Chain>,
+    config: &ChainConfig,
+    goal: usize,
+) -> Result<Option<ChainReport>> {
+    let Some((site, k)) = cx.goal(goal).target_outcome() else { return Ok(None) };
+    let target = cx.goal(goal).describe(chain.program());
+    let (depth_limit, order, max_sequences) = (config.depth, config.order, config.max_sequences);
     cx.set_ordered_trace(true);
     let start = cx.executions();
     let mut report =
@@ -122,6 +219,5 @@ pub fn pursue(cx: &mut SearchContext, search: &mut dyn GoalSearch, goal: usize) 
     cx.set_ordered_trace(false);
     report.covered = cx.is_covered(goal);
     report.executions = cx.executions() - start;
-    cx.chain_reports.push(report);
-    result
+    result.map(|()| Some(report))
 }

@@ -1,5 +1,5 @@
 //! The chaining approach (Ferguson & Korel 1996) hybridised with evolutionary testing, after
-//! McMinn & Holcombe (seed 002).
+//! McMinn & Holcombe (2004).
 //!
 //! When plain search stalls on a goal (a branch outcome that depends on a flag, a counter, an
 //! enumeration or a special return value, whose branch distance gives no guidance), the best
@@ -9,7 +9,7 @@
 //! **event sequence** ⟨…, (d, {v}), (p, ∅), …, target⟩: execute definition d, keep v unchanged
 //! until the problem node p, then reach the target. Sequences form a **chaining tree**, searched
 //! to a depth limit (default 5) in breadth- or depth-first order; a separate search runs for each
-//! sequence, minimising its fitness ([`Chain::fitness`], seed 002 Eq. 2).
+//! sequence, minimising its fitness ([`Chain::fitness`], McMinn & Holcombe 2004, Eq. 2).
 //!
 //! Events are [`Node::Take`] (a branch site takes an outcome) or [`Node::Def`] (a definition
 //! executes). Besides the problem node's last definitions, the tree also follows the
@@ -19,6 +19,8 @@
 //! returned colour is `palette[i].colour`, so `i = 0` must not be incremented before the return).
 
 pub mod driver;
+
+pub use driver::{ChainConfig, ChainOrder, ChainReport, Chained, Chaining};
 
 use crate::cfg::reaching::ReachingDefs;
 use crate::fitness::{Analysis, Goal};
@@ -160,7 +162,7 @@ impl Chain {
     }
 
     /// Approach level + normalised branch distance of `node` over the trace segment `seg`
-    /// (seed 002 Eq. 1, restricted to the part of the execution after the previous event). Only
+    /// (McMinn & Holcombe 2004, Eq. 1, restricted to the part of the execution after the previous event). Only
     /// *critical* branches count: executions of a ladder branch that went the way leading to the
     /// node are not a divergence.
     pub fn eq1(&self, node: Node, seg: &[Event]) -> f64 {
@@ -214,14 +216,14 @@ impl Chain {
             .sum()
     }
 
-    /// Fitness of an execution for `seq` (seed 002 Eq. 2, minimised; 0 when every event happened
+    /// Fitness of an execution for `seq` (McMinn & Holcombe 2004, Eq. 2, minimised; 0 when every event happened
     /// in order with its constraints kept), and the index of the first event that did not happen.
     ///
     /// **Trace matching is first-fit:** each event is matched at its first occurrence after the
     /// previous event's match. The first unmatched event adds Eq. 1 (approach level + d/(d+1))
     /// computed on the rest of the trace; every event after it adds 1 (it is unreached, like an
     /// approach level across the sequence: adding their distances too would mix opposite pulls,
-    /// e.g. |x| and |1/x| in seed 002's deceptive example, into a flat sum). A matched event with a
+    /// e.g. |x| and |1/x| in McMinn & Holcombe's deceptive example, into a flat sum). A matched event with a
     /// constraint set adds, for every definition of a constrained variable before the next event's
     /// match (or the end of the trace), d/(d+1) of the last branch before that definition.
     pub fn fitness(&self, seq: &Sequence, events: &[Event]) -> (f64, Option<usize>) {
@@ -411,9 +413,8 @@ impl Chain {
             .map(|e| {
                 let node = match e.node {
                     Node::Take { site, outcome } => {
-                        let s = &p.sites[site as usize].meta;
-                        let label = s.outcome_labels.get(outcome as usize).map(String::as_str).unwrap_or("?");
-                        format!("L{} {} → {label}", s.line, s.cond)
+                        let s = &p.sites[site as usize];
+                        format!("L{} {} → {}", s.meta.line, s.meta.cond, s.label(outcome))
                     }
                     Node::Def { def } => {
                         let d = &p.defs[def as usize].meta;
@@ -445,6 +446,10 @@ impl Goal for SequenceGoal {
 
     fn describe(&self, _program: &Program) -> String {
         self.chain.describe(&self.seq)
+    }
+
+    fn needs_ordered_trace(&self) -> bool {
+        true
     }
 }
 

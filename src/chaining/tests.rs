@@ -1,4 +1,4 @@
-//! Event sequences on a hand-built `flag_avoid_loop_assignment` (seed 002, Fig. 3):
+//! Event sequences on a hand-built `flag_avoid_loop_assignment` (McMinn & Holcombe 2004, Fig. 3):
 //!
 //! ```text
 //! b0: flag = 1 (d0); i = 0 (d1)          -> b1
@@ -169,4 +169,63 @@ fn first_fit_matches_the_earliest_occurrence_after_the_previous_event() {
     // only one increment: the second is unmatched
     let t = vec![def(1), br(0, 0, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
     assert_eq!(c.fitness(&two, &t).1, Some(1));
+}
+
+/// The program above on the mock executor, input `a[0..3]`: the target `flag != 0 → true` needs
+/// every element 0, which plain search cannot see (the flag's distance is 0 or K); the chaining
+/// decorator around AVM finds it through the sequence ⟨(flag = 1, {flag}), target⟩.
+#[test]
+fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
+    use crate::exec::mock::MockRun;
+    use crate::search::testkit::{ints, run_with, Scenario};
+    use crate::fitness::Criterion;
+    use crate::search::{drive, SearchConfig};
+    let p = program();
+    let analysis = Analysis::new(&p);
+    let goals = crate::fitness::branch::BranchCoverage.goals(&p, &analysis, &[0]);
+    let target = goals.iter().position(|g| g.target_outcome() == Some((2, 0))).unwrap();
+    let mock = |v: &[crate::input::Value], r: &mut MockRun| {
+        let a: Vec<i128> = v.iter().map(|x| x.as_i128()).collect();
+        let mut flag = 1;
+        r.def(0);
+        r.def(1);
+        for (i, &x) in a.iter().enumerate() {
+            r.branch(0, 0, &[0.0, (3 - i) as f64]);
+            if x != 0 {
+                r.branch(1, 2, &[0.0, x.unsigned_abs() as f64]);
+                flag = 0;
+                r.def(2);
+            } else {
+                r.branch(1, 2, &[1.0, 0.0]);
+            }
+            r.def(3);
+        }
+        r.branch(0, 0, &[1.0, 0.0]);
+        r.branch(2, 4, if flag != 0 { &[0.0, 1.0] } else { &[1.0, 0.0] });
+    };
+    let d = ints(&["a0", "a1", "a2"], Some((-1000, 1000)));
+    let chain = Arc::new(Chain::new(&p, &analysis));
+    let run = |mode: Chaining| {
+        let sc = Scenario { sites: 3, outcomes: 6, program: Box::new(mock), goals: crate::fitness::branch::BranchCoverage.goals(&p, &analysis, &[0]) };
+        let mut reports = vec![];
+        let config = SearchConfig { patience: 200, ..SearchConfig::default() };
+        let chain = chain.clone();
+        let r = run_with(&d, sc, config, 7, 30_000, |cx| {
+            // start away from the all-zero corner
+            cx.evaluate(&d.from_values(&[crate::input::Value::Int(500); 3])).unwrap();
+            let mut avm = crate::search::avm::Avm;
+            let mut c = Chained::new(&mut avm, chain, ChainConfig { mode, ..ChainConfig::default() });
+            drive(cx, &mut c).unwrap();
+            reports = c.reports;
+            assert_eq!(cx.is_covered(target), mode != Chaining::Off, "mode {mode:?}");
+        });
+        (r, reports)
+    };
+    let (plain, reports) = run(Chaining::Off);
+    assert!(reports.is_empty());
+    assert_eq!(plain.covered, plain.goals - 1, "{plain:?}");
+    let (chained, reports) = run(Chaining::Auto);
+    assert_eq!(chained.covered, chained.goals, "{chained:?}");
+    let r = reports.iter().find(|r| r.goal == target).expect("a chaining report for the flag");
+    assert!(r.covered && r.sequences.iter().any(|s| s.succeeded && s.sequence.contains("flag = 1")), "{r:?}");
 }

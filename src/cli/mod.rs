@@ -2,15 +2,18 @@
 //! lives in the library.
 
 use crate::campaign::{self, RunOptions};
-use crate::config::{self, parse_duration, parse_range_arg};
+use crate::chaining::{ChainConfig, ChainOrder, Chaining};
+use crate::config::{self, parse_duration};
+use crate::fitness::path::PathFitness;
 use crate::fitness::CRITERIA;
+use crate::input::spec::parse_range_arg;
 use crate::input::InitMode;
 use crate::program;
 use crate::report::{self, progress::ProgressMonitor};
-use crate::search::{Budget, ChainOrder, Chaining, SearchConfig, ALGORITHMS};
+use crate::search::{Budget, SearchConfig, ALGORITHMS};
+use crate::target::{self, TargetOptions};
 use crate::toolchain::Toolchain;
 use anyhow::{Context, Result};
-use crate::search::PathFitness;
 use clap::{Args, Parser, Subcommand};
 
 /// Set when stdout was closed (`evotest … | head`): output stops, the run goes on and writes its
@@ -83,13 +86,13 @@ pub struct Cli {
 enum Cmd {
     /// Generate tests for a C function: compile with the pass, search, write a test suite
     Run(Box<RunArgs>),
-    /// Find inputs that take given paths through a C function (path testing, seed 001)
+    /// Find inputs that take given paths through a C function (path testing, Bueno & Jino 2002)
     Path(Box<PathArgs>),
     /// Show the branch sites the pass instruments in a C file, with their conditions
     Sites(SitesArgs),
     /// Benchmark tools on the subject programs (programs × tools × runs, fixed seeds)
     Bench(BenchArgs),
-    /// Benchmark path testing (seed 001's experiment): paths × modes × attempts
+    /// Benchmark path testing (Bueno & Jino's 2002 experiment): paths × modes × attempts
     BenchPaths(BenchPathsArgs),
     /// List the search algorithms and coverage criteria
     List,
@@ -239,7 +242,7 @@ struct TargetArgs {
 
     /// Stop an execution after this many executed branch events (0 = no limit); it is recorded as
     /// a step-limit fault instead of running into the timeout
-    #[arg(long, default_value_t = campaign::MAX_BRANCH_EVENTS, value_name = "N")]
+    #[arg(long, default_value_t = target::MAX_BRANCH_EVENTS, value_name = "N")]
     max_branch_events: u32,
 
     /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
@@ -299,14 +302,14 @@ struct RunArgs {
     #[arg(long)]
     stop_when_stalled: bool,
 
-    /// The chaining approach (seed 002) for goals whose branch distance gives no guidance (flags,
+    /// The chaining approach (McMinn & Holcombe 2004) for goals whose branch distance gives no guidance (flags,
     /// counters, enumerations, special return values): auto = when plain search stalls on a goal,
     /// on = as soon as one plain attempt fails, off = never
     #[arg(long, value_enum, default_value_t = Chaining::Auto, num_args = 0..=1, default_missing_value = "on")]
     chaining: Chaining,
 
     /// Depth limit of the chaining tree
-    #[arg(long, default_value_t = SearchConfig::default().chain_depth, value_name = "N")]
+    #[arg(long, default_value_t = ChainConfig::default().depth, value_name = "N")]
     chain_depth: usize,
 
     /// Exploration order of the chaining tree
@@ -357,7 +360,7 @@ Outputs (in --out, default evotest-out/<function>/):
 /// Presets reproducing a paper's setup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Preset {
-    /// Seed 001: the binary GA (`bjga`), NC − EP/MEP fitness, population 80
+    /// Bueno & Jino (2002): the binary GA (`bjga`), NC − EP/MEP fitness, population 80
     BuenoJino,
 }
 
@@ -407,11 +410,11 @@ struct PathArgs {
     population: Option<usize>,
 
     /// Evaluations (executions and cache hits) without improvement that end one attempt at a path
-    #[arg(long, default_value_t = crate::path::driver::PATIENCE)]
+    #[arg(long, default_value_t = campaign::path::PATIENCE)]
     patience: u64,
 
     /// Fruitless attempts in a row after which a path is reported probably infeasible
-    #[arg(long, default_value_t = crate::path::driver::GIVE_UP_AFTER)]
+    #[arg(long, default_value_t = campaign::path::GIVE_UP_AFTER)]
     give_up_after: u32,
 
     /// Executions per path (0 = no limit)
@@ -473,11 +476,10 @@ fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
 }
 
 impl TargetArgs {
-    /// Options for this target, with the defaults of [`RunOptions::new`] for the rest.
-    fn options(&self) -> Result<RunOptions> {
-        let mut o = RunOptions::new(&self.files[0], &self.function);
+    /// Options for this target, with the defaults of [`TargetOptions::new`] for the rest.
+    fn options(&self) -> Result<TargetOptions> {
+        let mut o = TargetOptions::new(&self.files[0], &self.function);
         o.sources = self.files.clone();
-        o.seed = self.seed;
         o.timeout = parse_duration(&self.timeout).context("--timeout")?;
         if let Some(c) = &self.config {
             let file = config::load(c)?;
@@ -494,7 +496,6 @@ impl TargetArgs {
             o.shapes.retain(|x| x.name() != spec.name());
             o.shapes.push(spec);
         }
-        o.init = self.init;
         if let Some(d) = &self.out {
             o.out_dir = d.clone();
         }
@@ -514,7 +515,9 @@ fn budget(max_execs: u64, max_time: &str) -> Result<Budget> {
 
 impl RunArgs {
     fn options(&self) -> Result<RunOptions> {
-        let mut o = self.target.options()?;
+        let mut o = RunOptions::new(self.target.options()?);
+        o.seed = self.target.seed;
+        o.init = self.target.init;
         o.algorithm = self.algorithm.clone();
         o.criterion = self.criterion.clone();
         o.budget = budget(self.max_execs, &self.max_time)?;
@@ -523,11 +526,8 @@ impl RunArgs {
             patience: self.patience,
             give_up_after: self.give_up_after,
             stop_when_stalled: self.stop_when_stalled,
-            chaining: self.chaining,
-            chain_depth: self.chain_depth,
-            chain_order: self.chain_order,
-            ..SearchConfig::default()
         };
+        o.chain = ChainConfig { mode: self.chaining, depth: self.chain_depth, order: self.chain_order, ..ChainConfig::default() };
         o.targets = self.targets.clone();
         o.reuse = self.reuse;
         Ok(o)
@@ -543,7 +543,7 @@ fn run(args: &RunArgs) -> Result<i32> {
     let result = result?;
     let written = report::write_all(&result)?;
     let table = report::console::render(&result);
-    let summary = table.lines().rev().find(|l| l.starts_with("covered ")).unwrap_or("").to_string();
+    let summary = report::console::summary(&result);
     if args.json {
         eprint!("{table}");
         outln!("{}", serde_json::to_string_pretty(&report::json::report_value(&result))?);
@@ -551,7 +551,7 @@ fn run(args: &RunArgs) -> Result<i32> {
         outln!("{summary}");
     } else {
         out!("{table}");
-        let files: Vec<String> = written.files.iter().map(|f| f.display().to_string()).collect();
+        let files: Vec<String> = written.iter().map(|f| f.display().to_string()).collect();
         outln!("wrote {}", files.join(", "));
     }
     if let Some(e) = &result.error {
@@ -562,9 +562,7 @@ fn run(args: &RunArgs) -> Result<i32> {
 }
 
 fn sites(args: &SitesArgs) -> Result<i32> {
-    if !args.file.is_file() {
-        anyhow::bail!("{}: no such file", args.file.display());
-    }
+    target::check_sources(std::slice::from_ref(&args.file))?;
     let tc = Toolchain::locate()?;
     let dir = tempfile::tempdir()?;
     let obj = dir.path().join("sites.o");
@@ -670,6 +668,7 @@ fn list() -> Result<i32> {
     for c in CRITERIA {
         outln!("  {:<8} {}", c.name, c.about);
     }
+    outln!("  {:<8} {}", "path", "given paths through a function, one at a time (evotest path; Bueno & Jino 2002)");
     Ok(0)
 }
 

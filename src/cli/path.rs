@@ -1,14 +1,16 @@
 //! `evotest path`: parse or enumerate the target paths, then search for each in turn
-//! ([`crate::path::driver`]), and report.
+//! ([`crate::campaign::path`]), and report.
 
 use super::{budget, install_sigint, PathArgs, Preset};
-use crate::campaign;
+use crate::campaign::path::{self as driver, PathOutcome, PathResult, PathSearch};
+use crate::fitness::path::PathFitness;
 use crate::path::base::{program_key, SolutionsBase, FILE_NAME};
-use crate::path::driver::{self, PathOutcome, PathResult, PathSearch};
 use crate::path::{check, enumerate, parse, path_text, Decisions, Step};
 use crate::program::{self, Program};
 use crate::report::progress::ProgressMonitor;
-use crate::search::{self, PathFitness, SearchConfig};
+use crate::search::{self, SearchConfig};
+use crate::suite::RunInfo;
+use crate::target;
 use crate::toolchain::Toolchain;
 use anyhow::{anyhow, bail, Context, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,16 +56,16 @@ fn list(a: &PathArgs) -> Result<i32> {
     let tc = Toolchain::locate()?;
     let dir = tempfile::tempdir()?;
     let mut metas = Vec::new();
+    target::check_sources(&t.files)?;
     for (i, src) in t.files.iter().enumerate() {
-        if !src.is_file() {
-            bail!("{}: no such file", src.display());
-        }
         let obj = dir.path().join(format!("t{i}.o"));
         crate::compile::instrument(&tc, src, &obj, &t.function, &t.cflags)?;
         metas.extend(program::read_metadata(&obj)?);
     }
     let p = Program::with_sequential_bases(metas);
-    let d = driver::decisions(&p, &t.function)?;
+    let name = target::linkage_name(&t.function);
+    let (fi, _) = p.function(name).ok_or_else(|| anyhow!("function `{}` not found in {}", t.function, t.files[0].display()))?;
+    let d = Arc::new(Decisions::of(&p, fi));
     let (paths, truncated) = targets(&p, &d, a)?;
     for (i, q) in paths.iter().enumerate() {
         let loops = crate::path::loop_iterations(q);
@@ -108,25 +110,21 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     if a.list {
         return list(a);
     }
-    let mut opts = a.target.options()?;
+    let opts = a.target.options()?;
     let (algorithm, fitness, population) = match a.preset {
         Some(Preset::BuenoJino) => ("bjga".to_string(), PathFitness::BuenoJino, a.population.unwrap_or(search::bjga::POPULATION)),
         None => (a.algorithm.clone(), a.fitness, a.population.unwrap_or(SearchConfig::default().population)),
     };
-    if search::algorithm(&algorithm).is_none() {
-        let names: Vec<_> = search::ALGORITHMS.iter().map(|x| x.name).collect();
-        bail!("unknown algorithm `{algorithm}` (available: {})", names.join(", "));
-    }
+    search::algorithm_or_error(&algorithm)?;
     if fitness == PathFitness::BuenoJino && algorithm != "bjga" {
         bail!("--fitness bueno-jino is relative to a population: use --algorithm bjga (or --preset bueno-jino)");
     }
-    opts.algorithm = algorithm.clone();
     install_sigint();
     let t0 = Instant::now();
-    let mut target = campaign::build(&opts)?;
-    let d = driver::decisions(&target.program, &opts.function)?;
+    let mut target = target::build(&opts)?;
+    let d = driver::decisions(&target)?;
     let (paths, truncated) = targets(&target.program, &d, a)?;
-    let key = program_key(&target.program, &opts.function, &target.domain);
+    let key = program_key(&target.program, &opts.function, target.frontend.domain());
     let base_file = opts.out_dir.join(FILE_NAME);
     let mut base = SolutionsBase::open(&base_file, &key, &opts.function)?;
     if base.skipped_lines > 0 {
@@ -134,16 +132,11 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     }
     let ps = PathSearch {
         algorithm,
-        config: SearchConfig {
-            population,
-            patience: a.patience,
-            give_up_after: a.give_up_after,
-            path_fitness: fitness,
-            ..SearchConfig::default()
-        },
+        config: SearchConfig { population, patience: a.patience, give_up_after: a.give_up_after, ..SearchConfig::default() },
+        fitness,
         budget: budget(a.max_execs, &a.max_time)?,
-        seed: opts.seed,
-        init: opts.init,
+        seed: a.target.seed,
+        init: a.target.init,
         reuse: !a.no_reuse,
         min_similarity: a.min_similarity,
         prefix: a.prefix,
@@ -182,7 +175,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         "function": opts.function,
         "sources": opts.sources,
         "algorithm": ps.algorithm,
-        "fitness": ps.config.path_fitness,
+        "fitness": ps.fitness,
         "population": ps.config.population,
         "reuse": ps.reuse,
         "min_similarity": ps.min_similarity,
@@ -200,8 +193,18 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         "paths": results,
     });
     crate::report::write_atomic(&opts.out_dir.join("paths.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
-    let run = driver::as_run_result(&target, &opts, &results, t0.elapsed());
-    crate::report::Reporter::report(&crate::report::ctests::TestsC, &run)?;
+    let info = RunInfo {
+        sources: opts.sources.clone(),
+        function: opts.function.clone(),
+        algorithm: ps.algorithm.clone(),
+        criterion: "path".into(),
+        seed: ps.seed,
+        budget: ps.budget,
+        timeout: opts.timeout,
+        out_dir: opts.out_dir.clone(),
+    };
+    let suite = driver::suite(&target, &decisions, info, &ps, &results, t0.elapsed());
+    crate::report::Reporter::report(&crate::report::TestFileReporter, &suite)?;
     let summary = format!(
         "covered {covered}/{} paths, {infeasible} probably infeasible; {} executions, {:.2} s; solutions base: {} paths",
         results.len(),

@@ -138,11 +138,6 @@ impl ForkServer {
         self.shm.header().overflow
     }
 
-    /// Times the fork server had to be restarted.
-    pub fn restarts(&self) -> u32 {
-        self.restarts
-    }
-
     fn spawn(&mut self) -> Result<()> {
         self.stop();
         self.shm.reset_registrations();
@@ -205,11 +200,6 @@ impl ForkServer {
             let _ = r.child.kill();
             let _ = r.child.wait();
         }
-    }
-
-    /// Most inputs one target process runs (1 without persistent mode).
-    pub fn inputs_per_process(&self) -> u32 {
-        self.persistent.unwrap_or(1)
     }
 
     /// One attempt; `Err` means the server is broken and should be restarted.
@@ -344,6 +334,14 @@ impl Executor for ForkServer {
 
     fn set_max_branch_events(&mut self, n: u32) {
         self.shm.set_max_branch_events(n);
+    }
+
+    fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    fn inputs_per_process(&self) -> u32 {
+        self.persistent.unwrap_or(1)
     }
 }
 

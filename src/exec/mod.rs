@@ -1,4 +1,6 @@
-//! Executing the target: the [`Executor`] trait and its fork-server implementation.
+//! Executing the target: the [`Executor`] trait and its implementations, each a file: the fork
+//! server ([`forkserver`], per input or persistent) and a mock driven by a Rust closure ([`mock`],
+//! for unit tests of the engine without compiling C).
 //!
 //! An executor runs one encoded input and returns an [`Execution`]: how the process ended
 //! ([`ExitKind`]), the value the harness recorded as returned, and the [`Trace`]. A crash, hang
@@ -6,6 +8,7 @@
 //! (the fork server cannot be restarted).
 
 pub mod forkserver;
+pub mod mock;
 pub mod shm;
 
 use crate::trace::Trace;
@@ -14,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 pub use forkserver::ForkServer;
+pub use mock::MockExecutor;
 
 /// How an execution ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -115,9 +119,10 @@ pub struct Execution {
     pub duration: Duration,
 }
 
-/// Runs inputs against the target.
+/// Runs inputs against the target. Adding an executor means adding a file with a type that
+/// implements this trait.
 pub trait Executor {
-    /// Run one encoded input. `Err` only when the executor itself fails.
+    /// Run one input (the bytes the harness reads). `Err` only when the executor itself fails.
     fn run(&mut self, input: &[u8]) -> Result<Execution>;
     /// Executions so far.
     fn executions(&self) -> u64;
@@ -126,4 +131,12 @@ pub trait Executor {
     /// Stop each following execution after `n` branch events (0 = no limit); such an execution
     /// ends as [`ExitKind::StepLimit`].
     fn set_max_branch_events(&mut self, n: u32);
+    /// Times the executor had to restart the target (a fork server that died).
+    fn restarts(&self) -> u32 {
+        0
+    }
+    /// Most inputs one target process runs (1: a process per input).
+    fn inputs_per_process(&self) -> u32 {
+        1
+    }
 }

@@ -1,17 +1,19 @@
 //! Branch coverage: one goal per outcome of every branch site.
 //!
 //! Fitness (minimised) = approach level + d/(d+1), EvoSuite's `ControlFlowDistance` with its
-//! normalisation (seed 002 Eq. 1 uses the same shape). If the goal's site was executed, the
+//! normalisation (McMinn & Holcombe 2004, Eq. 1, use the same shape). If the goal's site was executed, the
 //! approach level is 0 and d is the minimum branch distance of the wanted outcome over the
 //! execution. Otherwise the approach level is the first level of the site's approach-level
 //! ladder ([`crate::cfg::Cfg::ladder`]) that holds an executed branch, and d is the smallest
 //! distance, at that level, to the outcome that leads towards the goal. An execution that reached
 //! none of them (the function was not entered) scores ladder length + 1.
 
-use super::{Analysis, Criterion, Goal};
+use super::{Analysis, Criterion, Goal, Row, RowCell};
 use crate::program::{OutcomeId, Program, SiteId};
 use crate::trace::Trace;
+use anyhow::{anyhow, bail, Result};
 use evotest_abi::normalise;
+use std::collections::HashMap;
 
 /// The branch-coverage criterion.
 pub struct BranchCoverage;
@@ -58,6 +60,64 @@ impl Criterion for BranchCoverage {
         }
         goals
     }
+
+    /// `LINE:OUTCOME` (e.g. `38:true`, `70:case 1`), `LINE:COL:OUTCOME`, or `sSITE:OUTCOME`.
+    fn select(&self, program: &Program, goals: &[Box<dyn Goal>], specs: &[String]) -> Result<Vec<bool>> {
+        if specs.is_empty() {
+            return Ok(vec![true; goals.len()]);
+        }
+        let mut keep = vec![false; goals.len()];
+        for t in specs {
+            let (loc, outcome) = t
+                .rsplit_once(':')
+                .ok_or_else(|| anyhow!("--target {t}: expected LINE:OUTCOME (e.g. 38:true), LINE:COL:OUTCOME or sSITE:OUTCOME"))?;
+            let outcome = outcome.trim();
+            let (line, col) = match loc.split_once(':') {
+                Some((l, c)) => (l, c.trim().parse::<u32>().ok()),
+                None => (loc, None),
+            };
+            let mut found = false;
+            for (g, goal) in goals.iter().enumerate() {
+                let Some((site, k)) = goal.target_outcome() else { continue };
+                let s = &program.sites[site as usize];
+                let here = match line.trim().strip_prefix('s') {
+                    Some(id) => id.parse::<u32>().ok() == Some(site),
+                    None => line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col),
+                };
+                if here && s.label(k) == outcome {
+                    keep[g] = true;
+                    found = true;
+                }
+            }
+            if !found {
+                bail!("--target {t}: no branch outcome `{outcome}` at {loc} among the goals (see `evotest sites`)");
+            }
+        }
+        Ok(keep)
+    }
+
+    /// One row per site with at least one goal, in site order.
+    fn rows(&self, program: &Program, goals: &[Box<dyn Goal>]) -> Vec<Row> {
+        let goal_of: HashMap<(SiteId, u32), usize> =
+            goals.iter().enumerate().filter_map(|(g, goal)| goal.target_outcome().map(|o| (o, g))).collect();
+        program
+            .sites
+            .iter()
+            .filter(|site| (0..site.meta.n_outcomes).any(|k| goal_of.contains_key(&(site.id, k))))
+            .map(|site| Row {
+                id: site.id,
+                function: program.functions[site.function].meta.name.clone(),
+                file: site.meta.file.clone(),
+                line: site.meta.line,
+                col: site.meta.col,
+                kind: serde_json::to_value(site.meta.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                text: site.meta.cond.clone(),
+                cells: (0..site.meta.n_outcomes)
+                    .map(|k| RowCell { label: site.label(k).to_string(), goal: goal_of.get(&(site.id, k)).copied() })
+                    .collect(),
+            })
+            .collect()
+    }
 }
 
 impl BranchGoal {
@@ -87,13 +147,15 @@ impl Goal for BranchGoal {
     }
 
     fn describe(&self, program: &Program) -> String {
-        let s = &program.sites[self.site as usize];
-        let label = s.meta.outcome_labels.get(self.k as usize).map(String::as_str).unwrap_or("?");
-        format!("{}:{}:{} `{}` → {}", s.meta.file, s.meta.line, s.meta.col, s.meta.cond, label)
+        program.sites[self.site as usize].describe(self.k)
     }
 
-    fn branch(&self) -> Option<(SiteId, OutcomeId, u32)> {
-        Some((self.site, self.outcome, self.k))
+    fn short(&self, program: &Program) -> String {
+        program.sites[self.site as usize].short(self.k)
+    }
+
+    fn target_outcome(&self) -> Option<(SiteId, u32)> {
+        Some((self.site, self.k))
     }
 }
 
@@ -124,7 +186,7 @@ mod tests {
         let p = program();
         let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
         assert_eq!(goals.len(), 4);
-        let target = goals.iter().find(|g| g.branch() == Some((1, 2, 0))).unwrap(); // b == 7 → true
+        let target = goals.iter().find(|g| g.target_outcome() == Some((1, 0))).unwrap(); // b == 7 → true
         // a = -4: only the outer site ran, false taken; distance to its true outcome is 5
         let t = Trace::from_parts(2, &[0], vec![5.0, 0.0, 9.0, 9.0]);
         assert_eq!(target.fitness(&t), 1.0 + 5.0 / 6.0);
@@ -158,7 +220,7 @@ mod tests {
             &[(1, "i < n"), (3, "j < m"), (4, "x == 5")],
         );
         let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
-        let target = goals.iter().find(|g| g.branch() == Some((2, 4, 0))).unwrap();
+        let target = goals.iter().find(|g| g.target_outcome() == Some((2, 0))).unwrap();
         let g = |executed: &[u32], d: Vec<f64>| {
             let b = target.as_ref() as &dyn Goal;
             b.fitness(&Trace::from_parts(3, executed, d))

@@ -1,8 +1,10 @@
 //! Coverage criteria and fitness.
 //!
-//! A [`Criterion`] turns the analysed program into **goals**; a [`Goal`] turns one execution's
-//! trace into a fitness value, minimised, 0.0 exactly when the goal is covered. Search algorithms
-//! see only goals and fitness values, never branches (EvoSuite's split of `coverage/` and `ga/`).
+//! A [`Criterion`] turns the analysed program into **goals**, picks the ones the user named
+//! (`--target`), and lays them out as report [`Row`]s; a [`Goal`] turns one execution's trace
+//! into a fitness value, minimised, 0.0 exactly when the goal is covered. Search algorithms see
+//! only goals and fitness values, never branches (EvoSuite's split of `coverage/` and `ga/`), and
+//! reporters see only rows and goal descriptions.
 //!
 //! Adding a criterion means adding a file with a type implementing [`Criterion`] and one line in
 //! [`CRITERIA`].
@@ -11,8 +13,9 @@ pub mod branch;
 pub mod path;
 
 use crate::cfg::Cfg;
-use crate::program::{OutcomeId, Program, SiteId};
+use crate::program::{Program, SiteId};
 use crate::trace::Trace;
+use anyhow::{bail, Result};
 
 /// Analyses shared by all criteria: one [`Cfg`] per function of the program (same order as
 /// [`Program::functions`]).
@@ -32,19 +35,32 @@ impl Analysis {
     }
 }
 
+/// What a population-relative fitness keeps of one member's execution (opaque to the search).
+pub type Summary = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+/// A fitness that depends on the rest of the population, such as Bueno & Jino's (2002)
+/// `NC − EP/MEP`. Population-based algorithms whose selection can use it ask the goal for it
+/// ([`Goal::relative`]).
+pub trait RelativeFitness: Send + Sync {
+    /// What the relative fitness needs of one execution.
+    fn summary(&self, trace: &Trace) -> Summary;
+    /// Selection scores of the members (maximised, ≥ 0), from their summaries.
+    fn scores(&self, members: &[&Summary]) -> Vec<f64>;
+}
+
 /// One coverage goal.
 pub trait Goal: Send + Sync {
     /// Fitness of an execution for this goal: minimised, ≥ 0, and exactly 0.0 iff covered.
     fn fitness(&self, trace: &Trace) -> f64;
-    /// Short description for reports, e.g. `triangle.c:12:9 a <= 0 → true`.
+    /// Description for reports, e.g. `triangle.c:12:9 `a <= 0` → true`.
     fn describe(&self, program: &Program) -> String;
-    /// The branch outcome this goal is about, if it is one: (site, global outcome, outcome index).
-    fn branch(&self) -> Option<(SiteId, OutcomeId, u32)> {
-        None
+    /// A short label for listings and test-file comments, e.g. `L12 a <= 0:T`.
+    fn short(&self, program: &Program) -> String {
+        self.describe(program)
     }
-    /// The path this goal is about, if it is a path goal (population-based fitness functions such
-    /// as Bueno & Jino's need the details of the match, not just the fitness).
-    fn as_path(&self) -> Option<&path::PathGoal> {
+    /// The branch outcome (site, outcome index) whose execution covers this goal, if there is
+    /// one: what the chaining approach builds its event sequences towards.
+    fn target_outcome(&self) -> Option<(SiteId, u32)> {
         None
     }
     /// Whether the fitness needs the ordered trace (the sequence of decisions), which costs a
@@ -52,27 +68,83 @@ pub trait Goal: Send + Sync {
     fn needs_ordered_trace(&self) -> bool {
         false
     }
+    /// A population-relative fitness of this goal, if it has one.
+    fn relative(&self) -> Option<&dyn RelativeFitness> {
+        None
+    }
 }
 
-/// A coverage criterion: a factory of goals.
+/// One cell of a report row: an outcome and the goal that stands for it (`None`: not a goal,
+/// e.g. an outcome outside `--target`).
+#[derive(Clone, Debug)]
+pub struct RowCell {
+    pub label: String,
+    pub goal: Option<usize>,
+}
+
+/// One row of a report: a program point (a branch site, a path) and its goals.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Site ID or path number.
+    pub id: u32,
+    /// The function it is in.
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// `br`, `switch`, `select`, `path`.
+    pub kind: String,
+    /// The condition's source text, or the path.
+    pub text: String,
+    pub cells: Vec<RowCell>,
+}
+
+/// A coverage criterion: a factory of goals, the reader of the user's `--target` specs, and
+/// the layout of its goals in reports.
 pub trait Criterion {
     /// Name used on the command line and in reports.
     fn name(&self) -> &'static str;
     /// All goals of the program under this criterion, in the functions of `scope` (indices into
     /// [`Program::functions`]: the function under test and those it calls).
     fn goals(&self, program: &Program, analysis: &Analysis, scope: &[usize]) -> Vec<Box<dyn Goal>>;
+    /// Which of `goals` the `--target` specs name (`keep[g]`).
+    ///
+    /// Errors (one line): a spec that does not parse or names no goal.
+    fn select(&self, _program: &Program, _goals: &[Box<dyn Goal>], specs: &[String]) -> Result<Vec<bool>> {
+        if let Some(s) = specs.first() {
+            bail!("--target {s}: the {} criterion does not take targets", self.name());
+        }
+        Ok(vec![true; _goals.len()])
+    }
+    /// The report rows of `goals` (which this criterion made, possibly filtered by
+    /// [`Criterion::select`]).
+    fn rows(&self, program: &Program, goals: &[Box<dyn Goal>]) -> Vec<Row>;
 }
 
-/// Registration table of criteria: name, one-line description, constructor.
+/// Registration of one criterion: name, one-line description, constructor.
 pub struct CriterionSpec {
     pub name: &'static str,
     pub about: &'static str,
     pub build: fn() -> Box<dyn Criterion>,
 }
 
-/// All criteria evotest knows.
+/// The criteria `--criterion` can name. Path coverage ([`path::PathCriterion`]) is built from the
+/// paths given to `evotest path`.
 pub const CRITERIA: &[CriterionSpec] = &[CriterionSpec {
     name: "branch",
     about: "every outcome of every conditional branch, switch and select",
     build: || Box::new(branch::BranchCoverage),
 }];
+
+/// Look a criterion up by name.
+///
+/// Errors (one line): no such criterion, listing the known ones.
+pub fn criterion(name: &str) -> Result<Box<dyn Criterion>> {
+    match CRITERIA.iter().find(|c| c.name == name) {
+        Some(c) => Ok((c.build)()),
+        None => {
+            let names: Vec<_> = CRITERIA.iter().map(|c| c.name).collect();
+            bail!("unknown criterion `{name}` (available: {})", names.join(", "))
+        }
+    }
+}

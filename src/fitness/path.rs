@@ -1,6 +1,7 @@
-//! Path coverage (seed 001): the goal is one path of the function under test
+//! Path coverage (Bueno & Jino 2002): each goal is one path of the function under test
 //! ([`crate::path`]), a sequence of decisions; an execution covers it when the decisions it took
-//! are exactly those (or begin with them, for a prefix target).
+//! are exactly those (or begin with them, for a prefix target). [`PathCriterion`] holds the paths
+//! a user asked for.
 //!
 //! Two fitness functions, both computed from the execution's ordered trace:
 //!
@@ -8,15 +9,16 @@
 //!   `(L − m) + d/(d+1)`, where L is the path's length, m the number of its decisions the
 //!   execution matched before deviating, and d the branch distance (Korel/Tracey, K = 1) at the
 //!   deviating decision to the outcome the path wanted; 0 exactly when the path was taken. It is
-//!   the approach-level-plus-normalised-distance shape of McMinn (seed 002 Eq. 1) and EvoSuite's
+//!   the approach-level-plus-normalised-distance shape of McMinn & Holcombe (2004, Eq. 1) and EvoSuite's
 //!   `d/(d+1)`, with the approach level replaced by the unmatched length of the path, and it does
 //!   not depend on the rest of the population, so every algorithm (AVM, GA, random) can use it.
-//! * **Bueno & Jino** (seed 001 §6.3, maximised, [`bueno_jino`]): `Ft = NC − EP/MEP`, where NC
+//! * **Bueno & Jino** (2002, §6.3, maximised, [`bueno_jino`]): `Ft = NC − EP/MEP`, where NC
 //!   counts the nodes the executed and the desired path share from the entry (here the entry plus
 //!   the matched decisions), EP is Table 1's predicate function of the deviating predicate
 //!   ([`ep`]), and MEP is the largest EP among the individuals of the current population that
 //!   deviated at the same node. It depends on the population, so only population-based
-//!   algorithms use it (`--fitness bueno-jino`, the `bjga` algorithm).
+//!   algorithms use it (`--fitness bueno-jino`, the `bjga` algorithm), through
+//!   [`super::RelativeFitness`].
 //!
 //! Compound predicates: evotest compiles at -O0, where `&&` and `||` become separate branches,
 //! so every decision of a path is one atomic predicate and a deviation happens at exactly one of
@@ -24,7 +26,7 @@
 //! least) are implemented by [`ep_and`] and [`ep_or`]; with atomic decisions they reduce to the
 //! single predicate's EP.
 
-use super::Goal;
+use super::{Analysis, Criterion, Goal, RelativeFitness, Row, RowCell, Summary};
 use crate::path::{path_text, Decisions, Step};
 use crate::program::Program;
 use crate::trace::{Trace, EVENT_DEF};
@@ -69,7 +71,7 @@ pub fn ep(kind: EpKind, d: f64) -> f64 {
     }
 }
 
-/// EP of a conjunction: the sum of the conditions' EPs (seed 001 §6.3, after Gallagher &
+/// EP of a conjunction: the sum of the conditions' EPs (Bueno & Jino 2002, §6.3, after Gallagher &
 /// Narasimhan).
 pub fn ep_and(eps: &[f64]) -> f64 {
     eps.iter().sum()
@@ -113,6 +115,18 @@ struct Wanted {
     ep: EpKind,
 }
 
+/// Fitness function of path goals for population-based algorithms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathFitness {
+    /// (unmatched path length) + d/(d+1) at the deviating decision; independent of the
+    /// population.
+    #[default]
+    Stationary,
+    /// Bueno & Jino's NC − EP/MEP, relative to the population (2002, §6.3); used by `bjga`.
+    BuenoJino,
+}
+
 /// One path to cover. See module docs.
 #[derive(Clone, Debug)]
 pub struct PathGoal {
@@ -120,6 +134,8 @@ pub struct PathGoal {
     /// Covered when the execution's path begins with `steps` (otherwise: equals it).
     pub prefix: bool,
     pub decisions: Arc<Decisions>,
+    /// Whether population-based selection uses the population-relative fitness.
+    pub form: PathFitness,
     wanted: Vec<Wanted>,
 }
 
@@ -157,7 +173,13 @@ impl PathGoal {
                 Wanted { case: None, switch: false, ep }
             })
             .collect();
-        PathGoal { steps, prefix, decisions, wanted }
+        PathGoal { steps, prefix, decisions, form: PathFitness::Stationary, wanted }
+    }
+
+    /// The same goal with fitness form `form` for population-based selection.
+    pub fn with_fitness(mut self, form: PathFitness) -> PathGoal {
+        self.form = form;
+        self
     }
 
     /// Compare the execution's path (from `trace.events`, which must be recorded) with the goal's.
@@ -237,7 +259,7 @@ impl PathGoal {
 }
 
 /// Bueno & Jino's fitness `Ft = NC − EP/MEP` (maximised) of each member of a population, from
-/// their matches with `goal` (seed 001 §6.3). NC = 1 + matched decisions (the entry node counts,
+/// their matches with `goal` (Bueno & Jino 2002, §6.3). NC = 1 + matched decisions (the entry node counts,
 /// so NC ranges from 1 to L + 1; a taken path scores L + 1). MEP is computed per deviation node:
 /// the largest finite EP among the members that deviated there; EP/MEP is 0 when MEP is 0, and
 /// 1 (the worst at that node) for members that stopped early or went elsewhere.
@@ -285,12 +307,73 @@ impl Goal for PathGoal {
         )
     }
 
-    fn as_path(&self) -> Option<&PathGoal> {
-        Some(self)
+    fn short(&self, program: &Program) -> String {
+        format!("path {}", path_text(program, &self.steps))
     }
 
     fn needs_ordered_trace(&self) -> bool {
         true
+    }
+
+    fn relative(&self) -> Option<&dyn RelativeFitness> {
+        (self.form == PathFitness::BuenoJino).then_some(self as &dyn RelativeFitness)
+    }
+}
+
+impl RelativeFitness for PathGoal {
+    fn summary(&self, trace: &Trace) -> Summary {
+        std::sync::Arc::new(self.matching(trace))
+    }
+
+    /// Bueno & Jino's `NC − EP/MEP` of each member ([`bueno_jino`]), clamped at 0.
+    fn scores(&self, members: &[&Summary]) -> Vec<f64> {
+        let matches: Vec<PathMatch> = members
+            .iter()
+            .map(|m| m.downcast_ref::<PathMatch>().copied().unwrap_or(PathMatch { matched: 0, deviation: Deviation::Ended }))
+            .collect();
+        bueno_jino(self, &matches).into_iter().map(|x| x.max(0.0)).collect()
+    }
+}
+
+/// Path coverage of given paths (`evotest path`): one goal per path, in order.
+pub struct PathCriterion {
+    pub decisions: Arc<Decisions>,
+    pub paths: Vec<Vec<Step>>,
+    pub prefix: bool,
+    pub form: PathFitness,
+}
+
+impl PathCriterion {
+    /// The goal of path `i`.
+    pub fn goal(&self, program: &Program, i: usize) -> PathGoal {
+        PathGoal::new(program, self.decisions.clone(), self.paths[i].clone(), self.prefix).with_fitness(self.form)
+    }
+}
+
+impl Criterion for PathCriterion {
+    fn name(&self) -> &'static str {
+        "path"
+    }
+
+    fn goals(&self, program: &Program, _analysis: &Analysis, _scope: &[usize]) -> Vec<Box<dyn Goal>> {
+        (0..self.paths.len()).map(|i| Box::new(self.goal(program, i)) as Box<dyn Goal>).collect()
+    }
+
+    /// One row per path, numbered from 1, with one cell: taken.
+    fn rows(&self, program: &Program, goals: &[Box<dyn Goal>]) -> Vec<Row> {
+        let f = &program.functions[self.decisions.function];
+        (0..goals.len().min(self.paths.len()))
+            .map(|i| Row {
+                id: i as u32 + 1,
+                function: f.meta.name.clone(),
+                file: f.meta.file.clone(),
+                line: f.meta.line,
+                col: 0,
+                kind: "path".into(),
+                text: path_text(program, &self.paths[i]),
+                cells: vec![RowCell { label: "taken".into(), goal: Some(i) }],
+            })
+            .collect()
     }
 }
 

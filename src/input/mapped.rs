@@ -21,7 +21,7 @@
 //! float's value (negative patterns inverted, positive ones with the top bit set), so key 0 is the
 //! lowest value (a negative NaN for the whole range) and consecutive keys are adjacent floats.
 
-use super::{Domain, Gene, GeneRole, Input, Range, ScalarType, Value};
+use super::{Domain, Field, Input, Range, Role, ScalarType, Value};
 use std::fmt::Write;
 
 fn raw(bytes: &[u8], off: usize, n: usize) -> u64 {
@@ -68,7 +68,7 @@ pub fn unkey64(k: u64) -> u64 {
     }
 }
 
-fn float_keys(g: &Gene) -> (u64, u64) {
+fn float_keys(g: &Field) -> (u64, u64) {
     match (g.ty, g.range) {
         (_, Range::Float { .. }) if g.full => (0, if g.ty == ScalarType::F32 { u32::MAX as u64 } else { u64::MAX }),
         (ScalarType::F32, Range::Float { lo, hi }) => {
@@ -79,17 +79,17 @@ fn float_keys(g: &Gene) -> (u64, u64) {
     }
 }
 
-fn steps(g: &Gene) -> Option<u64> {
+fn steps(g: &Field) -> Option<u64> {
     match (g.step, g.range) {
         (Some(s), Range::Float { lo, hi }) => Some(((hi - lo) / s).round().max(0.0) as u64),
         _ => None,
     }
 }
 
-/// The value of gene `g` for raw value `r`.
-fn gene_value(g: &Gene, r: u64) -> Value {
+/// The value of field `g` for raw value `r`.
+fn field_value(g: &Field, r: u64) -> Value {
     match (&g.role, g.range) {
-        (GeneRole::Char { alphabet }, _) => Value::Int(alphabet[(r % alphabet.len() as u64) as usize] as i128),
+        (Role::Char { alphabet }, _) => Value::Int(alphabet[(r % alphabet.len() as u64) as usize] as i128),
         (_, Range::Int { lo, hi }) => {
             if g.ty == ScalarType::Bool {
                 return Value::Int(lo.max((r & 1) as i128).min(hi));
@@ -114,26 +114,25 @@ fn gene_value(g: &Gene, r: u64) -> Value {
     }
 }
 
-/// Decode a peer's byte string (see module docs). The arithmetic is the same as the generated C
-/// decoder's, so a replayed input is bit-for-bit the one the peer ran; every value is inside its
-/// gene's domain by construction.
+/// Decode a peer's byte string (see module docs) into the direct encoding of the domain. The
+/// arithmetic is the same as the generated C decoder's, so a replayed input is bit-for-bit the one
+/// the peer ran; every value is inside its field's domain by construction.
 pub fn decode(d: &Domain, bytes: &[u8]) -> Input {
-    let mut off = 0;
-    let mut values = Vec::with_capacity(d.genes.len());
-    for g in &d.genes {
-        let n = g.ty.size();
-        values.push(gene_value(g, raw(bytes, off, n)));
-        off += n;
+    let mut out = vec![0u8; d.len];
+    for g in &d.fields {
+        let v = field_value(g, raw(bytes, g.offset, g.ty.size()));
+        g.write(&mut out, v);
     }
-    Input { values }
+    Input::new(out)
 }
 
 /// Encode an input so that [`decode`] gives it back (used to give peers the same starting input).
 pub fn encode(d: &Domain, input: &Input) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (g, v) in d.genes.iter().zip(&input.values) {
-        let r: u64 = match (&g.role, g.range, *v) {
-            (GeneRole::Char { alphabet }, _, v) => alphabet.iter().position(|&c| c as i128 == v.as_i128()).unwrap_or(0) as u64,
+    let mut out = vec![0u8; d.len];
+    for g in &d.fields {
+        let v = g.read(&input.bytes);
+        let r: u64 = match (&g.role, g.range, v) {
+            (Role::Char { alphabet }, _, v) => alphabet.iter().position(|&c| c as i128 == v.as_i128()).unwrap_or(0) as u64,
             (_, Range::Int { lo, .. }, v) => {
                 if g.ty == ScalarType::Bool {
                     v.as_i128() as u64 & 1
@@ -152,14 +151,15 @@ pub fn encode(d: &Domain, input: &Input) -> Vec<u8> {
             }
             _ => 0,
         };
-        out.extend_from_slice(&r.to_le_bytes()[..g.ty.size()]);
+        let n = g.ty.size();
+        out[g.offset..g.offset + n].copy_from_slice(&r.to_le_bytes()[..n]);
     }
     out
 }
 
 /// C source of `static void evotest_map(const uint8_t *data, size_t size, unsigned char *out)`,
-/// which turns a peer's bytes into the direct encoding of [`Domain::encode`] (so that the
-/// parameter decoding of [`crate::input::shape::c_decode`] can follow). Plain C99, so that
+/// which turns a peer's bytes into the direct encoding of the domain's fields (so that the
+/// parameter decoding of the function frontend's harness can follow). Plain C99, so that
 /// AFL++'s clang-14 compiles it as well as clang-22.
 pub fn c_decoder(d: &Domain) -> String {
     let mut s = String::new();
@@ -173,8 +173,8 @@ pub fn c_decoder(d: &Domain) -> String {
          static uint64_t evotest_unkey64(uint64_t k) { return (k & 0x8000000000000000ull) ? (k & 0x7fffffffffffffffull) : ~k; }\n",
     );
     let mut alph = 0;
-    for g in &d.genes {
-        if let GeneRole::Char { alphabet } = &g.role {
+    for g in &d.fields {
+        if let Role::Char { alphabet } = &g.role {
             let list: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
             let _ = writeln!(s, "static const unsigned char evotest_alphabet{alph}[{}] = {{{}}};", alphabet.len(), list.join(", "));
             alph += 1;
@@ -182,13 +182,12 @@ pub fn c_decoder(d: &Domain) -> String {
     }
     s.push_str("static void evotest_map(const uint8_t *data, size_t size, unsigned char *out) {\n");
     s.push_str("    uint64_t r;\n");
-    let mut off = 0;
     let mut alph = 0;
-    for g in &d.genes {
-        let n = g.ty.size();
+    for g in &d.fields {
+        let (off, n) = (g.offset, g.ty.size());
         let _ = writeln!(s, "    r = evotest_raw(data, size, {off}, {n});");
         match (&g.role, g.range) {
-            (GeneRole::Char { alphabet }, _) => {
+            (Role::Char { alphabet }, _) => {
                 let _ = writeln!(s, "    out[{off}] = evotest_alphabet{alph}[r % {}];", alphabet.len());
                 alph += 1;
             }
@@ -232,7 +231,6 @@ pub fn c_decoder(d: &Domain) -> String {
                 }
             }
         }
-        off += n;
     }
     s.push_str("}\n");
     s
@@ -241,29 +239,34 @@ pub fn c_decoder(d: &Domain) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::{Gene, InitMode};
+    use crate::input::{Field, InitMode};
     use rand::{Rng, SeedableRng};
 
     fn domain() -> Domain {
-        let mut genes = vec![
-            Gene::full("a", ScalarType::I32),
-            Gene::full("b", ScalarType::U8),
-            Gene::full("x", ScalarType::F32),
-            Gene::full("y", ScalarType::F64),
-            Gene::full("f", ScalarType::Bool),
-            Gene::full("l", ScalarType::I64),
-            Gene::full("d", ScalarType::F64),
+        domain_with(vec![])
+    }
+
+    fn domain_with(extra: Vec<Field>) -> Domain {
+        let mut fields = vec![
+            Field::full("a", ScalarType::I32),
+            Field::full("b", ScalarType::U8),
+            Field::full("x", ScalarType::F32),
+            Field::full("y", ScalarType::F64),
+            Field::full("f", ScalarType::Bool),
+            Field::full("l", ScalarType::I64),
+            Field::full("d", ScalarType::F64),
         ];
-        genes[0].set_range("-15000", "15000", "a").unwrap();
-        genes[3].set_range("-2.5", "10", "y").unwrap();
-        genes[6].set_range("-50000", "50000@0.001", "d").unwrap();
-        Domain { genes, init: InitMode::Uniform, ..Default::default() }
+        fields[0].set_range("-15000", "15000", "a").unwrap();
+        fields[3].set_range("-2.5", "10", "y").unwrap();
+        fields[6].set_range("-50000", "50000@0.001", "d").unwrap();
+        fields.extend(extra);
+        Domain { init: InitMode::Uniform, ..Domain::packed(fields) }
     }
 
     #[test]
     fn all_zero_bytes_decode_to_lower_bounds() {
         let d = domain();
-        let v = decode(&d, &[]).values;
+        let v = d.values(&decode(&d, &[]));
         assert_eq!(v[0], Value::Int(-15000));
         assert_eq!(v[1], Value::Int(0));
         assert!(matches!(v[2], Value::Float(f) if f.is_nan())); // whole f32 range: key 0 is a NaN
@@ -280,23 +283,25 @@ mod tests {
             .into_iter()
             .find(|c| std::process::Command::new(c).arg("--version").output().is_ok())
             .expect("clang-22 (run make setup)");
-        let mut d = domain();
-        d.genes.push(Gene::full("u", ScalarType::U64));
-        d.genes.push(Gene {
-            name: "c".into(),
-            ty: ScalarType::I8,
-            range: Range::Int { lo: 48, hi: 88 },
-            full: false,
-            step: None,
-            role: GeneRole::Char { alphabet: b"0123456789X".to_vec() },
-        });
-        let mut len = Gene::full("s.len", ScalarType::U32);
+        let mut len = Field::full("s.len", ScalarType::U32);
         len.range = Range::Int { lo: 0, hi: 7 };
-        len.role = GeneRole::Length;
-        d.genes.push(len);
-        let mut fs = Gene::full("fs", ScalarType::F32);
+        len.role = Role::Length;
+        let mut fs = Field::full("fs", ScalarType::F32);
         fs.set_range("-1", "1@0.01", "fs").unwrap();
-        d.genes.push(fs);
+        let d = domain_with(vec![
+            Field::full("u", ScalarType::U64),
+            Field {
+                name: "c".into(),
+                offset: 0,
+                ty: ScalarType::I8,
+                range: Range::Int { lo: 48, hi: 88 },
+                full: false,
+                step: None,
+                role: Role::Char { alphabet: b"0123456789X".to_vec() },
+            },
+            len,
+            fs,
+        ]);
         let dir = tempfile::tempdir().unwrap();
         let src = format!(
             "#include <stdint.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n{}\n\
@@ -304,7 +309,7 @@ mod tests {
              for (const char *p = argv[1]; p[0] && p[1]; p += 2) {{ unsigned v; sscanf(p, \"%2x\", &v); in[n++] = v; }}\n\
              evotest_map(in, n, out); for (size_t i = 0; i < sizeof out; i++) printf(\"%02x\", out[i]); return 0; }}\n",
             c_decoder(&d),
-            d.encoded_len()
+            d.len
         );
         std::fs::write(dir.path().join("m.c"), src).unwrap();
         let exe = dir.path().join("m");
@@ -312,11 +317,11 @@ mod tests {
         assert!(st.success());
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for round in 0..60 {
-            let n = if round % 5 == 0 { rng.random_range(0..d.encoded_len()) } else { d.encoded_len() };
+            let n = if round % 5 == 0 { rng.random_range(0..d.len) } else { d.len };
             let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let out = std::process::Command::new(&exe).arg(if hex.is_empty() { "0".into() } else { hex }).output().unwrap();
-            let want: String = d.encode(&decode(&d, &bytes)).iter().map(|b| format!("{b:02x}")).collect();
+            let want: String = decode(&d, &bytes).bytes.iter().map(|b| format!("{b:02x}")).collect();
             assert_eq!(String::from_utf8_lossy(&out.stdout), want, "bytes {bytes:02x?}");
         }
     }
@@ -338,20 +343,20 @@ mod tests {
         for _ in 0..500 {
             let x = d.sample(&mut rng);
             let back = decode(&d, &encode(&d, &x));
-            for (i, (a, b)) in x.values.iter().zip(&back.values).enumerate() {
+            for (i, (a, b)) in d.values(&x).iter().zip(&d.values(&back)).enumerate() {
                 match (a, b) {
                     (Value::Float(p), Value::Float(q)) if p.is_nan() => assert!(q.is_nan(), "gene {i}"),
                     // the same lattice point of a precision step, computed as lo + k·s
-                    (Value::Float(p), Value::Float(q)) if d.genes[i].step.is_some() => {
+                    (Value::Float(p), Value::Float(q)) if d.fields[i].step.is_some() => {
                         assert!((p - q).abs() <= 1e-6, "gene {i}: {p} vs {q}")
                     }
                     _ => assert_eq!(a, b, "gene {i}"),
                 }
             }
-            let bytes: Vec<u8> = (0..d.encoded_len()).map(|_| rng.random()).collect();
+            let bytes: Vec<u8> = (0..d.len).map(|_| rng.random()).collect();
             let y = decode(&d, &bytes);
-            assert!(matches!(y.values[0], Value::Int(v) if (-15000..=15000).contains(&v)));
-            assert!(matches!(y.values[3], Value::Float(v) if (-2.5..=10.0).contains(&v)));
+            assert!(matches!(d.get(&y, 0), Value::Int(v) if (-15000..=15000).contains(&v)));
+            assert!(matches!(d.get(&y, 3), Value::Float(v) if (-2.5..=10.0).contains(&v)));
         }
     }
 }

@@ -1,20 +1,21 @@
-//! The input domain of a function under test.
+//! The input model: every input is a **byte string** ([`Input`]), and a **field map**
+//! ([`Domain::fields`]) says where typed values sit in it.
 //!
-//! Two levels:
-//! * **Parameters** ([`Param`]) are the C parameters, each with a [`Shape`]: a scalar, a
-//!   fixed-length array, a NUL-terminated string, a (pointer, length) buffer, or the integer that
-//!   carries a buffer's length.
-//! * **Genes** ([`Gene`]) are what the search varies: one typed scalar each. A scalar parameter is
-//!   one gene; an array of n elements is n genes; a string of up to m characters is a length gene
-//!   plus m character genes; a buffer of up to m elements is a length gene plus m element genes.
-//!   An [`Input`] holds one [`Value`] per gene.
+//! * A [`Field`] is a typed scalar at a byte offset, with an inclusive range and a role: a plain
+//!   value, the length of a string or buffer, or a character restricted to an alphabet. Values are
+//!   little-endian in their C size (a `_Bool` is one byte, 0 or 1; a length is a `u32`).
+//! * A **frontend** (the `frontend` module, above this one) decides what the bytes mean for its target and supplies
+//!   the field map: the function-under-test frontend packs one field per scalar parameter, array
+//!   element, string character or length, with no padding; a byte-passing frontend may have no
+//!   fields at all.
+//! * Typed search (AVM moves, GA genes, boundary values, program constants) works on fields
+//!   through [`Domain::get`] and [`Domain::set`]; byte-level search works on the bytes.
 //!
-//! Encoding: genes are packed in order, each in its C size, little-endian, with no padding (a
-//! `_Bool` is one byte, 0 or 1; a length gene is a `u32`). The generated harness
-//! (`crate::harness`) decodes the same layout and builds the arrays and strings.
+//! [`Domain`] also holds the constant pools harvested from the program's compares (after the
+//! constant seeding of Ariadne's grammar, Anjum et al. 2024) and the initialisation mode.
 
 pub mod mapped;
-pub mod shape;
+pub mod spec;
 
 use anyhow::{bail, Result};
 use evotest_abi::meta::{ScalarKind, ScalarMeta};
@@ -22,9 +23,32 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-pub use shape::{Param, Shape};
+/// One test input: the bytes its frontend decodes. Serialised as a hex string.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Input {
+    pub bytes: Vec<u8>,
+}
 
-/// Scalar types a gene can have.
+impl Input {
+    pub fn new(bytes: Vec<u8>) -> Input {
+        Input { bytes }
+    }
+}
+
+impl Serialize for Input {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&crate::util::hex(&self.bytes))
+    }
+}
+
+impl<'de> Deserialize<'de> for Input {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Input, D::Error> {
+        let s = String::deserialize(d)?;
+        crate::util::unhex(&s).map(Input::new).ok_or_else(|| serde::de::Error::custom("an input must be a hex string"))
+    }
+}
+
+/// Scalar types a field can have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScalarType {
@@ -125,8 +149,8 @@ impl ScalarType {
     }
 }
 
-/// The value of one gene. Integers of every width (signed or unsigned, up to 64 bits) fit in
-/// `i128`; floats are held as `f64` (an `F32` gene always holds a value exactly representable as
+/// The value of one field. Integers of every width (signed or unsigned, up to 64 bits) fit in
+/// `i128`; floats are held as `f64` (an `F32` field always holds a value exactly representable as
 /// `f32`).
 ///
 /// In JSON an integer is a number without a fraction, a float a number with one (`4.0`), and the
@@ -189,7 +213,7 @@ impl<'de> Deserialize<'de> for Value {
 }
 
 impl Value {
-    /// Numeric value as `f64` (for distances between genes).
+    /// Numeric value as `f64` (for distances between fields).
     pub fn as_f64(self) -> f64 {
         match self {
             Value::Int(i) => i as f64,
@@ -205,24 +229,18 @@ impl Value {
         }
     }
 
-    fn bits_key(self) -> (u8, u128) {
-        match self {
-            Value::Int(i) => (0, i as u128),
-            Value::Float(f) => (1, f.to_bits() as u128),
-        }
-    }
 }
 
-/// An inclusive range of a gene.
+/// An inclusive range of a field.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Range {
     Int { lo: i128, hi: i128 },
     Float { lo: f64, hi: f64 },
 }
 
-/// What a gene stands for, beyond its number.
+/// What a field stands for, beyond its number.
 #[derive(Clone, Debug, PartialEq)]
-pub enum GeneRole {
+pub enum Role {
     /// A value (a scalar parameter, or an array/buffer element).
     Value,
     /// The length of a string or buffer (0..=max).
@@ -231,18 +249,21 @@ pub enum GeneRole {
     Char { alphabet: Vec<u8> },
 }
 
-/// One gene: a typed scalar with a range.
+/// One field: a typed scalar at a byte offset of the input, with a range.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Gene {
+pub struct Field {
     /// `a`, `a[3]`, `name.len`, `name[2]`.
     pub name: String,
+    /// Byte offset in the input.
+    pub offset: usize,
     pub ty: ScalarType,
     pub range: Range,
     /// True when the range is the type's whole range (then floats may also be NaN or ±inf).
     pub full: bool,
-    /// Precision of a float gene: values are multiples of `step` (seed 002 uses 0.001).
+    /// Precision of a float field: values are multiples of `step` (McMinn & Holcombe 2006 use
+    /// 0.001).
     pub step: Option<f64>,
-    pub role: GeneRole,
+    pub role: Role,
 }
 
 /// How values are drawn, and whether the search may favour special values.
@@ -255,35 +276,21 @@ pub enum InitMode {
     #[default]
     Biased,
     /// Uniform over each range, and no special treatment of boundary values or constants
-    /// anywhere (as seeds 001 and 002 do; needed for a fair comparison on programs where 0 or a
-    /// boundary is the special value).
+    /// anywhere (as Bueno & Jino 2002 and McMinn & Holcombe 2006 do; needed for a fair comparison
+    /// on programs where 0 or a boundary is the special value).
     Uniform,
 }
 
-/// Parameters, their genes, and a pool of constants harvested from the program's compares
-/// (seed 004).
+/// The field map of inputs, their length, the constant pools and the initialisation mode.
 #[derive(Clone, Debug, Default)]
 pub struct Domain {
-    pub params: Vec<Param>,
-    pub genes: Vec<Gene>,
+    /// Fields in byte order, without overlaps.
+    pub fields: Vec<Field>,
+    /// Length of an input in bytes (the end of the last field): inputs are normalised to it.
+    pub len: usize,
     pub int_pool: Vec<i128>,
     pub float_pool: Vec<f64>,
     pub init: InitMode,
-}
-
-/// One test input: a value per gene.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Input {
-    pub values: Vec<Value>,
-}
-
-impl Eq for Input {}
-impl std::hash::Hash for Input {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        for v in &self.values {
-            v.bits_key().hash(state);
-        }
-    }
 }
 
 /// Probabilities of [`InitMode::Biased`] sampling (sum to 1): boundary, constant, small, whole.
@@ -291,20 +298,28 @@ const BIAS: [f64; 4] = [0.15, 0.15, 0.30, 0.40];
 /// "Small magnitude" means |v| <= this.
 const SMALL: i128 = 100;
 
-impl Gene {
-    /// A value gene with the whole range of its type.
-    pub fn full(name: &str, ty: ScalarType) -> Gene {
+impl Field {
+    /// A value field with the whole range of its type, at offset 0 (see [`Domain::packed`]).
+    pub fn full(name: &str, ty: ScalarType) -> Field {
         let range = if ty.is_float() {
             Range::Float { lo: -ty.float_max(), hi: ty.float_max() }
         } else {
             let (lo, hi) = ty.int_bounds();
             Range::Int { lo, hi }
         };
-        Gene { name: name.into(), ty, range, full: true, step: None, role: GeneRole::Value }
+        Field { name: name.into(), offset: 0, ty, range, full: true, step: None, role: Role::Value }
+    }
+
+    /// The byte range of this field.
+    pub fn bytes(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.ty.size()
     }
 
     /// Restrict to `lo..=hi` (given as text; floats may end in `@step`), checking it is within
     /// the type. `what` names the parameter for messages.
+    ///
+    /// Errors (one line): bounds that do not parse, are reversed, or leave the type; a precision
+    /// that is not a positive number, or given for an integer.
     pub fn set_range(&mut self, lo: &str, hi: &str, what: &str) -> Result<()> {
         let what = format!("range {lo}..{hi} for {what}");
         if self.ty.is_float() {
@@ -345,79 +360,114 @@ impl Gene {
         self.full = false;
         Ok(())
     }
+
+    /// The value of this field in `bytes` (missing bytes read as 0).
+    pub fn read(&self, bytes: &[u8]) -> Value {
+        let n = self.ty.size();
+        let mut b = [0u8; 8];
+        for (k, slot) in b.iter_mut().enumerate().take(n) {
+            *slot = bytes.get(self.offset + k).copied().unwrap_or(0);
+        }
+        match self.ty {
+            ScalarType::F32 => Value::Float(f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64),
+            ScalarType::F64 => Value::Float(f64::from_le_bytes(b)),
+            ScalarType::Bool => Value::Int((b[0] & 1) as i128),
+            t => {
+                let u = u64::from_le_bytes(b) as u128;
+                let bits = 8 * n as u32;
+                if t.is_signed() && (u >> (bits - 1)) & 1 == 1 {
+                    Value::Int((u as i128) - (1i128 << bits))
+                } else {
+                    Value::Int(u as i128)
+                }
+            }
+        }
+    }
+
+    /// Write `v` (already in the field's type) into `bytes`, growing them if they are short.
+    pub fn write(&self, bytes: &mut Vec<u8>, v: Value) {
+        let r = self.bytes();
+        if bytes.len() < r.end {
+            bytes.resize(r.end, 0);
+        }
+        let n = self.ty.size();
+        let out = &mut bytes[r];
+        match (self.ty, v) {
+            (ScalarType::F32, Value::Float(f)) => out.copy_from_slice(&(f as f32).to_le_bytes()),
+            (ScalarType::F64, Value::Float(f)) => out.copy_from_slice(&f.to_le_bytes()),
+            (ScalarType::Bool, v) => out[0] = (v.as_i128() != 0) as u8,
+            (_, Value::Int(i)) => out.copy_from_slice(&(i as u128).to_le_bytes()[..n]),
+            (_, Value::Float(f)) => out.copy_from_slice(&((f as i128) as u128).to_le_bytes()[..n]),
+        }
+    }
 }
 
 impl Domain {
+    /// A domain of `fields` packed in order with no padding (their offsets are set here).
+    pub fn packed(mut fields: Vec<Field>) -> Domain {
+        let mut off = 0;
+        for f in &mut fields {
+            f.offset = off;
+            off += f.ty.size();
+        }
+        Domain { fields, len: off, ..Default::default() }
+    }
+
     /// Whether the search may favour boundary values and program constants ([`InitMode::Biased`]).
     pub fn biased(&self) -> bool {
         self.init == InitMode::Biased
     }
 
-    /// Bytes of an encoded input.
-    pub fn encoded_len(&self) -> usize {
-        self.genes.iter().map(|g| g.ty.size()).sum()
+    /// Whether there is nothing to vary (a function without parameters).
+    pub fn is_trivial(&self) -> bool {
+        self.fields.is_empty() && self.len == 0
     }
 
-    /// Byte offset of each gene in the encoding.
-    pub fn offsets(&self) -> Vec<usize> {
-        let mut off = 0;
-        self.genes
-            .iter()
-            .map(|g| {
-                let o = off;
-                off += g.ty.size();
-                o
-            })
-            .collect()
+    /// The value of field `i` of `x`.
+    pub fn get(&self, x: &Input, i: usize) -> Value {
+        self.fields[i].read(&x.bytes)
     }
 
-    /// Encode an input for the harness (see module docs).
-    pub fn encode(&self, input: &Input) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        for (g, v) in self.genes.iter().zip(&input.values) {
-            let n = g.ty.size();
-            match (g.ty, v) {
-                (ScalarType::F32, Value::Float(f)) => out.extend_from_slice(&(*f as f32).to_le_bytes()),
-                (ScalarType::F64, Value::Float(f)) => out.extend_from_slice(&f.to_le_bytes()),
-                (_, Value::Int(i)) => out.extend_from_slice(&(*i as u128).to_le_bytes()[..n]),
-                (_, Value::Float(f)) => out.extend_from_slice(&((*f as i128) as u128).to_le_bytes()[..n]),
+    /// Set field `i` of `x` to `v`, normalised into the field's range and type.
+    pub fn set(&self, x: &mut Input, i: usize, v: Value) {
+        let v = self.normalise(i, v);
+        self.fields[i].write(&mut x.bytes, v);
+    }
+
+    /// The values of every field of `x`.
+    pub fn values(&self, x: &Input) -> Vec<Value> {
+        self.fields.iter().map(|f| f.read(&x.bytes)).collect()
+    }
+
+    /// The input with these field values (normalised), in an input of [`Domain::len`] bytes.
+    pub fn from_values(&self, values: &[Value]) -> Input {
+        let mut x = Input::new(vec![0; self.len]);
+        for (i, v) in values.iter().enumerate().take(self.fields.len()) {
+            self.set(&mut x, i, *v);
+        }
+        x
+    }
+
+    /// `x` cut or zero-padded to [`Domain::len`] bytes, with every field normalised: what the
+    /// target will actually see.
+    pub fn normalise_input(&self, x: &Input) -> Input {
+        let mut bytes = x.bytes.clone();
+        bytes.resize(self.len, 0);
+        let mut y = Input::new(bytes);
+        for i in 0..self.fields.len() {
+            let v = self.get(&y, i);
+            let n = self.normalise(i, v);
+            if !same(v, n) {
+                self.fields[i].write(&mut y.bytes, n);
             }
         }
-        out
+        y
     }
 
-    /// Decode bytes produced by [`Domain::encode`] (short input is zero-filled, as in the harness).
-    pub fn decode(&self, bytes: &[u8]) -> Input {
-        let mut buf = bytes.to_vec();
-        buf.resize(self.encoded_len().max(bytes.len()), 0);
-        let mut values = Vec::new();
-        for (g, off) in self.genes.iter().zip(self.offsets()) {
-            let b = &buf[off..off + g.ty.size()];
-            let v = match g.ty {
-                ScalarType::F32 => Value::Float(f32::from_le_bytes(b.try_into().unwrap()) as f64),
-                ScalarType::F64 => Value::Float(f64::from_le_bytes(b.try_into().unwrap())),
-                ScalarType::Bool => Value::Int((b[0] & 1) as i128),
-                t => {
-                    let mut w = [0u8; 16];
-                    w[..b.len()].copy_from_slice(b);
-                    let u = u128::from_le_bytes(w);
-                    let bits = 8 * b.len() as u32;
-                    if t.is_signed() && (u >> (bits - 1)) & 1 == 1 {
-                        Value::Int((u as i128) - (1i128 << bits))
-                    } else {
-                        Value::Int(u as i128)
-                    }
-                }
-            };
-            values.push(v);
-        }
-        Input { values }
-    }
-
-    /// Bring `v` into gene `i`'s range and type: clamp; round to an integer, to the precision
+    /// Bring `v` into field `i`'s range and type: clamp; round to an integer, to the precision
     /// step, or to `f32`; snap characters into the alphabet.
     pub fn normalise(&self, i: usize, v: Value) -> Value {
-        let g = &self.genes[i];
+        let g = &self.fields[i];
         match g.range {
             Range::Int { lo, hi } => {
                 let x = match v {
@@ -426,7 +476,7 @@ impl Domain {
                     Value::Float(f) => f.round().clamp(lo as f64, hi as f64) as i128,
                 };
                 let x = x.clamp(lo, hi);
-                if let GeneRole::Char { alphabet } = &g.role {
+                if let Role::Char { alphabet } = &g.role {
                     return Value::Int(snap(alphabet, x) as i128);
                 }
                 Value::Int(x)
@@ -457,15 +507,22 @@ impl Domain {
         }
     }
 
-    /// A random input.
+    /// A random input: every field drawn by [`Domain::sample_value`].
     pub fn sample<R: Rng>(&self, rng: &mut R) -> Input {
-        Input { values: (0..self.genes.len()).map(|i| self.sample_value(i, rng)).collect() }
+        let values: Vec<Value> = (0..self.fields.len()).map(|i| self.sample_value(i, rng)).collect();
+        self.from_values(&values)
     }
 
-    /// A uniformly random value of gene `i` over its range (characters: over the alphabet).
+    /// A random input with every field uniform over its range, whatever the initialisation mode.
+    pub fn sample_uniform<R: Rng>(&self, rng: &mut R) -> Input {
+        let values: Vec<Value> = (0..self.fields.len()).map(|i| self.uniform_value(i, rng)).collect();
+        self.from_values(&values)
+    }
+
+    /// A uniformly random value of field `i` over its range (characters: over the alphabet).
     pub fn uniform_value<R: Rng>(&self, i: usize, rng: &mut R) -> Value {
-        let g = &self.genes[i];
-        if let GeneRole::Char { alphabet } = &g.role {
+        let g = &self.fields[i];
+        if let Role::Char { alphabet } = &g.role {
             return Value::Int(alphabet[rng.random_range(0..alphabet.len())] as i128);
         }
         match g.range {
@@ -479,17 +536,17 @@ impl Domain {
         }
     }
 
-    /// The boundary and special values of gene `i` (within its range).
+    /// The boundary and special values of field `i` (within its range).
     pub fn boundary_values(&self, i: usize) -> Vec<Value> {
-        let g = &self.genes[i];
+        let g = &self.fields[i];
         let mut out: Vec<Value> = Vec::new();
         let mut push = |v: Value| {
-            if !out.iter().any(|o| o.bits_key() == v.bits_key()) {
+            if !out.iter().any(|o| same(*o, v)) {
                 out.push(v);
             }
         };
         match (&g.role, g.range) {
-            (GeneRole::Char { alphabet }, _) => {
+            (Role::Char { alphabet }, _) => {
                 for c in [alphabet[0], alphabet[alphabet.len() - 1]] {
                     push(Value::Int(c as i128));
                 }
@@ -517,9 +574,9 @@ impl Domain {
     }
 
     /// A constant from the program (or a neighbour ±1), if the pool has one; normalised into
-    /// gene `i`'s range.
+    /// field `i`'s range.
     pub fn constant_value<R: Rng>(&self, i: usize, rng: &mut R) -> Option<Value> {
-        let g = &self.genes[i];
+        let g = &self.fields[i];
         let v = if g.ty.is_float() {
             let mut pool: Vec<f64> = self.float_pool.clone();
             pool.extend(self.int_pool.iter().map(|&c| c as f64));
@@ -537,22 +594,23 @@ impl Domain {
         Some(self.normalise(i, v))
     }
 
-    /// A random value of gene `i`. With [`InitMode::Uniform`], uniform over the range. With
+    /// A random value of field `i`. With [`InitMode::Uniform`], uniform over the range. With
     /// [`InitMode::Biased`] (the default), a mixture: 15% a boundary value (range ends, 0, ±1, and
     /// for full-range floats ±inf and NaN), 15% a program constant or its neighbour, 30% a small
     /// magnitude (|v| ≤ 100), 40% the whole range (log-uniform magnitude for wide float ranges).
     /// The bias towards small and boundary values follows the practice of AUSTIN and EvoSuite's
-    /// constant seeding; the constant pool follows seed 004. Lengths are uniform in 0..=max and
-    /// characters uniform over their alphabet, 15% of the time a program constant.
+    /// constant seeding; the constant pool follows Anjum et al.'s seeded grammar. Lengths are
+    /// uniform in 0..=max and characters uniform over their alphabet, 15% of the time a program
+    /// constant.
     pub fn sample_value<R: Rng>(&self, i: usize, rng: &mut R) -> Value {
         if self.init == InitMode::Uniform {
             return self.uniform_value(i, rng);
         }
-        let g = &self.genes[i];
+        let g = &self.fields[i];
         let r: f64 = rng.random();
         match g.role {
-            GeneRole::Length => return self.uniform_value(i, rng),
-            GeneRole::Char { .. } => {
+            Role::Length => return self.uniform_value(i, rng),
+            Role::Char { .. } => {
                 if r < BIAS[1] {
                     if let Some(v) = self.constant_value(i, rng) {
                         return v;
@@ -560,7 +618,7 @@ impl Domain {
                 }
                 return self.uniform_value(i, rng);
             }
-            GeneRole::Value => {}
+            Role::Value => {}
         }
         if r < BIAS[0] {
             let b = self.boundary_values(i);
@@ -592,14 +650,14 @@ impl Domain {
             }
         }
     }
+}
 
-    /// `name=value, …` for people (arrays as `[…]`, strings quoted).
-    pub fn display(&self, input: &Input) -> String {
-        self.params
-            .iter()
-            .filter_map(|p| p.display(self, input).map(|v| format!("{}={v}", p.name)))
-            .collect::<Vec<_>>()
-            .join(", ")
+/// Whether two values are the same bit for bit (floats by their bits, so -0.0 ≠ 0.0 and a NaN
+/// equals itself).
+pub fn same(a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (x, y) => x == y,
     }
 }
 
@@ -684,44 +742,73 @@ mod tests {
     use rand::SeedableRng;
 
     fn dom() -> Domain {
-        let genes = vec![
-            Gene::full("a", ScalarType::I32),
-            Gene::full("b", ScalarType::U8),
-            Gene::full("x", ScalarType::F32),
-            Gene::full("f", ScalarType::Bool),
-            Gene::full("l", ScalarType::I64),
-        ];
-        Domain { params: vec![], genes, int_pool: vec![42], float_pool: vec![0.5], init: InitMode::Biased }
+        let mut d = Domain::packed(vec![
+            Field::full("a", ScalarType::I32),
+            Field::full("b", ScalarType::U8),
+            Field::full("x", ScalarType::F32),
+            Field::full("f", ScalarType::Bool),
+            Field::full("l", ScalarType::I64),
+        ]);
+        d.int_pool = vec![42];
+        d.float_pool = vec![0.5];
+        d
     }
 
     #[test]
-    fn encode_decode_round_trip() {
+    fn fields_are_packed_little_endian_and_round_trip() {
         let d = dom();
-        let input = Input {
-            values: vec![Value::Int(-5), Value::Int(200), Value::Float(1.5), Value::Int(1), Value::Int(i64::MIN as i128)],
-        };
-        let bytes = d.encode(&input);
-        assert_eq!(bytes.len(), 4 + 1 + 4 + 1 + 8);
-        assert_eq!(&bytes[..4], &(-5i32).to_le_bytes());
-        assert_eq!(d.decode(&bytes), input);
+        assert_eq!(d.len, 4 + 1 + 4 + 1 + 8);
+        let values = vec![Value::Int(-5), Value::Int(200), Value::Float(1.5), Value::Int(1), Value::Int(i64::MIN as i128)];
+        let x = d.from_values(&values);
+        assert_eq!(x.bytes.len(), d.len);
+        assert_eq!(&x.bytes[..4], &(-5i32).to_le_bytes());
+        assert_eq!(d.values(&x), values);
+        // a short input reads as zero-filled
+        assert_eq!(d.get(&Input::new(vec![7]), 0), Value::Int(7));
+        assert_eq!(d.get(&Input::new(vec![]), 4), Value::Int(0));
+    }
+
+    #[test]
+    fn set_normalises_and_normalise_input_fixes_every_field() {
+        let mut d = dom();
+        d.fields[0].set_range("-10", "10", "a").unwrap();
+        let mut x = d.from_values(&[Value::Int(0); 5]);
+        d.set(&mut x, 0, Value::Int(99));
+        assert_eq!(d.get(&x, 0), Value::Int(10));
+        // raw bytes out of range, too long: cut to the domain's length and clamped
+        let mut raw = vec![0xff; d.len + 3];
+        raw[..4].copy_from_slice(&1000i32.to_le_bytes());
+        let y = d.normalise_input(&Input::new(raw));
+        assert_eq!(y.bytes.len(), d.len);
+        assert_eq!(d.get(&y, 0), Value::Int(10));
+        assert_eq!(d.get(&y, 3), Value::Int(1));
+    }
+
+    #[test]
+    fn inputs_serialise_as_hex() {
+        let x = Input::new(vec![1, 0xab]);
+        let s = serde_json::to_string(&x).unwrap();
+        assert_eq!(s, "\"01ab\"");
+        assert_eq!(serde_json::from_str::<Input>(&s).unwrap(), x);
+        assert!(serde_json::from_str::<Input>("\"xyz\"").is_err());
     }
 
     #[test]
     fn samples_stay_in_range_and_type() {
         let mut d = dom();
-        d.genes[0].set_range("-10", "10", "a").unwrap();
+        d.fields[0].set_range("-10", "10", "a").unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         for _ in 0..2000 {
             let s = d.sample(&mut rng);
-            match s.values[0] {
+            match d.get(&s, 0) {
                 Value::Int(i) => assert!((-10..=10).contains(&i)),
                 _ => panic!(),
             }
-            match s.values[1] {
+            match d.get(&s, 1) {
                 Value::Int(i) => assert!((0..=255).contains(&i)),
                 _ => panic!(),
             }
-            match s.values[2] {
+            match d.get(&s, 2) {
                 Value::Float(f) => assert!(f.is_nan() || (f as f32) as f64 == f),
                 _ => panic!(),
             }
@@ -731,25 +818,24 @@ mod tests {
     #[test]
     fn bad_ranges_are_rejected() {
         let mut d = dom();
-        assert!(d.genes[1].set_range("0", "256", "b").is_err());
-        assert!(d.genes[0].set_range("5", "1", "a").is_err());
-        assert!(d.genes[0].set_range("1", "5@0.1", "a").is_err());
-        assert!(d.genes[2].set_range("a", "1", "x").is_err());
-        assert!(d.genes[2].set_range("-1.5", "2.5", "x").is_ok());
-        assert!(d.genes[2].set_range("-1.5", "2.5@0", "x").is_err());
+        assert!(d.fields[1].set_range("0", "256", "b").is_err());
+        assert!(d.fields[0].set_range("5", "1", "a").is_err());
+        assert!(d.fields[0].set_range("1", "5@0.1", "a").is_err());
+        assert!(d.fields[2].set_range("a", "1", "x").is_err());
+        assert!(d.fields[2].set_range("-1.5", "2.5", "x").is_ok());
+        assert!(d.fields[2].set_range("-1.5", "2.5@0", "x").is_err());
     }
 
     #[test]
     fn precision_steps_round_floats() {
-        let mut d = dom();
-        d.genes[2] = Gene::full("x", ScalarType::F64);
-        d.genes[2].set_range("-50000", "50000@0.001", "x").unwrap();
-        assert_eq!(d.normalise(2, Value::Float(1.23456)), Value::Float(1.235));
-        assert_eq!(d.normalise(2, Value::Float(-0.0004)), Value::Float(-0.0));
-        assert_eq!(d.normalise(2, Value::Float(9e9)), Value::Float(50000.0));
+        let mut d = Domain::packed(vec![Field::full("x", ScalarType::F64)]);
+        d.fields[0].set_range("-50000", "50000@0.001", "x").unwrap();
+        assert_eq!(d.normalise(0, Value::Float(1.23456)), Value::Float(1.235));
+        assert_eq!(d.normalise(0, Value::Float(-0.0004)), Value::Float(-0.0));
+        assert_eq!(d.normalise(0, Value::Float(9e9)), Value::Float(50000.0));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..1000 {
-            let Value::Float(f) = d.sample_value(2, &mut rng) else { panic!() };
+            let Value::Float(f) = d.sample_value(0, &mut rng) else { panic!() };
             assert!(((f * 1000.0).round() - f * 1000.0).abs() < 1e-6, "{f}");
         }
     }
@@ -757,8 +843,8 @@ mod tests {
     #[test]
     fn characters_snap_into_the_alphabet() {
         let mut d = dom();
-        d.genes[1].role = GeneRole::Char { alphabet: b"0123456789X".to_vec() };
-        d.genes[1].range = Range::Int { lo: b'0' as i128, hi: b'X' as i128 };
+        d.fields[1].role = Role::Char { alphabet: b"0123456789X".to_vec() };
+        d.fields[1].range = Range::Int { lo: b'0' as i128, hi: b'X' as i128 };
         assert_eq!(d.normalise(1, Value::Int(b'5' as i128)), Value::Int(b'5' as i128));
         assert_eq!(d.normalise(1, Value::Int(b'A' as i128)), Value::Int(b'9' as i128));
         assert_eq!(d.normalise(1, Value::Int(b'W' as i128)), Value::Int(b'X' as i128));

@@ -1,5 +1,6 @@
-//! The **solutions base** of Bueno & Jino (seed 001 §4, §8): a persistent store of
-//! (input, executed path) pairs, reused to start new searches close to their target.
+//! The **solutions base** of Bueno & Jino (2002, §4, §8): a persistent store of (input, executed
+//! path) pairs, reused to start new searches close to their target, and the [`PathLog`] observer
+//! that collects the paths executions take.
 //!
 //! * A path already in the base is answered by its stored input, without search.
 //! * Otherwise the inputs of the paths most similar to the target (longest common prefix, down to
@@ -13,8 +14,9 @@
 //! temporary file and renames it over the old one, so a run killed mid-write leaves the previous
 //! base intact; unreadable lines are skipped with a warning.
 
-use super::{common_prefix, Step};
+use super::{common_prefix, executed, Decisions, Step};
 use crate::input::{Domain, Input};
+use crate::observe::{Evaluation, Observer};
 use crate::program::Program;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -57,8 +59,9 @@ pub struct SolutionsBase {
 pub fn program_key(program: &Program, function: &str, domain: &Domain) -> String {
     let mut ids: Vec<u64> = program.modules.iter().map(|m| m.module_id).collect();
     ids.sort();
-    let genes: Vec<String> = domain.genes.iter().map(|g| format!("{}:{:?}:{:?}:{:?}:{:?}", g.name, g.ty, g.range, g.step, g.role)).collect();
-    let text = format!("{ids:?}|{function}|{}", genes.join(";"));
+    let fields: Vec<String> =
+        domain.fields.iter().map(|g| format!("{}@{}:{:?}:{:?}:{:?}:{:?}", g.name, g.offset, g.ty, g.range, g.step, g.role)).collect();
+    let text = format!("{ids:?}|{function}|{}", fields.join(";"));
     format!("{:016x}", evotest_abi::meta::fnv1a(text.as_bytes()))
 }
 
@@ -174,19 +177,59 @@ impl SolutionsBase {
             text.push_str(&serde_json::to_string(s)?);
             text.push('\n');
         }
-        crate::report::write_atomic(file, text.as_bytes())?;
+        crate::util::write_atomic(file, text.as_bytes())?;
         self.dirty = false;
         Ok(())
+    }
+}
+
+/// The distinct paths executions took through one function, with the first input of each: an
+/// observer of the search (it needs the ordered trace).
+pub struct PathLog {
+    pub decisions: std::sync::Arc<Decisions>,
+    seen: std::collections::HashSet<Vec<Step>>,
+    /// Paths not yet taken by the caller (see [`PathLog::drain`]).
+    fresh: Vec<(Input, Vec<Step>)>,
+}
+
+impl PathLog {
+    pub fn new(decisions: std::sync::Arc<Decisions>) -> PathLog {
+        PathLog { decisions, seen: Default::default(), fresh: Vec::new() }
+    }
+
+    /// Log the path of one execution (ignored when its ordered trace overflowed).
+    pub fn log(&mut self, input: &Input, trace: &crate::trace::Trace) {
+        if trace.events_overflow {
+            return;
+        }
+        let p = executed(&trace.events, &self.decisions);
+        if self.seen.insert(p.clone()) {
+            self.fresh.push((input.clone(), p));
+        }
+    }
+
+    /// The paths logged since the last call, with their first inputs.
+    pub fn drain(&mut self) -> Vec<(Input, Vec<Step>)> {
+        std::mem::take(&mut self.fresh)
+    }
+}
+
+impl Observer for PathLog {
+    fn evaluated(&mut self, ev: &Evaluation) {
+        self.log(&ev.input, &ev.trace);
+    }
+
+    fn needs_ordered_trace(&self) -> bool {
+        true
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::Value;
 
-    fn input(v: i128) -> Input {
-        Input { values: vec![Value::Int(v)] }
+    fn input(v: u8) -> Input {
+        Input::new(vec![v])
     }
 
     fn p(steps: &[(u32, u32)]) -> Vec<Step> {
@@ -220,14 +263,12 @@ mod tests {
         assert_eq!(again.len(), 3);
         assert_eq!(again.exact(&p(&[(0, 1)])), Some(&input(4)));
         assert_eq!(SolutionsBase::open(&file, "k2", "f").unwrap().len(), 1);
-        // values keep their kind through JSON: integers, whole floats, non-finite floats
-        let odd = Input { values: vec![Value::Int(-5), Value::Float(4.0), Value::Float(f64::INFINITY), Value::Int(u64::MAX as i128)] };
+        // inputs keep their bytes through JSON, NaN payloads included
+        let odd = Input::new([f64::NAN.to_le_bytes(), (-0.0f64).to_le_bytes()].concat());
         let mut b = SolutionsBase::open(&file, "k3", "f").unwrap();
         b.record(&odd, &p(&[(7, 1)]));
         b.save().unwrap();
         assert_eq!(SolutionsBase::open(&file, "k3", "f").unwrap().exact(&p(&[(7, 1)])), Some(&odd));
-        let nan: Input = serde_json::from_str(&serde_json::to_string(&Input { values: vec![Value::Float(f64::NAN)] }).unwrap()).unwrap();
-        assert!(matches!(nan.values[0], Value::Float(f) if f.is_nan()));
         // a torn line (a writer killed by something other than us) is skipped, not fatal
         let mut text = std::fs::read_to_string(&file).unwrap();
         text.push_str("{\"key\":\"k1\",\"funct");

@@ -1,4 +1,4 @@
-//! Path targets (seed 001, Bueno & Jino 2002): a **path** of a function is the sequence of
+//! Path targets (Bueno & Jino 2002): a **path** of a function is the sequence of
 //! decisions its execution takes, each a (branch site, outcome) pair, loop iterations included.
 //!
 //! * [`parse`] reads a path written by hand (`--path`), naming each decision by site ID, by source
@@ -15,7 +15,6 @@
 //! decisions of nested activations would interleave).
 
 pub mod base;
-pub mod driver;
 
 use crate::program::{Program, SiteId};
 use crate::trace::{Event, EVENT_DEF};

@@ -1,25 +1,13 @@
-//! The console report: one row per branch site (source line, condition, and for each outcome the
-//! execution at which it was first covered), the inputs kept and what each covers, the faults,
-//! and a summary line.
+//! The console report: one row per row of the criterion (for branch coverage: a site, with its
+//! source line, condition, and for each outcome the execution at which it was first covered), the
+//! inputs kept and what each covers, the faults, and a summary line.
 
-use super::{full_coverage_exec, goal_short, json::fault_file, site_rows};
-use crate::campaign::RunResult;
+use super::{cells, json::fault_file, thousands, CellState};
+use crate::chaining::ChainOrder;
+use crate::suite::Suite;
 use std::fmt::Write;
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn cell(o: &super::OutcomeCell) -> String {
+fn cell(o: &CellState) -> String {
     match o.first_exec {
         _ if o.goal.is_none() => "(no goal)".into(),
         Some(e) => format!("#{}", thousands(e)),
@@ -29,59 +17,44 @@ fn cell(o: &super::OutcomeCell) -> String {
 }
 
 /// The whole console report.
-pub fn render(run: &RunResult) -> String {
+pub fn render(run: &Suite) -> String {
     let mut s = String::new();
-    let o = &run.options;
-    let _ = writeln!(
-        s,
-        "evotest: {} from {} ({} search, seed {})",
-        run.signature.prototype,
-        o.sources_display(),
-        o.algorithm,
-        o.seed
-    );
-    let rows = site_rows(run);
-    let cw = rows.iter().map(|r| r.site.meta.cond.chars().count()).max().unwrap_or(9).clamp(9, 48);
+    let o = &run.info;
+    let _ = writeln!(s, "evotest: {} from {} ({} search, seed {})", run.frontend.describe(), o.sources_display(), o.algorithm, o.seed);
+    let cw = run.rows.iter().map(|r| r.text.chars().count()).max().unwrap_or(9).clamp(9, 48);
     let _ = writeln!(s, "\n  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}", "site", "line:col", "condition", "true", "false");
-    for r in &rows {
-        let m = &r.site.meta;
-        let loc = format!("{}:{}", m.line, m.col);
-        let mut cond: String = m.cond.chars().take(cw).collect();
-        if m.cond.chars().count() > cw {
+    for (i, r) in run.rows.iter().enumerate() {
+        let loc = format!("{}:{}", r.line, r.col);
+        let mut cond: String = r.text.chars().take(cw).collect();
+        if r.text.chars().count() > cw {
             cond.pop();
             cond.push('…');
         }
-        if r.outcomes.len() == 2 && m.outcome_labels == ["true", "false"] {
-            let _ = writeln!(
-                s,
-                "  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}",
-                r.site.id,
-                loc,
-                cond,
-                cell(&r.outcomes[0]),
-                cell(&r.outcomes[1])
-            );
+        let cs = cells(run, i);
+        if cs.len() == 2 && cs[0].label == "true" && cs[1].label == "false" {
+            let _ = writeln!(s, "  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}", r.id, loc, cond, cell(&cs[0]), cell(&cs[1]));
         } else {
-            let cells: Vec<String> = r.outcomes.iter().map(|c| format!("{} {}", c.label, cell(c))).collect();
-            let _ = writeln!(s, "  {:>4}  {:>9}  {:<cw$}  {}", r.site.id, loc, format!("switch ({cond})"), cells.join(" | "));
+            let cells: Vec<String> = cs.iter().map(|c| format!("{} {}", c.label, cell(c))).collect();
+            let what = if r.kind == "switch" { format!("switch ({cond})") } else { cond };
+            let _ = writeln!(s, "  {:>4}  {:>9}  {:<cw$}  {}", r.id, loc, what, cells.join(" | "));
         }
     }
     let _ = writeln!(s, "  (#N: first covered by execution N; -: not covered; infeasible?: given up, suspected infeasible)");
 
     if !run.archive.tests.is_empty() {
-        let _ = writeln!(s, "\ntests ({}), each with the branch outcomes it covers:", run.archive.tests.len());
+        let _ = writeln!(s, "\ntests ({}), each with the {} it covers:", run.archive.tests.len(), goals_word(run));
         for (i, t) in run.archive.tests.iter().enumerate() {
             let ret = match (&t.ret, t.exit) {
                 (Some(r), _) => format!(" = {r}"),
                 (None, e) => format!(" -> {e}"),
             };
-            let covers: Vec<String> = t.covers_all.iter().map(|&g| goal_short(run, g)).collect();
+            let covers: Vec<String> = t.covers_all.iter().map(|&g| run.goal_short(g)).collect();
             let _ = writeln!(
                 s,
                 "  {:>3}. {}({}){ret}\n       covers {}: {}",
                 i + 1,
-                run.signature.name,
-                run.domain.display(&t.input),
+                run.frontend.name(),
+                run.frontend.display(&t.input),
                 covers.len(),
                 covers.join(", ")
             );
@@ -97,9 +70,9 @@ pub fn render(run: &RunResult) -> String {
             r.sequences.len(),
             if r.sequences.len() == 1 { "" } else { "s" },
             match r.order {
-                crate::search::ChainOrder::Bfs => "breadth-first",
-                crate::search::ChainOrder::Dfs => "depth-first",
-                crate::search::ChainOrder::Best => "best-first",
+                ChainOrder::Bfs => "breadth-first",
+                ChainOrder::Dfs => "depth-first",
+                ChainOrder::Best => "best-first",
             }
         );
         for q in &r.sequences {
@@ -122,12 +95,27 @@ pub fn render(run: &RunResult) -> String {
                 s,
                 "  {}  {}({}) -> {}",
                 o.out_dir.join(fault_file(run, i)).display(),
-                run.signature.name,
-                run.domain.display(&f.input),
+                run.frontend.name(),
+                run.frontend.display(&f.input),
                 f.exit
             );
         }
     }
+    let _ = writeln!(s, "\n{}", summary(run));
+    if run.interrupted {
+        let _ = writeln!(s, "interrupted: results so far were written");
+    }
+    if run.exhausted {
+        let _ = writeln!(
+            s,
+            "stopped early: the search proposed no input it had not run before (the input domain is too small for the budget)"
+        );
+    }
+    s
+}
+
+/// The summary line: `covered 22/22 branch outcomes (100.0%) …; 61 executions, 0.02 s, 2,534 exec/s`.
+pub fn summary(run: &Suite) -> String {
     let total = run.goals.len();
     let covered = run.archive.n_covered();
     let pct = if total > 0 { 100.0 * covered as f64 / total as f64 } else { 100.0 };
@@ -135,18 +123,23 @@ pub fn render(run: &RunResult) -> String {
     let rate = if secs > 0.0 { run.executions as f64 / secs } else { 0.0 };
     let infeasible =
         if run.given_up.is_empty() { String::new() } else { format!(", {} suspected infeasible", run.given_up.len()) };
-    let full = match full_coverage_exec(run) {
+    let full = match run.full_coverage_exec() {
         Some(e) => format!(" (full coverage at execution {})", thousands(e)),
         None => String::new(),
     };
-    let _ = writeln!(
-        s,
-        "\ncovered {covered}/{total} branch outcomes ({pct:.1}%){infeasible}{full}; {} executions, {secs:.2} s, {} exec/s",
+    let what = goals_word(run);
+    format!(
+        "covered {covered}/{total} {what} ({pct:.1}%){infeasible}{full}; {} executions, {secs:.2} s, {} exec/s",
         thousands(run.executions),
         thousands(rate.round() as u64)
-    );
-    if run.interrupted {
-        let _ = writeln!(s, "interrupted: results so far were written");
+    )
+}
+
+/// What the goals are called: `branch outcomes`, `path goals`.
+fn goals_word(run: &Suite) -> String {
+    if run.info.criterion == "branch" {
+        "branch outcomes".to_string()
+    } else {
+        format!("{} goals", run.info.criterion)
     }
-    s
 }

@@ -1,26 +1,27 @@
 //! Reporting a run: the console table ([`console`]), `report.json` and `suite.json` ([`json`]),
-//! fault reproducers, and the standalone C test file ([`ctests`]). Each output is a
-//! [`Reporter`]; [`write_all`] writes every file output.
+//! fault reproducers, and the frontend's standalone test file. Each file output is a
+//! [`Reporter`] of a [`Suite`]; [`write_all`] writes every one.
 
 pub mod console;
-pub mod ctests;
 pub mod json;
 pub mod progress;
 
-use crate::campaign::RunResult;
-use crate::program::Site;
+use crate::frontend::{TestEntry, TestFile};
+use crate::suite::Suite;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
+pub use crate::util::{thousands, write_atomic};
+
 /// One output of a run.
 pub trait Reporter {
-    /// Write this output for `run`.
-    fn report(&self, run: &RunResult) -> Result<()>;
+    /// Write this output for `suite`; returns the files written.
+    fn report(&self, suite: &Suite) -> Result<Vec<PathBuf>>;
 }
 
-/// The state of one branch outcome at the end of a run.
+/// The state of one goal cell of a report row at the end of a run.
 #[derive(Clone, Debug)]
-pub struct OutcomeCell {
+pub struct CellState {
     pub label: String,
     pub goal: Option<usize>,
     /// Execution at which it was first covered.
@@ -30,103 +31,77 @@ pub struct OutcomeCell {
     pub suspected_infeasible: bool,
 }
 
-/// One branch site and its outcomes.
-pub struct SiteRow<'a> {
-    pub site: &'a Site,
-    pub outcomes: Vec<OutcomeCell>,
-}
-
-/// Rows for every site, in site order.
-pub fn site_rows(run: &RunResult) -> Vec<SiteRow<'_>> {
-    let mut goal_of = std::collections::HashMap::new();
-    for (g, goal) in run.goals.iter().enumerate() {
-        if let Some((_, o, _)) = goal.branch() {
-            goal_of.insert(o, g);
-        }
-    }
-    run.program
-        .sites
+/// The cells of row `r` of `suite`, with their coverage.
+pub fn cells(suite: &Suite, r: usize) -> Vec<CellState> {
+    suite.rows[r]
+        .cells
         .iter()
-        .filter(|site| site.outcomes().any(|o| goal_of.contains_key(&o)))
-        .map(|site| {
-            let outcomes = site
-                .outcomes()
-                .enumerate()
-                .map(|(k, o)| {
-                    let goal = goal_of.get(&o).copied();
-                    OutcomeCell {
-                        label: site.meta.outcome_labels.get(k).cloned().unwrap_or_else(|| format!("#{k}")),
-                        goal,
-                        first_exec: goal.and_then(|g| run.archive.first_exec(g)),
-                        test: goal.and_then(|g| run.archive.covered_by[g]),
-                        suspected_infeasible: goal.is_some_and(|g| run.given_up.contains(&g)),
-                    }
-                })
-                .collect();
-            SiteRow { site, outcomes }
+        .map(|c| CellState {
+            label: c.label.clone(),
+            goal: c.goal,
+            first_exec: c.goal.and_then(|g| suite.archive.first_exec(g)),
+            test: c.goal.and_then(|g| suite.archive.covered_by[g]),
+            suspected_infeasible: c.goal.is_some_and(|g| suite.given_up.contains(&g)),
         })
         .collect()
 }
 
-/// Execution at which the last goal was covered, if every goal is covered.
-pub fn full_coverage_exec(run: &RunResult) -> Option<u64> {
-    let mut last = 0;
-    for g in 0..run.goals.len() {
-        last = last.max(run.archive.first_exec(g)?);
-    }
-    Some(last)
-}
+/// The frontend's standalone test file (`tests.c` for a C function), with every kept test and
+/// every fault.
+pub struct TestFileReporter;
 
-/// Short label of a goal for test listings: `L14 a <= 0:T`.
-pub fn goal_short(run: &RunResult, g: usize) -> String {
-    match run.goals[g].branch() {
-        Some((s, _, k)) => {
-            let site = &run.program.sites[s as usize];
-            let label = site.meta.outcome_labels.get(k as usize).map(String::as_str).unwrap_or("?");
-            let l = match label {
-                "true" => "T",
-                "false" => "F",
-                other => other,
-            };
-            format!("L{} {}:{}", site.meta.line, site.meta.cond, l)
+impl Reporter for TestFileReporter {
+    fn report(&self, suite: &Suite) -> Result<Vec<PathBuf>> {
+        let cases = suite
+            .archive
+            .tests
+            .iter()
+            .map(|t| ("test", t))
+            .chain(suite.archive.faults.iter().map(|t| ("fault", t)))
+            .enumerate()
+            .map(|(i, (kind, t))| TestEntry {
+                name: format!("{kind}_{}", i + 1),
+                case: t,
+                covers: t.covers_all.iter().map(|&g| suite.goal_short(g)).collect(),
+            })
+            .collect();
+        let i = &suite.info;
+        let header = vec![format!(
+            "Source: {}   Search: {}, seed {}   Coverage: {}/{} {} goals",
+            i.sources_display(),
+            i.algorithm,
+            i.seed,
+            suite.archive.n_covered(),
+            suite.goals.len(),
+            i.criterion
+        )];
+        let path = i.out_dir.join("tests.c");
+        let file = TestFile { header, path, cases, hang_seconds: (i.timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u32 };
+        match suite.frontend.test_file(&file) {
+            Some((name, text)) => {
+                let p = i.out_dir.join(name);
+                write_atomic(&p, text.as_bytes())?;
+                Ok(vec![p])
+            }
+            None => Ok(vec![]),
         }
-        None => run.goals[g].describe(&run.program),
     }
 }
 
-/// Paths of the files written for a run.
-pub struct Written {
-    pub files: Vec<PathBuf>,
-}
-
-/// Write `tests.c`, `suite.json`, `report.json` and fault reproducers into the output directory.
-pub fn write_all(run: &RunResult) -> Result<Written> {
-    std::fs::create_dir_all(&run.options.out_dir)
-        .with_context(|| format!("cannot create {}", run.options.out_dir.display()))?;
-    json::FaultFiles.report(run)?;
-    ctests::TestsC.report(run)?;
-    json::SuiteJson.report(run)?;
-    json::ReportJson.report(run)?;
-    let d = &run.options.out_dir;
-    let mut files = vec![d.join("tests.c"), d.join("suite.json"), d.join("report.json")];
-    if !run.archive.faults.is_empty() {
-        files.push(d.join("faults"));
+/// Write the test file, `suite.json`, `report.json` and fault reproducers into the output
+/// directory. Returns the files written.
+///
+/// Errors: the output directory is not writable.
+pub fn write_all(suite: &Suite) -> Result<Vec<PathBuf>> {
+    let d = &suite.info.out_dir;
+    std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    // faults first, so that the files that name them never point at missing ones
+    let faults = json::FaultFiles.report(suite)?;
+    let mut files = Vec::new();
+    let reporters: [&dyn Reporter; 3] = [&TestFileReporter, &json::SuiteJson, &json::ReportJson];
+    for r in reporters {
+        files.extend(r.report(suite)?);
     }
-    Ok(Written { files })
-}
-
-/// Write `bytes` to `path` atomically (temporary file, then rename), so that a killed run never
-/// leaves a half-written file.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    // A temporary file is created 0600; give the result the mode a plain write would (0644), or
-    // keep the mode of the file it replaces.
-    let mode = std::fs::metadata(path).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions())).unwrap_or(0o644);
-    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    files.extend(faults);
+    Ok(files)
 }

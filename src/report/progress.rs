@@ -1,7 +1,7 @@
-//! Progress on the terminal during a run (indicatif), drawn on stderr and only when stderr is a
-//! terminal.
+//! Progress on the terminal during a run (indicatif), drawn on stderr (indicatif draws nothing
+//! when stderr is not a terminal): an observer of the search.
 
-use crate::search::{Monitor, Status};
+use crate::observe::{Observer, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A progress bar over the execution budget (a spinner when only time is limited).
@@ -11,10 +11,7 @@ pub struct ProgressMonitor {
 
 impl ProgressMonitor {
     pub fn new(max_execs: Option<u64>) -> ProgressMonitor {
-        let bar = match max_execs {
-            Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
-            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-        };
+        let bar = ProgressBar::with_draw_target(max_execs, ProgressDrawTarget::stderr());
         let style = if max_execs.is_some() {
             ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {human_pos}/{human_len} execs  {msg}")
         } else {
@@ -32,8 +29,8 @@ impl ProgressMonitor {
     }
 }
 
-impl Monitor for ProgressMonitor {
-    fn update(&mut self, s: &Status) {
+impl Observer for ProgressMonitor {
+    fn progress(&mut self, s: &Status) {
         self.bar.set_position(s.executions);
         let faults = if s.faults > 0 { format!(", {} faults", s.faults) } else { String::new() };
         self.bar.set_message(format!("covered {}/{}{faults}", s.covered, s.goals));

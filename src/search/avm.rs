@@ -20,14 +20,14 @@
 //! An attempt ends when the goal is covered, after [`super::SearchConfig::patience`] evaluations
 //! without improving the goal's best fitness, or when the budget is spent.
 
-use super::{AlgorithmSpec, GoalSearch, Search, SearchContext};
-use crate::input::{Input, Value};
+use super::{Algorithm, AlgorithmSpec, GoalSearch, Patience, SearchContext};
+use crate::input::{same, Input, ScalarType, Value};
 use anyhow::Result;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     name: "avm",
     about: "alternating variable method: exploratory and pattern moves per variable, random restarts (Korel 1990; AUSTIN, AVMf)",
-    build: |_| Box::new(Avm),
+    build: |_| Algorithm::PerGoal(Box::new(Avm)),
 };
 
 /// Smallest float step AVM refines to.
@@ -49,8 +49,7 @@ struct Local<'c, 'a> {
     x: Input,
     fx: f64,
     float_step: f64,
-    since_improvement: u64,
-    best_seen: f64,
+    patience: Patience,
 }
 
 impl Local<'_, '_> {
@@ -67,14 +66,8 @@ impl Local<'_, '_> {
         if self.cx.finished() {
             return Ok(Err(Stop::Budget));
         }
-        if fy < self.best_seen {
-            self.best_seen = fy;
-            self.since_improvement = 0;
-        } else {
-            self.since_improvement += 1;
-            if self.since_improvement >= self.cx.config.patience {
-                return Ok(Err(Stop::Patience));
-            }
+        if self.patience.exhausted(fy) {
+            return Ok(Err(Stop::Patience));
         }
         if fy < self.fx {
             self.x = ev.input;
@@ -85,10 +78,10 @@ impl Local<'_, '_> {
     }
 
     fn step(&self, i: usize) -> f64 {
-        let g = &self.cx.domain.genes[i];
+        let g = &self.cx.domain.fields[i];
         if g.ty.is_float() {
-            let v = self.x.values[i].as_f64().abs();
-            let eps = if g.ty == crate::input::ScalarType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
+            let v = self.cx.domain.get(&self.x, i).as_f64().abs();
+            let eps = if g.ty == ScalarType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
             self.float_step.max(v * eps * 4.0).max(g.step.unwrap_or(0.0))
         } else {
             1.0
@@ -98,24 +91,26 @@ impl Local<'_, '_> {
     /// Whether some float gene could still take a finer step.
     fn refinable(&self) -> bool {
         self.float_step > MIN_FLOAT_STEP
-            && self.cx.domain.genes.iter().any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
+            && self.cx.domain.fields.iter().any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
     }
 
     fn moved(&self, i: usize, delta: f64) -> Option<Input> {
-        let mut y = self.x.clone();
-        let v = match self.x.values[i] {
+        let d = self.cx.domain;
+        let old = d.get(&self.x, i);
+        let v = match old {
             Value::Int(n) => {
                 let d = delta.clamp(-1e38, 1e38) as i128;
                 Value::Int(n.saturating_add(d))
             }
             Value::Float(f) => Value::Float(f + delta),
         };
-        y.values[i] = self.cx.domain.normalise(i, v);
-        let same = match (y.values[i], self.x.values[i]) {
-            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
-            (a, b) => a == b,
-        };
-        (!same).then_some(y)
+        let v = d.normalise(i, v);
+        if same(v, old) {
+            return None;
+        }
+        let mut y = self.x.clone();
+        d.set(&mut y, i, v);
+        Some(y)
     }
 
     /// Iterated pattern search on variable `i`. Returns whether it improved anything.
@@ -153,18 +148,18 @@ impl Local<'_, '_> {
 
     /// The boundary probe (see module docs).
     fn probe(&mut self) -> Result<std::result::Result<(), Stop>> {
-        for i in 0..self.x.values.len() {
-            let d = self.cx.domain;
+        let d = self.cx.domain;
+        for i in 0..d.fields.len() {
             let mut cands = d.boundary_values(i);
-            if d.genes[i].ty.is_float() {
-                cands.extend(d.float_pool.iter().map(|&f| crate::input::Value::Float(f)));
-                cands.extend(d.int_pool.iter().map(|&c| crate::input::Value::Float(c as f64)));
+            if d.fields[i].ty.is_float() {
+                cands.extend(d.float_pool.iter().map(|&f| Value::Float(f)));
+                cands.extend(d.int_pool.iter().map(|&c| Value::Float(c as f64)));
             } else {
-                cands.extend(d.int_pool.iter().map(|&c| crate::input::Value::Int(c)));
+                cands.extend(d.int_pool.iter().map(|&c| Value::Int(c)));
             }
             for c in cands {
                 let mut y = self.x.clone();
-                y.values[i] = d.normalise(i, c);
+                d.set(&mut y, i, c);
                 if y == self.x {
                     continue;
                 }
@@ -180,7 +175,7 @@ impl Local<'_, '_> {
         let mut probed = false;
         loop {
             let mut improved = false;
-            for i in 0..self.x.values.len() {
+            for i in 0..self.cx.domain.fields.len() {
                 match self.variable(i)? {
                     Ok(b) => improved |= b,
                     Err(s) => return Ok(s),
@@ -216,14 +211,8 @@ impl Local<'_, '_> {
             self.x = ev.input;
             self.fx = fy;
             self.float_step = 1.0;
-            if fy < self.best_seen {
-                self.best_seen = fy;
-                self.since_improvement = 0;
-            } else {
-                self.since_improvement += 1;
-                if self.since_improvement >= self.cx.config.patience {
-                    return Ok(Stop::Patience);
-                }
+            if self.patience.exhausted(fy) {
+                return Ok(Stop::Patience);
             }
         }
     }
@@ -244,15 +233,34 @@ impl GoalSearch for Avm {
             }
         };
         if !cx.is_covered(goal) {
-            let mut local = Local { cx, goal, x, fx, float_step: 1.0, since_improvement: 0, best_seen: fx };
+            let patience = Patience::new(cx.config.patience, fx);
+            let mut local = Local { cx, goal, x, fx, float_step: 1.0, patience };
             let _ = local.run()?;
         }
         Ok(())
     }
 }
 
-impl Search for Avm {
-    fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        super::drive(cx, self)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::testkit::*;
+
+    /// AVM's pattern moves reach a far-away equality: x == 1_000_000 from a random start in the
+    /// whole i32 range takes a few hundred evaluations, not a million.
+    #[test]
+    fn pattern_moves_reach_a_distant_value_quickly() {
+        let d = ints(&["x"], None);
+        let r = run_per_goal(&d, eq_landscape(vec![1_000_000]), &mut Avm, 1, 100_000);
+        assert_eq!(r.covered, r.goals, "{r:?}");
+        assert!(r.executions < 2_000, "{r:?}");
+    }
+
+    /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.
+    #[test]
+    fn alternating_variables_cover_a_conjunction() {
+        let d = ints(&["x", "y"], Some((-10_000, 10_000)));
+        let r = run_per_goal(&d, conj_landscape(12, -7), &mut Avm, 3, 50_000);
+        assert_eq!(r.covered, r.goals, "{r:?}");
     }
 }

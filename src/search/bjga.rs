@@ -1,5 +1,5 @@
-//! The genetic algorithm of Bueno & Jino (seed 001 §6), for reproducing their experiments
-//! (`--preset bueno-jino`).
+//! The genetic algorithm of Bueno & Jino (2002, §6), for reproducing their experiments
+//! (`--preset bueno-jino`): a preset of the evolutionary loop ([`super::evolve`]).
 //!
 //! * **Binary encoding** with per-variable bounds and precision: each gene is a bit string of
 //!   ⌈log₂ n⌉ bits for its n admissible values (an integer range, a float range on its precision
@@ -12,38 +12,51 @@
 //! * **Bit-flip mutation** of each bit with probability 0.03.
 //! * Population 80 (30 in the paper's worked example; `--population`).
 //!
-//! Fitness: with `--fitness bueno-jino` and a path goal, the paper's `NC − EP/MEP`
-//! ([`crate::fitness::path::bueno_jino`], recomputed for each generation since MEP depends on the
-//! population); otherwise the goal's own (minimised) fitness f, turned into a maximised one by
-//! windowing, `f_worst − f + 1e-3`, as roulette selection needs non-negative values that grow with
-//! quality.
+//! Fitness: a goal with a population-relative fitness (a path goal with `--fitness bueno-jino`:
+//! the paper's `NC − EP/MEP`, [`crate::fitness::path::bueno_jino`], recomputed for each
+//! generation since MEP depends on the population) is selected on it; otherwise on the goal's own
+//! (minimised) fitness f, turned into a maximised one by windowing, `f_worst − f + 1e-3`, as
+//! roulette selection needs non-negative values that grow with quality ([`super::evolve::Roulette`]).
 //!
 //! An attempt ends when the goal is covered, after `patience` evaluations without improving the
-//! goal's best fitness, or when the budget is spent. The initial population takes the inputs
-//! the caller put in [`SearchContext::seeds`] (the solutions base's similar paths; at most half of
-//! it) and the best input known for the goal, then random bit strings.
+//! best fitness of the attempt, or when the budget is spent. The initial population takes the best
+//! input known for the goal and the inputs the caller put in [`SearchContext::seeds`] (the
+//! solutions base's similar paths; at most half of it), then random bit strings.
 
-use super::{AlgorithmSpec, GoalSearch, PathFitness, Search, SearchConfig, SearchContext};
-use crate::fitness::path::{bueno_jino, PathMatch};
-use crate::input::{Domain, GeneRole, Input, Range, ScalarType, Value};
-use anyhow::Result;
+use super::evolve::{Crossover, Evolution, Mutation, Never, Representation, Roulette};
+use super::{Algorithm, AlgorithmSpec, SearchConfig, SearchContext};
+use crate::input::{Domain, Input, Range, Role, ScalarType, Value};
 use rand::Rng;
+use std::sync::Arc;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     name: "bjga",
-    about: "seed 001's GA: binary genes, roulette selection with elitism, one-point crossover 0.8, bit-flip mutation 0.03",
-    build: |c: &SearchConfig| Box::new(BjGa { population: c.population.max(2) }),
+    about: "Bueno & Jino's GA (2002): binary genes, roulette selection with elitism, one-point crossover 0.8, bit-flip mutation 0.03",
+    build: |c: &SearchConfig| Algorithm::PerGoal(Box::new(preset(c))),
 };
 
-/// Probability of crossover (seed 001 §9).
+/// Probability of crossover (Bueno & Jino 2002, §9).
 pub const CROSSOVER_RATE: f64 = 0.8;
 /// Probability of flipping each bit.
 pub const MUTATION_RATE: f64 = 0.03;
 /// The paper's population size.
 pub const POPULATION: usize = 80;
 
-pub struct BjGa {
-    population: usize,
+/// The `bjga` preset with population `c.population`.
+pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
+    Evolution {
+        repr: Box::new(Binary::default()),
+        selection: Box::new(Roulette::default()),
+        crossover: Box::new(BitCrossover { rate: CROSSOVER_RATE }),
+        mutation: Box::new(BitFlip { rate: MUTATION_RATE }),
+        stopping: Box::new(Never),
+        islands: 1,
+        island_size: c.population.max(2),
+        elite: 1,
+        migration: None,
+        patience: true,
+        use_seeds: true,
+    }
 }
 
 /// How one gene is encoded.
@@ -77,10 +90,10 @@ impl Codec {
     /// The encoding of `domain`'s genes.
     pub fn new(domain: &Domain) -> Codec {
         let codes = domain
-            .genes
+            .fields
             .iter()
             .map(|g| {
-                if let GeneRole::Char { alphabet } = &g.role {
+                if let Role::Char { alphabet } = &g.role {
                     let n = alphabet.len().max(1) as u128;
                     return Code::Grid { bits: bits_for(n), n, lo: 0.0, lo_int: 0, step: 1.0, int: true, alphabet: Some(alphabet.clone()) };
                 }
@@ -117,7 +130,7 @@ impl Codec {
 
     /// Decode a genotype (one bit string per gene, in the low bits) to an input of `domain`.
     pub fn decode(&self, domain: &Domain, genes: &[u128]) -> Input {
-        let values = self
+        let values: Vec<Value> = self
             .codes
             .iter()
             .zip(genes)
@@ -139,14 +152,14 @@ impl Codec {
                 domain.normalise(i, v)
             })
             .collect();
-        Input { values }
+        domain.from_values(&values)
     }
 
     /// Encode an input (the nearest genotype; exact for values of the domain).
-    pub fn encode(&self, input: &Input) -> Vec<u128> {
+    pub fn encode(&self, domain: &Domain, input: &Input) -> Vec<u128> {
         self.codes
             .iter()
-            .zip(&input.values)
+            .zip(&domain.values(input))
             .map(|(c, v)| match c {
                 Code::Grid { bits, n, lo, lo_int, step, int, alphabet } => {
                     let idx: u128 = match alphabet {
@@ -169,13 +182,81 @@ impl Codec {
     }
 }
 
-/// One member of the population.
-#[derive(Clone)]
-struct Member {
-    genes: Vec<u128>,
-    /// The goal's (minimised) fitness.
-    f: f64,
-    path: Option<PathMatch>,
+/// A binary genotype: one bit string per field (in the low bits), and the width of each.
+#[derive(Clone, Debug)]
+pub struct Bits {
+    pub genes: Vec<u128>,
+    pub widths: Arc<[u32]>,
+}
+
+/// The binary representation: [`Codec`] of the context's domain.
+#[derive(Default)]
+pub struct Binary {
+    codec: Option<(Codec, Arc<[u32]>)>,
+}
+
+impl Binary {
+    fn codec(&self) -> &(Codec, Arc<[u32]>) {
+        self.codec.as_ref().expect("prepared")
+    }
+}
+
+impl Representation for Binary {
+    type Genome = Bits;
+
+    fn prepare(&mut self, cx: &SearchContext) {
+        let c = Codec::new(cx.domain);
+        let w: Arc<[u32]> = c.bits().into();
+        self.codec = Some((c, w));
+    }
+
+    fn random(&self, cx: &mut SearchContext) -> Bits {
+        let w = self.codec().1.clone();
+        Bits { genes: w.iter().map(|&b| cx.rng.random::<u128>() & max_of(b)).collect(), widths: w }
+    }
+
+    fn encode(&self, cx: &SearchContext, x: &Input) -> Bits {
+        let (c, w) = self.codec();
+        Bits { genes: c.encode(cx.domain, x), widths: w.clone() }
+    }
+
+    fn decode(&self, cx: &SearchContext, g: &Bits) -> Input {
+        self.codec().0.decode(cx.domain, &g.genes)
+    }
+}
+
+/// Single-point crossover on the whole bit string with probability `rate`.
+pub struct BitCrossover {
+    pub rate: f64,
+}
+
+impl Crossover<Bits> for BitCrossover {
+    fn cross(&mut self, cx: &mut SearchContext, a: &Bits, b: &Bits) -> Vec<Bits> {
+        let (mut a, mut b) = (a.clone(), b.clone());
+        let total: u32 = a.widths.iter().sum();
+        if total > 1 && cx.rng.random::<f64>() < self.rate {
+            let cut = cx.rng.random_range(1..total);
+            cross(&mut a.genes, &mut b.genes, &a.widths, cut);
+        }
+        vec![a, b]
+    }
+}
+
+/// Flip each bit with probability `rate`.
+pub struct BitFlip {
+    pub rate: f64,
+}
+
+impl Mutation<Bits> for BitFlip {
+    fn mutate(&mut self, cx: &mut SearchContext, g: &mut Bits) {
+        for (j, x) in g.genes.iter_mut().enumerate() {
+            for t in 0..g.widths[j] {
+                if cx.rng.random::<f64>() < self.rate {
+                    *x ^= 1u128 << t;
+                }
+            }
+        }
+    }
 }
 
 /// Single-point crossover of two bit strings split into genes of `bits` bits (most significant
@@ -197,144 +278,23 @@ fn cross(a: &mut [u128], b: &mut [u128], bits: &[u32], cut: u32) {
     }
 }
 
-impl BjGa {
-    fn member(&self, cx: &mut SearchContext, goal: usize, codec: &Codec, genes: Vec<u128>) -> Result<Member> {
-        let x = codec.decode(cx.domain, &genes);
-        let ev = cx.evaluate(&x)?;
-        // A path goal's match serves both fitness forms: scan the trace once.
-        let (f, path) = match cx.goal(goal).as_path() {
-            Some(p) => {
-                let m = p.matching(&ev.trace);
-                (p.stationary(&m), Some(m))
-            }
-            None => (cx.fitness(goal, &ev), None),
-        };
-        Ok(Member { genes, f, path })
-    }
-
-    /// Selection fitness (maximised, ≥ 0) of each member.
-    fn selection_fitness(cx: &SearchContext, goal: usize, pop: &[Member]) -> Vec<f64> {
-        if cx.config.path_fitness == PathFitness::BuenoJino {
-            if let Some(p) = cx.goal(goal).as_path() {
-                let matches: Vec<PathMatch> = pop.iter().map(|m| m.path.expect("path match")).collect();
-                return bueno_jino(p, &matches).into_iter().map(|x| x.max(0.0)).collect();
-            }
-        }
-        let worst = pop.iter().map(|m| m.f).filter(|f| f.is_finite()).fold(0.0, f64::max);
-        pop.iter().map(|m| if m.f.is_finite() { worst - m.f + 1e-3 } else { 1e-3 }).collect()
-    }
-}
-
-fn roulette<R: Rng>(weights: &[f64], total: f64, rng: &mut R) -> usize {
-    if total <= 0.0 || !total.is_finite() {
-        return rng.random_range(0..weights.len());
-    }
-    let mut r = rng.random::<f64>() * total;
-    for (i, w) in weights.iter().enumerate() {
-        if r < *w {
-            return i;
-        }
-        r -= w;
-    }
-    weights.len() - 1
-}
-
-impl GoalSearch for BjGa {
-    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
-        let codec = Codec::new(cx.domain);
-        let bits = codec.bits();
-        let total_bits: u32 = bits.iter().sum();
-        let mut best_seen = f64::INFINITY;
-        let mut since = 0u64;
-        let mut starts: Vec<Input> = std::mem::take(&mut cx.seeds);
-        starts.truncate(self.population / 2);
-        if let Some((_, x)) = cx.best(goal) {
-            if !starts.contains(x) {
-                starts.push(x.clone());
-            }
-        }
-        starts.reverse(); // popped from the back: seeds in their order, then the best
-        let mut pop: Vec<Member> = Vec::with_capacity(self.population);
-        while pop.len() < self.population {
-            if cx.out_of_budget() {
-                return Ok(());
-            }
-            let genes = match starts.pop() {
-                Some(x) => codec.encode(&x),
-                None => bits.iter().map(|&b| cx.rng.random::<u128>() & max_of(b)).collect(),
-            };
-            let m = self.member(cx, goal, &codec, genes)?;
-            if cx.is_covered(goal) {
-                return Ok(());
-            }
-            best_seen = best_seen.min(m.f);
-            pop.push(m);
-        }
-        loop {
-            let fit = Self::selection_fitness(cx, goal, &pop);
-            let total: f64 = fit.iter().sum();
-            let elite = (0..pop.len())
-                .max_by(|&a, &b| fit[a].total_cmp(&fit[b]).then(pop[b].f.total_cmp(&pop[a].f)))
-                .unwrap_or(0);
-            let mut next = vec![pop[elite].clone()];
-            while next.len() < self.population {
-                let p1 = roulette(&fit, total, &mut cx.rng);
-                let p2 = roulette(&fit, total, &mut cx.rng);
-                let mut a = pop[p1].genes.clone();
-                let mut b = pop[p2].genes.clone();
-                if total_bits > 1 && cx.rng.random::<f64>() < CROSSOVER_RATE {
-                    let cut = cx.rng.random_range(1..total_bits);
-                    cross(&mut a, &mut b, &bits, cut);
-                }
-                for child in [a, b] {
-                    if next.len() >= self.population {
-                        break;
-                    }
-                    let mut child = child;
-                    for (j, g) in child.iter_mut().enumerate() {
-                        for t in 0..bits[j] {
-                            if cx.rng.random::<f64>() < MUTATION_RATE {
-                                *g ^= 1u128 << t;
-                            }
-                        }
-                    }
-                    if cx.out_of_budget() {
-                        return Ok(());
-                    }
-                    let m = self.member(cx, goal, &codec, child)?;
-                    if cx.is_covered(goal) || cx.finished() {
-                        return Ok(());
-                    }
-                    if m.f < best_seen {
-                        best_seen = m.f;
-                        since = 0;
-                    } else {
-                        since += 1;
-                        if since >= cx.config.patience {
-                            return Ok(());
-                        }
-                    }
-                    next.push(m);
-                }
-            }
-            pop = next;
-        }
-    }
-}
-
-impl Search for BjGa {
-    fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        super::drive(cx, self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::Gene;
+    use crate::input::Field as Gene;
+    use crate::search::testkit::*;
 
     fn domain(genes: Vec<Gene>) -> Domain {
-        Domain { genes, ..Default::default() }
+        Domain::packed(genes)
+    }
+
+    /// The paper's GA covers an equality over a small range.
+    #[test]
+    fn the_paper_ga_covers_an_equality() {
+        let d = ints(&["x"], Some((0, 1000)));
+        let c = SearchConfig { population: POPULATION, ..SearchConfig::default() };
+        let r = run_algorithm("bjga", &d, eq_landscape(vec![700]), c, 3, 100_000);
+        assert_eq!(r.covered, r.goals, "{r:?}");
     }
 
     #[test]
@@ -351,14 +311,14 @@ mod tests {
         assert_eq!(codec.bits(), vec![4, 15, 8]);
         // all zeros: the lower bounds; all ones: the upper bounds
         let lo = codec.decode(&d, &[0, 0, 0]);
-        assert_eq!(lo.values, vec![Value::Int(-7), Value::Float(-100.0), Value::Int(-128)]);
+        assert_eq!(d.values(&lo), vec![Value::Int(-7), Value::Float(-100.0), Value::Int(-128)]);
         let hi = codec.decode(&d, &[15, (1 << 15) - 1, 255]);
-        assert_eq!(hi.values, vec![Value::Int(7), Value::Float(100.0), Value::Int(127)]);
+        assert_eq!(d.values(&hi), vec![Value::Int(7), Value::Float(100.0), Value::Int(127)]);
         // every value of the domain survives encode → decode
         for v in -7..=7 {
             for f in [-100.0, -0.01, 0.0, 2.5, 99.99] {
-                let inp = Input { values: vec![Value::Int(v), Value::Float(f), Value::Int(-3)] };
-                assert_eq!(codec.decode(&d, &codec.encode(&inp)), inp);
+                let inp = d.from_values(&[Value::Int(v), Value::Float(f), Value::Int(-3)]);
+                assert_eq!(codec.decode(&d, &codec.encode(&d, &inp)), inp);
             }
         }
     }
@@ -368,9 +328,9 @@ mod tests {
         let d = domain(vec![Gene::full("x", ScalarType::F32)]);
         let codec = Codec::new(&d);
         assert_eq!(codec.bits(), vec![32]);
-        let inp = Input { values: vec![Value::Float(1.5)] };
-        assert_eq!(codec.encode(&inp), vec![1.5f32.to_bits() as u128]);
-        assert_eq!(codec.decode(&d, &codec.encode(&inp)), inp);
+        let inp = d.from_values(&[Value::Float(1.5)]);
+        assert_eq!(codec.encode(&d, &inp), vec![1.5f32.to_bits() as u128]);
+        assert_eq!(codec.decode(&d, &codec.encode(&d, &inp)), inp);
     }
 
     #[test]
@@ -388,17 +348,4 @@ mod tests {
         assert_eq!((a, b), (vec![0xf, 0b1111_1000], vec![0, 0b0000_0111]));
     }
 
-    #[test]
-    fn roulette_follows_the_weights() {
-        use rand::SeedableRng;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let w = [1.0, 0.0, 3.0];
-        let mut counts = [0; 3];
-        for _ in 0..4000 {
-            counts[roulette(&w, 4.0, &mut rng)] += 1;
-        }
-        assert_eq!(counts[1], 0);
-        assert!((800..1200).contains(&counts[0]), "{counts:?}");
-        assert!((2800..3200).contains(&counts[2]), "{counts:?}");
-    }
 }

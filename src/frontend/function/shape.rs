@@ -1,19 +1,19 @@
-//! C parameters and their shapes: how the genes of an input become the arguments of a call, in
+//! C parameters and their shapes: how the fields of an input become the arguments of a call, in
 //! the generated harness, in `tests.c` and in reports.
 //!
-//! Shapes (issue 3's minimum structured inputs):
-//! * a **scalar** is one gene;
-//! * a **fixed-length array** (`int *a` with `--array a=10`) is one gene per element, allocated
+//! Shapes:
+//! * a **scalar** is one field;
+//! * a **fixed-length array** (`int *a` with `--array a=10`) is one field per element, allocated
 //!   afresh (exactly `len` elements) for each execution;
 //! * a **NUL-terminated string** (`char *s`, by default, or `--string s=MAX[:ALPHABET]`) is a
-//!   length gene (0..=MAX) and MAX character genes over the alphabet (printable ASCII, 32..126,
+//!   length field (0..=MAX) and MAX character fields over the alphabet (printable ASCII, 32..126,
 //!   by default); the harness allocates `len + 1` bytes;
-//! * a **(pointer, length) buffer** (`int *a, int n` with `--buffer a=n:MAX`) is a length gene
-//!   (0..=MAX) and MAX element genes; the harness allocates exactly `len` elements and passes `len`
-//!   in the length parameter, which has no gene of its own.
+//! * a **(pointer, length) buffer** (`int *a, int n` with `--buffer a=n:MAX`) is a length field
+//!   (0..=MAX) and MAX element fields; the harness allocates exactly `len` elements and passes `len`
+//!   in the length parameter, which has no field of its own.
 
-use super::{c_literal, DisplayValue, Domain, Gene, GeneRole, Input, Range, ScalarType, Value};
-use crate::config::RangeSpec;
+use crate::input::spec::RangeSpec;
+use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
 use anyhow::{anyhow, bail, Result};
 use evotest_abi::meta::{FunctionMeta, ParamMeta, TypeMeta};
 use serde_json::{json, Value as Json};
@@ -22,10 +22,10 @@ use std::fmt::Write;
 /// How a C parameter is built from genes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
-    Scalar { gene: usize },
+    Scalar { field: usize },
     Array { first: usize, len: usize },
-    String { len_gene: usize, first: usize, max: usize },
-    Buffer { len_gene: usize, first: usize, max: usize, len_param: usize },
+    String { len_field: usize, first: usize, max: usize },
+    Buffer { len_field: usize, first: usize, max: usize, len_param: usize },
     /// An integer parameter that receives the length of the buffer parameter `buffer`.
     LengthOf { buffer: usize },
 }
@@ -185,12 +185,13 @@ fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
     )
 }
 
-/// Build the parameters and genes of `f` from its signature, the user's shape specs and ranges.
+/// Build the parameters and fields of `f` from its signature, the user's shape specs and ranges
+/// (the fields' offsets are left for [`Domain::packed`]).
 ///
 /// Errors (one line each): a spec or range naming no parameter, a spec on a parameter of the wrong
 /// kind, a pointer parameter without a spec (except `char *`, a string by default), and any other
 /// parameter type.
-pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Result<(Vec<Param>, Vec<Gene>)> {
+pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Result<(Vec<Param>, Vec<Field>)> {
     let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     let index = |n: &str, what: &str| {
         names
@@ -220,7 +221,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
     }
 
     let mut params = Vec::new();
-    let mut genes: Vec<Gene> = Vec::new();
+    let mut genes: Vec<Field> = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let spec = specs.iter().find(|s| s.name() == p.name);
         if let Some(b) = len_of[i] {
@@ -240,7 +241,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
                 bail!("parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}", p.name, f.name, p.ty.c_spelling, kind_of(s));
             }
             let g = genes.len();
-            genes.push(Gene::full(&p.name, t));
+            genes.push(Field::full(&p.name, t));
             let c = c_name(&p.ty.c_spelling, t);
             params.push(Param {
                 name: p.name.clone(),
@@ -248,7 +249,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
                 elem: t,
                 elem_c: c,
                 declared: p.ty.c_spelling.clone(),
-                shape: Shape::Scalar { gene: g },
+                shape: Shape::Scalar { field: g },
             });
             continue;
         }
@@ -260,19 +261,19 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
             Some(ShapeSpec::Array { len, .. }) => {
                 let first = genes.len();
                 for k in 0..*len {
-                    genes.push(Gene::full(&format!("{}[{k}]", p.name), et));
+                    genes.push(Field::full(&format!("{}[{k}]", p.name), et));
                 }
                 Shape::Array { first, len: *len }
             }
             Some(ShapeSpec::Buffer { max, .. }) => {
-                let len_gene = genes.len();
-                genes.push(length_gene(&p.name, *max));
+                let len_field = genes.len();
+                genes.push(length_field(&p.name, *max));
                 let first = genes.len();
                 for k in 0..*max {
-                    genes.push(Gene::full(&format!("{}[{k}]", p.name), et));
+                    genes.push(Field::full(&format!("{}[{k}]", p.name), et));
                 }
                 let len_param = len_of.iter().position(|b| *b == Some(i)).unwrap();
-                Shape::Buffer { len_gene, first, max: *max, len_param }
+                Shape::Buffer { len_field, first, max: *max, len_param }
             }
             Some(ShapeSpec::String { max, alphabet, .. }) => {
                 if !is_char {
@@ -282,9 +283,9 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
                     Some(a) => parse_alphabet(a)?,
                     None => printable(),
                 };
-                string_genes(&mut genes, &p.name, *max, a, et)
+                string_fields(&mut genes, &p.name, *max, a, et)
             }
-            None if is_char => string_genes(&mut genes, &p.name, DEFAULT_STRING_MAX, printable(), et),
+            None if is_char => string_fields(&mut genes, &p.name, DEFAULT_STRING_MAX, printable(), et),
             None => bail!(
                 "parameter `{}` (#{}) of `{}` is `{}`: say how to build it, with --array {}=LEN (a fixed-length \
                  array) or --buffer {}=LENPARAM:MAX (a pointer and its length parameter)",
@@ -311,7 +312,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
         let p = &params[i];
         let what = format!("parameter `{}` ({})", p.name, p.declared);
         match &p.shape {
-            Shape::Scalar { gene } => genes[*gene].set_range(&r.lo, &r.hi, &what)?,
+            Shape::Scalar { field } => genes[*field].set_range(&r.lo, &r.hi, &what)?,
             Shape::Array { first, len } => {
                 for g in &mut genes[*first..first + len] {
                     g.set_range(&r.lo, &r.hi, &what)?;
@@ -337,33 +338,35 @@ fn kind_of(s: &ShapeSpec) -> &'static str {
     }
 }
 
-fn length_gene(name: &str, max: usize) -> Gene {
-    Gene {
+fn length_field(name: &str, max: usize) -> Field {
+    Field {
         name: format!("{name}.len"),
+        offset: 0,
         ty: ScalarType::U32,
         range: Range::Int { lo: 0, hi: max as i128 },
         full: false,
         step: None,
-        role: GeneRole::Length,
+        role: Role::Length,
     }
 }
 
-fn string_genes(genes: &mut Vec<Gene>, name: &str, max: usize, alphabet: Vec<u8>, ty: ScalarType) -> Shape {
-    let len_gene = genes.len();
-    genes.push(length_gene(name, max));
+fn string_fields(genes: &mut Vec<Field>, name: &str, max: usize, alphabet: Vec<u8>, ty: ScalarType) -> Shape {
+    let len_field = genes.len();
+    genes.push(length_field(name, max));
     let first = genes.len();
     let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
     for k in 0..max {
-        genes.push(Gene {
+        genes.push(Field {
             name: format!("{name}[{k}]"),
+            offset: 0,
             ty,
             range: Range::Int { lo, hi },
             full: false,
             step: None,
-            role: GeneRole::Char { alphabet: alphabet.clone() },
+            role: Role::Char { alphabet: alphabet.clone() },
         });
     }
-    Shape::String { len_gene, first, max }
+    Shape::String { len_field, first, max }
 }
 
 /// C string literal of `bytes` (escaping quotes, backslashes and non-printables).
@@ -385,76 +388,74 @@ pub fn c_string(bytes: &[u8]) -> String {
 }
 
 impl Param {
-    fn length(&self, input: &Input) -> Option<usize> {
+    fn length(&self, d: &Domain, input: &Input) -> Option<usize> {
         match self.shape {
-            Shape::String { len_gene, max, .. } | Shape::Buffer { len_gene, max, .. } => {
-                Some((input.values[len_gene].as_i128().clamp(0, max as i128)) as usize)
+            Shape::String { len_field, max, .. } | Shape::Buffer { len_field, max, .. } => {
+                Some((d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize)
             }
             _ => None,
         }
     }
 
-    fn string_bytes(&self, input: &Input) -> Vec<u8> {
+    fn string_bytes(&self, d: &Domain, input: &Input) -> Vec<u8> {
         match self.shape {
             Shape::String { first, .. } => {
-                let n = self.length(input).unwrap_or(0);
-                input.values[first..first + n].iter().map(|v| v.as_i128() as u8).collect()
+                let n = self.length(d, input).unwrap_or(0);
+                (first..first + n).map(|i| d.get(input, i).as_i128() as u8).collect()
             }
             _ => vec![],
         }
     }
 
-    fn elements<'i>(&self, input: &'i Input) -> &'i [Value] {
-        match self.shape {
-            Shape::Array { first, len } => &input.values[first..first + len],
-            Shape::Buffer { first, .. } => {
-                let n = self.length(input).unwrap_or(0);
-                &input.values[first..first + n]
-            }
-            _ => &[],
-        }
+    fn elements(&self, d: &Domain, input: &Input) -> Vec<Value> {
+        let range = match self.shape {
+            Shape::Array { first, len } => first..first + len,
+            Shape::Buffer { first, .. } => first..first + self.length(d, input).unwrap_or(0),
+            _ => 0..0,
+        };
+        range.map(|i| d.get(input, i)).collect()
     }
 
     /// The value for people (`None` for a buffer length, shown with its buffer).
-    pub fn display(&self, d: &Domain, input: &Input) -> Option<String> {
+    pub fn display(&self, params: &[Param], d: &Domain, input: &Input) -> Option<String> {
         Some(match &self.shape {
-            Shape::Scalar { gene } => DisplayValue(self.elem, input.values[*gene]).to_string(),
+            Shape::Scalar { field } => DisplayValue(self.elem, d.get(input, *field)).to_string(),
             Shape::Array { .. } | Shape::Buffer { .. } => {
-                let v: Vec<String> = self.elements(input).iter().map(|v| DisplayValue(self.elem, *v).to_string()).collect();
+                let v: Vec<String> = self.elements(d, input).iter().map(|v| DisplayValue(self.elem, *v).to_string()).collect();
                 format!("[{}]", v.join(", "))
             }
-            Shape::String { .. } => c_string(&self.string_bytes(input)),
-            Shape::LengthOf { buffer } => return d.params[*buffer].length(input).map(|n| n.to_string()),
+            Shape::String { .. } => c_string(&self.string_bytes(d, input)),
+            Shape::LengthOf { buffer } => return params[*buffer].length(d, input).map(|n| n.to_string()),
         })
     }
 
     /// The value as JSON (numbers, arrays, strings).
-    pub fn json(&self, d: &Domain, input: &Input) -> Json {
+    pub fn json(&self, params: &[Param], d: &Domain, input: &Input) -> Json {
         let num = |v: Value| match v {
             Value::Int(i) => serde_json::to_value(i).unwrap_or(Json::Null),
             Value::Float(f) if f.is_finite() => json!(f),
             Value::Float(_) => json!(DisplayValue(self.elem, v).to_string()),
         };
         match &self.shape {
-            Shape::Scalar { gene } => num(input.values[*gene]),
-            Shape::Array { .. } | Shape::Buffer { .. } => Json::Array(self.elements(input).iter().map(|v| num(*v)).collect()),
-            Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(input))),
-            Shape::LengthOf { buffer } => json!(d.params[*buffer].length(input)),
+            Shape::Scalar { field } => num(d.get(input, *field)),
+            Shape::Array { .. } | Shape::Buffer { .. } => Json::Array(self.elements(d, input).iter().map(|v| num(*v)).collect()),
+            Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(d, input))),
+            Shape::LengthOf { buffer } => json!(params[*buffer].length(d, input)),
         }
     }
 }
 
 /// C statements and call arguments that rebuild `input` (for `tests.c`). Local names are
 /// `<prefix><param index>`.
-pub fn c_args(d: &Domain, input: &Input, prefix: &str) -> (Vec<String>, Vec<String>) {
+pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str) -> (Vec<String>, Vec<String>) {
     let mut setup = Vec::new();
     let mut args = Vec::new();
-    for (i, p) in d.params.iter().enumerate() {
+    for (i, p) in params.iter().enumerate() {
         let var = format!("{prefix}{i}");
         match &p.shape {
-            Shape::Scalar { gene } => args.push(c_literal(p.elem, input.values[*gene])),
+            Shape::Scalar { field } => args.push(c_literal(p.elem, d.get(input, *field))),
             Shape::Array { .. } | Shape::Buffer { .. } => {
-                let els: Vec<String> = p.elements(input).iter().map(|v| c_literal(p.elem, *v)).collect();
+                let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
                 if els.is_empty() {
                     setup.push(format!("{} {var}[1] = {{0}};", p.elem_c));
                 } else {
@@ -463,11 +464,11 @@ pub fn c_args(d: &Domain, input: &Input, prefix: &str) -> (Vec<String>, Vec<Stri
                 args.push(var);
             }
             Shape::String { .. } => {
-                setup.push(format!("{} {var}[] = {};", p.elem_c, c_string(&p.string_bytes(input))));
+                setup.push(format!("{} {var}[] = {};", p.elem_c, c_string(&p.string_bytes(d, input))));
                 args.push(var);
             }
             Shape::LengthOf { buffer } => {
-                let n = d.params[*buffer].length(input).unwrap_or(0);
+                let n = params[*buffer].length(d, input).unwrap_or(0);
                 args.push(format!("({}){n}", p.c_type));
             }
         }
@@ -475,17 +476,18 @@ pub fn c_args(d: &Domain, input: &Input, prefix: &str) -> (Vec<String>, Vec<Stri
     (setup, args)
 }
 
-/// C statements of the harness that decode parameter `i` from `evotest_buf` (gene byte offsets
-/// `offs`) into a local `evotest_p<i>`; length parameters come after their buffers (see
-/// [`crate::harness`]). Locals are prefixed so that no user symbol can collide with them.
-pub fn c_decode(d: &Domain, i: usize, offs: &[usize]) -> String {
-    let p = &d.params[i];
+/// C statements of the harness that decode parameter `i` from `evotest_buf` (at the byte offsets
+/// of `d`'s fields) into a local `evotest_p<i>`; length parameters come after their buffers (see
+/// [`super::harness`]). Locals are prefixed so that no user symbol can collide with them.
+pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
+    let offs: Vec<usize> = d.fields.iter().map(|f| f.offset).collect();
+    let p = &params[i];
     let v = format!("evotest_p{i}");
     let n = format!("evotest_n{i}");
     let t = &p.elem_c;
     match &p.shape {
-        Shape::Scalar { gene } => {
-            let off = offs[*gene];
+        Shape::Scalar { field } => {
+            let off = offs[*field];
             if p.elem == ScalarType::Bool {
                 format!("    {t} {v} = evotest_buf[{off}] & 1;\n")
             } else {
@@ -496,15 +498,15 @@ pub fn c_decode(d: &Domain, i: usize, offs: &[usize]) -> String {
             "    {t} *{v} = ({t} *)malloc({len} * sizeof({t}));\n    memcpy({v}, evotest_buf + {}, {len} * sizeof({t}));\n",
             offs[*first]
         ),
-        Shape::String { len_gene, first, max } => format!(
+        Shape::String { len_field, first, max } => format!(
             "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
              {t} *{v} = ({t} *)malloc({n} + 1);\n    memcpy({v}, evotest_buf + {}, {n});\n    {v}[{n}] = 0;\n",
-            offs[*len_gene], offs[*first]
+            offs[*len_field], offs[*first]
         ),
-        Shape::Buffer { len_gene, first, max, .. } => format!(
+        Shape::Buffer { len_field, first, max, .. } => format!(
             "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
              {t} *{v} = ({t} *)malloc({n} ? {n} * sizeof({t}) : 1);\n    memcpy({v}, evotest_buf + {}, {n} * sizeof({t}));\n",
-            offs[*len_gene], offs[*first]
+            offs[*len_field], offs[*first]
         ),
         Shape::LengthOf { buffer } => format!("    {} {v} = ({})evotest_n{buffer};\n", p.c_type, p.c_type),
     }
@@ -539,7 +541,7 @@ mod tests {
     }
 
     #[test]
-    fn arrays_strings_and_buffers_become_genes() {
+    fn arrays_strings_and_buffers_become_fields() {
         let int = ty("int", ScalarKind::Signed, 32);
         let chr = ty("char", ScalarKind::Signed, 8);
         let f = func(vec![
@@ -559,20 +561,16 @@ mod tests {
         assert_eq!(genes.len(), 3 + 3 + 5);
         assert_eq!(params[2].shape, Shape::LengthOf { buffer: 3 });
         assert_eq!(genes[0].range, Range::Int { lo: -5, hi: 5 });
-        assert_eq!(genes[4].role, GeneRole::Char { alphabet: b"abc".to_vec() });
-        let d = Domain { params, genes, ..Default::default() };
-        let input = Input {
-            values: [1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect(),
-        };
-        assert_eq!(d.display(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
-        let (setup, args) = c_args(&d, &input, "v");
+        assert_eq!(genes[4].role, Role::Char { alphabet: b"abc".to_vec() });
+        let sig = super::super::harness::Signature::of(&f, &params).unwrap();
+        let fe = super::super::FunctionFrontend { signature: sig, params, domain: Domain::packed(genes), sources: "f.c".into() };
+        let d = &fe.domain;
+        let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
+        assert_eq!(fe.display_input(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
+        let (setup, args) = c_args(&fe.params, d, &input, "v");
         assert_eq!(setup, vec!["int v0[] = {1, 2, 3};", "char v1[] = \"b\";", "int v3[] = {7, 8};"]);
         assert_eq!(args, vec!["v0", "v1", "(int)2", "v3"]);
-        let h = crate::harness::generate(
-            &crate::harness::Signature { name: "f".into(), ret_c: "int".into(), ret: crate::harness::ReturnKind::Void, prototype: "int f(int *a, char *s, int n, int *b)".into() },
-            &d,
-            "f.c",
-        );
+        let h = fe.harness_c();
         // the length parameter is decoded after its buffer
         let (b, n) = (h.find("int *evotest_p3").unwrap(), h.find("int evotest_p2 = (int)evotest_n3;").unwrap());
         assert!(b < n, "{h}");

@@ -1,13 +1,14 @@
 //! Harness generation from a function's signature (no hand-written `main`).
 //!
 //! The signature comes from the IR and its debug info, via the pass's metadata
-//! ([`evotest_abi::meta::FunctionMeta`]); [`crate::input::shape`] turns each parameter into genes
+//! ([`evotest_abi::meta::FunctionMeta`]); [`super::shape`] turns each parameter into fields
 //! (scalars, arrays, strings, buffers). The generated `main` asks the runtime for the input
-//! bytes, decodes them in the layout of [`crate::input::Domain::encode`], allocates arrays and
-//! strings afresh, calls the function and records its return value with `__evotest_return`.
+//! bytes, decodes the fields at their offsets, allocates arrays and strings afresh, calls the
+//! function and records its return value with `__evotest_return`.
 
-use crate::input::shape::{self, c_name};
-use crate::input::{Domain, Param, ScalarType, Shape};
+use super::shape::{self, c_name, Param, Shape};
+use super::FunctionFrontend;
+use crate::input::ScalarType;
 use anyhow::{bail, Result};
 use evotest_abi::meta::{FunctionMeta, TypeMeta};
 use evotest_abi::shm::{RET_FLOAT32, RET_FLOAT64, RET_SIGNED, RET_UNSIGNED, RET_VOID};
@@ -43,7 +44,7 @@ fn ret_of(t: &TypeMeta) -> (String, ReturnKind) {
 }
 
 impl Signature {
-    /// Describe `f`, whose parameters were built as `params` ([`crate::input::shape::build`]).
+    /// Describe `f`, whose parameters were built as `params` ([`super::shape::build`]).
     ///
     /// Errors: a variadic function.
     pub fn of(f: &FunctionMeta, params: &[Param]) -> Result<Signature> {
@@ -58,12 +59,12 @@ impl Signature {
     }
 }
 
-/// The C source of the harness for `sig` over `domain`: a loop over the inputs the runtime hands
-/// out (one per process, or many in persistent mode), each decoded, passed to the function, its
-/// return value recorded and its allocations freed.
-pub fn generate(sig: &Signature, domain: &Domain, source: &str) -> String {
-    let n = domain.encoded_len();
-    let offs = domain.offsets();
+/// The C source of the harness of `fe`: a loop over the inputs the runtime hands out (one per
+/// process, or many in persistent mode), each decoded, passed to the function, its return value
+/// recorded and its allocations freed.
+pub fn generate(fe: &FunctionFrontend) -> String {
+    let (sig, source) = (&fe.signature, &fe.sources);
+    let n = fe.domain.len;
     let mut s = String::new();
     s.push_str(&format!(
         "/* evotest harness for {} (from {source}). Generated; do not edit.\n\
@@ -80,14 +81,12 @@ pub fn generate(sig: &Signature, domain: &Domain, source: &str) -> String {
     s.push_str("    const unsigned char *evotest_in;\n");
     s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", n + 1));
     s.push_str("    while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n");
-    s.push_str("    memset(evotest_buf, 0, sizeof evotest_buf);\n");
-    s.push_str(&format!("    memcpy(evotest_buf, evotest_in, evotest_len < {n} ? evotest_len : {n});\n"));
-    // buffers before the parameters that carry their lengths
-    let is_len = |i: usize| matches!(domain.params[i].shape, Shape::LengthOf { .. });
-    for i in (0..domain.params.len()).filter(|&i| !is_len(i)).chain((0..domain.params.len()).filter(|&i| is_len(i))) {
-        s.push_str(&shape::c_decode(domain, i, &offs));
-    }
-    let args: Vec<String> = (0..domain.params.len()).map(|i| format!("evotest_p{i}")).collect();
+    // a short input reads as zero-filled: clear only the bytes it does not provide
+    s.push_str(&format!("    if (evotest_len > {n}) evotest_len = {n};\n"));
+    s.push_str("    memcpy(evotest_buf, evotest_in, evotest_len);\n");
+    s.push_str("    memset(evotest_buf + evotest_len, 0, sizeof evotest_buf - evotest_len);\n");
+    s.push_str(&decode_params(fe));
+    let args: Vec<String> = (0..fe.params.len()).map(|i| format!("evotest_p{i}")).collect();
     let call = format!("{}({})", sig.name, args.join(", "));
     match sig.ret {
         ReturnKind::Void | ReturnKind::Unrecorded => {
@@ -109,15 +108,26 @@ pub fn generate(sig: &Signature, domain: &Domain, source: &str) -> String {
             }
         }
     }
-    s.push_str(&frees(domain));
+    s.push_str(&frees(&fe.params));
     s.push_str("    }\n    return 0;\n}\n");
     s
 }
 
+/// The decoding of every parameter, buffers before the parameters that carry their lengths.
+fn decode_params(fe: &FunctionFrontend) -> String {
+    let n = fe.params.len();
+    let is_len = |i: usize| matches!(fe.params[i].shape, Shape::LengthOf { .. });
+    (0..n)
+        .filter(|&i| !is_len(i))
+        .chain((0..n).filter(|&i| is_len(i)))
+        .map(|i| shape::c_decode(&fe.params, &fe.domain, i))
+        .collect()
+}
+
 /// `free` of every array, string and buffer the decoding allocated.
-fn frees(domain: &Domain) -> String {
+fn frees(params: &[Param]) -> String {
     let mut s = String::new();
-    for (i, p) in domain.params.iter().enumerate() {
+    for (i, p) in params.iter().enumerate() {
         if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. }) {
             s.push_str(&format!("    free(evotest_p{i});\n"));
         }
@@ -128,17 +138,13 @@ fn frees(domain: &Domain) -> String {
 /// Declarations, decoding and call shared by the peer harnesses: maps the peer's bytes into the
 /// domain ([`crate::input::mapped`]), builds the parameters, calls the function into a volatile
 /// (so that optimisation keeps the call) and frees what it allocated.
-fn peer_body(sig: &Signature, domain: &Domain, data: &str, size: &str, guard: Option<&str>) -> String {
-    let n = domain.encoded_len();
-    let offs = domain.offsets();
+fn peer_body(fe: &FunctionFrontend, data: &str, size: &str, guard: Option<&str>) -> String {
+    let sig = &fe.signature;
     let mut s = String::new();
-    s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", n + 1));
+    s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", fe.domain.len + 1));
     s.push_str(&format!("    evotest_map({data}, {size}, evotest_buf);\n"));
-    let is_len = |i: usize| matches!(domain.params[i].shape, Shape::LengthOf { .. });
-    for i in (0..domain.params.len()).filter(|&i| !is_len(i)).chain((0..domain.params.len()).filter(|&i| is_len(i))) {
-        s.push_str(&shape::c_decode(domain, i, &offs));
-    }
-    let args: Vec<String> = (0..domain.params.len()).map(|i| format!("evotest_p{i}")).collect();
+    s.push_str(&decode_params(fe));
+    let args: Vec<String> = (0..fe.params.len()).map(|i| format!("evotest_p{i}")).collect();
     let call = format!("{}({})", sig.name, args.join(", "));
     let call = match sig.ret {
         ReturnKind::Scalar(_) => format!("{{ volatile {} evotest_r = {call}; (void)evotest_r; }}", sig.ret_c),
@@ -148,11 +154,12 @@ fn peer_body(sig: &Signature, domain: &Domain, data: &str, size: &str, guard: Op
         Some(g) => s.push_str(&format!("    {g}\n    if (setjmp(evotest_jb) == 0) {call}\n")),
         None => s.push_str(&format!("    {call}\n")),
     }
-    s.push_str(&frees(domain));
+    s.push_str(&frees(&fe.params));
     s
 }
 
-fn peer_prelude(sig: &Signature, domain: &Domain, source: &str, what: &str) -> String {
+fn peer_prelude(fe: &FunctionFrontend, what: &str) -> String {
+    let (sig, source) = (&fe.signature, &fe.sources);
     let mut s = format!(
         "/* evotest {what} harness for {} (from {source}). Generated; do not edit.\n\
          * Bytes are mapped onto the declared domain as src/input/mapped.rs describes, so that\n\
@@ -161,7 +168,7 @@ fn peer_prelude(sig: &Signature, domain: &Domain, source: &str, what: &str) -> S
     );
     s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     s.push_str(&format!("{};\n\n", sig.prototype));
-    s.push_str(&crate::input::mapped::c_decoder(domain));
+    s.push_str(&crate::input::mapped::c_decoder(&fe.domain));
     s
 }
 
@@ -172,8 +179,8 @@ pub const PEER_EVENT_LIMIT: u32 = 1 << 24;
 /// runtime in observer mode around each call (the target is compiled with the evotest pass), and a
 /// `longjmp` out of executions that exceed [`PEER_EVENT_LIMIT`] branch events, so that an input
 /// that loops forever does not end the campaign.
-pub fn generate_libfuzzer(sig: &Signature, domain: &Domain, source: &str) -> String {
-    let mut s = peer_prelude(sig, domain, source, "libFuzzer");
+pub fn generate_libfuzzer(fe: &FunctionFrontend) -> String {
+    let mut s = peer_prelude(fe, "libFuzzer");
     s.push_str(
         "extern void __evotest_observe_begin(void);\n\
          extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
@@ -186,7 +193,7 @@ pub fn generate_libfuzzer(sig: &Signature, domain: &Domain, source: &str) -> Str
     s.push_str(&format!(
         "    if (!evotest_ready) {{ __evotest_set_abort(evotest_abort, {PEER_EVENT_LIMIT}u); evotest_ready = 1; }}\n"
     ));
-    s.push_str(&peer_body(sig, domain, "data", "size", Some("__evotest_observe_begin();")));
+    s.push_str(&peer_body(fe, "data", "size", Some("__evotest_observe_begin();")));
     s.push_str("    __evotest_observe_end(data, size);\n    return 0;\n}\n");
     s
 }
@@ -194,8 +201,8 @@ pub fn generate_libfuzzer(sig: &Signature, domain: &Domain, source: &str) -> Str
 /// The AFL++ harness: persistent mode (`__AFL_LOOP`) with shared-memory test cases, over the
 /// mapped encoding. Compiled by `afl-clang-fast` (clang 14), so plain C99 without evotest probes;
 /// AFL++ handles hangs with its own timeout.
-pub fn generate_afl(sig: &Signature, domain: &Domain, source: &str) -> String {
-    let mut s = peer_prelude(sig, domain, source, "AFL++");
+pub fn generate_afl(fe: &FunctionFrontend) -> String {
+    let mut s = peer_prelude(fe, "AFL++");
     s.push_str(
         "__AFL_FUZZ_INIT();\n\n\
          int main(void) {\n\
@@ -204,7 +211,7 @@ pub fn generate_afl(sig: &Signature, domain: &Domain, source: &str) -> String {
          \x20   while (__AFL_LOOP(10000)) {\n\
          \x20   size_t size = (size_t)__AFL_FUZZ_TESTCASE_LEN;\n",
     );
-    s.push_str(&peer_body(sig, domain, "data", "size", None));
+    s.push_str(&peer_body(fe, "data", "size", None));
     s.push_str("    }\n    return 0;\n}\n");
     s
 }

@@ -1,4 +1,4 @@
-//! Searching for paths, one at a time, in the order given (seed 001 §4): for each path, the
+//! Searching for paths, one at a time, in the order given (Bueno & Jino 2002, §4): for each path, the
 //! solutions base is consulted first (an input that already took it answers at once; inputs of
 //! similar paths seed the search), then the algorithm searches with the path's fitness until the
 //! path is taken, the budget for the path is spent, or the search stagnates, in which case the
@@ -11,18 +11,24 @@
 //! in a row ([`crate::search::drive`] with `stop_when_stalled`). Bueno & Jino (ASE 2000) monitor
 //! the GA's progress the same way; the suspect is the deviating predicate of the best individual.
 //! A path given up is never counted as covered.
+//!
+//! The paths are the goals of a [`PathCriterion`]; [`suite`] gathers the per-path results into
+//! the [`Suite`] every reporter reads.
 
-use super::base::SolutionsBase;
-use super::{path_text, Decisions, Step};
+use super::run_algorithm;
 use crate::archive::{Archive, TestCase};
-use crate::campaign::{RunResult, Target};
 use crate::exec::{ExitKind, RetVal};
-use crate::fitness::path::PathGoal;
-use crate::fitness::Goal;
+use crate::fitness::path::{PathCriterion, PathFitness};
+use crate::fitness::{Criterion, Goal};
 use crate::input::{InitMode, Input};
+use crate::observe::Observer;
+use crate::path::base::{PathLog, SolutionsBase};
+use crate::path::{path_text, Decisions, Step};
 use crate::program::Program;
-use crate::search::{self, Budget, Chaining, Monitor, PathLog, SearchConfig, SearchContext};
-use anyhow::{anyhow, Result};
+use crate::search::{self, Budget, SearchConfig, SearchContext};
+use crate::suite::{RunInfo, Suite};
+use crate::target::Target;
+use anyhow::Result;
 use rand::SeedableRng;
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -47,6 +53,8 @@ pub const GIVE_UP_AFTER: u32 = 20;
 pub struct PathSearch {
     pub algorithm: String,
     pub config: SearchConfig,
+    /// Fitness for population-based selection.
+    pub fitness: PathFitness,
     /// Budget per path.
     pub budget: Budget,
     pub seed: u64,
@@ -85,6 +93,8 @@ pub struct PathResult {
     pub outcome: PathOutcome,
     /// Executions spent on this path (including evaluating stored inputs).
     pub executions: u64,
+    /// Evaluations answered from the evaluation cache.
+    pub cache_hits: u64,
     pub seconds: f64,
     /// Inputs of similar paths taken from the solutions base, and the longest common prefix among
     /// them.
@@ -92,6 +102,8 @@ pub struct PathResult {
     pub best_similarity: usize,
     /// Paths recorded in the solutions base during this search.
     pub new_paths: usize,
+    /// The covering (or closest) input, by parameter.
+    pub inputs: Option<serde_json::Value>,
 }
 
 impl PathResult {
@@ -100,21 +112,21 @@ impl PathResult {
     }
 }
 
-/// The decisions of `function` in `target`.
-pub fn decisions(program: &Program, function: &str) -> Result<Arc<Decisions>> {
-    let wanted = if function == "main" { evotest_abi::names::RENAMED_MAIN } else { function };
-    let (fi, _) = program.function(wanted).ok_or_else(|| anyhow!("function `{function}` not in the target"))?;
-    Ok(Arc::new(Decisions::of(program, fi)))
+/// The decisions of the function under test of `target`.
+///
+/// Errors: the function is not in the program.
+pub fn decisions(target: &Target) -> Result<Arc<Decisions>> {
+    Ok(Arc::new(Decisions::of(&target.program, target.function_index()?)))
 }
 
 /// Text of a suspect decision: `examples/quotient.c:44:14 `w != d` → false`.
 pub fn step_description(program: &Program, s: Step) -> String {
-    let site = &program.sites[s.site as usize];
-    let label = site.meta.outcome_labels.get(s.k as usize).map(String::as_str).unwrap_or("?");
-    format!("{}:{}:{} `{}` → {}", site.meta.file, site.meta.line, site.meta.col, site.meta.cond, label)
+    program.sites[s.site as usize].describe(s.k)
 }
 
-/// Search for `steps` on `target`, using and updating `base`.
+/// Search for `steps` on `target`, using and updating `base`. Each path is searched with
+/// `stop_when_stalled` (a path that stalls is reported probably infeasible) and without
+/// chaining.
 ///
 /// Errors: only when the executor breaks.
 pub fn search_path(
@@ -123,24 +135,25 @@ pub fn search_path(
     steps: &[Step],
     opts: &PathSearch,
     base: &mut SolutionsBase,
-    monitor: &mut dyn Monitor,
+    observer: &mut dyn Observer,
     interrupt: &AtomicBool,
 ) -> Result<PathResult> {
     let t0 = Instant::now();
     let program = target.program.clone();
-    let goal = PathGoal::new(&program, decisions.clone(), steps.to_vec(), opts.prefix);
+    let criterion =
+        PathCriterion { decisions: decisions.clone(), paths: vec![steps.to_vec()], prefix: opts.prefix, form: opts.fitness };
+    let goal = criterion.goal(&program, 0);
     let goals: Vec<Box<dyn Goal>> = vec![Box::new(goal.clone())];
-    let spec = search::algorithm(&opts.algorithm).ok_or_else(|| anyhow!("unknown algorithm `{}`", opts.algorithm))?;
-    let mut config = opts.config.clone();
-    config.stop_when_stalled = true;
-    config.chaining = Chaining::Off;
-    let mut algo = (spec.build)(&config);
-    let mut domain = target.domain.clone();
+    let spec = search::algorithm_or_error(&opts.algorithm)?;
+    let config = SearchConfig { stop_when_stalled: true, ..opts.config.clone() };
+    let algo = (spec.build)(&config);
+    let mut domain = target.frontend.domain().clone();
     domain.init = opts.init;
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
-    let mut cx = SearchContext::new(&domain, &goals, rng, config, opts.budget, &mut target.executor, monitor, interrupt);
-    cx.set_ordered_trace(true);
-    cx.path_log = Some(PathLog::new(decisions.clone()));
+    let mut log = PathLog::new(decisions.clone());
+    let mut cx = SearchContext::new(&domain, &goals, rng, config, opts.budget, target.executor.as_mut(), interrupt);
+    cx.observe(observer);
+    cx.observe(&mut log);
 
     let mut reused = false;
     let mut seeded = 0;
@@ -167,12 +180,12 @@ pub fn search_path(
     }
     let mut error = None;
     if !cx.finished() {
-        if let Err(e) = algo.run(&mut cx) {
+        if let Err(e) = run_algorithm(&mut cx, algo, None) {
             error = Some(e);
         }
     }
     let executions = cx.executions();
-    let outcome = if let Some(t) = cx.archive.covered_by[0].map(|i| cx.archive.tests[i].clone()) {
+    let outcome = if let Some(t) = cx.archive().covered_by[0].map(|i| cx.archive().tests[i].clone()) {
         PathOutcome::Covered { input: t.input, reused, exit: t.exit, ret: t.ret }
     } else {
         let closest = cx.best(0).map(|b| b.1.clone());
@@ -189,23 +202,30 @@ pub fn search_path(
             PathOutcome::ProbablyInfeasible { suspect, suspect_text, matched, closest }
         }
     };
-    let fresh = cx.path_log.as_mut().map(|l| l.drain()).unwrap_or_default();
-    cx.set_ordered_trace(false);
+    let cache_hits = cx.cache_hits();
     drop(cx);
     let mut new_paths = 0;
-    for (x, p) in fresh {
+    for (x, p) in log.drain() {
         new_paths += base.record(&x, &p) as usize;
     }
     if let Some(e) = error {
         return Err(e);
     }
+    let inputs = match &outcome {
+        PathOutcome::Covered { input, .. } => Some(target.frontend.json(input)),
+        PathOutcome::ProbablyInfeasible { closest, .. } | PathOutcome::Exhausted { closest, .. } => {
+            closest.as_ref().map(|x| target.frontend.json(x))
+        }
+    };
     Ok(PathResult {
+        inputs,
         path: path_text(&program, steps),
         steps: steps.to_vec(),
         length: steps.len(),
-        loop_iterations: super::loop_iterations(steps),
+        loop_iterations: crate::path::loop_iterations(steps),
         outcome,
         executions,
+        cache_hits,
         seconds: t0.elapsed().as_secs_f64(),
         seeded,
         best_similarity,
@@ -213,28 +233,31 @@ pub fn search_path(
     })
 }
 
-/// A [`RunResult`] holding one test per covered path, so that the ordinary reporters (tests.c)
-/// can write the suite of a path run.
-pub fn as_run_result(target: &Target, opts: &crate::campaign::RunOptions, results: &[PathResult], elapsed: Duration) -> RunResult {
-    let decisions = decisions(&target.program, &opts.function).ok();
-    let mut goals: Vec<Box<dyn Goal>> = Vec::new();
+/// The suite of a path run: the paths are the goals of a [`PathCriterion`], and each covered
+/// path's input is the test that covers it.
+pub fn suite(target: &Target, decisions: &Arc<Decisions>, info: RunInfo, ps: &PathSearch, results: &[PathResult], elapsed: Duration) -> Suite {
+    let criterion = PathCriterion {
+        decisions: decisions.clone(),
+        paths: results.iter().map(|r| r.steps.clone()).collect(),
+        prefix: ps.prefix,
+        form: ps.fitness,
+    };
+    let goals: Vec<Box<dyn Goal>> = (0..results.len()).map(|i| Box::new(criterion.goal(&target.program, i)) as Box<dyn Goal>).collect();
     let mut archive = Archive::new(results.len());
+    let mut execs_before = 0;
     for (i, r) in results.iter().enumerate() {
-        if let Some(d) = &decisions {
-            goals.push(Box::new(PathGoal::new(&target.program, d.clone(), r.steps.clone(), false)));
-        }
         if let PathOutcome::Covered { input, exit, ret, .. } = &r.outcome {
             archive.add_test(TestCase {
                 input: input.clone(),
-                bytes: target.domain.encode(input),
                 exit: *exit,
                 ret: *ret,
-                exec: r.executions,
+                exec: execs_before + r.executions,
                 at: Duration::ZERO,
                 covers_new: vec![i],
                 covers_all: vec![i],
             });
         }
+        execs_before += r.executions;
     }
     let given_up = results
         .iter()
@@ -242,21 +265,23 @@ pub fn as_run_result(target: &Target, opts: &crate::campaign::RunOptions, result
         .filter(|(_, r)| matches!(r.outcome, PathOutcome::ProbablyInfeasible { .. }))
         .map(|(i, _)| i)
         .collect();
-    RunResult {
-        options: opts.clone(),
+    let rows = criterion.rows(&target.program, &goals);
+    Suite {
+        info,
         program: target.program.clone(),
-        signature: target.signature.clone(),
-        domain: target.domain.clone(),
+        frontend: target.frontend.clone(),
         goals,
+        rows,
         archive,
         given_up,
         executions: results.iter().map(|r| r.executions).sum(),
-        cache_hits: 0,
+        cache_hits: results.iter().map(|r| r.cache_hits).sum(),
         elapsed,
         exe: target.exe.clone(),
         error: None,
         interrupted: false,
-        fork_server_restarts: 0,
+        exhausted: false,
+        fork_server_restarts: target.executor.restarts(),
         inputs_per_process: target.executor.inputs_per_process(),
         chain_reports: vec![],
     }

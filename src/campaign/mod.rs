@@ -1,0 +1,230 @@
+//! Campaigns: one `evotest run` (branch coverage of a function) wires target → criterion → goals
+//! → search → [`Suite`]; [`path`] does the same for `evotest path`, one path at a time. Reporting
+//! is left to [`crate::report`], so that whatever a search found is written even when it ends
+//! with an error.
+
+pub mod path;
+
+use crate::chaining::{ChainConfig, Chained, Chaining};
+use crate::fitness::{self, Analysis, Criterion, Goal};
+use crate::input::{InitMode, Input};
+use crate::observe::Observer;
+use crate::path::base::{program_key, PathLog, SolutionsBase, FILE_NAME};
+use crate::search::{self, drive, Algorithm, Budget, SearchConfig, SearchContext};
+use crate::suite::{RunInfo, Suite};
+use crate::target::{self, Target, TargetOptions};
+use anyhow::Result;
+use rand::SeedableRng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Most stored inputs a branch-coverage run evaluates from the solutions base.
+pub const MAX_REUSED_INPUTS: usize = 1000;
+
+/// Everything that defines a run: the target, and how to search it.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub target: TargetOptions,
+    pub algorithm: String,
+    pub criterion: String,
+    pub seed: u64,
+    pub budget: Budget,
+    pub init: InitMode,
+    pub search: SearchConfig,
+    pub chain: ChainConfig,
+    /// An input to evaluate first, before the algorithm runs (benchmarks give every tool the same
+    /// starting input).
+    pub seed_input: Option<Input>,
+    /// Only these goals (the criterion's `--target` specs); empty = all of the criterion's.
+    pub targets: Vec<String>,
+    /// Use the solutions base in the output directory (Bueno & Jino 2002, §8): evaluate its inputs
+    /// before the search, and record the paths of this run's tests in it afterwards.
+    pub reuse: bool,
+}
+
+impl RunOptions {
+    /// Defaults for `source` and `function`: AVM, branch coverage, seed 0, 100,000 executions or
+    /// 60 s, biased initialisation, chaining when plain search stalls.
+    pub fn new(target: TargetOptions) -> RunOptions {
+        RunOptions {
+            target,
+            algorithm: search::ALGORITHMS[0].name.to_string(),
+            criterion: fitness::CRITERIA[0].name.to_string(),
+            seed: 0,
+            budget: Budget { max_execs: Some(100_000), max_time: Some(Duration::from_secs(60)) },
+            init: InitMode::Biased,
+            search: SearchConfig::default(),
+            chain: ChainConfig::default(),
+            seed_input: None,
+            targets: vec![],
+            reuse: false,
+        }
+    }
+
+    fn info(&self) -> RunInfo {
+        RunInfo {
+            sources: self.target.sources.clone(),
+            function: self.target.function.clone(),
+            algorithm: self.algorithm.clone(),
+            criterion: self.criterion.clone(),
+            seed: self.seed,
+            budget: self.budget,
+            timeout: self.target.timeout,
+            out_dir: self.target.out_dir.clone(),
+        }
+    }
+}
+
+/// Build the target and search. An error during the search is kept in [`Suite::error`].
+///
+/// Errors: bad options or a target that does not build (one line each).
+pub fn run(opts: &RunOptions, observer: &mut dyn Observer, interrupt: &AtomicBool) -> Result<Suite> {
+    search::algorithm_or_error(&opts.algorithm)?;
+    fitness::criterion(&opts.criterion)?;
+    let mut target = target::build(&opts.target)?;
+    search(&mut target, opts, observer, interrupt)
+}
+
+/// A criterion and the goals it made.
+pub type Goals = (Box<dyn Criterion>, Vec<Box<dyn Goal>>);
+
+/// The criterion of `opts` and its goals in the function under test and the functions it calls,
+/// narrowed to `opts.targets`.
+///
+/// Errors: an unknown criterion, or a `--target` that names no goal.
+pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
+    let criterion = fitness::criterion(&opts.criterion)?;
+    let program = &target.program;
+    let scope = program.reachable_from(target.function_index()?);
+    let goals = criterion.goals(program, &Analysis::new(program), &scope);
+    let keep = criterion.select(program, &goals, &opts.targets)?;
+    let goals = goals.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| g).collect();
+    Ok((criterion, goals))
+}
+
+/// Run `algorithm` in `cx`: a per-goal algorithm under [`drive`], wrapped in the chaining
+/// approach unless it is off. Returns the chaining reports.
+///
+/// Errors: only when the executor breaks.
+pub fn run_algorithm(
+    cx: &mut SearchContext,
+    algorithm: Algorithm,
+    chain: Option<(std::sync::Arc<crate::chaining::Chain>, ChainConfig)>,
+) -> Result<Vec<crate::chaining::ChainReport>> {
+    match algorithm {
+        Algorithm::Whole(mut s) => s.run(cx).map(|()| vec![]),
+        Algorithm::PerGoal(mut g) => match chain.filter(|(_, c)| c.mode != Chaining::Off) {
+            Some((chain, config)) => {
+                let mut chained = Chained::new(g.as_mut(), chain, config);
+                let r = drive(cx, &mut chained);
+                let reports = std::mem::take(&mut chained.reports);
+                r.map(|()| reports)
+            }
+            None => drive(cx, g.as_mut()).map(|()| vec![]),
+        },
+    }
+}
+
+/// Search on an already built target (so that benchmarks build each program once), with
+/// `opts`' algorithm, criterion, seed, budget and configuration.
+///
+/// Errors: bad options (unknown algorithm or criterion, a bad `--target`), an unreadable
+/// solutions base. An error of the search itself is kept in [`Suite::error`].
+pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observer, interrupt: &AtomicBool) -> Result<Suite> {
+    let (criterion, goals) = goals(target, opts)?;
+    let rows = criterion.rows(&target.program, &goals);
+    let spec = search::algorithm_or_error(&opts.algorithm)?;
+    let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+    let mut domain = target.frontend.domain().clone();
+    domain.init = opts.init;
+    let chain = (opts.chain.mode != Chaining::Off).then(|| (target.chain(), opts.chain));
+    let mut base = match opts.reuse {
+        true => {
+            let key = program_key(&target.program, &opts.target.function, &domain);
+            Some(SolutionsBase::open(&opts.target.out_dir.join(FILE_NAME), &key, &opts.target.function)?)
+        }
+        false => None,
+    };
+    let decisions = match base {
+        Some(_) => Some(crate::path::Decisions::of(&target.program, target.function_index()?)),
+        None => None,
+    };
+    let t0 = Instant::now();
+    let restarts_before = target.executor.restarts();
+    let (archive, given_up, executions, cache_hits, error, chain_reports, exhausted) = {
+        let mut cx = SearchContext::new(
+            &domain,
+            &goals,
+            rng,
+            opts.search.clone(),
+            opts.budget,
+            target.executor.as_mut(),
+            interrupt,
+        );
+        cx.observe(observer);
+        let mut error = None;
+        if let Some(b) = &base {
+            for s in b.entries().iter().take(MAX_REUSED_INPUTS) {
+                if cx.finished() || error.is_some() {
+                    break;
+                }
+                error = cx.evaluate(&s.input).err().map(|e| format!("{e:#}"));
+            }
+        }
+        if let Some(x) = &opts.seed_input {
+            if !cx.finished() && error.is_none() {
+                error = cx.evaluate(x).err().map(|e| format!("{e:#}"));
+            }
+        }
+        let mut reports = Vec::new();
+        if error.is_none() {
+            match run_algorithm(&mut cx, (spec.build)(&opts.search), chain) {
+                Ok(r) => reports = r,
+                Err(e) => error = Some(format!("{e:#}")),
+            }
+        }
+        if let (Some(b), Some(d), None) = (base.as_mut(), decisions, &error) {
+            // the paths of the suite's tests, for later runs (a few executions with the ordered trace)
+            let mut log = PathLog::new(std::sync::Arc::new(d));
+            cx.set_ordered_trace(true);
+            let inputs: Vec<Input> = cx.archive().tests.iter().map(|t| t.input.clone()).collect();
+            for x in inputs {
+                match cx.evaluate(&x) {
+                    Ok(ev) => log.log(&ev.input, &ev.trace),
+                    Err(e) => {
+                        error = Some(format!("{e:#}"));
+                        break;
+                    }
+                }
+            }
+            for (x, p) in log.drain() {
+                b.record(&x, &p);
+            }
+        }
+        let given_up = cx.given_up();
+        (cx.take_archive(), given_up, cx.executions(), cx.cache_hits(), error, reports, cx.exhausted())
+    };
+    let elapsed = t0.elapsed();
+    if let Some(b) = base.as_mut() {
+        b.save()?;
+    }
+    Ok(Suite {
+        info: opts.info(),
+        program: target.program.clone(),
+        frontend: target.frontend.clone(),
+        goals,
+        rows,
+        archive,
+        given_up,
+        executions,
+        cache_hits,
+        elapsed,
+        exe: target.exe.clone(),
+        error,
+        interrupted: interrupt.load(Ordering::Relaxed),
+        exhausted,
+        fork_server_restarts: target.executor.restarts() - restarts_before,
+        inputs_per_process: target.executor.inputs_per_process(),
+        chain_reports,
+    })
+}

@@ -1,0 +1,142 @@
+//! The function-under-test frontend: one C function whose parameters are scalars, fixed-length
+//! arrays, NUL-terminated strings or (pointer, length) buffers ([`shape`]). Its inputs are the
+//! parameters' fields packed in order; a generated harness ([`harness`]) decodes them and calls
+//! the function, and [`ctests`] writes the suite as a standalone C file.
+
+pub mod ctests;
+pub mod harness;
+pub mod shape;
+
+use super::{Frontend, Peer, TestFile};
+use crate::input::spec::RangeSpec;
+use crate::input::{Domain, Input, Range};
+use anyhow::Result;
+use evotest_abi::meta::FunctionMeta;
+use harness::Signature;
+use serde_json::{json, Value as Json};
+use shape::{Param, Shape, ShapeSpec};
+use std::fmt::Write;
+
+/// See module docs.
+#[derive(Clone, Debug)]
+pub struct FunctionFrontend {
+    pub signature: Signature,
+    pub params: Vec<Param>,
+    pub domain: Domain,
+    /// The source files, space-separated, for generated comments and build hints.
+    pub sources: String,
+}
+
+impl FunctionFrontend {
+    /// The frontend of function `f` (from the pass's metadata), with its pointer parameters shaped
+    /// by `specs` and its parameters' ranges narrowed by `ranges`.
+    ///
+    /// Errors (one line each): a spec or range naming no parameter or the wrong kind of parameter,
+    /// an unsupported parameter type, a variadic function.
+    pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str) -> Result<FunctionFrontend> {
+        let (params, fields) = shape::build(f, specs, ranges)?;
+        let signature = Signature::of(f, &params)?;
+        Ok(FunctionFrontend { signature, params, domain: Domain::packed(fields), sources: sources.to_string() })
+    }
+
+    /// `name=value, …` for people (arrays as `[…]`, strings quoted).
+    pub fn display_input(&self, input: &Input) -> String {
+        self.params
+            .iter()
+            .filter_map(|p| p.display(&self.params, &self.domain, input).map(|v| format!("{}={v}", p.name)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The C source of the harness linked into the instrumented executable.
+    pub fn harness_c(&self) -> String {
+        harness::generate(self)
+    }
+}
+
+impl Frontend for FunctionFrontend {
+    fn domain(&self) -> &Domain {
+        &self.domain
+    }
+
+    fn name(&self) -> &str {
+        &self.signature.name
+    }
+
+    fn describe(&self) -> &str {
+        &self.signature.prototype
+    }
+
+    fn display(&self, input: &Input) -> String {
+        self.display_input(input)
+    }
+
+    fn json(&self, input: &Input) -> Json {
+        let m: serde_json::Map<String, Json> =
+            self.params.iter().map(|p| (p.name.clone(), p.json(&self.params, &self.domain, input))).collect();
+        Json::Object(m)
+    }
+
+    fn params_json(&self) -> Json {
+        let range = |i: usize| match self.domain.fields[i].range {
+            Range::Int { lo, hi } => {
+                json!([serde_json::to_value(lo).unwrap_or(Json::Null), serde_json::to_value(hi).unwrap_or(Json::Null)])
+            }
+            Range::Float { lo, hi } => json!([lo, hi]),
+        };
+        let params: Vec<Json> = self
+            .params
+            .iter()
+            .map(|p| {
+                let (shape, r) = match &p.shape {
+                    Shape::Scalar { field } => (json!("scalar"), range(*field)),
+                    Shape::Array { first, len } => (json!({"array": len}), range(*first)),
+                    Shape::String { max, first, .. } => (json!({"string": max}), range(*first)),
+                    Shape::Buffer { max, first, .. } => (json!({"buffer": max}), range(*first)),
+                    Shape::LengthOf { buffer } => (json!({"length_of": self.params[*buffer].name}), Json::Null),
+                };
+                json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "shape": shape, "range": r})
+            })
+            .collect();
+        Json::Array(params)
+    }
+
+    fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
+        Some(("tests.c".to_string(), ctests::render(self, file)))
+    }
+
+    fn peer_harness(&self, peer: Peer) -> Option<String> {
+        Some(match peer {
+            Peer::LibFuzzer => harness::generate_libfuzzer(self),
+            Peer::Afl => harness::generate_afl(self),
+        })
+    }
+
+    fn replay_program(&self, inputs: &[Input]) -> Option<String> {
+        let mut s = String::from("#include <stdint.h>\n#include <stdlib.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        let _ = writeln!(s, "{};\n", self.signature.prototype);
+        for (i, x) in inputs.iter().enumerate() {
+            let (setup, args) = shape::c_args(&self.params, &self.domain, x, "evotest_v");
+            let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
+            for l in setup {
+                let _ = writeln!(s, "    {l}");
+            }
+            let _ = writeln!(s, "    {}({});\n}}", self.signature.name, args.join(", "));
+        }
+        let _ = writeln!(s, "static void (*const evotest_runs[])(void) = {{");
+        for i in 0..inputs.len() {
+            let _ = writeln!(s, "    evotest_run_{i},");
+        }
+        s.push_str(
+            "};\n\nint main(void) {\n\
+             \x20   for (size_t i = 0; i < sizeof evotest_runs / sizeof evotest_runs[0]; i++) {\n\
+             \x20       pid_t p = fork();\n\
+             \x20       if (p == 0) { alarm(5); evotest_runs[i](); exit(0); }\n\
+             \x20       int st;\n\
+             \x20       if (p > 0) waitpid(p, &st, 0);\n\
+             \x20   }\n\
+             \x20   return 0;\n}\n",
+        );
+        Some(s)
+    }
+}

@@ -1,0 +1,81 @@
+//! Frontends: what the bytes of an input mean for a kind of target.
+//!
+//! A frontend supplies the input domain (the field map of [`crate::input`]), shows inputs to
+//! people, and writes the artefacts that only it knows how to write: the standalone test file of
+//! a suite, the harness through which a peer fuzzer runs the target, a replay program for an
+//! independent coverage observer. The engine never looks inside inputs except through the field
+//! map.
+//!
+//! * [`function::FunctionFrontend`]: one C function whose parameters are scalars, arrays, strings
+//!   or buffers; a generated harness decodes the fields and calls it.
+//!
+//! Adding a frontend means adding a module with a type implementing [`Frontend`] and a way to
+//! build its target (see `ARCHITECTURE.md`).
+
+pub mod function;
+
+use crate::archive::TestCase;
+use crate::input::{Domain, Input};
+use serde_json::Value as Json;
+use std::path::PathBuf;
+
+/// A peer fuzzer that can run the target through a harness of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// `LLVMFuzzerTestOneInput`, compiled with `clang-22 -fsanitize=fuzzer`, with evotest's
+    /// runtime observing in the same process.
+    LibFuzzer,
+    /// AFL++'s persistent mode (`__AFL_LOOP`), compiled with `afl-clang-fast`.
+    Afl,
+}
+
+/// One case of a test file.
+pub struct TestEntry<'a> {
+    /// `test_3`, `fault_1`.
+    pub name: String,
+    pub case: &'a TestCase,
+    /// What it covers, as short goal labels.
+    pub covers: Vec<String>,
+}
+
+/// What a standalone test file is written from.
+pub struct TestFile<'a> {
+    /// Lines for the file's header comment: the search and its coverage.
+    pub header: Vec<String>,
+    /// Where the file is written.
+    pub path: PathBuf,
+    pub cases: Vec<TestEntry<'a>>,
+    /// Seconds after which a case recorded as a hang counts as hanging again.
+    pub hang_seconds: u32,
+}
+
+/// See module docs.
+pub trait Frontend: Send + Sync {
+    /// The input domain: field map, constant pools, initialisation mode.
+    fn domain(&self) -> &Domain;
+    /// The name of what is tested, e.g. `triangle`.
+    fn name(&self) -> &str;
+    /// What is tested, for headers: `int triangle(int a, int b, int c)`.
+    fn describe(&self) -> &str;
+    /// An input for people: `a=1, b=2, c=3`.
+    fn display(&self, input: &Input) -> String;
+    /// An input as a JSON object of named values.
+    fn json(&self, input: &Input) -> Json;
+    /// The shape of inputs for `suite.json` (a list of parameters, or a description).
+    fn params_json(&self) -> Json;
+    /// The standalone test file of a suite, if this frontend writes one: its name in the output
+    /// directory and its text.
+    fn test_file(&self, _file: &TestFile) -> Option<(String, String)> {
+        None
+    }
+    /// The source of a harness through which `peer` runs the target, mapping the peer's bytes
+    /// into the domain (`None` if this frontend has none).
+    fn peer_harness(&self, _peer: Peer) -> Option<String> {
+        None
+    }
+    /// C source of a program that runs each of `inputs` once, each in a forked child, for an
+    /// independent coverage observer (`None` if this frontend has none).
+    fn replay_program(&self, _inputs: &[Input]) -> Option<String> {
+        None
+    }
+}

@@ -1,0 +1,481 @@
+//! The search context: what an algorithm may use, in two parts.
+//!
+//! * The **evaluator** runs inputs: the executor (a trait object), the evaluation cache, the
+//!   budget and clock, the observers, and whether the ordered trace is recorded.
+//! * The **goal state**: the goals (real ones, and auxiliary ones such as event sequences), the
+//!   best input and fitness seen for each, the goals set aside, and the archive.
+//!
+//! [`SearchContext`] joins them with the domain, the random generator and the configuration, and
+//! is the only thing algorithms see.
+
+use super::cache::EvalCache;
+use super::SearchConfig;
+use crate::archive::{Archive, TestCase};
+use crate::exec::Executor;
+use crate::fitness::Goal;
+use crate::input::{Domain, Input};
+use crate::observe::{Evaluation, Observer, Status};
+use anyhow::Result;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The budget of a search: executions and/or wall time.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Budget {
+    pub max_execs: Option<u64>,
+    #[serde(serialize_with = "ser_opt_secs")]
+    pub max_time: Option<Duration>,
+}
+
+fn ser_opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_some(&d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+/// Runs inputs: executor, cache, budget, observers.
+struct Evaluator<'a> {
+    executor: &'a mut dyn Executor,
+    observers: Vec<&'a mut dyn Observer>,
+    interrupt: &'a AtomicBool,
+    budget: Budget,
+    start: Instant,
+    execs: u64,
+    last_report: Instant,
+    cache: EvalCache,
+    /// Whether the ordered trace is being recorded, and whether a caller asked for it explicitly.
+    ordered: bool,
+    ordered_asked: bool,
+    /// The search stopped because it proposed no input that had not been evaluated.
+    exhausted: bool,
+}
+
+/// Goals, their bests, the goals set aside, and the archive.
+struct GoalState<'a> {
+    goals: &'a [Box<dyn Goal>],
+    best: Vec<Option<(f64, Input)>>,
+    /// Set aside now (not searched until revived).
+    given_up: Vec<bool>,
+    /// Ever set aside.
+    suspected: Vec<bool>,
+    /// Auxiliary goals (event sequences), numbered after the real goals, and their bests.
+    aux: Vec<Box<dyn Goal>>,
+    aux_best: Vec<Option<(f64, Input)>>,
+    archive: Archive,
+}
+
+/// Everything an algorithm may use. See module docs.
+pub struct SearchContext<'a> {
+    pub domain: &'a Domain,
+    pub rng: ChaCha8Rng,
+    pub config: SearchConfig,
+    /// Inputs an algorithm should put in its initial population (taken by the first that does):
+    /// the solutions base's inputs of similar paths (Bueno & Jino 2002, §8).
+    pub seeds: Vec<Input>,
+    eval: Evaluator<'a>,
+    state: GoalState<'a>,
+}
+
+impl<'a> SearchContext<'a> {
+    /// A context over `goals` of inputs in `domain`, run by `executor`, stopped by `budget` or by
+    /// `interrupt` becoming true.
+    pub fn new(
+        domain: &'a Domain,
+        goals: &'a [Box<dyn Goal>],
+        rng: ChaCha8Rng,
+        config: SearchConfig,
+        budget: Budget,
+        executor: &'a mut dyn Executor,
+        interrupt: &'a AtomicBool,
+    ) -> Self {
+        let n = goals.len();
+        let mut cx = SearchContext {
+            domain,
+            rng,
+            config,
+            seeds: Vec::new(),
+            eval: Evaluator {
+                executor,
+                observers: Vec::new(),
+                interrupt,
+                budget,
+                start: Instant::now(),
+                execs: 0,
+                last_report: Instant::now(),
+                cache: EvalCache::new(),
+                ordered: false,
+                ordered_asked: false,
+                exhausted: false,
+            },
+            state: GoalState {
+                goals,
+                best: vec![None; n],
+                given_up: vec![false; n],
+                suspected: vec![false; n],
+                aux: Vec::new(),
+                aux_best: Vec::new(),
+                archive: Archive::new(n),
+            },
+        };
+        cx.apply_ordered_trace();
+        cx
+    }
+
+    /// Add an observer of the evaluations that follow.
+    pub fn observe(&mut self, o: &'a mut dyn Observer) {
+        self.eval.observers.push(o);
+        self.apply_ordered_trace();
+    }
+
+    /// The real goals.
+    pub fn goals(&self) -> &'a [Box<dyn Goal>] {
+        self.state.goals
+    }
+
+    /// Goal `goal` (real or auxiliary).
+    pub fn goal(&self, goal: usize) -> &dyn Goal {
+        match goal.checked_sub(self.state.goals.len()) {
+            None => self.state.goals[goal].as_ref(),
+            Some(a) => self.state.aux[a].as_ref(),
+        }
+    }
+
+    /// Add an auxiliary goal; returns its goal index (after the real goals).
+    pub fn add_aux(&mut self, goal: Box<dyn Goal>) -> usize {
+        self.state.aux.push(goal);
+        self.state.aux_best.push(None);
+        self.apply_ordered_trace();
+        self.state.goals.len() + self.state.aux.len() - 1
+    }
+
+    /// Remove the most recently added auxiliary goal.
+    pub fn pop_aux(&mut self) {
+        self.state.aux.pop();
+        self.state.aux_best.pop();
+        self.apply_ordered_trace();
+    }
+
+    /// Ask for the ordered trace in the following executions (`false`: no longer ask). It is
+    /// recorded while anyone needs it: a caller that asked, a goal, or an observer.
+    pub fn set_ordered_trace(&mut self, on: bool) {
+        self.eval.ordered_asked = on;
+        self.apply_ordered_trace();
+    }
+
+    /// Switch the ordered trace to what is needed now. The evaluation cache is cleared when it
+    /// changes, since its traces were recorded the other way.
+    fn apply_ordered_trace(&mut self) {
+        let s = &self.state;
+        let on = self.eval.ordered_asked
+            || s.goals.iter().chain(&s.aux).any(|g| g.needs_ordered_trace())
+            || self.eval.observers.iter().any(|o| o.needs_ordered_trace());
+        if self.eval.ordered != on {
+            self.eval.ordered = on;
+            self.eval.executor.set_ordered_trace(on);
+            self.eval.cache.clear();
+        }
+    }
+
+    /// Whether the ordered trace is recorded now.
+    pub fn ordered_trace(&self) -> bool {
+        self.eval.ordered
+    }
+
+    /// Evaluations answered from the cache instead of executing (not counted as executions).
+    pub fn cache_hits(&self) -> u64 {
+        self.eval.cache.hits()
+    }
+
+    /// Executions so far.
+    pub fn executions(&self) -> u64 {
+        self.eval.execs
+    }
+
+    /// Wall time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.eval.start.elapsed()
+    }
+
+    /// Whether the budget is spent or the user interrupted.
+    pub fn out_of_budget(&self) -> bool {
+        let e = &self.eval;
+        e.budget.max_execs.is_some_and(|m| e.execs >= m)
+            || e.budget.max_time.is_some_and(|t| e.start.elapsed() >= t)
+            || e.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Record that the search ended because it could propose no input not evaluated before.
+    pub fn set_exhausted(&mut self) {
+        self.eval.exhausted = true;
+    }
+
+    /// Whether the search ended because it could propose no new input (see
+    /// [`SearchContext::set_exhausted`]).
+    pub fn exhausted(&self) -> bool {
+        self.eval.exhausted
+    }
+
+    /// Whether the user interrupted.
+    pub fn interrupted(&self) -> bool {
+        self.eval.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Whether the search should stop: out of budget, or every goal covered or (when stopping on
+    /// stagnation) set aside.
+    pub fn finished(&self) -> bool {
+        self.out_of_budget()
+            || self.state.archive.n_covered() == self.state.goals.len()
+            || (self.config.stop_when_stalled && self.open_goals().is_empty())
+    }
+
+    /// The archive: first covering inputs and faults.
+    pub fn archive(&self) -> &Archive {
+        &self.state.archive
+    }
+
+    /// Take the archive out at the end of a search, leaving an empty one with every goal
+    /// uncovered (ask for [`SearchContext::given_up`] first).
+    pub fn take_archive(&mut self) -> Archive {
+        std::mem::replace(&mut self.state.archive, Archive::new(self.state.goals.len()))
+    }
+
+    /// Whether `goal` is covered: in the archive for a real goal, at fitness 0 for an auxiliary one.
+    pub fn is_covered(&self, goal: usize) -> bool {
+        match goal.checked_sub(self.state.goals.len()) {
+            None => self.state.archive.is_covered(goal),
+            Some(a) => self.state.aux_best[a].as_ref().is_some_and(|b| b.0 == 0.0),
+        }
+    }
+
+    pub fn is_given_up(&self, goal: usize) -> bool {
+        self.state.given_up[goal]
+    }
+
+    /// Goals neither covered nor set aside, in goal order.
+    pub fn open_goals(&self) -> Vec<usize> {
+        let s = &self.state;
+        (0..s.goals.len()).filter(|&g| !s.archive.is_covered(g) && !s.given_up[g]).collect()
+    }
+
+    /// Revive every set-aside goal with doubled patience, unless stopping when stalled or out of
+    /// budget. Returns whether any goal was revived.
+    pub fn revive(&mut self) -> bool {
+        if self.config.stop_when_stalled || self.out_of_budget() {
+            return false;
+        }
+        let mut any = false;
+        for g in 0..self.state.goals.len() {
+            if self.state.given_up[g] && !self.state.archive.is_covered(g) {
+                self.state.given_up[g] = false;
+                any = true;
+            }
+        }
+        if any {
+            self.config.patience = self.config.patience.saturating_mul(2);
+        }
+        any
+    }
+
+    /// Set `goal` aside as suspected infeasible: it is not searched for until revived.
+    pub fn give_up(&mut self, goal: usize) {
+        self.state.given_up[goal] = true;
+        self.state.suspected[goal] = true;
+    }
+
+    /// Goals still uncovered that were ever set aside: the suspected infeasible ones.
+    pub fn given_up(&self) -> Vec<usize> {
+        let s = &self.state;
+        (0..s.goals.len()).filter(|&g| s.suspected[g] && !s.archive.is_covered(g)).collect()
+    }
+
+    /// Best (lowest) fitness seen for `goal` (real or auxiliary), and the input that achieved it.
+    pub fn best(&self, goal: usize) -> Option<&(f64, Input)> {
+        match goal.checked_sub(self.state.goals.len()) {
+            None => self.state.best[goal].as_ref(),
+            Some(a) => self.state.aux_best[a].as_ref(),
+        }
+    }
+
+    /// Fitness of an evaluation for `goal` (real or auxiliary).
+    pub fn fitness(&self, goal: usize, ev: &Evaluation) -> f64 {
+        self.goal(goal).fitness(&ev.trace)
+    }
+
+    /// Normalise `input` into the domain, run it, and update the archive, per-goal bests, faults
+    /// and observers. Callers should check [`SearchContext::finished`] first; this always runs,
+    /// unless the same input was evaluated recently, in which case the cached result is returned
+    /// and nothing is executed.
+    ///
+    /// Errors: only when the executor breaks.
+    pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
+        let input = self.domain.normalise_input(input);
+        if let Some(ev) = self.eval.cache.get(&input) {
+            self.update_aux(&ev);
+            return Ok(ev);
+        }
+        let ex = self.eval.executor.run(&input.bytes)?;
+        self.eval.execs += 1;
+        let exec = self.eval.execs;
+        let s = &mut self.state;
+        let mut covers_new = Vec::new();
+        let mut covers_all = Vec::new();
+        for (g, goal) in s.goals.iter().enumerate() {
+            let f = goal.fitness(&ex.trace);
+            if f == 0.0 {
+                covers_all.push(g);
+                if !s.archive.is_covered(g) {
+                    covers_new.push(g);
+                    s.best[g] = Some((0.0, input.clone()));
+                }
+            } else if !s.archive.is_covered(g) && s.best[g].as_ref().is_none_or(|(b, _)| f < *b) {
+                s.best[g] = Some((f, input.clone()));
+            }
+        }
+        let test = TestCase {
+            input: input.clone(),
+            exit: ex.exit,
+            ret: ex.ret,
+            exec,
+            at: self.eval.start.elapsed(),
+            covers_new: covers_new.clone(),
+            covers_all,
+        };
+        let new_fault = ex.exit.is_fault() && s.archive.add_fault(test.clone());
+        s.archive.add_test(test);
+        let ev = Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec };
+        for o in self.eval.observers.iter_mut() {
+            o.evaluated(&ev);
+        }
+        if !covers_new.is_empty() || new_fault || self.eval.last_report.elapsed() >= Duration::from_millis(100) {
+            self.eval.last_report = Instant::now();
+            let status = self.status();
+            for o in self.eval.observers.iter_mut() {
+                o.progress(&status);
+            }
+        }
+        self.update_aux(&ev);
+        self.eval.cache.put(&ev);
+        Ok(ev)
+    }
+
+    fn update_aux(&mut self, ev: &Evaluation) {
+        let s = &mut self.state;
+        for (a, goal) in s.aux.iter().enumerate() {
+            let f = goal.fitness(&ev.trace);
+            if s.aux_best[a].as_ref().is_none_or(|(b, _)| f < *b) {
+                s.aux_best[a] = Some((f, ev.input.clone()));
+            }
+        }
+    }
+
+    /// Current progress.
+    pub fn status(&self) -> Status {
+        Status {
+            executions: self.eval.execs,
+            covered: self.state.archive.n_covered(),
+            goals: self.state.goals.len(),
+            elapsed: self.eval.start.elapsed(),
+            faults: self.state.archive.faults.len(),
+        }
+    }
+
+    /// A random input from the domain.
+    pub fn random_input(&mut self) -> Input {
+        self.domain.sample(&mut self.rng)
+    }
+}
+
+impl Drop for SearchContext<'_> {
+    /// The executor outlives the context (benchmarks reuse it): leave the ordered trace off.
+    fn drop(&mut self) {
+        if self.eval.ordered {
+            self.eval.executor.set_ordered_trace(false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::exec::ExitKind;
+    use crate::input::Value;
+    use crate::observe::{Evaluation, Observer, Status};
+    use crate::search::testkit::*;
+    use crate::search::SearchConfig;
+
+    /// An input evaluated twice runs once: the second answer comes from the cache and is not an
+    /// execution. Switching the ordered trace on clears the cache (its traces lack the events).
+    #[test]
+    fn the_cache_answers_repeated_inputs_and_is_cleared_by_the_ordered_trace() {
+        let d = ints(&["x"], None);
+        let x = d.from_values(&[Value::Int(3)]);
+        let r = run_with(&d, eq_landscape(vec![7]), SearchConfig::default(), 1, 100, |cx| {
+            let a = cx.evaluate(&x).unwrap();
+            let b = cx.evaluate(&x).unwrap();
+            assert_eq!((a.exec, b.exec), (1, 1));
+            assert_eq!(a.trace, b.trace);
+            assert!(b.trace.events.is_empty());
+            cx.set_ordered_trace(true);
+            let c = cx.evaluate(&x).unwrap();
+            assert_eq!(c.exec, 2);
+            assert_eq!(c.trace.events.len(), 1, "the ordered trace is recorded now");
+        });
+        assert_eq!((r.executions, r.cache_hits), (2, 1));
+    }
+
+    /// Inputs are normalised into the domain before they run: out-of-range bytes are clamped, and
+    /// equal normalised inputs share a cache entry.
+    #[test]
+    fn inputs_are_normalised_before_they_run() {
+        let d = ints(&["x"], Some((0, 10)));
+        let r = run_with(&d, eq_landscape(vec![10]), SearchConfig::default(), 1, 100, |cx| {
+            let ev = cx.evaluate(&crate::input::Input::new(500i32.to_le_bytes().to_vec())).unwrap();
+            assert_eq!(d.get(&ev.input, 0), Value::Int(10));
+            assert!(cx.is_covered(0), "x == 10 is covered by the clamped value");
+            cx.evaluate(&crate::input::Input::new(999i32.to_le_bytes().to_vec())).unwrap();
+        });
+        assert_eq!((r.executions, r.cache_hits), (1, 1));
+    }
+
+    /// A crashing input is kept as a fault, and observers see every execution and the progress.
+    #[test]
+    fn faults_are_archived_and_observers_see_every_execution() {
+        #[derive(Default)]
+        struct Count {
+            evaluated: u64,
+            last: Option<Status>,
+        }
+        impl Observer for Count {
+            fn evaluated(&mut self, _: &Evaluation) {
+                self.evaluated += 1;
+            }
+            fn progress(&mut self, s: &Status) {
+                self.last = Some(s.clone());
+            }
+        }
+        let d = ints(&["x"], Some((0, 3)));
+        let mut sc = eq_landscape(vec![2]);
+        let inner = sc.program;
+        sc.program = Box::new(move |v, r| {
+            inner(v, r);
+            if v[0].as_i128() == 3 {
+                r.exit = ExitKind::Crash { signal: 11 };
+            }
+        });
+        let mut count = Count::default();
+        run_observed(&d, sc, SearchConfig::default(), 1, 100, &mut count, |cx| {
+            for v in 0..4 {
+                cx.evaluate(&d.from_values(&[Value::Int(v)])).unwrap();
+            }
+            let a = cx.archive();
+            assert_eq!(a.faults.len(), 1);
+            assert_eq!(d.get(&a.faults[0].input, 0), Value::Int(3));
+            assert_eq!(a.fault_counts.get("crash"), Some(&1));
+        });
+        assert_eq!(count.evaluated, 4);
+        let s = count.last.expect("progress reported");
+        assert_eq!((s.covered, s.goals, s.faults), (2, 2, 1));
+    }
+}

@@ -1,0 +1,393 @@
+//! One evolutionary loop for every evolutionary algorithm, with its parts as small traits:
+//! [`Representation`] (what a genome is and how it becomes an input), [`Selection`],
+//! [`Crossover`], [`Mutation`] and [`Stopping`]. `ga`, `mhga`/`mhga50` and `bjga` are presets
+//! ([`Evolution`] values) built from these parts.
+//!
+//! One attempt on a goal:
+//! 1. **Initial population**: the goal's best input first, then (if the preset takes them) the
+//!    context's seeds, at most half an island, then random genomes; islands are filled in turn.
+//! 2. **Generations**: in every island, the elites are carried over and the rest is bred: two
+//!    parents are selected, crossed, and each child is mutated and evaluated, until the island is
+//!    full again.
+//! 3. **Migration** (presets with islands): every k generations each island's best replaces the
+//!    worst member of the next island (a ring).
+//! 4. The attempt ends when the goal is covered, the budget is spent, the stopping rule fires
+//!    after a generation, or (presets with patience) after `patience` evaluations without
+//!    improving the best fitness of the attempt.
+
+use super::{GoalSearch, Patience, SearchContext};
+use crate::fitness::Summary;
+use crate::input::Input;
+use anyhow::Result;
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+
+/// What a genome is, and how it becomes an input.
+pub trait Representation {
+    type Genome: Clone;
+    /// Called at the start of every attempt (e.g. to derive an encoding from the domain).
+    fn prepare(&mut self, _cx: &SearchContext) {}
+    /// A random genome.
+    fn random(&self, cx: &mut SearchContext) -> Self::Genome;
+    /// The genome of an input (the nearest one, for encodings that cannot hold every input).
+    fn encode(&self, cx: &SearchContext, x: &Input) -> Self::Genome;
+    /// The input of a genome.
+    fn decode(&self, cx: &SearchContext, g: &Self::Genome) -> Input;
+}
+
+/// Chooses parents and elites in one island.
+pub trait Selection {
+    /// Called once per generation and island with the members' fitness (minimised) and, when
+    /// the goal has one, its population-relative scores (maximised).
+    fn prepare(&mut self, fitness: &[f64], relative: Option<&[f64]>);
+    /// A parent: an index into the island.
+    fn pick(&mut self, rng: &mut ChaCha8Rng) -> usize;
+    /// The `n` members to carry over unchanged, best first.
+    fn elites(&self, n: usize) -> Vec<usize>;
+}
+
+/// Makes children from two parents.
+pub trait Crossover<G> {
+    fn cross(&mut self, cx: &mut SearchContext, a: &G, b: &G) -> Vec<G>;
+}
+
+/// Changes a child before it is evaluated.
+pub trait Mutation<G> {
+    fn mutate(&mut self, cx: &mut SearchContext, g: &mut G);
+}
+
+/// Ends an attempt after a generation.
+pub trait Stopping {
+    /// Called at the start of every attempt.
+    fn reset(&mut self) {}
+    /// After generation `generation` (1-based), whose best fitness over all islands `improved`
+    /// on every earlier one: whether to stop.
+    fn stop(&mut self, generation: u32, improved: bool) -> bool;
+}
+
+/// Never stops on generations (the attempt ends on patience, coverage or budget).
+pub struct Never;
+impl Stopping for Never {
+    fn stop(&mut self, _: u32, _: bool) -> bool {
+        false
+    }
+}
+
+/// Stops after `max` generations, or after `stall` generations in a row without improvement.
+pub struct Generations {
+    pub max: Option<u32>,
+    pub stall: Option<u32>,
+    stalled: u32,
+}
+
+impl Generations {
+    pub fn new(max: Option<u32>, stall: Option<u32>) -> Generations {
+        Generations { max, stall, stalled: 0 }
+    }
+}
+
+impl Stopping for Generations {
+    fn reset(&mut self) {
+        self.stalled = 0;
+    }
+
+    fn stop(&mut self, generation: u32, improved: bool) -> bool {
+        self.stalled = if improved { 0 } else { self.stalled + 1 };
+        self.max.is_some_and(|m| generation >= m) || self.stall.is_some_and(|s| self.stalled >= s)
+    }
+}
+
+/// One member of an island.
+#[derive(Clone)]
+struct Member<G> {
+    genome: G,
+    fitness: f64,
+    /// What the goal's population-relative fitness needs (when it has one).
+    summary: Option<Summary>,
+}
+
+/// An evolutionary algorithm: the loop of the module docs with its parts.
+pub struct Evolution<G> {
+    pub repr: Box<dyn Representation<Genome = G>>,
+    pub selection: Box<dyn Selection>,
+    pub crossover: Box<dyn Crossover<G>>,
+    pub mutation: Box<dyn Mutation<G>>,
+    pub stopping: Box<dyn Stopping>,
+    /// Islands (subpopulations) and their size.
+    pub islands: usize,
+    pub island_size: usize,
+    /// Members carried over unchanged per island and generation.
+    pub elite: usize,
+    /// Migration interval in generations (with more than one island).
+    pub migration: Option<u32>,
+    /// End the attempt after [`super::SearchConfig::patience`] evaluations without improvement.
+    pub patience: bool,
+    /// Put the context's seeds (the solutions base's inputs) into the initial population.
+    pub use_seeds: bool,
+}
+
+/// Why evaluation of a member ended the attempt.
+enum Next<G> {
+    Member(Member<G>),
+    Done,
+}
+
+impl<G: Clone> Evolution<G> {
+    fn member(&self, cx: &mut SearchContext, goal: usize, genome: G) -> Result<Next<G>> {
+        if cx.out_of_budget() {
+            return Ok(Next::Done);
+        }
+        let x = self.repr.decode(cx, &genome);
+        let ev = cx.evaluate(&x)?;
+        let fitness = cx.fitness(goal, &ev);
+        if cx.is_covered(goal) || cx.finished() {
+            return Ok(Next::Done);
+        }
+        let summary = cx.goal(goal).relative().map(|r| r.summary(&ev.trace));
+        Ok(Next::Member(Member { genome, fitness, summary }))
+    }
+
+    fn best_of(islands: &[Vec<Member<G>>]) -> f64 {
+        islands.iter().flatten().map(|m| m.fitness).fold(f64::INFINITY, f64::min)
+    }
+
+    fn run(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
+        self.repr.prepare(cx);
+        self.stopping.reset();
+        let size = self.island_size.max(2);
+        let mut patience = Patience::new(cx.config.patience, f64::INFINITY);
+        let mut starts: VecDeque<Input> = VecDeque::new();
+        if let Some((_, x)) = cx.best(goal) {
+            starts.push_back(x.clone());
+        }
+        if self.use_seeds {
+            let mut seeds = std::mem::take(&mut cx.seeds);
+            seeds.truncate(size / 2);
+            for s in seeds {
+                if !starts.contains(&s) {
+                    starts.push_back(s);
+                }
+            }
+        }
+        let mut islands: Vec<Vec<Member<G>>> = Vec::with_capacity(self.islands);
+        for _ in 0..self.islands.max(1) {
+            let mut pop = Vec::with_capacity(size);
+            while pop.len() < size {
+                let genome = match starts.pop_front() {
+                    Some(x) => self.repr.encode(cx, &x),
+                    None => self.repr.random(cx),
+                };
+                let Next::Member(m) = self.member(cx, goal, genome)? else { return Ok(()) };
+                patience.seed(m.fitness);
+                pop.push(m);
+            }
+            islands.push(pop);
+        }
+        let mut best = Self::best_of(&islands);
+        let mut generation = 0u32;
+        loop {
+            generation += 1;
+            for island in islands.iter_mut() {
+                let fitness: Vec<f64> = island.iter().map(|m| m.fitness).collect();
+                let relative = cx.goal(goal).relative().and_then(|r| {
+                    let s: Option<Vec<&Summary>> = island.iter().map(|m| m.summary.as_ref()).collect();
+                    s.map(|s| r.scores(&s))
+                });
+                self.selection.prepare(&fitness, relative.as_deref());
+                let mut next: Vec<Member<G>> =
+                    self.selection.elites(self.elite.min(size)).into_iter().map(|i| island[i].clone()).collect();
+                while next.len() < size {
+                    let p1 = self.selection.pick(&mut cx.rng);
+                    let p2 = self.selection.pick(&mut cx.rng);
+                    let children = self.crossover.cross(cx, &island[p1].genome, &island[p2].genome);
+                    for mut c in children {
+                        if next.len() >= size {
+                            break;
+                        }
+                        self.mutation.mutate(cx, &mut c);
+                        let Next::Member(m) = self.member(cx, goal, c)? else { return Ok(()) };
+                        if self.patience && patience.exhausted(m.fitness) {
+                            return Ok(());
+                        }
+                        next.push(m);
+                    }
+                }
+                *island = next;
+            }
+            if let Some(k) = self.migration.filter(|_| islands.len() > 1) {
+                if generation.is_multiple_of(k) {
+                    let n = islands.len();
+                    let migrants: Vec<Member<G>> = islands
+                        .iter()
+                        .map(|p| p.iter().min_by(|a, b| a.fitness.total_cmp(&b.fitness)).cloned().expect("non-empty island"))
+                        .collect();
+                    for (i, m) in migrants.into_iter().enumerate() {
+                        let to = &mut islands[(i + 1) % n];
+                        let worst = (0..to.len()).max_by(|&a, &b| to[a].fitness.total_cmp(&to[b].fitness)).expect("non-empty island");
+                        to[worst] = m;
+                    }
+                }
+            }
+            let now = Self::best_of(&islands);
+            let improved = now < best;
+            if improved {
+                best = now;
+            }
+            if self.stopping.stop(generation, improved) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl<G: Clone> GoalSearch for Evolution<G> {
+    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
+        self.run(cx, goal)
+    }
+}
+
+/// Linear ranking (Whitley 1989) with selective pressure `bias` over the island sorted by
+/// fitness, as EvoSuite's `RankSelection`; the elites are the fittest.
+pub struct Rank {
+    pub bias: f64,
+    order: Vec<usize>,
+}
+
+impl Rank {
+    pub fn new(bias: f64) -> Rank {
+        Rank { bias, order: vec![] }
+    }
+}
+
+/// Index into a population of `n` sorted best first, by linear ranking with `bias`.
+pub fn rank_select<R: rand::Rng>(n: usize, bias: f64, rng: &mut R) -> usize {
+    let r: f64 = rng.random();
+    let x = (bias - (bias * bias - 4.0 * (bias - 1.0) * r).sqrt()) / (2.0 * (bias - 1.0));
+    ((n as f64 * x) as usize).min(n - 1)
+}
+
+impl Selection for Rank {
+    fn prepare(&mut self, fitness: &[f64], _relative: Option<&[f64]>) {
+        self.order = (0..fitness.len()).collect();
+        self.order.sort_by(|&a, &b| fitness[a].total_cmp(&fitness[b]));
+    }
+
+    fn pick(&mut self, rng: &mut ChaCha8Rng) -> usize {
+        self.order[rank_select(self.order.len(), self.bias, rng)]
+    }
+
+    fn elites(&self, n: usize) -> Vec<usize> {
+        self.order.iter().take(n).copied().collect()
+    }
+}
+
+/// Fitness-proportionate (roulette-wheel) selection on the goal's population-relative scores
+/// when it has them, else on the windowed fitness `f_worst − f + 1e-3` (roulette needs weights
+/// that grow with quality). The elite is the member of highest weight (ties: lower fitness).
+#[derive(Default)]
+pub struct Roulette {
+    weights: Vec<f64>,
+    fitness: Vec<f64>,
+    total: f64,
+}
+
+impl Selection for Roulette {
+    fn prepare(&mut self, fitness: &[f64], relative: Option<&[f64]>) {
+        self.fitness = fitness.to_vec();
+        self.weights = match relative {
+            Some(r) => r.iter().map(|x| x.max(0.0)).collect(),
+            None => {
+                let worst = fitness.iter().copied().filter(|f| f.is_finite()).fold(0.0, f64::max);
+                fitness.iter().map(|&f| if f.is_finite() { worst - f + 1e-3 } else { 1e-3 }).collect()
+            }
+        };
+        self.total = self.weights.iter().sum();
+    }
+
+    fn pick(&mut self, rng: &mut ChaCha8Rng) -> usize {
+        roulette(&self.weights, self.total, rng)
+    }
+
+    fn elites(&self, n: usize) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.weights.len()).collect();
+        idx.sort_by(|&a, &b| self.weights[b].total_cmp(&self.weights[a]).then(self.fitness[a].total_cmp(&self.fitness[b])));
+        idx.truncate(n);
+        idx
+    }
+}
+
+/// An index drawn with probability proportional to `weights` (uniform if they sum to 0).
+pub fn roulette<R: rand::Rng>(weights: &[f64], total: f64, rng: &mut R) -> usize {
+    if total <= 0.0 || !total.is_finite() {
+        return rng.random_range(0..weights.len());
+    }
+    let mut r = rng.random::<f64>() * total;
+    for (i, w) in weights.iter().enumerate() {
+        if r < *w {
+            return i;
+        }
+        r -= w;
+    }
+    weights.len() - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn rank_selection_prefers_the_front() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let n = 10;
+        let mut counts = vec![0usize; n];
+        for _ in 0..20000 {
+            counts[rank_select(n, 1.7, &mut rng)] += 1;
+        }
+        assert!(counts[0] > counts[n - 1] * 2, "{counts:?}");
+        assert!(counts.iter().all(|&c| c > 0));
+    }
+
+    #[test]
+    fn rank_picks_through_the_fitness_order_and_keeps_the_best() {
+        let mut r = Rank::new(1.7);
+        r.prepare(&[5.0, 0.5, 3.0], None);
+        assert_eq!(r.elites(2), vec![1, 2]);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut counts = [0; 3];
+        for _ in 0..3000 {
+            counts[r.pick(&mut rng)] += 1;
+        }
+        assert!(counts[1] > counts[2] && counts[2] > counts[0], "{counts:?}");
+    }
+
+    #[test]
+    fn roulette_follows_the_weights_and_prefers_relative_scores() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let w = [1.0, 0.0, 3.0];
+        let mut counts = [0; 3];
+        for _ in 0..4000 {
+            counts[roulette(&w, 4.0, &mut rng)] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        assert!((800..1200).contains(&counts[0]), "{counts:?}");
+        assert!((2800..3200).contains(&counts[2]), "{counts:?}");
+        let mut s = Roulette::default();
+        // windowed: the lowest fitness weighs most
+        s.prepare(&[1.0, 4.0, 2.0], None);
+        assert_eq!(s.elites(1), vec![0]);
+        // relative scores win over fitness
+        s.prepare(&[1.0, 4.0, 2.0], Some(&[0.0, 5.0, 1.0]));
+        assert_eq!(s.elites(1), vec![1]);
+    }
+
+    #[test]
+    fn generations_stop_on_count_or_stall() {
+        let mut g = Generations::new(Some(3), None);
+        assert!(!g.stop(1, false) && !g.stop(2, true) && g.stop(3, true));
+        let mut g = Generations::new(None, Some(2));
+        assert!(!g.stop(1, false) && !g.stop(2, true) && !g.stop(3, false) && g.stop(4, false));
+        g.reset();
+        assert!(!g.stop(5, false));
+    }
+}
