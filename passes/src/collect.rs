@@ -315,6 +315,9 @@ fn harvest(v: LLVMValueRef, out: &mut Vec<ConstantMeta>) {
                 out.push(c);
             }
         } else if !LLVMIsAConstantFP(v).is_null() {
+            // May be ±inf or NaN (`isinf`, `INFINITY`, `NAN`): `ConstantMeta`'s serde writes them
+            // as the strings "inf", "-inf" and "nan", and its equality is bitwise, so a NaN is
+            // kept once.
             let mut loses = 0;
             let c = ConstantMeta::Float(LLVMConstRealGetDouble(v, &mut loses));
             if !out.contains(&c) {

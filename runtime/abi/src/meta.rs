@@ -102,11 +102,73 @@ pub struct DefMeta {
 }
 
 /// A constant harvested from a compare or switch.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+///
+/// In JSON a float is a number when finite and one of the strings `"inf"`, `"-inf"` and `"nan"`
+/// otherwise (JSON has no literal for them, and serde_json would write `null`, which does not read
+/// back), as the engine does for input values.
+///
+/// Equality compares floats by bit pattern, so a NaN constant equals itself (the pass deduplicates
+/// constants with `contains`, and a metadata round trip compares equal) and `0.0` and `-0.0` are
+/// distinct constants.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum ConstantMeta {
     Int(i64),
-    Float(f64),
+    Float(#[serde(with = "json_f64")] f64),
+}
+
+impl PartialEq for ConstantMeta {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ConstantMeta::Int(a), ConstantMeta::Int(b)) => a == b,
+            (ConstantMeta::Float(a), ConstantMeta::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
+}
+
+/// Serde for an `f64` that may be infinite or NaN: finite values are numbers, the others the
+/// strings `"inf"`, `"-inf"` and `"nan"`. Integers are read as floats.
+pub mod json_f64 {
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(f: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if f.is_nan() {
+            s.serialize_str("nan")
+        } else if f.is_infinite() {
+            s.serialize_str(if *f > 0.0 { "inf" } else { "-inf" })
+        } else {
+            s.serialize_f64(*f)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = f64;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, \"inf\", \"-inf\" or \"nan\"")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<f64, E> {
+                Ok(v)
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<f64, E> {
+                Ok(v as f64)
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<f64, E> {
+                Ok(v as f64)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<f64, E> {
+                match v {
+                    "inf" => Ok(f64::INFINITY),
+                    "-inf" => Ok(f64::NEG_INFINITY),
+                    "nan" => Ok(f64::NAN),
+                    _ => Err(E::custom(format!("not a float: {v:?}"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// One defined function.
@@ -299,5 +361,57 @@ mod tests {
         let parts = unframe_all(&sec).unwrap();
         assert_eq!(parts, vec![&b"{\"a\":1}"[..], &b"[]"[..]]);
         assert_eq!(unframe_all(b"junk-junk-junk"), Err(0));
+    }
+
+    #[test]
+    fn non_finite_float_constants_round_trip_through_json() {
+        let consts = vec![
+            ConstantMeta::Float(f64::INFINITY),
+            ConstantMeta::Float(f64::NEG_INFINITY),
+            ConstantMeta::Float(f64::NAN),
+            ConstantMeta::Float(-0.0),
+            ConstantMeta::Float(0.1),
+            ConstantMeta::Float(f64::MAX),
+            ConstantMeta::Float(f64::MIN_POSITIVE / 4.0),
+            ConstantMeta::Int(i64::MIN),
+        ];
+        let json = serde_json::to_string(&consts).unwrap();
+        assert!(!json.contains("null"), "{json}");
+        assert!(json.contains(r#"{"kind":"float","value":"inf"}"#), "{json}");
+        assert!(json.contains(r#"{"kind":"float","value":"-inf"}"#), "{json}");
+        assert!(json.contains(r#"{"kind":"float","value":"nan"}"#), "{json}");
+        // finite floats stay JSON numbers, as before
+        assert!(json.contains(r#"{"kind":"float","value":0.1}"#), "{json}");
+        let back: Vec<ConstantMeta> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, consts);
+        match back[2] {
+            ConstantMeta::Float(f) => assert!(f.is_nan()),
+            _ => panic!("not a float"),
+        }
+        // bit-exact: -0.0 keeps its sign, 0.0 is a different constant
+        assert_ne!(ConstantMeta::Float(0.0), ConstantMeta::Float(-0.0));
+        // integers written where a float is expected read as floats; other strings are errors
+        let c: ConstantMeta = serde_json::from_str(r#"{"kind":"float","value":2}"#).unwrap();
+        assert_eq!(c, ConstantMeta::Float(2.0));
+        assert!(serde_json::from_str::<ConstantMeta>(r#"{"kind":"float","value":"infinity"}"#).is_err());
+        assert!(serde_json::from_str::<ConstantMeta>(r#"{"kind":"float","value":null}"#).is_err());
+    }
+
+    #[test]
+    fn module_meta_with_non_finite_constants_round_trips() {
+        let m = ModuleMeta {
+            version: META_VERSION,
+            module_id: 7,
+            source_file: "f.c".into(),
+            functions: vec![],
+            sites: vec![],
+            n_outcomes: 0,
+            constants: vec![ConstantMeta::Float(f64::INFINITY), ConstantMeta::Float(f64::NAN), ConstantMeta::Int(3)],
+            vars: vec![],
+            defs: vec![],
+        };
+        let bytes = serde_json::to_vec(&m).unwrap();
+        let back: ModuleMeta = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back, m);
     }
 }
