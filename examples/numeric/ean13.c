@@ -5,7 +5,7 @@
  * circulation (in-store numbers), anything else a product.
  *
  * Source: written for evotest from the GS1 General Specifications (check digit, prefixes); a
- *   checksum over a small fixed-length array, like the ISBN and ISSN subjects of seed 004.
+ *   checksum over a small fixed-length array, like the ISBN and ISSN subjects of Anjum & Ryan 2021.
  * Signature: int ean13(const int *digits)      (digits[0..12], digits[12] the check digit)
  *   Returns -1 (a digit outside 0..9), 0 (wrong check digit), 1 Bookland, 2 serial, 3 UPC-A,
  *   4 in-store, 5 product.

@@ -5,7 +5,7 @@
  *
  * Source: written for evotest; H. P. Luhn's checksum (US patent 2,950,048, 1960), as in
  *   ISO/IEC 7812. A checksum over a small fixed-length array, like the ISBN and ISSN subjects of
- *   seed 004 (examples/check_isbn.c), but over ints rather than a string.
+ *   Anjum & Ryan 2021 (examples/check_isbn.c), but over ints rather than a string.
  * Signature: int luhn(const int *digits)       (digits[0..15], digits[15] the check digit)
  *   Returns -1 (a digit outside 0..9), 0 (checksum wrong), 1 valid, 2 valid Visa, 3 valid
  *   Mastercard.

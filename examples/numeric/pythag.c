@@ -4,7 +4,7 @@
  * acute.
  *
  * Source: written for evotest, after the right-angled triangle classification of the SBST
- *   literature (e.g. the tritype of seed 001, examples/tritype.c). It differs from tritype and
+ *   literature (e.g. the tritype of Bueno & Jino 2002, examples/tritype.c). It differs from tritype and
  *   triangle: the range 1..30000 and the order a <= b <= c are checked by the program itself, on
  *   unranged ints, and the squares are compared in int arithmetic.
  * Signature: int pythag(int a, int b, int c)

@@ -209,7 +209,7 @@ pub const LENGTH_PENALTY: f64 = 256.0;
 /// [`LENGTH_PENALTY`] per character of length difference. 0 exactly when the strings are equal,
 /// that is when the C function returns 0.
 ///
-/// Source: seed 001 §6.3 (Bueno & Jino 2002): "EP receives the sum of absolute values of the
+/// Source: Bueno & Jino 2002, §6.3: "EP receives the sum of absolute values of the
 /// differences between the ASCII values associated to the characters in each position"; the
 /// length term is evotest's, so that strings of different lengths are never at distance 0.
 pub fn bytes_distance(a: &[u8], b: &[u8]) -> f64 {

@@ -36,7 +36,7 @@ pub struct ModuleMeta {
     /// Total outcomes of all sites (sum of `n_outcomes`).
     pub n_outcomes: u32,
     /// Integer and float constants that appear as compare operands or switch cases in the module:
-    /// a seed pool for the search (after seed 004's constant-seeded grammar).
+    /// a seed pool for the search (after Anjum & Ryan's (2021) constant-seeded grammar).
     #[serde(default)]
     pub constants: Vec<ConstantMeta>,
     /// Variables whose definitions are tracked (by local ID).
@@ -63,7 +63,7 @@ pub enum VarKind {
 }
 
 /// A variable whose definitions are tracked, for data dependence (reaching definitions and
-/// the chaining approach, seed 002).
+/// the chaining approach, McMinn & Holcombe 2004).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct VarMeta {
     pub id: u32,
