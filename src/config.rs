@@ -109,7 +109,12 @@ fn ranges_of(cfg: &ConfigFile, path: &Path) -> Result<Vec<RangeSpec>> {
     Ok(out)
 }
 
+/// Longest duration accepted: 10 years.
+pub const MAX_DURATION: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
 /// Parse a duration: `500ms`, `2s`, `1.5s`, `3m`, `1h`, or a bare number of seconds.
+///
+/// Errors (one line): not a number with a unit, not positive, or longer than [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration> {
     let s = s.trim();
     let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
@@ -127,7 +132,11 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
     if !(v.is_finite() && v > 0.0) {
         bail!("invalid duration `{s}`: must be positive");
     }
-    Ok(Duration::from_secs_f64(v * mul))
+    let secs = v * mul;
+    if secs > MAX_DURATION.as_secs_f64() {
+        bail!("invalid duration `{s}`: at most 10 years (use 0 for no limit where one is allowed)");
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 #[cfg(test)]
@@ -142,6 +151,66 @@ mod tests {
         assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("0s").is_err());
+        // absurd values are one-line errors, not panics
+        assert!(parse_duration("1e300").is_err());
+        assert!(parse_duration("18446744073709551615s").is_err());
+        assert!(parse_duration("inf").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    mod fuzz {
+        use super::super::*;
+        use crate::frontend::function::shape::ShapeSpec;
+        use crate::input::spec::parse_range_arg;
+        use crate::input::{Field, ScalarType};
+        use proptest::prelude::*;
+
+        proptest! {
+            /// No string makes the parsers of flags panic.
+            #[test]
+            fn flag_parsers_never_panic(s in "\\PC{0,40}") {
+                let _ = parse_duration(&s);
+                let _ = parse_range_arg(&s);
+                let _ = ShapeSpec::parse_array(&s);
+                let _ = ShapeSpec::parse_string(&s);
+                let _ = ShapeSpec::parse_buffer(&s);
+                let _ = crate::frontend::function::shape::parse_alphabet(&s);
+            }
+
+            /// Nor do range bounds of any text, against any type.
+            #[test]
+            fn range_bounds_never_panic(lo in "\\PC{0,24}", hi in "\\PC{0,24}", t in 0usize..11) {
+                let ty = [ScalarType::Bool, ScalarType::I8, ScalarType::U8, ScalarType::I16, ScalarType::U16, ScalarType::I32,
+                          ScalarType::U32, ScalarType::I64, ScalarType::U64, ScalarType::F32, ScalarType::F64][t];
+                let _ = Field::full("x", ty).set_range(&lo, &hi, "x");
+            }
+
+            /// Durations written with a unit parse to what they say (or to an error past the limit).
+            #[test]
+            fn durations_parse_to_their_value(v in 0.001f64..1e12, unit in 0usize..4) {
+                let (suffix, mul) = [("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)][unit];
+                match parse_duration(&format!("{v}{suffix}")) {
+                    Ok(d) => prop_assert!((d.as_secs_f64() - v * mul).abs() <= 1e-6 * (v * mul).max(1.0)),
+                    Err(_) => prop_assert!(v * mul > MAX_DURATION.as_secs_f64()),
+                }
+            }
+
+            /// Integer ranges parse back to their bounds.
+            #[test]
+            fn ranges_parse_to_their_bounds(lo in any::<i64>(), hi in any::<i64>()) {
+                let r = parse_range_arg(&format!("a={lo}..{hi}")).unwrap();
+                prop_assert_eq!((r.lo.parse::<i64>().unwrap(), r.hi.parse::<i64>().unwrap()), (lo, hi));
+            }
+
+            /// No configuration file makes the loader panic.
+            #[test]
+            fn config_files_never_panic(text in "(\\[(ranges|arrays|strings|buffers)\\]\n)?([a-z]{1,3} = (\"[-0-9.:a-z]{0,8}\"|[0-9]{1,4}|\\[[0-9., ]{0,8}\\])\n){0,4}") {
+                let dir = tempfile::tempdir().unwrap();
+                let p = dir.path().join("c.toml");
+                std::fs::write(&p, &text).unwrap();
+                let _ = load(&p);
+            }
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the log of executed paths for the solutions base) implements [`Observer`] and is handed to the
 //! search context, instead of being a field of it (LibAFL's observers and monitors).
 
+use crate::archive::TestCase;
 use crate::exec::{ExitKind, RetVal};
 use crate::input::Input;
 use crate::trace::Trace;
@@ -36,6 +37,9 @@ pub trait Observer {
     fn evaluated(&mut self, _ev: &Evaluation) {}
     /// Called when coverage grows or a new fault is kept, and at most every 100 ms otherwise.
     fn progress(&mut self, _status: &Status) {}
+    /// Called when the archive keeps `test`: an input that covers a goal first, or (`fault`) a
+    /// new distinct fault.
+    fn kept(&mut self, _test: &TestCase, _fault: bool) {}
     /// Whether [`Observer::evaluated`] needs the ordered trace ([`Trace::events`]).
     fn needs_ordered_trace(&self) -> bool {
         false

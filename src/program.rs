@@ -115,11 +115,20 @@ pub struct Program {
 /// Errors: unreadable file, not an object file, no `evotest_meta` section (not built with the
 /// evotest pass), or a malformed blob.
 pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
+    read_section(path)?
+        .ok_or_else(|| anyhow!("{} has no evotest metadata (was it compiled with the evotest pass?)", path.display()))
+}
+
+/// As [`read_metadata`], for an object the pass compiled: one without a metadata section (a
+/// source that defines no function) has no modules.
+pub fn read_metadata_if_any(path: &Path) -> Result<Vec<ModuleMeta>> {
+    Ok(read_section(path)?.unwrap_or_default())
+}
+
+fn read_section(path: &Path) -> Result<Option<Vec<ModuleMeta>>> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file = object::File::parse(&*data).with_context(|| format!("{} is not an object file", path.display()))?;
-    let sec = file
-        .section_by_name(META_SECTION)
-        .ok_or_else(|| anyhow!("{} has no evotest metadata (was it compiled with the evotest pass?)", path.display()))?;
+    let Some(sec) = file.section_by_name(META_SECTION) else { return Ok(None) };
     let bytes = sec.data().context("cannot read the evotest_meta section")?;
     let blobs = unframe_all(bytes).map_err(|at| anyhow!("malformed evotest metadata at byte {at} of {}", path.display()))?;
     let mut out = Vec::new();
@@ -130,7 +139,7 @@ pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
         }
         out.push(m);
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 impl Program {

@@ -23,6 +23,8 @@ pub struct RunInfo {
     pub budget: Budget,
     /// Per-execution timeout.
     pub timeout: Duration,
+    /// Per-execution resident-memory limit in bytes (0 = none).
+    pub memory_limit: u64,
     /// Where the outputs go.
     pub out_dir: PathBuf,
 }
@@ -32,6 +34,17 @@ impl RunInfo {
     pub fn sources_display(&self) -> String {
         self.sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(" ")
     }
+}
+
+/// What the check of a suite in fresh processes did (see the campaign's `verify`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Verification {
+    /// Kept inputs run again in a fresh process.
+    pub replayed: usize,
+    /// Of those, how many ended differently (exit, returned value or goals covered).
+    pub changed: usize,
+    /// Goals covered during the search that no fresh run covers.
+    pub lost_goals: usize,
 }
 
 /// See module docs.
@@ -57,6 +70,8 @@ pub struct Suite {
     /// The search ended early because its algorithm proposed no input it had not evaluated
     /// before (a domain too small for the budget).
     pub exhausted: bool,
+    /// The check of the suite in fresh processes, if it ran.
+    pub verification: Option<Verification>,
     pub fork_server_restarts: u32,
     /// How many inputs one target process ran at most (1: a fork per input).
     pub inputs_per_process: u32,

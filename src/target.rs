@@ -30,6 +30,9 @@ pub const MAX_BRANCH_EVENTS: u32 = 1_000_000;
 /// Inputs a persistent child runs before it is replaced.
 pub const PERSISTENT_INPUTS: u32 = 1000;
 
+/// Default resident-memory limit of one execution, in MB (libFuzzer's `-rss_limit_mb` default).
+pub const RSS_LIMIT_MB: u64 = 2048;
+
 /// What defines a target: sources, function, input domain, execution limits, build directory.
 #[derive(Clone, Debug)]
 pub struct TargetOptions {
@@ -53,6 +56,9 @@ pub struct TargetOptions {
     /// Most branch events one execution may run before the runtime stops it
     /// ([`crate::exec::ExitKind::StepLimit`]); 0 = no limit. Default [`MAX_BRANCH_EVENTS`].
     pub max_branch_events: u32,
+    /// Resident memory one execution may use, in MB, before it is killed
+    /// ([`crate::exec::ExitKind::Oom`]); 0 = no limit. Default [`RSS_LIMIT_MB`].
+    pub rss_limit_mb: u64,
 }
 
 impl TargetOptions {
@@ -70,6 +76,7 @@ impl TargetOptions {
             timeout: Duration::from_secs(1),
             persistent: None,
             max_branch_events: MAX_BRANCH_EVENTS,
+            rss_limit_mb: RSS_LIMIT_MB,
         }
     }
 
@@ -87,6 +94,8 @@ pub struct Target {
     /// The instrumented executable (harness + target + runtime).
     pub exe: PathBuf,
     pub executor: Box<dyn Executor>,
+    /// What a fresh, non-persistent executor needs: sites, outcomes, input capacity.
+    fresh: Option<(u32, u32, u32)>,
     /// The chaining approach's analyses, computed on first use.
     chain: Option<Arc<Chain>>,
 }
@@ -104,6 +113,18 @@ impl Target {
     pub fn function_index(&self) -> Result<usize> {
         let name = self.function_name();
         self.program.function(name).map(|(i, _)| i).ok_or_else(|| anyhow!("function `{name}` not in the target"))
+    }
+
+    /// A new executor of the same executable that runs every input in a fresh process (to check
+    /// that a result does not depend on state an earlier input left behind).
+    ///
+    /// Errors: the target does not start.
+    pub fn fresh_executor(&self) -> Result<Box<dyn Executor>> {
+        let (sites, outcomes, capacity) = self.fresh.ok_or_else(|| anyhow!("this target has no fresh executor"))?;
+        let mut e = ForkServer::start(&self.exe, sites, outcomes, capacity, self.options.timeout, None)?;
+        e.set_max_branch_events(self.options.max_branch_events);
+        e.set_memory_limit(self.options.rss_limit_mb << 20);
+        Ok(Box::new(e))
     }
 
     /// The chaining approach's view of the program (built once, then shared).
@@ -149,15 +170,24 @@ pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
 pub fn build(opts: &TargetOptions) -> Result<Target> {
     check_sources(&opts.sources)?;
     let tc = Toolchain::locate()?;
-    let build_dir = opts.out_dir.join("build");
-    std::fs::create_dir_all(&build_dir).with_context(|| format!("cannot create {}", build_dir.display()))?;
+    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    // Build in a private directory, moved into place once the executable is linked.
+    let tmp = tempfile::Builder::new()
+        .prefix(".build-")
+        .tempdir_in(&opts.out_dir)
+        .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
+    let work = tmp.path();
 
     let mut objects = Vec::new();
     let mut metas = Vec::new();
+    let mut defined_in = Vec::new();
     for (i, src) in opts.sources.iter().enumerate() {
-        let obj = build_dir.join(format!("target{i}.o"));
+        let obj = work.join(format!("target{i}.o"));
         compile::instrument(&tc, src, &obj, &opts.function, &opts.cflags)?;
-        metas.extend(program::read_metadata(&obj)?);
+        // a source without functions has no metadata section
+        let m = program::read_metadata_if_any(&obj)?;
+        defined_in.extend(m.iter().flat_map(|m| m.functions.iter()).map(|f| (f.name.clone(), i)));
+        metas.extend(m);
         objects.push(obj);
     }
     let wanted = linkage_name(&opts.function);
@@ -183,11 +213,16 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let (int_pool, float_pool) = Program::with_sequential_bases(metas.clone()).constants();
     fe.domain.int_pool = int_pool;
     fe.domain.float_pool = float_pool;
+    let defining = defined_in.iter().find(|(n, _)| n == wanted).map(|(_, i)| *i);
+    fe.defining_source = defining.map(|i| opts.sources[i].clone());
+    fe.other_sources = opts.sources.iter().enumerate().filter(|(i, _)| Some(*i) != defining).map(|(_, s)| s.clone()).collect();
+    fe.cflags = opts.cflags.clone();
 
-    let harness_c = build_dir.join("harness.c");
-    std::fs::write(&harness_c, fe.harness_c()).with_context(|| format!("cannot write {}", harness_c.display()))?;
+    std::fs::write(work.join("harness.c"), fe.harness_c()).with_context(|| format!("cannot write in {}", work.display()))?;
+    compile::link(&tc, &work.join("harness.c"), &objects, &work.join("target"), &opts.ldflags)?;
+    let build_dir = opts.out_dir.join("build");
+    replace_dir(tmp, &build_dir)?;
     let exe = build_dir.join("target");
-    compile::link(&tc, &harness_c, &objects, &exe, &opts.ldflags)?;
 
     let metas = program::read_metadata(&exe)?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
@@ -203,6 +238,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let mut executor =
         ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), input_capacity, opts.timeout, persistent)?;
     executor.set_max_branch_events(opts.max_branch_events);
+    executor.set_memory_limit(opts.rss_limit_mb << 20);
     if executor.overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }
@@ -213,6 +249,54 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         frontend: Arc::new(fe),
         exe,
         executor: Box::new(executor),
+        fresh: Some((n_sites.max(1), n_outcomes.max(1), input_capacity)),
         chain: None,
     })
+}
+
+/// Move the finished build directory `tmp` to `dest`, replacing an earlier build.
+fn replace_dir(tmp: tempfile::TempDir, dest: &Path) -> Result<()> {
+    let tmp = tmp.keep();
+    if dest.exists() {
+        let old = dest.with_extension(format!("old-{}", std::process::id()));
+        std::fs::rename(dest, &old).with_context(|| format!("cannot replace {}", dest.display()))?;
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    std::fs::rename(&tmp, dest).with_context(|| format!("cannot move the build to {}", dest.display()))
+}
+
+/// An exclusive lock on an output directory, held while it lives.
+pub struct OutputLock {
+    _file: std::fs::File,
+}
+
+/// Lock `dir` (created if missing) for one run.
+///
+/// Errors (one line): the directory cannot be created, or another evotest run holds it.
+pub fn lock_output(dir: &Path) -> Result<OutputLock> {
+    use std::io::{Read, Seek, Write};
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(".evotest.lock");
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let mut holder = String::new();
+        let _ = f.read_to_string(&mut holder);
+        let who = holder.trim();
+        bail!(
+            "{} is in use by another evotest run{}; give this run its own --out DIR",
+            dir.display(),
+            if who.is_empty() { String::new() } else { format!(" (pid {who})") }
+        );
+    }
+    let _ = f.set_len(0);
+    let _ = f.rewind();
+    let _ = write!(f, "{}", std::process::id());
+    Ok(OutputLock { _file: f })
 }

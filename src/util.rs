@@ -57,6 +57,26 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
     (0..s.len() / 2).map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()).collect()
 }
 
+/// The path of `to` relative to directory `from` (both made absolute and canonical first when they
+/// exist), e.g. `../../examples/triangle.c`; `to` itself when that is impossible.
+pub fn relative_path(from: &Path, to: &Path) -> std::path::PathBuf {
+    let abs = |p: &Path| p.canonicalize().or_else(|_| std::path::absolute(p)).unwrap_or_else(|_| p.to_path_buf());
+    let (from, to) = (abs(from), abs(to));
+    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return to;
+    }
+    let mut out = std::path::PathBuf::new();
+    for _ in common..f.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +90,12 @@ mod tests {
         assert_eq!(unhex("zz"), None);
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(thousands(12), "12");
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(relative_path(Path::new("/a/b/out"), Path::new("/a/src/x.c")), Path::new("../../src/x.c"));
+        assert_eq!(relative_path(Path::new("/a"), Path::new("/a/x.c")), Path::new("x.c"));
     }
 
     #[test]

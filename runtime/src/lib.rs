@@ -537,13 +537,36 @@ fn read_u32(fd: i32) -> Option<u32> {
     Some(u32::from_le_bytes(b))
 }
 
+/// The identity (device, inode) of an open descriptor, or `None` if it is closed.
+fn fd_identity(fd: i32) -> Option<(u64, u64)> {
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return None;
+    }
+    Some((st.st_dev, st.st_ino))
+}
+
+/// Die with the parent (the fork server, or the engine): a target process must never outlive
+/// what runs it. Returns false if the parent is already gone.
+fn die_with_parent(parent: i32) -> bool {
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        libc::getppid() == parent
+    }
+}
+
 /// Run the fork server. Returns only in a forked child (or at once if the engine is not
 /// listening); the server process itself exits when the engine closes the control pipe. A
 /// persistent child keeps the pipes open.
+///
+/// Each child gets a process group of its own, which the server kills after the child ends, so
+/// that processes the target forked do not outlive the input; and each child dies with the
+/// server (the server dies with the engine, see the engine's `ForkServer`).
 unsafe fn fork_server(persistent: bool) {
     if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO) {
         return;
     }
+    let server = libc::getpid();
     loop {
         if read_u32(FORKSRV_CTL_FD).is_none() {
             libc::_exit(0);
@@ -560,6 +583,10 @@ unsafe fn fork_server(persistent: bool) {
             libc::_exit(1);
         }
         if pid == 0 {
+            libc::setpgid(0, 0);
+            if !die_with_parent(server) {
+                libc::_exit(0);
+            }
             if persistent {
                 libc::close(sync[1]);
                 let mut b = 0u8;
@@ -589,6 +616,8 @@ unsafe fn fork_server(persistent: bool) {
                 libc::_exit(1);
             }
         }
+        // whatever the input forked dies with it
+        libc::kill(-pid, libc::SIGKILL);
         if !write_u32(FORKSRV_ST_FD, status as u32) {
             libc::_exit(0);
         }
@@ -599,6 +628,10 @@ unsafe fn fork_server(persistent: bool) {
 static mut ITERATION: u64 = 0;
 /// Whether this process is a persistent child of the fork server.
 static mut PERSISTENT_CHILD: bool = false;
+/// The persistent child's pid (a process the target forks is not it) and the identities of the
+/// protocol descriptors it was given (a target may close them, or reuse their numbers).
+static mut PERSISTENT_PID: i32 = 0;
+static mut PROTOCOL_FDS: Option<((u64, u64), (u64, u64))> = None;
 
 /// Whether this process runs under the fork server (`EVOTEST_FORKSRV=1` and shared memory),
 /// read at the first [`__evotest_next`].
@@ -626,8 +659,22 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
             let persistent = std::env::var(ENV_PERSISTENT).is_ok_and(|v| v == "1");
             fork_server(persistent);
             PERSISTENT_CHILD = persistent;
+            if persistent {
+                PERSISTENT_PID = libc::getpid();
+                PROTOCOL_FDS = fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD));
+            }
         } else if PERSISTENT_CHILD {
-            if !write_u32(FORKSRV_ST_FD, FORKSRV_DONE) || read_u32(FORKSRV_CTL_FD).is_none() {
+            if libc::getpid() != PERSISTENT_PID {
+                // a process the target forked: it must not speak the protocol
+                return ptr::null();
+            }
+            let given = PROTOCOL_FDS;
+            let intact = given.is_some() && fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD)) == given;
+            if !intact || !write_u32(FORKSRV_ST_FD, FORKSRV_DONE) {
+                // the target closed or replaced the descriptors: the input did run to the end
+                libc::_exit(PROTOCOL_LOST_EXIT_CODE);
+            }
+            if read_u32(FORKSRV_CTL_FD).is_none() {
                 libc::_exit(0);
             }
         } else {

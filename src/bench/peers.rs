@@ -40,7 +40,7 @@ pub struct Entry {
 pub fn replay(cx: &mut ProgramCtx, entries: &[Entry], first: &mut [Option<(u64, f64)>], inputs: &mut Vec<Input>) -> Result<()> {
     for e in entries {
         let input = mapped::decode(cx.target.frontend.domain(), &e.bytes);
-        let ex = cx.target.executor.run(&input.bytes)?;
+        let ex = cx.target.executor.run(&input.bytes, crate::exec::Stop::NONE)?;
         let mut new = false;
         for (g, goal) in cx.goals.iter().enumerate() {
             if first[g].is_none() && goal.fitness(&ex.trace) == 0.0 {

@@ -94,6 +94,8 @@ impl Tool for Evotest {
         o.seed = spec.seed;
         o.seed_input = Some(spec.start.clone());
         o.target.timeout = spec.timeout;
+        // the benchmark measures the search; the fresh-process check is for suites users keep
+        o.verify = false;
         o.budget = Budget { max_execs: Some(spec.max_execs), max_time: Some(spec.max_time) };
         let stop = AtomicBool::new(false);
         let r = campaign::search(&mut cx.target, &o, &mut Silent, &stop)?;

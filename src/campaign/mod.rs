@@ -4,12 +4,14 @@
 //! with an error.
 
 pub mod path;
+pub mod verify;
 
 use crate::chaining::{ChainConfig, Chained, Chaining};
 use crate::fitness::{self, Analysis, Criterion, Goal};
 use crate::input::{InitMode, Input};
 use crate::observe::Observer;
 use crate::path::base::{program_key, PathLog, SolutionsBase, FILE_NAME};
+use crate::report::journal::{self, Journal};
 use crate::search::{self, drive, Algorithm, Budget, SearchConfig, SearchContext};
 use crate::suite::{RunInfo, Suite};
 use crate::target::{self, Target, TargetOptions};
@@ -40,6 +42,13 @@ pub struct RunOptions {
     /// Use the solutions base in the output directory (Bueno & Jino 2002, §8): evaluate its inputs
     /// before the search, and record the paths of this run's tests in it afterwards.
     pub reuse: bool,
+    /// Journal every kept input in the output directory as it is found
+    /// ([`crate::report::journal`]), so that a killed run loses nothing.
+    pub journal: bool,
+    /// Evaluate the inputs of the output directory's journal first (continue a killed run).
+    pub resume: bool,
+    /// Replay kept inputs in a fresh process before the suite is written ([`verify`]).
+    pub verify: bool,
 }
 
 impl RunOptions {
@@ -58,6 +67,9 @@ impl RunOptions {
             seed_input: None,
             targets: vec![],
             reuse: false,
+            journal: false,
+            resume: false,
+            verify: true,
         }
     }
 
@@ -70,6 +82,7 @@ impl RunOptions {
             seed: self.seed,
             budget: self.budget,
             timeout: self.target.timeout,
+            memory_limit: self.target.rss_limit_mb << 20,
             out_dir: self.target.out_dir.clone(),
         }
     }
@@ -149,9 +162,12 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
         Some(_) => Some(crate::path::Decisions::of(&target.program, target.function_index()?)),
         None => None,
     };
+    let out = opts.target.out_dir.clone();
+    let resumed = if opts.resume { journal::resume(&out)? } else { vec![] };
+    let mut journal = if opts.journal { Some(Journal::open(&out)?) } else { None };
     let t0 = Instant::now();
     let restarts_before = target.executor.restarts();
-    let (archive, given_up, executions, cache_hits, error, chain_reports, exhausted) = {
+    let (mut archive, given_up, executions, cache_hits, mut error, chain_reports, exhausted) = {
         let mut cx = SearchContext::new(
             &domain,
             &goals,
@@ -162,7 +178,16 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
             interrupt,
         );
         cx.observe(observer);
+        if let Some(j) = journal.as_mut() {
+            cx.observe(j);
+        }
         let mut error = None;
+        for e in &resumed {
+            if cx.finished() || error.is_some() {
+                break;
+            }
+            error = cx.evaluate(&e.input).err().map(|e| format!("{e:#}"));
+        }
         if let Some(b) = &base {
             for s in b.entries().iter().take(MAX_REUSED_INPUTS) {
                 if cx.finished() || error.is_some() {
@@ -204,6 +229,22 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
         let given_up = cx.given_up();
         (cx.take_archive(), given_up, cx.executions(), cx.cache_hits(), error, reports, cx.exhausted())
     };
+    if error.is_none() {
+        if opts.resume {
+            journal::resumed(&out);
+        }
+        if let Some(e) = journal.as_ref().and_then(|j| j.error.clone()) {
+            eprintln!("warning: the journal could not be written: {e}");
+        }
+    }
+    let mut verification = None;
+    if opts.verify && error.is_none() {
+        match verify::verify(target, &goals, &mut archive, interrupt) {
+            Ok(v) => verification = Some(v),
+            Err(e) => error = Some(format!("checking the suite in a fresh process: {e:#}")),
+        }
+    }
+    let given_up = given_up.into_iter().filter(|&g| !archive.is_covered(g)).collect();
     let elapsed = t0.elapsed();
     if let Some(b) = base.as_mut() {
         b.save()?;
@@ -223,6 +264,7 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
         error,
         interrupted: interrupt.load(Ordering::Relaxed),
         exhausted,
+        verification,
         fork_server_restarts: target.executor.restarts() - restarts_before,
         inputs_per_process: target.executor.inputs_per_process(),
         chain_reports,

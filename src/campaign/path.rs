@@ -78,6 +78,9 @@ pub enum PathOutcome {
     ProbablyInfeasible { suspect: Option<Step>, suspect_text: String, matched: usize, closest: Option<Input> },
     /// The budget ran out first.
     Exhausted { suspect: Option<Step>, suspect_text: String, matched: usize, closest: Option<Input> },
+    /// The closest execution ended in a fault (crash, hang, exit, …) after matching `matched`
+    /// decisions, before the path could be completed: `input` reproduces it.
+    Fault { exit: ExitKind, suspect: Option<Step>, suspect_text: String, matched: usize, input: Input },
 }
 
 /// What happened to one path.
@@ -104,6 +107,9 @@ pub struct PathResult {
     pub new_paths: usize,
     /// The covering (or closest) input, by parameter.
     pub inputs: Option<serde_json::Value>,
+    /// Distinct faults the search for this path met.
+    #[serde(skip)]
+    pub faults: Vec<TestCase>,
 }
 
 impl PathResult {
@@ -189,20 +195,25 @@ pub fn search_path(
         PathOutcome::Covered { input: t.input, reused, exit: t.exit, ret: t.ret }
     } else {
         let closest = cx.best(0).map(|b| b.1.clone());
-        let m = match &closest {
-            Some(x) if error.is_none() => Some(goal.matching(&cx.evaluate(x)?.trace)),
+        let ev = match &closest {
+            Some(x) if error.is_none() => Some(cx.evaluate(x)?),
             _ => None,
         };
+        let m = ev.as_ref().map(|ev| goal.matching(&ev.trace));
         let suspect = m.and_then(|m| goal.suspect(&m));
         let suspect_text = suspect.map(|s| step_description(&program, s)).unwrap_or_default();
         let matched = m.map_or(0, |m| m.matched);
-        if cx.given_up().is_empty() {
+        let ended = matches!(m.map(|m| m.deviation), Some(crate::fitness::path::Deviation::Ended));
+        if let (Some(ev), true) = (ev.filter(|e| e.exit.is_fault()), ended) {
+            PathOutcome::Fault { exit: ev.exit, suspect, suspect_text, matched, input: ev.input }
+        } else if cx.given_up().is_empty() {
             PathOutcome::Exhausted { suspect, suspect_text, matched, closest }
         } else {
             PathOutcome::ProbablyInfeasible { suspect, suspect_text, matched, closest }
         }
     };
     let cache_hits = cx.cache_hits();
+    let faults = cx.archive().faults.clone();
     drop(cx);
     let mut new_paths = 0;
     for (x, p) in log.drain() {
@@ -216,9 +227,11 @@ pub fn search_path(
         PathOutcome::ProbablyInfeasible { closest, .. } | PathOutcome::Exhausted { closest, .. } => {
             closest.as_ref().map(|x| target.frontend.json(x))
         }
+        PathOutcome::Fault { input, .. } => Some(target.frontend.json(input)),
     };
     Ok(PathResult {
         inputs,
+        faults,
         path: path_text(&program, steps),
         steps: steps.to_vec(),
         length: steps.len(),
@@ -257,6 +270,9 @@ pub fn suite(target: &Target, decisions: &Arc<Decisions>, info: RunInfo, ps: &Pa
                 covers_all: vec![i],
             });
         }
+        for f in &r.faults {
+            archive.add_fault(TestCase { exec: execs_before + f.exec, covers_new: vec![], covers_all: vec![], ..f.clone() });
+        }
         execs_before += r.executions;
     }
     let given_up = results
@@ -281,6 +297,7 @@ pub fn suite(target: &Target, decisions: &Arc<Decisions>, info: RunInfo, ps: &Pa
         error: None,
         interrupted: false,
         exhausted: false,
+        verification: None,
         fork_server_restarts: target.executor.restarts(),
         inputs_per_process: target.executor.inputs_per_process(),
         chain_reports: vec![],

@@ -245,6 +245,11 @@ struct TargetArgs {
     #[arg(long, default_value_t = target::MAX_BRANCH_EVENTS, value_name = "N")]
     max_branch_events: u32,
 
+    /// Kill an execution whose resident memory exceeds this many MB, recorded as an `oom` fault
+    /// (0 = no limit; as libFuzzer's -rss_limit_mb)
+    #[arg(long, default_value_t = target::RSS_LIMIT_MB, value_name = "MB")]
+    rss_limit_mb: u64,
+
     /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     cflags: Vec<String>,
@@ -289,12 +294,12 @@ struct RunArgs {
     population: usize,
 
     /// End an attempt on a goal after this many evaluations (executions and cache hits) without improving it
-    #[arg(long, default_value_t = SearchConfig::default().patience)]
+    #[arg(long, default_value_t = SearchConfig::default().patience, value_parser = clap::value_parser!(u64).range(1..))]
     patience: u64,
 
     /// Set a goal aside as suspected infeasible after this many fruitless attempts (it is retried,
     /// with doubled patience, once every open goal is set aside and budget remains)
-    #[arg(long, default_value_t = SearchConfig::default().give_up_after)]
+    #[arg(long, default_value_t = SearchConfig::default().give_up_after, value_parser = clap::value_parser!(u32).range(1..))]
     give_up_after: u32,
 
     /// Stop as soon as every uncovered goal is set aside as suspected infeasible, instead of
@@ -325,6 +330,11 @@ struct RunArgs {
     /// `evotest path`) and record this run's tests in it
     #[arg(long)]
     reuse: bool,
+
+    /// Continue a run that was killed: evaluate the inputs of OUT/journal.jsonl (every input the
+    /// killed run kept) first, then search on
+    #[arg(long)]
+    resume: bool,
 
     /// Print report.json on stdout (the table goes to stderr)
     #[arg(long)]
@@ -410,11 +420,11 @@ struct PathArgs {
     population: Option<usize>,
 
     /// Evaluations (executions and cache hits) without improvement that end one attempt at a path
-    #[arg(long, default_value_t = campaign::path::PATIENCE)]
+    #[arg(long, default_value_t = campaign::path::PATIENCE, value_parser = clap::value_parser!(u64).range(1..))]
     patience: u64,
 
     /// Fruitless attempts in a row after which a path is reported probably infeasible
-    #[arg(long, default_value_t = campaign::path::GIVE_UP_AFTER)]
+    #[arg(long, default_value_t = campaign::path::GIVE_UP_AFTER, value_parser = clap::value_parser!(u32).range(1..))]
     give_up_after: u32,
 
     /// Executions per path (0 = no limit)
@@ -453,12 +463,33 @@ struct SitesArgs {
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal that interrupted the run (0: none).
+static SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
-extern "C" fn on_sigint(_: libc::c_int) {
+extern "C" fn on_sigint(sig: libc::c_int) {
+    SIGNAL.store(sig, Ordering::Relaxed);
     INTERRUPTED.store(true, Ordering::Relaxed);
 }
 
-/// First ^C stops the search and writes the results; a second one kills evotest.
+/// The exit code of a run that ended normally with `code`: 128 + the signal if a signal
+/// interrupted it (130 after ^C, 143 after SIGTERM), as shells expect.
+fn exit_code(code: i32) -> i32 {
+    match SIGNAL.load(Ordering::Relaxed) {
+        0 => code,
+        sig => 128 + sig,
+    }
+}
+
+/// Lock the output directory for this run and remove an earlier run's results (unless resuming).
+fn prepare_output(dir: &std::path::Path, resume: bool) -> Result<target::OutputLock> {
+    let lock = target::lock_output(dir)?;
+    if !resume && report::clear_previous(dir)? {
+        eprintln!("note: replaced the results of an earlier run in {}", dir.display());
+    }
+    Ok(lock)
+}
+
+/// First ^C (or SIGTERM) stops the search and writes the results; a second one kills evotest.
 fn install_sigint() {
     use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
     let sa = SigAction::new(SigHandler::Handler(on_sigint), SaFlags::SA_RESETHAND, SigSet::empty());
@@ -505,6 +536,10 @@ impl TargetArgs {
         o.ldflags = self.ldflags.clone();
         o.persistent = self.persistent;
         o.max_branch_events = self.max_branch_events;
+        o.rss_limit_mb = self.rss_limit_mb;
+        if o.timeout < std::time::Duration::from_millis(1) {
+            anyhow::bail!("--timeout {}: must be at least 1ms", self.timeout);
+        }
         Ok(o)
     }
 }
@@ -530,12 +565,15 @@ impl RunArgs {
         o.chain = ChainConfig { mode: self.chaining, depth: self.chain_depth, order: self.chain_order, ..ChainConfig::default() };
         o.targets = self.targets.clone();
         o.reuse = self.reuse;
+        o.resume = self.resume;
+        o.journal = true;
         Ok(o)
     }
 }
 
 fn run(args: &RunArgs) -> Result<i32> {
     let opts = args.options()?;
+    let _lock = prepare_output(&opts.target.out_dir, opts.resume)?;
     install_sigint();
     let mut monitor = ProgressMonitor::new(opts.budget.max_execs);
     let result = campaign::run(&opts, &mut monitor, &INTERRUPTED);
@@ -556,9 +594,9 @@ fn run(args: &RunArgs) -> Result<i32> {
     }
     if let Some(e) = &result.error {
         eprintln!("error: the search stopped early: {e} (results so far were written)");
-        return Ok(1);
+        return Ok(exit_code(1));
     }
-    Ok(0)
+    Ok(exit_code(0))
 }
 
 fn sites(args: &SitesArgs) -> Result<i32> {
@@ -567,7 +605,12 @@ fn sites(args: &SitesArgs) -> Result<i32> {
     let dir = tempfile::tempdir()?;
     let obj = dir.path().join("sites.o");
     crate::compile::instrument(&tc, &args.file, &obj, "", &args.cflags)?;
-    let p = program::Program::with_sequential_bases(program::read_metadata(&obj)?);
+    let metas = program::read_metadata_if_any(&obj)?;
+    if metas.iter().all(|m| m.functions.is_empty()) {
+        outln!("{} defines no function", args.file.display());
+        return Ok(0);
+    }
+    let p = program::Program::with_sequential_bases(metas);
     for f in &p.functions {
         let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name).count();
         if f.meta.name == evotest_abi::names::RENAMED_MAIN {

@@ -1,7 +1,7 @@
 //! `evotest path`: parse or enumerate the target paths, then search for each in turn
 //! ([`crate::campaign::path`]), and report.
 
-use super::{budget, install_sigint, PathArgs, Preset};
+use super::{budget, exit_code, install_sigint, prepare_output, PathArgs, Preset};
 use crate::campaign::path::{self as driver, PathOutcome, PathResult, PathSearch};
 use crate::fitness::path::PathFitness;
 use crate::path::base::{program_key, SolutionsBase, FILE_NAME};
@@ -98,6 +98,10 @@ fn describe(r: &PathResult) -> String {
             "PROBABLY INFEASIBLE after {} executions: no input took {suspect_text} after the first {matched} decisions",
             r.executions
         ),
+        PathOutcome::Fault { exit, matched, suspect_text, .. } => format!(
+            "FAULT after {} executions: the closest input ended with {exit} after the first {matched} decisions, before {suspect_text} (reproducer in faults/)",
+            r.executions
+        ),
         PathOutcome::Exhausted { suspect_text, matched, .. } => format!(
             "not covered: budget spent ({} executions); the closest input matched {matched} decisions, then missed {suspect_text}",
             r.executions
@@ -119,6 +123,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     if fitness == PathFitness::BuenoJino && algorithm != "bjga" {
         bail!("--fitness bueno-jino is relative to a population: use --algorithm bjga (or --preset bueno-jino)");
     }
+    let _lock = prepare_output(&opts.out_dir, false)?;
     install_sigint();
     let t0 = Instant::now();
     let mut target = target::build(&opts)?;
@@ -185,6 +190,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         "paths_searched": results.len(),
         "paths_covered": covered,
         "paths_probably_infeasible": infeasible,
+        "paths_with_faults": results.iter().filter(|r| matches!(r.outcome, PathOutcome::Fault { .. })).count(),
         "enumeration_truncated": truncated,
         "executions": results.iter().map(|r| r.executions).sum::<u64>(),
         "seconds": t0.elapsed().as_secs_f64(),
@@ -201,10 +207,12 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         seed: ps.seed,
         budget: ps.budget,
         timeout: opts.timeout,
+        memory_limit: opts.rss_limit_mb << 20,
         out_dir: opts.out_dir.clone(),
     };
     let suite = driver::suite(&target, &decisions, info, &ps, &results, t0.elapsed());
     crate::report::Reporter::report(&crate::report::TestFileReporter, &suite)?;
+    crate::report::Reporter::report(&crate::report::json::FaultFiles, &suite)?;
     let summary = format!(
         "covered {covered}/{} paths, {infeasible} probably infeasible; {} executions, {:.2} s; solutions base: {} paths",
         results.len(),
@@ -227,7 +235,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     }
     if let Some(e) = error {
         eprintln!("error: the search stopped early: {e} (results so far were written)");
-        return Ok(1);
+        return Ok(exit_code(1));
     }
-    Ok(0)
+    Ok(exit_code(0))
 }

@@ -3,22 +3,38 @@
 //! Per execution: the engine writes the input into shared memory and 4 bytes to the control pipe;
 //! the server forks and answers with the child's pid; the engine waits on the status pipe up to
 //! the timeout, kills the child with `SIGKILL` if it expires, and reads the `waitpid` status.
-//! If the server itself dies it is restarted once per execution; a second failure is an error.
 //!
 //! **Persistent mode** (`persistent = Some(n)`): a forked child runs up to n inputs. After the
 //! first, each request is read by the live child instead of the server, and the child answers
 //! `FORKSRV_DONE` when the input ran to the end; a crash, exit or timeout of the child ends it,
 //! and the server then reports the `waitpid` status as usual. After n inputs the engine kills the
-//! child and the next request forks a fresh one.
+//! child and the next request forks a fresh one. A child that can no longer speak the protocol
+//! (the target closed or reused the descriptors) ends with `PROTOCOL_LOST_EXIT_CODE` after its
+//! input ran; the input counts as returned and the executor falls back to a process per input.
+//!
+//! **Robustness.**
+//! * The server dies with the engine (`PR_SET_PDEATHSIG`), children die with the server, and the
+//!   server kills each child's process group when the child ends, so nothing the target forks
+//!   outlives it; shared memory is freed when the last process detaches.
+//! * While an execution runs, the engine wakes every few milliseconds to check the stop
+//!   condition (interrupt, the search's deadline: [`ExitKind::Stopped`]) and the child's resident
+//!   memory (over the limit: [`ExitKind::Oom`]).
+//! * If the server dies during an execution it is restarted and the input retried; an input that
+//!   kills it twice in a row is recorded as [`ExitKind::ParentKilled`]. A server that cannot be
+//!   restarted is an error.
+//! * Files the target writes are limited to [`FILE_SIZE_LIMIT`] bytes (`RLIMIT_FSIZE`; beyond it
+//!   the target gets `SIGXFSZ`, a crash), and it dumps no core.
 
 use super::shm::SharedMemory;
-use super::{Execution, ExitKind, Executor, RetVal};
+use super::{Execution, ExitKind, Executor, RetVal, Stop};
 use crate::trace::Trace;
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::{
     ENV_FORKSRV, ENV_PERSISTENT, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_DONE, FORKSRV_HELLO, FORKSRV_ST_FD,
 };
-use evotest_abi::shm::{ModuleEntry, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
+use evotest_abi::shm::{
+    ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED,
+};
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -33,6 +49,12 @@ pub const EVENT_CAPACITY: u32 = 1 << 18;
 /// How long the target may take to start and say hello.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How often a waiting engine checks the stop condition and the child's memory.
+const POLL_SLICE: Duration = Duration::from_millis(10);
+
+/// Largest file a target may write (`RLIMIT_FSIZE`).
+pub const FILE_SIZE_LIMIT: u64 = 1 << 30;
+
 /// Executes inputs through a fork server in the target.
 pub struct ForkServer {
     exe: PathBuf,
@@ -45,6 +67,8 @@ pub struct ForkServer {
     persistent: Option<u32>,
     /// The live persistent child and the inputs it has run.
     child: Option<(i32, u32)>,
+    /// Resident-memory limit of an execution in bytes (0 = none).
+    memory_limit: u64,
 }
 
 struct Running {
@@ -61,27 +85,16 @@ fn pipe() -> Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// Read 4 bytes within `timeout`. `Ok(None)` on timeout; `Err` on EOF or error.
-fn read_u32(fd: &OwnedFd, timeout: Duration) -> Result<Option<u32>> {
+/// Read 4 bytes from `fd` within `timeout`. `Ok(None)` on timeout; `Err` on EOF or error.
+fn read_u32(fd: i32, timeout: Duration) -> Result<Option<u32>> {
     let deadline = Instant::now() + timeout;
     let mut buf = [0u8; 4];
     let mut got = 0;
     while got < 4 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let mut pfd = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-        let ms = left.as_millis().min(i32::MAX as u128) as i32;
-        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e.into());
-        }
-        if r == 0 {
+        if !wait_readable(fd, deadline.saturating_duration_since(Instant::now()))? {
             return Ok(None);
         }
-        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().add(got) as *mut libc::c_void, 4 - got) };
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().add(got) as *mut libc::c_void, 4 - got) };
         if n == 0 {
             bail!("fork server closed its status pipe");
         }
@@ -97,13 +110,61 @@ fn read_u32(fd: &OwnedFd, timeout: Duration) -> Result<Option<u32>> {
     Ok(Some(u32::from_le_bytes(buf)))
 }
 
+/// Wait until `fd` is readable (true) or `timeout` passes (false).
+fn wait_readable(fd: i32, timeout: Duration) -> Result<bool> {
+    loop {
+        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e.into());
+        }
+        return Ok(r > 0);
+    }
+}
+
+/// Resident memory of process `pid` in bytes, if it can be read.
+fn resident_bytes(pid: i32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64)
+}
+
+/// Kill process `pid` and its process group.
+fn kill_tree(pid: i32) {
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+/// How waiting for an execution's status ended.
+enum Waited {
+    Status(u32),
+    TimedOut,
+    Stopped,
+    Oom,
+}
+
+/// What an attempt found.
+enum Outcome {
+    /// The input ran; its exit.
+    Ran(ExitKind),
+    /// The server broke during the attempt (restart and retry).
+    Broken(anyhow::Error),
+}
+
 impl ForkServer {
     /// Start `exe` as a fork server, with a trace map for `sites` sites, `outcomes` outcomes and
     /// inputs of up to `input_capacity` bytes, killing executions after `timeout`.
+    /// `persistent`: run up to this many inputs per forked process (None: one per process).
     ///
     /// Errors: shared memory unavailable, the executable cannot start, or it never says hello (not
-    /// linked with the evotest runtime, or its harness does not call `__evotest_input`).
-    /// `persistent`: run up to this many inputs per forked process (None: one per process).
+    /// linked with the evotest runtime, or its harness does not call `__evotest_next`).
     pub fn start(
         exe: &Path,
         sites: u32,
@@ -122,6 +183,7 @@ impl ForkServer {
             restarts: 0,
             persistent: persistent.filter(|&n| n > 1),
             child: None,
+            memory_limit: 0,
         };
         fs.spawn()?;
         Ok(fs)
@@ -138,12 +200,18 @@ impl ForkServer {
         self.shm.header().overflow
     }
 
+    /// The server's pid, while it runs.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(|r| r.child.id())
+    }
+
     fn spawn(&mut self) -> Result<()> {
         self.stop();
         self.shm.reset_registrations();
         let (ctl_r, ctl_w) = pipe()?;
         let (st_r, st_w) = pipe()?;
         let (cr, sw) = (ctl_r.as_raw_fd(), st_w.as_raw_fd());
+        let engine = std::process::id() as i32;
         let mut cmd = Command::new(&self.exe);
         cmd.env(ENV_SHM_ID, self.shm.id().to_string())
             .env(ENV_FORKSRV, "1")
@@ -157,9 +225,17 @@ impl ForkServer {
                 if libc::dup2(cr, FORKSRV_CTL_FD) < 0 || libc::dup2(sw, FORKSRV_ST_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                // No core dumps: a crashing input is recorded, not dumped.
+                // Die with the engine, even when it is killed with SIGKILL.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != engine {
+                    libc::_exit(0);
+                }
+                // No core dumps: a crashing input is recorded, not dumped. No file beyond
+                // FILE_SIZE_LIMIT.
                 let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
                 libc::setrlimit(libc::RLIMIT_CORE, &rl);
+                let fl = libc::rlimit { rlim_cur: FILE_SIZE_LIMIT, rlim_max: FILE_SIZE_LIMIT };
+                libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
                 // Own process group, so a terminal ^C reaches evotest only.
                 libc::setpgid(0, 0);
                 Ok(())
@@ -170,7 +246,7 @@ impl ForkServer {
         drop(st_w);
         let ctl = File::from(ctl_w);
         let mut running = Running { child, ctl, st: st_r };
-        match read_u32(&running.st, STARTUP_TIMEOUT) {
+        match read_u32(running.st.as_raw_fd(), STARTUP_TIMEOUT) {
             Ok(Some(h)) if h == FORKSRV_HELLO => {}
             Ok(Some(h)) => {
                 let _ = running.child.kill();
@@ -192,36 +268,85 @@ impl ForkServer {
     }
 
     fn stop(&mut self) {
-        self.child = None;
+        if let Some((pid, _)) = self.child.take() {
+            kill_tree(pid);
+        }
         if let Some(mut r) = self.server.take() {
             drop(r.ctl);
-            // the server and any forked child share the server's process group
-            unsafe { libc::kill(-(r.child.id() as i32), libc::SIGKILL) };
-            let _ = r.child.kill();
+            // the server and its children: the server's group, then the server itself
+            kill_tree(r.child.id() as i32);
             let _ = r.child.wait();
         }
     }
 
-    /// One attempt; `Err` means the server is broken and should be restarted.
-    fn attempt(&mut self) -> Result<(ExitKind, Duration)> {
-        let timeout = self.timeout;
-        let r = self.server.as_mut().ok_or_else(|| anyhow!("fork server not running"))?;
+    /// Wait for the status of `pid` until the timeout, the stop condition, or the memory limit.
+    fn wait(&self, st: i32, pid: i32, stop: &Stop) -> Result<Waited> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(Waited::TimedOut);
+            }
+            if wait_readable(st, POLL_SLICE.min(deadline - now))? {
+                return match read_u32(st, STARTUP_TIMEOUT)? {
+                    Some(s) => Ok(Waited::Status(s)),
+                    None => bail!("the fork server stopped in the middle of a status"),
+                };
+            }
+            if stop.now() {
+                return Ok(Waited::Stopped);
+            }
+            if self.memory_limit > 0 && resident_bytes(pid).is_some_and(|b| b > self.memory_limit) {
+                return Ok(Waited::Oom);
+            }
+        }
+    }
+
+    /// After killing `pid`, read statuses until its `waitpid` status (a persistent child may have
+    /// written `FORKSRV_DONE` just before the kill: then the input did run to the end).
+    fn reap(&self, st: i32) -> Result<(u32, bool)> {
+        let mut finished = false;
+        loop {
+            let s = read_u32(st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("killed child was not reaped"))?;
+            if s == FORKSRV_DONE && self.persistent.is_some() {
+                finished = true;
+                continue;
+            }
+            return Ok((s, finished));
+        }
+    }
+
+    fn returned(&self) -> bool {
+        self.shm.header().ret_state == RET_RETURNED
+    }
+
+    /// One attempt at the prepared input.
+    fn attempt(&mut self, stop: &Stop) -> Result<Outcome> {
+        let st = self.server.as_ref().ok_or_else(|| anyhow!("fork server not running"))?.st.as_raw_fd();
         // Recycle a persistent child that has run its share.
         if let (Some((pid, n)), Some(max)) = (self.child, self.persistent) {
             if n >= max {
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+                kill_tree(pid);
                 self.child = None;
-                read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("recycled child was not reaped"))?;
+                if let Err(e) = self.reap(st) {
+                    return Ok(Outcome::Broken(e));
+                }
             }
         }
-        let t0 = Instant::now();
-        r.ctl.write_all(&0u32.to_le_bytes()).context("fork server control pipe")?;
+        let r = self.server.as_mut().ok_or_else(|| anyhow!("fork server not running"))?;
+        if let Err(e) = r.ctl.write_all(&0u32.to_le_bytes()) {
+            return Ok(Outcome::Broken(anyhow!(e).context("fork server control pipe")));
+        }
         let pid = match self.child {
             Some((pid, _)) => pid,
             None => {
-                let pid = read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("fork server did not fork"))? as i32;
+                let pid = match read_u32(st, STARTUP_TIMEOUT) {
+                    Ok(Some(p)) => p as i32,
+                    Ok(None) => return Ok(Outcome::Broken(anyhow!("fork server did not fork"))),
+                    Err(e) => return Ok(Outcome::Broken(e)),
+                };
                 if pid <= 0 {
-                    bail!("fork server reported pid {pid}");
+                    return Ok(Outcome::Broken(anyhow!("fork server reported pid {pid}")));
                 }
                 if self.persistent.is_some() {
                     self.child = Some((pid, 0));
@@ -229,60 +354,67 @@ impl ForkServer {
                 pid
             }
         };
-        let (status, timed_out) = match read_u32(&r.st, timeout)? {
-            Some(FORKSRV_DONE) if self.persistent.is_some() => {
+        let waited = match self.wait(st, pid, stop) {
+            Ok(w) => w,
+            Err(e) => return Ok(Outcome::Broken(e)),
+        };
+        let status = match waited {
+            Waited::Status(FORKSRV_DONE) if self.persistent.is_some() => {
                 if let Some((_, n)) = self.child.as_mut() {
                     *n += 1;
                 }
-                let exit = if self.shm.header().ret_state == RET_RETURNED { ExitKind::Ok } else { ExitKind::Exit { code: 0 } };
-                return Ok((exit, t0.elapsed()));
+                return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
             }
-            Some(s) => (s as i32, false),
-            None => {
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-                // A persistent child may have finished (and written DONE) just as the timeout
-                // expired: then the input did run to the end; the kill's status follows.
-                let mut finished = false;
-                let s = loop {
-                    let s = read_u32(&r.st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("killed child was not reaped"))?;
-                    if s == FORKSRV_DONE && self.persistent.is_some() {
-                        finished = true;
-                        continue;
-                    }
-                    break s;
-                };
+            Waited::Status(s) => s as i32,
+            w => {
+                kill_tree(pid);
                 self.child = None;
+                let (s, finished) = match self.reap(st) {
+                    Ok(x) => x,
+                    Err(e) => return Ok(Outcome::Broken(e)),
+                };
                 if finished {
-                    let exit = if self.shm.header().ret_state == RET_RETURNED { ExitKind::Ok } else { ExitKind::Exit { code: 0 } };
-                    return Ok((exit, t0.elapsed()));
+                    return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
                 }
-                (s as i32, true)
+                let signalled = libc::WIFSIGNALED(s as i32) && libc::WTERMSIG(s as i32) == libc::SIGKILL;
+                return Ok(Outcome::Ran(match w {
+                    Waited::TimedOut if signalled => ExitKind::Timeout,
+                    Waited::Oom if signalled => ExitKind::Oom,
+                    Waited::Stopped => ExitKind::Stopped,
+                    // it ended on its own just as the limit was reached
+                    _ => self.classify(s as i32),
+                }));
             }
         };
         // The child is gone.
         self.child = None;
-        let dur = t0.elapsed();
-        let returned = self.shm.header().ret_state == RET_RETURNED;
-        let exit = if self.shm.header().step_limit_hit != 0 && !timed_out {
+        if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == PROTOCOL_LOST_EXIT_CODE && self.persistent.is_some() {
+            // The target closed or reused the protocol's descriptors; the input ran to the end.
+            // From now on, a process per input.
+            self.persistent = None;
+            self.spawn()?;
+            self.restarts += 1;
+            return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
+        }
+        Ok(Outcome::Ran(self.classify(status)))
+    }
+
+    /// The exit kind of a `waitpid` status of a child that ended on its own.
+    fn classify(&self, status: i32) -> ExitKind {
+        if self.shm.header().step_limit_hit != 0 {
             ExitKind::StepLimit
         } else if libc::WIFSIGNALED(status) {
-            let sig = libc::WTERMSIG(status);
-            if timed_out && sig == libc::SIGKILL {
-                ExitKind::Timeout
-            } else {
-                ExitKind::Crash { signal: sig }
-            }
+            ExitKind::Crash { signal: libc::WTERMSIG(status) }
         } else if libc::WIFEXITED(status) {
             let code = libc::WEXITSTATUS(status);
-            if code == 0 && returned && self.persistent.is_none() {
+            if code == 0 && self.returned() && self.persistent.is_none() {
                 ExitKind::Ok
             } else {
                 ExitKind::Exit { code }
             }
         } else {
             ExitKind::Crash { signal: 0 }
-        };
-        Ok((exit, dur))
+        }
     }
 
     fn ret_val(&self) -> Option<RetVal> {
@@ -301,19 +433,21 @@ impl ForkServer {
 }
 
 impl Executor for ForkServer {
-    fn run(&mut self, input: &[u8]) -> Result<Execution> {
-        let mut tries = 0;
-        let (exit, duration) = loop {
+    fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
+        let t0 = Instant::now();
+        let mut broke = 0;
+        let exit = loop {
             self.shm.prepare(input)?;
-            match self.attempt() {
-                Ok(r) => break r,
-                Err(e) => {
-                    tries += 1;
-                    if tries > 1 {
-                        return Err(e.context("the fork server failed twice in a row"));
-                    }
+            match self.attempt(&stop)? {
+                Outcome::Ran(e) => break e,
+                Outcome::Broken(e) => {
+                    broke += 1;
                     self.restarts += 1;
-                    self.spawn().context("restarting the fork server")?;
+                    self.spawn().with_context(|| format!("restarting the fork server after: {e:#}"))?;
+                    if broke >= 2 {
+                        // the same input broke the server twice: it kills its parent
+                        break ExitKind::ParentKilled;
+                    }
                 }
             }
         };
@@ -321,7 +455,7 @@ impl Executor for ForkServer {
         let mut trace = Trace::default();
         self.shm.read_trace(&mut trace.sites, &mut trace.dist);
         trace.events_overflow = self.shm.read_events(&mut trace.events);
-        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration })
+        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
     }
 
     fn executions(&self) -> u64 {
@@ -342,6 +476,10 @@ impl Executor for ForkServer {
 
     fn inputs_per_process(&self) -> u32 {
         self.persistent.unwrap_or(1)
+    }
+
+    fn set_memory_limit(&mut self, bytes: u64) {
+        self.memory_limit = bytes;
     }
 }
 

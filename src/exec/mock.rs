@@ -5,7 +5,7 @@
 //! outcomes it wants to report (sites that are not touched read as not executed), optionally
 //! ordered-trace events, and how the execution ended.
 
-use super::{Execution, ExitKind, Executor, RetVal};
+use super::{Execution, ExitKind, Executor, RetVal, Stop};
 use crate::trace::{Event, Trace};
 use anyhow::Result;
 use evotest_abi::shm::SiteRec;
@@ -77,7 +77,7 @@ impl<F: FnMut(&[u8], &mut MockRun)> MockExecutor<F> {
 }
 
 impl<F: FnMut(&[u8], &mut MockRun)> Executor for MockExecutor<F> {
-    fn run(&mut self, input: &[u8]) -> Result<Execution> {
+    fn run(&mut self, input: &[u8], _stop: Stop) -> Result<Execution> {
         let mut run = MockRun::new(self.sites, self.outcomes);
         (self.f)(input, &mut run);
         self.executions += 1;
@@ -113,16 +113,16 @@ mod tests {
                 r.exit = ExitKind::Crash { signal: 11 };
             }
         });
-        let e = m.run(&[3]).unwrap();
+        let e = m.run(&[3], Stop::NONE).unwrap();
         assert!(e.trace.executed(0) && !e.trace.executed(1));
         assert_eq!(e.trace.distance(0, 0), Some(4.0));
         assert!(e.trace.covered(0, 1));
         assert!(e.trace.events.is_empty(), "no ordered trace unless asked");
         m.set_ordered_trace(true);
-        let e = m.run(&[7]).unwrap();
+        let e = m.run(&[7], Stop::NONE).unwrap();
         assert_eq!(e.trace.events.len(), 1);
         assert_eq!(e.trace.events[0].outcome, 0);
-        let e = m.run(&[9]).unwrap();
+        let e = m.run(&[9], Stop::NONE).unwrap();
         assert_eq!(e.exit, ExitKind::Crash { signal: 11 });
         assert_eq!(e.ret, None);
         assert_eq!(m.executions(), 3);

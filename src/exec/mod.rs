@@ -14,7 +14,8 @@ pub mod shm;
 use crate::trace::Trace;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 pub use forkserver::ForkServer;
 pub use mock::MockExecutor;
@@ -34,15 +35,23 @@ pub enum ExitKind {
     /// Stopped by the runtime after more branch events than the per-execution limit
     /// (`--max-branch-events`): a runaway loop, or a legitimately long execution.
     StepLimit,
+    /// Killed for using more memory than the limit (`--rss-limit-mb`).
+    Oom,
+    /// Killed the process that ran it (the fork server), twice in a row.
+    ParentKilled,
+    /// Stopped by the engine before it ended (interrupted, or the wall-time budget ran out): not
+    /// a property of the input, and never recorded as a fault.
+    Stopped,
 }
 
 impl ExitKind {
-    /// Whether this is a fault worth a reproducer (crash, timeout, or exit).
+    /// Whether this is a fault worth a reproducer (crash, timeout, exit, …).
     pub fn is_fault(self) -> bool {
-        !matches!(self, ExitKind::Ok)
+        !matches!(self, ExitKind::Ok | ExitKind::Stopped)
     }
 
-    /// Short name: `ok`, `crash`, `timeout`, `exit`, `step_limit`.
+    /// Short name: `ok`, `crash`, `timeout`, `exit`, `step_limit`, `oom`, `parent_killed`,
+    /// `stopped`.
     pub fn name(self) -> &'static str {
         match self {
             ExitKind::Ok => "ok",
@@ -50,6 +59,9 @@ impl ExitKind {
             ExitKind::Timeout => "timeout",
             ExitKind::Exit { .. } => "exit",
             ExitKind::StepLimit => "step_limit",
+            ExitKind::Oom => "oom",
+            ExitKind::ParentKilled => "parent_killed",
+            ExitKind::Stopped => "stopped",
         }
     }
 }
@@ -62,6 +74,9 @@ impl std::fmt::Display for ExitKind {
             ExitKind::Timeout => write!(f, "timeout"),
             ExitKind::Exit { code } => write!(f, "exit({code})"),
             ExitKind::StepLimit => write!(f, "branch-event limit exceeded"),
+            ExitKind::Oom => write!(f, "out of memory (over the RSS limit)"),
+            ExitKind::ParentKilled => write!(f, "killed its parent process"),
+            ExitKind::Stopped => write!(f, "stopped by the engine"),
         }
     }
 }
@@ -119,11 +134,31 @@ pub struct Execution {
     pub duration: Duration,
 }
 
+/// What may end an execution early besides its own timeout: a deadline (the search's wall-time
+/// budget) and an interrupt flag (`^C`, `SIGTERM`). Such an execution ends as
+/// [`ExitKind::Stopped`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stop<'a> {
+    pub deadline: Option<Instant>,
+    pub interrupt: Option<&'a AtomicBool>,
+}
+
+impl Stop<'_> {
+    /// No deadline, no interrupt.
+    pub const NONE: Stop<'static> = Stop { deadline: None, interrupt: None };
+
+    /// Whether the execution must stop now.
+    pub fn now(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d) || self.interrupt.is_some_and(|i| i.load(Ordering::Relaxed))
+    }
+}
+
 /// Runs inputs against the target. Adding an executor means adding a file with a type that
 /// implements this trait.
 pub trait Executor {
-    /// Run one input (the bytes the harness reads). `Err` only when the executor itself fails.
-    fn run(&mut self, input: &[u8]) -> Result<Execution>;
+    /// Run one input (the bytes the harness reads), until it ends, times out, or `stop` says so.
+    /// `Err` only when the executor itself fails.
+    fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution>;
     /// Executions so far.
     fn executions(&self) -> u64;
     /// Record the ordered trace (definitions and branch outcomes, in order) from now on.
@@ -139,4 +174,7 @@ pub trait Executor {
     fn inputs_per_process(&self) -> u32 {
         1
     }
+    /// Kill executions whose resident memory exceeds `bytes` (0 = no limit), as
+    /// [`ExitKind::Oom`].
+    fn set_memory_limit(&mut self, _bytes: u64) {}
 }

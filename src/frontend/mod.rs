@@ -47,6 +47,8 @@ pub struct TestFile<'a> {
     pub cases: Vec<TestEntry<'a>>,
     /// Seconds after which a case recorded as a hang counts as hanging again.
     pub hang_seconds: u32,
+    /// Resident memory (bytes) beyond which a case recorded as out of memory counts as such again.
+    pub memory_limit: u64,
 }
 
 /// See module docs.

@@ -128,3 +128,31 @@ fn executed_path_keeps_the_functions_decisions_only() {
     assert_eq!(executed(&events, &d), once());
     assert_eq!(common_prefix(&once(), &[st(0, 1), st(1, 1)]), 1);
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// No path spec makes the parser panic: it parses, or it is a one-line error.
+        #[test]
+        fn path_specs_never_panic(spec in "\\PC{0,40}") {
+            let p = program();
+            let d = Decisions::of(&p, 0);
+            if let Ok(steps) = parse(&p, &d, &spec) {
+                let _ = check(&p, &d, &steps, false);
+            }
+        }
+
+        /// Nor do specs made of the grammar's own pieces.
+        #[test]
+        fn grammatical_path_specs_never_panic(spec in "(\\[ ?)?((s[0-9]|1[01]|1[01]:[0-9]{1,2}|11\\{[a-z <=]{0,6}\\}):(true|false|T|F|default|case [0-9]) ?){0,6}(\\]\\*[0-9]{1,3})?") {
+            let p = program();
+            let d = Decisions::of(&p, 0);
+            if let Ok(steps) = parse(&p, &d, &spec) {
+                let _ = check(&p, &d, &steps, false);
+                let _ = check(&p, &d, &steps, true);
+            }
+        }
+    }
+}

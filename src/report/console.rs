@@ -105,6 +105,19 @@ pub fn render(run: &Suite) -> String {
     if run.interrupted {
         let _ = writeln!(s, "interrupted: results so far were written");
     }
+    if let Some(v) = run.verification.as_ref().filter(|v| v.changed > 0) {
+        let lost = if v.lost_goals > 0 { format!(" ({} goals were covered only in the search's run)", v.lost_goals) } else { String::new() };
+        let hint = if run.inputs_per_process > 1 {
+            "; the code may keep state between calls that persistent mode cannot see: try --persistent 1"
+        } else {
+            " (e.g. a timeout that does not recur)"
+        };
+        let _ = writeln!(
+            s,
+            "note: {} of {} kept inputs ended differently when run again in a fresh process{lost}; the suite has the fresh results{hint}",
+            v.changed, v.replayed
+        );
+    }
     if run.exhausted {
         let _ = writeln!(
             s,

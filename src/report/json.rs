@@ -71,6 +71,7 @@ pub fn report_value(run: &Suite) -> Json {
         "inputs_per_process": run.inputs_per_process,
         "interrupted": run.interrupted,
         "exhausted": run.exhausted,
+        "verification": run.verification,
         "error": run.error,
         "chaining": run.chain_reports,
         "sites": rows,
@@ -126,10 +127,14 @@ impl Reporter for ReportJson {
 
 impl Reporter for FaultFiles {
     fn report(&self, run: &Suite) -> Result<Vec<PathBuf>> {
+        let dir = run.info.out_dir.join("faults");
+        // reproducers written during the search (the journal's) are replaced by the final ones
+        if dir.is_dir() {
+            std::fs::remove_dir_all(&dir)?;
+        }
         if run.archive.faults.is_empty() {
             return Ok(vec![]);
         }
-        let dir = run.info.out_dir.join("faults");
         std::fs::create_dir_all(&dir)?;
         for (i, f) in run.archive.faults.iter().enumerate() {
             write_atomic(&run.info.out_dir.join(fault_file(run, i)), &f.input.bytes)?;

@@ -3,6 +3,7 @@
 //! [`Reporter`] of a [`Suite`]; [`write_all`] writes every one.
 
 pub mod console;
+pub mod journal;
 pub mod json;
 pub mod progress;
 
@@ -76,7 +77,13 @@ impl Reporter for TestFileReporter {
             i.criterion
         )];
         let path = i.out_dir.join("tests.c");
-        let file = TestFile { header, path, cases, hang_seconds: (i.timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u32 };
+        let file = TestFile {
+            header,
+            path,
+            cases,
+            hang_seconds: (i.timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u32,
+            memory_limit: i.memory_limit,
+        };
         match suite.frontend.test_file(&file) {
             Some((name, text)) => {
                 let p = i.out_dir.join(name);
@@ -86,6 +93,30 @@ impl Reporter for TestFileReporter {
             None => Ok(vec![]),
         }
     }
+}
+
+/// Files an earlier run may have left in an output directory (the solutions base is not one: it
+/// is meant to outlive runs).
+pub const RESULT_FILES: &[&str] =
+    &["tests.c", "suite.json", "report.json", "paths.json", "faults", journal::FILE_NAME, journal::RESUMED_NAME];
+
+/// Remove the results of an earlier run from `dir`, so that they never mix with this run's.
+/// Returns whether there were any.
+///
+/// Errors: a result cannot be removed.
+pub fn clear_previous(dir: &std::path::Path) -> Result<bool> {
+    let mut any = false;
+    for f in RESULT_FILES {
+        let p = dir.join(f);
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).with_context(|| format!("cannot remove {}", p.display()))?;
+            any = true;
+        } else if p.exists() {
+            std::fs::remove_file(&p).with_context(|| format!("cannot remove {}", p.display()))?;
+            any = true;
+        }
+    }
+    Ok(any)
 }
 
 /// Write the test file, `suite.json`, `report.json` and fault reproducers into the output

@@ -11,7 +11,7 @@
 use super::cache::EvalCache;
 use super::SearchConfig;
 use crate::archive::{Archive, TestCase};
-use crate::exec::Executor;
+use crate::exec::{Executor, ExitKind, Stop};
 use crate::fitness::Goal;
 use crate::input::{Domain, Input};
 use crate::observe::{Evaluation, Observer, Status};
@@ -316,9 +316,15 @@ impl<'a> SearchContext<'a> {
             self.update_aux(&ev);
             return Ok(ev);
         }
-        let ex = self.eval.executor.run(&input.bytes)?;
+        let e = &self.eval;
+        let stop = Stop { deadline: e.budget.max_time.map(|t| e.start + t), interrupt: Some(e.interrupt) };
+        let ex = self.eval.executor.run(&input.bytes, stop)?;
         self.eval.execs += 1;
         let exec = self.eval.execs;
+        if ex.exit == ExitKind::Stopped {
+            // cut short by the engine: says nothing about the input
+            return Ok(Evaluation { input, exit: ex.exit, ret: None, trace: ex.trace, exec });
+        }
         let s = &mut self.state;
         let mut covers_new = Vec::new();
         let mut covers_all = Vec::new();
@@ -344,7 +350,15 @@ impl<'a> SearchContext<'a> {
             covers_all,
         };
         let new_fault = ex.exit.is_fault() && s.archive.add_fault(test.clone());
-        s.archive.add_test(test);
+        for o in self.eval.observers.iter_mut() {
+            if new_fault {
+                o.kept(&test, true);
+            }
+            if !test.covers_new.is_empty() {
+                o.kept(&test, false);
+            }
+        }
+        self.state.archive.add_test(test);
         let ev = Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec };
         for o in self.eval.observers.iter_mut() {
             o.evaluated(&ev);

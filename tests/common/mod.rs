@@ -82,24 +82,45 @@ pub fn uncovered(report: &Value) -> Vec<(u64, String, String)> {
     v
 }
 
-/// Compile `tests.c` from `out` with the original `source` using plain clang-22 and run it.
-/// Returns the program's stdout; panics if it does not compile or does not pass.
+/// Compile `tests.c` from `out` with plain clang-22, by the command its header documents, and run
+/// it; `source` must be part of that build (included or linked). Returns the program's stdout;
+/// panics if it does not compile or does not pass.
 pub fn compile_and_run_tests_c(out: &Path, source: &str) -> String {
     compile_and_run_tests_c_with(out, &[source])
 }
 
+/// The build command documented in the header of `tests.c` in `out` (without `&& ./tests`).
+pub fn tests_c_build_command(out: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(out.join("tests.c")).expect("tests.c");
+    let line = text
+        .lines()
+        .map(|l| l.trim_start_matches(" *").trim())
+        .find(|l| l.starts_with("clang-22 -o tests "))
+        .unwrap_or_else(|| panic!("tests.c documents no build command:\n{}", &text[..text.len().min(1500)]));
+    line.split(" && ").next().unwrap().split_whitespace().map(String::from).collect()
+}
+
 /// As [`compile_and_run_tests_c`], with several sources.
 pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
+    let text = std::fs::read_to_string(out.join("tests.c")).expect("tests.c");
+    let cmd = tests_c_build_command(out);
+    for s in sources {
+        let name = Path::new(s).file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            cmd.iter().any(|a| a.ends_with(&name)) || text.lines().any(|l| l.starts_with("#include") && l.contains(&name)),
+            "{s} is neither linked nor included by tests.c ({cmd:?})"
+        );
+    }
     let exe = out.join("tests-bin");
-    let c = Command::new("clang-22")
+    // the documented `-o tests`, written where this test can own it
+    let c = Command::new(&cmd[0])
         .arg("-o")
         .arg(&exe)
-        .arg(out.join("tests.c"))
-        .args(sources.iter().map(|s| path(s)))
-        .arg("-lm")
+        .args(&cmd[3..])
+        .current_dir(root())
         .output()
         .expect("clang-22");
-    assert!(c.status.success(), "tests.c does not compile:\n{}", String::from_utf8_lossy(&c.stderr));
+    assert!(c.status.success(), "tests.c does not compile with its documented command {cmd:?}:\n{}", String::from_utf8_lossy(&c.stderr));
     let r = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&r.stdout).to_string();
     assert!(r.status.success(), "tests.c failed:\n{stdout}");

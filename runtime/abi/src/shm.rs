@@ -55,6 +55,11 @@ pub const RET_FLOAT32: u32 = 4;
 /// engine recognises the stop by `Header::step_limit_hit`, not by this code.
 pub const STEP_LIMIT_EXIT_CODE: i32 = 86;
 
+/// Exit status of a persistent child that can no longer speak the fork-server protocol (the
+/// target closed or replaced its descriptors) after its input ran to the end: the engine counts
+/// the input as returned and falls back to a process per input.
+pub const PROTOCOL_LOST_EXIT_CODE: i32 = 87;
+
 /// One registered translation unit: where its local site and outcome numbers start globally.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -43,7 +43,9 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> 
 }
 
 const PRELUDE: &str = r#"#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <stdint.h>
 #include <signal.h>
 #include <unistd.h>
@@ -80,29 +82,64 @@ static void evotest_check_f64(const char *t, double got, uint64_t want) {
            (unsigned long long)g, (unsigned long long)want);
 }
 
-enum evotest_expect { EXPECT_SIGNAL, EXPECT_HANG, EXPECT_EXIT };
+enum evotest_expect { EXPECT_SIGNAL, EXPECT_HANG, EXPECT_EXIT, EXPECT_OOM, EXPECT_KILLS_PARENT };
 
-/* Run fn in a child; it must end as recorded. */
-static void evotest_expect_fault(const char *t, void (*fn)(void), enum evotest_expect kind, int value, unsigned hang_seconds) {
+/* Resident memory of process p in bytes, or -1. */
+static long evotest_rss(pid_t p) {
+    char path[64];
+    long size, rss;
+    snprintf(path, sizeof path, "/proc/%d/statm", (int)p);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int n = fscanf(f, "%ld %ld", &size, &rss);
+    fclose(f);
+    return n == 2 ? rss * sysconf(_SC_PAGESIZE) : -1;
+}
+
+/* Run fn in a child with a process group of its own; it must end as recorded. It hangs if it
+ * still runs after hang_seconds, and runs out of memory if its resident memory passes mem_limit
+ * bytes. For EXPECT_KILLS_PARENT, fn runs in a grandchild and must kill the child, its parent. */
+static void evotest_expect_fault(const char *t, void (*fn)(void), enum evotest_expect kind, int value,
+                                 unsigned hang_seconds, long mem_limit) {
     fflush(stdout);
     pid_t p = fork();
     if (p < 0) { evotest_failures++; printf("FAIL %s: fork failed\n", t); return; }
     if (p == 0) {
-        alarm(hang_seconds);
+        setpgid(0, 0);
+        if (kind == EXPECT_KILLS_PARENT) {
+            pid_t g = fork();
+            if (g == 0) { fn(); _exit(0); }
+            int gs;
+            waitpid(g, &gs, 0);
+            _exit(0);
+        }
         fn();
         _exit(0);
     }
-    int st = 0;
-    waitpid(p, &st, 0);
-    int ok = 0;
+    setpgid(p, p);
+    int st = 0, hung = 0, oom = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (waitpid(p, &st, WNOHANG) != p) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double elapsed = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (elapsed > hang_seconds) hung = 1;
+        else if (mem_limit > 0 && evotest_rss(p) > mem_limit) oom = 1;
+        if (hung || oom) { kill(-p, SIGKILL); kill(p, SIGKILL); waitpid(p, &st, 0); break; }
+        usleep(1000);
+    }
+    kill(-p, SIGKILL); /* whatever fn forked */
+    int ended = !hung && !oom, ok = 0;
     switch (kind) {
-    case EXPECT_SIGNAL: ok = WIFSIGNALED(st) && WTERMSIG(st) == value; break;
-    case EXPECT_HANG: ok = WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM; break;
-    case EXPECT_EXIT: ok = WIFEXITED(st) && WEXITSTATUS(st) == value; break;
+    case EXPECT_SIGNAL: ok = ended && WIFSIGNALED(st) && WTERMSIG(st) == value; break;
+    case EXPECT_HANG: ok = hung; break;
+    case EXPECT_EXIT: ok = ended && WIFEXITED(st) && WEXITSTATUS(st) == value; break;
+    case EXPECT_OOM: ok = oom; break;
+    case EXPECT_KILLS_PARENT: ok = ended && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL; break;
     }
     if (ok) { evotest_passed++; return; }
     evotest_failures++;
-    printf("FAIL %s: child ended with status 0x%x, not as recorded\n", t, st);
+    printf("FAIL %s: child ended with status 0x%x%s, not as recorded\n", t, st, hung ? " (hung)" : oom ? " (out of memory)" : "");
 }
 "#;
 
@@ -114,15 +151,37 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         let _ = writeln!(s, " * {}", l.replace("*/", "* /"));
     }
     let _ = writeln!(s, " *");
-    let _ = writeln!(s, " * Build and run together with the original source, without instrumentation:");
-    let _ = writeln!(s, " *   clang-22 -o tests {} {} -lm && ./tests", file.path.display(), fe.sources);
-    let _ = writeln!(s, " * (if the source defines main(), add -Dmain=evotest_original_main).");
+    let dir = file.path.parent().unwrap_or(std::path::Path::new("."));
+    let mut cmd = vec!["clang-22".to_string(), "-o".into(), "tests".into(), file.path.display().to_string()];
+    cmd.extend(fe.other_sources.iter().map(|p| p.display().to_string()));
+    cmd.extend(fe.cflags.iter().cloned());
+    cmd.push("-lm".into());
+    match &fe.defining_source {
+        Some(src) => {
+            let _ = writeln!(s, " * It includes {} (so that a static function can be called), without", src.display());
+            let _ = writeln!(s, " * instrumentation. Build and run:");
+        }
+        None => {
+            let _ = writeln!(s, " * Build and run together with the original source, without instrumentation:");
+            cmd.insert(4, fe.sources.clone());
+        }
+    }
+    let _ = writeln!(s, " *   {} && ./tests", cmd.join(" "));
     let _ = writeln!(s, " *");
     let _ = writeln!(s, " * Returned values are compared exactly; float and double results bit-exactly (their bit");
     let _ = writeln!(s, " * patterns), which holds for the same compiler, flags and machine. Inputs whose recorded run");
     let _ = writeln!(s, " * crashed, hung or exited run in a child process that must end the same way. */");
     s.push_str(PRELUDE);
-    let _ = writeln!(s, "\n{};\n", fe.signature.prototype);
+    match &fe.defining_source {
+        Some(src) => {
+            // the source's own main, if any, must not clash with the tests' main
+            let rel = crate::util::relative_path(dir, src);
+            let _ = writeln!(s, "\n#define main evotest_original_main\n#include \"{}\"\n#undef main\n", rel.display());
+        }
+        None => {
+            let _ = writeln!(s, "\n{};\n", fe.signature.prototype);
+        }
+    }
 
     let hang = file.hang_seconds;
     let mut names = Vec::new();
@@ -145,18 +204,22 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 );
                 continue;
             }
+            ExitKind::Stopped => continue,
             e => {
                 let (k, v, what) = match e {
                     ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
                     ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
                     ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
-                    ExitKind::Ok | ExitKind::StepLimit => unreachable!(),
+                    ExitKind::Oom => ("EXPECT_OOM", 0, format!("uses more than {} MB of memory", file.memory_limit >> 20)),
+                    ExitKind::ParentKilled => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
+                    ExitKind::Ok | ExitKind::StepLimit | ExitKind::Stopped => unreachable!(),
                 };
+                let mem = file.memory_limit;
                 let _ = writeln!(s, "/* recorded: {what} */");
                 let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n}}");
                 let _ = writeln!(
                     s,
-                    "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}); }}\n"
+                    "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}, {mem}L); }}\n"
                 );
             }
         }

@@ -16,6 +16,7 @@ use harness::Signature;
 use serde_json::{json, Value as Json};
 use shape::{Param, Shape, ShapeSpec};
 use std::fmt::Write;
+use std::path::PathBuf;
 
 /// See module docs.
 #[derive(Clone, Debug)]
@@ -23,8 +24,15 @@ pub struct FunctionFrontend {
     pub signature: Signature,
     pub params: Vec<Param>,
     pub domain: Domain,
-    /// The source files, space-separated, for generated comments and build hints.
+    /// The source files, space-separated, for generated comments.
     pub sources: String,
+    /// The source that defines the function: `tests.c` includes it (so that a `static` function
+    /// can be called, and a `main` of the source renamed without renaming the tests' own).
+    pub defining_source: Option<PathBuf>,
+    /// The other sources, which `tests.c` is linked with.
+    pub other_sources: Vec<PathBuf>,
+    /// Compile flags the sources need (`-I`, `-D`, …), for the build hint of `tests.c`.
+    pub cflags: Vec<String>,
 }
 
 impl FunctionFrontend {
@@ -36,7 +44,15 @@ impl FunctionFrontend {
     pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str) -> Result<FunctionFrontend> {
         let (params, fields) = shape::build(f, specs, ranges)?;
         let signature = Signature::of(f, &params)?;
-        Ok(FunctionFrontend { signature, params, domain: Domain::packed(fields), sources: sources.to_string() })
+        Ok(FunctionFrontend {
+            signature,
+            params,
+            domain: Domain::packed(fields),
+            sources: sources.to_string(),
+            defining_source: None,
+            other_sources: vec![],
+            cflags: vec![],
+        })
     }
 
     /// `name=value, …` for people (arrays as `[…]`, strings quoted).

@@ -563,7 +563,15 @@ mod tests {
         assert_eq!(genes[0].range, Range::Int { lo: -5, hi: 5 });
         assert_eq!(genes[4].role, Role::Char { alphabet: b"abc".to_vec() });
         let sig = super::super::harness::Signature::of(&f, &params).unwrap();
-        let fe = super::super::FunctionFrontend { signature: sig, params, domain: Domain::packed(genes), sources: "f.c".into() };
+        let fe = super::super::FunctionFrontend {
+            signature: sig,
+            params,
+            domain: Domain::packed(genes),
+            sources: "f.c".into(),
+            defining_source: None,
+            other_sources: vec![],
+            cflags: vec![],
+        };
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
         assert_eq!(fe.display_input(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");

@@ -1,0 +1,67 @@
+//! Checking a suite before it is written: every kept input whose result could depend on the
+//! circumstances of the search is run again in a fresh process, and the suite keeps what that
+//! run did.
+//!
+//! * In persistent mode (many inputs per process) every kept input is replayed: a function can
+//!   keep hidden state (a `static` reached through a pointer, the heap, a file) that no static
+//!   check sees, and then an input's recorded result depends on the inputs before it. A test
+//!   whose fresh run differs is rewritten from the fresh run, and a goal it covered only through
+//!   leaked state is no longer covered.
+//! * In every mode, kept inputs that ended in a fault are replayed: a timeout caused by a loaded
+//!   machine, for one, does not reproduce and is dropped.
+//!
+//! So a `tests.c` never fails on the code it was generated from (within the same compiler and
+//! flags), and no reproducer is kept that does not reproduce.
+
+use crate::archive::{Archive, TestCase};
+use crate::exec::{ExitKind, Stop};
+use crate::fitness::Goal;
+use crate::target::Target;
+use anyhow::Result;
+use crate::suite::Verification;
+use std::sync::atomic::AtomicBool;
+
+/// Replay the kept inputs of `archive` that need it (see module docs) through a fresh executor of
+/// `target`, and rebuild the archive from the results.
+///
+/// Errors: the fresh executor does not start, or breaks.
+pub fn verify(target: &Target, goals: &[Box<dyn Goal>], archive: &mut Archive, interrupt: &AtomicBool) -> Result<Verification> {
+    let persistent = target.executor.inputs_per_process() > 1;
+    let mut cases: Vec<TestCase> = archive.tests.iter().chain(&archive.faults).cloned().collect();
+    cases.sort_by_key(|c| c.exec);
+    cases.dedup_by_key(|c| c.exec);
+    let needs = |c: &TestCase| persistent || c.exit.is_fault();
+    let mut v = Verification::default();
+    if !cases.iter().any(needs) {
+        return Ok(v);
+    }
+    let covered_before = archive.n_covered();
+    let mut fresh = target.fresh_executor()?;
+    let stop = Stop { deadline: None, interrupt: Some(interrupt) };
+    let mut rebuilt = Archive::new(goals.len());
+    for c in cases {
+        let mut t = c.clone();
+        if needs(&c) {
+            let ex = fresh.run(&c.input.bytes, stop)?;
+            if ex.exit != ExitKind::Stopped {
+                v.replayed += 1;
+                let covers_all: Vec<usize> = (0..goals.len()).filter(|&g| goals[g].fitness(&ex.trace) == 0.0).collect();
+                if ex.exit != c.exit || ex.ret != c.ret || covers_all != c.covers_all {
+                    v.changed += 1;
+                }
+                t.exit = ex.exit;
+                t.ret = ex.ret;
+                t.covers_all = covers_all;
+            }
+        }
+        t.covers_new = t.covers_all.iter().copied().filter(|&g| !rebuilt.is_covered(g)).collect();
+        if t.exit.is_fault() {
+            rebuilt.add_fault(t.clone());
+        }
+        rebuilt.add_test(t);
+    }
+    rebuilt.fault_counts = std::mem::take(&mut archive.fault_counts);
+    v.lost_goals = covered_before.saturating_sub(rebuilt.n_covered());
+    *archive = rebuilt;
+    Ok(v)
+}
