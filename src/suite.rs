@@ -25,6 +25,8 @@ pub struct RunInfo {
     pub timeout: Duration,
     /// Per-execution resident-memory limit in bytes (0 = none).
     pub memory_limit: u64,
+    /// Largest file a target may write, in bytes (0 = none).
+    pub file_limit: u64,
     /// Where the outputs go.
     pub out_dir: PathBuf,
 }

@@ -4,7 +4,7 @@
 
 use crate::chaining::Chain;
 use crate::compile;
-use crate::exec::{Executor, ForkServer};
+use crate::exec::{Executor, ForkServer, ForkServerConfig};
 use crate::fitness::Analysis;
 use crate::frontend::function::shape::ShapeSpec;
 use crate::frontend::function::FunctionFrontend;
@@ -33,6 +33,9 @@ pub const PERSISTENT_INPUTS: u32 = 1000;
 /// Default resident-memory limit of one execution, in MB (libFuzzer's `-rss_limit_mb` default).
 pub const RSS_LIMIT_MB: u64 = 2048;
 
+/// Default size limit of a file the target writes, in MB.
+pub const FILE_LIMIT_MB: u64 = 1024;
+
 /// What defines a target: sources, function, input domain, execution limits, build directory.
 #[derive(Clone, Debug)]
 pub struct TargetOptions {
@@ -59,6 +62,9 @@ pub struct TargetOptions {
     /// Resident memory one execution may use, in MB, before it is killed
     /// ([`crate::exec::ExitKind::Oom`]); 0 = no limit. Default [`RSS_LIMIT_MB`].
     pub rss_limit_mb: u64,
+    /// Largest file the target may write, in MB (beyond it the write fails with `SIGXFSZ`, a
+    /// crash); 0 = no limit. Default [`FILE_LIMIT_MB`].
+    pub file_limit_mb: u64,
 }
 
 impl TargetOptions {
@@ -77,6 +83,19 @@ impl TargetOptions {
             persistent: None,
             max_branch_events: MAX_BRANCH_EVENTS,
             rss_limit_mb: RSS_LIMIT_MB,
+            file_limit_mb: FILE_LIMIT_MB,
+        }
+    }
+
+    /// The fork server's configuration for a map of `sites`, `outcomes` and `input_capacity`.
+    pub fn fork_server(&self, sites: u32, outcomes: u32, input_capacity: u32, persistent: Option<u32>) -> ForkServerConfig {
+        ForkServerConfig {
+            sites,
+            outcomes,
+            input_capacity,
+            timeout: self.timeout,
+            persistent,
+            file_limit: self.file_limit_mb << 20,
         }
     }
 
@@ -121,7 +140,7 @@ impl Target {
     /// Errors: the target does not start.
     pub fn fresh_executor(&self) -> Result<Box<dyn Executor>> {
         let (sites, outcomes, capacity) = self.fresh.ok_or_else(|| anyhow!("this target has no fresh executor"))?;
-        let mut e = ForkServer::start(&self.exe, sites, outcomes, capacity, self.options.timeout, None)?;
+        let mut e = ForkServer::start(&self.exe, &self.options.fork_server(sites, outcomes, capacity, None))?;
         e.set_max_branch_events(self.options.max_branch_events);
         e.set_memory_limit(self.options.rss_limit_mb << 20);
         Ok(Box::new(e))
@@ -235,8 +254,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         None if stateful => None,
         None => Some(PERSISTENT_INPUTS),
     };
-    let mut executor =
-        ForkServer::start(&exe, n_sites.max(1), n_outcomes.max(1), input_capacity, opts.timeout, persistent)?;
+    let mut executor = ForkServer::start(&exe, &opts.fork_server(n_sites.max(1), n_outcomes.max(1), input_capacity, persistent))?;
     executor.set_max_branch_events(opts.max_branch_events);
     executor.set_memory_limit(opts.rss_limit_mb << 20);
     if executor.overflow() != 0 {

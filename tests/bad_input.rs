@@ -66,3 +66,36 @@ fn an_unknown_algorithm() {
     let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--algorithm", "magic"]);
     assert!(e.contains("unknown algorithm `magic`") && e.contains("avm"), "{e}");
 }
+
+#[test]
+fn a_directory_is_not_called_a_missing_file() {
+    let e = fail(&["run", "examples", "-f", "f"]);
+    assert!(e.contains("is a directory"), "{e}");
+}
+
+#[test]
+fn an_empty_source_says_it_defines_no_function() {
+    let e = fail(&["run", "tests/fixtures/empty.c", "-f", "f"]);
+    assert!(e.contains("`f` not found") && e.contains("defined: none"), "{e}");
+}
+
+#[test]
+fn absurd_durations_and_limits_are_one_line_errors() {
+    for args in [
+        vec!["--max-time", "1e300"],
+        vec!["--timeout", "18446744073709551615s"],
+        vec!["--timeout", "0.5ms"],
+        vec!["--timeout", "1e-12"],
+        vec!["--patience", "0"],
+        vec!["--give-up-after", "0"],
+    ] {
+        let mut a = vec!["run", "examples/triangle.c", "-f", "triangle"];
+        a.extend(args.iter());
+        let dir = tempfile::tempdir().unwrap();
+        let o = evotest().args(&a).arg("--out").arg(dir.path()).output().unwrap();
+        assert!(!o.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.lines().filter(|l| l.starts_with("error")).count() == 1, "{args:?}: {err}");
+    }
+}

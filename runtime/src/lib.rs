@@ -631,6 +631,8 @@ static mut PERSISTENT_CHILD: bool = false;
 /// The persistent child's pid (a process the target forks is not it) and the identities of the
 /// protocol descriptors it was given (a target may close them, or reuse their numbers).
 static mut PERSISTENT_PID: i32 = 0;
+/// The fork server's pid (a persistent child whose parent is gone must not report an input).
+static mut SERVER_PID: i32 = 0;
 static mut PROTOCOL_FDS: Option<((u64, u64), (u64, u64))> = None;
 
 /// Whether this process runs under the fork server (`EVOTEST_FORKSRV=1` and shared memory),
@@ -661,12 +663,18 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
             PERSISTENT_CHILD = persistent;
             if persistent {
                 PERSISTENT_PID = libc::getpid();
+                SERVER_PID = libc::getppid();
                 PROTOCOL_FDS = fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD));
             }
         } else if PERSISTENT_CHILD {
             if libc::getpid() != PERSISTENT_PID {
                 // a process the target forked: it must not speak the protocol
                 return ptr::null();
+            }
+            if libc::getppid() != SERVER_PID {
+                // the input killed the fork server: end without a word, so that the engine sees
+                // the server gone (and not an input that returned)
+                libc::_exit(0);
             }
             let given = PROTOCOL_FDS;
             let intact = given.is_some() && fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD)) == given;

@@ -83,6 +83,7 @@ impl RunOptions {
             budget: self.budget,
             timeout: self.target.timeout,
             memory_limit: self.target.rss_limit_mb << 20,
+            file_limit: self.target.file_limit_mb << 20,
             out_dir: self.target.out_dir.clone(),
         }
     }

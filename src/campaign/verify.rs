@@ -49,6 +49,11 @@ pub fn verify(target: &Target, goals: &[Box<dyn Goal>], archive: &mut Archive, i
                 if ex.exit != c.exit || ex.ret != c.ret || covers_all != c.covers_all {
                     v.changed += 1;
                 }
+                if ex.exit.is_fault() && ex.exit != c.exit {
+                    // a fault only the fresh run shows (e.g. an input that kills the fork server,
+                    // which a persistent child can outrun): count it with the search's
+                    *archive.fault_counts.entry(ex.exit.name().to_string()).or_default() += 1;
+                }
                 t.exit = ex.exit;
                 t.ret = ex.ret;
                 t.covers_all = covers_all;

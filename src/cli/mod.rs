@@ -250,6 +250,11 @@ struct TargetArgs {
     #[arg(long, default_value_t = target::RSS_LIMIT_MB, value_name = "MB")]
     rss_limit_mb: u64,
 
+    /// Largest file the target may write, in MB; a larger write ends it with SIGXFSZ, recorded as a
+    /// crash (0 = no limit)
+    #[arg(long, default_value_t = target::FILE_LIMIT_MB, value_name = "MB")]
+    max_file_mb: u64,
+
     /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     cflags: Vec<String>,
@@ -356,8 +361,8 @@ Path specs (see `evotest sites` for the sites of a file):
 
 Examples:
   evotest path examples/tritype.c -f tritype --paths enumerate --list
-  evotest path examples/tritype.c -f tritype --range a=0..100 --range b=0..100 --range c=0..100 \\
-      --path '37:11:true 37:20:true 39:13:true 44:19:false 47:19:false 47:28:false 50:24:true'
+  evotest path examples/tritype.c -f tritype --range a=1..100 --range b=1..100 --range c=1..100 \\
+      --path '47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:false 60:32:true'
   evotest path examples/quotient.c -f quotient --paths enumerate:2 --preset bueno-jino
 
 Outputs (in --out, default evotest-out/<function>/):
@@ -537,6 +542,7 @@ impl TargetArgs {
         o.persistent = self.persistent;
         o.max_branch_events = self.max_branch_events;
         o.rss_limit_mb = self.rss_limit_mb;
+        o.file_limit_mb = self.max_file_mb;
         if o.timeout < std::time::Duration::from_millis(1) {
             anyhow::bail!("--timeout {}: must be at least 1ms", self.timeout);
         }

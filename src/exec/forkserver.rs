@@ -22,8 +22,8 @@
 //! * If the server dies during an execution it is restarted and the input retried; an input that
 //!   kills it twice in a row is recorded as [`ExitKind::ParentKilled`]. A server that cannot be
 //!   restarted is an error.
-//! * Files the target writes are limited to [`FILE_SIZE_LIMIT`] bytes (`RLIMIT_FSIZE`; beyond it
-//!   the target gets `SIGXFSZ`, a crash), and it dumps no core.
+//! * Files the target writes are limited ([`ForkServerConfig::file_limit`], `RLIMIT_FSIZE`;
+//!   beyond it the target gets `SIGXFSZ`, a crash), and it dumps no core.
 
 use super::shm::SharedMemory;
 use super::{Execution, ExitKind, Executor, RetVal, Stop};
@@ -52,8 +52,20 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a waiting engine checks the stop condition and the child's memory.
 const POLL_SLICE: Duration = Duration::from_millis(10);
 
-/// Largest file a target may write (`RLIMIT_FSIZE`).
-pub const FILE_SIZE_LIMIT: u64 = 1 << 30;
+/// How to start a fork server.
+#[derive(Clone, Copy, Debug)]
+pub struct ForkServerConfig {
+    /// Capacities of the trace map: branch sites, outcomes, input bytes.
+    pub sites: u32,
+    pub outcomes: u32,
+    pub input_capacity: u32,
+    /// Per-execution timeout.
+    pub timeout: Duration,
+    /// Inputs per forked process (`None`: one).
+    pub persistent: Option<u32>,
+    /// Largest file the target may write, in bytes (`RLIMIT_FSIZE`; 0 = no limit).
+    pub file_limit: u64,
+}
 
 /// Executes inputs through a fork server in the target.
 pub struct ForkServer {
@@ -69,6 +81,7 @@ pub struct ForkServer {
     child: Option<(i32, u32)>,
     /// Resident-memory limit of an execution in bytes (0 = none).
     memory_limit: u64,
+    file_limit: u64,
 }
 
 struct Running {
@@ -159,31 +172,23 @@ enum Outcome {
 }
 
 impl ForkServer {
-    /// Start `exe` as a fork server, with a trace map for `sites` sites, `outcomes` outcomes and
-    /// inputs of up to `input_capacity` bytes, killing executions after `timeout`.
-    /// `persistent`: run up to this many inputs per forked process (None: one per process).
+    /// Start `exe` as a fork server configured by `c`.
     ///
     /// Errors: shared memory unavailable, the executable cannot start, or it never says hello (not
     /// linked with the evotest runtime, or its harness does not call `__evotest_next`).
-    pub fn start(
-        exe: &Path,
-        sites: u32,
-        outcomes: u32,
-        input_capacity: u32,
-        timeout: Duration,
-        persistent: Option<u32>,
-    ) -> Result<ForkServer> {
-        let shm = SharedMemory::create(sites, outcomes, input_capacity, EVENT_CAPACITY)?;
+    pub fn start(exe: &Path, c: &ForkServerConfig) -> Result<ForkServer> {
+        let shm = SharedMemory::create(c.sites, c.outcomes, c.input_capacity, EVENT_CAPACITY)?;
         let mut fs = ForkServer {
             exe: exe.to_path_buf(),
             shm,
-            timeout,
+            timeout: c.timeout,
             server: None,
             executions: 0,
             restarts: 0,
-            persistent: persistent.filter(|&n| n > 1),
+            persistent: c.persistent.filter(|&n| n > 1),
             child: None,
             memory_limit: 0,
+            file_limit: c.file_limit,
         };
         fs.spawn()?;
         Ok(fs)
@@ -212,6 +217,7 @@ impl ForkServer {
         let (st_r, st_w) = pipe()?;
         let (cr, sw) = (ctl_r.as_raw_fd(), st_w.as_raw_fd());
         let engine = std::process::id() as i32;
+        let file_limit = if self.file_limit == 0 { libc::RLIM_INFINITY } else { self.file_limit };
         let mut cmd = Command::new(&self.exe);
         cmd.env(ENV_SHM_ID, self.shm.id().to_string())
             .env(ENV_FORKSRV, "1")
@@ -230,11 +236,11 @@ impl ForkServer {
                 if libc::getppid() != engine {
                     libc::_exit(0);
                 }
-                // No core dumps: a crashing input is recorded, not dumped. No file beyond
-                // FILE_SIZE_LIMIT.
+                // No core dumps: a crashing input is recorded, not dumped. No file beyond the
+                // file limit.
                 let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
                 libc::setrlimit(libc::RLIMIT_CORE, &rl);
-                let fl = libc::rlimit { rlim_cur: FILE_SIZE_LIMIT, rlim_max: FILE_SIZE_LIMIT };
+                let fl = libc::rlimit { rlim_cur: file_limit, rlim_max: file_limit };
                 libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
                 // Own process group, so a terminal ^C reaches evotest only.
                 libc::setpgid(0, 0);

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub use forkserver::ForkServer;
+pub use forkserver::{ForkServer, ForkServerConfig};
 pub use mock::MockExecutor;
 
 /// How an execution ended.

@@ -49,6 +49,8 @@ pub struct TestFile<'a> {
     pub hang_seconds: u32,
     /// Resident memory (bytes) beyond which a case recorded as out of memory counts as such again.
     pub memory_limit: u64,
+    /// Largest file (bytes) a case may write, as in the search (0 = none).
+    pub file_limit: u64,
 }
 
 /// See module docs.

@@ -83,6 +83,7 @@ impl Reporter for TestFileReporter {
             cases,
             hang_seconds: (i.timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u32,
             memory_limit: i.memory_limit,
+            file_limit: i.file_limit,
         };
         match suite.frontend.test_file(&file) {
             Some((name, text)) => {

@@ -51,7 +51,14 @@ struct Evaluator<'a> {
     ordered_asked: bool,
     /// The search stopped because it proposed no input that had not been evaluated.
     exhausted: bool,
+    /// Hashes of the inputs evaluated so far (up to [`NOVELTY_CAPACITY`]), and how many were new.
+    seen: std::collections::HashSet<u64>,
+    novel: u64,
 }
+
+/// Most input hashes kept to tell new inputs from repeated ones (8 bytes each); past it every
+/// input counts as new.
+pub const NOVELTY_CAPACITY: usize = 1 << 21;
 
 /// Goals, their bests, the goals set aside, and the archive.
 struct GoalState<'a> {
@@ -109,6 +116,8 @@ impl<'a> SearchContext<'a> {
                 ordered: false,
                 ordered_asked: false,
                 exhausted: false,
+                seen: Default::default(),
+                novel: 0,
             },
             state: GoalState {
                 goals,
@@ -218,6 +227,12 @@ impl<'a> SearchContext<'a> {
         self.eval.exhausted
     }
 
+    /// Distinct inputs evaluated so far (executed or answered from the cache): a search that
+    /// stops finding new ones has exhausted what it can propose.
+    pub fn novel_inputs(&self) -> u64 {
+        self.eval.novel
+    }
+
     /// Whether the user interrupted.
     pub fn interrupted(&self) -> bool {
         self.eval.interrupt.load(Ordering::Relaxed)
@@ -312,6 +327,17 @@ impl<'a> SearchContext<'a> {
     /// Errors: only when the executor breaks.
     pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
         let input = self.domain.normalise_input(input);
+        let e = &mut self.eval;
+        if e.seen.len() >= NOVELTY_CAPACITY {
+            e.novel += 1;
+        } else {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::hash::DefaultHasher::new();
+            input.hash(&mut h);
+            if e.seen.insert(h.finish()) {
+                e.novel += 1;
+            }
+        }
         if let Some(ev) = self.eval.cache.get(&input) {
             self.update_aux(&ev);
             return Ok(ev);

@@ -32,8 +32,8 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
     while !cx.finished() {
         let Some(goal) = scheduler.next(cx) else { break };
         if scheduler.revivals_without_executions >= 2 {
-            // every open goal was revived twice and nothing new ran in between: the algorithm
-            // only proposes inputs already evaluated (a domain of one value, or no patience)
+            // every open goal was revived twice and no new input was evaluated in between: the
+            // algorithm only proposes inputs already evaluated (a domain of one value)
             cx.set_exhausted();
             break;
         }
@@ -57,7 +57,8 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
 pub struct GoalScheduler {
     queue: Vec<usize>,
     stale: Vec<u32>,
-    /// Executions when goals were last revived, and revivals in a row with none in between.
+    /// Distinct inputs evaluated when goals were last revived, and revivals in a row with none in
+    /// between.
     revived_at: Option<u64>,
     revivals_without_executions: u32,
 }
@@ -75,7 +76,7 @@ impl GoalScheduler {
                 let mut open = cx.open_goals();
                 if open.is_empty() && cx.revive() {
                     self.stale.iter_mut().for_each(|s| *s = 0);
-                    let now = cx.executions();
+                    let now = cx.novel_inputs();
                     if self.revived_at == Some(now) {
                         self.revivals_without_executions += 1;
                     } else {

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};
 
 /// The repository root.
@@ -121,9 +122,19 @@ pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
         .output()
         .expect("clang-22");
     assert!(c.status.success(), "tests.c does not compile with its documented command {cmd:?}:\n{}", String::from_utf8_lossy(&c.stderr));
-    let r = Command::new(&exe).output().unwrap();
-    let stdout = String::from_utf8_lossy(&r.stdout).to_string();
-    assert!(r.status.success(), "tests.c failed:\n{stdout}");
+    // in a process group of its own, killed afterwards (a tested function may fork a process
+    // that lives on), and with its output in a file (such a process would keep a pipe open)
+    let log = out.join("tests-bin.out");
+    let mut child = Command::new(&exe)
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let status = child.wait().unwrap();
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+    let stdout = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "tests.c failed:\n{stdout}");
     stdout
 }
 

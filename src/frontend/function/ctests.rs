@@ -49,6 +49,7 @@ const PRELUDE: &str = r#"#include <stdio.h>
 #include <stdint.h>
 #include <signal.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 static int evotest_passed, evotest_failures;
@@ -98,14 +99,19 @@ static long evotest_rss(pid_t p) {
 
 /* Run fn in a child with a process group of its own; it must end as recorded. It hangs if it
  * still runs after hang_seconds, and runs out of memory if its resident memory passes mem_limit
- * bytes. For EXPECT_KILLS_PARENT, fn runs in a grandchild and must kill the child, its parent. */
+ * bytes; files it writes are limited to file_limit bytes. For EXPECT_KILLS_PARENT, fn runs in a
+ * grandchild and must kill the child, its parent. */
 static void evotest_expect_fault(const char *t, void (*fn)(void), enum evotest_expect kind, int value,
-                                 unsigned hang_seconds, long mem_limit) {
+                                 unsigned hang_seconds, long mem_limit, long file_limit) {
     fflush(stdout);
     pid_t p = fork();
     if (p < 0) { evotest_failures++; printf("FAIL %s: fork failed\n", t); return; }
     if (p == 0) {
         setpgid(0, 0);
+        if (file_limit > 0) { /* as the search ran it: a larger file ends it with SIGXFSZ */
+            struct rlimit rl = { (rlim_t)file_limit, (rlim_t)file_limit };
+            setrlimit(RLIMIT_FSIZE, &rl);
+        }
         if (kind == EXPECT_KILLS_PARENT) {
             pid_t g = fork();
             if (g == 0) { fn(); _exit(0); }
@@ -214,12 +220,12 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                     ExitKind::ParentKilled => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
                     ExitKind::Ok | ExitKind::StepLimit | ExitKind::Stopped => unreachable!(),
                 };
-                let mem = file.memory_limit;
+                let (mem, files) = (file.memory_limit, file.file_limit);
                 let _ = writeln!(s, "/* recorded: {what} */");
                 let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n}}");
                 let _ = writeln!(
                     s,
-                    "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}, {mem}L); }}\n"
+                    "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}, {mem}L, {files}L); }}\n"
                 );
             }
         }

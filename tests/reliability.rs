@@ -1,0 +1,378 @@
+//! The fault-injection suite: targets that segfault, abort, hang, exit, overflow the stack,
+//! allocate 10 GB, write gigabytes, fork, close descriptors, keep hidden state or kill their
+//! parent, and engine interruptions (SIGINT, SIGTERM, kill -9 then --resume). For each case:
+//! evotest survives, classifies the fault, keeps a reproducer that replays, writes a tests.c that
+//! compiles and passes, and leaves no process or shared-memory segment behind.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
+
+const FIXTURE: &str = "tests/fixtures/misbehave.c";
+
+/// Processes whose executable is under `dir`.
+fn processes_under(dir: &Path) -> Vec<i32> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        if let Ok(exe) = std::fs::read_link(e.path().join("exe")) {
+            if exe.starts_with(&dir) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// Shared-memory segments created by process `pid`.
+fn segments_of(pid: u32) -> usize {
+    let text = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter(|l| l.split_whitespace().nth(4).and_then(|c| c.parse::<u32>().ok()) == Some(pid))
+        .count()
+}
+
+/// Wait up to `limit` for nothing to run under `dir`.
+fn assert_no_leftovers(dir: &Path, evotest_pid: u32) {
+    let t0 = Instant::now();
+    while !processes_under(dir).is_empty() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_under(dir), Vec::<i32>::new(), "processes left behind under {}", dir.display());
+    assert_eq!(segments_of(evotest_pid), 0, "shared memory left behind by evotest (pid {evotest_pid})");
+}
+
+/// Run `evotest run FIXTURE -f function --out dir args…` in `cwd`, expecting success; returns the
+/// output, report.json and evotest's pid.
+fn run_in(function: &str, dir: &Path, cwd: &Path, args: &[&str]) -> (Output, Value, u32) {
+    let child = evotest()
+        .current_dir(cwd)
+        .args(["run"])
+        .arg(path(FIXTURE))
+        .args(["-f", function, "--seed", "1", "--out"])
+        .arg(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        o.status.success(),
+        "evotest run -f {function} {args:?} failed ({:?}):\n{}{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o, read_json(&dir.join("report.json")), pid)
+}
+
+/// A misbehaving function: the run survives, records the fault `kind` (with `detail` checked by
+/// the caller), covers every outcome, and its tests.c passes; nothing is left behind.
+fn faulty(function: &str, args: &[&str], kind: &str) -> (tempfile::TempDir, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut a = vec!["--max-execs", "3000", "--stop-when-stalled"];
+    a.extend_from_slice(args);
+    let (_, r, pid) = run_in(function, &out, dir.path(), &a);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+    assert!(r["faults"][kind].as_u64().unwrap_or(0) >= 1, "{function}: no {kind} fault in {}", r["faults"]);
+    let suite = read_json(&out.join("suite.json"));
+    let f = suite["faults"].as_array().unwrap().iter().find(|f| f["exit"]["kind"] == kind).unwrap_or_else(|| panic!("{suite}"));
+    assert!(out.join(f["file"].as_str().unwrap()).is_file(), "reproducer {}", f["file"]);
+    let t = compile_and_run_tests_c(&out, FIXTURE);
+    assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
+    assert_no_leftovers(dir.path(), pid);
+    (dir, f.clone())
+}
+
+/// The reproducer of fault `f` (from suite.json) run by hand through the instrumented target.
+fn replay(dir: &Path, f: &Value, cwd: &Path) -> std::process::ExitStatus {
+    let out = dir.join("out");
+    Command::new(out.join("build/target")).arg(out.join(f["file"].as_str().unwrap())).current_dir(cwd).status().unwrap()
+}
+
+#[test]
+fn a_segfault_is_a_crash_that_replays() {
+    let (dir, f) = faulty("segfaults", &[], "crash");
+    assert_eq!(f["exit"]["signal"], libc::SIGSEGV);
+    assert_eq!(replay(dir.path(), &f, dir.path()).signal(), Some(libc::SIGSEGV));
+}
+
+#[test]
+fn an_abort_is_a_crash_that_replays() {
+    let (dir, f) = faulty("aborts", &[], "crash");
+    assert_eq!(f["exit"]["signal"], libc::SIGABRT);
+    assert_eq!(replay(dir.path(), &f, dir.path()).signal(), Some(libc::SIGABRT));
+}
+
+#[test]
+fn a_hang_is_a_timeout() {
+    let (_, f) = faulty("hangs", &["--timeout", "200ms"], "timeout");
+    assert_eq!(f["inputs"]["a"], 5);
+}
+
+#[test]
+fn an_exit_is_recorded_with_its_status() {
+    let (dir, f) = faulty("exits", &[], "exit");
+    assert_eq!(f["exit"]["code"], 3);
+    assert_eq!(replay(dir.path(), &f, dir.path()).code(), Some(3));
+}
+
+#[test]
+fn a_stack_overflow_is_a_crash() {
+    let (dir, f) = faulty("overflows", &[], "crash");
+    assert_eq!(f["exit"]["signal"], libc::SIGSEGV);
+    assert_eq!(replay(dir.path(), &f, dir.path()).signal(), Some(libc::SIGSEGV));
+}
+
+#[test]
+fn a_10_gb_allocation_is_out_of_memory_not_a_timeout() {
+    let (_, f) = faulty("allocates", &["--rss-limit-mb", "256", "--timeout", "20s"], "oom");
+    assert_eq!(f["inputs"]["a"], 10);
+}
+
+#[test]
+fn writing_gigabytes_ends_at_the_file_limit() {
+    let (dir, f) = faulty("writes", &["--max-file-mb", "8"], "crash");
+    assert_eq!(f["exit"]["signal"], libc::SIGXFSZ);
+    let big = dir.path().join("evotest-fixture-big.out");
+    assert!(std::fs::metadata(&big).map(|m| m.len()).unwrap_or(0) <= 8 << 20);
+}
+
+#[test]
+fn a_target_that_kills_its_parent_is_recorded_and_the_run_goes_on() {
+    let (_, f) = faulty("kills_parent", &[], "parent_killed");
+    assert_eq!(f["inputs"]["a"], 11);
+}
+
+/// Functions that fork, leave processes behind, or close descriptors: no invented faults, every
+/// outcome covered, tests.c passes, nothing left behind.
+#[test]
+fn forks_lingering_children_and_closed_descriptors_invent_no_faults() {
+    for function in ["forks", "lingers", "closes"] {
+        for persistent in ["1000", "1"] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("out");
+            let (_, r, pid) =
+                run_in(function, &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled", "--persistent", persistent]);
+            // in `lingers`, only the forked child takes `fork() == 0`; whether its record arrives
+            // before the parent's status is a race
+            let u: Vec<_> = uncovered(&r).into_iter().filter(|u| !(function == "lingers" && u.1 == "fork() == 0")).collect();
+            assert!(u.is_empty(), "{function}: {u:?}");
+            assert_eq!(r["faults"], serde_json::json!({}), "{function} --persistent {persistent}: invented faults");
+            let t = compile_and_run_tests_c(&out, FIXTURE);
+            assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
+            assert_no_leftovers(dir.path(), pid);
+        }
+    }
+}
+
+/// State kept through a pointer is invisible to the pass; the fresh-process check finds it.
+#[test]
+fn hidden_state_is_found_before_the_suite_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (o, r, _) = run_in("hidden", &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled"]);
+    assert!(r["inputs_per_process"].as_u64().unwrap() > 1, "no global store is visible: persistent mode");
+    assert!(r["verification"]["changed"].as_u64().unwrap() >= 1, "{}", r["verification"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--persistent 1"));
+    let t = compile_and_run_tests_c(&out, FIXTURE);
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}
+
+/// A timeout shorter than a normal execution records false timeouts in the search; the suite keeps
+/// only those that recur in a fresh process, so tests.c passes.
+#[test]
+fn a_tiny_timeout_leaves_no_false_timeout_in_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (_, _, pid) = run_in("segfaults", &out, dir.path(), &["--max-execs", "2000", "--timeout", "1ms", "--persistent", "1"]);
+    let t = compile_and_run_tests_c(&out, FIXTURE);
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    assert_no_leftovers(dir.path(), pid);
+}
+
+fn spawn_run(function: &str, out: &Path, args: &[&str]) -> Child {
+    evotest()
+        .args(["run"])
+        .arg(path(FIXTURE))
+        .args(["-f", function, "--seed", "1", "--out"])
+        .arg(out)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until the run has kept `n` inputs (its journal has n lines).
+fn wait_for_journal(out: &Path, n: usize) {
+    let t0 = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(out.join("journal.jsonl")).map(|t| t.lines().count()).unwrap_or(0);
+        if lines >= n {
+            return;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "the run kept no input in 30 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_with_limit(mut child: Child, limit: Duration) -> Output {
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            panic!("evotest did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// ^C and SIGTERM interrupt an execution that would run for an hour, write every result, and end
+/// with 128 + the signal.
+#[test]
+fn signals_interrupt_a_long_execution_and_results_are_written() {
+    for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let child = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"]);
+        let pid = child.id();
+        wait_for_journal(&out, 1);
+        std::thread::sleep(Duration::from_millis(1500));
+        unsafe { libc::kill(pid as i32, sig) };
+        let o = wait_with_limit(child, Duration::from_secs(20));
+        assert_eq!(o.status.code(), Some(code), "{}", String::from_utf8_lossy(&o.stderr));
+        let r = read_json(&out.join("report.json"));
+        assert_eq!(r["interrupted"], true);
+        assert!(r["tests"].as_u64().unwrap() >= 1);
+        assert_no_leftovers(dir.path(), pid);
+    }
+}
+
+/// The wall-time budget ends an execution that would run for an hour.
+#[test]
+fn the_time_budget_interrupts_a_long_execution() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let t0 = Instant::now();
+    let child = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "2s", "--max-execs", "0"]);
+    let pid = child.id();
+    let o = wait_with_limit(child, Duration::from_secs(30));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(t0.elapsed() < Duration::from_secs(15), "took {:?}", t0.elapsed());
+    assert_no_leftovers(dir.path(), pid);
+}
+
+/// kill -9 of evotest while the target hangs: the target dies with it, what the run found is in
+/// the journal, and --resume continues from it.
+#[test]
+fn kill_9_leaves_nothing_running_and_resume_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let child = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"]);
+    let pid = child.id();
+    wait_for_journal(&out, 1);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!processes_under(dir.path()).is_empty(), "the target should be running (hanging)");
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let _ = wait_with_limit(child, Duration::from_secs(5));
+    assert_no_leftovers(dir.path(), pid);
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let kept = journal.lines().count();
+    assert!(kept >= 1);
+    // resume with a sane timeout: everything the killed run kept comes back, and the run completes
+    let (_, r, pid) = run_in("hangs", &out, dir.path(), &["--resume", "--timeout", "200ms", "--max-execs", "3000", "--stop-when-stalled"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    assert!(r["tests"].as_u64().unwrap() as usize + r["fault_reproducers"].as_u64().unwrap() as usize >= kept.min(2));
+    assert!(!out.join("journal.resumed.jsonl").exists());
+    assert_no_leftovers(dir.path(), pid);
+}
+
+/// Two runs with the same --out: the second gets a one-line error while the first holds it.
+#[test]
+fn an_output_directory_in_use_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let first = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"]);
+    wait_for_journal(&out, 1);
+    let o = evotest().args(["run", FIXTURE, "-f", "segfaults", "--out"]).arg(&out).output().unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("in use by another evotest run"), "{e}");
+    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
+    let o = wait_with_limit(first, Duration::from_secs(20));
+    assert_eq!(o.status.code(), Some(130));
+    // free again: a new run replaces the earlier results, never mixes them
+    let (o, r, _) = run_in("segfaults", &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("replaced the results of an earlier run"));
+    let faults: Vec<String> =
+        std::fs::read_dir(out.join("faults")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    assert!(faults.iter().all(|f| f.starts_with("crash-")), "stale reproducers: {faults:?}");
+    assert_eq!(faults.len() as u64, r["fault_reproducers"].as_u64().unwrap());
+}
+
+/// A domain of one value cannot give new inputs: the run ends even without any budget.
+#[test]
+fn a_search_without_new_inputs_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let t0 = Instant::now();
+    let child = spawn_run("one_value", &out, &["--range", "x=0..1@5", "--max-time", "0", "--max-execs", "0"]);
+    let o = wait_with_limit(child, Duration::from_secs(60));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(t0.elapsed() < Duration::from_secs(30));
+    let r = read_json(&out.join("report.json"));
+    assert_eq!(r["exhausted"], true);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("stopped early"));
+}
+
+/// evotest path on a path through a crash: the status says so and the reproducer is written.
+#[test]
+fn a_path_through_a_crash_is_a_fault_with_a_reproducer() {
+    let dir = tempfile::tempdir().unwrap();
+    // the lines of crash_path's two decisions
+    let text = std::fs::read_to_string(path(FIXTURE)).unwrap();
+    let start = text.lines().position(|l| l.starts_with("int crash_path")).unwrap();
+    let line_of = |needle: &str| start + 1 + text.lines().skip(start).position(|l| l.contains(needle)).unwrap();
+    let spec = format!("{}:true {}:true", line_of("if (a == 12)"), line_of("if (b > 3)"));
+    let r = path_run(FIXTURE, "crash_path", dir.path(), &["--path", &spec, "--max-execs", "5000"]);
+    let p = &r["paths"][0];
+    assert_eq!(p["status"], "fault", "{p}");
+    assert_eq!(p["exit"]["kind"], "crash");
+    assert_eq!(r["paths_with_faults"], 1);
+    let faults: Vec<_> = std::fs::read_dir(dir.path().join("faults")).unwrap().collect();
+    assert!(!faults.is_empty());
+}
+
+#[test]
+fn struct_union_and_complex_returns_are_refused_in_one_line() {
+    for (f, ty) in [("mkbig", "struct big"), ("mksmall", "struct small"), ("mkunion", "union u"), ("mkcomplex", "complex")] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = evotest().args(["run", "tests/fixtures/returns.c", "-f", f, "--out"]).arg(dir.path()).output().unwrap();
+        let e = assert_one_line_error(&o);
+        assert!(e.contains(&format!("returns `{ty}`")), "{f}: {e}");
+    }
+    // a pointer return is called (its value is not recorded)
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/returns.c", "mkptr", dir.path(), &["--max-execs", "500"]);
+    assert_eq!(r["branches_covered"], 2);
+}
+
+#[test]
+fn tests_c_builds_for_a_static_function_in_a_source_with_main() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/static_main.c", "classify", dir.path(), &["--max-execs", "2000"]);
+    assert_eq!(r["branches_covered"], 4);
+    let t = compile_and_run_tests_c(dir.path(), "tests/fixtures/static_main.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}
