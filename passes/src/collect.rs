@@ -146,7 +146,12 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     }
                     _ => {}
                 }
-                if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMCall {
+                // `invoke` too: rustc calls through `invoke` whenever the caller has cleanup to
+                // run on unwinding (e.g. every `extern "C"` wrapper of a Rust function).
+                if matches!(
+                    LLVMGetInstructionOpcode(inst),
+                    LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr
+                ) {
                     let callee = LLVMGetCalledValue(inst);
                     if !LLVMIsAFunction(callee).is_null() {
                         let n = value_name(callee);
@@ -210,7 +215,8 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     | inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage
             )
         },
-        file: func_file,
+        // The subprogram's file: the first located instruction may come from inlined code.
+        file: debuginfo::subprogram_file(func).unwrap_or(func_file),
         line: debuginfo::subprogram_line(func),
         params,
         ret,
@@ -236,27 +242,74 @@ fn signature(
             Some(t) if !t.is_empty() => debuginfo::type_meta(t[0], true, &ret_ir),
             _ => debuginfo::type_meta(std::ptr::null_mut(), false, &ret_ir),
         };
+        // IR arguments and source parameters correspond one to one in C at -O0 (argument i is
+        // parameter i + 1), but not once the ABI splits, indirects or adds arguments (Rust's
+        // `&str` and slices are two arguments, big aggregates are passed by reference, big
+        // returns add an `sret` argument). So each argument is matched with its parameter through
+        // the debug records ([`debuginfo::arg_sources`]); the index rule is kept only as a
+        // fallback when the counts agree and there is no `sret` argument (an unnamed C
+        // parameter has no record).
+        let sources = debuginfo::arg_sources(func, names);
+        let has_sret = (0..n).any(|i| debuginfo::is_sret(LLVMGetParam(func, i)));
+        let index_rule = !has_sret && di.as_ref().is_some_and(|t| t.len() == n as usize + 1);
+        let di_param = |k: u32| -> Option<LLVMMetadataRef> {
+            di.as_ref().and_then(|t| t.get(k as usize).copied())
+        };
         let mut params = Vec::new();
         for i in 0..n {
             let p = LLVMGetParam(func, i);
             let ir = type_string(LLVMTypeOf(p));
-            let (name, di_ty) = match names.params.get(&(i + 1)) {
-                Some((n, t)) => (n.clone(), Some(*t)),
-                None => {
-                    let v = value_name(p);
-                    (if v.is_empty() { format!("arg{i}") } else { v }, None)
+            let value_name_or = |fallback: String| {
+                let v = value_name(p);
+                if v.is_empty() { fallback } else { v }
+            };
+            if debuginfo::is_sret(p) {
+                params.push(ParamMeta {
+                    name: "sret".into(),
+                    ty: debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+                });
+                continue;
+            }
+            if let Some(src) = sources[i as usize] {
+                let name = debuginfo::var_name(src.var);
+                let name = if name.is_empty() { value_name_or(format!("arg{i}")) } else { name };
+                // Prefer the subprogram's type array; fall back to the variable's type.
+                let pty = di_param(src.arg).filter(|t| !t.is_null()).unwrap_or_else(|| debuginfo::var_type(src.var));
+                let whole = src.indirect || (src.offset == 0 && {
+                    let b = debuginfo::type_bits(pty);
+                    b == 0 || b == src.bits
+                });
+                if whole {
+                    params.push(ParamMeta { name, ty: debuginfo::type_meta(pty, true, &ir) });
+                } else {
+                    // Part of a parameter: a member of its (structure) type, e.g. `s.data_ptr` and
+                    // `s.length` of a `&str`, `t.__0` of a tuple.
+                    match debuginfo::member_at(pty, src.offset * 8) {
+                        Some((m, mty)) => params.push(ParamMeta {
+                            name: format!("{name}.{m}"),
+                            ty: debuginfo::type_meta(mty, true, &ir),
+                        }),
+                        None => params.push(ParamMeta {
+                            name: format!("{name}.{}", src.offset),
+                            ty: debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+                        }),
+                    }
                 }
-            };
-            // Prefer the subprogram's type array; fall back to the variable's type.
-            let di_ty = match &di {
-                Some(t) if t.len() > (i + 1) as usize => Some(t[(i + 1) as usize]),
-                _ => di_ty,
-            };
-            let ty = match di_ty {
-                Some(t) => debuginfo::type_meta(t, true, &ir),
-                None => debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
-            };
-            params.push(ParamMeta { name, ty });
+                continue;
+            }
+            if index_rule {
+                let (name, _) = names.params.get(&(i + 1)).cloned().unwrap_or_else(|| (value_name_or(format!("arg{i}")), std::ptr::null_mut()));
+                let ty = match di_param(i + 1) {
+                    Some(t) => debuginfo::type_meta(t, true, &ir),
+                    None => debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+                };
+                params.push(ParamMeta { name, ty });
+                continue;
+            }
+            params.push(ParamMeta {
+                name: value_name_or(format!("arg{i}")),
+                ty: debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+            });
         }
         (params, ret, variadic)
     }
