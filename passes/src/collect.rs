@@ -85,6 +85,117 @@ pub struct SiteDraft {
     pub uses: Vec<u32>,
     /// Position of `inst` in its block.
     pub index: u32,
+    /// A check the compiler (or an assertion) put there: one outcome only leads to a panic or
+    /// another call that does not return ([`panic_check`]).
+    pub check: Option<Check>,
+}
+
+/// A site one of whose outcomes leads straight to a call that does not return (then
+/// `unreachable`), or to `unreachable` itself: rustc's overflow, bounds, division and unwrap
+/// checks, `assert!`, C's `assert`, and the impossible default of a `match` on an enum.
+#[derive(Clone, Debug)]
+pub struct Check {
+    /// `overflow`, `div_by_zero`, `bounds`, `slice_index`, `str_index`, `unwrap`, `ub_check`,
+    /// `pointer_check`, `alloc`, `panic` (explicit `panic!`/`assert!`), `noreturn` (any other
+    /// call that does not return, e.g. C's `__assert_fail`), `unreachable` (no call at all).
+    pub kind: &'static str,
+    /// The outcome that takes the check's failing path.
+    pub outcome: u32,
+    /// The called function (mangled), empty for `unreachable`.
+    pub callee: String,
+}
+
+/// Classify a noreturn callee by name. Rust's panic entry points are found by their identifiers,
+/// which appear verbatim in both manglings (legacy `_ZN…4core9panicking18panic_bounds_check…`
+/// and v0 `_RNv…4core9panicking18panic_bounds_check`).
+fn check_kind(callee: &str) -> &'static str {
+    let has = |s: &str| callee.contains(s);
+    if has("panic_const_div_by_zero") || has("panic_const_rem_by_zero") {
+        "div_by_zero"
+    } else if has("panic_const_") && has("_overflow") {
+        "overflow"
+    } else if has("panic_bounds_check") {
+        "bounds"
+    } else if has("slice_start_index_len_fail")
+        || has("slice_end_index_len_fail")
+        || has("slice_index_order_fail")
+        || has("slice_index_fail")
+    {
+        "slice_index"
+    } else if has("slice_error_fail") {
+        "str_index"
+    } else if has("unwrap_failed") || has("expect_failed") {
+        "unwrap"
+    } else if has("panic_nounwind") {
+        "ub_check"
+    } else if has("panic_misaligned_pointer_dereference") || has("panic_null_pointer_dereference") {
+        "pointer_check"
+    } else if has("handle_alloc_error") || (has("raw_vec") && has("handle_error")) || has("capacity_overflow") {
+        "alloc"
+    } else if has("9panicking") || has("begin_panic") || has("assert_failed") || has("unreachable_display") {
+        "panic"
+    } else {
+        "noreturn"
+    }
+}
+
+/// If block `bb` only fails (a call that does not return, then `unreachable`; or `unreachable`
+/// alone; or an `invoke` of such a function whose normal destination is `unreachable`), the
+/// check kind and callee.
+unsafe fn failing_block(bb: LLVMBasicBlockRef) -> Option<(&'static str, String)> {
+    let term = LLVMGetBasicBlockTerminator(bb);
+    if term.is_null() {
+        return None;
+    }
+    let call = match LLVMGetInstructionOpcode(term) {
+        LLVMOpcode::LLVMUnreachable => {
+            let prev = LLVMGetPreviousInstruction(term);
+            if prev.is_null() {
+                return Some(("unreachable", String::new()));
+            }
+            prev
+        }
+        LLVMOpcode::LLVMInvoke => {
+            let normal = LLVMGetNormalDest(term);
+            let t = LLVMGetBasicBlockTerminator(normal);
+            if t.is_null()
+                || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMUnreachable
+                || !LLVMGetPreviousInstruction(t).is_null()
+            {
+                return None;
+            }
+            term
+        }
+        _ => return None,
+    };
+    if !matches!(LLVMGetInstructionOpcode(call), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(call);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+        return None;
+    }
+    let name = value_name(callee);
+    if name.starts_with("llvm.") {
+        return None; // llvm.trap and friends: not a source-level check
+    }
+    Some((check_kind(&name), name))
+}
+
+/// The check a two-way `br` or a `switch` makes, if exactly one of its outcomes fails.
+unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
+    let n = LLVMGetNumSuccessors(term);
+    let mut found = None;
+    for i in 0..n {
+        if let Some((kind, callee)) = failing_block(LLVMGetSuccessor(term, i)) {
+            if found.is_some() {
+                return None; // every way out fails: not a check
+            }
+            found = Some(Check { kind, outcome: i, callee });
+        }
+    }
+    // A switch's failing default is only a check when the cases do not all fail too (above).
+    found
 }
 
 /// A function's metadata (with `blocks[].site` holding indices into `sites`, to be renumbered
@@ -187,6 +298,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         let mut s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
                         s.uses = dataflow::uses_of(vars, c);
                         s.index = term_index;
+                        s.check = panic_check(term);
                         block.site = Some(sites.len() as u32);
                         sites.push(s);
                     }
@@ -194,6 +306,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         if let Some(mut s) = switch(term, bi as u32, &names, &mut constants) {
                             s.uses = dataflow::uses_of(vars, LLVMGetOperand(term, 0));
                             s.index = term_index;
+                            s.check = panic_check(term);
                             block.site = Some(sites.len() as u32);
                             sites.push(s);
                         }
@@ -447,6 +560,7 @@ fn branch_like(
         labels: vec!["true".into(), "false".into()],
         uses: vec![],
         index: 0,
+        check: None,
     }
 }
 
@@ -486,6 +600,7 @@ fn switch(
             labels,
             uses: vec![],
             index: 0,
+            check: None,
         })
     }
 }
