@@ -276,4 +276,31 @@ LLVMValueRef evotest_pointer_base(LLVMValueRef Inst, LLVMValueRef Ptr, int64_t *
   return wrap(Base);
 }
 
+// Qualified source name of a subprogram: the names of its enclosing scopes (namespaces, types)
+// and its own, joined by "::", e.g. "samples::kinds::generic<f32>" for a Rust function (whose
+// DISubprogram name carries its generic arguments) or "f" for a C function.
+size_t evotest_disubprogram_qualified_name(LLVMMetadataRef SP, char *Buf, size_t Cap) {
+  auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP));
+  if (!S) return copyOut("", Buf, Cap);
+  std::string Name = S->getName().str();
+  const DIScope *Sc = S->getScope();
+  for (int Depth = 0; Sc && Depth < 32; ++Depth) {
+    if (isa<DIFile>(Sc) || isa<DICompileUnit>(Sc)) break;
+    StringRef N = Sc->getName();
+    if (!N.empty()) Name = N.str() + "::" + Name;
+    Sc = Sc->getScope();
+  }
+  return copyOut(Name, Buf, Cap);
+}
+
+// Source language of a function's compile unit (DW_LANG_*), 0 when unknown.
+unsigned evotest_disubprogram_language(LLVMMetadataRef SP) {
+  if (auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP)))
+    if (auto *CU = S->getUnit()) {
+      DISourceLanguageName L = CU->getSourceLanguage();
+      return L.hasVersionedName() ? 0 : L.getName();
+    }
+  return 0;
+}
+
 } // extern "C"

@@ -202,6 +202,8 @@ unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
 /// module-wide) and its sites.
 pub struct FunctionDraft {
     pub meta: FunctionMeta,
+    /// Source-level name and language from debug info ([`debuginfo::source_name`]).
+    pub source_name: Option<(String, &'static str)>,
     pub sites: Vec<SiteDraft>,
     pub constants: Vec<ConstantMeta>,
     pub defs: Vec<dataflow::DefDraft>,
@@ -338,7 +340,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         calls,
         writes_globals,
     };
-    FunctionDraft { meta, sites, constants, defs }
+    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs }
 }
 
 fn signature(

@@ -25,6 +25,8 @@ extern "C" {
     fn evotest_ditype_size_bits(ty: LLVMMetadataRef) -> u64;
     fn evotest_ditype_member_at(ty: LLVMMetadataRef, offset_bits: u64, buf: *mut c_char, cap: usize) -> LLVMMetadataRef;
     fn evotest_arg_is_sret(arg: LLVMValueRef) -> bool;
+    fn evotest_disubprogram_qualified_name(sp: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
+    fn evotest_disubprogram_language(sp: LLVMMetadataRef) -> c_uint;
     fn evotest_pointer_base(inst: LLVMValueRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
 }
 
@@ -338,6 +340,27 @@ pub fn subprogram_types(func: LLVMValueRef) -> Option<Vec<LLVMMetadataRef>> {
         let mut v = vec![std::ptr::null_mut(); n as usize];
         evotest_disubprogram_types(sp, v.as_mut_ptr(), n as c_uint);
         Some(v)
+    }
+}
+
+/// The source-level name of a function from its `DISubprogram`: enclosing scopes and name joined
+/// by `::` (`samples::kinds::generic<f32>` for a Rust function whose linkage name is mangled), and
+/// its compile unit's language (`rust`, `c`, …); `None` without debug info.
+pub fn source_name(func: LLVMValueRef) -> Option<(String, &'static str)> {
+    unsafe {
+        let sp = LLVMGetSubprogram(func);
+        if sp.is_null() {
+            return None;
+        }
+        let name = read_string(|b, c| evotest_disubprogram_qualified_name(sp, b, c));
+        // DW_LANG_* codes (DWARF 5, 7.12)
+        let lang = match evotest_disubprogram_language(sp) {
+            0x1c => "rust",
+            0x01 | 0x02 | 0x0c | 0x1d | 0x2c => "c",
+            0x04 | 0x19 | 0x1a | 0x21 | 0x2b => "c++",
+            _ => "other",
+        };
+        Some((name, lang))
     }
 }
 

@@ -215,6 +215,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         vars: vars.vars,
         defs: defs_meta,
     };
+    // Extra fields, not (yet) in evotest_abi::meta (readers that do not know them ignore them).
     // Sites that are checks (see collect::Check) carry an extra field `check`, e.g.
     // {"kind": "overflow", "outcome": 0, "callee": "…panic_const_add_overflow"}. It is not (yet)
     // part of evotest_abi::meta::SiteMeta: readers that do not know it ignore it.
@@ -229,6 +230,16 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                         "check".into(),
                         serde_json::json!({ "kind": c.kind, "outcome": c.outcome, "callee": c.callee }),
                     );
+                }
+            }
+        }
+        // Functions get their source-level name and language (`"source_name":
+        // "samples::kinds::generic<f32>", "language": "rust"`), likewise outside FunctionMeta.
+        if let Some(fs) = v.get_mut("functions").and_then(|f| f.as_array_mut()) {
+            for (f, d) in fs.iter_mut().zip(&drafts) {
+                if let (Some(obj), Some((name, lang))) = (f.as_object_mut(), &d.source_name) {
+                    obj.insert("source_name".into(), serde_json::json!(name));
+                    obj.insert("language".into(), serde_json::json!(lang));
                 }
             }
         }
