@@ -83,6 +83,13 @@ fn constant(v: LLVMValueRef) -> Option<String> {
             if w == 1 {
                 return Some(if LLVMConstIntGetZExtValue(v) != 0 { "true" } else { "false" }.into());
             }
+            if w > 64 {
+                // i128 (Rust's u128/i128): the 64-bit accessors truncate; LLVM prints "i128 N".
+                let p = LLVMPrintValueToString(v);
+                let t = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+                LLVMDisposeMessage(p);
+                return Some(t.rsplit(' ').next().unwrap_or("?").to_string());
+            }
             return Some(LLVMConstIntGetSExtValue(v).to_string());
         }
         if !LLVMIsAConstantFP(v).is_null() {
@@ -186,6 +193,8 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     "(*fp)".to_string()
                 } else if let Some(d) = rust_legacy_demangle(&name) {
                     d
+                } else if let Some(d) = rust_v0_source_name(callee, &name) {
+                    d
                 } else {
                     intrinsic_name(&name)
                 };
@@ -277,6 +286,17 @@ unsafe fn overflow_op(v: LLVMValueRef) -> Option<&'static str> {
         "smul" | "umul" => Some("*"),
         _ => None,
     }
+}
+
+/// A Rust symbol in the v0 mangling (`_RNvXsP_NtNtCs…_4core3cmp5implsfNtB7_10PartialOrd2lt`, used
+/// by the standard library) named by the `DISubprogram` of the function it calls, when that function
+/// is defined in the module with debug info (`core::cmp::impls::{impl#80}::lt`). v0 symbols are not
+/// demangled here; declarations without debug info keep their symbol.
+fn rust_v0_source_name(callee: LLVMValueRef, name: &str) -> Option<String> {
+    if !name.starts_with("_R") || unsafe { LLVMIsAFunction(callee) }.is_null() {
+        return None;
+    }
+    crate::debuginfo::source_name(callee).map(|(n, _)| n).filter(|n| !n.is_empty())
 }
 
 /// A Rust symbol in the legacy mangling (`_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h…E`, the
@@ -394,7 +414,23 @@ unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::rust_legacy_demangle;
+    use super::{constant, rust_legacy_demangle};
+    use inkwell::llvm_sys::core::*;
+
+    #[test]
+    fn integer_constants_wider_than_64_bits_print_in_full() {
+        unsafe {
+            let ctx = LLVMContextCreate();
+            let i128t = LLVMIntTypeInContext(ctx, 128);
+            let big = LLVMConstIntOfString(i128t, c"12345678901234567890123456789".as_ptr(), 10);
+            assert_eq!(constant(big).as_deref(), Some("12345678901234567890123456789"));
+            let neg = LLVMConstIntOfString(i128t, c"-1180591620717411303424".as_ptr(), 10);
+            assert_eq!(constant(neg).as_deref(), Some("-1180591620717411303424"));
+            let small = LLVMConstInt(LLVMInt32TypeInContext(ctx), (-5i64) as u64, 1);
+            assert_eq!(constant(small).as_deref(), Some("-5"));
+            LLVMContextDispose(ctx);
+        }
+    }
 
     #[test]
     fn legacy_rust_symbols_demangle_without_their_hash() {
