@@ -7,11 +7,16 @@
 //     (llvmGetPassPluginInfo) is defined in Rust, because a cdylib exports only Rust #[no_mangle]
 //     symbols (see ../shared/LLVM22-NOTES.md); it calls evotest_plugin_info() below.
 //
-//  2. Debug-info accessors that LLVM-C lacks: the name, argument number and type of a
-//     DILocalVariable, the types of a DISubprogram, and the C spelling / scalar class of a DIType.
+//  2. Debug-info accessors that LLVM-C lacks: the name, argument number, type and subprogram of a
+//     DILocalVariable, the types of a DISubprogram, the C spelling / scalar class / size / members
+//     of a DIType; and two IR queries (an argument's `sret`, a pointer's base and constant offset)
+//     used to match IR arguments to source parameters when the ABI splits or indirects them (Rust).
 
 #include "llvm-c/Core.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Argument.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -202,6 +207,100 @@ LLVMMetadataRef evotest_ditype_pointee(LLVMMetadataRef Ty) {
     return nullptr;
   }
   return nullptr;
+}
+
+// Subprogram of a local variable's scope (null when none). A variable of a function inlined into
+// another has the inlined function's subprogram, and its argument number counts in that function.
+LLVMMetadataRef evotest_divar_subprogram(LLVMMetadataRef Var) {
+  if (auto *V = dyn_cast_or_null<DILocalVariable>(unwrap(Var)))
+    if (auto *S = V->getScope()) return wrap(S->getSubprogram());
+  return nullptr;
+}
+
+namespace {
+const DIType *stripQualifiers(const DIType *T) {
+  for (int Depth = 0; T && Depth < 32; ++Depth) {
+    auto *D = dyn_cast<DIDerivedType>(T);
+    if (!D) return T;
+    unsigned Tag = D->getTag();
+    if (Tag != dwarf::DW_TAG_typedef && Tag != dwarf::DW_TAG_const_type &&
+        Tag != dwarf::DW_TAG_volatile_type && Tag != dwarf::DW_TAG_atomic_type)
+      return T;
+    T = D->getBaseType();
+  }
+  return T;
+}
+} // namespace
+
+// Size in bits of a type after stripping typedefs and qualifiers (0 when unknown).
+uint64_t evotest_ditype_size_bits(LLVMMetadataRef Ty) {
+  const DIType *T = stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty)));
+  return T ? T->getSizeInBits() : 0;
+}
+
+// The data member of a structure type (after stripping typedefs and qualifiers) that starts at
+// OffsetBits: its name goes to Buf, its type is returned. Null when there is no such member (not a
+// structure, a gap, or an enum's variant part).
+LLVMMetadataRef evotest_ditype_member_at(LLVMMetadataRef Ty, uint64_t OffsetBits, char *Buf, size_t Cap) {
+  copyOut("", Buf, Cap);
+  auto *C = dyn_cast_or_null<DICompositeType>(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+  if (!C || C->getTag() != dwarf::DW_TAG_structure_type) return nullptr;
+  for (const DINode *E : C->getElements()) {
+    auto *M = dyn_cast_or_null<DIDerivedType>(E);
+    if (!M || M->getTag() != dwarf::DW_TAG_member || M->isStaticMember()) continue;
+    if (M->getOffsetInBits() == OffsetBits) {
+      copyOut(M->getName().str(), Buf, Cap);
+      return wrap(M->getBaseType());
+    }
+  }
+  return nullptr;
+}
+
+// Whether an IR function argument carries the `sret` attribute (the caller's return slot).
+bool evotest_arg_is_sret(LLVMValueRef Arg) {
+  if (auto *A = dyn_cast_or_null<Argument>(unwrap(Arg))) return A->hasStructRetAttr();
+  return false;
+}
+
+// Strip constant-offset GEPs and casts from pointer Ptr (an operand of instruction Inst): returns
+// the base pointer and sets *Offset to the byte offset from it.
+LLVMValueRef evotest_pointer_base(LLVMValueRef Inst, LLVMValueRef Ptr, int64_t *Offset) {
+  *Offset = 0;
+  auto *I = dyn_cast_or_null<Instruction>(unwrap(Inst));
+  Value *P = unwrap(Ptr);
+  if (!I || !P || !P->getType()->isPointerTy()) return Ptr;
+  const DataLayout &DL = I->getModule()->getDataLayout();
+  APInt Off(DL.getIndexTypeSizeInBits(P->getType()), 0);
+  Value *Base = P->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+  *Offset = Off.getSExtValue();
+  return wrap(Base);
+}
+
+// Qualified source name of a subprogram: the names of its enclosing scopes (namespaces, types)
+// and its own, joined by "::", e.g. "samples::kinds::generic<f32>" for a Rust function (whose
+// DISubprogram name carries its generic arguments) or "f" for a C function.
+size_t evotest_disubprogram_qualified_name(LLVMMetadataRef SP, char *Buf, size_t Cap) {
+  auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP));
+  if (!S) return copyOut("", Buf, Cap);
+  std::string Name = S->getName().str();
+  const DIScope *Sc = S->getScope();
+  for (int Depth = 0; Sc && Depth < 32; ++Depth) {
+    if (isa<DIFile>(Sc) || isa<DICompileUnit>(Sc)) break;
+    StringRef N = Sc->getName();
+    if (!N.empty()) Name = N.str() + "::" + Name;
+    Sc = Sc->getScope();
+  }
+  return copyOut(Name, Buf, Cap);
+}
+
+// Source language of a function's compile unit (DW_LANG_*), 0 when unknown.
+unsigned evotest_disubprogram_language(LLVMMetadataRef SP) {
+  if (auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP)))
+    if (auto *CU = S->getUnit()) {
+      DISourceLanguageName L = CU->getSourceLanguage();
+      return L.hasVersionedName() ? 0 : L.getName();
+    }
+  return 0;
 }
 
 } // extern "C"

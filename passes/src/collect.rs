@@ -85,12 +85,125 @@ pub struct SiteDraft {
     pub uses: Vec<u32>,
     /// Position of `inst` in its block.
     pub index: u32,
+    /// A check the compiler (or an assertion) put there: one outcome only leads to a panic or
+    /// another call that does not return ([`panic_check`]).
+    pub check: Option<Check>,
+}
+
+/// A site one of whose outcomes leads straight to a call that does not return (then
+/// `unreachable`), or to `unreachable` itself: rustc's overflow, bounds, division and unwrap
+/// checks, `assert!`, C's `assert`, and the impossible default of a `match` on an enum.
+#[derive(Clone, Debug)]
+pub struct Check {
+    /// `overflow`, `div_by_zero`, `bounds`, `slice_index`, `str_index`, `unwrap`, `ub_check`,
+    /// `pointer_check`, `alloc`, `panic` (explicit `panic!`/`assert!`), `noreturn` (any other
+    /// call that does not return, e.g. C's `__assert_fail`), `unreachable` (no call at all).
+    pub kind: &'static str,
+    /// The outcome that takes the check's failing path.
+    pub outcome: u32,
+    /// The called function (mangled), empty for `unreachable`.
+    pub callee: String,
+}
+
+/// Classify a noreturn callee by name. Rust's panic entry points are found by their identifiers,
+/// which appear verbatim in both manglings (legacy `_ZN…4core9panicking18panic_bounds_check…`
+/// and v0 `_RNv…4core9panicking18panic_bounds_check`).
+fn check_kind(callee: &str) -> &'static str {
+    let has = |s: &str| callee.contains(s);
+    if has("panic_const_div_by_zero") || has("panic_const_rem_by_zero") {
+        "div_by_zero"
+    } else if has("panic_const_") && has("_overflow") {
+        "overflow"
+    } else if has("panic_bounds_check") {
+        "bounds"
+    } else if has("slice_start_index_len_fail")
+        || has("slice_end_index_len_fail")
+        || has("slice_index_order_fail")
+        || has("slice_index_fail")
+    {
+        "slice_index"
+    } else if has("slice_error_fail") {
+        "str_index"
+    } else if has("unwrap_failed") || has("expect_failed") {
+        "unwrap"
+    } else if has("panic_nounwind") {
+        "ub_check"
+    } else if has("panic_misaligned_pointer_dereference") || has("panic_null_pointer_dereference") {
+        "pointer_check"
+    } else if has("handle_alloc_error") || (has("raw_vec") && has("handle_error")) || has("capacity_overflow") {
+        "alloc"
+    } else if has("9panicking") || has("begin_panic") || has("assert_failed") || has("unreachable_display") {
+        "panic"
+    } else {
+        "noreturn"
+    }
+}
+
+/// If block `bb` only fails (a call that does not return, then `unreachable`; or `unreachable`
+/// alone; or an `invoke` of such a function whose normal destination is `unreachable`), the
+/// check kind and callee.
+unsafe fn failing_block(bb: LLVMBasicBlockRef) -> Option<(&'static str, String)> {
+    let term = LLVMGetBasicBlockTerminator(bb);
+    if term.is_null() {
+        return None;
+    }
+    let call = match LLVMGetInstructionOpcode(term) {
+        LLVMOpcode::LLVMUnreachable => {
+            let prev = LLVMGetPreviousInstruction(term);
+            if prev.is_null() {
+                return Some(("unreachable", String::new()));
+            }
+            prev
+        }
+        LLVMOpcode::LLVMInvoke => {
+            let normal = LLVMGetNormalDest(term);
+            let t = LLVMGetBasicBlockTerminator(normal);
+            if t.is_null()
+                || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMUnreachable
+                || !LLVMGetPreviousInstruction(t).is_null()
+            {
+                return None;
+            }
+            term
+        }
+        _ => return None,
+    };
+    if !matches!(LLVMGetInstructionOpcode(call), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(call);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+        return None;
+    }
+    let name = value_name(callee);
+    if name.starts_with("llvm.") {
+        return None; // llvm.trap and friends: not a source-level check
+    }
+    Some((check_kind(&name), name))
+}
+
+/// The check a two-way `br` or a `switch` makes, if exactly one of its outcomes fails.
+unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
+    let n = LLVMGetNumSuccessors(term);
+    let mut found = None;
+    for i in 0..n {
+        if let Some((kind, callee)) = failing_block(LLVMGetSuccessor(term, i)) {
+            if found.is_some() {
+                return None; // every way out fails: not a check
+            }
+            found = Some(Check { kind, outcome: i, callee });
+        }
+    }
+    // A switch's failing default is only a check when the cases do not all fail too (above).
+    found
 }
 
 /// A function's metadata (with `blocks[].site` holding indices into `sites`, to be renumbered
 /// module-wide) and its sites.
 pub struct FunctionDraft {
     pub meta: FunctionMeta,
+    /// Source-level name and language from debug info ([`debuginfo::source_name`]).
+    pub source_name: Option<(String, &'static str)>,
     pub sites: Vec<SiteDraft>,
     pub constants: Vec<ConstantMeta>,
     pub defs: Vec<dataflow::DefDraft>,
@@ -146,7 +259,12 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     }
                     _ => {}
                 }
-                if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMCall {
+                // `invoke` too: rustc calls through `invoke` whenever the caller has cleanup to
+                // run on unwinding (e.g. every `extern "C"` wrapper of a Rust function).
+                if matches!(
+                    LLVMGetInstructionOpcode(inst),
+                    LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr
+                ) {
                     let callee = LLVMGetCalledValue(inst);
                     if !LLVMIsAFunction(callee).is_null() {
                         let n = value_name(callee);
@@ -182,6 +300,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         let mut s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
                         s.uses = dataflow::uses_of(vars, c);
                         s.index = term_index;
+                        s.check = panic_check(term);
                         block.site = Some(sites.len() as u32);
                         sites.push(s);
                     }
@@ -189,6 +308,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         if let Some(mut s) = switch(term, bi as u32, &names, &mut constants) {
                             s.uses = dataflow::uses_of(vars, LLVMGetOperand(term, 0));
                             s.index = term_index;
+                            s.check = panic_check(term);
                             block.site = Some(sites.len() as u32);
                             sites.push(s);
                         }
@@ -210,7 +330,8 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     | inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage
             )
         },
-        file: func_file,
+        // The subprogram's file: the first located instruction may come from inlined code.
+        file: debuginfo::subprogram_file(func).unwrap_or(func_file),
         line: debuginfo::subprogram_line(func),
         params,
         ret,
@@ -219,7 +340,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         calls,
         writes_globals,
     };
-    FunctionDraft { meta, sites, constants, defs }
+    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs }
 }
 
 fn signature(
@@ -236,27 +357,74 @@ fn signature(
             Some(t) if !t.is_empty() => debuginfo::type_meta(t[0], true, &ret_ir),
             _ => debuginfo::type_meta(std::ptr::null_mut(), false, &ret_ir),
         };
+        // IR arguments and source parameters correspond one to one in C at -O0 (argument i is
+        // parameter i + 1), but not once the ABI splits, indirects or adds arguments (Rust's
+        // `&str` and slices are two arguments, big aggregates are passed by reference, big
+        // returns add an `sret` argument). So each argument is matched with its parameter through
+        // the debug records ([`debuginfo::arg_sources`]); the index rule is kept only as a
+        // fallback when the counts agree and there is no `sret` argument (an unnamed C
+        // parameter has no record).
+        let sources = debuginfo::arg_sources(func, names);
+        let has_sret = (0..n).any(|i| debuginfo::is_sret(LLVMGetParam(func, i)));
+        let index_rule = !has_sret && di.as_ref().is_some_and(|t| t.len() == n as usize + 1);
+        let di_param = |k: u32| -> Option<LLVMMetadataRef> {
+            di.as_ref().and_then(|t| t.get(k as usize).copied())
+        };
         let mut params = Vec::new();
         for i in 0..n {
             let p = LLVMGetParam(func, i);
             let ir = type_string(LLVMTypeOf(p));
-            let (name, di_ty) = match names.params.get(&(i + 1)) {
-                Some((n, t)) => (n.clone(), Some(*t)),
-                None => {
-                    let v = value_name(p);
-                    (if v.is_empty() { format!("arg{i}") } else { v }, None)
+            let value_name_or = |fallback: String| {
+                let v = value_name(p);
+                if v.is_empty() { fallback } else { v }
+            };
+            if debuginfo::is_sret(p) {
+                params.push(ParamMeta {
+                    name: "sret".into(),
+                    ty: debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+                });
+                continue;
+            }
+            if let Some(src) = sources[i as usize] {
+                let name = debuginfo::var_name(src.var);
+                let name = if name.is_empty() { value_name_or(format!("arg{i}")) } else { name };
+                // Prefer the subprogram's type array; fall back to the variable's type.
+                let pty = di_param(src.arg).filter(|t| !t.is_null()).unwrap_or_else(|| debuginfo::var_type(src.var));
+                let whole = src.indirect || (src.offset == 0 && {
+                    let b = debuginfo::type_bits(pty);
+                    b == 0 || b == src.bits
+                });
+                if whole {
+                    params.push(ParamMeta { name, ty: debuginfo::type_meta(pty, true, &ir) });
+                } else {
+                    // Part of a parameter: a member of its (structure) type, e.g. `s.data_ptr` and
+                    // `s.length` of a `&str`, `t.__0` of a tuple.
+                    match debuginfo::member_at(pty, src.offset * 8) {
+                        Some((m, mty)) => params.push(ParamMeta {
+                            name: format!("{name}.{m}"),
+                            ty: debuginfo::type_meta(mty, true, &ir),
+                        }),
+                        None => params.push(ParamMeta {
+                            name: format!("{name}.{}", src.offset),
+                            ty: debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+                        }),
+                    }
                 }
-            };
-            // Prefer the subprogram's type array; fall back to the variable's type.
-            let di_ty = match &di {
-                Some(t) if t.len() > (i + 1) as usize => Some(t[(i + 1) as usize]),
-                _ => di_ty,
-            };
-            let ty = match di_ty {
-                Some(t) => debuginfo::type_meta(t, true, &ir),
-                None => debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
-            };
-            params.push(ParamMeta { name, ty });
+                continue;
+            }
+            if index_rule {
+                let (name, _) = names.params.get(&(i + 1)).cloned().unwrap_or_else(|| (value_name_or(format!("arg{i}")), std::ptr::null_mut()));
+                let ty = match di_param(i + 1) {
+                    Some(t) => debuginfo::type_meta(t, true, &ir),
+                    None => debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+                };
+                params.push(ParamMeta { name, ty });
+                continue;
+            }
+            params.push(ParamMeta {
+                name: value_name_or(format!("arg{i}")),
+                ty: debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
+            });
         }
         (params, ret, variadic)
     }
@@ -397,6 +565,7 @@ fn branch_like(
         labels: vec!["true".into(), "false".into()],
         uses: vec![],
         index: 0,
+        check: None,
     }
 }
 
@@ -436,6 +605,7 @@ fn switch(
             labels,
             uses: vec![],
             index: 0,
+            check: None,
         })
     }
 }

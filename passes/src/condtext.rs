@@ -83,6 +83,13 @@ fn constant(v: LLVMValueRef) -> Option<String> {
             if w == 1 {
                 return Some(if LLVMConstIntGetZExtValue(v) != 0 { "true" } else { "false" }.into());
             }
+            if w > 64 {
+                // i128 (Rust's u128/i128): the 64-bit accessors truncate; LLVM prints "i128 N".
+                let p = LLVMPrintValueToString(v);
+                let t = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+                LLVMDisposeMessage(p);
+                return Some(t.rsplit(' ').next().unwrap_or("?").to_string());
+            }
             return Some(LLVMConstIntGetSExtValue(v).to_string());
         }
         if !LLVMIsAConstantFP(v).is_null() {
@@ -156,11 +163,41 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                 expr(LLVMGetOperand(v, 1), names, depth + 1, true),
                 expr(LLVMGetOperand(v, 2), names, depth + 1, true)
             ),
-            LLVMCall => {
+            // rustc's checked arithmetic: `extractvalue (llvm.sadd.with.overflow(a, b)), 0` is
+            // `a + b`, and field 1 is its overflow flag.
+            LLVMExtractValue if LLVMGetNumIndices(v) == 1 => {
+                let agg = LLVMGetOperand(v, 0);
+                match overflow_op(agg) {
+                    Some(sym) => {
+                        let s = format!(
+                            "{} {sym} {}",
+                            expr(LLVMGetOperand(agg, 0), names, depth + 1, true),
+                            expr(LLVMGetOperand(agg, 1), names, depth + 1, true)
+                        );
+                        if *LLVMGetIndices(v) == 1 {
+                            format!("overflow({s})")
+                        } else if nested {
+                            format!("({s})")
+                        } else {
+                            s
+                        }
+                    }
+                    None => "?".into(),
+                }
+            }
+            LLVMCall | LLVMInvoke => {
                 let n = LLVMGetNumArgOperands(v);
                 let callee = LLVMGetCalledValue(v);
                 let name = value_name(callee);
-                let name = if name.is_empty() { "(*fp)".to_string() } else { intrinsic_name(&name) };
+                let name = if name.is_empty() {
+                    "(*fp)".to_string()
+                } else if let Some(d) = rust_legacy_demangle(&name) {
+                    d
+                } else if let Some(d) = rust_v0_source_name(callee, &name) {
+                    d
+                } else {
+                    intrinsic_name(&name)
+                };
                 let args: Vec<String> =
                     (0..n).map(|i| expr(LLVMGetOperand(v, i), names, depth + 1, false)).collect();
                 format!("{name}({})", args.join(", "))
@@ -227,6 +264,103 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
     }
 }
 
+/// The operator of a call to `llvm.{s,u}{add,sub,mul}.with.overflow.*` (rustc's checked
+/// arithmetic at opt-level 0), if `v` is one.
+unsafe fn overflow_op(v: LLVMValueRef) -> Option<&'static str> {
+    if LLVMIsACallInst(v).is_null() {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(v);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+        return None;
+    }
+    let name = value_name(callee);
+    let rest = name.strip_prefix("llvm.")?;
+    let op = rest.split('.').next()?;
+    if !rest.contains(".with.overflow.") {
+        return None;
+    }
+    match op {
+        "sadd" | "uadd" => Some("+"),
+        "ssub" | "usub" => Some("-"),
+        "smul" | "umul" => Some("*"),
+        _ => None,
+    }
+}
+
+/// A Rust symbol in the v0 mangling (`_RNvXsP_NtNtCs…_4core3cmp5implsfNtB7_10PartialOrd2lt`, used
+/// by the standard library) named by the `DISubprogram` of the function it calls, when that function
+/// is defined in the module with debug info (`core::cmp::impls::{impl#80}::lt`). v0 symbols are not
+/// demangled here; declarations without debug info keep their symbol.
+fn rust_v0_source_name(callee: LLVMValueRef, name: &str) -> Option<String> {
+    if !name.starts_with("_R") || unsafe { LLVMIsAFunction(callee) }.is_null() {
+        return None;
+    }
+    crate::debuginfo::source_name(callee).map(|(n, _)| n).filter(|n| !n.is_empty())
+}
+
+/// A Rust symbol in the legacy mangling (`_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h…E`, the
+/// default of stable rustc for user crates) without its hash: `core::f32::<impl f32>::abs`.
+/// `None` for anything else (C names, C++ names, Rust v0 `_R…` names).
+pub fn rust_legacy_demangle(name: &str) -> Option<String> {
+    let mut rest = name.strip_prefix("_ZN")?.strip_suffix('E')?;
+    let mut parts: Vec<String> = Vec::new();
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        let len: usize = rest[..digits].parse().ok()?;
+        let ident = rest.get(digits..digits + len)?;
+        rest = &rest[digits + len..];
+        parts.push(ident.to_string());
+    }
+    // The last segment of a Rust legacy symbol is `h` and 16 hex digits.
+    let hash = parts.pop()?;
+    if hash.len() != 17 || !hash.starts_with('h') || !hash[1..].bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let unescape = |s: &str| {
+        let s = s.strip_prefix('_').filter(|r| r.starts_with('$')).unwrap_or(s);
+        let mut out = String::new();
+        let mut r = s;
+        while !r.is_empty() {
+            if let Some(after) = r.strip_prefix('$') {
+                if let Some(end) = after.find('$') {
+                    let code = &after[..end];
+                    let t = match code {
+                        "SP" => "@".to_string(),
+                        "BP" => "*".to_string(),
+                        "RF" => "&".to_string(),
+                        "LT" => "<".to_string(),
+                        "GT" => ">".to_string(),
+                        "LP" => "(".to_string(),
+                        "RP" => ")".to_string(),
+                        "C" => ",".to_string(),
+                        _ => match code.strip_prefix('u').and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32) {
+                            Some(c) => c.to_string(),
+                            None => return s.to_string(),
+                        },
+                    };
+                    out.push_str(&t);
+                    r = &after[end + 1..];
+                    continue;
+                }
+            }
+            if let Some(after) = r.strip_prefix("..") {
+                out.push_str("::");
+                r = after;
+                continue;
+            }
+            let c = r.chars().next().unwrap();
+            out.push(c);
+            r = &r[c.len_utf8()..];
+        }
+        out
+    };
+    Some(parts.iter().map(|p| unescape(p)).collect::<Vec<_>>().join("::"))
+}
+
 /// `llvm.fabs.f64` → `fabs`; other names unchanged.
 fn intrinsic_name(name: &str) -> String {
     match name.strip_prefix("llvm.") {
@@ -276,4 +410,48 @@ unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
     }
     out.push('"');
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{constant, rust_legacy_demangle};
+    use inkwell::llvm_sys::core::*;
+
+    #[test]
+    fn integer_constants_wider_than_64_bits_print_in_full() {
+        unsafe {
+            let ctx = LLVMContextCreate();
+            let i128t = LLVMIntTypeInContext(ctx, 128);
+            let big = LLVMConstIntOfString(i128t, c"12345678901234567890123456789".as_ptr(), 10);
+            assert_eq!(constant(big).as_deref(), Some("12345678901234567890123456789"));
+            let neg = LLVMConstIntOfString(i128t, c"-1180591620717411303424".as_ptr(), 10);
+            assert_eq!(constant(neg).as_deref(), Some("-1180591620717411303424"));
+            let small = LLVMConstInt(LLVMInt32TypeInContext(ctx), (-5i64) as u64, 1);
+            assert_eq!(constant(small).as_deref(), Some("-5"));
+            LLVMContextDispose(ctx);
+        }
+    }
+
+    #[test]
+    fn legacy_rust_symbols_demangle_without_their_hash() {
+        assert_eq!(
+            rust_legacy_demangle("_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h5330d6936824c6b3E").as_deref(),
+            Some("core::f32::<impl f32>::abs")
+        );
+        assert_eq!(
+            rust_legacy_demangle("_ZN8triangle8triangle17hac22a56410bfae1fE").as_deref(),
+            Some("triangle::triangle")
+        );
+        assert_eq!(
+            rust_legacy_demangle(
+                "_ZN4core3cmp5impls69_$LT$impl$u20$core..cmp..PartialEq$LT$$RF$B$GT$$u20$for$u20$$RF$A$GT$2eq17hefe3de272cebefecE"
+            )
+            .as_deref(),
+            Some("core::cmp::impls::<impl core::cmp::PartialEq<&B> for &A>::eq")
+        );
+        // C, C++ and Rust v0 names are left alone.
+        assert_eq!(rust_legacy_demangle("strcmp"), None);
+        assert_eq!(rust_legacy_demangle("_ZN3foo3barEv"), None);
+        assert_eq!(rust_legacy_demangle("_RNvNtCsgEmfK2I1SDS_4core9panicking18panic_bounds_check"), None);
+    }
 }

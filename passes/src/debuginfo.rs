@@ -7,6 +7,7 @@ use evotest_abi::meta::{ScalarKind, ScalarMeta, TypeMeta};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMSizeOfTypeInBits};
 use inkwell::llvm_sys::LLVMDbgRecordKind;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint};
@@ -20,6 +21,13 @@ extern "C" {
     fn evotest_ditype_spelling(ty: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
     fn evotest_ditype_scalar(ty: LLVMMetadataRef, bits: *mut u64) -> c_uint;
     fn evotest_ditype_pointee(ty: LLVMMetadataRef) -> LLVMMetadataRef;
+    fn evotest_divar_subprogram(var: LLVMMetadataRef) -> LLVMMetadataRef;
+    fn evotest_ditype_size_bits(ty: LLVMMetadataRef) -> u64;
+    fn evotest_ditype_member_at(ty: LLVMMetadataRef, offset_bits: u64, buf: *mut c_char, cap: usize) -> LLVMMetadataRef;
+    fn evotest_arg_is_sret(arg: LLVMValueRef) -> bool;
+    fn evotest_disubprogram_qualified_name(sp: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
+    fn evotest_disubprogram_language(sp: LLVMMetadataRef) -> c_uint;
+    fn evotest_pointer_base(inst: LLVMValueRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
 }
 
 // DWARF base type encodings (DW_ATE_*).
@@ -49,30 +57,53 @@ pub struct Loc {
     pub col: u32,
 }
 
-/// The source position of an instruction, if it has a `!dbg` location.
+/// The source position of an instruction, if it has a `!dbg` location. For code inlined before the
+/// pass ran (`always_inline`, or rustc's own inlining when its LLVM passes ran), the position of
+/// the outermost call site, i.e. a line of the function being described.
 pub fn inst_loc(inst: LLVMValueRef) -> Option<Loc> {
     unsafe {
-        let loc = LLVMInstructionGetDebugLoc(inst);
+        let mut loc = LLVMInstructionGetDebugLoc(inst);
         if loc.is_null() {
             return None;
+        }
+        for _ in 0..64 {
+            let at = LLVMDILocationGetInlinedAt(loc);
+            if at.is_null() {
+                break;
+            }
+            loc = at;
         }
         let line = LLVMDILocationGetLine(loc);
         let col = LLVMDILocationGetColumn(loc);
         let scope = LLVMDILocationGetScope(loc);
+        Some(Loc { file: scope_file(scope), line, col })
+    }
+}
+
+/// The file name of a debug-info scope (`""` when unknown).
+fn scope_file(scope: LLVMMetadataRef) -> String {
+    unsafe {
         let file = if scope.is_null() { std::ptr::null_mut() } else { LLVMDIScopeGetFile(scope) };
-        let file = if file.is_null() {
+        if file.is_null() {
+            return String::new();
+        }
+        let mut len = 0u32;
+        let p = LLVMDIFileGetFilename(file, &mut len);
+        if p.is_null() {
             String::new()
         } else {
-            let mut len = 0u32;
-            let p = LLVMDIFileGetFilename(file, &mut len);
-            if p.is_null() {
-                String::new()
-            } else {
-                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
-            }
-        };
-        Some(Loc { file, line, col })
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+        }
     }
+}
+
+/// The file a function is declared in, from its `DISubprogram` (`None` without debug info).
+pub fn subprogram_file(func: LLVMValueRef) -> Option<String> {
+    let sp = unsafe { LLVMGetSubprogram(func) };
+    if sp.is_null() {
+        return None;
+    }
+    Some(scope_file(sp)).filter(|f| !f.is_empty())
 }
 
 /// Source names of a function's locals and parameters, from its `#dbg_declare`/`#dbg_value`
@@ -87,11 +118,16 @@ pub struct VarNames {
     pub by_value: HashMap<LLVMValueRef, String>,
     /// Storage of parameters (their local copies at -O0).
     pub param_storage: std::collections::HashSet<LLVMValueRef>,
+    /// Debug records of the function's own parameters: (described value or storage, 1-based
+    /// parameter number, variable, whether a `#dbg_declare`). Records of variables of inlined
+    /// functions are left out: their argument numbers count in the inlined function.
+    pub param_records: Vec<(LLVMValueRef, u32, LLVMMetadataRef, bool)>,
 }
 
 /// Collect the variable names of `func` from its debug records.
 pub fn var_names(func: LLVMValueRef) -> VarNames {
     let mut names = VarNames::default();
+    let own_sp = unsafe { LLVMGetSubprogram(func) };
     unsafe {
         let mut bb = LLVMGetFirstBasicBlock(func);
         while !bb.is_null() {
@@ -105,9 +141,16 @@ pub fn var_names(func: LLVMValueRef) -> VarNames {
                         let value = LLVMDbgVariableRecordGetValue(rec, 0);
                         if !var.is_null() {
                             let name = read_string(|b, c| evotest_divar_name(var, b, c));
-                            let arg = evotest_divar_arg(var);
+                            let mut arg = evotest_divar_arg(var);
+                            if arg > 0 && !own_sp.is_null() && evotest_divar_subprogram(var) != own_sp {
+                                arg = 0; // a parameter of an inlined function: a local here
+                            }
                             if arg > 0 {
                                 names.params.entry(arg).or_insert((name.clone(), evotest_divar_type(var)));
+                                if !value.is_null() {
+                                    let declare = matches!(kind, LLVMDbgRecordKind::LLVMDbgRecordDeclare);
+                                    names.param_records.push((value, arg, var, declare));
+                                }
                             }
                             if !value.is_null() && !name.is_empty() {
                                 if matches!(kind, LLVMDbgRecordKind::LLVMDbgRecordDeclare) {
@@ -127,8 +170,159 @@ pub fn var_names(func: LLVMValueRef) -> VarNames {
             }
             bb = LLVMGetNextBasicBlock(bb);
         }
+        spill_names(func, &mut names);
     }
     names
+}
+
+/// rustc (at opt-level 0) keeps an immutable local or parameter in an SSA value and stores it
+/// once into a `NAME.dbg.spill` slot that only the debug record describes; conditions then use
+/// the SSA value. Name such values after their slot, when the store fills the whole slot.
+unsafe fn spill_names(func: LLVMValueRef, names: &mut VarNames) {
+    let td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(func));
+    let mut bb = LLVMGetFirstBasicBlock(func);
+    while !bb.is_null() {
+        let mut inst = LLVMGetFirstInstruction(bb);
+        while !inst.is_null() {
+            if !LLVMIsAStoreInst(inst).is_null() {
+                let slot = LLVMGetOperand(inst, 1);
+                let value = LLVMGetOperand(inst, 0);
+                if !LLVMIsAAllocaInst(slot).is_null() && value_name(slot).contains(".dbg.spill") {
+                    if let Some(n) = names.by_storage.get(&slot) {
+                        let whole = LLVMABISizeOfType(td, LLVMGetAllocatedType(slot))
+                            == LLVMABISizeOfType(td, LLVMTypeOf(value));
+                        if whole && LLVMIsAConstant(value).is_null() {
+                            names.by_value.entry(value).or_insert_with(|| n.clone());
+                        }
+                    }
+                }
+            }
+            inst = LLVMGetNextInstruction(inst);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+}
+
+/// Where the value of an IR argument goes in the source: into parameter `arg` (1-based), at byte
+/// `offset` of it, or (`indirect`) the argument is the address of the parameter's value (rustc
+/// passes large aggregates by reference to a copy).
+#[derive(Clone, Copy, Debug)]
+pub struct ArgSource {
+    pub arg: u32,
+    pub var: LLVMMetadataRef,
+    pub offset: u64,
+    pub indirect: bool,
+    /// Size in bits of what the argument fills (its stored value), for "is it the whole parameter".
+    pub bits: u64,
+}
+
+/// Match each IR argument of `func` with the source parameter it carries, from the debug records
+/// of `names`: a record describing the argument itself, or the storage the argument (possibly
+/// after a `zext`/`trunc`) is stored into at entry, at a constant offset. C at -O0 maps argument
+/// `i` to parameter `i + 1`; Rust splits fat pointers (`&str`, `&[T]`) and small pairs into two
+/// arguments, passes big aggregates by reference, and adds an `sret` argument for big returns.
+pub fn arg_sources(func: LLVMValueRef, names: &VarNames) -> Vec<Option<ArgSource>> {
+    unsafe {
+        let td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(func));
+        let n = LLVMCountParams(func);
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let p = LLVMGetParam(func, i);
+            let bits = LLVMSizeOfTypeInBits(td, LLVMTypeOf(p));
+            let mut found = None;
+            for &(v, arg, var, declare) in &names.param_records {
+                if v == p {
+                    found = Some(ArgSource { arg, var, offset: 0, indirect: declare, bits });
+                    break;
+                }
+            }
+            if found.is_none() {
+                found = stored_into_param(p, names, td);
+            }
+            out.push(found);
+        }
+        out
+    }
+}
+
+/// The parameter storage that argument `p` is stored into (directly or after one cast).
+unsafe fn stored_into_param(
+    p: LLVMValueRef,
+    names: &VarNames,
+    td: inkwell::llvm_sys::target::LLVMTargetDataRef,
+) -> Option<ArgSource> {
+    let mut values = vec![p];
+    let mut u = LLVMGetFirstUse(p);
+    while !u.is_null() {
+        let user = LLVMGetUser(u);
+        if !LLVMIsACastInst(user).is_null() {
+            values.push(user);
+        }
+        u = LLVMGetNextUse(u);
+    }
+    for v in values {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            u = LLVMGetNextUse(u);
+            if LLVMIsAStoreInst(user).is_null() || LLVMGetOperand(user, 0) != v {
+                continue;
+            }
+            let mut off = 0i64;
+            let base = evotest_pointer_base(user, LLVMGetOperand(user, 1), &mut off);
+            if off < 0 {
+                continue;
+            }
+            for &(s, arg, var, declare) in &names.param_records {
+                if s == base && declare {
+                    let bits = LLVMSizeOfTypeInBits(td, LLVMTypeOf(v));
+                    return Some(ArgSource { arg, var, offset: off as u64, indirect: false, bits });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether IR argument `p` is an `sret` return slot.
+pub fn is_sret(p: LLVMValueRef) -> bool {
+    unsafe { evotest_arg_is_sret(p) }
+}
+
+/// The variable's name (`""` for a null variable).
+pub fn var_name(var: LLVMMetadataRef) -> String {
+    if var.is_null() {
+        return String::new();
+    }
+    read_string(|b, c| unsafe { evotest_divar_name(var, b, c) })
+}
+
+/// The declared type of a variable.
+pub fn var_type(var: LLVMMetadataRef) -> LLVMMetadataRef {
+    unsafe { evotest_divar_type(var) }
+}
+
+/// Size in bits of a debug type (0 when unknown).
+pub fn type_bits(ty: LLVMMetadataRef) -> u64 {
+    if ty.is_null() {
+        0
+    } else {
+        unsafe { evotest_ditype_size_bits(ty) }
+    }
+}
+
+/// The member of structure type `ty` at bit offset `offset_bits`: (name, type).
+pub fn member_at(ty: LLVMMetadataRef, offset_bits: u64) -> Option<(String, LLVMMetadataRef)> {
+    if ty.is_null() {
+        return None;
+    }
+    let mut buf = vec![0u8; 256];
+    let found = unsafe { evotest_ditype_member_at(ty, offset_bits, buf.as_mut_ptr() as *mut c_char, buf.len()) };
+    if found.is_null() {
+        return None;
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Some((String::from_utf8_lossy(&buf[..n]).into_owned(), found))
 }
 
 /// The debug types of a function: `[return, param 1, param 2, …]` (return is null for `void`),
@@ -146,6 +340,27 @@ pub fn subprogram_types(func: LLVMValueRef) -> Option<Vec<LLVMMetadataRef>> {
         let mut v = vec![std::ptr::null_mut(); n as usize];
         evotest_disubprogram_types(sp, v.as_mut_ptr(), n as c_uint);
         Some(v)
+    }
+}
+
+/// The source-level name of a function from its `DISubprogram`: enclosing scopes and name joined
+/// by `::` (`samples::kinds::generic<f32>` for a Rust function whose linkage name is mangled), and
+/// its compile unit's language (`rust`, `c`, …); `None` without debug info.
+pub fn source_name(func: LLVMValueRef) -> Option<(String, &'static str)> {
+    unsafe {
+        let sp = LLVMGetSubprogram(func);
+        if sp.is_null() {
+            return None;
+        }
+        let name = read_string(|b, c| evotest_disubprogram_qualified_name(sp, b, c));
+        // DW_LANG_* codes (DWARF 5, 7.12)
+        let lang = match evotest_disubprogram_language(sp) {
+            0x1c => "rust",
+            0x01 | 0x02 | 0x0c | 0x1d | 0x2c => "c",
+            0x04 | 0x19 | 0x1a | 0x21 | 0x2b => "c++",
+            _ => "other",
+        };
+        Some((name, lang))
     }
 }
 
