@@ -22,7 +22,7 @@ pub enum Cond {
     /// A `switch` on an integer of at most 64 bits; case values sign-extended.
     Switch { value: LLVMValueRef, cases: Vec<i64> },
     /// `icmp eq/ne (call strcmp|strncmp|memcmp|bcmp(a, b[, n])), 0`: compared as strings or
-    /// bytes, with a distance over their contents (seed 001 §6.3).
+    /// bytes, with a distance over their contents (Bueno & Jino 2002, §6.3).
     Str { pred: Pred, func: u32, a: LLVMValueRef, b: LLVMValueRef, n: Option<LLVMValueRef> },
 }
 

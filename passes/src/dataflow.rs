@@ -1,6 +1,6 @@
 //! Data-dependence metadata: tracked variables, their definition sites, and the variables each
 //! branch condition reads. The engine computes reaching definitions from it and the chaining
-//! approach (seed 002) builds event sequences from it.
+//! approach (McMinn & Holcombe 2004) builds event sequences from it.
 //!
 //! What counts, at -O0:
 //! * **variables**: named locals (`alloca`s with a `#dbg_declare`), parameters' local copies,

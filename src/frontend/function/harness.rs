@@ -38,7 +38,7 @@ pub struct Signature {
 /// Errors: a struct, union, `_Complex` or other aggregate return (at the IR level it may be a
 /// hidden `sret` pointer parameter or a coerced integer, neither of which a harness can call
 /// correctly), or a scalar evotest has no type for (`long double`, `__int128`).
-fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
+pub fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
     let t: &TypeMeta = &f.ret;
     let spelling = t.c_spelling.trim();
     if t.ir == "void" && (spelling == "void" || spelling.is_empty()) {

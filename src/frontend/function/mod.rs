@@ -42,6 +42,8 @@ impl FunctionFrontend {
     /// Errors (one line each): a spec or range naming no parameter or the wrong kind of parameter,
     /// an unsupported parameter type, a variadic function.
     pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str) -> Result<FunctionFrontend> {
+        // the return type first: an aggregate return shows up as a hidden parameter
+        harness::ret_of(f)?;
         let (params, fields) = shape::build(f, specs, ranges)?;
         let signature = Signature::of(f, &params)?;
         Ok(FunctionFrontend {
