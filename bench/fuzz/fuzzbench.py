@@ -410,6 +410,10 @@ def build(t, config, jobs=2, force=False):
         if rc != 0:
             raise BenchError(f"{t}/{config}: linking failed:\n{text[-3000:]}")
     secs = time.time() - t0
+    try:
+        prep_secs = float((PREP / t / "prep-seconds").read_text())
+    except (OSError, ValueError):
+        pass
     meta = dict(target=t, config=config, key=key, seconds=round(secs, 1),
                 prep_seconds=round(prep_secs, 1), cc=spec["cc"], cxx=spec["cxx"],
                 cflags=spec["cflags"], cxxflags=spec["cxxflags"], engine=spec["engine"],
@@ -433,13 +437,23 @@ def parse_libfuzzer_stats(text):
 
 
 def crash_key(text, artifact):
-    """A dedup key for a libFuzzer crash: top frames if a stack is printed, else the input."""
-    frames = re.findall(r"^\s*#\d+ 0x[0-9a-f]+ in (\S+)", text, re.M)
-    skip = re.compile(r"^(fuzzer::|__sanitizer|__interceptor|abort|raise|__assert|"
-                      r"__GI_|__libc|LLVMFuzzerTestOneInput$|main$|_start$)")
-    frames = [f for f in frames if not skip.match(f)][:3]
-    if frames:
-        return "stack:" + "|".join(frames)
+    """A dedup key for a libFuzzer crash: the top three frames of the printed stack (function
+    and file:line, libFuzzer, libc and sanitizer frames left out), else the crashing input."""
+    frames = re.findall(r"^\s*#\d+ 0x[0-9a-f]+ in (\S+)(?: (\S+))?", text, re.M)
+    skip = re.compile(r"^(fuzzer::|__sanitizer|__interceptor|__ubsan|__asan|abort$|raise$|"
+                      r"gsignal$|pthread_kill$|__pthread_kill|__assert|__GI_|__libc|main$|_start$)")
+    keep = []
+    for name, loc in frames:
+        if name.startswith("fuzzer::") and keep:
+            break  # below the harness: libFuzzer's own loop
+        if skip.match(name):
+            continue
+        loc = re.sub(r":\d+$", "", loc) if loc and not loc.startswith("(") else ""
+        keep.append(f"{name} {os.path.basename(loc)}".strip())
+        if len(keep) == 3:
+            break
+    if keep:
+        return "stack:" + " | ".join(keep)
     if artifact and os.path.exists(artifact):
         return "input:" + hashlib.sha1(Path(artifact).read_bytes()).hexdigest()
     return "unknown"
@@ -466,13 +480,14 @@ def run_libfuzzer_like(tool, t, seed, secs, out, cmd_prefix, extra_flags):
     fuzz_secs = 0.0
     segments = []
     keys = set()
+    hangs = 0
     t_start = time.time()
     k = 0
     logpath = out / "fuzz.log"
     with open(logpath, "w") as logf:
         while True:
             remaining = int(round(secs - (time.time() - t_start)))
-            if remaining < 3 or k >= 50:
+            if remaining < 3 or k >= 200:
                 break
             s = seed + 1000 * k
             cmd = [*cmd_prefix, *extra_flags, f"-seed={s}", f"-max_total_time={remaining}",
@@ -494,7 +509,11 @@ def run_libfuzzer_like(tool, t, seed, secs, out, cmd_prefix, extra_flags):
                     if isinstance(e.stdout, bytes) else (e.stdout or "")
             el = time.time() - t0
             fuzz_secs += el
-            logf.write(text[-200000:])
+            if len(text) > 200000:  # keep the start (settings) and the end (stats)
+                text_log = text[:20000] + "\n[... output cut ...]\n" + text[-180000:]
+            else:
+                text_log = text
+            logf.write(text_log)
             logf.flush()
             st = parse_libfuzzer_stats(text)
             execs = st.get("number_of_executed_units", 0.0)
@@ -507,9 +526,13 @@ def run_libfuzzer_like(tool, t, seed, secs, out, cmd_prefix, extra_flags):
                 # the tool did not start (or died before fuzzing): no point in retrying
                 seg["error"] = (text.strip().splitlines() or ["no output"])[-1][:300]
                 break
-            if new:
-                for a in new:
-                    keys.add(crash_key(text, str(crashes / a)))
+            # crash-* artifacts are crashes; timeout-*, oom-* and slow-unit-* are not
+            m = re.search(r"Test unit written to (\S+)", text)
+            art = m.group(1) if m else None
+            if art and os.path.basename(art).startswith("crash-"):
+                keys.add(crash_key(text, str(out / art)))
+            elif art and os.path.basename(art).startswith(("timeout-", "oom-")):
+                hangs += 1
             if rc == 0:
                 break
             k += 1
@@ -521,7 +544,8 @@ def run_libfuzzer_like(tool, t, seed, secs, out, cmd_prefix, extra_flags):
         eps = total_execs / fuzz_secs
     status = "ok" if segments and "error" not in segments[-1] else "failed"
     return dict(status=status, execs=int(total_execs), execs_per_sec=eps,
-                unique_crashes=len(keys), crash_artifacts=count_files(crashes),
+                unique_crashes=len(keys), timeouts_or_ooms=hangs,
+                crash_artifacts=count_files(crashes),
                 crash_keys=sorted(keys), segments=segments, corpus_dirs=[str(corpus)],
                 corpus_time="mtime", crashes_dir=str(crashes), log=str(logpath),
                 wall_seconds=round(wall, 1), start=t_start)
