@@ -44,11 +44,13 @@ py="python3 $here/fuzzbench.py"
 echo "bench-fuzz: $mode mode: $secs s per run, seeds $seeds, tools $tools, targets $targets"
 t0=$(date +%s)
 $py fetch "$targets"
-$py build "$targets" libfuzzer,afl,afl-cmplog,cov
+if ! $py build "$targets" libfuzzer,afl,afl-cmplog,cov --keep-going; then
+  echo "bench-fuzz: some builds failed (above); runs that need them are recorded as unavailable"
+fi
 case ",$tools," in
   *,evotest,*)
     # evotest's own build: evotest-cc / evotest-c++ through the generic cc recipe.
-    if ! $py build "$targets" evotest; then
+    if ! $py build "$targets" evotest --keep-going; then
       echo "bench-fuzz: no evotest build (see above); its runs will be recorded as unavailable"
     fi ;;
 esac

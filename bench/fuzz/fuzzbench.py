@@ -887,6 +887,8 @@ def main():
         elif a.cmd == "build":
             configs = CONFIGS if a.configs == "all" else a.configs.split(",")
             failed = []
+            for c in configs:
+                config_spec(c)  # a missing compiler or variable stops here, once
             for t in target_list(a.targets):
                 for c in configs:
                     try:
