@@ -670,7 +670,8 @@ def run_one(tool, t, seed, secs):
 
 def run_matrix(tools, targets, seeds, secs, jobs):
     jobs = max(1, min(2, jobs))
-    tasks = [(tool, t, s) for t in targets for tool in tools for s in seeds]
+    # the tools take turns, so that the two runs at a time are mostly two tools on one target
+    tasks = [(tool, t, s) for t in targets for s in seeds for tool in tools]
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
         futs = [ex.submit(run_one, tool, t, s, secs) for tool, t, s in tasks]
