@@ -1,0 +1,3 @@
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT);
+INSERT INTO t(b) VALUES('x'),('yz');
+SELECT a, upper(b) FROM t WHERE a > 0 ORDER BY b;
