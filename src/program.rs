@@ -289,7 +289,7 @@ impl Program {
     /// Integer and float constants from all modules' compares and switches.
     pub fn constants(&self) -> (Vec<i128>, Vec<f64>) {
         let mut ints = Vec::new();
-        let mut floats = Vec::new();
+        let mut floats: Vec<f64> = Vec::new();
         for m in &self.modules {
             for c in &m.constants {
                 match *c {
@@ -299,14 +299,50 @@ impl Program {
                         }
                     }
                     evotest_abi::meta::ConstantMeta::Float(f) => {
-                        if !floats.contains(&f) {
+                        if !floats.iter().any(|x| x.to_bits() == f.to_bits()) {
                             floats.push(f)
                         }
                     }
+                    evotest_abi::meta::ConstantMeta::Lattice(_) => {}
                 }
             }
         }
         (ints, floats)
+    }
+
+    /// The lattice steps of all modules (moduli, divisors, shift and mask periods; see
+    /// [`evotest_abi::meta::ConstantMeta::Lattice`]), with the least common multiples of pairs of
+    /// them (`x % 4 == 0 && x % 100 == 0` lives on multiples of 100), sorted.
+    pub fn lattice_steps(&self) -> Vec<i128> {
+        let mut steps: Vec<i128> = Vec::new();
+        for m in &self.modules {
+            for c in &m.constants {
+                if let evotest_abi::meta::ConstantMeta::Lattice(s) = *c {
+                    if !steps.contains(&(s as i128)) {
+                        steps.push(s as i128);
+                    }
+                }
+            }
+        }
+        let base = steps.clone();
+        for (i, &a) in base.iter().enumerate() {
+            for &b in &base[i + 1..] {
+                let l = a / gcd(a, b) * b;
+                if l < (1 << 62) && !steps.contains(&l) {
+                    steps.push(l);
+                }
+            }
+        }
+        steps.sort();
+        steps
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
     }
 }
 

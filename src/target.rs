@@ -229,9 +229,11 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         })?
         .clone();
     let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display())?;
-    let (int_pool, float_pool) = Program::with_sequential_bases(metas.clone()).constants();
+    let scratch = Program::with_sequential_bases(metas.clone());
+    let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
     fe.domain.float_pool = float_pool;
+    fe.domain.lattice = scratch.lattice_steps();
     let defining = defined_in.iter().find(|(n, _)| n == wanted).map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
     fe.other_sources = opts.sources.iter().enumerate().filter(|(i, _)| Some(*i) != defining).map(|(_, s)| s.clone()).collect();

@@ -4,6 +4,7 @@
 use crate::program::{OutcomeId, SiteId};
 pub use evotest_abi::shm::{Event, EVENT_DEF};
 use evotest_abi::shm::SiteRec;
+pub use evotest_abi::shm::{OperandRec, OPERANDS_FLOAT};
 
 /// A copy of the trace map after one execution, indexed by global IDs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,6 +17,9 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// The ordered trace was cut short (buffer full).
     pub events_overflow: bool,
+    /// The operand log: operands of each compare site's first evaluation, in the order the sites
+    /// were first reached.
+    pub operands: Vec<OperandRec>,
 }
 
 impl Trace {
@@ -44,6 +48,11 @@ impl Trace {
         }
     }
 
+    /// The operands of `site`'s first evaluation, if it is a compare that ran.
+    pub fn operands(&self, site: SiteId) -> Option<&OperandRec> {
+        self.operands.iter().find(|r| r.site == site)
+    }
+
     /// Whether `outcome` of `site` was taken.
     pub fn covered(&self, site: SiteId, outcome: OutcomeId) -> bool {
         self.distance(site, outcome) == Some(0.0)
@@ -55,6 +64,6 @@ impl Trace {
         for (i, &s) in executed.iter().enumerate() {
             sites[s as usize] = SiteRec { hits: 1, first_seq: i as u32 + 1 };
         }
-        Trace { sites, dist, events: vec![], events_overflow: false }
+        Trace { sites, dist, ..Default::default() }
     }
 }

@@ -252,6 +252,12 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         }
                     }
                 }
+                if let Some(step) = lattice_step(inst) {
+                    let c = ConstantMeta::Lattice(step);
+                    if !constants.contains(&c) {
+                        constants.push(c);
+                    }
+                }
                 match LLVMGetInstructionOpcode(inst) {
                     LLVMOpcode::LLVMStore => writes_globals |= based_on_global(LLVMGetOperand(inst, 1)),
                     LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
@@ -472,6 +478,41 @@ fn is_float(v: LLVMValueRef) -> bool {
                 | LLVMTypeKind::LLVMX86_FP80TypeKind
                 | LLVMTypeKind::LLVMFP128TypeKind
         )
+    }
+}
+
+/// The lattice step an integer instruction with a constant right operand implies (see
+/// [`ConstantMeta::Lattice`]): `x % m`, `x / m` → |m|; `x << k`, `x >> k` → 2^k; `x & m` → the
+/// lowest set bit of `m` (for a low mask 2^k − 1 also 2^k, its period). Steps of 1 say nothing.
+fn lattice_step(inst: LLVMValueRef) -> Option<i64> {
+    unsafe {
+        use LLVMOpcode::*;
+        let op = LLVMGetInstructionOpcode(inst);
+        if !matches!(op, LLVMSRem | LLVMURem | LLVMSDiv | LLVMUDiv | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd) {
+            return None;
+        }
+        let c = LLVMGetOperand(inst, 1);
+        if LLVMIsAConstantInt(c).is_null() || LLVMGetIntTypeWidth(LLVMTypeOf(c)) > 64 {
+            return None;
+        }
+        let v = LLVMConstIntGetSExtValue(c);
+        let step = match op {
+            LLVMShl | LLVMLShr | LLVMAShr => (1..63).contains(&v).then(|| 1i64 << v)?,
+            LLVMAnd => {
+                let m = v as u64;
+                if m == 0 || m == u64::MAX {
+                    return None;
+                }
+                // a low mask 2^k - 1 has period 2^k; any other mask changes with its lowest bit
+                if (m & m.wrapping_add(1)) == 0 {
+                    m.wrapping_add(1) as i64
+                } else {
+                    (m & m.wrapping_neg()) as i64
+                }
+            }
+            _ => v.checked_abs()?,
+        };
+        (step > 1).then_some(step)
     }
 }
 

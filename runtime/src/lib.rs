@@ -150,6 +150,7 @@ struct Entered {
     h: *mut Header,
     base: *mut u8,
     events_off: usize,
+    operands_off: usize,
 }
 
 /// Whether `desc`'s module is registered (registering it on first use), i.e. its probes record.
@@ -184,7 +185,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
         rec.first_seq = h.seq;
     }
     rec.hits = rec.hits.saturating_add(1);
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off })
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, operands_off: layout.operands_off })
 }
 
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
@@ -226,12 +227,34 @@ unsafe fn push_event(h: *mut Header, base: *mut u8, events_off: usize, id: u32, 
 }
 
 #[inline(always)]
-unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64)) {
+unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
     if let Some(e) = enter(desc, site, ob) {
-        put(e.slots, t, e.first);
-        put(e.slots.add(1), f, e.first);
-        let (taken, alt) = if t == 0.0 { (0, f) } else { (1, t) };
-        push_event(e.h, e.base, e.events_off, e.gsite, taken, alt);
+        record2_entered(&e, d);
+    }
+}
+
+#[inline(always)]
+unsafe fn record2_entered(e: &Entered, (t, f): (f64, f64)) {
+    put(e.slots, t, e.first);
+    put(e.slots.add(1), f, e.first);
+    let (taken, alt) = if t == 0.0 { (0, f) } else { (1, t) };
+    push_event(e.h, e.base, e.events_off, e.gsite, taken, alt);
+}
+
+/// A compare site: record its distances, and on the site's first evaluation in this execution,
+/// its operands in the operand log.
+#[inline(always)]
+unsafe fn record_cmp(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), kind: u32, a: u64, b: u64) {
+    if let Some(e) = enter(desc, site, ob) {
+        record2_entered(&e, d);
+        if e.first {
+            let h = &mut *e.h;
+            if h.n_operands < h.site_capacity {
+                let r = (e.base.add(e.operands_off) as *mut OperandRec).add(h.n_operands as usize);
+                *r = OperandRec { site: e.gsite, kind, a, b };
+                h.n_operands += 1;
+            }
+        }
     }
 }
 
@@ -264,7 +287,7 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
         Some(p) => distance::icmp(p, a, b),
         None => distance::boolean(a == b),
     };
-    record2(desc, site, ob, d);
+    record_cmp(desc, site, ob, d, pred, a, b);
 }
 
 /// Probe for `fcmp pred a, b` (operands widened to `double`).
@@ -277,7 +300,7 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
         Some(p) => distance::fcmp(p, a, b),
         None => distance::boolean(a == b),
     };
-    record2(desc, site, ob, d);
+    record_cmp(desc, site, ob, d, pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
 }
 
 /// Longest string a string-compare probe reads (a longer one is compared on its prefix).

@@ -23,6 +23,7 @@ pub mod tools;
 pub mod truth;
 
 use crate::campaign;
+use crate::input::mapped::PeerEncoding;
 use crate::input::spec::{parse_range_arg, RangeSpec};
 use crate::target::{self, TargetOptions};
 use anyhow::{anyhow, bail, Context, Result};
@@ -125,6 +126,25 @@ pub struct BenchOptions {
     pub quiet: bool,
     /// Check each program's claimed feasible count with llvm-cov ([`truth`]).
     pub truth: bool,
+    /// The peers' (libFuzzer's, AFL++'s) runs per program, execution cap (0 = none) and time cap,
+    /// when they differ from evotest's (a peer's run is long, evotest's short).
+    pub peer_runs: u32,
+    pub peer_max_execs: u64,
+    pub peer_max_time: Duration,
+    /// How the peers' harnesses read their bytes.
+    pub peer_encoding: PeerEncoding,
+}
+
+impl BenchOptions {
+    /// Runs, execution cap and time cap of `tool`'s runs (`u64::MAX`: no execution cap).
+    pub fn caps(&self, peer: bool) -> (u32, u64, Duration) {
+        if peer {
+            let execs = if self.peer_max_execs == 0 { u64::MAX } else { self.peer_max_execs };
+            (self.peer_runs, execs, self.peer_max_time)
+        } else {
+            (self.runs, self.max_execs, self.max_time)
+        }
+    }
 }
 
 /// The measurements of one run.
@@ -220,7 +240,12 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
     let first = records.first()?;
     let n = records.len();
     let ok: Vec<&&RunRecord> = records.iter().filter(|r| r.success).collect();
-    let ae = records.iter().map(|r| r.executions_to_full.unwrap_or(cap) as f64).sum::<f64>() / n as f64;
+    // a failure counts at the cap, or, for a run without an execution cap, at what it ran
+    let ae = records
+        .iter()
+        .map(|r| r.executions_to_full.unwrap_or(if cap == u64::MAX { r.executions } else { cap }) as f64)
+        .sum::<f64>()
+        / n as f64;
     let execs: u64 = records.iter().map(|r| r.executions).sum();
     let secs: f64 = records.iter().map(|r| r.seconds).sum();
     Some(Cell {
@@ -269,7 +294,7 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
     if opts.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let mut tools: Vec<Box<dyn Tool>> = opts.tools.iter().map(|t| tools::by_name(t)).collect::<Result<_>>()?;
+    let mut tools: Vec<Box<dyn Tool>> = opts.tools.iter().map(|t| tools::by_name(t, opts.peer_encoding)).collect::<Result<_>>()?;
     std::fs::create_dir_all(&opts.work)?;
     // Peers run in their own directories: every path must be absolute.
     let work = std::path::absolute(&opts.work)?;
@@ -284,14 +309,15 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
         }
         for tool in tools.iter_mut() {
             tool.prepare(&cx).with_context(|| format!("{} on {}", tool.name(), p.name))?;
-            for run in 0..opts.runs {
+            let (runs, max_execs, max_time) = opts.caps(tool.is_peer());
+            for run in 0..runs {
                 let seed = opts.seed_base + run as u64;
                 let spec = RunSpec {
                     run,
                     seed,
                     start: start_input(cx.target.frontend.domain(), seed),
-                    max_execs: opts.max_execs,
-                    max_time: opts.max_time,
+                    max_execs,
+                    max_time,
                     timeout: opts.timeout,
                 };
                 // A tool that fails on one run is recorded as covering nothing, with the error.
@@ -343,14 +369,72 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
             }
         }
     }
+    let results = Results { cells: cells(opts, &records)?, records, truths };
+    write_results(opts, &results)?;
+    Ok(results)
+}
+
+/// The cells of `records`, program by program in `opts`' order, tools in `opts`' order.
+fn cells(opts: &BenchOptions, records: &[RunRecord]) -> Result<Vec<Cell>> {
     let mut cells = Vec::new();
     for p in &opts.programs {
-        for t in &tools {
-            let rs: Vec<&RunRecord> = records.iter().filter(|r| r.program == p.name && r.tool == t.name()).collect();
-            cells.extend(summarise(&rs, opts.max_execs));
+        for t in &opts.tools {
+            let peer = tools::by_name(t, opts.peer_encoding)?.is_peer();
+            let rs: Vec<&RunRecord> = records.iter().filter(|r| r.program == p.name && &r.tool == t).collect();
+            cells.extend(summarise(&rs, opts.caps(peer).1));
         }
     }
-    let results = Results { records, cells, truths };
+    Ok(cells)
+}
+
+/// Run the benchmark with `jobs` programs at a time, each in a child process that `child` makes
+/// for one program (an `evotest bench` for that program alone, writing `<name>.<program>.json`
+/// into `parts`), then merge their records and write the results as [`run`] does. The children
+/// share the machine, so wall times grow with `jobs` beyond the cores; executions do not change.
+///
+/// Errors: a child that cannot be started or fails, or whose results cannot be read.
+pub fn run_parallel(
+    opts: &BenchOptions,
+    jobs: u32,
+    parts: &Path,
+    child: &dyn Fn(&BenchProgram) -> std::process::Command,
+) -> Result<Results> {
+    std::fs::create_dir_all(parts)?;
+    let mut queue: std::collections::VecDeque<&BenchProgram> = opts.programs.iter().collect();
+    let mut running: Vec<(&BenchProgram, std::process::Child)> = Vec::new();
+    let mut failed = Vec::new();
+    while !queue.is_empty() || !running.is_empty() {
+        while running.len() < jobs.max(1) as usize {
+            let Some(p) = queue.pop_front() else { break };
+            let c = child(p).spawn().with_context(|| format!("cannot start the benchmark of {}", p.name))?;
+            running.push((p, c));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let mut k = 0;
+        while k < running.len() {
+            if let Some(st) = running[k].1.try_wait()? {
+                let (p, _) = running.remove(k);
+                if !st.success() {
+                    failed.push(format!("{} ({st})", p.name));
+                }
+            } else {
+                k += 1;
+            }
+        }
+    }
+    if !failed.is_empty() {
+        bail!("the benchmark failed for {}", failed.join(", "));
+    }
+    let mut records = Vec::new();
+    let mut truths = Vec::new();
+    for p in &opts.programs {
+        let f = parts.join(format!("{}.{}.json", opts.name, p.name));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?)
+            .with_context(|| format!("reading {}", f.display()))?;
+        records.extend(serde_json::from_value::<Vec<RunRecord>>(v["records"].clone())?);
+        truths.extend(serde_json::from_value::<Vec<truth::Truth>>(v["ground_truth"].clone())?);
+    }
+    let results = Results { cells: cells(opts, &records)?, records, truths };
     write_results(opts, &results)?;
     Ok(results)
 }
@@ -387,6 +471,24 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         opts.max_execs,
         opts.max_time.as_secs_f64()
     );
+    let has_peer = opts.tools.iter().any(|t| tools::by_name(t, opts.peer_encoding).is_ok_and(|t| t.is_peer()));
+    if has_peer {
+        let (runs, execs, time) = opts.caps(true);
+        let _ = writeln!(
+            s,
+            "Peers (libFuzzer, AFL++): {runs} runs per cell, caps of {} and {} s per run; {} harnesses ({}).\n",
+            if execs == u64::MAX { "no execution cap".to_string() } else { format!("{execs} executions") },
+            time.as_secs_f64(),
+            match opts.peer_encoding {
+                PeerEncoding::Raw => "raw-bytes",
+                PeerEncoding::Mapped => "mapped",
+            },
+            match opts.peer_encoding {
+                PeerEncoding::Raw => "parameters over their type's whole range are read from the bytes as they are; declared ranges are mapped",
+                PeerEncoding::Mapped => "every parameter is mapped onto its declared range",
+            }
+        );
+    }
     let metric = |s: &mut String, title: &str, f: &dyn Fn(&Cell) -> String| {
         let _ = writeln!(s, "## {title}\n");
         let _ = writeln!(s, "| program | {} |", tools.join(" | "));
@@ -473,6 +575,10 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
         "runs": opts.runs,
         "max_execs": opts.max_execs,
         "max_seconds": opts.max_time.as_secs_f64(),
+        "peer_runs": opts.peer_runs,
+        "peer_max_execs": opts.peer_max_execs,
+        "peer_max_seconds": opts.peer_max_time.as_secs_f64(),
+        "peer_encoding": opts.peer_encoding,
         "cells": cells,
         "ground_truth": results.truths,
         "records": records,

@@ -17,7 +17,8 @@
 
 use super::tools::{Observed, ProgramCtx, RunSpec, Tool};
 use crate::frontend::Peer;
-use crate::input::{mapped, Input};
+use crate::input::mapped::{self, PeerEncoding};
+use crate::input::Input;
 use crate::toolchain::{Toolchain, RUNTIME_LINK_LIBS};
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::ENV_PASS_EXPOSE;
@@ -37,9 +38,15 @@ pub struct Entry {
 
 /// Replay `entries` (in execution order) through evotest's binary, recording in `first` the goals
 /// each covers first, and in `inputs` the inputs that covered something first.
-pub fn replay(cx: &mut ProgramCtx, entries: &[Entry], first: &mut [Option<(u64, f64)>], inputs: &mut Vec<Input>) -> Result<()> {
+pub fn replay(
+    cx: &mut ProgramCtx,
+    enc: PeerEncoding,
+    entries: &[Entry],
+    first: &mut [Option<(u64, f64)>],
+    inputs: &mut Vec<Input>,
+) -> Result<()> {
     for e in entries {
-        let input = mapped::decode(cx.target.frontend.domain(), &e.bytes);
+        let input = mapped::decode(cx.target.frontend.domain(), &e.bytes, enc);
         let ex = cx.target.executor.run(&input.bytes, crate::exec::Stop::NONE)?;
         let mut new = false;
         for (g, goal) in cx.goals.iter().enumerate() {
@@ -69,9 +76,9 @@ fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn write_seed(dir: &Path, cx: &ProgramCtx, spec: &RunSpec) -> Result<()> {
+fn write_seed(dir: &Path, cx: &ProgramCtx, spec: &RunSpec, enc: PeerEncoding) -> Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("start"), mapped::encode(cx.target.frontend.domain(), &spec.start))?;
+    std::fs::write(dir.join("start"), mapped::encode(cx.target.frontend.domain(), &spec.start, enc))?;
     Ok(())
 }
 
@@ -84,16 +91,26 @@ fn fresh_dir(p: &Path) -> Result<()> {
 }
 
 /// libFuzzer with the evotest observer in-process.
-#[derive(Default)]
 pub struct LibFuzzer {
     exe: Option<PathBuf>,
     /// Whether the observer may stop the run at full feasible coverage.
     early_stop: bool,
+    encoding: PeerEncoding,
+}
+
+impl LibFuzzer {
+    pub fn new(encoding: PeerEncoding) -> LibFuzzer {
+        LibFuzzer { exe: None, early_stop: false, encoding }
+    }
 }
 
 impl Tool for LibFuzzer {
     fn name(&self) -> String {
         "libfuzzer".into()
+    }
+
+    fn is_peer(&self) -> bool {
+        true
     }
 
     fn prepare(&mut self, cx: &ProgramCtx) -> Result<()> {
@@ -102,7 +119,7 @@ impl Tool for LibFuzzer {
         std::fs::create_dir_all(&dir)?;
         let src = &cx.options.target.sources;
         let harness_c = dir.join("harness.c");
-        let h = cx.target.frontend.peer_harness(Peer::LibFuzzer).ok_or_else(|| anyhow!("this target has no libFuzzer harness"))?;
+        let h = cx.target.frontend.peer_harness(Peer::LibFuzzer, self.encoding).ok_or_else(|| anyhow!("this target has no libFuzzer harness"))?;
         std::fs::write(&harness_c, h)?;
         let mut objects = Vec::new();
         for (i, s) in src.iter().enumerate() {
@@ -146,13 +163,13 @@ impl Tool for LibFuzzer {
         let corpus = rd.join("corpus");
         let seeds = rd.join("seeds");
         std::fs::create_dir_all(&corpus)?;
-        write_seed(&seeds, cx, spec)?;
+        write_seed(&seeds, cx, spec, self.encoding)?;
         let log = rd.join("observe.log");
         let secs = spec.max_time.as_secs_f64().ceil().max(1.0) as u64;
         let mut cmd = Command::new(&exe);
         cmd.arg("-use_value_profile=1")
             .arg(format!("-seed={}", spec.seed + 1))
-            .arg(format!("-runs={}", spec.max_execs))
+            .arg(if spec.max_execs == u64::MAX { "-runs=-1".to_string() } else { format!("-runs={}", spec.max_execs) })
             .arg(format!("-max_total_time={secs}"))
             .arg(format!("-max_len={}", cx.target.frontend.domain().len.max(1)))
             .arg(format!("-timeout={}", spec.timeout.as_secs_f64().ceil().max(1.0) as u64))
@@ -189,7 +206,7 @@ impl Tool for LibFuzzer {
         }
         let mut first = vec![None; cx.goals.len()];
         let mut inputs = Vec::new();
-        replay(cx, &entries, &mut first, &mut inputs)?;
+        replay(cx, self.encoding, &entries, &mut first, &mut inputs)?;
         let note = (!status.success() && status.code() != Some(0))
             .then(|| format!("libFuzzer ended with {status} (a crash or timeout stops it); see {}", rd.join("libfuzzer.log").display()));
         Ok(Observed {
@@ -234,9 +251,15 @@ fn hex(s: &str) -> Vec<u8> {
 }
 
 /// AFL++ in persistent mode with CmpLog, observed by replaying its queue.
-#[derive(Default)]
 pub struct Afl {
     exe: Option<(PathBuf, PathBuf)>,
+    encoding: PeerEncoding,
+}
+
+impl Afl {
+    pub fn new(encoding: PeerEncoding) -> Afl {
+        Afl { exe: None, encoding }
+    }
 }
 
 fn afl_tool(name: &str) -> Result<PathBuf> {
@@ -268,13 +291,17 @@ impl Tool for Afl {
         "afl".into()
     }
 
+    fn is_peer(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, cx: &ProgramCtx) -> Result<()> {
         let cc = afl_tool("afl-clang-fast")?;
         afl_tool("afl-fuzz")?;
         let dir = cx.dir.join("afl");
         std::fs::create_dir_all(&dir)?;
         let harness_c = dir.join("harness.c");
-        let h = cx.target.frontend.peer_harness(Peer::Afl).ok_or_else(|| anyhow!("this target has no AFL++ harness"))?;
+        let h = cx.target.frontend.peer_harness(Peer::Afl, self.encoding).ok_or_else(|| anyhow!("this target has no AFL++ harness"))?;
         std::fs::write(&harness_c, h)?;
         let exe = dir.join("target");
         let cmplog = dir.join("target.cmplog");
@@ -302,7 +329,7 @@ impl Tool for Afl {
         let rd = cx.dir.join("afl").join(format!("run{}", spec.run));
         fresh_dir(&rd)?;
         let input = rd.join("in");
-        write_seed(&input, cx, spec)?;
+        write_seed(&input, cx, spec, self.encoding)?;
         let out = rd.join("out");
         let secs = spec.max_time.as_secs_f64().ceil().max(1.0) as u64;
         let mut cmd = Command::new(afl_tool("afl-fuzz")?);
@@ -314,8 +341,7 @@ impl Tool for Afl {
             .arg((spec.seed + 1).to_string())
             .arg("-V")
             .arg(secs.to_string())
-            .arg("-E")
-            .arg(spec.max_execs.to_string())
+            .args(if spec.max_execs == u64::MAX { vec![] } else { vec!["-E".to_string(), spec.max_execs.to_string()] })
             .arg("-t")
             .arg((spec.timeout.as_millis().max(1)).to_string())
             .arg("-c")
@@ -402,7 +428,7 @@ impl Afl {
             }
         }
         entries.sort_by_key(|e| e.exec);
-        replay(cx, &entries, first, inputs)
+        replay(cx, self.encoding, &entries, first, inputs)
     }
 }
 

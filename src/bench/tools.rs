@@ -10,6 +10,7 @@ use super::BenchProgram;
 use crate::campaign::{self, RunOptions};
 use crate::chaining::Chaining;
 use crate::fitness::Goal;
+use crate::input::mapped::PeerEncoding;
 use crate::input::{InitMode, Input};
 use crate::observe::Silent;
 use crate::search::{self, Budget};
@@ -70,6 +71,10 @@ pub trait Tool {
     }
     /// One run.
     fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed>;
+    /// Whether this is a peer fuzzer (with the peers' runs and caps).
+    fn is_peer(&self) -> bool {
+        false
+    }
 }
 
 /// evotest with one search algorithm, optionally with uniform initialisation (`avm+uniform`)
@@ -129,10 +134,10 @@ pub fn names() -> Vec<String> {
 }
 
 /// The tool called `name`.
-pub fn by_name(name: &str) -> Result<Box<dyn Tool>> {
+pub fn by_name(name: &str, encoding: PeerEncoding) -> Result<Box<dyn Tool>> {
     match name {
-        "libfuzzer" => return Ok(Box::new(super::peers::LibFuzzer::default())),
-        "afl" => return Ok(Box::new(super::peers::Afl::default())),
+        "libfuzzer" => return Ok(Box::new(super::peers::LibFuzzer::new(encoding))),
+        "afl" => return Ok(Box::new(super::peers::Afl::new(encoding))),
         _ => {}
     }
     let mut parts = name.split('+');

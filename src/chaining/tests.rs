@@ -171,9 +171,10 @@ fn first_fit_matches_the_earliest_occurrence_after_the_previous_event() {
     assert_eq!(c.fitness(&two, &t).1, Some(1));
 }
 
-/// The program above on the mock executor, input `a[0..3]`: the target `flag != 0 → true` needs
-/// every element 0, which plain search cannot see (the flag's distance is 0 or K); the chaining
-/// decorator around AVM finds it through the sequence ⟨(flag = 1, {flag}), target⟩.
+/// The program above on the mock executor, input `a[0..6]` in ±1,000,000: the target
+/// `flag != 0 → true` needs every element 0, which plain search cannot see (the flag's distance
+/// is 0 or K) and its restarts hit with negligible probability; the chaining decorator around AVM
+/// finds it through the sequence ⟨(flag = 1, {flag}), target⟩.
 #[test]
 fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
     use crate::exec::mock::MockRun;
@@ -190,7 +191,7 @@ fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
         r.def(0);
         r.def(1);
         for (i, &x) in a.iter().enumerate() {
-            r.branch(0, 0, &[0.0, (3 - i) as f64]);
+            r.branch(0, 0, &[0.0, (a.len() - i) as f64]);
             if x != 0 {
                 r.branch(1, 2, &[0.0, x.unsigned_abs() as f64]);
                 flag = 0;
@@ -203,7 +204,7 @@ fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
         r.branch(0, 0, &[1.0, 0.0]);
         r.branch(2, 4, if flag != 0 { &[0.0, 1.0] } else { &[1.0, 0.0] });
     };
-    let d = ints(&["a0", "a1", "a2"], Some((-1000, 1000)));
+    let d = ints(&["a0", "a1", "a2", "a3", "a4", "a5"], Some((-1_000_000, 1_000_000)));
     let chain = Arc::new(Chain::new(&p, &analysis));
     let run = |mode: Chaining| {
         let sc = Scenario { sites: 3, outcomes: 6, program: Box::new(mock), goals: crate::fitness::branch::BranchCoverage.goals(&p, &analysis, &[0]) };
@@ -212,7 +213,7 @@ fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
         let chain = chain.clone();
         let r = run_with(&d, sc, config, 7, 30_000, |cx| {
             // start away from the all-zero corner
-            cx.evaluate(&d.from_values(&[crate::input::Value::Int(500); 3])).unwrap();
+            cx.evaluate(&d.from_values(&[crate::input::Value::Int(500); 6])).unwrap();
             let mut avm = crate::search::avm::Avm;
             let mut c = Chained::new(&mut avm, chain, ChainConfig { mode, ..ChainConfig::default() });
             drive(cx, &mut c).unwrap();

@@ -141,11 +141,11 @@ struct BenchArgs {
     /// Only these programs (comma-separated names)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     only: Vec<String>,
-    /// Tools to compare (comma-separated): evotest's algorithms (avm, ga, random, each also as
+    /// Tools to compare (comma-separated): evotest's algorithms (auto, avm, ga, random, …, each also as
     /// NAME+uniform for uniform initialisation instead of the default bias towards boundaries,
     /// program constants and small values), libfuzzer, afl. The random baseline is
     /// random+uniform: pure random testing over the domain
-    #[arg(long, value_delimiter = ',', default_value = "avm,avm+uniform,ga,random+uniform,libfuzzer,afl", value_name = "TOOLS")]
+    #[arg(long, value_delimiter = ',', default_value = "auto,auto+uniform,avm,ga,random+uniform,libfuzzer,afl", value_name = "TOOLS")]
     tools: Vec<String>,
     /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
     #[arg(long, default_value_t = 10)]
@@ -177,6 +177,63 @@ struct BenchArgs {
     /// Skip the llvm-cov check of each program's claimed feasible count
     #[arg(long)]
     no_truth: bool,
+    /// Runs per program of the peers (libfuzzer, afl) [default: --runs]
+    #[arg(long, value_name = "N")]
+    peer_runs: Option<u32>,
+    /// Execution cap per peer run, 0 for none [default: --max-execs]
+    #[arg(long, value_name = "N")]
+    peer_max_execs: Option<u64>,
+    /// Wall-time cap per peer run [default: --max-time]
+    #[arg(long, value_name = "DURATION")]
+    peer_max_time: Option<String>,
+    /// How the peers' harnesses read their bytes: raw (a parameter over its type's whole range
+    /// is its bytes as they are, as a fuzzing user's harness reads it; declared ranges are
+    /// mapped) or mapped (every parameter mapped onto its declared range)
+    #[arg(long, default_value = "raw", value_parser = ["raw", "mapped"], value_name = "ENCODING")]
+    peer_encoding: String,
+    /// Programs benchmarked at a time, each in a process of its own (as libFuzzer's -jobs).
+    /// Executions do not change; wall times grow once the jobs outnumber the cores
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    jobs: u32,
+}
+
+impl BenchArgs {
+    /// The arguments of an `evotest bench` for `program` alone, writing `<name>.<program>.*`
+    /// into `out` (a child of `--jobs`).
+    fn child_args(&self, program: &str, out: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = vec!["bench".into(), "--programs".into(), self.programs.display().to_string()];
+        let mut kv = |k: &str, val: String| {
+            v.push(k.into());
+            v.push(val);
+        };
+        kv("--only", program.into());
+        kv("--tools", self.tools.join(","));
+        kv("--runs", self.runs.to_string());
+        kv("--seed", self.seed.to_string());
+        kv("--max-execs", self.max_execs.to_string());
+        kv("--max-time", self.max_time.clone());
+        kv("--timeout", self.timeout.clone());
+        kv("--name", format!("{}.{program}", self.name));
+        kv("--out", out.display().to_string());
+        kv("--work", self.work.display().to_string());
+        kv("--peer-encoding", self.peer_encoding.clone());
+        if let Some(r) = self.peer_runs {
+            kv("--peer-runs", r.to_string());
+        }
+        if let Some(e) = self.peer_max_execs {
+            kv("--peer-max-execs", e.to_string());
+        }
+        if let Some(t) = &self.peer_max_time {
+            kv("--peer-max-time", t.clone());
+        }
+        if self.quiet {
+            v.push("--quiet".into());
+        }
+        if self.no_truth {
+            v.push("--no-truth".into());
+        }
+        v
+    }
 }
 
 /// What defines the target: sources, function, input domain, execution limits, output.
@@ -669,9 +726,30 @@ fn bench(a: &BenchArgs) -> Result<i32> {
         work: a.work.clone(),
         quiet: a.quiet,
         truth: !a.no_truth,
+        peer_runs: a.peer_runs.unwrap_or(a.runs),
+        peer_max_execs: a.peer_max_execs.unwrap_or(a.max_execs),
+        peer_max_time: match &a.peer_max_time {
+            Some(t) => parse_duration(t).context("--peer-max-time")?,
+            None => parse_duration(&a.max_time).context("--max-time")?,
+        },
+        peer_encoding: crate::input::mapped::PeerEncoding::parse(&a.peer_encoding)?,
     };
+    if opts.peer_runs == 0 {
+        anyhow::bail!("--peer-runs must be at least 1");
+    }
     let root = std::env::current_dir()?;
-    let results = crate::bench::run(&opts, &root)?;
+    let results = if a.jobs > 1 {
+        let parts = a.work.join("parts");
+        let exe = std::env::current_exe().context("cannot find evotest's own executable")?;
+        let child = |p: &crate::bench::BenchProgram| {
+            let mut c = std::process::Command::new(&exe);
+            c.args(a.child_args(&p.name, &parts)).stdout(std::process::Stdio::null());
+            c
+        };
+        crate::bench::run_parallel(&opts, a.jobs, &parts, &child)?
+    } else {
+        crate::bench::run(&opts, &root)?
+    };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     out!("{}", crate::bench::markdown(&opts, &results, &command));
     outln!("wrote {}/{}.md and .json", opts.out.display(), opts.name);

@@ -460,6 +460,7 @@ impl Executor for ForkServer {
         self.executions += 1;
         let mut trace = Trace::default();
         self.shm.read_trace(&mut trace.sites, &mut trace.dist);
+        self.shm.read_operands(&mut trace.operands);
         trace.events_overflow = self.shm.read_events(&mut trace.events);
         Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
     }

@@ -53,6 +53,16 @@ impl MockRun {
         self.trace.events.push(Event { id: site, outcome: taken, alt });
     }
 
+    /// Site `site` compared these operands (integers widened to 64 bits, or `f64` bit patterns
+    /// with `float`): recorded in the operand log if it is the site's first comparison. Call it
+    /// before [`MockRun::branch`] for the same evaluation.
+    pub fn operands(&mut self, site: u32, float: bool, a: u64, b: u64) {
+        if self.trace.sites[site as usize].hits == 0 {
+            let kind = if float { evotest_abi::shm::OPERANDS_FLOAT } else { 0 };
+            self.trace.operands.push(evotest_abi::shm::OperandRec { site, kind, a, b });
+        }
+    }
+
     /// Definition `def` executed (an ordered-trace event only).
     pub fn def(&mut self, def: u32) {
         self.trace.events.push(Event { id: evotest_abi::shm::EVENT_DEF | def, outcome: 0, alt: 0.0 });

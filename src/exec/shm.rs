@@ -6,7 +6,7 @@
 //! even if evotest is killed.
 
 use anyhow::{bail, Result};
-use evotest_abi::shm::{Event, Header, Layout, SiteRec, LAYOUT_VERSION, MAGIC};
+use evotest_abi::shm::{Event, Header, Layout, OperandRec, SiteRec, LAYOUT_VERSION, MAGIC};
 use std::ptr;
 
 /// An attached segment laid out as [`evotest_abi::shm`] describes.
@@ -102,6 +102,7 @@ impl SharedMemory {
         h.n_events = 0;
         h.events_overflow = 0;
         h.step_limit_hit = 0;
+        h.n_operands = 0;
         h.input_len = input.len() as u32;
         unsafe {
             ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());
@@ -123,6 +124,16 @@ impl SharedMemory {
             events.extend_from_slice(e);
         }
         h.events_overflow != 0
+    }
+
+    /// The operand log of the last execution (see [`evotest_abi::shm`]).
+    pub fn read_operands(&self, ops: &mut Vec<OperandRec>) {
+        let h = self.header();
+        let n = h.n_operands.min(self.layout.site_capacity) as usize;
+        ops.clear();
+        unsafe {
+            ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.operands_off) as *const OperandRec, n));
+        }
     }
 
     /// Copy the site records and outcome distances of registered sites into `sites`/`dist`.

@@ -157,6 +157,22 @@ impl Goal for BranchGoal {
     fn target_outcome(&self) -> Option<(SiteId, u32)> {
         Some((self.site, self.k))
     }
+
+    fn critical_branch(&self, trace: &Trace) -> Option<SiteId> {
+        if trace.executed(self.site) {
+            return Some(self.site);
+        }
+        for level in &self.ladder {
+            let best = level
+                .iter()
+                .filter_map(|&(s, o)| trace.distance(s, o).map(|d| (s, d)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((s, _)) = best {
+                return Some(s);
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -190,15 +206,18 @@ mod tests {
         // a = -4: only the outer site ran, false taken; distance to its true outcome is 5
         let t = Trace::from_parts(2, &[0], vec![5.0, 0.0, 9.0, 9.0]);
         assert_eq!(target.fitness(&t), 1.0 + 5.0 / 6.0);
+        assert_eq!(target.critical_branch(&t), Some(0));
         // a = 1, b = 3: the target's site ran; distance |3 - 7| = 4
         let t = Trace::from_parts(2, &[0, 1], vec![0.0, 1.0, 4.0, 0.0]);
         assert_eq!(target.fitness(&t), 4.0 / 5.0);
+        assert_eq!(target.critical_branch(&t), Some(1));
         // covered
         let t = Trace::from_parts(2, &[0, 1], vec![0.0, 1.0, 0.0, 1.0]);
         assert_eq!(target.fitness(&t), 0.0);
         // function never entered: ladder length (1) + 1
         let t = Trace::from_parts(2, &[], vec![0.0; 4]);
         assert_eq!(target.fitness(&t), 2.0);
+        assert_eq!(target.critical_branch(&t), None);
     }
 
     /// for (i < n) { for (j < m) { if (x == 5) T } }: sites 0 = outer header (block 1),

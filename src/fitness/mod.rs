@@ -63,6 +63,13 @@ pub trait Goal: Send + Sync {
     fn target_outcome(&self) -> Option<(SiteId, u32)> {
         None
     }
+    /// The branch site whose distance this execution's fitness is measured at: the goal's own
+    /// site when it ran, else the critical branch (the executed branch nearest the goal, where
+    /// execution turned away from it; McMinn & Holcombe 2004). `None` when there is none or the
+    /// goal is not a branch goal. Input-to-state moves read this site's operands.
+    fn critical_branch(&self, _trace: &Trace) -> Option<SiteId> {
+        None
+    }
     /// Whether the fitness needs the ordered trace (the sequence of decisions), which costs a
     /// little per execution and is off otherwise.
     fn needs_ordered_trace(&self) -> bool {

@@ -72,9 +72,9 @@ pub trait Frontend: Send + Sync {
     fn test_file(&self, _file: &TestFile) -> Option<(String, String)> {
         None
     }
-    /// The source of a harness through which `peer` runs the target, mapping the peer's bytes
-    /// into the domain (`None` if this frontend has none).
-    fn peer_harness(&self, _peer: Peer) -> Option<String> {
+    /// The source of a harness through which `peer` runs the target, reading the peer's bytes
+    /// into the domain with `encoding` (`None` if this frontend has none).
+    fn peer_harness(&self, _peer: Peer, _encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
         None
     }
     /// C source of a program that runs each of `inputs` once, each in a forked child, for an

@@ -17,12 +17,46 @@
 //! | float in `lo..=hi` | the float whose *ordered key* is `key(lo) + r mod (key(hi) − key(lo) + 1)` |
 //! | float, whole type range | the float whose ordered key is `r` (every bit pattern, NaN included) |
 //!
+//! With the **raw** encoding ([`PeerEncoding::Raw`], the benchmark's default), a field over its
+//! type's *whole* range instead takes its bytes as they are (`memcpy`, as a fuzzing user's harness
+//! would read an `int` or a `double` from the data): zero bytes are 0 and 0.0, not the lower bound.
+//! Declared ranges, lengths, characters and `_Bool`s are mapped as in the table either way.
+//!
 //! The ordered key of a float maps its bit pattern to an unsigned integer that increases with the
 //! float's value (negative patterns inverted, positive ones with the top bit set), so key 0 is the
 //! lowest value (a negative NaN for the whole range) and consecutive keys are adjacent floats.
 
 use super::{Domain, Field, Input, Range, Role, ScalarType, Value};
 use std::fmt::Write;
+
+/// How a peer's bytes become an input (see module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PeerEncoding {
+    /// Whole-range fields take their bytes as they are; the others are mapped.
+    #[default]
+    Raw,
+    /// Every field is mapped onto its range (zero bytes are the lower bounds).
+    Mapped,
+}
+
+impl PeerEncoding {
+    /// Parse `raw` or `mapped`.
+    ///
+    /// Errors (one line): anything else.
+    pub fn parse(s: &str) -> anyhow::Result<PeerEncoding> {
+        match s {
+            "raw" => Ok(PeerEncoding::Raw),
+            "mapped" => Ok(PeerEncoding::Mapped),
+            _ => anyhow::bail!("unknown peer encoding `{s}` (raw or mapped)"),
+        }
+    }
+
+    /// Whether field `g` takes its bytes as they are.
+    fn is_raw(self, g: &Field) -> bool {
+        self == PeerEncoding::Raw && g.full && g.role == Role::Value && g.ty != ScalarType::Bool
+    }
+}
 
 fn raw(bytes: &[u8], off: usize, n: usize) -> u64 {
     let mut b = [0u8; 8];
@@ -87,7 +121,17 @@ fn steps(g: &Field) -> Option<u64> {
 }
 
 /// The value of field `g` for raw value `r`.
-fn field_value(g: &Field, r: u64) -> Value {
+fn field_value(g: &Field, r: u64, enc: PeerEncoding) -> Value {
+    if enc.is_raw(g) {
+        let bits = 8 * g.ty.size() as u32;
+        return match g.ty {
+            ScalarType::F32 => Value::Float(f32::from_bits(r as u32) as f64),
+            ScalarType::F64 => Value::Float(f64::from_bits(r)),
+            t if t.is_signed() && bits < 64 => Value::Int(((r << (64 - bits)) as i64 >> (64 - bits)) as i128),
+            t if t.is_signed() => Value::Int(r as i64 as i128),
+            _ => Value::Int(r as i128),
+        };
+    }
     match (&g.role, g.range) {
         (Role::Char { alphabet }, _) => Value::Int(alphabet[(r % alphabet.len() as u64) as usize] as i128),
         (_, Range::Int { lo, hi }) => {
@@ -117,21 +161,26 @@ fn field_value(g: &Field, r: u64) -> Value {
 /// Decode a peer's byte string (see module docs) into the direct encoding of the domain. The
 /// arithmetic is the same as the generated C decoder's, so a replayed input is bit-for-bit the one
 /// the peer ran; every value is inside its field's domain by construction.
-pub fn decode(d: &Domain, bytes: &[u8]) -> Input {
+pub fn decode(d: &Domain, bytes: &[u8], enc: PeerEncoding) -> Input {
     let mut out = vec![0u8; d.len];
     for g in &d.fields {
-        let v = field_value(g, raw(bytes, g.offset, g.ty.size()));
+        let v = field_value(g, raw(bytes, g.offset, g.ty.size()), enc);
         g.write(&mut out, v);
     }
     Input::new(out)
 }
 
 /// Encode an input so that [`decode`] gives it back (used to give peers the same starting input).
-pub fn encode(d: &Domain, input: &Input) -> Vec<u8> {
+pub fn encode(d: &Domain, input: &Input, enc: PeerEncoding) -> Vec<u8> {
     let mut out = vec![0u8; d.len];
     for g in &d.fields {
         let v = g.read(&input.bytes);
         let r: u64 = match (&g.role, g.range, v) {
+            _ if enc.is_raw(g) => match v {
+                Value::Float(f) if g.ty == ScalarType::F32 => (f as f32).to_bits() as u64,
+                Value::Float(f) => f.to_bits(),
+                Value::Int(i) => i as u64,
+            },
             (Role::Char { alphabet }, _, v) => alphabet.iter().position(|&c| c as i128 == v.as_i128()).unwrap_or(0) as u64,
             (_, Range::Int { lo, .. }, v) => {
                 if g.ty == ScalarType::Bool {
@@ -161,7 +210,7 @@ pub fn encode(d: &Domain, input: &Input) -> Vec<u8> {
 /// which turns a peer's bytes into the direct encoding of the domain's fields (so that the
 /// parameter decoding of the function frontend's harness can follow). Plain C99, so that
 /// AFL++'s clang-14 compiles it as well as clang-22.
-pub fn c_decoder(d: &Domain) -> String {
+pub fn c_decoder(d: &Domain, enc: PeerEncoding) -> String {
     let mut s = String::new();
     s.push_str(
         "static uint64_t evotest_raw(const uint8_t *data, size_t size, size_t off, size_t n) {\n\
@@ -186,6 +235,11 @@ pub fn c_decoder(d: &Domain) -> String {
     for g in &d.fields {
         let (off, n) = (g.offset, g.ty.size());
         let _ = writeln!(s, "    r = evotest_raw(data, size, {off}, {n});");
+        if enc.is_raw(g) {
+            // little-endian: the low n bytes of r are the field's bytes
+            let _ = writeln!(s, "    memcpy(out + {off}, &r, {n});");
+            continue;
+        }
         match (&g.role, g.range) {
             (Role::Char { alphabet }, _) => {
                 let _ = writeln!(s, "    out[{off}] = evotest_alphabet{alph}[r % {}];", alphabet.len());
@@ -266,7 +320,7 @@ mod tests {
     #[test]
     fn all_zero_bytes_decode_to_lower_bounds() {
         let d = domain();
-        let v = d.values(&decode(&d, &[]));
+        let v = d.values(&decode(&d, &[], PeerEncoding::Mapped));
         assert_eq!(v[0], Value::Int(-15000));
         assert_eq!(v[1], Value::Int(0));
         assert!(matches!(v[2], Value::Float(f) if f.is_nan())); // whole f32 range: key 0 is a NaN
@@ -274,6 +328,23 @@ mod tests {
         assert_eq!(v[4], Value::Int(0));
         assert_eq!(v[5], Value::Int(i64::MIN as i128));
         assert_eq!(v[6], Value::Float(-50000.0));
+    }
+
+    /// Raw: whole-range fields are their bytes (zero is 0, 0.0), declared ranges still mapped.
+    #[test]
+    fn raw_encoding_reads_whole_range_fields_as_they_are() {
+        let d = domain();
+        let v = d.values(&decode(&d, &[], PeerEncoding::Raw));
+        assert_eq!(v[0], Value::Int(-15000));
+        assert_eq!(v[2], Value::Float(0.0));
+        assert_eq!(v[3], Value::Float(-2.5));
+        assert_eq!(v[5], Value::Int(0));
+        let mut bytes = vec![0u8; d.len];
+        bytes[d.fields[5].offset..d.fields[5].offset + 8].copy_from_slice(&(-7i64).to_le_bytes());
+        bytes[d.fields[2].offset..d.fields[2].offset + 4].copy_from_slice(&1.5f32.to_le_bytes());
+        let v = d.values(&decode(&d, &bytes, PeerEncoding::Raw));
+        assert_eq!(v[5], Value::Int(-7));
+        assert_eq!(v[2], Value::Float(1.5));
     }
 
     /// The generated C decoder and the Rust decoder agree bit for bit on random bytes.
@@ -302,13 +373,14 @@ mod tests {
             len,
             fs,
         ]);
+        for enc in [PeerEncoding::Mapped, PeerEncoding::Raw] {
         let dir = tempfile::tempdir().unwrap();
         let src = format!(
             "#include <stdint.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n{}\n\
              int main(int argc, char **argv) {{ unsigned char in[256], out[{}]; size_t n = 0;\n\
              for (const char *p = argv[1]; p[0] && p[1]; p += 2) {{ unsigned v; sscanf(p, \"%2x\", &v); in[n++] = v; }}\n\
              evotest_map(in, n, out); for (size_t i = 0; i < sizeof out; i++) printf(\"%02x\", out[i]); return 0; }}\n",
-            c_decoder(&d),
+            c_decoder(&d, enc),
             d.len
         );
         std::fs::write(dir.path().join("m.c"), src).unwrap();
@@ -321,8 +393,9 @@ mod tests {
             let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let out = std::process::Command::new(&exe).arg(if hex.is_empty() { "0".into() } else { hex }).output().unwrap();
-            let want: String = decode(&d, &bytes).bytes.iter().map(|b| format!("{b:02x}")).collect();
-            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "bytes {bytes:02x?}");
+            let want: String = decode(&d, &bytes, enc).bytes.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{enc:?}, bytes {bytes:02x?}");
+        }
         }
     }
 
@@ -340,9 +413,10 @@ mod tests {
     fn encode_inverts_decode_and_stays_in_range() {
         let d = domain();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        for _ in 0..500 {
+        for k in 0..1000 {
+            let enc = if k % 2 == 0 { PeerEncoding::Mapped } else { PeerEncoding::Raw };
             let x = d.sample(&mut rng);
-            let back = decode(&d, &encode(&d, &x));
+            let back = decode(&d, &encode(&d, &x, enc), enc);
             for (i, (a, b)) in d.values(&x).iter().zip(&d.values(&back)).enumerate() {
                 match (a, b) {
                     (Value::Float(p), Value::Float(q)) if p.is_nan() => assert!(q.is_nan(), "gene {i}"),
@@ -354,7 +428,7 @@ mod tests {
                 }
             }
             let bytes: Vec<u8> = (0..d.len).map(|_| rng.random()).collect();
-            let y = decode(&d, &bytes);
+            let y = decode(&d, &bytes, enc);
             assert!(matches!(d.get(&y, 0), Value::Int(v) if (-15000..=15000).contains(&v)));
             assert!(matches!(d.get(&y, 3), Value::Float(v) if (-2.5..=10.0).contains(&v)));
         }

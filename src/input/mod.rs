@@ -290,6 +290,9 @@ pub struct Domain {
     pub len: usize,
     pub int_pool: Vec<i128>,
     pub float_pool: Vec<f64>,
+    /// Lattice steps of the program's integer arithmetic (moduli, divisors, shift and mask periods,
+    /// and their pairwise least common multiples): integer moves by these keep remainders.
+    pub lattice: Vec<i128>,
     pub init: InitMode,
 }
 
@@ -519,6 +522,44 @@ impl Domain {
         self.from_values(&values)
     }
 
+    /// A random input on every scale: each value-field's magnitude log-uniform (|v| = 2^u − 1, u
+    /// uniform up to the log2 of the range's largest magnitude), its sign random, clamped into
+    /// the range; lengths and characters uniform. Unlike [`Domain::sample`] in biased mode it uses
+    /// no boundary values and no program constants: it is the scale-free distribution that byte
+    /// mutations of a fuzzer and the GA's Gaussian mutation also have, and it reaches the small
+    /// values of a relation (`a*a + b*b == c*c`) as often as the large ones.
+    pub fn sample_scale_free<R: Rng>(&self, rng: &mut R) -> Input {
+        let values: Vec<Value> = (0..self.fields.len())
+            .map(|i| {
+                let g = &self.fields[i];
+                if g.role != Role::Value || g.ty == ScalarType::Bool {
+                    return self.uniform_value(i, rng);
+                }
+                let neg = rng.random_bool(0.5);
+                let v = match g.range {
+                    Range::Int { lo, hi } => {
+                        let m = lo.unsigned_abs().max(hi.unsigned_abs()).max(1) as f64;
+                        let a = (rng.random_range(0.0..=(m + 1.0).log2()).exp2() - 1.0).floor() as i128;
+                        Value::Int(if neg { -a } else { a })
+                    }
+                    Range::Float { lo, hi } => {
+                        let m = lo.abs().max(hi.abs()).clamp(1.0, f64::MAX);
+                        let a = rng.random_range(0.0..=m.log2().min(1023.0)).exp2() - 1.0;
+                        if !lo.is_finite() || !hi.is_finite() || m > 1e300 {
+                            // full ranges: also below 1, down to the normal minimum
+                            let e = rng.random_range(-1022.0..=1023.0f64);
+                            Value::Float(if neg { -e.exp2() } else { e.exp2() })
+                        } else {
+                            Value::Float(if neg { -a } else { a })
+                        }
+                    }
+                };
+                self.normalise(i, v)
+            })
+            .collect();
+        self.from_values(&values)
+    }
+
     /// A uniformly random value of field `i` over its range (characters: over the alphabet).
     pub fn uniform_value<R: Rng>(&self, i: usize, rng: &mut R) -> Value {
         let g = &self.fields[i];
@@ -696,11 +737,22 @@ pub fn c_literal(ty: ScalarType, v: Value) -> String {
 }
 
 /// A C expression for `f` that reproduces it bit-exactly: a hex float literal, or a
-/// `__builtin_*` for infinities and NaN.
+/// `__builtin_*` for infinities and NaN (a NaN with its sign, quiet bit and payload; for `float`,
+/// the NaN `f` narrows to).
 pub fn float_literal(f: f64, single: bool) -> String {
     let suffix = if single { "f" } else { "" };
     if f.is_nan() {
-        return if single { "__builtin_nanf(\"\")".into() } else { "__builtin_nan(\"\")".into() };
+        let (neg, quiet, payload) = if single {
+            let b = (f as f32).to_bits();
+            (b >> 31 == 1, b & 0x0040_0000 != 0, (b & 0x003f_ffff) as u64)
+        } else {
+            let b = f.to_bits();
+            (b >> 63 == 1, b & 0x0008_0000_0000_0000 != 0, b & 0x0007_ffff_ffff_ffff)
+        };
+        let s = if quiet { "" } else { "s" };
+        let arg = if payload == 0 { String::new() } else { format!("0x{payload:x}") };
+        let e = format!("__builtin_nan{s}{suffix}(\"{arg}\")");
+        return if neg { format!("(-{e})") } else { e };
     }
     if f.is_infinite() {
         let b = if single { "__builtin_inff()" } else { "__builtin_inf()" };
@@ -858,6 +910,9 @@ mod tests {
         assert_eq!(float_literal(-0.0, false), "-0.0");
         assert_eq!(float_literal(0.1, false), "0x1.999999999999ap-4");
         assert_eq!(float_literal(f64::from_bits(1), false), "0x0.0000000000001p-1022");
+        assert_eq!(float_literal(f64::NAN, false), "__builtin_nan(\"\")");
+        assert_eq!(float_literal(-f64::NAN, true), "(-__builtin_nanf(\"\"))");
+        assert_eq!(float_literal(f64::from_bits(0x7ff0_0000_0000_0005), false), "__builtin_nans(\"0x5\")");
         assert_eq!(c_literal(ScalarType::I64, Value::Int(i64::MIN as i128)), "(-9223372036854775807L - 1)");
     }
 }

@@ -1,27 +1,43 @@
 //! The alternating variable method (Korel 1990), in the iterated-pattern-search form of AUSTIN
-//! (Lakhotia, Harman & Gross) and AVMf (McMinn & Kapfhammer 2016).
+//! (Lakhotia, Harman & Gross 2013) and AVMf (McMinn & Kapfhammer 2016).
 //!
 //! For one goal at a time ([`super::GoalScheduler`]), starting from the best input known for it:
-//! variables are taken in turn; for each, **exploratory moves** try x ± δ; if one improves
-//! fitness, **pattern moves** keep going that way with steps 2δ, 4δ, 8δ, … until fitness stops
-//! improving, and then exploration resumes on the same variable. When a full cycle over all
-//! variables improves nothing, float variables are refined (δ ÷ 10 while above 1e-9, so down to about 1e-10, AVMf's
-//! increasing precision); when nothing is left to refine, the search restarts from a random
-//! input. δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats; it never drops
-//! below a few ULPs of the current value, so large floats still move.
+//! variables are taken in turn; for each, **exploratory moves** try small moves of each kind, in
+//! both directions; when one improves fitness, **pattern moves** keep going that way with the same
+//! kind of move, doubling it each time (2, 4, 8, … units), until fitness stops improving, and then
+//! exploration resumes on the same variable. The kinds of move, tried in this order:
+//!
+//! * **additive**, x ± δ: δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats,
+//!   never below a few ULPs of the current value, so large floats still move;
+//! * **lattice** (integers): x ± m for each lattice step m of the program (the moduli and divisors
+//!   of its `%` and `/`, shift and mask periods, and their pairwise least common multiples), so
+//!   that `x % 100 == 0` can be approached inside `x % 4 == 0` without breaking it;
+//! * **binade** (floats): one step of 2^52 (2^23 for `float`) on the float's *ordered key*, which
+//!   doubles or halves the magnitude, and crosses zero and the infinities in order: pattern moves
+//!   on it reach any double from any other in about 64 doublings (1e300 reaches [0, 10] in tens of
+//!   evaluations, where additive steps need thousands);
+//! * **ulp** (floats): one step on the ordered key, the next representable value, for exact
+//!   equalities that additive steps of a few ULPs would jump over.
+//!
+//! When a full cycle over all variables improves nothing, the search tries **input-to-state**
+//! moves ([`super::i2s`]): a variable equal to one operand of the compare at the goal's critical
+//! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then float variables are refined (δ ÷ 10
+//! while above 1e-9, AVMf's increasing precision); when nothing is left to refine, the search
+//! restarts from a random input.
 //!
 //! At the first local optimum of an attempt (before the first random restart), unless
-//! initialisation is uniform (`--init uniform`), the search makes a **boundary probe**: each variable in turn is set to each of its boundary values (range ends,
-//! 0, ±1, and ±inf/NaN for full-range floats) and to each program constant, moving on
-//! improvement. This reaches outcomes whose branch distance is deceptive or flat but which sit at
-//! extreme values (expint's "continued fraction failed" needs x ≥ 8.6e37 or +inf, while its
-//! distance rewards x → 1).
+//! initialisation is uniform (`--init uniform`), the search makes a **boundary probe**: each
+//! variable in turn is set to each of its boundary values (range ends, 0, ±1, and ±inf/NaN for
+//! full-range floats) and to each program constant, moving on improvement. This reaches outcomes
+//! whose branch distance is deceptive or flat but which sit at extreme values (expint's
+//! "continued fraction failed" needs x ≥ 8.6e37 or +inf, while its distance rewards x → 1).
 //!
 //! An attempt ends when the goal is covered, after [`super::SearchConfig::patience`] evaluations
 //! without improving the goal's best fitness, or when the budget is spent.
 
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Patience, SearchContext};
-use crate::input::{same, Input, ScalarType, Value};
+use crate::input::mapped::{key32, key64, unkey32, unkey64};
+use crate::input::{same, Input, Role, ScalarType, Value};
 use anyhow::Result;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
@@ -30,11 +46,25 @@ pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     build: |_| Algorithm::PerGoal(Box::new(Avm)),
 };
 
+/// Most integer variables for which pair moves are tried.
+const MAX_PAIR_FIELDS: usize = 8;
+
 /// Smallest float step AVM refines to.
 const MIN_FLOAT_STEP: f64 = 1e-9;
 
 #[derive(Default)]
 pub struct Avm;
+
+/// A kind of move on one variable (see module docs), of one unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Move {
+    /// x ± δ·k.
+    Add(f64),
+    /// x ± m·k for a lattice step m.
+    Lattice(i128),
+    /// The ordered key ± units·k (binade: 2^52 or 2^23; ulp: 1).
+    Key(u64),
+}
 
 /// Why a local search stopped.
 enum Stop {
@@ -94,15 +124,37 @@ impl Local<'_, '_> {
             && self.cx.domain.fields.iter().any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
     }
 
-    fn moved(&self, i: usize, delta: f64) -> Option<Input> {
+    /// The kinds of move of variable `i`, in the order exploration tries them.
+    fn moves(&self, i: usize) -> Vec<Move> {
+        let g = &self.cx.domain.fields[i];
+        let mut moves = vec![Move::Add(self.step(i))];
+        if g.ty.is_float() {
+            let binade = if g.ty == ScalarType::F32 { 1u64 << 23 } else { 1u64 << 52 };
+            moves.push(Move::Key(binade));
+            moves.push(Move::Key(1));
+        } else if g.role == Role::Value && g.ty != ScalarType::Bool {
+            moves.extend(self.cx.domain.lattice.iter().map(|&m| Move::Lattice(m)));
+        }
+        moves
+    }
+
+    /// `x` with variable `i` moved by `k` units of `mv` in direction `dir` (±1), normalised into
+    /// the domain; `None` if that does not change the variable.
+    fn moved(&self, i: usize, mv: Move, dir: f64, k: f64) -> Option<Input> {
         let d = self.cx.domain;
         let old = d.get(&self.x, i);
-        let v = match old {
-            Value::Int(n) => {
-                let d = delta.clamp(-1e38, 1e38) as i128;
-                Value::Int(n.saturating_add(d))
+        let v = match (old, mv) {
+            (Value::Int(n), Move::Add(delta)) => Value::Int(n.saturating_add((dir * delta * k).clamp(-1e38, 1e38) as i128)),
+            (Value::Int(n), Move::Lattice(m)) => {
+                let steps = (dir * k).clamp(-1e30, 1e30) as i128;
+                Value::Int(n.saturating_add(m.saturating_mul(steps)))
             }
-            Value::Float(f) => Value::Float(f + delta),
+            (Value::Float(f), Move::Add(delta)) => Value::Float(f + dir * delta * k),
+            (Value::Float(f), Move::Key(unit)) => {
+                let by = (unit as f64 * k).min(u64::MAX as f64) as u64;
+                Value::Float(key_moved(f, d.fields[i].ty, by, dir < 0.0))
+            }
+            _ => return None,
         };
         let v = d.normalise(i, v);
         if same(v, old) {
@@ -117,26 +169,25 @@ impl Local<'_, '_> {
     fn variable(&mut self, i: usize) -> Result<std::result::Result<bool, Stop>> {
         let mut improved = false;
         loop {
-            let delta = self.step(i);
-            let mut dir = 0.0;
-            for d in [-1.0, 1.0] {
-                if let Some(y) = self.moved(i, d * delta) {
-                    match self.try_move(y)? {
-                        Ok(true) => {
-                            dir = d;
-                            break;
+            let mut chosen = None;
+            'explore: for mv in self.moves(i) {
+                for d in [-1.0, 1.0] {
+                    if let Some(y) = self.moved(i, mv, d, 1.0) {
+                        match self.try_move(y)? {
+                            Ok(true) => {
+                                chosen = Some((mv, d));
+                                break 'explore;
+                            }
+                            Ok(false) => {}
+                            Err(s) => return Ok(Err(s)),
                         }
-                        Ok(false) => {}
-                        Err(s) => return Ok(Err(s)),
                     }
                 }
             }
-            if dir == 0.0 {
-                return Ok(Ok(improved));
-            }
+            let Some((mv, dir)) = chosen else { return Ok(Ok(improved)) };
             improved = true;
             let mut k = 2.0;
-            while let Some(y) = self.moved(i, dir * delta * k) {
+            while let Some(y) = self.moved(i, mv, dir, k) {
                 match self.try_move(y)? {
                     Ok(true) => k *= 2.0,
                     Ok(false) => break,
@@ -144,6 +195,108 @@ impl Local<'_, '_> {
                 }
             }
         }
+    }
+
+    /// A restart point near the goal (the perturbation step of iterated local search, Lourenço,
+    /// Martin & Stützle 2003): the best input known for it (the one that gets closest,
+    /// usually reaching the goal's branch), with each variable (at least one) replaced with
+    /// probability 1/2 by a value of random magnitude up to about twice its own, log-uniform
+    /// (|v'| = (2|v| + 3)^u − 1, u uniform in [0, 1)), the sign kept 3 times in 4. It keeps more
+    /// of what reached the goal's branch than a random input, and lands in a new basin.
+    fn perturbed(&mut self) -> Input {
+        use rand::Rng;
+        let d = self.cx.domain;
+        let Some((_, best)) = self.cx.best(self.goal) else { return self.cx.random_input() };
+        let mut y = best.clone();
+        let n = d.fields.len();
+        let forced = self.cx.rng.random_range(0..n);
+        for i in 0..n {
+            if i != forced && self.cx.rng.random_bool(0.5) {
+                continue;
+            }
+            let u: f64 = self.cx.rng.random();
+            let keep_sign = self.cx.rng.random_bool(0.75);
+            let v = match d.get(&y, i) {
+                Value::Int(v) => {
+                    let m = ((2.0 * v.unsigned_abs() as f64 + 3.0).powf(u) - 1.0).floor() as i128;
+                    Value::Int(if (v < 0) == keep_sign { -m } else { m })
+                }
+                Value::Float(f) if f.is_finite() => {
+                    let m = (2.0 * f.abs() + 3.0).powf(u) - 1.0;
+                    Value::Float(if (f < 0.0) == keep_sign { -m } else { m })
+                }
+                Value::Float(_) => d.uniform_value(i, &mut self.cx.rng),
+            };
+            d.set(&mut y, i, v);
+        }
+        y
+    }
+
+    /// Pair moves, tried at a local optimum of the single-variable moves: two integer variables
+    /// moved by one unit together, in the same or in opposite directions, with pattern moves
+    /// along the diagonal that improves. They follow ridges that single moves cannot: an
+    /// ordering `a <= b <= c` that holds only if `b` and `c` move together, or a relation such as
+    /// `a*a + b*b == c*c`, linear along `b + k, c + k`. Only for up to [`MAX_PAIR_FIELDS`]
+    /// variables (the pairs grow quadratically). Returns whether one improved.
+    fn pairs(&mut self) -> Result<std::result::Result<bool, Stop>> {
+        let d = self.cx.domain;
+        let ints: Vec<usize> = (0..d.fields.len())
+            .filter(|&i| !d.fields[i].ty.is_float() && d.fields[i].ty != ScalarType::Bool && d.fields[i].role == Role::Value)
+            .collect();
+        if ints.len() < 2 || ints.len() > MAX_PAIR_FIELDS {
+            return Ok(Ok(false));
+        }
+        let mut improved = false;
+        for (p, &i) in ints.iter().enumerate() {
+            for &j in &ints[p + 1..] {
+                for (di, dj) in [(1, 1), (-1, -1), (1, -1), (-1, 1)] {
+                    let mut k = 1i128;
+                    loop {
+                        let Some(y) = self.pair_moved(i, j, di * k, dj * k) else { break };
+                        match self.try_move(y)? {
+                            Ok(true) => {
+                                improved = true;
+                                k *= 2;
+                            }
+                            Ok(false) => break,
+                            Err(s) => return Ok(Err(s)),
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Ok(improved))
+    }
+
+    fn pair_moved(&self, i: usize, j: usize, by_i: i128, by_j: i128) -> Option<Input> {
+        let d = self.cx.domain;
+        let mut y = self.x.clone();
+        for (f, by) in [(i, by_i), (j, by_j)] {
+            let Value::Int(v) = d.get(&y, f) else { return None };
+            let w = d.normalise(f, Value::Int(v.saturating_add(by)));
+            if same(w, Value::Int(v)) {
+                return None;
+            }
+            d.set(&mut y, f, w);
+        }
+        Some(y)
+    }
+
+    /// Input-to-state moves ([`super::i2s`]) from the current input. Returns whether one improved.
+    fn copy_operands(&mut self) -> Result<std::result::Result<bool, Stop>> {
+        if self.cx.out_of_budget() {
+            return Ok(Err(Stop::Budget));
+        }
+        let ev = self.cx.evaluate(&self.x)?;
+        let cands = super::i2s::candidates(self.cx.domain, self.cx.goal(self.goal), &self.x, &ev.trace);
+        let mut improved = false;
+        for y in cands {
+            match self.try_move(y)? {
+                Ok(b) => improved |= b,
+                Err(s) => return Ok(Err(s)),
+            }
+        }
+        Ok(Ok(improved))
     }
 
     /// The boundary probe (see module docs).
@@ -173,6 +326,7 @@ impl Local<'_, '_> {
 
     fn run(&mut self) -> Result<Stop> {
         let mut probed = false;
+        let mut restarts = 0u64;
         loop {
             let mut improved = false;
             for i in 0..self.cx.domain.fields.len() {
@@ -183,6 +337,11 @@ impl Local<'_, '_> {
             }
             if improved {
                 continue;
+            }
+            match self.copy_operands()? {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(s) => return Ok(s),
             }
             if self.refinable() {
                 self.float_step /= 10.0;
@@ -198,8 +357,18 @@ impl Local<'_, '_> {
                     continue;
                 }
             }
+            match self.pairs()? {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(s) => return Ok(s),
+            }
             // restart
-            let y = self.cx.random_input();
+            restarts += 1;
+            let y = match restarts % 3 {
+                1 => self.cx.random_input(),
+                2 => self.perturbed(),
+                _ => self.cx.domain.sample_scale_free(&mut self.cx.rng),
+            };
             if self.cx.out_of_budget() {
                 return Ok(Stop::Budget);
             }
@@ -241,10 +410,25 @@ impl GoalSearch for Avm {
     }
 }
 
+/// The float `by` steps down (`down`) or up from `f` on its ordered key (saturating at the ends of
+/// the key space, which are NaNs; the domain's normalisation deals with them).
+fn key_moved(f: f64, ty: ScalarType, by: u64, down: bool) -> f64 {
+    if ty == ScalarType::F32 {
+        let k = key32((f as f32).to_bits()) as u64;
+        let k = if down { k.saturating_sub(by) } else { k.saturating_add(by).min(u32::MAX as u64) };
+        f32::from_bits(unkey32(k as u32)) as f64
+    } else {
+        let k = key64(f.to_bits());
+        let k = if down { k.saturating_sub(by) } else { k.saturating_add(by) };
+        f64::from_bits(unkey64(k))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::search::testkit::*;
+    use crate::search::{drive, SearchConfig};
 
     /// AVM's pattern moves reach a far-away equality: x == 1_000_000 from a random start in the
     /// whole i32 range takes a few hundred evaluations, not a million.
@@ -254,6 +438,61 @@ mod tests {
         let r = run_per_goal(&d, eq_landscape(vec![1_000_000]), &mut Avm, 1, 100_000);
         assert_eq!(r.covered, r.goals, "{r:?}");
         assert!(r.executions < 2_000, "{r:?}");
+    }
+
+    /// Binade moves: from a double near ±1e300, `x == 0.0` (exactly) and `x in [2, 3]` take
+    /// tens of evaluations, not thousands.
+    #[test]
+    fn binade_moves_bring_huge_doubles_down_quickly() {
+        use crate::exec::mock::MockRun;
+        use crate::input::{Domain, Field};
+        let d = Domain::packed(vec![Field::full("x", ScalarType::F64)]);
+        let sc = Scenario {
+            sites: 2,
+            outcomes: 4,
+            goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![])).collect(),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let x = v[0].as_f64();
+                let zero = if x == 0.0 { [0.0, 1.0] } else { [x.abs(), 0.0] };
+                r.branch(0, 0, &zero);
+                let inside = if (2.0..=3.0).contains(&x) { [0.0, 1.0] } else { [if x < 2.0 { 2.0 - x } else { x - 3.0 }, 0.0] };
+                r.branch(1, 2, &inside);
+            }),
+        };
+        let mut avm = Avm;
+        let r = run_with(&d, sc, SearchConfig::default(), 9, 100_000, |cx| {
+            cx.evaluate(&d.from_values(&[Value::Float(-7.3e300)])).unwrap();
+            drive(cx, &mut avm).unwrap();
+        });
+        assert_eq!(r.covered, 4, "{r:?}");
+        assert!(r.executions < 1_500, "{r:?}");
+    }
+
+    /// Lattice moves: `x % 100 == 0` inside `x % 4 == 0` (±1 breaks the outer condition).
+    #[test]
+    fn lattice_moves_keep_an_enclosing_remainder() {
+        use crate::exec::mock::MockRun;
+        let mut d = ints(&["x"], None);
+        d.lattice = vec![4, 100];
+        let sc = Scenario {
+            sites: 2,
+            outcomes: 4,
+            goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![vec![(0, 0)]])).collect(),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let x = v[0].as_i128();
+                let m4 = x.rem_euclid(4);
+                r.branch(0, 0, &eq(m4, 0));
+                if m4 == 0 {
+                    r.branch(1, 2, &eq(x.rem_euclid(100), 0));
+                }
+            }),
+        };
+        let r = run_with(&d, sc, SearchConfig::default(), 3, 20_000, |cx| {
+            cx.evaluate(&d.from_values(&[Value::Int(1_234_568)])).unwrap(); // ≡ 0 mod 4, 68 mod 100
+            drive(cx, &mut Avm).unwrap();
+        });
+        assert_eq!(r.covered, 4, "{r:?}");
+        assert!(r.executions < 500, "{r:?}");
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.

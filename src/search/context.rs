@@ -51,6 +51,8 @@ struct Evaluator<'a> {
     ordered_asked: bool,
     /// The search stopped because it proposed no input that had not been evaluated.
     exhausted: bool,
+    /// End of the current slice of work (executions in all), see [`SearchContext::set_slice`].
+    slice_end: Option<u64>,
     /// Hashes of the inputs evaluated so far (up to [`NOVELTY_CAPACITY`]), and how many were new.
     seen: std::collections::HashSet<u64>,
     novel: u64,
@@ -116,6 +118,7 @@ impl<'a> SearchContext<'a> {
                 ordered: false,
                 ordered_asked: false,
                 exhausted: false,
+                slice_end: None,
                 seen: Default::default(),
                 novel: 0,
             },
@@ -210,6 +213,18 @@ impl<'a> SearchContext<'a> {
 
     /// Whether the budget is spent or the user interrupted.
     pub fn out_of_budget(&self) -> bool {
+        self.run_out_of_budget() || self.eval.slice_end.is_some_and(|m| self.eval.execs >= m)
+    }
+
+    /// Make [`SearchContext::out_of_budget`] true once `end` executions have run in all, until
+    /// the slice is lifted (`None`): a portfolio cuts an algorithm's attempt into slices this way,
+    /// to interleave other work. The run's own budget still applies.
+    pub fn set_slice(&mut self, end: Option<u64>) {
+        self.eval.slice_end = end;
+    }
+
+    /// Whether the run's own budget is spent or the user interrupted (a slice's end ignored).
+    pub fn run_out_of_budget(&self) -> bool {
         let e = &self.eval;
         e.budget.max_execs.is_some_and(|m| e.execs >= m)
             || e.budget.max_time.is_some_and(|t| e.start.elapsed() >= t)

@@ -23,8 +23,11 @@ pub mod context;
 pub mod drive;
 pub mod evolve;
 pub mod ga;
+pub mod havoc;
+pub mod i2s;
 pub mod hillclimb;
 pub mod mhga;
+pub mod portfolio;
 pub mod random;
 
 use anyhow::Result;
@@ -95,7 +98,7 @@ pub struct AlgorithmSpec {
 
 /// All algorithms, in the order `--help` lists them. The first is the default.
 pub const ALGORITHMS: &[AlgorithmSpec] =
-    &[avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC];
+    &[portfolio::SPEC, avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC, havoc::SPEC];
 
 /// Look an algorithm up by name.
 pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {

@@ -101,7 +101,7 @@ pub struct DefMeta {
     pub uses: Vec<u32>,
 }
 
-/// A constant harvested from a compare or switch.
+/// A constant harvested from a compare or switch, or a lattice step.
 ///
 /// In JSON a float is a number when finite and one of the strings `"inf"`, `"-inf"` and `"nan"`
 /// otherwise (JSON has no literal for them, and serde_json would write `null`, which does not read
@@ -115,6 +115,11 @@ pub struct DefMeta {
 pub enum ConstantMeta {
     Int(i64),
     Float(#[serde(with = "json_f64")] f64),
+    /// The step of a lattice the program's arithmetic lives on: the modulus or divisor of a
+    /// `%` or `/` by a constant, 2^k for a shift by k, or for a mask the step that changes its
+    /// lowest bit. Moving a value by a multiple of it keeps the remainder, quotient or masked
+    /// bits it determines.
+    Lattice(i64),
 }
 
 impl PartialEq for ConstantMeta {
@@ -122,6 +127,7 @@ impl PartialEq for ConstantMeta {
         match (self, other) {
             (ConstantMeta::Int(a), ConstantMeta::Int(b)) => a == b,
             (ConstantMeta::Float(a), ConstantMeta::Float(b)) => a.to_bits() == b.to_bits(),
+            (ConstantMeta::Lattice(a), ConstantMeta::Lattice(b)) => a == b,
             _ => false,
         }
     }

@@ -6,7 +6,13 @@
 //! layout.outcomes_off  [f64; outcome_capacity]         min branch distance per outcome
 //! layout.input_off     [u8; input_capacity]            the input of the next execution
 //! layout.events_off    [Event; event_capacity]         the ordered trace (when enabled)
+//! layout.operands_off  [OperandRec; site_capacity]     compare operands, first hit of each site
 //! ```
+//!
+//! The **operand log** keeps, for each compare site executed, the operands of its first
+//! evaluation in the execution, in the order sites were first reached (`Header::n_operands`
+//! entries). The engine uses it for input-to-state moves: an input field equal to one operand
+//! is set to the other (Aschermann et al. 2019, REDQUEEN; AFL++'s CmpLog).
 //!
 //! The **ordered trace** is written only when the engine sets `Header::events_enabled` for an
 //! execution (the chaining approach needs the order of definitions and branch outcomes; plain
@@ -25,7 +31,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 3;
+pub const LAYOUT_VERSION: u32 = 4;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -114,6 +120,9 @@ pub struct Header {
     pub defs_used: u32,
     /// Set by the runtime when the execution exceeded `max_branch_events` (zeroed by the engine).
     pub step_limit_hit: u32,
+    /// Entries of the operand log written in this execution (runtime; zeroed by the engine).
+    pub n_operands: u32,
+    pub _pad: u32,
     pub modules: [ModuleEntry; MAX_MODULES],
 }
 
@@ -145,6 +154,23 @@ pub struct Event {
     pub alt: f64,
 }
 
+/// One entry of the operand log: the operands of a compare at its first evaluation in the
+/// execution. Integers are widened to 64 bits as the predicate says
+/// ([`crate::pred::Pred::int_operands_signed`]); floats are `f64` bit patterns.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OperandRec {
+    /// Global site ID.
+    pub site: u32,
+    /// The predicate ([`crate::pred::Pred`] as `u32`), with [`OPERANDS_FLOAT`] set for an `fcmp`.
+    pub kind: u32,
+    pub a: u64,
+    pub b: u64,
+}
+
+/// `OperandRec::kind` bit: the operands are `f64` bit patterns.
+pub const OPERANDS_FLOAT: u32 = 1 << 31;
+
 /// `Event::id` bit marking a definition.
 pub const EVENT_DEF: u32 = 1 << 31;
 
@@ -159,6 +185,8 @@ pub struct Layout {
     pub outcomes_off: usize,
     pub input_off: usize,
     pub events_off: usize,
+    /// The operand log: `site_capacity` [`OperandRec`]s.
+    pub operands_off: usize,
     /// Total bytes of the segment.
     pub size: usize,
 }
@@ -175,7 +203,8 @@ impl Layout {
         let outcomes_off = round_up(sites_off + sites as usize * core::mem::size_of::<SiteRec>(), 64);
         let input_off = round_up(outcomes_off + outcomes as usize * 8, 64);
         let events_off = round_up(input_off + input as usize, 64);
-        let size = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 4096);
+        let operands_off = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 64);
+        let size = round_up(operands_off + sites as usize * core::mem::size_of::<OperandRec>(), 4096);
         Layout {
             site_capacity: sites,
             outcome_capacity: outcomes,
@@ -185,6 +214,7 @@ impl Layout {
             outcomes_off,
             input_off,
             events_off,
+            operands_off,
             size,
         }
     }
@@ -233,7 +263,9 @@ mod tests {
         assert!(l.input_off >= l.outcomes_off + 25 * 8);
         assert!(l.events_off >= l.input_off + 100);
         assert_eq!(l.events_off % 8, 0);
-        assert!(l.size >= l.events_off + 7 * 16);
+        assert!(l.operands_off >= l.events_off + 7 * 16);
+        assert!(l.size >= l.operands_off + 10 * 24);
+        assert_eq!(core::mem::size_of::<OperandRec>(), 24);
         assert_eq!(core::mem::size_of::<ModuleDesc>(), 40);
         assert_eq!(core::mem::size_of::<ModuleEntry>(), 32);
         assert_eq!(core::mem::size_of::<Event>(), 16);

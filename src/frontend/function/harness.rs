@@ -8,6 +8,7 @@
 
 use super::shape::{self, c_name, Param, Shape};
 use super::FunctionFrontend;
+use crate::input::mapped::PeerEncoding;
 use crate::input::ScalarType;
 use anyhow::{bail, Result};
 use evotest_abi::meta::{FunctionMeta, TypeMeta};
@@ -173,17 +174,22 @@ fn peer_body(fe: &FunctionFrontend, data: &str, size: &str, guard: Option<&str>)
     s
 }
 
-fn peer_prelude(fe: &FunctionFrontend, what: &str) -> String {
+fn peer_prelude(fe: &FunctionFrontend, what: &str, enc: PeerEncoding) -> String {
     let (sig, source) = (&fe.signature, &fe.sources);
+    let how = match enc {
+        PeerEncoding::Raw => "Parameters over their type's whole range are read from the bytes as they are;\n\
+                              * declared ranges, lengths and characters are mapped onto the declared domain",
+        PeerEncoding::Mapped => "Bytes are mapped onto the declared domain (an all-zero input is every range's\n\
+                                 * lower bound)",
+    };
     let mut s = format!(
         "/* evotest {what} harness for {} (from {source}). Generated; do not edit.\n\
-         * Bytes are mapped onto the declared domain as src/input/mapped.rs describes, so that\n\
-         * every tool searches the same inputs (an all-zero input is every range's lower bound). */\n",
+         * {how}, as src/input/mapped.rs describes, so that every tool searches the same inputs. */\n",
         sig.prototype
     );
     s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     s.push_str(&format!("{};\n\n", sig.prototype));
-    s.push_str(&crate::input::mapped::c_decoder(&fe.domain));
+    s.push_str(&crate::input::mapped::c_decoder(&fe.domain, enc));
     s
 }
 
@@ -194,8 +200,8 @@ pub const PEER_EVENT_LIMIT: u32 = 1 << 24;
 /// runtime in observer mode around each call (the target is compiled with the evotest pass), and a
 /// `longjmp` out of executions that exceed [`PEER_EVENT_LIMIT`] branch events, so that an input
 /// that loops forever does not end the campaign.
-pub fn generate_libfuzzer(fe: &FunctionFrontend) -> String {
-    let mut s = peer_prelude(fe, "libFuzzer");
+pub fn generate_libfuzzer(fe: &FunctionFrontend, enc: PeerEncoding) -> String {
+    let mut s = peer_prelude(fe, "libFuzzer", enc);
     s.push_str(
         "extern void __evotest_observe_begin(void);\n\
          extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
@@ -216,8 +222,8 @@ pub fn generate_libfuzzer(fe: &FunctionFrontend) -> String {
 /// The AFL++ harness: persistent mode (`__AFL_LOOP`) with shared-memory test cases, over the
 /// mapped encoding. Compiled by `afl-clang-fast` (clang 14), so plain C99 without evotest probes;
 /// AFL++ handles hangs with its own timeout.
-pub fn generate_afl(fe: &FunctionFrontend) -> String {
-    let mut s = peer_prelude(fe, "AFL++");
+pub fn generate_afl(fe: &FunctionFrontend, enc: PeerEncoding) -> String {
+    let mut s = peer_prelude(fe, "AFL++", enc);
     s.push_str(
         "__AFL_FUZZ_INIT();\n\n\
          int main(void) {\n\

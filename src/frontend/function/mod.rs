@@ -123,10 +123,10 @@ impl Frontend for FunctionFrontend {
         Some(("tests.c".to_string(), ctests::render(self, file)))
     }
 
-    fn peer_harness(&self, peer: Peer) -> Option<String> {
+    fn peer_harness(&self, peer: Peer, encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
         Some(match peer {
-            Peer::LibFuzzer => harness::generate_libfuzzer(self),
-            Peer::Afl => harness::generate_afl(self),
+            Peer::LibFuzzer => harness::generate_libfuzzer(self, encoding),
+            Peer::Afl => harness::generate_afl(self, encoding),
         })
     }
 

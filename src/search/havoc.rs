@@ -1,0 +1,200 @@
+//! Havoc: mutation of archive inputs as a fuzzer would do it (AFL's "havoc" stage, libFuzzer's
+//! mutators), aimed at one goal. Each evaluation takes a parent (the goal's best input, or an input
+//! of the archive, or a fresh random one) and stacks 1–8 random mutations on it, at the level of
+//! fields and of bytes:
+//!
+//! * a field set to a fresh random value, a small integer (−128..=255), an interesting value (0,
+//!   ±1, the type's extremes, and for floats ±0, ±inf, NaN, the smallest normal), a program
+//!   constant, the value of another field of the same type (the function-level form of
+//!   input-to-state: `x1 == x2`), or moved by a small amount or negated;
+//! * a bit flipped, a byte set to a random or interesting value, or a byte incremented.
+//!
+//! The child replaces the parent of the next step when it is at least as good for the goal (a
+//! (1+1) walk across plateaus). An attempt ends when the goal is covered, after `patience`
+//! evaluations without improving the best fitness of the attempt, or when the budget is spent.
+//! Interesting values are used whatever the initialisation mode: they are what a byte fuzzer would
+//! try, and what uniform sampling of a range never gives (a NaN, an exact 0.0).
+
+use super::{Algorithm, AlgorithmSpec, GoalSearch, Patience, SearchContext};
+use crate::input::{Input, Range, Role, ScalarType, Value};
+use anyhow::Result;
+use rand::Rng;
+
+pub const SPEC: AlgorithmSpec = AlgorithmSpec {
+    name: "havoc",
+    about: "havoc mutation of archive inputs (fields and bytes: random, small, interesting and program values, copies, bit flips)",
+    build: |_| Algorithm::PerGoal(Box::new(Havoc)),
+};
+
+/// Most mutations stacked on one child.
+const MAX_STACK: u32 = 8;
+
+pub struct Havoc;
+
+/// A parent for the next child: the goal's best input half of the time, else a random input of the
+/// archive, else (when the archive is empty) a random input.
+fn parent(cx: &mut SearchContext, goal: usize, current: &Input) -> Input {
+    let r: f64 = cx.rng.random();
+    if r < 0.5 {
+        return current.clone();
+    }
+    let n = cx.archive().tests.len();
+    if r < 0.9 && n > 0 {
+        let i = cx.rng.random_range(0..n);
+        return cx.archive().tests[i].input.clone();
+    }
+    if let Some((_, x)) = cx.best(goal) {
+        if r < 0.95 {
+            return x.clone();
+        }
+    }
+    cx.random_input()
+}
+
+/// One interesting value for field `i` (see module docs).
+fn interesting(cx: &mut SearchContext, i: usize) -> Value {
+    let g = &cx.domain.fields[i];
+    match g.range {
+        Range::Int { lo, hi } => {
+            let cands = [0, 1, -1, lo, hi, lo.saturating_add(1), hi.saturating_sub(1), 127, 128, 255, 256, 32767, 65535];
+            Value::Int(cands[cx.rng.random_range(0..cands.len())])
+        }
+        Range::Float { lo, hi } => {
+            let min_pos = if g.ty == ScalarType::F32 { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE };
+            let cands = [0.0, -0.0, 1.0, -1.0, lo, hi, min_pos, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+            Value::Float(cands[cx.rng.random_range(0..cands.len())])
+        }
+    }
+}
+
+/// Apply one random mutation to `x`.
+fn mutate_once(cx: &mut SearchContext, x: &mut Input) {
+    let d = cx.domain;
+    let n = d.fields.len();
+    if n == 0 {
+        return;
+    }
+    let i = cx.rng.random_range(0..n);
+    let g = &d.fields[i];
+    let old = d.get(x, i);
+    let kind = cx.rng.random_range(0..10u32);
+    let v = match kind {
+        0 => d.uniform_value(i, &mut cx.rng),
+        1 => match g.range {
+            Range::Int { .. } => Value::Int(cx.rng.random_range(-128..=255)),
+            Range::Float { .. } => Value::Float(cx.rng.random_range(-128.0..=255.0f64).round()),
+        },
+        2 => interesting(cx, i),
+        3 => d.constant_value(i, &mut cx.rng).unwrap_or_else(|| interesting(cx, i)),
+        4 => {
+            // another field of the same type: input-to-state between inputs
+            let same_ty: Vec<usize> = (0..n).filter(|&j| j != i && d.fields[j].ty == g.ty).collect();
+            match same_ty.is_empty() {
+                true => interesting(cx, i),
+                false => d.get(x, same_ty[cx.rng.random_range(0..same_ty.len())]),
+            }
+        }
+        5 => match old {
+            Value::Int(v) => Value::Int(v.saturating_add(cx.rng.random_range(-35..=35))),
+            Value::Float(f) => Value::Float(f + cx.rng.random_range(-35.0..=35.0)),
+        },
+        6 => match old {
+            Value::Int(v) => Value::Int(v.saturating_neg()),
+            Value::Float(f) => Value::Float(-f),
+        },
+        _ => {
+            // byte level, within the field
+            let r = g.bytes();
+            let b = r.start + cx.rng.random_range(0..r.len());
+            let mut y = x.clone();
+            if y.bytes.len() < r.end {
+                y.bytes.resize(r.end, 0);
+            }
+            match kind {
+                7 => y.bytes[b] ^= 1 << cx.rng.random_range(0..8),
+                8 => y.bytes[b] = [0u8, 1, 0x7f, 0x80, 0xff][cx.rng.random_range(0..5)],
+                _ => y.bytes[b] = y.bytes[b].wrapping_add(1),
+            }
+            g.read(&y.bytes)
+        }
+    };
+    // characters stay in their alphabet, lengths in range: normalise does both
+    if matches!(g.role, Role::Char { .. } | Role::Length) && kind == 4 {
+        return;
+    }
+    d.set(x, i, v);
+}
+
+/// A child of `parent`: 1, 2, 4 or 8 stacked mutations (see module docs).
+pub fn mutant(cx: &mut SearchContext, parent: &Input) -> Input {
+    let mut child = parent.clone();
+    let stack = 1u32 << cx.rng.random_range(0..4u32);
+    for _ in 0..stack.min(MAX_STACK) {
+        mutate_once(cx, &mut child);
+    }
+    child
+}
+
+/// A random input of the archive, or a random input when the archive is empty.
+pub fn archive_input(cx: &mut SearchContext) -> Input {
+    let n = cx.archive().tests.len();
+    if n == 0 {
+        return cx.random_input();
+    }
+    let i = cx.rng.random_range(0..n);
+    cx.archive().tests[i].input.clone()
+}
+
+impl GoalSearch for Havoc {
+    fn attempt(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
+        if cx.out_of_budget() || cx.domain.fields.is_empty() {
+            return Ok(());
+        }
+        let mut current = match cx.best(goal) {
+            Some((_, x)) => x.clone(),
+            None => cx.random_input(),
+        };
+        let mut fc = f64::INFINITY;
+        let mut patience = Patience::new(cx.config.patience, f64::INFINITY);
+        while !cx.is_covered(goal) && !cx.finished() {
+            let p = parent(cx, goal, &current);
+            let child = mutant(cx, &p);
+            let ev = cx.evaluate(&child)?;
+            let f = cx.fitness(goal, &ev);
+            if f <= fc {
+                (current, fc) = (ev.input, f);
+            }
+            if patience.exhausted(f) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::mock::MockRun;
+    use crate::input::{Domain, Field};
+    use crate::search::testkit::*;
+    use crate::search::{drive, SearchConfig};
+
+    /// A NaN check and an exact equality of two doubles: values uniform sampling never gives.
+    #[test]
+    fn havoc_finds_nan_and_equal_doubles() {
+        let d = Domain { init: crate::input::InitMode::Uniform, ..Domain::packed(vec![Field::full("x", ScalarType::F64), Field::full("y", ScalarType::F64)]) };
+        let sc = Scenario {
+            sites: 2,
+            outcomes: 4,
+            goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![])).collect(),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let (x, y) = (v[0].as_f64(), v[1].as_f64());
+                r.branch(0, 0, if x.is_nan() { &[0.0, 1.0] } else { &[1.0, 0.0] });
+                r.branch(1, 2, if x == y { &[0.0, 1.0] } else { &[1.0, 0.0] });
+            }),
+        };
+        let r = run_with(&d, sc, SearchConfig::default(), 2, 20_000, |cx| drive(cx, &mut Havoc).unwrap());
+        assert_eq!(r.covered, 4, "{r:?}");
+    }
+}

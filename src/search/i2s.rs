@@ -1,0 +1,136 @@
+//! Input-to-state moves at the level of fields (Aschermann et al. 2019, REDQUEEN; AFL++'s CmpLog):
+//! when the compare that decides a goal's critical branch has an operand equal to an input field,
+//! set the field to the *other* operand.
+//!
+//! This solves in one evaluation what a distance-guided search may never solve: `x == y` for two
+//! inputs (the distance changes with both, but a uniform start puts them 1e300 apart), and
+//! `x == g(y)` with a value computed from other inputs (a checksum, a hash, a product), where
+//! moving `x` towards `g(y)` one step at a time can take longer than the budget. Every copy is
+//! tried as the value and its two neighbours (for `<`, `<=`, `>`, `>=`).
+//!
+//! The operands come from the trace's operand log ([`crate::trace::Trace::operands`]), the first
+//! evaluation of each compare site in the execution.
+
+use crate::fitness::Goal;
+use crate::input::{Domain, Input, Range, Value};
+use crate::trace::{OperandRec, Trace, OPERANDS_FLOAT};
+
+/// Inputs that copy one operand of the goal's critical branch into a field of `x` equal to the
+/// other operand (see module docs), in field order, without duplicates and without `x` itself.
+/// Empty when the critical branch is not a compare that ran, or no field matches.
+pub fn candidates(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace) -> Vec<Input> {
+    let Some(site) = goal.critical_branch(trace) else { return vec![] };
+    let Some(rec) = trace.operands(site) else { return vec![] };
+    copies(domain, x, rec)
+}
+
+/// The inputs of [`candidates`] for one operand record.
+pub fn copies(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
+    let mut out: Vec<Input> = Vec::new();
+    let float = rec.kind & OPERANDS_FLOAT != 0;
+    for i in 0..domain.fields.len() {
+        let old = domain.get(x, i);
+        let targets: Vec<Value> = match (old, float) {
+            (Value::Int(v), false) => {
+                let mut t = Vec::new();
+                for (this, other) in [(rec.a, rec.b), (rec.b, rec.a)] {
+                    if int_matches(v, this) {
+                        let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
+                        t.extend([o, o.saturating_add(1), o.saturating_sub(1)].map(Value::Int));
+                    }
+                }
+                t
+            }
+            (Value::Float(v), true) => {
+                let (a, b) = (f64::from_bits(rec.a), f64::from_bits(rec.b));
+                let mut t = Vec::new();
+                for (this, other) in [(a, b), (b, a)] {
+                    if v == this || (v.is_nan() && this.is_nan()) {
+                        t.extend([other, other.next_up(), other.next_down()].map(Value::Float));
+                    }
+                }
+                t
+            }
+            // a float compared with a converted integer, or the reverse
+            (Value::Int(v), true) => {
+                let (a, b) = (f64::from_bits(rec.a), f64::from_bits(rec.b));
+                let mut t = Vec::new();
+                for (this, other) in [(a, b), (b, a)] {
+                    if v as f64 == this && other.is_finite() {
+                        t.extend([other.round(), other.floor(), other.ceil(), other.round() + 1.0, other.round() - 1.0].map(|f| Value::Int(f as i128)));
+                    }
+                }
+                t
+            }
+            (Value::Float(v), false) => {
+                let mut t = Vec::new();
+                for (this, other) in [(rec.a, rec.b), (rec.b, rec.a)] {
+                    if v.fract() == 0.0 && int_matches(v as i128, this) {
+                        let o = other as i64 as f64;
+                        t.extend([o, o + 1.0, o - 1.0].map(Value::Float));
+                    }
+                }
+                t
+            }
+        };
+        for t in targets {
+            if let (Value::Float(f), Range::Float { .. }) = (t, domain.fields[i].range) {
+                if f.is_nan() && old.as_f64().is_nan() {
+                    continue;
+                }
+            }
+            let mut y = x.clone();
+            domain.set(&mut y, i, t);
+            if y != *x && !out.contains(&y) {
+                out.push(y);
+            }
+        }
+    }
+    out
+}
+
+/// Whether field value `v` is what a compare saw as the 64-bit operand `op` (sign- or
+/// zero-extended from the field's width by the pass).
+fn int_matches(v: i128, op: u64) -> bool {
+    v == op as i64 as i128 || v == op as i128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{Field, ScalarType};
+
+    fn rec(a: u64, b: u64, float: bool) -> OperandRec {
+        OperandRec { site: 0, kind: if float { OPERANDS_FLOAT } else { 0 }, a, b }
+    }
+
+    #[test]
+    fn an_int_field_equal_to_one_operand_takes_the_other() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::I32), Field::full("y", ScalarType::I32)]);
+        let x = d.from_values(&[Value::Int(-5), Value::Int(9)]);
+        // x == 3 * y + 1 compared as (-5, 28)
+        let c = copies(&d, &x, &rec(-5i64 as u64, 28, false));
+        let xs: Vec<i128> = c.iter().map(|y| match d.get(y, 0) { Value::Int(v) => v, _ => 0 }).collect();
+        assert_eq!(xs, vec![28, 29, 27]);
+        assert!(c.iter().all(|y| d.get(y, 1) == Value::Int(9)));
+    }
+
+    #[test]
+    fn a_double_equal_to_one_operand_takes_the_other_and_its_neighbours() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::F64), Field::full("y", ScalarType::F64)]);
+        let x = d.from_values(&[Value::Float(1e300), Value::Float(-3.5)]);
+        // x == y
+        let c = copies(&d, &x, &rec(1e300f64.to_bits(), (-3.5f64).to_bits(), true));
+        // x := y (and neighbours), y := x (and neighbours)
+        assert!(c.iter().any(|y| d.get(y, 0) == Value::Float(-3.5)));
+        assert!(c.iter().any(|y| d.get(y, 1) == Value::Float(1e300)));
+        assert_eq!(c.len(), 6);
+    }
+
+    #[test]
+    fn no_field_matches_no_candidates() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::I32)]);
+        let x = d.from_values(&[Value::Int(4)]);
+        assert!(copies(&d, &x, &rec(5, 6, false)).is_empty());
+    }
+}
