@@ -139,8 +139,17 @@ impl Target {
     ///
     /// Errors: the target does not start.
     pub fn fresh_executor(&self) -> Result<Box<dyn Executor>> {
+        self.fresh_executor_with_timeout(self.options.timeout)
+    }
+
+    /// [`Target::fresh_executor`] with per-execution `timeout` in place of the target's.
+    ///
+    /// Errors: the target does not start.
+    pub fn fresh_executor_with_timeout(&self, timeout: std::time::Duration) -> Result<Box<dyn Executor>> {
         let (sites, outcomes, capacity) = self.fresh.ok_or_else(|| anyhow!("this target has no fresh executor"))?;
-        let mut e = ForkServer::start(&self.exe, &self.options.fork_server(sites, outcomes, capacity, None))?;
+        let mut config = self.options.fork_server(sites, outcomes, capacity, None);
+        config.timeout = timeout;
+        let mut e = ForkServer::start(&self.exe, &config)?;
         e.set_max_branch_events(self.options.max_branch_events);
         e.set_memory_limit(self.options.rss_limit_mb << 20);
         Ok(Box::new(e))

@@ -82,6 +82,14 @@ impl std::fmt::Display for ExitKind {
 }
 
 /// `SIGSEGV` etc.
+/// How long a generated suite waits before it calls a recorded timeout a hang, for a search
+/// run with per-execution `timeout`: five times the timeout, rounded up to whole seconds, and at
+/// least 2 s. A timeout is kept as a fault only if it recurs under this limit (see the campaign's
+/// `verify`), so a suite never expects a hang that ends otherwise.
+pub fn hang_limit(timeout: Duration) -> Duration {
+    Duration::from_secs((timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u64)
+}
+
 pub fn signal_name(sig: i32) -> &'static str {
     match sig {
         libc::SIGSEGV => "SIGSEGV",

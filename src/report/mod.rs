@@ -81,7 +81,7 @@ impl Reporter for TestFileReporter {
             header,
             path,
             cases,
-            hang_seconds: (i.timeout.as_secs_f64() * 5.0).ceil().max(2.0) as u32,
+            hang_seconds: crate::exec::hang_limit(i.timeout).as_secs() as u32,
             memory_limit: i.memory_limit,
             file_limit: i.file_limit,
         };
