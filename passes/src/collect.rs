@@ -207,6 +207,8 @@ pub struct FunctionDraft {
     pub sites: Vec<SiteDraft>,
     pub constants: Vec<ConstantMeta>,
     pub defs: Vec<dataflow::DefDraft>,
+    /// Decisions of more than one condition ([`crate::decisions`]).
+    pub decisions: Vec<crate::decisions::DecisionDraft>,
 }
 
 /// Describe `func` (which must have a body), function number `fi` of the module; its locals are
@@ -320,6 +322,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         blocks.push(block);
     }
 
+    let decisions = crate::decisions::analyse(func, &bbs, &blocks_index, &mut sites, &names, &mut constants, vars);
     let (params, ret, variadic) = signature(func, &names);
     let meta = FunctionMeta {
         name,
@@ -340,7 +343,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         calls,
         writes_globals,
     };
-    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs }
+    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs, decisions }
 }
 
 fn signature(
@@ -495,8 +498,9 @@ fn harvest(v: LLVMValueRef, out: &mut Vec<ConstantMeta>) {
     }
 }
 
-/// A two-outcome site (`br` or `select`) on condition `c`.
-fn branch_like(
+/// A two-outcome site (`br`, `select`, or a condition-only site) on condition `c`, probed right
+/// before `inst`.
+pub fn branch_like(
     kind: SiteKind,
     inst: LLVMValueRef,
     c: LLVMValueRef,

@@ -225,6 +225,65 @@ unsafe fn push_event(h: *mut Header, base: *mut u8, events_off: usize, id: u32, 
     h.n_events += 1;
 }
 
+/// Record the distances of a condition-only site ([`evotest_abi::meta::SiteKind::Cond`]): hit
+/// count, first-reached order (the current branch-event count, which it does not advance) and the
+/// minimum distance of each outcome; no ordered-trace event and no branch-event limit.
+#[inline(always)]
+unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64)) {
+    if !active(desc) {
+        return;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &*(base as *const Header);
+    let layout = Layout::from_header(h);
+    let gsite = (*desc).site_base + site;
+    let goutcome = (*desc).outcome_base + ob;
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
+    let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
+    let first = rec.hits == 0;
+    if first {
+        rec.first_seq = h.seq.max(1);
+    }
+    rec.hits = rec.hits.saturating_add(1);
+    put(slots, t, first);
+    put(slots.add(1), f, first);
+}
+
+/// Condition-only variant of [`__evotest_cmp_int`] (see [`evotest_abi::names::PROBE_CMP_INT_COND`]).
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    let d = match Pred::from_u32(pred) {
+        Some(p) => distance::icmp(p, a, b),
+        None => distance::boolean(a == b),
+    };
+    record2_quiet(desc, site, ob, d);
+}
+
+/// Condition-only variant of [`__evotest_cmp_float`].
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    let d = match Pred::from_u32(pred) {
+        Some(p) => distance::fcmp(p, a, b),
+        None => distance::boolean(a == b),
+    };
+    record2_quiet(desc, site, ob, d);
+}
+
+/// Condition-only variant of [`__evotest_cond`].
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    record2_quiet(desc, site, ob, distance::boolean(value != 0));
+}
+
 #[inline(always)]
 unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64)) {
     if let Some(e) = enter(desc, site, ob) {

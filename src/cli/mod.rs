@@ -618,14 +618,17 @@ fn sites(args: &SitesArgs) -> Result<i32> {
     }
     let p = program::Program::with_sequential_bases(metas);
     for f in &p.functions {
-        let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name).count();
+        let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name && s.meta.kind.is_branch()).count();
         if f.meta.name == evotest_abi::names::RENAMED_MAIN {
             continue;
         }
         let params: Vec<String> = f.meta.params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
         let plural = if n == 1 { "" } else { "s" };
         outln!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
-        for s in p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)) {
+        // branch sites, then condition-only sites (condition-decision coverage only)
+        let mut listed: Vec<&program::Site> = p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)).collect();
+        listed.sort_by_key(|s| !s.meta.kind.is_branch());
+        for s in listed {
             let uses: Vec<&str> = s.uses.iter().map(|v| p.vars[*v as usize].meta.name.as_str()).collect();
             let uses = if uses.is_empty() { String::new() } else { format!("  uses {}", uses.join(", ")) };
             outln!(
@@ -636,6 +639,17 @@ fn sites(args: &SitesArgs) -> Result<i32> {
                 format!("{:?}", s.meta.kind).to_lowercase(),
                 s.meta.cond,
                 s.meta.outcome_labels.join(", ")
+            );
+        }
+        for d in p.decisions.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f)) {
+            let conds: Vec<String> = d.conditions.iter().map(|c| format!("s{c}")).collect();
+            let site = d.site.map(|s| format!(", outcome of s{s}")).unwrap_or_default();
+            outln!(
+                "  decision {:>5}:{:<3}  {}  [conditions {}{site}]",
+                d.meta.line,
+                d.meta.col,
+                d.meta.text,
+                conds.join(" ")
             );
         }
         for d in p.defs.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f) && !d.meta.param_init) {
