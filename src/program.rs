@@ -317,6 +317,21 @@ impl Program {
         self.sites.iter().find(|s| s.outcomes().contains(&o)).map(|s| (s, o - s.outcome_base))
     }
 
+    /// String literals compared with `strcmp` and its kin, from all modules.
+    pub fn strings(&self) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for m in &self.modules {
+            for c in &m.constants {
+                if let evotest_abi::meta::ConstantMeta::Str(s) = c {
+                    if !out.iter().any(|o| o == s.as_bytes()) {
+                        out.push(s.as_bytes().to_vec());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Integer and float constants from all modules' compares and switches.
     pub fn constants(&self) -> (Vec<i128>, Vec<f64>) {
         let mut ints = Vec::new();
@@ -334,6 +349,7 @@ impl Program {
                             floats.push(f)
                         }
                     }
+                    evotest_abi::meta::ConstantMeta::Str(_) => {}
                 }
             }
         }

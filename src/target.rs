@@ -231,6 +231,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display())?;
     let (int_pool, float_pool) = Program::with_sequential_bases(metas.clone()).constants();
     fe.domain.int_pool = int_pool;
+    fe.domain.str_pool = Program::with_sequential_bases(metas.clone()).strings();
     fe.domain.float_pool = float_pool;
     let defining = defined_in.iter().find(|(n, _)| n == wanted).map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());

@@ -2,7 +2,7 @@
 //! outcome, the minimum branch distance (meaningful only where the site was executed).
 
 use crate::program::{OutcomeId, SiteId};
-pub use evotest_abi::shm::{Event, EVENT_DEF};
+pub use evotest_abi::shm::{Event, EVENT_DEF, EVENT_OPERAND};
 use evotest_abi::shm::SiteRec;
 
 /// A copy of the trace map after one execution, indexed by global IDs.
@@ -16,6 +16,17 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// The ordered trace was cut short (buffer full).
     pub events_overflow: bool,
+    /// Operands of the compares executed, in order, when they were asked for
+    /// (`Executor::set_operand_trace`): (global site, a, b).
+    pub operands: Vec<(u32, Operand, Operand)>,
+}
+
+/// One operand of a compare, as its probe received it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    /// An integer or pointer operand widened to 64 bits.
+    Int(i64),
+    Float(f64),
 }
 
 impl Trace {
@@ -49,12 +60,35 @@ impl Trace {
         self.distance(site, outcome) == Some(0.0)
     }
 
+    /// Move the operand events ([`EVENT_OPERAND`]) out of [`Trace::events`] into
+    /// [`Trace::operands`], so that the ordered trace holds only branch and definition events.
+    pub fn split_operands(&mut self) {
+        if !self.events.iter().any(|e| e.id & EVENT_DEF == 0 && e.id & EVENT_OPERAND != 0) {
+            return;
+        }
+        let mut pending: Option<(u32, Operand)> = None;
+        self.events.retain(|e| {
+            if e.id & EVENT_DEF != 0 || e.id & EVENT_OPERAND == 0 {
+                return true;
+            }
+            let site = e.id & !EVENT_OPERAND;
+            let bits = e.alt.to_bits();
+            let v = if e.outcome & 2 != 0 { Operand::Float(f64::from_bits(bits)) } else { Operand::Int(bits as i64) };
+            match (e.outcome & 1, pending.take()) {
+                (0, _) => pending = Some((site, v)),
+                (_, Some((s, a))) if s == site => self.operands.push((site, a, v)),
+                _ => {}
+            }
+            false
+        });
+    }
+
     /// A trace built by hand (tests): `executed` sites with hits 1, and the given distances.
     pub fn from_parts(n_sites: usize, executed: &[SiteId], dist: Vec<f64>) -> Trace {
         let mut sites = vec![SiteRec::default(); n_sites];
         for (i, &s) in executed.iter().enumerate() {
             sites[s as usize] = SiteRec { hits: 1, first_seq: i as u32 + 1 };
         }
-        Trace { sites, dist, events: vec![], events_overflow: false }
+        Trace { sites, dist, events: vec![], events_overflow: false, operands: vec![] }
     }
 }

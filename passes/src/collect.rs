@@ -534,6 +534,14 @@ pub fn branch_like(
                             let call = if is_zero(b) { a } else if is_zero(a) { b } else { std::ptr::null_mut() };
                             if !call.is_null() {
                                 if let Some((func, sa, sb, n)) = string_compare(call) {
+                                    for s in [sa, sb] {
+                                        if let Some(text) = condtext::string_bytes(s).and_then(|b| String::from_utf8(b).ok()) {
+                                            let c = ConstantMeta::Str(text);
+                                            if !constants.contains(&c) {
+                                                constants.push(c);
+                                            }
+                                        }
+                                    }
                                     cond = Cond::Str { pred, func, a: sa, b: sb, n };
                                 }
                             }

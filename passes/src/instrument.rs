@@ -201,7 +201,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         functions.push(fm);
         for c in &d.constants {
             if !constants.contains(c) {
-                constants.push(*c);
+                constants.push(c.clone());
             }
         }
         for dd in &d.decisions {

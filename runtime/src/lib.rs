@@ -260,6 +260,7 @@ pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob
         None => distance::boolean(a == b),
     };
     record2_quiet(desc, site, ob, d);
+    operands(desc, site, a, b, false);
 }
 
 /// Condition-only variant of [`__evotest_cmp_float`].
@@ -273,6 +274,7 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
         None => distance::boolean(a == b),
     };
     record2_quiet(desc, site, ob, d);
+    operands(desc, site, a.to_bits(), b.to_bits(), true);
 }
 
 /// Condition-only variant of [`__evotest_cond`].
@@ -313,6 +315,25 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
     push_event(h, base, events_off, EVENT_DEF | ((*desc).def_base + def), 0, 0.0);
 }
 
+/// Append the operands of a compare at `site` to the ordered trace when the engine asked for
+/// them ([`FLAG_OPERANDS`]).
+#[inline(always)]
+unsafe fn operands(desc: *mut ModuleDesc, site: u32, a: u64, b: u64, float: bool) {
+    let base = MAP.load(Ordering::Relaxed);
+    if base.is_null() || (*desc).state != DESC_ACTIVE {
+        return;
+    }
+    let h = base as *mut Header;
+    if (*h).events_enabled == 0 || (*h).flags & FLAG_OPERANDS == 0 {
+        return;
+    }
+    let off = Layout::from_header(&*h).events_off;
+    let id = EVENT_OPERAND | ((*desc).site_base + site);
+    let f = (float as u32) << 1;
+    push_event(h, base, off, id, f, f64::from_bits(a));
+    push_event(h, base, off, id, f | 1, f64::from_bits(b));
+}
+
 /// Probe for `icmp pred a, b` deciding a two-outcome site. See [`evotest_abi::names::PROBE_CMP_INT`].
 ///
 /// # Safety
@@ -324,6 +345,7 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
         None => distance::boolean(a == b),
     };
     record2(desc, site, ob, d);
+    operands(desc, site, a, b, false);
 }
 
 /// Probe for `fcmp pred a, b` (operands widened to `double`).
@@ -337,6 +359,7 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
         None => distance::boolean(a == b),
     };
     record2(desc, site, ob, d);
+    operands(desc, site, a.to_bits(), b.to_bits(), true);
 }
 
 /// Longest string a string-compare probe reads (a longer one is compared on its prefix).

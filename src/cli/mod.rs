@@ -177,6 +177,16 @@ struct BenchArgs {
     /// Skip the llvm-cov check of each program's claimed feasible count
     #[arg(long)]
     no_truth: bool,
+    /// Coverage criterion of every run (see `evotest list`); the programs file's `feasible`
+    /// counts are in its goals
+    #[arg(long, default_value = CRITERIA[0].name)]
+    criterion: String,
+    /// Population of evotest's evolutionary tools [default: each algorithm's]
+    #[arg(long, value_name = "N")]
+    population: Option<usize>,
+    /// Generations per search of the grammatical-evolution tools [default: 200]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    generations: Option<u32>,
 }
 
 /// What defines the target: sources, function, input domain, execution limits, output.
@@ -297,6 +307,11 @@ struct RunArgs {
     /// GA population size
     #[arg(long, default_value_t = SearchConfig::default().population)]
     population: usize,
+
+    /// Generations per search of the grammatical-evolution algorithms (ge, ge-unseeded, ge-ext)
+    /// [default: 200]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    generations: Option<u32>,
 
     /// End an attempt on a goal after this many evaluations (executions and cache hits) without improving it
     #[arg(long, default_value_t = SearchConfig::default().patience, value_parser = clap::value_parser!(u64).range(1..))]
@@ -567,6 +582,7 @@ impl RunArgs {
             patience: self.patience,
             give_up_after: self.give_up_after,
             stop_when_stalled: self.stop_when_stalled,
+            generations: self.generations,
         };
         o.chain = ChainConfig { mode: self.chaining, depth: self.chain_depth, order: self.chain_order, ..ChainConfig::default() };
         o.targets = self.targets.clone();
@@ -683,7 +699,11 @@ fn bench(a: &BenchArgs) -> Result<i32> {
         work: a.work.clone(),
         quiet: a.quiet,
         truth: !a.no_truth,
+        criterion: a.criterion.clone(),
+        population: a.population,
+        generations: a.generations,
     };
+    crate::fitness::criterion(&opts.criterion)?;
     let root = std::env::current_dir()?;
     let results = crate::bench::run(&opts, &root)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");

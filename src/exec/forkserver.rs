@@ -461,6 +461,7 @@ impl Executor for ForkServer {
         let mut trace = Trace::default();
         self.shm.read_trace(&mut trace.sites, &mut trace.dist);
         trace.events_overflow = self.shm.read_events(&mut trace.events);
+        trace.split_operands();
         Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
     }
 
@@ -470,6 +471,10 @@ impl Executor for ForkServer {
 
     fn set_ordered_trace(&mut self, on: bool) {
         self.shm.set_events(on);
+    }
+
+    fn set_operand_trace(&mut self, on: bool) {
+        self.shm.set_operands(on);
     }
 
     fn set_max_branch_events(&mut self, n: u32) {

@@ -163,6 +163,9 @@ pub trait Executor {
     fn executions(&self) -> u64;
     /// Record the ordered trace (definitions and branch outcomes, in order) from now on.
     fn set_ordered_trace(&mut self, on: bool);
+    /// While the ordered trace is on, also record the operands of every compare
+    /// ([`Trace::operands`]); executors that cannot ignore it.
+    fn set_operand_trace(&mut self, _on: bool) {}
     /// Stop each following execution after `n` branch events (0 = no limit); such an execution
     /// ends as [`ExitKind::StepLimit`].
     fn set_max_branch_events(&mut self, n: u32);

@@ -81,6 +81,12 @@ impl SharedMemory {
         self.header_mut().max_branch_events = n;
     }
 
+    /// Record compare operands in the ordered trace ([`evotest_abi::shm::FLAG_OPERANDS`]) or not.
+    pub fn set_operands(&mut self, on: bool) {
+        let h = self.header_mut();
+        h.flags = if on { h.flags | evotest_abi::shm::FLAG_OPERANDS } else { h.flags & !evotest_abi::shm::FLAG_OPERANDS };
+    }
+
     /// Switch the ordered trace on or off for the following executions.
     pub fn set_events(&mut self, on: bool) {
         self.header_mut().events_enabled = (on && self.layout.event_capacity > 0) as u32;

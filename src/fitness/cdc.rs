@@ -23,7 +23,8 @@
 //!   the condition outcomes that end its evaluation with the wanted value (`ends`); for `&`/`|`,
 //!   once the decision's site ran, the distances of its conditions combined as Bueno & Jino (2002)
 //!   combine AND (sum) and OR (minimum);
-//! * a `switch` label not taken: K at the switch (any other value will do), or the approach to it.
+//! * a `switch` label not taken: the distance to the nearest other label at the switch (K when
+//!   the label taken is a case: any other value will do), or the approach to the switch.
 
 use super::branch::BranchGoal;
 use super::{Analysis, Criterion, Goal, Row, RowCell};
@@ -155,12 +156,13 @@ impl Goal for NotLabelGoal {
         if !t.executed(self.label.site) {
             return self.label.fitness(t);
         }
-        let other = (0..self.n_outcomes).filter(|&k| k != self.label.k).any(|k| t.covered(self.label.site, self.outcome_base + k));
-        if other {
-            0.0
-        } else {
-            normalise(K)
-        }
+        // the nearest other label: its branch distance (|value − case| for a case, 0 or K for
+        // the default)
+        (0..self.n_outcomes)
+            .filter(|&k| k != self.label.k)
+            .filter_map(|k| t.distance(self.label.site, self.outcome_base + k))
+            .map(normalise)
+            .fold(1.0, f64::min)
     }
 
     fn describe(&self, program: &Program) -> String {
@@ -434,5 +436,8 @@ mod tests {
         let covered: Vec<bool> = goals.iter().map(|g| g.fitness(&t) == 0.0).collect();
         assert_eq!(covered, [false, true, true, false, false, true]);
         assert_eq!(goals[3].fitness(&t), 0.5, "not case 1: one step away");
+        // c = 9: the default taken; not-default is 4 away from case 5
+        let t = Trace::from_parts(1, &[0], vec![0.0, 8.0, 4.0]);
+        assert_eq!(goals[1].fitness(&t), 4.0 / 5.0);
     }
 }

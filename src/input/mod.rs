@@ -290,6 +290,9 @@ pub struct Domain {
     pub len: usize,
     pub int_pool: Vec<i128>,
     pub float_pool: Vec<f64>,
+    /// String literals the program compares strings with (`strcmp(s, "VIP")`): a pool for
+    /// string parameters (grammatical evolution's extended grammar, `search::ge`).
+    pub str_pool: Vec<Vec<u8>>,
     pub init: InitMode,
 }
 

@@ -49,6 +49,8 @@ struct Evaluator<'a> {
     /// Whether the ordered trace is being recorded, and whether a caller asked for it explicitly.
     ordered: bool,
     ordered_asked: bool,
+    /// Whether compare operands are recorded (they travel in the ordered trace).
+    operands: bool,
     /// The search stopped because it proposed no input that had not been evaluated.
     exhausted: bool,
     /// Hashes of the inputs evaluated so far (up to [`NOVELTY_CAPACITY`]), and how many were new.
@@ -115,6 +117,7 @@ impl<'a> SearchContext<'a> {
                 cache: EvalCache::new(),
                 ordered: false,
                 ordered_asked: false,
+                operands: false,
                 exhausted: false,
                 seen: Default::default(),
                 novel: 0,
@@ -174,11 +177,24 @@ impl<'a> SearchContext<'a> {
         self.apply_ordered_trace();
     }
 
+    /// Record the operands of every compare in the following executions
+    /// ([`crate::trace::Trace::operands`]; `false`: no longer). This switches the ordered trace
+    /// on, and clears the evaluation cache when it changes.
+    pub fn set_operand_trace(&mut self, on: bool) {
+        if self.eval.operands != on {
+            self.eval.operands = on;
+            self.eval.executor.set_operand_trace(on);
+            self.eval.cache.clear();
+        }
+        self.apply_ordered_trace();
+    }
+
     /// Switch the ordered trace to what is needed now. The evaluation cache is cleared when it
     /// changes, since its traces were recorded the other way.
     fn apply_ordered_trace(&mut self) {
         let s = &self.state;
         let on = self.eval.ordered_asked
+            || self.eval.operands
             || s.goals.iter().chain(&s.aux).any(|g| g.needs_ordered_trace())
             || self.eval.observers.iter().any(|o| o.needs_ordered_trace());
         if self.eval.ordered != on {
@@ -433,6 +449,9 @@ impl Drop for SearchContext<'_> {
     fn drop(&mut self) {
         if self.eval.ordered {
             self.eval.executor.set_ordered_trace(false);
+        }
+        if self.eval.operands {
+            self.eval.executor.set_operand_trace(false);
         }
     }
 }

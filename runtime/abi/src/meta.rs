@@ -161,11 +161,14 @@ pub struct DefMeta {
 /// Equality compares floats by bit pattern, so a NaN constant equals itself (the pass deduplicates
 /// constants with `contains`, and a metadata round trip compares equal) and `0.0` and `-0.0` are
 /// distinct constants.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum ConstantMeta {
     Int(i64),
     Float(#[serde(with = "json_f64")] f64),
+    /// A string literal compared with `strcmp`, `strncmp`, `memcmp` or `bcmp` (its bytes without
+    /// the terminating NUL, as a string when they are UTF-8; the pass keeps only those).
+    Str(String),
 }
 
 impl PartialEq for ConstantMeta {
@@ -173,6 +176,7 @@ impl PartialEq for ConstantMeta {
         match (self, other) {
             (ConstantMeta::Int(a), ConstantMeta::Int(b)) => a == b,
             (ConstantMeta::Float(a), ConstantMeta::Float(b)) => a.to_bits() == b.to_bits(),
+            (ConstantMeta::Str(a), ConstantMeta::Str(b)) => a == b,
             _ => false,
         }
     }

@@ -79,7 +79,7 @@ pub struct ModuleEntry {
 pub struct Header {
     pub magic: u64,
     pub version: u32,
-    /// Reserved for engine → runtime options; 0.
+    /// Engine → runtime options: [`FLAG_OPERANDS`], else 0.
     pub flags: u32,
     pub site_capacity: u32,
     pub outcome_capacity: u32,
@@ -147,6 +147,18 @@ pub struct Event {
 
 /// `Event::id` bit marking a definition.
 pub const EVENT_DEF: u32 = 1 << 31;
+
+/// `Event::id` bit marking an operand of a compare (with the global site ID in the low bits):
+/// recorded only under [`FLAG_OPERANDS`]. Each compare adds two, operand a (`outcome` bit 0
+/// clear) then b (bit 0 set); `outcome` bit 1 says the operands are floats. `alt` holds the
+/// operand's 64 bits (`f64::from_bits`): the `i64` the probe received (widened as
+/// [`crate::pred::Pred::int_operands_signed`] says), or the `f64`.
+pub const EVENT_OPERAND: u32 = 1 << 30;
+
+/// `Header::flags` bit: while the ordered trace is on, compare probes also append their
+/// operands ([`EVENT_OPERAND`]), the values a program compares at run time (dynamic constant
+/// seeding of Anjum & Ryan's grammar, beyond their 2021 paper).
+pub const FLAG_OPERANDS: u32 = 1;
 
 /// Byte offsets of the regions of a segment with the given capacities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
