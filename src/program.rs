@@ -4,7 +4,7 @@
 //! registration (`evotest_abi::shm::ModuleEntry`).
 
 use anyhow::{anyhow, bail, Context, Result};
-use evotest_abi::meta::{unframe_all, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind, VarMeta};
+use evotest_abi::meta::{unframe_all, DecisionMeta, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind, VarMeta};
 use evotest_abi::names::META_SECTION;
 use evotest_abi::shm::ModuleEntry;
 use object::{Object, ObjectSection};
@@ -85,6 +85,21 @@ impl Site {
     }
 }
 
+/// A source decision of more than one atomic condition, with global site IDs (see
+/// [`DecisionMeta`]; condition-decision coverage, Anjum & Ryan 2021).
+#[derive(Clone, Debug)]
+pub struct Decision {
+    /// Index into [`Program::functions`].
+    pub function: usize,
+    pub meta: DecisionMeta,
+    /// Global site IDs of its atomic conditions, in evaluation order.
+    pub conditions: Vec<SiteId>,
+    /// The site whose outcomes 0 (true) and 1 (false) are the decision's, if any.
+    pub site: Option<SiteId>,
+    /// (site, outcome index) pairs whose taking ends the decision true (`ends[0]`) or false.
+    pub ends: [Vec<(SiteId, u32)>; 2],
+}
+
 /// One function, with its blocks' sites in global numbering.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -108,6 +123,8 @@ pub struct Program {
     pub vars: Vec<Var>,
     /// Definitions by global ID.
     pub defs: Vec<Def>,
+    /// Decisions of more than one condition, module after module.
+    pub decisions: Vec<Decision>,
 }
 
 /// Read the metadata of every instrumented module in an object file or executable.
@@ -180,6 +197,7 @@ impl Program {
         let mut vars: Vec<Var> = Vec::new();
         let n_defs: usize = bases.iter().zip(&modules).map(|(b, m)| b.2 as usize + m.defs.len()).max().unwrap_or(0);
         let mut defs: Vec<Option<Def>> = vec![None; n_defs];
+        let mut decisions = Vec::new();
         for (mi, (m, &(sb, ob, db))) in modules.iter().zip(bases).enumerate() {
             let fbase = functions.len();
             // variables: module-local ID -> global; globals unify by name across modules
@@ -223,6 +241,18 @@ impl Program {
                     uses: s.uses.iter().filter_map(|u| var_map.get(*u as usize).copied()).collect(),
                 });
             }
+            for d in &m.decisions {
+                decisions.push(Decision {
+                    function: fbase + d.function as usize,
+                    meta: d.clone(),
+                    conditions: d.conditions.iter().map(|c| sb + c).collect(),
+                    site: d.site.map(|c| sb + c),
+                    ends: [
+                        d.ends[0].iter().map(|&(c, o)| (sb + c, o)).collect(),
+                        d.ends[1].iter().map(|&(c, o)| (sb + c, o)).collect(),
+                    ],
+                });
+            }
             n_outcomes = n_outcomes.max(ob + m.n_outcomes);
         }
         Program {
@@ -232,6 +262,7 @@ impl Program {
             n_outcomes,
             vars,
             defs: defs.into_iter().flatten().collect(),
+            decisions,
         }
     }
 
@@ -286,6 +317,21 @@ impl Program {
         self.sites.iter().find(|s| s.outcomes().contains(&o)).map(|s| (s, o - s.outcome_base))
     }
 
+    /// String literals compared with `strcmp` and its kin, from all modules.
+    pub fn strings(&self) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for m in &self.modules {
+            for c in &m.constants {
+                if let evotest_abi::meta::ConstantMeta::Str(s) = c {
+                    if !out.iter().any(|o| o == s.as_bytes()) {
+                        out.push(s.as_bytes().to_vec());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Integer and float constants from all modules' compares and switches.
     pub fn constants(&self) -> (Vec<i128>, Vec<f64>) {
         let mut ints = Vec::new();
@@ -304,6 +350,7 @@ impl Program {
                         }
                     }
                     evotest_abi::meta::ConstantMeta::Lattice(_) => {}
+                    evotest_abi::meta::ConstantMeta::Str(_) => {}
                 }
             }
         }
@@ -406,6 +453,7 @@ pub(crate) mod testutil {
             constants: vec![],
             vars,
             defs,
+            decisions: vec![],
         }])
     }
 }

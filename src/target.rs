@@ -241,6 +241,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
+    fe.domain.str_pool = Program::with_sequential_bases(metas.clone()).strings();
     fe.domain.float_pool = float_pool;
     fe.domain.lattice = scratch.lattice_steps();
     let defining = defined_in.iter().find(|(n, _)| n == wanted).map(|(_, i)| *i);

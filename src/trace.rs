@@ -22,6 +22,14 @@ pub struct Trace {
     pub operands: Vec<OperandRec>,
 }
 
+/// One operand of a compare, as its probe received it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    /// An integer or pointer operand widened to 64 bits.
+    Int(i64),
+    Float(f64),
+}
+
 impl Trace {
     /// Times `site` was evaluated.
     pub fn hits(&self, site: SiteId) -> u32 {
@@ -56,6 +64,18 @@ impl Trace {
     /// Whether `outcome` of `site` was taken.
     pub fn covered(&self, site: SiteId, outcome: OutcomeId) -> bool {
         self.distance(site, outcome) == Some(0.0)
+    }
+
+    /// The operand log decoded: (global site, operand a, operand b) of each compare site's first
+    /// evaluation, in the order the sites were first reached.
+    pub fn operand_pairs(&self) -> impl Iterator<Item = (u32, Operand, Operand)> + '_ {
+        self.operands.iter().map(|r| {
+            if r.kind & OPERANDS_FLOAT != 0 {
+                (r.site, Operand::Float(f64::from_bits(r.a)), Operand::Float(f64::from_bits(r.b)))
+            } else {
+                (r.site, Operand::Int(r.a as i64), Operand::Int(r.b as i64))
+            }
+        })
     }
 
     /// A trace built by hand (tests): `executed` sites with hits 1, and the given distances.

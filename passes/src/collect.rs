@@ -207,6 +207,8 @@ pub struct FunctionDraft {
     pub sites: Vec<SiteDraft>,
     pub constants: Vec<ConstantMeta>,
     pub defs: Vec<dataflow::DefDraft>,
+    /// Decisions of more than one condition ([`crate::decisions`]).
+    pub decisions: Vec<crate::decisions::DecisionDraft>,
 }
 
 /// Describe `func` (which must have a body), function number `fi` of the module; its locals are
@@ -326,6 +328,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         blocks.push(block);
     }
 
+    let decisions = crate::decisions::analyse(func, &bbs, &blocks_index, &mut sites, &names, &mut constants, vars);
     let (params, ret, variadic) = signature(func, &names);
     let meta = FunctionMeta {
         name,
@@ -346,7 +349,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         calls,
         writes_globals,
     };
-    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs }
+    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs, decisions }
 }
 
 fn signature(
@@ -536,8 +539,9 @@ fn harvest(v: LLVMValueRef, out: &mut Vec<ConstantMeta>) {
     }
 }
 
-/// A two-outcome site (`br` or `select`) on condition `c`.
-fn branch_like(
+/// A two-outcome site (`br`, `select`, or a condition-only site) on condition `c`, probed right
+/// before `inst`.
+pub fn branch_like(
     kind: SiteKind,
     inst: LLVMValueRef,
     c: LLVMValueRef,
@@ -571,6 +575,14 @@ fn branch_like(
                             let call = if is_zero(b) { a } else if is_zero(a) { b } else { std::ptr::null_mut() };
                             if !call.is_null() {
                                 if let Some((func, sa, sb, n)) = string_compare(call) {
+                                    for s in [sa, sb] {
+                                        if let Some(text) = condtext::string_bytes(s).and_then(|b| String::from_utf8(b).ok()) {
+                                            let c = ConstantMeta::Str(text);
+                                            if !constants.contains(&c) {
+                                                constants.push(c);
+                                            }
+                                        }
+                                    }
                                     cond = Cond::Str { pred, func, a: sa, b: sb, n };
                                 }
                             }

@@ -383,12 +383,43 @@ fn float_text(d: f64) -> String {
 }
 
 /// A constant global holding a C string (a string literal), printed as a C literal.
+/// The bytes (without the final NUL) of a constant global C string that `v` points to, if it is
+/// one (`v` may be the global or a GEP of it at offset 0).
+pub fn string_bytes(v: LLVMValueRef) -> Option<Vec<u8>> {
+    unsafe {
+        let mut g = v;
+        if LLVMIsAGlobalVariable(g).is_null() && !LLVMIsAConstantExpr(g).is_null() && LLVMGetNumOperands(g) > 0 {
+            g = LLVMGetOperand(g, 0);
+        }
+        if LLVMIsAGlobalVariable(g).is_null() || LLVMIsGlobalConstant(g) == 0 {
+            return None;
+        }
+        let init = LLVMGetInitializer(g);
+        if !init.is_null() && !LLVMIsAConstantAggregateZero(init).is_null() {
+            return Some(vec![]); // `""` is a zeroinitializer
+        }
+        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() || LLVMIsConstantString(init) == 0 {
+            return None;
+        }
+        let mut len = 0;
+        let p = LLVMGetAsString(init, &mut len);
+        let bytes = std::slice::from_raw_parts(p as *const u8, len);
+        let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+        (!bytes.contains(&0)).then(|| bytes.to_vec())
+    }
+}
+
 unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
     if LLVMIsGlobalConstant(g) == 0 {
         return None;
     }
     let init = LLVMGetInitializer(g);
-    if init.is_null() || LLVMIsConstantString(init) == 0 {
+    if !init.is_null() && !LLVMIsAConstantAggregateZero(init).is_null() {
+        // `""` is a zeroinitializer, not a ConstantDataSequential (LLVMIsConstantString on it
+        // crashed clang)
+        return Some("\"\"".into());
+    }
+    if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() || LLVMIsConstantString(init) == 0 {
         return None;
     }
     let mut len = 0;

@@ -23,6 +23,10 @@ struct Probes<'ctx> {
     cmp_int: FunctionValue<'ctx>,
     cmp_float: FunctionValue<'ctx>,
     cond: FunctionValue<'ctx>,
+    /// Condition-only variants (sites of kind `Cond`): not branch events.
+    ccmp_int: FunctionValue<'ctx>,
+    ccmp_float: FunctionValue<'ctx>,
+    ccond: FunctionValue<'ctx>,
     switch: FunctionValue<'ctx>,
     def: FunctionValue<'ctx>,
     str: FunctionValue<'ctx>,
@@ -52,6 +56,17 @@ impl<'ctx> Probes<'ctx> {
                 void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into(), f64t.into()], false),
             ),
             cond: declare(module, names::PROBE_COND, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false)),
+            ccmp_int: declare(
+                module,
+                names::PROBE_CMP_INT_COND,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into()], false),
+            ),
+            ccmp_float: declare(
+                module,
+                names::PROBE_CMP_FLOAT_COND,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into(), f64t.into()], false),
+            ),
+            ccond: declare(module, names::PROBE_COND_COND, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false)),
             switch: declare(
                 module,
                 names::PROBE_SWITCH,
@@ -121,47 +136,61 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         return Ok(false);
     }
 
-    // Number sites and outcomes module-wide.
-    let mut sites_meta = Vec::new();
+    // Number sites and outcomes module-wide: every branch site (`br`, `switch`, `select`) of every
+    // function first, then the condition-only sites, so that branch sites keep the IDs they had
+    // before condition-only sites existed.
     let mut functions = Vec::new();
     let mut constants: Vec<ConstantMeta> = Vec::new();
-    let mut outcome_next = 0u32;
-    let mut site_ids = Vec::new(); // per draft: local site index -> module site id
-    for (fi, d) in drafts.iter().enumerate() {
-        let mut ids = Vec::new();
-        for s in &d.sites {
-            let id = sites_meta.len() as u32;
-            ids.push(id);
-            sites_meta.push(SiteMeta {
-                id,
-                outcome_base: outcome_next,
-                n_outcomes: s.labels.len() as u32,
-                kind: s.kind,
-                function: fi as u32,
-                block: s.block,
-                file: s.loc.file.clone(),
-                line: s.loc.line,
-                col: s.loc.col,
-                cond: s.text.clone(),
-                pred: match s.cond {
-                    Cond::Int { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } => Some(pred),
-                    _ => None,
-                },
-                operand_type: s.operand_type.clone(),
-                outcome_labels: s.labels.clone(),
-                uses: s.uses.clone(),
-                index: s.index,
-                case_values: match &s.cond {
-                    Cond::Switch { cases, .. } => cases.clone(),
-                    _ => vec![],
-                },
-                string_compare: match s.cond {
-                    Cond::Str { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
-                    _ => None,
-                },
-            });
-            outcome_next += s.labels.len() as u32;
+    let mut site_ids: Vec<Vec<u32>> = drafts.iter().map(|d| vec![0; d.sites.len()]).collect(); // per draft: local index -> module id
+    let mut order: Vec<(usize, usize)> = Vec::new(); // module id -> (draft, local index)
+    for cond_pass in [false, true] {
+        for (fi, d) in drafts.iter().enumerate() {
+            for (li, s) in d.sites.iter().enumerate() {
+                if (s.kind == evotest_abi::meta::SiteKind::Cond) == cond_pass {
+                    site_ids[fi][li] = order.len() as u32;
+                    order.push((fi, li));
+                }
+            }
         }
+    }
+    let mut sites_meta = Vec::new();
+    let mut outcome_next = 0u32;
+    for &(fi, li) in &order {
+        let s = &drafts[fi].sites[li];
+        let id = sites_meta.len() as u32;
+        sites_meta.push(SiteMeta {
+            id,
+            outcome_base: outcome_next,
+            n_outcomes: s.labels.len() as u32,
+            kind: s.kind,
+            function: fi as u32,
+            block: s.block,
+            file: s.loc.file.clone(),
+            line: s.loc.line,
+            col: s.loc.col,
+            cond: s.text.clone(),
+            pred: match s.cond {
+                Cond::Int { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } => Some(pred),
+                _ => None,
+            },
+            operand_type: s.operand_type.clone(),
+            outcome_labels: s.labels.clone(),
+            uses: s.uses.clone(),
+            index: s.index,
+            case_values: match &s.cond {
+                Cond::Switch { cases, .. } => cases.clone(),
+                _ => vec![],
+            },
+            string_compare: match s.cond {
+                Cond::Str { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
+                _ => None,
+            },
+        });
+        outcome_next += s.labels.len() as u32;
+    }
+    let mut decisions_meta = Vec::new();
+    for (fi, d) in drafts.iter().enumerate() {
+        let ids = &site_ids[fi];
         let mut fm = d.meta.clone();
         for b in &mut fm.blocks {
             b.site = b.site.map(|i| ids[i as usize]);
@@ -172,10 +201,23 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         functions.push(fm);
         for c in &d.constants {
             if !constants.contains(c) {
-                constants.push(*c);
+                constants.push(c.clone());
             }
         }
-        site_ids.push(ids);
+        for dd in &d.decisions {
+            let map = |v: &Vec<(usize, u32)>| v.iter().map(|&(s, o)| (ids[s], o)).collect::<Vec<_>>();
+            decisions_meta.push(evotest_abi::meta::DecisionMeta {
+                function: fi as u32,
+                file: dd.loc.file.clone(),
+                line: dd.loc.line,
+                col: dd.loc.col,
+                text: dd.text.clone(),
+                form: dd.form,
+                conditions: dd.conditions.iter().map(|&s| ids[s]).collect(),
+                site: dd.site.map(|s| ids[s]),
+                ends: [map(&dd.ends[0]), map(&dd.ends[1])],
+            });
+        }
     }
 
     // Definitions, numbered module-wide.
@@ -214,13 +256,13 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         constants,
         vars: vars.vars,
         defs: defs_meta,
+        decisions: decisions_meta,
     };
     // Extra fields, not (yet) in evotest_abi::meta (readers that do not know them ignore them).
     // Sites that are checks (see collect::Check) carry an extra field `check`, e.g.
     // {"kind": "overflow", "outcome": 0, "callee": "…panic_const_add_overflow"}. It is not (yet)
     // part of evotest_abi::meta::SiteMeta: readers that do not know it ignore it.
-    let checks: Vec<Option<&collect::Check>> =
-        drafts.iter().flat_map(|d| d.sites.iter().map(|s| s.check.as_ref())).collect();
+    let checks: Vec<Option<&collect::Check>> = order.iter().map(|&(fi, li)| drafts[fi].sites[li].check.as_ref()).collect();
     let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> {
         let mut v = serde_json::to_value(m).map_err(|e| e.to_string())?;
         if let Some(sites) = v.get_mut("sites").and_then(|s| s.as_array_mut()) {
@@ -285,7 +327,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let probes = Probes::declare(module, &ctx);
     let builder = ctx.create_builder();
     for (d, ids) in drafts.iter().zip(&site_ids) {
-        for (s, &id) in d.sites.iter().zip(ids) {
+        for (s, &id) in d.sites.iter().zip(ids.iter()) {
             let ob = mmeta.sites[id as usize].outcome_base;
             inject(module, &ctx, &builder, &probes, desc, s, id, ob)?;
         }
@@ -398,19 +440,22 @@ fn inject<'ctx>(
     let d = desc.as_pointer_value().into();
     let site = i32t.const_int(id as u64, false).into();
     let ob = i32t.const_int(outcome_base as u64, false).into();
+    let quiet = s.kind == evotest_abi::meta::SiteKind::Cond;
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
             let signed = pred.int_operands_signed();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
             let p = i32t.const_int(*pred as u64, false).into();
-            builder.build_call(probes.cmp_int, &[d, site, ob, p, a.into(), b.into()], "")
+            let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
+            builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
         }
         Cond::Float { pred, a, b } => {
             let a = to_f64(ctx, builder, *a)?;
             let b = to_f64(ctx, builder, *b)?;
             let p = i32t.const_int(*pred as u64, false).into();
-            builder.build_call(probes.cmp_float, &[d, site, ob, p, a.into(), b.into()], "")
+            let probe = if quiet { probes.ccmp_float } else { probes.cmp_float };
+            builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
         }
         Cond::Bool(c) => {
             let c = unsafe { BasicValueEnum::new(*c) };
@@ -418,7 +463,7 @@ fn inject<'ctx>(
                 BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
                 _ => return Err("non-integer branch condition".into()),
             };
-            builder.build_call(probes.cond, &[d, site, ob, c.into()], "")
+            builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into()], "")
         }
         Cond::Str { pred, func, a, b, n } => {
             let a = unsafe { BasicValueEnum::new(*a) };

@@ -31,6 +31,7 @@
 mod collect;
 mod condtext;
 mod dataflow;
+mod decisions;
 mod debuginfo;
 mod instrument;
 

@@ -150,7 +150,6 @@ struct Entered {
     h: *mut Header,
     base: *mut u8,
     events_off: usize,
-    operands_off: usize,
 }
 
 /// Whether `desc`'s module is registered (registering it on first use), i.e. its probes record.
@@ -185,7 +184,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
         rec.first_seq = h.seq;
     }
     rec.hits = rec.hits.saturating_add(1);
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, operands_off: layout.operands_off })
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off })
 }
 
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
@@ -226,6 +225,68 @@ unsafe fn push_event(h: *mut Header, base: *mut u8, events_off: usize, id: u32, 
     h.n_events += 1;
 }
 
+/// Record the distances of a condition-only site ([`evotest_abi::meta::SiteKind::Cond`]): hit
+/// count, first-reached order (the current branch-event count, which it does not advance) and the
+/// minimum distance of each outcome; no ordered-trace event and no branch-event limit.
+#[inline(always)]
+unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64), ops: Option<(u32, u64, u64)>) {
+    if !active(desc) {
+        return;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &*(base as *const Header);
+    let layout = Layout::from_header(h);
+    let gsite = (*desc).site_base + site;
+    let goutcome = (*desc).outcome_base + ob;
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
+    let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
+    let first = rec.hits == 0;
+    if first {
+        rec.first_seq = h.seq.max(1);
+    }
+    rec.hits = rec.hits.saturating_add(1);
+    put(slots, t, first);
+    put(slots.add(1), f, first);
+    if let (true, Some((kind, a, b))) = (first, ops) {
+        log_operands(base, gsite, kind, a, b);
+    }
+}
+
+/// Condition-only variant of [`__evotest_cmp_int`] (see [`evotest_abi::names::PROBE_CMP_INT_COND`]).
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    let d = match Pred::from_u32(pred) {
+        Some(p) => distance::icmp(p, a, b),
+        None => distance::boolean(a == b),
+    };
+    record2_quiet(desc, site, ob, d, Some((pred, a, b)));
+}
+
+/// Condition-only variant of [`__evotest_cmp_float`].
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    let d = match Pred::from_u32(pred) {
+        Some(p) => distance::fcmp(p, a, b),
+        None => distance::boolean(a == b),
+    };
+    record2_quiet(desc, site, ob, d, Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits())));
+}
+
+/// Condition-only variant of [`__evotest_cond`].
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    record2_quiet(desc, site, ob, distance::boolean(value != 0), None);
+}
+
 #[inline(always)]
 unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
     if let Some(e) = enter(desc, site, ob) {
@@ -241,6 +302,19 @@ unsafe fn record2_entered(e: &Entered, (t, f): (f64, f64)) {
     push_event(e.h, e.base, e.events_off, e.gsite, taken, alt);
 }
 
+/// Append a compare's operands to the operand log (called on the site's first evaluation in an
+/// execution, so the log holds at most one record per site).
+#[inline(always)]
+unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
+    let h = &mut *(base as *mut Header);
+    if h.n_operands < h.site_capacity {
+        let off = Layout::from_header(h).operands_off;
+        let r = (base.add(off) as *mut OperandRec).add(h.n_operands as usize);
+        *r = OperandRec { site: gsite, kind, a, b };
+        h.n_operands += 1;
+    }
+}
+
 /// A compare site: record its distances, and on the site's first evaluation in this execution,
 /// its operands in the operand log.
 #[inline(always)]
@@ -248,12 +322,7 @@ unsafe fn record_cmp(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), k
     if let Some(e) = enter(desc, site, ob) {
         record2_entered(&e, d);
         if e.first {
-            let h = &mut *e.h;
-            if h.n_operands < h.site_capacity {
-                let r = (e.base.add(e.operands_off) as *mut OperandRec).add(h.n_operands as usize);
-                *r = OperandRec { site: e.gsite, kind, a, b };
-                h.n_operands += 1;
-            }
+            log_operands(e.base, e.gsite, kind, a, b);
         }
     }
 }

@@ -133,6 +133,12 @@ pub struct BenchOptions {
     pub peer_max_time: Duration,
     /// How the peers' harnesses read their bytes.
     pub peer_encoding: PeerEncoding,
+    /// The coverage criterion of every run (`branch`, `condition-decision`); the programs'
+    /// `feasible` counts are in its goals.
+    pub criterion: String,
+    /// Population and generations of evotest's evolutionary tools (`None`: their defaults).
+    pub population: Option<usize>,
+    pub generations: Option<u32>,
 }
 
 impl BenchOptions {
@@ -267,12 +273,17 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
 }
 
 /// Build a program once for all its runs.
-fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path) -> Result<ProgramCtx<'a>> {
+fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path, opts: &BenchOptions) -> Result<ProgramCtx<'a>> {
     let dir = work.join(&p.name);
     let o = p.subject.options(root, dir.clone())?;
     let target = target::build(&o).with_context(|| format!("building {}", p.name))?;
     let mut run = campaign::RunOptions::new(o);
     run.targets = p.targets.clone();
+    run.criterion = opts.criterion.clone();
+    if let Some(n) = opts.population {
+        run.search.population = n;
+    }
+    run.search.generations = opts.generations;
     let (_, goals) = campaign::goals(&target, &run)?;
     Ok(ProgramCtx { program: p, target, options: run, goals, dir })
 }
@@ -301,11 +312,11 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
     let mut records = Vec::new();
     let mut truths = Vec::new();
     for p in &opts.programs {
-        let mut cx = build(p, &work, root)?;
+        let mut cx = build(p, &work, root, opts)?;
         let mut union_inputs: Vec<crate::input::Input> = Vec::new();
         let mut union_goals = vec![false; cx.goals.len()];
         if cx.goals.len() < p.feasible {
-            bail!("{}: bench/programs.toml claims {} feasible outcomes, but the program has only {}", p.name, p.feasible, cx.goals.len());
+            bail!("{}: the programs file claims {} feasible {} goals, but the program has only {}", p.name, p.feasible, opts.criterion, cx.goals.len());
         }
         for tool in tools.iter_mut() {
             tool.prepare(&cx).with_context(|| format!("{} on {}", tool.name(), p.name))?;
@@ -464,12 +475,13 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
     let _ = writeln!(
         s,
         "{} runs per cell (seeds {}..{}), caps of {} executions and {} s per run. Success = all feasible \
-         branch outcomes covered (the count each program's header claims).\n",
+         {} goals covered (the count the programs file claims).\n",
         opts.runs,
         opts.seed_base,
         opts.seed_base + opts.runs as u64 - 1,
         opts.max_execs,
-        opts.max_time.as_secs_f64()
+        opts.max_time.as_secs_f64(),
+        if opts.criterion == "branch" { "branch-outcome".to_string() } else { opts.criterion.clone() }
     );
     let has_peer = opts.tools.iter().any(|t| tools::by_name(t, opts.peer_encoding).is_ok_and(|t| t.is_peer()));
     if has_peer {
@@ -516,7 +528,7 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         format!("{}/{}/{}", c.mc, c.feasible, c.total)
     });
     metric(&mut s, "Executions per second", &|c| format!("{:.0}", c.exec_per_sec));
-    if cells.iter().any(|c| c.mean_sequences > 0.0) || opts.programs.iter().any(|p| !p.targets.is_empty()) {
+    if cells.iter().any(|c| c.mean_sequences > 0.0) || opts.programs.iter().any(|p| !p.targets.is_empty()) || opts.criterion != "branch" {
         metric(&mut s, "Mean fitness evaluations (all runs; executions + cache hits)", &|c| format!("{:.0}", c.mean_evaluations));
         metric(&mut s, "Mean seconds per run", &|c| format!("{:.2}", c.mean_seconds));
         metric(&mut s, "Mean event sequences tried (chaining)", &|c| format!("{:.1}", c.mean_sequences));
@@ -579,6 +591,9 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
         "peer_max_execs": opts.peer_max_execs,
         "peer_max_seconds": opts.peer_max_time.as_secs_f64(),
         "peer_encoding": opts.peer_encoding,
+        "criterion": opts.criterion,
+        "population": opts.population,
+        "generations": opts.generations,
         "cells": cells,
         "ground_truth": results.truths,
         "records": records,

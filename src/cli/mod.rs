@@ -195,6 +195,16 @@ struct BenchArgs {
     /// Executions do not change; wall times grow once the jobs outnumber the cores
     #[arg(long, default_value_t = 1, value_name = "N")]
     jobs: u32,
+    /// Coverage criterion of every run (see `evotest list`); the programs file's `feasible`
+    /// counts are in its goals
+    #[arg(long, default_value = CRITERIA[0].name)]
+    criterion: String,
+    /// Population of evotest's evolutionary tools [default: each algorithm's]
+    #[arg(long, value_name = "N")]
+    population: Option<usize>,
+    /// Generations per search of the grammatical-evolution tools [default: 200]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    generations: Option<u32>,
 }
 
 impl BenchArgs {
@@ -225,6 +235,13 @@ impl BenchArgs {
         }
         if let Some(t) = &self.peer_max_time {
             kv("--peer-max-time", t.clone());
+        }
+        kv("--criterion", self.criterion.clone());
+        if let Some(p) = self.population {
+            kv("--population", p.to_string());
+        }
+        if let Some(g) = self.generations {
+            kv("--generations", g.to_string());
         }
         if self.quiet {
             v.push("--quiet".into());
@@ -354,6 +371,11 @@ struct RunArgs {
     /// GA population size
     #[arg(long, default_value_t = SearchConfig::default().population)]
     population: usize,
+
+    /// Generations per search of the grammatical-evolution algorithms (ge, ge-unseeded, ge-ext)
+    /// [default: 200]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    generations: Option<u32>,
 
     /// End an attempt on a goal after this many evaluations (executions and cache hits) without improving it
     #[arg(long, default_value_t = SearchConfig::default().patience, value_parser = clap::value_parser!(u64).range(1..))]
@@ -624,6 +646,7 @@ impl RunArgs {
             patience: self.patience,
             give_up_after: self.give_up_after,
             stop_when_stalled: self.stop_when_stalled,
+            generations: self.generations,
         };
         o.chain = ChainConfig { mode: self.chaining, depth: self.chain_depth, order: self.chain_order, ..ChainConfig::default() };
         o.targets = self.targets.clone();
@@ -675,14 +698,17 @@ fn sites(args: &SitesArgs) -> Result<i32> {
     }
     let p = program::Program::with_sequential_bases(metas);
     for f in &p.functions {
-        let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name).count();
+        let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name && s.meta.kind.is_branch()).count();
         if f.meta.name == evotest_abi::names::RENAMED_MAIN {
             continue;
         }
         let params: Vec<String> = f.meta.params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
         let plural = if n == 1 { "" } else { "s" };
         outln!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
-        for s in p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)) {
+        // branch sites, then condition-only sites (condition-decision coverage only)
+        let mut listed: Vec<&program::Site> = p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)).collect();
+        listed.sort_by_key(|s| !s.meta.kind.is_branch());
+        for s in listed {
             let uses: Vec<&str> = s.uses.iter().map(|v| p.vars[*v as usize].meta.name.as_str()).collect();
             let uses = if uses.is_empty() { String::new() } else { format!("  uses {}", uses.join(", ")) };
             outln!(
@@ -693,6 +719,17 @@ fn sites(args: &SitesArgs) -> Result<i32> {
                 format!("{:?}", s.meta.kind).to_lowercase(),
                 s.meta.cond,
                 s.meta.outcome_labels.join(", ")
+            );
+        }
+        for d in p.decisions.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f)) {
+            let conds: Vec<String> = d.conditions.iter().map(|c| format!("s{c}")).collect();
+            let site = d.site.map(|s| format!(", outcome of s{s}")).unwrap_or_default();
+            outln!(
+                "  decision {:>5}:{:<3}  {}  [conditions {}{site}]",
+                d.meta.line,
+                d.meta.col,
+                d.meta.text,
+                conds.join(" ")
             );
         }
         for d in p.defs.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f) && !d.meta.param_init) {
@@ -733,10 +770,14 @@ fn bench(a: &BenchArgs) -> Result<i32> {
             None => parse_duration(&a.max_time).context("--max-time")?,
         },
         peer_encoding: crate::input::mapped::PeerEncoding::parse(&a.peer_encoding)?,
+        criterion: a.criterion.clone(),
+        population: a.population,
+        generations: a.generations,
     };
     if opts.peer_runs == 0 {
         anyhow::bail!("--peer-runs must be at least 1");
     }
+    crate::fitness::criterion(&opts.criterion)?;
     let root = std::env::current_dir()?;
     let results = if a.jobs > 1 {
         let parts = a.work.join("parts");

@@ -37,23 +37,8 @@ impl Criterion for BranchCoverage {
 
     fn goals(&self, program: &Program, analysis: &Analysis, scope: &[usize]) -> Vec<Box<dyn Goal>> {
         let mut goals: Vec<Box<dyn Goal>> = Vec::new();
-        for site in program.sites.iter().filter(|s| scope.contains(&s.function)) {
-            let f = &program.functions[site.function];
-            let cfg = &analysis.cfgs[site.function];
-            let ladder: Vec<Vec<(SiteId, OutcomeId)>> = cfg
-                .ladder(site.meta.block as usize)
-                .into_iter()
-                .map(|level| {
-                    level
-                        .into_iter()
-                        .filter_map(|d| {
-                            let s = f.block_site[d.block]?;
-                            Some((s, program.sites[s as usize].outcome_base + d.outcome))
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .filter(|l: &Vec<_>| !l.is_empty())
-                .collect();
+        for site in program.sites.iter().filter(|s| scope.contains(&s.function) && s.meta.kind.is_branch()) {
+            let ladder = ladder(program, analysis, site.function, site.meta.block as usize);
             for (k, outcome) in site.outcomes().enumerate() {
                 goals.push(Box::new(BranchGoal { site: site.id, outcome, k: k as u32, ladder: ladder.clone() }));
             }
@@ -120,7 +105,38 @@ impl Criterion for BranchCoverage {
     }
 }
 
+/// The approach-level ladder of block `block` of function `function`: `ladder[i]` holds the
+/// branch outcomes (site, global outcome) at approach level i + 1 ([`crate::cfg::Cfg::ladder`]).
+pub fn ladder(program: &Program, analysis: &Analysis, function: usize, block: usize) -> Vec<Vec<(SiteId, OutcomeId)>> {
+    let f = &program.functions[function];
+    analysis.cfgs[function]
+        .ladder(block)
+        .into_iter()
+        .map(|level| {
+            level
+                .into_iter()
+                .filter_map(|d| {
+                    let s = f.block_site[d.block]?;
+                    Some((s, program.sites[s as usize].outcome_base + d.outcome))
+                })
+                .collect::<Vec<_>>()
+        })
+        .filter(|l: &Vec<_>| !l.is_empty())
+        .collect()
+}
+
 impl BranchGoal {
+    /// The goal of outcome `k` of `site`, with the ladder of the site's block.
+    pub fn new(program: &Program, analysis: &Analysis, site: SiteId, k: u32) -> BranchGoal {
+        let s = &program.sites[site as usize];
+        BranchGoal {
+            site,
+            outcome: s.outcome_base + k,
+            k,
+            ladder: ladder(program, analysis, s.function, s.meta.block as usize),
+        }
+    }
+
     /// (approach level, normalised branch distance) of an execution; both 0 iff covered.
     pub fn distance(&self, trace: &Trace) -> (u32, f64) {
         if let Some(d) = trace.distance(self.site, self.outcome) {

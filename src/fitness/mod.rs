@@ -10,6 +10,7 @@
 //! [`CRITERIA`].
 
 pub mod branch;
+pub mod cdc;
 pub mod path;
 
 use crate::cfg::Cfg;
@@ -137,11 +138,18 @@ pub struct CriterionSpec {
 
 /// The criteria `--criterion` can name. Path coverage ([`path::PathCriterion`]) is built from the
 /// paths given to `evotest path`.
-pub const CRITERIA: &[CriterionSpec] = &[CriterionSpec {
-    name: "branch",
-    about: "every outcome of every conditional branch, switch and select",
-    build: || Box::new(branch::BranchCoverage),
-}];
+pub const CRITERIA: &[CriterionSpec] = &[
+    CriterionSpec {
+        name: "branch",
+        about: "every outcome of every conditional branch, switch and select",
+        build: || Box::new(branch::BranchCoverage),
+    },
+    CriterionSpec {
+        name: "condition-decision",
+        about: "every atomic condition and every decision takes both outcomes (Anjum & Ryan 2021)",
+        build: || Box::new(cdc::ConditionDecision),
+    },
+];
 
 /// Look a criterion up by name.
 ///

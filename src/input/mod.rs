@@ -293,6 +293,9 @@ pub struct Domain {
     /// Lattice steps of the program's integer arithmetic (moduli, divisors, shift and mask periods,
     /// and their pairwise least common multiples): integer moves by these keep remainders.
     pub lattice: Vec<i128>,
+    /// String literals the program compares strings with (`strcmp(s, "VIP")`): a pool for
+    /// string parameters (grammatical evolution's extended grammar, `search::ge`).
+    pub str_pool: Vec<Vec<u8>>,
     pub init: InitMode,
 }
 

@@ -141,8 +141,12 @@ pub fn summary(run: &Suite) -> String {
         None => String::new(),
     };
     let what = goals_word(run);
+    let parts = match super::part_counts(run) {
+        Some([(dt, dc), (ct, cc)]) => format!(" [decisions {dc}/{dt}, conditions {cc}/{ct}]"),
+        None => String::new(),
+    };
     format!(
-        "covered {covered}/{total} {what} ({pct:.1}%){infeasible}{full}; {} executions, {secs:.2} s, {} exec/s",
+        "covered {covered}/{total} {what}{parts} ({pct:.1}%){infeasible}{full}; {} executions, {secs:.2} s, {} exec/s",
         thousands(run.executions),
         thousands(rate.round() as u64)
     )

@@ -46,8 +46,17 @@ pub fn report_value(run: &Suite) -> Json {
         })
         .collect();
     let o = &run.info;
+    let parts = super::part_counts(run).map(|[(dt, dc), (ct, cc)]| {
+        json!({
+            "decision_outcomes_total": dt,
+            "decision_outcomes_covered": dc,
+            "condition_outcomes_total": ct,
+            "condition_outcomes_covered": cc,
+        })
+    });
     json!({
         "evotest_version": env!("CARGO_PKG_VERSION"),
+        "condition_decision": parts,
         "sources": o.sources,
         "function": o.function,
         "prototype": run.frontend.describe(),

@@ -47,6 +47,27 @@ pub fn cells(suite: &Suite, r: usize) -> Vec<CellState> {
         .collect()
 }
 
+/// Goals and covered goals of the decisions (rows of kind `decision` or `case`) and of the
+/// conditions (kind `condition`) of a condition-decision run, or `None` for a criterion without
+/// such rows.
+pub fn part_counts(suite: &Suite) -> Option<[(usize, usize); 2]> {
+    let mut counts = [(0, 0); 2];
+    let mut any = false;
+    for (i, r) in suite.rows.iter().enumerate() {
+        let part = match r.kind.as_str() {
+            "decision" | "case" => 0,
+            "condition" => 1,
+            _ => continue,
+        };
+        any = true;
+        for c in cells(suite, i).iter().filter(|c| c.goal.is_some()) {
+            counts[part].0 += 1;
+            counts[part].1 += c.first_exec.is_some() as usize;
+        }
+    }
+    any.then_some(counts)
+}
+
 /// The frontend's standalone test file (`tests.c` for a C function), with every kept test and
 /// every fault.
 pub struct TestFileReporter;
@@ -67,7 +88,7 @@ impl Reporter for TestFileReporter {
             })
             .collect();
         let i = &suite.info;
-        let header = vec![format!(
+        let mut header = vec![format!(
             "Source: {}   Search: {}, seed {}   Coverage: {}/{} {} goals",
             i.sources_display(),
             i.algorithm,
@@ -76,6 +97,18 @@ impl Reporter for TestFileReporter {
             suite.goals.len(),
             i.criterion
         )];
+        if let Some([(dt, dc), (ct, cc)]) = part_counts(suite) {
+            header.push(format!("Decision outcomes: {dc}/{dt} covered   Condition outcomes: {cc}/{ct} covered"));
+            for (r, row) in suite.rows.iter().enumerate() {
+                let cs = cells(suite, r);
+                let what: Vec<String> = cs
+                    .iter()
+                    .filter(|c| c.goal.is_some())
+                    .map(|c| format!("{} {}", c.label, if c.first_exec.is_some() { "covered" } else { "NOT covered" }))
+                    .collect();
+                header.push(format!("  {:>9} L{}:{}  {}: {}", row.kind, row.line, row.col, row.text, what.join(", ")));
+            }
+        }
         let path = i.out_dir.join("tests.c");
         let file = TestFile {
             header,

@@ -33,6 +33,8 @@ pub trait Representation {
     fn encode(&self, cx: &SearchContext, x: &Input) -> Self::Genome;
     /// The input of a genome.
     fn decode(&self, cx: &SearchContext, g: &Self::Genome) -> Input;
+    /// Called with every evaluation of a member (e.g. to learn values the program computes).
+    fn observe(&mut self, _cx: &SearchContext, _ev: &crate::observe::Evaluation) {}
 }
 
 /// Chooses parents and elites in one island.
@@ -133,12 +135,13 @@ enum Next<G> {
 }
 
 impl<G: Clone> Evolution<G> {
-    fn member(&self, cx: &mut SearchContext, goal: usize, genome: G) -> Result<Next<G>> {
+    fn member(&mut self, cx: &mut SearchContext, goal: usize, genome: G) -> Result<Next<G>> {
         if cx.out_of_budget() {
             return Ok(Next::Done);
         }
         let x = self.repr.decode(cx, &genome);
         let ev = cx.evaluate(&x)?;
+        self.repr.observe(cx, &ev);
         let fitness = cx.fitness(goal, &ev);
         if cx.is_covered(goal) || cx.finished() {
             return Ok(Next::Done);

@@ -23,6 +23,7 @@ pub mod context;
 pub mod drive;
 pub mod evolve;
 pub mod ga;
+pub mod ge;
 pub mod havoc;
 pub mod i2s;
 pub mod hillclimb;
@@ -81,11 +82,15 @@ pub struct SearchConfig {
     /// whole budget). Goals still uncovered at the end that were ever set aside are reported as
     /// suspected infeasible either way.
     pub stop_when_stalled: bool,
+    /// Generations per attempt of the presets that stop on a generation count and take it from
+    /// here (grammatical evolution, [`ge`]: default 200, Anjum & Ryan 2021). `None`: the preset's
+    /// own.
+    pub generations: Option<u32>,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false }
+        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false, generations: None }
     }
 }
 
@@ -98,7 +103,7 @@ pub struct AlgorithmSpec {
 
 /// All algorithms, in the order `--help` lists them. The first is the default.
 pub const ALGORITHMS: &[AlgorithmSpec] =
-    &[portfolio::SPEC, avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC, havoc::SPEC];
+    &[portfolio::SPEC, avm::SPEC, ga::SPEC, random::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC, havoc::SPEC, ge::SPEC, ge::SPEC_UNSEEDED, ge::SPEC_OBSERVED, ge::SPEC_ARITHMETIC, ge::SPEC_STRINGS, ge::SPEC_EXTENDED];
 
 /// Look an algorithm up by name.
 pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {

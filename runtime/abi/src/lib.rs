@@ -35,6 +35,15 @@ pub mod names {
     /// `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0 (`pred` is `eq` or `ne`
     /// of that compare); the distance is [`crate::distance::bytes_distance`].
     pub const PROBE_STR: &str = "__evotest_cmp_str";
+    /// Condition-only variants of [`PROBE_CMP_INT`], [`PROBE_CMP_FLOAT`] and [`PROBE_COND`], for
+    /// sites of kind [`crate::meta::SiteKind::Cond`]: same arguments and distances, but the call
+    /// is not a branch event (it does not count towards `Header::seq` or the branch-event limit,
+    /// and appends nothing to the ordered trace).
+    pub const PROBE_CMP_INT_COND: &str = "__evotest_ccmp_int";
+    /// See [`PROBE_CMP_INT_COND`].
+    pub const PROBE_CMP_FLOAT_COND: &str = "__evotest_ccmp_float";
+    /// See [`PROBE_CMP_INT_COND`].
+    pub const PROBE_COND_COND: &str = "__evotest_ccond";
     /// `void (u32 *module, u32 def)`: a definition site executed (ordered trace only).
     pub const PROBE_DEF: &str = "__evotest_def";
     /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and

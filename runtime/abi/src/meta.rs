@@ -45,6 +45,57 @@ pub struct ModuleMeta {
     /// Definition sites (by local ID).
     #[serde(default)]
     pub defs: Vec<DefMeta>,
+    /// Source decisions of more than one atomic condition (short-circuit chains of `&&`/`||`,
+    /// non-short-circuit `&`/`|` of compares), for condition-decision coverage (Anjum & Ryan
+    /// 2021). A decision of one condition is implicit: every `br`/`select` site that is neither a
+    /// condition nor the decision site of one of these.
+    #[serde(default)]
+    pub decisions: Vec<DecisionMeta>,
+}
+
+/// How the conditions of a [`DecisionMeta`] were combined in the IR.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionForm {
+    /// `&&`/`||` lowered to conditional branches (an `if` condition at -O0): every condition is a
+    /// `br` site, and the decision's outcome is decided by the last condition evaluated.
+    Branches,
+    /// `&&`/`||` lowered to a `phi` of `i1` (a loop condition, a `?:` condition, a value such as
+    /// `return a || b`): the last condition is a [`SiteKind::Cond`] site before the join, and
+    /// [`DecisionMeta::site`] is the branch, `select` or [`SiteKind::Cond`] site on the `phi`.
+    Phi,
+    /// `&` or `|` of compares (no short circuit): every condition is evaluated, each a
+    /// [`SiteKind::Cond`] site; [`DecisionMeta::site`] branches on the combined value.
+    And,
+    /// See [`DecisionForm::And`].
+    Or,
+    /// A mix of `&` and `|` (see [`DecisionForm::And`]).
+    Bitwise,
+}
+
+/// One source decision with more than one atomic condition (see [`ModuleMeta::decisions`]).
+///
+/// Coverage of its outcomes: outcome 0 (true) / 1 (false) of [`DecisionMeta::site`] when there is
+/// one; otherwise any of [`DecisionMeta::ends`]`[0]` / `[1]`, the (site, outcome) pairs whose
+/// taking ends the evaluation with the decision true / false.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DecisionMeta {
+    /// Index into `ModuleMeta::functions`.
+    pub function: u32,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// Printable decision such as `a > 0 && (b < 5 || c == 1)`, rebuilt from the IR.
+    pub text: String,
+    pub form: DecisionForm,
+    /// Local site IDs of its atomic conditions, in evaluation order.
+    pub conditions: Vec<u32>,
+    /// Local ID of the site whose outcomes are the decision's (true = outcome 0), if any.
+    #[serde(default)]
+    pub site: Option<u32>,
+    /// `ends[0]`: (local site ID, outcome) pairs after which the decision is true; `ends[1]`: false.
+    #[serde(default)]
+    pub ends: [Vec<(u32, u32)>; 2],
 }
 
 /// What kind of storage a tracked variable is.
@@ -110,7 +161,7 @@ pub struct DefMeta {
 /// Equality compares floats by bit pattern, so a NaN constant equals itself (the pass deduplicates
 /// constants with `contains`, and a metadata round trip compares equal) and `0.0` and `-0.0` are
 /// distinct constants.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum ConstantMeta {
     Int(i64),
@@ -120,6 +171,9 @@ pub enum ConstantMeta {
     /// lowest bit. Moving a value by a multiple of it keeps the remainder, quotient or masked
     /// bits it determines.
     Lattice(i64),
+    /// A string literal compared with `strcmp`, `strncmp`, `memcmp` or `bcmp` (its bytes without
+    /// the terminating NUL, as a string when they are UTF-8; the pass keeps only those).
+    Str(String),
 }
 
 impl PartialEq for ConstantMeta {
@@ -128,6 +182,7 @@ impl PartialEq for ConstantMeta {
             (ConstantMeta::Int(a), ConstantMeta::Int(b)) => a == b,
             (ConstantMeta::Float(a), ConstantMeta::Float(b)) => a.to_bits() == b.to_bits(),
             (ConstantMeta::Lattice(a), ConstantMeta::Lattice(b)) => a == b,
+            (ConstantMeta::Str(a), ConstantMeta::Str(b)) => a == b,
             _ => false,
         }
     }
@@ -225,6 +280,19 @@ pub enum SiteKind {
     Br,
     Switch,
     Select,
+    /// A condition-only site: an atomic condition that is not a branch of its own (the last
+    /// condition of a `&&`/`||` lowered to a `phi`, a compare under `&`/`|`, a compare stored in a
+    /// variable), or the value of a `&&`/`||` used as a value. Probed for condition-decision
+    /// coverage; branch coverage ignores it. Numbered after every other site of its module, so
+    /// that the branch sites keep their IDs, and its probe does not count as a branch event.
+    Cond,
+}
+
+impl SiteKind {
+    /// Whether sites of this kind are branch-coverage goals (all but [`SiteKind::Cond`]).
+    pub fn is_branch(self) -> bool {
+        self != SiteKind::Cond
+    }
 }
 
 /// One branch site: a decision with `n_outcomes` outcomes.
@@ -415,6 +483,7 @@ mod tests {
             constants: vec![ConstantMeta::Float(f64::INFINITY), ConstantMeta::Float(f64::NAN), ConstantMeta::Int(3)],
             vars: vec![],
             defs: vec![],
+            decisions: vec![],
         };
         let bytes = serde_json::to_vec(&m).unwrap();
         let back: ModuleMeta = serde_json::from_slice(&bytes).unwrap();

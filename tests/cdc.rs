@@ -1,0 +1,156 @@
+//! Condition-decision coverage end to end (Anjum & Ryan 2021's criterion): the counts of
+//! decisions and conditions on a program with `&&`, `||`, `&`, `|`, `?:`, loop conditions and a
+//! `switch`, and their agreement with llvm-cov's branch view (conditions) and MC/DC view
+//! (decisions, `clang -fcoverage-mcdc`) for the same inputs.
+
+mod common;
+
+use common::*;
+use evotest::bench::truth::{llvm_cdc, LlvmCdc};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const FIXTURE: &str = "tests/fixtures/cdc.c";
+
+/// The rows of report.json: (kind, line, col, condition, [(label, covered)]).
+fn rows(r: &Value) -> Vec<(String, u64, u64, String, Vec<(String, bool)>)> {
+    r["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap().to_string(),
+                s["line"].as_u64().unwrap(),
+                s["col"].as_u64().unwrap(),
+                s["condition"].as_str().unwrap().to_string(),
+                s["outcomes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| (o["label"].as_str().unwrap().to_string(), o["covered"].as_bool().unwrap()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Build the run's tests.c with clang's coverage and MC/DC, run it, and read llvm-cov's view of
+/// the fixture.
+fn llvm_view(out: &Path) -> LlvmCdc {
+    let cmd = tests_c_build_command(out);
+    let exe = out.join("tests-cov");
+    let c = Command::new(&cmd[0])
+        .args(["-fprofile-instr-generate", "-fcoverage-mapping", "-fcoverage-mcdc", "-o"])
+        .arg(&exe)
+        .args(&cmd[3..])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let raw = out.join("cov.profraw");
+    let st = Command::new(&exe).env("LLVM_PROFILE_FILE", &raw).stdout(std::process::Stdio::null()).status().unwrap();
+    assert!(st.success());
+    let prof = out.join("cov.profdata");
+    assert!(Command::new("llvm-profdata-22").arg("merge").arg("-o").arg(&prof).arg(&raw).status().unwrap().success());
+    let src = path(FIXTURE);
+    let json = Command::new("llvm-cov-22")
+        .arg("export")
+        .arg(&exe)
+        .arg(format!("-instr-profile={}", prof.display()))
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(json.status.success(), "{}", String::from_utf8_lossy(&json.stderr));
+    llvm_cdc(&String::from_utf8_lossy(&json.stdout), &src).unwrap()
+}
+
+/// The objectives, counted as the paper counts them, and each one's agreement with llvm-cov.
+#[test]
+fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(FIXTURE, "cdc", dir.path(), &["--criterion", "condition-decision", "--seed", "2", "--max-execs", "20000"]);
+    let rows = rows(&r);
+    let kinds = |k: &str| rows.iter().filter(|x| x.0 == k).count();
+    // decisions: 7 of several conditions (the && / || chains of lines 11, 13, the & and | of 15,
+    // 17, the ?: of 22, the for of 24, the while of 27), 3 of one (`if (t)`, the ?: of 23, the
+    // `if` of 28) and 3 switch labels; conditions: 2 + 3 + 2 + 2 + 2 + 2 + 2 of those seven,
+    // and the stored `a > b` of line 19
+    let multi: Vec<_> = rows
+        .iter()
+        .filter(|x| x.0 == "decision" && !x.3.contains("!= 0") && [" && ", " || ", " & ", " | "].iter().any(|o| x.3.contains(o)))
+        .collect();
+    assert_eq!(multi.len(), 7, "{rows:#?}");
+    assert_eq!(kinds("decision"), 10, "{rows:#?}");
+    assert_eq!(kinds("case"), 3, "{rows:#?}");
+    assert_eq!(kinds("condition"), 16, "{rows:#?}");
+    let cd = &r["condition_decision"];
+    assert_eq!(cd["decision_outcomes_total"], 26);
+    assert_eq!(cd["condition_outcomes_total"], 32);
+    assert_eq!(r["branches_total"], 58, "n = 2(l + m) = 2 (13 + 16)");
+    assert_eq!(r["branches_covered"], 58, "every objective is feasible: {:?}", uncovered(&r));
+
+    let llvm = llvm_view(dir.path());
+    let src = std::fs::read_to_string(path(FIXTURE)).unwrap();
+    let line_text = |l: usize| src.lines().nth(l - 1).unwrap_or("");
+    // MC/DC decisions are the && / || expressions: ours at the same place, same outcomes covered
+    assert_eq!(llvm.decisions.len(), 5, "{llvm:#?}");
+    for d in &llvm.decisions {
+        let ours = rows
+            .iter()
+            .find(|x| x.0 == "decision" && x.1 as usize == d.line && (x.2 as usize) >= d.col && (x.2 as usize) <= d.end_col)
+            .unwrap_or_else(|| panic!("no decision of ours at {}:{}: {}", d.line, d.col, line_text(d.line)));
+        let covered: Vec<bool> = ours.4.iter().map(|o| o.1).collect();
+        assert_eq!(covered, d.outcomes, "decision at line {}", d.line);
+    }
+    // every branch region is one objective pair of ours, with the same outcomes covered: a
+    // condition of ours when the region is a condition of an MC/DC decision; otherwise a decision
+    // of one condition, a & / | decision as a whole, or a switch label
+    let (mut conditions, mut others) = (0, 0);
+    for b in &llvm.branches {
+        let text = line_text(b.line).get(b.col - 1..).unwrap_or("");
+        let leaf = llvm.decisions.iter().any(|d| d.line == b.line && d.col <= b.col && b.end_col <= d.end_col);
+        let inside = |x: &&(String, u64, u64, String, Vec<(String, bool)>)| {
+            x.1 as usize == b.line && (x.2 as usize) >= b.col && (x.2 as usize) <= b.end_col
+        };
+        let ours = if text.starts_with("case") || text.starts_with("default") {
+            let label = text.split(':').next().unwrap().trim().to_string();
+            rows.iter().find(|x| x.0 == "case" && x.3.ends_with(&label))
+        } else if leaf {
+            rows.iter().find(|x| x.0 == "condition" && inside(x))
+        } else {
+            rows.iter().find(|x| x.0 == "decision" && inside(x))
+        };
+        let ours = ours.unwrap_or_else(|| panic!("no objective of ours for llvm-cov's region {}:{}-{}: {}", b.line, b.col, b.end_col, text));
+        let covered: Vec<bool> = ours.4.iter().map(|o| o.1).collect();
+        assert_eq!(covered, vec![b.true_count > 0, b.false_count > 0], "region {}:{} ({})", b.line, b.col, ours.3);
+        if leaf {
+            conditions += 1;
+        } else {
+            others += 1;
+        }
+    }
+    // llvm-cov's branch view: the 2 + 3 + 2 + 2 + 2 conditions of && / ||, 3 single conditions,
+    // the & and | conditions as one region each, 3 labels
+    assert_eq!((conditions, others), (11, 8), "{llvm:#?}");
+    // ours and not llvm-cov's: the 2 + 2 conditions under & and |, and the stored compare
+    assert_eq!(kinds("condition") - conditions, 5);
+}
+
+/// Branch coverage is unchanged by the condition-only sites: the branch criterion ignores them,
+/// and `evotest sites` lists them after the 17 branch sites.
+#[test]
+fn branch_coverage_ignores_condition_only_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(FIXTURE, "cdc", dir.path(), &["--seed", "1", "--max-execs", "20000"]);
+    assert!(r["condition_decision"].is_null());
+    let sites = r["sites"].as_array().unwrap();
+    assert!(sites.iter().all(|s| s["kind"] != "cond"), "{sites:#?}");
+    let o = evotest().args(["sites", FIXTURE]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(&format!("{} branch sites", sites.len())), "{text}");
+    assert_eq!(sites.len(), 17);
+    assert_eq!(text.lines().filter(|l| l.contains(" cond ")).count(), 8, "{text}");
+    assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("decision")).count(), 7, "{text}");
+}
