@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -29,9 +29,12 @@ setup-bench: setup
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BENCH_PKGS); \
 	fi
 
-## build: the evotest binary, the pass plugin and the runtime (release)
+## build: the evotest binary, the compiler wrappers evotest-cc and evotest-c++ (a link to
+## evotest-cxx: cargo cannot name a binary with '+'), the pass plugin, the runtime and the
+## libFuzzer-compatible driver (release)
 build: setup
 	$(CARGO) build --release --workspace
+	ln -sf evotest-cxx target/release/evotest-c++
 
 ## demo: run the tester on examples/triangle.c
 demo: build
@@ -77,6 +80,17 @@ bench-chaining: build
 ## results in bench/results/paths.{md,json}
 bench-paths: build
 	$(EVOTEST) bench-paths --attempts 10 --name paths $(BENCH_ARGS)
+
+## bench-fuzz: eight real libraries (Debian source packages, their own libFuzzer harnesses) under
+## evotest, libFuzzer and AFL++, 5 minutes per run, 2 seeds, two runs at a time (BENCH_FUZZ_SECS,
+## BENCH_FUZZ_SEEDS, BENCH_FUZZ_TARGETS, BENCH_FUZZ_TOOLS override); results in
+## bench/results/fuzz.{md,json} and bench/results/fuzz/*.svg (see bench/fuzz/README.md)
+bench-fuzz: build setup-bench
+	bench/fuzz/bench.sh full
+
+## bench-fuzz-quick: the same at 60 s per run and one seed
+bench-fuzz-quick: build setup-bench
+	bench/fuzz/bench.sh quick
 
 clean:
 	$(CARGO) clean

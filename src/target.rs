@@ -1,6 +1,8 @@
 //! The target of a search: the instrumented program, its frontend, and an executor running it.
 //! [`build`] makes one for a C function: compile every source with the pass, generate and link
 //! the function frontend's harness with the runtime, and start the fork server.
+//! [`open_harness`] makes one for an executable built with `evotest-cc` (a libFuzzer harness or
+//! a whole program), with the byte-passing frontend.
 
 use crate::chaining::Chain;
 use crate::compile;
@@ -96,6 +98,7 @@ impl TargetOptions {
             timeout: self.timeout,
             persistent,
             file_limit: self.file_limit_mb << 20,
+            ..Default::default()
         }
     }
 
@@ -113,8 +116,8 @@ pub struct Target {
     /// The instrumented executable (harness + target + runtime).
     pub exe: PathBuf,
     pub executor: Box<dyn Executor>,
-    /// What a fresh, non-persistent executor needs: sites, outcomes, input capacity.
-    fresh: Option<(u32, u32, u32)>,
+    /// The configuration of the fork server, for a fresh, non-persistent executor.
+    fresh: Option<ForkServerConfig>,
     /// The chaining approach's analyses, computed on first use.
     chain: Option<Arc<Chain>>,
 }
@@ -146,8 +149,8 @@ impl Target {
     ///
     /// Errors: the target does not start.
     pub fn fresh_executor_with_timeout(&self, timeout: std::time::Duration) -> Result<Box<dyn Executor>> {
-        let (sites, outcomes, capacity) = self.fresh.ok_or_else(|| anyhow!("this target has no fresh executor"))?;
-        let mut config = self.options.fork_server(sites, outcomes, capacity, None);
+        let mut config = self.fresh.clone().ok_or_else(|| anyhow!("this target has no fresh executor"))?;
+        config.persistent = None;
         config.timeout = timeout;
         let mut e = ForkServer::start(&self.exe, &config)?;
         e.set_max_branch_events(self.options.max_branch_events);
@@ -266,7 +269,8 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         None if stateful => None,
         None => Some(PERSISTENT_INPUTS),
     };
-    let mut executor = ForkServer::start(&exe, &opts.fork_server(n_sites.max(1), n_outcomes.max(1), input_capacity, persistent))?;
+    let config = opts.fork_server(n_sites.max(1), n_outcomes.max(1), input_capacity, persistent);
+    let mut executor = ForkServer::start(&exe, &config)?;
     executor.set_max_branch_events(opts.max_branch_events);
     executor.set_memory_limit(opts.rss_limit_mb << 20);
     if executor.overflow() != 0 {
@@ -279,7 +283,118 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         frontend: Arc::new(fe),
         exe,
         executor: Box::new(executor),
-        fresh: Some((n_sites.max(1), n_outcomes.max(1), input_capacity)),
+        fresh: Some(config),
+        chain: None,
+    })
+}
+
+/// What defines the target of an existing executable built with `evotest-cc` (a libFuzzer
+/// harness, or a whole program): see [`open_harness`].
+#[derive(Clone, Debug)]
+pub struct HarnessOptions {
+    /// The executable.
+    pub exe: PathBuf,
+    /// Its arguments; an argument `@@` is replaced by the file each input is written to (AFL++'s
+    /// convention), and makes a whole program read that file instead of standard input. A
+    /// libFuzzer harness gets them after the input file arguments it ignores.
+    pub args: Vec<std::ffi::OsString>,
+    /// Where `@@` inputs are written (a file of this name in the run's private directory).
+    pub input_file: PathBuf,
+    /// Largest input in bytes.
+    pub max_len: usize,
+    pub timeout: Duration,
+    /// Inputs per process of a libFuzzer harness (1: a process per input); whole programs always
+    /// get a process per input.
+    pub persistent: u32,
+    pub rss_limit_mb: u64,
+    pub file_limit_mb: u64,
+    /// Extra environment variables of the target (sanitizer options).
+    pub env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    /// Where the target's files would go (`TargetOptions::out_dir` of the result).
+    pub out_dir: PathBuf,
+}
+
+/// Whether the executable at `exe` was linked with evotest's libFuzzer-compatible driver.
+///
+/// Errors: unreadable, or not an executable.
+pub fn has_fuzz_driver(exe: &Path) -> Result<bool> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    let file = object::File::parse(&*data).with_context(|| format!("{} is not an executable", exe.display()))?;
+    let marker = evotest_abi::names::DRIVER_MARKER;
+    Ok(file.symbols().chain(file.dynamic_symbols()).any(|s| s.name() == Ok(marker) && !s.is_undefined()))
+}
+
+/// Open an existing executable built with `evotest-cc`/`evotest-c++`: read its metadata, start
+/// its fork server (persistent for a libFuzzer harness linked with evotest's driver; for a whole
+/// program, a process per input that reads the input on standard input, or from the `@@` file),
+/// capturing its standard error for crash triage, and build the [`Program`]. The frontend is
+/// [`crate::frontend::bytes::BytesFrontend`]; no branch-event limit is set.
+///
+/// Errors (one line): no such file, not built with the evotest pass (no metadata), a target that
+/// does not start as a fork server (not linked with the evotest runtime).
+pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
+    use crate::exec::InputDelivery;
+    use crate::frontend::bytes::{BytesFrontend, Delivery};
+    if h.exe.is_dir() {
+        bail!("{}: is a directory, not an executable", h.exe.display());
+    }
+    if !h.exe.is_file() {
+        bail!("{}: no such file", h.exe.display());
+    }
+    let metas = program::read_metadata(&h.exe)
+        .map_err(|e| anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)"))?;
+    let driver = has_fuzz_driver(&h.exe)?;
+    let uses_file = h.args.iter().any(|a| a == "@@");
+    let (delivery, kind) = if driver {
+        (InputDelivery::Harness, Delivery::LibFuzzer)
+    } else if uses_file {
+        (InputDelivery::File(h.input_file.clone()), Delivery::File)
+    } else {
+        (InputDelivery::Stdin, Delivery::Stdin)
+    };
+    let args = h.args.iter().map(|a| if a == "@@" { h.input_file.clone().into_os_string() } else { a.clone() }).collect();
+    let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
+    let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
+    let persistent = (driver && h.persistent > 1).then_some(h.persistent);
+    let config = ForkServerConfig {
+        sites: n_sites.max(1),
+        outcomes: n_outcomes.max(1),
+        input_capacity: (h.max_len as u32).max(1),
+        timeout: h.timeout,
+        persistent,
+        file_limit: h.file_limit_mb << 20,
+        args,
+        env: h.env.clone(),
+        delivery,
+        capture_stderr: true,
+    };
+    let mut executor = ForkServer::start(&h.exe, &config)?;
+    executor.set_max_branch_events(0);
+    executor.set_memory_limit(h.rss_limit_mb << 20);
+    if executor.overflow() != 0 {
+        bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
+    }
+    let program = Program::new(metas, &executor.modules())?;
+    let name = h.exe.file_name().map_or_else(|| h.exe.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let options = TargetOptions {
+        sources: vec![h.exe.clone()],
+        function: if driver { "LLVMFuzzerTestOneInput".into() } else { "main".into() },
+        out_dir: h.out_dir.clone(),
+        timeout: h.timeout,
+        persistent: Some(persistent.unwrap_or(1)),
+        max_branch_events: 0,
+        rss_limit_mb: h.rss_limit_mb,
+        file_limit_mb: h.file_limit_mb,
+        ..TargetOptions::new(&h.exe, "main")
+    };
+    Ok(Target {
+        options,
+        program,
+        frontend: Arc::new(BytesFrontend::new(&name, kind, h.max_len)),
+        exe: h.exe.clone(),
+        executor: Box::new(executor),
+        fresh: Some(config),
         chain: None,
     })
 }

@@ -33,6 +33,35 @@ impl Toolchain {
         Ok(Toolchain { clang, pass, runtime })
     }
 
+    /// As [`Toolchain::locate`], without running clang to check its version (the compiler
+    /// wrappers run once per translation unit and must add little time; a wrong clang shows in
+    /// its own errors).
+    ///
+    /// Errors: no clang-22 found, or the pass or runtime missing.
+    pub fn locate_unchecked() -> Result<Toolchain> {
+        let clang = match std::env::var_os("EVOTEST_CLANG") {
+            Some(p) => PathBuf::from(p),
+            None => std::env::var_os("PATH")
+                .into_iter()
+                .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+                .map(|d| d.join("clang-22"))
+                .chain([PathBuf::from("/usr/lib/llvm-22/bin/clang")])
+                .find(|c| c.is_file())
+                .ok_or_else(|| anyhow::anyhow!("LLVM 22 not found (no clang-22 on PATH, nor /usr/lib/llvm-22/bin/clang); run `make setup` or set EVOTEST_CLANG"))?,
+        };
+        let pass = find_artifact("EVOTEST_PASS", "libevotest_pass.so")?;
+        let runtime = find_artifact("EVOTEST_RUNTIME", "libevotest_rt.a")?;
+        Ok(Toolchain { clang, pass, runtime })
+    }
+
+    /// evotest's libFuzzer-compatible driver, `libevotest_driver.a` (it includes the runtime):
+    /// `$EVOTEST_DRIVER`, else next to the executable as for the runtime.
+    ///
+    /// Errors: not found (not built).
+    pub fn driver() -> Result<PathBuf> {
+        find_artifact("EVOTEST_DRIVER", "libevotest_driver.a")
+    }
+
     /// A `Command` for clang with the given arguments.
     pub fn clang(&self) -> Command {
         Command::new(&self.clang)

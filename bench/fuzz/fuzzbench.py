@@ -617,19 +617,58 @@ def evotest_binary():
 
 
 def run_evotest(t, seed, secs, out):
+    """evotest fuzz: one run for the whole budget (it keeps fuzzing after a crash, records each
+    unique crash once and minimises its reproducer); statistics from its --json summary."""
     exe = evotest_binary()
     if not (os.access(exe, os.X_OK) or shutil.which(exe)):
         raise BenchError(f"evotest: no binary at {exe} (build it with `cargo build --release` "
                          f"or set EVOTEST)")
     probe = subprocess.run([exe, "fuzz", "--help"], capture_output=True, text=True)
     if probe.returncode != 0:
-        raise BenchError("evotest: this evotest has no working `fuzz` subcommand yet "
+        raise BenchError("evotest: this evotest has no working `fuzz` subcommand "
                          f"(`{exe} fuzz --help` exited {probe.returncode})")
     harness = BUILD / t / "evotest" / "harness"
     if not harness.exists():
         raise BenchError(f"evotest: no evotest build of {t} at {harness} "
                          f"(bench/fuzz/build.sh {t} evotest)")
-    return run_libfuzzer_like("evotest", t, seed, secs, out, [exe, "fuzz", str(harness)], [])
+    corpus = out / "corpus"
+    crashes = out / "crashes"
+    corpus.mkdir()
+    crashes.mkdir()
+    cmd = [exe, "fuzz", str(harness), "corpus", str(SEEDS / t), f"-seed={seed}",
+           f"-max_total_time={secs}", "-artifact_prefix=crashes/", "--json", "-q"]
+    d = dict_path(t)
+    if d:
+        cmd.append(f"-dict={d}")
+    logpath = out / "fuzz.log"
+    t_start = time.time()
+    with open(logpath, "w") as logf:
+        logf.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        logf.flush()
+        try:
+            r = subprocess.run(cmd, cwd=out, stdout=subprocess.PIPE, stderr=logf, text=True,
+                               errors="replace", timeout=secs + 300)
+            rc, text = r.returncode, r.stdout
+        except subprocess.TimeoutExpired as e:
+            rc, text = -9, ""
+    wall = time.time() - t_start
+    (out / "summary.json").write_text(text)
+    try:
+        sm = json.loads(text)
+    except json.JSONDecodeError:
+        tail = logpath.read_text(errors="replace").strip().splitlines()[-5:]
+        return dict(status="failed", rc=rc, error=" | ".join(tail)[-500:], execs=0,
+                    execs_per_sec=None, unique_crashes=0, corpus_dirs=[str(corpus)],
+                    corpus_time="mtime", crashes_dir=str(crashes), log=str(logpath),
+                    wall_seconds=round(wall, 1), start=t_start)
+    keys = sorted({c.get("signature", "") for c in sm.get("crashes", [])})
+    return dict(status="ok" if rc in (0, 1) else "failed", rc=rc, execs=int(sm["executions"]),
+                execs_per_sec=sm["exec_per_sec"], unique_crashes=int(sm["unique_crashes"]),
+                timeouts_or_ooms=len(sm.get("timeouts", [])) + len(sm.get("ooms", [])),
+                crash_artifacts=count_files(crashes), crash_keys=keys,
+                outcomes_covered=sm.get("outcomes_covered"), outcomes_total=sm.get("outcomes_total"),
+                corpus_dirs=[str(corpus)], corpus_time="mtime", crashes_dir=str(crashes),
+                log=str(logpath), wall_seconds=round(wall, 1), start=t_start)
 
 
 def run_one(tool, t, seed, secs):

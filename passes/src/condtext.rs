@@ -419,11 +419,16 @@ unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
         // crashed clang)
         return Some("\"\"".into());
     }
+    // LLVMIsConstantString casts without checking: a zeroinitializer or an aggregate would be
+    // read as garbage (a crash of clang on libxml2's encoding.c)
     if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() || LLVMIsConstantString(init) == 0 {
         return None;
     }
     let mut len = 0;
     let p = LLVMGetAsString(init, &mut len);
+    if p.is_null() {
+        return None;
+    }
     let bytes = std::slice::from_raw_parts(p as *const u8, len);
     let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
     if bytes.contains(&0) || bytes.len() > 40 {

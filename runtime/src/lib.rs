@@ -21,6 +21,13 @@
 //!   engine; a file or stdin, once, by hand), or NULL when there is none;
 //!   [`__evotest_return`] records the value the function under test returned.
 //!
+//! * **Whole programs** (a program with its own `main`, built with `evotest-cc`): when the engine
+//!   sets `__EVOTEST_PROGRAM_INPUT`, a constructor runs the fork server before `main`, and each
+//!   forked child puts the input on its standard input (a memfd) or into the named file (AFL++'s
+//!   `@@`) and goes on into `main`. One process per input (no persistent mode).
+//! * **Crash stacks** (`__EVOTEST_CRASH_STACKS=1`): fork-server children print the stack of a
+//!   deadly signal on stderr in the sanitizers' format, for the engine's crash triage.
+//!
 //! * **Observer mode** ([`__evotest_observe_begin`], [`__evotest_observe_end`]) serves peer
 //!   fuzzers that run the target in-process (libFuzzer): around each execution the peer's harness
 //!   resets the trace map and then checks it, and every input that covers a branch outcome for the
@@ -103,6 +110,9 @@ unsafe fn init_map() -> *mut u8 {
 /// `desc` must point to a module descriptor created by the evotest pass.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_register_module(desc: *mut ModuleDesc) {
+    // Every instrumented module calls this: the reference keeps the whole-program constructor
+    // (in whatever object of the archive it lands) in the link.
+    ptr::read_volatile(&EARLY_FORK_SERVER);
     let d = &mut *desc;
     if d.state != DESC_UNREGISTERED {
         return;
@@ -658,6 +668,9 @@ unsafe fn fork_server(persistent: bool) {
     if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO) {
         return;
     }
+    if std::env::var(ENV_CRASH_STACKS).is_ok_and(|v| v == "1") {
+        crash_stacks::install();
+    }
     let server = libc::getpid();
     loop {
         if read_u32(FORKSRV_CTL_FD).is_none() {
@@ -807,6 +820,237 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
     *len = data.len();
     let leaked: &'static [u8] = Box::leak(data.into_boxed_slice());
     leaked.as_ptr()
+}
+
+/// Whether this process runs under the engine's fork server (shared memory attached and
+/// `__EVOTEST_FORKSRV=1`). evotest's libFuzzer-compatible driver asks this to choose between
+/// fuzzing under the engine and running files given by hand.
+///
+/// # Safety
+/// Safe to call at any time.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_under_engine() -> i32 {
+    header();
+    (SHARED && std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1")) as i32
+}
+
+/// The whole-program constructor (see the crate docs), after the modules' registration
+/// constructors (priority 2) and before C++ static constructors and `main`.
+#[used]
+#[link_section = ".init_array.00200"]
+static EARLY_FORK_SERVER: unsafe extern "C" fn() = early_fork_server;
+
+/// Under the engine with `__EVOTEST_PROGRAM_INPUT` set: run the fork server; in each child, place
+/// the input where the program reads it, then return (into `main`).
+unsafe extern "C" fn early_fork_server() {
+    let Some(mode) = std::env::var_os(ENV_PROGRAM_INPUT) else { return };
+    if !std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1") {
+        return;
+    }
+    let h = header();
+    if !SHARED {
+        return;
+    }
+    fork_server(false);
+    // In a child (or the engine is not listening: then there is no input to place).
+    let layout = Layout::from_header(&*h);
+    let n = ((*h).input_len).min((*h).input_capacity) as usize;
+    let data = std::slice::from_raw_parts((h as *const u8).add(layout.input_off), n);
+    if mode == PROGRAM_INPUT_STDIN {
+        let fd = libc::memfd_create(c"evotest-input".as_ptr(), 0);
+        if fd < 0 || !write_all(fd, data) {
+            libc::_exit(3);
+        }
+        libc::lseek(fd, 0, libc::SEEK_SET);
+        if libc::dup2(fd, 0) < 0 {
+            libc::_exit(3);
+        }
+        libc::close(fd);
+    } else {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(path) = std::ffi::CString::new(mode.as_bytes()) else { libc::_exit(3) };
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC, 0o600);
+        if fd < 0 || !write_all(fd, data) {
+            libc::_exit(3);
+        }
+        libc::close(fd);
+    }
+}
+
+/// Write all of `data` to `fd`.
+unsafe fn write_all(fd: i32, mut data: &[u8]) -> bool {
+    while !data.is_empty() {
+        let n = libc::write(fd, data.as_ptr() as *const libc::c_void, data.len());
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        if n <= 0 {
+            return false;
+        }
+        data = &data[n as usize..];
+    }
+    true
+}
+
+/// The stack of a deadly signal, printed by fork-server children for the engine's crash triage
+/// (see [`evotest_abi::names::ENV_CRASH_STACKS`]).
+mod crash_stacks {
+    use evotest_abi::names::CRASH_STACK_BANNER;
+    use std::ptr;
+
+    const SIGNALS: [i32; 6] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT, libc::SIGTRAP];
+    /// The alternate signal stack (so that a stack overflow can be reported).
+    const ALT_STACK: usize = 1 << 16;
+    /// `/proc/self/exe`, NUL-terminated; the start of the executable's mapping (as `dladdr`
+    /// reports it) and its load bias (offsets printed are relative to the bias: ELF virtual
+    /// addresses, as the sanitizers print them).
+    static mut EXE: [u8; 4096] = [0; 4096];
+    static mut EXE_BASE: usize = 0;
+    static mut EXE_BIAS: usize = 0;
+
+    unsafe extern "C" fn first_bias(info: *mut libc::dl_phdr_info, _size: usize, data: *mut libc::c_void) -> i32 {
+        *(data as *mut usize) = (*info).dlpi_addr as usize;
+        1
+    }
+
+    /// Install the handler for every deadly signal whose action is still the default (a
+    /// sanitizer's own handler is kept).
+    pub unsafe fn install() {
+        let stack = libc::mmap(
+            ptr::null_mut(),
+            ALT_STACK,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if stack == libc::MAP_FAILED {
+            return;
+        }
+        let ss = libc::stack_t { ss_sp: stack, ss_flags: 0, ss_size: ALT_STACK };
+        libc::sigaltstack(&ss, ptr::null_mut());
+        // The first call loads the unwinder; do it now, not in a signal handler.
+        let mut frames = [ptr::null_mut(); 4];
+        libc::backtrace(frames.as_mut_ptr(), 4);
+        #[allow(static_mut_refs)]
+        let n = libc::readlink(c"/proc/self/exe".as_ptr(), EXE.as_mut_ptr() as *mut libc::c_char, EXE.len() - 1);
+        if n > 0 {
+            EXE[n as usize] = 0;
+        }
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(install as *const libc::c_void, &mut info) != 0 {
+            EXE_BASE = info.dli_fbase as usize;
+        }
+        let mut bias = 0usize;
+        libc::dl_iterate_phdr(Some(first_bias), &mut bias as *mut usize as *mut libc::c_void);
+        EXE_BIAS = bias;
+        for sig in SIGNALS {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+                continue;
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = deadly as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND | libc::SA_NODEFER;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, ptr::null_mut());
+        }
+    }
+
+    /// A fixed buffer to format into without allocating (in a signal handler).
+    struct Buf {
+        b: [u8; 16384],
+        n: usize,
+    }
+
+    impl Buf {
+        fn put(&mut self, s: &[u8]) {
+            let k = s.len().min(self.b.len() - self.n);
+            self.b[self.n..self.n + k].copy_from_slice(&s[..k]);
+            self.n += k;
+        }
+        fn dec(&mut self, mut v: u64) {
+            let mut d = [0u8; 20];
+            let mut i = d.len();
+            loop {
+                i -= 1;
+                d[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+                if v == 0 {
+                    break;
+                }
+            }
+            self.put(&d[i..]);
+        }
+        fn hex(&mut self, mut v: u64) {
+            let mut d = [0u8; 16];
+            let mut i = d.len();
+            loop {
+                i -= 1;
+                d[i] = b"0123456789abcdef"[(v & 15) as usize];
+                v >>= 4;
+                if v == 0 {
+                    break;
+                }
+            }
+            self.put(b"0x");
+            self.put(&d[i..]);
+        }
+    }
+
+    unsafe fn c_str<'a>(p: *const libc::c_char) -> &'a [u8] {
+        if p.is_null() {
+            return b"";
+        }
+        std::ffi::CStr::from_ptr(p).to_bytes()
+    }
+
+    /// Print `==PID==ERROR: evotest: deadly signal N` and the frames, then die by the signal (the
+    /// action was reset to the default on entry).
+    unsafe extern "C" fn deadly(sig: i32, _info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        let mut frames = [ptr::null_mut(); 64];
+        let n = libc::backtrace(frames.as_mut_ptr(), frames.len() as i32).max(0) as usize;
+        // start at the interrupted instruction: skip this handler and the signal trampoline
+        #[cfg(target_arch = "x86_64")]
+        let first = {
+            let pc = (*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
+            frames[..n].iter().position(|&f| f as usize == pc).unwrap_or(0)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let first = {
+            let _ = ctx;
+            0
+        };
+        let mut b = Buf { b: [0; 16384], n: 0 };
+        b.put(b"==");
+        b.dec(libc::getpid() as u64);
+        b.put(b"==");
+        b.put(CRASH_STACK_BANNER.as_bytes());
+        b.put(b" ");
+        b.dec(sig as u64);
+        b.put(b"\n");
+        for (i, &pc) in frames[first..n].iter().enumerate() {
+            b.put(b"    #");
+            b.dec(i as u64);
+            b.put(b" ");
+            b.hex(pc as u64);
+            let mut info: libc::Dl_info = std::mem::zeroed();
+            if libc::dladdr(pc, &mut info) != 0 && !info.dli_fbase.is_null() {
+                b.put(b" (");
+                let in_exe = info.dli_fbase as usize == EXE_BASE;
+                #[allow(static_mut_refs)]
+                let name = if in_exe && EXE[0] != 0 { c_str(EXE.as_ptr() as *const libc::c_char) } else { c_str(info.dli_fname) };
+                let base = if in_exe { EXE_BIAS } else { info.dli_fbase as usize };
+                b.put(name);
+                b.put(b"+");
+                b.hex((pc as usize).wrapping_sub(base) as u64);
+                b.put(b")");
+            }
+            b.put(b"\n");
+        }
+        super::write_all(2, &b.b[..b.n]);
+        libc::raise(sig);
+    }
 }
 
 #[cfg(test)]

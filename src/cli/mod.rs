@@ -44,6 +44,7 @@ macro_rules! out {
     }};
 }
 
+mod fuzz;
 mod path;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -96,6 +97,9 @@ enum Cmd {
     BenchPaths(BenchPathsArgs),
     /// List the search algorithms and coverage criteria
     List,
+    /// Fuzz an executable built with evotest-cc: a libFuzzer harness, or a program reading stdin
+    /// or a file (@@); libFuzzer's flags and corpus conventions
+    Fuzz(Box<fuzz::FuzzArgs>),
 }
 
 #[derive(Args)]
@@ -843,7 +847,15 @@ fn list() -> Result<i32> {
 /// Parse the command line and run; returns the process exit code. Errors are for `main` to print
 /// as one line.
 pub fn main() -> Result<i32> {
-    let cli = Cli::parse();
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let fuzz_args = if args.get(1).is_some_and(|a| a == "fuzz") {
+        let rest = fuzz::rewrite_args(args.split_off(2));
+        args.extend(rest.iter().cloned());
+        rest
+    } else {
+        vec![]
+    };
+    let cli = Cli::parse_from(args);
     let _ = std::io::stderr().is_terminal();
     match &cli.cmd {
         Cmd::Run(a) => run(a),
@@ -852,5 +864,6 @@ pub fn main() -> Result<i32> {
         Cmd::Bench(a) => bench(a),
         Cmd::BenchPaths(a) => bench_paths(a),
         Cmd::List => list(),
+        Cmd::Fuzz(a) => fuzz::fuzz(a, &fuzz_args),
     }
 }

@@ -30,11 +30,14 @@ use super::{Execution, ExitKind, Executor, RetVal, Stop};
 use crate::trace::Trace;
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::{
-    ENV_FORKSRV, ENV_PERSISTENT, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_DONE, FORKSRV_HELLO, FORKSRV_ST_FD,
+    ENV_CRASH_STACKS, ENV_FORKSRV, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_DONE,
+    FORKSRV_HELLO, FORKSRV_ST_FD, PROGRAM_INPUT_STDIN,
 };
 use evotest_abi::shm::{
     ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED,
 };
+use super::Coverage;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -52,8 +55,23 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a waiting engine checks the stop condition and the child's memory.
 const POLL_SLICE: Duration = Duration::from_millis(10);
 
+/// How a forked child gets its input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum InputDelivery {
+    /// The harness asks for it (`__evotest_next`): function harnesses and evotest's
+    /// libFuzzer-compatible driver. Persistent mode is possible.
+    #[default]
+    Harness,
+    /// A whole program reads it on standard input; the runtime's constructor runs the fork server
+    /// before `main`, one process per input.
+    Stdin,
+    /// A whole program reads it from this file (AFL++'s `@@`), which each child writes before
+    /// `main`; one process per input.
+    File(PathBuf),
+}
+
 /// How to start a fork server.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ForkServerConfig {
     /// Capacities of the trace map: branch sites, outcomes, input bytes.
     pub sites: u32,
@@ -65,7 +83,43 @@ pub struct ForkServerConfig {
     pub persistent: Option<u32>,
     /// Largest file the target may write, in bytes (`RLIMIT_FSIZE`; 0 = no limit).
     pub file_limit: u64,
+    /// Command-line arguments of the target (after its name).
+    pub args: Vec<OsString>,
+    /// Extra environment variables of the target.
+    pub env: Vec<(OsString, OsString)>,
+    /// How children get their input.
+    pub delivery: InputDelivery,
+    /// Keep what the target writes on standard error, for [`Executor::last_stderr`] (otherwise it
+    /// goes to `/dev/null`); children also print the stack of a deadly signal
+    /// (`evotest_abi::names::ENV_CRASH_STACKS`).
+    pub capture_stderr: bool,
 }
+
+impl Default for ForkServerConfig {
+    /// A map of one site and outcome, 1 MiB of input, 1 s timeout, a process per input, no file
+    /// limit, no arguments, input through the harness, stderr discarded.
+    fn default() -> Self {
+        ForkServerConfig {
+            sites: 1,
+            outcomes: 1,
+            input_capacity: 1 << 20,
+            timeout: Duration::from_secs(1),
+            persistent: None,
+            file_limit: 0,
+            args: vec![],
+            env: vec![],
+            delivery: InputDelivery::Harness,
+            capture_stderr: false,
+        }
+    }
+}
+
+/// Most bytes of a captured standard error kept for one execution.
+const STDERR_KEEP: u64 = 1 << 20;
+
+/// Sparse runs between two full resets of the site records (against stray writes of processes
+/// that escaped the kill).
+const FULL_RESET_EVERY: u32 = 1024;
 
 /// Executes inputs through a fork server in the target.
 pub struct ForkServer {
@@ -82,6 +136,15 @@ pub struct ForkServer {
     /// Resident-memory limit of an execution in bytes (0 = none).
     memory_limit: u64,
     file_limit: u64,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    delivery: InputDelivery,
+    /// The file that receives the target's standard error (append mode), when captured.
+    stderr: Option<File>,
+    /// Site records the last sparse run left non-zero (`None`: unknown, zero them all), and the
+    /// sparse runs since the last full reset.
+    dirty: Option<Vec<u32>>,
+    sparse_runs: u32,
 }
 
 struct Running {
@@ -178,6 +241,18 @@ impl ForkServer {
     /// linked with the evotest runtime, or its harness does not call `__evotest_next`).
     pub fn start(exe: &Path, c: &ForkServerConfig) -> Result<ForkServer> {
         let shm = SharedMemory::create(c.sites, c.outcomes, c.input_capacity, EVENT_CAPACITY)?;
+        let stderr = if c.capture_stderr {
+            let f = tempfile::tempfile().context("cannot create a file for the target's standard error")?;
+            // children append: truncating between executions must not leave holes
+            unsafe {
+                let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+                libc::fcntl(f.as_raw_fd(), libc::F_SETFL, fl | libc::O_APPEND);
+            }
+            Some(f)
+        } else {
+            None
+        };
+        let persistent = if c.delivery == InputDelivery::Harness { c.persistent } else { None };
         let mut fs = ForkServer {
             exe: exe.to_path_buf(),
             shm,
@@ -185,10 +260,16 @@ impl ForkServer {
             server: None,
             executions: 0,
             restarts: 0,
-            persistent: c.persistent.filter(|&n| n > 1),
+            persistent: persistent.filter(|&n| n > 1),
             child: None,
             memory_limit: 0,
             file_limit: c.file_limit,
+            args: c.args.clone(),
+            env: c.env.clone(),
+            delivery: c.delivery.clone(),
+            stderr,
+            dirty: None,
+            sparse_runs: 0,
         };
         fs.spawn()?;
         Ok(fs)
@@ -219,13 +300,27 @@ impl ForkServer {
         let engine = std::process::id() as i32;
         let file_limit = if self.file_limit == 0 { libc::RLIM_INFINITY } else { self.file_limit };
         let mut cmd = Command::new(&self.exe);
-        cmd.env(ENV_SHM_ID, self.shm.id().to_string())
+        cmd.args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .env(ENV_SHM_ID, self.shm.id().to_string())
             .env(ENV_FORKSRV, "1")
             .env(ENV_PERSISTENT, if self.persistent.is_some() { "1" } else { "0" })
             .env("LD_BIND_NOW", "1")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stdout(Stdio::null());
+        match &self.delivery {
+            InputDelivery::Harness => cmd.env_remove(ENV_PROGRAM_INPUT),
+            InputDelivery::Stdin => cmd.env(ENV_PROGRAM_INPUT, PROGRAM_INPUT_STDIN),
+            InputDelivery::File(p) => cmd.env(ENV_PROGRAM_INPUT, p),
+        };
+        match &self.stderr {
+            Some(f) => {
+                cmd.stderr(f.try_clone().context("cannot share the standard-error file")?).env(ENV_CRASH_STACKS, "1");
+            }
+            None => {
+                cmd.stderr(Stdio::null()).env_remove(ENV_CRASH_STACKS);
+            }
+        }
         unsafe {
             cmd.pre_exec(move || {
                 if libc::dup2(cr, FORKSRV_CTL_FD) < 0 || libc::dup2(sw, FORKSRV_ST_FD) < 0 {
@@ -438,10 +533,75 @@ impl ForkServer {
     }
 }
 
+impl ForkServer {
+    /// Empty the captured standard error (before an execution).
+    fn clear_stderr(&mut self) {
+        if let Some(f) = &self.stderr {
+            if f.metadata().is_ok_and(|m| m.len() > 0) {
+                let _ = f.set_len(0);
+            }
+        }
+    }
+
+    /// Run `input` to its exit, restarting a broken server; `sparse` prepares only the site records
+    /// the last sparse run left dirty.
+    fn execute(&mut self, input: &[u8], stop: &Stop, sparse: bool) -> Result<ExitKind> {
+        self.clear_stderr();
+        let mut broke = 0;
+        let exit = loop {
+            match (&self.dirty, sparse) {
+                (Some(d), true) => self.shm.prepare_sparse(input, d)?,
+                _ => self.shm.prepare(input)?,
+            }
+            match self.attempt(stop)? {
+                Outcome::Ran(e) => break e,
+                Outcome::Broken(e) => {
+                    broke += 1;
+                    self.restarts += 1;
+                    self.spawn().with_context(|| format!("restarting the fork server after: {e:#}"))?;
+                    if broke >= 2 {
+                        // the same input broke the server twice: it kills its parent
+                        break ExitKind::ParentKilled;
+                    }
+                }
+            }
+        };
+        self.executions += 1;
+        Ok(exit)
+    }
+}
+
 impl Executor for ForkServer {
+    fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
+        self.sparse_runs += 1;
+        if self.sparse_runs >= FULL_RESET_EVERY {
+            self.sparse_runs = 0;
+            self.dirty = None;
+        }
+        let exit = self.execute(input, &stop, true)?;
+        cov.clear();
+        self.shm.scan_sites(outcomes, &mut cov.sites, &mut cov.outcomes);
+        let dirty = self.dirty.get_or_insert_with(Vec::new);
+        dirty.clear();
+        dirty.extend(cov.sites.iter().map(|&(s, _)| s));
+        Ok(exit)
+    }
+
+    fn last_stderr(&mut self) -> Option<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let f = self.stderr.as_ref()?;
+        let len = f.metadata().ok()?.len().min(STDERR_KEEP);
+        let mut buf = vec![0u8; len as usize];
+        let n = f.read_at(&mut buf, 0).ok()?;
+        buf.truncate(n);
+        Some(buf)
+    }
+
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
+        self.dirty = None;
         let mut broke = 0;
+        self.clear_stderr();
         let exit = loop {
             self.shm.prepare(input)?;
             match self.attempt(&stop)? {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub use forkserver::{ForkServer, ForkServerConfig};
+pub use forkserver::{ForkServer, ForkServerConfig, InputDelivery};
 pub use mock::MockExecutor;
 
 /// How an execution ended.
@@ -142,6 +142,25 @@ pub struct Execution {
     pub duration: Duration,
 }
 
+/// The coverage of one execution in sparse form, as a fuzzer needs it: the executed sites with
+/// their hit counts and the branch outcomes taken, without a copy of the whole trace map (which
+/// for a library of 50,000 sites costs more than many executions).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// `(global site, hits)` of every executed site, in site order.
+    pub sites: Vec<(u32, u32)>,
+    /// Global IDs of the outcomes taken, in site order.
+    pub outcomes: Vec<u32>,
+}
+
+impl Coverage {
+    /// Empty both lists (keeping their memory).
+    pub fn clear(&mut self) {
+        self.sites.clear();
+        self.outcomes.clear();
+    }
+}
+
 /// What may end an execution early besides its own timeout: a deadline (the search's wall-time
 /// budget) and an interrupt flag (`^C`, `SIGTERM`). Such an execution ends as
 /// [`ExitKind::Stopped`].
@@ -185,4 +204,27 @@ pub trait Executor {
     /// Kill executions whose resident memory exceeds `bytes` (0 = no limit), as
     /// [`ExitKind::Oom`].
     fn set_memory_limit(&mut self, _bytes: u64) {}
+    /// Run one input as [`Executor::run`] does, reporting only its sparse [`Coverage`] into `cov`
+    /// (cleared first). `outcomes[site]` is the site's first global outcome and its number of
+    /// outcomes. The default runs [`Executor::run`] and converts its trace; the fork server reads
+    /// only the executed sites.
+    fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
+        let e = self.run(input, stop)?;
+        cov.clear();
+        for (i, r) in e.trace.sites.iter().enumerate() {
+            if r.hits == 0 {
+                continue;
+            }
+            cov.sites.push((i as u32, r.hits));
+            if let Some(&(base, n)) = outcomes.get(i) {
+                cov.outcomes.extend((base..base + n).filter(|&o| e.trace.dist.get(o as usize) == Some(&0.0)));
+            }
+        }
+        Ok(e.exit)
+    }
+    /// What the target wrote on standard error during the last execution, if the executor
+    /// captures it (the fork server does when asked: a crash report of a sanitizer, a stack).
+    fn last_stderr(&mut self) -> Option<Vec<u8>> {
+        None
+    }
 }

@@ -111,6 +111,68 @@ impl SharedMemory {
         Ok(())
     }
 
+    /// As [`SharedMemory::prepare`], but zeroing only the site records of `dirty` (the sites the
+    /// previous execution ran, as found by [`SharedMemory::scan_sites`]) instead of all of them.
+    ///
+    /// Errors: `input` is larger than the input capacity.
+    pub fn prepare_sparse(&mut self, input: &[u8], dirty: &[u32]) -> Result<()> {
+        if input.len() > self.layout.input_capacity as usize {
+            bail!("input of {} bytes exceeds the capacity of {}", input.len(), self.layout.input_capacity);
+        }
+        let cap = self.layout.site_capacity;
+        let h = self.header_mut();
+        h.seq = 0;
+        h.ret_state = 0;
+        h.ret_kind = 0;
+        h.ret_bits = 0;
+        h.n_events = 0;
+        h.events_overflow = 0;
+        h.step_limit_hit = 0;
+        h.input_len = input.len() as u32;
+        unsafe {
+            let recs = self.base.add(self.layout.sites_off) as *mut u64;
+            for &s in dirty {
+                if s < cap {
+                    *recs.add(s as usize) = 0;
+                }
+            }
+            ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
+        }
+        Ok(())
+    }
+
+    /// The sites the last execution ran and their hit counts, in site order, appended to `sites`;
+    /// and for each, the outcomes it took (distance exactly 0) among `outcomes[site]` (first global
+    /// outcome, number of outcomes), appended to `taken`. Reads only what it reports, besides one
+    /// pass over the site records.
+    pub fn scan_sites(&self, outcomes: &[(u32, u32)], sites: &mut Vec<(u32, u32)>, taken: &mut Vec<u32>) {
+        let h = self.header();
+        let ns = h.sites_used.min(self.layout.site_capacity) as usize;
+        let no = h.outcomes_used.min(self.layout.outcome_capacity);
+        unsafe {
+            let recs = std::slice::from_raw_parts(self.base.add(self.layout.sites_off) as *const u64, ns);
+            let dist = self.base.add(self.layout.outcomes_off) as *const f64;
+            for (i, &r) in recs.iter().enumerate() {
+                if r == 0 {
+                    continue;
+                }
+                // SiteRec { hits, first_seq }: hits is the low word
+                let hits = r as u32;
+                if hits == 0 {
+                    continue;
+                }
+                sites.push((i as u32, hits));
+                if let Some(&(base, n)) = outcomes.get(i) {
+                    for o in base..base.saturating_add(n).min(no) {
+                        if *dist.add(o as usize) == 0.0 {
+                            taken.push(o);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The ordered trace of the last execution, and whether it overflowed (empty when disabled).
     pub fn read_events(&self, events: &mut Vec<Event>) -> bool {
         let h = self.header();

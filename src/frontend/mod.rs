@@ -8,10 +8,13 @@
 //!
 //! * [`function::FunctionFrontend`]: one C function whose parameters are scalars, arrays, strings
 //!   or buffers; a generated harness decodes the fields and calls it.
+//! * [`bytes::BytesFrontend`]: a target that takes the bytes as they are (a libFuzzer harness, a
+//!   program reading stdin or a file); no fields, any length up to a maximum.
 //!
 //! Adding a frontend means adding a module with a type implementing [`Frontend`] and a way to
 //! build its target (see `ARCHITECTURE.md`).
 
+pub mod bytes;
 pub mod function;
 
 use crate::archive::TestCase;

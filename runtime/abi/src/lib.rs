@@ -87,6 +87,25 @@ pub mod names {
     /// in a loop (reading a request on the control pipe before each one after the first, and
     /// writing [`FORKSRV_DONE`] after each) until killed.
     pub const ENV_PERSISTENT: &str = "__EVOTEST_PERSISTENT";
+    /// Environment variable that makes a whole program (one with its own `main`, built with
+    /// `evotest-cc`) run the fork server from a constructor of the runtime, before `main`; each
+    /// forked child gets the input and goes on into `main`. Its value says where the input goes:
+    /// [`PROGRAM_INPUT_STDIN`] (the child's standard input), or the path of a file that the child
+    /// writes before `main` runs (the file AFL++'s `@@` names on the command line).
+    pub const ENV_PROGRAM_INPUT: &str = "__EVOTEST_PROGRAM_INPUT";
+    /// [`ENV_PROGRAM_INPUT`] value: the input is the child's standard input.
+    pub const PROGRAM_INPUT_STDIN: &str = "-";
+    /// Environment variable that, when `1`, makes fork-server children print the stack of a deadly
+    /// signal (`SIGSEGV`, `SIGBUS`, `SIGFPE`, `SIGILL`, `SIGABRT`, `SIGTRAP`) on standard error,
+    /// in the sanitizers' format (`#N 0xPC (module+0xOFFSET)`), before dying by the same signal.
+    /// A signal a sanitizer already handles is left to it.
+    pub const ENV_CRASH_STACKS: &str = "__EVOTEST_CRASH_STACKS";
+    /// Line that starts the stack printed under [`ENV_CRASH_STACKS`]: `==PID==ERROR: evotest:
+    /// deadly signal N`.
+    pub const CRASH_STACK_BANNER: &str = "ERROR: evotest: deadly signal";
+    /// Symbol defined by evotest's libFuzzer-compatible driver (`libevotest_driver.a`): an
+    /// executable that has it runs `LLVMFuzzerTestOneInput` in persistent mode under the engine.
+    pub const DRIVER_MARKER: &str = "__evotest_fuzz_driver";
 }
 
 /// Branch distance constant K of Korel (1990) and Tracey et al. (1998); this crate uses K = 1.

@@ -1,0 +1,374 @@
+//! `evotest fuzz`: the command line of [`crate::fuzz`], with libFuzzer's flag spellings
+//! (`-max_len=N`, `-timeout=N`, …) accepted besides the double-dash ones.
+
+use super::{exit_code, install_sigint, INTERRUPTED};
+use crate::fuzz::{self, minimize, stats::Display, FuzzOptions};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub const FUZZ_EXAMPLES: &str = "\
+Examples:
+  CC=evotest-cc CXX=evotest-c++ ./configure && make        # instrument a library
+  evotest-cc -g -fsanitize=address,fuzzer fuzzer.c lib.a -o harness
+  evotest fuzz ./harness corpus/ seeds/ -dict=x.dict -max_total_time=300
+  evotest fuzz ./harness corpus/ -j 2                      # two workers sharing corpus/
+  evotest fuzz ./prog corpus/ -- --input @@               # a program reading a file
+  evotest fuzz ./prog corpus/                              # a program reading stdin
+  ./harness crash-5f3a…                                    # reproduce a crash
+  evotest fuzz ./harness --minimize-crash crash-5f3a…
+  evotest fuzz ./harness --merge small/ corpus/ other/
+
+Files: corpus entries are named by SHA-1 in the first directory; crash-<sha1>, timeout-<sha1>
+and oom-<sha1> go to the working directory or -artifact_prefix; fuzzer_stats.json,
+coverage.csv and coverage.svg go to CORPUS/.evotest/main/ (or -stats_dir); unique crashes are
+recorded in CORPUS/.evotest/crashes/. libFuzzer flags evotest does not know are ignored with a
+warning.";
+
+/// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
+/// `--name=value` before parsing.
+const SINGLE_DASH: &[&str] = &[
+    "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
+    "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
+    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb",
+];
+
+/// Of [`SINGLE_DASH`], the switches (no value with two dashes).
+const BOOLEAN: &[&str] = &["json", "quiet", "no_minimize", "stop_on_crash"];
+
+/// Rewrite the arguments after `fuzz`: `-name=value` of a known flag becomes `--name=value`; an
+/// unknown single-dash libFuzzer flag (`-foo=1`) is dropped with a warning. Nothing after `--`
+/// is touched.
+pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut after_dashes = false;
+    for a in args {
+        let s = a.to_string_lossy().into_owned();
+        if after_dashes || s == "--" {
+            after_dashes = true;
+            out.push(a);
+            continue;
+        }
+        if let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) {
+            if let Some((name, value)) = rest.split_once('=') {
+                if BOOLEAN.contains(&name) {
+                    // `-stop_on_crash=1` switches it on, `=0` leaves it off
+                    if value != "0" {
+                        out.push(OsString::from(format!("--{name}")));
+                    }
+                } else if SINGLE_DASH.contains(&name) {
+                    out.push(OsString::from(format!("-{s}")));
+                } else {
+                    eprintln!("evotest fuzz: warning: ignoring unknown libFuzzer flag {s}");
+                }
+                continue;
+            }
+        }
+        out.push(a);
+    }
+    out
+}
+
+#[derive(Args, Debug)]
+#[command(after_long_help = FUZZ_EXAMPLES)]
+pub struct FuzzArgs {
+    /// The executable, built with evotest-cc / evotest-c++: a libFuzzer harness
+    /// (-fsanitize=fuzzer at link time), or a program reading stdin or the file `@@` names
+    harness: PathBuf,
+    /// The output corpus directory (created if missing), then seed directories or files; with
+    /// --merge, the output directory then the input directories
+    dirs: Vec<PathBuf>,
+    /// Arguments of the target after `--`; `@@` is replaced by the input file
+    #[arg(last = true, value_name = "TARGET_ARGS")]
+    target_args: Vec<OsString>,
+
+    /// Largest input in bytes [default: the largest seed, at least 4096]
+    #[arg(long = "max_len", alias = "max-len", value_name = "N")]
+    max_len: Option<usize>,
+    /// Per-input timeout in seconds (fractions allowed); a longer execution is a timeout
+    #[arg(long, default_value = "1", value_name = "SECS")]
+    timeout: String,
+    /// Kill an execution above N MB of resident memory (an out-of-memory result); 0 = no limit
+    #[arg(long = "rss_limit_mb", alias = "rss-limit-mb", default_value_t = crate::target::RSS_LIMIT_MB, value_name = "N")]
+    rss_limit_mb: u64,
+    /// Largest file the target may write, in MB; 0 = no limit
+    #[arg(long = "max_file_mb", alias = "max-file-mb", default_value_t = crate::target::FILE_LIMIT_MB, value_name = "N")]
+    max_file_mb: u64,
+    /// Stop after N executions (-1: no limit)
+    #[arg(long, default_value_t = -1, allow_hyphen_values = true, value_name = "N")]
+    runs: i64,
+    /// Stop after SECS seconds (0: no limit)
+    #[arg(long = "max_total_time", alias = "max-total-time", default_value = "0", value_name = "SECS")]
+    max_total_time: String,
+    /// Random seed (0 picks one from the clock, as libFuzzer does); the same seed and -runs give
+    /// the same run
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Dictionary file (AFL/libFuzzer format: "token" or name="token" per line)
+    #[arg(long, value_name = "FILE")]
+    dict: Option<PathBuf>,
+    /// Where artifacts go: a directory ending in `/`, or a file-name prefix
+    #[arg(long = "artifact_prefix", alias = "artifact-prefix", default_value = "./", value_name = "PREFIX")]
+    artifact_prefix: String,
+    /// Workers: N processes fuzzing together, sharing the corpus directory
+    #[arg(short = 'j', long, alias = "workers", default_value_t = 1, value_name = "N")]
+    jobs: u32,
+    /// Directory of this worker's fuzzer_stats.json, coverage.csv and coverage.svg
+    /// [default: CORPUS/.evotest/main]
+    #[arg(long = "stats_dir", alias = "stats-dir", value_name = "DIR")]
+    stats_dir: Option<PathBuf>,
+    /// Inputs per process of a libFuzzer harness (1: a fresh process per input)
+    #[arg(long, default_value_t = fuzz::DEFAULT_PERSISTENT, value_name = "N")]
+    persistent: u32,
+    /// Seconds between two looks at the corpus directory for other workers' inputs
+    #[arg(long = "sync_interval", alias = "sync-interval", default_value = "5", value_name = "SECS")]
+    sync_interval: String,
+    /// Keep crash reproducers as found (do not minimise them)
+    #[arg(long = "no_minimize", alias = "no-minimize")]
+    no_minimize: bool,
+    /// Minimise this crashing input (libFuzzer's -minimize_crash=1 FILE is accepted too) and
+    /// write minimized-from-<sha1>; -runs and -max_total_time bound the work
+    #[arg(long = "minimize_crash", alias = "minimize-crash", value_name = "FILE")]
+    minimize_crash: Option<PathBuf>,
+    /// Corpus minimisation: copy into the first directory the inputs of the others that add
+    /// coverage, smallest first (libFuzzer's -merge=1)
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "1", value_name = "1")]
+    merge: Option<String>,
+    /// Stop at the first unique crash (libFuzzer's behaviour; by default evotest goes on until the
+    /// budget is spent)
+    #[arg(long = "stop_on_crash", alias = "stop-on-crash")]
+    stop_on_crash: bool,
+    /// Print the final summary as JSON on stdout
+    #[arg(long)]
+    json: bool,
+    /// No status display (errors, crashes and the summary still print)
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Accepted for libFuzzer compatibility; the final stats are always printed
+    #[arg(long = "print_final_stats", hide = true)]
+    print_final_stats: Option<String>,
+    /// Accepted for libFuzzer compatibility; the target's stdout is always discarded and its
+    /// stderr kept for crash reports
+    #[arg(long = "close_fd_mask", hide = true)]
+    close_fd_mask: Option<String>,
+    /// Accepted for libFuzzer compatibility; evotest's probes always record compared values
+    #[arg(long = "use_value_profile", hide = true)]
+    use_value_profile: Option<String>,
+    /// Internal: this process is worker K of a -j run
+    #[arg(long, hide = true)]
+    worker: Option<u32>,
+}
+
+/// Seconds (a number, fractions allowed) as a duration.
+fn seconds(s: &str, flag: &str) -> Result<Duration> {
+    let v: f64 = s.trim().parse().with_context(|| format!("-{flag}={s}: not a number of seconds"))?;
+    if !v.is_finite() || v < 0.0 || v > 1e9 {
+        bail!("-{flag}={s}: must be a number of seconds between 0 and 1e9");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+/// `evotest fuzz`.
+pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
+    install_sigint();
+    let timeout = seconds(&a.timeout, "timeout")?;
+    if timeout < Duration::from_millis(1) {
+        bail!("-timeout={}: must be at least 0.001 seconds", a.timeout);
+    }
+    let max_total = seconds(&a.max_total_time, "max_total_time")?;
+    let max_total = (max_total > Duration::ZERO).then_some(max_total);
+    let runs = (a.runs >= 0).then_some(a.runs as u64);
+    if let Some(m) = a.max_len {
+        if m == 0 || m > fuzz::MAX_LEN_LIMIT {
+            bail!("-max_len={m}: must be between 1 and {}", fuzz::MAX_LEN_LIMIT);
+        }
+    }
+    if let Some(file) = &a.minimize_crash {
+        let file = if file.as_os_str() == "1" {
+            a.dirs.first().cloned().ok_or_else(|| anyhow::anyhow!("-minimize_crash=1 needs the crashing input as an argument"))?
+        } else {
+            file.clone()
+        };
+        let budget = minimize::Budget {
+            max_execs: runs.unwrap_or(10_000),
+            deadline: Some(Instant::now() + max_total.unwrap_or(Duration::from_secs(60))),
+        };
+        let m = minimize::minimize_crash(&a.harness, &a.target_args, &file, &a.artifact_prefix, timeout, a.rss_limit_mb, budget, &INTERRUPTED)?;
+        eprintln!(
+            "CRASH_MIN: {} ({}, {} bytes) minimised to {} bytes in {} executions: {}",
+            m.input.display(),
+            m.kind,
+            m.original_size,
+            m.size,
+            m.executions,
+            m.output.display()
+        );
+        if a.json {
+            outln!("{}", serde_json::to_string_pretty(&m)?);
+        }
+        return Ok(exit_code(0));
+    }
+    if a.merge.is_some() {
+        if a.merge.as_deref() == Some("0") {
+            bail!("-merge=0: nothing to do (use -merge=1 OUT IN...)");
+        }
+        let Some((out, inputs)) = a.dirs.split_first() else { bail!("--merge needs an output directory and input directories") };
+        if inputs.is_empty() {
+            bail!("--merge {}: give the input directories after the output directory", out.display());
+        }
+        let m = minimize::merge(&a.harness, &a.target_args, out, inputs, timeout, a.rss_limit_mb, &INTERRUPTED)?;
+        eprintln!(
+            "MERGE-OUTER: {} new files added to {} ({} there before); {} branch outcomes covered (before: {}); {} inputs that crashed or hung left out",
+            m.added,
+            m.output.display(),
+            m.existing,
+            m.outcomes_after,
+            m.outcomes_before,
+            m.faulty.len()
+        );
+        if a.json {
+            outln!("{}", serde_json::to_string_pretty(&m)?);
+        }
+        return Ok(exit_code(0));
+    }
+    let Some((corpus, seeds)) = a.dirs.split_first() else {
+        bail!("give a corpus directory: evotest fuzz {} CORPUS_DIR [SEED_DIRS...]", a.harness.display())
+    };
+    let mut o = FuzzOptions::new(&a.harness, corpus);
+    o.args = a.target_args.clone();
+    o.seeds = seeds.to_vec();
+    o.dict = a.dict.clone();
+    o.max_len = a.max_len;
+    o.timeout = timeout;
+    o.rss_limit_mb = a.rss_limit_mb;
+    o.file_limit_mb = a.max_file_mb;
+    o.runs = runs;
+    o.max_total_time = max_total;
+    o.seed = if a.seed == 0 {
+        let s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64 % 1_000_000_007).max(1);
+        if a.worker.is_none() {
+            eprintln!("evotest fuzz: seed {s} (give -seed=N to repeat a run)");
+        }
+        s
+    } else {
+        a.seed
+    };
+    o.artifact_prefix = a.artifact_prefix.clone();
+    o.stats_dir = a.stats_dir.clone();
+    o.persistent = a.persistent.max(1);
+    o.minimize = !a.no_minimize;
+    o.sync_interval = seconds(&a.sync_interval, "sync_interval")?.max(Duration::from_millis(100));
+    o.jobs = a.jobs.max(1);
+    o.worker = a.worker;
+    o.stop_on_crash = a.stop_on_crash;
+    o.display = if a.quiet {
+        Display::Quiet
+    } else if std::io::stderr().is_terminal() {
+        Display::Bar
+    } else {
+        Display::Lines
+    };
+    // what a worker is started with: these arguments without -j, with this run's seed
+    o.worker_args = worker_args(raw_args, o.seed);
+    let summary = fuzz::run(&o, &INTERRUPTED)?;
+    eprintln!("stat::number_of_executed_units: {}", summary.executions);
+    eprintln!("stat::average_exec_per_sec:     {:.0}", summary.exec_per_sec);
+    eprintln!("stat::new_units_added:          {}", summary.corpus_new);
+    eprintln!("stat::unique_crashes:           {}", summary.unique_crashes);
+    eprintln!("stat::outcomes_covered:         {}", summary.outcomes_covered);
+    eprintln!("stat::peak_rss_mb:              {}", fuzz::stats::peak_rss_mb());
+    eprintln!(
+        "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} inputs ({} new) in {}; {} unique crash{}; stats in {}",
+        summary.executions,
+        summary.seconds,
+        summary.exec_per_sec,
+        summary.workers,
+        if summary.workers == 1 { "" } else { "s" },
+        summary.outcomes_covered,
+        summary.outcomes_total,
+        summary.corpus_count,
+        summary.corpus_new,
+        summary.corpus.display(),
+        summary.unique_crashes,
+        if summary.unique_crashes == 1 { "" } else { "es" },
+        summary.stats_dir.display()
+    );
+    for c in &summary.crashes {
+        eprintln!("  crash {}: {} ({} bytes{})", c.kind, c.artifact.display(), c.size, if c.minimized { ", minimised" } else { "" });
+    }
+    for t in &summary.timeouts {
+        eprintln!("  timeout: {}", t.display());
+    }
+    for t in &summary.ooms {
+        eprintln!("  out of memory: {}", t.display());
+    }
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
+    }
+    // as libFuzzer: a run that found a crash exits non-zero (after spending its whole budget)
+    Ok(exit_code(if summary.new_crashes > 0 { 1 } else { 0 }))
+}
+
+/// The arguments of `evotest fuzz` for another worker: `-j`/`--jobs`/`--workers` removed, and the
+/// seed fixed to this run's (each worker adds its number to it).
+fn worker_args(raw: &[OsString], seed: u64) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut skip_next = false;
+    let mut after_dashes = false;
+    for a in raw {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        let s = a.to_string_lossy();
+        if after_dashes {
+            out.push(a.clone());
+            continue;
+        }
+        if s == "--" {
+            after_dashes = true;
+            out.push(a.clone());
+            continue;
+        }
+        if s == "-j" || s == "--jobs" || s == "--workers" || s == "--seed" {
+            skip_next = true;
+            continue;
+        }
+        if (s.starts_with("-j") && s.len() > 2 && !s.starts_with("--"))
+            || s.starts_with("--jobs=")
+            || s.starts_with("--workers=")
+            || s.starts_with("--seed=")
+        {
+            continue;
+        }
+        out.push(a.clone());
+    }
+    // before any `--`, so that it is not taken for a target argument
+    let at = out.iter().position(|a| a == "--").unwrap_or(out.len());
+    out.insert(at, OsString::from(format!("--seed={seed}")));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn libfuzzer_spellings_become_long_flags() {
+        let r = rewrite_args(os(&["h", "c", "-max_len=10", "-use_value_profile=1", "-foo=2", "--runs=3", "-j", "2", "-stop_on_crash=1", "-json=0", "--", "-x=1"]));
+        assert_eq!(r, os(&["h", "c", "--max_len=10", "--use_value_profile=1", "--runs=3", "-j", "2", "--stop_on_crash", "--", "-x=1"]));
+    }
+
+    #[test]
+    fn workers_get_the_arguments_without_jobs_and_with_the_seed() {
+        let w = worker_args(&os(&["h", "c", "-j", "2", "--seed=5", "--jobs=3", "--", "@@"]), 9);
+        assert_eq!(w, os(&["h", "c", "--seed=9", "--", "@@"]));
+    }
+}

@@ -1,0 +1,186 @@
+//! The corpus: every kept input, in memory and as a file named by the SHA-1 of its bytes in the
+//! output corpus directory (libFuzzer's convention), written atomically as soon as it is kept.
+//!
+//! **Scheduling** favours entries that take rare outcomes: an entry's weight is the sum, over the
+//! outcomes it takes, of 1 / (executions that took the outcome), so that outcomes the fuzzer keeps
+//! hitting stop attracting it (the idea of AFL++'s `rare` schedule and libFuzzer's entropic power
+//! schedule, in its simplest form), divided by a mild size penalty. One pick in ten is uniform.
+
+use super::feedback::Feedback;
+use crate::util::write_replace as write_atomic;
+use anyhow::{Context, Result};
+use rand::Rng;
+use sha1::{Digest, Sha1};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The SHA-1 of `data`, in hex: the file name of a corpus entry and of an artifact.
+pub fn sha1_hex(data: &[u8]) -> String {
+    crate::util::hex(&Sha1::digest(data))
+}
+
+/// One kept input.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub data: Vec<u8>,
+    /// Its file name in the corpus directory (the SHA-1 of `data`).
+    pub name: String,
+    /// The outcomes it takes (global IDs).
+    pub outcomes: Vec<u32>,
+    /// When it was kept, since the start of the run.
+    pub found: Duration,
+    /// Times it was picked for mutation.
+    pub picked: u64,
+}
+
+/// See module docs.
+#[derive(Debug, Default)]
+pub struct Corpus {
+    pub entries: Vec<Entry>,
+    /// Cumulative weights of `entries` (empty when stale).
+    cumulative: Vec<f64>,
+    /// File names known in the corpus directory (written by this run, or read from it).
+    known: HashSet<String>,
+}
+
+impl Corpus {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether a file of this name in the corpus directory has been seen.
+    pub fn knows(&self, name: &str) -> bool {
+        self.known.contains(name)
+    }
+
+    /// Remember that file `name` of the corpus directory was seen.
+    pub fn mark_known(&mut self, name: &str) {
+        self.known.insert(name.to_string());
+    }
+
+    /// Keep `data` (taking `outcomes`) found at `found`; when `dir` is given, also write it there
+    /// (atomically, named by its SHA-1) unless a file of that name exists. Returns whether a file
+    /// was written.
+    ///
+    /// Errors: the file cannot be written.
+    pub fn add(&mut self, data: Vec<u8>, outcomes: Vec<u32>, found: Duration, dir: Option<&Path>) -> Result<bool> {
+        let name = sha1_hex(&data);
+        let mut wrote = false;
+        if let Some(d) = dir {
+            let p = d.join(&name);
+            if !p.exists() {
+                write_atomic(&p, &data).with_context(|| format!("cannot write corpus entry {}", p.display()))?;
+                wrote = true;
+            }
+        }
+        self.known.insert(name.clone());
+        self.entries.push(Entry { data, name, outcomes, found, picked: 0 });
+        self.cumulative.clear();
+        Ok(wrote)
+    }
+
+    /// Recompute the weights from the outcome frequencies of `fb`.
+    pub fn reweigh(&mut self, fb: &Feedback) {
+        self.cumulative.clear();
+        let mut total = 0.0;
+        for e in &self.entries {
+            let rarity: f64 = e.outcomes.iter().map(|&o| 1.0 / fb.freq(o).max(1) as f64).sum();
+            let size = 1.0 + (e.data.len() as f64 / 4096.0).sqrt();
+            total += (rarity + 1e-6) / size;
+            self.cumulative.push(total);
+        }
+    }
+
+    /// Whether the weights must be recomputed before [`Corpus::pick`] uses them.
+    pub fn stale(&self) -> bool {
+        self.cumulative.len() != self.entries.len()
+    }
+
+    /// Pick an entry to mutate (see module docs); `None` when the corpus is empty.
+    pub fn pick<R: Rng>(&mut self, rng: &mut R, fb: &Feedback) -> Option<usize> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        if self.stale() {
+            self.reweigh(fb);
+        }
+        let i = if rng.random_range(0..10) == 0 {
+            rng.random_range(0..self.entries.len())
+        } else {
+            let total = *self.cumulative.last().unwrap_or(&0.0);
+            let x = rng.random::<f64>() * total;
+            self.cumulative.partition_point(|&c| c <= x).min(self.entries.len() - 1)
+        };
+        self.entries[i].picked += 1;
+        Some(i)
+    }
+}
+
+/// The regular files under `dir`, recursively (skipping names that start with `.`, such as the
+/// state directory `.evotest`), sorted by path.
+///
+/// Errors: `dir` cannot be read.
+pub fn list_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let rd = std::fs::read_dir(&d).with_context(|| format!("cannot read directory {}", d.display()))?;
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let p = e.path();
+            match std::fs::metadata(&p) {
+                Ok(m) if m.is_dir() => stack.push(p),
+                Ok(m) if m.is_file() => out.push(p),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::Coverage;
+    use rand::SeedableRng;
+
+    #[test]
+    fn entries_are_files_named_by_sha1() {
+        let d = tempfile::tempdir().unwrap();
+        let mut c = Corpus::default();
+        c.add(b"abc".to_vec(), vec![0], Duration::ZERO, Some(d.path())).unwrap();
+        let name = "a9993e364706816aba3e25717850c26c9cd0d89d";
+        assert_eq!(std::fs::read(d.path().join(name)).unwrap(), b"abc");
+        assert!(c.knows(name));
+        std::fs::create_dir(d.path().join(".evotest")).unwrap();
+        std::fs::write(d.path().join(".evotest/x"), b"state").unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("sub/y"), b"y").unwrap();
+        let files = list_files(d.path()).unwrap();
+        assert_eq!(files, vec![d.path().join(name), d.path().join("sub/y")]);
+    }
+
+    #[test]
+    fn rare_outcomes_attract_picks() {
+        let mut fb = Feedback::new(2, 4);
+        let common = Coverage { sites: vec![(0, 1)], outcomes: vec![0] };
+        for _ in 0..1000 {
+            fb.count(&common);
+        }
+        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2] });
+        let mut c = Corpus::default();
+        c.add(b"common".to_vec(), vec![0], Duration::ZERO, None).unwrap();
+        c.add(b"rare!!".to_vec(), vec![2], Duration::ZERO, None).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let rare = (0..1000).filter(|_| c.pick(&mut rng, &fb) == Some(1)).count();
+        assert!(rare > 850, "rare entry picked {rare} times of 1000");
+    }
+}

@@ -1,0 +1,1009 @@
+//! `evotest fuzz`: coverage-guided fuzzing of any executable built with `evotest-cc` /
+//! `evotest-c++`: a libFuzzer harness (linked with evotest's driver, run in persistent mode), or a
+//! whole program reading standard input or the file named by `@@` (a process per input).
+//!
+//! # The loop
+//! 1. Every file of the output corpus directory and of the seed directories is run (smallest
+//!    first); those that add coverage are kept, and seeds are copied into the corpus directory.
+//!    A rerun on the same directory therefore starts where an earlier (even killed) run stopped.
+//! 2. Then, until the budget is spent: pick a corpus entry (favouring rare outcomes,
+//!    [`corpus`]), mutate it ([`mutate`]: havoc, dictionary, program constants, splicing), run it,
+//!    and keep it if it covers a branch outcome or a (site, hit-count bucket) not seen before
+//!    ([`feedback`]). A kept input is written at once, atomically, named by its SHA-1.
+//! 3. A crash is triaged ([`triage`]): re-run in a fresh process, its sanitizer report or stack
+//!    symbolised, de-duplicated by its top frames across workers and runs, and its reproducer
+//!    minimised ([`minimize`]) and written as `crash-<sha1>` under the artifact prefix. Timeouts
+//!    and out-of-memory kills are confirmed by a second run and kept as `timeout-<sha1>` and
+//!    `oom-<sha1>` when they cover something no earlier one did.
+//! 4. Every few seconds the corpus directory is scanned for inputs other workers wrote (`-j N`,
+//!    or other machines sharing the directory), which are run and kept if they add coverage.
+//!
+//! Branch distances are recorded by the probes but do not steer this loop yet.
+
+pub mod corpus;
+pub mod dict;
+pub mod feedback;
+pub mod minimize;
+pub mod mutate;
+pub mod stats;
+pub mod triage;
+
+use crate::exec::{Coverage, ExitKind, Stop};
+use crate::frontend::bytes::Delivery;
+use crate::target::{self, HarnessOptions, Target};
+use crate::util::write_atomic;
+use anyhow::{bail, Context, Result};
+use corpus::{sha1_hex, Corpus};
+use feedback::Feedback;
+use mutate::Mutator;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use stats::{Display, Monitor, Stats};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use triage::{CrashDb, CrashRecord, Report, Symbolizer};
+
+/// Default largest input when no seed is larger (libFuzzer's default).
+pub const DEFAULT_MAX_LEN: usize = 4096;
+/// Largest input evotest accepts.
+pub const MAX_LEN_LIMIT: usize = 16 << 20;
+/// Default inputs per process of a libFuzzer harness.
+pub const DEFAULT_PERSISTENT: u32 = 10_000;
+/// Executions a crash minimisation may spend.
+pub const MINIMIZE_EXECS: u64 = 2_000;
+/// Seconds a crash minimisation may spend.
+pub const MINIMIZE_TIME: Duration = Duration::from_secs(10);
+/// Name of the state directory inside the corpus directory.
+pub const STATE_DIR: &str = ".evotest";
+
+/// What a fuzzing run needs. See `evotest fuzz --help` for the meaning of each option.
+#[derive(Clone, Debug)]
+pub struct FuzzOptions {
+    /// The executable (built with `evotest-cc`).
+    pub exe: PathBuf,
+    /// Its arguments (`@@` is replaced by the input file).
+    pub args: Vec<OsString>,
+    /// The output corpus directory (created if missing).
+    pub corpus: PathBuf,
+    /// Seed directories or files, read but never written.
+    pub seeds: Vec<PathBuf>,
+    pub dict: Option<PathBuf>,
+    /// Largest input; `None`: the largest seed, at least [`DEFAULT_MAX_LEN`].
+    pub max_len: Option<usize>,
+    pub timeout: Duration,
+    pub rss_limit_mb: u64,
+    pub file_limit_mb: u64,
+    /// Stop after this many executions.
+    pub runs: Option<u64>,
+    /// Stop after this long.
+    pub max_total_time: Option<Duration>,
+    pub seed: u64,
+    /// Prefix of artifact paths (`crash-…`, `timeout-…`, `oom-…`): a directory ending in `/`, or
+    /// a file-name prefix.
+    pub artifact_prefix: String,
+    /// Where this worker's stats go (default: `CORPUS/.evotest/<worker>`).
+    pub stats_dir: Option<PathBuf>,
+    /// Inputs per process of a libFuzzer harness (1: a process per input).
+    pub persistent: u32,
+    /// Minimise each new unique crash.
+    pub minimize: bool,
+    /// How often to look for inputs other workers added.
+    pub sync_interval: Duration,
+    pub display: Display,
+    /// Workers (processes sharing the corpus directory), this one included.
+    pub jobs: u32,
+    /// The arguments that start another worker (`evotest fuzz …` without `-j`); set by the CLI.
+    pub worker_args: Vec<OsString>,
+    /// This process is worker K (K ≥ 1) started by another with `-j`.
+    pub worker: Option<u32>,
+    /// Stop at the first unique crash (as libFuzzer does by default).
+    pub stop_on_crash: bool,
+}
+
+impl FuzzOptions {
+    /// Defaults for fuzzing `exe` into `corpus`: 1 s timeout, 2,048 MB RSS limit, seed 0, artifacts
+    /// in the working directory, 10,000 inputs per process.
+    pub fn new(exe: &Path, corpus: &Path) -> FuzzOptions {
+        FuzzOptions {
+            exe: exe.to_path_buf(),
+            args: vec![],
+            corpus: corpus.to_path_buf(),
+            seeds: vec![],
+            dict: None,
+            max_len: None,
+            timeout: Duration::from_secs(1),
+            rss_limit_mb: target::RSS_LIMIT_MB,
+            file_limit_mb: target::FILE_LIMIT_MB,
+            runs: None,
+            max_total_time: None,
+            seed: 0,
+            artifact_prefix: "./".into(),
+            stats_dir: None,
+            persistent: DEFAULT_PERSISTENT,
+            minimize: true,
+            sync_interval: Duration::from_secs(5),
+            display: Display::Quiet,
+            jobs: 1,
+            worker_args: vec![],
+            worker: None,
+            stop_on_crash: false,
+        }
+    }
+
+    /// The state directory shared by the workers on this corpus.
+    pub fn state_dir(&self) -> PathBuf {
+        self.corpus.join(STATE_DIR)
+    }
+
+    /// The directory artifacts go to.
+    pub fn artifact_dir(&self) -> PathBuf {
+        if self.artifact_prefix.ends_with('/') {
+            PathBuf::from(&self.artifact_prefix)
+        } else {
+            Path::new(&self.artifact_prefix).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf()
+        }
+    }
+
+    /// The path of artifact `name` (`crash-<sha1>`).
+    pub fn artifact(&self, name: &str) -> PathBuf {
+        PathBuf::from(format!("{}{name}", self.artifact_prefix))
+    }
+}
+
+/// The result of a run, as `--json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub target: String,
+    pub delivery: String,
+    pub corpus: PathBuf,
+    pub stats_dir: PathBuf,
+    pub seconds: f64,
+    pub executions: u64,
+    pub exec_per_sec: f64,
+    pub corpus_count: usize,
+    pub corpus_new: usize,
+    pub outcomes_covered: usize,
+    pub outcomes_total: usize,
+    pub features: usize,
+    /// Unique crashes recorded for this corpus (this run, its workers, earlier runs).
+    pub unique_crashes: usize,
+    pub crashes: Vec<CrashRecord>,
+    /// Unique crashes this run (and its workers) found.
+    pub new_crashes: usize,
+    pub crashes_total: u64,
+    pub timeouts: Vec<PathBuf>,
+    pub ooms: Vec<PathBuf>,
+    pub workers: u32,
+    /// Each worker's last stats (with `-j`).
+    pub worker_stats: Vec<Stats>,
+    pub interrupted: bool,
+}
+
+/// How an execution ended, for the fuzzer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Ran to its end (returned, or a whole program exited).
+    Normal,
+    Crash,
+    Timeout,
+    Oom,
+    /// Stopped by the budget or an interrupt: not a property of the input.
+    Stopped,
+}
+
+/// Sanitizer options evotest needs (crashes abort, reports unsymbolised, no leak check), merged
+/// under the user's own settings of the same variables.
+pub fn sanitizer_env(rss_limit_mb: u64) -> Vec<(OsString, OsString)> {
+    let merge = |var: &str, defaults: &[(&str, String)]| -> (OsString, OsString) {
+        let user = std::env::var(var).unwrap_or_default();
+        let mut parts: Vec<String> = user.split(':').filter(|s| !s.is_empty()).map(String::from).collect();
+        for (k, v) in defaults {
+            if !parts.iter().any(|p| p.split('=').next() == Some(k)) {
+                parts.push(format!("{k}={v}"));
+            }
+        }
+        (var.into(), parts.join(":").into())
+    };
+    let mut asan = vec![
+        ("abort_on_error", "1".to_string()),
+        ("symbolize", "0".into()),
+        ("detect_leaks", "0".into()),
+        ("allocator_may_return_null", "0".into()),
+    ];
+    if rss_limit_mb > 0 {
+        asan.push(("max_allocation_size_mb", rss_limit_mb.to_string()));
+    }
+    let ubsan = [
+        ("halt_on_error", "1".to_string()),
+        ("abort_on_error", "1".into()),
+        ("print_stacktrace", "1".into()),
+        ("symbolize", "0".into()),
+    ];
+    let msan = [("abort_on_error", "1".to_string()), ("symbolize", "0".into())];
+    vec![merge("ASAN_OPTIONS", &asan), merge("UBSAN_OPTIONS", &ubsan), merge("MSAN_OPTIONS", &msan)]
+}
+
+/// A running target and what the fuzzer keeps about executing it.
+pub struct Session<'a> {
+    pub target: Target,
+    pub delivery: Delivery,
+    /// Per global site: its first global outcome and number of outcomes.
+    pub site_outcomes: Vec<(u32, u32)>,
+    /// The coverage of the last execution.
+    pub cov: Coverage,
+    pub symbolizer: Symbolizer,
+    pub executions: u64,
+    pub slowest: Duration,
+    pub deadline: Option<Instant>,
+    interrupt: &'a AtomicBool,
+}
+
+impl<'a> Session<'a> {
+    /// Open `exe` (see [`target::open_harness`]) with the sanitizer options of
+    /// [`sanitizer_env`]; `@@` inputs go to `input_file`.
+    ///
+    /// Errors: as [`target::open_harness`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        exe: &Path,
+        args: &[OsString],
+        input_file: &Path,
+        max_len: usize,
+        timeout: Duration,
+        persistent: u32,
+        rss_limit_mb: u64,
+        file_limit_mb: u64,
+        interrupt: &'a AtomicBool,
+    ) -> Result<Session<'a>> {
+        // a bare name must not be looked up on PATH
+        let exe = &exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
+        let h = HarnessOptions {
+            exe: exe.to_path_buf(),
+            args: args.to_vec(),
+            input_file: input_file.to_path_buf(),
+            max_len,
+            timeout,
+            persistent,
+            rss_limit_mb,
+            file_limit_mb,
+            env: sanitizer_env(rss_limit_mb),
+            out_dir: input_file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        };
+        let target = target::open_harness(&h)?;
+        let delivery = if target::has_fuzz_driver(exe)? {
+            Delivery::LibFuzzer
+        } else if args.iter().any(|a| a == "@@") {
+            Delivery::File
+        } else {
+            Delivery::Stdin
+        };
+        let mut site_outcomes = vec![(0, 0); target.program.sites.len()];
+        for s in &target.program.sites {
+            if let Some(x) = site_outcomes.get_mut(s.id as usize) {
+                *x = (s.outcome_base, s.meta.n_outcomes);
+            }
+        }
+        let symbolizer = Symbolizer::new(exe);
+        Ok(Session {
+            target,
+            delivery,
+            site_outcomes,
+            cov: Coverage::default(),
+            symbolizer,
+            executions: 0,
+            slowest: Duration::ZERO,
+            deadline: None,
+            interrupt,
+        })
+    }
+
+    /// The branch outcomes of the program.
+    pub fn n_outcomes(&self) -> usize {
+        self.target.program.n_outcomes as usize
+    }
+
+    /// Whether the run must stop (interrupt or deadline).
+    pub fn stopped(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Run `data`; its coverage is in `self.cov`. Returns how it ended for the fuzzer and, for a
+    /// crash, its parsed (unsymbolised) report.
+    ///
+    /// Errors: the executor broke (the target cannot be restarted).
+    pub fn run(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        let stop = Stop { deadline: self.deadline, interrupt: Some(self.interrupt) };
+        let t0 = Instant::now();
+        let exit = self.target.executor.run_coverage(data, stop, &self.site_outcomes, &mut self.cov)?;
+        let el = t0.elapsed();
+        self.executions += 1;
+        let outcome = match exit {
+            ExitKind::Ok | ExitKind::StepLimit => Outcome::Normal,
+            ExitKind::Exit { code } if self.delivery != Delivery::LibFuzzer => {
+                // a whole program's exit is normal, unless a sanitizer reported (abort_on_error=0)
+                if code != 0 && self.report(exit).sanitizer.is_some() {
+                    Outcome::Crash
+                } else {
+                    Outcome::Normal
+                }
+            }
+            // a libFuzzer harness must not exit (libFuzzer: "fuzz target exited")
+            ExitKind::Exit { .. } | ExitKind::Crash { .. } | ExitKind::ParentKilled => Outcome::Crash,
+            ExitKind::Timeout => Outcome::Timeout,
+            ExitKind::Oom => Outcome::Oom,
+            ExitKind::Stopped => Outcome::Stopped,
+        };
+        if outcome != Outcome::Stopped && outcome != Outcome::Timeout {
+            self.slowest = self.slowest.max(el);
+        }
+        if outcome == Outcome::Crash && is_oom_kind(&self.report(exit).kind) {
+            return Ok((Outcome::Oom, exit));
+        }
+        Ok((outcome, exit))
+    }
+
+    /// The report of the last execution, which ended with `exit`.
+    pub fn report(&mut self, exit: ExitKind) -> Report {
+        let err = self.target.executor.last_stderr().unwrap_or_default();
+        triage::parse(&err, exit)
+    }
+}
+
+/// Sanitizer report kinds that mean "out of memory" (libFuzzer writes them as `oom-…`).
+fn is_oom_kind(kind: &str) -> bool {
+    matches!(kind, "allocation-size-too-big" | "out-of-memory" | "rss-limit-exceeded" | "calloc-overflow" | "malloc-limit")
+}
+
+/// This machine's name.
+fn hostname() -> String {
+    let mut b = [0u8; 256];
+    if unsafe { libc::gethostname(b.as_mut_ptr() as *mut libc::c_char, b.len()) } == 0 {
+        let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        return String::from_utf8_lossy(&b[..n]).into_owned();
+    }
+    "host".into()
+}
+
+/// The seed files: every regular file under the corpus directory and the seed paths.
+///
+/// Errors: a seed path that does not exist, an unreadable directory.
+fn seed_files(opts: &FuzzOptions) -> Result<Vec<(PathBuf, bool)>> {
+    let mut files = Vec::new();
+    for f in corpus::list_files(&opts.corpus)? {
+        files.push((f, true));
+    }
+    for s in &opts.seeds {
+        if s.is_dir() {
+            files.extend(corpus::list_files(s)?.into_iter().map(|f| (f, false)));
+        } else if s.is_file() {
+            files.push((s.clone(), false));
+        } else {
+            bail!("{}: no such seed file or directory", s.display());
+        }
+    }
+    Ok(files)
+}
+
+/// The fuzzer's state. See module docs.
+struct Fuzzer<'a> {
+    opts: &'a FuzzOptions,
+    s: Session<'a>,
+    fb: Feedback,
+    hang_fb: Feedback,
+    oom_fb: Feedback,
+    corpus: Corpus,
+    mutator: Mutator,
+    rng: ChaCha8Rng,
+    start: Instant,
+    start_unix: u64,
+    monitor: Monitor,
+    db: CrashDb,
+    /// Raw stack keys seen → their signature.
+    raw_keys: std::collections::HashMap<String, String>,
+    crashes_found: usize,
+    crashes_total: u64,
+    timeouts: Vec<PathBuf>,
+    timeouts_total: u64,
+    ooms: Vec<PathBuf>,
+    ooms_total: u64,
+    corpus_new: usize,
+    last_new: Duration,
+    worker: String,
+    max_len: usize,
+    /// Workers started with `-j` (their stats directories).
+    children: Vec<(std::process::Child, PathBuf)>,
+    /// Unique crashes in the shared record, as of the last look.
+    unique: usize,
+    /// Files other workers wrote into the corpus directory that this one ran.
+    synced: usize,
+}
+
+/// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
+///
+/// Errors (one line): bad options or seeds, a target that does not start or was not built with
+/// `evotest-cc`, an unwritable corpus or artifact directory, an executor that broke.
+pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
+    if opts.exe.is_dir() || !opts.exe.is_file() {
+        bail!("{}: no such file (the first argument is the executable to fuzz)", opts.exe.display());
+    }
+    if let Some(m) = opts.max_len {
+        if m == 0 || m > MAX_LEN_LIMIT {
+            bail!("-max_len={m}: must be between 1 and {MAX_LEN_LIMIT}");
+        }
+    }
+    if opts.timeout < Duration::from_millis(1) {
+        bail!("-timeout: must be at least 1 ms");
+    }
+    if opts.corpus.exists() && !opts.corpus.is_dir() {
+        bail!("{}: the corpus must be a directory (the first directory is the output corpus)", opts.corpus.display());
+    }
+    std::fs::create_dir_all(&opts.corpus).with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
+    let files = seed_files(opts)?;
+    let largest = files.iter().filter_map(|(f, _)| std::fs::metadata(f).ok()).map(|m| m.len() as usize).max().unwrap_or(0);
+    let max_len = opts.max_len.unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20));
+    let dict = match &opts.dict {
+        Some(d) => dict::load(d)?,
+        None => vec![],
+    };
+    let dir = opts.artifact_dir();
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create the artifact directory {}", dir.display()))?;
+
+    // this worker's name and stats directory
+    let state = opts.state_dir();
+    std::fs::create_dir_all(&state).with_context(|| format!("cannot create {}", state.display()))?;
+    let (worker, stats_dir, _lock) = match (&opts.stats_dir, opts.worker) {
+        (Some(d), w) => (w.map_or("main".to_string(), |k| format!("worker-{k}")), d.clone(), Some(target::lock_output(d)?)),
+        (None, Some(k)) => {
+            let d = state.join(format!("worker-{k}"));
+            (format!("worker-{k}"), d.clone(), Some(target::lock_output(&d)?))
+        }
+        (None, None) => {
+            let main = state.join("main");
+            match target::lock_output(&main) {
+                Ok(l) => ("main".to_string(), main, Some(l)),
+                Err(_) => {
+                    let name = format!("{}-{}", hostname(), std::process::id());
+                    let d = state.join(&name);
+                    let l = target::lock_output(&d)?;
+                    (name, d, Some(l))
+                }
+            }
+        }
+    };
+    let input_file = stats_dir.join("cur_input");
+    let mut s = Session::open(
+        &opts.exe,
+        &opts.args,
+        &input_file,
+        max_len,
+        opts.timeout,
+        opts.persistent.max(1),
+        opts.rss_limit_mb,
+        opts.file_limit_mb,
+        interrupt,
+    )?;
+    let start = Instant::now();
+    s.deadline = opts.max_total_time.map(|t| start + t);
+    let (ints, floats, strs) = constants(&s.target.program);
+    let mutator = Mutator::new(max_len, dict, &ints, &floats, &strs);
+    let n_sites = s.site_outcomes.len();
+    let n_outcomes = s.n_outcomes();
+    let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
+    let db = CrashDb::open(&state.join("crashes"))?;
+    let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64);
+    let mut f = Fuzzer {
+        opts,
+        s,
+        fb: Feedback::new(n_sites, n_outcomes),
+        hang_fb: Feedback::new(n_sites, n_outcomes),
+        oom_fb: Feedback::new(n_sites, n_outcomes),
+        corpus: Corpus::default(),
+        mutator,
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        start,
+        start_unix: stats::unix_now(),
+        monitor,
+        db,
+        raw_keys: Default::default(),
+        crashes_found: 0,
+        crashes_total: 0,
+        timeouts: vec![],
+        timeouts_total: 0,
+        ooms: vec![],
+        ooms_total: 0,
+        corpus_new: 0,
+        last_new: Duration::ZERO,
+        worker,
+        max_len,
+        children: vec![],
+        unique: 0,
+        synced: 0,
+    };
+    if opts.display != Display::Quiet && opts.worker.is_none() {
+        f.monitor.println(&format!(
+            "evotest fuzz: {} ({}), {} branch outcomes in {} sites; max_len {max_len}, timeout {:?}, seed {seed}; corpus {}, stats in {}",
+            opts.exe.display(),
+            f.s.target.frontend.describe(),
+            n_outcomes,
+            n_sites,
+            opts.timeout,
+            opts.corpus.display(),
+            stats_dir.display()
+        ));
+    }
+    f.start_workers()?;
+    let result = f.campaign(files);
+    f.stop_workers();
+    result?;
+    f.finish()
+}
+
+/// The program's constants, without duplicates (for the mutator): integers, floats, and the
+/// string literals it compares strings with (`strcmp`, `memcmp` and kin).
+fn constants(p: &crate::program::Program) -> (Vec<i128>, Vec<f64>, Vec<Vec<u8>>) {
+    let mut strs: Vec<Vec<u8>> = Vec::new();
+    let mut ints = Vec::new();
+    let mut seen_i = std::collections::HashSet::new();
+    let mut floats = Vec::new();
+    let mut seen_f = std::collections::HashSet::new();
+    for m in &p.modules {
+        for c in &m.constants {
+            match *c {
+                evotest_abi::meta::ConstantMeta::Int(i) => {
+                    if seen_i.insert(i) {
+                        ints.push(i as i128);
+                    }
+                }
+                evotest_abi::meta::ConstantMeta::Float(x) => {
+                    if seen_f.insert(x.to_bits()) {
+                        floats.push(x);
+                    }
+                }
+                evotest_abi::meta::ConstantMeta::Str(ref t) => {
+                    if !t.is_empty() && !strs.iter().any(|s| s.as_slice() == t.as_bytes()) {
+                        strs.push(t.as_bytes().to_vec());
+                    }
+                }
+                evotest_abi::meta::ConstantMeta::Lattice(_) => {}
+            }
+        }
+    }
+    (ints, floats, strs)
+}
+
+impl Fuzzer<'_> {
+    fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Whether the budget is spent or the run interrupted.
+    fn done(&self) -> bool {
+        self.s.stopped()
+            || self.opts.runs.is_some_and(|r| self.s.executions >= r)
+            || (self.opts.stop_on_crash && self.crashes_found > 0)
+    }
+
+    fn stats(&self, done: bool) -> Stats {
+        let t = self.elapsed().as_secs_f64();
+        Stats {
+            worker: self.worker.clone(),
+            target: self.s.target.frontend.name().to_string(),
+            delivery: format!("{:?}", self.s.delivery).to_lowercase(),
+            seed: self.opts.seed.wrapping_add(self.opts.worker.unwrap_or(0) as u64),
+            start_time: self.start_unix,
+            last_update: stats::unix_now(),
+            run_time_seconds: t,
+            execs_done: self.s.executions,
+            execs_per_sec: if t > 0.0 { self.s.executions as f64 / t } else { 0.0 },
+            corpus_count: self.corpus.len(),
+            corpus_new: self.corpus_new,
+            corpus_synced: self.synced,
+            outcomes_covered: self.fb.covered(),
+            outcomes_total: self.s.n_outcomes(),
+            features: self.fb.features(),
+            unique_crashes: self.unique,
+            crashes_found: self.crashes_found,
+            crashes_total: self.crashes_total,
+            timeouts_unique: self.timeouts.len(),
+            timeouts_total: self.timeouts_total,
+            ooms_unique: self.ooms.len(),
+            ooms_total: self.ooms_total,
+            last_new_seconds: self.last_new.as_secs_f64(),
+            max_len: self.max_len,
+            inputs_per_process: self.s.target.executor.inputs_per_process(),
+            slowest_exec_seconds: self.s.slowest.as_secs_f64(),
+            peak_rss_mb: stats::peak_rss_mb(),
+            done,
+        }
+    }
+
+    /// Run the seeds, then the mutation loop.
+    fn campaign(&mut self, files: Vec<(PathBuf, bool)>) -> Result<()> {
+        self.retriage_artifacts()?;
+        // seeds: smallest first, so that small inputs claim coverage first
+        let mut seeds: Vec<(usize, PathBuf, bool)> =
+            files.into_iter().map(|(p, own)| (std::fs::metadata(&p).map_or(0, |m| m.len() as usize), p, own)).collect();
+        seeds.sort();
+        for (_, path, own) in seeds {
+            if self.done() {
+                break;
+            }
+            let Ok(mut data) = std::fs::read(&path) else { continue };
+            data.truncate(self.max_len);
+            if own {
+                if let Some(n) = path.file_name() {
+                    self.corpus.mark_known(&n.to_string_lossy());
+                }
+            }
+            // an own file keeps its name: only copies of outside seeds are written
+            let name_ok = own && path.parent() == Some(self.opts.corpus.as_path());
+            self.evaluate(&data, !name_ok)?;
+            self.periodic(false)?;
+        }
+        if self.corpus.is_empty() && !self.done() {
+            // no seed added coverage (or there were none): start from the empty input
+            self.s.run(b"")?;
+            let outcomes = self.s.cov.outcomes.clone();
+            self.fb.add(&self.s.cov.clone());
+            if self.corpus.add(vec![], outcomes, self.elapsed(), Some(&self.opts.corpus))? {
+                self.corpus_new += 1;
+            }
+        }
+        let st = self.stats(false);
+        self.monitor.event("INITED", &st);
+        let mut last_tick = Instant::now();
+        let mut last_sync = Instant::now();
+        let mut since_reweigh = 0u32;
+        let mut data = Vec::with_capacity(self.max_len);
+        while !self.done() {
+            let fb = &self.fb;
+            let Some(i) = self.corpus.pick(&mut self.rng, fb) else { break };
+            data.clear();
+            data.extend_from_slice(&self.corpus.entries[i].data);
+            let other = if self.corpus.len() > 1 {
+                let j = rand::Rng::random_range(&mut self.rng, 0..self.corpus.len());
+                Some(self.corpus.entries[j].data.as_slice())
+            } else {
+                None
+            };
+            self.mutator.mutate(&mut self.rng, &mut data, other);
+            let d = std::mem::take(&mut data);
+            self.evaluate(&d, true)?;
+            data = d;
+            since_reweigh += 1;
+            if since_reweigh >= 2000 {
+                since_reweigh = 0;
+                self.corpus.reweigh(&self.fb);
+            }
+            if self.s.executions % 64 == 0 || last_tick.elapsed() >= Duration::from_secs(1) {
+                if last_tick.elapsed() >= Duration::from_secs(1) {
+                    last_tick = Instant::now();
+                    self.periodic(true)?;
+                }
+                if last_sync.elapsed() >= self.opts.sync_interval {
+                    last_sync = Instant::now();
+                    self.sync()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stats, status and plot, every second (`force`) or when the status is due.
+    fn periodic(&mut self, force: bool) -> Result<()> {
+        if force {
+            self.unique = self.db.all().len();
+            let mut st = self.stats(false);
+            self.aggregate(&mut st);
+            self.monitor.tick(&st)?;
+        }
+        Ok(())
+    }
+
+    /// Show the totals of all workers in the parent's status line.
+    fn aggregate(&self, st: &mut Stats) {
+        for (_, dir) in &self.children {
+            if let Some(c) = stats::read(dir) {
+                st.execs_done += c.execs_done;
+                st.execs_per_sec += c.execs_per_sec;
+                st.outcomes_covered = st.outcomes_covered.max(c.outcomes_covered);
+                st.features = st.features.max(c.features);
+                st.corpus_count = st.corpus_count.max(c.corpus_count);
+                st.crashes_total += c.crashes_total;
+            }
+        }
+    }
+
+    /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
+    /// directory if `write`), triage a fault.
+    fn evaluate(&mut self, data: &[u8], write: bool) -> Result<()> {
+        let (outcome, exit) = self.s.run(data)?;
+        match outcome {
+            Outcome::Stopped => {}
+            Outcome::Normal => {
+                self.fb.count(&self.s.cov);
+                if self.fb.is_new(&self.s.cov) {
+                    self.fb.add(&self.s.cov);
+                    let outcomes = self.s.cov.outcomes.clone();
+                    let dir = write.then_some(self.opts.corpus.as_path());
+                    if self.corpus.add(data.to_vec(), outcomes, self.elapsed(), dir)? {
+                        self.corpus_new += 1;
+                    }
+                    self.last_new = self.elapsed();
+                    let st = self.stats(false);
+                    self.monitor.event("NEW", &st);
+                }
+            }
+            Outcome::Crash => self.on_crash(data, exit)?,
+            Outcome::Timeout | Outcome::Oom => self.on_hang(data, outcome)?,
+        }
+        Ok(())
+    }
+
+    /// Run the files in the corpus directory that another worker wrote since the last look.
+    fn sync(&mut self) -> Result<()> {
+        let Ok(rd) = std::fs::read_dir(&self.opts.corpus) else { return Ok(()) };
+        let mut new: Vec<(String, PathBuf)> = rd
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .filter(|(n, _)| !n.starts_with('.') && !self.corpus.knows(n))
+            .collect();
+        new.sort();
+        for (name, path) in new {
+            if self.done() {
+                break;
+            }
+            self.corpus.mark_known(&name);
+            let Ok(mut data) = std::fs::read(&path) else { continue };
+            data.truncate(self.max_len);
+            self.synced += 1;
+            self.evaluate(&data, false)?;
+        }
+        Ok(())
+    }
+
+    /// Triage a crashing input (see module docs).
+    fn on_crash(&mut self, data: &[u8], exit: ExitKind) -> Result<()> {
+        self.crashes_total += 1;
+        let mut report = self.s.report(exit);
+        let raw = report.raw_key();
+        if self.raw_keys.contains_key(&raw) {
+            return Ok(());
+        }
+        // again, in a fresh process (a persistent child that crashed is gone): does it reproduce?
+        let (again, exit2) = self.s.run(data)?;
+        if again == Outcome::Stopped {
+            return Ok(());
+        }
+        let reproduced = again == Outcome::Crash;
+        if reproduced {
+            let r2 = self.s.report(exit2);
+            if !r2.frames.is_empty() || report.frames.is_empty() {
+                report = r2;
+            }
+        }
+        // the raw stack, before symbolisation adds inlined frames: what minimisation compares
+        let target_raw = report.raw_key();
+        self.s.symbolizer.symbolize(&mut report);
+        let signature = report.signature();
+        self.raw_keys.insert(raw, signature.clone());
+        self.raw_keys.insert(target_raw.clone(), signature.clone());
+        if self.db.contains(&signature) {
+            return Ok(());
+        }
+        let name = format!("crash-{}", sha1_hex(data));
+        let artifact = self.opts.artifact(&name);
+        write_atomic(&artifact, data).with_context(|| format!("cannot write {}", artifact.display()))?;
+        let mut record = CrashRecord {
+            signature: signature.clone(),
+            kind: report.kind.clone(),
+            sanitizer: report.sanitizer.clone(),
+            frames: report.frames.iter().map(|f| f.describe()).collect(),
+            artifact: artifact.clone(),
+            size: data.len(),
+            minimized: false,
+            reproduced,
+            found_seconds: self.elapsed().as_secs_f64(),
+            worker: self.worker.clone(),
+            report: format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
+        };
+        if !self.db.claim(&record)? {
+            return Ok(()); // another worker recorded it a moment ago
+        }
+        self.crashes_found += 1;
+        self.unique += 1;
+        let top: Vec<String> = report.top_frames().iter().map(|f| f.describe()).collect();
+        self.monitor.println(&format!(
+            "==evotest== unique crash #{} ({}): {}{}",
+            self.crashes_found,
+            report.kind,
+            if top.is_empty() { "no stack".to_string() } else { top.join(" < ") },
+            if reproduced { "" } else { " [did not crash again in a fresh process]" }
+        ));
+        self.monitor.println(&format!("artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, artifact.display()));
+        if self.opts.minimize && reproduced && data.len() > 1 {
+            let budget = minimize::Budget { max_execs: MINIMIZE_EXECS, deadline: Some(Instant::now() + MINIMIZE_TIME) };
+            let small = minimize::shrink(&mut self.s, data, &budget, |s, exit| s.report(exit).raw_key() == target_raw)?;
+            record.minimized = true;
+            if small.len() == data.len() {
+                self.db.update(&record)?;
+            } else {
+                let min_name = format!("crash-{}", sha1_hex(&small));
+                let min_path = self.opts.artifact(&min_name);
+                write_atomic(&min_path, &small).with_context(|| format!("cannot write {}", min_path.display()))?;
+                record.artifact = min_path.clone();
+                record.size = small.len();
+                self.db.update(&record)?;
+                let _ = std::fs::remove_file(&artifact);
+                self.monitor.println(&format!(
+                    "==evotest== minimised from {} to {} bytes: {}",
+                    data.len(),
+                    small.len(),
+                    min_path.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A timeout or an out-of-memory kill: confirmed by a second run, kept when its coverage
+    /// (up to the kill) has a feature no earlier one had.
+    fn on_hang(&mut self, data: &[u8], what: Outcome) -> Result<()> {
+        let cov = self.s.cov.clone();
+        match what {
+            Outcome::Timeout => self.timeouts_total += 1,
+            _ => self.ooms_total += 1,
+        }
+        let map = if what == Outcome::Timeout { &self.hang_fb } else { &self.oom_fb };
+        if !map.is_new(&cov) {
+            return Ok(());
+        }
+        let (again, _) = self.s.run(data)?;
+        if again != what {
+            return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
+        }
+        let map = if what == Outcome::Timeout { &mut self.hang_fb } else { &mut self.oom_fb };
+        map.add(&cov);
+        let kind = if what == Outcome::Timeout { "timeout" } else { "oom" };
+        let path = self.opts.artifact(&format!("{kind}-{}", sha1_hex(data)));
+        write_atomic(&path, data).with_context(|| format!("cannot write {}", path.display()))?;
+        self.monitor.println(&format!("==evotest== {kind}: artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, path.display()));
+        match what {
+            Outcome::Timeout => self.timeouts.push(path),
+            _ => self.ooms.push(path),
+        }
+        Ok(())
+    }
+
+    /// Crash artifacts under the artifact prefix that the crash record does not know (a run killed
+    /// between writing one and recording it): run and record them.
+    fn retriage_artifacts(&mut self) -> Result<()> {
+        let prefix = Path::new(&self.opts.artifact_prefix);
+        let dir = self.opts.artifact_dir();
+        let stem = if self.opts.artifact_prefix.ends_with('/') {
+            String::new()
+        } else {
+            prefix.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        };
+        let known: std::collections::HashSet<PathBuf> =
+            self.db.all().iter().filter_map(|r| r.artifact.canonicalize().ok()).collect();
+        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(()) };
+        let mut orphans: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{stem}crash-"))))
+            .filter(|p| p.is_file() && p.canonicalize().is_ok_and(|c| !known.contains(&c)))
+            .collect();
+        orphans.sort();
+        for p in orphans.into_iter().take(100) {
+            if self.done() {
+                break;
+            }
+            let Ok(data) = std::fs::read(&p) else { continue };
+            let (outcome, exit) = self.s.run(&data)?;
+            if outcome == Outcome::Crash {
+                self.on_crash(&data, exit)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Start the other workers of `-j N`.
+    fn start_workers(&mut self) -> Result<()> {
+        if self.opts.worker.is_some() || self.opts.jobs <= 1 {
+            return Ok(());
+        }
+        let exe = std::env::current_exe().context("cannot locate the evotest executable")?;
+        for k in 1..self.opts.jobs {
+            let dir = self.opts.state_dir().join(format!("worker-{k}"));
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let log = std::fs::File::create(dir.join("log.txt")).with_context(|| format!("cannot create a log in {}", dir.display()))?;
+            let mut cmd = std::process::Command::new(&exe);
+            let mut args = self.opts.worker_args.clone();
+            let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+            args.insert(at, OsString::from(format!("--worker={k}")));
+            cmd.arg("fuzz").args(&args);
+            cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(log);
+            unsafe {
+                use std::os::unix::process::CommandExt;
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                    Ok(())
+                });
+            }
+            let child = cmd.spawn().context("cannot start a worker")?;
+            self.children.push((child, dir));
+        }
+        Ok(())
+    }
+
+    /// Wait for the workers (they have the same budget); ask them to stop if this one was
+    /// interrupted or ended early.
+    fn stop_workers(&mut self) {
+        let grace = Instant::now() + Duration::from_secs(30);
+        let interrupted = self.s.interrupt.load(Ordering::Relaxed);
+        for (c, _) in &mut self.children {
+            if interrupted || self.opts.max_total_time.is_none() && self.opts.runs.is_none() {
+                unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+            }
+        }
+        for (c, _) in &mut self.children {
+            loop {
+                match c.try_wait() {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) if Instant::now() < grace => std::thread::sleep(Duration::from_millis(50)),
+                    Ok(None) => {
+                        unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+                        let _ = c.wait();
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Write the last stats and the plot; the summary.
+    fn finish(mut self) -> Result<Summary> {
+        self.unique = self.db.all().len();
+        let st = self.stats(true);
+        self.monitor.finish(&st)?;
+        let worker_stats: Vec<Stats> = self.children.iter().filter_map(|(_, d)| stats::read(d)).collect();
+        let mut total = st.clone();
+        for c in &worker_stats {
+            total.execs_done += c.execs_done;
+            total.corpus_new += c.corpus_new;
+            total.crashes_total += c.crashes_total;
+            total.outcomes_covered = total.outcomes_covered.max(c.outcomes_covered);
+            total.features = total.features.max(c.features);
+        }
+        let seconds = self.elapsed().as_secs_f64();
+        let crashes = self.db.all();
+        Ok(Summary {
+            target: st.target.clone(),
+            delivery: st.delivery.clone(),
+            corpus: self.opts.corpus.clone(),
+            stats_dir: self.monitor.dir().to_path_buf(),
+            seconds,
+            executions: total.execs_done,
+            exec_per_sec: if seconds > 0.0 { total.execs_done as f64 / seconds } else { 0.0 },
+            corpus_count: corpus::list_files(&self.opts.corpus).map_or(st.corpus_count, |f| f.len()),
+            corpus_new: total.corpus_new,
+            outcomes_covered: total.outcomes_covered,
+            outcomes_total: st.outcomes_total,
+            features: total.features,
+            unique_crashes: crashes.len(),
+            crashes,
+            new_crashes: st.crashes_found + worker_stats.iter().map(|w| w.crashes_found).sum::<usize>(),
+            crashes_total: total.crashes_total,
+            timeouts: std::mem::take(&mut self.timeouts),
+            ooms: std::mem::take(&mut self.ooms),
+            workers: self.opts.jobs.max(1),
+            worker_stats,
+            interrupted: self.s.interrupt.load(Ordering::Relaxed),
+        })
+    }
+}

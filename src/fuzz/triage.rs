@@ -1,0 +1,546 @@
+//! Crash triage: parse what a crashing execution wrote on standard error (an AddressSanitizer or
+//! UndefinedBehaviorSanitizer report, or the stack evotest's runtime prints for a deadly signal),
+//! symbolise its frames with `llvm-symbolizer`, and de-duplicate crashes by their kind and their
+//! top three symbolised frames (sanitizer, runtime and `abort` frames skipped), as ClusterFuzz
+//! and the benchmark's libFuzzer runs do.
+//!
+//! Sanitizers run with `symbolize=0` (symbolising in the crashing process costs tenths of a
+//! second per crash); the engine symbolises each new stack once. Two executions with the same
+//! **raw stack** (kind and the first frames' module offsets) are the same crash without any
+//! symbolisation: that is what crash minimisation compares.
+//!
+//! Unique crashes are recorded in a directory shared by every worker on a corpus (`crashes/` in
+//! the corpus's state directory): one JSON file per signature, created without clobbering, so
+//! that two workers (or a rerun after `kill -9`) never report the same crash twice.
+
+use crate::exec::ExitKind;
+use crate::util::write_atomic;
+use anyhow::{Context, Result};
+use evotest_abi::names::CRASH_STACK_BANNER;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Frames of the raw stack compared by [`Report::raw_key`].
+const RAW_FRAMES: usize = 6;
+/// Symbolised frames in a signature.
+const SIGNATURE_FRAMES: usize = 3;
+
+/// One stack frame of a report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The program counter as printed.
+    pub pc: u64,
+    /// The module (executable or shared library) and the offset of `pc` in it, when printed.
+    pub module: Option<String>,
+    pub offset: Option<u64>,
+    /// Function and `file:line:col`, when printed symbolised or after [`Symbolizer::symbolize`].
+    pub function: Option<String>,
+    pub location: Option<String>,
+}
+
+impl Frame {
+    /// `func file:line:col`, or `module+0xOFF`, or the pc.
+    pub fn describe(&self) -> String {
+        match (&self.function, &self.location, &self.module, self.offset) {
+            (Some(f), Some(l), _, _) => format!("{f} {l}"),
+            (Some(f), None, _, _) => f.clone(),
+            (None, _, Some(m), Some(o)) => format!("{}+{o:#x}", basename(m)),
+            _ => format!("{:#x}", self.pc),
+        }
+    }
+
+    /// Whether this frame belongs to a sanitizer, evotest's runtime or driver, or the C library's
+    /// abort path: not where a bug is.
+    pub fn is_noise(&self) -> bool {
+        let Some(f) = &self.function else {
+            // an unnamed frame of the C library or the loader: internals of abort or a signal
+            let m = self.module.as_deref().map(basename).unwrap_or("");
+            return ["libc.so", "libc-", "libpthread", "ld-linux"].iter().any(|p| m.starts_with(p));
+        };
+        const PREFIXES: &[&str] = &[
+            "__asan", "__ubsan", "__msan", "__lsan", "__sanitizer", "__interceptor_", "___interceptor_", "__interception",
+            "__evotest", "evotest_rt::", "__GI_", "__libc_message", "__assert_fail", "__fortify_fail", "__chk_fail",
+            "__stack_chk_fail", "__pthread_kill", "__restore_rt", "__cxa_throw", "std::__terminate",
+        ];
+        const EXACT: &[&str] = &["abort", "raise", "gsignal", "pthread_kill", "backtrace", "__assert_fail_base", "_Unwind_Backtrace"];
+        PREFIXES.iter().any(|p| f.starts_with(p))
+            || EXACT.contains(&f.as_str())
+            || f.contains("crash_stacks::deadly")
+            || f.starts_with("__sanitizer::")
+            || f.starts_with("__asan::")
+            || f.starts_with("__ubsan::")
+    }
+}
+
+fn basename(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// What a crash report says.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// `heap-buffer-overflow`, `SEGV`, `undefined-behavior`, `SIGABRT`, `timeout`, …
+    pub kind: String,
+    /// The sanitizer that reported it (`AddressSanitizer`, …), if one did.
+    pub sanitizer: Option<String>,
+    /// For UBSan, the `file:line:col` of the `runtime error` (exact even without symbols).
+    pub location: Option<String>,
+    /// The stack of the report, innermost first.
+    pub frames: Vec<Frame>,
+    /// The report's lines (from the line that starts it; at most 100).
+    pub text: String,
+}
+
+/// The name of a deadly signal: `SIGSEGV` …
+pub fn signal_kind(sig: i32) -> String {
+    match crate::exec::signal_name(sig) {
+        "signal" => format!("signal {sig}"),
+        n => n.to_string(),
+    }
+}
+
+/// Parse one frame line: `#N 0xPC [in FUNC [LOCATION]] [(MODULE+0xOFF)] [(BuildId: …)]`.
+pub fn parse_frame(line: &str) -> Option<(usize, Frame)> {
+    let l = line.trim_start();
+    let rest = l.strip_prefix('#')?;
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let n: usize = digits.parse().ok()?;
+    let rest = rest[digits.len()..].trim_start();
+    let rest = rest.strip_prefix("0x")?;
+    let hex: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    let pc = u64::from_str_radix(&hex, 16).ok()?;
+    let mut rest = rest[hex.len()..].trim().to_string();
+    if let Some(i) = rest.find(" (BuildId:") {
+        rest.truncate(i);
+    } else if rest.starts_with("(BuildId:") {
+        rest.clear();
+    }
+    let mut f = Frame { pc, ..Default::default() };
+    // a trailing (MODULE+0xOFF)
+    if rest.ends_with(')') {
+        if let Some(open) = rest.rfind('(') {
+            let inner = &rest[open + 1..rest.len() - 1];
+            if let Some((m, off)) = inner.rsplit_once("+0x") {
+                if let Ok(o) = u64::from_str_radix(off, 16) {
+                    f.module = Some(m.to_string());
+                    f.offset = Some(o);
+                    rest = rest[..open].trim().to_string();
+                }
+            }
+        }
+    }
+    if let Some(sym) = rest.strip_prefix("in ") {
+        // `func file:line:col`: the location is the last word when it has a ':' or '/'
+        let sym = sym.trim();
+        match sym.rsplit_once(' ') {
+            Some((func, loc)) if loc.contains(':') || loc.contains('/') => {
+                f.function = Some(func.trim().to_string());
+                f.location = Some(loc.to_string());
+            }
+            _ => f.function = Some(sym.to_string()),
+        }
+    }
+    Some((n, f))
+}
+
+/// Parse the standard error of an execution that ended with `exit`.
+pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut r = Report { kind: fallback_kind(exit), ..Default::default() };
+    // where the report starts
+    let start = lines.iter().position(|l| {
+        l.contains("ERROR: AddressSanitizer")
+            || l.contains("ERROR: MemorySanitizer")
+            || l.contains("ERROR: LeakSanitizer")
+            || l.contains("ERROR: UndefinedBehaviorSanitizer")
+            || l.contains("WARNING: ThreadSanitizer")
+            || l.contains(": runtime error: ")
+            || l.contains(CRASH_STACK_BANNER)
+    });
+    let Some(start) = start else { return r };
+    let first = lines[start];
+    if let Some(i) = first.find(CRASH_STACK_BANNER) {
+        let sig: i32 = first[i + CRASH_STACK_BANNER.len()..].trim().parse().unwrap_or(0);
+        r.kind = signal_kind(sig);
+    } else if let Some(i) = first.find(": runtime error: ") {
+        r.sanitizer = Some("UndefinedBehaviorSanitizer".into());
+        r.kind = "undefined-behavior".into();
+        r.location = Some(first[..i].trim().to_string());
+    } else if let Some(i) = first.find("ERROR: ") {
+        let after = &first[i + 7..];
+        if let Some((san, what)) = after.split_once(": ") {
+            r.sanitizer = Some(san.trim().to_string());
+            r.kind = what.split_whitespace().next().unwrap_or("error").to_string();
+        }
+    }
+    // the SUMMARY line names the kind best (`allocation-size-too-big`, `heap-buffer-overflow`)
+    if let Some(s) = lines[start..].iter().find(|l| l.starts_with("SUMMARY: ")) {
+        if let Some((_, what)) = s["SUMMARY: ".len()..].split_once(": ") {
+            if let Some(k) = what.split_whitespace().next() {
+                if r.sanitizer.as_deref() != Some("UndefinedBehaviorSanitizer") {
+                    r.kind = k.to_string();
+                }
+            }
+        }
+    }
+    // the first stack after the start
+    let mut seen = false;
+    for l in &lines[start + 1..] {
+        match parse_frame(l) {
+            Some((n, f)) => {
+                if n == 0 && seen {
+                    break;
+                }
+                seen = true;
+                r.frames.push(f);
+            }
+            None if seen => break,
+            None => {}
+        }
+    }
+    r.text = lines[start..].iter().take(100).copied().collect::<Vec<_>>().join("\n");
+    r
+}
+
+/// The kind of a crash without a report.
+fn fallback_kind(exit: ExitKind) -> String {
+    match exit {
+        ExitKind::Crash { signal } => signal_kind(signal),
+        ExitKind::Exit { code } => format!("exit({code})"),
+        other => other.name().to_string(),
+    }
+}
+
+impl Report {
+    /// Kind and the first frames' module offsets (or pcs): equal for two executions of one binary
+    /// that crashed the same way at the same place, without symbols.
+    pub fn raw_key(&self) -> String {
+        let mut k = self.kind.clone();
+        if let Some(l) = &self.location {
+            k.push_str(&format!(" @{l}"));
+        }
+        for f in self.frames.iter().take(RAW_FRAMES) {
+            match (&f.module, f.offset) {
+                (Some(m), Some(o)) => k.push_str(&format!(" {}+{o:#x}", basename(m))),
+                _ => k.push_str(&format!(" {:#x}", f.pc)),
+            }
+        }
+        k
+    }
+
+    /// The frames that say where the bug is (noise skipped), innermost first.
+    pub fn top_frames(&self) -> Vec<&Frame> {
+        self.frames.iter().filter(|f| !f.is_noise()).take(SIGNATURE_FRAMES).collect()
+    }
+
+    /// The de-duplication signature: kind (and UBSan's location) and the top symbolised frames'
+    /// functions; without any frame, the kind alone.
+    pub fn signature(&self) -> String {
+        let mut s = self.kind.clone();
+        if let Some(l) = &self.location {
+            s.push_str(&format!(" at {l}"));
+        }
+        for f in self.top_frames() {
+            s.push_str(" | ");
+            s.push_str(&match (&f.function, &f.module, f.offset) {
+                (Some(func), _, _) => func.clone(),
+                (None, Some(m), Some(o)) => format!("{}+{o:#x}", basename(m)),
+                _ => format!("{:#x}", f.pc),
+            });
+        }
+        s
+    }
+
+    /// The stack for people, one frame a line.
+    pub fn stack_text(&self) -> String {
+        self.frames.iter().enumerate().map(|(i, f)| format!("    #{i} {}", f.describe())).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Symbolises frames with `llvm-symbolizer` (LLVM 22's, else any on `PATH`), caching every
+/// address.
+pub struct Symbolizer {
+    tool: Option<PathBuf>,
+    exe: PathBuf,
+    /// By (module, address): the functions and locations there, innermost inlined one first.
+    cache: HashMap<(String, u64), Vec<(Option<String>, Option<String>)>>,
+}
+
+impl Symbolizer {
+    /// A symboliser for frames of `exe` and the libraries it loads.
+    pub fn new(exe: &Path) -> Symbolizer {
+        let tool = ["/usr/lib/llvm-22/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-22"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_file())
+            .or_else(|| {
+                std::env::var_os("PATH").and_then(|p| {
+                    std::env::split_paths(&p).map(|d| d.join("llvm-symbolizer")).find(|c| c.is_file())
+                })
+            });
+        Symbolizer { tool, exe: exe.to_path_buf(), cache: HashMap::new() }
+    }
+
+    /// The symboliser in use, if any.
+    pub fn tool(&self) -> Option<&Path> {
+        self.tool.as_deref()
+    }
+
+    /// Fill in the function and location of every frame of `r` that has a module offset but no
+    /// function. Frames other than the first are return addresses: the byte before them is
+    /// symbolised, as the sanitizers do.
+    pub fn symbolize(&mut self, r: &mut Report) {
+        let Some(tool) = self.tool.clone() else { return };
+        let mut wanted: HashMap<String, Vec<u64>> = HashMap::new();
+        for (i, f) in r.frames.iter().enumerate() {
+            if f.function.is_some() {
+                continue;
+            }
+            if let (Some(m), Some(o)) = (&f.module, f.offset) {
+                let addr = if i == 0 { o } else { o.saturating_sub(1) };
+                if !self.cache.contains_key(&(m.clone(), addr)) {
+                    wanted.entry(m.clone()).or_default().push(addr);
+                }
+            }
+        }
+        for (module, addrs) in wanted {
+            let is_exe = module.is_empty() || Path::new(&module) == self.exe || !Path::new(&module).exists();
+            let obj = if is_exe { self.exe.clone() } else { PathBuf::from(&module) };
+            // module offsets are relative to the load bias: ELF virtual addresses
+            let input: String = addrs.iter().map(|a| format!("{a:#x}\n")).collect();
+            let out = Command::new(&tool)
+                .arg(format!("--obj={}", obj.display()))
+                .arg("--functions=linkage")
+                .arg("--demangle")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .and_then(|mut c| {
+                    use std::io::Write;
+                    if let Some(mut si) = c.stdin.take() {
+                        let _ = si.write_all(input.as_bytes());
+                    }
+                    c.wait_with_output()
+                });
+            let Ok(out) = out else { continue };
+            let text = String::from_utf8_lossy(&out.stdout);
+            // one block per address, blocks separated by blank lines; the first pair of a block is
+            // the innermost (inlined) function
+            let blocks: Vec<Vec<&str>> =
+                text.split("\n\n").map(|b| b.lines().filter(|l| !l.trim().is_empty()).collect()).filter(|b: &Vec<&str>| !b.is_empty()).collect();
+            for (a, b) in addrs.iter().zip(blocks) {
+                let pairs: Vec<(Option<String>, Option<String>)> = b
+                    .chunks(2)
+                    .map(|c| {
+                        let func = c.first().map(|s| s.trim().to_string()).filter(|s| s != "??");
+                        let loc = c.get(1).map(|s| s.trim().to_string()).filter(|s| !s.starts_with("??"));
+                        (func, loc)
+                    })
+                    .collect();
+                self.cache.insert((module.clone(), *a), pairs);
+            }
+        }
+        // one frame per inlined function, innermost first, as the sanitizers print them
+        let mut out = Vec::with_capacity(r.frames.len());
+        for (i, f) in r.frames.drain(..).enumerate() {
+            let hit = match (&f.function, &f.module, f.offset) {
+                (None, Some(m), Some(o)) => {
+                    let addr = if i == 0 { o } else { o.saturating_sub(1) };
+                    self.cache.get(&(m.clone(), addr)).filter(|p| !p.is_empty())
+                }
+                _ => None,
+            };
+            match hit {
+                Some(pairs) => {
+                    for (func, loc) in pairs {
+                        out.push(Frame { function: func.clone(), location: loc.clone(), ..f.clone() });
+                    }
+                }
+                None => out.push(f),
+            }
+        }
+        r.frames = out;
+    }
+}
+
+/// One unique crash, as recorded in the shared crash directory.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CrashRecord {
+    /// See [`Report::signature`].
+    pub signature: String,
+    pub kind: String,
+    pub sanitizer: Option<String>,
+    /// The symbolised stack, innermost first.
+    pub frames: Vec<String>,
+    /// The reproducer (minimised when `minimized`).
+    pub artifact: PathBuf,
+    pub size: usize,
+    /// Whether the minimiser ran on it (no byte range it tried could be removed, within its
+    /// budget of executions and time).
+    pub minimized: bool,
+    /// Whether a second run in a fresh process crashed the same way.
+    pub reproduced: bool,
+    /// Seconds since the start of the run that found it.
+    pub found_seconds: f64,
+    /// Which worker found it.
+    pub worker: String,
+    /// The first lines of the report.
+    pub report: String,
+}
+
+/// The shared record of unique crashes: `DIR/<hash of signature>.json`.
+pub struct CrashDb {
+    dir: PathBuf,
+}
+
+impl CrashDb {
+    /// The database in `dir` (created if missing).
+    ///
+    /// Errors: the directory cannot be created.
+    pub fn open(dir: &Path) -> Result<CrashDb> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(CrashDb { dir: dir.to_path_buf() })
+    }
+
+    fn path(&self, signature: &str) -> PathBuf {
+        self.dir.join(format!("{}.json", &super::corpus::sha1_hex(signature.as_bytes())[..16]))
+    }
+
+    /// Every record (unreadable files are skipped).
+    pub fn all(&self) -> Vec<CrashRecord> {
+        let mut v: Vec<CrashRecord> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|b| serde_json::from_slice(&b).ok())
+            .collect();
+        v.sort_by(|a: &CrashRecord, b: &CrashRecord| a.signature.cmp(&b.signature));
+        v
+    }
+
+    /// Whether a crash with this signature is recorded.
+    pub fn contains(&self, signature: &str) -> bool {
+        self.path(signature).exists()
+    }
+
+    /// Record `r` unless its signature is recorded already (by this or another worker); returns
+    /// whether it was new. The claim is atomic (a hard link that fails if the file exists).
+    ///
+    /// Errors: the directory is not writable.
+    pub fn claim(&self, r: &CrashRecord) -> Result<bool> {
+        let p = self.path(&r.signature);
+        let tmp = self.dir.join(format!(".claim-{}-{}", std::process::id(), p.file_name().unwrap().to_string_lossy()));
+        std::fs::write(&tmp, serde_json::to_vec_pretty(r)?).with_context(|| format!("cannot write {}", tmp.display()))?;
+        let won = std::fs::hard_link(&tmp, &p).is_ok();
+        let _ = std::fs::remove_file(&tmp);
+        if !won && !p.exists() {
+            anyhow::bail!("cannot record a crash in {}", self.dir.display());
+        }
+        Ok(won)
+    }
+
+    /// Replace the record of `r.signature` (after minimisation).
+    ///
+    /// Errors: the file cannot be written.
+    pub fn update(&self, r: &CrashRecord) -> Result<()> {
+        write_atomic(&self.path(&r.signature), &serde_json::to_vec_pretty(r)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ASAN: &str = "INFO: something\n\
+=================================================================\n\
+==4711==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000015 at pc 0x55 bp 0x7f sp 0x7f\n\
+READ of size 1 at 0x602000000015 thread T0\n\
+    #0 0x55cc44399441  (/tmp/ft/ha+0x12c441) (BuildId: 1247d51e17189543fa5db1edfac9e7e8b50b05bd)\n\
+    #1 0x55cc44399667 in LLVMFuzzerTestOneInput /tmp/h.c:7:29\n\
+    #2 0x7f787e59c249  (/lib/x86_64-linux-gnu/libc.so.6+0x27249) (BuildId: 93ac)\n\
+\n\
+0x602000000015 is located 0 bytes after 5-byte region\n\
+allocated by thread T0 here:\n\
+    #0 0x55cc443 in malloc\n\
+SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 12)\n";
+
+    #[test]
+    fn asan_reports_give_kind_and_first_stack() {
+        let r = parse(ASAN.as_bytes(), ExitKind::Crash { signal: 6 });
+        assert_eq!(r.kind, "heap-buffer-overflow");
+        assert_eq!(r.sanitizer.as_deref(), Some("AddressSanitizer"));
+        assert_eq!(r.frames.len(), 3);
+        assert_eq!(r.frames[0].module.as_deref(), Some("/tmp/ft/ha"));
+        assert_eq!(r.frames[0].offset, Some(0x12c441));
+        assert_eq!(r.frames[1].function.as_deref(), Some("LLVMFuzzerTestOneInput"));
+        assert_eq!(r.frames[1].location.as_deref(), Some("/tmp/h.c:7:29"));
+        assert_eq!(r.raw_key(), "heap-buffer-overflow ha+0x12c441 0x55cc44399667 libc.so.6+0x27249");
+        assert!(r.text.starts_with("==4711==ERROR"));
+    }
+
+    #[test]
+    fn evotest_stacks_ubsan_and_bare_signals() {
+        let ours = "noise\n==12==ERROR: evotest: deadly signal 11\n    #0 0x10 (/x/h+0x10)\n    #1 0x20 (/x/h+0x20)\n";
+        let r = parse(ours.as_bytes(), ExitKind::Crash { signal: 11 });
+        assert_eq!((r.kind.as_str(), r.frames.len()), ("SIGSEGV", 2));
+        let ub = "h.c:5:12: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'\n    #0 0x1 (/x/h+0x1)\nSUMMARY: UndefinedBehaviorSanitizer: undefined-behavior h.c:5:12\n";
+        let r = parse(ub.as_bytes(), ExitKind::Crash { signal: 6 });
+        assert_eq!((r.kind.as_str(), r.location.as_deref()), ("undefined-behavior", Some("h.c:5:12")));
+        assert!(r.signature().starts_with("undefined-behavior at h.c:5:12"));
+        let r = parse(b"", ExitKind::Crash { signal: 8 });
+        assert_eq!((r.kind.as_str(), r.frames.len(), r.signature().as_str()), ("SIGFPE", 0, "SIGFPE"));
+    }
+
+    #[test]
+    fn signatures_skip_noise_frames() {
+        let mut r = Report { kind: "SIGABRT".into(), ..Default::default() };
+        for f in ["__pthread_kill_implementation", "raise", "abort", "evotest_rt::crash_stacks::deadly", "parse_tag", "parse_doc", "LLVMFuzzerTestOneInput", "main"] {
+            r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        }
+        assert_eq!(r.signature(), "SIGABRT | parse_tag | parse_doc | LLVMFuzzerTestOneInput");
+    }
+
+    #[test]
+    fn frame_lines() {
+        let (n, f) = parse_frame("    #12 0xdeadbeef in foo::bar(int) /src/a.cc:3:4").unwrap();
+        assert_eq!((n, f.pc, f.function.as_deref(), f.location.as_deref()), (12, 0xdeadbeef, Some("foo::bar(int)"), Some("/src/a.cc:3:4")));
+        let (_, f) = parse_frame("#0 0x4 in memcpy (/lib/libc.so.6+0x99)").unwrap();
+        assert_eq!((f.function.as_deref(), f.module.as_deref(), f.offset), (Some("memcpy"), Some("/lib/libc.so.6"), Some(0x99)));
+        assert!(parse_frame("#x 0x1").is_none());
+        assert!(parse_frame("READ of size").is_none());
+    }
+
+    #[test]
+    fn the_crash_database_claims_each_signature_once() {
+        let d = tempfile::tempdir().unwrap();
+        let db = CrashDb::open(&d.path().join("crashes")).unwrap();
+        let mut r = CrashRecord {
+            signature: "SIGSEGV | f".into(),
+            kind: "SIGSEGV".into(),
+            sanitizer: None,
+            frames: vec![],
+            artifact: "crash-1".into(),
+            size: 1,
+            minimized: false,
+            reproduced: true,
+            found_seconds: 0.5,
+            worker: "w".into(),
+            report: String::new(),
+        };
+        assert!(db.claim(&r).unwrap());
+        assert!(!db.claim(&r).unwrap());
+        assert!(db.contains("SIGSEGV | f"));
+        r.minimized = true;
+        db.update(&r).unwrap();
+        assert_eq!(db.all(), vec![r]);
+    }
+}

@@ -1,0 +1,257 @@
+//! The drop-in compilers `evotest-cc` and `evotest-cxx` (installed also as `evotest-c++`): clang-22
+//! with the evotest pass on every translation unit and the runtime on every link, every other
+//! flag passed through.
+//!
+//! * **Compiling** (any source input): adds `-fpass-plugin=libevotest_pass.so` and `-g` before the
+//!   user's flags (a later `-g0` or `-O2` of the user wins; the pass runs at the start of the
+//!   pipeline, before any optimisation, at every `-O` level).
+//! * **Linking** (no `-c`, `-S`, `-E`, `-M`, `-MM`, `-fsyntax-only`, and some input): adds the
+//!   runtime `libevotest_rt.a` and the libraries it needs. With `-fsanitize=fuzzer` (libFuzzer's
+//!   link flag, which OSS-Fuzz scripts pass as `$LIB_FUZZING_ENGINE`) it links evotest's
+//!   libFuzzer-compatible driver `libevotest_driver.a` (which includes the runtime) instead. A
+//!   `-shared` link gets no runtime: the executable that loads the library provides it.
+//! * `fuzzer` and `fuzzer-no-link` are removed from every `-fsanitize=` list (evotest needs no
+//!   SanitizerCoverage); the other sanitizers (`address`, `undefined`, …) stay.
+//! * `main` is never renamed (the pass's `EVOTEST_RENAME_MAIN` and `EVOTEST_EXPOSE` are removed
+//!   from the compiler's environment): a program keeps its own `main`, and `evotest fuzz` runs it
+//!   as a whole program.
+//!
+//! Queries without inputs (`--version`, `-print-search-dirs`, …) pass through unchanged.
+
+use crate::toolchain::{Toolchain, RUNTIME_LINK_LIBS};
+use anyhow::Result;
+use evotest_abi::names::{ENV_PASS_EXPOSE, ENV_PASS_RENAME_MAIN};
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Options whose value is the next argument (so that the value is not taken for an input file).
+const TAKES_VALUE: &[&str] = &[
+    "-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-iprefix",
+    "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-x", "-MF", "-MT", "-MQ", "-MJ", "-L", "-l",
+    "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-mllvm", "-target", "-arch", "-z", "-T",
+    "-u", "-e", "--sysroot", "-F", "-framework", "-include-pch", "-ivfsoverlay", "-resource-dir",
+    "-gcc-toolchain", "-dependency-file", "-serialize-diagnostics", "--param", "-Xoffload-linker",
+    "-B", "-aux-info", "-isystem-after", "-cxx-isystem", "-idirafter",
+];
+
+/// Flags after which clang does not link.
+const NO_LINK: &[&str] = &["-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-llvm", "-###"];
+
+/// What a command line asks the compiler to do, as far as the wrapper cares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The arguments for clang: the user's, with `fuzzer` removed from `-fsanitize=` lists, and
+    /// evotest's added.
+    pub args: Vec<OsString>,
+    /// Whether the command compiles some source (the pass is added).
+    pub compiles: bool,
+    /// Whether the command links an executable (the runtime or driver is added).
+    pub links: bool,
+    /// Whether `-fsanitize=fuzzer` asked for a fuzzing engine at link time.
+    pub fuzzer: bool,
+}
+
+/// Whether `arg` names a source file clang compiles (by extension).
+fn is_source(arg: &OsStr) -> bool {
+    let s = arg.to_string_lossy();
+    let ext = s.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    matches!(
+        ext,
+        "c" | "cc" | "cpp" | "cxx" | "c++" | "C" | "cp" | "CPP" | "i" | "ii" | "m" | "mm" | "ll" | "bc"
+    )
+}
+
+/// Remove `fuzzer` and `fuzzer-no-link` from a `-fsanitize=…` (or `-fno-sanitize=…`) argument.
+/// Returns the rewritten argument (`None` if nothing is left) and whether `fuzzer` was in it.
+fn strip_fuzzer(arg: &str) -> Option<(Option<String>, bool)> {
+    let (prefix, list) = if let Some(l) = arg.strip_prefix("-fsanitize=") {
+        ("-fsanitize=", l)
+    } else if let Some(l) = arg.strip_prefix("-fno-sanitize=") {
+        ("-fno-sanitize=", l)
+    } else {
+        return None;
+    };
+    let mut fuzzer = false;
+    let kept: Vec<&str> = list
+        .split(',')
+        .filter(|s| match *s {
+            "fuzzer" => {
+                fuzzer = prefix == "-fsanitize=";
+                false
+            }
+            "fuzzer-no-link" => false,
+            _ => !s.is_empty(),
+        })
+        .collect();
+    let rewritten = (!kept.is_empty()).then(|| format!("{prefix}{}", kept.join(",")));
+    Some((rewritten, fuzzer))
+}
+
+/// The clang command line for the user's `args` (without the program name), given the pass, the
+/// runtime and the driver.
+pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path, driver: Option<&std::path::Path>) -> Plan {
+    let mut user = Vec::new();
+    let mut fuzzer = false;
+    let mut no_link = false;
+    let mut shared = false;
+    let mut inputs = 0;
+    let mut sources = 0;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let s = a.to_string_lossy();
+        if let Some((rewritten, f)) = strip_fuzzer(&s) {
+            fuzzer |= f;
+            if let Some(r) = rewritten {
+                user.push(OsString::from(r));
+            }
+            i += 1;
+            continue;
+        }
+        if NO_LINK.contains(&s.as_ref()) {
+            no_link = true;
+        }
+        if s == "-shared" {
+            shared = true;
+        }
+        if TAKES_VALUE.contains(&s.as_ref()) {
+            user.push(a.clone());
+            if let Some(v) = args.get(i + 1) {
+                user.push(v.clone());
+            }
+            i += 2;
+            continue;
+        }
+        if s == "-" || !s.starts_with('-') {
+            inputs += 1;
+            if s == "-" || is_source(a) {
+                sources += 1;
+            }
+        }
+        user.push(a.clone());
+        i += 1;
+    }
+    // `-x c` makes any input a source; a stdin input (`-`) is one too.
+    let language_given = args.iter().any(|a| a.as_bytes().starts_with(b"-x"));
+    let compiles = inputs > 0 && (sources > 0 || language_given) && !args.iter().any(|a| a == "-E");
+    let links = inputs > 0 && !no_link && !shared;
+    let mut out: Vec<OsString> = Vec::new();
+    let driver = driver.filter(|_| fuzzer && links);
+    if let Some(d) = driver {
+        // first, so that its main() pulls LLVMFuzzerTestOneInput out of the user's archives
+        out.push(d.as_os_str().to_owned());
+    }
+    if compiles {
+        let mut p = OsString::from("-fpass-plugin=");
+        p.push(pass.as_os_str());
+        out.push(p);
+        out.push("-g".into());
+        out.push("-Wno-unused-command-line-argument".into());
+    }
+    out.extend(user);
+    if links {
+        // last, for the probes of the user's objects (the driver includes the runtime)
+        out.push(driver.unwrap_or(runtime).as_os_str().to_owned());
+        out.extend(RUNTIME_LINK_LIBS.iter().map(OsString::from));
+    }
+    Plan { args: out, compiles, links, fuzzer }
+}
+
+/// Run the wrapper: `cxx` selects C++ (`clang --driver-mode=g++`), `args` are the arguments
+/// after the program name. Replaces the process with clang; returns only on error.
+///
+/// Errors (one line): LLVM 22, the pass, the runtime or (for `-fsanitize=fuzzer` links) the
+/// driver not found; clang cannot be started.
+pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
+    use std::os::unix::process::CommandExt;
+    let tc = Toolchain::locate_unchecked()?;
+    let wants_driver = args.iter().any(|a| strip_fuzzer(&a.to_string_lossy()).is_some_and(|(_, f)| f));
+    let driver: Option<PathBuf> = if wants_driver { Some(Toolchain::driver()?) } else { None };
+    let p = plan(args, &tc.pass, &tc.runtime, driver.as_deref());
+    let mut cmd = Command::new(&tc.clang);
+    if cxx {
+        cmd.arg("--driver-mode=g++");
+    }
+    cmd.args(&p.args).env_remove(ENV_PASS_RENAME_MAIN).env_remove(ENV_PASS_EXPOSE);
+    let e = cmd.exec();
+    anyhow::bail!("cannot run {}: {e}", tc.clang.display())
+}
+
+/// `main` of `evotest-cc` (`cxx` false) and `evotest-cxx`: run clang, or print a one-line error
+/// and exit 2.
+pub fn main(cxx: bool) -> ! {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let name = if cxx { "evotest-c++" } else { "evotest-cc" };
+    match exec(cxx, &args) {
+        Ok(never) => match never {},
+        Err(e) => {
+            eprintln!("{name}: error: {}", format!("{e:#}").replace('\n', " "));
+            std::process::exit(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn p(args: &[&str]) -> Plan {
+        let a: Vec<OsString> = args.iter().map(OsString::from).collect();
+        plan(&a, Path::new("/x/pass.so"), Path::new("/x/rt.a"), Some(Path::new("/x/driver.a")))
+    }
+
+    fn strs(p: &Plan) -> Vec<String> {
+        p.args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn compile_only_gets_the_pass_and_no_runtime() {
+        let r = p(&["-O2", "-fsanitize=address,fuzzer-no-link", "-c", "a.c", "-o", "a.o"]);
+        assert!(r.compiles && !r.links && !r.fuzzer);
+        let a = strs(&r);
+        assert_eq!(a[0], "-fpass-plugin=/x/pass.so");
+        assert!(a.contains(&"-fsanitize=address".to_string()));
+        assert!(!a.iter().any(|x| x.contains("fuzzer")));
+        assert!(!a.contains(&"/x/rt.a".to_string()));
+        // the user's -O level stays, after ours
+        assert!(a.iter().position(|x| x == "-O2") > a.iter().position(|x| x == "-g"));
+    }
+
+    #[test]
+    fn fuzzer_link_uses_the_driver() {
+        let r = p(&["h.o", "lib.a", "-fsanitize=fuzzer", "-o", "harness"]);
+        assert!(r.links && r.fuzzer && !r.compiles);
+        let a = strs(&r);
+        assert!(a.contains(&"/x/driver.a".to_string()) && !a.contains(&"/x/rt.a".to_string()));
+        // before the user's archives (main needs their LLVMFuzzerTestOneInput) and after them
+        assert_eq!(a.first().map(String::as_str), Some("/x/driver.a"));
+        assert_eq!(a.iter().filter(|x| *x == "/x/driver.a").count(), 2);
+        assert!(!a.iter().any(|x| x.starts_with("-fsanitize")));
+        assert!(a.contains(&"-lpthread".to_string()));
+        // compile and link at once, with another sanitizer kept
+        let r = p(&["-fsanitize=fuzzer,address", "h.cc", "-o", "h"]);
+        assert!(r.links && r.fuzzer && r.compiles);
+        assert!(strs(&r).contains(&"-fsanitize=address".to_string()));
+    }
+
+    #[test]
+    fn plain_link_gets_the_runtime_and_queries_pass_through() {
+        let r = p(&["prog.c", "-o", "prog"]);
+        assert!(r.compiles && r.links);
+        assert!(strs(&r).contains(&"/x/rt.a".to_string()));
+        for q in [&["--version"][..], &["-print-search-dirs"], &["-dumpmachine"], &["-E", "-dM", "-"]] {
+            let r = p(q);
+            assert!(!r.links && !r.compiles, "{q:?}");
+            assert_eq!(strs(&r), q.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        }
+        // an option's value is not an input
+        let r = p(&["-o", "out.c", "-I", "inc"]);
+        assert!(!r.links && !r.compiles);
+        // a shared library gets no runtime
+        let r = p(&["-shared", "a.o", "-o", "liba.so"]);
+        assert!(!r.links);
+    }
+}

@@ -1,0 +1,360 @@
+//! End-to-end tests of fuzzing (issue 12): harnesses built with `evotest-cc`/`evotest-cxx` from
+//! `tests/fixtures/fuzz/`, fuzzed with `evotest fuzz`, and their reproducers run by hand.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn cc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+}
+
+fn cxx() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_evotest-cxx"))
+}
+
+/// Build fixture `name` with `compiler` and `flags` into `dir/out`.
+fn build(compiler: Command, name: &str, flags: &[&str], dir: &Path, out: &str) -> PathBuf {
+    let exe = dir.join(out);
+    let mut c = compiler;
+    let o = c.args(flags).arg(path(&format!("tests/fixtures/fuzz/{name}"))).arg("-o").arg(&exe).output().unwrap();
+    assert!(o.status.success(), "building {name} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
+/// A libFuzzer harness of fixture `name`, built as OSS-Fuzz does (`-fsanitize=fuzzer`).
+fn harness(name: &str, dir: &Path) -> PathBuf {
+    build(cc(), name, &["-g", "-O1", "-fsanitize=fuzzer"], dir, "harness")
+}
+
+/// Run `evotest fuzz ARGS… --json -q` in `dir`; returns the output and the summary.
+fn fuzz(dir: &Path, args: &[&str]) -> (Output, Value) {
+    // before any `--` (the target's arguments)
+    let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    let o = evotest().current_dir(dir).arg("fuzz").args(&args[..at]).args(["--json", "-q"]).args(&args[at..]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!("evotest fuzz {args:?}: no JSON summary ({e}):\n{text}\n{}", String::from_utf8_lossy(&o.stderr))
+    });
+    (o, v)
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.starts_with('.')).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn magic_value_crash_is_found_deduplicated_minimised_and_reproduced() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("magic.c", d.path());
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=60000", "-max_total_time=60", "-artifact_prefix=art/"]);
+    assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert!(s["crashes_total"].as_u64().unwrap() >= 2, "many crashing inputs, one unique crash: {s:#}");
+    let c = &s["crashes"][0];
+    assert_eq!(c["kind"], "SIGSEGV");
+    assert!(c["signature"].as_str().unwrap().contains("crash_here"), "{c:#}");
+    assert_eq!(c["minimized"], true);
+    let art = d.path().join(c["artifact"].as_str().unwrap());
+    assert_eq!(std::fs::read(&art).unwrap(), b"BUG!", "the minimised reproducer");
+    assert!(art.file_name().unwrap().to_string_lossy().starts_with("crash-"));
+    // the harness alone reproduces it, as a libFuzzer binary does
+    let r = Command::new(&h).arg(&art).output().unwrap();
+    assert_eq!(r.status.signal(), Some(libc::SIGSEGV), "{}", String::from_utf8_lossy(&r.stderr));
+    // corpus files are named by SHA-1 and run cleanly
+    let corpus = files(&d.path().join("corpus"));
+    assert!(corpus.len() >= 3 && corpus.iter().all(|n| n.len() == 40), "{corpus:?}");
+    let r = Command::new(&h).arg(d.path().join("corpus")).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // stats
+    let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
+    assert_eq!(stats["done"], true, "{stats:#}");
+    assert!(stats["execs_done"].as_u64().unwrap() >= 60000);
+    assert!(d.path().join("corpus/.evotest/main/coverage.svg").is_file());
+    assert!(std::fs::read_to_string(d.path().join("corpus/.evotest/main/coverage.csv")).unwrap().lines().count() >= 2);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_run() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let (_, a) = fuzz(d.path(), &["harness", "a", "-seed=7", "-runs=3000"]);
+    let (_, b) = fuzz(d.path(), &["harness", "b", "-seed=7", "-runs=3000"]);
+    assert_eq!(files(&d.path().join("a")), files(&d.path().join("b")));
+    assert_eq!(a["executions"], b["executions"]);
+}
+
+#[test]
+fn hangs_and_out_of_memory_are_classified() {
+    let d = tempfile::tempdir().unwrap();
+    harness("hang.c", d.path());
+    let (o, s) = fuzz(
+        d.path(),
+        &["harness", "corpus", "-seed=2", "-runs=4000", "-max_total_time=90", "-timeout=1", "-rss_limit_mb=64", "-artifact_prefix=art/"],
+    );
+    assert_eq!(o.status.code(), Some(0), "no crash: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    let first_bytes = |key: &str, prefix: &str| -> Vec<u8> {
+        s[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| d.path().join(p.as_str().unwrap()))
+            .inspect(|p| assert!(p.file_name().unwrap().to_string_lossy().starts_with(prefix), "{}", p.display()))
+            .map(|p| std::fs::read(p).unwrap()[0])
+            .collect()
+    };
+    assert!(first_bytes("timeouts", "timeout-").contains(&b'H'), "{s:#}");
+    assert!(first_bytes("ooms", "oom-").contains(&b'M'), "{s:#}");
+}
+
+#[test]
+fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
+    let d = tempfile::tempdir().unwrap();
+    let p = build(cc(), "stdin_prog.c", &["-g", "-O1"], d.path(), "stdin_prog");
+    // still an ordinary program
+    let mut c = Command::new(&p).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    use std::io::Write;
+    c.stdin.take().unwrap().write_all(b"hello").unwrap();
+    let out = c.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "read 5 bytes\n");
+    let (_, s) = fuzz(d.path(), &["stdin_prog", "c1", "-seed=1", "-runs=20000", "-max_total_time=60", "--stop-on-crash"]);
+    assert_eq!(s["delivery"], "stdin");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert_eq!(s["crashes"][0]["kind"], "SIGABRT");
+    assert!(std::fs::read(d.path().join(s["crashes"][0]["artifact"].as_str().unwrap())).unwrap().starts_with(b"XYZ"));
+
+    build(cc(), "file_prog.c", &["-g", "-O1"], d.path(), "file_prog");
+    let (_, s) = fuzz(d.path(), &["file_prog", "c2", "-seed=1", "-runs=20000", "-max_total_time=60", "--stop-on-crash", "--", "@@"]);
+    assert_eq!(s["delivery"], "file");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+    assert!(std::fs::read(&art).unwrap().starts_with(b"FILE"));
+    let r = Command::new(d.path().join("file_prog")).arg(&art).output().unwrap();
+    assert_eq!(r.status.signal(), Some(libc::SIGABRT));
+}
+
+#[test]
+fn a_cxx_harness_is_fuzzed() {
+    let d = tempfile::tempdir().unwrap();
+    let h = build(cxx(), "cxx_harness.cc", &["-g", "-O1", "-fsanitize=fuzzer"], d.path(), "harness");
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "-max_total_time=60", "--stop-on-crash"]);
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    let c = &s["crashes"][0];
+    assert_eq!(c["kind"], "SIGABRT");
+    let frames = c["frames"].to_string();
+    assert!(frames.contains("LLVMFuzzerTestOneInput"), "{frames}");
+    let art = d.path().join(c["artifact"].as_str().unwrap());
+    assert!(std::fs::read(&art).unwrap().starts_with(b"CXX"));
+    assert_eq!(Command::new(&h).arg(&art).output().unwrap().status.signal(), Some(libc::SIGABRT));
+}
+
+#[test]
+fn an_asan_heap_overflow_is_reported_with_its_frames() {
+    let d = tempfile::tempdir().unwrap();
+    let h = build(cc(), "asan_overflow.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "-max_total_time=90", "--stop-on-crash"]);
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    let c = &s["crashes"][0];
+    assert_eq!(c["kind"], "heap-buffer-overflow", "{c:#}");
+    assert_eq!(c["sanitizer"], "AddressSanitizer");
+    let frames: Vec<String> = c["frames"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
+    let copy = frames.iter().position(|f| f.starts_with("copy_name") && f.contains("asan_overflow.c:"));
+    let entry = frames.iter().position(|f| f.starts_with("LLVMFuzzerTestOneInput"));
+    assert!(copy.is_some() && copy < entry, "frames: {frames:#?}");
+    assert!(c["signature"].as_str().unwrap().contains("copy_name"));
+    // the reproducer, run by hand, gets AddressSanitizer's report
+    let art = d.path().join(c["artifact"].as_str().unwrap());
+    let r = Command::new(&h).arg(&art).output().unwrap();
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("heap-buffer-overflow"));
+}
+
+#[test]
+fn jobs_share_one_corpus_directory() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-j", "2", "-max_total_time=6", "-sync_interval=0.3", "-artifact_prefix=art/"]);
+    assert_eq!(s["workers"], 2);
+    let w = s["worker_stats"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{s:#}");
+    assert_eq!(w[0]["worker"], "worker-1");
+    assert!(w[0]["execs_done"].as_u64().unwrap() > 0);
+    let main = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
+    // each ran inputs the other wrote
+    let synced = main["corpus_synced"].as_u64().unwrap() + w[0]["corpus_synced"].as_u64().unwrap();
+    assert!(synced > 0, "no input crossed between the workers: {main:#} {w:#?}");
+    assert!(s["executions"].as_u64().unwrap() > main["execs_done"].as_u64().unwrap());
+    // one crash, found by either, recorded once
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert_eq!(files(&d.path().join("art")).iter().filter(|n| n.starts_with("crash-")).count(), 1);
+}
+
+#[test]
+fn kill_9_loses_no_corpus_entry_and_no_crash() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let mut child = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "corpus", "-seed=3", "-max_total_time=120", "-artifact_prefix=art/", "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let art = d.path().join("art");
+    while files(&art).iter().all(|n| !n.starts_with("crash-")) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no crash found within 60 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let corpus_before = files(&d.path().join("corpus"));
+    let crashes_before: Vec<String> = files(&art).into_iter().filter(|n| n.starts_with("crash-")).collect();
+    assert!(!corpus_before.is_empty());
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=4", "-runs=2000", "-artifact_prefix=art/"]);
+    let corpus_after = files(&d.path().join("corpus"));
+    for f in &corpus_before {
+        assert!(corpus_after.contains(f), "corpus entry {f} lost");
+    }
+    assert!(s["corpus_count"].as_u64().unwrap() as usize >= corpus_before.len());
+    // every entry was written whole: each is a file named by the SHA-1 of its content
+    for f in &corpus_after {
+        let data = std::fs::read(d.path().join("corpus").join(f)).unwrap();
+        let o = Command::new("sha1sum").arg(d.path().join("corpus").join(f)).output().unwrap();
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with(f.as_str()), "{f}: {} bytes, not its SHA-1", data.len());
+    }
+    // the crash is still there and still known
+    assert!(s["unique_crashes"].as_u64().unwrap() >= 1, "{s:#}");
+    let after: Vec<String> = files(&art);
+    assert!(crashes_before.iter().all(|c| after.contains(c)) || s["crashes"][0]["minimized"] == true, "{crashes_before:?} -> {after:?}");
+    assert!(after.iter().any(|n| n.starts_with("crash-")));
+}
+
+#[test]
+fn harness_runs_files_by_hand_and_calls_initialize() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("init.c", d.path());
+    std::fs::write(d.path().join("ok"), b"hello").unwrap();
+    std::fs::create_dir(d.path().join("dir")).unwrap();
+    std::fs::write(d.path().join("dir/a"), b"x").unwrap();
+    std::fs::write(d.path().join("dir/b"), b"y").unwrap();
+    let r = Command::new(&h).args(["-runs=10", "ok"]).arg(d.path().join("dir")).current_dir(d.path()).output().unwrap();
+    assert!(r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(err.matches("Running: ").count(), 3, "{err}");
+    assert_eq!(err.matches("Executed ").count(), 3, "{err}");
+    std::fs::write(d.path().join("init"), b"INIT").unwrap();
+    assert_eq!(Command::new(&h).arg(d.path().join("init")).output().unwrap().status.signal(), Some(libc::SIGABRT));
+    // under the engine, LLVMFuzzerInitialize runs too
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+}
+
+#[test]
+fn merge_and_minimize_crash_do_what_libfuzzer_does() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("magic.c", d.path());
+    let inputs = d.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    for (i, data) in [&b"OK"[..], b"OKOK", b"OK!", b"B", b"BU", b"BUx", b"zz", b"BUG"].iter().enumerate() {
+        std::fs::write(inputs.join(format!("i{i}")), data).unwrap();
+    }
+    std::fs::write(inputs.join("crashy"), b"BUG!!").unwrap();
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--merge", "out", "in", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let merged = files(&d.path().join("out"));
+    // smallest first: "B", then "OK" and "BU" ("zz" adds nothing to "BU"; "OK!", "BUx" and
+    // "BUG" nothing to those: the magic bytes are read only when n >= 4), then "OKOK"
+    assert_eq!(m["added"], 4, "{m:#}");
+    assert_eq!(merged.len(), 4);
+    assert_eq!(m["faulty"].as_array().unwrap().len(), 1);
+    // merging again adds nothing
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-merge=1", "out", "in", "--json"]).output().unwrap();
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(m["added"], 0);
+
+    std::fs::write(d.path().join("big-crash"), b"BUG!and a long tail of bytes that do not matter").unwrap();
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--minimize-crash", "big-crash", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let out = d.path().join(m["output"].as_str().unwrap());
+    assert!(out.file_name().unwrap().to_string_lossy().starts_with("minimized-from-"));
+    assert_eq!(std::fs::read(&out).unwrap(), b"BUG!");
+    assert_eq!(Command::new(&h).arg(&out).output().unwrap().status.signal(), Some(libc::SIGSEGV));
+    // a file that does not crash is refused in one line
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--minimize-crash", "in/i0"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not crash"));
+}
+
+#[test]
+fn the_compiler_wrappers_build_as_oss_fuzz_scripts_do() {
+    let d = tempfile::tempdir().unwrap();
+    // queries pass through
+    let o = cc().arg("--version").output().unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("clang version 22"));
+    // compile with fuzzer-no-link, archive, link with -fsanitize=fuzzer, as build.sh scripts do
+    let obj = d.path().join("magic.o");
+    let o = cc()
+        .args(["-O2", "-g", "-fsanitize=fuzzer-no-link", "-c"])
+        .arg(path("tests/fixtures/fuzz/magic.c"))
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new("ar").arg("rcs").arg(d.path().join("libmagic.a")).arg(&obj).output().unwrap();
+    assert!(o.status.success());
+    let exe = d.path().join("harness");
+    let o = cxx().arg("-fsanitize=fuzzer").arg(d.path().join("libmagic.a")).arg("-o").arg(&exe).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=2000"]);
+    assert_eq!(s["delivery"], "libfuzzer");
+    assert!(s["outcomes_covered"].as_u64().unwrap() >= 2, "{s:#}");
+    // a program's own main is kept
+    let o = cc().arg(path("tests/fixtures/fuzz/stdin_prog.c")).arg("-o").arg(d.path().join("prog")).output().unwrap();
+    assert!(o.status.success());
+    let nm = Command::new("nm").arg(d.path().join("prog")).output().unwrap();
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(syms.contains(" T main") && !syms.contains("__evotest_target_main"));
+}
+
+#[test]
+fn bad_fuzz_input_gets_one_line_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["fuzz", "/nonexistent/harness", "corpus"], "no such file"),
+        (vec!["fuzz", "/bin/true", "corpus"], "evotest-cc"),
+        (vec!["fuzz", "/bin/true"], "corpus directory"),
+        (vec!["fuzz", "/bin/true", "corpus", "-timeout=abc"], "not a number"),
+        (vec!["fuzz", "/bin/true", "corpus", "-max_len=0"], "max_len"),
+        (vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"], "no such seed"),
+    ];
+    for (args, want) in cases {
+        let o = evotest().current_dir(d.path()).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // a malformed dictionary names its line
+    let h = harness("magic.c", d.path());
+    std::fs::write(d.path().join("bad.dict"), "\"ok\"\nbroken line\n").unwrap();
+    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "-dict=bad.dict"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("bad.dict:2:"), "{err}");
+}
