@@ -1,8 +1,11 @@
 //! The documented examples work: every `evotest` command shown in `--help` texts and in the
 //! README is run (with its output directed to a temporary directory), and must succeed. Commands
 //! written as templates (`FILE.c`, `NAME`, `…`) are skipped; `run` and `path` get a budget of
-//! 2,000 executions (what is checked is that the example is valid, not how far it gets);
-//! benchmark commands, which take minutes to hours, are checked by the argument parser only.
+//! 2,000 executions and `fuzz` 2 s (what is checked is that the example is valid, not how far it
+//! gets); benchmark commands, which take minutes to hours, are checked by the argument parser
+//! only. The README's commands, `evotest-cc`/`evotest-c++` lines included, run in order in one
+//! working directory in which `examples/` and `tests/` are the repository's, so that a command
+//! can use what an earlier one built.
 
 mod common;
 
@@ -53,7 +56,11 @@ fn commands(text: &str, help: bool) -> Vec<String> {
             continue;
         }
         let t = l.trim().trim_start_matches("$ ");
-        if !t.starts_with("evotest ") {
+        if !["evotest ", "evotest-cc ", "evotest-c++ "].iter().any(|p| t.starts_with(p)) {
+            continue;
+        }
+        // output shown after a command (`evotest fuzz: 780827 executions …`) is not a command
+        if t.split_whitespace().take(2).any(|w| w.ends_with(':')) {
             continue;
         }
         let mut cmd = t.to_string();
@@ -77,14 +84,34 @@ fn is_template(cmd: &str) -> bool {
     ["FILE", "NAME", "SPEC", "prog.c", "[options]", "…", "...", "<", "DIR"].iter().any(|p| cmd.contains(p))
 }
 
-/// Run `cmd` (documented text) with its outputs in a temporary directory.
-fn run_documented(cmd: &str, source: &str) {
+/// A working directory for documented commands: `examples/` and `tests/` link to the
+/// repository's.
+fn workdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in ["examples", "tests"] {
+        std::os::unix::fs::symlink(path(d), dir.path().join(d)).unwrap();
+    }
+    dir
+}
+
+/// Run `cmd` (documented text) in `cwd`, with the outputs of `run` and `path` in a temporary
+/// directory.
+fn run_documented(cmd: &str, source: &str, cwd: &std::path::Path) {
     let words = shell_words(cmd);
-    assert_eq!(words[0], "evotest");
-    let sub = words.get(1).map(String::as_str).unwrap_or("");
     let mut args: Vec<String> = words[1..].to_vec();
+    let mut c = match words[0].as_str() {
+        "evotest" => evotest(),
+        "evotest-cc" => std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc")),
+        "evotest-c++" => std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cxx")),
+        w => panic!("not an evotest command: {w}"),
+    };
+    let sub = if words[0] == "evotest" { words.get(1).map(String::as_str).unwrap_or("") } else { "" };
     let dir = tempfile::tempdir().unwrap();
     match sub {
+        "fuzz" => {
+            args.retain(|a| !a.trim_start_matches('-').starts_with("max_total_time"));
+            args.push("-max_total_time=2".into());
+        }
         "bench" | "bench-paths" => args.push("--help".into()),
         "run" | "path" => {
             if let Some(i) = args.iter().position(|a| a == "--out" || a == "-o") {
@@ -101,9 +128,11 @@ fn run_documented(cmd: &str, source: &str) {
         }
         _ => {}
     }
-    let o = evotest().args(&args).output().unwrap();
+    let o = c.args(&args).current_dir(cwd).output().unwrap();
+    // `evotest fuzz` exits 1 when it found a new crash, which a documented example may do
+    let found_crash = sub == "fuzz" && o.status.code() == Some(1) && String::from_utf8_lossy(&o.stderr).contains("unique crash");
     assert!(
-        o.status.success(),
+        o.status.success() || found_crash,
         "documented command failed ({source}): {cmd}\n{}{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
@@ -112,6 +141,7 @@ fn run_documented(cmd: &str, source: &str) {
 
 #[test]
 fn the_commands_in_the_help_texts_work() {
+    let cwd = workdir();
     let mut n = 0;
     for help in [vec!["--help"], vec!["run", "--help"], vec!["path", "--help"], vec!["sites", "--help"]] {
         let o = evotest().args(&help).output().unwrap();
@@ -120,7 +150,7 @@ fn the_commands_in_the_help_texts_work() {
             if is_template(&cmd) {
                 continue;
             }
-            run_documented(&cmd, &format!("evotest {}", help.join(" ")));
+            run_documented(&cmd, &format!("evotest {}", help.join(" ")), cwd.path());
             n += 1;
         }
     }
@@ -130,12 +160,13 @@ fn the_commands_in_the_help_texts_work() {
 #[test]
 fn the_commands_in_the_readme_work() {
     let text = std::fs::read_to_string(path("README.md")).unwrap();
+    let cwd = workdir();
     let mut n = 0;
     for cmd in commands(&text, false) {
         if is_template(&cmd) {
             continue;
         }
-        run_documented(&cmd, "README.md");
+        run_documented(&cmd, "README.md", cwd.path());
         n += 1;
     }
     assert!(n >= 2, "only {n} commands found in the README");

@@ -26,7 +26,10 @@ Files: corpus entries are named by SHA-1 in the first directory; crash-<sha1>, t
 and oom-<sha1> go to the working directory or -artifact_prefix; fuzzer_stats.json,
 coverage.csv and coverage.svg go to CORPUS/.evotest/main/ (or -stats_dir); unique crashes are
 recorded in CORPUS/.evotest/crashes/. libFuzzer flags evotest does not know are ignored with a
-warning.";
+warning.
+
+Exit status: 0, or 1 when the run found a new unique crash (libFuzzer exits non-zero on a crash
+too; evotest keeps fuzzing until the budget ends).";
 
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
