@@ -8,6 +8,8 @@
 //!
 //! * [`function::FunctionFrontend`]: one C function whose parameters are scalars, arrays, strings
 //!   or buffers; a generated harness decodes the fields and calls it.
+//! * [`rust::RustFrontend`]: one Rust function of a library crate, called by its path from a
+//!   generated Rust harness; the suite is a Rust test file.
 //! * [`bytes::BytesFrontend`]: a target that takes the bytes as they are (a libFuzzer harness, a
 //!   program reading stdin or a file); no fields, any length up to a maximum.
 //!
@@ -16,6 +18,7 @@
 
 pub mod bytes;
 pub mod function;
+pub mod rust;
 
 use crate::archive::TestCase;
 use crate::input::{Domain, Input};

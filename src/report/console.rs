@@ -23,7 +23,11 @@ pub fn render(run: &Suite) -> String {
     let _ = writeln!(s, "evotest: {} from {} ({} search, seed {})", run.frontend.describe(), o.sources_display(), o.algorithm, o.seed);
     let cw = run.rows.iter().map(|r| r.text.chars().count()).max().unwrap_or(9).clamp(9, 48);
     let _ = writeln!(s, "\n  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}", "site", "line:col", "condition", "true", "false");
+    let several = run.rows.iter().any(|r| r.function != run.rows[0].function);
     for (i, r) in run.rows.iter().enumerate() {
+        if several && (i == 0 || run.rows[i - 1].function != r.function) {
+            let _ = writeln!(s, "  in {} ({})", r.function, r.file);
+        }
         let loc = format!("{}:{}", r.line, r.col);
         let mut cond: String = r.text.chars().take(cw).collect();
         if r.text.chars().count() > cw {
@@ -102,6 +106,9 @@ pub fn render(run: &Suite) -> String {
         }
     }
     let _ = writeln!(s, "\n{}", summary(run));
+    for n in &run.notes {
+        let _ = writeln!(s, "{n}");
+    }
     if run.interrupted {
         let _ = writeln!(s, "interrupted: results so far were written");
     }

@@ -83,6 +83,7 @@ pub fn report_value(run: &Suite) -> Json {
         "verification": run.verification,
         "error": run.error,
         "chaining": run.chain_reports,
+        "notes": run.notes,
         "sites": rows,
     })
 }
