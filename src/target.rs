@@ -334,7 +334,12 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     let tc = Toolchain::locate()?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let cargo_dir = opts.out_dir.join("cargo-target");
-    let cargo_dir = std::path::absolute(&cargo_dir).unwrap_or(cargo_dir);
+    let mut cargo_dir = std::path::absolute(&cargo_dir).unwrap_or(cargo_dir);
+    if cargo_dir.to_string_lossy().contains(':') {
+        // cargo puts the target directory into LD_LIBRARY_PATH, where `:` separates entries
+        let h = evotest_abi::meta::fnv1a(cargo_dir.to_string_lossy().as_bytes());
+        cargo_dir = std::env::temp_dir().join(format!("evotest-cargo-{h:016x}"));
+    }
     let krate = rustfe::build::build_crate(&manifest, &cargo_dir)?;
     let tmp = tempfile::Builder::new()
         .prefix(".build-")
