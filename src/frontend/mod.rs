@@ -83,6 +83,11 @@ pub trait Frontend: Send + Sync {
     fn peer_harness(&self, _peer: Peer, _encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
         None
     }
+    /// What a fault's input did, in words, when the frontend can tell more than its exit status
+    /// (a Rust panic's message). `None` by default.
+    fn fault_message(&self, _case: &TestCase) -> Option<String> {
+        None
+    }
     /// C source of a program that runs each of `inputs` once, each in a forked child, for an
     /// independent coverage observer (`None` if this frontend has none).
     fn replay_program(&self, _inputs: &[Input]) -> Option<String> {

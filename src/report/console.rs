@@ -97,11 +97,12 @@ pub fn render(run: &Suite) -> String {
         for (i, f) in run.archive.faults.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "  {}  {}({}) -> {}",
+                "  {}  {}({}) -> {}{}",
                 o.out_dir.join(fault_file(run, i)).display(),
                 run.frontend.name(),
                 run.frontend.display(&f.input),
-                f.exit
+                f.exit,
+                run.frontend.fault_message(f).map(|m| format!("\n       {m}")).unwrap_or_default()
             );
         }
     }

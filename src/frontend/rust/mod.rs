@@ -74,9 +74,11 @@ pub struct RustFrontend {
     pub prototype: String,
     /// The crate directory, for generated comments.
     pub crate_dir: PathBuf,
-    /// The instrumented executable, once linked: `tests.rs` replays faults through it to read
-    /// their panic messages.
+    /// The instrumented executable, once linked: faults are replayed through it to read their
+    /// panic messages.
     pub exe: Option<PathBuf>,
+    /// Panic messages by input bytes (see [`RustFrontend::panic_message`]).
+    messages: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Vec<u8>, Option<String>>>>,
 }
 
 fn length_field(name: &str, max: usize) -> Field {
@@ -206,7 +208,41 @@ impl RustFrontend {
             prototype,
             crate_dir,
             exe: None,
+            messages: Default::default(),
         })
+    }
+
+    /// The panic message of `input` (first line, then `  at FILE:LINE:COL`), read by running it
+    /// once through the instrumented executable (the harness prints it); `None` if it does not
+    /// panic or the executable cannot run. Cached.
+    pub fn panic_message(&self, input: &Input) -> Option<String> {
+        if let Some(m) = self.messages.lock().ok()?.get(&input.bytes) {
+            return m.clone();
+        }
+        let m = (|| {
+            let exe = self.exe.as_ref()?;
+            let dir = tempfile::tempdir().ok()?;
+            let f = dir.path().join("input");
+            std::fs::write(&f, &input.bytes).ok()?;
+            let out = std::process::Command::new(exe)
+                .arg(&f)
+                .env("RUST_BACKTRACE", "0")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .output()
+                .ok()?;
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            let mut lines = err.lines().skip_while(|l| !l.starts_with(harness::PANIC_PREFIX));
+            let first = lines.next()?.strip_prefix(harness::PANIC_PREFIX)?.replace("\\n", "\n");
+            Some(match lines.next().map(str::trim).and_then(|l| l.strip_prefix("at ")) {
+                Some(at) => format!("{first}\n  at {at}"),
+                None => first,
+            })
+        })();
+        if let Ok(mut c) = self.messages.lock() {
+            c.insert(input.bytes.clone(), m.clone());
+        }
+        m
     }
 
     /// The length of a text or sequence parameter in `input`.
@@ -335,6 +371,15 @@ impl Frontend for RustFrontend {
 
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
         Some(("tests.rs".to_string(), rtests::render(self, file)))
+    }
+
+    fn fault_message(&self, case: &crate::archive::TestCase) -> Option<String> {
+        match case.exit {
+            crate::exec::ExitKind::Crash { signal } if signal == libc::SIGABRT => {
+                self.panic_message(&case.input).map(|m| format!("panicked: {}", m.replace("\n  at ", " at ")))
+            }
+            _ => None,
+        }
     }
 }
 

@@ -9,10 +9,8 @@
 //! * other faults (a hang, a crash that is not a panic) are `#[ignore]`d tests whose comment
 //!   says what was recorded.
 
-use super::harness::PANIC_PREFIX;
 use super::sig::{RScalar, RType};
 use super::{char_of, RShape, RustFrontend};
-use crate::archive::TestCase;
 use crate::exec::{signal_name, ExitKind, RetVal};
 use crate::frontend::TestFile;
 use crate::input::{Input, Value};
@@ -99,24 +97,6 @@ fn check(fe: &RustFrontend, call: &str, ret: Option<RetVal>) -> String {
     }
 }
 
-/// The panic message of a fault's input, read by running it once through the instrumented
-/// executable (`None` if it is not a panic, or the executable cannot run).
-fn panic_message(fe: &RustFrontend, t: &TestCase) -> Option<String> {
-    let exe = fe.exe.as_ref()?;
-    let dir = tempfile::tempdir().ok()?;
-    let f = dir.path().join("input");
-    std::fs::write(&f, &t.input.bytes).ok()?;
-    let out = std::process::Command::new(exe)
-        .arg(&f)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let err = String::from_utf8_lossy(&out.stderr);
-    err.lines().find_map(|l| l.strip_prefix(PANIC_PREFIX)).map(|m| m.replace("\\n", "\n"))
-}
-
 /// The text of `tests.rs` for the cases of `file`.
 pub fn render(fe: &RustFrontend, file: &TestFile) -> String {
     let mut s = String::new();
@@ -143,10 +123,12 @@ pub fn render(fe: &RustFrontend, file: &TestFile) -> String {
                 let _ = writeln!(s, "#[test]\nfn {name}() {{\n{}}}\n", check(fe, &call, t.ret));
             }
             ExitKind::Stopped => continue,
-            ExitKind::Crash { signal } if signal == libc::SIGABRT => match panic_message(fe, t) {
+            ExitKind::Crash { signal } if signal == libc::SIGABRT => match fe.panic_message(&t.input) {
                 Some(m) => {
                     let first = m.lines().next().unwrap_or("");
-                    let _ = writeln!(s, "/// recorded: panics with {m:?}");
+                    for l in m.lines() {
+                        let _ = writeln!(s, "/// recorded: panics: {}", l.trim());
+                    }
                     let _ = writeln!(s, "#[test]\n#[should_panic(expected = {first:?})]\nfn {name}() {{\n    let _ = {call};\n}}\n");
                 }
                 None => {
