@@ -177,3 +177,34 @@ fn rust_bad_input_gives_one_line_errors() {
     check(run_crate(&krate, "kinds::generic", &out, &[]), &["not found"]);
     check(run_crate(&dir.path().join("nothing"), "f", &out, &[]), &["no Cargo.toml"]);
 }
+
+#[test]
+fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("fuzzshape", dir.path());
+    let corpus = dir.path().join("corpus");
+    let artifacts = dir.path().join("artifacts/");
+    let o = evotest()
+        .arg("fuzz")
+        .arg("--cargo-fuzz")
+        .arg(&krate)
+        .arg("fuzz_parse")
+        .arg(&corpus)
+        .args(["-runs=30000", "-seed=1", "-q", "--json"])
+        .arg(format!("-artifact_prefix={}", artifacts.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // exit status 1: a new unique crash (the fuzz target's `panic!("negative q")`)
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("fuzz_parse.rs:7"), "the crash signature names the panicking line: {err}");
+    let crashes: Vec<_> = std::fs::read_dir(&artifacts).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().starts_with("crash-")).collect();
+    assert!(!crashes.is_empty(), "{err}");
+    // the crash reproduces through the built executable, as with libFuzzer
+    let exe = krate.join("target/evotest/fuzz_parse");
+    let min = crashes.iter().map(|e| e.path()).min_by_key(|p| std::fs::metadata(p).unwrap().len()).unwrap();
+    let r = Command::new(&exe).arg(&min).output().unwrap();
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("negative q"), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(std::fs::read_dir(&corpus).unwrap().count() > 1);
+}

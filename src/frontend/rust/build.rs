@@ -203,3 +203,161 @@ pub fn link_harness(tc: &Toolchain, b: &CrateBuild, rlib: &Path, harness: &Path,
         .arg(exe);
     run(cmd, "compiling the harness failed")
 }
+
+/// The stand-in for libFuzzer that cargo's own link of a cargo-fuzz target gets through
+/// `CUSTOM_LIBFUZZER_PATH` (so that libfuzzer-sys neither compiles nor links libFuzzer): a `main`
+/// that runs each file argument through `LLVMFuzzerTestOneInput` once, uninstrumented.
+const REPLAY_MAIN_C: &str = r#"#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+extern int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+extern int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+int main(int argc, char **argv) {
+    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        if (!f) { perror(argv[i]); return 2; }
+        fseek(f, 0, SEEK_END);
+        long len = ftell(f);
+        rewind(f);
+        uint8_t *buf = malloc(len > 0 ? (size_t)len : 1);
+        if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) return 2;
+        fclose(f);
+        LLVMFuzzerTestOneInput(buf, (size_t)len);
+        free(buf);
+    }
+    return 0;
+}
+"#;
+
+/// libFuzzer's functions that libfuzzer-sys refers to besides the entry points: a custom
+/// mutator gets its input back unchanged (evotest mutates itself). Weak, so a real one wins.
+const LIBFUZZER_STUBS_C: &str = r#"#include <stddef.h>
+#include <stdint.h>
+__attribute__((weak)) size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) {
+    (void)data; (void)max_size; return size;
+}
+"#;
+
+/// Rust's target triple for the host, as cargo-fuzz passes it (`--target` keeps `RUSTFLAGS`
+/// away from build scripts and proc macros).
+pub const HOST_TRIPLE: &str = "x86_64-unknown-linux-gnu";
+
+/// Build the cargo-fuzz target `target` (a `fuzz_target!` binary) of the crate at `krate` (a
+/// cargo-fuzz project: `krate/fuzz/Cargo.toml`, or a crate with the `[[bin]]` itself) into an
+/// executable that `evotest fuzz` runs: the local crates (the fuzz crate and the crates under
+/// test) instrumented, registry dependencies (libfuzzer-sys, arbitrary, …) as cargo built them,
+/// and evotest's libFuzzer-compatible driver as `main`. Builds in `work` (kept between runs, so
+/// cargo rebuilds only what changed); returns the executable, `work/<target>`.
+///
+/// Errors (one line): no Cargo.toml, no such fuzz target, a build or link failure (the first
+/// error).
+pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path) -> Result<PathBuf> {
+    let manifest = {
+        let fuzz = krate.join("fuzz").join("Cargo.toml");
+        if fuzz.is_file() { fuzz.canonicalize()? } else { self::manifest(krate)? }
+    };
+    std::fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
+    let work = work.canonicalize()?;
+    // libFuzzer's stand-in for cargo's link
+    std::fs::write(work.join("replay_main.c"), REPLAY_MAIN_C)?;
+    let mut cc = tc.clang();
+    cc.args(["-O1", "-c"]).arg(work.join("replay_main.c")).arg("-o").arg(work.join("replay_main.o"));
+    run(cc, "compiling the replayer failed")?;
+    let ar = llvm_tool(tc, "llvm-ar");
+    let _ = std::fs::remove_file(work.join("libreplay.a"));
+    let mut a = Command::new(&ar);
+    a.arg("rc").arg(work.join("libreplay.a")).arg(work.join("replay_main.o"));
+    run(a, "archiving the replayer failed")?;
+    let rustflags = format!("--cfg fuzzing {} --emit=llvm-bc,link", ROUTE_FLAGS.join(" "));
+    let cargo_dir = work.join("cargo");
+    let mut cmd = cargo();
+    cmd.args(["build", "--message-format=json-render-diagnostics", "--target", HOST_TRIPLE, "--bin", target, "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&cargo_dir)
+        .env("CARGO_INCREMENTAL", "0")
+        .env("RUSTFLAGS", rustflags)
+        .env("CUSTOM_LIBFUZZER_PATH", work.join("libreplay.a"))
+        .env("CUSTOM_LIBFUZZER_STD_CXX", "none")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET");
+    let out = cmd.output().context("cannot run cargo (is it on PATH?)")?;
+    if !out.status.success() {
+        bail!("building fuzz target `{target}` failed: {}", first_error(&String::from_utf8_lossy(&out.stderr)));
+    }
+    // local crates: instrument their bitcode; others: link their rlibs
+    let mut objects = Vec::new();
+    let mut rlibs = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if v["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let kinds: Vec<&str> = v["target"]["kind"].as_array().map(|a| a.iter().filter_map(|k| k.as_str()).collect()).unwrap_or_default();
+        if kinds.iter().any(|k| *k == "custom-build" || *k == "proc-macro") {
+            continue;
+        }
+        let local = v["package_id"].as_str().is_some_and(|p| p.starts_with("path+file://"));
+        let name = v["target"]["name"].as_str().unwrap_or_default().replace('-', "_");
+        let files: Vec<PathBuf> = v["filenames"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect()).unwrap_or_default();
+        let deps = cargo_dir.join(HOST_TRIPLE).join("debug").join("deps");
+        if local {
+            // the session's bitcode: deps/<name>-<hash>.bc (the hash of its rmeta, or the newest)
+            let hashed = files
+                .iter()
+                .find(|f| f.extension().is_some_and(|e| e == "rmeta"))
+                .and_then(|f| f.file_stem().and_then(|s| s.to_str()))
+                .map(|s| s.strip_prefix("lib").unwrap_or(s).to_string());
+            let bc = match hashed {
+                Some(h) => deps.join(format!("{h}.bc")),
+                None => newest(&deps, &format!("{name}-"), ".bc").ok_or_else(|| anyhow!("no bitcode of `{name}` in {}", deps.display()))?,
+            };
+            let obj = work.join(format!("{name}.o"));
+            let mut c = tc.clang();
+            c.args(["--target=x86_64-unknown-linux-gnu", "-O0", "-Wno-override-module"])
+                .arg(format!("-fpass-plugin={}", tc.pass.display()))
+                .arg("-c")
+                .arg(&bc)
+                .arg("-o")
+                .arg(&obj);
+            run(c, &format!("instrumenting `{name}` failed"))?;
+            objects.push(obj);
+        } else if let Some(r) = files.iter().find(|f| f.extension().is_some_and(|e| e == "rlib")) {
+            rlibs.push(r.clone());
+        }
+    }
+    if objects.is_empty() {
+        bail!("cargo built no local crate for fuzz target `{target}`");
+    }
+    std::fs::write(work.join("libfuzzer_stubs.c"), LIBFUZZER_STUBS_C)?;
+    let driver = Toolchain::driver()?;
+    let exe = work.join(target);
+    let tmp = work.join(format!(".{target}.linking"));
+    let mut link = tc.clang();
+    link.arg("-g")
+        .arg(work.join("libfuzzer_stubs.c"))
+        .args(&objects)
+        // the driver first: its `main` (libfuzzer-sys's rlib bundles the replayer's)
+        .arg(&driver)
+        .arg("-Wl,--start-group")
+        .args(&rlibs)
+        .arg(&driver)
+        .arg("-Wl,--end-group")
+        .args(crate::toolchain::RUNTIME_LINK_LIBS)
+        .arg("-o")
+        .arg(&tmp);
+    run(link, &format!("linking fuzz target `{target}` failed"))?;
+    std::fs::rename(&tmp, &exe).with_context(|| format!("cannot write {}", exe.display()))?;
+    Ok(exe)
+}
+
+/// The newest file in `dir` named `<prefix>…<suffix>`.
+fn newest(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix)))
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
+        .map(|e| e.path())
+}
