@@ -353,6 +353,9 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     let full = if wanted.starts_with(&format!("{}::", krate.name)) { wanted.clone() } else { format!("{}::{wanted}", krate.name) };
     let user: Vec<&evotest_abi::meta::FunctionMeta> =
         metas.iter().flat_map(|m| m.functions.iter()).filter(|f| is_user_rust_function(f) && f.source_name.is_some()).collect();
+    if user.iter().any(|f| f.source_name.as_deref().is_some_and(|n| n.starts_with(&format!("{full}<")))) {
+        bail!("`{}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)", opts.function);
+    }
     let fmeta = user.iter().find(|f| f.source_name.as_deref() == Some(full.as_str())).ok_or_else(|| {
         let mut names: Vec<&str> = user.iter().filter_map(|f| f.source_name.as_deref()).filter(|n| !n.contains('{')).collect();
         names.sort();

@@ -174,7 +174,7 @@ fn rust_bad_input_gives_one_line_errors() {
     };
     check(run_crate(&krate, "kinds::tuples", &out, &[]), &["parameter `t`", "(i32, u8)"]);
     check(run_crate(&krate, "kinds::nope", &out, &[]), &["`kinds::nope` not found", "samples::kinds::strs"]);
-    check(run_crate(&krate, "kinds::generic", &out, &[]), &["not found"]);
+    check(run_crate(&krate, "kinds::generic", &out, &[]), &["is generic"]);
     check(run_crate(&dir.path().join("nothing"), "f", &out, &[]), &["no Cargo.toml"]);
 }
 

@@ -55,12 +55,14 @@ Examples:
   evotest run examples/triangle.c --function triangle
   evotest run examples/expint.c -f expint --range n=0..100 --max-execs 50000
   evotest run prog.c -f parse --algorithm ga --seed 7 --max-time 30s --out suite/
+  evotest run --crate examples/rust/triangle -f triangle --max-execs 20000
   evotest sites examples/triangle.c
   evotest path examples/tritype.c -f tritype --paths enumerate --list
   evotest list
 
 Outputs (in --out, default evotest-out/<function>/):
   tests.c      standalone C tests: clang-22 tests.c <source.c> && ./a.out
+  tests.rs     (--crate) Rust tests: copy into the crate's tests/ and run cargo test
   suite.json   every kept input, its return value and the branch outcomes it covers
   report.json  coverage figures (branches_total, branches_covered, executions, seconds, ...)
   faults/      inputs that crashed, hung or exited (replay: build/target faults/FILE)
