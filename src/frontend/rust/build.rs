@@ -201,7 +201,14 @@ pub fn link_harness(tc: &Toolchain, b: &CrateBuild, rlib: &Path, harness: &Path,
         .arg(harness)
         .arg("-o")
         .arg(exe);
-    run(cmd, "compiling the harness failed")
+    run(cmd, "compiling the harness failed").map_err(|e| {
+        let m = e.to_string();
+        if m.contains("E0603") || m.contains("is private") {
+            anyhow!("{m}; the function must be public and reachable by a public path from the crate root")
+        } else {
+            e
+        }
+    })
 }
 
 /// The stand-in for libFuzzer that cargo's own link of a cargo-fuzz target gets through

@@ -35,6 +35,7 @@ pub const DEFAULT_SEQ_MAX: usize = 8;
 /// How a parameter is built from fields.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RShape {
+    /// One field (index into the domain's fields).
     Scalar { field: usize },
     /// `&str`/`String`: a length field, then `max` character fields (bytes of the alphabet).
     Text { len_field: usize, first: usize, max: usize },
@@ -45,8 +46,11 @@ pub enum RShape {
 /// One parameter of the Rust function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RParam {
+    /// The parameter's name in the source.
     pub name: String,
+    /// Its type as written.
     pub ty: RType,
+    /// How its value is built from the input's fields.
     pub shape: RShape,
 }
 
@@ -63,12 +67,15 @@ pub enum RustChecks {
 /// See module docs.
 #[derive(Clone, Debug)]
 pub struct RustFrontend {
+    /// The signature as written in the source.
     pub sig: RustSig,
     /// The library crate's name (`triangle`), as `use` and paths spell it.
     pub crate_name: String,
     /// The path the harness and the tests call: `triangle::triangle`.
     pub call_path: String,
+    /// The parameters, in order.
     pub params: Vec<RParam>,
+    /// The input domain: the parameters' fields packed in order.
     pub domain: Domain,
     /// `fn triangle::triangle(a: i32, b: i32, c: i32) -> i32`.
     pub prototype: String,

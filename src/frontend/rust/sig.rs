@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Result};
 
 /// A scalar Rust type the input model can hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
 pub enum RScalar {
     I8,
     I16,
@@ -90,6 +91,7 @@ impl RScalar {
         }
     }
 
+    /// Whether it is a signed integer (`i8`…`i64`, `isize`).
     pub fn is_signed(self) -> bool {
         matches!(self, RScalar::I8 | RScalar::I16 | RScalar::I32 | RScalar::I64 | RScalar::Isize)
     }
@@ -182,8 +184,11 @@ impl RType {
 /// A function's signature as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RustSig {
+    /// The function's name (its last path segment).
     pub name: String,
+    /// Parameter names and types, in order.
     pub params: Vec<(String, RType)>,
+    /// The return type (`Unit` for none).
     pub ret: RType,
 }
 
