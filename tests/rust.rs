@@ -190,7 +190,7 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
         .arg(&krate)
         .arg("fuzz_parse")
         .arg(&corpus)
-        .args(["-runs=30000", "-seed=1", "-q", "--json"])
+        .args(["-runs=30000", "-seed=1", "-timeout=5", "-q", "--json"])
         .arg(format!("-artifact_prefix={}", artifacts.display()))
         .output()
         .unwrap();
