@@ -111,6 +111,17 @@ pub struct Function {
     pub block_selects: Vec<Vec<SiteId>>,
 }
 
+impl Function {
+    /// The name for reports: the source-level path of a Rust function
+    /// (`triangle::triangle`, not `_ZN8triangle8triangle17h…E`), else the linkage name.
+    pub fn display_name(&self) -> &str {
+        match (&self.meta.source_name, self.meta.language.as_deref()) {
+            (Some(n), Some("rust")) => n,
+            _ => &self.meta.name,
+        }
+    }
+}
+
 /// The whole instrumented program.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -425,6 +436,7 @@ pub(crate) mod testutil {
             index: 0,
             case_values: vec![],
             string_compare: None,
+            check: None,
         }
     }
 
@@ -447,6 +459,8 @@ pub(crate) mod testutil {
                 blocks,
                 calls: vec![],
                 writes_globals: false,
+                source_name: None,
+                language: None,
             }],
             sites,
             n_outcomes,

@@ -79,6 +79,9 @@ pub struct Suite {
     pub inputs_per_process: u32,
     /// What the chaining approach did, per goal it was used on.
     pub chain_reports: Vec<ChainReport>,
+    /// Remarks for the reports (e.g. the compiler-inserted checks a Rust run left out of its
+    /// goals), one line each.
+    pub notes: Vec<String>,
 }
 
 impl Suite {

@@ -10,6 +10,7 @@ use crate::exec::{Executor, ForkServer, ForkServerConfig};
 use crate::fitness::Analysis;
 use crate::frontend::function::shape::ShapeSpec;
 use crate::frontend::function::FunctionFrontend;
+use crate::frontend::rust::{self as rustfe, RustChecks, RustFrontend};
 use crate::frontend::Frontend;
 use crate::input::spec::RangeSpec;
 use crate::program::{self, Program};
@@ -67,6 +68,18 @@ pub struct TargetOptions {
     /// Largest file the target may write, in MB (beyond it the write fails with `SIGXFSZ`, a
     /// crash); 0 = no limit. Default [`FILE_LIMIT_MB`].
     pub file_limit_mb: u64,
+    /// Set for a Rust function (`evotest run --crate`): `sources` is then the crate directory and
+    /// `function` its path (`module::name`).
+    pub rust: Option<RustTarget>,
+}
+
+/// A Rust function under test: see [`build_rust`].
+#[derive(Clone, Debug)]
+pub struct RustTarget {
+    /// The crate directory (or its `Cargo.toml`).
+    pub krate: PathBuf,
+    /// Whether compiler-inserted checks are goals.
+    pub checks: RustChecks,
 }
 
 impl TargetOptions {
@@ -86,6 +99,7 @@ impl TargetOptions {
             max_branch_events: MAX_BRANCH_EVENTS,
             rss_limit_mb: RSS_LIMIT_MB,
             file_limit_mb: FILE_LIMIT_MB,
+            rust: None,
         }
     }
 
@@ -199,6 +213,9 @@ pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
 /// Errors (one line each): missing source, LLVM missing, compile errors, unknown function,
 /// unsupported parameter types, bad ranges, a target that will not start.
 pub fn build(opts: &TargetOptions) -> Result<Target> {
+    if opts.rust.is_some() {
+        return build_rust(opts);
+    }
     check_sources(&opts.sources)?;
     let tc = Toolchain::locate()?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
@@ -257,11 +274,15 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let build_dir = opts.out_dir.join("build");
     replace_dir(tmp, &build_dir)?;
     let exe = build_dir.join("target");
+    start(opts, exe, Arc::new(fe))
+}
 
+/// Read the metadata of the linked executable `exe`, start its fork server and make the target.
+fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Target> {
     let metas = program::read_metadata(&exe)?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
-    let input_capacity = (fe.domain.len as u32).max(INPUT_CAPACITY);
+    let input_capacity = (fe.domain().len as u32).max(INPUT_CAPACITY);
     // Running many inputs in one process is only safe when no input can leave state behind.
     let stateful = metas.iter().flat_map(|m| &m.functions).any(|f| f.writes_globals);
     let persistent = match opts.persistent {
@@ -280,12 +301,98 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     Ok(Target {
         options: opts.clone(),
         program,
-        frontend: Arc::new(fe),
+        frontend: fe,
         exe,
         executor: Box::new(executor),
         fresh: Some(config),
         chain: None,
     })
+}
+
+/// Whether function `f` is code of the crates under test, not of std or a registry dependency
+/// (generic std functions are instantiated, and instrumented, in the crate that uses them).
+pub fn is_user_rust_function(f: &evotest_abi::meta::FunctionMeta) -> bool {
+    let file = &f.file;
+    let std_name = f.source_name.as_deref().is_some_and(|n| {
+        let n = n.trim_start_matches('<');
+        ["core::", "alloc::", "std::"].iter().any(|p| n.starts_with(p))
+    });
+    !(std_name || file.starts_with("/rustc/") || file.contains("/lib/rustlib/") || file.contains("/.cargo/registry/"))
+}
+
+/// Build the target of a Rust function (`opts.rust`): the crate's library through the bitcode
+/// route ([`rustfe::build`]), the function found by its path among the crate's functions, its
+/// signature read from the source, a generated Rust harness linked against the instrumented
+/// crate and the runtime; then start the fork server.
+///
+/// Errors (one line each): no crate there, a crate that does not build, no such function
+/// (listing the crate's functions), an unsupported parameter type, a harness that does not
+/// compile (e.g. a private function), a target that will not start.
+pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
+    let rust = opts.rust.as_ref().ok_or_else(|| anyhow!("not a Rust target"))?;
+    let manifest = rustfe::build::manifest(&rust.krate)?;
+    let tc = Toolchain::locate()?;
+    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let cargo_dir = opts.out_dir.join("cargo-target");
+    let mut cargo_dir = std::path::absolute(&cargo_dir).unwrap_or(cargo_dir);
+    if cargo_dir.to_string_lossy().contains(':') {
+        // cargo puts the target directory into LD_LIBRARY_PATH, where `:` separates entries
+        let h = evotest_abi::meta::fnv1a(cargo_dir.to_string_lossy().as_bytes());
+        cargo_dir = std::env::temp_dir().join(format!("evotest-cargo-{h:016x}"));
+    }
+    let krate = rustfe::build::build_crate(&manifest, &cargo_dir)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".build-")
+        .tempdir_in(&opts.out_dir)
+        .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
+    let work = tmp.path();
+    let (obj, rlib) = rustfe::build::instrument(&tc, &krate, work)?;
+    let metas = program::read_metadata_if_any(&obj)?;
+    // the function: by its path, with or without the crate's name
+    let wanted = opts.function.trim_start_matches("crate::").to_string();
+    let full = if wanted.starts_with(&format!("{}::", krate.name)) { wanted.clone() } else { format!("{}::{wanted}", krate.name) };
+    let user: Vec<&evotest_abi::meta::FunctionMeta> =
+        metas.iter().flat_map(|m| m.functions.iter()).filter(|f| is_user_rust_function(f) && f.source_name.is_some()).collect();
+    if user.iter().any(|f| f.source_name.as_deref().is_some_and(|n| n.starts_with(&format!("{full}<")))) {
+        bail!("`{}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)", opts.function);
+    }
+    let fmeta = user.iter().find(|f| f.source_name.as_deref() == Some(full.as_str())).ok_or_else(|| {
+        let mut names: Vec<&str> = user.iter().filter_map(|f| f.source_name.as_deref()).filter(|n| !n.contains('{')).collect();
+        names.sort();
+        names.dedup();
+        anyhow!(
+            "function `{}` not found in crate `{}` (functions: {})",
+            opts.function,
+            krate.name,
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        )
+    })?;
+    let src_path = {
+        let p = PathBuf::from(&fmeta.file);
+        if p.is_absolute() { p } else { krate.dir.join(p) }
+    };
+    let source = std::fs::read_to_string(&src_path).with_context(|| format!("cannot read {}", src_path.display()))?;
+    let short = full.rsplit("::").next().unwrap_or(&full).to_string();
+    let sig = rustfe::sig::read(&source, &short, fmeta.line).with_context(|| format!("{}:{}", src_path.display(), fmeta.line))?;
+    let mut fe = RustFrontend::new(sig, &krate.name, &full, &opts.shapes, &opts.ranges, krate.dir.clone())?;
+    let scratch = Program::with_sequential_bases(metas.clone());
+    let (int_pool, float_pool) = scratch.constants();
+    fe.domain.int_pool = int_pool;
+    fe.domain.float_pool = float_pool;
+    fe.domain.str_pool = scratch.strings();
+    fe.domain.lattice = scratch.lattice_steps();
+    let harness = work.join("harness.rs");
+    std::fs::write(&harness, rustfe::harness::generate(&fe)).with_context(|| format!("cannot write in {}", work.display()))?;
+    rustfe::build::link_harness(&tc, &krate, &rlib, &harness, &work.join("target"))?;
+    let build_dir = opts.out_dir.join("build");
+    replace_dir(tmp, &build_dir)?;
+    let exe = build_dir.join("target");
+    fe.exe = Some(std::path::absolute(&exe).unwrap_or(exe.clone()));
+    let mut target = start(opts, exe, Arc::new(fe))?;
+    // the function under test by its linkage name, for the engine's lookups
+    let linkage = fmeta.name.clone();
+    target.options.function = linkage;
+    Ok(target)
 }
 
 /// What defines the target of an existing executable built with `evotest-cc` (a libFuzzer

@@ -202,8 +202,6 @@ unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
 /// module-wide) and its sites.
 pub struct FunctionDraft {
     pub meta: FunctionMeta,
-    /// Source-level name and language from debug info ([`debuginfo::source_name`]).
-    pub source_name: Option<(String, &'static str)>,
     pub sites: Vec<SiteDraft>,
     pub constants: Vec<ConstantMeta>,
     pub defs: Vec<dataflow::DefDraft>,
@@ -348,8 +346,16 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         blocks,
         calls,
         writes_globals,
+        source_name: None,
+        language: None,
     };
-    FunctionDraft { meta, source_name: debuginfo::source_name(func), sites, constants, defs, decisions }
+    let mut meta = meta;
+    // Source-level name and language from debug info ([`debuginfo::source_name`]).
+    if let Some((n, lang)) = debuginfo::source_name(func) {
+        meta.source_name = Some(n);
+        meta.language = Some(lang.to_string());
+    }
+    FunctionDraft { meta, sites, constants, defs, decisions }
 }
 
 fn signature(

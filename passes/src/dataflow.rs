@@ -58,7 +58,13 @@ impl VarTable {
             for (i, &f) in functions.iter().enumerate() {
                 let ret = LLVMGetReturnType(LLVMGlobalGetValueType(f));
                 if LLVMGetTypeKind(ret) != LLVMTypeKind::LLVMVoidTypeKind {
-                    let id = t.add(format!("{}()", value_name(f)), VarKind::Retval, Some(i as u32));
+                    // Rust functions by their path (`core::str::<impl str>::starts_with()`), not
+                    // their mangled symbol
+                    let sym = value_name(f);
+                    let shown = crate::condtext::rust_legacy_demangle(&sym)
+                        .or_else(|| sym.starts_with("_R").then(|| crate::debuginfo::source_name(f).map(|(n, _)| n)).flatten())
+                        .unwrap_or(sym);
+                    let id = t.add(format!("{shown}()"), VarKind::Retval, Some(i as u32));
                     t.retval_of.insert(f, id);
                 }
             }

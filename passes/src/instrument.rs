@@ -181,6 +181,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 Cond::Switch { cases, .. } => cases.clone(),
                 _ => vec![],
             },
+            check: s.check.as_ref().map(|c| meta::CheckMeta { kind: c.kind.to_string(), outcome: c.outcome, callee: c.callee.clone() }),
             string_compare: match s.cond {
                 Cond::Str { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
                 _ => None,
@@ -258,35 +259,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         defs: defs_meta,
         decisions: decisions_meta,
     };
-    // Extra fields, not (yet) in evotest_abi::meta (readers that do not know them ignore them).
-    // Sites that are checks (see collect::Check) carry an extra field `check`, e.g.
-    // {"kind": "overflow", "outcome": 0, "callee": "…panic_const_add_overflow"}. It is not (yet)
-    // part of evotest_abi::meta::SiteMeta: readers that do not know it ignore it.
-    let checks: Vec<Option<&collect::Check>> = order.iter().map(|&(fi, li)| drafts[fi].sites[li].check.as_ref()).collect();
-    let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> {
-        let mut v = serde_json::to_value(m).map_err(|e| e.to_string())?;
-        if let Some(sites) = v.get_mut("sites").and_then(|s| s.as_array_mut()) {
-            for (site, check) in sites.iter_mut().zip(&checks) {
-                if let (Some(obj), Some(c)) = (site.as_object_mut(), check) {
-                    obj.insert(
-                        "check".into(),
-                        serde_json::json!({ "kind": c.kind, "outcome": c.outcome, "callee": c.callee }),
-                    );
-                }
-            }
-        }
-        // Functions get their source-level name and language (`"source_name":
-        // "samples::kinds::generic<f32>", "language": "rust"`), likewise outside FunctionMeta.
-        if let Some(fs) = v.get_mut("functions").and_then(|f| f.as_array_mut()) {
-            for (f, d) in fs.iter_mut().zip(&drafts) {
-                if let (Some(obj), Some((name, lang))) = (f.as_object_mut(), &d.source_name) {
-                    obj.insert("source_name".into(), serde_json::json!(name));
-                    obj.insert("language".into(), serde_json::json!(lang));
-                }
-            }
-        }
-        serde_json::to_vec(&v).map_err(|e| e.to_string())
-    };
+    let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> { serde_json::to_vec(m).map_err(|e| e.to_string()) };
     let unhashed = to_json(&mmeta)?;
     mmeta.module_id = meta::fnv1a(&unhashed);
     let blob = meta::frame(&to_json(&mmeta)?);

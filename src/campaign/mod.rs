@@ -109,11 +109,46 @@ pub type Goals = (Box<dyn Criterion>, Vec<Box<dyn Goal>>);
 pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
     let criterion = fitness::criterion(&opts.criterion)?;
     let program = &target.program;
-    let scope = program.reachable_from(target.function_index()?);
+    let root = target.function_index()?;
+    let mut scope = program.reachable_from(root);
+    if opts.target.rust.is_some() {
+        // the crate's own functions: not the std instances it holds
+        scope.retain(|&f| f == root || target::is_user_rust_function(&program.functions[f].meta));
+    }
     let goals = criterion.goals(program, &Analysis::new(program), &scope);
+    let goals: Vec<Box<dyn Goal>> = match &opts.target.rust {
+        Some(r) if r.checks == crate::frontend::rust::RustChecks::Ignore => {
+            goals.into_iter().filter(|g| rust_check_of(program, g.as_ref()).is_none()).collect()
+        }
+        _ => goals,
+    };
     let keep = criterion.select(program, &goals, &opts.targets)?;
     let goals = goals.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| g).collect();
     Ok((criterion, goals))
+}
+
+/// The compiler-inserted check (overflow, bounds, `unwrap`…) at the site of `goal`, if any.
+pub fn rust_check_of<'a>(program: &'a crate::program::Program, goal: &dyn Goal) -> Option<&'a evotest_abi::meta::CheckMeta> {
+    let (site, _) = goal.target_outcome()?;
+    program.sites[site as usize].meta.check.as_ref().filter(|c| c.is_compiler_inserted())
+}
+
+/// The compiler-inserted check sites of the crate's functions in `scope` of the function under
+/// test, by kind: `(kind, sites)`, for the report of a Rust run.
+pub fn rust_check_sites(target: &Target) -> Vec<(String, usize)> {
+    let program = &target.program;
+    let Ok(root) = target.function_index() else { return vec![] };
+    let scope = program.reachable_from(root);
+    let mut counts = std::collections::BTreeMap::new();
+    for s in &program.sites {
+        if !scope.contains(&s.function) || !target::is_user_rust_function(&program.functions[s.function].meta) {
+            continue;
+        }
+        if let Some(c) = s.meta.check.as_ref().filter(|c| c.is_compiler_inserted()) {
+            *counts.entry(c.kind.clone()).or_insert(0usize) += 1;
+        }
+    }
+    counts.into_iter().collect()
 }
 
 /// Run `algorithm` in `cx`: a per-goal algorithm under [`drive`], wrapped in the chaining
@@ -250,7 +285,26 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
     if let Some(b) = base.as_mut() {
         b.save()?;
     }
+    let mut notes = vec![];
+    if let Some(r) = &opts.target.rust {
+        let checks = rust_check_sites(target);
+        let n: usize = checks.iter().map(|c| c.1).sum();
+        let kinds: Vec<String> = checks.iter().map(|(k, c)| format!("{k} {c}")).collect();
+        if n > 0 {
+            notes.push(match r.checks {
+                crate::frontend::rust::RustChecks::Ignore => format!(
+                    "rust checks: {n} compiler-inserted check site{} ({}) left out of the coverage figure (--rust-checks target makes them goals); panics found are faults",
+                    if n == 1 { "" } else { "s" },
+                    kinds.join(", ")
+                ),
+                crate::frontend::rust::RustChecks::Target => {
+                    format!("rust checks: {n} compiler-inserted check site{} ({}) are goals", if n == 1 { "" } else { "s" }, kinds.join(", "))
+                }
+            });
+        }
+    }
     Ok(Suite {
+        notes,
         info: opts.info(),
         program: target.program.clone(),
         frontend: target.frontend.clone(),

@@ -294,6 +294,7 @@ pub fn suite(target: &Target, decisions: &Arc<Decisions>, info: RunInfo, ps: &Pa
         cache_hits: results.iter().map(|r| r.cache_hits).sum(),
         elapsed,
         exe: target.exe.clone(),
+        notes: vec![],
         error: None,
         interrupted: false,
         exhausted: false,

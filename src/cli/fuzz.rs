@@ -21,6 +21,7 @@ Examples:
   ./harness crash-5f3a…                                    # reproduce a crash
   evotest fuzz ./harness --minimize-crash crash-5f3a…
   evotest fuzz ./harness --merge small/ corpus/ other/
+  evotest fuzz --cargo-fuzz my_crate fuzz_parse corpus/     # a cargo-fuzz target (Rust)
 
 Files: corpus entries are named by SHA-1 in the first directory; crash-<sha1>, timeout-<sha1>
 and oom-<sha1> go to the working directory or -artifact_prefix; fuzzer_stats.json,
@@ -36,7 +37,7 @@ too; evotest keeps fuzzing until the budget ends).";
 const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
-    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb",
+    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -75,12 +76,19 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 #[command(after_long_help = FUZZ_EXAMPLES)]
 pub struct FuzzArgs {
     /// The executable, built with evotest-cc / evotest-c++: a libFuzzer harness
-    /// (-fsanitize=fuzzer at link time), or a program reading stdin or the file `@@` names
+    /// (-fsanitize=fuzzer at link time), or a program reading stdin or the file `@@` names.
+    /// With --cargo-fuzz: the name of the fuzz target
     harness: PathBuf,
+    /// A Rust crate with cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`, written with
+    /// libfuzzer-sys's fuzz_target!): build the target named in place of the executable with
+    /// the crate's local code instrumented and evotest's driver instead of libFuzzer (in
+    /// DIR/fuzz/target/evotest/, or DIR/target/evotest/), then fuzz it
+    #[arg(long = "cargo-fuzz", alias = "cargo_fuzz", value_name = "DIR")]
+    cargo_fuzz: Option<PathBuf>,
     /// The output corpus directory (created if missing), then seed directories or files; with
     /// --merge, the output directory then the input directories
     dirs: Vec<PathBuf>,
@@ -177,6 +185,11 @@ fn seconds(s: &str, flag: &str) -> Result<Duration> {
 /// `evotest fuzz`.
 pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     install_sigint();
+    let harness = match &a.cargo_fuzz {
+        Some(dir) => cargo_fuzz_target(dir, &a.harness, a.worker.is_some())?,
+        None => a.harness.clone(),
+    };
+    let a = &FuzzArgs { harness, cargo_fuzz: None, ..a.clone() };
     let timeout = seconds(&a.timeout, "timeout")?;
     if timeout < Duration::from_millis(1) {
         bail!("-timeout={}: must be at least 0.001 seconds", a.timeout);
@@ -317,6 +330,27 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
 
 /// The arguments of `evotest fuzz` for another worker: `-j`/`--jobs`/`--workers` removed, and the
 /// seed fixed to this run's (each worker adds its number to it).
+/// The executable of cargo-fuzz target `name` of the crate at `dir`, built (see
+/// [`crate::frontend::rust::build::build_fuzz_target`]) unless this is a worker of a `-j` run
+/// and the first process built it already.
+///
+/// Errors: the build fails.
+fn cargo_fuzz_target(dir: &std::path::Path, name: &std::path::Path, worker: bool) -> Result<PathBuf> {
+    let name = name.to_string_lossy().into_owned();
+    if name.contains('/') {
+        bail!("--cargo-fuzz {}: give the fuzz target's name (e.g. fuzz_parse), not a path: {name}", dir.display());
+    }
+    let base = if dir.join("fuzz").join("Cargo.toml").is_file() { dir.join("fuzz") } else { dir.to_path_buf() };
+    let work = base.join("target").join("evotest");
+    let exe = work.join(&name);
+    if worker && exe.is_file() {
+        return Ok(exe);
+    }
+    let tc = crate::toolchain::Toolchain::locate()?;
+    eprintln!("evotest fuzz: building fuzz target {name} of {} (local crates instrumented)", dir.display());
+    crate::frontend::rust::build::build_fuzz_target(&tc, dir, &name, &work)
+}
+
 fn worker_args(raw: &[OsString], seed: u64) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut skip_next = false;

@@ -55,12 +55,14 @@ Examples:
   evotest run examples/triangle.c --function triangle
   evotest run examples/expint.c -f expint --range n=0..100 --max-execs 50000
   evotest run prog.c -f parse --algorithm ga --seed 7 --max-time 30s --out suite/
+  evotest run --crate examples/rust/triangle -f triangle --max-execs 20000
   evotest sites examples/triangle.c
   evotest path examples/tritype.c -f tritype --paths enumerate --list
   evotest list
 
 Outputs (in --out, default evotest-out/<function>/):
   tests.c      standalone C tests: clang-22 tests.c <source.c> && ./a.out
+  tests.rs     (--crate) Rust tests: copy into the crate's tests/ and run cargo test
   suite.json   every kept input, its return value and the branch outcomes it covers
   report.json  coverage figures (branches_total, branches_covered, executions, seconds, ...)
   faults/      inputs that crashed, hung or exited (replay: build/target faults/FILE)
@@ -261,12 +263,26 @@ impl BenchArgs {
 #[derive(Args)]
 struct TargetArgs {
     /// The C source file(s); each is instrumented as its own translation unit
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required_unless_present = "krate", conflicts_with = "krate", num_args = 1..)]
     files: Vec<PathBuf>,
+
+    /// A Rust library crate (its directory) instead of C sources: --function is then the path
+    /// of a free function in it (module::name), whose parameters are integers, isize, usize,
+    /// f32, f64, bool, char, &str, String, or slices and Vec of those scalars (their maximum
+    /// lengths: --string NAME=MAX, --array NAME=MAX). Built through cargo with rustc's bitcode,
+    /// instrumented, and called from a generated Rust harness; the suite is tests.rs
+    #[arg(long = "crate", value_name = "DIR")]
+    krate: Option<PathBuf>,
+
+    /// Rust targets: whether compiler-inserted checks (overflow, bounds, unwrap, … branches) are
+    /// goals (target: the search tries to make them panic) or left out of the coverage figure
+    /// and reported apart (ignore)
+    #[arg(long, value_enum, default_value_t = crate::frontend::rust::RustChecks::Ignore, value_name = "MODE")]
+    rust_checks: crate::frontend::rust::RustChecks,
 
     /// Function under test (its parameters must be scalars: _Bool, char, short, int, long,
     /// long long, signed or unsigned, float, double; or pointers described by --array, --string,
-    /// --buffer)
+    /// --buffer). With --crate: a Rust path, e.g. geometry::triangle
     #[arg(long, short = 'f')]
     function: String,
 
@@ -597,8 +613,19 @@ fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
 impl TargetArgs {
     /// Options for this target, with the defaults of [`TargetOptions::new`] for the rest.
     fn options(&self) -> Result<TargetOptions> {
-        let mut o = TargetOptions::new(&self.files[0], &self.function);
-        o.sources = self.files.clone();
+        let mut o = match &self.krate {
+            Some(k) => {
+                let mut o = TargetOptions::new(k, &self.function);
+                o.out_dir = PathBuf::from("evotest-out").join(self.function.replace("::", "-"));
+                o.rust = Some(target::RustTarget { krate: k.clone(), checks: self.rust_checks });
+                o
+            }
+            None => {
+                let mut o = TargetOptions::new(&self.files[0], &self.function);
+                o.sources = self.files.clone();
+                o
+            }
+        };
         o.timeout = parse_duration(&self.timeout).context("--timeout")?;
         if let Some(c) = &self.config {
             let file = config::load(c)?;

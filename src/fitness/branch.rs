@@ -91,7 +91,7 @@ impl Criterion for BranchCoverage {
             .filter(|site| (0..site.meta.n_outcomes).any(|k| goal_of.contains_key(&(site.id, k))))
             .map(|site| Row {
                 id: site.id,
-                function: program.functions[site.function].meta.name.clone(),
+                function: program.functions[site.function].display_name().to_string(),
                 file: site.meta.file.clone(),
                 line: site.meta.line,
                 col: site.meta.col,

@@ -191,7 +191,7 @@ struct Unit {
 fn row(program: &Program, id: u32, function: usize, file: &str, line: u32, col: u32, kind: &str, text: String) -> Row {
     Row {
         id,
-        function: program.functions[function].meta.name.clone(),
+        function: program.functions[function].display_name().to_string(),
         file: file.to_string(),
         line,
         col,

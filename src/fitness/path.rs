@@ -365,7 +365,7 @@ impl Criterion for PathCriterion {
         (0..goals.len().min(self.paths.len()))
             .map(|i| Row {
                 id: i as u32 + 1,
-                function: f.meta.name.clone(),
+                function: f.display_name().to_string(),
                 file: f.meta.file.clone(),
                 line: f.meta.line,
                 col: 0,

@@ -8,6 +8,8 @@
 //!
 //! * [`function::FunctionFrontend`]: one C function whose parameters are scalars, arrays, strings
 //!   or buffers; a generated harness decodes the fields and calls it.
+//! * [`rust::RustFrontend`]: one Rust function of a library crate, called by its path from a
+//!   generated Rust harness; the suite is a Rust test file.
 //! * [`bytes::BytesFrontend`]: a target that takes the bytes as they are (a libFuzzer harness, a
 //!   program reading stdin or a file); no fields, any length up to a maximum.
 //!
@@ -16,6 +18,7 @@
 
 pub mod bytes;
 pub mod function;
+pub mod rust;
 
 use crate::archive::TestCase;
 use crate::input::{Domain, Input};
@@ -78,6 +81,11 @@ pub trait Frontend: Send + Sync {
     /// The source of a harness through which `peer` runs the target, reading the peer's bytes
     /// into the domain with `encoding` (`None` if this frontend has none).
     fn peer_harness(&self, _peer: Peer, _encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
+        None
+    }
+    /// What a fault's input did, in words, when the frontend can tell more than its exit status
+    /// (a Rust panic's message). `None` by default.
+    fn fault_message(&self, _case: &TestCase) -> Option<String> {
         None
     }
     /// C source of a program that runs each of `inputs` once, each in a forked child, for an

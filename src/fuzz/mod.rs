@@ -195,7 +195,7 @@ pub enum Outcome {
 }
 
 /// Sanitizer options evotest needs (crashes abort, reports unsymbolised, no leak check), merged
-/// under the user's own settings of the same variables.
+/// under the user's own settings of the same variables; and `RUST_BACKTRACE=0`.
 pub fn sanitizer_env(rss_limit_mb: u64) -> Vec<(OsString, OsString)> {
     let merge = |var: &str, defaults: &[(&str, String)]| -> (OsString, OsString) {
         let user = std::env::var(var).unwrap_or_default();
@@ -223,7 +223,15 @@ pub fn sanitizer_env(rss_limit_mb: u64) -> Vec<(OsString, OsString)> {
         ("symbolize", "0".into()),
     ];
     let msan = [("abort_on_error", "1".to_string()), ("symbolize", "0".into())];
-    vec![merge("ASAN_OPTIONS", &asan), merge("UBSAN_OPTIONS", &ubsan), merge("MSAN_OPTIONS", &msan)]
+    vec![
+        merge("ASAN_OPTIONS", &asan),
+        merge("UBSAN_OPTIONS", &ubsan),
+        merge("MSAN_OPTIONS", &msan),
+        // Rust's default panic hook (which libfuzzer-sys's calls) symbolises a backtrace when
+        // RUST_BACKTRACE is set: seconds per panic in a debug build, past the timeout on a loaded
+        // machine; evotest takes its own stacks
+        ("RUST_BACKTRACE".into(), "0".into()),
+    ]
 }
 
 /// A running target and what the fuzzer keeps about executing it.

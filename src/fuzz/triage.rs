@@ -65,7 +65,15 @@ impl Frame {
             "__stack_chk_fail", "__pthread_kill", "__restore_rt", "__cxa_throw", "std::__terminate",
         ];
         const EXACT: &[&str] = &["abort", "raise", "gsignal", "pthread_kill", "backtrace", "__assert_fail_base", "_Unwind_Backtrace"];
+        // Rust's panic and abort machinery (std, core, alloc, the compiler's panic entry points,
+        // libfuzzer-sys's aborting panic hook): every Rust panic goes through it
+        const RUST: &[&str] = &[
+            "std::", "core::", "alloc::", "<std::", "<core::", "<alloc::", "__rustc::", "rust_panic", "rust_begin_unwind",
+            "libfuzzer_sys::initialize", "libfuzzer_sys::RUST_LIBFUZZER_DEBUG_PATH", "__rust_",
+        ];
         PREFIXES.iter().any(|p| f.starts_with(p))
+            || RUST.iter().any(|p| f.starts_with(p))
+            || self.location.as_deref().is_some_and(|l| l.starts_with("/rustc/"))
             || EXACT.contains(&f.as_str())
             || f.contains("crash_stacks::deadly")
             || f.starts_with("__sanitizer::")
@@ -507,6 +515,25 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
         }
         assert_eq!(r.signature(), "SIGABRT | parse_tag | parse_doc | LLVMFuzzerTestOneInput");
+    }
+
+    #[test]
+    fn signatures_skip_rust_panic_frames() {
+        let mut r = Report { kind: "SIGABRT".into(), ..Default::default() };
+        for f in [
+            "std::sys::pal::unix::abort_internal",
+            "std::process::abort",
+            "libfuzzer_sys::initialize::{{closure}}::h64482bfb604c28ec",
+            "std::panicking::panic_with_hook",
+            "__rustc::rust_begin_unwind",
+            "core::panicking::panic_fmt",
+            "fuzz_parse::_::__libfuzzer_sys_run",
+            "rust_fuzzer_test_input",
+            "LLVMFuzzerTestOneInput",
+        ] {
+            r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        }
+        assert_eq!(r.signature(), "SIGABRT | fuzz_parse::_::__libfuzzer_sys_run | rust_fuzzer_test_input | LLVMFuzzerTestOneInput");
     }
 
     #[test]

@@ -23,7 +23,11 @@ pub fn render(run: &Suite) -> String {
     let _ = writeln!(s, "evotest: {} from {} ({} search, seed {})", run.frontend.describe(), o.sources_display(), o.algorithm, o.seed);
     let cw = run.rows.iter().map(|r| r.text.chars().count()).max().unwrap_or(9).clamp(9, 48);
     let _ = writeln!(s, "\n  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}", "site", "line:col", "condition", "true", "false");
+    let several = run.rows.iter().any(|r| r.function != run.rows[0].function);
     for (i, r) in run.rows.iter().enumerate() {
+        if several && (i == 0 || run.rows[i - 1].function != r.function) {
+            let _ = writeln!(s, "  in {} ({})", r.function, r.file);
+        }
         let loc = format!("{}:{}", r.line, r.col);
         let mut cond: String = r.text.chars().take(cw).collect();
         if r.text.chars().count() > cw {
@@ -93,15 +97,19 @@ pub fn render(run: &Suite) -> String {
         for (i, f) in run.archive.faults.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "  {}  {}({}) -> {}",
+                "  {}  {}({}) -> {}{}",
                 o.out_dir.join(fault_file(run, i)).display(),
                 run.frontend.name(),
                 run.frontend.display(&f.input),
-                f.exit
+                f.exit,
+                run.frontend.fault_message(f).map(|m| format!("\n       {m}")).unwrap_or_default()
             );
         }
     }
     let _ = writeln!(s, "\n{}", summary(run));
+    for n in &run.notes {
+        let _ = writeln!(s, "{n}");
+    }
     if run.interrupted {
         let _ = writeln!(s, "interrupted: results so far were written");
     }

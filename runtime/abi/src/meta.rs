@@ -255,6 +255,14 @@ pub struct FunctionMeta {
     /// ran in the same process.
     #[serde(default)]
     pub writes_globals: bool,
+    /// The source-level name from the `DISubprogram` (`samples::kinds::ints`,
+    /// `samples::shapes::first_even::{closure#0}`), when it differs in kind from the linkage
+    /// name (Rust's mangled symbols); `None` without debug info.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    /// The language of its compile unit (`rust`, `c`, `c++`), from debug info.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// A basic block and its place in the CFG.
@@ -333,6 +341,34 @@ pub struct SiteMeta {
     pub string_compare: Option<String>,
     /// Label of each outcome: `true`/`false`, or `default`/`case 3`.
     pub outcome_labels: Vec<String>,
+    /// Set when one outcome of the site only leads to a panic or another call that does not
+    /// return: a check the compiler (rustc's overflow, bounds, unwrap checks) or an assertion put
+    /// there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckMeta>,
+}
+
+/// A check site (see [`SiteMeta::check`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CheckMeta {
+    /// `overflow`, `div_by_zero`, `bounds`, `slice_index`, `str_index`, `unwrap`, `ub_check`,
+    /// `pointer_check`, `alloc`, `unreachable` (compiler-inserted), `panic` (an explicit
+    /// `panic!`/`assert!`), `noreturn` (any other call that does not return, e.g. C's
+    /// `__assert_fail`).
+    pub kind: String,
+    /// The outcome that takes the failing path.
+    pub outcome: u32,
+    /// The called function (its linkage name), empty for `unreachable`.
+    #[serde(default)]
+    pub callee: String,
+}
+
+impl CheckMeta {
+    /// Whether the compiler put the check there (as opposed to an explicit `panic!`, `assert!`
+    /// or a call of a function that does not return, which the programmer wrote).
+    pub fn is_compiler_inserted(&self) -> bool {
+        !matches!(self.kind.as_str(), "panic" | "noreturn")
+    }
 }
 
 /// A parameter of a function.

@@ -536,7 +536,9 @@ mod tests {
             variadic: false,
             blocks: vec![],
             calls: vec![],
-                writes_globals: false,
+            writes_globals: false,
+            source_name: None,
+            language: None,
         }
     }
 

@@ -1,0 +1,355 @@
+//! The Rust signature of the function under test, read from its source: the parameter names and
+//! types as written (`a: i32`, `name: &str`, `xs: &[u16]`), and the return type.
+//!
+//! The pass's metadata says where the function is defined (file and line of its
+//! `DISubprogram`) but describes parameters at the IR level, where a `&str` and a `&[u8]` are both
+//! a `u8` pointer and a length, and a `String` is an opaque pointer. The source says which, so the
+//! signature is read from there, from `fn NAME` to the body's `{` (or a `where`).
+
+use anyhow::{anyhow, bail, Result};
+
+/// A scalar Rust type the input model can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum RScalar {
+    I8,
+    I16,
+    I32,
+    I64,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    Usize,
+    F32,
+    F64,
+    Bool,
+    Char,
+}
+
+impl RScalar {
+    /// The scalar named `s` (`i32`, `usize`, `char`), if any.
+    pub fn parse(s: &str) -> Option<RScalar> {
+        use RScalar::*;
+        Some(match s {
+            "i8" => I8,
+            "i16" => I16,
+            "i32" => I32,
+            "i64" => I64,
+            "isize" => Isize,
+            "u8" => U8,
+            "u16" => U16,
+            "u32" => U32,
+            "u64" => U64,
+            "usize" => Usize,
+            "f32" => F32,
+            "f64" => F64,
+            "bool" => Bool,
+            "char" => Char,
+            _ => return None,
+        })
+    }
+
+    /// Its Rust name.
+    pub fn name(self) -> &'static str {
+        use RScalar::*;
+        match self {
+            I8 => "i8",
+            I16 => "i16",
+            I32 => "i32",
+            I64 => "i64",
+            Isize => "isize",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            Usize => "usize",
+            F32 => "f32",
+            F64 => "f64",
+            Bool => "bool",
+            Char => "char",
+        }
+    }
+
+    /// The field type that holds it in an input (`char` as a `u32` code point).
+    pub fn field(self) -> crate::input::ScalarType {
+        use crate::input::ScalarType as S;
+        use RScalar::*;
+        match self {
+            I8 => S::I8,
+            I16 => S::I16,
+            I32 => S::I32,
+            I64 | Isize => S::I64,
+            U8 => S::U8,
+            U16 => S::U16,
+            U32 | Char => S::U32,
+            U64 | Usize => S::U64,
+            F32 => S::F32,
+            F64 => S::F64,
+            Bool => S::Bool,
+        }
+    }
+
+    /// Whether it is a signed integer (`i8`…`i64`, `isize`).
+    pub fn is_signed(self) -> bool {
+        matches!(self, RScalar::I8 | RScalar::I16 | RScalar::I32 | RScalar::I64 | RScalar::Isize)
+    }
+}
+
+/// A parameter or return type evotest can build or record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RType {
+    Scalar(RScalar),
+    /// `&str`
+    Str,
+    /// `String`
+    String,
+    /// `&[T]` (`mutable`: `&mut [T]`)
+    Slice { elem: RScalar, mutable: bool },
+    /// `Vec<T>`
+    Vec(RScalar),
+    /// `()` (or no return type)
+    Unit,
+    /// Anything else, as written: a return value of this type is not recorded; a parameter of
+    /// this type is refused.
+    Other(String),
+}
+
+impl RType {
+    /// Read a type as written (whitespace-insensitive).
+    pub fn parse(s: &str) -> RType {
+        let t: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let t = t.trim();
+        let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.is_empty() || compact == "()" {
+            return RType::Unit;
+        }
+        if let Some(sc) = RScalar::parse(&compact) {
+            return RType::Scalar(sc);
+        }
+        match compact.as_str() {
+            "&str" | "&'staticstr" => return RType::Str,
+            "String" | "std::string::String" | "alloc::string::String" => return RType::String,
+            _ => {}
+        }
+        let strip_lifetime = |x: &str| -> String {
+            // `&'a [T]` → `&[T]`
+            if let Some(rest) = x.strip_prefix("&'") {
+                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+                format!("&{}", &rest[end..])
+            } else {
+                x.to_string()
+            }
+        };
+        let c = strip_lifetime(&compact);
+        if let Some(inner) = c.strip_prefix("&mut[").and_then(|r| r.strip_suffix(']')) {
+            if let Some(e) = RScalar::parse(inner) {
+                return RType::Slice { elem: e, mutable: true };
+            }
+        }
+        if let Some(inner) = c.strip_prefix("&[").and_then(|r| r.strip_suffix(']')) {
+            if let Some(e) = RScalar::parse(inner) {
+                return RType::Slice { elem: e, mutable: false };
+            }
+        }
+        if c == "&str" {
+            return RType::Str;
+        }
+        for prefix in ["Vec<", "std::vec::Vec<", "alloc::vec::Vec<"] {
+            if let Some(inner) = c.strip_prefix(prefix).and_then(|r| r.strip_suffix('>')) {
+                if let Some(e) = RScalar::parse(inner) {
+                    return RType::Vec(e);
+                }
+            }
+        }
+        RType::Other(t.to_string())
+    }
+
+    /// The type as Rust spells it.
+    pub fn spelling(&self) -> String {
+        match self {
+            RType::Scalar(s) => s.name().into(),
+            RType::Str => "&str".into(),
+            RType::String => "String".into(),
+            RType::Slice { elem, mutable: false } => format!("&[{}]", elem.name()),
+            RType::Slice { elem, mutable: true } => format!("&mut [{}]", elem.name()),
+            RType::Vec(e) => format!("Vec<{}>", e.name()),
+            RType::Unit => "()".into(),
+            RType::Other(s) => s.clone(),
+        }
+    }
+}
+
+/// A function's signature as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RustSig {
+    /// The function's name (its last path segment).
+    pub name: String,
+    /// Parameter names and types, in order.
+    pub params: Vec<(String, RType)>,
+    /// The return type (`Unit` for none).
+    pub ret: RType,
+}
+
+impl RustSig {
+    /// `fn triangle(a: i32, b: i32, c: i32) -> i32`.
+    pub fn display(&self) -> String {
+        let ps: Vec<String> = self.params.iter().map(|(n, t)| format!("{n}: {}", t.spelling())).collect();
+        let ret = match &self.ret {
+            RType::Unit => String::new(),
+            t => format!(" -> {}", t.spelling()),
+        };
+        format!("fn {}({}){ret}", self.name, ps.join(", "))
+    }
+}
+
+/// Strip `//` and `/* */` comments (keeping line breaks), so that the signature reader does not
+/// see commented-out code.
+fn strip_comments(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                if b[i] == b'\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 2;
+        } else {
+            let ch = src[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// Split at commas outside brackets.
+fn split_top(s: &str) -> Vec<String> {
+    let mut parts = vec![];
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '(' | '[' | '<' | '{' => depth += 1,
+            ')' | ']' | '>' | '}' => depth -= 1,
+            _ => {}
+        }
+        if ch == ',' && depth == 0 {
+            parts.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(ch);
+        }
+    }
+    if !cur.trim().is_empty() {
+        parts.push(cur);
+    }
+    parts
+}
+
+/// Read the signature of `fn name` defined at or after 1-based `line` of `source`.
+///
+/// Errors (one line): no `fn name` there, a generic function, a method (`self`), a pattern
+/// instead of a parameter name.
+pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
+    let text = strip_comments(source);
+    let start_line = (line.max(1) - 1) as usize;
+    let offset: usize = text.split_inclusive('\n').take(start_line).map(|l| l.len()).sum();
+    let needle = format!("fn {name}");
+    let rest = &text[offset.min(text.len())..];
+    // the first `fn name` followed by `(` or `<` at or after the line (attributes and doc
+    // comments come before it; the subprogram's line is the `fn` line)
+    let mut pos = None;
+    let mut from = 0;
+    while let Some(p) = rest[from..].find(&needle) {
+        let at = from + p;
+        let after = rest[at + needle.len()..].trim_start();
+        let before_ok = at == 0 || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
+        if before_ok && (after.starts_with('(') || after.starts_with('<')) {
+            pos = Some(at);
+            break;
+        }
+        from = at + needle.len();
+    }
+    let at = pos.ok_or_else(|| anyhow!("cannot find `fn {name}` in its source at line {line}"))?;
+    let after = rest[at + needle.len()..].trim_start();
+    if after.starts_with('<') {
+        bail!("`{name}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)");
+    }
+    // the parameter list: up to the matching `)`
+    let mut depth = 0i32;
+    let mut end = None;
+    for (i, ch) in after.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let end = end.ok_or_else(|| anyhow!("cannot read the parameters of `fn {name}`"))?;
+    let plist = &after[1..end];
+    let tail = &after[end + 1..];
+    let body = tail.find(['{', ';']).unwrap_or(tail.len());
+    let mut ret_text = &tail[..body];
+    if let Some(w) = ret_text.find(" where") {
+        ret_text = &ret_text[..w];
+    }
+    let ret = match ret_text.trim().strip_prefix("->") {
+        Some(r) => RType::parse(r),
+        None => RType::Unit,
+    };
+    let mut params = vec![];
+    for p in split_top(plist) {
+        let p = p.trim();
+        if p.is_empty() {
+            continue;
+        }
+        if p.contains("self") && !p.contains(':') || p.starts_with("self") || p.starts_with("&self") || p.starts_with("&mut self") || p.starts_with("mut self") {
+            bail!("`{name}` is a method (it takes `self`); evotest can call only free functions");
+        }
+        let (pat, ty) = p.split_once(':').ok_or_else(|| anyhow!("cannot read parameter `{p}` of `fn {name}`"))?;
+        let pat = pat.trim().trim_start_matches("mut ").trim();
+        if !pat.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            bail!("parameter `{p}` of `fn {name}` is a pattern; evotest needs a plain name");
+        }
+        params.push((pat.to_string(), RType::parse(ty)));
+    }
+    Ok(RustSig { name: name.to_string(), params, ret })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_signatures() {
+        let src = "// fn triangle(x: u8)\n/// doc\npub fn triangle(a: i32, mut b: &str, c: &'a [u16],\n  d: Vec<f64>, e: (i32, i32)) -> i32 {\n  0\n}\n";
+        let s = read(src, "triangle", 3).unwrap();
+        assert_eq!(s.params[0], ("a".to_string(), RType::Scalar(RScalar::I32)));
+        assert_eq!(s.params[1].1, RType::Str);
+        assert_eq!(s.params[2].1, RType::Slice { elem: RScalar::U16, mutable: false });
+        assert_eq!(s.params[3].1, RType::Vec(RScalar::F64));
+        assert_eq!(s.params[4].1, RType::Other("(i32, i32)".into()));
+        assert_eq!(s.ret, RType::Scalar(RScalar::I32));
+        assert_eq!(read("fn f() {}", "f", 1).unwrap().ret, RType::Unit);
+        assert!(read("fn g<T>(x: T) {}", "g", 1).unwrap_err().to_string().contains("generic"));
+        assert!(read("fn h(&self) {}", "h", 1).unwrap_err().to_string().contains("method"));
+        assert_eq!(RType::parse("&mut [ i64 ]"), RType::Slice { elem: RScalar::I64, mutable: true });
+        assert_eq!(RType::parse("String"), RType::String);
+    }
+}

@@ -1,0 +1,210 @@
+//! End-to-end tests of Rust targets (`evotest run --crate DIR -f PATH`): the ports of triangle,
+//! tritype and expint in examples/rust/ reach full coverage of their feasible goals, the generated
+//! `tests.rs` passes `cargo test` in (a copy of) the crate, a panic is found and reproduced by a
+//! `#[should_panic]` test, `--rust-checks target` makes the compiler's checks goals, and bad
+//! input gives one-line errors.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A copy of `examples/rust/<name>` (without build outputs) in `dir`.
+fn crate_copy(name: &str, dir: &Path) -> PathBuf {
+    let src = path(&format!("examples/rust/{name}"));
+    let dst = dir.join(name);
+    copy_tree(&src, &dst);
+    dst
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name == "target" || name == "out" || name == "tests" {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dst.join(&name));
+        } else {
+            std::fs::copy(e.path(), dst.join(&name)).unwrap();
+        }
+    }
+}
+
+/// `evotest run --crate KRATE -f FUNCTION --out OUT ARGS…`.
+fn run_crate(krate: &Path, function: &str, out: &Path, args: &[&str]) -> Output {
+    evotest().arg("run").arg("--crate").arg(krate).args(["-f", function, "--out"]).arg(out).args(args).output().expect("run evotest")
+}
+
+/// As [`run_crate`], which must succeed; returns report.json.
+fn run_ok(krate: &Path, function: &str, out: &Path, args: &[&str]) -> Value {
+    let o = run_crate(krate, function, out, args);
+    assert!(
+        o.status.success(),
+        "evotest run --crate {} -f {function} {args:?} failed:\n{}{}",
+        krate.display(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    read_json(&out.join("report.json"))
+}
+
+/// Copy `out/tests.rs` into `krate/tests/NAME.rs` and run `cargo test` there; returns its output,
+/// which must report success.
+fn cargo_test(krate: &Path, outs: &[(&Path, &str)]) -> String {
+    std::fs::create_dir_all(krate.join("tests")).unwrap();
+    for (out, name) in outs {
+        std::fs::copy(out.join("tests.rs"), krate.join("tests").join(format!("{name}.rs"))).unwrap();
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let o = Command::new(cargo)
+        .args(["test", "--tests", "--manifest-path"])
+        .arg(krate.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(krate.join("target"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "cargo test failed:\n{text}");
+    assert!(text.lines().any(|l| l.starts_with("test ") && l.ends_with(" ... ok")), "no test ran:\n{text}");
+    text
+}
+
+/// Run a subject, check full coverage of `total` goals, then its tests.rs under cargo test.
+fn subject(name: &str, function: &str, args: &[&str], total: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy(name, dir.path());
+    let out = dir.path().join("out");
+    let mut a = vec!["--seed", "1", "--max-execs", "20000", "--max-time", "0"];
+    a.extend_from_slice(args);
+    let r = run_ok(&krate, function, &out, &a);
+    assert_eq!(r["branches_total"], total, "{name}: {r}");
+    assert_eq!(r["branches_covered"], total, "{name}: uncovered {:?}", uncovered(&r));
+    // reports name the function by its Rust path
+    assert!(r["sites"][0]["function"].as_str().unwrap().starts_with(&format!("{name}::")), "{}", r["sites"][0]);
+    assert_eq!(r["prototype"].as_str().unwrap().split('(').next().unwrap(), format!("fn {name}::{function}"));
+    let text = cargo_test(&krate, &[(&out, "evotest")]);
+    assert!(text.contains("test result: ok"), "{text}");
+}
+
+#[test]
+fn rust_triangle_full_coverage_and_tests_rs_passes_cargo_test() {
+    subject("triangle", "triangle", &[], 22);
+}
+
+#[test]
+fn rust_tritype_full_coverage_and_tests_rs_passes_cargo_test() {
+    subject("tritype", "tritype", &["--range", "a=1..100", "--range", "b=1..100", "--range", "c=1..100"], 16);
+}
+
+#[test]
+fn rust_expint_full_coverage_and_tests_rs_passes_cargo_test() {
+    subject("expint", "expint", &[], 30);
+}
+
+#[test]
+fn rust_panic_is_found_and_reproduced_with_should_panic() {
+    // with --rust-checks target the overflow check of `n - 1` is a goal: its failing outcome is
+    // the panic for n = i32::MIN
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("expint", dir.path());
+    let out = dir.path().join("out");
+    let r = run_ok(&krate, "expint", &out, &["--rust-checks", "target", "--max-execs", "5000", "--max-time", "0"]);
+    assert!(r["branches_total"].as_u64().unwrap() > 30, "{r}");
+    assert!(r["notes"][0].as_str().unwrap().contains("are goals"), "{}", r["notes"]);
+    let overflow = r["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["condition"] == "overflow(n - 1)")
+        .unwrap_or_else(|| panic!("no overflow(n - 1) site: {}", r["sites"]));
+    assert_eq!(overflow["outcomes"][0]["covered"], true, "{overflow}");
+    assert!(r["faults"]["crash"].as_u64().unwrap() >= 1, "{}", r["faults"]);
+    let t = std::fs::read_to_string(out.join("tests.rs")).unwrap();
+    assert!(t.contains("#[should_panic(expected = \"attempt to subtract with overflow\")]"), "{t}");
+    assert!(t.contains("expint::expint(i32::MIN, "), "{t}");
+    cargo_test(&krate, &[(&out, "evotest")]);
+}
+
+#[test]
+fn rust_checks_target_adds_the_check_outcomes_as_goals() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("triangle", dir.path());
+    let out = dir.path().join("out");
+    let r = run_ok(&krate, "triangle", &out, &["--rust-checks", "target", "--max-execs", "3000", "--max-time", "0"]);
+    // 11 sites of the C version and 3 overflow checks of `sa + sb` etc., which cannot fail
+    assert_eq!(r["branches_total"], 28);
+    assert_eq!(r["branches_covered"], 25, "{:?}", uncovered(&r));
+    assert!(uncovered(&r).iter().all(|(_, c, l)| c.starts_with("overflow(") && l == "true"), "{:?}", uncovered(&r));
+}
+
+#[test]
+fn rust_strings_slices_chars_and_bools() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("samples", dir.path());
+    let mut outs = vec![];
+    for (f, total) in [("kinds::strs", 2), ("kinds::slices", 6), ("kinds::flag_char", 4)] {
+        let out = dir.path().join(f.replace("::", "_"));
+        let r = run_ok(&krate, f, &out, &["--seed", "2", "--max-execs", "20000", "--max-time", "0"]);
+        assert_eq!(r["branches_total"], total, "{f}");
+        assert_eq!(r["branches_covered"], total, "{f}: uncovered {:?}", uncovered(&r));
+        outs.push((out, f.replace("::", "_")));
+    }
+    let outs: Vec<(&Path, &str)> = outs.iter().map(|(o, n)| (o.as_path(), n.as_str())).collect();
+    cargo_test(&krate, &outs);
+}
+
+#[test]
+fn rust_bad_input_gives_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("samples", dir.path());
+    let out = dir.path().join("out");
+    let check = |o: Output, wants: &[&str]| {
+        let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+        assert!(!o.status.success(), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        for w in wants {
+            assert!(err.contains(w), "{err} lacks {w}");
+        }
+    };
+    check(run_crate(&krate, "kinds::tuples", &out, &[]), &["parameter `t`", "(i32, u8)"]);
+    check(run_crate(&krate, "kinds::nope", &out, &[]), &["`kinds::nope` not found", "samples::kinds::strs"]);
+    check(run_crate(&krate, "kinds::generic", &out, &[]), &["is generic"]);
+    check(run_crate(&dir.path().join("nothing"), "f", &out, &[]), &["no Cargo.toml"]);
+}
+
+#[test]
+fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("fuzzshape", dir.path());
+    let corpus = dir.path().join("corpus");
+    let artifacts = dir.path().join("artifacts/");
+    let o = evotest()
+        .arg("fuzz")
+        .arg("--cargo-fuzz")
+        .arg(&krate)
+        .arg("fuzz_parse")
+        .arg(&corpus)
+        .args(["-runs=30000", "-seed=1", "-timeout=5", "-q", "--json"])
+        .arg(format!("-artifact_prefix={}", artifacts.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // exit status 1: a new unique crash (the fuzz target's `panic!("negative q")`)
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("fuzz_parse.rs:7"), "the crash signature names the panicking line: {err}");
+    let crashes: Vec<_> = std::fs::read_dir(&artifacts).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().starts_with("crash-")).collect();
+    assert!(!crashes.is_empty(), "{err}");
+    // the crash reproduces through the built executable, as with libFuzzer
+    let exe = krate.join("target/evotest/fuzz_parse");
+    let min = crashes.iter().map(|e| e.path()).min_by_key(|p| std::fs::metadata(p).unwrap().len()).unwrap();
+    let r = Command::new(&exe).arg(&min).output().unwrap();
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("negative q"), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(std::fs::read_dir(&corpus).unwrap().count() > 1);
+}
