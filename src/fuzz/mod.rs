@@ -18,11 +18,22 @@
 //! 4. Every few seconds the corpus directory is scanned for inputs other workers wrote (`-j N`,
 //!    or other machines sharing the directory), which are run and kept if they add coverage.
 //!
-//! Branch distances are recorded by the probes but do not steer this loop yet.
+//! 5. **Guidance** (on unless `--guidance off`, [`guide`]): every execution's branch distances
+//!    of the frontier outcomes (uncovered outcomes of sites where another outcome is covered) are
+//!    read, and an input that lowers one's best distance is kept in a distance pool. Directed
+//!    attempts ([`directed`]) on the frontier outcomes whose distance is improving run
+//!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019),
+//!    then the alternating variable method on the bytes that influence the distance ([`avm`],
+//!    Korel 1990). They get at most half of the executions; havoc keeps the rest (and mutates
+//!    pool inputs one pick in eight), so a stalled distance never traps the loop.
 
+pub mod avm;
 pub mod corpus;
 pub mod dict;
+mod directed;
 pub mod feedback;
+pub mod guide;
+pub mod i2s;
 pub mod minimize;
 pub mod mutate;
 pub mod stats;
@@ -35,6 +46,7 @@ use crate::util::write_atomic;
 use anyhow::{bail, Context, Result};
 use corpus::{sha1_hex, Corpus};
 use feedback::Feedback;
+use guide::{Guide, GuideStats, Stage};
 use mutate::Mutator;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -101,6 +113,9 @@ pub struct FuzzOptions {
     pub worker: Option<u32>,
     /// Stop at the first unique crash (as libFuzzer does by default).
     pub stop_on_crash: bool,
+    /// Branch distances and compared operands steer the loop (see module docs); off: plain
+    /// coverage-guided havoc.
+    pub guidance: bool,
 }
 
 impl FuzzOptions {
@@ -130,6 +145,7 @@ impl FuzzOptions {
             worker_args: vec![],
             worker: None,
             stop_on_crash: false,
+            guidance: true,
         }
     }
 
@@ -180,6 +196,9 @@ pub struct Summary {
     /// Each worker's last stats (with `-j`).
     pub worker_stats: Vec<Stats>,
     pub interrupted: bool,
+    /// Executions and outcomes first covered per stage (havoc, input-to-state, AVM, …) of this
+    /// worker.
+    pub guidance: GuideStats,
 }
 
 /// How an execution ended, for the fuzzer.
@@ -419,6 +438,16 @@ struct Fuzzer<'a> {
     unique: usize,
     /// Files other workers wrote into the corpus directory that this one ran.
     synced: usize,
+    /// Distance feedback and the directed stages' state.
+    guide: Guide,
+    /// The stage the executions belong to now.
+    stage: Stage,
+    /// The outcome a directed attempt aims at (site, outcome), and its fitness in the last
+    /// execution.
+    focus: Option<(u32, u32)>,
+    focus_fitness: f64,
+    /// Scratch space for operand logs.
+    ops: Vec<crate::trace::OperandRec>,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -494,6 +523,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
     let db = CrashDb::open(&state.join("crashes"))?;
     let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64);
+    let guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
     let mut f = Fuzzer {
         opts,
         s,
@@ -521,6 +551,11 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         children: vec![],
         unique: 0,
         synced: 0,
+        guide,
+        stage: Stage::Seed,
+        focus: None,
+        focus_fitness: guide::UNREACHED,
+        ops: vec![],
     };
     if opts.display != Display::Quiet && opts.worker.is_none() {
         f.monitor.println(&format!(
@@ -654,15 +689,32 @@ impl Fuzzer<'_> {
         }
         let st = self.stats(false);
         self.monitor.event("INITED", &st);
+        let guided = self.opts.guidance;
+        if guided {
+            self.guide.refresh(&self.fb);
+        }
         let mut last_tick = Instant::now();
         let mut last_sync = Instant::now();
         let mut since_reweigh = 0u32;
         let mut data = Vec::with_capacity(self.max_len);
         while !self.done() {
-            let fb = &self.fb;
-            let Some(i) = self.corpus.pick(&mut self.rng, fb) else { break };
+            // a directed attempt, while they have had no more executions than havoc
+            if guided && self.guide.stats.directed() <= self.guide.stats.execs_havoc {
+                if let Some(t) = self.guide.pick() {
+                    self.attempt(t)?;
+                    continue;
+                }
+            }
+            self.stage = Stage::Havoc;
+            let Some(i) = self.corpus.pick(&mut self.rng, &self.fb) else { break };
             data.clear();
-            data.extend_from_slice(&self.corpus.entries[i].data);
+            let pool = if guided && rand::Rng::random_range(&mut self.rng, 0..8) == 0 {
+                let r: [usize; 4] = std::array::from_fn(|_| rand::Rng::random::<u32>(&mut self.rng) as usize);
+                self.guide.pool_input(r)
+            } else {
+                None
+            };
+            data.extend_from_slice(pool.unwrap_or(&self.corpus.entries[i].data));
             let other = if self.corpus.len() > 1 {
                 let j = rand::Rng::random_range(&mut self.rng, 0..self.corpus.len());
                 Some(self.corpus.entries[j].data.as_slice())
@@ -721,12 +773,32 @@ impl Fuzzer<'_> {
     /// directory if `write`), triage a fault.
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<()> {
         let (outcome, exit) = self.s.run(data)?;
+        let mut new_outcomes = 0;
+        let mut was_new = false;
+        if self.opts.guidance && matches!(outcome, Outcome::Normal | Outcome::Crash) {
+            // distance feedback, before triage runs anything else (the coverage of a normal
+            // execution first joins the map, so that the frontier is current)
+            if outcome == Outcome::Normal && self.fb.is_new(&self.s.cov) {
+                was_new = true;
+                new_outcomes = self.fb.add(&self.s.cov).0;
+                self.guide.refresh(&self.fb);
+            }
+            let exec = &self.s.target.executor;
+            self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
+            if let Some((site, o)) = self.focus {
+                self.focus_fitness = Guide::fitness(site, o, &self.s.cov, |o| exec.last_distance(o));
+            }
+        } else if self.focus.is_some() {
+            self.focus_fitness = guide::UNREACHED;
+        }
         match outcome {
             Outcome::Stopped => {}
             Outcome::Normal => {
                 self.fb.count(&self.s.cov);
-                if self.fb.is_new(&self.s.cov) {
-                    self.fb.add(&self.s.cov);
+                if was_new || self.fb.is_new(&self.s.cov) {
+                    if !was_new {
+                        new_outcomes = self.fb.add(&self.s.cov).0;
+                    }
                     let outcomes = self.s.cov.outcomes.clone();
                     let dir = write.then_some(self.opts.corpus.as_path());
                     if self.corpus.add(data.to_vec(), outcomes, self.elapsed(), dir)? {
@@ -739,6 +811,9 @@ impl Fuzzer<'_> {
             }
             Outcome::Crash => self.on_crash(data, exit)?,
             Outcome::Timeout | Outcome::Oom => self.on_hang(data, outcome)?,
+        }
+        if outcome != Outcome::Stopped {
+            self.guide.stats.count(self.stage, new_outcomes);
         }
         Ok(())
     }
@@ -753,6 +828,7 @@ impl Fuzzer<'_> {
             .filter(|(n, _)| !n.starts_with('.') && !self.corpus.knows(n))
             .collect();
         new.sort();
+        let stage = std::mem::replace(&mut self.stage, Stage::Seed);
         for (name, path) in new {
             if self.done() {
                 break;
@@ -761,8 +837,12 @@ impl Fuzzer<'_> {
             let Ok(mut data) = std::fs::read(&path) else { continue };
             data.truncate(self.max_len);
             self.synced += 1;
-            self.evaluate(&data, false)?;
+            if let Err(e) = self.evaluate(&data, false) {
+                self.stage = stage;
+                return Err(e);
+            }
         }
+        self.stage = stage;
         Ok(())
     }
 
@@ -1004,6 +1084,7 @@ impl Fuzzer<'_> {
             workers: self.opts.jobs.max(1),
             worker_stats,
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
+            guidance: self.guide.finish(),
         })
     }
 }
