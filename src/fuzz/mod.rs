@@ -849,6 +849,7 @@ impl Fuzzer<'_> {
     /// Triage a crashing input (see module docs).
     fn on_crash(&mut self, data: &[u8], exit: ExitKind) -> Result<()> {
         self.crashes_total += 1;
+        let found_at = self.s.executions;
         let mut report = self.s.report(exit);
         let raw = report.raw_key();
         if self.raw_keys.contains_key(&raw) {
@@ -888,6 +889,7 @@ impl Fuzzer<'_> {
             minimized: false,
             reproduced,
             found_seconds: self.elapsed().as_secs_f64(),
+            found_executions: found_at,
             worker: self.worker.clone(),
             report: format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
         };

@@ -389,6 +389,9 @@ pub struct CrashRecord {
     pub reproduced: bool,
     /// Seconds since the start of the run that found it.
     pub found_seconds: f64,
+    /// Executions of the worker that found it, up to and including the crashing one.
+    #[serde(default)]
+    pub found_executions: u64,
     /// Which worker found it.
     pub worker: String,
     /// The first lines of the report.
@@ -533,6 +536,7 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             minimized: false,
             reproduced: true,
             found_seconds: 0.5,
+            found_executions: 0,
             worker: "w".into(),
             report: String::new(),
         };
