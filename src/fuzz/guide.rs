@@ -5,11 +5,13 @@
 //!
 //! The fitness of frontier outcome `o` of site `s` for one execution is `d / (d + 1)` when `s`
 //! ran, `d` being the minimum branch distance of `o` over the execution (Korel 1990; Tracey et al.
-//! 1998), and [`UNREACHED`] when `s` did not run. It lies in `[0, 1)` for a reached site and is 0
-//! exactly when the outcome was taken. This is libFuzzer's value profile with real branch
-//! distance in place of the Hamming distance of compared values: an input that *strictly* lowers
-//! an outcome's best fitness is kept, in a pool of at most [`POOL_CAP`] inputs per outcome, so
-//! that the corpus does not grow with it.
+//! 1998). It lies in `[0, 1)` for a reached site and is 0 exactly when the outcome was taken.
+//! When `s` did not run, a directed attempt (which knows the CFG of `s`'s function) adds the
+//! approach level ([`Guide::fitness`]): 1 or more. The distance feedback of every execution
+//! uses reached sites only: this is libFuzzer's value profile with real branch distance in place
+//! of the Hamming distance of compared values. An input that *strictly* lowers an outcome's best
+//! fitness is kept, in a pool of at most [`POOL_CAP`] inputs per outcome, so that the corpus does
+//! not grow with it.
 //!
 //! **Scheduling.** A frontier outcome is *eligible* for a directed attempt when some input reached
 //! its site and it is not *stalled*. An attempt that does not lower the outcome's best fitness
@@ -243,13 +245,27 @@ impl Guide {
     }
 
     /// The fitness of outcome `outcome` of site `site` in an execution of coverage `cov` (sites
-    /// in order) whose distances are `dist`.
-    pub fn fitness(site: u32, outcome: u32, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>) -> f64 {
-        if cov.sites.binary_search_by_key(&site, |&(s, _)| s).is_ok() {
-            dist(outcome).map_or(1.0, normalise)
-        } else {
-            UNREACHED
+    /// in order) whose distances are `dist`, with the approach level (Wegener, Baresel & Sthamer 2001) when the site
+    /// did not run: `ladder[i]` holds the (site, outcome) control dependences at approach level
+    /// `i + 1` (from `cfg::Cfg::ladder`), and the fitness is `i + 1 + d/(d+1)` for the first level
+    /// with an executed site, `d` the least distance of its outcomes there; `ladder.len() + 1`
+    /// when none ran (the function was not reached). Without a ladder, an unreached site is
+    /// [`UNREACHED`].
+    pub fn fitness(site: u32, outcome: u32, ladder: &[Vec<(u32, u32)>], cov: &Coverage, dist: impl Fn(u32) -> Option<f64>) -> f64 {
+        let ran = |s: u32| cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok();
+        if ran(site) {
+            return dist(outcome).map_or(1.0, normalise);
         }
+        if ladder.is_empty() {
+            return UNREACHED;
+        }
+        for (i, level) in ladder.iter().enumerate() {
+            let best = level.iter().filter(|&&(s, _)| ran(s)).filter_map(|&(_, o)| dist(o)).map(normalise).reduce(f64::min);
+            if let Some(b) = best {
+                return (i + 1) as f64 + b;
+            }
+        }
+        (ladder.len() + 1) as f64
     }
 
     /// The target to attempt next (see module docs), or `None` when no outcome is eligible.
@@ -312,6 +328,18 @@ impl Guide {
 mod tests {
     use super::*;
 
+    #[test]
+    fn approach_level_counts_the_control_dependences_missed() {
+        // site 5 (outcomes 10, 11) depends on site 3 taking outcome 6, which depends on site 1
+        // taking outcome 2
+        let ladder = vec![vec![(3, 6)], vec![(1, 2)]];
+        let dist = |o: u32| Some(if o == 2 { 1.0 } else { 3.0 });
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist), 0.75);
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist), 1.75);
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1], &[]), dist), 2.5);
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[], &[]), dist), 3.0);
+    }
+
     fn cov(sites: &[u32], outcomes: &[u32]) -> Coverage {
         Coverage { sites: sites.iter().map(|&s| (s, 1)).collect(), outcomes: outcomes.to_vec() }
     }
@@ -344,8 +372,8 @@ mod tests {
         assert_eq!(t.pool, vec![vec![4], vec![5], vec![6], vec![7]]);
         // an execution that does not reach the site changes nothing
         assert_eq!(g.observe(&cov(&[], &[]), |_| Some(0.0), &[9]), 0);
-        assert_eq!(Guide::fitness(0, 1, &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
-        assert_eq!(Guide::fitness(0, 1, &c, |_| Some(3.0)), 0.75);
+        assert_eq!(Guide::fitness(0, 1, &[], &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
+        assert_eq!(Guide::fitness(0, 1, &[], &c, |_| Some(3.0)), 0.75);
     }
 
     #[test]

@@ -442,10 +442,11 @@ struct Fuzzer<'a> {
     guide: Guide,
     /// The stage the executions belong to now.
     stage: Stage,
-    /// The outcome a directed attempt aims at (site, outcome), and its fitness in the last
-    /// execution.
-    focus: Option<(u32, u32)>,
+    /// The outcome a directed attempt aims at, and its fitness in the last execution.
+    focus: Option<directed::Focus>,
     focus_fitness: f64,
+    /// The CFGs of the functions that held a focus, by function index.
+    cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
 }
@@ -554,7 +555,8 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         guide,
         stage: Stage::Seed,
         focus: None,
-        focus_fitness: guide::UNREACHED,
+        focus_fitness: f64::INFINITY,
+        cfgs: Default::default(),
         ops: vec![],
     };
     if opts.display != Display::Quiet && opts.worker.is_none() {
@@ -785,11 +787,12 @@ impl Fuzzer<'_> {
             }
             let exec = &self.s.target.executor;
             self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
-            if let Some((site, o)) = self.focus {
-                self.focus_fitness = Guide::fitness(site, o, &self.s.cov, |o| exec.last_distance(o));
+            if let Some(f) = &self.focus {
+                self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
             }
         } else if self.focus.is_some() {
-            self.focus_fitness = guide::UNREACHED;
+            // a timeout or out-of-memory kill: its partial coverage says nothing
+            self.focus_fitness = f64::INFINITY;
         }
         match outcome {
             Outcome::Stopped => {}
