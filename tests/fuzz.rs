@@ -441,3 +441,19 @@ fn guidance_solves_byte_compares_faster_than_havoc() {
         assert_eq!(off, None, "seed {seed}: havoc alone found BUG! in 2000 executions");
     }
 }
+
+#[test]
+fn input_to_state_takes_a_switch_case_and_a_float_equality() {
+    let d = tempfile::tempdir().unwrap();
+    harness("switch_float.c", d.path());
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
+        assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
+        // the switch's two cases, then (after the case 0x1BADB002) the float compare's false outcome
+        assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 2, "seed {seed}: {s:#}");
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        let bytes = std::fs::read(art).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0x1BADB002);
+        assert_eq!(f64::from_le_bytes(bytes[4..12].try_into().unwrap()), -0.0025);
+    }
+}
