@@ -776,13 +776,13 @@ impl Fuzzer<'_> {
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<()> {
         let (outcome, exit) = self.s.run(data)?;
         let mut new_outcomes = 0;
-        let mut was_new = false;
+        let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
+        if is_new {
+            new_outcomes = self.fb.add(&self.s.cov).0;
+        }
         if self.opts.guidance && matches!(outcome, Outcome::Normal | Outcome::Crash) {
-            // distance feedback, before triage runs anything else (the coverage of a normal
-            // execution first joins the map, so that the frontier is current)
-            if outcome == Outcome::Normal && self.fb.is_new(&self.s.cov) {
-                was_new = true;
-                new_outcomes = self.fb.add(&self.s.cov).0;
+            // distance feedback, before triage runs anything else, on a current frontier
+            if is_new {
                 self.guide.refresh(&self.fb);
             }
             let exec = &self.s.target.executor;
@@ -798,10 +798,7 @@ impl Fuzzer<'_> {
             Outcome::Stopped => {}
             Outcome::Normal => {
                 self.fb.count(&self.s.cov);
-                if was_new || self.fb.is_new(&self.s.cov) {
-                    if !was_new {
-                        new_outcomes = self.fb.add(&self.s.cov).0;
-                    }
+                if is_new {
                     let outcomes = self.s.cov.outcomes.clone();
                     let dir = write.then_some(self.opts.corpus.as_path());
                     if self.corpus.add(data.to_vec(), outcomes, self.elapsed(), dir)? {
