@@ -346,6 +346,8 @@ fn bad_fuzz_input_gets_one_line_errors() {
         (vec!["fuzz", "/bin/true", "corpus", "-timeout=abc"], "not a number"),
         (vec!["fuzz", "/bin/true", "corpus", "-max_len=0"], "max_len"),
         (vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"], "no such seed"),
+        (vec!["fuzz", "/bin/true", "corpus", "--guidance=maybe"], "possible values: on, off"),
+        (vec!["fuzz", "/bin/true", "corpus", "-guidance=2"], "possible values: on, off"),
     ];
     for (args, want) in cases {
         let o = evotest().current_dir(d.path()).args(&args).output().unwrap();
@@ -455,5 +457,16 @@ fn input_to_state_takes_a_switch_case_and_a_float_equality() {
         let bytes = std::fs::read(art).unwrap();
         assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0x1BADB002);
         assert_eq!(f64::from_le_bytes(bytes[4..12].try_into().unwrap()), -0.0025);
+    }
+}
+
+#[test]
+fn input_to_state_passes_a_checksum_computed_in_the_harness() {
+    let d = tempfile::tempdir().unwrap();
+    harness("crc.c", d.path());
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
+        assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
+        assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {s:#}");
     }
 }
