@@ -470,3 +470,19 @@ fn input_to_state_passes_a_checksum_computed_in_the_harness() {
         assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {s:#}");
     }
 }
+
+#[test]
+fn a_stalled_distance_does_not_trap_the_fuzzer() {
+    let d = tempfile::tempdir().unwrap();
+    harness("stall.c", d.path());
+    let (_, on) = fuzz(d.path(), &["harness", "on", "-seed=1", "-runs=20000"]);
+    let (_, off) = fuzz(d.path(), &["harness", "off", "-seed=1", "-runs=20000", "--guidance=off"]);
+    let g = &on["guidance"];
+    // the hashed compare stays uncovered: its attempts stall, and havoc keeps most executions
+    assert_eq!(g["frontier"], 1, "{g:#}");
+    assert!(g["attempts"].as_u64().unwrap() > g["attempts_won"].as_u64().unwrap(), "{g:#}");
+    let havoc = g["execs_havoc"].as_u64().unwrap();
+    let directed = g["execs_i2s"].as_u64().unwrap() + g["execs_influence"].as_u64().unwrap() + g["execs_avm"].as_u64().unwrap();
+    assert!(havoc >= 10_000 && havoc >= directed, "havoc {havoc}, directed {directed}: {g:#}");
+    assert!(on["outcomes_covered"].as_u64() >= off["outcomes_covered"].as_u64(), "on {on:#}\noff {off:#}");
+}
