@@ -19,18 +19,56 @@
 use anyhow::Result;
 use rand::Rng;
 
-/// An integer field of an input: `width` bytes at `offset`, in either byte order.
+/// A field of an input: `width` bytes at `offset`, in either byte order, read as an unsigned
+/// integer, or (`float`, 4 or 8 bytes) as an `f32`/`f64` through its ordered key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field {
     pub offset: usize,
     /// 1, 2, 4 or 8 bytes.
     pub width: usize,
     pub big_endian: bool,
+    /// The value is the float's ordered key ([`float_key`]): moves of ±1 are steps of one ulp,
+    /// and doubling steps cross binades, so that 1e300 reaches [0, 10] in about a hundred moves.
+    pub float: bool,
+}
+
+/// The ordered key of the `bits`-bit float pattern `r` (32 or 64): an unsigned integer in the
+/// order of the floats' values (−NaN < −∞ < … < −0 < +0 < … < +∞ < +NaN).
+pub fn float_key(r: u64, bits: u32) -> u64 {
+    let sign = 1u64 << (bits - 1);
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if r & sign != 0 { !r & mask } else { r | sign }
+}
+
+/// The float pattern of ordered key `k` (the inverse of [`float_key`]).
+pub fn float_from_key(k: u64, bits: u32) -> u64 {
+    let sign = 1u64 << (bits - 1);
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if k & sign != 0 { k & !sign & mask } else { !k & mask }
 }
 
 impl Field {
-    /// The field's value in `data` (zero-extended to 64 bits); 0 if it lies outside.
+    /// An integer field.
+    pub fn int(offset: usize, width: usize, big_endian: bool) -> Field {
+        Field { offset, width, big_endian, float: false }
+    }
+
+    /// The field's value in `data` (zero-extended to 64 bits, or the float's ordered key); 0 if
+    /// it lies outside.
     pub fn get(&self, data: &[u8]) -> u64 {
+        let r = self.raw(data);
+        if self.float { float_key(r, 8 * self.width as u32) } else { r }
+    }
+
+    /// Write value `v` (the low `width` bytes, or the float of ordered key `v`) into `data`
+    /// (nothing if the field lies outside).
+    pub fn set(&self, data: &mut [u8], v: u64) {
+        let v = if self.float { float_from_key(v & self.mask(), 8 * self.width as u32) } else { v };
+        self.set_raw(data, v);
+    }
+
+    /// The bytes as an unsigned integer.
+    fn raw(&self, data: &[u8]) -> u64 {
         let Some(b) = data.get(self.offset..self.offset + self.width) else { return 0 };
         let mut le = [0u8; 8];
         le[..self.width].copy_from_slice(b);
@@ -40,14 +78,27 @@ impl Field {
         u64::from_le_bytes(le)
     }
 
-    /// Write the low `width` bytes of `v` into `data` (nothing if the field lies outside).
-    pub fn set(&self, data: &mut [u8], v: u64) {
+    /// Write the low `width` bytes of `v`.
+    fn set_raw(&self, data: &mut [u8], v: u64) {
         let Some(b) = data.get_mut(self.offset..self.offset + self.width) else { return };
         let le = v.to_le_bytes();
         b.copy_from_slice(&le[..self.width]);
         if self.big_endian {
             b.reverse();
         }
+    }
+
+    /// The exploratory moves (direction, step): ±1 first; for an 8-byte field or an `f32`, also
+    /// larger steps (tried only when the smaller ones fail), because a step of one ulp or one unit
+    /// far from the target changes the normalised fitness by less than its rounding.
+    fn exploratory(&self) -> Vec<(i64, i64)> {
+        let mut bases = vec![1i64];
+        if self.width == 8 {
+            bases.extend([1 << 24, 1 << 48]);
+        } else if self.width == 4 && self.float {
+            bases.push(1 << 12);
+        }
+        bases.into_iter().flat_map(|b| [(1, b), (-1, b)]).collect()
     }
 
     /// The mask of the field's width.
@@ -125,9 +176,10 @@ where
     Ok(Some(out))
 }
 
-/// The integer fields of the runs of consecutive `positions` (see module docs): for a run of
-/// length `L`, the chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
-/// big-endian), then, when `w > 1`, its single bytes.
+/// The fields of the runs of consecutive `positions` (see module docs): for a run of length `L`,
+/// the integer chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
+/// big-endian); when `w` is 4 or 8, the same chunks as floats (`f32`/`f64` ordered keys); then,
+/// when `w > 1`, its single bytes.
 pub fn fields(positions: &[usize]) -> Vec<Field> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for &p in positions {
@@ -146,16 +198,26 @@ pub fn fields(positions: &[usize]) -> Vec<Field> {
             let mut o = s;
             while o < s + l {
                 let width = if o + w <= s + l { w } else { [4, 2, 1].into_iter().find(|&x| o + x <= s + l).unwrap_or(1) };
-                let f = Field { offset: o, width, big_endian: big && width > 1 };
+                let f = Field::int(o, width, big && width > 1);
                 if !out.contains(&f) {
                     out.push(f);
                 }
                 o += width;
             }
         }
+        // runs of a float's width: its ordered key too
+        if w >= 4 {
+            for big in [false, true] {
+                for o in (s..s + l).step_by(w) {
+                    if o + w <= s + l {
+                        out.push(Field { offset: o, width: w, big_endian: big, float: true });
+                    }
+                }
+            }
+        }
         if w > 1 {
             for o in s..s + l {
-                let f = Field { offset: o, width: 1, big_endian: false };
+                let f = Field::int(o, 1, false);
                 if !out.contains(&f) {
                     out.push(f);
                 }
@@ -241,7 +303,11 @@ impl Avm {
         loop {
             let v = f.get(&self.data);
             let mut moved = false;
-            for dir in [1i64, -1] {
+            for (dir, base) in f.exploratory() {
+                if moved {
+                    break;
+                }
+                let dir = dir * base;
                 let mut y = self.data.clone();
                 f.set(&mut y, v.wrapping_add(dir as u64) & mask);
                 let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
@@ -292,16 +358,16 @@ mod tests {
     #[test]
     fn fields_get_and_set_in_both_byte_orders() {
         let mut d = vec![0u8; 6];
-        let le = Field { offset: 1, width: 4, big_endian: false };
+        let le = Field::int(1, 4, false);
         le.set(&mut d, 0xDEADBEEF);
         assert_eq!(d, [0, 0xef, 0xbe, 0xad, 0xde, 0]);
         assert_eq!(le.get(&d), 0xDEADBEEF);
-        let be = Field { offset: 4, width: 2, big_endian: true };
+        let be = Field::int(4, 2, true);
         be.set(&mut d, 0x1234);
         assert_eq!(&d[4..], &[0x12, 0x34]);
         assert_eq!(be.get(&d), 0x1234);
         // outside the input: nothing, never a panic
-        let out = Field { offset: 5, width: 4, big_endian: false };
+        let out = Field::int(5, 4, false);
         out.set(&mut d, 1);
         assert_eq!(out.get(&d), 0);
     }
@@ -309,18 +375,75 @@ mod tests {
     #[test]
     fn runs_of_influencing_bytes_become_fields() {
         let f = fields(&[0, 1, 2, 3, 7]);
-        let l = |o, w, b| Field { offset: o, width: w, big_endian: b };
-        assert_eq!(f, vec![l(0, 4, false), l(0, 4, true), l(0, 1, false), l(1, 1, false), l(2, 1, false), l(3, 1, false), l(7, 1, false)]);
+        let l = Field::int;
+        let fl = |o, w, b| Field { offset: o, width: w, big_endian: b, float: true };
+        assert_eq!(
+            f,
+            vec![
+                l(0, 4, false),
+                l(0, 4, true),
+                fl(0, 4, false),
+                fl(0, 4, true),
+                l(0, 1, false),
+                l(1, 1, false),
+                l(2, 1, false),
+                l(3, 1, false),
+                l(7, 1, false)
+            ]
+        );
         let f = fields(&[2, 3, 4]);
         assert_eq!(f[..4], [l(2, 2, false), l(4, 1, false), l(2, 2, true), l(2, 1, false)]);
+    }
+
+    #[test]
+    fn float_keys_follow_the_order_of_values() {
+        let xs = [f64::NEG_INFINITY, -1e300, -2.5, -0.0, 0.0, 1e-300, 1.0, 1e300, f64::INFINITY];
+        let keys: Vec<u64> = xs.iter().map(|x| float_key(x.to_bits(), 64)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        for x in xs {
+            assert_eq!(float_from_key(float_key(x.to_bits(), 64), 64), x.to_bits());
+        }
+        let ys = [-3.5f32, -0.0, 0.0, 2.0, 1e30];
+        let keys: Vec<u64> = ys.iter().map(|y| float_key(y.to_bits() as u64, 32)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]) && keys.iter().all(|&k| k <= u32::MAX as u64), "{keys:?}");
+        // a field reads and writes through the key
+        let f = Field { offset: 0, width: 8, big_endian: false, float: true };
+        let mut d = (-2.5f64).to_le_bytes().to_vec();
+        let k = f.get(&d);
+        f.set(&mut d, k + 1);
+        assert_eq!(f64::from_le_bytes(d[..8].try_into().unwrap()), (-2.5f64).next_up());
+    }
+
+    /// `x` near 1e300 must fall into [0, 10]: the fitness is the distance to the interval
+    fn interval(d: &[u8]) -> f64 {
+        let x = f64::from_le_bytes(d[..8].try_into().unwrap());
+        let dist = if x.is_nan() { f64::MAX } else if x < 0.0 { -x } else if x > 10.0 { x - 10.0 } else { 0.0 };
+        crate::fuzz::guide::normalise(dist)
+    }
+
+    #[test]
+    fn avm_moves_a_float_across_binades() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let d = 1e300f64.to_le_bytes().to_vec();
+        let fl = Field { offset: 0, width: 8, big_endian: false, float: true };
+        let mut avm = Avm { fields: vec![fl], best: interval(&d), data: d, budget: 1000 };
+        let mut n = 0;
+        let end = avm
+            .run(&mut rng, |y| {
+                n += 1;
+                Ok(Some(interval(y)))
+            })
+            .unwrap();
+        assert_eq!(end, End::Done(0.0));
+        assert!(n <= 200, "{n} evaluations");
+        eprintln!("1e300 into [0, 10] in {n} evaluations");
     }
 
     /// fitness of `x * 6 + 4 == 2000002` over a little-endian u32 at offset 2, d/(d+1)
     fn relation(d: &[u8]) -> f64 {
         let x = u32::from_le_bytes(d[2..6].try_into().unwrap());
         let v = x.wrapping_mul(6).wrapping_add(4) as f64;
-        let dist = (v - 2000002.0).abs();
-        dist / (dist + 1.0)
+        crate::fuzz::guide::normalise((v - 2000002.0).abs())
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! and the inputs that reached it (the distance pool), and the state that schedules directed
 //! attempts on them.
 //!
-//! The fitness of frontier outcome `o` of site `s` for one execution is `d / (d + 1)` when `s`
-//! ran, `d` being the minimum branch distance of `o` over the execution (Korel 1990; Tracey et al.
-//! 1998). It lies in `[0, 1)` for a reached site and is 0 exactly when the outcome was taken.
+//! The fitness of frontier outcome `o` of site `s` for one execution is the normalised distance
+//! `l / (l + 1)`, `l = ln(1 + d)`, when `s` ran, `d` being the minimum branch distance of `o` over
+//! the execution (Korel 1990; Tracey et al. 1998); see [`normalise`] for why not `d / (d + 1)`.
+//! It lies in `[0, 1)` for a reached site and is 0 exactly when the outcome was taken.
 //! When `s` did not run, a directed attempt (which knows the CFG of `s`'s function) adds the
 //! approach level ([`Guide::fitness`]): 1 or more. The distance feedback of every execution
 //! uses reached sites only: this is libFuzzer's value profile with real branch distance in place
@@ -32,15 +33,16 @@ pub const POOL_CAP: usize = 4;
 /// own distance still does).
 pub const MAX_STALLS: u32 = 3;
 
-/// The fitness `d / (d + 1)` of branch distance `d` of a reached site (see module docs).
+/// The fitness `l / (l + 1)` of branch distance `d` of a reached site, with `l = ln(1 + d)` (see
+/// module docs): in `[0, 1)`, 0 exactly for `d = 0`, and increasing in `d`. The logarithm keeps
+/// distances apart that `d / (d + 1)` rounds to the same `f64` (every `d` above about 1e16, as a
+/// 64-bit magic value or a float near 1e300 gives), so the AVM's pattern moves still see a slope.
 pub fn normalise(d: f64) -> f64 {
-    if d.is_nan() {
+    if d.is_nan() || d == f64::INFINITY {
         1.0
-    } else if d.is_infinite() {
-        if d > 0.0 { 1.0 } else { 0.0 }
     } else {
-        let d = d.max(0.0);
-        d / (d + 1.0)
+        let l = d.max(0.0).ln_1p();
+        l / (l + 1.0)
     }
 }
 
@@ -334,14 +336,24 @@ mod tests {
         // taking outcome 2
         let ladder = vec![vec![(3, 6)], vec![(1, 2)]];
         let dist = |o: u32| Some(if o == 2 { 1.0 } else { 3.0 });
-        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist), 0.75);
-        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist), 1.75);
-        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1], &[]), dist), 2.5);
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist), normalise(3.0));
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist), 1.0 + normalise(3.0));
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1], &[]), dist), 2.0 + normalise(1.0));
         assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[], &[]), dist), 3.0);
     }
 
     fn cov(sites: &[u32], outcomes: &[u32]) -> Coverage {
         Coverage { sites: sites.iter().map(|&s| (s, 1)).collect(), outcomes: outcomes.to_vec() }
+    }
+
+    #[test]
+    fn normalised_distances_keep_their_order_at_every_magnitude() {
+        let ds = [0.0, 1e-300, 0.5, 1.0, 2.0, 1e6, 1e16, 1e17, 1e300, f64::MAX];
+        let f: Vec<f64> = ds.iter().map(|&d| normalise(d)).collect();
+        assert_eq!(f[0], 0.0);
+        assert!(f.windows(2).all(|w| w[0] < w[1]), "{f:?}");
+        assert!(f.iter().all(|&x| x < 1.0));
+        assert_eq!((normalise(f64::NAN), normalise(f64::INFINITY)), (1.0, 1.0));
     }
 
     #[test]
@@ -373,7 +385,7 @@ mod tests {
         // an execution that does not reach the site changes nothing
         assert_eq!(g.observe(&cov(&[], &[]), |_| Some(0.0), &[9]), 0);
         assert_eq!(Guide::fitness(0, 1, &[], &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
-        assert_eq!(Guide::fitness(0, 1, &[], &c, |_| Some(3.0)), 0.75);
+        assert_eq!(Guide::fitness(0, 1, &[], &c, |_| Some(3.0)), normalise(3.0));
     }
 
     #[test]
