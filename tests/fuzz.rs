@@ -413,8 +413,8 @@ fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
 fn branch_distance_solves_an_arithmetic_relation_that_havoc_does_not() {
     let d = tempfile::tempdir().unwrap();
     harness("relation.c", d.path());
-    // x * 6 + 4 == 2000002 over a 4-byte x: guidance within 3,000 executions (it takes 130 to
-    // 700 on seeds 1–5); havoc alone finds nothing in 100,000 on seeds 1–5
+    // x * 6 + 4 == 2000002 over a 4-byte x: guidance within 3,000 executions (it takes 160 to
+    // 560 on seeds 1–5); havoc alone finds nothing in 100,000 on seeds 1–5
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 3000, "on");
         let at = found.unwrap_or_else(|| panic!("seed {seed}: guidance found no crash in 3000 executions: {s:#}"));
@@ -491,7 +491,7 @@ fn a_stalled_distance_does_not_trap_the_fuzzer() {
 fn branch_distance_moves_a_double_to_a_root() {
     let d = tempfile::tempdir().unwrap();
     harness("float_root.c", d.path());
-    // |x * x - 2| < 1e-9: guidance in 2,400 to 3,500 executions on seeds 1–5; havoc alone finds
+    // |x * x - 2| < 1e-9: guidance in 310 to 2,500 executions on seeds 1–5; havoc alone finds
     // nothing in 100,000 on seeds 1–3
     for seed in 1..=2 {
         let (found, s) = execs_to_crash(d.path(), seed, 10_000, "on");

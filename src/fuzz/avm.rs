@@ -179,8 +179,10 @@ where
 /// The fields of the runs of consecutive `positions` (see module docs): for a run of length `L`,
 /// the integer chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
 /// big-endian); when `w` is 4 or 8, the same chunks as floats (`f32`/`f64` ordered keys); then,
-/// when `w > 1`, its single bytes.
-pub fn fields(positions: &[usize]) -> Vec<Field> {
+/// for a run of 2 to 7 bytes, the 4- and 8-byte windows (integer and float) that end where it
+/// ends (little-endian) or start where it starts (big-endian), within an input of `len` bytes;
+/// then, when `w > 1`, its single bytes.
+pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for &p in positions {
         match runs.last_mut() {
@@ -212,6 +214,29 @@ pub fn fields(positions: &[usize]) -> Vec<Field> {
                     if o + w <= s + l {
                         out.push(Field { offset: o, width: w, big_endian: big, float: true });
                     }
+                }
+            }
+        }
+        // a run of 2 to 7 bytes may be the high bytes of a wider number whose low bytes did not
+        // move the distance (a double's low mantissa): the wider windows that end where a
+        // little-endian run ends, or start where a big-endian run starts
+        if l >= 2 {
+            for wide in [4, 8] {
+                if wide <= l {
+                    continue;
+                }
+                let mut add = |f: Field| {
+                    if !out.contains(&f) {
+                        out.push(f);
+                    }
+                };
+                if s + l >= wide {
+                    add(Field::int(s + l - wide, wide, false));
+                    add(Field { offset: s + l - wide, width: wide, big_endian: false, float: true });
+                }
+                if s + wide <= len {
+                    add(Field::int(s, wide, true));
+                    add(Field { offset: s, width: wide, big_endian: true, float: true });
                 }
             }
         }
@@ -269,12 +294,22 @@ impl Avm {
             if self.budget == 0 {
                 return Ok(End::Done(self.best));
             }
-            // a local optimum: restart the widest field from a random value of random magnitude
-            let f = *self.fields.iter().max_by_key(|f| f.width).unwrap_or(&self.fields[0]);
-            let bits = rng.random_range(1..=8 * f.width as u32);
-            let v = rng.random::<u64>() & (if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 });
+            // a local optimum: restart one of the widest fields from a random value of random
+            // magnitude (a float: of a random binade between 2^-32 and 2^32, either sign)
+            let widest = self.fields.iter().map(|f| f.width).max().unwrap_or(1);
+            let cands: Vec<Field> = self.fields.iter().filter(|f| f.width == widest).copied().collect();
+            let f = cands[rng.random_range(0..cands.len())];
             let mut y = self.data.clone();
-            f.set(&mut y, v);
+            if f.float {
+                let m: f64 = rng.random::<f64>() + 1.0;
+                let x = m * 2f64.powi(rng.random_range(-32..=32)) * if rng.random::<bool>() { 1.0 } else { -1.0 };
+                let bits = if f.width == 8 { x.to_bits() } else { (x as f32).to_bits() as u64 };
+                f.set(&mut y, float_key(bits, 8 * f.width as u32));
+            } else {
+                let bits = rng.random_range(1..=8 * f.width as u32);
+                let v = rng.random::<u64>() & (if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 });
+                f.set(&mut y, v);
+            }
             let Some(fy) = self.eval(&y, &mut eval)? else { return Ok(End::Stopped) };
             // the restart point becomes the current one even if it is worse
             self.data = y;
@@ -374,7 +409,7 @@ mod tests {
 
     #[test]
     fn runs_of_influencing_bytes_become_fields() {
-        let f = fields(&[0, 1, 2, 3, 7]);
+        let f = fields(&[0, 1, 2, 3, 7], 8);
         let l = Field::int;
         let fl = |o, w, b| Field { offset: o, width: w, big_endian: b, float: true };
         assert_eq!(
@@ -384,6 +419,8 @@ mod tests {
                 l(0, 4, true),
                 fl(0, 4, false),
                 fl(0, 4, true),
+                l(0, 8, true),
+                fl(0, 8, true),
                 l(0, 1, false),
                 l(1, 1, false),
                 l(2, 1, false),
@@ -391,8 +428,13 @@ mod tests {
                 l(7, 1, false)
             ]
         );
-        let f = fields(&[2, 3, 4]);
-        assert_eq!(f[..4], [l(2, 2, false), l(4, 1, false), l(2, 2, true), l(2, 1, false)]);
+        let f = fields(&[2, 3, 4], 8);
+        assert_eq!(f[..3], [l(2, 2, false), l(4, 1, false), l(2, 2, true)]);
+        assert!(f.contains(&l(1, 4, false)) && f.contains(&l(2, 4, true)) && f.contains(&l(2, 1, false)), "{f:?}");
+        // the high bytes of a little-endian double at 0: its 8-byte window ending at byte 6
+        let f = fields(&[5, 6, 7], 8);
+        assert!(f.contains(&Field { offset: 0, width: 8, big_endian: false, float: true }), "{f:?}");
+        assert!(f.contains(&Field::int(0, 8, false)) && !f.iter().any(|x| x.offset + x.width > 8), "{f:?}");
     }
 
     #[test]
@@ -464,7 +506,7 @@ mod tests {
     fn avm_solves_an_arithmetic_relation_by_distance() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8, 0, 1, 2, 3, 0, 0];
-        let mut avm = Avm { fields: fields(&[2, 3, 4, 5]), best: relation(&d), data: d, budget: 5000 };
+        let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d, budget: 5000 };
         let mut n = 0;
         let end = avm
             .run(&mut rng, |y| {
@@ -481,7 +523,7 @@ mod tests {
     fn avm_stops_when_told_and_when_the_budget_is_spent() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8, 0, 1, 2, 3, 0, 0];
-        let mut avm = Avm { fields: fields(&[2, 3, 4, 5]), best: relation(&d), data: d.clone(), budget: 10 };
+        let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d.clone(), budget: 10 };
         let mut n = 0;
         let end = avm
             .run(&mut rng, |y| {
@@ -491,7 +533,7 @@ mod tests {
             .unwrap();
         assert_eq!(end, End::Stopped);
         assert_eq!(n, 10);
-        let mut avm = Avm { fields: fields(&[2]), best: relation(&d), data: d, budget: 100 };
+        let mut avm = Avm { fields: fields(&[2], 7), best: relation(&d), data: d, budget: 100 };
         assert_eq!(avm.run(&mut rng, |_| Ok(None)).unwrap(), End::Stopped);
     }
 }

@@ -108,7 +108,7 @@ impl Fuzzer<'_> {
         }
         self.stage = Stage::Avm;
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
-        let mut search = Avm { fields: avm::fields(&pos), data: cur, best: cur_f, budget: AVM_EXECS };
+        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: AVM_EXECS };
         search.run(&mut rng, |y| self.probe(y))?;
         Ok(())
     }
