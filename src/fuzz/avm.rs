@@ -23,9 +23,11 @@ use rand::Rng;
 /// integer, or (`float`, 4 or 8 bytes) as an `f32`/`f64` through its ordered key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field {
+    /// Offset of its first byte in the input.
     pub offset: usize,
     /// 1, 2, 4 or 8 bytes.
     pub width: usize,
+    /// Most significant byte first.
     pub big_endian: bool,
     /// The value is the float's ordered key ([`float_key`]): moves of ±1 are steps of one ulp,
     /// and doubling steps cross binades, so that 1e300 reaches [0, 10] in about a hundred moves.
@@ -254,6 +256,7 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
 
 /// The alternating variable method over `fields` of an input (see module docs).
 pub struct Avm {
+    /// The variables, in the order of a cycle.
     pub fields: Vec<Field>,
     /// The current input and its fitness.
     pub data: Vec<u8>,

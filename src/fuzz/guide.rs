@@ -73,7 +73,9 @@ pub struct Target {
 }
 
 /// Executions spent and outcomes first covered by each stage of the loop, for the `--json`
-/// summary.
+/// summary (of the worker that prints it; with `-j`, each worker has its own). Executions of
+/// crash triage and minimisation belong to no stage, so the stages add up to less than the
+/// summary's `executions`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct GuideStats {
     /// Whether guidance was on (`--guidance on`).
@@ -89,14 +91,19 @@ pub struct GuideStats {
     pub execs_influence: u64,
     /// Executions of the alternating variable method on fields (Korel 1990).
     pub execs_avm: u64,
-    /// Outcomes first covered by a seed, havoc, input-to-state, the influence probe, AVM.
+    /// Outcomes first covered by a seed (or a file another worker wrote).
     pub covered_by_seed: usize,
+    /// Outcomes first covered by havoc.
     pub covered_by_havoc: usize,
+    /// Outcomes first covered by an input-to-state candidate.
     pub covered_by_i2s: usize,
+    /// Outcomes first covered by an input of the influence probe.
     pub covered_by_influence: usize,
+    /// Outcomes first covered by an AVM move.
     pub covered_by_avm: usize,
-    /// Directed attempts, and those that took their outcome.
+    /// Directed attempts.
     pub attempts: u64,
+    /// Directed attempts that took their outcome (perhaps in a crashing execution).
     pub attempts_won: u64,
     /// Times an execution lowered a frontier outcome's best fitness.
     pub distance_improvements: u64,
@@ -109,10 +116,15 @@ pub struct GuideStats {
 /// The stage an execution belongs to (see [`GuideStats`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
+    /// Seeds, the corpus directory, files of other workers.
     Seed,
+    /// Havoc mutations of corpus and pool inputs.
     Havoc,
+    /// A directed attempt's start input and its input-to-state candidates.
     I2s,
+    /// A directed attempt's influence probe.
     Influence,
+    /// A directed attempt's AVM moves.
     Avm,
 }
 
