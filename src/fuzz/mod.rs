@@ -894,7 +894,11 @@ impl Fuzzer<'_> {
             report: format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
         };
         if !self.db.claim(&record)? {
-            return Ok(()); // another worker recorded it a moment ago
+            // another worker recorded it a moment ago: its artifact is the one to keep
+            if self.db.get(&signature).is_some_and(|r| r.artifact != artifact) {
+                let _ = std::fs::remove_file(&artifact);
+            }
+            return Ok(());
         }
         self.crashes_found += 1;
         self.unique += 1;

@@ -430,6 +430,11 @@ impl CrashDb {
         v
     }
 
+    /// The record of the crash with this signature, if any (and readable).
+    pub fn get(&self, signature: &str) -> Option<CrashRecord> {
+        serde_json::from_slice(&std::fs::read(self.path(signature)).ok()?).ok()
+    }
+
     /// Whether a crash with this signature is recorded.
     pub fn contains(&self, signature: &str) -> bool {
         self.path(signature).exists()
@@ -543,6 +548,8 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         assert!(db.claim(&r).unwrap());
         assert!(!db.claim(&r).unwrap());
         assert!(db.contains("SIGSEGV | f"));
+        assert_eq!(db.get("SIGSEGV | f").map(|x| x.artifact), Some("crash-1".into()));
+        assert_eq!(db.get("SIGBUS | g"), None);
         r.minimized = true;
         db.update(&r).unwrap();
         assert_eq!(db.all(), vec![r]);
