@@ -183,7 +183,12 @@ fn an_asan_heap_overflow_is_reported_with_its_frames() {
 fn jobs_share_one_corpus_directory() {
     let d = tempfile::tempdir().unwrap();
     harness("magic.c", d.path());
-    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-j", "2", "-max_total_time=6", "-sync_interval=0.3", "-artifact_prefix=art/"]);
+    // without guidance: with it, both workers solve magic.c in a few dozen executions by the same
+    // input-to-state steps, write the same files, and have nothing to exchange
+    let (_, s) = fuzz(
+        d.path(),
+        &["harness", "corpus", "-seed=1", "-j", "2", "-max_total_time=6", "-sync_interval=0.3", "-artifact_prefix=art/", "--guidance=off"],
+    );
     assert_eq!(s["workers"], 2);
     let w = s["worker_stats"].as_array().unwrap();
     assert_eq!(w.len(), 1, "{s:#}");
@@ -341,6 +346,8 @@ fn bad_fuzz_input_gets_one_line_errors() {
         (vec!["fuzz", "/bin/true", "corpus", "-timeout=abc"], "not a number"),
         (vec!["fuzz", "/bin/true", "corpus", "-max_len=0"], "max_len"),
         (vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"], "no such seed"),
+        (vec!["fuzz", "/bin/true", "corpus", "--guidance=maybe"], "possible values: on, off"),
+        (vec!["fuzz", "/bin/true", "corpus", "-guidance=2"], "possible values: on, off"),
     ];
     for (args, want) in cases {
         let o = evotest().current_dir(d.path()).args(&args).output().unwrap();
@@ -357,4 +364,143 @@ fn bad_fuzz_input_gets_one_line_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.dict:2:"), "{err}");
+}
+
+/// Run `evotest fuzz` on the harness in `dir` until its first crash (`--stop_on_crash`, no
+/// minimisation) or `runs` executions; returns the executions up to and including the crashing
+/// one (`None`: no crash) and the summary.
+fn execs_to_crash(dir: &Path, seed: u64, runs: u64, guidance: &str) -> (Option<u64>, Value) {
+    let corpus = format!("c-{guidance}-{seed}");
+    let art = format!("art-{guidance}-{seed}/");
+    let (_, s) = fuzz(
+        dir,
+        &[
+            "harness",
+            &corpus,
+            &format!("-seed={seed}"),
+            &format!("-runs={runs}"),
+            "-max_total_time=120",
+            "--stop_on_crash",
+            "--no_minimize",
+            &format!("--guidance={guidance}"),
+            &format!("-artifact_prefix={art}"),
+        ],
+    );
+    let found = s["crashes"].as_array().unwrap().first().map(|c| c["found_executions"].as_u64().unwrap());
+    (found, s)
+}
+
+#[test]
+fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
+    let d = tempfile::tempdir().unwrap();
+    harness("i2s_fields.c", d.path());
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
+        let g = &s["guidance"];
+        let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in 1000 executions: {s:#}"));
+        assert!(at <= 1000, "{s:#}");
+        // the two compares (magic == 0xDEADBEEF, tag == 0x1234) were taken by substitution: the
+        // first is a covered outcome, the second crashed
+        assert!(g["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {g:#}");
+        assert!(g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1, "{g:#}");
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        let bytes = std::fs::read(art).unwrap();
+        assert_eq!(&bytes[4..10], &[0xef, 0xbe, 0xad, 0xde, 0x12, 0x34], "the reproducer's fields");
+    }
+}
+
+#[test]
+fn branch_distance_solves_an_arithmetic_relation_that_havoc_does_not() {
+    let d = tempfile::tempdir().unwrap();
+    harness("relation.c", d.path());
+    // x * 6 + 4 == 2000002 over a 4-byte x: guidance within 3,000 executions (it takes 160 to
+    // 560 on seeds 1–5); havoc alone finds nothing in 100,000 on seeds 1–5
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 3000, "on");
+        let at = found.unwrap_or_else(|| panic!("seed {seed}: guidance found no crash in 3000 executions: {s:#}"));
+        let g = &s["guidance"];
+        assert!(g["execs_avm"].as_u64().unwrap() > 0 && g["distance_improvements"].as_u64().unwrap() > 5, "{g:#}");
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        let bytes = std::fs::read(art).unwrap();
+        let x = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+        assert_eq!(x.wrapping_mul(6).wrapping_add(4), 2000002, "seed {seed}, after {at} executions");
+        let (off, s) = execs_to_crash(d.path(), seed, 3000, "off");
+        assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
+        assert_eq!(s["executions"], 3000);
+        let g = &s["guidance"];
+        assert_eq!((g["enabled"].as_bool(), g["execs_avm"].as_u64(), g["execs_i2s"].as_u64()), (Some(false), Some(0), Some(0)), "{g:#}");
+    }
+}
+
+#[test]
+fn guidance_solves_byte_compares_faster_than_havoc() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    for seed in 1..=2 {
+        let (on, s) = execs_to_crash(d.path(), seed, 2000, "on");
+        assert!(on.is_some(), "seed {seed}: {s:#}");
+        let (off, _) = execs_to_crash(d.path(), seed, 2000, "off");
+        assert_eq!(off, None, "seed {seed}: havoc alone found BUG! in 2000 executions");
+    }
+}
+
+#[test]
+fn input_to_state_takes_a_switch_case_and_a_float_equality() {
+    let d = tempfile::tempdir().unwrap();
+    harness("switch_float.c", d.path());
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
+        assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
+        // the switch's two cases, then (after the case 0x1BADB002) the float compare's false outcome
+        assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 2, "seed {seed}: {s:#}");
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        let bytes = std::fs::read(art).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0x1BADB002);
+        assert_eq!(f64::from_le_bytes(bytes[4..12].try_into().unwrap()), -0.0025);
+    }
+}
+
+#[test]
+fn input_to_state_passes_a_checksum_computed_in_the_harness() {
+    let d = tempfile::tempdir().unwrap();
+    harness("crc.c", d.path());
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
+        assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
+        assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {s:#}");
+    }
+}
+
+#[test]
+fn a_stalled_distance_does_not_trap_the_fuzzer() {
+    let d = tempfile::tempdir().unwrap();
+    harness("stall.c", d.path());
+    let (_, on) = fuzz(d.path(), &["harness", "on", "-seed=1", "-runs=20000"]);
+    let (_, off) = fuzz(d.path(), &["harness", "off", "-seed=1", "-runs=20000", "--guidance=off"]);
+    let g = &on["guidance"];
+    // the hashed compare stays uncovered: its attempts stall, and havoc keeps most executions
+    assert_eq!(g["frontier"], 1, "{g:#}");
+    assert!(g["attempts"].as_u64().unwrap() > g["attempts_won"].as_u64().unwrap(), "{g:#}");
+    let havoc = g["execs_havoc"].as_u64().unwrap();
+    let directed = g["execs_i2s"].as_u64().unwrap() + g["execs_influence"].as_u64().unwrap() + g["execs_avm"].as_u64().unwrap();
+    assert!(havoc >= 10_000 && havoc >= directed, "havoc {havoc}, directed {directed}: {g:#}");
+    assert!(on["outcomes_covered"].as_u64() >= off["outcomes_covered"].as_u64(), "on {on:#}\noff {off:#}");
+}
+
+#[test]
+fn branch_distance_moves_a_double_to_a_root() {
+    let d = tempfile::tempdir().unwrap();
+    harness("float_root.c", d.path());
+    // |x * x - 2| < 1e-9: guidance in 310 to 2,500 executions on seeds 1–5; havoc alone finds
+    // nothing in 100,000 on seeds 1–3
+    for seed in 1..=2 {
+        let (found, s) = execs_to_crash(d.path(), seed, 10_000, "on");
+        assert!(found.is_some(), "seed {seed}: {s:#}");
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        let x = f64::from_le_bytes(std::fs::read(art).unwrap()[..8].try_into().unwrap());
+        assert!((x * x - 2.0).abs() < 1e-9, "{x}");
+        assert!(s["guidance"]["execs_avm"].as_u64().unwrap() > 0);
+        let (off, _) = execs_to_crash(d.path(), seed, 10_000, "off");
+        assert_eq!(off, None, "seed {seed}: havoc alone found a root of 2");
+    }
 }

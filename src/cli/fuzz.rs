@@ -37,7 +37,7 @@ too; evotest keeps fuzzing until the budget ends).";
 const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
-    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz",
+    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -152,6 +152,11 @@ pub struct FuzzArgs {
     /// budget is spent)
     #[arg(long = "stop_on_crash", alias = "stop-on-crash")]
     stop_on_crash: bool,
+    /// Branch distances and compared operands steer the loop: input-to-state substitution and
+    /// AVM on the frontier outcomes, at most half of the executions (`off`: plain coverage-guided
+    /// havoc, for comparison)
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = ["on", "off"])]
+    guidance: String,
     /// Print the final summary as JSON on stdout
     #[arg(long)]
     json: bool,
@@ -280,6 +285,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.jobs = a.jobs.max(1);
     o.worker = a.worker;
     o.stop_on_crash = a.stop_on_crash;
+    o.guidance = a.guidance == "on";
     o.display = if a.quiet {
         Display::Quiet
     } else if std::io::stderr().is_terminal() {

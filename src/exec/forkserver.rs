@@ -587,6 +587,15 @@ impl Executor for ForkServer {
         Ok(exit)
     }
 
+    fn last_distance(&self, outcome: u32) -> Option<f64> {
+        self.shm.distance(outcome)
+    }
+
+    fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
+        self.shm.read_operands(out);
+        true
+    }
+
     fn last_stderr(&mut self) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let f = self.stderr.as_ref()?;

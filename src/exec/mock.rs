@@ -76,13 +76,16 @@ pub struct MockExecutor<F: FnMut(&[u8], &mut MockRun)> {
     f: F,
     executions: u64,
     ordered: bool,
+    /// The trace of the last execution (for [`Executor::last_distance`] and
+    /// [`Executor::last_operands`]).
+    last: Option<Trace>,
 }
 
 impl<F: FnMut(&[u8], &mut MockRun)> MockExecutor<F> {
     /// A mock target with `sites` branch sites and `outcomes` outcomes in all, whose executions
     /// `f` describes.
     pub fn new(sites: usize, outcomes: usize, f: F) -> Self {
-        MockExecutor { sites, outcomes, f, executions: 0, ordered: false }
+        MockExecutor { sites, outcomes, f, executions: 0, ordered: false, last: None }
     }
 }
 
@@ -96,6 +99,7 @@ impl<F: FnMut(&[u8], &mut MockRun)> Executor for MockExecutor<F> {
             trace.events.clear();
         }
         let ret = if run.exit == ExitKind::Ok { run.ret } else { None };
+        self.last = Some(trace.clone());
         Ok(Execution { exit: run.exit, ret, trace, duration: Duration::ZERO })
     }
 
@@ -108,6 +112,18 @@ impl<F: FnMut(&[u8], &mut MockRun)> Executor for MockExecutor<F> {
     }
 
     fn set_max_branch_events(&mut self, _n: u32) {}
+
+    fn last_distance(&self, outcome: u32) -> Option<f64> {
+        self.last.as_ref()?.dist.get(outcome as usize).copied()
+    }
+
+    fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
+        out.clear();
+        if let Some(t) = &self.last {
+            out.extend_from_slice(&t.operands);
+        }
+        true
+    }
 }
 
 #[cfg(test)]

@@ -222,6 +222,19 @@ pub trait Executor {
         }
         Ok(e.exit)
     }
+    /// The minimum branch distance of global outcome `outcome` in the last execution (after
+    /// [`Executor::run`] or [`Executor::run_coverage`]), as [`Trace::dist`] holds it: meaningful
+    /// only where the outcome's site ran. `None` when the executor does not keep it or the ID is
+    /// out of range. Reads one value, so a fuzzer can follow a few outcomes at no cost per run.
+    fn last_distance(&self, _outcome: u32) -> Option<f64> {
+        None
+    }
+    /// The operand log of the last execution ([`Trace::operands`]) into `out` (cleared first);
+    /// `false` when the executor does not keep it.
+    fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
+        out.clear();
+        false
+    }
     /// What the target wrote on standard error during the last execution, if the executor
     /// captures it (the fork server does when asked: a crash report of a sanitizer, a stack).
     fn last_stderr(&mut self) -> Option<Vec<u8>> {

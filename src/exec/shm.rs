@@ -128,6 +128,7 @@ impl SharedMemory {
         h.n_events = 0;
         h.events_overflow = 0;
         h.step_limit_hit = 0;
+        h.n_operands = 0;
         h.input_len = input.len() as u32;
         unsafe {
             let recs = self.base.add(self.layout.sites_off) as *mut u64;
@@ -196,6 +197,16 @@ impl SharedMemory {
         unsafe {
             ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.operands_off) as *const OperandRec, n));
         }
+    }
+
+    /// The minimum distance of global outcome `o` in the last execution (stale where its site
+    /// did not run), or `None` beyond the registered outcomes.
+    pub fn distance(&self, o: u32) -> Option<f64> {
+        let no = self.header().outcomes_used.min(self.layout.outcome_capacity);
+        if o >= no {
+            return None;
+        }
+        unsafe { Some(*(self.base.add(self.layout.outcomes_off) as *const f64).add(o as usize)) }
     }
 
     /// Copy the site records and outcome distances of registered sites into `sites`/`dist`.

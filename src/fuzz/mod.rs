@@ -18,11 +18,22 @@
 //! 4. Every few seconds the corpus directory is scanned for inputs other workers wrote (`-j N`,
 //!    or other machines sharing the directory), which are run and kept if they add coverage.
 //!
-//! Branch distances are recorded by the probes but do not steer this loop yet.
+//! 5. **Guidance** (on unless `--guidance off`, [`guide`]): every execution's branch distances
+//!    of the frontier outcomes (uncovered outcomes of sites where another outcome is covered) are
+//!    read, and an input that lowers one's best distance is kept in a distance pool. Directed
+//!    attempts ([`directed`]) on the frontier outcomes whose distance is improving run
+//!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019),
+//!    then the alternating variable method on the bytes that influence the distance ([`avm`],
+//!    Korel 1990). They get at most half of the executions; havoc keeps the rest (and mutates
+//!    pool inputs one pick in eight), so a stalled distance never traps the loop.
 
+pub mod avm;
 pub mod corpus;
 pub mod dict;
+mod directed;
 pub mod feedback;
+pub mod guide;
+pub mod i2s;
 pub mod minimize;
 pub mod mutate;
 pub mod stats;
@@ -35,6 +46,7 @@ use crate::util::write_atomic;
 use anyhow::{bail, Context, Result};
 use corpus::{sha1_hex, Corpus};
 use feedback::Feedback;
+use guide::{Guide, GuideStats, Stage};
 use mutate::Mutator;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -101,6 +113,9 @@ pub struct FuzzOptions {
     pub worker: Option<u32>,
     /// Stop at the first unique crash (as libFuzzer does by default).
     pub stop_on_crash: bool,
+    /// Branch distances and compared operands steer the loop (see module docs); off: plain
+    /// coverage-guided havoc.
+    pub guidance: bool,
 }
 
 impl FuzzOptions {
@@ -130,6 +145,7 @@ impl FuzzOptions {
             worker_args: vec![],
             worker: None,
             stop_on_crash: false,
+            guidance: true,
         }
     }
 
@@ -180,6 +196,9 @@ pub struct Summary {
     /// Each worker's last stats (with `-j`).
     pub worker_stats: Vec<Stats>,
     pub interrupted: bool,
+    /// Executions and outcomes first covered per stage (havoc, input-to-state, AVM, …) of this
+    /// worker.
+    pub guidance: GuideStats,
 }
 
 /// How an execution ended, for the fuzzer.
@@ -427,6 +446,17 @@ struct Fuzzer<'a> {
     unique: usize,
     /// Files other workers wrote into the corpus directory that this one ran.
     synced: usize,
+    /// Distance feedback and the directed stages' state.
+    guide: Guide,
+    /// The stage the executions belong to now.
+    stage: Stage,
+    /// The outcome a directed attempt aims at, and its fitness in the last execution.
+    focus: Option<directed::Focus>,
+    focus_fitness: f64,
+    /// The CFGs of the functions that held a focus, by function index.
+    cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
+    /// Scratch space for operand logs.
+    ops: Vec<crate::trace::OperandRec>,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -502,6 +532,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
     let db = CrashDb::open(&state.join("crashes"))?;
     let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64);
+    let guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
     let mut f = Fuzzer {
         opts,
         s,
@@ -529,6 +560,12 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         children: vec![],
         unique: 0,
         synced: 0,
+        guide,
+        stage: Stage::Seed,
+        focus: None,
+        focus_fitness: f64::INFINITY,
+        cfgs: Default::default(),
+        ops: vec![],
     };
     if opts.display != Display::Quiet && opts.worker.is_none() {
         f.monitor.println(&format!(
@@ -662,15 +699,32 @@ impl Fuzzer<'_> {
         }
         let st = self.stats(false);
         self.monitor.event("INITED", &st);
+        let guided = self.opts.guidance;
+        if guided {
+            self.guide.refresh(&self.fb);
+        }
         let mut last_tick = Instant::now();
         let mut last_sync = Instant::now();
         let mut since_reweigh = 0u32;
         let mut data = Vec::with_capacity(self.max_len);
         while !self.done() {
-            let fb = &self.fb;
-            let Some(i) = self.corpus.pick(&mut self.rng, fb) else { break };
+            // a directed attempt, while they have had no more executions than havoc
+            if guided && self.guide.stats.directed() <= self.guide.stats.execs_havoc {
+                if let Some(t) = self.guide.pick() {
+                    self.attempt(t)?;
+                    continue;
+                }
+            }
+            self.stage = Stage::Havoc;
+            let Some(i) = self.corpus.pick(&mut self.rng, &self.fb) else { break };
             data.clear();
-            data.extend_from_slice(&self.corpus.entries[i].data);
+            let pool = if guided && rand::Rng::random_range(&mut self.rng, 0..8) == 0 {
+                let r: [usize; 4] = std::array::from_fn(|_| rand::Rng::random::<u32>(&mut self.rng) as usize);
+                self.guide.pool_input(r)
+            } else {
+                None
+            };
+            data.extend_from_slice(pool.unwrap_or(&self.corpus.entries[i].data));
             let other = if self.corpus.len() > 1 {
                 let j = rand::Rng::random_range(&mut self.rng, 0..self.corpus.len());
                 Some(self.corpus.entries[j].data.as_slice())
@@ -729,12 +783,30 @@ impl Fuzzer<'_> {
     /// directory if `write`), triage a fault.
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<()> {
         let (outcome, exit) = self.s.run(data)?;
+        let mut new_outcomes = 0;
+        let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
+        if is_new {
+            new_outcomes = self.fb.add(&self.s.cov).0;
+        }
+        if self.opts.guidance && matches!(outcome, Outcome::Normal | Outcome::Crash) {
+            // distance feedback, before triage runs anything else, on a current frontier
+            if is_new {
+                self.guide.refresh(&self.fb);
+            }
+            let exec = &self.s.target.executor;
+            self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
+            if let Some(f) = &self.focus {
+                self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
+            }
+        } else if self.focus.is_some() {
+            // a timeout or out-of-memory kill: its partial coverage says nothing
+            self.focus_fitness = f64::INFINITY;
+        }
         match outcome {
             Outcome::Stopped => {}
             Outcome::Normal => {
                 self.fb.count(&self.s.cov);
-                if self.fb.is_new(&self.s.cov) {
-                    self.fb.add(&self.s.cov);
+                if is_new {
                     let outcomes = self.s.cov.outcomes.clone();
                     let dir = write.then_some(self.opts.corpus.as_path());
                     if self.corpus.add(data.to_vec(), outcomes, self.elapsed(), dir)? {
@@ -747,6 +819,9 @@ impl Fuzzer<'_> {
             }
             Outcome::Crash => self.on_crash(data, exit)?,
             Outcome::Timeout | Outcome::Oom => self.on_hang(data, outcome)?,
+        }
+        if outcome != Outcome::Stopped {
+            self.guide.stats.count(self.stage, new_outcomes);
         }
         Ok(())
     }
@@ -761,6 +836,7 @@ impl Fuzzer<'_> {
             .filter(|(n, _)| !n.starts_with('.') && !self.corpus.knows(n))
             .collect();
         new.sort();
+        let stage = std::mem::replace(&mut self.stage, Stage::Seed);
         for (name, path) in new {
             if self.done() {
                 break;
@@ -769,14 +845,19 @@ impl Fuzzer<'_> {
             let Ok(mut data) = std::fs::read(&path) else { continue };
             data.truncate(self.max_len);
             self.synced += 1;
-            self.evaluate(&data, false)?;
+            if let Err(e) = self.evaluate(&data, false) {
+                self.stage = stage;
+                return Err(e);
+            }
         }
+        self.stage = stage;
         Ok(())
     }
 
     /// Triage a crashing input (see module docs).
     fn on_crash(&mut self, data: &[u8], exit: ExitKind) -> Result<()> {
         self.crashes_total += 1;
+        let found_at = self.s.executions;
         let mut report = self.s.report(exit);
         let raw = report.raw_key();
         if self.raw_keys.contains_key(&raw) {
@@ -816,11 +897,16 @@ impl Fuzzer<'_> {
             minimized: false,
             reproduced,
             found_seconds: self.elapsed().as_secs_f64(),
+            found_executions: found_at,
             worker: self.worker.clone(),
             report: format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
         };
         if !self.db.claim(&record)? {
-            return Ok(()); // another worker recorded it a moment ago
+            // another worker recorded it a moment ago: its artifact is the one to keep
+            if self.db.get(&signature).is_some_and(|r| r.artifact != artifact) {
+                let _ = std::fs::remove_file(&artifact);
+            }
+            return Ok(());
         }
         self.crashes_found += 1;
         self.unique += 1;
@@ -1012,6 +1098,7 @@ impl Fuzzer<'_> {
             workers: self.opts.jobs.max(1),
             worker_stats,
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
+            guidance: self.guide.finish(),
         })
     }
 }

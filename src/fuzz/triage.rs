@@ -397,6 +397,9 @@ pub struct CrashRecord {
     pub reproduced: bool,
     /// Seconds since the start of the run that found it.
     pub found_seconds: f64,
+    /// Executions of the worker that found it, up to and including the crashing one.
+    #[serde(default)]
+    pub found_executions: u64,
     /// Which worker found it.
     pub worker: String,
     /// The first lines of the report.
@@ -433,6 +436,11 @@ impl CrashDb {
             .collect();
         v.sort_by(|a: &CrashRecord, b: &CrashRecord| a.signature.cmp(&b.signature));
         v
+    }
+
+    /// The record of the crash with this signature, if any (and readable).
+    pub fn get(&self, signature: &str) -> Option<CrashRecord> {
+        serde_json::from_slice(&std::fs::read(self.path(signature)).ok()?).ok()
     }
 
     /// Whether a crash with this signature is recorded.
@@ -560,12 +568,15 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             minimized: false,
             reproduced: true,
             found_seconds: 0.5,
+            found_executions: 0,
             worker: "w".into(),
             report: String::new(),
         };
         assert!(db.claim(&r).unwrap());
         assert!(!db.claim(&r).unwrap());
         assert!(db.contains("SIGSEGV | f"));
+        assert_eq!(db.get("SIGSEGV | f").map(|x| x.artifact), Some("crash-1".into()));
+        assert_eq!(db.get("SIGBUS | g"), None);
         r.minimized = true;
         db.update(&r).unwrap();
         assert_eq!(db.all(), vec![r]);

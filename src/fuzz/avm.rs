@@ -1,0 +1,542 @@
+//! The directed stage on raw bytes: which bytes influence a frontier outcome's fitness, the
+//! integer fields they form, and the alternating variable method on those fields.
+//!
+//! * **Influence** ([`influencing`]): differential execution. Each byte (or, for a long input,
+//!   each block, refined to bytes where the block matters) is perturbed (`+1`, then `^0x80`) and
+//!   the input run again; a byte influences the outcome when its fitness changes.
+//! * **Fields** ([`fields`]): each run of consecutive influencing bytes becomes integer fields
+//!   of 8, 4, 2 and 1 bytes covering it, little- and big-endian, widest first.
+//! * **AVM** ([`Avm`], Korel 1990): for each field in turn, exploratory moves `±1`; a move that
+//!   lowers the fitness is followed by pattern moves in the same direction whose step doubles
+//!   while they keep lowering it; then exploration again from the new point. A full cycle over
+//!   the fields without improvement is a local optimum; the AVM then restarts the widest field
+//!   from a random value (of random magnitude), until its budget is spent.
+//!
+//! Executions go through a closure returning the fitness of the targeted outcome (lower is
+//! better, 0 = taken) or `None` when the search must stop (outcome taken, budget spent, run
+//! ending).
+
+use anyhow::Result;
+use rand::Rng;
+
+/// A field of an input: `width` bytes at `offset`, in either byte order, read as an unsigned
+/// integer, or (`float`, 4 or 8 bytes) as an `f32`/`f64` through its ordered key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Offset of its first byte in the input.
+    pub offset: usize,
+    /// 1, 2, 4 or 8 bytes.
+    pub width: usize,
+    /// Most significant byte first.
+    pub big_endian: bool,
+    /// The value is the float's ordered key ([`float_key`]): moves of ±1 are steps of one ulp,
+    /// and doubling steps cross binades, so that 1e300 reaches [0, 10] in about a hundred moves.
+    pub float: bool,
+}
+
+/// The ordered key of the `bits`-bit float pattern `r` (32 or 64): an unsigned integer in the
+/// order of the floats' values (−NaN < −∞ < … < −0 < +0 < … < +∞ < +NaN).
+pub fn float_key(r: u64, bits: u32) -> u64 {
+    let sign = 1u64 << (bits - 1);
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if r & sign != 0 { !r & mask } else { r | sign }
+}
+
+/// The float pattern of ordered key `k` (the inverse of [`float_key`]).
+pub fn float_from_key(k: u64, bits: u32) -> u64 {
+    let sign = 1u64 << (bits - 1);
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if k & sign != 0 { k & !sign & mask } else { !k & mask }
+}
+
+impl Field {
+    /// An integer field.
+    pub fn int(offset: usize, width: usize, big_endian: bool) -> Field {
+        Field { offset, width, big_endian, float: false }
+    }
+
+    /// The field's value in `data` (zero-extended to 64 bits, or the float's ordered key); 0 if
+    /// it lies outside.
+    pub fn get(&self, data: &[u8]) -> u64 {
+        let r = self.raw(data);
+        if self.float { float_key(r, 8 * self.width as u32) } else { r }
+    }
+
+    /// Write value `v` (the low `width` bytes, or the float of ordered key `v`) into `data`
+    /// (nothing if the field lies outside).
+    pub fn set(&self, data: &mut [u8], v: u64) {
+        let v = if self.float { float_from_key(v & self.mask(), 8 * self.width as u32) } else { v };
+        self.set_raw(data, v);
+    }
+
+    /// The bytes as an unsigned integer.
+    fn raw(&self, data: &[u8]) -> u64 {
+        let Some(b) = data.get(self.offset..self.offset + self.width) else { return 0 };
+        let mut le = [0u8; 8];
+        le[..self.width].copy_from_slice(b);
+        if self.big_endian {
+            le[..self.width].reverse();
+        }
+        u64::from_le_bytes(le)
+    }
+
+    /// Write the low `width` bytes of `v`.
+    fn set_raw(&self, data: &mut [u8], v: u64) {
+        let Some(b) = data.get_mut(self.offset..self.offset + self.width) else { return };
+        let le = v.to_le_bytes();
+        b.copy_from_slice(&le[..self.width]);
+        if self.big_endian {
+            b.reverse();
+        }
+    }
+
+    /// The exploratory moves (direction, step): ±1 first; for an 8-byte field or an `f32`, also
+    /// larger steps (tried only when the smaller ones fail), because a step of one ulp or one unit
+    /// far from the target changes the normalised fitness by less than its rounding.
+    fn exploratory(&self) -> Vec<(i64, i64)> {
+        let mut bases = vec![1i64];
+        if self.width == 8 {
+            bases.extend([1 << 24, 1 << 48]);
+        } else if self.width == 4 && self.float {
+            bases.push(1 << 12);
+        }
+        bases.into_iter().flat_map(|b| [(1, b), (-1, b)]).collect()
+    }
+
+    /// The mask of the field's width.
+    fn mask(&self) -> u64 {
+        if self.width >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * self.width)) - 1
+        }
+    }
+}
+
+/// What a stage of the search ended with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum End {
+    /// Stopped by the closure (outcome taken, budget spent, run ending).
+    Stopped,
+    /// Ran to its own end; the best fitness found.
+    Done(f64),
+}
+
+/// The positions of `data` whose perturbation changes the fitness `base` of `data` (see module
+/// docs), in order, probing at most `max_execs` inputs. `Ok(None)`: stopped by `eval`.
+///
+/// Errors: those of `eval`.
+pub fn influencing<F>(data: &[u8], base: f64, max_execs: usize, mut eval: F) -> Result<Option<Vec<usize>>>
+where
+    F: FnMut(&[u8]) -> Result<Option<f64>>,
+{
+    let mut spent = 0;
+    let mut probe = |lo: usize, hi: usize, flip: u8, spent: &mut usize| -> Result<Option<bool>> {
+        if *spent >= max_execs {
+            return Ok(Some(false));
+        }
+        *spent += 1;
+        let mut y = data.to_vec();
+        for b in &mut y[lo..hi] {
+            *b = if flip == 0 { b.wrapping_add(1) } else { *b ^ flip };
+        }
+        Ok(eval(&y)?.map(|f| f != base))
+    };
+    // blocks of at most 64 in all, refined to bytes where they matter
+    let block = data.len().div_ceil(64).max(1);
+    let mut out = Vec::new();
+    for lo in (0..data.len()).step_by(block) {
+        let hi = (lo + block).min(data.len());
+        let hit = if block == 1 {
+            true
+        } else {
+            match probe(lo, hi, 0, &mut spent)? {
+                None => return Ok(None),
+                Some(h) => h,
+            }
+        };
+        if !hit {
+            continue;
+        }
+        for i in lo..hi {
+            let mut changed = false;
+            for flip in [0u8, 0x80] {
+                match probe(i, i + 1, flip, &mut spent)? {
+                    None => return Ok(None),
+                    Some(true) => {
+                        changed = true;
+                        break;
+                    }
+                    Some(false) => {}
+                }
+            }
+            if changed {
+                out.push(i);
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The fields of the runs of consecutive `positions` (see module docs): for a run of length `L`,
+/// the integer chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
+/// big-endian); when `w` is 4 or 8, the same chunks as floats (`f32`/`f64` ordered keys); then,
+/// for a run of 2 to 7 bytes, the 4- and 8-byte windows (integer and float) that end where it
+/// ends (little-endian) or start where it starts (big-endian), within an input of `len` bytes;
+/// then, when `w > 1`, its single bytes.
+pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &p in positions {
+        match runs.last_mut() {
+            Some((s, l)) if *s + *l == p => *l += 1,
+            _ => runs.push((p, 1)),
+        }
+    }
+    let mut out = Vec::new();
+    for (s, l) in runs {
+        let w = [8, 4, 2, 1].into_iter().find(|&w| w <= l).unwrap_or(1);
+        for big in [false, true] {
+            if w == 1 && big {
+                continue;
+            }
+            let mut o = s;
+            while o < s + l {
+                let width = if o + w <= s + l { w } else { [4, 2, 1].into_iter().find(|&x| o + x <= s + l).unwrap_or(1) };
+                let f = Field::int(o, width, big && width > 1);
+                if !out.contains(&f) {
+                    out.push(f);
+                }
+                o += width;
+            }
+        }
+        // runs of a float's width: its ordered key too
+        if w >= 4 {
+            for big in [false, true] {
+                for o in (s..s + l).step_by(w) {
+                    if o + w <= s + l {
+                        out.push(Field { offset: o, width: w, big_endian: big, float: true });
+                    }
+                }
+            }
+        }
+        // a run of 2 to 7 bytes may be the high bytes of a wider number whose low bytes did not
+        // move the distance (a double's low mantissa): the wider windows that end where a
+        // little-endian run ends, or start where a big-endian run starts
+        if l >= 2 {
+            for wide in [4, 8] {
+                if wide <= l {
+                    continue;
+                }
+                let mut add = |f: Field| {
+                    if !out.contains(&f) {
+                        out.push(f);
+                    }
+                };
+                if s + l >= wide {
+                    add(Field::int(s + l - wide, wide, false));
+                    add(Field { offset: s + l - wide, width: wide, big_endian: false, float: true });
+                }
+                if s + wide <= len {
+                    add(Field::int(s, wide, true));
+                    add(Field { offset: s, width: wide, big_endian: true, float: true });
+                }
+            }
+        }
+        if w > 1 {
+            for o in s..s + l {
+                let f = Field::int(o, 1, false);
+                if !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The alternating variable method over `fields` of an input (see module docs).
+pub struct Avm {
+    /// The variables, in the order of a cycle.
+    pub fields: Vec<Field>,
+    /// The current input and its fitness.
+    pub data: Vec<u8>,
+    pub best: f64,
+    /// Executions left.
+    pub budget: u64,
+}
+
+impl Avm {
+    /// Minimise the fitness from `data` (whose fitness is `best`) until the fitness is 0, the
+    /// budget is spent, or `eval` stops it.
+    ///
+    /// Errors: those of `eval`.
+    pub fn run<R: Rng, F>(&mut self, rng: &mut R, mut eval: F) -> Result<End>
+    where
+        F: FnMut(&[u8]) -> Result<Option<f64>>,
+    {
+        if self.fields.is_empty() {
+            return Ok(End::Done(self.best));
+        }
+        loop {
+            // cycles over the fields until one without improvement
+            loop {
+                let mut improved = false;
+                for k in 0..self.fields.len() {
+                    match self.field(k, &mut eval)? {
+                        None => return Ok(End::Stopped),
+                        Some(i) => improved |= i,
+                    }
+                    if self.best == 0.0 {
+                        return Ok(End::Done(0.0));
+                    }
+                }
+                if !improved {
+                    break;
+                }
+            }
+            if self.budget == 0 {
+                return Ok(End::Done(self.best));
+            }
+            // a local optimum: restart one of the widest fields from a random value of random
+            // magnitude (a float: of a random binade between 2^-32 and 2^32, either sign)
+            let widest = self.fields.iter().map(|f| f.width).max().unwrap_or(1);
+            let cands: Vec<Field> = self.fields.iter().filter(|f| f.width == widest).copied().collect();
+            let f = cands[rng.random_range(0..cands.len())];
+            let mut y = self.data.clone();
+            if f.float {
+                let m: f64 = rng.random::<f64>() + 1.0;
+                let x = m * 2f64.powi(rng.random_range(-32..=32)) * if rng.random::<bool>() { 1.0 } else { -1.0 };
+                let bits = if f.width == 8 { x.to_bits() } else { (x as f32).to_bits() as u64 };
+                f.set(&mut y, float_key(bits, 8 * f.width as u32));
+            } else {
+                let bits = rng.random_range(1..=8 * f.width as u32);
+                let v = rng.random::<u64>() & (if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 });
+                f.set(&mut y, v);
+            }
+            let Some(fy) = self.eval(&y, &mut eval)? else { return Ok(End::Stopped) };
+            // the restart point becomes the current one even if it is worse
+            self.data = y;
+            self.best = fy;
+            if fy == 0.0 {
+                return Ok(End::Done(0.0));
+            }
+        }
+    }
+
+    /// One evaluation, counted against the budget; `None` when spent or stopped.
+    fn eval<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, y: &[u8], eval: &mut F) -> Result<Option<f64>> {
+        if self.budget == 0 {
+            return Ok(None);
+        }
+        self.budget -= 1;
+        eval(y)
+    }
+
+    /// Exploratory and pattern moves on field `k` until it stops improving. `Some(improved)`, or
+    /// `None` when stopped (or the budget is spent).
+    fn field<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, k: usize, eval: &mut F) -> Result<Option<bool>> {
+        let f = self.fields[k];
+        let mask = f.mask();
+        let mut improved = false;
+        loop {
+            let v = f.get(&self.data);
+            let mut moved = false;
+            for (dir, base) in f.exploratory() {
+                if moved {
+                    break;
+                }
+                let dir = dir * base;
+                let mut y = self.data.clone();
+                f.set(&mut y, v.wrapping_add(dir as u64) & mask);
+                let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                if fy < self.best {
+                    self.data = y;
+                    self.best = fy;
+                    moved = true;
+                    improved = true;
+                    if fy == 0.0 {
+                        return Ok(Some(true));
+                    }
+                    // pattern moves: the step doubles while the fitness keeps falling
+                    let mut step = 2 * dir;
+                    loop {
+                        let cur = f.get(&self.data);
+                        let mut y = self.data.clone();
+                        f.set(&mut y, cur.wrapping_add(step as u64) & mask);
+                        let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                        if fy < self.best {
+                            self.data = y;
+                            self.best = fy;
+                            if fy == 0.0 {
+                                return Ok(Some(true));
+                            }
+                            step = step.saturating_mul(2);
+                            if step.unsigned_abs() > mask {
+                                break;
+                            }
+                        } else {
+                            break;
+                        }
+                    }
+                    break;
+                }
+            }
+            if !moved {
+                return Ok(Some(improved));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn fields_get_and_set_in_both_byte_orders() {
+        let mut d = vec![0u8; 6];
+        let le = Field::int(1, 4, false);
+        le.set(&mut d, 0xDEADBEEF);
+        assert_eq!(d, [0, 0xef, 0xbe, 0xad, 0xde, 0]);
+        assert_eq!(le.get(&d), 0xDEADBEEF);
+        let be = Field::int(4, 2, true);
+        be.set(&mut d, 0x1234);
+        assert_eq!(&d[4..], &[0x12, 0x34]);
+        assert_eq!(be.get(&d), 0x1234);
+        // outside the input: nothing, never a panic
+        let out = Field::int(5, 4, false);
+        out.set(&mut d, 1);
+        assert_eq!(out.get(&d), 0);
+    }
+
+    #[test]
+    fn runs_of_influencing_bytes_become_fields() {
+        let f = fields(&[0, 1, 2, 3, 7], 8);
+        let l = Field::int;
+        let fl = |o, w, b| Field { offset: o, width: w, big_endian: b, float: true };
+        assert_eq!(
+            f,
+            vec![
+                l(0, 4, false),
+                l(0, 4, true),
+                fl(0, 4, false),
+                fl(0, 4, true),
+                l(0, 8, true),
+                fl(0, 8, true),
+                l(0, 1, false),
+                l(1, 1, false),
+                l(2, 1, false),
+                l(3, 1, false),
+                l(7, 1, false)
+            ]
+        );
+        let f = fields(&[2, 3, 4], 8);
+        assert_eq!(f[..3], [l(2, 2, false), l(4, 1, false), l(2, 2, true)]);
+        assert!(f.contains(&l(1, 4, false)) && f.contains(&l(2, 4, true)) && f.contains(&l(2, 1, false)), "{f:?}");
+        // the high bytes of a little-endian double at 0: its 8-byte window ending at byte 6
+        let f = fields(&[5, 6, 7], 8);
+        assert!(f.contains(&Field { offset: 0, width: 8, big_endian: false, float: true }), "{f:?}");
+        assert!(f.contains(&Field::int(0, 8, false)) && !f.iter().any(|x| x.offset + x.width > 8), "{f:?}");
+    }
+
+    #[test]
+    fn float_keys_follow_the_order_of_values() {
+        let xs = [f64::NEG_INFINITY, -1e300, -2.5, -0.0, 0.0, 1e-300, 1.0, 1e300, f64::INFINITY];
+        let keys: Vec<u64> = xs.iter().map(|x| float_key(x.to_bits(), 64)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        for x in xs {
+            assert_eq!(float_from_key(float_key(x.to_bits(), 64), 64), x.to_bits());
+        }
+        let ys = [-3.5f32, -0.0, 0.0, 2.0, 1e30];
+        let keys: Vec<u64> = ys.iter().map(|y| float_key(y.to_bits() as u64, 32)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]) && keys.iter().all(|&k| k <= u32::MAX as u64), "{keys:?}");
+        // a field reads and writes through the key
+        let f = Field { offset: 0, width: 8, big_endian: false, float: true };
+        let mut d = (-2.5f64).to_le_bytes().to_vec();
+        let k = f.get(&d);
+        f.set(&mut d, k + 1);
+        assert_eq!(f64::from_le_bytes(d[..8].try_into().unwrap()), (-2.5f64).next_up());
+    }
+
+    /// `x` near 1e300 must fall into [0, 10]: the fitness is the distance to the interval
+    fn interval(d: &[u8]) -> f64 {
+        let x = f64::from_le_bytes(d[..8].try_into().unwrap());
+        let dist = if x.is_nan() { f64::MAX } else if x < 0.0 { -x } else if x > 10.0 { x - 10.0 } else { 0.0 };
+        crate::fuzz::guide::normalise(dist)
+    }
+
+    #[test]
+    fn avm_moves_a_float_across_binades() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let d = 1e300f64.to_le_bytes().to_vec();
+        let fl = Field { offset: 0, width: 8, big_endian: false, float: true };
+        let mut avm = Avm { fields: vec![fl], best: interval(&d), data: d, budget: 1000 };
+        let mut n = 0;
+        let end = avm
+            .run(&mut rng, |y| {
+                n += 1;
+                Ok(Some(interval(y)))
+            })
+            .unwrap();
+        assert_eq!(end, End::Done(0.0));
+        assert!(n <= 200, "{n} evaluations");
+        eprintln!("1e300 into [0, 10] in {n} evaluations");
+    }
+
+    /// fitness of `x * 6 + 4 == 2000002` over a little-endian u32 at offset 2, d/(d+1)
+    fn relation(d: &[u8]) -> f64 {
+        let x = u32::from_le_bytes(d[2..6].try_into().unwrap());
+        let v = x.wrapping_mul(6).wrapping_add(4) as f64;
+        crate::fuzz::guide::normalise((v - 2000002.0).abs())
+    }
+
+    #[test]
+    fn influence_finds_the_bytes_of_the_compared_value() {
+        let d = vec![9u8, 9, 1, 2, 3, 4, 9, 9, 9, 9];
+        let mut n = 0;
+        let p = influencing(&d, relation(&d), 100, |y| {
+            n += 1;
+            Ok(Some(relation(y)))
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(p, vec![2, 3, 4, 5]);
+        assert!(n <= 2 * d.len(), "{n} probes");
+    }
+
+    #[test]
+    fn avm_solves_an_arithmetic_relation_by_distance() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let d = vec![0u8, 0, 1, 2, 3, 0, 0];
+        let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d, budget: 5000 };
+        let mut n = 0;
+        let end = avm
+            .run(&mut rng, |y| {
+                n += 1;
+                Ok(Some(relation(y)))
+            })
+            .unwrap();
+        assert_eq!(end, End::Done(0.0), "after {n} evaluations");
+        assert_eq!(u32::from_le_bytes(avm.data[2..6].try_into().unwrap()).wrapping_mul(6).wrapping_add(4), 2000002);
+        assert!(n < 2000, "{n} evaluations");
+    }
+
+    #[test]
+    fn avm_stops_when_told_and_when_the_budget_is_spent() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let d = vec![0u8, 0, 1, 2, 3, 0, 0];
+        let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d.clone(), budget: 10 };
+        let mut n = 0;
+        let end = avm
+            .run(&mut rng, |y| {
+                n += 1;
+                Ok(Some(relation(y)))
+            })
+            .unwrap();
+        assert_eq!(end, End::Stopped);
+        assert_eq!(n, 10);
+        let mut avm = Avm { fields: fields(&[2], 7), best: relation(&d), data: d, budget: 100 };
+        assert_eq!(avm.run(&mut rng, |_| Ok(None)).unwrap(), End::Stopped);
+    }
+}

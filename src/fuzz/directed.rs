@@ -1,0 +1,155 @@
+//! A directed attempt on one frontier outcome ([`guide`](super::guide)): from the input of the
+//! distance pool closest to it, input-to-state candidates of its compare ([`i2s`](super::i2s),
+//! Aschermann et al. 2019); if none takes it, the bytes that influence its distance and the AVM
+//! on their fields ([`avm`](super::avm), Korel 1990). Every execution goes through the fuzzer's
+//! `evaluate`, so whatever it covers or crashes is kept and triaged as havoc's inputs are.
+
+use super::avm::{self, Avm};
+use super::guide::Stage;
+use crate::cfg::Cfg;
+use super::{i2s, Fuzzer};
+use crate::trace::OperandRec;
+use anyhow::Result;
+use evotest_abi::meta::SiteKind;
+use evotest_abi::pred::Pred;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Most executions of the influence probe in one attempt.
+pub const INFLUENCE_EXECS: usize = 160;
+/// Most executions of the AVM in one attempt.
+pub const AVM_EXECS: u64 = 1500;
+
+/// The outcome a directed attempt aims at.
+#[derive(Clone, Debug)]
+pub(super) struct Focus {
+    pub site: u32,
+    pub outcome: u32,
+    /// Its approach-level ladder within its function (see [`super::guide::Guide::fitness`]).
+    pub ladder: Vec<Vec<(u32, u32)>>,
+}
+
+impl Fuzzer<'_> {
+    /// The approach-level ladder of `site` in its function's CFG: per level, the (site, outcome)
+    /// pairs of the control dependences (Ferrante et al. 1987). The CFG is built on first use.
+    fn ladder(&mut self, site: u32) -> Vec<Vec<(u32, u32)>> {
+        let p = &self.s.target.program;
+        let Some(s) = p.sites.get(site as usize) else { return vec![] };
+        let Some(func) = p.functions.get(s.function) else { return vec![] };
+        let cfg = self
+            .cfgs
+            .entry(s.function)
+            .or_insert_with(|| Cfg::new(&func.meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>()));
+        let block = s.meta.block as usize;
+        if block >= cfg.n_blocks() {
+            return vec![];
+        }
+        cfg.ladder(block)
+            .into_iter()
+            .map(|level| {
+                level
+                    .into_iter()
+                    .filter_map(|d| {
+                        let s = (*func.block_site.get(d.block)?)?;
+                        Some((s, p.sites.get(s as usize)?.outcome_base + d.outcome))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|l| !l.is_empty())
+            .collect()
+    }
+
+    /// One directed attempt on target `t` of the guide (see module docs).
+    ///
+    /// Errors: the executor broke, an artifact could not be written.
+    pub(super) fn attempt(&mut self, t: usize) -> Result<()> {
+        let target = &self.guide.targets[t];
+        let (site, outcome, start) = (target.site, target.outcome, target.best);
+        let Some(x) = target.pool.last().cloned() else { return Ok(()) };
+        let ladder = self.ladder(site);
+        self.focus = Some(Focus { site, outcome, ladder });
+        let r = self.attempt_from(site, outcome, x);
+        self.focus = None;
+        self.stage = Stage::Havoc;
+        self.guide.finish_attempt(outcome, start);
+        r
+    }
+
+    fn attempt_from(&mut self, site: u32, outcome: u32, x: Vec<u8>) -> Result<()> {
+        // the start input again: its fitness now, and its operand log
+        self.stage = Stage::I2s;
+        let Some(f0) = self.probe(&x)? else { return Ok(()) };
+        let recs = self.compared(site, outcome);
+        let (mut cur, mut cur_f) = (x, f0);
+        let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
+        if let Some(w) = width {
+            let mut cands: Vec<Vec<u8>> = Vec::new();
+            for rec in &recs {
+                for y in i2s::candidates(&cur, rec, w) {
+                    if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
+                        cands.push(y);
+                    }
+                }
+            }
+            for y in cands {
+                let Some(f) = self.probe(&y)? else { return Ok(()) };
+                if f < cur_f {
+                    (cur, cur_f) = (y, f);
+                }
+            }
+        }
+        if !cur_f.is_finite() {
+            return Ok(());
+        }
+        self.stage = Stage::Influence;
+        let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(()) };
+        if pos.is_empty() {
+            return Ok(());
+        }
+        self.stage = Stage::Avm;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
+        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: AVM_EXECS };
+        search.run(&mut rng, |y| self.probe(y))?;
+        Ok(())
+    }
+
+    /// The compares that decide `outcome` of `site` in the last execution, as operand records:
+    /// the operand log's record of a compare site; for a `switch` (whose value the log does not
+    /// hold), the case value of `outcome` against the two values at the outcome's distance from
+    /// it (`|value − case|`, so the value is `case ± distance`).
+    fn compared(&mut self, site: u32, outcome: u32) -> Vec<OperandRec> {
+        let mut ops = std::mem::take(&mut self.ops);
+        self.s.target.executor.last_operands(&mut ops);
+        let mut out: Vec<OperandRec> = ops.iter().filter(|r| r.site == site).copied().collect();
+        self.ops = ops;
+        let Some(meta) = self.s.target.program.sites.get(site as usize).map(|s| &s.meta) else { return out };
+        if meta.kind == SiteKind::Switch {
+            let k = outcome.wrapping_sub(self.s.target.program.sites[site as usize].outcome_base) as usize;
+            let d = self.s.target.executor.last_distance(outcome);
+            if let (Some(&c), Some(d)) = (k.checked_sub(1).and_then(|k| meta.case_values.get(k)), d) {
+                if d.is_finite() && d > 0.0 && d < 9.0e15 {
+                    let d = d as i64;
+                    for v in [c.wrapping_add(d), c.wrapping_sub(d)] {
+                        out.push(OperandRec { site, kind: Pred::Eq as u32, a: v as u64, b: c as u64 });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Run `y` (cut to the largest input) through `evaluate`; the fitness of the focused outcome,
+    /// or `None` when the attempt must stop: the outcome was taken, or the run is ending.
+    fn probe(&mut self, y: &[u8]) -> Result<Option<f64>> {
+        if self.done() {
+            return Ok(None);
+        }
+        let y = &y[..y.len().min(self.max_len)];
+        self.evaluate(y, true)?;
+        let f = self.focus_fitness;
+        if f == 0.0 || self.done() {
+            return Ok(None);
+        }
+        Ok(Some(f))
+    }
+}

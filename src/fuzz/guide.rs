@@ -1,0 +1,423 @@
+//! Distance feedback for the fuzz loop: the **frontier** (the outcomes of sites where the corpus
+//! took one outcome and not another), per frontier outcome the best fitness any execution reached
+//! and the inputs that reached it (the distance pool), and the state that schedules directed
+//! attempts on them.
+//!
+//! The fitness of frontier outcome `o` of site `s` for one execution is the normalised distance
+//! `l / (l + 1)`, `l = ln(1 + d)`, when `s` ran, `d` being the minimum branch distance of `o` over
+//! the execution (Korel 1990; Tracey et al. 1998); see [`normalise`] for why not `d / (d + 1)`.
+//! It lies in `[0, 1)` for a reached site and is 0 exactly when the outcome was taken.
+//! When `s` did not run, a directed attempt (which knows the CFG of `s`'s function) adds the
+//! approach level ([`Guide::fitness`]): 1 or more. The distance feedback of every execution
+//! uses reached sites only: this is libFuzzer's value profile with real branch distance in place
+//! of the Hamming distance of compared values. An input that *strictly* lowers an outcome's best
+//! fitness is kept, in a pool of at most [`POOL_CAP`] inputs per outcome, so that the corpus does
+//! not grow with it.
+//!
+//! **Scheduling.** A frontier outcome is *eligible* for a directed attempt when some input reached
+//! its site and it is not *stalled*. An attempt that does not lower the outcome's best fitness
+//! stalls it; any later improvement (by havoc, or by an attempt on another outcome) wakes it, and
+//! new coverage wakes stalled outcomes with fewer than [`MAX_STALLS`] stalls. Eligible outcomes
+//! are taken fewest attempts first, then lowest fitness. The loop in `fuzz/mod.rs` keeps at least
+//! half of the executions for havoc, so a stalled distance never traps the fuzzer.
+
+use super::feedback::Feedback;
+use crate::exec::Coverage;
+use serde::Serialize;
+
+/// Fitness of a frontier outcome whose site an execution did not reach.
+pub const UNREACHED: f64 = 2.0;
+/// Most inputs kept per frontier outcome in the distance pool.
+pub const POOL_CAP: usize = 4;
+/// Stalled attempts after which new coverage no longer wakes an outcome (an improvement of its
+/// own distance still does).
+pub const MAX_STALLS: u32 = 3;
+
+/// The fitness `l / (l + 1)` of branch distance `d` of a reached site, with `l = ln(1 + d)` (see
+/// module docs): in `[0, 1)`, 0 exactly for `d = 0`, and increasing in `d`. The logarithm keeps
+/// distances apart that `d / (d + 1)` rounds to the same `f64` (every `d` above about 1e16, as a
+/// 64-bit magic value or a float near 1e300 gives), so the AVM's pattern moves still see a slope.
+pub fn normalise(d: f64) -> f64 {
+    if d.is_nan() || d == f64::INFINITY {
+        1.0
+    } else {
+        let l = d.max(0.0).ln_1p();
+        l / (l + 1.0)
+    }
+}
+
+/// One frontier outcome and what the fuzzer knows of it.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Global outcome ID.
+    pub outcome: u32,
+    /// Global site ID of its site.
+    pub site: u32,
+    /// Best (lowest) fitness seen; [`UNREACHED`] before any execution reached the site after it
+    /// joined the frontier.
+    pub best: f64,
+    /// Inputs that lowered `best`, oldest first, at most [`POOL_CAP`]; the last one reached
+    /// `best`.
+    pub pool: Vec<Vec<u8>>,
+    /// Times `best` was lowered.
+    pub improvements: u32,
+    /// Directed attempts made on it.
+    pub attempts: u32,
+    /// Attempts that ended without lowering `best`.
+    pub stalls: u32,
+    /// The last attempt did not lower `best`, and nothing did since.
+    pub stalled: bool,
+    /// An execution took it (fitness 0), perhaps one that crashed (so the coverage map may not
+    /// know it).
+    pub reached_zero: bool,
+}
+
+/// Executions spent and outcomes first covered by each stage of the loop, for the `--json`
+/// summary (of the worker that prints it; with `-j`, each worker has its own). Executions of
+/// crash triage and minimisation belong to no stage, so the stages add up to less than the
+/// summary's `executions`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GuideStats {
+    /// Whether guidance was on (`--guidance on`).
+    pub enabled: bool,
+    /// Executions of the seeds and of the corpus directory.
+    pub execs_seed: u64,
+    /// Executions of havoc inputs.
+    pub execs_havoc: u64,
+    /// Executions of input-to-state candidates (Aschermann et al. 2019), including the run of
+    /// the start input of each directed attempt.
+    pub execs_i2s: u64,
+    /// Executions of the influence probe (which bytes change an outcome's distance).
+    pub execs_influence: u64,
+    /// Executions of the alternating variable method on fields (Korel 1990).
+    pub execs_avm: u64,
+    /// Outcomes first covered by a seed (or a file another worker wrote).
+    pub covered_by_seed: usize,
+    /// Outcomes first covered by havoc.
+    pub covered_by_havoc: usize,
+    /// Outcomes first covered by an input-to-state candidate.
+    pub covered_by_i2s: usize,
+    /// Outcomes first covered by an input of the influence probe.
+    pub covered_by_influence: usize,
+    /// Outcomes first covered by an AVM move.
+    pub covered_by_avm: usize,
+    /// Directed attempts.
+    pub attempts: u64,
+    /// Directed attempts that took their outcome (perhaps in a crashing execution).
+    pub attempts_won: u64,
+    /// Times an execution lowered a frontier outcome's best fitness.
+    pub distance_improvements: u64,
+    /// Frontier outcomes at the end of the run.
+    pub frontier: usize,
+    /// Inputs in the distance pool at the end of the run.
+    pub pool_inputs: usize,
+}
+
+/// The stage an execution belongs to (see [`GuideStats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Seeds, the corpus directory, files of other workers.
+    Seed,
+    /// Havoc mutations of corpus and pool inputs.
+    Havoc,
+    /// A directed attempt's start input and its input-to-state candidates.
+    I2s,
+    /// A directed attempt's influence probe.
+    Influence,
+    /// A directed attempt's AVM moves.
+    Avm,
+}
+
+impl GuideStats {
+    /// Count one execution of `stage` that first covered `new_outcomes` outcomes.
+    pub fn count(&mut self, stage: Stage, new_outcomes: usize) {
+        let (e, c) = match stage {
+            Stage::Seed => (&mut self.execs_seed, &mut self.covered_by_seed),
+            Stage::Havoc => (&mut self.execs_havoc, &mut self.covered_by_havoc),
+            Stage::I2s => (&mut self.execs_i2s, &mut self.covered_by_i2s),
+            Stage::Influence => (&mut self.execs_influence, &mut self.covered_by_influence),
+            Stage::Avm => (&mut self.execs_avm, &mut self.covered_by_avm),
+        };
+        *e += 1;
+        *c += new_outcomes;
+    }
+
+    /// Executions of the directed stages (input-to-state, influence, AVM).
+    pub fn directed(&self) -> u64 {
+        self.execs_i2s + self.execs_influence + self.execs_avm
+    }
+}
+
+/// See module docs.
+#[derive(Clone, Debug, Default)]
+pub struct Guide {
+    /// Per global site: its first global outcome and number of outcomes.
+    site_outcomes: Vec<(u32, u32)>,
+    /// Per global site: indices into `targets` of its frontier outcomes (empty: not a frontier
+    /// site).
+    at_site: Vec<Vec<u32>>,
+    /// The frontier outcomes.
+    pub targets: Vec<Target>,
+    /// Outcomes covered (by the coverage map) when the frontier was last computed.
+    covered_when: usize,
+    /// Something changed that may make an outcome eligible since the last [`Guide::pick`] found
+    /// none.
+    wake: bool,
+    pub stats: GuideStats,
+}
+
+impl Guide {
+    /// A guide for a program whose site `s` has outcomes `site_outcomes[s].0 ..` (`.1` of them).
+    pub fn new(site_outcomes: Vec<(u32, u32)>, enabled: bool) -> Guide {
+        let n = site_outcomes.len();
+        Guide {
+            site_outcomes,
+            at_site: vec![vec![]; n],
+            targets: vec![],
+            covered_when: usize::MAX,
+            wake: true,
+            stats: GuideStats { enabled, ..Default::default() },
+        }
+    }
+
+    /// Recompute the frontier from the coverage map if its coverage grew since the last time;
+    /// frontier outcomes keep their state, stalled ones with fewer than [`MAX_STALLS`] stalls
+    /// wake up.
+    pub fn refresh(&mut self, fb: &Feedback) {
+        if fb.covered() == self.covered_when {
+            return;
+        }
+        self.covered_when = fb.covered();
+        let mut old: std::collections::HashMap<u32, Target> = self.targets.drain(..).map(|t| (t.outcome, t)).collect();
+        for v in &mut self.at_site {
+            v.clear();
+        }
+        for (s, &(base, n)) in self.site_outcomes.iter().enumerate() {
+            let outs = base..base.saturating_add(n);
+            if !outs.clone().any(|o| fb.is_covered(o)) {
+                continue;
+            }
+            for o in outs.filter(|&o| !fb.is_covered(o)) {
+                let mut t = old.remove(&o).unwrap_or(Target {
+                    outcome: o,
+                    site: s as u32,
+                    best: UNREACHED,
+                    pool: vec![],
+                    improvements: 0,
+                    attempts: 0,
+                    stalls: 0,
+                    stalled: false,
+                    reached_zero: false,
+                });
+                if t.stalled && t.stalls < MAX_STALLS {
+                    t.stalled = false;
+                }
+                self.at_site[s].push(self.targets.len() as u32);
+                self.targets.push(t);
+            }
+        }
+        self.stats.frontier = self.targets.len();
+        self.wake = true;
+    }
+
+    /// Whether site `s` has frontier outcomes.
+    pub fn is_frontier_site(&self, s: u32) -> bool {
+        self.at_site.get(s as usize).is_some_and(|v| !v.is_empty())
+    }
+
+    /// Record one execution of `data` with coverage `cov` and outcome distances `dist` (global
+    /// outcome → minimum distance of the execution): every frontier outcome whose best fitness
+    /// it strictly lowers gets `data` in its pool. Returns how many it lowered.
+    pub fn observe(&mut self, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>, data: &[u8]) -> usize {
+        let mut improved = 0;
+        for &(s, _) in &cov.sites {
+            let Some(ts) = self.at_site.get(s as usize) else { continue };
+            for &ti in ts {
+                let t = &mut self.targets[ti as usize];
+                let Some(d) = dist(t.outcome) else { continue };
+                let f = normalise(d);
+                if f < t.best {
+                    t.best = f;
+                    t.improvements += 1;
+                    t.stalled = false;
+                    if f == 0.0 {
+                        t.reached_zero = true;
+                    }
+                    if t.pool.len() >= POOL_CAP {
+                        t.pool.remove(0);
+                    }
+                    t.pool.push(data.to_vec());
+                    improved += 1;
+                }
+            }
+        }
+        if improved > 0 {
+            self.wake = true;
+            self.stats.distance_improvements += improved as u64;
+        }
+        improved
+    }
+
+    /// The fitness of outcome `outcome` of site `site` in an execution of coverage `cov` (sites
+    /// in order) whose distances are `dist`, with the approach level (Wegener, Baresel & Sthamer 2001) when the site
+    /// did not run: `ladder[i]` holds the (site, outcome) control dependences at approach level
+    /// `i + 1` (from `cfg::Cfg::ladder`), and the fitness is `i + 1 + d/(d+1)` for the first level
+    /// with an executed site, `d` the least distance of its outcomes there; `ladder.len() + 1`
+    /// when none ran (the function was not reached). Without a ladder, an unreached site is
+    /// [`UNREACHED`].
+    pub fn fitness(site: u32, outcome: u32, ladder: &[Vec<(u32, u32)>], cov: &Coverage, dist: impl Fn(u32) -> Option<f64>) -> f64 {
+        let ran = |s: u32| cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok();
+        if ran(site) {
+            return dist(outcome).map_or(1.0, normalise);
+        }
+        if ladder.is_empty() {
+            return UNREACHED;
+        }
+        for (i, level) in ladder.iter().enumerate() {
+            let best = level.iter().filter(|&&(s, _)| ran(s)).filter_map(|&(_, o)| dist(o)).map(normalise).reduce(f64::min);
+            if let Some(b) = best {
+                return (i + 1) as f64 + b;
+            }
+        }
+        (ladder.len() + 1) as f64
+    }
+
+    /// The target to attempt next (see module docs), or `None` when no outcome is eligible.
+    pub fn pick(&mut self) -> Option<usize> {
+        if !self.wake {
+            return None;
+        }
+        let best = self
+            .targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.pool.is_empty() && !t.stalled && !t.reached_zero)
+            .min_by(|(_, a), (_, b)| a.attempts.cmp(&b.attempts).then(a.best.total_cmp(&b.best)))
+            .map(|(i, _)| i);
+        if best.is_none() {
+            self.wake = false;
+        }
+        best
+    }
+
+    /// The attempt on frontier outcome `outcome` ended; `start` was its best fitness when the
+    /// attempt began. An outcome no longer on the frontier was covered by the attempt.
+    pub fn finish_attempt(&mut self, outcome: u32, start: f64) {
+        self.stats.attempts += 1;
+        let Some(t) = self.targets.iter_mut().find(|t| t.outcome == outcome) else {
+            self.stats.attempts_won += 1;
+            return;
+        };
+        t.attempts += 1;
+        if t.reached_zero {
+            self.stats.attempts_won += 1;
+        } else if t.best >= start {
+            t.stalled = true;
+            t.stalls += 1;
+        }
+    }
+
+    /// The newest pool input of a frontier outcome not yet taken, chosen with the random numbers
+    /// `r` (a few tries), for havoc to mutate: energy to the inputs closest to uncovered
+    /// outcomes.
+    pub fn pool_input(&self, r: [usize; 4]) -> Option<&[u8]> {
+        if self.targets.is_empty() {
+            return None;
+        }
+        r.iter()
+            .map(|&k| &self.targets[k % self.targets.len()])
+            .find(|t| !t.reached_zero && !t.pool.is_empty())
+            .and_then(|t| t.pool.last().map(|v| v.as_slice()))
+    }
+
+    /// Final figures into the stats.
+    pub fn finish(&mut self) -> GuideStats {
+        self.stats.frontier = self.targets.iter().filter(|t| !t.reached_zero).count();
+        self.stats.pool_inputs = self.targets.iter().map(|t| t.pool.len()).sum();
+        self.stats.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approach_level_counts_the_control_dependences_missed() {
+        // site 5 (outcomes 10, 11) depends on site 3 taking outcome 6, which depends on site 1
+        // taking outcome 2
+        let ladder = vec![vec![(3, 6)], vec![(1, 2)]];
+        let dist = |o: u32| Some(if o == 2 { 1.0 } else { 3.0 });
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist), normalise(3.0));
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist), 1.0 + normalise(3.0));
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1], &[]), dist), 2.0 + normalise(1.0));
+        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[], &[]), dist), 3.0);
+    }
+
+    fn cov(sites: &[u32], outcomes: &[u32]) -> Coverage {
+        Coverage { sites: sites.iter().map(|&s| (s, 1)).collect(), outcomes: outcomes.to_vec() }
+    }
+
+    #[test]
+    fn normalised_distances_keep_their_order_at_every_magnitude() {
+        let ds = [0.0, 1e-300, 0.5, 1.0, 2.0, 1e6, 1e16, 1e17, 1e300, f64::MAX];
+        let f: Vec<f64> = ds.iter().map(|&d| normalise(d)).collect();
+        assert_eq!(f[0], 0.0);
+        assert!(f.windows(2).all(|w| w[0] < w[1]), "{f:?}");
+        assert!(f.iter().all(|&x| x < 1.0));
+        assert_eq!((normalise(f64::NAN), normalise(f64::INFINITY)), (1.0, 1.0));
+    }
+
+    #[test]
+    fn the_frontier_is_the_uncovered_outcomes_of_half_covered_sites() {
+        // three two-outcome sites: 0 (outcomes 0, 1), 1 (2, 3), 2 (4, 5)
+        let mut fb = Feedback::new(3, 6);
+        fb.add(&cov(&[0, 1], &[0, 2, 3]));
+        let mut g = Guide::new(vec![(0, 2), (2, 2), (4, 2)], true);
+        g.refresh(&fb);
+        let f: Vec<u32> = g.targets.iter().map(|t| t.outcome).collect();
+        assert_eq!(f, vec![1], "site 1 is fully covered, site 2 never ran");
+        assert!(g.is_frontier_site(0) && !g.is_frontier_site(1) && !g.is_frontier_site(2));
+    }
+
+    #[test]
+    fn strictly_lower_distances_are_kept_in_a_capped_pool() {
+        let mut fb = Feedback::new(1, 2);
+        fb.add(&cov(&[0], &[0]));
+        let mut g = Guide::new(vec![(0, 2)], true);
+        g.refresh(&fb);
+        let c = cov(&[0], &[0]);
+        for (i, d) in [10.0, 10.0, 5.0, 7.0, 4.0, 3.0, 2.0, 1.0].iter().enumerate() {
+            g.observe(&c, |o| (o == 1).then_some(*d), &[i as u8]);
+        }
+        let t = &g.targets[0];
+        assert_eq!(t.best, normalise(1.0));
+        assert_eq!(t.improvements, 6, "10, 5, 4, 3, 2, 1; not the repeated 10 nor 7");
+        assert_eq!(t.pool, vec![vec![4], vec![5], vec![6], vec![7]]);
+        // an execution that does not reach the site changes nothing
+        assert_eq!(g.observe(&cov(&[], &[]), |_| Some(0.0), &[9]), 0);
+        assert_eq!(Guide::fitness(0, 1, &[], &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
+        assert_eq!(Guide::fitness(0, 1, &[], &c, |_| Some(3.0)), normalise(3.0));
+    }
+
+    #[test]
+    fn a_stalled_outcome_waits_for_an_improvement() {
+        let mut fb = Feedback::new(2, 4);
+        fb.add(&cov(&[0, 1], &[0, 2]));
+        let mut g = Guide::new(vec![(0, 2), (2, 2)], true);
+        g.refresh(&fb);
+        assert_eq!(g.pick(), None, "no input reached a frontier distance yet");
+        let both = cov(&[0, 1], &[0, 2]);
+        g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 3.0 }), b"x");
+        let first = g.pick().unwrap();
+        assert_eq!(g.targets[first].outcome, 3, "equal attempts: the lower fitness first");
+        g.finish_attempt(g.targets[first].outcome, g.targets[first].best);
+        assert!(g.targets[first].stalled);
+        let second = g.pick().unwrap();
+        assert_eq!(g.targets[second].outcome, 1);
+        g.finish_attempt(g.targets[second].outcome, g.targets[second].best);
+        assert_eq!(g.pick(), None, "both stalled");
+        g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 2.0 }), b"y");
+        assert_eq!(g.pick(), Some(first), "an improvement wakes it");
+    }
+}

@@ -1,0 +1,268 @@
+//! Input-to-state substitution on raw bytes (Aschermann et al. 2019, REDQUEEN; AFL++'s CmpLog):
+//! when a compare's operand `a` appears in the input, encoded as the program may have read it,
+//! replace that encoding with the same encoding of the other operand `b` (and of `b ± 1`, for an
+//! ordering compare), and the other way round.
+//!
+//! Encodings tried, for an integer operand of an `iN` compare (widened to 64 bits by the probe,
+//! by sign or zero extension): the low 1, 2, 4 or 8 bytes (widths up to N/8 that hold the value,
+//! as an unsigned or a signed number), little- and big-endian; and the ASCII decimal text (a
+//! whole run of digits, with its sign). For a float operand (an `f64` bit pattern): the 8 bytes
+//! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
+//! orders; an ordering compare also tries the neighbours `next_up`/`next_down`.
+
+use crate::trace::{OperandRec, OPERANDS_FLOAT};
+use evotest_abi::pred::{Pred, Rel};
+
+/// Most candidates built for one compare.
+pub const MAX_CANDIDATES: usize = 96;
+
+/// The width in bytes of the operands of a compare whose LLVM operand type is `ty` (`i32`,
+/// `double`, …): 1 to 8, `None` for a pointer or an unknown type.
+pub fn operand_width(ty: &str) -> Option<usize> {
+    match ty {
+        "float" => Some(4),
+        "double" => Some(8),
+        t => {
+            let bits: usize = t.strip_prefix('i')?.parse().ok()?;
+            (1..=64).contains(&bits).then(|| bits.div_ceil(8).next_power_of_two().min(8))
+        }
+    }
+}
+
+/// Whether `v` (a 64-bit widened operand) fits `w` bytes as an unsigned or a signed number.
+fn fits(v: u64, w: usize) -> bool {
+    if w >= 8 {
+        return true;
+    }
+    let bits = 8 * w as u32;
+    v < (1u64 << bits) || (v as i64) >= -(1i64 << (bits - 1)) && (v as i64) < 0
+}
+
+/// The low `w` bytes of `v`, little-endian or big-endian.
+fn encode(v: u64, w: usize, big: bool) -> Vec<u8> {
+    let le = v.to_le_bytes();
+    let mut b = le[..w].to_vec();
+    if big {
+        b.reverse();
+    }
+    b
+}
+
+/// Every position of `pat` in `data`.
+fn positions(data: &[u8], pat: &[u8]) -> Vec<usize> {
+    if pat.is_empty() || data.len() < pat.len() {
+        return vec![];
+    }
+    (0..=data.len() - pat.len()).filter(|&p| &data[p..p + pat.len()] == pat).collect()
+}
+
+/// Add `y` to `out` unless it is `data` itself or already there, up to [`MAX_CANDIDATES`].
+fn push(out: &mut Vec<Vec<u8>>, data: &[u8], y: Vec<u8>) {
+    if out.len() < MAX_CANDIDATES && y != data && !out.contains(&y) {
+        out.push(y);
+    }
+}
+
+/// The replacement values for operand `b` under predicate `pred`: `b` itself, and `b ± 1` for
+/// an ordering compare (where equality may not be enough).
+fn int_targets(b: u64, pred: Option<Pred>) -> Vec<u64> {
+    match pred.and_then(|p| p.rel()) {
+        Some(Rel::Eq) | Some(Rel::Ne) => vec![b],
+        _ => vec![b, b.wrapping_add(1), b.wrapping_sub(1)],
+    }
+}
+
+/// Input-to-state candidates for the compare `rec` (see module docs) over input `data`; `width`
+/// is the compare's operand width in bytes ([`operand_width`]). In order: binary encodings
+/// (widest first, little-endian first), then decimal text; without duplicates or `data` itself;
+/// at most [`MAX_CANDIDATES`].
+pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let pred = Pred::from_u32(rec.kind & !OPERANDS_FLOAT);
+    if rec.kind & OPERANDS_FLOAT != 0 {
+        floats(data, f64::from_bits(rec.a), f64::from_bits(rec.b), pred, &mut out);
+        floats(data, f64::from_bits(rec.b), f64::from_bits(rec.a), pred, &mut out);
+        return out;
+    }
+    let width = width.clamp(1, 8);
+    for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+        for w in [8, 4, 2, 1] {
+            if w > width || !fits(a, w) {
+                continue;
+            }
+            for big in [false, true] {
+                if w == 1 && big {
+                    continue;
+                }
+                let pat = encode(a, w, big);
+                let ps = positions(data, &pat);
+                for p in ps {
+                    for t in int_targets(b, pred) {
+                        let mut y = data.to_vec();
+                        y[p..p + w].copy_from_slice(&encode(t, w, big));
+                        push(&mut out, data, y);
+                    }
+                }
+            }
+        }
+    }
+    for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+        decimal(data, a, b, pred, width, &mut out);
+    }
+    out
+}
+
+/// The decimal texts of operand `v` of a `width`-byte compare: signed, and unsigned when it
+/// differs.
+fn decimal_forms(v: u64, width: usize) -> Vec<String> {
+    let bits = 8 * width.clamp(1, 8) as u32;
+    let unsigned = if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+    let signed = if bits == 64 { v as i64 } else { ((unsigned << (64 - bits)) as i64) >> (64 - bits) };
+    let mut f = vec![signed.to_string()];
+    if unsigned as i128 != signed as i128 {
+        f.push(unsigned.to_string());
+    }
+    f
+}
+
+/// Candidates replacing a decimal text of `a` in `data` (a maximal run of digits, with a `-`
+/// before it when negative) by the text of `b` (and `b ± 1` for an ordering compare).
+fn decimal(data: &[u8], a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Vec<Vec<u8>>) {
+    for text in decimal_forms(a, width) {
+        let pat = text.as_bytes();
+        for p in positions(data, pat) {
+            let end = p + pat.len();
+            let digit_before = p > 0 && data[p - 1].is_ascii_digit() || !text.starts_with('-') && p > 0 && data[p - 1] == b'-';
+            if digit_before || data.get(end).is_some_and(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            for t in int_targets(b, pred) {
+                let repl = if text.starts_with('-') || (t as i64) < 0 && width < 8 {
+                    decimal_forms(t, width)[0].clone()
+                } else {
+                    decimal_forms(t, width).last().cloned().unwrap_or_default()
+                };
+                let mut y = data[..p].to_vec();
+                y.extend_from_slice(repl.as_bytes());
+                y.extend_from_slice(&data[end..]);
+                push(out, data, y);
+            }
+        }
+    }
+}
+
+/// Candidates replacing the `f64` or `f32` encoding of `a` by that of `b` (and its neighbours for
+/// an ordering compare).
+fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>>) {
+    let mut targets = vec![b];
+    if !matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) && b.is_finite() {
+        targets.extend([b.next_up(), b.next_down()]);
+    }
+    for big in [false, true] {
+        let pat = if big { a.to_be_bytes() } else { a.to_le_bytes() };
+        for p in positions(data, &pat) {
+            for &t in &targets {
+                let mut y = data.to_vec();
+                y[p..p + 8].copy_from_slice(&if big { t.to_be_bytes() } else { t.to_le_bytes() });
+                push(out, data, y);
+            }
+        }
+        let a32 = a as f32;
+        if a32 as f64 == a || a.is_nan() {
+            let pat = if big { a32.to_be_bytes() } else { a32.to_le_bytes() };
+            for p in positions(data, &pat) {
+                for &t in &targets {
+                    let mut t32 = t as f32;
+                    // the f32 neighbours, not the f64 ones (which round back to `b`)
+                    if t > b {
+                        t32 = (b as f32).next_up();
+                    } else if t < b {
+                        t32 = (b as f32).next_down();
+                    }
+                    let mut y = data.to_vec();
+                    y[p..p + 4].copy_from_slice(&if big { t32.to_be_bytes() } else { t32.to_le_bytes() });
+                    push(out, data, y);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(pred: Pred, a: u64, b: u64) -> OperandRec {
+        OperandRec { site: 0, kind: pred as u32, a, b }
+    }
+
+    #[test]
+    fn widths_of_llvm_types() {
+        assert_eq!(operand_width("i32"), Some(4));
+        assert_eq!(operand_width("i1"), Some(1));
+        assert_eq!(operand_width("i24"), Some(4));
+        assert_eq!(operand_width("i64"), Some(8));
+        assert_eq!(operand_width("double"), Some(8));
+        assert_eq!(operand_width("ptr"), None);
+        assert_eq!(operand_width("i128"), None);
+    }
+
+    #[test]
+    fn a_little_endian_word_takes_the_other_operand() {
+        let data = b"HEAD\x01\x02\x03\x04tail".to_vec();
+        let c = candidates(&data, &rec(Pred::Eq, 0x04030201, 0xDEADBEEF), 4);
+        assert_eq!(c[0], b"HEAD\xef\xbe\xad\xdetail".to_vec());
+        // equality: no neighbours
+        assert!(!c.iter().any(|y| y[4] == 0xf0 || y[4] == 0xee));
+    }
+
+    #[test]
+    fn a_big_endian_half_word_and_the_reverse_direction() {
+        // the program compared (d[8] << 8 | d[9]) == 0x1234, with d[8..10] = 00 07
+        let data = vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 7];
+        let c = candidates(&data, &rec(Pred::Eq, 7, 0x1234), 4);
+        assert!(c.contains(&vec![0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34]), "{c:?}");
+        // the operands in the other order give the same candidate
+        let c2 = candidates(&data, &rec(Pred::Eq, 0x1234, 7), 4);
+        assert!(c2.contains(&vec![0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34]));
+    }
+
+    #[test]
+    fn ordering_compares_try_the_neighbours_and_signed_values_match() {
+        // x < -5 with x = -1 (a signed byte widened to 64 bits)
+        let data = vec![0xff, 0x10];
+        let c = candidates(&data, &rec(Pred::Slt, -1i64 as u64, -5i64 as u64), 1);
+        let firsts: Vec<u8> = c.iter().map(|y| y[0]).collect();
+        assert_eq!(firsts, vec![0xfb, 0xfc, 0xfa]);
+    }
+
+    #[test]
+    fn decimal_text_is_replaced_whole() {
+        let data = b"n=17;m=170".to_vec();
+        let c = candidates(&data, &rec(Pred::Eq, 17, 123456), 4);
+        assert!(c.contains(&b"n=123456;m=170".to_vec()), "{:?}", c.iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect::<Vec<_>>());
+        assert!(!c.iter().any(|y| y.ends_with(b"m=1234560")), "17 inside 170 is not a match");
+        let neg = b"x=-3".to_vec();
+        let c = candidates(&neg, &rec(Pred::Eq, -3i64 as u64, -42i64 as u64), 4);
+        assert!(c.contains(&b"x=-42".to_vec()), "{c:?}");
+    }
+
+    #[test]
+    fn floats_as_f64_and_f32() {
+        let mut data = 1.5f64.to_le_bytes().to_vec();
+        data.extend(2.25f32.to_be_bytes());
+        let r = OperandRec { site: 0, kind: Pred::Oeq as u32 | OPERANDS_FLOAT, a: 1.5f64.to_bits(), b: 3.0f64.to_bits() };
+        let c = candidates(&data, &r, 8);
+        assert_eq!(&c[0][..8], &3.0f64.to_le_bytes());
+        let r = OperandRec { site: 0, kind: Pred::Olt as u32 | OPERANDS_FLOAT, a: 2.25f64.to_bits(), b: 0.5f64.to_bits() };
+        let c = candidates(&data, &r, 4);
+        assert!(c.iter().any(|y| y[8..] == 0.5f32.to_be_bytes()));
+        assert!(c.iter().any(|y| y[8..] == 0.5f32.next_down().to_be_bytes()));
+    }
+
+    #[test]
+    fn nothing_matches_nothing_is_built() {
+        assert!(candidates(b"abc", &rec(Pred::Eq, 0x11223344, 5), 4).is_empty());
+        assert!(candidates(b"", &rec(Pred::Eq, 0, 5), 4).is_empty());
+    }
+}
