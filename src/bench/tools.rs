@@ -102,6 +102,12 @@ impl Tool for Evotest {
         // the benchmark measures the search; the fresh-process check is for suites users keep
         o.verify = false;
         o.budget = Budget { max_execs: Some(spec.max_execs), max_time: Some(spec.max_time) };
+        // nothing is measured after full feasible coverage: stop there (the executions to it do
+        // not change; the ground truth is checked on the union of every tool's inputs, peers'
+        // whole runs included)
+        if cx.program.feasible > 0 {
+            o.search.stop_at_covered = Some(cx.program.feasible);
+        }
         let stop = AtomicBool::new(false);
         let r = campaign::search(&mut cx.target, &o, &mut Silent, &stop)?;
         if let Some(e) = &r.error {

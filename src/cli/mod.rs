@@ -678,6 +678,7 @@ impl RunArgs {
             give_up_after: self.give_up_after,
             stop_when_stalled: self.stop_when_stalled,
             generations: self.generations,
+            stop_at_covered: None,
         };
         o.chain = ChainConfig { mode: self.chaining, depth: self.chain_depth, order: self.chain_order, ..ChainConfig::default() };
         o.targets = self.targets.clone();

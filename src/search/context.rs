@@ -258,6 +258,7 @@ impl<'a> SearchContext<'a> {
     pub fn finished(&self) -> bool {
         self.out_of_budget()
             || self.state.archive.n_covered() == self.state.goals.len()
+            || self.config.stop_at_covered.is_some_and(|n| self.state.archive.n_covered() >= n)
             || (self.config.stop_when_stalled && self.open_goals().is_empty())
     }
 

@@ -86,11 +86,15 @@ pub struct SearchConfig {
     /// here (grammatical evolution, [`ge`]: default 200, Anjum & Ryan 2021). `None`: the preset's
     /// own.
     pub generations: Option<u32>,
+    /// Stop as soon as this many goals are covered (`None`: only when all are). A benchmark sets
+    /// it to a program's known feasible count: the executions to full feasible coverage are the
+    /// same, and a run does not go on spending its cap on infeasible goals.
+    pub stop_at_covered: Option<usize>,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false, generations: None }
+        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false, generations: None, stop_at_covered: None }
     }
 }
 
