@@ -25,8 +25,10 @@
 //! while above 1e-9, AVMf's increasing precision); when nothing is left to refine, the search
 //! restarts from a random input.
 //!
-//! At the first local optimum of an attempt (before the first random restart), unless
-//! initialisation is uniform (`--init uniform`), the search makes a **boundary probe**: each
+//! At the first local optimum of an attempt, unless initialisation is uniform (`--init
+//! uniform`), the search first makes a **boundary probe** (before input-to-state, refinement and
+//! pair moves: it is cheap, and the biased start is for programs whose special values are
+//! boundaries and constants): each
 //! variable in turn is set to each of its boundary values (range ends, 0, ±1, and ±inf/NaN for
 //! full-range floats) and to each program constant, moving on improvement. This reaches outcomes
 //! whose branch distance is deceptive or flat but which sit at extreme values (expint's
@@ -338,15 +340,6 @@ impl Local<'_, '_> {
             if improved {
                 continue;
             }
-            match self.copy_operands()? {
-                Ok(true) => continue,
-                Ok(false) => {}
-                Err(s) => return Ok(s),
-            }
-            if self.refinable() {
-                self.float_step /= 10.0;
-                continue;
-            }
             if !probed && self.cx.domain.biased() {
                 probed = true;
                 let before = self.fx;
@@ -356,6 +349,15 @@ impl Local<'_, '_> {
                 if self.fx < before {
                     continue;
                 }
+            }
+            match self.copy_operands()? {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(s) => return Ok(s),
+            }
+            if self.refinable() {
+                self.float_step /= 10.0;
+                continue;
             }
             match self.pairs()? {
                 Ok(true) => continue,
