@@ -77,7 +77,8 @@ fn args(fe: &RustFrontend, input: &Input) -> Vec<String> {
                     _ => format!("&[{body}]"),
                 }
             }
-            _ => "todo!()".into(),
+            // shapes are built from the types (`RustFrontend::new`): any other pair is a bug
+            _ => unreachable!("parameter `{}`: its shape does not match its type", p.name),
         })
         .collect()
 }
