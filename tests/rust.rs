@@ -190,7 +190,10 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
         .arg(&krate)
         .arg("fuzz_parse")
         .arg(&corpus)
-        .args(["-runs=30000", "-seed=1", "-timeout=5", "-q", "--json"])
+        // what is tested is the build and the crash conventions; branch-distance guidance is off
+        // because it spends half of this small budget on frontier outcomes inside std's parsing
+        // code (see the note on issue 13), and havoc alone finds "q=-1" within it
+        .args(["-runs=30000", "-seed=1", "-timeout=5", "-q", "--json", "--guidance=off"])
         .arg(format!("-artifact_prefix={}", artifacts.display()))
         .output()
         .unwrap();
