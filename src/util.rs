@@ -10,6 +10,20 @@ use std::path::Path;
 ///
 /// Errors: the directory is not writable.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, true)
+}
+
+/// As [`write_atomic`], without `fsync`: a killed process never leaves a half-written file (the
+/// temporary file, named `.tmp…`, is renamed into place), but a power cut may lose the write.
+/// For files written many times a second (fuzzing corpus entries, statistics).
+///
+/// Errors: the directory is not writable.
+pub fn write_replace(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, false)
+}
+
+/// Write through a temporary file in the same directory renamed into place, with `fsync` or not.
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -21,26 +35,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mode = std::fs::metadata(path).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions())).unwrap_or(0o644);
     std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode))
         .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-/// As [`write_atomic`], without `fsync`: a killed process never leaves a half-written file (the
-/// temporary file, named `.tmp…`, is renamed into place), but a power cut may lose the write.
-/// For files written many times a second (fuzzing corpus entries, statistics).
-///
-/// Errors: the directory is not writable.
-pub fn write_replace(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    let mode = std::fs::metadata(path).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions())).unwrap_or(0o644);
-    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode))
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    if sync {
+        tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
+    }
     tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

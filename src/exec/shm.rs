@@ -94,6 +94,15 @@ impl SharedMemory {
             bail!("input of {} bytes exceeds the capacity of {}", input.len(), self.layout.input_capacity);
         }
         let used = (self.header().sites_used.min(self.layout.site_capacity)) as usize;
+        unsafe {
+            ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());
+        }
+        self.reset_and_place(input);
+        Ok(())
+    }
+
+    /// Clear the per-execution header fields and place `input` (its length already checked).
+    fn reset_and_place(&mut self, input: &[u8]) {
         let h = self.header_mut();
         h.seq = 0;
         h.ret_state = 0;
@@ -105,10 +114,8 @@ impl SharedMemory {
         h.n_operands = 0;
         h.input_len = input.len() as u32;
         unsafe {
-            ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());
             ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
         }
-        Ok(())
     }
 
     /// As [`SharedMemory::prepare`], but zeroing only the site records of `dirty` (the sites the
@@ -120,16 +127,6 @@ impl SharedMemory {
             bail!("input of {} bytes exceeds the capacity of {}", input.len(), self.layout.input_capacity);
         }
         let cap = self.layout.site_capacity;
-        let h = self.header_mut();
-        h.seq = 0;
-        h.ret_state = 0;
-        h.ret_kind = 0;
-        h.ret_bits = 0;
-        h.n_events = 0;
-        h.events_overflow = 0;
-        h.step_limit_hit = 0;
-        h.n_operands = 0;
-        h.input_len = input.len() as u32;
         unsafe {
             let recs = self.base.add(self.layout.sites_off) as *mut u64;
             for &s in dirty {
@@ -137,8 +134,8 @@ impl SharedMemory {
                     *recs.add(s as usize) = 0;
                 }
             }
-            ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
         }
+        self.reset_and_place(input);
         Ok(())
     }
 
