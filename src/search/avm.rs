@@ -19,6 +19,12 @@
 //! * **ulp** (floats): one step on the ordered key, the next representable value, for exact
 //!   equalities that additive steps of a few ULPs would jump over.
 //!
+//! Before any move, an attempt tries the **flips** of the goal's critical branch
+//! ([`super::i2s::flips`]): each field equal to an operand of the compare set to the value next to
+//! the other operand that turns the outcome around (`n == 1` with n = 489624410: n := 1). They cost
+//! one evaluation per matching field, and save the tens to hundreds that pattern moves need to walk
+//! a field to a constant or to another input.
+//!
 //! When a full cycle over all variables improves nothing, the search tries **input-to-state**
 //! moves ([`super::i2s`]): a variable equal to one operand of the compare at the goal's critical
 //! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then float variables are refined (δ ÷ 10
@@ -301,6 +307,23 @@ impl Local<'_, '_> {
         Ok(Ok(improved))
     }
 
+    /// The flips of the critical branch ([`super::i2s::flips`]), tried in turn until one improves.
+    fn flip(&mut self) -> Result<std::result::Result<bool, Stop>> {
+        if self.cx.out_of_budget() {
+            return Ok(Err(Stop::Budget));
+        }
+        let ev = self.cx.evaluate(&self.x)?;
+        let cands = super::i2s::flips(self.cx.domain, self.cx.goal(self.goal), &self.x, &ev.trace);
+        for y in cands {
+            match self.try_move(y)? {
+                Ok(true) => return Ok(Ok(true)),
+                Ok(false) => {}
+                Err(s) => return Ok(Err(s)),
+            }
+        }
+        Ok(Ok(false))
+    }
+
     /// The boundary probe (see module docs).
     fn probe(&mut self) -> Result<std::result::Result<(), Stop>> {
         let d = self.cx.domain;
@@ -329,6 +352,9 @@ impl Local<'_, '_> {
     fn run(&mut self) -> Result<Stop> {
         let mut probed = false;
         let mut restarts = 0u64;
+        if let Err(s) = self.flip()? {
+            return Ok(s);
+        }
         loop {
             let mut improved = false;
             for i in 0..self.cx.domain.fields.len() {

@@ -14,6 +14,7 @@
 use crate::fitness::Goal;
 use crate::input::{Domain, Input, Range, Value};
 use crate::trace::{OperandRec, Trace, OPERANDS_FLOAT};
+use evotest_abi::pred::{Pred, Rel};
 
 /// Inputs that copy one operand of the goal's critical branch into a field of `x` equal to the
 /// other operand (see module docs), in field order, without duplicates and without `x` itself.
@@ -22,6 +23,100 @@ pub fn candidates(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace) ->
     let Some(site) = goal.critical_branch(trace) else { return vec![] };
     let Some(rec) = trace.operands(site) else { return vec![] };
     copies(domain, x, rec)
+}
+
+/// The *flips* of the goal's critical branch: for each field equal to one operand of its compare
+/// (of the same kind: an integer field of an integer compare, a float field of a float compare),
+/// the input with that field set to the value nearest the other operand that turns the compare's
+/// outcome around (`x < c` true: `x := c`; false: `x := c − 1`, or the float just below `c`;
+/// `x == c` false: `x := c`). One input per matching field and side, in field order, so they are
+/// cheap enough to try at the start of every local search, before any move (as CmpLog tries its
+/// replacements before havoc). Empty when the critical branch is not a compare that ran.
+pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace) -> Vec<Input> {
+    let Some(site) = goal.critical_branch(trace) else { return vec![] };
+    let Some(rec) = trace.operands(site) else { return vec![] };
+    flips_of(domain, x, rec)
+}
+
+/// The inputs of [`flips`] for one operand record.
+pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
+    let float = rec.kind & OPERANDS_FLOAT != 0;
+    let Some(rel) = Pred::from_u32(rec.kind & !OPERANDS_FLOAT).and_then(Pred::rel) else { return vec![] };
+    // `this rel other` with this on the right-hand side is `other rel' this`
+    let mirror = |r: Rel| match r {
+        Rel::Lt => Rel::Gt,
+        Rel::Le => Rel::Ge,
+        Rel::Gt => Rel::Lt,
+        Rel::Ge => Rel::Le,
+        r => r,
+    };
+    let mut out: Vec<Input> = Vec::new();
+    for i in 0..domain.fields.len() {
+        let old = domain.get(x, i);
+        let mut targets: Vec<Value> = Vec::new();
+        match (old, float) {
+            (Value::Int(v), false) => {
+                for (this, other, r) in [(rec.a, rec.b, rel), (rec.b, rec.a, mirror(rel))] {
+                    if !int_matches(v, this) {
+                        continue;
+                    }
+                    let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
+                    let holds = holds(r, v.cmp(&o));
+                    let t = match (r, holds) {
+                        (Rel::Eq, false) | (Rel::Ne, true) => o,
+                        (Rel::Eq, true) | (Rel::Ne, false) => o.saturating_add(1),
+                        (Rel::Lt, true) | (Rel::Ge, false) | (Rel::Gt, true) | (Rel::Le, false) => o,
+                        (Rel::Lt, false) | (Rel::Ge, true) => o.saturating_sub(1),
+                        (Rel::Le, true) | (Rel::Gt, false) => o.saturating_add(1),
+                    };
+                    targets.push(Value::Int(t));
+                }
+            }
+            (Value::Float(v), true) => {
+                let (a, b) = (f64::from_bits(rec.a), f64::from_bits(rec.b));
+                // neighbours in the field's own precision
+                let single = domain.fields[i].ty == crate::input::ScalarType::F32;
+                let up = |f: f64| if single { (f as f32).next_up() as f64 } else { f.next_up() };
+                let down = |f: f64| if single { (f as f32).next_down() as f64 } else { f.next_down() };
+                for (this, other, r) in [(a, b, rel), (b, a, mirror(rel))] {
+                    if v != this || other.is_nan() {
+                        continue;
+                    }
+                    let Some(ord) = v.partial_cmp(&other) else { continue };
+                    let t = match (r, holds(r, ord)) {
+                        (Rel::Eq, false) | (Rel::Ne, true) => other,
+                        (Rel::Eq, true) | (Rel::Ne, false) => up(other),
+                        (Rel::Lt, true) | (Rel::Ge, false) | (Rel::Gt, true) | (Rel::Le, false) => other,
+                        (Rel::Lt, false) | (Rel::Ge, true) => down(other),
+                        (Rel::Le, true) | (Rel::Gt, false) => up(other),
+                    };
+                    targets.push(Value::Float(t));
+                }
+            }
+            _ => {}
+        }
+        for t in targets {
+            let mut y = x.clone();
+            domain.set(&mut y, i, t);
+            if y != *x && !out.contains(&y) {
+                out.push(y);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `rel` holds for operands ordered `ord` (left against right).
+fn holds(rel: Rel, ord: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match rel {
+        Rel::Eq => ord == Equal,
+        Rel::Ne => ord != Equal,
+        Rel::Lt => ord == Less,
+        Rel::Le => ord != Greater,
+        Rel::Gt => ord == Greater,
+        Rel::Ge => ord != Less,
+    }
 }
 
 /// The inputs of [`candidates`] for one operand record.
@@ -125,6 +220,46 @@ mod tests {
         assert!(c.iter().any(|y| d.get(y, 0) == Value::Float(-3.5)));
         assert!(c.iter().any(|y| d.get(y, 1) == Value::Float(1e300)));
         assert_eq!(c.len(), 6);
+    }
+
+    fn pred_rec(p: Pred, a: u64, b: u64) -> OperandRec {
+        OperandRec { site: 0, kind: p as u32 | if p.is_int() { 0 } else { OPERANDS_FLOAT }, a, b }
+    }
+
+    /// Flips turn the compare's outcome around with the value nearest the other operand, for the
+    /// field on either side of the compare.
+    #[test]
+    fn flips_turn_the_outcome_around_nearest_the_other_operand() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::I32), Field::full("y", ScalarType::I32)]);
+        let x = d.from_values(&[Value::Int(15), Value::Int(-3)]);
+        let first = |c: Vec<Input>| c.iter().map(|y| d.values(y)).collect::<Vec<_>>();
+        // x < 10 false: x := 9
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Slt, 15, 10))), vec![vec![Value::Int(9), Value::Int(-3)]]);
+        // x <= 20 true: x := 21
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sle, 15, 20))), vec![vec![Value::Int(21), Value::Int(-3)]]);
+        // 1 == x false (x on the right): x := 1
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Eq, 1, 15))), vec![vec![Value::Int(1), Value::Int(-3)]]);
+        // 0 > y true (y on the right, i.e. y < 0): y := 0
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 0, -3i64 as u64))), vec![vec![Value::Int(15), Value::Int(0)]]);
+        // x > y true: x := y (false), or y := x (false)
+        let c = first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 15, -3i64 as u64)));
+        assert_eq!(c, vec![vec![Value::Int(-3), Value::Int(-3)], vec![Value::Int(15), Value::Int(15)]]);
+        // no field holds an operand
+        assert!(flips_of(&d, &x, &pred_rec(Pred::Eq, 4, 5)).is_empty());
+    }
+
+    /// Float flips step to the neighbour in the field's own precision.
+    #[test]
+    fn float_flips_use_the_fields_precision() {
+        let d = Domain::packed(vec![Field::full("f", ScalarType::F32)]);
+        let x = d.from_values(&[Value::Float(1.0)]);
+        // f > 2.5 false: f := the float just above 2.5
+        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()));
+        assert_eq!(c.len(), 1);
+        assert_eq!(d.get(&c[0], 0), Value::Float(2.5f32.next_up() as f64));
+        // f == 2.5 false: f := 2.5
+        let c = flips_of(&d, &x, &pred_rec(Pred::Oeq, 1.0f64.to_bits(), 2.5f64.to_bits()));
+        assert_eq!(d.get(&c[0], 0), Value::Float(2.5));
     }
 
     #[test]
