@@ -15,9 +15,14 @@
 //! * **binade** (floats): one step of 2^52 (2^23 for `float`) on the float's *ordered key*, which
 //!   doubles or halves the magnitude, and crosses zero and the infinities in order: pattern moves
 //!   on it reach any double from any other in about 64 doublings (1e300 reaches [0, 10] in tens of
-//!   evaluations, where additive steps need thousands);
+//!   evaluations, where additive steps need thousands). Tried in every exploration only for a
+//!   float at least [`FAR`] additive steps from zero (or not finite); otherwise in the key stage;
 //! * **ulp** (floats): one step on the ordered key, the next representable value, for exact
-//!   equalities that additive steps of a few ULPs would jump over.
+//!   equalities that additive steps of a few ULPs would jump over. Key stage only.
+//!
+//! The **key stage** runs at each local optimum of the main cycle, before refinement: binade and
+//! ulp moves on every float. Keeping them out of the main cycle saves four evaluations per float
+//! per failed exploration where additive moves do the work (values of moderate magnitude).
 //!
 //! Before any move, an attempt tries the **flips** of the goal's critical branch
 //! ([`super::i2s::flips`]): each field equal to an operand of the compare set to the value next to
@@ -27,9 +32,10 @@
 //!
 //! When a full cycle over all variables improves nothing, the search tries **input-to-state**
 //! moves ([`super::i2s`]): a variable equal to one operand of the compare at the goal's critical
-//! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then float variables are refined (δ ÷ 10
-//! while above 1e-9, AVMf's increasing precision); when nothing is left to refine, the search
-//! restarts from a random input.
+//! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then comes the key stage;
+//! then float variables are refined (δ ÷ 10 while above 1e-9, AVMf's increasing precision); then
+//! pair moves; when nothing is left, the search restarts (a random, a perturbed or a scale-free
+//! input in turn).
 //!
 //! At the first local optimum of an attempt, unless initialisation is uniform (`--init
 //! uniform`), the search first makes a **boundary probe** (before input-to-state, refinement and
@@ -56,6 +62,11 @@ pub const SPEC: AlgorithmSpec = AlgorithmSpec {
 
 /// Most integer variables for which pair moves are tried.
 const MAX_PAIR_FIELDS: usize = 8;
+
+/// A float this many additive steps or more from zero (or not finite) also gets binade moves in
+/// every exploration: additive pattern moves would need more than log2(FAR) ≈ 20 doublings to
+/// change its magnitude.
+const FAR: f64 = (1u64 << 20) as f64;
 
 /// Smallest float step AVM refines to.
 const MIN_FLOAT_STEP: f64 = 1e-9;
@@ -132,14 +143,23 @@ impl Local<'_, '_> {
             && self.cx.domain.fields.iter().any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
     }
 
-    /// The kinds of move of variable `i`, in the order exploration tries them.
-    fn moves(&self, i: usize) -> Vec<Move> {
+    /// The kinds of move of variable `i`, in the order exploration tries them: in the main cycle
+    /// (`stage` false) the additive and lattice moves, and binade moves for a float at least
+    /// [`FAR`] steps from zero; in the key stage at a local optimum (`stage` true) the binade and
+    /// ulp moves of a float.
+    fn moves(&self, i: usize, stage: bool) -> Vec<Move> {
         let g = &self.cx.domain.fields[i];
-        let mut moves = vec![Move::Add(self.step(i))];
+        let binade = if g.ty == ScalarType::F32 { 1u64 << 23 } else { 1u64 << 52 };
+        if stage {
+            return if g.ty.is_float() { vec![Move::Key(binade), Move::Key(1)] } else { vec![] };
+        }
+        let step = self.step(i);
+        let mut moves = vec![Move::Add(step)];
         if g.ty.is_float() {
-            let binade = if g.ty == ScalarType::F32 { 1u64 << 23 } else { 1u64 << 52 };
-            moves.push(Move::Key(binade));
-            moves.push(Move::Key(1));
+            let v = self.cx.domain.get(&self.x, i).as_f64();
+            if !(v.abs() < step * FAR) {
+                moves.push(Move::Key(binade));
+            }
         } else if g.role == Role::Value && g.ty != ScalarType::Bool {
             moves.extend(self.cx.domain.lattice.iter().map(|&m| Move::Lattice(m)));
         }
@@ -174,11 +194,11 @@ impl Local<'_, '_> {
     }
 
     /// Iterated pattern search on variable `i`. Returns whether it improved anything.
-    fn variable(&mut self, i: usize) -> Result<std::result::Result<bool, Stop>> {
+    fn variable(&mut self, i: usize, stage: bool) -> Result<std::result::Result<bool, Stop>> {
         let mut improved = false;
         loop {
             let mut chosen = None;
-            'explore: for mv in self.moves(i) {
+            'explore: for mv in self.moves(i, stage) {
                 for d in [-1.0, 1.0] {
                     if let Some(y) = self.moved(i, mv, d, 1.0) {
                         match self.try_move(y)? {
@@ -358,7 +378,7 @@ impl Local<'_, '_> {
         loop {
             let mut improved = false;
             for i in 0..self.cx.domain.fields.len() {
-                match self.variable(i)? {
+                match self.variable(i, false)? {
                     Ok(b) => improved |= b,
                     Err(s) => return Ok(s),
                 }
@@ -380,6 +400,20 @@ impl Local<'_, '_> {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(s) => return Ok(s),
+            }
+            // the key moves of every float (binade, ulp), at each local optimum before refinement
+            let mut improved = false;
+            for i in 0..self.cx.domain.fields.len() {
+                if !self.cx.domain.fields[i].ty.is_float() {
+                    continue;
+                }
+                match self.variable(i, true)? {
+                    Ok(b) => improved |= b,
+                    Err(s) => return Ok(s),
+                }
+            }
+            if improved {
+                continue;
             }
             if self.refinable() {
                 self.float_step /= 10.0;
