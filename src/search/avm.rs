@@ -26,7 +26,8 @@
 //!
 //! Before any move, an attempt tries the **flips** of the goal's critical branch
 //! ([`super::i2s::flips`]): each field equal to an operand of the compare set to the value next to
-//! the other operand that turns the outcome around (`n == 1` with n = 489624410: n := 1). They cost
+//! the other operand that turns the outcome around (`n == 1` with n = 489624410: n := 1; a float
+//! moved past the other operand by one additive step, `z > y` false: z := y + δ). They cost
 //! one evaluation per matching field, and save the tens to hundreds that pattern moves need to walk
 //! a field to a constant or to another input.
 //!
@@ -333,7 +334,8 @@ impl Local<'_, '_> {
             return Ok(Err(Stop::Budget));
         }
         let ev = self.cx.evaluate(&self.x)?;
-        let cands = super::i2s::flips(self.cx.domain, self.cx.goal(self.goal), &self.x, &ev.trace);
+        let margin = |i: usize| self.step(i);
+        let cands = super::i2s::flips(self.cx.domain, self.cx.goal(self.goal), &self.x, &ev.trace, &margin);
         for y in cands {
             match self.try_move(y)? {
                 Ok(true) => return Ok(Ok(true)),

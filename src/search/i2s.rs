@@ -28,18 +28,21 @@ pub fn candidates(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace) ->
 /// The *flips* of the goal's critical branch: for each field equal to one operand of its compare
 /// (of the same kind: an integer field of an integer compare, a float field of a float compare),
 /// the input with that field set to the value nearest the other operand that turns the compare's
-/// outcome around (`x < c` true: `x := c`; false: `x := c − 1`, or the float just below `c`;
-/// `x == c` false: `x := c`). One input per matching field and side, in field order, so they are
+/// outcome around (`x < c` true: `x := c`; false: `x := c − 1`; `x == c` false: `x := c`). A float
+/// field is moved past the other operand by `margin(field index)` (the search's additive step; at
+/// least one ulp in the field's precision), so that `x < c` false becomes `x := c − margin`, not
+/// a value one ulp below `c` that the next exploratory move undoes. One input per matching field
+/// and side, in field order, so they are
 /// cheap enough to try at the start of every local search, before any move (as CmpLog tries its
 /// replacements before havoc). Empty when the critical branch is not a compare that ran.
-pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace) -> Vec<Input> {
+pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
     let Some(site) = goal.critical_branch(trace) else { return vec![] };
     let Some(rec) = trace.operands(site) else { return vec![] };
-    flips_of(domain, x, rec)
+    flips_of(domain, x, rec, margin)
 }
 
 /// The inputs of [`flips`] for one operand record.
-pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
+pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
     let float = rec.kind & OPERANDS_FLOAT != 0;
     let Some(rel) = Pred::from_u32(rec.kind & !OPERANDS_FLOAT).and_then(Pred::rel) else { return vec![] };
     // `this rel other` with this on the right-hand side is `other rel' this`
@@ -76,8 +79,17 @@ pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
                 let (a, b) = (f64::from_bits(rec.a), f64::from_bits(rec.b));
                 // neighbours in the field's own precision
                 let single = domain.fields[i].ty == crate::input::ScalarType::F32;
-                let up = |f: f64| if single { (f as f32).next_up() as f64 } else { f.next_up() };
-                let down = |f: f64| if single { (f as f32).next_down() as f64 } else { f.next_down() };
+                // an ordering is turned with a margin of one additive step, so that the search's
+                // next exploratory move does not turn it back; never less than one ulp
+                let m = margin(i);
+                let up = |f: f64| {
+                    let u = if single { (f as f32).next_up() as f64 } else { f.next_up() };
+                    if f + m > u { f + m } else { u }
+                };
+                let down = |f: f64| {
+                    let u = if single { (f as f32).next_down() as f64 } else { f.next_down() };
+                    if f - m < u { f - m } else { u }
+                };
                 for (this, other, r) in [(a, b, rel), (b, a, mirror(rel))] {
                     if v != this || other.is_nan() {
                         continue;
@@ -234,32 +246,42 @@ mod tests {
         let x = d.from_values(&[Value::Int(15), Value::Int(-3)]);
         let first = |c: Vec<Input>| c.iter().map(|y| d.values(y)).collect::<Vec<_>>();
         // x < 10 false: x := 9
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Slt, 15, 10))), vec![vec![Value::Int(9), Value::Int(-3)]]);
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Slt, 15, 10), &|_| 0.0)), vec![vec![Value::Int(9), Value::Int(-3)]]);
         // x <= 20 true: x := 21
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sle, 15, 20))), vec![vec![Value::Int(21), Value::Int(-3)]]);
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sle, 15, 20), &|_| 0.0)), vec![vec![Value::Int(21), Value::Int(-3)]]);
         // 1 == x false (x on the right): x := 1
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Eq, 1, 15))), vec![vec![Value::Int(1), Value::Int(-3)]]);
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Eq, 1, 15), &|_| 0.0)), vec![vec![Value::Int(1), Value::Int(-3)]]);
         // 0 > y true (y on the right, i.e. y < 0): y := 0
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 0, -3i64 as u64))), vec![vec![Value::Int(15), Value::Int(0)]]);
+        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 0, -3i64 as u64), &|_| 0.0)), vec![vec![Value::Int(15), Value::Int(0)]]);
         // x > y true: x := y (false), or y := x (false)
-        let c = first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 15, -3i64 as u64)));
+        let c = first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 15, -3i64 as u64), &|_| 0.0));
         assert_eq!(c, vec![vec![Value::Int(-3), Value::Int(-3)], vec![Value::Int(15), Value::Int(15)]]);
         // no field holds an operand
-        assert!(flips_of(&d, &x, &pred_rec(Pred::Eq, 4, 5)).is_empty());
+        assert!(flips_of(&d, &x, &pred_rec(Pred::Eq, 4, 5), &|_| 0.0).is_empty());
     }
 
-    /// Float flips step to the neighbour in the field's own precision.
+    /// Float flips step past the other operand by the margin, at least to the neighbour in the
+    /// field's own precision.
     #[test]
     fn float_flips_use_the_fields_precision() {
         let d = Domain::packed(vec![Field::full("f", ScalarType::F32)]);
         let x = d.from_values(&[Value::Float(1.0)]);
         // f > 2.5 false: f := the float just above 2.5
-        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()));
+        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 0.0);
         assert_eq!(c.len(), 1);
         assert_eq!(d.get(&c[0], 0), Value::Float(2.5f32.next_up() as f64));
         // f == 2.5 false: f := 2.5
-        let c = flips_of(&d, &x, &pred_rec(Pred::Oeq, 1.0f64.to_bits(), 2.5f64.to_bits()));
+        let c = flips_of(&d, &x, &pred_rec(Pred::Oeq, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 0.0);
         assert_eq!(d.get(&c[0], 0), Value::Float(2.5));
+        // a margin of one step: f > 2.5 false: f := 3.5; f < 2.5 true: f := 2.5 (exactly)
+        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 1.0);
+        assert_eq!(d.get(&c[0], 0), Value::Float(3.5));
+        let c = flips_of(&d, &x, &pred_rec(Pred::Olt, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 1.0);
+        assert_eq!(d.get(&c[0], 0), Value::Float(2.5));
+        // a margin below one ulp of a large value: the next float
+        let big = 1e9f64;
+        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), big.to_bits()), &|_| 1e-3);
+        assert_eq!(d.get(&c[0], 0), Value::Float((big as f32).next_up() as f64));
     }
 
     #[test]
