@@ -310,14 +310,16 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
 }
 
 /// Whether function `f` is code of the crates under test, not of std or a registry dependency
-/// (generic std functions are instantiated, and instrumented, in the crate that uses them).
+/// (generic std functions are instantiated, and instrumented, in the crate that uses them): its
+/// source name is not under `core::`, `alloc::` or `std::` and its file is not library code
+/// ([`crate::program::is_library_file`]).
 pub fn is_user_rust_function(f: &evotest_abi::meta::FunctionMeta) -> bool {
     let file = &f.file;
     let std_name = f.source_name.as_deref().is_some_and(|n| {
         let n = n.trim_start_matches('<');
         ["core::", "alloc::", "std::"].iter().any(|p| n.starts_with(p))
     });
-    !(std_name || file.starts_with("/rustc/") || file.contains("/lib/rustlib/") || file.contains("/.cargo/registry/"))
+    !(std_name || crate::program::is_library_file(file))
 }
 
 /// Build the target of a Rust function (`opts.rust`): the crate's library through the bitcode

@@ -348,6 +348,7 @@ fn bad_fuzz_input_gets_one_line_errors() {
         (vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"], "no such seed"),
         (vec!["fuzz", "/bin/true", "corpus", "--guidance=maybe"], "possible values: on, off"),
         (vec!["fuzz", "/bin/true", "corpus", "-guidance=2"], "possible values: on, off"),
+        (vec!["fuzz", "/bin/true", "corpus", "--frontier_exclude=src:"], "empty pattern"),
     ];
     for (args, want) in cases {
         let o = evotest().current_dir(d.path()).args(&args).output().unwrap();
@@ -442,6 +443,29 @@ fn guidance_solves_byte_compares_faster_than_havoc() {
         let (off, _) = execs_to_crash(d.path(), seed, 2000, "off");
         assert_eq!(off, None, "seed {seed}: havoc alone found BUG! in 2000 executions");
     }
+}
+
+#[test]
+fn branches_out_of_the_guidance_scope_get_no_directed_attempts_but_count_as_coverage() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let (_, all) = fuzz(d.path(), &["harness", "all", "-seed=1", "-runs=3000"]);
+    let g = &all["guidance"];
+    assert!(g["attempts"].as_u64().unwrap() > 0, "{g:#}");
+    assert_eq!(g["sites_left_out"], 0, "the harness is the user's code: {g:#}");
+    // the harness's file out of scope (the end of its path, libFuzzer spelling): the frontier is
+    // empty, so no directed attempts, and its outcomes still count as coverage
+    let (o, none) = fuzz(d.path(), &["harness", "none", "-seed=1", "-runs=3000", "-frontier_exclude=src:magic.c"]);
+    let g = &none["guidance"];
+    assert_eq!((g["frontier"].as_u64(), g["attempts"].as_u64(), g["execs_avm"].as_u64()), (Some(0), Some(0), Some(0)), "{g:#}");
+    assert!(g["sites_left_out"].as_u64().unwrap() > 0 && g["frontier_left_out"].as_u64().unwrap() > 0, "{g:#}");
+    assert_eq!(none["outcomes_total"], all["outcomes_total"]);
+    assert!(none["outcomes_covered"].as_u64().unwrap() >= 2, "{none:#}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("branch sites out of scope"), "{err}");
+    // an include pattern that names the harness's function puts its branches back
+    let (_, back) = fuzz(d.path(), &["harness", "back", "-seed=1", "-runs=3000", "--frontier_include=fun:LLVMFuzzerTestOneInput"]);
+    assert!(back["guidance"]["attempts"].as_u64().unwrap() > 0, "{back:#}");
 }
 
 #[test]

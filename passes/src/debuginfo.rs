@@ -80,20 +80,69 @@ pub fn inst_loc(inst: LLVMValueRef) -> Option<Loc> {
     }
 }
 
-/// The file name of a debug-info scope (`""` when unknown).
+thread_local! {
+    /// The directories of the compile units of the module being instrumented (see
+    /// [`read_unit_dirs`]).
+    static UNIT_DIRS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Remember the directories of `m`'s compile units (`!llvm.dbg.cu`), for [`scope_file`]. Called
+/// once per module before anything reads a location.
+///
+/// # Safety
+/// `m` must be a valid module.
+pub unsafe fn read_unit_dirs(m: LLVMModuleRef) {
+    let name = c"llvm.dbg.cu";
+    let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr());
+    let mut cus: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n as usize];
+    if n > 0 {
+        LLVMGetNamedMetadataOperands(m, name.as_ptr(), cus.as_mut_ptr());
+    }
+    let dirs = cus
+        .into_iter()
+        .filter(|v| !v.is_null())
+        .map(|v| {
+            let file = LLVMDIScopeGetFile(LLVMValueAsMetadata(v));
+            if file.is_null() { String::new() } else { file_part(file, LLVMDIFileGetDirectory) }
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
+    UNIT_DIRS.with(|u| *u.borrow_mut() = dirs);
+}
+
+/// One string of a `DIFile` (its name or directory).
+unsafe fn file_part(file: LLVMMetadataRef, get: unsafe extern "C" fn(LLVMMetadataRef, *mut c_uint) -> *const c_char) -> String {
+    let mut len = 0u32;
+    let p = get(file, &mut len);
+    if p.is_null() {
+        String::new()
+    } else {
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+    }
+}
+
+/// The file name of a debug-info scope (`""` when unknown): as debug info spells it (relative to
+/// the compile unit's directory, for the files of the crate or directory being compiled), except
+/// a relative name whose own directory is not a compile unit's, which gets that directory in
+/// front. rustc records std's files as `library/core/src/…` in `/rustc/<hash>` and a registry
+/// crate's as `src/lib.rs` in its package directory; joined, they say where they come from
+/// (`/rustc/<hash>/library/core/src/…`) and no longer look like the user's `src/lib.rs`.
 fn scope_file(scope: LLVMMetadataRef) -> String {
     unsafe {
         let file = if scope.is_null() { std::ptr::null_mut() } else { LLVMDIScopeGetFile(scope) };
         if file.is_null() {
             return String::new();
         }
-        let mut len = 0u32;
-        let p = LLVMDIFileGetFilename(file, &mut len);
-        if p.is_null() {
-            String::new()
-        } else {
-            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+        let name = file_part(file, LLVMDIFileGetFilename);
+        if name.is_empty() || name.starts_with('/') || name.starts_with('<') {
+            return name;
         }
+        let dir = file_part(file, LLVMDIFileGetDirectory);
+        let dir = dir.trim_end_matches('/');
+        if !dir.starts_with('/') || UNIT_DIRS.with(|u| u.borrow().iter().any(|d| d.trim_end_matches('/') == dir)) {
+            return name;
+        }
+        format!("{dir}/{name}")
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::collect::{self, Cond, FunctionDraft};
 use crate::dataflow;
+use crate::debuginfo;
 use crate::Options;
 use evotest_abi::meta::{self, ConstantMeta, DefMeta, ModuleMeta, SiteMeta, META_VERSION};
 use evotest_abi::names;
@@ -95,6 +96,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     if module.get_global(names::MODULE_DESC).is_some() {
         return Ok(false); // already instrumented
     }
+    // SAFETY: the module is valid for the whole call
+    unsafe { debuginfo::read_unit_dirs(module.as_mut_ptr()) };
     let ctx = module.get_context();
 
     // Options that adjust linkage, for generated harnesses.

@@ -38,6 +38,7 @@ const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
+    "frontier_include", "frontier_exclude",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -157,6 +158,19 @@ pub struct FuzzArgs {
     /// havoc, for comparison)
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = ["on", "off"])]
     guidance: String,
+    /// Leave the branches GLOB matches out of the guidance's frontier (repeatable; AFL++'s
+    /// denylist entries): a glob (`*` any text, `?` one character) of the source file (the whole
+    /// path or its end after a `/`) or of the function (Rust path or linkage name); `src:GLOB`
+    /// matches files only, `fun:GLOB` functions only. Library code (Rust std/core/alloc and
+    /// cargo-registry crates, C headers under /usr/include and /usr/lib) is left out already.
+    /// Coverage still counts every branch
+    #[arg(long = "frontier_exclude", alias = "frontier-exclude", value_name = "GLOB")]
+    frontier_exclude: Vec<String>,
+    /// Only the branches GLOB matches may join the guidance's frontier (repeatable; AFL++'s
+    /// allowlist entries; same globs as --frontier_exclude), library code too if it matches:
+    /// `--frontier_include='*'` steers towards every branch
+    #[arg(long = "frontier_include", alias = "frontier-include", value_name = "GLOB")]
+    frontier_include: Vec<String>,
     /// Print the final summary as JSON on stdout
     #[arg(long)]
     json: bool,
@@ -181,7 +195,7 @@ pub struct FuzzArgs {
 /// Seconds (a number, fractions allowed) as a duration.
 fn seconds(s: &str, flag: &str) -> Result<Duration> {
     let v: f64 = s.trim().parse().with_context(|| format!("-{flag}={s}: not a number of seconds"))?;
-    if !v.is_finite() || v < 0.0 || v > 1e9 {
+    if !v.is_finite() || !(0.0..=1e9).contains(&v) {
         bail!("-{flag}={s}: must be a number of seconds between 0 and 1e9");
     }
     Ok(Duration::from_secs_f64(v))
@@ -190,6 +204,8 @@ fn seconds(s: &str, flag: &str) -> Result<Duration> {
 /// `evotest fuzz`.
 pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     install_sigint();
+    // bad patterns fail before a cargo-fuzz build
+    let guide_scope = fuzz::scope::GuideScope::new(&a.frontier_include, &a.frontier_exclude)?;
     let harness = match &a.cargo_fuzz {
         Some(dir) => cargo_fuzz_target(dir, &a.harness, a.worker.is_some())?,
         None => a.harness.clone(),
@@ -286,6 +302,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.worker = a.worker;
     o.stop_on_crash = a.stop_on_crash;
     o.guidance = a.guidance == "on";
+    o.guide_scope = guide_scope;
     o.display = if a.quiet {
         Display::Quiet
     } else if std::io::stderr().is_terminal() {
@@ -318,6 +335,13 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         if summary.unique_crashes == 1 { "" } else { "es" },
         summary.stats_dir.display()
     );
+    let g = &summary.guidance;
+    if g.enabled && g.sites_left_out > 0 {
+        eprintln!(
+            "evotest fuzz: guidance frontier: {} outcomes; {} uncovered outcomes of {} branch sites out of scope (library code, --frontier_exclude/include) left out",
+            g.frontier, g.frontier_left_out, g.sites_left_out
+        );
+    }
     for c in &summary.crashes {
         eprintln!("  crash {}: {} ({} bytes{})", c.kind, c.artifact.display(), c.size, if c.minimized { ", minimised" } else { "" });
     }

@@ -3,6 +3,11 @@
 //! and the inputs that reached it (the distance pool), and the state that schedules directed
 //! attempts on them.
 //!
+//! **Scope.** Only sites in scope ([`Guide::restrict`], from [`super::scope`]) give frontier
+//! outcomes: by default library code (Rust's std and registry crates, C system headers) stays
+//! out, so that directed attempts and the distance pool serve the user's code. The coverage map
+//! is not narrowed.
+//!
 //! The fitness of frontier outcome `o` of site `s` for one execution is the normalised distance
 //! `l / (l + 1)`, `l = ln(1 + d)`, when `s` ran, `d` being the minimum branch distance of `o` over
 //! the execution (Korel 1990; Tracey et al. 1998); see [`normalise`] for why not `d / (d + 1)`.
@@ -109,6 +114,12 @@ pub struct GuideStats {
     pub distance_improvements: u64,
     /// Frontier outcomes at the end of the run.
     pub frontier: usize,
+    /// Branch sites out of the guidance's scope (library code, `--frontier_exclude`,
+    /// `--frontier_include`): their outcomes never join the frontier.
+    pub sites_left_out: usize,
+    /// Uncovered outcomes of half-covered sites out of scope, at the last refresh of the
+    /// frontier: the frontier outcomes the scope left out.
+    pub frontier_left_out: usize,
     /// Inputs in the distance pool at the end of the run.
     pub pool_inputs: usize,
 }
@@ -156,6 +167,8 @@ pub struct Guide {
     /// Per global site: indices into `targets` of its frontier outcomes (empty: not a frontier
     /// site).
     at_site: Vec<Vec<u32>>,
+    /// Per global site: whether its outcomes may join the frontier (see [`Guide::restrict`]).
+    in_scope: Vec<bool>,
     /// The frontier outcomes.
     pub targets: Vec<Target>,
     /// Outcomes covered (by the coverage map) when the frontier was last computed.
@@ -173,11 +186,20 @@ impl Guide {
         Guide {
             site_outcomes,
             at_site: vec![vec![]; n],
+            in_scope: vec![true; n],
             targets: vec![],
             covered_when: usize::MAX,
             wake: true,
             stats: GuideStats { enabled, ..Default::default() },
         }
+    }
+
+    /// Let only the sites `s` with `in_scope[s]` give frontier outcomes (every site by default;
+    /// a site past the end of `in_scope` stays in). Takes effect at the next [`Guide::refresh`].
+    pub fn restrict(&mut self, in_scope: Vec<bool>) {
+        self.stats.sites_left_out = in_scope.iter().filter(|&&k| !k).count();
+        self.in_scope = in_scope;
+        self.covered_when = usize::MAX;
     }
 
     /// Recompute the frontier from the coverage map if its coverage grew since the last time;
@@ -192,9 +214,14 @@ impl Guide {
         for v in &mut self.at_site {
             v.clear();
         }
+        let mut left_out = 0;
         for (s, &(base, n)) in self.site_outcomes.iter().enumerate() {
             let outs = base..base.saturating_add(n);
             if !outs.clone().any(|o| fb.is_covered(o)) {
+                continue;
+            }
+            if !self.in_scope.get(s).copied().unwrap_or(true) {
+                left_out += outs.filter(|&o| !fb.is_covered(o)).count();
                 continue;
             }
             for o in outs.filter(|&o| !fb.is_covered(o)) {
@@ -217,6 +244,7 @@ impl Guide {
             }
         }
         self.stats.frontier = self.targets.len();
+        self.stats.frontier_left_out = left_out;
         self.wake = true;
     }
 
@@ -378,6 +406,28 @@ mod tests {
         let f: Vec<u32> = g.targets.iter().map(|t| t.outcome).collect();
         assert_eq!(f, vec![1], "site 1 is fully covered, site 2 never ran");
         assert!(g.is_frontier_site(0) && !g.is_frontier_site(1) && !g.is_frontier_site(2));
+    }
+
+    #[test]
+    fn sites_out_of_scope_give_no_frontier_outcomes_and_keep_no_inputs() {
+        // sites 0 (outcomes 0, 1) and 1 (2, 3) both half covered; site 1 is library code
+        let mut fb = Feedback::new(2, 4);
+        fb.add(&cov(&[0, 1], &[0, 2]));
+        let mut g = Guide::new(vec![(0, 2), (2, 2)], true);
+        g.restrict(vec![true, false]);
+        g.refresh(&fb);
+        let f: Vec<u32> = g.targets.iter().map(|t| t.outcome).collect();
+        assert_eq!(f, vec![1]);
+        assert!(!g.is_frontier_site(1));
+        assert_eq!((g.stats.sites_left_out, g.stats.frontier_left_out), (1, 1));
+        // an execution nearer to outcome 3 than to outcome 1 feeds only outcome 1's pool
+        assert_eq!(g.observe(&cov(&[0, 1], &[0, 2]), |o| Some(if o == 3 { 0.5 } else { 9.0 }), b"x"), 1);
+        assert_eq!(g.targets.len(), 1);
+        // the coverage map still counts the left-out site's outcome when an input takes it
+        fb.add(&cov(&[1], &[3]));
+        assert!(fb.is_covered(3));
+        g.refresh(&fb);
+        assert_eq!(g.stats.frontier_left_out, 0);
     }
 
     #[test]

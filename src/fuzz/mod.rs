@@ -25,7 +25,9 @@
 //!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019),
 //!    then the alternating variable method on the bytes that influence the distance ([`avm`],
 //!    Korel 1990). They get at most half of the executions; havoc keeps the rest (and mutates
-//!    pool inputs one pick in eight), so a stalled distance never traps the loop.
+//!    pool inputs one pick in eight), so a stalled distance never traps the loop. Only branches
+//!    in the guidance's [`scope`] join the frontier: not library code (Rust's std and registry
+//!    crates, C system headers) unless `--frontier_include` says so.
 
 pub mod avm;
 pub mod corpus;
@@ -36,6 +38,7 @@ pub mod guide;
 pub mod i2s;
 pub mod minimize;
 pub mod mutate;
+pub mod scope;
 pub mod stats;
 pub mod triage;
 
@@ -116,6 +119,8 @@ pub struct FuzzOptions {
     /// Branch distances and compared operands steer the loop (see module docs); off: plain
     /// coverage-guided havoc.
     pub guidance: bool,
+    /// The branches the guidance may steer towards ([`scope`]): by default not library code.
+    pub guide_scope: scope::GuideScope,
 }
 
 impl FuzzOptions {
@@ -146,6 +151,7 @@ impl FuzzOptions {
             worker: None,
             stop_on_crash: false,
             guidance: true,
+            guide_scope: scope::GuideScope::default(),
         }
     }
 
@@ -532,7 +538,9 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
     let db = CrashDb::open(&state.join("crashes"))?;
     let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64);
-    let guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
+    let mut guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
+    let (in_scope, scope_counts) = opts.guide_scope.sites(&s.target.program);
+    guide.restrict(in_scope);
     let mut f = Fuzzer {
         opts,
         s,
@@ -578,12 +586,26 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
             opts.corpus.display(),
             stats_dir.display()
         ));
+        if opts.guidance && scope_counts.left_out() > 0 {
+            f.monitor.println(&format!("evotest fuzz: guidance: {}", scope_line(&scope_counts, n_sites)));
+        }
     }
     f.start_workers()?;
     let result = f.campaign(files);
     f.stop_workers();
     result?;
     f.finish()
+}
+
+/// What the guidance's scope left out, for the opening lines: `frontier from 13 of 255 branch
+/// sites (242 of library code left out)`.
+fn scope_line(c: &scope::ScopeCounts, n_sites: usize) -> String {
+    let reasons: Vec<String> = [(c.library, "of library code"), (c.not_included, "not matched by --frontier_include"), (c.excluded, "matched by --frontier_exclude")]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+    format!("frontier from {} of {n_sites} branch sites ({} left out)", c.kept, reasons.join(", "))
 }
 
 /// The program's constants, without duplicates (for the mutator): integers, floats, and the
@@ -740,7 +762,7 @@ impl Fuzzer<'_> {
                 since_reweigh = 0;
                 self.corpus.reweigh(&self.fb);
             }
-            if self.s.executions % 64 == 0 || last_tick.elapsed() >= Duration::from_secs(1) {
+            if self.s.executions.is_multiple_of(64) || last_tick.elapsed() >= Duration::from_secs(1) {
                 if last_tick.elapsed() >= Duration::from_secs(1) {
                     last_tick = Instant::now();
                     self.periodic(true)?;
