@@ -4,7 +4,7 @@
 use crate::program::{OutcomeId, SiteId};
 pub use evotest_abi::shm::{Event, EVENT_DEF};
 use evotest_abi::shm::SiteRec;
-pub use evotest_abi::shm::{OperandRec, OPERANDS_FLOAT};
+pub use evotest_abi::shm::{OperandRec, StrOperandRec, OPERANDS_FLOAT, STR_OPERAND_CAP};
 
 /// A copy of the trace map after one execution, indexed by global IDs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -20,6 +20,11 @@ pub struct Trace {
     /// The operand log: operands of each compare site's first evaluation, in the order the sites
     /// were first reached.
     pub operands: Vec<OperandRec>,
+    /// The string operand log: the two byte strings of each string compare's (`strcmp`,
+    /// `strncmp`, `memcmp`, `bcmp`) first evaluation, each cut to [`STR_OPERAND_CAP`] bytes, in
+    /// the order the sites were first reached (for input-to-state replacement, Aschermann et al.
+    /// 2019, REDQUEEN).
+    pub str_operands: Vec<StrOperandRec>,
 }
 
 /// One operand of a compare, as its probe received it.
@@ -59,6 +64,12 @@ impl Trace {
     /// The operands of `site`'s first evaluation, if it is a compare that ran.
     pub fn operands(&self, site: SiteId) -> Option<&OperandRec> {
         self.operands.iter().find(|r| r.site == site)
+    }
+
+    /// The compared strings of `site`'s first evaluation, if it is a string compare that ran (and
+    /// the string operand log had room for it).
+    pub fn str_operands(&self, site: SiteId) -> Option<&StrOperandRec> {
+        self.str_operands.iter().find(|r| r.site == site)
     }
 
     /// Whether `outcome` of `site` was taken.

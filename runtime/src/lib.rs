@@ -5,7 +5,9 @@
 //!   `__evotest_switch`) are called by code the pass inserted before each branch site. Each
 //!   computes the branch distance of every outcome of the site ([`evotest_abi::distance`]) and
 //!   records, in the trace map, the site's hit count, the order in which it was first reached, and
-//!   the minimum distance of each outcome over the execution.
+//!   the minimum distance of each outcome over the execution. Compare probes (and
+//!   `__evotest_cmp_str`, for `strcmp`/`strncmp`/`memcmp`) also log the operands (the compared
+//!   byte strings) of each site's first evaluation, for input-to-state moves.
 //! * **Registration** (`__evotest_register_module`), from each instrumented module's constructor,
 //!   gives the module global site and outcome bases, so IDs stay unique across linked units.
 //! * **Trace map**: the System V shared-memory segment named by `__EVOTEST_SHM_ID`
@@ -396,7 +398,9 @@ unsafe fn c_bytes<'a>(p: *const u8, max: usize) -> &'a [u8] {
 
 /// Probe for `strcmp(a, b)`, `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0:
 /// the distance is [`distance::bytes_distance`] of the compared bytes. It runs after the call, so
-/// the pointers are the ones the call just read; a null pointer falls back to 0/K.
+/// the pointers are the ones the call just read; a null pointer falls back to 0/K. On the site's
+/// first evaluation in the execution, the compared bytes go to the string operand log
+/// ([`StrOperandRec`], for input-to-state replacement: Aschermann et al. 2019, REDQUEEN).
 ///
 /// # Safety
 /// Called only by instrumented code with its module descriptor, right after the call.
@@ -412,18 +416,42 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     n: u64,
 ) {
     let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
-    let d = if a.is_null() || b.is_null() {
-        distance::boolean(a == b)
-    } else {
-        let n = (n.min(MAX_STR as u64)) as usize;
-        let d = match func {
-            distance::STR_STRCMP => distance::bytes_distance(c_bytes(a, MAX_STR), c_bytes(b, MAX_STR)),
-            distance::STR_STRNCMP => distance::bytes_distance(c_bytes(a, n), c_bytes(b, n)),
-            _ => distance::bytes_distance(std::slice::from_raw_parts(a, n), std::slice::from_raw_parts(b, n)),
-        };
-        distance::string_compare(pred, d)
+    let Some(e) = enter(desc, site, ob) else { return };
+    if a.is_null() || b.is_null() {
+        record2_entered(&e, distance::boolean(a == b));
+        return;
+    }
+    let m = (n.min(MAX_STR as u64)) as usize;
+    let (sa, sb) = match func {
+        distance::STR_STRCMP => (c_bytes(a, MAX_STR), c_bytes(b, MAX_STR)),
+        distance::STR_STRNCMP => (c_bytes(a, m), c_bytes(b, m)),
+        _ => (std::slice::from_raw_parts(a, m), std::slice::from_raw_parts(b, m)),
     };
-    record2(desc, site, ob, d);
+    record2_entered(&e, distance::string_compare(pred, distance::bytes_distance(sa, sb)));
+    if e.first {
+        log_str_operands(e.base, e.gsite, func, if func == distance::STR_STRCMP { 0 } else { n }, sa, sb);
+    }
+}
+
+/// Append a string compare's two byte strings to the string operand log (on the site's first
+/// evaluation in an execution); dropped when the log holds [`STR_LOG_CAPACITY`] records.
+#[inline(always)]
+unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8], b: &[u8]) {
+    let h = &mut *(base as *mut Header);
+    if h.n_str_operands < STR_LOG_CAPACITY {
+        let off = Layout::from_header(h).str_operands_off;
+        let r = (base.add(off) as *mut StrOperandRec).add(h.n_str_operands as usize);
+        // field by field: only the logged bytes are copied, not the whole record
+        (*r).site = gsite;
+        (*r).func = func;
+        (*r).n = n.min(u32::MAX as u64) as u32;
+        (*r).a_len = a.len() as u32;
+        (*r).b_len = b.len() as u32;
+        let (ka, kb) = (a.len().min(STR_OPERAND_CAP), b.len().min(STR_OPERAND_CAP));
+        ptr::copy_nonoverlapping(a.as_ptr(), (*r).a.as_mut_ptr(), ka);
+        ptr::copy_nonoverlapping(b.as_ptr(), (*r).b.as_mut_ptr(), kb);
+        h.n_str_operands += 1;
+    }
 }
 
 /// Probe for a condition that is not a compare: distance 0 or K.
@@ -572,6 +600,8 @@ pub unsafe extern "C" fn __evotest_observe_begin() {
     let d = std::slice::from_raw_parts_mut(base.add(l.outcomes_off) as *mut f64, h.outcomes_used as usize);
     d.fill(f64::INFINITY);
     h.seq = 0;
+    h.n_operands = 0;
+    h.n_str_operands = 0;
     let hook = ABORT_HOOK;
     if hook.is_some() {
         h.step_limit_hit = 0;
@@ -1106,6 +1136,27 @@ mod tests {
             assert!(rec(4).first_seq < rec(0).first_seq);
             // a site not executed has no hits
             assert_eq!(rec(1).hits, 0);
+
+            // string compares: the first evaluation of each site is logged, cut to the cap
+            let h = &*header();
+            assert_eq!(h.n_str_operands, 0);
+            let long = [b'q'; STR_OPERAND_CAP + 5];
+            let mut long_c = long.to_vec();
+            long_c.push(0);
+            __evotest_cmp_str(&mut *a, 1, 3, Pred::Eq as u32, distance::STR_STRCMP, c"abc".as_ptr() as *const u8, long_c.as_ptr(), 0);
+            __evotest_cmp_str(&mut *a, 1, 3, Pred::Eq as u32, distance::STR_STRCMP, c"zz".as_ptr() as *const u8, c"zz".as_ptr() as *const u8, 0);
+            __evotest_cmp_str(&mut *b, 0, 0, Pred::Ne as u32, distance::STR_MEMCMP, b"KEY\0x".as_ptr(), b"KEZ\0y".as_ptr(), 5);
+            assert_eq!(rec(1).hits, 2);
+            assert_eq!(dist(3), 0.0, "the second call took `true`");
+            assert_eq!(h.n_str_operands, 2, "one record per site");
+            let base = MAP.load(Ordering::Relaxed);
+            let l = Layout::from_header(h);
+            let log = std::slice::from_raw_parts(base.add(l.str_operands_off) as *const StrOperandRec, 2);
+            assert_eq!((log[0].site, log[0].func, log[0].n), (1, distance::STR_STRCMP, 0));
+            assert_eq!((log[0].a(), log[0].b()), (&b"abc"[..], &long[..STR_OPERAND_CAP]));
+            assert_eq!(log[0].b_len as usize, STR_OPERAND_CAP + 5);
+            assert_eq!((log[1].site, log[1].func, log[1].n), (3, distance::STR_MEMCMP, 5));
+            assert_eq!((log[1].a(), log[1].b()), (&b"KEY\0x"[..], &b"KEZ\0y"[..]), "memcmp: n bytes, NULs included");
         }
     }
 }

@@ -596,6 +596,11 @@ impl Executor for ForkServer {
         true
     }
 
+    fn last_str_operands(&self, out: &mut Vec<crate::trace::StrOperandRec>) -> bool {
+        self.shm.read_str_operands(out);
+        true
+    }
+
     fn last_stderr(&mut self) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let f = self.stderr.as_ref()?;
@@ -630,6 +635,7 @@ impl Executor for ForkServer {
         let mut trace = Trace::default();
         self.shm.read_trace(&mut trace.sites, &mut trace.dist);
         self.shm.read_operands(&mut trace.operands);
+        self.shm.read_str_operands(&mut trace.str_operands);
         trace.events_overflow = self.shm.read_events(&mut trace.events);
         Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
     }

@@ -63,6 +63,15 @@ impl MockRun {
         }
     }
 
+    /// Site `site` compared the strings `a` and `b` with `func` (`evotest_abi::distance::STR_*`,
+    /// length argument `n`): recorded in the string operand log if it is the site's first
+    /// comparison. Call it before [`MockRun::branch`] for the same evaluation.
+    pub fn str_operands(&mut self, site: u32, func: u32, n: u64, a: &[u8], b: &[u8]) {
+        if self.trace.sites[site as usize].hits == 0 {
+            self.trace.str_operands.push(evotest_abi::shm::StrOperandRec::new(site, func, n, a, b));
+        }
+    }
+
     /// Definition `def` executed (an ordered-trace event only).
     pub fn def(&mut self, def: u32) {
         self.trace.events.push(Event { id: evotest_abi::shm::EVENT_DEF | def, outcome: 0, alt: 0.0 });
@@ -121,6 +130,14 @@ impl<F: FnMut(&[u8], &mut MockRun)> Executor for MockExecutor<F> {
         out.clear();
         if let Some(t) = &self.last {
             out.extend_from_slice(&t.operands);
+        }
+        true
+    }
+
+    fn last_str_operands(&self, out: &mut Vec<crate::trace::StrOperandRec>) -> bool {
+        out.clear();
+        if let Some(t) = &self.last {
+            out.extend_from_slice(&t.str_operands);
         }
         true
     }

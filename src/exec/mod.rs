@@ -235,6 +235,12 @@ pub trait Executor {
         out.clear();
         false
     }
+    /// The string operand log of the last execution ([`Trace::str_operands`]) into `out`
+    /// (cleared first); `false` when the executor does not keep it.
+    fn last_str_operands(&self, out: &mut Vec<crate::trace::StrOperandRec>) -> bool {
+        out.clear();
+        false
+    }
     /// What the target wrote on standard error during the last execution, if the executor
     /// captures it (the fork server does when asked: a crash report of a sanitizer, a stack).
     fn last_stderr(&mut self) -> Option<Vec<u8>> {

@@ -6,7 +6,7 @@
 //! even if evotest is killed.
 
 use anyhow::{bail, Result};
-use evotest_abi::shm::{Event, Header, Layout, OperandRec, SiteRec, LAYOUT_VERSION, MAGIC};
+use evotest_abi::shm::{Event, Header, Layout, OperandRec, SiteRec, StrOperandRec, LAYOUT_VERSION, MAGIC, STR_LOG_CAPACITY};
 use std::ptr;
 
 /// An attached segment laid out as [`evotest_abi::shm`] describes.
@@ -112,6 +112,7 @@ impl SharedMemory {
         h.events_overflow = 0;
         h.step_limit_hit = 0;
         h.n_operands = 0;
+        h.n_str_operands = 0;
         h.input_len = input.len() as u32;
         unsafe {
             ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
@@ -193,6 +194,17 @@ impl SharedMemory {
         ops.clear();
         unsafe {
             ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.operands_off) as *const OperandRec, n));
+        }
+    }
+
+    /// The string operand log of the last execution (see [`evotest_abi::shm`]) into `ops`
+    /// (cleared first): at most [`STR_LOG_CAPACITY`] records, in the order their sites were first
+    /// reached.
+    pub fn read_str_operands(&self, ops: &mut Vec<StrOperandRec>) {
+        let n = self.header().n_str_operands.min(STR_LOG_CAPACITY) as usize;
+        ops.clear();
+        unsafe {
+            ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.str_operands_off) as *const StrOperandRec, n));
         }
     }
 

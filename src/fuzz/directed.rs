@@ -1,6 +1,7 @@
 //! A directed attempt on one frontier outcome ([`guide`](super::guide)): from the input of the
 //! distance pool closest to it, input-to-state candidates of its compare ([`i2s`](super::i2s),
-//! Aschermann et al. 2019); if none takes it, the bytes that influence its distance and the AVM
+//! Aschermann et al. 2019: its integer or float operands, or the byte strings of a `strcmp`,
+//! `strncmp` or `memcmp`); if none takes it, the bytes that influence its distance and the AVM
 //! on their fields ([`avm`](super::avm), Korel 1990). Every execution goes through the fuzzer's
 //! `evaluate`, so whatever it covers or crashes is kept and triaged as havoc's inputs are.
 
@@ -8,7 +9,7 @@ use super::avm::{self, Avm};
 use super::guide::Stage;
 use crate::cfg::Cfg;
 use super::{i2s, Fuzzer};
-use crate::trace::OperandRec;
+use crate::trace::{OperandRec, StrOperandRec};
 use anyhow::Result;
 use evotest_abi::meta::SiteKind;
 use evotest_abi::pred::Pred;
@@ -80,22 +81,30 @@ impl Fuzzer<'_> {
         self.stage = Stage::I2s;
         let Some(f0) = self.probe(&x)? else { return Ok(()) };
         let recs = self.compared(site, outcome);
+        self.harvest_strings(&x);
+        let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
         let (mut cur, mut cur_f) = (x, f0);
         let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
-        if let Some(w) = width {
-            let mut cands: Vec<Vec<u8>> = Vec::new();
-            for rec in &recs {
-                for y in i2s::candidates(&cur, rec, w) {
-                    if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
-                        cands.push(y);
-                    }
+        let mut cands: Vec<Vec<u8>> = Vec::new();
+        let mut add = |ys: Vec<Vec<u8>>| {
+            for y in ys {
+                if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
+                    cands.push(y);
                 }
             }
-            for y in cands {
-                let Some(f) = self.probe(&y)? else { return Ok(()) };
-                if f < cur_f {
-                    (cur, cur_f) = (y, f);
-                }
+        };
+        if let Some(w) = width {
+            for rec in &recs {
+                add(i2s::candidates(&cur, rec, w));
+            }
+        }
+        for rec in &str_recs {
+            add(i2s::str_candidates(&cur, rec));
+        }
+        for y in cands {
+            let Some(f) = self.probe(&y)? else { return Ok(()) };
+            if f < cur_f {
+                (cur, cur_f) = (y, f);
             }
         }
         if !cur_f.is_finite() {

@@ -9,8 +9,15 @@
 //! whole run of digits, with its sign). For a float operand (an `f64` bit pattern): the 8 bytes
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
 //! orders; an ordering compare also tries the neighbours `next_up`/`next_down`.
+//!
+//! For a string compare (`strcmp`, `strncmp`, `memcmp`, `bcmp`; REDQUEEN's "routine" operands,
+//! CmpLog's `rtn`), the two compared byte strings come from the string operand log
+//! ([`StrOperandRec`], each cut to [`crate::trace::STR_OPERAND_CAP`] bytes): every occurrence of one
+//! in the input is replaced by the other ([`str_candidates`]), and the one that does not occur in
+//! the input is a token for havoc ([`str_tokens`]).
 
-use crate::trace::{OperandRec, OPERANDS_FLOAT};
+use crate::trace::{OperandRec, StrOperandRec, OPERANDS_FLOAT};
+use evotest_abi::distance::{STR_STRCMP, STR_STRNCMP};
 use evotest_abi::pred::{Pred, Rel};
 
 /// Most candidates built for one compare.
@@ -188,9 +195,162 @@ fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>
     }
 }
 
+/// Input-to-state candidates for the string compare `rec` over input `data` (Aschermann et al.
+/// 2019, REDQUEEN): for each direction (operand `x` found, operand `y` written), every occurrence
+/// of `x`'s logged bytes in `data` is replaced by `y`'s (the input grows or shrinks by the
+/// difference of their lengths), and, where the compare reads a C string (`strcmp`; `strncmp`
+/// when `y` ended before `n` bytes), also by `y` and its NUL terminator. When `x` holds a NUL
+/// (`memcmp` or `strncmp` read past the end of a C string of the input), the part before its
+/// first NUL is looked for as well. An empty `x` (a C string the input left empty) has no bytes
+/// to find: `y` is inserted where an empty string of the input may start, before each NUL byte
+/// and at the end of `data`. Directions in order (a → b first), occurrences in input order; without duplicates or
+/// `data` itself; at most [`MAX_CANDIDATES`].
+pub fn str_candidates(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for ((x, x_cut), (y, y_len, y_cut)) in [((rec.a(), rec.a_cut()), (rec.b(), rec.b_len, rec.b_cut())), ((rec.b(), rec.b_cut()), (rec.a(), rec.a_len, rec.a_cut()))] {
+        if x == y && !x_cut && !y_cut {
+            continue;
+        }
+        // what is written in place of `x`
+        let mut writes = vec![y.to_vec()];
+        let c_string = rec.func == STR_STRCMP || (rec.func == STR_STRNCMP && y_len < rec.n);
+        if c_string && !y_cut {
+            let mut t = y.to_vec();
+            t.push(0);
+            writes.push(t);
+        }
+        let mut patterns = vec![x];
+        if let Some(k) = x.iter().position(|&c| c == 0) {
+            if k > 0 {
+                patterns.push(&x[..k]);
+            }
+        }
+        if x.is_empty() {
+            // an empty C string of the input starts at one of its NULs, or at its end
+            let starts = (0..data.len()).filter(|&p| data[p] == 0).chain([data.len()]);
+            for p in starts {
+                for w in &writes {
+                    let mut z = Vec::with_capacity(data.len() + w.len());
+                    z.extend_from_slice(&data[..p]);
+                    z.extend_from_slice(w);
+                    z.extend_from_slice(&data[p..]);
+                    push(&mut out, data, z);
+                }
+            }
+            continue;
+        }
+        for pat in patterns {
+            for p in positions(data, pat) {
+                for w in &writes {
+                    let mut z = Vec::with_capacity(data.len() + w.len());
+                    z.extend_from_slice(&data[..p]);
+                    z.extend_from_slice(w);
+                    z.extend_from_slice(&data[p + pat.len()..]);
+                    push(&mut out, data, z);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Tokens for havoc from the string compare `rec` run on `data`: each logged operand of at least
+/// two bytes that does not occur in `data` (so, most likely, the program's own string rather
+/// than bytes of the input), without duplicates.
+pub fn str_tokens(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for t in [rec.a(), rec.b()] {
+        if t.len() >= 2 && positions(data, t).is_empty() && !out.iter().any(|o| o.as_slice() == t) {
+            out.push(t.to_vec());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use evotest_abi::distance::STR_MEMCMP;
+
+    fn srec(func: u32, n: u64, a: &[u8], b: &[u8]) -> StrOperandRec {
+        StrOperandRec::new(0, func, n, a, b)
+    }
+
+    #[test]
+    fn a_memcmp_operand_found_in_the_input_takes_the_other() {
+        // memcmp(data, "MAGIC_HEADER", 12) on an input that starts with other bytes
+        let data = b"ABCDEFGHIJKLtail".to_vec();
+        let c = str_candidates(&data, &srec(STR_MEMCMP, 12, b"ABCDEFGHIJKL", b"MAGIC_HEADER"));
+        assert_eq!(c[0], b"MAGIC_HEADERtail".to_vec());
+        // memcmp reads no C string: no NUL-terminated variant; the reverse direction finds nothing
+        assert_eq!(c.len(), 1, "{c:?}");
+        // the operands the other way round give the same candidate
+        let c = str_candidates(&data, &srec(STR_MEMCMP, 12, b"MAGIC_HEADER", b"ABCDEFGHIJKL"));
+        assert_eq!(c, vec![b"MAGIC_HEADERtail".to_vec()]);
+    }
+
+    #[test]
+    fn a_strcmp_operand_is_replaced_whole_with_and_without_its_terminator() {
+        // strcmp(s, "xK9#qZ!vR2") with s = "hello" copied from the input's tail
+        let data = b"\x01\x02hello".to_vec();
+        let c = str_candidates(&data, &srec(STR_STRCMP, 0, b"hello", b"xK9#qZ!vR2"));
+        assert_eq!(c, vec![b"\x01\x02xK9#qZ!vR2".to_vec(), b"\x01\x02xK9#qZ!vR2\0".to_vec()]);
+        // every occurrence, in input order
+        let c = str_candidates(b"ab-ab", &srec(STR_STRCMP, 0, b"ab", b"XYZ"));
+        assert_eq!(c[0], b"XYZ-ab".to_vec());
+        assert!(c.contains(&b"ab-XYZ".to_vec()), "{c:?}");
+        // equal operands: nothing to do
+        assert!(str_candidates(b"same", &srec(STR_STRCMP, 0, b"same", b"same")).is_empty());
+    }
+
+    #[test]
+    fn strncmp_terminates_only_a_string_shorter_than_n() {
+        let data = b"GET /".to_vec();
+        // strncmp(s, "POST", 4): 4 bytes, no terminator
+        let c = str_candidates(&data, &srec(STR_STRNCMP, 4, b"GET ", b"POST"));
+        assert_eq!(c, vec![b"POST/".to_vec()]);
+        // strncmp(s, "PUT", 8): "PUT" ended before n, so its NUL is compared too
+        let c = str_candidates(&data, &srec(STR_STRNCMP, 8, b"GET /", b"PUT"));
+        assert_eq!(c, vec![b"PUT".to_vec(), b"PUT\0".to_vec()]);
+    }
+
+    #[test]
+    fn a_memcmp_past_a_short_string_matches_the_part_before_the_nul() {
+        // memcmp(s, "KEYWORD", 7) where s is the C string "ke" copied from the input
+        let data = b"xke".to_vec();
+        let c = str_candidates(&data, &srec(STR_MEMCMP, 7, b"ke\0\x7f\x7f\x7f\x7f", b"KEYWORD"));
+        assert_eq!(c, vec![b"xKEYWORD".to_vec()]);
+    }
+
+    #[test]
+    fn an_empty_string_operand_inserts_the_other_before_each_nul_and_at_the_end() {
+        let c = str_candidates(b"head", &srec(STR_STRCMP, 0, b"", b"key"));
+        assert_eq!(c, vec![b"headkey".to_vec(), b"headkey\0".to_vec()]);
+        let c = str_candidates(b"h\0d", &srec(STR_STRCMP, 0, b"", b"key"));
+        assert_eq!(c, vec![b"hkey\0d".to_vec(), b"hkey\0\0d".to_vec(), b"h\0dkey".to_vec(), b"h\0dkey\0".to_vec()]);
+    }
+
+    #[test]
+    fn a_cut_operand_is_replaced_by_its_logged_prefix() {
+        let long = vec![b'L'; crate::trace::STR_OPERAND_CAP + 20];
+        let mut data = b"<".to_vec();
+        data.extend((0..crate::trace::STR_OPERAND_CAP as u8 + 20).map(|i| b'a' + i % 26));
+        let r = srec(STR_STRCMP, 0, &data[1..], &long);
+        let c = str_candidates(&data, &r);
+        // the logged 64 bytes of the input's string become the 64 logged bytes of the other; a
+        // cut string gets no terminator (it goes on beyond what the log holds)
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(&c[0][1..1 + crate::trace::STR_OPERAND_CAP], &long[..crate::trace::STR_OPERAND_CAP]);
+        assert_eq!(c[0].len(), data.len());
+    }
+
+    #[test]
+    fn tokens_are_the_operands_not_in_the_input() {
+        let r = srec(STR_STRCMP, 0, b"hello", b"xK9#qZ!vR2");
+        assert_eq!(str_tokens(b"..hello..", &r), vec![b"xK9#qZ!vR2".to_vec()]);
+        assert_eq!(str_tokens(b"", &r).len(), 2);
+        assert!(str_tokens(b"", &srec(STR_STRCMP, 0, b"x", b"")).is_empty(), "single bytes and empty strings are no tokens");
+    }
 
     fn rec(pred: Pred, a: u64, b: u64) -> OperandRec {
         OperandRec { site: 0, kind: pred as u32, a, b }

@@ -22,12 +22,15 @@
 //!    of the frontier outcomes (uncovered outcomes of sites where another outcome is covered) are
 //!    read, and an input that lowers one's best distance is kept in a distance pool. Directed
 //!    attempts ([`directed`]) on the frontier outcomes whose distance is improving run
-//!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019),
+//!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019:
+//!    integers, floats, and the byte strings of `strcmp`/`strncmp`/`memcmp`),
 //!    then the alternating variable method on the bytes that influence the distance ([`avm`],
 //!    Korel 1990). They get at most half of the executions; havoc keeps the rest (and mutates
 //!    pool inputs one pick in eight), so a stalled distance never traps the loop. Only branches
 //!    in the guidance's [`scope`] join the frontier: not library code (Rust's std and registry
-//!    crates, C system headers) unless `--frontier_include` says so.
+//!    crates, C system headers) unless `--frontier_include` says so. The strings the program
+//!    compares at run time (read from the string operand log of inputs that add coverage and of
+//!    directed attempts) become havoc's dictionary tokens.
 
 pub mod avm;
 pub mod corpus;
@@ -463,6 +466,8 @@ struct Fuzzer<'a> {
     cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
+    /// Scratch space for string operand logs.
+    str_ops: Vec<crate::trace::StrOperandRec>,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -574,6 +579,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         focus_fitness: f64::INFINITY,
         cfgs: Default::default(),
         ops: vec![],
+        str_ops: vec![],
     };
     if opts.display != Display::Quiet && opts.worker.is_none() {
         f.monitor.println(&format!(
@@ -801,6 +807,19 @@ impl Fuzzer<'_> {
         }
     }
 
+    /// Read the string operand log of the last execution (of `data`) into `self.str_ops`, and give
+    /// havoc the compared strings that are not bytes of `data` as tokens ([`i2s::str_tokens`]).
+    fn harvest_strings(&mut self, data: &[u8]) {
+        let mut ops = std::mem::take(&mut self.str_ops);
+        self.s.target.executor.last_str_operands(&mut ops);
+        for r in &ops {
+            for t in i2s::str_tokens(data, r) {
+                self.mutator.observe_token(&t);
+            }
+        }
+        self.str_ops = ops;
+    }
+
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
     /// directory if `write`), triage a fault.
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<()> {
@@ -814,6 +833,7 @@ impl Fuzzer<'_> {
             // distance feedback, before triage runs anything else, on a current frontier
             if is_new {
                 self.guide.refresh(&self.fb);
+                self.harvest_strings(data);
             }
             let exec = &self.s.target.executor;
             self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);

@@ -1,9 +1,10 @@
 //! Havoc-style byte mutations (after AFL's havoc stage and libFuzzer's mutators): a stack of 1 to
 //! 16 random operations on a copy of a corpus entry, each chosen uniformly among bit flips,
 //! interesting and random values of 1, 2 and 4 bytes in either byte order, small additions and
-//! subtractions, block deletion, insertion, duplication and overwrite, dictionary tokens, the
-//! program's harvested constants (as binary integers of their width and as decimal text), and
-//! splicing with another corpus entry. Given the random generator's state, the result is fixed.
+//! subtractions, block deletion, insertion, duplication and overwrite, dictionary tokens (the
+//! user's, and the strings the program was seen comparing at run time), the program's harvested
+//! constants (as binary integers of their width and as decimal text), and splicing with another
+//! corpus entry. Given the random generator's state, the result is fixed.
 
 use rand::Rng;
 
@@ -13,6 +14,9 @@ const INTERESTING_32: [i32; 8] = [i32::MIN, -100663046, -32769, 32768, 65535, 65
 
 /// Most constant byte forms kept from the program.
 const MAX_CONSTANTS: usize = 8192;
+/// Most tokens kept from the program's string compares ([`Mutator::observe_token`]); the oldest
+/// goes first.
+pub const MAX_OBSERVED_TOKENS: usize = 256;
 /// Largest arithmetic step.
 const ARITH_MAX: u32 = 35;
 
@@ -69,6 +73,9 @@ pub struct Mutator {
     pub dict: Vec<Vec<u8>>,
     /// Byte forms of the program's constants.
     pub constants: Vec<Vec<u8>>,
+    /// Strings the program compared at run time ([`Mutator::observe_token`]), at most
+    /// [`MAX_OBSERVED_TOKENS`], oldest first; the dictionary operators draw from `dict` and these.
+    pub observed: Vec<Vec<u8>>,
 }
 
 /// The byte forms of integer constant `c`: little- and big-endian at the smallest width that
@@ -129,7 +136,21 @@ impl Mutator {
                 constants.push(f);
             }
         }
-        Mutator { max_len: max_len.max(1), dict, constants }
+        Mutator { max_len: max_len.max(1), dict, constants, observed: vec![] }
+    }
+
+    /// Add `t`, a string the program compared at run time (from the string operand log; see
+    /// [`super::i2s::str_tokens`]), to the tokens of the dictionary operators, unless it is empty,
+    /// longer than `max_len`, or already a token. Returns whether it was added.
+    pub fn observe_token(&mut self, t: &[u8]) -> bool {
+        if t.is_empty() || t.len() > self.max_len || self.dict.iter().chain(&self.observed).any(|d| d.as_slice() == t) {
+            return false;
+        }
+        if self.observed.len() >= MAX_OBSERVED_TOKENS {
+            self.observed.remove(0);
+        }
+        self.observed.push(t.to_vec());
+        true
     }
 
     /// Replace `data` by a mutant: a stack of 1 to 16 operations; `other` (another corpus entry)
@@ -139,7 +160,7 @@ impl Mutator {
         for _ in 0..stack {
             let mut op = OPS[rng.random_range(0..OPS.len())];
             // an operator without material falls back to a plain one
-            if (matches!(op, Op::DictInsert | Op::DictOverwrite) && self.dict.is_empty())
+            if (matches!(op, Op::DictInsert | Op::DictOverwrite) && self.dict.is_empty() && self.observed.is_empty())
                 || (matches!(op, Op::ConstInsert | Op::ConstOverwrite) && self.constants.is_empty())
                 || (matches!(op, Op::Splice | Op::CopyPart) && other.is_none_or(|o| o.is_empty()))
             {
@@ -230,11 +251,17 @@ impl Mutator {
                 data.copy_within(from..from + n, to);
             }
             Op::DictInsert | Op::DictOverwrite | Op::ConstInsert | Op::ConstOverwrite => {
-                let pool = if matches!(op, Op::DictInsert | Op::DictOverwrite) { &self.dict } else { &self.constants };
-                if pool.is_empty() {
+                let dict = matches!(op, Op::DictInsert | Op::DictOverwrite);
+                let n = if dict { self.dict.len() + self.observed.len() } else { self.constants.len() };
+                if n == 0 {
                     return self.apply(rng, Op::InsertBytes, data, other);
                 }
-                let t = &pool[rng.random_range(0..pool.len())];
+                let k = rng.random_range(0..n);
+                let t = match (dict, k.checked_sub(self.dict.len())) {
+                    (false, _) => &self.constants[k],
+                    (true, None) => &self.dict[k],
+                    (true, Some(j)) => &self.observed[j],
+                };
                 let overwrite = matches!(op, Op::DictOverwrite | Op::ConstOverwrite);
                 if overwrite && len >= t.len() {
                     let at = rng.random_range(0..=len - t.len());
@@ -341,5 +368,26 @@ mod tests {
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
         assert!(run(5).iter().any(|d| d.windows(5).any(|w| w == b"MAGIC")));
+    }
+
+    #[test]
+    fn observed_tokens_are_inserted_and_capped() {
+        let mut m = Mutator::new(64, vec![], &[], &[], &[]);
+        assert!(m.observe_token(b"xK9#qZ!vR2"));
+        assert!(!m.observe_token(b"xK9#qZ!vR2"), "no duplicates");
+        assert!(!m.observe_token(b""));
+        assert!(!m.observe_token(&[b'a'; 65]), "longer than max_len");
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let hit = (0..300).any(|_| {
+            let mut d = b"0123456789".to_vec();
+            m.mutate(&mut rng, &mut d, None);
+            d.windows(10).any(|w| w == b"xK9#qZ!vR2")
+        });
+        assert!(hit, "havoc inserts an observed token");
+        for i in 0..MAX_OBSERVED_TOKENS + 5 {
+            m.observe_token(format!("tok{i}").as_bytes());
+        }
+        assert_eq!(m.observed.len(), MAX_OBSERVED_TOKENS);
+        assert_eq!(m.observed.last().unwrap(), format!("tok{}", MAX_OBSERVED_TOKENS + 4).as_bytes());
     }
 }

@@ -33,7 +33,8 @@ pub mod names {
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u32 func, const char *a,
     /// const char *b, u64 n)`: `strcmp(a, b)` (`func` = [`crate::distance::STR_STRCMP`]),
     /// `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0 (`pred` is `eq` or `ne`
-    /// of that compare); the distance is [`crate::distance::bytes_distance`].
+    /// of that compare); the distance is [`crate::distance::bytes_distance`]. The compared bytes
+    /// of each site's first evaluation go to the string operand log ([`crate::shm::StrOperandRec`]).
     pub const PROBE_STR: &str = "__evotest_cmp_str";
     /// Condition-only variants of [`PROBE_CMP_INT`], [`PROBE_CMP_FLOAT`] and [`PROBE_COND`], for
     /// sites of kind [`crate::meta::SiteKind::Cond`]: same arguments and distances, but the call

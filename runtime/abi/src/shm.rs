@@ -7,12 +7,19 @@
 //! layout.input_off     [u8; input_capacity]            the input of the next execution
 //! layout.events_off    [Event; event_capacity]         the ordered trace (when enabled)
 //! layout.operands_off  [OperandRec; site_capacity]     compare operands, first hit of each site
+//! layout.str_operands_off [StrOperandRec; STR_LOG_CAPACITY]  compared strings, first hit of each site
 //! ```
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
 //! evaluation in the execution, in the order sites were first reached (`Header::n_operands`
 //! entries). The engine uses it for input-to-state moves: an input field equal to one operand
 //! is set to the other (Aschermann et al. 2019, REDQUEEN; AFL++'s CmpLog).
+//!
+//! The **string operand log** does the same for the string compares (`strcmp`, `strncmp`,
+//! `memcmp`, `bcmp` compared `==`/`!=` with 0; REDQUEEN's and CmpLog's "routine" operands): the
+//! two byte strings of each such site's first evaluation, each cut to [`STR_OPERAND_CAP`] bytes,
+//! at most [`STR_LOG_CAPACITY`] records per execution (`Header::n_str_operands` entries; later
+//! sites are not logged). Only the count is reset per execution.
 //!
 //! The **ordered trace** is written only when the engine sets `Header::events_enabled` for an
 //! execution (the chaining approach needs the order of definitions and branch outcomes; plain
@@ -23,15 +30,15 @@
 //! **Who writes what.** The engine creates the segment, fills the header's capacities, and before
 //! every execution writes the input, zeroes the per-execution header words and the `SiteRec`s of
 //! all registered sites. The runtime registers modules (once, in the fork server before any fork),
-//! and in each execution updates `SiteRec`s and outcome distances. Outcome distances are *not*
-//! reset by the engine: a probe overwrites a site's outcomes on the site's first hit (`hits == 0`)
-//! and takes the minimum afterwards, so an outcome's slot is meaningful only when its site's
-//! `hits > 0`.
+//! and in each execution updates `SiteRec`s and outcome distances and appends to the operand logs
+//! (whose records are not reset: only their counts). Outcome distances are *not* reset by the
+//! engine: a probe overwrites a site's outcomes on the site's first hit (`hits == 0`) and takes
+//! the minimum afterwards, so an outcome's slot is meaningful only when its site's `hits > 0`.
 
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 4;
+pub const LAYOUT_VERSION: u32 = 5;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -122,7 +129,9 @@ pub struct Header {
     pub step_limit_hit: u32,
     /// Entries of the operand log written in this execution (runtime; zeroed by the engine).
     pub n_operands: u32,
-    pub _pad: u32,
+    /// Entries of the string operand log written in this execution (runtime; zeroed by the
+    /// engine), at most [`STR_LOG_CAPACITY`].
+    pub n_str_operands: u32,
     pub modules: [ModuleEntry; MAX_MODULES],
 }
 
@@ -171,6 +180,86 @@ pub struct OperandRec {
 /// `OperandRec::kind` bit: the operands are `f64` bit patterns.
 pub const OPERANDS_FLOAT: u32 = 1 << 31;
 
+/// Bytes of each compared string kept in a [`StrOperandRec`]: a longer string is logged as its
+/// first `STR_OPERAND_CAP` bytes (its whole length is still recorded). 64 holds the keywords,
+/// magic headers and identifiers that input-to-state replacement is for, and keeps a record at
+/// 152 bytes, copied once per string-compare site and execution.
+pub const STR_OPERAND_CAP: usize = 64;
+
+/// Records of the string operand log (one per string-compare site that ran, in the order the
+/// sites were first reached); string compares beyond this many in one execution are not logged.
+pub const STR_LOG_CAPACITY: u32 = 1024;
+
+/// One entry of the string operand log: the two byte strings a `strcmp`, `strncmp` or `memcmp`
+/// (or `bcmp`) compared at its site's first evaluation in the execution (Aschermann et al. 2019,
+/// REDQUEEN's routine operands). The strings are what the call compared: for `strcmp` the bytes
+/// before each string's NUL; for `strncmp` at most `n` of them; for `memcmp` exactly `n` bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrOperandRec {
+    /// Global site ID.
+    pub site: u32,
+    /// The function: [`crate::distance::STR_STRCMP`], [`crate::distance::STR_STRNCMP`] or
+    /// [`crate::distance::STR_MEMCMP`].
+    pub func: u32,
+    /// The length argument of `strncmp`/`memcmp` (saturated to `u32::MAX`); 0 for `strcmp`.
+    pub n: u32,
+    /// Length in bytes of the first compared string (before the cut to [`STR_OPERAND_CAP`]).
+    pub a_len: u32,
+    /// Length in bytes of the second compared string (before the cut).
+    pub b_len: u32,
+    pub _pad: u32,
+    /// The first `min(a_len, STR_OPERAND_CAP)` bytes of the first string; the rest is unspecified.
+    pub a: [u8; STR_OPERAND_CAP],
+    /// The first `min(b_len, STR_OPERAND_CAP)` bytes of the second string.
+    pub b: [u8; STR_OPERAND_CAP],
+}
+
+impl Default for StrOperandRec {
+    fn default() -> Self {
+        StrOperandRec { site: 0, func: 0, n: 0, a_len: 0, b_len: 0, _pad: 0, a: [0; STR_OPERAND_CAP], b: [0; STR_OPERAND_CAP] }
+    }
+}
+
+impl StrOperandRec {
+    /// A record of `func` comparing `a` with `b` at `site` (each cut to [`STR_OPERAND_CAP`]
+    /// bytes, their lengths kept).
+    pub fn new(site: u32, func: u32, n: u64, a: &[u8], b: &[u8]) -> StrOperandRec {
+        let mut r = StrOperandRec {
+            site,
+            func,
+            n: n.min(u32::MAX as u64) as u32,
+            a_len: a.len().min(u32::MAX as usize) as u32,
+            b_len: b.len().min(u32::MAX as usize) as u32,
+            ..Default::default()
+        };
+        let (ka, kb) = (a.len().min(STR_OPERAND_CAP), b.len().min(STR_OPERAND_CAP));
+        r.a[..ka].copy_from_slice(&a[..ka]);
+        r.b[..kb].copy_from_slice(&b[..kb]);
+        r
+    }
+
+    /// The logged bytes of the first string (at most [`STR_OPERAND_CAP`]).
+    pub fn a(&self) -> &[u8] {
+        &self.a[..(self.a_len as usize).min(STR_OPERAND_CAP)]
+    }
+
+    /// The logged bytes of the second string (at most [`STR_OPERAND_CAP`]).
+    pub fn b(&self) -> &[u8] {
+        &self.b[..(self.b_len as usize).min(STR_OPERAND_CAP)]
+    }
+
+    /// Whether the first string was longer than what is logged.
+    pub fn a_cut(&self) -> bool {
+        self.a_len as usize > STR_OPERAND_CAP
+    }
+
+    /// Whether the second string was longer than what is logged.
+    pub fn b_cut(&self) -> bool {
+        self.b_len as usize > STR_OPERAND_CAP
+    }
+}
+
 /// `Event::id` bit marking a definition.
 pub const EVENT_DEF: u32 = 1 << 31;
 
@@ -187,6 +276,8 @@ pub struct Layout {
     pub events_off: usize,
     /// The operand log: `site_capacity` [`OperandRec`]s.
     pub operands_off: usize,
+    /// The string operand log: [`STR_LOG_CAPACITY`] [`StrOperandRec`]s.
+    pub str_operands_off: usize,
     /// Total bytes of the segment.
     pub size: usize,
 }
@@ -204,7 +295,8 @@ impl Layout {
         let input_off = round_up(outcomes_off + outcomes as usize * 8, 64);
         let events_off = round_up(input_off + input as usize, 64);
         let operands_off = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 64);
-        let size = round_up(operands_off + sites as usize * core::mem::size_of::<OperandRec>(), 4096);
+        let str_operands_off = round_up(operands_off + sites as usize * core::mem::size_of::<OperandRec>(), 64);
+        let size = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 4096);
         Layout {
             site_capacity: sites,
             outcome_capacity: outcomes,
@@ -215,6 +307,7 @@ impl Layout {
             input_off,
             events_off,
             operands_off,
+            str_operands_off,
             size,
         }
     }
@@ -264,10 +357,25 @@ mod tests {
         assert!(l.events_off >= l.input_off + 100);
         assert_eq!(l.events_off % 8, 0);
         assert!(l.operands_off >= l.events_off + 7 * 16);
-        assert!(l.size >= l.operands_off + 10 * 24);
+        assert!(l.str_operands_off >= l.operands_off + 10 * 24);
+        assert_eq!(l.str_operands_off % 8, 0);
+        assert!(l.size >= l.str_operands_off + STR_LOG_CAPACITY as usize * 152);
         assert_eq!(core::mem::size_of::<OperandRec>(), 24);
+        assert_eq!(core::mem::size_of::<StrOperandRec>(), 152);
         assert_eq!(core::mem::size_of::<ModuleDesc>(), 40);
         assert_eq!(core::mem::size_of::<ModuleEntry>(), 32);
         assert_eq!(core::mem::size_of::<Event>(), 16);
+    }
+
+    #[test]
+    fn string_operand_records_cut_long_strings_and_keep_their_lengths() {
+        let long = [b'x'; STR_OPERAND_CAP + 10];
+        let r = StrOperandRec::new(3, crate::distance::STR_MEMCMP, 1 << 40, b"MAGIC", &long);
+        assert_eq!((r.site, r.n, r.a_len, r.b_len), (3, u32::MAX, 5, STR_OPERAND_CAP as u32 + 10));
+        assert_eq!(r.a(), b"MAGIC");
+        assert_eq!(r.b(), &long[..STR_OPERAND_CAP]);
+        assert!(!r.a_cut() && r.b_cut());
+        let e = StrOperandRec::new(0, crate::distance::STR_STRCMP, 0, b"", b"");
+        assert!(e.a().is_empty() && e.b().is_empty());
     }
 }
