@@ -48,7 +48,7 @@ test: setup-bench
 ## bench: every program x tool x 10 seeds, two programs at a time, in four parts of ten programs
 ## (each part's results are written when it ends: bench/results/bench-{1,2,3,4}.{md,json,*.svg}).
 ## Caps cut from 1,000,000 executions / 60 s to 100,000 / 4 s per run so that the whole table takes
-## about an hour on two cores.
+## about half an hour on two cores (27 minutes when last run).
 BENCH_PART1 := triangle,expint,floatcomp,quotient,strcomp,find,tritype,gammq,remainder,calday
 BENCH_PART2 := line,counter,deceptive,enumeration,flag_assignment,flag_loop_assignment,flag_avoid_loop_assignment,multiple_flag,days,quadratic
 BENCH_PART3 := check_isbn,check_issn,comp_n0_c1,comp_n0_c2,comp_n0_c3,comp_n1_c1,comp_n1_c2,comp_n1_c3,comp_n2_c1,comp_n2_c2

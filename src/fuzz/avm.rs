@@ -459,6 +459,18 @@ mod tests {
         assert_eq!(f64::from_le_bytes(d[..8].try_into().unwrap()), (-2.5f64).next_up());
     }
 
+    /// Run `avm` on fitness `f`; the end and the number of evaluations.
+    fn counted(avm: &mut Avm, rng: &mut rand_chacha::ChaCha8Rng, f: fn(&[u8]) -> f64) -> (End, usize) {
+        let mut n = 0;
+        let end = avm
+            .run(rng, |y| {
+                n += 1;
+                Ok(Some(f(y)))
+            })
+            .unwrap();
+        (end, n)
+    }
+
     /// `x` near 1e300 must fall into [0, 10]: the fitness is the distance to the interval
     fn interval(d: &[u8]) -> f64 {
         let x = f64::from_le_bytes(d[..8].try_into().unwrap());
@@ -472,13 +484,7 @@ mod tests {
         let d = 1e300f64.to_le_bytes().to_vec();
         let fl = Field { offset: 0, width: 8, big_endian: false, float: true };
         let mut avm = Avm { fields: vec![fl], best: interval(&d), data: d, budget: 1000 };
-        let mut n = 0;
-        let end = avm
-            .run(&mut rng, |y| {
-                n += 1;
-                Ok(Some(interval(y)))
-            })
-            .unwrap();
+        let (end, n) = counted(&mut avm, &mut rng, interval);
         assert_eq!(end, End::Done(0.0));
         assert!(n <= 200, "{n} evaluations");
         eprintln!("1e300 into [0, 10] in {n} evaluations");
@@ -510,13 +516,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8, 0, 1, 2, 3, 0, 0];
         let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d, budget: 5000 };
-        let mut n = 0;
-        let end = avm
-            .run(&mut rng, |y| {
-                n += 1;
-                Ok(Some(relation(y)))
-            })
-            .unwrap();
+        let (end, n) = counted(&mut avm, &mut rng, relation);
         assert_eq!(end, End::Done(0.0), "after {n} evaluations");
         assert_eq!(u32::from_le_bytes(avm.data[2..6].try_into().unwrap()).wrapping_mul(6).wrapping_add(4), 2000002);
         assert!(n < 2000, "{n} evaluations");
@@ -527,13 +527,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8, 0, 1, 2, 3, 0, 0];
         let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d.clone(), budget: 10 };
-        let mut n = 0;
-        let end = avm
-            .run(&mut rng, |y| {
-                n += 1;
-                Ok(Some(relation(y)))
-            })
-            .unwrap();
+        let (end, n) = counted(&mut avm, &mut rng, relation);
         assert_eq!(end, End::Stopped);
         assert_eq!(n, 10);
         let mut avm = Avm { fields: fields(&[2], 7), best: relation(&d), data: d, budget: 100 };

@@ -311,39 +311,31 @@ impl Local<'_, '_> {
         Some(y)
     }
 
-    /// Input-to-state moves ([`super::i2s`]) from the current input. Returns whether one improved.
-    fn copy_operands(&mut self) -> Result<std::result::Result<bool, Stop>> {
+    /// Input-to-state moves ([`super::i2s`]) from the current input: the flips of the critical
+    /// branch (`flips`, tried until one improves) or every copy of an operand (tried all, moving
+    /// on each improvement). Returns whether one improved.
+    fn input_to_state(&mut self, flips: bool) -> Result<std::result::Result<bool, Stop>> {
         if self.cx.out_of_budget() {
             return Ok(Err(Stop::Budget));
         }
         let ev = self.cx.evaluate(&self.x)?;
-        let cands = super::i2s::candidates(self.cx.domain, self.cx.goal(self.goal), &self.x, &ev.trace);
+        let (d, goal) = (self.cx.domain, self.cx.goal(self.goal));
+        let cands = if flips {
+            super::i2s::flips(d, goal, &self.x, &ev.trace, &|i| self.step(i))
+        } else {
+            super::i2s::candidates(d, goal, &self.x, &ev.trace)
+        };
         let mut improved = false;
         for y in cands {
             match self.try_move(y)? {
                 Ok(b) => improved |= b,
                 Err(s) => return Ok(Err(s)),
             }
-        }
-        Ok(Ok(improved))
-    }
-
-    /// The flips of the critical branch ([`super::i2s::flips`]), tried in turn until one improves.
-    fn flip(&mut self) -> Result<std::result::Result<bool, Stop>> {
-        if self.cx.out_of_budget() {
-            return Ok(Err(Stop::Budget));
-        }
-        let ev = self.cx.evaluate(&self.x)?;
-        let margin = |i: usize| self.step(i);
-        let cands = super::i2s::flips(self.cx.domain, self.cx.goal(self.goal), &self.x, &ev.trace, &margin);
-        for y in cands {
-            match self.try_move(y)? {
-                Ok(true) => return Ok(Ok(true)),
-                Ok(false) => {}
-                Err(s) => return Ok(Err(s)),
+            if improved && flips {
+                break;
             }
         }
-        Ok(Ok(false))
+        Ok(Ok(improved))
     }
 
     /// The boundary probe (see module docs).
@@ -374,7 +366,7 @@ impl Local<'_, '_> {
     fn run(&mut self) -> Result<Stop> {
         let mut probed = false;
         let mut restarts = 0u64;
-        if let Err(s) = self.flip()? {
+        if let Err(s) = self.input_to_state(true)? {
             return Ok(s);
         }
         loop {
@@ -398,7 +390,7 @@ impl Local<'_, '_> {
                     continue;
                 }
             }
-            match self.copy_operands()? {
+            match self.input_to_state(false)? {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(s) => return Ok(s),

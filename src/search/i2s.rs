@@ -242,15 +242,21 @@ pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(us
             }
             _ => {}
         }
-        for t in targets {
-            let mut y = x.clone();
-            domain.set(&mut y, i, t);
-            if y != *x && !out.contains(&y) {
-                out.push(y);
-            }
-        }
+        push_settings(domain, x, i, targets, &mut out);
     }
     out
+}
+
+/// Append `x` with field `i` set to each of `targets` to `out`, leaving out `x` itself and
+/// inputs already there.
+fn push_settings(domain: &Domain, x: &Input, i: usize, targets: Vec<Value>, out: &mut Vec<Input>) {
+    for t in targets {
+        let mut y = x.clone();
+        domain.set(&mut y, i, t);
+        if y != *x && !out.contains(&y) {
+            out.push(y);
+        }
+    }
 }
 
 /// Whether `rel` holds for operands ordered `ord` (left against right).
@@ -315,18 +321,9 @@ pub fn copies(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
                 t
             }
         };
-        for t in targets {
-            if let (Value::Float(f), Range::Float { .. }) = (t, domain.fields[i].range) {
-                if f.is_nan() && old.as_f64().is_nan() {
-                    continue;
-                }
-            }
-            let mut y = x.clone();
-            domain.set(&mut y, i, t);
-            if y != *x && !out.contains(&y) {
-                out.push(y);
-            }
-        }
+        // a NaN field stays NaN under a NaN target (another payload is no move)
+        let targets = targets.into_iter().filter(|t| !(t.as_f64().is_nan() && old.as_f64().is_nan() && matches!(domain.fields[i].range, Range::Float { .. }))).collect();
+        push_settings(domain, x, i, targets, &mut out);
     }
     out
 }
