@@ -158,7 +158,7 @@ impl Local<'_, '_> {
         let mut moves = vec![Move::Add(step)];
         if g.ty.is_float() {
             let v = self.cx.domain.get(&self.x, i).as_f64();
-            if !(v.abs() < step * FAR) {
+            if v.is_nan() || v.abs() >= step * FAR {
                 moves.push(Move::Key(binade));
             }
         } else if g.role == Role::Value && g.ty != ScalarType::Bool {
