@@ -6,6 +6,7 @@
 
 use crate::chaining::Chain;
 use crate::compile;
+use crate::exec::shm::SwitchTable;
 use crate::exec::{Executor, ForkServer, ForkServerConfig};
 use crate::fitness::Analysis;
 use crate::frontend::function::shape::ShapeSpec;
@@ -167,6 +168,7 @@ impl Target {
         config.persistent = None;
         config.timeout = timeout;
         let mut e = ForkServer::start(&self.exe, &config)?;
+        e.set_switches(switch_tables(&self.program));
         e.set_max_branch_events(self.options.max_branch_events);
         e.set_memory_limit(self.options.rss_limit_mb << 20);
         Ok(Box::new(e))
@@ -277,6 +279,17 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     start(opts, exe, Arc::new(fe))
 }
 
+/// The `switch` sites of `program`, for the executor to complete their case distances after each
+/// execution.
+fn switch_tables(program: &Program) -> Vec<SwitchTable> {
+    program
+        .sites
+        .iter()
+        .filter(|s| !s.meta.case_values.is_empty())
+        .map(|s| SwitchTable::new(s.id, s.outcome_base, &s.meta.case_values))
+        .collect()
+}
+
 /// Read the metadata of the linked executable `exe`, start its fork server and make the target.
 fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Target> {
     let metas = program::read_metadata(&exe)?;
@@ -298,6 +311,7 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
         bail!("the target registered more instrumented code than its metadata describes");
     }
     let program = Program::new(metas, &executor.modules())?;
+    executor.set_switches(switch_tables(&program));
     Ok(Target {
         options: opts.clone(),
         program,
@@ -485,6 +499,7 @@ pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
         bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
     }
     let program = Program::new(metas, &executor.modules())?;
+    executor.set_switches(switch_tables(&program));
     let name = h.exe.file_name().map_or_else(|| h.exe.display().to_string(), |n| n.to_string_lossy().into_owned());
     let options = TargetOptions {
         sources: vec![h.exe.clone()],

@@ -72,7 +72,7 @@ impl<'ctx> Probes<'ctx> {
                 module,
                 names::PROBE_SWITCH,
                 void.fn_type(
-                    &[p.into(), i32t.into(), i32t.into(), i64t.into(), i32t.into(), i32t.into(), p.into()],
+                    &[p.into(), i32t.into(), i32t.into(), i64t.into(), i32t.into(), i32t.into(), p.into(), p.into()],
                     false,
                 ),
             ),
@@ -461,6 +461,16 @@ fn inject<'ctx>(
             g.set_linkage(Linkage::Private);
             g.set_constant(true);
             g.set_initializer(&arr);
+            // the case indices in ascending order of their (signed) values, for the probe's
+            // binary search
+            let mut order: Vec<u32> = (0..cases.len() as u32).collect();
+            order.sort_by_key(|&k| cases[k as usize]);
+            let ord: Vec<_> = order.iter().map(|&k| i32t.const_int(k as u64, false)).collect();
+            let ord = i32t.const_array(&ord);
+            let og = module.add_global(ord.get_type(), None, "__evotest_switch_order");
+            og.set_linkage(Linkage::Private);
+            og.set_constant(true);
+            og.set_initializer(&ord);
             builder.build_call(
                 probes.switch,
                 &[
@@ -471,6 +481,7 @@ fn inject<'ctx>(
                     i32t.const_int(1, false).into(),
                     i32t.const_int(cases.len() as u64, false).into(),
                     g.as_pointer_value().into(),
+                    og.as_pointer_value().into(),
                 ],
                 "",
             )

@@ -52,6 +52,22 @@ static MAP: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
 /// Whether the trace map is the engine's shared memory.
 static mut SHARED: bool = false;
 
+/// The layout of the trace map, computed once when it is attached ([`set_map`]): probes read
+/// their offsets here instead of recomputing them from the header on every call.
+static mut LAYOUT: Layout = Layout::new(0, 0, 0, 0);
+
+/// Make `p` (a mapped, initialised header) the trace map.
+unsafe fn set_map(p: *mut u8) {
+    LAYOUT = Layout::from_header(&*(p as *const Header));
+    MAP.store(p, Ordering::Relaxed);
+}
+
+/// The layout of the attached trace map.
+#[inline(always)]
+fn layout() -> Layout {
+    unsafe { LAYOUT }
+}
+
 /// Capacities of the private map used when no engine is attached.
 const PRIVATE_SITES: u32 = 1 << 20;
 const PRIVATE_OUTCOMES: u32 = 1 << 21;
@@ -74,7 +90,7 @@ unsafe fn init_map() -> *mut u8 {
             let h = p as *mut Header;
             if (*h).magic == MAGIC && (*h).version == LAYOUT_VERSION {
                 SHARED = true;
-                MAP.store(p as *mut u8, Ordering::Relaxed);
+                set_map(p as *mut u8);
                 return p as *mut u8;
             }
             eprintln!("evotest runtime: shared memory {id} has a foreign layout; tracing privately");
@@ -102,7 +118,7 @@ unsafe fn init_map() -> *mut u8 {
     (*h).site_capacity = PRIVATE_SITES;
     (*h).outcome_capacity = PRIVATE_OUTCOMES;
     (*h).input_capacity = PRIVATE_INPUT;
-    MAP.store(p as *mut u8, Ordering::Relaxed);
+    set_map(p as *mut u8);
     p as *mut u8
 }
 
@@ -182,7 +198,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
     }
     let base = MAP.load(Ordering::Relaxed);
     let h = &mut *(base as *mut Header);
-    let layout = Layout::from_header(h);
+    let layout = layout();
     let gsite = (*desc).site_base + site;
     let goutcome = (*desc).outcome_base + outcome_base;
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
@@ -247,7 +263,7 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
     }
     let base = MAP.load(Ordering::Relaxed);
     let h = &*(base as *const Header);
-    let layout = Layout::from_header(h);
+    let layout = layout();
     let gsite = (*desc).site_base + site;
     let goutcome = (*desc).outcome_base + ob;
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite as usize);
@@ -320,7 +336,7 @@ unsafe fn record2_entered(e: &Entered, (t, f): (f64, f64)) {
 unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
     let h = &mut *(base as *mut Header);
     if h.n_operands < h.site_capacity {
-        let off = Layout::from_header(h).operands_off;
+        let off = layout().operands_off;
         let r = (base.add(off) as *mut OperandRec).add(h.n_operands as usize);
         *r = OperandRec { site: gsite, kind, a, b };
         h.n_operands += 1;
@@ -354,7 +370,7 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
     if (*h).events_enabled == 0 {
         return;
     }
-    let events_off = Layout::from_header(&*h).events_off;
+    let events_off = layout().events_off;
     push_event(h, base, events_off, EVENT_DEF | ((*desc).def_base + def), 0, 0.0);
 }
 
@@ -439,7 +455,7 @@ pub unsafe extern "C" fn __evotest_cmp_str(
 unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8], b: &[u8]) {
     let h = &mut *(base as *mut Header);
     if h.n_str_operands < STR_LOG_CAPACITY {
-        let off = Layout::from_header(h).str_operands_off;
+        let off = layout().str_operands_off;
         let r = (base.add(off) as *mut StrOperandRec).add(h.n_str_operands as usize);
         // field by field: only the logged bytes are copied, not the whole record
         (*r).site = gsite;
@@ -463,12 +479,18 @@ pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u3
     record2(desc, site, ob, distance::boolean(value != 0));
 }
 
-/// Probe for `switch value`, with `n` case values at `cases`. Outcome 0 is the default
-/// (distance 0 when no case matches, K otherwise); outcome i + 1 is case i (distance
-/// |value − case|).
+/// Probe for `switch value`, with `n` case values at `cases` and their indices in ascending
+/// order of value at `order`. Outcome 0 is the default (distance 0 when no case matches, K
+/// otherwise); outcome i + 1 is case i (distance |value − case|).
+///
+/// On the site's first evaluation in an execution every case's distance is computed; on later
+/// ones a binary search finds the case taken, or the two cases around the value, and only those
+/// are updated (O(log n) per evaluation, for switches in the hot loops of interpreters and
+/// lexers). The engine completes the other cases' minima after the execution
+/// ([`distance::relax_switch`]).
 ///
 /// # Safety
-/// `cases` must point to `n` values; called only by instrumented code.
+/// `cases` and `order` must point to `n` values each; called only by instrumented code.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_switch(
     desc: *mut ModuleDesc,
@@ -478,23 +500,48 @@ pub unsafe extern "C" fn __evotest_switch(
     signed: u32,
     n: u32,
     cases: *const u64,
+    order: *const u32,
 ) {
-    if let Some(e) = enter(desc, site, ob) {
-        let (slots, first) = (e.slots, e.first);
-        let mut taken = 0;
-        for i in 0..n as usize {
-            let c = *cases.add(i);
-            let d = distance::switch_case(value, c, signed != 0);
+    let Some(e) = enter(desc, site, ob) else { return };
+    let (slots, n) = (e.slots, n as usize);
+    let mut taken = 0;
+    if e.first {
+        for i in 0..n {
+            let d = distance::switch_case(value, *cases.add(i), signed != 0);
             if d == 0.0 && taken == 0 {
                 taken = i as u32 + 1;
             }
-            put(slots.add(i + 1), d, first);
+            *slots.add(i + 1) = d;
         }
-        let default = if taken != 0 { evotest_abi::K } else { 0.0 };
-        put(slots, default, first);
-        let v = if signed != 0 { value as i64 as f64 } else { value as f64 };
-        push_event(e.h, e.base, e.events_off, e.gsite, taken, v);
+    } else {
+        // the first position in value order whose case is >= value
+        let v = distance::switch_key(value);
+        let case_at = |j: usize| *order.add(j) as usize;
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if distance::switch_key(*cases.add(case_at(mid))) < v {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < n {
+            let i = case_at(lo);
+            let d = distance::switch_case(value, *cases.add(i), true);
+            if d == 0.0 {
+                taken = i as u32 + 1;
+            }
+            put(slots.add(i + 1), d, false);
+        }
+        if taken == 0 && lo > 0 {
+            let i = case_at(lo - 1);
+            put(slots.add(i + 1), distance::switch_case(value, *cases.add(i), true), false);
+        }
     }
+    put(slots, if taken != 0 { evotest_abi::K } else { 0.0 }, e.first);
+    let v = if signed != 0 { value as i64 as f64 } else { value as f64 };
+    push_event(e.h, e.base, e.events_off, e.gsite, taken, v);
 }
 
 /// Record the value returned by the function under test (`kind` is one of the `RET_*` constants
@@ -1127,11 +1174,18 @@ mod tests {
             assert_eq!(rec(4).hits, 2);
             assert_eq!(dist(8), 3.0); // min over the execution of x - 10 + 1
             assert_eq!(dist(9), 0.0);
-            // module a, local site 0: a switch with cases 3 and 7 on value 5
-            let cases = [3u64, 7];
-            __evotest_switch(&mut *a, 0, 0, 5, 1, 2, cases.as_ptr());
+            // module a, local site 0: a switch with cases 7 and 3 (in that outcome order) on 100
+            let (cases, order) = ([7u64, 3], [1u32, 0]);
+            __evotest_switch(&mut *a, 0, 0, 100, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!(rec(0).hits, 1);
-            assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 2.0));
+            assert_eq!((dist(0), dist(1), dist(2)), (0.0, 93.0, 97.0), "first evaluation: every case");
+            // later evaluations update the cases around the value (5: both), or the case taken
+            __evotest_switch(&mut *a, 0, 0, 5, 1, 2, cases.as_ptr(), order.as_ptr());
+            assert_eq!((dist(1), dist(2)), (2.0, 2.0));
+            __evotest_switch(&mut *a, 0, 0, (-4i64) as u64, 1, 2, cases.as_ptr(), order.as_ptr());
+            __evotest_switch(&mut *a, 0, 0, 3, 1, 2, cases.as_ptr(), order.as_ptr());
+            assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 0.0));
+            assert_eq!(rec(0).hits, 4);
             // first-reached order: b's site came first
             assert!(rec(4).first_seq < rec(0).first_seq);
             // a site not executed has no hits

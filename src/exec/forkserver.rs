@@ -25,7 +25,7 @@
 //! * Files the target writes are limited ([`ForkServerConfig::file_limit`], `RLIMIT_FSIZE`;
 //!   beyond it the target gets `SIGXFSZ`, a crash), and it dumps no core.
 
-use super::shm::SharedMemory;
+use super::shm::{SharedMemory, SwitchTable};
 use super::{Execution, ExitKind, Executor, RetVal, Stop};
 use crate::trace::Trace;
 use anyhow::{anyhow, bail, Context, Result};
@@ -567,7 +567,14 @@ impl ForkServer {
             }
         };
         self.executions += 1;
+        self.shm.complete_switches();
         Ok(exit)
+    }
+
+    /// The program's `switch` sites, whose case distances are completed after each execution
+    /// (see [`SharedMemory::complete_switches`]).
+    pub fn set_switches(&mut self, tables: Vec<SwitchTable>) {
+        self.shm.set_switches(tables);
     }
 }
 
@@ -614,24 +621,7 @@ impl Executor for ForkServer {
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
         self.dirty = None;
-        let mut broke = 0;
-        self.clear_stderr();
-        let exit = loop {
-            self.shm.prepare(input)?;
-            match self.attempt(&stop)? {
-                Outcome::Ran(e) => break e,
-                Outcome::Broken(e) => {
-                    broke += 1;
-                    self.restarts += 1;
-                    self.spawn().with_context(|| format!("restarting the fork server after: {e:#}"))?;
-                    if broke >= 2 {
-                        // the same input broke the server twice: it kills its parent
-                        break ExitKind::ParentKilled;
-                    }
-                }
-            }
-        };
-        self.executions += 1;
+        let exit = self.execute(input, &stop, false)?;
         let mut trace = Trace::default();
         self.shm.read_trace(&mut trace.sites, &mut trace.dist);
         self.shm.read_operands(&mut trace.operands);

@@ -14,6 +14,34 @@ pub struct SharedMemory {
     id: i32,
     base: *mut u8,
     layout: Layout,
+    /// The program's `switch` sites, whose case distances are completed after each execution.
+    switches: Vec<SwitchTable>,
+    scratch: Vec<f64>,
+}
+
+/// A `switch` site's cases in ascending order of value: what [`SharedMemory::complete_switches`]
+/// needs to finish the probe's O(log n) updates ([`evotest_abi::distance::relax_switch`]).
+pub struct SwitchTable {
+    /// Global site ID.
+    site: u32,
+    /// Order keys of the case values, ascending.
+    keys: Vec<u64>,
+    /// Global outcome ID of each case, in the same order.
+    outcomes: Vec<u32>,
+}
+
+impl SwitchTable {
+    /// The table of global site `site`, whose outcome `outcome_base + k + 1` is case
+    /// `case_values[k]` (outcome `outcome_base` is the default).
+    pub fn new(site: u32, outcome_base: u32, case_values: &[i64]) -> SwitchTable {
+        let mut cases: Vec<(u64, u32)> = case_values
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (evotest_abi::distance::switch_key(v as u64), outcome_base + k as u32 + 1))
+            .collect();
+        cases.sort_unstable();
+        SwitchTable { site, keys: cases.iter().map(|c| c.0).collect(), outcomes: cases.iter().map(|c| c.1).collect() }
+    }
 }
 
 impl SharedMemory {
@@ -35,7 +63,7 @@ impl SharedMemory {
             }
             // Destroyed when the last process detaches (see module docs).
             libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
-            let shm = SharedMemory { id, base: p as *mut u8, layout };
+            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new() };
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -138,6 +166,36 @@ impl SharedMemory {
         }
         self.reset_and_place(input);
         Ok(())
+    }
+
+    /// The `switch` sites of the program, for [`SharedMemory::complete_switches`] (sites with
+    /// fewer than two cases need nothing and are dropped).
+    pub fn set_switches(&mut self, mut tables: Vec<SwitchTable>) {
+        tables.retain(|t| t.keys.len() >= 2);
+        self.switches = tables;
+    }
+
+    /// After an execution: complete the case distances of every `switch` site that ran more than
+    /// once (the probe's later evaluations update only the cases around the value;
+    /// [`evotest_abi::distance::relax_switch`]). Sites that ran once already hold exact distances.
+    pub fn complete_switches(&mut self) {
+        let ns = self.header().sites_used.min(self.layout.site_capacity);
+        let no = self.header().outcomes_used.min(self.layout.outcome_capacity);
+        unsafe {
+            let recs = self.base.add(self.layout.sites_off) as *const SiteRec;
+            let dist = self.base.add(self.layout.outcomes_off) as *mut f64;
+            for t in &self.switches {
+                if t.site >= ns || (*recs.add(t.site as usize)).hits < 2 || t.outcomes.iter().any(|&o| o >= no) {
+                    continue;
+                }
+                self.scratch.clear();
+                self.scratch.extend(t.outcomes.iter().map(|&o| *dist.add(o as usize)));
+                evotest_abi::distance::relax_switch(&t.keys, &mut self.scratch);
+                for (&o, &d) in t.outcomes.iter().zip(&self.scratch) {
+                    *dist.add(o as usize) = d;
+                }
+            }
+        }
     }
 
     /// The sites the last execution ran and their hit counts, in site order, appended to `sites`;
@@ -258,6 +316,31 @@ pub fn segment_mode(id: i32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switch_sites_that_ran_more_than_once_get_exact_case_distances() {
+        // site 1: outcomes 2..6, default then cases 20, 0, 10 (outcome order); site 0 ran once
+        let mut shm = SharedMemory::create(2, 6, 16, 0).unwrap();
+        shm.set_switches(vec![SwitchTable::new(1, 2, &[20, 0, 10])]);
+        let h = shm.header_mut();
+        (h.sites_used, h.outcomes_used) = (2, 6);
+        let put = |shm: &SharedMemory, hits: u32, d: [f64; 3]| unsafe {
+            let recs = shm.base.add(shm.layout.sites_off) as *mut SiteRec;
+            *recs.add(1) = SiteRec { hits, first_seq: 1 };
+            let dist = shm.base.add(shm.layout.outcomes_off) as *mut f64;
+            for (k, v) in d.into_iter().enumerate() {
+                *dist.add(3 + k) = v;
+            }
+        };
+        // what the probe leaves after the values 100 (every case) and 12 (cases 10 and 20)
+        put(&shm, 2, [8.0, 100.0, 2.0]);
+        shm.complete_switches();
+        assert_eq!((shm.distance(3), shm.distance(4), shm.distance(5)), (Some(8.0), Some(12.0), Some(2.0)));
+        // a site that ran once is left as the probe wrote it
+        put(&shm, 1, [80.0, 100.0, 90.0]);
+        shm.complete_switches();
+        assert_eq!(shm.distance(4), Some(100.0));
+    }
 
     #[test]
     fn segment_is_private_and_removed_on_drop() {

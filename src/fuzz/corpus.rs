@@ -80,15 +80,21 @@ impl Corpus {
         }
         self.known.insert(name.clone());
         self.entries.push(Entry { data, name, outcomes, found, picked: 0 });
-        self.cumulative.clear();
         Ok(wrote)
     }
 
-    /// Recompute the weights from the outcome frequencies of `fb`.
+    /// Recompute every weight from the outcome frequencies of `fb`.
     pub fn reweigh(&mut self, fb: &Feedback) {
         self.cumulative.clear();
-        let mut total = 0.0;
-        for e in &self.entries {
+        self.weigh_new(fb);
+    }
+
+    /// Weigh the entries added since the weights were last computed, from the outcome
+    /// frequencies of `fb` (older entries keep theirs until the next [`Corpus::reweigh`]: a new
+    /// entry costs its own outcomes, not the whole corpus's).
+    fn weigh_new(&mut self, fb: &Feedback) {
+        let mut total = self.cumulative.last().copied().unwrap_or(0.0);
+        for e in &self.entries[self.cumulative.len()..] {
             let rarity: f64 = e.outcomes.iter().map(|&o| 1.0 / fb.freq(o).max(1) as f64).sum();
             let size = 1.0 + (e.data.len() as f64 / 4096.0).sqrt();
             total += (rarity + 1e-6) / size;
@@ -96,7 +102,7 @@ impl Corpus {
         }
     }
 
-    /// Whether the weights must be recomputed before [`Corpus::pick`] uses them.
+    /// Whether entries were added since the weights were last computed.
     pub fn stale(&self) -> bool {
         self.cumulative.len() != self.entries.len()
     }
@@ -107,7 +113,7 @@ impl Corpus {
             return None;
         }
         if self.stale() {
-            self.reweigh(fb);
+            self.weigh_new(fb);
         }
         let i = if rng.random_range(0..10) == 0 {
             rng.random_range(0..self.entries.len())

@@ -13,8 +13,9 @@
 //! | a >  b   | b − a + K                      | a − b                         |
 //! | a >= b   | b − a                          | a − b + K                     |
 //!
-//! Integers are computed in `i128`, so every width from i1 to i64, signed or unsigned, is exact
-//! before the final conversion to `f64` (which rounds above 2^53). Floats are computed in `f64`;
+//! Integers are computed exactly in `u64` on order-preserving keys (a signed operand has its sign
+//! bit flipped), so every width from i1 to i64, signed or unsigned, is exact before the one final
+//! conversion to `f64` (which rounds above 2^53). Floats are computed in `f64`;
 //! a result that overflows to infinity is clamped to [`D_MAX`].
 //!
 //! NaN (seed requirement of issue 2): an *ordered* predicate is false when either operand is NaN,
@@ -24,46 +25,80 @@
 use crate::pred::{Pred, Rel};
 use crate::{D_MAX, K};
 
-/// Distances `(true, false)` for a relation over exact integers.
-fn rel_int(rel: Rel, a: i128, b: i128) -> (f64, f64) {
-    let k = K as i128;
-    let (t, f) = match rel {
+/// An integer operand as an order-preserving `u64` key: a signed value has its sign bit flipped,
+/// so that `key(a) < key(b)` exactly when `a < b`, and `key(b) - key(a)` is `b - a`.
+#[inline(always)]
+fn key(v: u64, signed: bool) -> u64 {
+    if signed {
+        v ^ (1 << 63)
+    } else {
+        v
+    }
+}
+
+/// `hi - lo + extra` (`hi >= lo` as keys, `extra` 0 or K = 1) as `f64`, rounded once: exact in
+/// u64 arithmetic (a difference of two 64-bit values fits in 64 bits), with no 128-bit
+/// conversion on the probes' hot path.
+#[inline(always)]
+fn gap(hi: u64, lo: u64, extra: u64) -> f64 {
+    match (hi - lo).checked_add(extra) {
+        Some(d) => d as f64,
+        None => 18_446_744_073_709_551_616.0, // 2^64, exactly
+    }
+}
+
+/// Distances `(true, false)` for a relation over the integer keys `a`, `b` (see [`key`]).
+#[inline(always)]
+fn rel_int(rel: Rel, a: u64, b: u64) -> (f64, f64) {
+    let k = K as u64;
+    // a > b is b < a, a >= b is b <= a (no recursion, so that it inlines into the probes)
+    let (rel, a, b) = match rel {
+        Rel::Gt => (Rel::Lt, b, a),
+        Rel::Ge => (Rel::Le, b, a),
+        r => (r, a, b),
+    };
+    match rel {
         Rel::Eq => {
             if a == b {
-                (0, k)
+                (0.0, K)
             } else {
-                ((a - b).abs(), 0)
+                (gap(a.max(b), a.min(b), 0), 0.0)
             }
         }
         Rel::Ne => {
             if a != b {
-                (0, (a - b).abs())
+                (0.0, gap(a.max(b), a.min(b), 0))
             } else {
-                (k, 0)
+                (K, 0.0)
             }
         }
         Rel::Lt => {
             if a < b {
-                (0, b - a)
+                (0.0, gap(b, a, 0))
             } else {
-                (a - b + k, 0)
+                (gap(a, b, k), 0.0)
             }
         }
-        Rel::Le => {
+        // Le (Gt and Ge were swapped into Lt and Le above)
+        _ => {
             if a <= b {
-                (0, b - a + k)
+                (0.0, gap(b, a, k))
             } else {
-                (a - b, 0)
+                (gap(a, b, 0), 0.0)
             }
         }
-        Rel::Gt => return rel_int(Rel::Lt, b, a),
-        Rel::Ge => return rel_int(Rel::Le, b, a),
-    };
-    (t as f64, f as f64)
+    }
 }
 
 /// Distances `(true, false)` for a relation over non-NaN floats.
+#[inline]
 fn rel_float(rel: Rel, a: f64, b: f64) -> (f64, f64) {
+    // a > b is b < a, a >= b is b <= a (no recursion, so that it inlines into the probes)
+    let (rel, a, b) = match rel {
+        Rel::Gt => (Rel::Lt, b, a),
+        Rel::Ge => (Rel::Le, b, a),
+        r => (r, a, b),
+    };
     let (t, f) = match rel {
         Rel::Eq => {
             if a == b {
@@ -86,20 +121,20 @@ fn rel_float(rel: Rel, a: f64, b: f64) -> (f64, f64) {
                 (a - b + K, 0.0)
             }
         }
-        Rel::Le => {
+        // Le (Gt and Ge were swapped into Lt and Le above)
+        _ => {
             if a <= b {
                 (0.0, b - a + K)
             } else {
                 (a - b, 0.0)
             }
         }
-        Rel::Gt => return rel_float(Rel::Lt, b, a),
-        Rel::Ge => return rel_float(Rel::Le, b, a),
     };
     (clamp(t), clamp(f))
 }
 
 /// Map NaN and overflow to [`D_MAX`]; keep everything else.
+#[inline]
 fn clamp(d: f64) -> f64 {
     if d.is_nan() || d > D_MAX {
         D_MAX
@@ -113,19 +148,17 @@ fn clamp(d: f64) -> f64 {
 /// The pass widens operands to 64 bits as [`Pred::int_operands_signed`] says (sign extension for
 /// signed predicates and `eq`/`ne`, zero extension for unsigned ones), and this reads them the
 /// same way. A float predicate passed here is treated as its relation over the signed values.
+#[inline]
 pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
-    let (x, y) = if pred.int_operands_signed() {
-        (a as i64 as i128, b as i64 as i128)
-    } else {
-        (a as i128, b as i128)
-    };
+    let signed = pred.int_operands_signed();
     match pred.rel() {
-        Some(rel) => rel_int(rel, x, y),
+        Some(rel) => rel_int(rel, key(a, signed), key(b, signed)),
         None => (0.0, D_MAX),
     }
 }
 
 /// Distances `(true, false)` of an `fcmp` with predicate `pred` (any of the 16 LLVM predicates).
+#[inline]
 pub fn fcmp(pred: Pred, a: f64, b: f64) -> (f64, f64) {
     let nan = a.is_nan() || b.is_nan();
     match pred {
@@ -163,6 +196,7 @@ pub fn fcmp(pred: Pred, a: f64, b: f64) -> (f64, f64) {
 
 /// Distances `(true, false)` of a condition that is not a compare: 0 for the outcome taken and K
 /// for the other (no gradient is available).
+#[inline]
 pub fn boolean(value: bool) -> (f64, f64) {
     if value {
         (0.0, K)
@@ -173,13 +207,39 @@ pub fn boolean(value: bool) -> (f64, f64) {
 
 /// Distance of a `switch` on `value` to case value `case`: |value − case| (0 when equal), over
 /// exact integers in the given signedness.
+#[inline]
 pub fn switch_case(value: u64, case: u64, signed: bool) -> f64 {
-    let (v, c) = if signed {
-        (value as i64 as i128, case as i64 as i128)
-    } else {
-        (value as i128, case as i128)
-    };
-    (v - c).abs() as f64
+    let (v, c) = (key(value, signed), key(case, signed));
+    gap(v.max(c), v.min(c), 0)
+}
+
+/// Complete the case distances of a `switch` site that ran more than once in an execution.
+///
+/// The switch probe computes every case's distance |value − case| on the site's first
+/// evaluation, but on later evaluations, to stay O(log n) in hot loops (interpreters, lexers),
+/// it updates only the case taken, or the two cases around the value. The true distance of a
+/// case c is min over the evaluated values v of |v − c|; the nearest such v lies beyond some
+/// neighbouring case c' in the same direction, whose slot holds |v − c'|, so one forward and one
+/// backward pass of `d(c) = min(d(c), d(c') + |c − c'|)` over the cases in value order restore
+/// every case's exact minimum (up to f64 rounding of the sums).
+///
+/// `keys` are the cases' order keys in ascending order (see [`switch_key`]) and `d` their
+/// distances in the same order (the caller gathers them from the site's slots and puts them back).
+pub fn relax_switch(keys: &[u64], d: &mut [f64]) {
+    let n = keys.len().min(d.len());
+    for j in 1..n {
+        d[j] = d[j].min(d[j - 1] + (keys[j] - keys[j - 1]) as f64);
+    }
+    for j in (0..n.saturating_sub(1)).rev() {
+        d[j] = d[j].min(d[j + 1] + (keys[j + 1] - keys[j]) as f64);
+    }
+}
+
+/// The order key of a switch case or value (switches are probed as signed 64-bit values): keys
+/// compare as the values do, and their difference is the values' distance.
+#[inline]
+pub fn switch_key(v: u64) -> u64 {
+    key(v, true)
 }
 
 /// [`crate::names::PROBE_STR`] `func` code: `strcmp(a, b)`.
@@ -219,6 +279,7 @@ pub fn bytes_distance(a: &[u8], b: &[u8]) -> f64 {
 
 /// Distances `(true, false)` of `cmp(a, b) ⋈ 0` where `⋈` is `pred` (`eq` or `ne`) and `cmp` is a
 /// string comparison whose [`bytes_distance`] is `d`. Other predicates fall back to 0/K.
+#[inline]
 pub fn string_compare(pred: Pred, d: f64) -> (f64, f64) {
     let equal = d == 0.0;
     match pred {
@@ -244,6 +305,55 @@ pub fn string_compare(pred: Pred, d: f64) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::pred::Pred::*;
+
+    /// The i128 formulas the u64 key arithmetic replaced (Korel 1990's table, exact integers).
+    fn reference(pred: Pred, a: u64, b: u64) -> (f64, f64) {
+        let (x, y) = if pred.int_operands_signed() { (a as i64 as i128, b as i64 as i128) } else { (a as i128, b as i128) };
+        let r = |c: bool, d: i128| if c { 0.0 } else { d as f64 };
+        match pred.rel().unwrap() {
+            Rel::Eq => (r(x == y, (x - y).abs()), r(x != y, 1)),
+            Rel::Ne => (r(x != y, 1), r(x == y, (x - y).abs())),
+            Rel::Lt => (r(x < y, x - y + 1), r(x >= y, y - x)),
+            Rel::Le => (r(x <= y, x - y), r(x > y, y - x + 1)),
+            Rel::Gt => (r(x > y, y - x + 1), r(x <= y, x - y)),
+            Rel::Ge => (r(x >= y, y - x), r(x < y, x - y + 1)),
+        }
+    }
+
+    #[test]
+    fn integer_distances_equal_the_exact_i128_formulas_at_every_edge() {
+        let edges: Vec<u64> = [0i128, 1, 2, -1, -2, 7, -7, 1 << 53, (1 << 53) + 1, i64::MAX as i128, i64::MIN as i128,
+            i64::MAX as i128 - 1, i64::MIN as i128 + 1, u64::MAX as i128, u64::MAX as i128 - 1, i32::MIN as i128, u32::MAX as i128]
+            .iter()
+            .map(|&v| v as u64)
+            .collect();
+        for pred in [Eq, Ne, IUgt, IUge, IUlt, IUle, Sgt, Sge, Slt, Sle] {
+            for &a in &edges {
+                for &b in &edges {
+                    assert_eq!(icmp(pred, a, b), reference(pred, a, b), "{pred:?} {a:#x} {b:#x}");
+                }
+                for signed in [false, true] {
+                    let (x, c) = if signed { (a as i64 as i128, 5i64 as i128) } else { (a as i128, 5) };
+                    assert_eq!(switch_case(a, 5, signed), (x - c).abs() as f64);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn relaxed_switch_distances_are_the_minimum_over_every_value_seen() {
+        // cases 0, 10, 20; values 100 (first evaluation: every case) and then 12 (the probe
+        // updates only 10 and 20); the relaxation finds 12 for case 0 as well
+        let keys: Vec<u64> = [0u64, 10, 20].iter().map(|&c| switch_key(c)).collect();
+        let mut d = [100.0, 2.0, 8.0];
+        relax_switch(&keys, &mut d);
+        assert_eq!(d, [12.0, 2.0, 8.0]);
+        // negative cases and a value below them all, then one taken case
+        let keys: Vec<u64> = [-50i64, -5, 40].iter().map(|&c| switch_key(c as u64)).collect();
+        let mut d = [f64::MAX, 0.0, f64::MAX];
+        relax_switch(&keys, &mut d);
+        assert_eq!(d, [45.0, 0.0, 45.0]);
+    }
 
     #[test]
     fn integer_relations_match_hand_computed_values() {

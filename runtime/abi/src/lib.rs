@@ -28,7 +28,9 @@ pub mod names {
     /// compare (a loaded `bool`, a call result); distance 0 or K.
     pub const PROBE_COND: &str = "__evotest_cond";
     /// `void (u32 *module, u32 site, u32 outcome_base, u64 value, u32 is_signed, u32 n_cases,
-    /// const u64 *cases)`: a `switch`; outcome 0 is the default, outcome i+1 is case i.
+    /// const u64 *cases, const u32 *order)`: a `switch`; outcome 0 is the default, outcome i+1 is
+    /// case i; `order` lists the case indices in ascending order of their values (for the probe's
+    /// binary search, see [`crate::distance::relax_switch`]).
     pub const PROBE_SWITCH: &str = "__evotest_switch";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u32 func, const char *a,
     /// const char *b, u64 n)`: `strcmp(a, b)` (`func` = [`crate::distance::STR_STRCMP`]),

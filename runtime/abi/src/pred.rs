@@ -51,6 +51,7 @@ pub enum Rel {
 
 impl Pred {
     /// Decode LLVM's numeric predicate. `None` for values outside both ranges.
+    #[inline]
     pub fn from_u32(v: u32) -> Option<Pred> {
         use Pred::*;
         Some(match v {
@@ -100,16 +101,19 @@ impl Pred {
     /// The IR does not say whether an `eq` compares signed or unsigned values; sign extension keeps
     /// |a − b| right for small negative values (`x == 0` with `x = -1` is 1 away, not 2^32 − 1),
     /// and for unsigned values it distorts only differences across the 2^(w−1) boundary.
+    #[inline]
     pub fn int_operands_signed(self) -> bool {
         self.is_signed() || matches!(self, Pred::Eq | Pred::Ne)
     }
 
     /// True for the unordered `fcmp` predicates, which are true when either operand is NaN.
+    #[inline]
     pub fn is_unordered(self) -> bool {
         matches!(self, Pred::Uno | Pred::Ueq | Pred::Ugt | Pred::Uge | Pred::Ult | Pred::Ule | Pred::Une)
     }
 
     /// The relation tested, or `None` for `false`, `true`, `ord` and `uno`.
+    #[inline]
     pub fn rel(self) -> Option<Rel> {
         use Pred::*;
         Some(match self {
