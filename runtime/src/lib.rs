@@ -210,6 +210,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
     let first = rec.hits == 0;
     if first {
         rec.first_seq = h.seq;
+        touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
     Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off })
@@ -227,6 +228,17 @@ unsafe fn step_limit(h: &mut Header) -> ! {
         hook();
     }
     libc::_exit(STEP_LIMIT_EXIT_CODE)
+}
+
+/// Append `gsite` to the touched list (on the site's first evaluation in the execution, so the
+/// list never holds more entries than there are sites).
+#[inline(always)]
+unsafe fn touch(h: *mut Header, base: *mut u8, touched_off: usize, gsite: u32) {
+    let n = (*h).n_touched;
+    if n < (*h).site_capacity {
+        *(base.add(touched_off) as *mut u32).add(n as usize) = gsite;
+        (*h).n_touched = n + 1;
+    }
 }
 
 #[inline(always)]
@@ -262,7 +274,7 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
         return;
     }
     let base = MAP.load(Ordering::Relaxed);
-    let h = &*(base as *const Header);
+    let h = &mut *(base as *mut Header);
     let layout = layout();
     let gsite = (*desc).site_base + site;
     let goutcome = (*desc).outcome_base + ob;
@@ -271,6 +283,7 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
     let first = rec.hits == 0;
     if first {
         rec.first_seq = h.seq.max(1);
+        touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
     put(slots, t, first);
@@ -649,6 +662,7 @@ pub unsafe extern "C" fn __evotest_observe_begin() {
     h.seq = 0;
     h.n_operands = 0;
     h.n_str_operands = 0;
+    h.n_touched = 0;
     let hook = ABORT_HOOK;
     if hook.is_some() {
         h.step_limit_hit = 0;

@@ -141,6 +141,7 @@ impl SharedMemory {
         h.step_limit_hit = 0;
         h.n_operands = 0;
         h.n_str_operands = 0;
+        h.n_touched = 0;
         h.input_len = input.len() as u32;
         unsafe {
             ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
@@ -200,26 +201,38 @@ impl SharedMemory {
 
     /// The sites the last execution ran and their hit counts, in site order, appended to `sites`;
     /// and for each, the outcomes it took (distance exactly 0) among `outcomes[site]` (first global
-    /// outcome, number of outcomes), appended to `taken`. Reads only what it reports, besides one
-    /// pass over the site records.
+    /// outcome, number of outcomes), appended to `taken`. Reads only the records of the sites the
+    /// runtime listed as run (the touched list), not the whole site array.
     pub fn scan_sites(&self, outcomes: &[(u32, u32)], sites: &mut Vec<(u32, u32)>, taken: &mut Vec<u32>) {
         let h = self.header();
-        let ns = h.sites_used.min(self.layout.site_capacity) as usize;
+        let ns = h.sites_used.min(self.layout.site_capacity);
         let no = h.outcomes_used.min(self.layout.outcome_capacity);
+        let nt = h.n_touched.min(self.layout.site_capacity) as usize;
+        let start = sites.len();
         unsafe {
-            let recs = std::slice::from_raw_parts(self.base.add(self.layout.sites_off) as *const u64, ns);
+            let recs = self.base.add(self.layout.sites_off) as *const SiteRec;
+            let touched = std::slice::from_raw_parts(self.base.add(self.layout.touched_off) as *const u32, nt);
+            for &s in touched {
+                if s < ns {
+                    let hits = (*recs.add(s as usize)).hits;
+                    if hits > 0 {
+                        sites.push((s, hits));
+                    }
+                }
+            }
+            sites[start..].sort_unstable();
+            let mut k = start;
+            // a site listed twice (a stray process of an earlier execution) counts once
+            for i in start..sites.len() {
+                if i == start || sites[i].0 != sites[k - 1].0 {
+                    sites[k] = sites[i];
+                    k += 1;
+                }
+            }
+            sites.truncate(k);
             let dist = self.base.add(self.layout.outcomes_off) as *const f64;
-            for (i, &r) in recs.iter().enumerate() {
-                if r == 0 {
-                    continue;
-                }
-                // SiteRec { hits, first_seq }: hits is the low word
-                let hits = r as u32;
-                if hits == 0 {
-                    continue;
-                }
-                sites.push((i as u32, hits));
-                if let Some(&(base, n)) = outcomes.get(i) {
+            for &(s, _) in &sites[start..] {
+                if let Some(&(base, n)) = outcomes.get(s as usize) {
                     for o in base..base.saturating_add(n).min(no) {
                         if *dist.add(o as usize) == 0.0 {
                             taken.push(o);

@@ -855,8 +855,10 @@ impl Fuzzer<'_> {
                         self.corpus_new += 1;
                     }
                     self.last_new = self.elapsed();
-                    let st = self.stats(false);
-                    self.monitor.event("NEW", &st);
+                    if self.monitor.prints_events() {
+                        let st = self.stats(false);
+                        self.monitor.event("NEW", &st);
+                    }
                 }
             }
             Outcome::Crash => self.on_crash(data, exit)?,

@@ -127,13 +127,18 @@ impl Monitor {
 
     /// A libFuzzer-style event line (`NEW`, `INITED`, `DONE`, `pulse`), in `Lines` mode.
     pub fn event(&mut self, what: &str, s: &Stats) {
-        if self.display != Display::Lines {
+        if !self.prints_events() {
             return;
         }
         eprintln!(
             "#{}\t{what:<6} cov: {} ft: {} corp: {} exec/s: {:.0} crashes: {} timeouts: {} oom: {}",
             s.execs_done, s.outcomes_covered, s.features, s.corpus_count, s.execs_per_sec, s.crashes_found, s.timeouts_unique, s.ooms_unique
         );
+    }
+
+    /// Whether [`Monitor::event`] prints anything (so that callers need not gather the stats).
+    pub fn prints_events(&self) -> bool {
+        self.display == Display::Lines
     }
 
     /// Called every second: rewrite `fuzzer_stats.json`, add a CSV row if something changed,

@@ -8,7 +8,12 @@
 //! layout.events_off    [Event; event_capacity]         the ordered trace (when enabled)
 //! layout.operands_off  [OperandRec; site_capacity]     compare operands, first hit of each site
 //! layout.str_operands_off [StrOperandRec; STR_LOG_CAPACITY]  compared strings, first hit of each site
+//! layout.touched_off   [u32; site_capacity]            sites run, in the order first reached
 //! ```
+//!
+//! The **touched list** holds the global ID of every site the execution ran, appended at the
+//! site's first evaluation (`Header::n_touched` entries), so that the engine reads and resets
+//! only the records of the sites that ran, not the whole site array of a large library.
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
 //! evaluation in the execution, in the order sites were first reached (`Header::n_operands`
@@ -38,7 +43,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 5;
+pub const LAYOUT_VERSION: u32 = 6;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -132,6 +137,9 @@ pub struct Header {
     /// Entries of the string operand log written in this execution (runtime; zeroed by the
     /// engine), at most [`STR_LOG_CAPACITY`].
     pub n_str_operands: u32,
+    /// Entries of the touched list written in this execution (runtime; zeroed by the engine).
+    pub n_touched: u32,
+    pub _pad: u32,
     pub modules: [ModuleEntry; MAX_MODULES],
 }
 
@@ -278,6 +286,8 @@ pub struct Layout {
     pub operands_off: usize,
     /// The string operand log: [`STR_LOG_CAPACITY`] [`StrOperandRec`]s.
     pub str_operands_off: usize,
+    /// The touched list: `site_capacity` `u32` site IDs.
+    pub touched_off: usize,
     /// Total bytes of the segment.
     pub size: usize,
 }
@@ -296,7 +306,8 @@ impl Layout {
         let events_off = round_up(input_off + input as usize, 64);
         let operands_off = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 64);
         let str_operands_off = round_up(operands_off + sites as usize * core::mem::size_of::<OperandRec>(), 64);
-        let size = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 4096);
+        let touched_off = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 64);
+        let size = round_up(touched_off + sites as usize * 4, 4096);
         Layout {
             site_capacity: sites,
             outcome_capacity: outcomes,
@@ -308,6 +319,7 @@ impl Layout {
             events_off,
             operands_off,
             str_operands_off,
+            touched_off,
             size,
         }
     }
