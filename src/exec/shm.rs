@@ -17,6 +17,8 @@ pub struct SharedMemory {
     /// The program's `switch` sites, whose case distances are completed after each execution.
     switches: Vec<SwitchTable>,
     scratch: Vec<f64>,
+    /// A bit per site, all zero between calls of [`SharedMemory::scan_sites`].
+    site_bits: Vec<u64>,
 }
 
 /// A `switch` site's cases in ascending order of value: what [`SharedMemory::complete_switches`]
@@ -63,7 +65,7 @@ impl SharedMemory {
             }
             // Destroyed when the last process detaches (see module docs).
             libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
-            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new() };
+            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new() };
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -203,39 +205,40 @@ impl SharedMemory {
     /// and for each, the outcomes it took (distance exactly 0) among `outcomes[site]` (first global
     /// outcome, number of outcomes), appended to `taken`. Reads only the records of the sites the
     /// runtime listed as run (the touched list), not the whole site array.
-    pub fn scan_sites(&self, outcomes: &[(u32, u32)], sites: &mut Vec<(u32, u32)>, taken: &mut Vec<u32>) {
+    pub fn scan_sites(&mut self, outcomes: &[(u32, u32)], sites: &mut Vec<(u32, u32)>, taken: &mut Vec<u32>) {
         let h = self.header();
         let ns = h.sites_used.min(self.layout.site_capacity);
         let no = h.outcomes_used.min(self.layout.outcome_capacity);
         let nt = h.n_touched.min(self.layout.site_capacity) as usize;
-        let start = sites.len();
+        // the listed sites as a bit set: in site order and each once (a stray process of an
+        // earlier execution may list a site twice), in O(listed + sites / 64)
+        let words = (ns as usize).div_ceil(64);
+        if self.site_bits.len() < words {
+            self.site_bits.resize(words, 0);
+        }
         unsafe {
-            let recs = self.base.add(self.layout.sites_off) as *const SiteRec;
             let touched = std::slice::from_raw_parts(self.base.add(self.layout.touched_off) as *const u32, nt);
             for &s in touched {
                 if s < ns {
-                    let hits = (*recs.add(s as usize)).hits;
-                    if hits > 0 {
-                        sites.push((s, hits));
-                    }
+                    self.site_bits[s as usize / 64] |= 1 << (s % 64);
                 }
             }
-            sites[start..].sort_unstable();
-            let mut k = start;
-            // a site listed twice (a stray process of an earlier execution) counts once
-            for i in start..sites.len() {
-                if i == start || sites[i].0 != sites[k - 1].0 {
-                    sites[k] = sites[i];
-                    k += 1;
-                }
-            }
-            sites.truncate(k);
+            let recs = self.base.add(self.layout.sites_off) as *const SiteRec;
             let dist = self.base.add(self.layout.outcomes_off) as *const f64;
-            for &(s, _) in &sites[start..] {
-                if let Some(&(base, n)) = outcomes.get(s as usize) {
-                    for o in base..base.saturating_add(n).min(no) {
-                        if *dist.add(o as usize) == 0.0 {
-                            taken.push(o);
+            for (w, bits) in self.site_bits[..words].iter_mut().enumerate() {
+                while *bits != 0 {
+                    let s = (w * 64) as u32 + bits.trailing_zeros();
+                    *bits &= *bits - 1;
+                    let hits = (*recs.add(s as usize)).hits;
+                    if hits == 0 {
+                        continue;
+                    }
+                    sites.push((s, hits));
+                    if let Some(&(base, n)) = outcomes.get(s as usize) {
+                        for o in base..base.saturating_add(n).min(no) {
+                            if *dist.add(o as usize) == 0.0 {
+                                taken.push(o);
+                            }
                         }
                     }
                 }

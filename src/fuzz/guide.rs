@@ -61,6 +61,9 @@ pub struct Target {
     /// Best (lowest) fitness seen; [`UNREACHED`] before any execution reached the site after it
     /// joined the frontier.
     pub best: f64,
+    /// Least branch distance [`Guide::observe`] saw at the site (`best` is never above its
+    /// [`normalise`]d value, so a distance not below it cannot lower `best`).
+    pub best_d: f64,
     /// Inputs that lowered `best`, oldest first, at most [`POOL_CAP`]; the last one reached
     /// `best`.
     pub pool: Vec<Vec<u8>>,
@@ -229,6 +232,7 @@ impl Guide {
                     outcome: o,
                     site: s as u32,
                     best: UNREACHED,
+                    best_d: f64::INFINITY,
                     pool: vec![],
                     improvements: 0,
                     attempts: 0,
@@ -263,6 +267,10 @@ impl Guide {
             for &ti in ts {
                 let t = &mut self.targets[ti as usize];
                 let Some(d) = dist(t.outcome) else { continue };
+                if !(d < t.best_d) {
+                    continue;
+                }
+                t.best_d = d;
                 let f = normalise(d);
                 if f < t.best {
                     t.best = f;

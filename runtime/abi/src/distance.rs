@@ -91,7 +91,7 @@ fn rel_int(rel: Rel, a: u64, b: u64) -> (f64, f64) {
 }
 
 /// Distances `(true, false)` for a relation over non-NaN floats.
-#[inline]
+#[inline(always)]
 fn rel_float(rel: Rel, a: f64, b: f64) -> (f64, f64) {
     // a > b is b < a, a >= b is b <= a (no recursion, so that it inlines into the probes)
     let (rel, a, b) = match rel {
@@ -148,7 +148,7 @@ fn clamp(d: f64) -> f64 {
 /// The pass widens operands to 64 bits as [`Pred::int_operands_signed`] says (sign extension for
 /// signed predicates and `eq`/`ne`, zero extension for unsigned ones), and this reads them the
 /// same way. A float predicate passed here is treated as its relation over the signed values.
-#[inline]
+#[inline(always)]
 pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
     let signed = pred.int_operands_signed();
     match pred.rel() {
@@ -158,7 +158,7 @@ pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
 }
 
 /// Distances `(true, false)` of an `fcmp` with predicate `pred` (any of the 16 LLVM predicates).
-#[inline]
+#[inline(always)]
 pub fn fcmp(pred: Pred, a: f64, b: f64) -> (f64, f64) {
     let nan = a.is_nan() || b.is_nan();
     match pred {
