@@ -158,7 +158,7 @@ pub struct FuzzArgs {
     /// havoc; `i2s`: input-to-state substitution only, no AVM; both for comparison)
     #[arg(long, default_value = "on", value_name = "on|off|i2s", value_parser = ["on", "off", "i2s"])]
     guidance: String,
-    /// Append a line per input that adds coverage to FILE (created afresh): `EXECUTION
+    /// Write a line per input that adds coverage to FILE (created afresh): `EXECUTION
     /// MICROSECONDS HEX` (the execution number in this run, the time since its start, the input
     /// in hex), and `end EXECUTIONS MICROSECONDS` when the run ends; worker K of -j writes
     /// FILE.worker-K. Replaying the inputs in order tells when any branch of interest was first
