@@ -365,6 +365,12 @@ fn bad_fuzz_input_gets_one_line_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.dict:2:"), "{err}");
+    // a new-coverage log that cannot be created
+    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "-new_coverage_log=/nonexistent/dir/log"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--new_coverage_log: cannot create /nonexistent/dir/log"), "{err}");
+    assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
 }
 
 /// Run `evotest fuzz` on the harness in `dir` until its first crash (`--stop_on_crash`, no

@@ -65,15 +65,6 @@ impl PeerEncoding {
         }
     }
 
-    /// The name [`PeerEncoding::parse`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            PeerEncoding::Raw => "raw",
-            PeerEncoding::Mapped => "mapped",
-            PeerEncoding::Bytes => "bytes",
-        }
-    }
-
     /// Whether field `g` takes its bytes as they are.
     fn is_raw(self, g: &Field) -> bool {
         self == PeerEncoding::Raw && g.full && g.role == Role::Value && g.ty != ScalarType::Bool
@@ -182,7 +173,8 @@ fn field_value(g: &Field, r: u64, enc: PeerEncoding) -> Value {
 
 /// Decode a peer's byte string (see module docs) into the direct encoding of the domain. The
 /// arithmetic is the same as the generated C decoder's, so a replayed input is bit-for-bit the one
-/// the peer ran; every value is inside its field's domain by construction.
+/// the peer ran; every value is inside its field's domain by construction, except under the
+/// bytes encoding, which ignores declared ranges and alphabets.
 pub fn decode(d: &Domain, bytes: &[u8], enc: PeerEncoding) -> Input {
     if enc == PeerEncoding::Bytes {
         return decode_bytes(d, bytes);
