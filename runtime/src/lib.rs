@@ -178,6 +178,9 @@ struct Entered {
     h: *mut Header,
     base: *mut u8,
     events_off: usize,
+    /// Not the first hit, the engine marked the site quiet and the ordered trace is off: only
+    /// the outcome taken needs recording ([`evotest_abi::shm`]'s quiet map).
+    quiet: bool,
 }
 
 /// Whether `desc`'s module is registered (registering it on first use), i.e. its probes record.
@@ -213,7 +216,8 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off })
+    let quiet = !first && *base.add(layout.quiet_off + gsite as usize) != 0 && h.events_enabled == 0;
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, quiet })
 }
 
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
@@ -228,6 +232,16 @@ unsafe fn step_limit(h: &mut Header) -> ! {
         hook();
     }
     libc::_exit(STEP_LIMIT_EXIT_CODE)
+}
+
+/// A quiet site's record of the outcome `taken`: its distance becomes 0 (the other outcomes keep
+/// what earlier evaluations left).
+#[inline(always)]
+unsafe fn mark_taken(slots: *mut f64, taken: usize) {
+    let s = slots.add(taken);
+    if *s != 0.0 {
+        *s = 0.0;
+    }
 }
 
 /// Append `gsite` to the touched list (on the site's first evaluation in the execution, so the
@@ -329,13 +343,6 @@ pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u
 }
 
 #[inline(always)]
-unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
-    if let Some(e) = enter(desc, site, ob) {
-        record2_entered(&e, d);
-    }
-}
-
-#[inline(always)]
 unsafe fn record2_entered(e: &Entered, (t, f): (f64, f64)) {
     put(e.slots, t, e.first);
     put(e.slots.add(1), f, e.first);
@@ -359,12 +366,10 @@ unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
 /// A compare site: record its distances, and on the site's first evaluation in this execution,
 /// its operands in the operand log.
 #[inline(always)]
-unsafe fn record_cmp(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), kind: u32, a: u64, b: u64) {
-    if let Some(e) = enter(desc, site, ob) {
-        record2_entered(&e, d);
-        if e.first {
-            log_operands(e.base, e.gsite, kind, a, b);
-        }
+unsafe fn record_cmp_entered(e: &Entered, d: (f64, f64), kind: u32, a: u64, b: u64) {
+    record2_entered(e, d);
+    if e.first {
+        log_operands(e.base, e.gsite, kind, a, b);
     }
 }
 
@@ -393,11 +398,18 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    let d = match Pred::from_u32(pred) {
-        Some(p) => distance::icmp(p, a, b),
-        None => distance::boolean(a == b),
-    };
-    record_cmp(desc, site, ob, d, pred, a, b);
+    let p = Pred::from_u32(pred);
+    if let Some(e) = enter(desc, site, ob) {
+        if e.quiet {
+            let holds = p.map_or(a == b, |p| distance::icmp_holds(p, a, b));
+            return mark_taken(e.slots, !holds as usize);
+        }
+        let d = match p {
+            Some(p) => distance::icmp(p, a, b),
+            None => distance::boolean(a == b),
+        };
+        record_cmp_entered(&e, d, pred, a, b);
+    }
 }
 
 /// Probe for `fcmp pred a, b` (operands widened to `double`).
@@ -406,11 +418,18 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    let d = match Pred::from_u32(pred) {
-        Some(p) => distance::fcmp(p, a, b),
-        None => distance::boolean(a == b),
-    };
-    record_cmp(desc, site, ob, d, pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
+    let p = Pred::from_u32(pred);
+    if let Some(e) = enter(desc, site, ob) {
+        if e.quiet {
+            let holds = p.map_or(a == b, |p| distance::fcmp_holds(p, a, b));
+            return mark_taken(e.slots, !holds as usize);
+        }
+        let d = match p {
+            Some(p) => distance::fcmp(p, a, b),
+            None => distance::boolean(a == b),
+        };
+        record_cmp_entered(&e, d, pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
+    }
 }
 
 /// Longest string a string-compare probe reads (a longer one is compared on its prefix).
@@ -489,7 +508,12 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    record2(desc, site, ob, distance::boolean(value != 0));
+    if let Some(e) = enter(desc, site, ob) {
+        if e.quiet {
+            return mark_taken(e.slots, (value == 0) as usize);
+        }
+        record2_entered(&e, distance::boolean(value != 0));
+    }
 }
 
 /// Probe for `switch value`, with `n` case values at `cases` and their indices in ascending
@@ -527,7 +551,8 @@ pub unsafe extern "C" fn __evotest_switch(
             *slots.add(i + 1) = d;
         }
     } else {
-        // the first position in value order whose case is >= value
+        // the first position in value order whose case is >= value (a quiet site records only
+        // the case taken, or the default)
         let v = distance::switch_key(value);
         let case_at = |j: usize| *order.add(j) as usize;
         let (mut lo, mut hi) = (0, n);
@@ -545,7 +570,12 @@ pub unsafe extern "C" fn __evotest_switch(
             if d == 0.0 {
                 taken = i as u32 + 1;
             }
+            if e.quiet {
+                return mark_taken(slots, taken as usize);
+            }
             put(slots.add(i + 1), d, false);
+        } else if e.quiet {
+            return mark_taken(slots, 0);
         }
         if taken == 0 && lo > 0 {
             let i = case_at(lo - 1);

@@ -336,6 +336,19 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// Mark quiet every site of the last execution whose outcomes are all covered in `fb`: its
+    /// probe then records only the outcome taken after its first evaluation (no site of the
+    /// frontier is ever quiet, so guidance loses nothing it reads).
+    pub fn quiet_covered(&mut self, fb: &Feedback) {
+        for &(s, _) in &self.cov.sites {
+            if let Some(&(base, n)) = self.site_outcomes.get(s as usize) {
+                if n > 0 && (base..base + n).all(|o| fb.is_covered(o)) {
+                    self.target.executor.set_quiet(s);
+                }
+            }
+        }
+    }
+
     /// The branch outcomes of the program.
     pub fn n_outcomes(&self) -> usize {
         self.target.program.n_outcomes as usize
@@ -828,6 +841,9 @@ impl Fuzzer<'_> {
         let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
         if is_new {
             new_outcomes = self.fb.add(&self.s.cov).0;
+            if new_outcomes > 0 {
+                self.s.quiet_covered(&self.fb);
+            }
         }
         if self.opts.guidance && matches!(outcome, Outcome::Normal | Outcome::Crash) {
             // distance feedback, before triage runs anything else, on a current frontier

@@ -157,6 +157,45 @@ pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
     }
 }
 
+/// Whether `icmp pred a, b` holds (operands as [`icmp`] reads them), without its distances.
+#[inline(always)]
+pub fn icmp_holds(pred: Pred, a: u64, b: u64) -> bool {
+    let signed = pred.int_operands_signed();
+    let (a, b) = (key(a, signed), key(b, signed));
+    match pred.rel() {
+        Some(Rel::Eq) => a == b,
+        Some(Rel::Ne) => a != b,
+        Some(Rel::Lt) => a < b,
+        Some(Rel::Le) => a <= b,
+        Some(Rel::Gt) => a > b,
+        Some(Rel::Ge) => a >= b,
+        None => true,
+    }
+}
+
+/// Whether `fcmp pred a, b` holds (LLVM's semantics, NaN included), without its distances.
+#[inline(always)]
+pub fn fcmp_holds(pred: Pred, a: f64, b: f64) -> bool {
+    use core::cmp::Ordering::*;
+    let ord = a.partial_cmp(&b);
+    let rel = |r: Rel| match (r, ord) {
+        (_, None) => pred.is_unordered(),
+        (Rel::Eq, Some(o)) => o == Equal,
+        (Rel::Ne, Some(o)) => o != Equal,
+        (Rel::Lt, Some(o)) => o == Less,
+        (Rel::Le, Some(o)) => o != Greater,
+        (Rel::Gt, Some(o)) => o == Greater,
+        (Rel::Ge, Some(o)) => o != Less,
+    };
+    match pred {
+        Pred::FFalse => false,
+        Pred::FTrue => true,
+        Pred::Ord => ord.is_some(),
+        Pred::Uno => ord.is_none(),
+        _ => pred.rel().is_some_and(rel),
+    }
+}
+
 /// Distances `(true, false)` of an `fcmp` with predicate `pred` (any of the 16 LLVM predicates).
 #[inline(always)]
 pub fn fcmp(pred: Pred, a: f64, b: f64) -> (f64, f64) {
@@ -353,6 +392,27 @@ mod tests {
         let mut d = [f64::MAX, 0.0, f64::MAX];
         relax_switch(&keys, &mut d);
         assert_eq!(d, [45.0, 0.0, 45.0]);
+    }
+
+    #[test]
+    fn holds_agrees_with_the_outcome_the_distances_take() {
+        let ints: Vec<u64> = [0i64, 1, -1, 5, i64::MIN, i64::MAX].iter().map(|&v| v as u64).collect();
+        for pred in [Eq, Ne, IUgt, IUge, IUlt, IUle, Sgt, Sge, Slt, Sle] {
+            for &a in &ints {
+                for &b in &ints {
+                    assert_eq!(icmp_holds(pred, a, b), icmp(pred, a, b).0 == 0.0, "{pred:?} {a} {b}");
+                }
+            }
+        }
+        let fl = [0.0, -0.0, 1.5, -2.0, f64::INFINITY, f64::NAN];
+        for p in 0..16 {
+            let pred = Pred::from_u32(p).unwrap();
+            for &a in &fl {
+                for &b in &fl {
+                    assert_eq!(fcmp_holds(pred, a, b), fcmp(pred, a, b).0 == 0.0, "{pred:?} {a} {b}");
+                }
+            }
+        }
     }
 
     #[test]
