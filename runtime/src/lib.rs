@@ -1230,6 +1230,15 @@ mod tests {
             __evotest_switch(&mut *a, 0, 0, 3, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 0.0));
             assert_eq!(rec(0).hits, 4);
+            // a quiet site (engine-marked): after its first evaluation only the outcome taken
+            // is recorded, the other outcome keeps its distance
+            let base = MAP.load(Ordering::Relaxed);
+            *base.add(layout().quiet_off + 4) = 1;
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 11, 10);
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: the min of `true` stays");
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
+            assert_eq!((dist(8), dist(9)), (0.0, 0.0), "quiet: the outcome taken gets 0");
+            *base.add(layout().quiet_off + 4) = 0;
             // first-reached order: b's site came first
             assert!(rec(4).first_seq < rec(0).first_seq);
             // a site not executed has no hits
