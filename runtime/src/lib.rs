@@ -449,6 +449,82 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     }
 }
 
+/// One operand of [`__evotest_cmp_bytes`]: the bytes at `p` (with length argument `n`) in `form`
+/// (`base | indirections << 2`, see [`distance::bytes_func`]), or `None` when a pointer on the
+/// way is null.
+unsafe fn rust_bytes<'a>(p: *const u8, n: u64, form: (u32, u32)) -> Option<&'a [u8]> {
+    let (base, ind) = form;
+    let mut q = p;
+    // a slice passed as pointer and length has no indirection; in memory, its last
+    // indirection leads to the `&[u8]` itself, which is read below
+    let loads = if base == distance::BYTES_SLICE { ind.saturating_sub(1) } else { ind };
+    for _ in 0..loads {
+        if q.is_null() {
+            return None;
+        }
+        q = *(q as *const *const u8);
+    }
+    if q.is_null() {
+        return None;
+    }
+    Some(match base {
+        distance::BYTES_SLICE if ind == 0 => std::slice::from_raw_parts(q, n as usize),
+        distance::BYTES_SLICE => *(q as *const &[u8]),
+        distance::BYTES_ARRAY => std::slice::from_raw_parts(q, n as usize),
+        distance::BYTES_STRING => (*(q as *const String)).as_bytes(),
+        _ => (*(q as *const Vec<u8>)).as_slice(),
+    })
+}
+
+/// Probe for a branch on Rust's `==`/`!=`, `starts_with` or `ends_with` of two byte strings
+/// (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`; the pass finds the calls of std's
+/// implementations). The distance is [`distance::bytes_distance`] of the compared bytes (for
+/// `starts_with`/`ends_with`: the haystack's first/last bytes, as many as the pattern has, or all
+/// of a shorter haystack, against the pattern), at most [`MAX_STR`] bytes of each, and never 0
+/// when the operation fails beyond them. The compared bytes of the site's first evaluation go to
+/// the string operand log, with the operation as `func`. A null pointer falls back to 0/K.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor, right after the call, with
+/// the call's own arguments.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __evotest_cmp_bytes(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    func: u32,
+    a: *const u8,
+    la: u64,
+    b: *const u8,
+    lb: u64,
+) {
+    let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
+    let Some(e) = enter(desc, site, ob) else { return };
+    let (op, fa, fb) = distance::bytes_func_parts(func);
+    let (Some(x), Some(y)) = (rust_bytes(a, la, fa), rust_bytes(b, lb, fb)) else {
+        record2_entered(&e, distance::boolean(a == b));
+        return;
+    };
+    // the compared part of the haystack x
+    let k = x.len().min(y.len());
+    let (xs, holds) = match op {
+        distance::STR_BYTES_PREFIX => (&x[..k], x.starts_with(y)),
+        distance::STR_BYTES_SUFFIX => (&x[x.len() - k..], x.ends_with(y)),
+        _ => (x, x == y),
+    };
+    let (sa, sb) = (&xs[..xs.len().min(MAX_STR)], &y[..y.len().min(MAX_STR)]);
+    let mut d = distance::bytes_distance(sa, sb);
+    if d == 0.0 && !holds {
+        d = 1.0; // equal up to MAX_STR only
+    }
+    record2_entered(&e, distance::string_compare(pred, d));
+    if e.first {
+        log_str_operands(e.base, e.gsite, op, 0, sa, sb);
+    }
+}
+
 /// Append a string compare's two byte strings to the string operand log (on the site's first
 /// evaluation in an execution); dropped when the log holds [`STR_LOG_CAPACITY`] records.
 #[inline(always)]
