@@ -31,6 +31,8 @@ pub struct CrateBuild {
     pub rlib: PathBuf,
     /// The directory of the dependencies' rlibs (`target/debug/deps`).
     pub deps: PathBuf,
+    /// The library's root source file (`src/lib.rs`), as cargo reports it.
+    pub src_path: PathBuf,
 }
 
 /// `cargo`: `$CARGO` (set when evotest runs under cargo), else `cargo` on `PATH`.
@@ -106,12 +108,14 @@ pub fn build_crate(manifest: &Path, target_dir: &Path) -> Result<CrateBuild> {
             let stem = rmeta.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
             let deps = rmeta.parent().unwrap_or(Path::new(".")).to_path_buf();
             let hashed = stem.strip_prefix("lib").unwrap_or(stem);
+            let src_path = v["target"]["src_path"].as_str().map(PathBuf::from).unwrap_or_else(|| super::structs::lib_root(&dir));
             found = Some(CrateBuild {
                 name: name.clone(),
                 dir: dir.clone(),
                 bitcode: deps.join(format!("{hashed}.bc")),
                 rlib: deps.join(format!("lib{hashed}.rlib")),
                 deps,
+                src_path,
             });
         }
     }
