@@ -919,3 +919,27 @@ fn switch(
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC};
+
+    #[test]
+    fn rust_callee_names_and_byte_string_types() {
+        assert_eq!(last_segment("core::cmp::impls::{impl#9}::eq<alloc::string::String, &str>"), "eq");
+        assert_eq!(last_segment("core::str::{impl#0}::starts_with<&str>"), "starts_with");
+        assert_eq!(last_segment("core::cmp::PartialEq::ne<str, str>"), "ne");
+        assert_eq!(last_segment("eq"), "eq");
+        assert_eq!(byte_string_form("&str"), Some((BYTES_SLICE, 0, 0)));
+        assert_eq!(byte_string_form("&&[u8]"), Some((BYTES_SLICE, 1, 0)));
+        assert_eq!(byte_string_form("&mut [u8]"), Some((BYTES_SLICE, 0, 0)));
+        assert_eq!(byte_string_form("&&[u8; 3]"), Some((BYTES_ARRAY, 1, 3)));
+        assert_eq!(byte_string_form("&alloc::string::String"), Some((BYTES_STRING, 0, 0)));
+        assert_eq!(byte_string_form("&&alloc::vec::Vec<u8, alloc::alloc::Global>"), Some((BYTES_VEC, 1, 0)));
+        assert_eq!(byte_string_form("&[u16]"), None);
+        assert_eq!(byte_string_form("&alloc::vec::Vec<i32, alloc::alloc::Global>"), None);
+        assert_eq!(byte_string_form("str"), None);
+        assert_eq!(byte_string_form("&core::option::Option<&str>"), None);
+    }
+}
