@@ -223,6 +223,30 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
     // every site has two outcomes or more: the left-out sites' outcomes are in the total
     assert!(s["outcomes_total"].as_u64().unwrap() >= 2 * (left_out + 1), "all branches counted: {s:#}");
     assert!(err.contains("branch sites out of scope"), "the final stats say what was left out: {err}");
+
+    // --instrument_crates: a registry crate of the build is instrumented too (its branches join
+    // the coverage), a name that is no crate of the build is refused in one line
+    let total = s["outcomes_total"].as_u64().unwrap();
+    let fuzz = |extra: &[&str]| {
+        evotest()
+            .arg("fuzz")
+            .arg("--cargo-fuzz")
+            .arg(&krate)
+            .arg("fuzz_parse")
+            .arg(dir.path().join("corpus2"))
+            .args(["-runs=200", "-seed=1", "-q", "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = fuzz(&["--instrument_crates", "arbitrary"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s2: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(s2["outcomes_total"].as_u64().unwrap() > total, "arbitrary's branches are counted: {} vs {total}", s2["outcomes_total"]);
+    let o = fuzz(&["--instrument_crates", "no_such_crate"]);
+    let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+    assert!(!o.status.success(), "{err}");
+    assert!(err.lines().count() == 1 && err.contains("`no_such_crate` is not a crate of fuzz target `fuzz_parse`"), "{err}");
 }
 
 #[test]

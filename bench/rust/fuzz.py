@@ -182,7 +182,7 @@ def run_pair(t, seed, secs, bins, evotest):
         out.close()
         err.close()
         d = os.path.join(base, tool)
-        r = {"cmd": " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd), "exit": p.returncode}
+        r = {"cmd": " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd).replace(ROOT + "/", ""), "exit": p.returncode}
         if tool == "evotest":
             try:
                 s = json.load(open(os.path.join(d, "stdout")))
