@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-ge clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -114,6 +114,21 @@ bench-fuzz: build setup-bench
 ## bench-fuzz-quick: the same at 60 s per run and one seed
 bench-fuzz-quick: build setup-bench
 	bench/fuzz/bench.sh quick
+
+## bench-rust: both Rust benchmarks below (about 20 minutes on two cores)
+bench-rust: bench-rust-subjects bench-rust-fuzz
+
+## bench-rust-subjects: executions to full coverage of the C subjects and their Rust ports in
+## examples/rust/ (triangle, tritype, expint, the seven McMinn & Holcombe flag programs), seeds
+## 1-10; results in bench/results/rust-subjects.{md,json}
+bench-rust-subjects: build
+	python3 bench/rust/subjects.py $(BENCH_RUST_ARGS)
+
+## bench-rust-fuzz: evotest fuzz against cargo-fuzz/libFuzzer on crates.io parsers (semver,
+## httparse, imagesize; cargo fetches them), 60 s per run, 2 seeds, the two tools side by side;
+## coverage by one -C instrument-coverage observer; results in bench/results/rust-fuzz.{md,json}
+bench-rust-fuzz: build
+	python3 bench/rust/fuzz.py $(BENCH_RUST_FUZZ_ARGS)
 
 clean:
 	$(CARGO) clean

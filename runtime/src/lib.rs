@@ -481,6 +481,90 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     }
 }
 
+/// One operand of [`__evotest_cmp_bytes`]: the bytes at `p` (with length argument `n`) in `form`
+/// (`base | indirections << 2`, see [`distance::bytes_func`]), or `None` when a pointer on the
+/// way is null.
+unsafe fn rust_bytes<'a>(p: *const u8, n: u64, form: (u32, u32)) -> Option<&'a [u8]> {
+    let (base, ind) = form;
+    let mut q = p;
+    // a slice passed as pointer and length has no indirection; in memory, its last
+    // indirection leads to the `&[u8]` itself, which is read below
+    let loads = if base == distance::BYTES_SLICE { ind.saturating_sub(1) } else { ind };
+    for _ in 0..loads {
+        if q.is_null() {
+            return None;
+        }
+        q = *(q as *const *const u8);
+    }
+    if q.is_null() {
+        return None;
+    }
+    Some(match base {
+        distance::BYTES_SLICE if ind == 0 => std::slice::from_raw_parts(q, n as usize),
+        distance::BYTES_SLICE => *(q as *const &[u8]),
+        distance::BYTES_ARRAY => std::slice::from_raw_parts(q, n as usize),
+        distance::BYTES_STRING => (*(q as *const String)).as_bytes(),
+        _ => (*(q as *const Vec<u8>)).as_slice(),
+    })
+}
+
+/// The bytes that operation `op` ([`distance::STR_BYTES_EQ`] …) of haystack `x` and `y`
+/// compares (for `starts_with`/`ends_with`: `x`'s first/last bytes, as many as `y` has, or all of
+/// a shorter `x`), each cut to [`MAX_STR`], and their [`distance::bytes_distance`], which is 0
+/// exactly when the operation holds (1 when the cut parts are equal but the whole are not).
+fn bytes_compared<'a>(op: u32, x: &'a [u8], y: &'a [u8]) -> (&'a [u8], &'a [u8], f64) {
+    let k = x.len().min(y.len());
+    let (xs, holds) = match op {
+        distance::STR_BYTES_PREFIX => (&x[..k], x.starts_with(y)),
+        distance::STR_BYTES_SUFFIX => (&x[x.len() - k..], x.ends_with(y)),
+        _ => (x, x == y),
+    };
+    let (sa, sb) = (&xs[..xs.len().min(MAX_STR)], &y[..y.len().min(MAX_STR)]);
+    let mut d = distance::bytes_distance(sa, sb);
+    if d == 0.0 && !holds {
+        d = 1.0; // equal up to MAX_STR only
+    }
+    (sa, sb, d)
+}
+
+/// Probe for a branch on Rust's `==`/`!=`, `starts_with` or `ends_with` of two byte strings
+/// (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`; the pass finds the calls of std's
+/// implementations). The distance is [`distance::bytes_distance`] of the compared bytes (for
+/// `starts_with`/`ends_with`: the haystack's first/last bytes, as many as the pattern has, or all
+/// of a shorter haystack, against the pattern), at most [`MAX_STR`] bytes of each, and never 0
+/// when the operation fails beyond them. The compared bytes of the site's first evaluation go to
+/// the string operand log, with the operation as `func`. A null pointer falls back to 0/K.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor, right after the call, with
+/// the call's own arguments.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __evotest_cmp_bytes(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    func: u32,
+    a: *const u8,
+    la: u64,
+    b: *const u8,
+    lb: u64,
+) {
+    let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
+    let Some(e) = enter(desc, site, ob) else { return };
+    let (op, fa, fb) = distance::bytes_func_parts(func);
+    let (Some(x), Some(y)) = (rust_bytes(a, la, fa), rust_bytes(b, lb, fb)) else {
+        record2_entered(&e, distance::boolean(a == b));
+        return;
+    };
+    let (sa, sb, d) = bytes_compared(op, x, y);
+    record2_entered(&e, distance::string_compare(pred, d));
+    if e.first {
+        log_str_operands(e.base, e.gsite, op, 0, sa, sb);
+    }
+}
+
 /// Append a string compare's two byte strings to the string operand log (on the site's first
 /// evaluation in an execution); dropped when the log holds [`STR_LOG_CAPACITY`] records.
 #[inline(always)]
@@ -1265,5 +1349,59 @@ mod tests {
             assert_eq!((log[1].site, log[1].func, log[1].n), (3, distance::STR_MEMCMP, 5));
             assert_eq!((log[1].a(), log[1].b()), (&b"KEY\0x"[..], &b"KEZ\0y"[..]), "memcmp: n bytes, NULs included");
         }
+    }
+}
+
+/// Rust byte-string operands and distances ([`__evotest_cmp_bytes`]); pure, without the trace
+/// map.
+#[cfg(test)]
+mod bytes_tests {
+    use super::*;
+    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX};
+
+    #[test]
+    fn operands_are_read_in_every_form() {
+        unsafe {
+            let s: &str = "launch";
+            assert_eq!(rust_bytes(s.as_ptr(), 6, (BYTES_SLICE, 0)), Some(&b"launch"[..]));
+            // `&&str`: a pointer to the fat pointer; `&&&str`: one more
+            let r: &&str = &s;
+            assert_eq!(rust_bytes(r as *const &str as *const u8, 0, (BYTES_SLICE, 1)), Some(&b"launch"[..]));
+            let rr: &&&str = &r;
+            assert_eq!(rust_bytes(rr as *const &&str as *const u8, 0, (BYTES_SLICE, 2)), Some(&b"launch"[..]));
+            let owned = String::from("GET");
+            assert_eq!(rust_bytes(&owned as *const String as *const u8, 0, (BYTES_STRING, 0)), Some(&b"GET"[..]));
+            let v: Vec<u8> = vec![1, 2];
+            let rv: &Vec<u8> = &v;
+            assert_eq!(rust_bytes(&rv as *const &Vec<u8> as *const u8, 0, (BYTES_VEC, 1)), Some(&[1u8, 2][..]));
+            let a = *b"PK\x03\x04";
+            assert_eq!(rust_bytes(a.as_ptr(), 4, (BYTES_ARRAY, 0)), Some(&a[..]));
+            let ra: &[u8; 4] = &a;
+            assert_eq!(rust_bytes(&ra as *const &[u8; 4] as *const u8, 4, (BYTES_ARRAY, 1)), Some(&a[..]));
+            assert_eq!(rust_bytes(std::ptr::null(), 0, (BYTES_SLICE, 1)), None);
+        }
+    }
+
+    #[test]
+    fn distances_are_zero_exactly_when_the_operation_holds() {
+        assert_eq!(bytes_compared(STR_BYTES_EQ, b"launch", b"launch").2, 0.0);
+        assert_eq!(bytes_compared(STR_BYTES_EQ, b"lbunch", b"launch").2, 1.0);
+        assert_eq!(bytes_compared(STR_BYTES_EQ, b"lau", b"launch").2, 3.0 * distance::LENGTH_PENALTY);
+        // starts_with: the haystack's first bytes against the pattern
+        let (a, b, d) = bytes_compared(STR_BYTES_PREFIX, b"/apx/v1", b"/api/");
+        assert_eq!((a, b, d), (&b"/apx/"[..], &b"/api/"[..], 15.0));
+        assert_eq!(bytes_compared(STR_BYTES_PREFIX, b"/api/v1", b"/api/").2, 0.0);
+        assert_eq!(bytes_compared(STR_BYTES_PREFIX, b"/a", b"/api/").2, 3.0 * distance::LENGTH_PENALTY);
+        // ends_with: the last bytes
+        let (a, _, d) = bytes_compared(STR_BYTES_SUFFIX, b"x.jsoo", b".json");
+        assert_eq!((a, d), (&b".jsoo"[..], 1.0));
+        assert_eq!(bytes_compared(STR_BYTES_SUFFIX, b"x.json", b".json").2, 0.0);
+        assert_eq!(bytes_compared(STR_BYTES_SUFFIX, b"", b"").2, 0.0);
+        // equal beyond the cut only counts as unequal
+        let x = vec![b'a'; MAX_STR + 1];
+        let mut y = x.clone();
+        y[MAX_STR] = b'b';
+        assert_eq!(bytes_compared(STR_BYTES_EQ, &x, &y).2, 1.0);
+        assert_eq!(bytes_compared(STR_BYTES_EQ, &x, &x).2, 0.0);
     }
 }

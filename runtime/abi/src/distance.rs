@@ -288,11 +288,50 @@ pub const STR_STRNCMP: u32 = 1;
 /// `memcmp(a, b, n)` (and `bcmp`).
 pub const STR_MEMCMP: u32 = 2;
 
-/// The C name of a `STR_*` code.
+/// [`crate::names::PROBE_BYTES`] operation (low byte of its `func`): Rust's equality of two byte
+/// strings (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`), `==` through `PartialEq::eq`.
+pub const STR_BYTES_EQ: u32 = 3;
+/// Rust's `starts_with` of a byte string (`str`, `[u8]`) with another: the haystack's first bytes,
+/// as many as the pattern has, compared with the pattern.
+pub const STR_BYTES_PREFIX: u32 = 4;
+/// Rust's `ends_with`: the haystack's last bytes compared with the pattern.
+pub const STR_BYTES_SUFFIX: u32 = 5;
+
+/// Operand form of a [`crate::names::PROBE_BYTES`] operand (bits 0–1 of its form byte): a slice
+/// (`&str`, `&[u8]`): pointer and length, either passed as the two probe arguments (no
+/// indirection) or read as a `&[u8]` where the pointer, after its indirections, points.
+pub const BYTES_SLICE: u32 = 0;
+/// An array `[u8; N]`: after the indirections the pointer points at its bytes; the length
+/// argument is N.
+pub const BYTES_ARRAY: u32 = 1;
+/// A `String`: after the indirections the pointer points at it (read through Rust's own `String`,
+/// so the runtime must be built by the same rustc as the target, as the bitcode route requires).
+pub const BYTES_STRING: u32 = 2;
+/// A `Vec<u8>`, as [`BYTES_STRING`].
+pub const BYTES_VEC: u32 = 3;
+
+/// The `func` argument of [`crate::names::PROBE_BYTES`]: operation `op` ([`STR_BYTES_EQ`] …),
+/// then operand a's and b's forms, each `base | indirections << 2` (`base` one of
+/// [`BYTES_SLICE`] …; indirections: how many pointers are loaded from the argument before the
+/// operand is reached, at most 7).
+pub fn bytes_func(op: u32, a: (u32, u32), b: (u32, u32)) -> u32 {
+    op | ((a.0 & 3) | (a.1.min(7) << 2)) << 8 | ((b.0 & 3) | (b.1.min(7) << 2)) << 16
+}
+
+/// The parts of a [`bytes_func`] code: operation, and each operand's (base, indirections).
+pub fn bytes_func_parts(func: u32) -> (u32, (u32, u32), (u32, u32)) {
+    let form = |f: u32| (f & 3, (f >> 2) & 7);
+    (func & 0xff, form((func >> 8) & 0xff), form((func >> 16) & 0xff))
+}
+
+/// The name of a `STR_*` code (the C function, or Rust's method), as site metadata reports it.
 pub fn str_func_name(func: u32) -> &'static str {
-    match func {
+    match func & 0xff {
         STR_STRCMP => "strcmp",
         STR_STRNCMP => "strncmp",
+        STR_BYTES_EQ => "eq",
+        STR_BYTES_PREFIX => "starts_with",
+        STR_BYTES_SUFFIX => "ends_with",
         _ => "memcmp",
     }
 }
