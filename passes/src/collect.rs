@@ -453,7 +453,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
     let mut calls: Vec<String> = Vec::new();
     let mut writes_globals = false;
     for (bi, &bb) in bbs.iter().enumerate() {
-        let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0 };
+        let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0, calls: vec![] };
         unsafe {
             let mut inst = LLVMGetFirstInstruction(bb);
             let mut index = 0u32;
@@ -493,8 +493,17 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     let callee = LLVMGetCalledValue(inst);
                     if !LLVMIsAFunction(callee).is_null() {
                         let n = value_name(callee);
-                        if !n.starts_with("llvm.") && !n.starts_with("__evotest") && !calls.contains(&n) {
-                            calls.push(n);
+                        if !n.starts_with("llvm.") && !n.starts_with("__evotest") {
+                            let k = match calls.iter().position(|c| c == &n) {
+                                Some(k) => k,
+                                None => {
+                                    calls.push(n);
+                                    calls.len() - 1
+                                }
+                            } as u32;
+                            if !block.calls.contains(&k) {
+                                block.calls.push(k);
+                            }
                         }
                     }
                 }

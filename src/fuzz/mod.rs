@@ -477,6 +477,8 @@ struct Fuzzer<'a> {
     focus_fitness: f64,
     /// The CFGs of the functions that held a focus, by function index.
     cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
+    /// The program's direct call sites ([`crate::program::Program::callers`]), on first use.
+    callers: Option<Vec<Vec<(usize, usize)>>>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
     /// Scratch space for string operand logs.
@@ -591,6 +593,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         focus: None,
         focus_fitness: f64::INFINITY,
         cfgs: Default::default(),
+        callers: None,
         ops: vec![],
         str_ops: vec![],
     };
