@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-sbst bench-ge clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -124,6 +124,21 @@ FUZZ_SBST_TOOLS := fuzz,fuzz+i2s,fuzz+noguide,libfuzzer,afl
 bench-fuzz-sbst: build setup-bench
 	$(EVOTEST) bench --programs bench/fuzz-sbst.toml --tools $(FUZZ_SBST_TOOLS) --runs 10 --max-execs 0 --max-time 60s \
 		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --peer-encoding bytes --fuzzer-seed zero --jobs 2 --name fuzz-sbst $(BENCH_ARGS)
+
+## bench-rust: both Rust benchmarks below (about 20 minutes on two cores)
+bench-rust: bench-rust-subjects bench-rust-fuzz
+
+## bench-rust-subjects: executions to full coverage of the C subjects and their Rust ports in
+## examples/rust/ (triangle, tritype, expint, the seven McMinn & Holcombe flag programs), seeds
+## 1-10; results in bench/results/rust-subjects.{md,json}
+bench-rust-subjects: build
+	python3 bench/rust/subjects.py $(BENCH_RUST_ARGS)
+
+## bench-rust-fuzz: evotest fuzz against cargo-fuzz/libFuzzer on crates.io parsers (semver,
+## httparse, imagesize; cargo fetches them), 60 s per run, 2 seeds, the two tools side by side;
+## coverage by one -C instrument-coverage observer; results in bench/results/rust-fuzz.{md,json}
+bench-rust-fuzz: build
+	python3 bench/rust/fuzz.py $(BENCH_RUST_FUZZ_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -8,6 +8,7 @@ use evotest_abi::meta::{unframe_all, DecisionMeta, DefMeta, FunctionMeta, Module
 use evotest_abi::names::META_SECTION;
 use evotest_abi::shm::ModuleEntry;
 use object::{Object, ObjectSection};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Global index of a branch site.
@@ -322,6 +323,33 @@ impl Program {
         order
     }
 
+    /// The direct call sites of every function: `callers()[f]` lists (calling function, block)
+    /// pairs whose block calls function `f` (a name defined in several modules resolves to the
+    /// caller's own module first, as [`Program::reachable_from`] does). Calls through function
+    /// pointers are not known.
+    pub fn callers(&self) -> Vec<Vec<(usize, usize)>> {
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, f) in self.functions.iter().enumerate() {
+            by_name.entry(f.meta.name.as_str()).or_default().push(i);
+        }
+        let mut out = vec![Vec::new(); self.functions.len()];
+        for (g, f) in self.functions.iter().enumerate() {
+            for (b, block) in f.meta.blocks.iter().enumerate() {
+                for &k in &block.calls {
+                    let Some(name) = f.meta.calls.get(k as usize) else { continue };
+                    let Some(defs) = by_name.get(name.as_str()) else { continue };
+                    let callee = defs.iter().copied().min_by_key(|&j| (self.functions[j].module != f.module) as u8);
+                    if let Some(j) = callee {
+                        if !out[j].contains(&(g, b)) {
+                            out[j].push((g, b));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The site and outcome index of a global outcome ID.
     pub fn outcome(&self, o: OutcomeId) -> Option<(&Site, u32)> {
         // sites are sorted by id and outcome bases increase with id within a module
@@ -436,7 +464,7 @@ pub(crate) mod testutil {
 
     /// A block with successors `succs`, ended by site `site`.
     pub fn block(succs: Vec<u32>, site: Option<u32>) -> BlockMeta {
-        BlockMeta { succs, site, selects: vec![], line: 1 }
+        BlockMeta { succs, site, selects: vec![], line: 1, calls: vec![] }
     }
 
     /// A two-outcome `br` site `id` in `block`, at line 10 + id, outcomes 2·id and 2·id + 1.

@@ -390,7 +390,11 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     let source = std::fs::read_to_string(&src_path).with_context(|| format!("cannot read {}", src_path.display()))?;
     let short = full.rsplit("::").next().unwrap_or(&full).to_string();
     let sig = rustfe::sig::read(&source, &short, fmeta.line).with_context(|| format!("{}:{}", src_path.display(), fmeta.line))?;
-    let mut fe = RustFrontend::new(sig, &krate.name, &full, &opts.shapes, &opts.ranges, krate.dir.clone())?;
+    // the function's module from the crate root, where the types of its signature are written
+    let mut module: Vec<String> = full.split("::").skip(1).map(str::to_string).collect();
+    module.pop();
+    let types = rustfe::structs::CrateTypes::scan(&krate.src_path);
+    let mut fe = RustFrontend::new(sig, &krate.name, &full, &module, &types, &opts.shapes, &opts.ranges, krate.dir.clone())?;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;

@@ -194,3 +194,20 @@ fn a_function_with_global_state_gets_a_process_per_input() {
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/stateful.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
+
+/// A goal inside a callee that the search never enters at first gets the approach level and
+/// branch distance of the caller's branch that guards the call (an interprocedural ladder):
+/// plain AVM from a uniform start then covers it at once; with an intraprocedural ladder its
+/// fitness was flat and 3,000 executions did not cover it.
+#[test]
+fn a_goal_in_a_callee_is_guided_through_the_callers_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--algorithm", "avm", "--chaining", "off", "--init", "uniform", "--target", "5:true", "--max-execs", "3000",
+        "--seed", "1",
+    ];
+    let (_, r) = run("tests/fixtures/callee.c", "outer", dir.path(), &args);
+    assert_eq!(r["branches_total"], 1);
+    assert_eq!(r["branches_covered"], 1, "the callee's goal was not covered");
+    assert!(r["executions"].as_u64().unwrap() < 500, "{}", r["executions"]);
+}

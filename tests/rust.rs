@@ -1,8 +1,9 @@
 //! End-to-end tests of Rust targets (`evotest run --crate DIR -f PATH`): the ports of triangle,
 //! tritype and expint in examples/rust/ reach full coverage of their feasible goals, the generated
 //! `tests.rs` passes `cargo test` in (a copy of) the crate, a panic is found and reproduced by a
-//! `#[should_panic]` test, `--rust-checks target` makes the compiler's checks goals, and bad
-//! input gives one-line errors.
+//! `#[should_panic]` test, `--rust-checks target` makes the compiler's checks goals, tuple,
+//! struct, array and 128-bit parameters are built part by part, string equality is guided by a
+//! branch distance, and bad input gives one-line errors.
 
 mod common;
 
@@ -172,7 +173,7 @@ fn rust_bad_input_gives_one_line_errors() {
             assert!(err.contains(w), "{err} lacks {w}");
         }
     };
-    check(run_crate(&krate, "kinds::tuples", &out, &[]), &["parameter `t`", "(i32, u8)"]);
+    check(run_crate(&krate, "kinds::options", &out, &[]), &["parameter `o`", "Option<u32>"]);
     check(run_crate(&krate, "kinds::nope", &out, &[]), &["`kinds::nope` not found", "samples::kinds::strs"]);
     check(run_crate(&krate, "kinds::generic", &out, &[]), &["is generic"]);
     check(run_crate(&dir.path().join("nothing"), "f", &out, &[]), &["no Cargo.toml"]);
@@ -222,4 +223,97 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
     // every site has two outcomes or more: the left-out sites' outcomes are in the total
     assert!(s["outcomes_total"].as_u64().unwrap() >= 2 * (left_out + 1), "all branches counted: {s:#}");
     assert!(err.contains("branch sites out of scope"), "the final stats say what was left out: {err}");
+
+    // --instrument_crates: a registry crate of the build is instrumented too (its branches join
+    // the coverage), a name that is no crate of the build is refused in one line
+    let total = s["outcomes_total"].as_u64().unwrap();
+    let fuzz = |extra: &[&str]| {
+        evotest()
+            .arg("fuzz")
+            .arg("--cargo-fuzz")
+            .arg(&krate)
+            .arg("fuzz_parse")
+            .arg(dir.path().join("corpus2"))
+            .args(["-runs=200", "-seed=1", "-q", "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = fuzz(&["--instrument_crates", "arbitrary"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s2: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(s2["outcomes_total"].as_u64().unwrap() > total, "arbitrary's branches are counted: {} vs {total}", s2["outcomes_total"]);
+    let o = fuzz(&["--instrument_crates", "no_such_crate"]);
+    let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+    assert!(!o.status.success(), "{err}");
+    // after the build's progress line, one error line
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert!(errors.len() == 1 && errors[0].contains("`no_such_crate` is not a crate of fuzz target `fuzz_parse`"), "{err}");
+}
+
+#[test]
+fn rust_tuples_structs_arrays_and_wide_integers_are_built_and_tested() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("records", dir.path());
+    let mut outs = vec![];
+    for (f, total, args) in [
+        ("geo::quadrant", 6, &[][..]),
+        ("geo::classify", 10, &["--string", "s.label=6"][..]),
+        ("locate", 6, &["--range", "r=-100..100"][..]),
+        ("find", 8, &["--array", "ids=3"][..]),
+        ("turn", 4, &["--range", "t=-50..50"][..]),
+        ("wide", 4, &[][..]),
+        ("nested", 6, &[][..]),
+    ] {
+        let out = dir.path().join(f.replace("::", "_"));
+        let mut a = vec!["--seed", "1", "--max-execs", "20000", "--max-time", "0"];
+        a.extend_from_slice(args);
+        let r = run_ok(&krate, f, &out, &a);
+        assert_eq!(r["branches_total"], total, "{f}: {:?}", r["sites"]);
+        assert_eq!(r["branches_covered"], total, "{f}: uncovered {:?}", uncovered(&r));
+        outs.push((out, f.replace("::", "_")));
+    }
+    // the parts are fields named by path, and the suite builds the values with literals
+    let suite = read_json(&outs[1].0.join("suite.json"));
+    let inputs = suite.to_string();
+    assert!(inputs.contains("\"from\"") && inputs.contains("\"label\""), "{inputs}");
+    let t = std::fs::read_to_string(outs[1].0.join("tests.rs")).unwrap();
+    assert!(t.contains("&records::geo::Segment { from: records::geo::Point { x: "), "{t}");
+    let t = std::fs::read_to_string(outs[5].0.join("tests.rs")).unwrap();
+    assert!(t.contains("i128, ") && t.contains("u128)"), "{t}");
+    let outs: Vec<(&Path, &str)> = outs.iter().map(|(o, n)| (o.as_path(), n.as_str())).collect();
+    cargo_test(&krate, &outs);
+    // a struct with a private field cannot be built from outside the crate
+    let o = run_crate(&krate, "sealed", &dir.path().join("sealed"), &[]);
+    let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+    assert!(!o.status.success() && err.lines().count() == 1, "{err}");
+    assert!(err.contains("parameter `s`") && err.contains("field `hidden` of struct `Sealed` is not `pub`"), "{err}");
+}
+
+#[test]
+fn rust_string_equality_starts_with_and_ends_with_are_guided() {
+    // Without a distance for these calls (the branch sees only the `bool` a std function
+    // returned), none of the string outcomes but the first is found in 20,000 executions (seed 1:
+    // command 2/4, route 3/10, accept 2/4, signature 2/4). With it, a few hundred suffice.
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("strings", dir.path());
+    let mut outs = vec![];
+    for (f, total) in [("command", 4), ("route", 10), ("accept", 4), ("signature", 4)] {
+        let out = dir.path().join(f);
+        let r = run_ok(&krate, f, &out, &["--seed", "1", "--max-execs", "500", "--max-time", "0"]);
+        assert_eq!(r["branches_total"], total, "{f}");
+        assert_eq!(r["branches_covered"], total, "{f}: uncovered {:?}", uncovered(&r));
+        // the condition reads as written
+        let conds: Vec<&str> = r["sites"].as_array().unwrap().iter().filter_map(|s| s["condition"].as_str()).collect();
+        let want = match f {
+            "command" => "s == \"launch\"",
+            "route" => "verb == \"DELETE\"",
+            "accept" => "\"PATCH\" == ",
+            _ => ".starts_with(\"GIF8\")",
+        };
+        assert!(conds.iter().any(|c| c.contains(want)), "{f}: {conds:?}");
+        outs.push((out, f.to_string()));
+    }
+    let outs: Vec<(&Path, &str)> = outs.iter().map(|(o, n)| (o.as_path(), n.as_str())).collect();
+    cargo_test(&krate, &outs);
 }

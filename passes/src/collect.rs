@@ -24,6 +24,225 @@ pub enum Cond {
     /// `icmp eq/ne (call strcmp|strncmp|memcmp|bcmp(a, b[, n])), 0`: compared as strings or
     /// bytes, with a distance over their contents (Bueno & Jino 2002, §6.3).
     Str { pred: Pred, func: u32, a: LLVMValueRef, b: LLVMValueRef, n: Option<LLVMValueRef> },
+    /// A branch on a call of Rust std's `==`/`!=`, `starts_with` or `ends_with` of two byte
+    /// strings ([`rust_bytes_compare`]): `func` is [`evotest_abi::distance::bytes_func`] (the
+    /// operation and each operand's form), `a`/`b` the operands' pointers and `la`/`lb` their
+    /// lengths (a slice's length argument, an array's constant size, else the constant 0).
+    Bytes { pred: Pred, func: u32, a: LLVMValueRef, la: LLVMValueRef, b: LLVMValueRef, lb: LLVMValueRef },
+}
+
+/// The last path segment of a Rust function's qualified name, without generic arguments:
+/// `eq` for `core::cmp::impls::{impl#9}::eq<alloc::string::String, &str>`.
+fn last_segment(q: &str) -> &str {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let b = q.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => {
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let seg = &q[start.min(q.len())..];
+    seg.split('<').next().unwrap_or(seg)
+}
+
+/// How a parameter of Rust debug type `name` (`&str`, `&&[u8]`, `&[u8; 4]`,
+/// `&alloc::string::String`) holds a byte string: `(base, indirections, array length)` as
+/// [`evotest_abi::distance::bytes_func`] takes them, or `None` for any other type.
+fn byte_string_form(name: &str) -> Option<(u32, u32, u64)> {
+    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC};
+    let mut t = name.trim();
+    let mut refs = 0u32;
+    loop {
+        if let Some(r) = t.strip_prefix("&mut ") {
+            t = r;
+        } else if let Some(r) = t.strip_prefix('&') {
+            t = r;
+        } else {
+            break;
+        }
+        refs += 1;
+    }
+    if refs == 0 || refs > 7 {
+        return None;
+    }
+    let ind = refs - 1;
+    match t {
+        "str" | "[u8]" => Some((BYTES_SLICE, ind, 0)),
+        "alloc::string::String" => Some((BYTES_STRING, ind, 0)),
+        "alloc::vec::Vec<u8, alloc::alloc::Global>" => Some((BYTES_VEC, ind, 0)),
+        _ => {
+            let n = t.strip_prefix("[u8; ")?.strip_suffix(']')?.trim().parse::<u64>().ok()?;
+            Some((BYTES_ARRAY, ind, n))
+        }
+    }
+}
+
+/// The name of a debug type (`&&str`), empty when it has none.
+unsafe fn di_type_name(ty: LLVMMetadataRef) -> String {
+    if ty.is_null() {
+        return String::new();
+    }
+    let mut len = 0usize;
+    let p = inkwell::llvm_sys::debuginfo::LLVMDITypeGetName(ty, &mut len);
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+}
+
+/// If `call` calls Rust std's equality (`PartialEq::eq`/`ne`), `starts_with` or `ends_with` on two
+/// byte strings (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`, behind any number of
+/// references), returns `(pred, func, a, la, b, lb)` for [`Cond::Bytes`]: `pred` is `ne` for
+/// `ne`, else `eq`.
+///
+/// At -O0 (the bitcode route), `s == "GET"` is a call of `<&str as PartialEq<&str>>::eq`, a
+/// `match` arm on a string a call of `<str as PartialEq>::eq`, `s.starts_with("ab")` one of
+/// `str::starts_with::<&str>`: std instances defined in the crate, with debug info, whose
+/// bodies compare lengths and then `memcmp` the bytes. The branch in the user's function sees
+/// only the call's `bool`, so the probe takes the call's arguments instead. A callee is
+/// recognised by its debug info: a function of `core`, `alloc` or `std` named `eq`, `ne`,
+/// `starts_with` or `ends_with` that returns `bool` and has two parameters whose debug types
+/// are byte strings. `<[u8]>::starts_with`/`ends_with`, which rustc may call as an instance
+/// shared from another crate (a declaration without debug info), are recognised by their v0
+/// symbol names (`…5sliceSh11starts_with…`).
+unsafe fn rust_bytes_compare(call: LLVMValueRef) -> Option<(Pred, u32, LLVMValueRef, LLVMValueRef, LLVMValueRef, LLVMValueRef)> {
+    use evotest_abi::distance::{bytes_func, BYTES_SLICE, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX};
+    if (LLVMIsACallInst(call).is_null() && LLVMIsAInvokeInst(call).is_null()) || int_width(call) != Some(1) {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(call);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+        return None;
+    }
+    let op_of = |seg: &str| match seg {
+        "eq" => Some((STR_BYTES_EQ, Pred::Eq)),
+        "ne" => Some((STR_BYTES_EQ, Pred::Ne)),
+        "starts_with" => Some((STR_BYTES_PREFIX, Pred::Eq)),
+        "ends_with" => Some((STR_BYTES_SUFFIX, Pred::Eq)),
+        _ => None,
+    };
+    let (op, pred, forms) = match debuginfo::source_name(callee) {
+        Some((q, "rust")) => {
+            if !(q.starts_with("core::") || q.starts_with("alloc::") || q.starts_with("std::")) {
+                return None;
+            }
+            let (op, pred) = op_of(last_segment(&q))?;
+            let tys = debuginfo::subprogram_types(callee)?;
+            if tys.len() != 3 || di_type_name(tys[0]) != "bool" {
+                return None;
+            }
+            (op, pred, [byte_string_form(&di_type_name(tys[1]))?, byte_string_form(&di_type_name(tys[2]))?])
+        }
+        Some(_) => return None,
+        None => {
+            let mut len = 0;
+            let name = LLVMGetValueName2(callee, &mut len);
+            let name = std::str::from_utf8(std::slice::from_raw_parts(name as *const u8, len)).ok()?;
+            if !name.starts_with("_R") {
+                return None;
+            }
+            let op = if name.contains("5sliceSh11starts_with") {
+                STR_BYTES_PREFIX
+            } else if name.contains("5sliceSh9ends_with") {
+                STR_BYTES_SUFFIX
+            } else {
+                return None;
+            };
+            (op, Pred::Eq, [(BYTES_SLICE, 0, 0), (BYTES_SLICE, 0, 0)])
+        }
+    };
+    // the IR arguments: a slice passed by value is (ptr, len); any other form one pointer
+    let i64t = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
+    let nargs = LLVMGetNumArgOperands(call);
+    let mut k = 0;
+    let mut ops = vec![];
+    for &(base, ind, n) in &forms {
+        let p = (k < nargs).then(|| LLVMGetOperand(call, k))?;
+        if LLVMGetTypeKind(LLVMTypeOf(p)) != LLVMTypeKind::LLVMPointerTypeKind {
+            return None;
+        }
+        k += 1;
+        let l = if base == BYTES_SLICE && ind == 0 {
+            let l = (k < nargs).then(|| LLVMGetOperand(call, k))?;
+            int_width(l).filter(|w| *w == 64)?;
+            k += 1;
+            l
+        } else {
+            LLVMConstInt(i64t, n, 0)
+        };
+        ops.push((p, l));
+    }
+    if k != nargs {
+        return None;
+    }
+    let func = bytes_func(op, (forms[0].0, forms[0].1), (forms[1].0, forms[1].1));
+    Some((pred, func, ops[0].0, ops[0].1, ops[1].0, ops[1].1))
+}
+
+/// The bytes of a constant Rust byte-string operand: a slice literal (pointer to constant bytes,
+/// constant length) or a reference to one (a constant global holding the pointer and the
+/// length, as rustc emits `&"GET"`).
+unsafe fn rust_literal_bytes(p: LLVMValueRef, l: LLVMValueRef, func_form: (u32, u32)) -> Option<Vec<u8>> {
+    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE};
+    let bytes_of = |g: LLVMValueRef, n: u64| -> Option<Vec<u8>> {
+        if LLVMIsAGlobalVariable(g).is_null() || LLVMIsGlobalConstant(g) == 0 {
+            return None;
+        }
+        let init = LLVMGetInitializer(g);
+        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() {
+            return None;
+        }
+        let mut len = 0;
+        let s = LLVMGetAsString(init, &mut len);
+        let b = std::slice::from_raw_parts(s as *const u8, len);
+        (n as usize <= b.len()).then(|| b[..n as usize].to_vec())
+    };
+    match func_form {
+        (BYTES_SLICE | BYTES_ARRAY, 0) => {
+            if LLVMIsAConstantInt(l).is_null() {
+                return None;
+            }
+            bytes_of(p, LLVMConstIntGetZExtValue(l))
+        }
+        (BYTES_SLICE, 1) => {
+            // <{ ptr @bytes, [8 x i8] c"<len, little-endian>" }>
+            if LLVMIsAGlobalVariable(p).is_null() || LLVMIsGlobalConstant(p) == 0 {
+                return None;
+            }
+            let init = LLVMGetInitializer(p);
+            if init.is_null() || LLVMIsAConstantStruct(init).is_null() || LLVMGetNumOperands(init) != 2 {
+                return None;
+            }
+            let (ptr, len) = (LLVMGetOperand(init, 0), LLVMGetOperand(init, 1));
+            if LLVMIsAConstantDataSequential(len).is_null() {
+                return None;
+            }
+            let mut n = 0;
+            let s = LLVMGetAsString(len, &mut n);
+            let lb: [u8; 8] = std::slice::from_raw_parts(s as *const u8, n).try_into().ok()?;
+            bytes_of(ptr, u64::from_le_bytes(lb))
+        }
+        (BYTES_ARRAY, 1) => {
+            // a constant global holding the pointer to the bytes
+            if LLVMIsAGlobalVariable(p).is_null() || LLVMIsGlobalConstant(p) == 0 || LLVMGetInitializer(p).is_null() {
+                return None;
+            }
+            if LLVMIsAConstantInt(l).is_null() {
+                return None;
+            }
+            bytes_of(LLVMGetInitializer(p), LLVMConstIntGetZExtValue(l))
+        }
+        _ => None,
+    }
 }
 
 /// If `call` is a call to `strcmp`, `strncmp`, `memcmp` or `bcmp`, its function code
@@ -234,7 +453,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
     let mut calls: Vec<String> = Vec::new();
     let mut writes_globals = false;
     for (bi, &bb) in bbs.iter().enumerate() {
-        let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0 };
+        let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0, calls: vec![] };
         unsafe {
             let mut inst = LLVMGetFirstInstruction(bb);
             let mut index = 0u32;
@@ -274,8 +493,17 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     let callee = LLVMGetCalledValue(inst);
                     if !LLVMIsAFunction(callee).is_null() {
                         let n = value_name(callee);
-                        if !n.starts_with("llvm.") && !n.starts_with("__evotest") && !calls.contains(&n) {
-                            calls.push(n);
+                        if !n.starts_with("llvm.") && !n.starts_with("__evotest") {
+                            let k = match calls.iter().position(|c| c == &n) {
+                                Some(k) => k,
+                                None => {
+                                    calls.push(n);
+                                    calls.len() - 1
+                                }
+                            } as u32;
+                            if !block.calls.contains(&k) {
+                                block.calls.push(k);
+                            }
                         }
                     }
                 }
@@ -596,6 +824,38 @@ pub fn branch_like(
                     }
                 }
             }
+            // a call, or an invoke (a call with a landing pad: a caller that owns a `String`)
+            Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) if kind != SiteKind::Cond => {
+                if let Some((pred, func, a, la, b, lb)) = rust_bytes_compare(c) {
+                    let (op, fa, fb) = evotest_abi::distance::bytes_func_parts(func);
+                    let mut texts = vec![];
+                    for (p, l, f) in [(a, la, fa), (b, lb, fb)] {
+                        match rust_literal_bytes(p, l, f).and_then(|b| String::from_utf8(b).ok()) {
+                            Some(lit) => {
+                                texts.push(format!("{lit:?}"));
+                                let c = ConstantMeta::Str(lit);
+                                if !constants.contains(&c) {
+                                    constants.push(c);
+                                }
+                            }
+                            None => {
+                                // `&s` (a reference to the operand), `s.0` (a slice's pointer): `s`
+                                let t = condtext::text(p, names);
+                                let t = t.strip_prefix('&').unwrap_or(&t);
+                                texts.push(t.strip_suffix(".0").unwrap_or(t).to_string());
+                            }
+                        }
+                    }
+                    text = Some(match op {
+                        evotest_abi::distance::STR_BYTES_PREFIX => format!("{}.starts_with({})", texts[0], texts[1]),
+                        evotest_abi::distance::STR_BYTES_SUFFIX => format!("{}.ends_with({})", texts[0], texts[1]),
+                        _ if pred == Pred::Ne => format!("{} != {}", texts[0], texts[1]),
+                        _ => format!("{} == {}", texts[0], texts[1]),
+                    });
+                    operand_type = "bytes".to_string();
+                    cond = Cond::Bytes { pred, func, a, la, b, lb };
+                }
+            }
             Some(LLVMOpcode::LLVMFCmp) => {
                 let a = LLVMGetOperand(c, 0);
                 let b = LLVMGetOperand(c, 1);
@@ -666,5 +926,29 @@ fn switch(
             index: 0,
             check: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC};
+
+    #[test]
+    fn rust_callee_names_and_byte_string_types() {
+        assert_eq!(last_segment("core::cmp::impls::{impl#9}::eq<alloc::string::String, &str>"), "eq");
+        assert_eq!(last_segment("core::str::{impl#0}::starts_with<&str>"), "starts_with");
+        assert_eq!(last_segment("core::cmp::PartialEq::ne<str, str>"), "ne");
+        assert_eq!(last_segment("eq"), "eq");
+        assert_eq!(byte_string_form("&str"), Some((BYTES_SLICE, 0, 0)));
+        assert_eq!(byte_string_form("&&[u8]"), Some((BYTES_SLICE, 1, 0)));
+        assert_eq!(byte_string_form("&mut [u8]"), Some((BYTES_SLICE, 0, 0)));
+        assert_eq!(byte_string_form("&&[u8; 3]"), Some((BYTES_ARRAY, 1, 3)));
+        assert_eq!(byte_string_form("&alloc::string::String"), Some((BYTES_STRING, 0, 0)));
+        assert_eq!(byte_string_form("&&alloc::vec::Vec<u8, alloc::alloc::Global>"), Some((BYTES_VEC, 1, 0)));
+        assert_eq!(byte_string_form("&[u16]"), None);
+        assert_eq!(byte_string_form("&alloc::vec::Vec<i32, alloc::alloc::Global>"), None);
+        assert_eq!(byte_string_form("str"), None);
+        assert_eq!(byte_string_form("&core::option::Option<&str>"), None);
     }
 }

@@ -396,7 +396,7 @@ pub fn analyse(
     let mut taken: HashSet<LLVMValueRef> = sites
         .iter()
         .map(|s| match s.cond {
-            Cond::Int { .. } | Cond::Float { .. } | Cond::Str { .. } | Cond::Bool(_) => unsafe {
+            Cond::Int { .. } | Cond::Float { .. } | Cond::Str { .. } | Cond::Bytes { .. } | Cond::Bool(_) => unsafe {
                 match s.kind {
                     SiteKind::Br => LLVMGetCondition(s.inst),
                     SiteKind::Select => LLVMGetOperand(s.inst, 0),

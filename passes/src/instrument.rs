@@ -31,6 +31,7 @@ struct Probes<'ctx> {
     switch: FunctionValue<'ctx>,
     def: FunctionValue<'ctx>,
     str: FunctionValue<'ctx>,
+    bytes: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
 }
 
@@ -82,6 +83,14 @@ impl<'ctx> Probes<'ctx> {
                 names::PROBE_STR,
                 void.fn_type(
                     &[p.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), p.into(), p.into(), i64t.into()],
+                    false,
+                ),
+            ),
+            bytes: declare(
+                module,
+                names::PROBE_BYTES,
+                void.fn_type(
+                    &[p.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), p.into(), i64t.into(), p.into(), i64t.into()],
                     false,
                 ),
             ),
@@ -173,7 +182,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             col: s.loc.col,
             cond: s.text.clone(),
             pred: match s.cond {
-                Cond::Int { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } => Some(pred),
+                Cond::Int { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } | Cond::Bytes { pred, .. } => Some(pred),
                 _ => None,
             },
             operand_type: s.operand_type.clone(),
@@ -186,7 +195,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             },
             check: s.check.as_ref().map(|c| meta::CheckMeta { kind: c.kind.to_string(), outcome: c.outcome, callee: c.callee.clone() }),
             string_compare: match s.cond {
-                Cond::Str { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
+                Cond::Str { func, .. } | Cond::Bytes { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
                 _ => None,
             },
         });
@@ -451,6 +460,15 @@ fn inject<'ctx>(
             let p = i32t.const_int(*pred as u64, false).into();
             let f = i32t.const_int(*func as u64, false).into();
             builder.build_call(probes.str, &[d, site, ob, p, f, a.into(), b.into(), n.into()], "")
+        }
+        Cond::Bytes { pred, func, a, la, b, lb } => {
+            let a = unsafe { BasicValueEnum::new(*a) };
+            let b = unsafe { BasicValueEnum::new(*b) };
+            let la = to_i64(ctx, builder, *la, false)?;
+            let lb = to_i64(ctx, builder, *lb, false)?;
+            let p = i32t.const_int(*pred as u64, false).into();
+            let f = i32t.const_int(*func as u64, false).into();
+            builder.build_call(probes.bytes, &[d, site, ob, p, f, a.into(), la.into(), b.into(), lb.into()], "")
         }
         Cond::Switch { value, cases } => {
             let v = to_i64(ctx, builder, *value, true)?;

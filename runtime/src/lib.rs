@@ -178,6 +178,9 @@ struct Entered {
     h: *mut Header,
     base: *mut u8,
     events_off: usize,
+    /// Not the first hit, the engine marked the site quiet and the ordered trace is off: only
+    /// the outcome taken needs recording ([`evotest_abi::shm`]'s quiet map).
+    quiet: bool,
 }
 
 /// Whether `desc`'s module is registered (registering it on first use), i.e. its probes record.
@@ -213,7 +216,8 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off })
+    let quiet = !first && *base.add(layout.quiet_off + gsite as usize) != 0 && h.events_enabled == 0;
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, quiet })
 }
 
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
@@ -228,6 +232,16 @@ unsafe fn step_limit(h: &mut Header) -> ! {
         hook();
     }
     libc::_exit(STEP_LIMIT_EXIT_CODE)
+}
+
+/// A quiet site's record of the outcome `taken`: its distance becomes 0 (the other outcomes keep
+/// what earlier evaluations left).
+#[inline(always)]
+unsafe fn mark_taken(slots: *mut f64, taken: usize) {
+    let s = slots.add(taken);
+    if *s != 0.0 {
+        *s = 0.0;
+    }
 }
 
 /// Append `gsite` to the touched list (on the site's first evaluation in the execution, so the
@@ -329,13 +343,6 @@ pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u
 }
 
 #[inline(always)]
-unsafe fn record2(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
-    if let Some(e) = enter(desc, site, ob) {
-        record2_entered(&e, d);
-    }
-}
-
-#[inline(always)]
 unsafe fn record2_entered(e: &Entered, (t, f): (f64, f64)) {
     put(e.slots, t, e.first);
     put(e.slots.add(1), f, e.first);
@@ -359,12 +366,10 @@ unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
 /// A compare site: record its distances, and on the site's first evaluation in this execution,
 /// its operands in the operand log.
 #[inline(always)]
-unsafe fn record_cmp(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), kind: u32, a: u64, b: u64) {
-    if let Some(e) = enter(desc, site, ob) {
-        record2_entered(&e, d);
-        if e.first {
-            log_operands(e.base, e.gsite, kind, a, b);
-        }
+unsafe fn record_cmp_entered(e: &Entered, d: (f64, f64), kind: u32, a: u64, b: u64) {
+    record2_entered(e, d);
+    if e.first {
+        log_operands(e.base, e.gsite, kind, a, b);
     }
 }
 
@@ -393,11 +398,18 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    let d = match Pred::from_u32(pred) {
-        Some(p) => distance::icmp(p, a, b),
-        None => distance::boolean(a == b),
-    };
-    record_cmp(desc, site, ob, d, pred, a, b);
+    let p = Pred::from_u32(pred);
+    if let Some(e) = enter(desc, site, ob) {
+        if e.quiet {
+            let holds = p.map_or(a == b, |p| distance::icmp_holds(p, a, b));
+            return mark_taken(e.slots, !holds as usize);
+        }
+        let d = match p {
+            Some(p) => distance::icmp(p, a, b),
+            None => distance::boolean(a == b),
+        };
+        record_cmp_entered(&e, d, pred, a, b);
+    }
 }
 
 /// Probe for `fcmp pred a, b` (operands widened to `double`).
@@ -406,11 +418,18 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    let d = match Pred::from_u32(pred) {
-        Some(p) => distance::fcmp(p, a, b),
-        None => distance::boolean(a == b),
-    };
-    record_cmp(desc, site, ob, d, pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
+    let p = Pred::from_u32(pred);
+    if let Some(e) = enter(desc, site, ob) {
+        if e.quiet {
+            let holds = p.map_or(a == b, |p| distance::fcmp_holds(p, a, b));
+            return mark_taken(e.slots, !holds as usize);
+        }
+        let d = match p {
+            Some(p) => distance::fcmp(p, a, b),
+            None => distance::boolean(a == b),
+        };
+        record_cmp_entered(&e, d, pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
+    }
 }
 
 /// Longest string a string-compare probe reads (a longer one is compared on its prefix).
@@ -462,6 +481,90 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     }
 }
 
+/// One operand of [`__evotest_cmp_bytes`]: the bytes at `p` (with length argument `n`) in `form`
+/// (`base | indirections << 2`, see [`distance::bytes_func`]), or `None` when a pointer on the
+/// way is null.
+unsafe fn rust_bytes<'a>(p: *const u8, n: u64, form: (u32, u32)) -> Option<&'a [u8]> {
+    let (base, ind) = form;
+    let mut q = p;
+    // a slice passed as pointer and length has no indirection; in memory, its last
+    // indirection leads to the `&[u8]` itself, which is read below
+    let loads = if base == distance::BYTES_SLICE { ind.saturating_sub(1) } else { ind };
+    for _ in 0..loads {
+        if q.is_null() {
+            return None;
+        }
+        q = *(q as *const *const u8);
+    }
+    if q.is_null() {
+        return None;
+    }
+    Some(match base {
+        distance::BYTES_SLICE if ind == 0 => std::slice::from_raw_parts(q, n as usize),
+        distance::BYTES_SLICE => *(q as *const &[u8]),
+        distance::BYTES_ARRAY => std::slice::from_raw_parts(q, n as usize),
+        distance::BYTES_STRING => (*(q as *const String)).as_bytes(),
+        _ => (*(q as *const Vec<u8>)).as_slice(),
+    })
+}
+
+/// The bytes that operation `op` ([`distance::STR_BYTES_EQ`] …) of haystack `x` and `y`
+/// compares (for `starts_with`/`ends_with`: `x`'s first/last bytes, as many as `y` has, or all of
+/// a shorter `x`), each cut to [`MAX_STR`], and their [`distance::bytes_distance`], which is 0
+/// exactly when the operation holds (1 when the cut parts are equal but the whole are not).
+fn bytes_compared<'a>(op: u32, x: &'a [u8], y: &'a [u8]) -> (&'a [u8], &'a [u8], f64) {
+    let k = x.len().min(y.len());
+    let (xs, holds) = match op {
+        distance::STR_BYTES_PREFIX => (&x[..k], x.starts_with(y)),
+        distance::STR_BYTES_SUFFIX => (&x[x.len() - k..], x.ends_with(y)),
+        _ => (x, x == y),
+    };
+    let (sa, sb) = (&xs[..xs.len().min(MAX_STR)], &y[..y.len().min(MAX_STR)]);
+    let mut d = distance::bytes_distance(sa, sb);
+    if d == 0.0 && !holds {
+        d = 1.0; // equal up to MAX_STR only
+    }
+    (sa, sb, d)
+}
+
+/// Probe for a branch on Rust's `==`/`!=`, `starts_with` or `ends_with` of two byte strings
+/// (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`; the pass finds the calls of std's
+/// implementations). The distance is [`distance::bytes_distance`] of the compared bytes (for
+/// `starts_with`/`ends_with`: the haystack's first/last bytes, as many as the pattern has, or all
+/// of a shorter haystack, against the pattern), at most [`MAX_STR`] bytes of each, and never 0
+/// when the operation fails beyond them. The compared bytes of the site's first evaluation go to
+/// the string operand log, with the operation as `func`. A null pointer falls back to 0/K.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor, right after the call, with
+/// the call's own arguments.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __evotest_cmp_bytes(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    func: u32,
+    a: *const u8,
+    la: u64,
+    b: *const u8,
+    lb: u64,
+) {
+    let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
+    let Some(e) = enter(desc, site, ob) else { return };
+    let (op, fa, fb) = distance::bytes_func_parts(func);
+    let (Some(x), Some(y)) = (rust_bytes(a, la, fa), rust_bytes(b, lb, fb)) else {
+        record2_entered(&e, distance::boolean(a == b));
+        return;
+    };
+    let (sa, sb, d) = bytes_compared(op, x, y);
+    record2_entered(&e, distance::string_compare(pred, d));
+    if e.first {
+        log_str_operands(e.base, e.gsite, op, 0, sa, sb);
+    }
+}
+
 /// Append a string compare's two byte strings to the string operand log (on the site's first
 /// evaluation in an execution); dropped when the log holds [`STR_LOG_CAPACITY`] records.
 #[inline(always)]
@@ -489,7 +592,12 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    record2(desc, site, ob, distance::boolean(value != 0));
+    if let Some(e) = enter(desc, site, ob) {
+        if e.quiet {
+            return mark_taken(e.slots, (value == 0) as usize);
+        }
+        record2_entered(&e, distance::boolean(value != 0));
+    }
 }
 
 /// Probe for `switch value`, with `n` case values at `cases` and their indices in ascending
@@ -527,7 +635,8 @@ pub unsafe extern "C" fn __evotest_switch(
             *slots.add(i + 1) = d;
         }
     } else {
-        // the first position in value order whose case is >= value
+        // the first position in value order whose case is >= value (a quiet site records only
+        // the case taken, or the default)
         let v = distance::switch_key(value);
         let case_at = |j: usize| *order.add(j) as usize;
         let (mut lo, mut hi) = (0, n);
@@ -545,7 +654,12 @@ pub unsafe extern "C" fn __evotest_switch(
             if d == 0.0 {
                 taken = i as u32 + 1;
             }
+            if e.quiet {
+                return mark_taken(slots, taken as usize);
+            }
             put(slots.add(i + 1), d, false);
+        } else if e.quiet {
+            return mark_taken(slots, 0);
         }
         if taken == 0 && lo > 0 {
             let i = case_at(lo - 1);
@@ -1200,6 +1314,15 @@ mod tests {
             __evotest_switch(&mut *a, 0, 0, 3, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 0.0));
             assert_eq!(rec(0).hits, 4);
+            // a quiet site (engine-marked): after its first evaluation only the outcome taken
+            // is recorded, the other outcome keeps its distance
+            let base = MAP.load(Ordering::Relaxed);
+            *base.add(layout().quiet_off + 4) = 1;
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 11, 10);
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: the min of `true` stays");
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
+            assert_eq!((dist(8), dist(9)), (0.0, 0.0), "quiet: the outcome taken gets 0");
+            *base.add(layout().quiet_off + 4) = 0;
             // first-reached order: b's site came first
             assert!(rec(4).first_seq < rec(0).first_seq);
             // a site not executed has no hits
@@ -1226,5 +1349,59 @@ mod tests {
             assert_eq!((log[1].site, log[1].func, log[1].n), (3, distance::STR_MEMCMP, 5));
             assert_eq!((log[1].a(), log[1].b()), (&b"KEY\0x"[..], &b"KEZ\0y"[..]), "memcmp: n bytes, NULs included");
         }
+    }
+}
+
+/// Rust byte-string operands and distances ([`__evotest_cmp_bytes`]); pure, without the trace
+/// map.
+#[cfg(test)]
+mod bytes_tests {
+    use super::*;
+    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX};
+
+    #[test]
+    fn operands_are_read_in_every_form() {
+        unsafe {
+            let s: &str = "launch";
+            assert_eq!(rust_bytes(s.as_ptr(), 6, (BYTES_SLICE, 0)), Some(&b"launch"[..]));
+            // `&&str`: a pointer to the fat pointer; `&&&str`: one more
+            let r: &&str = &s;
+            assert_eq!(rust_bytes(r as *const &str as *const u8, 0, (BYTES_SLICE, 1)), Some(&b"launch"[..]));
+            let rr: &&&str = &r;
+            assert_eq!(rust_bytes(rr as *const &&str as *const u8, 0, (BYTES_SLICE, 2)), Some(&b"launch"[..]));
+            let owned = String::from("GET");
+            assert_eq!(rust_bytes(&owned as *const String as *const u8, 0, (BYTES_STRING, 0)), Some(&b"GET"[..]));
+            let v: Vec<u8> = vec![1, 2];
+            let rv: &Vec<u8> = &v;
+            assert_eq!(rust_bytes(&rv as *const &Vec<u8> as *const u8, 0, (BYTES_VEC, 1)), Some(&[1u8, 2][..]));
+            let a = *b"PK\x03\x04";
+            assert_eq!(rust_bytes(a.as_ptr(), 4, (BYTES_ARRAY, 0)), Some(&a[..]));
+            let ra: &[u8; 4] = &a;
+            assert_eq!(rust_bytes(&ra as *const &[u8; 4] as *const u8, 4, (BYTES_ARRAY, 1)), Some(&a[..]));
+            assert_eq!(rust_bytes(std::ptr::null(), 0, (BYTES_SLICE, 1)), None);
+        }
+    }
+
+    #[test]
+    fn distances_are_zero_exactly_when_the_operation_holds() {
+        assert_eq!(bytes_compared(STR_BYTES_EQ, b"launch", b"launch").2, 0.0);
+        assert_eq!(bytes_compared(STR_BYTES_EQ, b"lbunch", b"launch").2, 1.0);
+        assert_eq!(bytes_compared(STR_BYTES_EQ, b"lau", b"launch").2, 3.0 * distance::LENGTH_PENALTY);
+        // starts_with: the haystack's first bytes against the pattern
+        let (a, b, d) = bytes_compared(STR_BYTES_PREFIX, b"/apx/v1", b"/api/");
+        assert_eq!((a, b, d), (&b"/apx/"[..], &b"/api/"[..], 15.0));
+        assert_eq!(bytes_compared(STR_BYTES_PREFIX, b"/api/v1", b"/api/").2, 0.0);
+        assert_eq!(bytes_compared(STR_BYTES_PREFIX, b"/a", b"/api/").2, 3.0 * distance::LENGTH_PENALTY);
+        // ends_with: the last bytes
+        let (a, _, d) = bytes_compared(STR_BYTES_SUFFIX, b"x.jsoo", b".json");
+        assert_eq!((a, d), (&b".jsoo"[..], 1.0));
+        assert_eq!(bytes_compared(STR_BYTES_SUFFIX, b"x.json", b".json").2, 0.0);
+        assert_eq!(bytes_compared(STR_BYTES_SUFFIX, b"", b"").2, 0.0);
+        // equal beyond the cut only counts as unequal
+        let x = vec![b'a'; MAX_STR + 1];
+        let mut y = x.clone();
+        y[MAX_STR] = b'b';
+        assert_eq!(bytes_compared(STR_BYTES_EQ, &x, &y).2, 1.0);
+        assert_eq!(bytes_compared(STR_BYTES_EQ, &x, &x).2, 0.0);
     }
 }

@@ -127,10 +127,14 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
     Ok((criterion, goals))
 }
 
-/// The compiler-inserted check (overflow, bounds, `unwrap`…) at the site of `goal`, if any.
+/// The compiler-inserted check (overflow, bounds, `unwrap`…) that `goal` belongs to, if any: an
+/// outcome of a two-way check site (its failing outcome, or the check passing), or the failing
+/// outcome of a `switch` check (a `match` on an enum whose default is `unreachable`: its cases
+/// are the `match`'s arms, real decisions, and stay goals).
 pub fn rust_check_of<'a>(program: &'a crate::program::Program, goal: &dyn Goal) -> Option<&'a evotest_abi::meta::CheckMeta> {
-    let (site, _) = goal.target_outcome()?;
-    program.sites[site as usize].meta.check.as_ref().filter(|c| c.is_compiler_inserted())
+    let (site, outcome) = goal.target_outcome()?;
+    let meta = &program.sites[site as usize].meta;
+    meta.check.as_ref().filter(|c| c.is_compiler_inserted() && (meta.n_outcomes <= 2 || c.outcome == outcome))
 }
 
 /// The compiler-inserted check sites of the crate's functions in `scope` of the function under
@@ -293,9 +297,10 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
         if n > 0 {
             notes.push(match r.checks {
                 crate::frontend::rust::RustChecks::Ignore => format!(
-                    "rust checks: {n} compiler-inserted check site{} ({}) left out of the coverage figure (--rust-checks target makes them goals); panics found are faults",
+                    "rust checks: {n} compiler-inserted check site{} ({}) left out of the coverage figure{} (--rust-checks target makes them goals); panics found are faults",
                     if n == 1 { "" } else { "s" },
-                    kinds.join(", ")
+                    kinds.join(", "),
+                    if checks.iter().any(|(k, _)| k == "unreachable") { " (of a `match` with an unreachable default, only that default)" } else { "" }
                 ),
                 crate::frontend::rust::RustChecks::Target => {
                     format!("rust checks: {n} compiler-inserted check site{} ({}) are goals", if n == 1 { "" } else { "s" }, kinds.join(", "))

@@ -38,7 +38,7 @@ const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
-    "frontier_include", "frontier_exclude", "new_coverage_log",
+    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -90,6 +90,13 @@ pub struct FuzzArgs {
     /// DIR/fuzz/target/evotest/, or DIR/target/evotest/), then fuzz it
     #[arg(long = "cargo-fuzz", alias = "cargo_fuzz", value_name = "DIR")]
     cargo_fuzz: Option<PathBuf>,
+    /// With --cargo-fuzz: registry crates to instrument besides the local ones (comma list of
+    /// library names, e.g. semver,httparse; `all`: every crate of the build but libfuzzer-sys
+    /// and arbitrary, as cargo-fuzz does). Their branches are then covered, counted and, like
+    /// the local crates' (debug info names their files relative to their package), in the
+    /// guidance's frontier; std code instantiated in them stays out
+    #[arg(long = "instrument_crates", alias = "instrument-crates", value_name = "CRATES", value_delimiter = ',')]
+    instrument_crates: Vec<String>,
     /// The output corpus directory (created if missing), then seed directories or files; with
     /// --merge, the output directory then the input directories
     dirs: Vec<PathBuf>,
@@ -214,7 +221,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     // bad patterns fail before a cargo-fuzz build
     let guide_scope = fuzz::scope::GuideScope::new(&a.frontier_include, &a.frontier_exclude)?;
     let harness = match &a.cargo_fuzz {
-        Some(dir) => cargo_fuzz_target(dir, &a.harness, a.worker.is_some())?,
+        Some(dir) => cargo_fuzz_target(dir, &a.harness, a.worker.is_some(), &a.instrument_crates)?,
         None => a.harness.clone(),
     };
     let a = &FuzzArgs { harness, cargo_fuzz: None, ..a.clone() };
@@ -374,7 +381,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
 /// and the first process built it already.
 ///
 /// Errors: the build fails.
-fn cargo_fuzz_target(dir: &std::path::Path, name: &std::path::Path, worker: bool) -> Result<PathBuf> {
+fn cargo_fuzz_target(dir: &std::path::Path, name: &std::path::Path, worker: bool, instrument: &[String]) -> Result<PathBuf> {
     let name = name.to_string_lossy().into_owned();
     if name.contains('/') {
         bail!("--cargo-fuzz {}: give the fuzz target's name (e.g. fuzz_parse), not a path: {name}", dir.display());
@@ -386,8 +393,12 @@ fn cargo_fuzz_target(dir: &std::path::Path, name: &std::path::Path, worker: bool
         return Ok(exe);
     }
     let tc = crate::toolchain::Toolchain::locate()?;
-    eprintln!("evotest fuzz: building fuzz target {name} of {} (local crates instrumented)", dir.display());
-    crate::frontend::rust::build::build_fuzz_target(&tc, dir, &name, &work)
+    if instrument.is_empty() {
+        eprintln!("evotest fuzz: building fuzz target {name} of {} (local crates instrumented)", dir.display());
+    } else {
+        eprintln!("evotest fuzz: building fuzz target {name} of {} (local crates and {} instrumented)", dir.display(), instrument.join(", "));
+    }
+    crate::frontend::rust::build::build_fuzz_target(&tc, dir, &name, &work, instrument)
 }
 
 fn worker_args(raw: &[OsString], seed: u64) -> Vec<OsString> {

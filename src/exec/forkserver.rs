@@ -598,6 +598,10 @@ impl Executor for ForkServer {
         self.shm.distance(outcome)
     }
 
+    fn set_quiet(&mut self, site: u32) {
+        self.shm.set_quiet(site, true);
+    }
+
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
         self.shm.read_operands(out);
         true

@@ -171,6 +171,14 @@ impl SharedMemory {
         Ok(())
     }
 
+    /// Mark global site `site` quiet (its distances are no longer needed, only its hit count and
+    /// the outcome taken; see [`evotest_abi::shm`]'s quiet map) or not. Kept across executions.
+    pub fn set_quiet(&mut self, site: u32, quiet: bool) {
+        if site < self.layout.site_capacity {
+            unsafe { *self.base.add(self.layout.quiet_off + site as usize) = quiet as u8 };
+        }
+    }
+
     /// The `switch` sites of the program, for [`SharedMemory::complete_switches`] (sites with
     /// fewer than two cases need nothing and are dropped).
     pub fn set_switches(&mut self, mut tables: Vec<SwitchTable>) {

@@ -106,23 +106,84 @@ impl Criterion for BranchCoverage {
 }
 
 /// The approach-level ladder of block `block` of function `function`: `ladder[i]` holds the
-/// branch outcomes (site, global outcome) at approach level i + 1 ([`crate::cfg::Cfg::ladder`]).
+/// branch outcomes (site, global outcome) at approach level i + 1, across calls
+/// ([`interprocedural_ladder`] over [`crate::cfg::Cfg::ladder`]).
 pub fn ladder(program: &Program, analysis: &Analysis, function: usize, block: usize) -> Vec<Vec<(SiteId, OutcomeId)>> {
+    interprocedural_ladder(&analysis.callers, function, block, |f, b| intra_ladder(program, &analysis.cfgs[f], f, b))
+}
+
+/// The ladder of block `block` of function `function` within the function's CFG `cfg`, as
+/// (site, global outcome) pairs per level (levels without a branch site are dropped).
+pub fn intra_ladder(program: &Program, cfg: &crate::cfg::Cfg, function: usize, block: usize) -> Vec<Vec<(SiteId, OutcomeId)>> {
     let f = &program.functions[function];
-    analysis.cfgs[function]
-        .ladder(block)
+    if block >= cfg.n_blocks() {
+        return vec![];
+    }
+    cfg.ladder(block)
         .into_iter()
         .map(|level| {
             level
                 .into_iter()
                 .filter_map(|d| {
-                    let s = f.block_site[d.block]?;
-                    Some((s, program.sites[s as usize].outcome_base + d.outcome))
+                    let s = (*f.block_site.get(d.block)?)?;
+                    Some((s, program.sites.get(s as usize)?.outcome_base + d.outcome))
                 })
                 .collect::<Vec<_>>()
         })
         .filter(|l: &Vec<_>| !l.is_empty())
         .collect()
+}
+
+/// Most call levels an interprocedural ladder climbs.
+pub const MAX_CALL_DEPTH: usize = 8;
+
+/// The approach-level ladder of block `block` of function `function` across direct calls: the
+/// ladder within the function (`intra(function, block)`), then, level by level, the ladders of
+/// the blocks that call it (`callers[function]`, merged level-wise over all callers), then those
+/// of their callers, up to [`MAX_CALL_DEPTH`] calls and never through a function twice. So an
+/// execution that never enters the function still gets guidance: the approach level and branch
+/// distance of the branch that kept it from the call (the interprocedural approach level of
+/// McMinn 2004, in the control-dependence form of Wegener, Baresel & Sthamer 2001).
+pub fn interprocedural_ladder(
+    callers: &[Vec<(usize, usize)>],
+    function: usize,
+    block: usize,
+    mut intra: impl FnMut(usize, usize) -> Vec<Vec<(SiteId, OutcomeId)>>,
+) -> Vec<Vec<(SiteId, OutcomeId)>> {
+    let mut levels = intra(function, block);
+    let mut visited = vec![function];
+    let mut current = vec![function];
+    for _ in 0..MAX_CALL_DEPTH {
+        let mut merged: Vec<Vec<(SiteId, OutcomeId)>> = Vec::new();
+        let mut next = Vec::new();
+        for &f in &current {
+            for &(g, c) in callers.get(f).map_or(&[][..], |v| &v[..]) {
+                if visited.contains(&g) {
+                    continue;
+                }
+                for (i, level) in intra(g, c).into_iter().enumerate() {
+                    if merged.len() <= i {
+                        merged.push(Vec::new());
+                    }
+                    for x in level {
+                        if !merged[i].contains(&x) {
+                            merged[i].push(x);
+                        }
+                    }
+                }
+                if !next.contains(&g) {
+                    next.push(g);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        visited.extend(&next);
+        levels.extend(merged);
+        current = next;
+    }
+    levels
 }
 
 impl BranchGoal {
@@ -205,6 +266,28 @@ mod tests {
             vec![block(vec![1, 2], Some(0)), block(vec![3, 2], Some(1)), block(vec![], None), block(vec![], None)],
             &[(0, "a > 0"), (1, "b == 7")],
         )
+    }
+
+    /// f0 is called from block 2 of f1 and block 4 of f2; f1 from block 1 of f2 (f2 calls both);
+    /// f2 calls itself. Levels merge by depth, and no function is climbed twice.
+    #[test]
+    fn interprocedural_ladders_climb_to_the_callers_level_by_level() {
+        let callers = vec![vec![(1, 2), (2, 4)], vec![(2, 1)], vec![(2, 0)]];
+        let intra = |f: usize, b: usize| -> Vec<Vec<(SiteId, OutcomeId)>> {
+            match (f, b) {
+                (0, 3) => vec![vec![(0, 0)]],
+                (1, 2) => vec![vec![(10, 20)], vec![(11, 22)]],
+                (2, 4) => vec![vec![(20, 40)]],
+                (2, 1) => vec![vec![(21, 42)]],
+                other => panic!("no ladder asked for {other:?}"),
+            }
+        };
+        let l = interprocedural_ladder(&callers, 0, 3, intra);
+        // f0's own level, then f1's and f2's call blocks merged, then f1's caller f2 is visited
+        assert_eq!(l, vec![vec![(0, 0)], vec![(10, 20), (20, 40)], vec![(11, 22)]]);
+        // a function nobody calls keeps its own ladder
+        let l = interprocedural_ladder(&[vec![]], 0, 3, |_, _| vec![vec![(0, 1)]]);
+        assert_eq!(l, vec![vec![(0, 1)]]);
     }
 
     /// Sites given as (block, condition); site i has outcomes 2i, 2i+1.

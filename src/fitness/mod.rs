@@ -22,6 +22,9 @@ use anyhow::{bail, Result};
 /// [`Program::functions`]).
 pub struct Analysis {
     pub cfgs: Vec<Cfg>,
+    /// Direct call sites of each function ([`Program::callers`]), for approach levels across
+    /// calls.
+    pub callers: Vec<Vec<(usize, usize)>>,
 }
 
 impl Analysis {
@@ -32,7 +35,7 @@ impl Analysis {
             .iter()
             .map(|f| Cfg::new(&f.meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>()))
             .collect();
-        Analysis { cfgs }
+        Analysis { cfgs, callers: program.callers() }
     }
 }
 

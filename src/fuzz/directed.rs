@@ -8,6 +8,7 @@
 use super::avm::{self, Avm};
 use super::guide::Stage;
 use crate::cfg::Cfg;
+use crate::fitness::branch::{interprocedural_ladder, intra_ladder};
 use super::{i2s, Fuzzer};
 use crate::trace::{OperandRec, StrOperandRec};
 use anyhow::Result;
@@ -31,33 +32,21 @@ pub(super) struct Focus {
 }
 
 impl Fuzzer<'_> {
-    /// The approach-level ladder of `site` in its function's CFG: per level, the (site, outcome)
-    /// pairs of the control dependences (Ferrante et al. 1987). The CFG is built on first use.
+    /// The approach-level ladder of `site` across calls: per level, the (site, outcome) pairs of
+    /// the control dependences (Ferrante et al. 1987) in its function, then in the functions
+    /// that call it ([`crate::fitness::branch::interprocedural_ladder`]). CFGs and the call sites
+    /// are computed on first use.
     fn ladder(&mut self, site: u32) -> Vec<Vec<(u32, u32)>> {
         let p = &self.s.target.program;
         let Some(s) = p.sites.get(site as usize) else { return vec![] };
-        let Some(func) = p.functions.get(s.function) else { return vec![] };
-        let cfg = self
-            .cfgs
-            .entry(s.function)
-            .or_insert_with(|| Cfg::new(&func.meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>()));
-        let block = s.meta.block as usize;
-        if block >= cfg.n_blocks() {
-            return vec![];
-        }
-        cfg.ladder(block)
-            .into_iter()
-            .map(|level| {
-                level
-                    .into_iter()
-                    .filter_map(|d| {
-                        let s = (*func.block_site.get(d.block)?)?;
-                        Some((s, p.sites.get(s as usize)?.outcome_base + d.outcome))
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .filter(|l| !l.is_empty())
-            .collect()
+        let callers = self.callers.get_or_insert_with(|| p.callers());
+        let cfgs = &mut self.cfgs;
+        interprocedural_ladder(callers, s.function, s.meta.block as usize, |f, b| {
+            let cfg = cfgs
+                .entry(f)
+                .or_insert_with(|| Cfg::new(&p.functions[f].meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>()));
+            intra_ladder(p, cfg, f, b)
+        })
     }
 
     /// One directed attempt on target `t` of the guide (see module docs).

@@ -344,6 +344,19 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// Mark quiet every site of the last execution whose outcomes are all covered in `fb`: its
+    /// probe then records only the outcome taken after its first evaluation (no site of the
+    /// frontier is ever quiet, so guidance loses nothing it reads).
+    pub fn quiet_covered(&mut self, fb: &Feedback) {
+        for &(s, _) in &self.cov.sites {
+            if let Some(&(base, n)) = self.site_outcomes.get(s as usize) {
+                if n > 0 && (base..base + n).all(|o| fb.is_covered(o)) {
+                    self.target.executor.set_quiet(s);
+                }
+            }
+        }
+    }
+
     /// The branch outcomes of the program.
     pub fn n_outcomes(&self) -> usize {
         self.target.program.n_outcomes as usize
@@ -472,6 +485,8 @@ struct Fuzzer<'a> {
     focus_fitness: f64,
     /// The CFGs of the functions that held a focus, by function index.
     cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
+    /// The program's direct call sites ([`crate::program::Program::callers`]), on first use.
+    callers: Option<Vec<Vec<(usize, usize)>>>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
     /// Scratch space for string operand logs.
@@ -589,6 +604,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         focus: None,
         focus_fitness: f64::INFINITY,
         cfgs: Default::default(),
+        callers: None,
         ops: vec![],
         str_ops: vec![],
         new_log,
@@ -846,6 +862,9 @@ impl Fuzzer<'_> {
         let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
         if is_new {
             new_outcomes = self.fb.add(&self.s.cov).0;
+            if new_outcomes > 0 {
+                self.s.quiet_covered(&self.fb);
+            }
             if let Some(l) = &mut self.new_log {
                 l.input(self.s.executions, self.start.elapsed(), data)?;
             }

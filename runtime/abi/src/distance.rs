@@ -157,6 +157,45 @@ pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
     }
 }
 
+/// Whether `icmp pred a, b` holds (operands as [`icmp`] reads them), without its distances.
+#[inline(always)]
+pub fn icmp_holds(pred: Pred, a: u64, b: u64) -> bool {
+    let signed = pred.int_operands_signed();
+    let (a, b) = (key(a, signed), key(b, signed));
+    match pred.rel() {
+        Some(Rel::Eq) => a == b,
+        Some(Rel::Ne) => a != b,
+        Some(Rel::Lt) => a < b,
+        Some(Rel::Le) => a <= b,
+        Some(Rel::Gt) => a > b,
+        Some(Rel::Ge) => a >= b,
+        None => true,
+    }
+}
+
+/// Whether `fcmp pred a, b` holds (LLVM's semantics, NaN included), without its distances.
+#[inline(always)]
+pub fn fcmp_holds(pred: Pred, a: f64, b: f64) -> bool {
+    use core::cmp::Ordering::*;
+    let ord = a.partial_cmp(&b);
+    let rel = |r: Rel| match (r, ord) {
+        (_, None) => pred.is_unordered(),
+        (Rel::Eq, Some(o)) => o == Equal,
+        (Rel::Ne, Some(o)) => o != Equal,
+        (Rel::Lt, Some(o)) => o == Less,
+        (Rel::Le, Some(o)) => o != Greater,
+        (Rel::Gt, Some(o)) => o == Greater,
+        (Rel::Ge, Some(o)) => o != Less,
+    };
+    match pred {
+        Pred::FFalse => false,
+        Pred::FTrue => true,
+        Pred::Ord => ord.is_some(),
+        Pred::Uno => ord.is_none(),
+        _ => pred.rel().is_some_and(rel),
+    }
+}
+
 /// Distances `(true, false)` of an `fcmp` with predicate `pred` (any of the 16 LLVM predicates).
 #[inline(always)]
 pub fn fcmp(pred: Pred, a: f64, b: f64) -> (f64, f64) {
@@ -249,11 +288,50 @@ pub const STR_STRNCMP: u32 = 1;
 /// `memcmp(a, b, n)` (and `bcmp`).
 pub const STR_MEMCMP: u32 = 2;
 
-/// The C name of a `STR_*` code.
+/// [`crate::names::PROBE_BYTES`] operation (low byte of its `func`): Rust's equality of two byte
+/// strings (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`), `==` through `PartialEq::eq`.
+pub const STR_BYTES_EQ: u32 = 3;
+/// Rust's `starts_with` of a byte string (`str`, `[u8]`) with another: the haystack's first bytes,
+/// as many as the pattern has, compared with the pattern.
+pub const STR_BYTES_PREFIX: u32 = 4;
+/// Rust's `ends_with`: the haystack's last bytes compared with the pattern.
+pub const STR_BYTES_SUFFIX: u32 = 5;
+
+/// Operand form of a [`crate::names::PROBE_BYTES`] operand (bits 0–1 of its form byte): a slice
+/// (`&str`, `&[u8]`): pointer and length, either passed as the two probe arguments (no
+/// indirection) or read as a `&[u8]` where the pointer, after its indirections, points.
+pub const BYTES_SLICE: u32 = 0;
+/// An array `[u8; N]`: after the indirections the pointer points at its bytes; the length
+/// argument is N.
+pub const BYTES_ARRAY: u32 = 1;
+/// A `String`: after the indirections the pointer points at it (read through Rust's own `String`,
+/// so the runtime must be built by the same rustc as the target, as the bitcode route requires).
+pub const BYTES_STRING: u32 = 2;
+/// A `Vec<u8>`, as [`BYTES_STRING`].
+pub const BYTES_VEC: u32 = 3;
+
+/// The `func` argument of [`crate::names::PROBE_BYTES`]: operation `op` ([`STR_BYTES_EQ`] …),
+/// then operand a's and b's forms, each `base | indirections << 2` (`base` one of
+/// [`BYTES_SLICE`] …; indirections: how many pointers are loaded from the argument before the
+/// operand is reached, at most 7).
+pub fn bytes_func(op: u32, a: (u32, u32), b: (u32, u32)) -> u32 {
+    op | ((a.0 & 3) | (a.1.min(7) << 2)) << 8 | ((b.0 & 3) | (b.1.min(7) << 2)) << 16
+}
+
+/// The parts of a [`bytes_func`] code: operation, and each operand's (base, indirections).
+pub fn bytes_func_parts(func: u32) -> (u32, (u32, u32), (u32, u32)) {
+    let form = |f: u32| (f & 3, (f >> 2) & 7);
+    (func & 0xff, form((func >> 8) & 0xff), form((func >> 16) & 0xff))
+}
+
+/// The name of a `STR_*` code (the C function, or Rust's method), as site metadata reports it.
 pub fn str_func_name(func: u32) -> &'static str {
-    match func {
+    match func & 0xff {
         STR_STRCMP => "strcmp",
         STR_STRNCMP => "strncmp",
+        STR_BYTES_EQ => "eq",
+        STR_BYTES_PREFIX => "starts_with",
+        STR_BYTES_SUFFIX => "ends_with",
         _ => "memcmp",
     }
 }
@@ -353,6 +431,27 @@ mod tests {
         let mut d = [f64::MAX, 0.0, f64::MAX];
         relax_switch(&keys, &mut d);
         assert_eq!(d, [45.0, 0.0, 45.0]);
+    }
+
+    #[test]
+    fn holds_agrees_with_the_outcome_the_distances_take() {
+        let ints: Vec<u64> = [0i64, 1, -1, 5, i64::MIN, i64::MAX].iter().map(|&v| v as u64).collect();
+        for pred in [Eq, Ne, IUgt, IUge, IUlt, IUle, Sgt, Sge, Slt, Sle] {
+            for &a in &ints {
+                for &b in &ints {
+                    assert_eq!(icmp_holds(pred, a, b), icmp(pred, a, b).0 == 0.0, "{pred:?} {a} {b}");
+                }
+            }
+        }
+        let fl = [0.0, -0.0, 1.5, -2.0, f64::INFINITY, f64::NAN];
+        for p in 0..16 {
+            let pred = Pred::from_u32(p).unwrap();
+            for &a in &fl {
+                for &b in &fl {
+                    assert_eq!(fcmp_holds(pred, a, b), fcmp(pred, a, b).0 == 0.0, "{pred:?} {a} {b}");
+                }
+            }
+        }
     }
 
     #[test]

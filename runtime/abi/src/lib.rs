@@ -38,6 +38,13 @@ pub mod names {
     /// of that compare); the distance is [`crate::distance::bytes_distance`]. The compared bytes
     /// of each site's first evaluation go to the string operand log ([`crate::shm::StrOperandRec`]).
     pub const PROBE_STR: &str = "__evotest_cmp_str";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u32 func, const u8 *a, u64 la,
+    /// const u8 *b, u64 lb)`: a branch on Rust's equality (`==`, `!=`), `starts_with` or
+    /// `ends_with` of two byte strings (`func`: [`crate::distance::bytes_func`]: the operation and
+    /// how each operand is reached from its pointer and length); `pred` is `eq` when the branch's
+    /// true outcome means the operation holds, `ne` when it means it does not. Distance and
+    /// string operand log as [`PROBE_STR`], over the compared bytes.
+    pub const PROBE_BYTES: &str = "__evotest_cmp_bytes";
     /// Condition-only variants of [`PROBE_CMP_INT`], [`PROBE_CMP_FLOAT`] and [`PROBE_COND`], for
     /// sites of kind [`crate::meta::SiteKind::Cond`]: same arguments and distances, but the call
     /// is not a branch event (it does not count towards `Header::seq` or the branch-event limit,

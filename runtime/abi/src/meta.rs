@@ -279,6 +279,10 @@ pub struct BlockMeta {
     pub selects: Vec<u32>,
     /// Source line of the block's first located instruction (0 when unknown).
     pub line: u32,
+    /// The direct calls in the block, as indices into `FunctionMeta::calls` (for approach levels
+    /// across calls).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<u32>,
 }
 
 /// What kind of instruction a site is.

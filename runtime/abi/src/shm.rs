@@ -9,11 +9,18 @@
 //! layout.operands_off  [OperandRec; site_capacity]     compare operands, first hit of each site
 //! layout.str_operands_off [StrOperandRec; STR_LOG_CAPACITY]  compared strings, first hit of each site
 //! layout.touched_off   [u32; site_capacity]            sites run, in the order first reached
+//! layout.quiet_off     [u8; site_capacity]             engine: 1 = the site's distances are not needed
 //! ```
 //!
 //! The **touched list** holds the global ID of every site the execution ran, appended at the
 //! site's first evaluation (`Header::n_touched` entries), so that the engine reads and resets
 //! only the records of the sites that ran, not the whole site array of a large library.
+//!
+//! The **quiet map** is written by the engine and kept across executions: a site marked quiet
+//! (all its outcomes covered, in `evotest fuzz`) needs only its hit count and the outcome taken.
+//! From its second evaluation in an execution on, its probe then records just that (the outcome
+//! taken gets distance 0) and skips the distances of the other outcomes, unless the ordered
+//! trace is on. Its first evaluation is always recorded in full (distances and operand log).
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
 //! evaluation in the execution, in the order sites were first reached (`Header::n_operands`
@@ -43,7 +50,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 6;
+pub const LAYOUT_VERSION: u32 = 7;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -288,6 +295,8 @@ pub struct Layout {
     pub str_operands_off: usize,
     /// The touched list: `site_capacity` `u32` site IDs.
     pub touched_off: usize,
+    /// The quiet map: `site_capacity` bytes.
+    pub quiet_off: usize,
     /// Total bytes of the segment.
     pub size: usize,
 }
@@ -307,7 +316,8 @@ impl Layout {
         let operands_off = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 64);
         let str_operands_off = round_up(operands_off + sites as usize * core::mem::size_of::<OperandRec>(), 64);
         let touched_off = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 64);
-        let size = round_up(touched_off + sites as usize * 4, 4096);
+        let quiet_off = round_up(touched_off + sites as usize * 4, 64);
+        let size = round_up(quiet_off + sites as usize, 4096);
         Layout {
             site_capacity: sites,
             outcome_capacity: outcomes,
@@ -320,6 +330,7 @@ impl Layout {
             operands_off,
             str_operands_off,
             touched_off,
+            quiet_off,
             size,
         }
     }

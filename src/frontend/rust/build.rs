@@ -31,6 +31,8 @@ pub struct CrateBuild {
     pub rlib: PathBuf,
     /// The directory of the dependencies' rlibs (`target/debug/deps`).
     pub deps: PathBuf,
+    /// The library's root source file (`src/lib.rs`), as cargo reports it.
+    pub src_path: PathBuf,
 }
 
 /// `cargo`: `$CARGO` (set when evotest runs under cargo), else `cargo` on `PATH`.
@@ -106,12 +108,14 @@ pub fn build_crate(manifest: &Path, target_dir: &Path) -> Result<CrateBuild> {
             let stem = rmeta.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
             let deps = rmeta.parent().unwrap_or(Path::new(".")).to_path_buf();
             let hashed = stem.strip_prefix("lib").unwrap_or(stem);
+            let src_path = v["target"]["src_path"].as_str().map(PathBuf::from).unwrap_or_else(|| super::structs::lib_root(&dir));
             found = Some(CrateBuild {
                 name: name.clone(),
                 dir: dir.clone(),
                 bitcode: deps.join(format!("{hashed}.bc")),
                 rlib: deps.join(format!("lib{hashed}.rlib")),
                 deps,
+                src_path,
             });
         }
     }
@@ -250,16 +254,25 @@ __attribute__((weak)) size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t
 /// away from build scripts and proc macros).
 pub const HOST_TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
+/// The crates of a fuzz target's build that [`build_fuzz_target`] never instruments: the fuzzing
+/// machinery itself (cargo-fuzz does not count its coverage either).
+pub const FUZZ_MACHINERY: &[&str] = &["libfuzzer_sys", "arbitrary", "derive_arbitrary"];
+
 /// Build the cargo-fuzz target `target` (a `fuzz_target!` binary) of the crate at `krate` (a
 /// cargo-fuzz project: `krate/fuzz/Cargo.toml`, or a crate with the `[[bin]]` itself) into an
 /// executable that `evotest fuzz` runs: the local crates (the fuzz crate and the crates under
-/// test) instrumented, registry dependencies (libfuzzer-sys, arbitrary, …) as cargo built them,
-/// and evotest's libFuzzer-compatible driver as `main`. Builds in `work` (kept between runs, so
-/// cargo rebuilds only what changed); returns the executable, `work/<target>`.
+/// test) instrumented, and the registry crates named in `instrument` (library names, `-` read as
+/// `_`; `all`: every crate but [`FUZZ_MACHINERY`]), as cargo-fuzz instruments a crate under test
+/// that comes from crates.io; other dependencies as cargo built them; and evotest's
+/// libFuzzer-compatible driver as `main`. Builds in `work` (kept between runs, so cargo rebuilds
+/// only what changed); returns the executable, `work/<target>`.
 ///
-/// Errors (one line): no Cargo.toml, no such fuzz target, a build or link failure (the first
-/// error).
-pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path) -> Result<PathBuf> {
+/// Errors (one line): no Cargo.toml, no such fuzz target, a name in `instrument` that is not a
+/// crate of the build, a build or link failure (the first error).
+pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path, instrument: &[String]) -> Result<PathBuf> {
+    let instrument: Vec<String> = instrument.iter().map(|c| c.trim().replace('-', "_")).filter(|c| !c.is_empty()).collect();
+    let all = instrument.iter().any(|c| c == "all");
+    let mut named_seen: Vec<String> = vec![];
     let manifest = {
         let fuzz = krate.join("fuzz").join("Cargo.toml");
         if fuzz.is_file() { fuzz.canonicalize()? } else { self::manifest(krate)? }
@@ -305,8 +318,13 @@ pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path
         if kinds.iter().any(|k| *k == "custom-build" || *k == "proc-macro") {
             continue;
         }
-        let local = v["package_id"].as_str().is_some_and(|p| p.starts_with("path+file://"));
         let name = v["target"]["name"].as_str().unwrap_or_default().replace('-', "_");
+        if instrument.contains(&name) {
+            named_seen.push(name.clone());
+        }
+        let local = v["package_id"].as_str().is_some_and(|p| p.starts_with("path+file://"))
+            || instrument.contains(&name)
+            || (all && !FUZZ_MACHINERY.contains(&name.as_str()));
         let files: Vec<PathBuf> = v["filenames"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect()).unwrap_or_default();
         let deps = cargo_dir.join(HOST_TRIPLE).join("debug").join("deps");
         if local {
@@ -336,6 +354,9 @@ pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path
     }
     if objects.is_empty() {
         bail!("cargo built no local crate for fuzz target `{target}`");
+    }
+    if let Some(c) = instrument.iter().find(|c| *c != "all" && !named_seen.contains(c)) {
+        bail!("--instrument_crates: `{c}` is not a crate of fuzz target `{target}`'s build");
     }
     std::fs::write(work.join("libfuzzer_stubs.c"), LIBFUZZER_STUBS_C)?;
     let driver = Toolchain::driver()?;

@@ -10,14 +10,15 @@
 //! and the runtime's rlib, so the binary holds one copy of std.
 
 use super::sig::{RScalar, RType};
-use super::{RShape, RustFrontend};
+use super::{Node, RustFrontend, StructShape};
 use evotest_abi::shm::{RET_FLOAT32, RET_FLOAT64, RET_SIGNED, RET_UNSIGNED, RET_VOID};
 use std::fmt::Write;
 
 /// The prefix of the line a panicking execution prints on standard error before the message.
 pub const PANIC_PREFIX: &str = "evotest-panic: ";
 
-/// A Rust expression reading scalar `s` at byte offset expression `off` of `evotest_buf`.
+/// A Rust expression reading scalar `s` at byte offset expression `off` of `evotest_buf` (a
+/// 128-bit integer from one 64-bit field, widened).
 fn read_scalar(s: RScalar, off: &str) -> String {
     let rd = |t: &str, n: usize| format!("{t}::from_le_bytes(evotest_buf[{off}..{off} + {n}].try_into().unwrap())");
     match s {
@@ -25,7 +26,92 @@ fn read_scalar(s: RScalar, off: &str) -> String {
         RScalar::Char => format!("char::from_u32({}).unwrap_or('\\u{{fffd}}')", rd("u32", 4)),
         RScalar::Isize => format!("({} as isize)", rd("i64", 8)),
         RScalar::Usize => format!("({} as usize)", rd("u64", 8)),
+        RScalar::I128 => format!("({} as i128)", rd("i64", 8)),
+        RScalar::U128 => format!("({} as u128)", rd("u64", 8)),
         s => rd(s.name(), s.field().size()),
+    }
+}
+
+/// Generates the statements and the expression that build a parameter from the input.
+struct Gen<'a> {
+    fe: &'a RustFrontend,
+    /// Statements to run before the call (locals that the call's expression borrows or moves).
+    pre: String,
+    /// Locals made so far.
+    n: usize,
+}
+
+impl Gen<'_> {
+    fn off(&self, field: usize) -> usize {
+        self.fe.domain.fields[field].offset
+    }
+
+    fn local(&mut self) -> String {
+        self.n += 1;
+        format!("evotest_v{}", self.n)
+    }
+
+    /// The expression of `node`; its locals go to `self.pre`.
+    fn expr(&mut self, node: &Node) -> String {
+        match node {
+            Node::Scalar { s, field } => read_scalar(*s, &self.off(*field).to_string()),
+            Node::Wide { s, hi, lo } => {
+                let (h, l) = (self.off(*hi), self.off(*lo));
+                if *s == RScalar::I128 {
+                    format!("(({} as i128) << 64 | {} as i128)", read_scalar(RScalar::I64, &h.to_string()), read_scalar(RScalar::U64, &l.to_string()))
+                } else {
+                    format!("(({} as u128) << 64 | {} as u128)", read_scalar(RScalar::U64, &h.to_string()), read_scalar(RScalar::U64, &l.to_string()))
+                }
+            }
+            Node::Text { owned, len_field, first, max } => {
+                let v = self.local();
+                let len = read_scalar(RScalar::U32, &self.off(*len_field).to_string());
+                let off = self.fe.domain.fields.get(*first).map_or(0, |f| f.offset);
+                let _ = writeln!(
+                    self.pre,
+                    "        let mut {v}: String = evotest_buf[{off}..{off} + ({len} as usize).min({max})].iter().map(|&b| b as char).collect();"
+                );
+                if *owned { v } else { format!("{v}.as_str()") }
+            }
+            Node::Seq { vec, mutable, len_field, elems } => {
+                let items: Vec<String> = elems.iter().map(|e| self.expr(e)).collect();
+                let v = self.local();
+                let len = read_scalar(RScalar::U32, &self.off(*len_field).to_string());
+                let _ = writeln!(self.pre, "        let {v}_len = ({len} as usize).min({});", elems.len());
+                let _ = writeln!(self.pre, "        let mut {v} = Vec::with_capacity({v}_len);");
+                for (k, it) in items.iter().enumerate() {
+                    let _ = writeln!(self.pre, "        if {v}_len > {k} {{ {v}.push({it}); }}");
+                }
+                match (vec, mutable) {
+                    (true, _) => v,
+                    (false, true) => format!("&mut {v}[..]"),
+                    (false, false) => format!("&{v}[..]"),
+                }
+            }
+            Node::Array(elems) => {
+                let items: Vec<String> = elems.iter().map(|e| self.expr(e)).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Node::Tuple(elems) => {
+                let items: Vec<String> = elems.iter().map(|e| self.expr(e)).collect();
+                if items.len() == 1 { format!("({},)", items[0]) } else { format!("({})", items.join(", ")) }
+            }
+            Node::Struct { path, kind, fields } => {
+                let items: Vec<(String, String)> = fields.iter().map(|(f, n)| (f.clone(), self.expr(n))).collect();
+                let p = format!("{}::{path}", self.fe.crate_name);
+                match kind {
+                    StructShape::Unit => p,
+                    StructShape::Tuple => format!("{p}({})", items.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>().join(", ")),
+                    StructShape::Named => format!("{p} {{ {} }}", items.iter().map(|(f, e)| format!("{f}: {e}")).collect::<Vec<_>>().join(", ")),
+                }
+            }
+            Node::Ref { mutable, inner } => {
+                let e = self.expr(inner);
+                let v = self.local();
+                let _ = writeln!(self.pre, "        let mut {v} = {e};");
+                if *mutable { format!("&mut {v}") } else { format!("&{v}") }
+            }
+        }
     }
 }
 
@@ -64,47 +150,9 @@ pub fn generate(fe: &RustFrontend) -> String {
     let _ = writeln!(s, "        let evotest_n = evotest_len.min({n});");
     s.push_str("        evotest_buf[..evotest_n].copy_from_slice(&evotest_in[..evotest_n]);\n");
     s.push_str("        evotest_buf[evotest_n..].fill(0);\n");
-    let mut args = Vec::new();
-    for (i, p) in fe.params.iter().enumerate() {
-        let v = format!("evotest_a{i}");
-        match (&p.shape, &p.ty) {
-            (RShape::Scalar { field }, RType::Scalar(sc)) => {
-                let _ = writeln!(s, "        let mut {v}: {} = {};", sc.name(), read_scalar(*sc, &d.fields[*field].offset.to_string()));
-                args.push(v);
-            }
-            (RShape::Text { len_field, first, max }, ty) => {
-                let _ = writeln!(
-                    s,
-                    "        let evotest_l{i} = ({} as usize).min({max});",
-                    read_scalar(RScalar::U32, &d.fields[*len_field].offset.to_string())
-                );
-                let off = d.fields.get(*first).map_or(0, |f| f.offset);
-                let _ = writeln!(s, "        let mut {v}: String = evotest_buf[{off}..{off} + evotest_l{i}].iter().map(|&b| b as char).collect();");
-                args.push(if *ty == RType::Str { format!("&{v}") } else { v });
-            }
-            (RShape::Seq { len_field, first, max }, RType::Slice { elem, .. } | RType::Vec(elem)) => {
-                let _ = writeln!(
-                    s,
-                    "        let evotest_l{i} = ({} as usize).min({max});",
-                    read_scalar(RScalar::U32, &d.fields[*len_field].offset.to_string())
-                );
-                let off = d.fields.get(*first).map_or(0, |f| f.offset);
-                let size = elem.field().size();
-                let _ = writeln!(
-                    s,
-                    "        let mut {v}: Vec<{}> = (0..evotest_l{i}).map(|k| {}).collect();",
-                    elem.name(),
-                    read_scalar(*elem, &format!("({off} + k * {size})"))
-                );
-                args.push(match &p.ty {
-                    RType::Slice { mutable: true, .. } => format!("&mut {v}[..]"),
-                    RType::Slice { .. } => format!("&{v}[..]"),
-                    _ => v,
-                });
-            }
-            _ => {}
-        }
-    }
+    let mut g = Gen { fe, pre: String::new(), n: 0 };
+    let args: Vec<String> = fe.params.iter().map(|p| g.expr(&p.node)).collect();
+    s.push_str(&g.pre);
     let call = format!("{}({})", fe.call_path, args.join(", "));
     let _ = writeln!(s, "        let evotest_r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {call}));");
     s.push_str(&format!(
@@ -118,7 +166,7 @@ pub fn generate(fe: &RustFrontend) -> String {
          \x20       }};\n"
     ));
     let record = match &fe.sig.ret {
-        RType::Scalar(sc) => match sc {
+        RType::Scalar(sc) if !sc.is_wide() => match sc {
             RScalar::F32 => format!("{RET_FLOAT32}, evotest_r.to_bits() as u64"),
             RScalar::F64 => format!("{RET_FLOAT64}, evotest_r.to_bits()"),
             RScalar::Bool => format!("{RET_UNSIGNED}, evotest_r as u64"),

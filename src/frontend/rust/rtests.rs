@@ -10,7 +10,7 @@
 //!   says what was recorded.
 
 use super::sig::{RScalar, RType};
-use super::{char_of, RShape, RustFrontend};
+use super::{char_of, Node, RustFrontend, StructShape};
 use crate::exec::{signal_name, ExitKind, RetVal};
 use crate::frontend::TestFile;
 use crate::input::{Input, Value};
@@ -57,30 +57,51 @@ pub fn literal(s: RScalar, v: Value) -> String {
     }
 }
 
+/// A Rust expression of the value of `node` in `input`.
+fn value(fe: &RustFrontend, node: &Node, input: &Input) -> String {
+    let list = |ns: &[Node]| ns.iter().map(|n| value(fe, n, input)).collect::<Vec<_>>();
+    match node {
+        Node::Scalar { s, field } => literal(*s, fe.domain.get(input, *field)),
+        Node::Wide { .. } => match fe.wide(node, input) {
+            (Some(i128::MIN), _) => "i128::MIN".into(),
+            (Some(v), _) if v < 0 => format!("({v}i128)"),
+            (Some(v), _) => format!("{v}i128"),
+            (_, Some(v)) => format!("{v}u128"),
+            _ => unreachable!("a wide node has a value"),
+        },
+        Node::Text { owned: true, .. } => format!("String::from({:?})", fe.text(node, input)),
+        Node::Text { .. } => format!("{:?}", fe.text(node, input)),
+        Node::Seq { vec, mutable, elems, .. } => {
+            let els = list(&elems[..fe.length(node, input)]).join(", ");
+            match (vec, mutable) {
+                (true, _) if els.is_empty() => "Vec::new()".into(),
+                (true, _) => format!("vec![{els}]"),
+                (false, true) => format!("&mut [{els}]"),
+                (false, false) => format!("&[{els}]"),
+            }
+        }
+        Node::Array(elems) => format!("[{}]", list(elems).join(", ")),
+        Node::Tuple(elems) if elems.len() == 1 => format!("({},)", value(fe, &elems[0], input)),
+        Node::Tuple(elems) => format!("({})", list(elems).join(", ")),
+        Node::Struct { path, kind, fields } => {
+            let p = format!("{}::{path}", fe.crate_name);
+            match kind {
+                StructShape::Unit => p,
+                StructShape::Tuple => format!("{p}({})", fields.iter().map(|(_, n)| value(fe, n, input)).collect::<Vec<_>>().join(", ")),
+                StructShape::Named => format!(
+                    "{p} {{ {} }}",
+                    fields.iter().map(|(f, n)| format!("{f}: {}", value(fe, n, input))).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+        Node::Ref { mutable: true, inner } => format!("&mut {}", value(fe, inner, input)),
+        Node::Ref { inner, .. } => format!("&{}", value(fe, inner, input)),
+    }
+}
+
 /// The arguments of a call with `input`.
 fn args(fe: &RustFrontend, input: &Input) -> Vec<String> {
-    fe.params
-        .iter()
-        .map(|p| match (&p.shape, &p.ty) {
-            (RShape::Scalar { field }, RType::Scalar(s)) => literal(*s, fe.domain.get(input, *field)),
-            (RShape::Text { .. }, RType::String) => format!("String::from({:?})", fe.text(p, input)),
-            (RShape::Text { .. }, _) => format!("{:?}", fe.text(p, input)),
-            (RShape::Seq { .. }, RType::Slice { elem, .. } | RType::Vec(elem)) => {
-                let els: Vec<String> = fe.elements(p, input).into_iter().map(|v| literal(*elem, v)).collect();
-                let body = if els.is_empty() { format!("0{}; 0", elem.name()) } else { els.join(", ") };
-                let body = if els.is_empty() && elem == &RScalar::Char { "'\\0'; 0".to_string() } else { body };
-                let body = if els.is_empty() && elem == &RScalar::Bool { "false; 0".to_string() } else { body };
-                let body = if els.is_empty() && matches!(elem, RScalar::F32 | RScalar::F64) { format!("0.0{}; 0", elem.name()) } else { body };
-                match &p.ty {
-                    RType::Vec(_) => format!("vec![{body}]"),
-                    RType::Slice { mutable: true, .. } => format!("&mut [{body}]"),
-                    _ => format!("&[{body}]"),
-                }
-            }
-            // shapes are built from the types (`RustFrontend::new`): any other pair is a bug
-            _ => unreachable!("parameter `{}`: its shape does not match its type", p.name),
-        })
-        .collect()
+    fe.params.iter().map(|p| value(fe, &p.node, input)).collect()
 }
 
 /// The assertion of a recorded return value.

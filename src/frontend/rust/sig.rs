@@ -16,11 +16,13 @@ pub enum RScalar {
     I16,
     I32,
     I64,
+    I128,
     Isize,
     U8,
     U16,
     U32,
     U64,
+    U128,
     Usize,
     F32,
     F64,
@@ -37,11 +39,13 @@ impl RScalar {
             "i16" => I16,
             "i32" => I32,
             "i64" => I64,
+            "i128" => I128,
             "isize" => Isize,
             "u8" => U8,
             "u16" => U16,
             "u32" => U32,
             "u64" => U64,
+            "u128" => U128,
             "usize" => Usize,
             "f32" => F32,
             "f64" => F64,
@@ -59,11 +63,13 @@ impl RScalar {
             I16 => "i16",
             I32 => "i32",
             I64 => "i64",
+            I128 => "i128",
             Isize => "isize",
             U8 => "u8",
             U16 => "u16",
             U32 => "u32",
             U64 => "u64",
+            U128 => "u128",
             Usize => "usize",
             F32 => "f32",
             F64 => "f64",
@@ -72,7 +78,9 @@ impl RScalar {
         }
     }
 
-    /// The field type that holds it in an input (`char` as a `u32` code point).
+    /// The field type that holds it in an input (`char` as a `u32` code point; a 128-bit integer
+    /// as its 64-bit halves, see [`RScalar::is_wide`], or, with a range that fits, one 64-bit
+    /// field).
     pub fn field(self) -> crate::input::ScalarType {
         use crate::input::ScalarType as S;
         use RScalar::*;
@@ -80,24 +88,29 @@ impl RScalar {
             I8 => S::I8,
             I16 => S::I16,
             I32 => S::I32,
-            I64 | Isize => S::I64,
+            I64 | Isize | I128 => S::I64,
             U8 => S::U8,
             U16 => S::U16,
             U32 | Char => S::U32,
-            U64 | Usize => S::U64,
+            U64 | Usize | U128 => S::U64,
             F32 => S::F32,
             F64 => S::F64,
             Bool => S::Bool,
         }
     }
 
-    /// Whether it is a signed integer (`i8`…`i64`, `isize`).
+    /// Whether it is a signed integer (`i8`…`i128`, `isize`).
     pub fn is_signed(self) -> bool {
-        matches!(self, RScalar::I8 | RScalar::I16 | RScalar::I32 | RScalar::I64 | RScalar::Isize)
+        matches!(self, RScalar::I8 | RScalar::I16 | RScalar::I32 | RScalar::I64 | RScalar::I128 | RScalar::Isize)
+    }
+
+    /// Whether it is `i128` or `u128`, wider than any input field.
+    pub fn is_wide(self) -> bool {
+        matches!(self, RScalar::I128 | RScalar::U128)
     }
 }
 
-/// A parameter or return type evotest can build or record.
+/// A parameter or return type as written, read as far as evotest can build or record it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RType {
     Scalar(RScalar),
@@ -106,9 +119,18 @@ pub enum RType {
     /// `String`
     String,
     /// `&[T]` (`mutable`: `&mut [T]`)
-    Slice { elem: RScalar, mutable: bool },
+    Slice { elem: Box<RType>, mutable: bool },
     /// `Vec<T>`
-    Vec(RScalar),
+    Vec(Box<RType>),
+    /// `[T; N]`
+    Array(Box<RType>, usize),
+    /// `(A, B, …)` with at least one member (`()` is [`RType::Unit`])
+    Tuple(Vec<RType>),
+    /// `&T` or `&mut T` of any other `T`
+    Ref { inner: Box<RType>, mutable: bool },
+    /// A path naming a type (`Point`, `geo::Point`, `Req<'a>` without its lifetimes): a struct of
+    /// the crate, if one is found ([`super::structs`]).
+    Path(String),
     /// `()` (or no return type)
     Unit,
     /// Anything else, as written: a return value of this type is not recorded; a parameter of
@@ -116,54 +138,94 @@ pub enum RType {
     Other(String),
 }
 
+/// Whether `s` is a path of identifiers (`a::b::C`), optionally with lifetime-only generic
+/// arguments, returned without them.
+fn plain_path(s: &str) -> Option<String> {
+    let (base, args) = match s.find('<') {
+        Some(i) => (&s[..i], Some(s[i..].strip_prefix('<')?.strip_suffix('>')?)),
+        None => (s, None),
+    };
+    if let Some(a) = args {
+        if !split_top(a).iter().all(|x| x.trim().starts_with('\'')) {
+            return None;
+        }
+    }
+    let ok = !base.is_empty()
+        && base.split("::").all(|seg| {
+            let mut c = seg.chars();
+            c.next().is_some_and(|f| f.is_alphabetic() || f == '_') && c.all(|x| x.is_alphanumeric() || x == '_')
+        });
+    ok.then(|| base.to_string())
+}
+
 impl RType {
     /// Read a type as written (whitespace-insensitive).
     pub fn parse(s: &str) -> RType {
         let t: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
         let t = t.trim();
+        Self::parse_norm(t).unwrap_or_else(|| RType::Other(t.to_string()))
+    }
+
+    fn parse_norm(t: &str) -> Option<RType> {
+        let t = t.trim();
         let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
         if compact.is_empty() || compact == "()" {
-            return RType::Unit;
+            return Some(RType::Unit);
         }
         if let Some(sc) = RScalar::parse(&compact) {
-            return RType::Scalar(sc);
+            return Some(RType::Scalar(sc));
         }
-        match compact.as_str() {
-            "&str" | "&'staticstr" => return RType::Str,
-            "String" | "std::string::String" | "alloc::string::String" => return RType::String,
-            _ => {}
+        if matches!(compact.as_str(), "String" | "std::string::String" | "alloc::string::String") {
+            return Some(RType::String);
         }
-        let strip_lifetime = |x: &str| -> String {
-            // `&'a [T]` → `&[T]`
-            if let Some(rest) = x.strip_prefix("&'") {
-                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
-                format!("&{}", &rest[end..])
-            } else {
-                x.to_string()
+        if let Some(rest) = t.strip_prefix('&') {
+            // `&'a mut T` → (mutable, T)
+            let mut rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix('\'') {
+                let end = r.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(r.len());
+                rest = r[end..].trim_start();
             }
-        };
-        let c = strip_lifetime(&compact);
-        if let Some(inner) = c.strip_prefix("&mut[").and_then(|r| r.strip_suffix(']')) {
-            if let Some(e) = RScalar::parse(inner) {
-                return RType::Slice { elem: e, mutable: true };
+            let (mutable, inner) = match rest.strip_prefix("mut ") {
+                Some(r) => (true, r.trim()),
+                None => (false, rest),
+            };
+            let ic: String = inner.chars().filter(|c| !c.is_whitespace()).collect();
+            if ic == "str" {
+                return (!mutable).then_some(RType::Str);
             }
-        }
-        if let Some(inner) = c.strip_prefix("&[").and_then(|r| r.strip_suffix(']')) {
-            if let Some(e) = RScalar::parse(inner) {
-                return RType::Slice { elem: e, mutable: false };
-            }
-        }
-        if c == "&str" {
-            return RType::Str;
-        }
-        for prefix in ["Vec<", "std::vec::Vec<", "alloc::vec::Vec<"] {
-            if let Some(inner) = c.strip_prefix(prefix).and_then(|r| r.strip_suffix('>')) {
-                if let Some(e) = RScalar::parse(inner) {
-                    return RType::Vec(e);
+            if let Some(e) = inner.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                if split_top_on(e, ';').len() == 1 {
+                    return Some(RType::Slice { elem: Box::new(Self::parse_norm(e)?), mutable });
                 }
             }
+            return Some(RType::Ref { inner: Box::new(Self::parse_norm(inner)?), mutable });
         }
-        RType::Other(t.to_string())
+        if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+            let parts = split_top(inner);
+            let trailing = inner.trim_end().ends_with(',');
+            if parts.len() == 1 && !trailing {
+                return Self::parse_norm(&parts[0]);
+            }
+            return parts.iter().map(|p| Self::parse_norm(p)).collect::<Option<Vec<_>>>().map(RType::Tuple);
+        }
+        if let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let parts = split_top_on(inner, ';');
+            if parts.len() == 2 {
+                let n: usize = parts[1].trim().replace('_', "").trim_end_matches("usize").parse().ok()?;
+                return Some(RType::Array(Box::new(Self::parse_norm(&parts[0])?), n));
+            }
+            return None;
+        }
+        for prefix in ["Vec<", "std::vec::Vec<", "alloc::vec::Vec<"] {
+            if let Some(inner) = compact.strip_prefix(prefix).and_then(|r| r.strip_suffix('>')) {
+                // the element as written (with its spaces), found again in `t`
+                let open = t.find('<')?;
+                let inner_t = t[open + 1..t.len() - 1].trim();
+                let _ = inner;
+                return Some(RType::Vec(Box::new(Self::parse_norm(inner_t)?)));
+            }
+        }
+        plain_path(&compact).map(RType::Path)
     }
 
     /// The type as Rust spells it.
@@ -172,9 +234,15 @@ impl RType {
             RType::Scalar(s) => s.name().into(),
             RType::Str => "&str".into(),
             RType::String => "String".into(),
-            RType::Slice { elem, mutable: false } => format!("&[{}]", elem.name()),
-            RType::Slice { elem, mutable: true } => format!("&mut [{}]", elem.name()),
-            RType::Vec(e) => format!("Vec<{}>", e.name()),
+            RType::Slice { elem, mutable: false } => format!("&[{}]", elem.spelling()),
+            RType::Slice { elem, mutable: true } => format!("&mut [{}]", elem.spelling()),
+            RType::Vec(e) => format!("Vec<{}>", e.spelling()),
+            RType::Array(e, n) => format!("[{}; {n}]", e.spelling()),
+            RType::Tuple(ts) if ts.len() == 1 => format!("({},)", ts[0].spelling()),
+            RType::Tuple(ts) => format!("({})", ts.iter().map(|t| t.spelling()).collect::<Vec<_>>().join(", ")),
+            RType::Ref { inner, mutable: false } => format!("&{}", inner.spelling()),
+            RType::Ref { inner, mutable: true } => format!("&mut {}", inner.spelling()),
+            RType::Path(p) => p.clone(),
             RType::Unit => "()".into(),
             RType::Other(s) => s.clone(),
         }
@@ -206,7 +274,7 @@ impl RustSig {
 
 /// Strip `//` and `/* */` comments (keeping line breaks), so that the signature reader does not
 /// see commented-out code.
-fn strip_comments(src: &str) -> String {
+pub(crate) fn strip_comments(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
     let mut i = 0;
@@ -234,17 +302,25 @@ fn strip_comments(src: &str) -> String {
 }
 
 /// Split at commas outside brackets.
-fn split_top(s: &str) -> Vec<String> {
+pub(crate) fn split_top(s: &str) -> Vec<String> {
+    split_top_on(s, ',')
+}
+
+/// Split at `sep` outside brackets (`->` does not close an angle bracket).
+pub(crate) fn split_top_on(s: &str, sep: char) -> Vec<String> {
     let mut parts = vec![];
     let mut depth = 0i32;
     let mut cur = String::new();
+    let mut prev = ' ';
     for ch in s.chars() {
         match ch {
             '(' | '[' | '<' | '{' => depth += 1,
+            '>' if prev == '-' => {}
             ')' | ']' | '>' | '}' => depth -= 1,
             _ => {}
         }
-        if ch == ',' && depth == 0 {
+        prev = ch;
+        if ch == sep && depth == 0 {
             parts.push(std::mem::take(&mut cur));
         } else {
             cur.push(ch);
@@ -342,14 +418,33 @@ mod tests {
         let s = read(src, "triangle", 3).unwrap();
         assert_eq!(s.params[0], ("a".to_string(), RType::Scalar(RScalar::I32)));
         assert_eq!(s.params[1].1, RType::Str);
-        assert_eq!(s.params[2].1, RType::Slice { elem: RScalar::U16, mutable: false });
-        assert_eq!(s.params[3].1, RType::Vec(RScalar::F64));
-        assert_eq!(s.params[4].1, RType::Other("(i32, i32)".into()));
+        assert_eq!(s.params[2].1, RType::Slice { elem: Box::new(RType::Scalar(RScalar::U16)), mutable: false });
+        assert_eq!(s.params[3].1, RType::Vec(Box::new(RType::Scalar(RScalar::F64))));
+        assert_eq!(s.params[4].1, RType::Tuple(vec![RType::Scalar(RScalar::I32), RType::Scalar(RScalar::I32)]));
         assert_eq!(s.ret, RType::Scalar(RScalar::I32));
         assert_eq!(read("fn f() {}", "f", 1).unwrap().ret, RType::Unit);
         assert!(read("fn g<T>(x: T) {}", "g", 1).unwrap_err().to_string().contains("generic"));
         assert!(read("fn h(&self) {}", "h", 1).unwrap_err().to_string().contains("method"));
-        assert_eq!(RType::parse("&mut [ i64 ]"), RType::Slice { elem: RScalar::I64, mutable: true });
+        assert_eq!(RType::parse("&mut [ i64 ]"), RType::Slice { elem: Box::new(RType::Scalar(RScalar::I64)), mutable: true });
         assert_eq!(RType::parse("String"), RType::String);
+    }
+
+    #[test]
+    fn reads_composite_types() {
+        use RType::*;
+        let i32t = || Box::new(Scalar(RScalar::I32));
+        assert_eq!(RType::parse("[i32; 10]"), Array(i32t(), 10));
+        assert_eq!(RType::parse("&'a [i32; 1_0]"), Ref { inner: Box::new(Array(i32t(), 10)), mutable: false });
+        assert_eq!(RType::parse("(u128,)"), Tuple(vec![Scalar(RScalar::U128)]));
+        assert_eq!(RType::parse("(i32)"), Scalar(RScalar::I32));
+        assert_eq!(RType::parse("Vec<(String, &str)>"), Vec(Box::new(Tuple(vec![String, Str]))));
+        assert_eq!(RType::parse("&mut geo::Point"), Ref { inner: Box::new(Path("geo::Point".into())), mutable: true });
+        assert_eq!(RType::parse("Req<'a>"), Path("Req".into()));
+        assert_eq!(RType::parse("&[Point]"), Slice { elem: Box::new(Path("Point".into())), mutable: false });
+        assert_eq!(RType::parse("Option<u32>"), Other("Option<u32>".into()));
+        assert_eq!(RType::parse("&mut str"), Other("&mut str".into()));
+        assert_eq!(RType::parse("Box<dyn Fn() -> i32>"), Other("Box<dyn Fn() -> i32>".into()));
+        assert_eq!(RType::parse("(i32, Option<u8>)"), Other("(i32, Option<u8>)".into()));
+        assert_eq!(RType::parse("Vec<(String, &str)>").spelling(), "Vec<(String, &str)>");
     }
 }
