@@ -1,6 +1,6 @@
 //! Grammatical evolution (GE) with a constant-seeded grammar, after Anjum & Ryan (2021): Ariadne's
 //! test-data generator, a preset of the evolutionary loop ([`super::evolve`]) driven in the
-//! paper's linear order ([`LinearOrder`]).
+//! paper's linear order ([`LinearOrder`]); and evotest's own GE engine beyond it.
 //!
 //! **Genome and mapping.** A genome is a string of 8-bit codons; a codon chooses among the
 //! productions of the non-terminal being expanded by `codon mod (number of choices)`, and the
@@ -14,38 +14,54 @@
 //! <const>     ::= 0 | C_1 | … | C_S
 //! ```
 //!
-//! `C_1 … C_S` are the constants the pass harvested from the program's compares, switch cases and
-//! loop bounds (the domain's constant pools). `<rand>` is a random number of the field's width
-//! (4 codons for 32 bits) brought into the field's range by `lo + r mod (hi − lo + 1)`, the
-//! paper's "mod-based step"; a value of another production outside the range is brought in the
-//! same way (characters: into the alphabet). Codons are read cyclically (GE's wrapping). The
-//! genome has one codon per field plus those of a `<rand>` for every field, so that any input can
-//! be encoded (the goal's best input starts every search).
+//! `C_1 … C_S` are the constants the pass harvested from the operands of the program's compares
+//! and its switch cases (the domain's constant pools); the paper takes every constant of a
+//! predicate, so a constant inside a predicate's arithmetic (`y % 400 == 0`, `len != hdr + 10`)
+//! is one of its `C` and not one of ours (the arithmetic extension adds the moduli and divisors).
+//! `<rand>` is a random number of the field's width (4 codons for 32 bits) brought into the
+//! field's range by `lo + r mod (hi − lo + 1)`, the paper's "mod-based step"; a value of another
+//! production outside the range is brought in the same way (characters: into the alphabet).
 //!
-//! **Grammars**, `-a` names:
+//! **Grammars**, `-a` names (all on the paper's engine, but `ge-blocks` and `ge-ext`):
 //! * `ge-unseeded`: Ariadne's original grammar, without `<const>` (Anjum & Ryan's baseline);
 //! * `ge`: the seeded grammar above, exactly as the paper gives it;
-//! * beyond the paper's stated limitations, each extension on its own and all together:
+//! * beyond the paper's stated limitations, each extension on its own:
 //!   `ge-dyn`: a production `<dyn>` gives one of the values the program compared at run time
-//!   (the operands of each compare site's first evaluation, from the runtime's operand log, minus the input's own values and the static
-//!   constants, the newest 32; the "dynamic seeding" the paper leaves to future work); `ge-arith`: `<dep_var_X>` also offers `(var_X + C)` and
-//!   `(var_X - C)` for a harvested constant C (`a == b + 10`); `ge-str`: a string parameter's
-//!   length may expand to a string constant the program compares strings with
-//!   (`strcmp(s, "VIP")`), which sets the length and the characters at once; `ge-ext`: all three.
+//!   (the operands of each compare site's first evaluation, from the runtime's operand log, minus
+//!   the input's own values and the static constants, the newest 32; the "dynamic seeding" the
+//!   paper leaves to future work); `ge-arith`: `<dep_var_X>` also offers `(var_X + C)` and
+//!   `(var_X - C)` for a harvested constant C (`a == b + 10` when 10 is harvested), and `<const>`
+//!   also the lattice steps of the program's arithmetic (`y % 400 == 0`: 400); `ge-str`: a
+//!   string parameter's length may expand to a string constant the program compares strings with
+//!   (`strcmp(s, "VIP")`), which sets the length and the characters at once;
+//! * `ge-blocks`: the seeded grammar on evotest's engine; `ge-ext`: all three extensions on
+//!   evotest's engine.
 //!
-//! **Evolution** (the paper's settings): population 50 (`--population`), one-point crossover at
-//! codon boundaries with probability 0.9, bit mutation with probability 0.05 per codon (one of
-//! its 8 bits flipped; the paper says "bit mutation 0.05" and not whether per bit or per codon:
-//! per bit, a child would change a third of its codons, and in a trial on comp(5, 3) that reading
-//! needed about ten times the evaluations), at most 200 generations per search (`--generations`; the paper used 200 and 500 for its
-//! synthetic Set 1 programs and 300 and 500 for its scalability study). The paper does not name
-//! its selection; we use tournaments of 3 and keep the best member (elitism 1). As every evotest
-//! preset, a search starts from the best input known for its goal.
-//!
+//! **The paper's engine** ([`Engine::PAPER`]): codons are read as one stream, cyclically (GE's
+//! wrapping); the genome has one codon per field plus those of a `<rand>` for every field.
+//! Population 50 (`--population`), one-point crossover at codon boundaries with probability
+//! 0.9, bit mutation with probability 0.05 per bit ([`BitFlip`]; GE's bit mutation), at most 200
+//! generations per search (`--generations`; the paper used 200 and 500 for its synthetic Set 1
+//! programs and 300 and 500 for its scalability study), every search from a random population.
+//! The paper does not name its selection, its fitness or its genome length; we use tournaments
+//! of 3 with elitism 1, and approach level + normalised branch distance of the objective.
 //! **Driver**: the objectives are taken in their linear (source) order, and one search is run per
 //! objective still uncovered when its turn comes, ending when it is covered or after the
 //! generations; collateral coverage counts. One pass, as in the paper: budget left at the end is
 //! not spent.
+//!
+//! **evotest's engine** ([`Engine::IMPROVED`]), for what the paper's loses (see README):
+//! * a **block of codons per variable** (its choice, then the codons of its longest production):
+//!   in the stream a variable that changes production (`1` to `<const>`) shifts the codons of
+//!   every later variable, so a child rarely keeps what its parent had right (GE's ripple effect,
+//!   Rothlauf & Oetzel 2006); with blocks the other variables keep their values;
+//! * **int-flip mutation** per codon at 0.05 ([`IntFlip`]): a redrawn codon may choose any
+//!   production, where the bit flips of a codon reach at most 8 of them;
+//! * a **restart** after 10% of the generations without improvement: every member but the
+//!   elite is replaced by a random genome (a population converged on a local optimum, such as
+//!   `y = 1` for `y % 400 == 0`, otherwise breeds copies of it for the rest of the search);
+//! * every search **starts from the best input** known for its objective (as every other evotest
+//!   algorithm), and **passes repeat** while the last one covered an objective.
 
 use super::evolve::{Crossover, Evolution, Generations, Mutation, Representation, Selection};
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Search, SearchConfig, SearchContext};
