@@ -15,9 +15,9 @@
 //! ```
 //!
 //! `C_1 … C_S` are the constants the pass harvested from the operands of the program's compares
-//! and its switch cases (the domain's constant pools); the paper takes every constant of a
-//! predicate, so a constant inside a predicate's arithmetic (`y % 400 == 0`, `len != hdr + 10`)
-//! is one of its `C` and not one of ours (the arithmetic extension adds the moduli and divisors).
+//! and its switch cases (the domain's constant pools), then the other numeric literals of the
+//! predicates' texts (`y % 400 == 0`: 400; `len != hdr + 10`: 10): the paper takes every
+//! constant of a predicate.
 //! `<rand>` is a random number of the field's width (4 codons for 32 bits) brought into the
 //! field's range by `lo + r mod (hi − lo + 1)`, the paper's "mod-based step"; a value of another
 //! production outside the range is brought in the same way (characters: into the alphabet).
@@ -285,15 +285,15 @@ impl Ge {
         }
     }
 
-    /// The integer constants of `<const>` (without its leading 0): the harvested ones, and with
-    /// the arithmetic extension the lattice steps (moduli, divisors) not among them.
+    /// The integer constants of `<const>` (without its leading 0): the compares' operands and
+    /// switch cases, then the other literals of the predicates, and with the arithmetic extension
+    /// the lattice steps (moduli, divisors) not among them.
     fn int_consts(&self, cx: &SearchContext) -> Vec<i128> {
         let mut v = cx.domain.int_pool.clone();
-        if self.grammar.arithmetic {
-            for &s in &cx.domain.lattice {
-                if !v.contains(&s) {
-                    v.push(s);
-                }
+        let lattice = if self.grammar.arithmetic { &cx.domain.lattice[..] } else { &[] };
+        for &c in cx.domain.predicate_ints.iter().chain(lattice) {
+            if !v.contains(&c) {
+                v.push(c);
             }
         }
         v
@@ -311,7 +311,12 @@ impl Ge {
 
     fn float_consts(&self, cx: &SearchContext) -> Vec<f64> {
         let mut v: Vec<f64> = cx.domain.float_pool.clone();
-        v.extend(cx.domain.int_pool.iter().map(|&c| c as f64));
+        for &f in &cx.domain.predicate_floats {
+            if !v.iter().any(|x| x.to_bits() == f.to_bits()) {
+                v.push(f);
+            }
+        }
+        v.extend(self.int_consts(cx).iter().map(|&c| c as f64));
         v
     }
 }
