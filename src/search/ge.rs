@@ -534,11 +534,13 @@ impl Representation for Ge {
     }
 
     /// Every field by the simplest production that gives its value: 0, 1 or -1, a constant, a
-    /// previous variable or its neighbour, else a `<rand>` of it; so that the search can vary
-    /// the input through the grammar's productions.
+    /// previous variable or its neighbour, a previous variable ± a constant (arithmetic
+    /// extension), else a `<rand>` of it; so that the search can vary the input through the
+    /// grammar's productions and keeps the relations between variables.
     fn encode(&self, cx: &SearchContext, x: &Input) -> Vec<u8> {
         let d = cx.domain;
         let vals = d.values(x);
+        let ints = if self.seeded() { self.int_consts(cx) } else { vec![] };
         let mut g = Vec::with_capacity(self.len);
         for i in 0..d.fields.len() {
             if self.positional {
@@ -563,6 +565,19 @@ impl Representation for Ge {
             if let Some((x, o)) = dep {
                 g.extend([(self.rand_choice() + 1 + x) as u8, o as u8]);
                 continue;
+            }
+            // the arithmetic extension's (var_X + C) and (var_X - C): a relation between two
+            // variables is kept when the search changes the first (len == hdr + 10)
+            if self.grammar.arithmetic && !ints.is_empty() {
+                let arith = (0..i).rev().find_map(|x| {
+                    ints.iter().take(256).enumerate().find_map(|(k, &c)| {
+                        [(3u8, c as f64), (4u8, -(c as f64))].into_iter().find(|&(_, kc)| same(shifted(d, i, vals[x], kc))).map(|(op, _)| (x, op, k))
+                    })
+                });
+                if let Some((x, op, k)) = arith {
+                    g.extend([(self.rand_choice() + 1 + x) as u8, op, k as u8]);
+                    continue;
+                }
             }
             g.push(self.rand_choice() as u8);
             g.extend(self.rand_codons_of(cx, i, v));
@@ -901,6 +916,26 @@ mod tests {
                     assert_ne!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "stream");
                 }
             }
+        });
+    }
+
+    /// With the arithmetic extension an input is encoded through `var_X ± C` where that gives a
+    /// value: `len == hdr + 10` survives a change of `hdr`.
+    #[test]
+    fn the_arithmetic_encoding_keeps_relations() {
+        let mut d = ints(&["hdr", "len"], None);
+        d.int_pool = vec![10];
+        run_with(&d, eq_landscape(vec![0, 0]), SearchConfig::default(), 1, 10, |cx| {
+            let mut ge = Ge::new(Grammar::EXTENDED, true);
+            ge.prepare(cx);
+            let x = d.from_values(&[Value::Int(123_457), Value::Int(123_467)]);
+            let mut g = ge.encode(cx, &x);
+            assert_eq!(ge.decode(cx, &g), x);
+            // hdr's <rand> changes: len follows it
+            g[1] ^= 0x40;
+            let v = d.values(&ge.decode(cx, &g));
+            assert_ne!(v[0], Value::Int(123_457));
+            assert_eq!(v[1].as_i128(), v[0].as_i128() + 10);
         });
     }
 
