@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -115,6 +115,16 @@ bench-fuzz: build setup-bench
 ## bench-fuzz-quick: the same at 60 s per run and one seed
 bench-fuzz-quick: build setup-bench
 	bench/fuzz/bench.sh quick
+
+## bench-fuzz-sbst: issue 13's SBST programs (bench/fuzz-sbst.toml) wrapped as libFuzzer harnesses
+## that read every parameter's raw bytes (no ranges), all from one all-zero seed, 60 s per run
+## without an execution cap: evotest fuzz with guidance on, input-to-state only and off, 10 runs
+## each; libFuzzer (-use_value_profile=1) and AFL++ (CmpLog), 5 runs each; two programs at a time.
+## Results in bench/results/fuzz-sbst.{md,json,*.svg}
+FUZZ_SBST_TOOLS := fuzz,fuzz+i2s,fuzz+noguide,libfuzzer,afl
+bench-fuzz-sbst: build setup-bench
+	$(EVOTEST) bench --programs bench/fuzz-sbst.toml --tools $(FUZZ_SBST_TOOLS) --runs 10 --max-execs 0 --max-time 60s \
+		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --peer-encoding bytes --fuzzer-seed zero --jobs 2 --name fuzz-sbst $(BENCH_ARGS)
 
 ## bench-rust: both Rust benchmarks below (about 20 minutes on two cores)
 bench-rust: bench-rust-subjects bench-rust-fuzz

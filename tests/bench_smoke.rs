@@ -47,3 +47,50 @@ fn bench_runs_every_tool_and_writes_its_results() {
     let svg = std::fs::read_to_string(out.join("smoke-triangle.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("libfuzzer"), "plot lacks the peers");
 }
+
+/// `evotest fuzz` as a benchmark tool, on the raw-bytes harnesses of bench/fuzz-sbst.toml from an
+/// all-zero seed: measured by replaying its new-coverage log through evotest's own binary.
+#[test]
+fn bench_measures_evotest_fuzz_on_raw_bytes_harnesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let work = dir.path().join("work");
+    let o = evotest()
+        .args([
+            "bench", "--programs", "bench/fuzz-sbst.toml", "--only", "triangle,check_isbn", "--runs", "1", "--max-execs", "0",
+            "--max-time", "30s", "--tools", "fuzz,fuzz+i2s,fuzz+noguide", "--peer-encoding", "bytes", "--fuzzer-seed", "zero",
+            "--name", "fz",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--work")
+        .arg(&work)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let j = read_json(&out.join("fz.json"));
+    let recs = j["records"].as_array().unwrap();
+    let rec = |p: &str, t: &str| recs.iter().find(|r| r["program"] == p && r["tool"] == t).unwrap().clone();
+    for t in ["fuzz", "fuzz+i2s", "fuzz+noguide"] {
+        // every mode covers triangle's 22 outcomes; the run is stopped there
+        let r = rec("triangle", t);
+        assert_eq!(r["success"], true, "{r}");
+        let full = r["executions_to_full"].as_u64().unwrap();
+        assert!(full >= 1 && r["executions"].as_u64().unwrap() >= full, "{r}");
+        assert!(r["seconds"].as_f64().unwrap() < 25.0, "not stopped at full coverage: {r}");
+        // check_isbn's string is read as raw bytes: it covers most of its 30 outcomes
+        let r = rec("check_isbn", t);
+        assert!(r["covered"].as_u64().unwrap() >= 20, "{r}");
+    }
+    // guidance: triangle's equalities of raw 32-bit ints by input-to-state, havoc needs thousands
+    let guided = rec("triangle", "fuzz+i2s")["executions_to_full"].as_u64().unwrap();
+    let havoc = rec("triangle", "fuzz+noguide")["executions_to_full"].as_u64().unwrap();
+    assert!(guided < 1000 && guided < havoc, "i2s {guided}, havoc {havoc}");
+    // the harnesses read raw bytes: a string up to its first NUL, no length field
+    let h = std::fs::read_to_string(work.join("check_isbn/fuzz/harness.c")).unwrap();
+    assert!(h.contains("strnlen") && h.contains("LLVMFuzzerTestOneInput") && !h.contains("__evotest_observe"), "{h}");
+    assert_eq!(j["ground_truth"][0]["verdict"], "confirmed", "{}", j["ground_truth"]);
+    let md = std::fs::read_to_string(out.join("fz.md")).unwrap();
+    assert!(md.contains("all-zero input") && md.contains("| fuzz | fuzz+i2s | fuzz+noguide |"), "{md}");
+}

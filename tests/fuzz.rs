@@ -365,6 +365,12 @@ fn bad_fuzz_input_gets_one_line_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.dict:2:"), "{err}");
+    // a new-coverage log that cannot be created
+    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "-new_coverage_log=/nonexistent/dir/log"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--new_coverage_log: cannot create /nonexistent/dir/log"), "{err}");
+    assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
 }
 
 /// Run `evotest fuzz` on the harness in `dir` until its first crash (`--stop_on_crash`, no
@@ -550,4 +556,54 @@ fn input_to_state_replaces_strings_the_program_computes_at_run_time() {
         let (off, s) = execs_to_crash(d.path(), seed, 1000, "off");
         assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
     }
+}
+
+#[test]
+fn the_new_coverage_log_lists_the_inputs_that_added_coverage_and_they_replay_it() {
+    let d = tempfile::tempdir().unwrap();
+    harness("i2s_fields.c", d.path());
+    let (_, s) = fuzz(d.path(), &["harness", "c1", "-seed=3", "-runs=3000", "--new_coverage_log=new.log", "-artifact_prefix=art1/"]);
+    let text = std::fs::read_to_string(d.path().join("new.log")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // the last line ends the run with its executions
+    let end: Vec<&str> = lines.last().unwrap().split(' ').collect();
+    assert_eq!((end[0], end[1].parse::<u64>().unwrap()), ("end", s["executions"].as_u64().unwrap()), "{text}");
+    // one line per input kept, execution numbers increasing from the first (the empty input)
+    let entries: Vec<(u64, Vec<u8>)> = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let bytes = (0..f[2].len() / 2).map(|i| u8::from_str_radix(&f[2][2 * i..2 * i + 2], 16).unwrap()).collect();
+            (f[0].parse().unwrap(), bytes)
+        })
+        .collect();
+    assert_eq!(entries.len() as u64, s["corpus_new"].as_u64().unwrap(), "{text}");
+    assert_eq!(entries[0], (1, vec![]), "{text}");
+    assert!(entries.windows(2).all(|w| w[0].0 < w[1].0), "{text}");
+    // the logged inputs alone, as seeds, cover what the run covered (a crash's outcomes are not
+    // coverage)
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    for (i, (_, b)) in entries.iter().enumerate() {
+        std::fs::write(seeds.join(format!("s{i:04}")), b).unwrap();
+    }
+    let (_, again) = fuzz(d.path(), &["harness", "c2", "seeds", &format!("-runs={}", entries.len()), "-artifact_prefix=art2/"]);
+    assert_eq!(again["executions"].as_u64().unwrap(), entries.len() as u64);
+    assert_eq!(again["outcomes_covered"], s["outcomes_covered"], "{again:#}\n{s:#}");
+}
+
+#[test]
+fn guidance_i2s_substitutes_operands_but_runs_no_avm() {
+    let d = tempfile::tempdir().unwrap();
+    harness("relation.c", d.path());
+    // x * 6 + 4 == 2000002 needs the AVM (no operand of the compare is in the input)
+    let (found, s) = execs_to_crash(d.path(), 1, 3000, "i2s");
+    let g = &s["guidance"];
+    assert_eq!(found, None, "{s:#}");
+    assert!(g["enabled"].as_bool().unwrap() && g["attempts"].as_u64().unwrap() > 0 && g["execs_i2s"].as_u64().unwrap() > 0, "{g:#}");
+    assert_eq!((g["execs_influence"].as_u64(), g["execs_avm"].as_u64()), (Some(0), Some(0)), "{g:#}");
+    // the same compares of i2s_fields.c as with full guidance
+    harness("i2s_fields.c", d.path());
+    let (found, s) = execs_to_crash(d.path(), 1, 1000, "i2s");
+    assert!(found.is_some(), "{s:#}");
 }

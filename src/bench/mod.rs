@@ -16,6 +16,7 @@
 //! [`peers`]). Results go to `<out>/<name>.md` and `<out>/<name>.json`, with one SVG plot per
 //! program of coverage against executions (log scale), every tool overlaid.
 
+pub mod fuzz;
 pub mod paths;
 pub mod peers;
 pub mod plot;
@@ -131,8 +132,11 @@ pub struct BenchOptions {
     pub peer_runs: u32,
     pub peer_max_execs: u64,
     pub peer_max_time: Duration,
-    /// How the peers' harnesses read their bytes.
+    /// How the peers' (and the `fuzz` tools') harnesses read their bytes.
     pub peer_encoding: PeerEncoding,
+    /// The fuzzers (peers and `fuzz` tools) start from an all-zero input instead of the run's
+    /// starting input.
+    pub zero_seed: bool,
     /// The coverage criterion of every run (`branch`, `condition-decision`); the programs'
     /// `feasible` counts are in its goals.
     pub criterion: String,
@@ -142,13 +146,14 @@ pub struct BenchOptions {
 }
 
 impl BenchOptions {
-    /// Runs, execution cap and time cap of `tool`'s runs (`u64::MAX`: no execution cap).
+    /// Runs, execution cap and time cap of `tool`'s runs (`u64::MAX`: no execution cap, which a
+    /// cap of 0 means).
     pub fn caps(&self, peer: bool) -> (u32, u64, Duration) {
+        let cap = |n: u64| if n == 0 { u64::MAX } else { n };
         if peer {
-            let execs = if self.peer_max_execs == 0 { u64::MAX } else { self.peer_max_execs };
-            (self.peer_runs, execs, self.peer_max_time)
+            (self.peer_runs, cap(self.peer_max_execs), self.peer_max_time)
         } else {
-            (self.runs, self.max_execs, self.max_time)
+            (self.runs, cap(self.max_execs), self.max_time)
         }
     }
 }
@@ -330,6 +335,7 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
                     max_execs,
                     max_time,
                     timeout: opts.timeout,
+                    zero_seed: opts.zero_seed,
                 };
                 // A tool that fails on one run is recorded as covering nothing, with the error.
                 let obs = match tool.run(&mut cx, &spec) {
@@ -472,32 +478,44 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
     let mut s = String::new();
     let _ = writeln!(s, "# Benchmark `{}`\n", opts.name);
     let _ = writeln!(s, "Command: `{command}`\n");
+    let execs_cap = |n: u64| if n == u64::MAX { "no execution cap".to_string() } else { format!("{n} executions") };
     let _ = writeln!(
         s,
-        "{} runs per cell (seeds {}..{}), caps of {} executions and {} s per run. Success = all feasible \
+        "{} runs per cell (seeds {}..{}), caps of {} and {} s per run. Success = all feasible \
          {} goals covered (the count the programs file claims).\n",
         opts.runs,
         opts.seed_base,
         opts.seed_base + opts.runs as u64 - 1,
-        opts.max_execs,
+        execs_cap(opts.caps(false).1),
         opts.max_time.as_secs_f64(),
         if opts.criterion == "branch" { "branch-outcome".to_string() } else { opts.criterion.clone() }
     );
     let has_peer = opts.tools.iter().any(|t| tools::by_name(t, opts.peer_encoding).is_ok_and(|t| t.is_peer()));
-    if has_peer {
+    let has_fuzz = opts.tools.iter().any(|t| fuzz::Fuzz::by_name(t, opts.peer_encoding).is_some());
+    if has_peer || has_fuzz {
         let (runs, execs, time) = opts.caps(true);
         let _ = writeln!(
             s,
-            "Peers (libFuzzer, AFL++): {runs} runs per cell, caps of {} and {} s per run; {} harnesses ({}).\n",
-            if execs == u64::MAX { "no execution cap".to_string() } else { format!("{execs} executions") },
-            time.as_secs_f64(),
+            "{}{} harnesses ({}); {}.\n",
+            if has_peer {
+                format!("Peers (libFuzzer, AFL++): {runs} runs per cell, caps of {} and {} s per run; ", execs_cap(execs), time.as_secs_f64())
+            } else {
+                String::new()
+            },
             match opts.peer_encoding {
                 PeerEncoding::Raw => "raw-bytes",
                 PeerEncoding::Mapped => "mapped",
+                PeerEncoding::Bytes => "bytes",
             },
             match opts.peer_encoding {
                 PeerEncoding::Raw => "parameters over their type's whole range are read from the bytes as they are; declared ranges are mapped",
                 PeerEncoding::Mapped => "every parameter is mapped onto its declared range",
+                PeerEncoding::Bytes => "every parameter is read from the bytes as they are, declared ranges ignored; a string is its bytes up to the first NUL or its maximum length",
+            },
+            if opts.zero_seed {
+                "every fuzzer (the peers and the `fuzz` tools) starts from one all-zero input of the harness's length"
+            } else {
+                "every fuzzer starts from the run's starting input, the one every tool gets"
             }
         );
     }
@@ -591,6 +609,7 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
         "peer_max_execs": opts.peer_max_execs,
         "peer_max_seconds": opts.peer_max_time.as_secs_f64(),
         "peer_encoding": opts.peer_encoding,
+        "zero_seed": opts.zero_seed,
         "criterion": opts.criterion,
         "population": opts.population,
         "generations": opts.generations,

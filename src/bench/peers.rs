@@ -66,7 +66,8 @@ fn covered_feasible(first: &[Option<(u64, f64)>], feasible: usize) -> bool {
     first.iter().filter(|f| f.is_some()).count() >= feasible
 }
 
-fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
+/// Run `cmd` to its end; on failure, one line: `what` and the first error line of its stderr.
+pub(super) fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
     let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
@@ -76,13 +77,18 @@ fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn write_seed(dir: &Path, cx: &ProgramCtx, spec: &RunSpec, enc: PeerEncoding) -> Result<()> {
+/// Write the run's seed into `dir` as `start`: an all-zero input of the harness's length when
+/// `spec.zero_seed`, else the run's starting input in encoding `enc`.
+pub(super) fn write_seed(dir: &Path, cx: &ProgramCtx, spec: &RunSpec, enc: PeerEncoding) -> Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("start"), mapped::encode(cx.target.frontend.domain(), &spec.start, enc))?;
+    let d = cx.target.frontend.domain();
+    let bytes = if spec.zero_seed { vec![0u8; mapped::input_len(d, enc).max(1)] } else { mapped::encode(d, &spec.start, enc) };
+    std::fs::write(dir.join("start"), bytes)?;
     Ok(())
 }
 
-fn fresh_dir(p: &Path) -> Result<()> {
+/// Empty `p`, creating it if needed.
+pub(super) fn fresh_dir(p: &Path) -> Result<()> {
     if p.exists() {
         std::fs::remove_dir_all(p)?;
     }
@@ -171,7 +177,7 @@ impl Tool for LibFuzzer {
             .arg(format!("-seed={}", spec.seed + 1))
             .arg(if spec.max_execs == u64::MAX { "-runs=-1".to_string() } else { format!("-runs={}", spec.max_execs) })
             .arg(format!("-max_total_time={secs}"))
-            .arg(format!("-max_len={}", cx.target.frontend.domain().len.max(1)))
+            .arg(format!("-max_len={}", mapped::input_len(cx.target.frontend.domain(), self.encoding).max(1)))
             .arg(format!("-timeout={}", spec.timeout.as_secs_f64().ceil().max(1.0) as u64))
             .arg("-print_final_stats=1")
             .arg("-close_fd_mask=3")

@@ -42,6 +42,9 @@ pub struct RunSpec {
     pub max_time: Duration,
     /// Per-execution timeout.
     pub timeout: Duration,
+    /// Fuzzers (peers and `fuzz` tools) start from an all-zero input of their harness's length
+    /// instead of `start`.
+    pub zero_seed: bool,
 }
 
 /// What one run of one tool achieved, in the observer's terms.
@@ -131,9 +134,12 @@ impl Tool for Evotest {
 
 /// Names of all tools: evotest's algorithms, each with optional modifiers `+uniform`
 /// (uniform initialisation), `+nochain` / `+chain` (chaining off / on at the first failed
-/// attempt; default automatic), and `libfuzzer`, `afl`.
+/// attempt; default automatic); `fuzz`, `fuzz+i2s`, `fuzz+noguide` (`evotest fuzz` on a libFuzzer
+/// harness of the function, guidance on, input-to-state only, off; [`super::fuzz`]); and
+/// `libfuzzer`, `afl`.
 pub fn names() -> Vec<String> {
     let mut v: Vec<String> = search::ALGORITHMS.iter().map(|a| format!("{}[+uniform][+nochain|+chain]", a.name)).collect();
+    v.push("fuzz[+i2s|+noguide]".into());
     v.push("libfuzzer".into());
     v.push("afl".into());
     v
@@ -145,6 +151,9 @@ pub fn by_name(name: &str, encoding: PeerEncoding) -> Result<Box<dyn Tool>> {
         "libfuzzer" => return Ok(Box::new(super::peers::LibFuzzer::new(encoding))),
         "afl" => return Ok(Box::new(super::peers::Afl::new(encoding))),
         _ => {}
+    }
+    if let Some(f) = super::fuzz::Fuzz::by_name(name, encoding) {
+        return Ok(Box::new(f));
     }
     let mut parts = name.split('+');
     let algo = parts.next().unwrap_or("");

@@ -38,7 +38,7 @@ const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
-    "frontier_include", "frontier_exclude", "instrument_crates",
+    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -162,9 +162,16 @@ pub struct FuzzArgs {
     stop_on_crash: bool,
     /// Branch distances and compared operands steer the loop: input-to-state substitution and
     /// AVM on the frontier outcomes, at most half of the executions (`off`: plain coverage-guided
-    /// havoc, for comparison)
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = ["on", "off"])]
+    /// havoc; `i2s`: input-to-state substitution only, no AVM; both for comparison)
+    #[arg(long, default_value = "on", value_name = "on|off|i2s", value_parser = ["on", "off", "i2s"])]
     guidance: String,
+    /// Write a line per input that adds coverage to FILE (created afresh): `EXECUTION
+    /// MICROSECONDS HEX` (the execution number in this run, the time since its start, the input
+    /// in hex), and `end EXECUTIONS MICROSECONDS` when the run ends; worker K of -j writes
+    /// FILE.worker-K. Replaying the inputs in order tells when any branch of interest was first
+    /// covered (the benchmark's `fuzz` tools do so)
+    #[arg(long = "new_coverage_log", alias = "new-coverage-log", value_name = "FILE")]
+    new_coverage_log: Option<PathBuf>,
     /// Leave the branches GLOB matches out of the guidance's frontier (repeatable; AFL++'s
     /// denylist entries): a glob (`*` any text, `?` one character) of the source file (the whole
     /// path or its end after a `/`) or of the function (Rust path or linkage name); `src:GLOB`
@@ -308,7 +315,9 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.jobs = a.jobs.max(1);
     o.worker = a.worker;
     o.stop_on_crash = a.stop_on_crash;
-    o.guidance = a.guidance == "on";
+    o.guidance = a.guidance != "off";
+    o.i2s_only = a.guidance == "i2s";
+    o.new_coverage_log = a.new_coverage_log.clone();
     o.guide_scope = guide_scope;
     o.display = if a.quiet {
         Display::Quiet

@@ -149,8 +149,9 @@ struct BenchArgs {
     only: Vec<String>,
     /// Tools to compare (comma-separated): evotest's algorithms (auto, avm, ga, random, …, each also as
     /// NAME+uniform for uniform initialisation instead of the default bias towards boundaries,
-    /// program constants and small values), libfuzzer, afl. The random baseline is
-    /// random+uniform: pure random testing over the domain
+    /// program constants and small values), fuzz, fuzz+i2s, fuzz+noguide (`evotest fuzz` on a
+    /// libFuzzer harness of the function: guidance on, input-to-state only, off), libfuzzer,
+    /// afl. The random baseline is random+uniform: pure random testing over the domain
     #[arg(long, value_delimiter = ',', default_value = "auto,auto+uniform,avm,ga,random+uniform,libfuzzer,afl", value_name = "TOOLS")]
     tools: Vec<String>,
     /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
@@ -159,7 +160,7 @@ struct BenchArgs {
     /// First seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Execution cap per run
+    /// Execution cap per run, 0 for none
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     max_execs: u64,
     /// Wall-time cap per run
@@ -192,11 +193,17 @@ struct BenchArgs {
     /// Wall-time cap per peer run [default: --max-time]
     #[arg(long, value_name = "DURATION")]
     peer_max_time: Option<String>,
-    /// How the peers' harnesses read their bytes: raw (a parameter over its type's whole range
-    /// is its bytes as they are, as a fuzzing user's harness reads it; declared ranges are
-    /// mapped) or mapped (every parameter mapped onto its declared range)
-    #[arg(long, default_value = "raw", value_parser = ["raw", "mapped"], value_name = "ENCODING")]
+    /// How the harnesses of the fuzzers (libfuzzer, afl, fuzz) read their bytes: raw (a parameter
+    /// over its type's whole range is its bytes as they are, as a fuzzing user's harness reads
+    /// it; declared ranges are mapped), mapped (every parameter mapped onto its declared range)
+    /// or bytes (every parameter its bytes as they are, declared ranges ignored, a string its
+    /// bytes up to the first NUL; for programs that declare no ranges)
+    #[arg(long, default_value = "raw", value_parser = ["raw", "mapped", "bytes"], value_name = "ENCODING")]
     peer_encoding: String,
+    /// The fuzzers' (libfuzzer, afl, fuzz) seed: `start`, the run's starting input that every
+    /// tool gets, or `zero`, an all-zero input of the harness's length
+    #[arg(long, default_value = "start", value_parser = ["start", "zero"], value_name = "SEED")]
+    fuzzer_seed: String,
     /// Programs benchmarked at a time, each in a process of its own (as libFuzzer's -jobs).
     /// Executions do not change; wall times grow once the jobs outnumber the cores
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -233,6 +240,7 @@ impl BenchArgs {
         kv("--out", out.display().to_string());
         kv("--work", self.work.display().to_string());
         kv("--peer-encoding", self.peer_encoding.clone());
+        kv("--fuzzer-seed", self.fuzzer_seed.clone());
         if let Some(r) = self.peer_runs {
             kv("--peer-runs", r.to_string());
         }
@@ -803,6 +811,7 @@ fn bench(a: &BenchArgs) -> Result<i32> {
             None => parse_duration(&a.max_time).context("--max-time")?,
         },
         peer_encoding: crate::input::mapped::PeerEncoding::parse(&a.peer_encoding)?,
+        zero_seed: a.fuzzer_seed == "zero",
         criterion: a.criterion.clone(),
         population: a.population,
         generations: a.generations,

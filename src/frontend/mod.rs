@@ -33,6 +33,9 @@ pub enum Peer {
     LibFuzzer,
     /// AFL++'s persistent mode (`__AFL_LOOP`), compiled with `afl-clang-fast`.
     Afl,
+    /// `LLVMFuzzerTestOneInput` without the observer, for `evotest fuzz` (built as `evotest-cc
+    /// -fsanitize=fuzzer` builds it).
+    EvotestFuzz,
 }
 
 /// One case of a test file.

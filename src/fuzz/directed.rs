@@ -96,7 +96,7 @@ impl Fuzzer<'_> {
                 (cur, cur_f) = (y, f);
             }
         }
-        if !cur_f.is_finite() {
+        if !cur_f.is_finite() || self.opts.i2s_only {
             return Ok(());
         }
         self.stage = Stage::Influence;

@@ -41,6 +41,7 @@ pub mod guide;
 pub mod i2s;
 pub mod minimize;
 pub mod mutate;
+pub mod newlog;
 pub mod scope;
 pub mod stats;
 pub mod triage;
@@ -122,6 +123,11 @@ pub struct FuzzOptions {
     /// Branch distances and compared operands steer the loop (see module docs); off: plain
     /// coverage-guided havoc.
     pub guidance: bool,
+    /// Directed attempts stop after input-to-state substitution (no influence probe, no AVM):
+    /// `--guidance i2s`, an ablation.
+    pub i2s_only: bool,
+    /// Log every input that adds coverage, with its execution number ([`newlog`]).
+    pub new_coverage_log: Option<PathBuf>,
     /// The branches the guidance may steer towards ([`scope`]): by default not library code.
     pub guide_scope: scope::GuideScope,
 }
@@ -154,6 +160,8 @@ impl FuzzOptions {
             worker: None,
             stop_on_crash: false,
             guidance: true,
+            i2s_only: false,
+            new_coverage_log: None,
             guide_scope: scope::GuideScope::default(),
         }
     }
@@ -483,6 +491,8 @@ struct Fuzzer<'a> {
     ops: Vec<crate::trace::OperandRec>,
     /// Scratch space for string operand logs.
     str_ops: Vec<crate::trace::StrOperandRec>,
+    /// `--new_coverage_log`.
+    new_log: Option<newlog::NewLog>,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -561,6 +571,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     let mut guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
     let (in_scope, scope_counts) = opts.guide_scope.sites(&s.target.program);
     guide.restrict(in_scope);
+    let new_log = opts.new_coverage_log.as_deref().map(|p| newlog::NewLog::create(p, opts.worker)).transpose()?;
     let mut f = Fuzzer {
         opts,
         s,
@@ -596,6 +607,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         callers: None,
         ops: vec![],
         str_ops: vec![],
+        new_log,
     };
     if opts.display != Display::Quiet && opts.worker.is_none() {
         f.monitor.println(&format!(
@@ -616,6 +628,9 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     let result = f.campaign(files);
     f.stop_workers();
     result?;
+    if let Some(l) = &mut f.new_log {
+        l.end(f.s.executions, f.start.elapsed())?;
+    }
     f.finish()
 }
 
@@ -735,6 +750,9 @@ impl Fuzzer<'_> {
         if self.corpus.is_empty() && !self.done() {
             // no seed added coverage (or there were none): start from the empty input
             self.s.run(b"")?;
+            if let Some(l) = &mut self.new_log {
+                l.input(self.s.executions, self.start.elapsed(), b"")?;
+            }
             let outcomes = self.s.cov.outcomes.clone();
             self.fb.add(&self.s.cov.clone());
             if self.corpus.add(vec![], outcomes, self.elapsed(), Some(&self.opts.corpus))? {
@@ -846,6 +864,9 @@ impl Fuzzer<'_> {
             new_outcomes = self.fb.add(&self.s.cov).0;
             if new_outcomes > 0 {
                 self.s.quiet_covered(&self.fb);
+            }
+            if let Some(l) = &mut self.new_log {
+                l.input(self.s.executions, self.start.elapsed(), data)?;
             }
         }
         if self.opts.guidance && matches!(outcome, Outcome::Normal | Outcome::Crash) {

@@ -22,6 +22,15 @@
 //! would read an `int` or a `double` from the data): zero bytes are 0 and 0.0, not the lower bound.
 //! Declared ranges, lengths, characters and `_Bool`s are mapped as in the table either way.
 //!
+//! With the **bytes** encoding ([`PeerEncoding::Bytes`]) every parameter is read from the input as
+//! a fuzzing user's harness would read it, with no mapping at all: each scalar and array element
+//! is its C type's bytes as they are (declared ranges are *not* applied, so use it with programs
+//! that declare none), a string is its characters up to the first NUL byte or its maximum length
+//! (its slot in the input is that maximum, and there is no length field), a buffer's length is a
+//! 4-byte integer cut to the buffer's maximum, and a `_Bool` is the low bit of its byte. The
+//! input is then shorter than the domain's direct encoding by the strings' length fields
+//! ([`input_len`]).
+//!
 //! The ordered key of a float maps its bit pattern to an unsigned integer that increases with the
 //! float's value (negative patterns inverted, positive ones with the top bit set), so key 0 is the
 //! lowest value (a negative NaN for the whole range) and consecutive keys are adjacent floats.
@@ -38,17 +47,21 @@ pub enum PeerEncoding {
     Raw,
     /// Every field is mapped onto its range (zero bytes are the lower bounds).
     Mapped,
+    /// Every parameter is its bytes as they are, declared ranges ignored; a string is its
+    /// characters up to the first NUL (see module docs).
+    Bytes,
 }
 
 impl PeerEncoding {
-    /// Parse `raw` or `mapped`.
+    /// Parse `raw`, `mapped` or `bytes`.
     ///
     /// Errors (one line): anything else.
     pub fn parse(s: &str) -> anyhow::Result<PeerEncoding> {
         match s {
             "raw" => Ok(PeerEncoding::Raw),
             "mapped" => Ok(PeerEncoding::Mapped),
-            _ => anyhow::bail!("unknown peer encoding `{s}` (raw or mapped)"),
+            "bytes" => Ok(PeerEncoding::Bytes),
+            _ => anyhow::bail!("unknown peer encoding `{s}` (raw, mapped or bytes)"),
         }
     }
 
@@ -160,18 +173,32 @@ fn field_value(g: &Field, r: u64, enc: PeerEncoding) -> Value {
 
 /// Decode a peer's byte string (see module docs) into the direct encoding of the domain. The
 /// arithmetic is the same as the generated C decoder's, so a replayed input is bit-for-bit the one
-/// the peer ran; every value is inside its field's domain by construction.
+/// the peer ran; every value is inside its field's domain by construction, except under the
+/// bytes encoding, which ignores declared ranges and alphabets.
 pub fn decode(d: &Domain, bytes: &[u8], enc: PeerEncoding) -> Input {
+    if enc == PeerEncoding::Bytes {
+        return decode_bytes(d, bytes);
+    }
     let mut out = vec![0u8; d.len];
     for g in &d.fields {
-        let v = field_value(g, raw(bytes, g.offset, g.ty.size()), enc);
+        let r = raw(bytes, g.offset, g.ty.size());
+        let v = field_value(g, r, enc);
         g.write(&mut out, v);
+        if g.ty == ScalarType::F32 && g.full && matches!(v, Value::Float(f) if f.is_nan()) {
+            // a signalling NaN would come back quiet from its f64 value: write its bits as the C
+            // decoder does (the whole range's key span is 2^32, so the key is r's low half)
+            let bits = if enc.is_raw(g) { r as u32 } else { unkey32(r as u32) };
+            out[g.offset..g.offset + 4].copy_from_slice(&bits.to_le_bytes());
+        }
     }
     Input::new(out)
 }
 
 /// Encode an input so that [`decode`] gives it back (used to give peers the same starting input).
 pub fn encode(d: &Domain, input: &Input, enc: PeerEncoding) -> Vec<u8> {
+    if enc == PeerEncoding::Bytes {
+        return encode_bytes(d, input);
+    }
     let mut out = vec![0u8; d.len];
     for g in &d.fields {
         let v = g.read(&input.bytes);
@@ -206,12 +233,168 @@ pub fn encode(d: &Domain, input: &Input, enc: PeerEncoding) -> Vec<u8> {
     out
 }
 
+/// Where the [`PeerEncoding::Bytes`] encoding takes a domain field's bytes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// Field `field`'s bytes, as they are, from input offset `from` (a `_Bool`: the low bit).
+    Copy { field: usize, from: usize },
+    /// A string: `max` characters from input offset `from`, up to the first NUL; its length
+    /// goes into field `len_field`, its characters into the `max` fields from `first`.
+    Str { len_field: usize, first: usize, max: usize, from: usize },
+    /// A buffer's length: a 4-byte integer from `from`, cut to `max`.
+    Len { field: usize, from: usize, max: usize },
+}
+
+/// The [`PeerEncoding::Bytes`] layout of `d`: a slot per field (one per string), and the input
+/// length.
+fn bytes_layout(d: &Domain) -> (Vec<Slot>, usize) {
+    let mut slots = Vec::new();
+    let (mut i, mut from) = (0, 0);
+    while i < d.fields.len() {
+        let g = &d.fields[i];
+        let max = match g.range {
+            Range::Int { hi, .. } => hi.clamp(0, u32::MAX as i128) as usize,
+            _ => 0,
+        };
+        let is_string = g.role == Role::Length
+            && max > 0
+            && i + max < d.fields.len()
+            && (1..=max).all(|k| {
+                let c = &d.fields[i + k];
+                matches!(c.role, Role::Char { .. }) && c.ty.size() == 1 && c.offset == d.fields[i + 1].offset + k - 1
+            });
+        if is_string {
+            slots.push(Slot::Str { len_field: i, first: i + 1, max, from });
+            from += max;
+            i += 1 + max;
+        } else if g.role == Role::Length {
+            slots.push(Slot::Len { field: i, from, max });
+            from += g.ty.size();
+            i += 1;
+        } else {
+            slots.push(Slot::Copy { field: i, from });
+            from += g.ty.size();
+            i += 1;
+        }
+    }
+    (slots, from)
+}
+
+/// Length of a peer's input under `enc`: the domain's length, or for [`PeerEncoding::Bytes`]
+/// that of its layout (strings without length fields).
+pub fn input_len(d: &Domain, enc: PeerEncoding) -> usize {
+    match enc {
+        PeerEncoding::Bytes => bytes_layout(d).1,
+        _ => d.len,
+    }
+}
+
+fn decode_bytes(d: &Domain, bytes: &[u8]) -> Input {
+    let mut out = vec![0u8; d.len];
+    let byte = |k: usize| bytes.get(k).copied().unwrap_or(0);
+    for slot in bytes_layout(d).0 {
+        match slot {
+            Slot::Copy { field, from } => {
+                let g = &d.fields[field];
+                for k in 0..g.ty.size() {
+                    out[g.offset + k] = byte(from + k);
+                }
+                if g.ty == ScalarType::Bool {
+                    out[g.offset] &= 1;
+                }
+            }
+            Slot::Str { len_field, first, max, from } => {
+                let n = (0..max).find(|&k| byte(from + k) == 0).unwrap_or(max);
+                for k in 0..n {
+                    out[d.fields[first + k].offset] = byte(from + k);
+                }
+                d.fields[len_field].write(&mut out, Value::Int(n as i128));
+            }
+            Slot::Len { field, from, max } => {
+                let g = &d.fields[field];
+                let r = raw(bytes, from, g.ty.size());
+                g.write(&mut out, Value::Int(r.min(max as u64) as i128));
+            }
+        }
+    }
+    Input::new(out)
+}
+
+fn encode_bytes(d: &Domain, input: &Input) -> Vec<u8> {
+    let (slots, len) = bytes_layout(d);
+    let mut out = vec![0u8; len];
+    let at = |k: usize| input.bytes.get(k).copied().unwrap_or(0);
+    for slot in slots {
+        match slot {
+            Slot::Copy { field, from } => {
+                let g = &d.fields[field];
+                for k in 0..g.ty.size() {
+                    out[from + k] = at(g.offset + k);
+                }
+            }
+            Slot::Str { len_field, first, max, from } => {
+                let n = (d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize;
+                for k in 0..n {
+                    let c = at(d.fields[first + k].offset);
+                    if c == 0 {
+                        break;
+                    }
+                    out[from + k] = c;
+                }
+            }
+            Slot::Len { field, from, .. } => {
+                let g = &d.fields[field];
+                for k in 0..g.ty.size() {
+                    out[from + k] = at(g.offset + k);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The C decoder of the [`PeerEncoding::Bytes`] encoding (see [`c_decoder`]): the input, cut or
+/// zero-padded to its length, then plain copies (`strnlen` for a string), so that the harness
+/// adds a single branch of its own (the cut).
+fn c_decoder_bytes(d: &Domain) -> String {
+    let (slots, len) = bytes_layout(d);
+    let len = len.max(1);
+    let mut s = String::from("static void evotest_map(const uint8_t *data, size_t size, unsigned char *out) {\n");
+    let _ = writeln!(s, "    unsigned char in[{len}];\n    uint32_t len;\n    memset(in, 0, {len});");
+    let _ = writeln!(s, "    memcpy(in, data, size < {len} ? size : {len});\n    memset(out, 0, {});", d.len.max(1));
+    for slot in slots {
+        match slot {
+            Slot::Copy { field, from } => {
+                let g = &d.fields[field];
+                let _ = writeln!(s, "    memcpy(out + {}, in + {from}, {});", g.offset, g.ty.size());
+                if g.ty == ScalarType::Bool {
+                    let _ = writeln!(s, "    out[{}] &= 1;", g.offset);
+                }
+            }
+            Slot::Str { len_field, first, max, from } => {
+                let (loff, coff) = (d.fields[len_field].offset, d.fields[first].offset);
+                let _ = writeln!(s, "    len = (uint32_t)strnlen((const char *)in + {from}, {max});");
+                let _ = writeln!(s, "    memcpy(out + {coff}, in + {from}, len);\n    memcpy(out + {loff}, &len, 4);");
+            }
+            Slot::Len { field, from, max } => {
+                let off = d.fields[field].offset;
+                let _ = writeln!(s, "    memcpy(&len, in + {from}, 4);\n    len = len < {max}u ? len : {max}u;\n    memcpy(out + {off}, &len, 4);");
+            }
+        }
+    }
+    s.push_str("    (void)len;\n}\n");
+    s
+}
+
 /// C source of `static void evotest_map(const uint8_t *data, size_t size, unsigned char *out)`,
 /// which turns a peer's bytes into the direct encoding of the domain's fields (so that the
 /// parameter decoding of the function frontend's harness can follow). Plain C99, so that
 /// AFL++'s clang-14 compiles it as well as clang-22.
 pub fn c_decoder(d: &Domain, enc: PeerEncoding) -> String {
     let mut s = String::new();
+    if enc == PeerEncoding::Bytes {
+        return c_decoder_bytes(d);
+    }
     s.push_str(
         "static uint64_t evotest_raw(const uint8_t *data, size_t size, size_t off, size_t n) {\n\
          \x20   uint64_t r = 0;\n\
@@ -373,7 +556,8 @@ mod tests {
             len,
             fs,
         ]);
-        for enc in [PeerEncoding::Mapped, PeerEncoding::Raw] {
+        let d = with_string(d);
+        for enc in [PeerEncoding::Mapped, PeerEncoding::Raw, PeerEncoding::Bytes] {
         let dir = tempfile::tempdir().unwrap();
         let src = format!(
             "#include <stdint.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n{}\n\
@@ -388,15 +572,62 @@ mod tests {
         let st = std::process::Command::new(clang).arg(dir.path().join("m.c")).arg("-o").arg(&exe).status().unwrap();
         assert!(st.success());
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-        for round in 0..60 {
+        for round in 0..90 {
             let n = if round % 5 == 0 { rng.random_range(0..d.len) } else { d.len };
-            let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+            let mut bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+            if round % 3 == 0 && n > 2 {
+                bytes[n - 2] = 0; // a NUL inside the string of the bytes encoding
+            }
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let out = std::process::Command::new(&exe).arg(if hex.is_empty() { "0".into() } else { hex }).output().unwrap();
             let want: String = decode(&d, &bytes, enc).bytes.iter().map(|b| format!("{b:02x}")).collect();
             assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{enc:?}, bytes {bytes:02x?}");
         }
         }
+    }
+
+    /// `d` with a string `t` of at most 3 characters at its end (length field, then characters).
+    fn with_string(d: Domain) -> Domain {
+        let mut fields = d.fields.clone();
+        let mut len = Field::full("t.len", ScalarType::U32);
+        len.range = Range::Int { lo: 0, hi: 3 };
+        len.role = Role::Length;
+        fields.push(len);
+        for k in 0..3 {
+            fields.push(Field {
+                name: format!("t[{k}]"),
+                offset: 0,
+                ty: ScalarType::I8,
+                range: Range::Int { lo: 32, hi: 126 },
+                full: false,
+                step: None,
+                role: Role::Char { alphabet: (32..=126).collect() },
+            });
+        }
+        Domain { init: InitMode::Uniform, ..Domain::packed(fields) }
+    }
+
+    /// Bytes: every field its bytes (declared ranges ignored), the string up to its first NUL and
+    /// without a length field in the input; encode gives the bytes back.
+    #[test]
+    fn bytes_encoding_reads_parameters_as_they_are() {
+        let d = with_string(domain());
+        let n = input_len(&d, PeerEncoding::Bytes);
+        assert_eq!(n, d.len - 4, "the string's length field is not in the input");
+        let mut bytes = vec![0u8; n];
+        bytes[..4].copy_from_slice(&(-20000i32).to_le_bytes()); // outside a's declared -15000..15000
+        bytes[n - 3..].copy_from_slice(&[0xe9, b'x', 0]);
+        let x = decode(&d, &bytes, PeerEncoding::Bytes);
+        let v = d.values(&x);
+        assert_eq!(v[0], Value::Int(-20000));
+        assert_eq!(v[3], Value::Float(0.0), "y's declared range is not applied either");
+        let t = d.fields.iter().position(|f| f.name == "t.len").unwrap();
+        assert_eq!(v[t], Value::Int(2));
+        assert_eq!(x.bytes[d.fields[t + 1].offset], 0xe9, "characters outside the alphabet stay");
+        assert_eq!(encode(&d, &x, PeerEncoding::Bytes), bytes);
+        // a short input is zero-padded: the string is empty
+        let v = d.values(&decode(&d, &bytes[..4], PeerEncoding::Bytes));
+        assert_eq!((v[0], v[t]), (Value::Int(-20000), Value::Int(0)));
     }
 
     #[test]

@@ -181,6 +181,8 @@ fn peer_prelude(fe: &FunctionFrontend, what: &str, enc: PeerEncoding) -> String 
                               * declared ranges, lengths and characters are mapped onto the declared domain",
         PeerEncoding::Mapped => "Bytes are mapped onto the declared domain (an all-zero input is every range's\n\
                                  * lower bound)",
+        PeerEncoding::Bytes => "Every parameter is read from the bytes as they are, declared ranges ignored: scalars\n\
+                                * and array elements in their C type, a string up to its first NUL byte or its maximum",
     };
     let mut s = format!(
         "/* evotest {what} harness for {} (from {source}). Generated; do not edit.\n\
@@ -216,6 +218,17 @@ pub fn generate_libfuzzer(fe: &FunctionFrontend, enc: PeerEncoding) -> String {
     ));
     s.push_str(&peer_body(fe, "data", "size", Some("__evotest_observe_begin();")));
     s.push_str("    __evotest_observe_end(data, size);\n    return 0;\n}\n");
+    s
+}
+
+/// The harness of `evotest fuzz` in the benchmark: a plain `LLVMFuzzerTestOneInput` over the
+/// encoding `enc` (no observer: `evotest fuzz` reads the trace map itself), linked with evotest's
+/// libFuzzer-compatible driver as `evotest-cc -fsanitize=fuzzer` links it.
+pub fn generate_fuzz(fe: &FunctionFrontend, enc: PeerEncoding) -> String {
+    let mut s = peer_prelude(fe, "evotest fuzz", enc);
+    s.push_str("int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n");
+    s.push_str(&peer_body(fe, "data", "size", None));
+    s.push_str("    return 0;\n}\n");
     s
 }
 

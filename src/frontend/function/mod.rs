@@ -127,6 +127,7 @@ impl Frontend for FunctionFrontend {
         Some(match peer {
             Peer::LibFuzzer => harness::generate_libfuzzer(self, encoding),
             Peer::Afl => harness::generate_afl(self, encoding),
+            Peer::EvotestFuzz => harness::generate_fuzz(self, encoding),
         })
     }
 
