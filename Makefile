@@ -75,19 +75,20 @@ bench-numeric: build setup-bench
 
 ## bench-ge: Anjum & Ryan's (2021) subjects under condition-decision coverage (issue #14): comp(n, c)
 ## (18 programs), Set 2 (days, quadratic, triangle, check_isbn, check_issn) and our Set 1 (ten
-## constant-heavy programs). The paper's GE (seeded grammar), the extended grammar, evotest's AVM
-## and default, 30 runs at 1,000,000 executions; the unseeded grammar, each extension alone and
-## random, 5 runs at 100,000 executions (they fail often, and a failing run spends its whole cap);
-## then GE on comp with the paper's scalability settings (population 300, 500 generations).
+## constant-heavy programs). The paper's GE (seeded grammar), ge-ext (extended grammar on evotest's
+## GE engine), evotest's AVM and default, 30 runs at 1,000,000 executions; the seeded grammar on
+## evotest's engine (ge-blocks), the unseeded grammar, each extension alone and random, 5 runs at
+## 100,000 executions (they fail often, and a failing run spends its whole cap); then the paper's
+## GE on comp with the paper's scalability settings (population 300, 500 generations).
 ## Results in bench/results/ge-{comp,set1,set2}[-rest].{md,json} and ge-comp-paper.{md,json}.
 GE_TOOLS := ge,ge-ext,avm,auto
-GE_REST_TOOLS := ge-unseeded,ge-dyn,ge-arith,ge-str,random
+GE_REST_TOOLS := ge-blocks,ge-unseeded,ge-dyn,ge-arith,ge-str,random
 bench-ge: build
 	for s in comp set2 set1; do \
-	  $(EVOTEST) bench --programs bench/ge-$$s.toml --criterion condition-decision --tools $(GE_TOOLS) --runs 30 --max-execs 1000000 --max-time 60s --jobs 2 --name ge-$$s -q $(BENCH_ARGS) && \
-	  $(EVOTEST) bench --programs bench/ge-$$s.toml --criterion condition-decision --tools $(GE_REST_TOOLS) --runs 5 --max-execs 100000 --max-time 60s --jobs 2 --name ge-$$s-rest -q $(BENCH_ARGS) || exit 1; \
+	  $(EVOTEST) bench --programs bench/ge-$$s.toml --criterion condition-decision --tools $(GE_TOOLS) --runs 30 --max-execs 1000000 --max-time 300s --jobs 2 --name ge-$$s -q $(BENCH_ARGS) && \
+	  $(EVOTEST) bench --programs bench/ge-$$s.toml --criterion condition-decision --tools $(GE_REST_TOOLS) --runs 5 --max-execs 100000 --max-time 300s --jobs 2 --name ge-$$s-rest -q $(BENCH_ARGS) || exit 1; \
 	done
-	$(EVOTEST) bench --programs bench/ge-comp.toml --criterion condition-decision --tools ge,ge-ext --population 300 --generations 500 --runs 30 --max-execs 1000000 --max-time 60s --jobs 2 --name ge-comp-paper -q $(BENCH_ARGS)
+	$(EVOTEST) bench --programs bench/ge-comp.toml --criterion condition-decision --tools ge --population 300 --generations 500 --runs 30 --max-execs 1000000 --max-time 300s --jobs 2 --name ge-comp-paper -q $(BENCH_ARGS)
 
 ## bench-chaining: the seven programs of McMinn & Holcombe 2004, target branch only, 50 runs each: plain search,
 ## the paper's EA with chaining (both stopping rules), evotest's defaults (uniform and biased start);

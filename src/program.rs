@@ -396,6 +396,26 @@ impl Program {
         (ints, floats)
     }
 
+    /// The numeric literals of every site's condition text (as the pass rebuilds it, e.g.
+    /// `y % 400 == 0`, `len != hdr + 10`, `m == '+'`, `nmol < 25.0`), integers and floats (a
+    /// literal with a fraction or an exponent), each once, in site order. Where
+    /// [`Program::constants`] holds the compares' operands, these are every constant written in a
+    /// predicate, as Anjum & Ryan (2021) harvest them; a character literal counts as its code.
+    pub fn predicate_literals(&self) -> (Vec<i128>, Vec<f64>) {
+        let mut ints: Vec<i128> = Vec::new();
+        let mut floats: Vec<f64> = Vec::new();
+        for s in &self.sites {
+            for lit in literals(&s.meta.cond) {
+                match lit {
+                    Literal::Int(i) if !ints.contains(&i) => ints.push(i),
+                    Literal::Float(f) if !floats.iter().any(|x| x.to_bits() == f.to_bits()) => floats.push(f),
+                    _ => {}
+                }
+            }
+        }
+        (ints, floats)
+    }
+
     /// The lattice steps of all modules (moduli, divisors, shift and mask periods; see
     /// [`evotest_abi::meta::ConstantMeta::Lattice`]), with the least common multiples of pairs of
     /// them (`x % 4 == 0 && x % 100 == 0` lives on multiples of 100), sorted.
@@ -422,6 +442,108 @@ impl Program {
         steps.sort();
         steps
     }
+}
+
+/// A numeric literal of a condition text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    Int(i128),
+    Float(f64),
+}
+
+/// The numeric literals of C-like expression text `text`: decimal, hexadecimal and float
+/// literals (suffixes ignored), character literals as their codes, a `-` directly before a
+/// literal as its sign when it follows an operator, a parenthesis or the start (`x > -384`: -384;
+/// `w - 1`: 1). Digits inside identifiers and string literals are not literals.
+pub fn literals(text: &str) -> Vec<Literal> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' {
+            // a string literal: skip to its closing quote
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'\'' {
+            let (v, end) = match (b.get(i + 1), b.get(i + 2), b.get(i + 3)) {
+                (Some(b'\\'), Some(e), Some(b'\'')) => {
+                    let v = match e {
+                        b'n' => Some(10),
+                        b't' => Some(9),
+                        b'r' => Some(13),
+                        b'0' => Some(0),
+                        b'\\' | b'\'' | b'"' => Some(*e as i128),
+                        _ => None,
+                    };
+                    (v, i + 4)
+                }
+                (Some(&ch), Some(b'\''), _) => (Some(ch as i128), i + 3),
+                _ => (None, i + 1),
+            };
+            if let Some(v) = v {
+                out.push(Literal::Int(v));
+            }
+            i = end;
+            continue;
+        }
+        if c.is_ascii_digit() && (i == 0 || !ident(b[i - 1])) {
+            let start = i;
+            let hex = c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'X'));
+            if hex {
+                i += 2;
+                while i < b.len() && b[i].is_ascii_hexdigit() {
+                    i += 1;
+                }
+            } else {
+                while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                    i += 1;
+                }
+                if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+                    let mut j = i + 1;
+                    if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+                        j += 1;
+                    }
+                    if j < b.len() && b[j].is_ascii_digit() {
+                        i = j;
+                        while i < b.len() && b[i].is_ascii_digit() {
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            let body = &text[start..i];
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1; // suffixes: u, l, f
+            }
+            // a sign: a '-' right before, itself after an operator, a parenthesis or the start
+            let negative = start > 0 && b[start - 1] == b'-' && {
+                let before = b[..start - 1].iter().rev().find(|c| !c.is_ascii_whitespace());
+                before.is_none_or(|p| !ident(*p) && *p != b')' && *p != b']')
+            };
+            let lit = if hex {
+                i128::from_str_radix(&body[2..], 16).ok().map(Literal::Int)
+            } else if body.contains(['.', 'e', 'E']) {
+                body.parse::<f64>().ok().map(Literal::Float)
+            } else {
+                body.parse::<i128>().ok().map(Literal::Int)
+            };
+            match lit {
+                Some(Literal::Int(v)) => out.push(Literal::Int(if negative { -v } else { v })),
+                Some(Literal::Float(v)) => out.push(Literal::Float(if negative { -v } else { v })),
+                None => {}
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Path markers of Rust library sources: std, core and alloc as rustc records them (`/rustc/<hash>/…`
@@ -521,5 +643,25 @@ pub(crate) mod testutil {
             defs,
             decisions: vec![],
         }])
+    }
+}
+
+#[cfg(test)]
+mod literal_tests {
+    use super::{literals, Literal};
+
+    /// Every numeric literal of a predicate, with its sign, and nothing from identifiers or
+    /// string literals.
+    #[test]
+    fn literals_of_condition_texts() {
+        let ints = |t: &str| literals(t).into_iter().map(|l| if let Literal::Int(i) = l { i } else { panic!("{l:?}") }).collect::<Vec<_>>();
+        assert_eq!(ints("y % 400 == 0"), [400, 0]);
+        assert_eq!(ints("len != hdr + 10"), [10]);
+        assert_eq!(ints("v6 > -384"), [-384]);
+        assert_eq!(ints("w - 1 == x-2 && (-5) < v2"), [1, 2, -5]);
+        assert_eq!(ints("m == '+' && c != '\\n'"), [43, 10]);
+        assert_eq!(ints("strcmp(s, \"a1 22\") == 0x1F"), [31]);
+        assert_eq!(ints("p[3] < 10u"), [3, 10]);
+        assert_eq!(literals("nmol < 25.0 || x > -1.5e3"), [Literal::Float(25.0), Literal::Float(-1500.0)]);
     }
 }

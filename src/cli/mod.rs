@@ -400,7 +400,8 @@ struct RunArgs {
     #[arg(long, default_value_t = SearchConfig::default().population)]
     population: usize,
 
-    /// Generations per search of the grammatical-evolution algorithms (ge, ge-unseeded, ge-ext)
+    /// Generations per search of the grammatical-evolution algorithms (ge, ge-unseeded, ge-dyn,
+    /// ge-arith, ge-str, ge-blocks, ge-ext)
     /// [default: 200]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     generations: Option<u32>,

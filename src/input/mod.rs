@@ -296,6 +296,13 @@ pub struct Domain {
     /// String literals the program compares strings with (`strcmp(s, "VIP")`): a pool for
     /// string parameters (grammatical evolution's extended grammar, `search::ge`).
     pub str_pool: Vec<Vec<u8>>,
+    /// The numeric literals of the program's condition texts, integers and floats
+    /// ([`crate::program::Program::predicate_literals`]): every constant of a predicate, also
+    /// those inside its arithmetic (`len != hdr + 10`: 10), which the compares' operands in
+    /// `int_pool` miss. Grammatical evolution's `<const>` (Anjum & Ryan 2021 seed their grammar
+    /// with the constants of the predicates); no other algorithm reads them.
+    pub predicate_ints: Vec<i128>,
+    pub predicate_floats: Vec<f64>,
     pub init: InitMode,
 }
 

@@ -56,6 +56,8 @@ pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
         migration: None,
         patience: true,
         use_seeds: true,
+        start_from_best: true,
+        restart: None,
     }
 }
 

@@ -4,13 +4,16 @@
 //! ([`Evolution`] values) built from these parts.
 //!
 //! One attempt on a goal:
-//! 1. **Initial population**: the goal's best input first, then (if the preset takes them) the
-//!    context's seeds, at most half an island, then random genomes; islands are filled in turn.
+//! 1. **Initial population**: the goal's best input first (if the preset starts from it), then
+//!    (if the preset takes them) the context's seeds, at most half an island, then random genomes;
+//!    islands are filled in turn.
 //! 2. **Generations**: in every island, the elites are carried over and the rest is bred: two
 //!    parents are selected, crossed, and each child is mutated and evaluated, until the island is
 //!    full again.
 //! 3. **Migration** (presets with islands): every k generations each island's best replaces the
-//!    worst member of the next island (a ring).
+//!    worst member of the next island (a ring). **Restart** (presets with one): after k
+//!    generations without improvement, every island keeps its elites and is refilled with random
+//!    genomes.
 //! 4. The attempt ends when the goal is covered, the budget is spent, the stopping rule fires
 //!    after a generation, or (presets with patience) after `patience` evaluations without
 //!    improving the best fitness of the attempt.
@@ -126,6 +129,12 @@ pub struct Evolution<G> {
     pub patience: bool,
     /// Put the context's seeds (the solutions base's inputs) into the initial population.
     pub use_seeds: bool,
+    /// Put the best input known for the goal into the initial population (every preset but the
+    /// paper-faithful grammatical evolution, whose searches start from random genomes).
+    pub start_from_best: bool,
+    /// Restart: after this many generations in a row without improving the attempt's best
+    /// fitness, every member but the elites is replaced by a random genome (`None`: never).
+    pub restart: Option<u32>,
 }
 
 /// Why evaluation of a member ended the attempt.
@@ -160,7 +169,7 @@ impl<G: Clone> Evolution<G> {
         let size = self.island_size.max(2);
         let mut patience = Patience::new(cx.config.patience, f64::INFINITY);
         let mut starts: VecDeque<Input> = VecDeque::new();
-        if let Some((_, x)) = cx.best(goal) {
+        if let Some((_, x)) = cx.best(goal).filter(|_| self.start_from_best) {
             starts.push_back(x.clone());
         }
         if self.use_seeds {
@@ -188,6 +197,7 @@ impl<G: Clone> Evolution<G> {
         }
         let mut best = Self::best_of(&islands);
         let mut generation = 0u32;
+        let mut stalled = 0u32;
         loop {
             generation += 1;
             for island in islands.iter_mut() {
@@ -235,6 +245,21 @@ impl<G: Clone> Evolution<G> {
             let improved = now < best;
             if improved {
                 best = now;
+                stalled = 0;
+            } else {
+                stalled += 1;
+            }
+            if self.restart.is_some_and(|k| stalled >= k) {
+                stalled = 0;
+                for island in islands.iter_mut() {
+                    island.sort_by(|a, b| a.fitness.total_cmp(&b.fitness));
+                    island.truncate(self.elite.max(1).min(size));
+                    while island.len() < size {
+                        let genome = self.repr.random(cx);
+                        let Next::Member(m) = self.member(cx, goal, genome)? else { return Ok(()) };
+                        island.push(m);
+                    }
+                }
             }
             if self.stopping.stop(generation, improved) {
                 return Ok(());

@@ -48,6 +48,8 @@ pub fn preset(c: &SearchConfig) -> Evolution<Input> {
         migration: None,
         patience: true,
         use_seeds: true,
+        start_from_best: true,
+        restart: None,
     }
 }
 

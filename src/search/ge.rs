@@ -1,6 +1,6 @@
 //! Grammatical evolution (GE) with a constant-seeded grammar, after Anjum & Ryan (2021): Ariadne's
 //! test-data generator, a preset of the evolutionary loop ([`super::evolve`]) driven in the
-//! paper's linear order ([`LinearOrder`]).
+//! paper's linear order ([`LinearOrder`]); and evotest's own GE engine beyond it.
 //!
 //! **Genome and mapping.** A genome is a string of 8-bit codons; a codon chooses among the
 //! productions of the non-terminal being expanded by `codon mod (number of choices)`, and the
@@ -14,38 +14,54 @@
 //! <const>     ::= 0 | C_1 | … | C_S
 //! ```
 //!
-//! `C_1 … C_S` are the constants the pass harvested from the program's compares, switch cases and
-//! loop bounds (the domain's constant pools). `<rand>` is a random number of the field's width
-//! (4 codons for 32 bits) brought into the field's range by `lo + r mod (hi − lo + 1)`, the
-//! paper's "mod-based step"; a value of another production outside the range is brought in the
-//! same way (characters: into the alphabet). Codons are read cyclically (GE's wrapping). The
-//! genome has one codon per field plus those of a `<rand>` for every field, so that any input can
-//! be encoded (the goal's best input starts every search).
+//! `C_1 … C_S` are the constants the pass harvested from the operands of the program's compares
+//! and its switch cases (the domain's constant pools), then the other numeric literals of the
+//! predicates' texts (`y % 400 == 0`: 400; `len != hdr + 10`: 10): the paper takes every
+//! constant of a predicate.
+//! `<rand>` is a random number of the field's width (4 codons for 32 bits) brought into the
+//! field's range by `lo + r mod (hi − lo + 1)`, the paper's "mod-based step"; a value of another
+//! production outside the range is brought in the same way (characters: into the alphabet).
 //!
-//! **Grammars**, `-a` names:
+//! **Grammars**, `-a` names (all on the paper's engine, but `ge-blocks` and `ge-ext`):
 //! * `ge-unseeded`: Ariadne's original grammar, without `<const>` (Anjum & Ryan's baseline);
 //! * `ge`: the seeded grammar above, exactly as the paper gives it;
-//! * beyond the paper's stated limitations, each extension on its own and all together:
+//! * beyond the paper's stated limitations, each extension on its own:
 //!   `ge-dyn`: a production `<dyn>` gives one of the values the program compared at run time
-//!   (the operands of each compare site's first evaluation, from the runtime's operand log, minus the input's own values and the static
-//!   constants, the newest 32; the "dynamic seeding" the paper leaves to future work); `ge-arith`: `<dep_var_X>` also offers `(var_X + C)` and
-//!   `(var_X - C)` for a harvested constant C (`a == b + 10`); `ge-str`: a string parameter's
-//!   length may expand to a string constant the program compares strings with
-//!   (`strcmp(s, "VIP")`), which sets the length and the characters at once; `ge-ext`: all three.
+//!   (the operands of each compare site's first evaluation, from the runtime's operand log, minus
+//!   the input's own values and the static constants, the newest 32; the "dynamic seeding" the
+//!   paper leaves to future work); `ge-arith`: `<dep_var_X>` also offers `(var_X + C)` and
+//!   `(var_X - C)` for a harvested constant C (`a == b + 10` when 10 is harvested), and `<const>`
+//!   also the lattice steps of the program's arithmetic (`y % 400 == 0`: 400); `ge-str`: a
+//!   string parameter's length may expand to a string constant the program compares strings with
+//!   (`strcmp(s, "VIP")`), which sets the length and the characters at once;
+//! * `ge-blocks`: the seeded grammar on evotest's engine; `ge-ext`: all three extensions on
+//!   evotest's engine.
 //!
-//! **Evolution** (the paper's settings): population 50 (`--population`), one-point crossover at
-//! codon boundaries with probability 0.9, bit mutation with probability 0.05 per codon (one of
-//! its 8 bits flipped; the paper says "bit mutation 0.05" and not whether per bit or per codon:
-//! per bit, a child would change a third of its codons, and in a trial on comp(5, 3) that reading
-//! needed about ten times the evaluations), at most 200 generations per search (`--generations`; the paper used 200 and 500 for its
-//! synthetic Set 1 programs and 300 and 500 for its scalability study). The paper does not name
-//! its selection; we use tournaments of 3 and keep the best member (elitism 1). As every evotest
-//! preset, a search starts from the best input known for its goal.
-//!
+//! **The paper's engine** ([`Engine::PAPER`]): codons are read as one stream, cyclically (GE's
+//! wrapping); the genome has one codon per field plus those of a `<rand>` for every field.
+//! Population 50 (`--population`), one-point crossover at codon boundaries with probability
+//! 0.9, bit mutation with probability 0.05 per bit ([`BitFlip`]; GE's bit mutation), at most 200
+//! generations per search (`--generations`; the paper used 200 and 500 for its synthetic Set 1
+//! programs and 300 and 500 for its scalability study), every search from a random population.
+//! The paper does not name its selection, its fitness or its genome length; we use tournaments
+//! of 3 with elitism 1, and approach level + normalised branch distance of the objective.
 //! **Driver**: the objectives are taken in their linear (source) order, and one search is run per
 //! objective still uncovered when its turn comes, ending when it is covered or after the
 //! generations; collateral coverage counts. One pass, as in the paper: budget left at the end is
 //! not spent.
+//!
+//! **evotest's engine** ([`Engine::IMPROVED`]), for what the paper's loses (see README):
+//! * a **block of codons per variable** (its choice, then the codons of its longest production):
+//!   in the stream a variable that changes production (`1` to `<const>`) shifts the codons of
+//!   every later variable, so a child rarely keeps what its parent had right (GE's ripple effect,
+//!   Rothlauf & Oetzel 2006); with blocks the other variables keep their values;
+//! * **int-flip mutation** per codon at 0.05 ([`IntFlip`]): a redrawn codon may choose any
+//!   production, where the bit flips of a codon reach at most 8 of them;
+//! * a **restart** after 10% of the generations without improvement: every member but the
+//!   elite is replaced by a random genome (a population converged on a local optimum, such as
+//!   `y = 1` for `y % 400 == 0`, otherwise breeds copies of it for the rest of the search);
+//! * every search **starts from the best input** known for its objective (as every other evotest
+//!   algorithm), and **passes repeat** while the last one covered an objective.
 
 use super::evolve::{Crossover, Evolution, Generations, Mutation, Representation, Selection};
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Search, SearchConfig, SearchContext};
@@ -58,44 +74,50 @@ use rand_chacha::ChaCha8Rng;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     name: "ge",
-    about: "grammatical evolution with a constant-seeded grammar (Anjum & Ryan 2021): 8-bit codons, one search per objective in linear order",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::SEEDED))),
+    about: "grammatical evolution with a constant-seeded grammar as Anjum & Ryan (2021) describe it: 8-bit codons read as one stream, bit mutation, one search per objective in linear order",
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::SEEDED, Engine::PAPER))),
 };
 
 pub const SPEC_UNSEEDED: AlgorithmSpec = AlgorithmSpec {
     name: "ge-unseeded",
     about: "grammatical evolution with Ariadne's original grammar, no program constants (Anjum & Ryan's baseline)",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::UNSEEDED))),
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::UNSEEDED, Engine::PAPER))),
 };
 
 pub const SPEC_OBSERVED: AlgorithmSpec = AlgorithmSpec {
     name: "ge-dyn",
     about: "ge, and <dyn> gives values the program compared at run time",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { observed: true, ..Grammar::SEEDED }))),
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { observed: true, ..Grammar::SEEDED }, Engine::PAPER))),
 };
 
 pub const SPEC_ARITHMETIC: AlgorithmSpec = AlgorithmSpec {
     name: "ge-arith",
-    about: "ge, and <dep_var_X> also offers var_X + C and var_X - C for a harvested constant C",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { arithmetic: true, ..Grammar::SEEDED }))),
+    about: "ge, and <dep_var_X> also offers var_X + C and var_X - C for a harvested constant C; <const> also the moduli and divisors",
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { arithmetic: true, ..Grammar::SEEDED }, Engine::PAPER))),
 };
 
 pub const SPEC_STRINGS: AlgorithmSpec = AlgorithmSpec {
     name: "ge-str",
     about: "ge, and a string parameter may take a string constant the program compares strings with",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { strings: true, ..Grammar::SEEDED }))),
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { strings: true, ..Grammar::SEEDED }, Engine::PAPER))),
+};
+
+pub const SPEC_BLOCKS: AlgorithmSpec = AlgorithmSpec {
+    name: "ge-blocks",
+    about: "ge's seeded grammar with evotest's GE engine: a block of codons per variable (no ripple), int-flip mutation, restarts, start from the best input",
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::SEEDED, Engine::IMPROVED))),
 };
 
 pub const SPEC_EXTENDED: AlgorithmSpec = AlgorithmSpec {
     name: "ge-ext",
-    about: "ge with all three extensions: run-time constants, var ± constant, string constants",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::EXTENDED))),
+    about: "GE beyond the paper: the three grammar extensions (run-time constants, var ± constant, string constants) on ge-blocks' engine",
+    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::EXTENDED, Engine::IMPROVED))),
 };
 
 /// Probability of one-point crossover (Anjum & Ryan 2021).
 pub const CROSSOVER_RATE: f64 = 0.9;
-/// Probability of a bit mutation of each codon (Anjum & Ryan 2021's "bit mutation 0.05", read
-/// per codon: see module docs).
+/// Mutation probability (Anjum & Ryan 2021's "bit mutation 0.05"): per bit for the paper's
+/// engine ([`BitFlip`]), per codon for the int-flip mutation of evotest's ([`IntFlip`]).
 pub const MUTATION_RATE: f64 = 0.05;
 /// Generations per search (Anjum & Ryan 2021, Sets 1 and 2).
 pub const GENERATIONS: u32 = 200;
@@ -103,6 +125,9 @@ pub const GENERATIONS: u32 = 200;
 pub const TOURNAMENT: usize = 3;
 /// Most run-time values `<dyn>` keeps (the newest).
 pub const MAX_OBSERVED: usize = 32;
+/// evotest's engine restarts a search after this fraction of its generations without
+/// improvement (20 of the default 200).
+pub const RESTART_FRACTION: f64 = 0.1;
 
 /// Which grammar maps codons to inputs (see module docs): the paper's productions, each
 /// extension on or off.
@@ -112,7 +137,8 @@ pub struct Grammar {
     pub constants: bool,
     /// `<dyn>`: values compared at run time.
     pub observed: bool,
-    /// `<dep_var_X>` also offers `(var_X + C)` and `(var_X - C)`.
+    /// `<dep_var_X>` also offers `(var_X + C)` and `(var_X - C)`, and `<const>` also the lattice
+    /// steps of the program's arithmetic (the moduli and divisors of `%` and `/` by constants).
     pub arithmetic: bool,
     /// A string's length may expand to a string constant.
     pub strings: bool,
@@ -127,33 +153,64 @@ impl Grammar {
     pub const EXTENDED: Grammar = Grammar { constants: true, observed: true, arithmetic: true, strings: true };
 }
 
-/// The GE preset of the evolutionary loop with `grammar`, population and generations from `c`.
-pub fn preset(c: &SearchConfig, grammar: Grammar) -> Evolution<Vec<u8>> {
+/// How the evolution runs, apart from the grammar (see module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Engine {
+    /// Each variable reads a block of codons of its own (`false`: GE's one stream, where a
+    /// change of one variable's production shifts the codons of every later variable).
+    pub blocks: bool,
+    /// Int-flip mutation per codon (`false`: bit mutation per bit).
+    pub int_flip: bool,
+    /// Restart after [`RESTART_FRACTION`] of the generations without improvement.
+    pub restarts: bool,
+    /// Put the goal's best input known into the initial population.
+    pub start_from_best: bool,
+    /// Another pass over the uncovered objectives while the last pass covered one.
+    pub repeat: bool,
+}
+
+impl Engine {
+    /// GE as Anjum & Ryan (2021) describe it.
+    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, repeat: false };
+    /// evotest's GE engine.
+    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, repeat: true };
+}
+
+/// The GE preset of the evolutionary loop with `grammar` and `engine`, population and
+/// generations from `c`.
+pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<Vec<u8>> {
+    let generations = c.generations.unwrap_or(GENERATIONS);
+    let mutation: Box<dyn Mutation<Vec<u8>>> =
+        if engine.int_flip { Box::new(IntFlip { rate: MUTATION_RATE }) } else { Box::new(BitFlip { rate: MUTATION_RATE }) };
     Evolution {
-        repr: Box::new(Ge::new(grammar)),
+        repr: Box::new(Ge::new(grammar, engine.blocks)),
         selection: Box::new(Tournament::new(TOURNAMENT)),
         crossover: Box::new(CodonCrossover { rate: CROSSOVER_RATE }),
-        mutation: Box::new(BitFlip { rate: MUTATION_RATE }),
-        stopping: Box::new(Generations::new(Some(c.generations.unwrap_or(GENERATIONS)), None)),
+        mutation,
+        stopping: Box::new(Generations::new(Some(generations), None)),
         islands: 1,
         island_size: c.population.max(2),
         elite: 1,
         migration: None,
         patience: false,
         use_seeds: false,
+        start_from_best: engine.start_from_best,
+        restart: engine.restarts.then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
     }
 }
 
 /// The paper's driver: one search per objective, in the order of the goals, for each goal still
-/// uncovered when its turn comes; one pass.
+/// uncovered when its turn comes; one pass (Anjum & Ryan 2021). With `repeat`, passes follow one
+/// another as long as the last one covered a goal and budget remains.
 pub struct LinearOrder<S: GoalSearch> {
     pub search: S,
+    pub repeat: bool,
 }
 
 impl LinearOrder<Evolution<Vec<u8>>> {
-    /// GE with `grammar` (see module docs).
-    pub fn ge(c: &SearchConfig, grammar: Grammar) -> Self {
-        LinearOrder { search: preset(c, grammar) }
+    /// GE with `grammar` and `engine` (see module docs); passes repeat with evotest's engine.
+    pub fn ge(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Self {
+        LinearOrder { search: preset(c, grammar, engine), repeat: engine.repeat }
     }
 }
 
@@ -166,20 +223,21 @@ impl<S: GoalSearch> Search for LinearOrder<S> {
             return Ok(());
         }
         let n = cx.goals().len();
-        let mut result = Ok(());
-        for g in 0..n {
-            if cx.finished() {
-                break;
+        loop {
+            let before = cx.archive().n_covered();
+            for g in 0..n {
+                if cx.finished() {
+                    return Ok(());
+                }
+                if cx.is_covered(g) {
+                    continue;
+                }
+                self.search.attempt(cx, g)?;
             }
-            if cx.is_covered(g) {
-                continue;
-            }
-            if let Err(e) = self.search.attempt(cx, g) {
-                result = Err(e);
-                break;
+            if !self.repeat || cx.finished() || cx.archive().n_covered() == before {
+                return Ok(());
             }
         }
-        result
     }
 }
 
@@ -188,6 +246,9 @@ impl<S: GoalSearch> Search for LinearOrder<S> {
 struct Slot {
     /// Codons of a `<rand>` of this field.
     rand_codons: usize,
+    /// Positional layout: where this field's block of codons starts, and its length.
+    offset: usize,
+    block: usize,
     /// For a string's length field: how many character fields follow it.
     string_chars: Option<usize>,
 }
@@ -195,6 +256,8 @@ struct Slot {
 /// The GE representation: codons and the grammar (see module docs).
 pub struct Ge {
     grammar: Grammar,
+    /// Each field reads its own block of codons (no ripple), instead of one stream.
+    positional: bool,
     slots: Vec<Slot>,
     len: usize,
     /// Values observed at run time (extended grammar), newest last.
@@ -203,8 +266,10 @@ pub struct Ge {
 }
 
 impl Ge {
-    pub fn new(grammar: Grammar) -> Ge {
-        Ge { grammar, slots: vec![], len: 1, observed: vec![], observed_f: vec![] }
+    /// A representation with `grammar`; `positional`: a block of codons per variable (see module
+    /// docs).
+    pub fn new(grammar: Grammar, positional: bool) -> Ge {
+        Ge { grammar, positional, slots: vec![], len: 1, observed: vec![], observed_f: vec![] }
     }
 
     fn seeded(&self) -> bool {
@@ -220,15 +285,70 @@ impl Ge {
         }
     }
 
-    /// The integer constants of `<const>` (without its leading 0).
+    /// The integer constants of `<const>` (without its leading 0): the compares' operands and
+    /// switch cases, then the other literals of the predicates, and with the arithmetic extension
+    /// the lattice steps (moduli, divisors) not among them.
     fn int_consts(&self, cx: &SearchContext) -> Vec<i128> {
-        cx.domain.int_pool.clone()
+        let mut v = cx.domain.int_pool.clone();
+        let lattice = if self.grammar.arithmetic { &cx.domain.lattice[..] } else { &[] };
+        for &c in cx.domain.predicate_ints.iter().chain(lattice) {
+            if !v.contains(&c) {
+                v.push(c);
+            }
+        }
+        v
+    }
+
+    /// `<const>`'s productions for field `i`: `0 | C_1 | … | C_S` (Anjum & Ryan 2021's rule 5),
+    /// the integer constants for an integer field, the float and integer ones for a float field.
+    fn const_pool(&self, cx: &SearchContext, i: usize) -> Vec<Value> {
+        if cx.domain.fields[i].ty.is_float() {
+            std::iter::once(0.0).chain(self.float_consts(cx)).map(Value::Float).collect()
+        } else {
+            std::iter::once(0).chain(self.int_consts(cx)).map(Value::Int).collect()
+        }
     }
 
     fn float_consts(&self, cx: &SearchContext) -> Vec<f64> {
         let mut v: Vec<f64> = cx.domain.float_pool.clone();
-        v.extend(cx.domain.int_pool.iter().map(|&c| c as f64));
+        for &f in &cx.domain.predicate_floats {
+            if !v.iter().any(|x| x.to_bits() == f.to_bits()) {
+                v.push(f);
+            }
+        }
+        v.extend(self.int_consts(cx).iter().map(|&c| c as f64));
         v
+    }
+}
+
+/// `k` as a value of field `i`'s kind (integer or float).
+fn num(d: &crate::input::Domain, i: usize, k: i128) -> Value {
+    if d.fields[i].ty.is_float() {
+        Value::Float(k as f64)
+    } else {
+        Value::Int(k)
+    }
+}
+
+/// `base + k` as a value of field `i`'s kind: `<dep_var_X>`'s `var_X`, `(var_X + 1)`,
+/// `(var_X - 1)` (and the extended grammar's `(var_X ± C)`), before `fit`.
+fn shifted(d: &crate::input::Domain, i: usize, base: Value, k: f64) -> Value {
+    let is_float = d.fields[i].ty.is_float();
+    match base {
+        Value::Int(b) => {
+            if is_float {
+                Value::Float(b as f64 + k)
+            } else {
+                Value::Int(b.saturating_add(k as i128))
+            }
+        }
+        Value::Float(b) => {
+            if is_float {
+                Value::Float(b + k)
+            } else {
+                Value::Int((b + k).round() as i128)
+            }
+        }
     }
 }
 
@@ -397,10 +517,16 @@ impl Representation for Ge {
                 let string_chars = (f.role == Role::Length).then(|| {
                     d.fields[i + 1..].iter().take_while(|g| matches!(g.role, Role::Char { .. })).count()
                 });
-                Slot { rand_codons: rand_codons(f.ty), string_chars: string_chars.filter(|&n| n > 0) }
+                let rc = rand_codons(f.ty);
+                Slot { rand_codons: rc, offset: 0, block: 1 + rc.max(2), string_chars: string_chars.filter(|&n| n > 0) }
             })
             .collect();
-        self.len = self.slots.iter().map(|s| 1 + s.rand_codons).sum::<usize>().max(1);
+        let mut off = 0;
+        for s in &mut self.slots {
+            s.offset = off;
+            off += s.block;
+        }
+        self.len = if self.positional { off } else { self.slots.iter().map(|s| 1 + s.rand_codons).sum::<usize>() }.max(1);
     }
 
     fn random(&self, cx: &mut SearchContext) -> Vec<u8> {
@@ -408,43 +534,50 @@ impl Representation for Ge {
     }
 
     /// Every field by the simplest production that gives its value: 0, 1 or -1, a constant, a
-    /// previous variable or its neighbour, else a `<rand>` of it; so that the search can vary
-    /// the input through the grammar's productions.
+    /// previous variable or its neighbour, a previous variable ± a constant (arithmetic
+    /// extension), else a `<rand>` of it; so that the search can vary the input through the
+    /// grammar's productions and keeps the relations between variables.
     fn encode(&self, cx: &SearchContext, x: &Input) -> Vec<u8> {
         let d = cx.domain;
-        let ints = if self.seeded() { self.int_consts(cx) } else { vec![] };
         let vals = d.values(x);
+        let ints = if self.seeded() { self.int_consts(cx) } else { vec![] };
         let mut g = Vec::with_capacity(self.len);
         for i in 0..d.fields.len() {
-            let (n, _, _) = self.choices(cx, i);
+            if self.positional {
+                g.resize(self.slots[i].offset, 0);
+            }
             let v = vals[i];
-            let int = match v {
-                Value::Int(k) => Some(k),
-                Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 => Some(f as i128),
-                Value::Float(_) => None,
-            };
-            let same = |w: Value| crate::input::same(d.normalise(i, w), v);
-            let num = |k: i128| if d.fields[i].ty.is_float() { Value::Float(k as f64) } else { Value::Int(k) };
-            if let Some(c) = [0i128, 1, -1].iter().position(|&k| same(num(k))) {
+            // a production gives `v` iff the decoder, which brings every value into the field by
+            // `fit`, would give it (not `Domain::normalise`, which clamps)
+            let same = |w: Value| crate::input::same(fit(d, i, w), v);
+            if let Some(c) = [0i128, 1, -1].iter().position(|&k| same(num(d, i, k))) {
                 g.push(c as u8);
                 continue;
             }
-            if let Some(k) = int.filter(|_| !d.fields[i].ty.is_float()).and_then(|k| ints.iter().position(|&c| c == k)) {
-                g.extend([3u8, (k + 1) as u8]);
-                if k + 1 < 256 {
+            if self.seeded() {
+                let pool = self.const_pool(cx, i);
+                if let Some(k) = pool.iter().position(|&c| same(c)).filter(|&k| k < 256) {
+                    g.extend([3u8, k as u8]);
                     continue;
                 }
-                g.truncate(g.len() - 2);
             }
-            let dep = (0..i).rev().find_map(|x| {
-                [0i128, 1, -1].iter().position(|&o| match vals[x] {
-                    Value::Int(b) => same(Value::Int(b + o)),
-                    Value::Float(b) => same(Value::Float(b + o as f64)),
-                }).map(|o| (x, o))
-            });
+            let dep = (0..i).rev().find_map(|x| (0..3).find(|&o| same(shifted(d, i, vals[x], [0.0, 1.0, -1.0][o]))).map(|o| (x, o)));
             if let Some((x, o)) = dep {
-                g.extend([(self.rand_choice() + 1 + x) as u8 % n as u8, o as u8]);
+                g.extend([(self.rand_choice() + 1 + x) as u8, o as u8]);
                 continue;
+            }
+            // the arithmetic extension's (var_X + C) and (var_X - C): a relation between two
+            // variables is kept when the search changes the first (len == hdr + 10)
+            if self.grammar.arithmetic && !ints.is_empty() {
+                let arith = (0..i).rev().find_map(|x| {
+                    ints.iter().take(256).enumerate().find_map(|(k, &c)| {
+                        [(3u8, c as f64), (4u8, -(c as f64))].into_iter().find(|&(_, kc)| same(shifted(d, i, vals[x], kc))).map(|(op, _)| (x, op, k))
+                    })
+                });
+                if let Some((x, op, k)) = arith {
+                    g.extend([(self.rand_choice() + 1 + x) as u8, op, k as u8]);
+                    continue;
+                }
             }
             g.push(self.rand_choice() as u8);
             g.extend(self.rand_codons_of(cx, i, v));
@@ -461,11 +594,13 @@ impl Representation for Ge {
         let mut r = Reader { codons: g, pos: 0 };
         let mut vals: Vec<Value> = Vec::with_capacity(n);
         let ints = if self.seeded() { self.int_consts(cx) } else { vec![] };
-        let floats = if self.seeded() { self.float_consts(cx) } else { vec![] };
-        let is_float = |i: usize| d.fields[i].ty.is_float();
-        let num = |i: usize, x: i128| if is_float(i) { Value::Float(x as f64) } else { Value::Int(x) };
+        let num = |i: usize, x: i128| num(d, i, x);
         let mut i = 0;
         while i < n {
+            if self.positional {
+                let s = &self.slots[i];
+                r = Reader { codons: &g[s.offset.min(g.len())..(s.offset + s.block).min(g.len())], pos: 0 };
+            }
             let (choices, dynamic, strings) = self.choices(cx, i);
             let c = r.next() as usize % choices;
             let rc = self.rand_choice();
@@ -494,13 +629,8 @@ impl Representation for Ge {
                 1 => num(i, 1),
                 2 => num(i, -1),
                 3 if self.seeded() => {
-                    if is_float(i) {
-                        let k = r.next() as usize % (floats.len() + 1);
-                        Value::Float(if k == 0 { 0.0 } else { floats[k - 1] })
-                    } else {
-                        let k = r.next() as usize % (ints.len() + 1);
-                        Value::Int(if k == 0 { 0 } else { ints[k - 1] })
-                    }
+                    let pool = self.const_pool(cx, i);
+                    pool[r.next() as usize % pool.len()]
                 }
                 c if c == rc => self.rand_value(cx, i, &mut r),
                 c => {
@@ -522,22 +652,7 @@ impl Representation for Ge {
                             }
                         }
                     };
-                    match base {
-                        Value::Int(b) => {
-                            if is_float(i) {
-                                Value::Float(b as f64 + k)
-                            } else {
-                                Value::Int(b.saturating_add(k as i128))
-                            }
-                        }
-                        Value::Float(b) => {
-                            if is_float(i) {
-                                Value::Float(b + k)
-                            } else {
-                                Value::Int((b + k).round() as i128)
-                            }
-                        }
-                    }
+                    shifted(d, i, base, k)
                 }
             };
             vals.push(fit(d, i, v));
@@ -630,8 +745,8 @@ impl Crossover<Vec<u8>> for CodonCrossover {
     }
 }
 
-/// Bit mutation: each codon, with probability `rate`, has one of its 8 bits (drawn uniformly)
-/// flipped.
+/// Bit mutation: every bit of every codon is flipped with probability `rate` (GE's bit
+/// mutation, O'Neill & Ryan 2001; Anjum & Ryan 2021 use it at 0.05).
 pub struct BitFlip {
     pub rate: f64,
 }
@@ -639,8 +754,27 @@ pub struct BitFlip {
 impl Mutation<Vec<u8>> for BitFlip {
     fn mutate(&mut self, cx: &mut SearchContext, g: &mut Vec<u8>) {
         for c in g.iter_mut() {
+            for b in 0..8 {
+                if cx.rng.random::<f64>() < self.rate {
+                    *c ^= 1 << b;
+                }
+            }
+        }
+    }
+}
+
+/// Int-flip mutation: every codon is replaced by a uniformly drawn one with probability `rate`
+/// (PonyGE2's `int_flip_per_codon`, Fenton et al. 2017): under `codon mod choices` a new codon
+/// may choose any production, where a bit flip of a codon reaches at most 8 of them.
+pub struct IntFlip {
+    pub rate: f64,
+}
+
+impl Mutation<Vec<u8>> for IntFlip {
+    fn mutate(&mut self, cx: &mut SearchContext, g: &mut Vec<u8>) {
+        for c in g.iter_mut() {
             if cx.rng.random::<f64>() < self.rate {
-                *c ^= 1 << cx.rng.random_range(0..8);
+                *c = cx.rng.random::<u8>();
             }
         }
     }
@@ -656,7 +790,7 @@ mod tests {
         d.int_pool = pool;
         let mut out = vec![];
         run_with(&d, eq_landscape(vec![0; fields.len()]), SearchConfig::default(), 1, 10, |cx| {
-            let mut ge = Ge::new(grammar);
+            let mut ge = Ge::new(grammar, false);
             ge.prepare(cx);
             out = d.values(&ge.decode(cx, &codons));
         });
@@ -701,10 +835,12 @@ mod tests {
         let d = ints(&["x", "y", "z"], None);
         run_with(&d, eq_landscape(vec![0, 0, 0]), SearchConfig::default(), 1, 10, |cx| {
             for grammar in [Grammar::UNSEEDED, Grammar::SEEDED, Grammar::EXTENDED] {
-                let mut ge = Ge::new(grammar);
-                ge.prepare(cx);
-                let x = d.from_values(&[Value::Int(-123456), Value::Int(i32::MAX as i128), Value::Int(7)]);
-                assert_eq!(ge.decode(cx, &ge.encode(cx, &x)), x, "{grammar:?}");
+                for blocks in [false, true] {
+                    let mut ge = Ge::new(grammar, blocks);
+                    ge.prepare(cx);
+                    let x = d.from_values(&[Value::Int(-123456), Value::Int(i32::MAX as i128), Value::Int(7)]);
+                    assert_eq!(ge.decode(cx, &ge.encode(cx, &x)), x, "{grammar:?}");
+                }
             }
         });
     }
@@ -731,5 +867,143 @@ mod tests {
         assert_eq!(r.covered, 1, "{r:?}");
         // initial population of 4, 2 generations of 3 children (1 elite): at most 10
         assert!(r.executions <= 10, "{r:?}");
+    }
+
+    /// evotest's engine (blocks, int-flip, start from the best input, restarts) covers
+    /// `y == x + 1000` in short searches more often than the paper's engine with the same
+    /// grammar.
+    #[test]
+    fn the_improved_engine_covers_more_in_short_searches() {
+        let mut d = ints(&["x", "y"], None);
+        d.int_pool = vec![1000];
+        let c = SearchConfig { generations: Some(1), population: 4, ..SearchConfig::default() };
+        // y == x + 1000 needs x ± constant; one generation of four is too short for it
+        let sc = || Scenario {
+            sites: 1,
+            outcomes: 2,
+            goals: branch_goals(0, vec![]),
+            program: Box::new(|v: &[Value], r: &mut crate::exec::mock::MockRun| r.branch(0, 0, &eq(v[1].as_i128(), v[0].as_i128() + 1000))),
+        };
+        let mut paper = 0;
+        let mut improved = 0;
+        for seed in 0..10 {
+            paper += run_algorithm("ge-arith", &d, sc(), c.clone(), seed, 100_000).covered;
+            improved += run_algorithm("ge-ext", &d, sc(), c.clone(), seed, 100_000).covered;
+        }
+        assert!(improved > paper, "paper {paper}, improved {improved}");
+    }
+
+    /// In the paper's stream a change of one variable's production shifts the codons of every
+    /// later variable (GE's ripple effect); with a block per variable the others keep their
+    /// values.
+    #[test]
+    fn blocks_keep_the_other_variables_when_one_production_changes() {
+        let mut d = ints(&["x", "y", "z"], None);
+        d.int_pool = vec![100, 5000];
+        run_with(&d, eq_landscape(vec![0, 0, 0]), SearchConfig::default(), 1, 10, |cx| {
+            for blocks in [false, true] {
+                let mut ge = Ge::new(Grammar::SEEDED, blocks);
+                ge.prepare(cx);
+                let x = d.from_values(&[Value::Int(1), Value::Int(5000), Value::Int(-77)]);
+                let mut g = ge.encode(cx, &x);
+                assert_eq!(ge.decode(cx, &g), x);
+                // x: production 1 (the value 1) becomes <const>
+                g[0] = 3;
+                let v = d.values(&ge.decode(cx, &g));
+                if blocks {
+                    assert_eq!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "blocks");
+                } else {
+                    assert_ne!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "stream");
+                }
+            }
+        });
+    }
+
+    /// With the arithmetic extension an input is encoded through `var_X ± C` where that gives a
+    /// value: `len == hdr + 10` survives a change of `hdr`.
+    #[test]
+    fn the_arithmetic_encoding_keeps_relations() {
+        let mut d = ints(&["hdr", "len"], None);
+        d.int_pool = vec![10];
+        run_with(&d, eq_landscape(vec![0, 0]), SearchConfig::default(), 1, 10, |cx| {
+            let mut ge = Ge::new(Grammar::EXTENDED, true);
+            ge.prepare(cx);
+            let x = d.from_values(&[Value::Int(123_457), Value::Int(123_467)]);
+            let mut g = ge.encode(cx, &x);
+            assert_eq!(ge.decode(cx, &g), x);
+            // hdr's <rand> changes: len follows it
+            g[1] ^= 0x40;
+            let v = d.values(&ge.decode(cx, &g));
+            assert_ne!(v[0], Value::Int(123_457));
+            assert_eq!(v[1].as_i128(), v[0].as_i128() + 10);
+        });
+    }
+
+    /// Bit mutation flips each bit with its probability; int-flip redraws each codon with its.
+    #[test]
+    fn mutations_change_bits_and_codons_at_their_rates() {
+        let d = ints(&["x"], None);
+        run_with(&d, eq_landscape(vec![0]), SearchConfig::default(), 1, 10, |cx| {
+            let n = 10_000;
+            let mut g = vec![0u8; n];
+            BitFlip { rate: 0.05 }.mutate(cx, &mut g);
+            let bits: u32 = g.iter().map(|c| c.count_ones()).sum();
+            assert!((3600..4400).contains(&bits), "{bits} of {} bits", 8 * n);
+            let mut g = vec![0u8; n];
+            IntFlip { rate: 0.05 }.mutate(cx, &mut g);
+            let changed = g.iter().filter(|&&c| c != 0).count();
+            // a redrawn codon is 0 again one time in 256
+            assert!((420..580).contains(&changed), "{changed} of {n} codons");
+        });
+    }
+}
+
+#[cfg(test)]
+mod roundtrip_tests {
+    use super::*;
+    use crate::input::{Domain, Field};
+    use crate::search::testkit::*;
+
+    /// Every input the search may start from decodes back from its encoding, whatever its
+    /// domain: narrow ranges that hold 0, 1 and -1 or not, a string's length and characters
+    /// from a narrow alphabet, the range bounds.
+    #[test]
+    fn encoding_decodes_back_in_narrow_domains() {
+        let mut fields = vec![];
+        for (name, lo, hi) in [("a", 5, 10), ("b", -3, 3), ("c", 0, 13), ("d", 1, 9999), ("e", -1000, -2)] {
+            let mut f = Field::full(name, ScalarType::I32);
+            f.set_range(&lo.to_string(), &hi.to_string(), name).unwrap();
+            fields.push(f);
+        }
+        let mut len = Field::full("s.len", ScalarType::U32);
+        len.range = Range::Int { lo: 0, hi: 4 };
+        len.role = Role::Length;
+        fields.push(len);
+        for k in 0..4 {
+            fields.push(Field {
+                name: format!("s[{k}]"),
+                offset: 0,
+                ty: ScalarType::I8,
+                range: Range::Int { lo: 48, hi: 88 },
+                full: false,
+                step: None,
+                role: Role::Char { alphabet: b"0123456789X".to_vec() },
+            });
+        }
+        let mut d = Domain::packed(fields);
+        d.int_pool = vec![4, 7, 10, 11, 400, -5];
+        run_with(&d, eq_landscape(vec![0; 10]), SearchConfig::default(), 1, 10, |cx| {
+            for grammar in [Grammar::UNSEEDED, Grammar::SEEDED, Grammar::EXTENDED] {
+                for blocks in [false, true] {
+                    let mut ge = Ge::new(grammar, blocks);
+                    ge.prepare(cx);
+                    for _ in 0..2000 {
+                        let x = cx.random_input();
+                        let back = ge.decode(cx, &ge.encode(cx, &x));
+                        assert_eq!(d.values(&back), d.values(&x), "{grammar:?} blocks {blocks}");
+                    }
+                }
+            }
+        });
     }
 }

@@ -116,6 +116,8 @@ pub fn preset(max: Option<u32>, stall: Option<u32>) -> Evolution<Input> {
         migration: Some(MIGRATION_INTERVAL),
         patience: false,
         use_seeds: false,
+        start_from_best: true,
+        restart: None,
     }
 }
 
