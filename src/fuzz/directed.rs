@@ -22,6 +22,20 @@ pub const INFLUENCE_EXECS: usize = 160;
 /// Most executions of the AVM in one attempt.
 pub const AVM_EXECS: u64 = 1500;
 
+/// The executions of the influence probe on an input of `len` bytes, at most: two
+/// perturbations per byte, or per block of a long input (refined where a block matters), at most
+/// [`INFLUENCE_EXECS`].
+pub fn influence_estimate(len: usize) -> u64 {
+    (2 * len.min(64)).min(INFLUENCE_EXECS) as u64
+}
+
+/// The credit an attempt needs before its influence probe and AVM start on an input of `len`
+/// bytes: the probe's executions and as many again for the AVM, so that the AVM gets at least as
+/// much as the probe that serves it.
+pub fn avm_need(len: usize) -> u64 {
+    2 * influence_estimate(len).max(1)
+}
+
 /// The outcome a directed attempt aims at.
 #[derive(Clone, Debug)]
 pub(super) struct Focus {
@@ -49,66 +63,81 @@ impl Fuzzer<'_> {
         })
     }
 
-    /// One directed attempt on target `t` of the guide (see module docs).
+    /// One directed attempt on target `t` of the guide (see module docs), with `credit`
+    /// executions for its AVM (see [`super::guide::Guide::pick`]).
     ///
     /// Errors: the executor broke, an artifact could not be written.
-    pub(super) fn attempt(&mut self, t: usize) -> Result<()> {
+    pub(super) fn attempt(&mut self, t: usize, credit: u64) -> Result<()> {
         let target = &self.guide.targets[t];
-        let (site, outcome, start) = (target.site, target.outcome, target.best);
+        let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
-        let r = self.attempt_from(site, outcome, x);
+        if i2s {
+            self.guide.start_i2s(t);
+        }
+        let r = self.attempt_from(site, outcome, x, i2s, credit);
         self.focus = None;
         self.stage = Stage::Havoc;
-        self.guide.finish_attempt(outcome, start);
-        r
+        self.guide.finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
+        r.map(|_| ())
     }
 
-    fn attempt_from(&mut self, site: u32, outcome: u32, x: Vec<u8>) -> Result<()> {
+    /// The attempt from input `x`: substitution if `i2s`, then the influence probe and the AVM if
+    /// `credit` (less what this attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
+    fn attempt_from(&mut self, site: u32, outcome: u32, x: Vec<u8>, i2s: bool, credit: u64) -> Result<bool> {
+        let spent_before = self.guide.stats.directed();
         // the start input again: its fitness now, and its operand log
         self.stage = Stage::I2s;
-        let Some(f0) = self.probe(&x)? else { return Ok(()) };
-        let recs = self.compared(site, outcome);
-        self.harvest_strings(&x);
-        let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
+        let Some(f0) = self.probe(&x)? else { return Ok(false) };
         let (mut cur, mut cur_f) = (x, f0);
-        let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
-        let mut cands: Vec<Vec<u8>> = Vec::new();
-        let mut add = |ys: Vec<Vec<u8>>| {
-            for y in ys {
-                if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
-                    cands.push(y);
+        if i2s {
+            let recs = self.compared(site, outcome);
+            self.harvest_strings(&cur);
+            let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
+            let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
+            let mut cands: Vec<Vec<u8>> = Vec::new();
+            let mut add = |ys: Vec<Vec<u8>>| {
+                for y in ys {
+                    if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
+                        cands.push(y);
+                    }
+                }
+            };
+            if let Some(w) = width {
+                for rec in &recs {
+                    add(i2s::candidates(&cur, rec, w));
                 }
             }
-        };
-        if let Some(w) = width {
-            for rec in &recs {
-                add(i2s::candidates(&cur, rec, w));
+            for rec in &str_recs {
+                add(i2s::str_candidates(&cur, rec));
             }
-        }
-        for rec in &str_recs {
-            add(i2s::str_candidates(&cur, rec));
-        }
-        for y in cands {
-            let Some(f) = self.probe(&y)? else { return Ok(()) };
-            if f < cur_f {
-                (cur, cur_f) = (y, f);
+            for y in cands {
+                let Some(f) = self.probe(&y)? else { return Ok(false) };
+                if f < cur_f {
+                    (cur, cur_f) = (y, f);
+                }
             }
         }
         if !cur_f.is_finite() || self.opts.i2s_only {
-            return Ok(());
+            return Ok(false);
+        }
+        let left = credit.saturating_sub(self.guide.stats.directed() - spent_before);
+        if left < avm_need(cur.len()) {
+            return Ok(false);
         }
         self.stage = Stage::Influence;
-        let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(()) };
+        let before = self.guide.stats.directed();
+        let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(true) };
         if pos.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
+        let left = left.saturating_sub(self.guide.stats.directed() - before).clamp(1, AVM_EXECS);
         self.stage = Stage::Avm;
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
-        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: AVM_EXECS };
+        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: left };
         search.run(&mut rng, |y| self.probe(y))?;
-        Ok(())
+        Ok(true)
     }
 
     /// The compares that decide `outcome` of `site` in the last execution, as operand records:
