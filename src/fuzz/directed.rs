@@ -29,11 +29,11 @@ pub fn influence_estimate(len: usize) -> u64 {
     (2 * len.min(64)).min(INFLUENCE_EXECS) as u64
 }
 
-/// The credit an attempt needs before its influence probe and AVM start on an input of `len`
-/// bytes: the probe's executions and as many again for the AVM, so that the AVM gets at least as
-/// much as the probe that serves it.
-pub fn avm_need(len: usize) -> u64 {
-    2 * influence_estimate(len).max(1)
+/// The credit an attempt needs before its AVM starts on an input of `len` bytes: as many
+/// executions as an influence probe of it takes, and those of the probe too unless its result is
+/// `cached`, so that the AVM gets at least as much as the probe that serves it.
+pub fn avm_need(len: usize, cached: bool) -> u64 {
+    influence_estimate(len).max(1) * if cached { 1 } else { 2 }
 }
 
 /// The outcome a directed attempt aims at.
@@ -71,25 +71,37 @@ impl Fuzzer<'_> {
         let target = &self.guide.targets[t];
         let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
+        let cached = target.influence.clone().filter(|(len, _)| *len == x.len()).map(|(_, p)| p);
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
         if i2s {
             self.guide.start_i2s(t);
         }
-        let r = self.attempt_from(site, outcome, x, i2s, credit);
+        let r = self.attempt_from(site, outcome, x, i2s, credit, cached);
         self.focus = None;
         self.stage = Stage::Havoc;
         self.guide.finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
         r.map(|_| ())
     }
 
-    /// The attempt from input `x`: substitution if `i2s`, then the influence probe and the AVM if
-    /// `credit` (less what this attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
-    fn attempt_from(&mut self, site: u32, outcome: u32, x: Vec<u8>, i2s: bool, credit: u64) -> Result<bool> {
-        let spent_before = self.guide.stats.directed();
-        // the start input again: its fitness now, and its operand log
+    /// The attempt from input `x`: substitution if `i2s`, then the influence probe (unless
+    /// `cached` gives its positions for an input of this length) and the AVM if `credit` (less
+    /// what this attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
+    fn attempt_from(
+        &mut self,
+        site: u32,
+        outcome: u32,
+        x: Vec<u8>,
+        i2s: bool,
+        credit: u64,
+        cached: Option<Vec<usize>>,
+    ) -> Result<bool> {
+        let x_len = x.len();
+        // the start input again: its fitness now, and its operand log (not charged to the
+        // credit, which `Guide::pick` checked before it)
         self.stage = Stage::I2s;
         let Some(f0) = self.probe(&x)? else { return Ok(false) };
+        let spent_before = self.guide.stats.directed();
         let (mut cur, mut cur_f) = (x, f0);
         if i2s {
             let recs = self.compared(site, outcome);
@@ -123,12 +135,20 @@ impl Fuzzer<'_> {
             return Ok(false);
         }
         let left = credit.saturating_sub(self.guide.stats.directed() - spent_before);
-        if left < avm_need(cur.len()) {
+        let cached = cached.filter(|_| cur.len() == x_len);
+        if left < avm_need(cur.len(), cached.is_some()) {
             return Ok(false);
         }
         self.stage = Stage::Influence;
         let before = self.guide.stats.directed();
-        let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(true) };
+        let pos = match cached {
+            Some(p) => p,
+            None => {
+                let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(true) };
+                self.guide.set_influence(outcome, cur.len(), pos.clone());
+                pos
+            }
+        };
         if pos.is_empty() {
             return Ok(true);
         }

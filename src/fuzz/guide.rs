@@ -87,6 +87,10 @@ pub struct Target {
     /// (`None`: never). Substitution from the same input proposes the same candidates, so it runs
     /// again only after `best` was lowered.
     pub i2s_at: Option<u32>,
+    /// The influencing positions found by the last influence probe, with the length of the input
+    /// it probed: an attempt from an input of the same length reuses them (a binary format's
+    /// fields stay where they are), so that short AVM slices do not pay the probe each time.
+    pub influence: Option<(usize, Vec<usize>)>,
 }
 
 impl Target {
@@ -260,6 +264,7 @@ impl Guide {
                     stalled: false,
                     reached_zero: false,
                     i2s_at: None,
+                    influence: None,
                 });
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
@@ -375,6 +380,14 @@ impl Guide {
             self.wake_at_credit = least_need;
         }
         best
+    }
+
+    /// Remember the influencing positions `pos` of frontier outcome `outcome`, found on an input
+    /// of `len` bytes (see [`Target::influence`]).
+    pub fn set_influence(&mut self, outcome: u32, len: usize, pos: Vec<usize>) {
+        if let Some(t) = self.targets.iter_mut().find(|t| t.outcome == outcome) {
+            t.influence = Some((len, pos));
+        }
     }
 
     /// Input-to-state substitution runs on target `t` from its current best input.

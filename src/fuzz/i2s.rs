@@ -80,8 +80,9 @@ fn int_targets(b: u64, pred: Option<Pred>) -> Vec<u64> {
 }
 
 /// Input-to-state candidates for the compare `rec` (see module docs) over input `data`; `width`
-/// is the compare's operand width in bytes ([`operand_width`]). In order: binary encodings
-/// (widest first, little-endian first), then decimal text; without duplicates or `data` itself;
+/// is the compare's operand width in bytes ([`operand_width`]). In order: binary encodings at
+/// offsets aligned to their width, then at the other offsets (each widest first, little-endian
+/// first), then decimal text; without duplicates or `data` itself;
 /// at most [`MAX_CANDIDATES`].
 pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
@@ -92,22 +93,26 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
         return out;
     }
     let width = width.clamp(1, 8);
-    for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
-        for w in [8, 4, 2, 1] {
-            if w > width || !fits(a, w) {
-                continue;
-            }
-            for big in [false, true] {
-                if w == 1 && big {
+    // positions aligned to the encoding's width first: in a low-entropy input (an all-zero
+    // seed, padding) the operand occurs everywhere, and binary formats align their fields
+    for aligned in [true, false] {
+        for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+            for w in [8, 4, 2, 1] {
+                if w > width || !fits(a, w) || (w == 1 && !aligned) {
                     continue;
                 }
-                let pat = encode(a, w, big);
-                let ps = positions(data, &pat);
-                for p in ps {
-                    for t in int_targets(b, pred) {
-                        let mut y = data.to_vec();
-                        y[p..p + w].copy_from_slice(&encode(t, w, big));
-                        push(&mut out, data, y);
+                for big in [false, true] {
+                    if w == 1 && big {
+                        continue;
+                    }
+                    let pat = encode(a, w, big);
+                    let ps = positions(data, &pat);
+                    for p in ps.into_iter().filter(|p| (p % w == 0) == aligned) {
+                        for t in int_targets(b, pred) {
+                            let mut y = data.to_vec();
+                            y[p..p + w].copy_from_slice(&encode(t, w, big));
+                            push(&mut out, data, y);
+                        }
                     }
                 }
             }
@@ -274,6 +279,19 @@ mod tests {
 
     fn srec(func: u32, n: u64, a: &[u8], b: &[u8]) -> StrOperandRec {
         StrOperandRec::new(0, func, n, a, b)
+    }
+
+    #[test]
+    fn aligned_offsets_come_first_in_a_low_entropy_input() {
+        // x == 7 for a 4-byte x, logged as (0, 7), on an all-zero input where 0 is everywhere
+        let data = vec![0u8; 12];
+        let rec = OperandRec { site: 0, kind: Pred::Eq as u32, a: 0, b: 7 };
+        let c = candidates(&data, &rec, 4);
+        let at = |y: &Vec<u8>| y.iter().position(|&b| b != 0).unwrap();
+        let first: Vec<usize> = c.iter().take(6).map(at).collect();
+        // little-endian 7 at offsets 0, 4, 8; big-endian at 3, 7, 11 (the same aligned words)
+        assert_eq!(first, [0, 4, 8, 3, 7, 11], "{c:?}");
+        assert!(c.iter().skip(6).take(2).all(|y| at(y) % 4 != 0), "then narrower encodings and other offsets");
     }
 
     #[test]

@@ -777,7 +777,10 @@ impl Fuzzer<'_> {
             if guided && self.guide.stats.directed() <= self.guide.stats.execs_havoc {
                 let credit = self.guide.stats.execs_havoc - self.guide.stats.directed();
                 let avm = !self.opts.i2s_only;
-                let need = |t: &guide::Target| avm.then(|| directed::avm_need(t.pool.last().map_or(0, Vec::len)));
+                let need = |t: &guide::Target| {
+                    let len = t.pool.last().map_or(0, Vec::len);
+                    avm.then(|| directed::avm_need(len, t.influence.as_ref().is_some_and(|(l, _)| *l == len)))
+                };
                 if let Some(t) = self.guide.pick(credit, need) {
                     self.attempt(t, credit)?;
                     continue;
