@@ -19,6 +19,10 @@ use rand_chacha::ChaCha8Rng;
 
 /// Most executions of the influence probe in one attempt.
 pub const INFLUENCE_EXECS: usize = 160;
+/// Input-to-state candidates an attempt may try without credit (see
+/// [`super::guide::Guide::pick`]): the first few, which hold the operand's encodings at aligned
+/// offsets ([`i2s::candidates`]); the next attempt on the outcome goes on where this one stopped.
+pub const I2S_SLICE: usize = 16;
 /// Most executions of the AVM in one attempt.
 pub const AVM_EXECS: u64 = 1500;
 
@@ -74,9 +78,7 @@ impl Fuzzer<'_> {
         let cached = target.influence.clone().filter(|(len, _)| *len == x.len()).map(|(_, p)| p);
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
-        if i2s {
-            self.guide.start_i2s(t);
-        }
+        let i2s = i2s.then(|| (self.guide.targets[t].improvements, self.guide.start_i2s(t)));
         let r = self.attempt_from(site, outcome, x, i2s, credit, cached);
         self.focus = None;
         self.stage = Stage::Havoc;
@@ -84,15 +86,17 @@ impl Fuzzer<'_> {
         r.map(|_| ())
     }
 
-    /// The attempt from input `x`: substitution if `i2s`, then the influence probe (unless
-    /// `cached` gives its positions for an input of this length) and the AVM if `credit` (less
-    /// what this attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
+    /// The attempt from input `x`: substitution if `i2s` (`(improvements, first)`: the target's
+    /// improvement count and the first candidate to try), at most `max(I2S_SLICE, credit)`
+    /// candidates; then, once every candidate was tried, the influence probe (unless `cached`
+    /// gives its positions for an input of this length) and the AVM if `credit` (less what this
+    /// attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
     fn attempt_from(
         &mut self,
         site: u32,
         outcome: u32,
         x: Vec<u8>,
-        i2s: bool,
+        i2s: Option<(u32, usize)>,
         credit: u64,
         cached: Option<Vec<usize>>,
     ) -> Result<bool> {
@@ -103,7 +107,7 @@ impl Fuzzer<'_> {
         let Some(f0) = self.probe(&x)? else { return Ok(false) };
         let spent_before = self.guide.stats.directed();
         let (mut cur, mut cur_f) = (x, f0);
-        if i2s {
+        if let Some((at, first)) = i2s {
             let recs = self.compared(site, outcome);
             self.harvest_strings(&cur);
             let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
@@ -124,11 +128,17 @@ impl Fuzzer<'_> {
             for rec in &str_recs {
                 add(i2s::str_candidates(&cur, rec));
             }
-            for y in cands {
+            let end = cands.len().min(first.saturating_add((credit as usize).max(I2S_SLICE)));
+            let done = end == cands.len();
+            self.guide.i2s_progress(outcome, at, end, done);
+            for y in cands.into_iter().take(end).skip(first) {
                 let Some(f) = self.probe(&y)? else { return Ok(false) };
                 if f < cur_f {
                     (cur, cur_f) = (y, f);
                 }
+            }
+            if !done {
+                return Ok(false);
             }
         }
         if !cur_f.is_finite() || self.opts.i2s_only {

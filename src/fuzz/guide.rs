@@ -20,8 +20,10 @@
 //! not grow with it.
 //!
 //! **Scheduling.** A frontier outcome is *eligible* for a directed attempt when some input reached
-//! its site and it is not *stalled*. An attempt first tries input-to-state substitution, once per
-//! best input of the outcome ([`Target::needs_i2s`]); the AVM (with its influence probe) runs only
+//! its site and it is not *stalled*. An attempt first tries input-to-state substitution on the
+//! outcome's best input ([`Target::needs_i2s`]): at most `directed::I2S_SLICE` candidates, or as
+//! many as the credit, the next attempt going on where it stopped, and never twice from the same
+//! input. The AVM (with its influence probe) runs only once every candidate was tried, and only
 //! on *credit*: the executions havoc has had beyond the directed stages', so that the directed
 //! stages never get more executions than havoc, at any moment, not only when an attempt starts
 //! (an attempt's AVM budget is the credit left, at most `directed::AVM_EXECS`). On a program that
@@ -83,10 +85,15 @@ pub struct Target {
     /// An execution took it (fitness 0), perhaps one that crashed (so the coverage map may not
     /// know it).
     pub reached_zero: bool,
-    /// The value of `improvements` when input-to-state substitution last ran from its best input
-    /// (`None`: never). Substitution from the same input proposes the same candidates, so it runs
-    /// again only after `best` was lowered.
+    /// The value of `improvements` when input-to-state substitution started on its best input
+    /// (`None`: never). Substitution from the same input proposes the same candidates, so it
+    /// starts again only after `best` was lowered.
     pub i2s_at: Option<u32>,
+    /// The next of those candidates to try: an attempt tries a slice of them (see
+    /// [`Guide::pick`]), the next attempt goes on from here.
+    pub i2s_next: usize,
+    /// Every candidate of the current best input was tried.
+    pub i2s_done: bool,
     /// The influencing positions found by the last influence probe, with the length of the input
     /// it probed: an attempt from an input of the same length reuses them (a binary format's
     /// fields stay where they are), so that short AVM slices do not pay the probe each time.
@@ -94,9 +101,9 @@ pub struct Target {
 }
 
 impl Target {
-    /// Whether input-to-state substitution has not yet run from the current best input.
+    /// Whether input-to-state substitution has candidates of the current best input left to try.
     pub fn needs_i2s(&self) -> bool {
-        self.i2s_at != Some(self.improvements)
+        self.i2s_at != Some(self.improvements) || !self.i2s_done
     }
 }
 
@@ -264,6 +271,8 @@ impl Guide {
                     stalled: false,
                     reached_zero: false,
                     i2s_at: None,
+                    i2s_next: 0,
+                    i2s_done: false,
                     influence: None,
                 });
                 if t.stalled && t.stalls < MAX_STALLS {
@@ -390,10 +399,24 @@ impl Guide {
         }
     }
 
-    /// Input-to-state substitution runs on target `t` from its current best input.
-    pub fn start_i2s(&mut self, t: usize) {
-        if let Some(t) = self.targets.get_mut(t) {
-            t.i2s_at = Some(t.improvements);
+    /// Input-to-state substitution runs on target `t` from its current best input: the index of
+    /// the first candidate to try (0 for a new best input).
+    pub fn start_i2s(&mut self, t: usize) -> usize {
+        let Some(t) = self.targets.get_mut(t) else { return 0 };
+        if t.i2s_at != Some(t.improvements) {
+            (t.i2s_at, t.i2s_next, t.i2s_done) = (Some(t.improvements), 0, false);
+        }
+        t.i2s_next
+    }
+
+    /// Substitution on frontier outcome `outcome` tried its candidates up to `next` (exclusive),
+    /// all of them if `done`. Nothing if its best input changed meanwhile (an improvement starts
+    /// over with the new input's candidates).
+    pub fn i2s_progress(&mut self, outcome: u32, at: u32, next: usize, done: bool) {
+        if let Some(t) = self.targets.iter_mut().find(|t| t.outcome == outcome) {
+            if t.i2s_at == Some(at) && t.improvements == at {
+                (t.i2s_next, t.i2s_done) = (next, done);
+            }
         }
     }
 
@@ -534,11 +557,13 @@ mod tests {
         let first = g.pick(100, need).unwrap();
         assert_eq!(g.targets[first].outcome, 3, "equal attempts: the lower fitness first");
         g.start_i2s(first);
+        g.i2s_progress(3, 1, 0, true);
         g.finish_attempt(g.targets[first].outcome, g.targets[first].best, true);
         assert!(g.targets[first].stalled);
         let second = g.pick(100, need).unwrap();
         assert_eq!(g.targets[second].outcome, 1);
         g.start_i2s(second);
+        g.i2s_progress(1, 1, 0, true);
         g.finish_attempt(g.targets[second].outcome, g.targets[second].best, true);
         assert_eq!(g.pick(100, need), None, "both stalled");
         g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 2.0 }), b"y");
@@ -557,9 +582,15 @@ mod tests {
         // substitution needs no credit
         let t = g.pick(0, need).unwrap();
         assert!(g.targets[t].needs_i2s());
-        g.start_i2s(t);
+        assert_eq!(g.start_i2s(t), 0);
+        // a slice of the candidates: the next attempt goes on from there
+        g.i2s_progress(1, 1, 16, false);
         g.finish_attempt(1, g.targets[t].best, false);
         assert!(!g.targets[t].stalled, "substitution alone does not stall an outcome");
+        assert_eq!(g.pick(0, need), Some(t));
+        assert_eq!(g.start_i2s(t), 16);
+        g.i2s_progress(1, 1, 20, true);
+        g.finish_attempt(1, g.targets[t].best, false);
         // the same best input: only the AVM is left, and it waits for its credit
         assert_eq!(g.pick(39, need), None);
         assert_eq!(g.pick(39, need), None, "nothing new: no scan until the credit is there");
