@@ -7,7 +7,10 @@ median over *all* runs, a failed run counted as infinitely many executions (so a
 in half of its runs or more has no finite median): ratio = better peer's median / fuzz's median,
 and whether it is at least 10 (issue 13's goal).
 
-Usage: bench/fuzz_sbst_table.py [bench/results/fuzz-sbst.json]
+Usage: bench/fuzz_sbst_table.py [RESULTS.json ...] (default bench/results/fuzz-sbst.json). With
+several files, the runs of a (program, tool) pair come from the last file that has any, so that
+evotest's tools can be re-measured after a change without re-running the peers (whose runs do
+not depend on evotest's code); the table then says which file each tool's runs came from.
 """
 import json
 import math
@@ -30,12 +33,20 @@ def fmt(x):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/fuzz-sbst.json"
-    j = json.load(open(path))
+    paths = sys.argv[1:] or ["bench/results/fuzz-sbst.json"]
+    by_pair, source = {}, {}
+    for path in paths:
+        fresh = {}
+        for r in json.load(open(path))["records"]:
+            fresh.setdefault((r["program"], r["tool"]), []).append(r)
+        by_pair.update(fresh)
+        for (_, t) in fresh:
+            source[t] = path
     programs = []
-    for r in j["records"]:
-        if r["program"] not in programs:
-            programs.append(r["program"])
+    for (p, _) in by_pair:
+        if p not in programs:
+            programs.append(p)
+    j = {"records": [r for rs in by_pair.values() for r in rs]}
     print("| program | outcomes | " + " | ".join(TOOLS) + " | better peer ÷ fuzz (all runs) | goal ≥ 10× |")
     print("|---|---:|" + "---:|" * len(TOOLS) + "---:|:---:|")
     met = 0
@@ -63,6 +74,10 @@ def main():
         met += ok
         print(f"| {p} | {feasible} | " + " | ".join(cells) + f" | {ratio} | {'yes' if ok else '**no**'} |")
     print(f"\ngoal met on {met} of {len(programs)} programs")
+    if len(paths) > 1:
+        for t in TOOLS:
+            if t in source:
+                print(f"{t}: runs from {source[t]}")
 
 
 if __name__ == "__main__":

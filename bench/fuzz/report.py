@@ -218,39 +218,27 @@ def main():
                 cells.append(f"{fmt_int(x['median_branches_covered'])} / "
                              f"{fmt_int(x['branches_total'])} ({x['ok_runs']})")
         md.append(f"| {t} | {e['version']} | " + " | ".join(cells) + " |")
-    md += ["", "(n): runs that finished.", "",
-           "## Regions covered (median over seeds)", "",
-           "| target | " + " | ".join(tools) + " |", "|---|" + "---:|" * len(tools)]
-    for t in targets:
-        e = result["targets"][t]
-        cells = []
-        for tool in tools:
-            x = e["tools"].get(tool)
-            cells.append("–" if not x or not x["ok_runs"] else
-                         f"{fmt_int(x['median_regions_covered'])} / {fmt_int(x['regions_total'])}")
-        md.append(f"| {t} | " + " | ".join(cells) + " |")
-    md += ["", "## Executions per second (median over seeds, as the tool reports it)", "",
-           "| target | " + " | ".join(tools) + " |", "|---|" + "---:|" * len(tools)]
-    for t in targets:
-        e = result["targets"][t]
-        cells = []
-        for tool in tools:
-            x = e["tools"].get(tool)
-            cells.append("–" if not x or not x["ok_runs"] else fmt_int(x["median_execs_per_sec"]))
-        md.append(f"| {t} | " + " | ".join(cells) + " |")
-    md += ["", "## Unique crashes (per seed)", "",
-           "libFuzzer: distinct crashes over restarts (the bench restarts it after a crash "
-           "until the budget is spent; deduplicated by stack when one is printed, else by "
-           "input). AFL++: its `saved_crashes`.", "",
-           "| target | " + " | ".join(tools) + " |", "|---|" + "---:|" * len(tools)]
-    for t in targets:
-        e = result["targets"][t]
-        cells = []
-        for tool in tools:
-            x = e["tools"].get(tool)
-            cells.append("–" if not x or not x["ok_runs"] else
-                         ", ".join(str(c) for c in x["unique_crashes"]))
-        md.append(f"| {t} | " + " | ".join(cells) + " |")
+    md += ["", "(n): runs that finished."]
+
+    def table(heading, intro, cell):
+        """A section: one row per target, one column per tool; `cell(x)` for a tool that ran."""
+        rows = ["", heading, "", *intro, "| target | " + " | ".join(tools) + " |",
+                "|---|" + "---:|" * len(tools)]
+        for t in targets:
+            xs = [result["targets"][t]["tools"].get(tool) for tool in tools]
+            rows.append(f"| {t} | " + " | ".join("–" if not x or not x["ok_runs"] else cell(x)
+                                                  for x in xs) + " |")
+        return rows
+
+    md += table("## Regions covered (median over seeds)", [],
+                lambda x: f"{fmt_int(x['median_regions_covered'])} / {fmt_int(x['regions_total'])}")
+    md += table("## Executions per second (median over seeds, as the tool reports it)", [],
+                lambda x: fmt_int(x["median_execs_per_sec"]))
+    md += table("## Unique crashes (per seed)",
+                ["libFuzzer: distinct crashes over restarts (the bench restarts it after a crash "
+                 "until the budget is spent; deduplicated by stack when one is printed, else by "
+                 "input). AFL++: its `saved_crashes`.", ""],
+                lambda x: ", ".join(str(c) for c in x["unique_crashes"]))
     errs = [(t, tool, err) for t in targets for tool, x in result["targets"][t]["tools"].items()
             for err in x["errors"]]
     if errs:

@@ -161,7 +161,7 @@ pub struct FuzzArgs {
     #[arg(long = "stop_on_crash", alias = "stop-on-crash")]
     stop_on_crash: bool,
     /// Branch distances and compared operands steer the loop: input-to-state substitution and
-    /// AVM on the frontier outcomes, at most half of the executions (`off`: plain coverage-guided
+    /// AVM on the frontier outcomes, never more executions than havoc had (`off`: plain coverage-guided
     /// havoc; `i2s`: input-to-state substitution only, no AVM; both for comparison)
     #[arg(long, default_value = "on", value_name = "on|off|i2s", value_parser = ["on", "off", "i2s"])]
     guidance: String,

@@ -9,8 +9,9 @@
 //! * **AVM** ([`Avm`], Korel 1990): for each field in turn, exploratory moves `±1`; a move that
 //!   lowers the fitness is followed by pattern moves in the same direction whose step doubles
 //!   while they keep lowering it; then exploration again from the new point. A full cycle over
-//!   the fields without improvement is a local optimum; the AVM then restarts the widest field
-//!   from a random value (of random magnitude), until its budget is spent.
+//!   the fields without improvement is a local optimum: pair moves on two fields together
+//!   ([`Avm`]'s `pairs`), and when they fail too, the AVM restarts the widest field from a random
+//!   value (of random magnitude), until its budget is spent.
 //!
 //! Executions go through a closure returning the fitness of the targeted outcome (lower is
 //! better, 0 = taken) or `None` when the search must stop (outcome taken, budget spent, run
@@ -113,6 +114,10 @@ impl Field {
     }
 }
 
+/// Most fields of one width and byte order for which [`Avm`] tries pair moves (the pairs grow
+/// quadratically).
+pub const MAX_PAIR_FIELDS: usize = 8;
+
 /// What a stage of the search ended with.
 #[derive(Clone, Debug, PartialEq)]
 pub enum End {
@@ -180,7 +185,7 @@ where
 
 /// The fields of the runs of consecutive `positions` (see module docs): for a run of length `L`,
 /// the integer chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
-/// big-endian); when `w` is 4 or 8, the same chunks as floats (`f32`/`f64` ordered keys); then,
+/// big-endian); for a run longer than 8 bytes, also its 4-byte chunks; when `w` is 4 or 8, the same chunks as floats (`f32`/`f64` ordered keys); then,
 /// for a run of 2 to 7 bytes, the 4- and 8-byte windows (integer and float) that end where it
 /// ends (little-endian) or start where it starts (big-endian), within an input of `len` bytes;
 /// then, when `w > 1`, its single bytes.
@@ -207,6 +212,18 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
                     out.push(f);
                 }
                 o += width;
+            }
+        }
+        // a run longer than 8 bytes is as likely a row of 32-bit values (a struct of ints):
+        // its 4-byte chunks too, in both byte orders
+        if w == 8 && l > 8 {
+            for big in [false, true] {
+                for o in (s..s + l).step_by(4) {
+                    let f = Field::int(o, 4, big);
+                    if o + 4 <= s + l && !out.contains(&f) {
+                        out.push(f);
+                    }
+                }
             }
         }
         // runs of a float's width: its ordered key too
@@ -297,6 +314,13 @@ impl Avm {
             if self.budget == 0 {
                 return Ok(End::Done(self.best));
             }
+            // a local optimum of the single-field moves: pair moves, then back to single moves
+            match self.pairs(&mut eval)? {
+                None => return Ok(End::Stopped),
+                Some(true) if self.best == 0.0 => return Ok(End::Done(0.0)),
+                Some(true) => continue,
+                Some(false) => {}
+            }
             // a local optimum: restart one of the widest fields from a random value of random
             // magnitude (a float: of a random binade between 2^-32 and 2^32, either sign)
             let widest = self.fields.iter().map(|f| f.width).max().unwrap_or(1);
@@ -330,6 +354,53 @@ impl Avm {
         }
         self.budget -= 1;
         eval(y)
+    }
+
+    /// Pair moves at a local optimum of the single-field moves (as the function-level AVM's,
+    /// `search::avm`): two integer fields of the same width (8, 4 or 2 bytes, widest first) and
+    /// byte order moved by one unit together, in the same or opposite directions, with doubling steps while the fitness
+    /// falls. They follow ridges single moves cannot: an ordering `a <= b` that holds only if both
+    /// move, or a relation such as `a*a == b*b + c*c`, linear along `b + k, c + k`. Only for a
+    /// width and byte order with 2 to [`MAX_PAIR_FIELDS`] fields. `Some(improved)`, or `None` when
+    /// stopped.
+    fn pairs<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, eval: &mut F) -> Result<Option<bool>> {
+        let mut improved = false;
+        for (width, big) in [(8, false), (8, true), (4, false), (4, true), (2, false), (2, true)] {
+            let group: Vec<Field> =
+                self.fields.iter().filter(|f| !f.float && f.width == width && f.big_endian == big).copied().collect();
+            if group.len() < 2 || group.len() > MAX_PAIR_FIELDS {
+                continue;
+            }
+            for (p, fi) in group.iter().enumerate() {
+                for fj in &group[p + 1..] {
+                    for (di, dj) in [(1i64, 1i64), (-1, -1), (1, -1), (-1, 1)] {
+                        let mut k = 1i64;
+                        loop {
+                            let mut y = self.data.clone();
+                            for (f, by) in [(fi, di * k), (fj, dj * k)] {
+                                f.set(&mut y, f.get(&self.data).wrapping_add(by as u64) & f.mask());
+                            }
+                            let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                            if fy < self.best {
+                                self.data = y;
+                                self.best = fy;
+                                improved = true;
+                                if fy == 0.0 {
+                                    return Ok(Some(true));
+                                }
+                                k = k.saturating_mul(2);
+                                if k.unsigned_abs() > fi.mask() {
+                                    break;
+                                }
+                            } else {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Some(improved))
     }
 
     /// Exploratory and pattern moves on field `k` until it stops improving. `Some(improved)`, or
@@ -438,6 +509,12 @@ mod tests {
         let f = fields(&[5, 6, 7], 8);
         assert!(f.contains(&Field { offset: 0, width: 8, big_endian: false, float: true }), "{f:?}");
         assert!(f.contains(&Field::int(0, 8, false)) && !f.iter().any(|x| x.offset + x.width > 8), "{f:?}");
+        // three 32-bit ints in a row: an 8-byte chunk and a 4-byte tail, and each int as well
+        let f = fields(&(0..12).collect::<Vec<_>>(), 12);
+        assert_eq!(f[..2], [l(0, 8, false), l(8, 4, false)]);
+        for big in [false, true] {
+            assert!([0, 4, 8].iter().all(|&o| f.contains(&l(o, 4, big))), "{f:?}");
+        }
     }
 
     #[test]
@@ -532,5 +609,25 @@ mod tests {
         assert_eq!(n, 10);
         let mut avm = Avm { fields: fields(&[2], 7), best: relation(&d), data: d, budget: 100 };
         assert_eq!(avm.run(&mut rng, |_| Ok(None)).unwrap(), End::Stopped);
+    }
+
+    /// `x == y && x + y == 1000` over two little-endian `u32`s: flat for any single move from
+    /// (0, 0) (one term falls by what the other rises), downhill along the diagonal.
+    fn ridge(d: &[u8]) -> f64 {
+        let x = u32::from_le_bytes(d[..4].try_into().unwrap()) as f64;
+        let y = u32::from_le_bytes(d[4..8].try_into().unwrap()) as f64;
+        crate::fuzz::guide::normalise((x - y).abs() + (x + y - 1000.0).abs())
+    }
+
+    #[test]
+    fn pair_moves_follow_a_ridge_that_single_moves_cannot() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let d = vec![0u8; 8];
+        let fs = vec![Field::int(0, 4, false), Field::int(4, 4, false)];
+        let mut avm = Avm { fields: fs, best: ridge(&d), data: d, budget: 200 };
+        let (end, n) = counted(&mut avm, &mut rng, ridge);
+        assert_eq!(end, End::Done(0.0), "after {n} evaluations");
+        assert_eq!((&avm.data[..4], &avm.data[4..]), (&500u32.to_le_bytes()[..], &500u32.to_le_bytes()[..]));
+        assert!(n <= 60, "{n} evaluations");
     }
 }

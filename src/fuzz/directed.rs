@@ -19,8 +19,26 @@ use rand_chacha::ChaCha8Rng;
 
 /// Most executions of the influence probe in one attempt.
 pub const INFLUENCE_EXECS: usize = 160;
+/// Input-to-state candidates an attempt may try without credit (see
+/// [`super::guide::Guide::pick`]): the first few, which hold the operand's encodings at aligned
+/// offsets ([`i2s::candidates`]); the next attempt on the outcome goes on where this one stopped.
+pub const I2S_SLICE: usize = 16;
 /// Most executions of the AVM in one attempt.
 pub const AVM_EXECS: u64 = 1500;
+
+/// The executions of the influence probe on an input of `len` bytes, at most: two
+/// perturbations per byte, or per block of a long input (refined where a block matters), at most
+/// [`INFLUENCE_EXECS`].
+pub fn influence_estimate(len: usize) -> u64 {
+    (2 * len.min(64)).min(INFLUENCE_EXECS) as u64
+}
+
+/// The credit an attempt needs before its AVM starts on an input of `len` bytes: as many
+/// executions as an influence probe of it takes, and those of the probe too unless its result is
+/// `cached`, so that the AVM gets at least as much as the probe that serves it.
+pub fn avm_need(len: usize, cached: bool) -> u64 {
+    influence_estimate(len).max(1) * if cached { 1 } else { 2 }
+}
 
 /// The outcome a directed attempt aims at.
 #[derive(Clone, Debug)]
@@ -49,66 +67,107 @@ impl Fuzzer<'_> {
         })
     }
 
-    /// One directed attempt on target `t` of the guide (see module docs).
+    /// One directed attempt on target `t` of the guide (see module docs), with `credit`
+    /// executions for its AVM (see [`super::guide::Guide::pick`]).
     ///
     /// Errors: the executor broke, an artifact could not be written.
-    pub(super) fn attempt(&mut self, t: usize) -> Result<()> {
+    pub(super) fn attempt(&mut self, t: usize, credit: u64) -> Result<()> {
         let target = &self.guide.targets[t];
-        let (site, outcome, start) = (target.site, target.outcome, target.best);
+        let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
+        let cached = target.influence.clone().filter(|(len, _)| *len == x.len()).map(|(_, p)| p);
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
-        let r = self.attempt_from(site, outcome, x);
+        let i2s = i2s.then(|| (self.guide.targets[t].improvements, self.guide.start_i2s(t)));
+        let r = self.attempt_from(site, outcome, x, i2s, credit, cached);
         self.focus = None;
         self.stage = Stage::Havoc;
-        self.guide.finish_attempt(outcome, start);
-        r
+        self.guide.finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
+        r.map(|_| ())
     }
 
-    fn attempt_from(&mut self, site: u32, outcome: u32, x: Vec<u8>) -> Result<()> {
-        // the start input again: its fitness now, and its operand log
+    /// The attempt from input `x`: substitution if `i2s` (`(improvements, first)`: the target's
+    /// improvement count and the first candidate to try), at most `max(I2S_SLICE, credit)`
+    /// candidates; then, once every candidate was tried, the influence probe (unless `cached`
+    /// gives its positions for an input of this length) and the AVM if `credit` (less what this
+    /// attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
+    fn attempt_from(
+        &mut self,
+        site: u32,
+        outcome: u32,
+        x: Vec<u8>,
+        i2s: Option<(u32, usize)>,
+        credit: u64,
+        cached: Option<Vec<usize>>,
+    ) -> Result<bool> {
+        let x_len = x.len();
+        // the start input again: its fitness now, and its operand log (not charged to the
+        // credit, which `Guide::pick` checked before it)
         self.stage = Stage::I2s;
-        let Some(f0) = self.probe(&x)? else { return Ok(()) };
-        let recs = self.compared(site, outcome);
-        self.harvest_strings(&x);
-        let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
+        let Some(f0) = self.probe(&x)? else { return Ok(false) };
+        let spent_before = self.guide.stats.directed();
         let (mut cur, mut cur_f) = (x, f0);
-        let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
-        let mut cands: Vec<Vec<u8>> = Vec::new();
-        let mut add = |ys: Vec<Vec<u8>>| {
-            for y in ys {
-                if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
-                    cands.push(y);
+        if let Some((at, first)) = i2s {
+            let recs = self.compared(site, outcome);
+            self.harvest_strings(&cur);
+            let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
+            let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
+            let mut cands: Vec<Vec<u8>> = Vec::new();
+            let mut add = |ys: Vec<Vec<u8>>| {
+                for y in ys {
+                    if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
+                        cands.push(y);
+                    }
+                }
+            };
+            if let Some(w) = width {
+                for rec in &recs {
+                    add(i2s::candidates(&cur, rec, w));
                 }
             }
-        };
-        if let Some(w) = width {
-            for rec in &recs {
-                add(i2s::candidates(&cur, rec, w));
+            for rec in &str_recs {
+                add(i2s::str_candidates(&cur, rec));
             }
-        }
-        for rec in &str_recs {
-            add(i2s::str_candidates(&cur, rec));
-        }
-        for y in cands {
-            let Some(f) = self.probe(&y)? else { return Ok(()) };
-            if f < cur_f {
-                (cur, cur_f) = (y, f);
+            let end = cands.len().min(first.saturating_add((credit as usize).max(I2S_SLICE)));
+            let done = end == cands.len();
+            self.guide.i2s_progress(outcome, at, end, done);
+            for y in cands.into_iter().take(end).skip(first) {
+                let Some(f) = self.probe(&y)? else { return Ok(false) };
+                if f < cur_f {
+                    (cur, cur_f) = (y, f);
+                }
+            }
+            if !done {
+                return Ok(false);
             }
         }
         if !cur_f.is_finite() || self.opts.i2s_only {
-            return Ok(());
+            return Ok(false);
+        }
+        let left = credit.saturating_sub(self.guide.stats.directed() - spent_before);
+        let cached = cached.filter(|_| cur.len() == x_len);
+        if left < avm_need(cur.len(), cached.is_some()) {
+            return Ok(false);
         }
         self.stage = Stage::Influence;
-        let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(()) };
+        let before = self.guide.stats.directed();
+        let pos = match cached {
+            Some(p) => p,
+            None => {
+                let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(true) };
+                self.guide.set_influence(outcome, cur.len(), pos.clone());
+                pos
+            }
+        };
         if pos.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
+        let left = left.saturating_sub(self.guide.stats.directed() - before).clamp(1, AVM_EXECS);
         self.stage = Stage::Avm;
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
-        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: AVM_EXECS };
+        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: left };
         search.run(&mut rng, |y| self.probe(y))?;
-        Ok(())
+        Ok(true)
     }
 
     /// The compares that decide `outcome` of `site` in the last execution, as operand records:

@@ -20,11 +20,18 @@
 //! not grow with it.
 //!
 //! **Scheduling.** A frontier outcome is *eligible* for a directed attempt when some input reached
-//! its site and it is not *stalled*. An attempt that does not lower the outcome's best fitness
-//! stalls it; any later improvement (by havoc, or by an attempt on another outcome) wakes it, and
-//! new coverage wakes stalled outcomes with fewer than [`MAX_STALLS`] stalls. Eligible outcomes
-//! are taken fewest attempts first, then lowest fitness. The loop in `fuzz/mod.rs` keeps at least
-//! half of the executions for havoc, so a stalled distance never traps the fuzzer.
+//! its site and it is not *stalled*. An attempt first tries input-to-state substitution on the
+//! outcome's best input ([`Target::needs_i2s`]): at most `directed::I2S_SLICE` candidates, or as
+//! many as the credit, the next attempt going on where it stopped, and never twice from the same
+//! input. The AVM (with its influence probe) runs only once every candidate was tried, and only
+//! on *credit*: the executions havoc has had beyond the directed stages', so that the directed
+//! stages never get more executions than havoc, at any moment, not only when an attempt starts
+//! (an attempt's AVM budget is the credit left, at most `directed::AVM_EXECS`). On a program that
+//! havoc covers at once, evotest is then at most about twice as slow as havoc alone; where
+//! substitution takes the outcomes, it is as fast as substitution alone. An attempt whose AVM does
+//! not lower the outcome's best fitness stalls it; any later improvement (by havoc, or by an
+//! attempt on another outcome) wakes it, and new coverage wakes stalled outcomes with fewer than
+//! [`MAX_STALLS`] stalls. Eligible outcomes are taken fewest attempts first, then lowest fitness.
 
 use super::feedback::Feedback;
 use crate::exec::Coverage;
@@ -78,6 +85,26 @@ pub struct Target {
     /// An execution took it (fitness 0), perhaps one that crashed (so the coverage map may not
     /// know it).
     pub reached_zero: bool,
+    /// The value of `improvements` when input-to-state substitution started on its best input
+    /// (`None`: never). Substitution from the same input proposes the same candidates, so it
+    /// starts again only after `best` was lowered.
+    pub i2s_at: Option<u32>,
+    /// The next of those candidates to try: an attempt tries a slice of them (see
+    /// [`Guide::pick`]), the next attempt goes on from here.
+    pub i2s_next: usize,
+    /// Every candidate of the current best input was tried.
+    pub i2s_done: bool,
+    /// The influencing positions found by the last influence probe, with the length of the input
+    /// it probed: an attempt from an input of the same length reuses them (a binary format's
+    /// fields stay where they are), so that short AVM slices do not pay the probe each time.
+    pub influence: Option<(usize, Vec<usize>)>,
+}
+
+impl Target {
+    /// Whether input-to-state substitution has candidates of the current best input left to try.
+    pub fn needs_i2s(&self) -> bool {
+        self.i2s_at != Some(self.improvements) || !self.i2s_done
+    }
 }
 
 /// Executions spent and outcomes first covered by each stage of the loop, for the `--json`
@@ -179,6 +206,9 @@ pub struct Guide {
     /// Something changed that may make an outcome eligible since the last [`Guide::pick`] found
     /// none.
     wake: bool,
+    /// The least credit (see [`Guide::pick`]) that makes an outcome eligible which the last
+    /// [`Guide::pick`] left out for want of it (`u64::MAX`: none).
+    wake_at_credit: u64,
     pub stats: GuideStats,
 }
 
@@ -193,6 +223,7 @@ impl Guide {
             targets: vec![],
             covered_when: usize::MAX,
             wake: true,
+            wake_at_credit: u64::MAX,
             stats: GuideStats { enabled, ..Default::default() },
         }
     }
@@ -239,6 +270,10 @@ impl Guide {
                     stalls: 0,
                     stalled: false,
                     reached_zero: false,
+                    i2s_at: None,
+                    i2s_next: 0,
+                    i2s_done: false,
+                    influence: None,
                 });
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
@@ -319,26 +354,77 @@ impl Guide {
     }
 
     /// The target to attempt next (see module docs), or `None` when no outcome is eligible.
-    pub fn pick(&mut self) -> Option<usize> {
-        if !self.wake {
+    ///
+    /// An outcome whose input-to-state substitution has run from its best input
+    /// ([`Target::needs_i2s`] false) is eligible only for the AVM, which needs
+    /// `avm_need(target)` executions of `credit` (the executions havoc has had beyond the
+    /// directed stages', see `fuzz/mod.rs`); `None` from `avm_need`: no AVM (`--guidance i2s`).
+    pub fn pick(&mut self, credit: u64, avm_need: impl Fn(&Target) -> Option<u64>) -> Option<usize> {
+        if !self.wake && credit < self.wake_at_credit {
             return None;
         }
+        let mut least_need = u64::MAX;
         let best = self
             .targets
             .iter()
             .enumerate()
             .filter(|(_, t)| !t.pool.is_empty() && !t.stalled && !t.reached_zero)
+            .filter(|(_, t)| {
+                if t.needs_i2s() {
+                    return true;
+                }
+                match avm_need(t) {
+                    Some(n) if n <= credit => true,
+                    Some(n) => {
+                        least_need = least_need.min(n);
+                        false
+                    }
+                    None => false,
+                }
+            })
             .min_by(|(_, a), (_, b)| a.attempts.cmp(&b.attempts).then(a.best.total_cmp(&b.best)))
             .map(|(i, _)| i);
         if best.is_none() {
             self.wake = false;
+            self.wake_at_credit = least_need;
         }
         best
     }
 
+    /// Remember the influencing positions `pos` of frontier outcome `outcome`, found on an input
+    /// of `len` bytes (see [`Target::influence`]).
+    pub fn set_influence(&mut self, outcome: u32, len: usize, pos: Vec<usize>) {
+        if let Some(t) = self.targets.iter_mut().find(|t| t.outcome == outcome) {
+            t.influence = Some((len, pos));
+        }
+    }
+
+    /// Input-to-state substitution runs on target `t` from its current best input: the index of
+    /// the first candidate to try (0 for a new best input).
+    pub fn start_i2s(&mut self, t: usize) -> usize {
+        let Some(t) = self.targets.get_mut(t) else { return 0 };
+        if t.i2s_at != Some(t.improvements) {
+            (t.i2s_at, t.i2s_next, t.i2s_done) = (Some(t.improvements), 0, false);
+        }
+        t.i2s_next
+    }
+
+    /// Substitution on frontier outcome `outcome` tried its candidates up to `next` (exclusive),
+    /// all of them if `done`. Nothing if its best input changed meanwhile (an improvement starts
+    /// over with the new input's candidates).
+    pub fn i2s_progress(&mut self, outcome: u32, at: u32, next: usize, done: bool) {
+        if let Some(t) = self.targets.iter_mut().find(|t| t.outcome == outcome) {
+            if t.i2s_at == Some(at) && t.improvements == at {
+                (t.i2s_next, t.i2s_done) = (next, done);
+            }
+        }
+    }
+
     /// The attempt on frontier outcome `outcome` ended; `start` was its best fitness when the
-    /// attempt began. An outcome no longer on the frontier was covered by the attempt.
-    pub fn finish_attempt(&mut self, outcome: u32, start: f64) {
+    /// attempt began, `searched` whether it ran the AVM. An outcome no longer on the frontier was
+    /// covered by the attempt. An attempt that searched without lowering `best` stalls the
+    /// outcome; one that only substituted does not (its outcome waits for the AVM's credit).
+    pub fn finish_attempt(&mut self, outcome: u32, start: f64, searched: bool) {
         self.stats.attempts += 1;
         let Some(t) = self.targets.iter_mut().find(|t| t.outcome == outcome) else {
             self.stats.attempts_won += 1;
@@ -347,7 +433,7 @@ impl Guide {
         t.attempts += 1;
         if t.reached_zero {
             self.stats.attempts_won += 1;
-        } else if t.best >= start {
+        } else if searched && t.best >= start {
             t.stalled = true;
             t.stalls += 1;
         }
@@ -464,18 +550,56 @@ mod tests {
         fb.add(&cov(&[0, 1], &[0, 2]));
         let mut g = Guide::new(vec![(0, 2), (2, 2)], true);
         g.refresh(&fb);
-        assert_eq!(g.pick(), None, "no input reached a frontier distance yet");
+        let need = |_: &Target| Some(10);
+        assert_eq!(g.pick(100, need), None, "no input reached a frontier distance yet");
         let both = cov(&[0, 1], &[0, 2]);
         g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 3.0 }), b"x");
-        let first = g.pick().unwrap();
+        let first = g.pick(100, need).unwrap();
         assert_eq!(g.targets[first].outcome, 3, "equal attempts: the lower fitness first");
-        g.finish_attempt(g.targets[first].outcome, g.targets[first].best);
+        g.start_i2s(first);
+        g.i2s_progress(3, 1, 0, true);
+        g.finish_attempt(g.targets[first].outcome, g.targets[first].best, true);
         assert!(g.targets[first].stalled);
-        let second = g.pick().unwrap();
+        let second = g.pick(100, need).unwrap();
         assert_eq!(g.targets[second].outcome, 1);
-        g.finish_attempt(g.targets[second].outcome, g.targets[second].best);
-        assert_eq!(g.pick(), None, "both stalled");
+        g.start_i2s(second);
+        g.i2s_progress(1, 1, 0, true);
+        g.finish_attempt(g.targets[second].outcome, g.targets[second].best, true);
+        assert_eq!(g.pick(100, need), None, "both stalled");
         g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 2.0 }), b"y");
-        assert_eq!(g.pick(), Some(first), "an improvement wakes it");
+        assert_eq!(g.pick(100, need), Some(first), "an improvement wakes it");
+    }
+
+    #[test]
+    fn substitution_once_per_best_input_then_the_avm_on_credit() {
+        let mut fb = Feedback::new(1, 2);
+        fb.add(&cov(&[0], &[0]));
+        let mut g = Guide::new(vec![(0, 2)], true);
+        g.refresh(&fb);
+        let c = cov(&[0], &[0]);
+        g.observe(&c, |o| (o == 1).then_some(5.0), b"a");
+        let need = |_: &Target| Some(40);
+        // substitution needs no credit
+        let t = g.pick(0, need).unwrap();
+        assert!(g.targets[t].needs_i2s());
+        assert_eq!(g.start_i2s(t), 0);
+        // a slice of the candidates: the next attempt goes on from there
+        g.i2s_progress(1, 1, 16, false);
+        g.finish_attempt(1, g.targets[t].best, false);
+        assert!(!g.targets[t].stalled, "substitution alone does not stall an outcome");
+        assert_eq!(g.pick(0, need), Some(t));
+        assert_eq!(g.start_i2s(t), 16);
+        g.i2s_progress(1, 1, 20, true);
+        g.finish_attempt(1, g.targets[t].best, false);
+        // the same best input: only the AVM is left, and it waits for its credit
+        assert_eq!(g.pick(39, need), None);
+        assert_eq!(g.pick(39, need), None, "nothing new: no scan until the credit is there");
+        assert_eq!(g.pick(40, need), Some(t));
+        // --guidance i2s: never the AVM
+        assert_eq!(g.pick(1000, |_| None), None);
+        // a lower distance: substitution again, from the new best input
+        g.observe(&c, |o| (o == 1).then_some(4.0), b"b");
+        assert_eq!(g.pick(0, |_| None), Some(t));
+        assert!(g.targets[t].needs_i2s());
     }
 }

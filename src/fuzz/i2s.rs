@@ -63,6 +63,13 @@ fn positions(data: &[u8], pat: &[u8]) -> Vec<usize> {
     (0..=data.len() - pat.len()).filter(|&p| &data[p..p + pat.len()] == pat).collect()
 }
 
+/// `ps` with the offsets that are multiples of `width` first (binary formats align their fields;
+/// in a low-entropy input, such as an all-zero seed, a pattern occurs at every offset).
+fn aligned_first(mut ps: Vec<usize>, width: usize) -> Vec<usize> {
+    ps.sort_by_key(|&p| (p % width.max(1) != 0, p));
+    ps
+}
+
 /// Add `y` to `out` unless it is `data` itself or already there, up to [`MAX_CANDIDATES`].
 fn push(out: &mut Vec<Vec<u8>>, data: &[u8], y: Vec<u8>) {
     if out.len() < MAX_CANDIDATES && y != data && !out.contains(&y) {
@@ -70,18 +77,23 @@ fn push(out: &mut Vec<Vec<u8>>, data: &[u8], y: Vec<u8>) {
     }
 }
 
-/// The replacement values for operand `b` under predicate `pred`: `b` itself, and `b ± 1` for
-/// an ordering compare (where equality may not be enough).
-fn int_targets(b: u64, pred: Option<Pred>) -> Vec<u64> {
+/// The replacement values for operand `a` (found in the input) under predicate `pred` against
+/// operand `b`: `b` itself, and `b ± 1` for an ordering compare (where equality may not be
+/// enough); for an equality compare whose operands are already equal, `b ± 1` only (the outcome
+/// left is `!=`).
+fn int_targets(a: u64, b: u64, pred: Option<Pred>) -> Vec<u64> {
     match pred.and_then(|p| p.rel()) {
+        // operands already equal: the outcome wanted is `!=`
+        Some(Rel::Eq) | Some(Rel::Ne) if a == b => vec![b.wrapping_add(1), b.wrapping_sub(1)],
         Some(Rel::Eq) | Some(Rel::Ne) => vec![b],
         _ => vec![b, b.wrapping_add(1), b.wrapping_sub(1)],
     }
 }
 
 /// Input-to-state candidates for the compare `rec` (see module docs) over input `data`; `width`
-/// is the compare's operand width in bytes ([`operand_width`]). In order: binary encodings
-/// (widest first, little-endian first), then decimal text; without duplicates or `data` itself;
+/// is the compare's operand width in bytes ([`operand_width`]). In order: binary encodings at
+/// offsets aligned to their width, then at the other offsets (each widest first, little-endian
+/// first), then decimal text; without duplicates or `data` itself;
 /// at most [`MAX_CANDIDATES`].
 pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
@@ -92,22 +104,26 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
         return out;
     }
     let width = width.clamp(1, 8);
-    for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
-        for w in [8, 4, 2, 1] {
-            if w > width || !fits(a, w) {
-                continue;
-            }
-            for big in [false, true] {
-                if w == 1 && big {
+    // positions aligned to the encoding's width first: in a low-entropy input (an all-zero
+    // seed, padding) the operand occurs everywhere, and binary formats align their fields
+    for aligned in [true, false] {
+        for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+            for w in [8, 4, 2, 1] {
+                if w > width || !fits(a, w) || (w == 1 && !aligned) {
                     continue;
                 }
-                let pat = encode(a, w, big);
-                let ps = positions(data, &pat);
-                for p in ps {
-                    for t in int_targets(b, pred) {
-                        let mut y = data.to_vec();
-                        y[p..p + w].copy_from_slice(&encode(t, w, big));
-                        push(&mut out, data, y);
+                for big in [false, true] {
+                    if w == 1 && big {
+                        continue;
+                    }
+                    let pat = encode(a, w, big);
+                    let ps = positions(data, &pat);
+                    for p in ps.into_iter().filter(|p| (p % w == 0) == aligned) {
+                        for t in int_targets(a, b, pred) {
+                            let mut y = data.to_vec();
+                            y[p..p + w].copy_from_slice(&encode(t, w, big));
+                            push(&mut out, data, y);
+                        }
                     }
                 }
             }
@@ -143,7 +159,7 @@ fn decimal(data: &[u8], a: u64, b: u64, pred: Option<Pred>, width: usize, out: &
             if digit_before || data.get(end).is_some_and(|c| c.is_ascii_digit()) {
                 continue;
             }
-            for t in int_targets(b, pred) {
+            for t in int_targets(a, b, pred) {
                 let repl = if text.starts_with('-') || (t as i64) < 0 && width < 8 {
                     decimal_forms(t, width)[0].clone()
                 } else {
@@ -162,12 +178,14 @@ fn decimal(data: &[u8], a: u64, b: u64, pred: Option<Pred>, width: usize, out: &
 /// an ordering compare).
 fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>>) {
     let mut targets = vec![b];
-    if !matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) && b.is_finite() {
+    // an ordering compare, or operands already equal (the outcome wanted is `!=`): the
+    // neighbours too
+    if (!matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) || a == b) && b.is_finite() {
         targets.extend([b.next_up(), b.next_down()]);
     }
     for big in [false, true] {
         let pat = if big { a.to_be_bytes() } else { a.to_le_bytes() };
-        for p in positions(data, &pat) {
+        for p in aligned_first(positions(data, &pat), 8) {
             for &t in &targets {
                 let mut y = data.to_vec();
                 y[p..p + 8].copy_from_slice(&if big { t.to_be_bytes() } else { t.to_le_bytes() });
@@ -177,7 +195,7 @@ fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>
         let a32 = a as f32;
         if a32 as f64 == a || a.is_nan() {
             let pat = if big { a32.to_be_bytes() } else { a32.to_le_bytes() };
-            for p in positions(data, &pat) {
+            for p in aligned_first(positions(data, &pat), 4) {
                 for &t in &targets {
                     let mut t32 = t as f32;
                     // the f32 neighbours, not the f64 ones (which round back to `b`)
@@ -274,6 +292,36 @@ mod tests {
 
     fn srec(func: u32, n: u64, a: &[u8], b: &[u8]) -> StrOperandRec {
         StrOperandRec::new(0, func, n, a, b)
+    }
+
+    #[test]
+    fn aligned_offsets_come_first_in_a_low_entropy_input() {
+        // x == 7 for a 4-byte x, logged as (0, 7), on an all-zero input where 0 is everywhere
+        let data = vec![0u8; 12];
+        let rec = OperandRec { site: 0, kind: Pred::Eq as u32, a: 0, b: 7 };
+        let c = candidates(&data, &rec, 4);
+        let at = |y: &Vec<u8>| y.iter().position(|&b| b != 0).unwrap();
+        let first: Vec<usize> = c.iter().take(6).map(at).collect();
+        // little-endian 7 at offsets 0, 4, 8; big-endian at 3, 7, 11 (the same aligned words)
+        assert_eq!(first, [0, 4, 8, 3, 7, 11], "{c:?}");
+        assert!(c.iter().skip(6).take(2).all(|y| at(y) % 4 != 0), "then narrower encodings and other offsets");
+    }
+
+    #[test]
+    fn floats_at_aligned_offsets_first_and_equal_operands_get_neighbours() {
+        // b == 1.0 for the second of two doubles, on an all-zero input
+        let data = vec![0u8; 16];
+        let rec = OperandRec { site: 0, kind: Pred::Eq as u32 | OPERANDS_FLOAT, a: 0f64.to_bits(), b: 1f64.to_bits() };
+        let c = candidates(&data, &rec, 8);
+        assert_eq!(f64::from_le_bytes(c[0][..8].try_into().unwrap()), 1.0);
+        assert_eq!(f64::from_le_bytes(c[1][8..].try_into().unwrap()), 1.0, "offset 8 second: {c:?}");
+        // x == 5 with x already 5: the `!=` outcome is left, so 6 and 4, not 5 again
+        let data = vec![9u8, 5, 0, 0, 0];
+        let rec = OperandRec { site: 0, kind: Pred::Eq as u32, a: 5, b: 5 };
+        let c = candidates(&data, &rec, 4);
+        assert_eq!(c[..2], [vec![9u8, 6, 0, 0, 0], vec![9u8, 4, 0, 0, 0]]);
+        let rec = OperandRec { site: 0, kind: Pred::Eq as u32 | OPERANDS_FLOAT, a: 0f64.to_bits(), b: 0f64.to_bits() };
+        assert!(candidates(&[0u8; 8], &rec, 8).iter().any(|y| f64::from_le_bytes(y[..8].try_into().unwrap()) != 0.0));
     }
 
     #[test]

@@ -25,7 +25,9 @@
 //!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019:
 //!    integers, floats, and the byte strings of `strcmp`/`strncmp`/`memcmp`),
 //!    then the alternating variable method on the bytes that influence the distance ([`avm`],
-//!    Korel 1990). They get at most half of the executions; havoc keeps the rest (and mutates
+//!    Korel 1990). They never get more executions than havoc had: substitution runs once per
+//!    best input of an outcome, the AVM only on the executions havoc has had beyond the directed
+//!    stages' (its credit, which also bounds its budget); havoc keeps the rest (and mutates
 //!    pool inputs one pick in eight), so a stalled distance never traps the loop. Only branches
 //!    in the guidance's [`scope`] join the frontier: not library code (Rust's std and registry
 //!    crates, C system headers) unless `--frontier_include` says so. The strings the program
@@ -770,10 +772,17 @@ impl Fuzzer<'_> {
         let mut since_reweigh = 0u32;
         let mut data = Vec::with_capacity(self.max_len);
         while !self.done() {
-            // a directed attempt, while they have had no more executions than havoc
+            // a directed attempt, while they have had no more executions than havoc; its AVM
+            // only on the credit havoc has earned (see guide.rs: Scheduling)
             if guided && self.guide.stats.directed() <= self.guide.stats.execs_havoc {
-                if let Some(t) = self.guide.pick() {
-                    self.attempt(t)?;
+                let credit = self.guide.stats.execs_havoc - self.guide.stats.directed();
+                let avm = !self.opts.i2s_only;
+                let need = |t: &guide::Target| {
+                    let len = t.pool.last().map_or(0, Vec::len);
+                    avm.then(|| directed::avm_need(len, t.influence.as_ref().is_some_and(|(l, _)| *l == len)))
+                };
+                if let Some(t) = self.guide.pick(credit, need) {
+                    self.attempt(t, credit)?;
                     continue;
                 }
             }
