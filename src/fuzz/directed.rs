@@ -45,16 +45,25 @@ pub fn avm_need(len: usize, cached: bool) -> u64 {
 pub(super) struct Focus {
     pub site: u32,
     pub outcome: u32,
-    /// Its approach-level ladder within its function (see [`super::guide::Guide::fitness`]).
-    pub ladder: Vec<Vec<(u32, u32)>>,
+    /// Its approach-level ladder (see [`super::guide::Guide::fitness`]).
+    pub ladder: std::rc::Rc<Vec<Vec<(u32, u32)>>>,
 }
 
 impl Fuzzer<'_> {
     /// The approach-level ladder of `site` across calls: per level, the (site, outcome) pairs of
     /// the control dependences (Ferrante et al. 1987) in its function, then in the functions
-    /// that call it ([`crate::fitness::branch::interprocedural_ladder`]). CFGs and the call sites
-    /// are computed on first use.
-    fn ladder(&mut self, site: u32) -> Vec<Vec<(u32, u32)>> {
+    /// that call it ([`crate::fitness::branch::interprocedural_ladder`]). CFGs, the call sites
+    /// and each site's ladder are computed on first use and kept.
+    fn ladder(&mut self, site: u32) -> std::rc::Rc<Vec<Vec<(u32, u32)>>> {
+        if let Some(l) = self.ladders.get(&site) {
+            return l.clone();
+        }
+        let l = std::rc::Rc::new(self.compute_ladder(site));
+        self.ladders.insert(site, l.clone());
+        l
+    }
+
+    fn compute_ladder(&mut self, site: u32) -> Vec<Vec<(u32, u32)>> {
         let p = &self.s.target.program;
         let Some(s) = p.sites.get(site as usize) else { return vec![] };
         let callers = self.callers.get_or_insert_with(|| p.callers());

@@ -489,6 +489,9 @@ struct Fuzzer<'a> {
     cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
     /// The program's direct call sites ([`crate::program::Program::callers`]), on first use.
     callers: Option<Vec<Vec<(usize, usize)>>>,
+    /// Approach-level ladders computed so far, per global site (they depend on the CFGs and the
+    /// call sites only, and a directed attempt needs one each time).
+    ladders: std::collections::HashMap<u32, std::rc::Rc<Vec<Vec<(u32, u32)>>>>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
     /// Scratch space for string operand logs.
@@ -607,6 +610,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         focus_fitness: f64::INFINITY,
         cfgs: Default::default(),
         callers: None,
+        ladders: Default::default(),
         ops: vec![],
         str_ops: vec![],
         new_log,
