@@ -185,7 +185,8 @@ where
 
 /// The fields of the runs of consecutive `positions` (see module docs): for a run of length `L`,
 /// the integer chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
-/// big-endian); for a run longer than 8 bytes, also its 4-byte chunks; when `w` is 4 or 8, the same chunks as floats (`f32`/`f64` ordered keys); then,
+/// big-endian); for a run longer than 8 bytes, also its 4-byte chunks; when `w` is 4 or 8, the
+/// same chunks as floats (`f32`/`f64` ordered keys); then,
 /// for a run of 2 to 7 bytes, the 4- and 8-byte windows (integer and float) that end where it
 /// ends (little-endian) or start where it starts (big-endian), within an input of `len` bytes;
 /// then, when `w > 1`, its single bytes.
@@ -358,8 +359,8 @@ impl Avm {
 
     /// Pair moves at a local optimum of the single-field moves (as the function-level AVM's,
     /// `search::avm`): two integer fields of the same width (8, 4 or 2 bytes, widest first) and
-    /// byte order moved by one unit together, in the same or opposite directions, with doubling steps while the fitness
-    /// falls. They follow ridges single moves cannot: an ordering `a <= b` that holds only if both
+    /// byte order moved by one unit together, in the same or opposite directions, with doubling
+    /// steps while the fitness falls. They follow ridges single moves cannot: an ordering `a <= b` that holds only if both
     /// move, or a relation such as `a*a == b*b + c*c`, linear along `b + k, c + k`. Only for a
     /// width and byte order with 2 to [`MAX_PAIR_FIELDS`] fields. `Some(improved)`, or `None` when
     /// stopped.

@@ -84,7 +84,7 @@ impl Fuzzer<'_> {
         let target = &self.guide.targets[t];
         let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
-        let cached = target.influence.clone().filter(|(len, _)| *len == x.len()).map(|(_, p)| p);
+        let cached = target.influence_for(x.len()).map(<[usize]>::to_vec);
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
         let i2s = i2s.then(|| (self.guide.targets[t].improvements, self.guide.start_i2s(t)));
@@ -121,10 +121,14 @@ impl Fuzzer<'_> {
             self.harvest_strings(&cur);
             let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
             let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
+            // the candidates up to the end of this slice, and one more to tell whether the list
+            // goes on
+            let end = first.saturating_add((credit as usize).max(I2S_SLICE)).min(i2s::MAX_CANDIDATES);
+            let limit = (end + 1).min(i2s::MAX_CANDIDATES);
             let mut cands: Vec<Vec<u8>> = Vec::new();
             let mut add = |ys: Vec<Vec<u8>>| {
                 for y in ys {
-                    if cands.len() < i2s::MAX_CANDIDATES && !cands.contains(&y) {
+                    if cands.len() < limit && !cands.contains(&y) {
                         cands.push(y);
                     }
                 }
@@ -137,7 +141,7 @@ impl Fuzzer<'_> {
             for rec in &str_recs {
                 add(i2s::str_candidates(&cur, rec));
             }
-            let end = cands.len().min(first.saturating_add((credit as usize).max(I2S_SLICE)));
+            let end = end.min(cands.len());
             let done = end == cands.len();
             self.guide.i2s_progress(outcome, at, end, done);
             for y in cands.into_iter().take(end).skip(first) {

@@ -101,6 +101,12 @@ pub struct Target {
 }
 
 impl Target {
+    /// The influencing positions of the last influence probe if it probed an input of `len`
+    /// bytes (see [`Target::influence`]).
+    pub fn influence_for(&self, len: usize) -> Option<&[usize]> {
+        self.influence.as_ref().filter(|(l, _)| *l == len).map(|(_, p)| p.as_slice())
+    }
+
     /// Whether input-to-state substitution has candidates of the current best input left to try.
     pub fn needs_i2s(&self) -> bool {
         self.i2s_at != Some(self.improvements) || !self.i2s_done

@@ -25,9 +25,10 @@
 //!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019:
 //!    integers, floats, and the byte strings of `strcmp`/`strncmp`/`memcmp`),
 //!    then the alternating variable method on the bytes that influence the distance ([`avm`],
-//!    Korel 1990). They never get more executions than havoc had: substitution runs once per
-//!    best input of an outcome, the AVM only on the executions havoc has had beyond the directed
-//!    stages' (its credit, which also bounds its budget); havoc keeps the rest (and mutates
+//!    Korel 1990). They never get more executions than havoc had: substitution runs in slices
+//!    (never twice from the same best input of an outcome), the AVM only on the executions havoc
+//!    has had beyond the directed stages' (its credit, which also bounds its budget); havoc keeps
+//!    the rest (and mutates
 //!    pool inputs one pick in eight), so a stalled distance never traps the loop. Only branches
 //!    in the guidance's [`scope`] join the frontier: not library code (Rust's std and registry
 //!    crates, C system headers) unless `--frontier_include` says so. The strings the program
@@ -783,7 +784,7 @@ impl Fuzzer<'_> {
                 let avm = !self.opts.i2s_only;
                 let need = |t: &guide::Target| {
                     let len = t.pool.last().map_or(0, Vec::len);
-                    avm.then(|| directed::avm_need(len, t.influence.as_ref().is_some_and(|(l, _)| *l == len)))
+                    avm.then(|| directed::avm_need(len, t.influence_for(len).is_some()))
                 };
                 if let Some(t) = self.guide.pick(credit, need) {
                     self.attempt(t, credit)?;
