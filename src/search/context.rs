@@ -51,8 +51,6 @@ struct Evaluator<'a> {
     ordered_asked: bool,
     /// The search stopped because it proposed no input that had not been evaluated.
     exhausted: bool,
-    /// End of the current slice of work (executions in all), see [`SearchContext::set_slice`].
-    slice_end: Option<u64>,
     /// Hashes of the inputs evaluated so far (up to [`NOVELTY_CAPACITY`]), and how many were new.
     seen: std::collections::HashSet<u64>,
     novel: u64,
@@ -86,6 +84,18 @@ pub struct SearchContext<'a> {
     pub seeds: Vec<Input>,
     eval: Evaluator<'a>,
     state: GoalState<'a>,
+    /// Work run between the executions of the search in progress (see [`Interleaved`]).
+    interleaved: Option<Box<dyn Interleaved>>,
+}
+
+/// Work that runs between the executions of another search: a portfolio's exploration share
+/// (`super::portfolio`). Installed with [`SearchContext::set_interleaved`]; the search in
+/// progress keeps its own state (an AVM's pattern moves), and sees the hook's work only through
+/// the archive and the goals' bests.
+pub trait Interleaved {
+    /// Called after each execution of the search in progress, never after the hook's own
+    /// evaluations. Errors: only when the executor breaks.
+    fn between(&mut self, cx: &mut SearchContext) -> Result<()>;
 }
 
 impl<'a> SearchContext<'a> {
@@ -118,7 +128,6 @@ impl<'a> SearchContext<'a> {
                 ordered: false,
                 ordered_asked: false,
                 exhausted: false,
-                slice_end: None,
                 seen: Default::default(),
                 novel: 0,
             },
@@ -131,6 +140,7 @@ impl<'a> SearchContext<'a> {
                 aux_best: Vec::new(),
                 archive: Archive::new(n),
             },
+            interleaved: None,
         };
         cx.apply_ordered_trace();
         cx
@@ -140,6 +150,12 @@ impl<'a> SearchContext<'a> {
     pub fn observe(&mut self, o: &'a mut dyn Observer) {
         self.eval.observers.push(o);
         self.apply_ordered_trace();
+    }
+
+    /// Install (`Some`) or remove (`None`) the work run between executions; returns the hook
+    /// installed before.
+    pub fn set_interleaved(&mut self, hook: Option<Box<dyn Interleaved>>) -> Option<Box<dyn Interleaved>> {
+        std::mem::replace(&mut self.interleaved, hook)
     }
 
     /// The real goals.
@@ -213,18 +229,6 @@ impl<'a> SearchContext<'a> {
 
     /// Whether the budget is spent or the user interrupted.
     pub fn out_of_budget(&self) -> bool {
-        self.run_out_of_budget() || self.eval.slice_end.is_some_and(|m| self.eval.execs >= m)
-    }
-
-    /// Make [`SearchContext::out_of_budget`] true once `end` executions have run in all, until
-    /// the slice is lifted (`None`): a portfolio cuts an algorithm's attempt into slices this way,
-    /// to interleave other work. The run's own budget still applies.
-    pub fn set_slice(&mut self, end: Option<u64>) {
-        self.eval.slice_end = end;
-    }
-
-    /// Whether the run's own budget is spent or the user interrupted (a slice's end ignored).
-    pub fn run_out_of_budget(&self) -> bool {
         let e = &self.eval;
         e.budget.max_execs.is_some_and(|m| e.execs >= m)
             || e.budget.max_time.is_some_and(|t| e.start.elapsed() >= t)
@@ -414,6 +418,12 @@ impl<'a> SearchContext<'a> {
         }
         self.update_aux(&ev);
         self.eval.cache.put(&ev);
+        // taken out while it runs, so that its own evaluations do not call it again
+        if let Some(mut hook) = self.interleaved.take() {
+            let r = hook.between(self);
+            self.interleaved = Some(hook);
+            r?;
+        }
         Ok(ev)
     }
 
