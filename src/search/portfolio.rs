@@ -117,8 +117,13 @@ impl Default for Explorer {
 
 impl Explorer {
     /// The probability that exploration's rate of new goals is above the directed side's, under
-    /// normal approximations of both estimates (see module docs), within [floor, MAX_SHARE].
+    /// normal approximations of both estimates (see module docs), within [floor, MAX_SHARE]; the
+    /// floor until exploration has covered a goal (with no goal covered on either side, the
+    /// approximation would still give it about a quarter).
     fn share(&self) -> f64 {
+        if self.exploration.covered == 0.0 {
+            return self.floor;
+        }
         let (md, vd) = self.directed.rate(1.0);
         let (me, ve) = self.exploration.rate(0.0);
         let z = (me - md) / (vd + ve).sqrt();
