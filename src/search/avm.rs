@@ -33,7 +33,10 @@
 //!
 //! When a full cycle over all variables improves nothing, the search tries **input-to-state**
 //! moves ([`super::i2s`]): a variable equal to one operand of the compare at the goal's critical
-//! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then comes the key stage;
+//! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then **lattice snaps**: each
+//! integer variable set to the multiples of each lattice step next to it, where `x % m == 0` has
+//! its zeros (a local optimum at a range's edge, `y % 400 == 0` at y = 1, cannot reach them by
+//! steps). Then comes the key stage;
 //! then float variables are refined (δ ÷ 10 while above 1e-9, AVMf's increasing precision); then
 //! pair moves; when nothing is left, the search restarts (a random, a perturbed or a scale-free
 //! input in turn).
@@ -363,6 +366,42 @@ impl Local<'_, '_> {
         Ok(Ok(()))
     }
 
+    /// Lattice snaps, tried at a local optimum: each integer variable set to the multiples of
+    /// each lattice step m of the program next to it (m·⌊x/m⌋ and the next one up), moving on
+    /// improvement. `x % m == 0` has its zeros there; the additive and lattice moves cannot reach
+    /// them from a local optimum at the edge of a range (`y % 400 == 0` at y = 1, where y = 0 is
+    /// rejected before the compare and y ± 400 keeps the remainder). Returns whether one improved.
+    fn snaps(&mut self) -> Result<std::result::Result<bool, Stop>> {
+        let d = self.cx.domain;
+        let mut improved = false;
+        for i in 0..d.fields.len() {
+            let g = &d.fields[i];
+            if g.ty.is_float() || g.ty == ScalarType::Bool || g.role != Role::Value {
+                continue;
+            }
+            for &m in &d.lattice {
+                let Value::Int(v) = d.get(&self.x, i) else { break };
+                if m <= 1 {
+                    continue;
+                }
+                let below = v.div_euclid(m).saturating_mul(m);
+                for c in [below, below.saturating_add(m)] {
+                    let w = d.normalise(i, Value::Int(c));
+                    if same(w, Value::Int(v)) {
+                        continue;
+                    }
+                    let mut y = self.x.clone();
+                    d.set(&mut y, i, w);
+                    match self.try_move(y)? {
+                        Ok(b) => improved |= b,
+                        Err(s) => return Ok(Err(s)),
+                    }
+                }
+            }
+        }
+        Ok(Ok(improved))
+    }
+
     fn run(&mut self) -> Result<Stop> {
         let mut probed = false;
         let mut restarts = 0u64;
@@ -391,6 +430,11 @@ impl Local<'_, '_> {
                 }
             }
             match self.input_to_state(false)? {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(s) => return Ok(s),
+            }
+            match self.snaps()? {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(s) => return Ok(s),
@@ -549,6 +593,36 @@ mod tests {
         });
         assert_eq!(r.covered, 4, "{r:?}");
         assert!(r.executions < 500, "{r:?}");
+    }
+
+    /// Lattice snaps: a leap-year test `(y % 4 == 0 && y % 100 != 0) || y % 400 == 0` with y in
+    /// 1..=9999, started at y = 1, where `y % 400 == 0` is at distance 1 and every step makes it
+    /// worse (y = 0 is out of range, y ± 1 and y ± 4 raise the remainder or skip the compare, y ±
+    /// 400 keeps it). Snapping y to the multiple of 400 above it covers the goal at the first local
+    /// optimum, within a patience of 15 evaluations (a restart would need more: a random y first
+    /// walks down to its remainder's zero).
+    #[test]
+    fn lattice_snaps_leave_a_remainder_optimum_at_a_range_edge() {
+        use crate::exec::mock::MockRun;
+        let mut d = ints(&["y"], Some((1, 9_999)));
+        d.lattice = vec![4, 100, 400];
+        let sc = Scenario {
+            sites: 1,
+            outcomes: 2,
+            goals: branch_goals(0, vec![]),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let y = v[0].as_i128();
+                if !(y % 4 == 0 && y % 100 != 0) {
+                    r.branch(0, 0, &eq(y % 400, 0));
+                }
+            }),
+        };
+        let c = SearchConfig { patience: 15, give_up_after: 1, stop_when_stalled: true, ..SearchConfig::default() };
+        let r = run_with(&d, sc, c, 3, 100_000, |cx| {
+            cx.evaluate(&d.from_values(&[Value::Int(1)])).unwrap();
+            drive(cx, &mut Avm).unwrap();
+        });
+        assert_eq!(r.covered, 2, "{r:?}");
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.

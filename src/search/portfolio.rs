@@ -30,7 +30,8 @@
 //! goals behind deceptive distances), exploration soon takes half of the executions; where it finds
 //! nothing (equalities, flags), its share stays at the floor. The floors bound the loss against
 //! random testing: a goal random testing covers in N executions is covered by `auto` in at most
-//! about N / [`MIN_SHARE`] executions, and in about N / [`MAX_SHARE`] where exploration pays.
+//! about N / [`START_SHARE`] executions (N / [`MIN_SHARE`] once some goal has stalled), and in
+//! about N / [`MAX_SHARE`] where exploration pays.
 //!
 //! Exploration's inputs also become goals' best inputs when they are closer, so the directed
 //! searches start from them. On programs that AVM covers at once (comp(n, c) with c = 1, a
