@@ -55,7 +55,7 @@
 
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Patience, SearchContext};
 use crate::input::mapped::{key32, key64, unkey32, unkey64};
-use crate::input::{same, Input, Role, ScalarType, Value};
+use crate::input::{same, Field, Input, Role, ScalarType, Value};
 use anyhow::Result;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
@@ -164,7 +164,7 @@ impl Local<'_, '_> {
             if v.is_nan() || v.abs() >= step * FAR {
                 moves.push(Move::Key(binade));
             }
-        } else if g.role == Role::Value && g.ty != ScalarType::Bool {
+        } else if integer_value(g) {
             moves.extend(self.cx.domain.lattice.iter().map(|&m| Move::Lattice(m)));
         }
         moves
@@ -273,7 +273,7 @@ impl Local<'_, '_> {
     fn pairs(&mut self) -> Result<std::result::Result<bool, Stop>> {
         let d = self.cx.domain;
         let ints: Vec<usize> = (0..d.fields.len())
-            .filter(|&i| !d.fields[i].ty.is_float() && d.fields[i].ty != ScalarType::Bool && d.fields[i].role == Role::Value)
+            .filter(|&i| integer_value(&d.fields[i]))
             .collect();
         if ints.len() < 2 || ints.len() > MAX_PAIR_FIELDS {
             return Ok(Ok(false));
@@ -374,11 +374,7 @@ impl Local<'_, '_> {
     fn snaps(&mut self) -> Result<std::result::Result<bool, Stop>> {
         let d = self.cx.domain;
         let mut improved = false;
-        for i in 0..d.fields.len() {
-            let g = &d.fields[i];
-            if g.ty.is_float() || g.ty == ScalarType::Bool || g.role != Role::Value {
-                continue;
-            }
+        for i in (0..d.fields.len()).filter(|&i| integer_value(&d.fields[i])) {
             for &m in &d.lattice {
                 let Value::Int(v) = d.get(&self.x, i) else { break };
                 if m <= 1 {
@@ -508,6 +504,12 @@ impl GoalSearch for Avm {
         }
         Ok(())
     }
+}
+
+/// Whether field `g` is an integer value (not a float, `_Bool`, length or other role): the
+/// fields that lattice, snap and pair moves apply to.
+fn integer_value(g: &Field) -> bool {
+    !g.ty.is_float() && g.ty != ScalarType::Bool && g.role == Role::Value
 }
 
 /// The float `by` steps down (`down`) or up from `f` on its ordered key (saturating at the ends of

@@ -106,13 +106,7 @@ struct Explorer {
 
 impl Default for Explorer {
     fn default() -> Self {
-        Explorer {
-            directed: Side::default(),
-            exploration: Side::default(),
-            floor: START_SHARE,
-            explored: 0,
-            mark: (0, 0),
-        }
+        Explorer { directed: Side::default(), exploration: Side::default(), floor: START_SHARE, explored: 0, mark: (0, 0) }
     }
 }
 
@@ -224,9 +218,7 @@ mod tests {
                 r.branch(0, 0, if x == 12_345 { &[0.0, 1.0] } else { &[1.0, 0.0] });
             }),
         };
-        let r = run_with(&d, sc, SearchConfig::default(), 3, 1_000_000, |cx| {
-            drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap()
-        });
+        let r = run_with(&d, sc, SearchConfig::default(), 3, 1_000_000, |cx| drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap());
         assert_eq!(r.covered, 2, "{r:?}");
     }
 
@@ -241,10 +233,7 @@ mod tests {
     fn exploration_that_covers_goals_gets_its_share_at_once() {
         let names: Vec<String> = (0..12).map(|i| format!("x{i}")).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let d = Domain {
-            init: InitMode::Uniform,
-            ..ints(&names, Some((0, 1_000)))
-        };
+        let d = Domain { init: InitMode::Uniform, ..ints(&names, Some((0, 1_000))) };
         for seed in 1..=5 {
             let sc = Scenario {
                 sites: 12,
@@ -258,9 +247,7 @@ mod tests {
                     }
                 }),
             };
-            let r = run_with(&d, sc, SearchConfig::default(), seed, 600, |cx| {
-                drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap()
-            });
+            let r = run_with(&d, sc, SearchConfig::default(), seed, 600, |cx| drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap());
             assert_eq!(r.covered, 24, "seed {seed}: {r:?}");
         }
     }
@@ -271,27 +258,15 @@ mod tests {
     #[test]
     fn the_share_follows_what_each_side_covers() {
         let mut e = Explorer::default();
-        e.directed = Side {
-            execs: 100.0,
-            covered: 20.0,
-        };
+        e.directed = Side { execs: 100.0, covered: 20.0 };
         e.exploration = Side { execs: 10.0, covered: 0.0 };
         assert_eq!(e.share(), START_SHARE);
         e.floor = MIN_SHARE;
         assert_eq!(e.share(), MIN_SHARE);
-        e.directed = Side {
-            execs: 500.0,
-            covered: 5.0,
-        };
-        e.exploration = Side {
-            execs: 100.0,
-            covered: 20.0,
-        };
+        e.directed = Side { execs: 500.0, covered: 5.0 };
+        e.exploration = Side { execs: 100.0, covered: 20.0 };
         assert_eq!(e.share(), MAX_SHARE);
-        e.exploration = Side {
-            execs: 100.0,
-            covered: 1.0,
-        };
+        e.exploration = Side { execs: 100.0, covered: 1.0 };
         let s = e.share();
         assert!(s > MIN_SHARE && s < MAX_SHARE, "{s}");
     }
@@ -300,10 +275,7 @@ mod tests {
     /// (and the distance of `isnan` is flat).
     #[test]
     fn a_stalled_goal_moves_on_to_havoc() {
-        let d = Domain {
-            init: InitMode::Uniform,
-            ..Domain::packed(vec![Field::full("x", ScalarType::F64)])
-        };
+        let d = Domain { init: InitMode::Uniform, ..Domain::packed(vec![Field::full("x", ScalarType::F64)]) };
         let sc = Scenario {
             sites: 1,
             outcomes: 2,
@@ -312,9 +284,7 @@ mod tests {
                 r.branch(0, 0, if v[0].as_f64().is_nan() { &[0.0, 1.0] } else { &[1.0, 0.0] });
             }),
         };
-        let r = run_with(&d, sc, SearchConfig::default(), 4, 100_000, |cx| {
-            drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap()
-        });
+        let r = run_with(&d, sc, SearchConfig::default(), 4, 100_000, |cx| drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap());
         assert_eq!(r.covered, 2, "{r:?}");
     }
 }
