@@ -564,21 +564,30 @@ def run_afl(t, seed, secs, out):
     if d:
         cmd += ["-x", d]
     cmd += ["-c", str(cmplog), "--", str(fuzzer)]
+    # AFL++ binds itself to a free CPU by default, as evotest does; when it finds none it stops
+    # ("No more free CPU cores"), and the run is repeated unbound (AFL_NO_AFFINITY).
     env = dict(os.environ, AFL_NO_UI="1", AFL_SKIP_CPUFREQ="1",
-               AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1", AFL_NO_AFFINITY="1",
+               AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1",
                AFL_SKIP_CRASHES="1", AFL_NO_WARN_INSTABILITY="1")
     env.pop("AFL_QUIET", None)
+    env.pop("AFL_NO_AFFINITY", None)
     logpath = out / "fuzz.log"
-    t_start = time.time()
-    with open(logpath, "w") as logf:
-        logf.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
-        logf.flush()
-        try:
-            r = subprocess.run(cmd, cwd=out, env=env, stdout=logf, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, timeout=secs + 300)
-            rc = r.returncode
-        except subprocess.TimeoutExpired:
-            rc = -9
+    for attempt in range(2):
+        if attempt:
+            env["AFL_NO_AFFINITY"] = "1"
+            shutil.rmtree(aflout, ignore_errors=True)
+        t_start = time.time()
+        with open(logpath, "a" if attempt else "w") as logf:
+            logf.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+            logf.flush()
+            try:
+                r = subprocess.run(cmd, cwd=out, env=env, stdout=logf, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, timeout=secs + 300)
+                rc = r.returncode
+            except subprocess.TimeoutExpired:
+                rc = -9
+        if rc == 0 or "No more free CPU cores" not in logpath.read_text(errors="replace"):
+            break
     wall = time.time() - t_start
     stats = {}
     sf = aflout / "default" / "fuzzer_stats"

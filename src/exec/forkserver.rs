@@ -145,6 +145,9 @@ pub struct ForkServer {
     /// sparse runs since the last full reset.
     dirty: Option<Vec<u32>>,
     sparse_runs: u32,
+    /// The CPU the engine thread and the server are bound to ([`super::affinity`]), if any;
+    /// released after the server is stopped.
+    _cpu: Option<super::affinity::CpuLease>,
 }
 
 struct Running {
@@ -253,7 +256,10 @@ impl ForkServer {
             None
         };
         let persistent = if c.delivery == InputDelivery::Harness { c.persistent } else { None };
+        // before the server starts, so that it and every child inherit the CPU
+        let cpu = super::affinity::bind_to_free_cpu();
         let mut fs = ForkServer {
+            _cpu: cpu,
             exe: exe.to_path_buf(),
             shm,
             timeout: c.timeout,

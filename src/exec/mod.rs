@@ -7,6 +7,7 @@
 //! or exit of the target is a result, never an error; `Err` means the executor itself broke
 //! (the fork server cannot be restarted).
 
+pub mod affinity;
 pub mod forkserver;
 pub mod mock;
 pub mod shm;
