@@ -357,7 +357,9 @@ impl Tool for Afl {
             .env("AFL_NO_UI", "1")
             .env("AFL_SKIP_CPUFREQ", "1")
             .env("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1")
-            .env("AFL_NO_AFFINITY", "1")
+            // bind to a free CPU if there is one, as evotest's fork servers do; go on unbound if not
+            .env_remove("AFL_NO_AFFINITY")
+            .env("AFL_TRY_AFFINITY", "1")
             .env("AFL_SKIP_CRASHES", "1")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(rd.join("afl.log"))?)
