@@ -308,6 +308,7 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
     let mut executor = ForkServer::start(&exe, &config)?;
     executor.set_max_branch_events(opts.max_branch_events);
     executor.set_memory_limit(opts.rss_limit_mb << 20);
+    executor.set_repeated_operands(true);
     if executor.overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }

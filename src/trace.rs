@@ -4,7 +4,7 @@
 use crate::program::{OutcomeId, SiteId};
 pub use evotest_abi::shm::{Event, EVENT_DEF};
 use evotest_abi::shm::SiteRec;
-pub use evotest_abi::shm::{OperandRec, StrOperandRec, OPERANDS_FLOAT, STR_OPERAND_CAP};
+pub use evotest_abi::shm::{OperandRec, StrOperandRec, OPERANDS_FLOAT, OPERANDS_REPEATED, STR_OPERAND_CAP};
 
 /// A copy of the trace map after one execution, indexed by global IDs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -18,7 +18,8 @@ pub struct Trace {
     /// The ordered trace was cut short (buffer full).
     pub events_overflow: bool,
     /// The operand log: operands of each compare site's first evaluation, in the order the sites
-    /// were first reached.
+    /// were first reached; with the runtime's repeated-operand flag (set for function-level
+    /// searches), also later evaluations, flagged [`OPERANDS_REPEATED`], in the order they ran.
     pub operands: Vec<OperandRec>,
     /// The string operand log: the two byte strings of each string compare's (`strcmp`,
     /// `strncmp`, `memcmp`, `bcmp`) first evaluation, each cut to [`STR_OPERAND_CAP`] bytes, in
@@ -80,7 +81,7 @@ impl Trace {
     /// The operand log decoded: (global site, operand a, operand b) of each compare site's first
     /// evaluation, in the order the sites were first reached.
     pub fn operand_pairs(&self) -> impl Iterator<Item = (u32, Operand, Operand)> + '_ {
-        self.operands.iter().map(|r| {
+        self.operands.iter().filter(|r| r.kind & OPERANDS_REPEATED == 0).map(|r| {
             if r.kind & OPERANDS_FLOAT != 0 {
                 (r.site, Operand::Float(f64::from_bits(r.a)), Operand::Float(f64::from_bits(r.b)))
             } else {

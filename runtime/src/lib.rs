@@ -181,6 +181,8 @@ struct Entered {
     /// Not the first hit, the engine marked the site quiet and the ordered trace is off: only
     /// the outcome taken needs recording ([`evotest_abi::shm`]'s quiet map).
     quiet: bool,
+    /// Evaluations of the site in this execution, this one included.
+    hits: u32,
 }
 
 /// Whether `desc`'s module is registered (registering it on first use), i.e. its probes record.
@@ -217,7 +219,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
     }
     rec.hits = rec.hits.saturating_add(1);
     let quiet = !first && *base.add(layout.quiet_off + gsite as usize) != 0 && h.events_enabled == 0;
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, quiet })
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, quiet, hits: rec.hits })
 }
 
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
@@ -351,11 +353,11 @@ unsafe fn record2_entered(e: &Entered, (t, f): (f64, f64)) {
 }
 
 /// Append a compare's operands to the operand log (called on the site's first evaluation in an
-/// execution, so the log holds at most one record per site).
+/// execution, so the log holds at most one such record per site).
 #[inline(always)]
 unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
     let h = &mut *(base as *mut Header);
-    if h.n_operands < h.site_capacity {
+    if (h.n_operands as usize) < operand_capacity(h.site_capacity) {
         let off = layout().operands_off;
         let r = (base.add(off) as *mut OperandRec).add(h.n_operands as usize);
         *r = OperandRec { site: gsite, kind, a, b };
@@ -364,13 +366,35 @@ unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
 }
 
 /// A compare site: record its distances, and on the site's first evaluation in this execution,
-/// its operands in the operand log.
+/// its operands in the operand log; later evaluations too under `FLAG_REPEATED_OPERANDS`
+/// ([`log_repeated_operands`]).
 #[inline(always)]
 unsafe fn record_cmp_entered(e: &Entered, d: (f64, f64), kind: u32, a: u64, b: u64) {
     record2_entered(e, d);
     if e.first {
         log_operands(e.base, e.gsite, kind, a, b);
+    } else if (*e.h).flags & FLAG_REPEATED_OPERANDS != 0 && e.hits <= OPERAND_EVALS {
+        log_repeated_operands(e.base, e.gsite, kind, a, b);
     }
+}
+
+/// Append the operands of a compare's later evaluation to the operand log, unless they equal the
+/// log's last record, within the room the first evaluations of the other sites leave
+/// (`site_capacity + OPERAND_EXTRA` entries; see [`evotest_abi::shm`]).
+#[inline(never)]
+unsafe fn log_repeated_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
+    let h = &mut *(base as *mut Header);
+    let n = h.n_operands as usize;
+    if n >= h.site_capacity as usize + OPERAND_EXTRA as usize {
+        return;
+    }
+    let recs = base.add(layout().operands_off) as *mut OperandRec;
+    let rec = OperandRec { site: gsite, kind: kind | OPERANDS_REPEATED, a, b };
+    if n > 0 && *recs.add(n - 1) == rec {
+        return;
+    }
+    *recs.add(n) = rec;
+    h.n_operands += 1;
 }
 
 /// Probe for a definition site (a store to a tracked variable): recorded in the ordered trace

@@ -281,6 +281,13 @@ impl ForkServer {
         Ok(fs)
     }
 
+    /// Log the operands of every compare evaluation (up to
+    /// [`evotest_abi::shm::OPERAND_EVALS`] per site and execution), not only each site's first:
+    /// the function-level search's operand moves read them ([`crate::search::i2s::operand_moves`]).
+    pub fn set_repeated_operands(&mut self, on: bool) {
+        self.shm.set_repeated_operands(on);
+    }
+
     /// Modules the runtime registered (global site/outcome bases).
     pub fn modules(&self) -> Vec<ModuleEntry> {
         let h = self.shm.header();

@@ -63,6 +63,25 @@ impl MockRun {
         }
     }
 
+    /// Site `site` compared the integers `a` and `b` (widened to 64 bits) with `pred`: logged as
+    /// the runtime logs it for a function-level search (the site's first evaluation, and later
+    /// ones flagged [`evotest_abi::shm::OPERANDS_REPEATED`] up to
+    /// [`evotest_abi::shm::OPERAND_EVALS`], a record equal to the log's last one not repeated).
+    /// Call it before [`MockRun::branch`] for the same evaluation.
+    pub fn compare(&mut self, site: u32, pred: evotest_abi::pred::Pred, a: u64, b: u64) {
+        use evotest_abi::shm::{OperandRec, OPERANDS_REPEATED, OPERAND_EVALS};
+        let hits = self.trace.sites[site as usize].hits;
+        let kind = pred as u32;
+        if hits == 0 {
+            self.trace.operands.push(OperandRec { site, kind, a, b });
+        } else if hits < OPERAND_EVALS {
+            let rec = OperandRec { site, kind: kind | OPERANDS_REPEATED, a, b };
+            if self.trace.operands.last() != Some(&rec) {
+                self.trace.operands.push(rec);
+            }
+        }
+    }
+
     /// Site `site` compared the strings `a` and `b` with `func` (`evotest_abi::distance::STR_*`,
     /// length argument `n`): recorded in the string operand log if it is the site's first
     /// comparison. Call it before [`MockRun::branch`] for the same evaluation.

@@ -171,6 +171,17 @@ impl SharedMemory {
         Ok(())
     }
 
+    /// Log the operands of compares' later evaluations in each execution too, not only each
+    /// site's first ([`evotest_abi::shm::FLAG_REPEATED_OPERANDS`]), or stop doing so.
+    pub fn set_repeated_operands(&mut self, on: bool) {
+        let h = unsafe { &mut *(self.base as *mut Header) };
+        if on {
+            h.flags |= evotest_abi::shm::FLAG_REPEATED_OPERANDS;
+        } else {
+            h.flags &= !evotest_abi::shm::FLAG_REPEATED_OPERANDS;
+        }
+    }
+
     /// Mark global site `site` quiet (its distances are no longer needed, only its hit count and
     /// the outcome taken; see [`evotest_abi::shm`]'s quiet map) or not. Kept across executions.
     pub fn set_quiet(&mut self, site: u32, quiet: bool) {
@@ -272,7 +283,7 @@ impl SharedMemory {
     /// The operand log of the last execution (see [`evotest_abi::shm`]).
     pub fn read_operands(&self, ops: &mut Vec<OperandRec>) {
         let h = self.header();
-        let n = h.n_operands.min(self.layout.site_capacity) as usize;
+        let n = (h.n_operands as usize).min(evotest_abi::shm::operand_capacity(self.layout.site_capacity));
         ops.clear();
         unsafe {
             ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.operands_off) as *const OperandRec, n));

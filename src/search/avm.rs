@@ -36,7 +36,12 @@
 //! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then **lattice snaps**: each
 //! integer variable set to the multiples of each lattice step next to it, where `x % m == 0` has
 //! its zeros (a local optimum at a range's edge, `y % 400 == 0` at y = 1, cannot reach them by
-//! steps). Then comes the key stage;
+//! steps). Then, when the execution ran a compare in a loop, **operand moves**
+//! ([`super::i2s::operand_moves`], once per local optimum, at most [`OPERAND_MOVES`], until one
+//! improves): a variable equal to an operand of any logged compare evaluation set to the other
+//! operand or a neighbour where that turns the compare around (a checker's `n == 10`, where `n`
+//! counts the characters that pass `c >= '0' && c <= '9'`: the character that stopped the loop
+//! becomes a digit). Then comes the key stage;
 //! then float variables are refined (δ ÷ 10 while above 1e-9, AVMf's increasing precision); then
 //! pair moves; when nothing is left, the search restarts (a random, a perturbed or a scale-free
 //! input in turn).
@@ -66,6 +71,9 @@ pub const SPEC: AlgorithmSpec = AlgorithmSpec {
 
 /// Most integer variables for which pair moves are tried.
 const MAX_PAIR_FIELDS: usize = 8;
+
+/// Most operand moves ([`super::i2s::operand_moves`]) tried at one local optimum.
+const OPERAND_MOVES: usize = 32;
 
 /// A float this many additive steps or more from zero (or not finite) also gets binade moves in
 /// every exploration: additive pattern moves would need more than log2(FAR) ≈ 20 doublings to
@@ -103,6 +111,8 @@ struct Local<'c, 'a> {
     fx: f64,
     float_step: f64,
     patience: Patience,
+    /// The local optimum whose operand moves were tried last (not tried again there).
+    operands_tried: Option<Input>,
 }
 
 impl Local<'_, '_> {
@@ -398,6 +408,28 @@ impl Local<'_, '_> {
         Ok(Ok(improved))
     }
 
+    /// Operand moves ([`super::i2s::operand_moves`]) at a local optimum, once per optimum input,
+    /// tried until one improves (the others were made from the old input). Returns whether one
+    /// improved.
+    fn operand_moves(&mut self) -> Result<std::result::Result<bool, Stop>> {
+        if self.operands_tried.as_ref() == Some(&self.x) {
+            return Ok(Ok(false));
+        }
+        self.operands_tried = Some(self.x.clone());
+        if self.cx.out_of_budget() {
+            return Ok(Err(Stop::Budget));
+        }
+        let ev = self.cx.evaluate(&self.x)?;
+        for y in super::i2s::operand_moves(self.cx.domain, &self.x, &ev.trace, OPERAND_MOVES) {
+            match self.try_move(y)? {
+                Ok(true) => return Ok(Ok(true)),
+                Ok(false) => {}
+                Err(s) => return Ok(Err(s)),
+            }
+        }
+        Ok(Ok(false))
+    }
+
     fn run(&mut self) -> Result<Stop> {
         let mut probed = false;
         let mut restarts = 0u64;
@@ -431,6 +463,11 @@ impl Local<'_, '_> {
                 Err(s) => return Ok(s),
             }
             match self.snaps()? {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(s) => return Ok(s),
+            }
+            match self.operand_moves()? {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(s) => return Ok(s),
@@ -499,7 +536,7 @@ impl GoalSearch for Avm {
         };
         if !cx.is_covered(goal) {
             let patience = Patience::new(cx.config.patience, fx);
-            let mut local = Local { cx, goal, x, fx, float_step: 1.0, patience };
+            let mut local = Local { cx, goal, x, fx, float_step: 1.0, patience, operands_tried: None };
             let _ = local.run()?;
         }
         Ok(())
@@ -625,6 +662,47 @@ mod tests {
             drive(cx, &mut Avm).unwrap();
         });
         assert_eq!(r.covered, 2, "{r:?}");
+    }
+
+    /// Operand moves: a validity checker's counter. `n` counts the leading characters that pass
+    /// `c >= '0' && c <= '9'` in a loop; the goal is `n == 6`. Its distance |n − 6| is flat in
+    /// every character until one becomes a digit (±1 and pattern moves see nothing), but the
+    /// loop's compares show the character that stopped it, and setting it to '9' or '8' raises
+    /// `n` by one. Without operand moves, AVM does not cover the goal in 20,000 executions.
+    #[test]
+    fn operand_moves_count_a_checkers_digits() {
+        use crate::exec::mock::MockRun;
+        use evotest_abi::pred::Pred;
+        let d = ints(&["c0", "c1", "c2", "c3", "c4", "c5"], Some((32, 126)));
+        let sc = Scenario {
+            sites: 3,
+            outcomes: 6,
+            goals: branch_goals(2, vec![]),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let mut n = 0;
+                for c in v.iter().map(|c| c.as_i128()) {
+                    r.compare(0, Pred::Sge, c as u64, b'0' as u64);
+                    r.branch(0, 0, &if c >= 48 { [0.0, 1.0] } else { [(48 - c) as f64, 0.0] });
+                    if c < 48 {
+                        break;
+                    }
+                    r.compare(1, Pred::Sle, c as u64, b'9' as u64);
+                    r.branch(1, 2, &if c <= 57 { [0.0, 1.0] } else { [(c - 57) as f64, 0.0] });
+                    if c > 57 {
+                        break;
+                    }
+                    n += 1;
+                }
+                r.branch(2, 4, &eq(n, 6));
+            }),
+        };
+        let start = d.from_values(&[b'1', b'x', b'q', b'z', b'~', b'A'].map(|c| Value::Int(c as i128)));
+        let r = run_with(&d, sc, SearchConfig::default(), 3, 20_000, |cx| {
+            cx.evaluate(&start).unwrap();
+            drive(cx, &mut Avm).unwrap();
+        });
+        assert_eq!(r.covered, 2, "{r:?}");
+        assert!(r.executions < 2_000, "{r:?}");
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.

@@ -18,7 +18,7 @@
 
 use crate::fitness::Goal;
 use crate::input::{Domain, Input, Range, Role, ScalarType, Value};
-use crate::trace::{OperandRec, StrOperandRec, Trace, OPERANDS_FLOAT};
+use crate::trace::{OperandRec, StrOperandRec, Trace, OPERANDS_FLOAT, OPERANDS_REPEATED};
 use evotest_abi::pred::{Pred, Rel};
 
 /// Inputs that copy one operand of the goal's critical branch into a field of `x` equal to the
@@ -259,6 +259,73 @@ fn push_settings(domain: &Domain, x: &Input, i: usize, targets: Vec<Value>, out:
     }
 }
 
+/// Operand moves over the whole operand log of an execution that ran a compare in a loop (every
+/// logged evaluation of every compare, whichever goal is searched): for each integer compare
+/// whose operand equals an integer field of `x`, the field set to the other operand or a
+/// neighbour of it (±1) **where that turns the compare's outcome around** at that evaluation.
+/// Without a loop (no later evaluation in the log) there are none: in straight-line code the
+/// goal's own input-to-state moves ([`candidates`], [`flips`]) see the compare that decides it,
+/// and trying every other compare at each local optimum cost tritype 1.3–1.6× the executions
+/// (30 runs); with loops, the goal's compare often reads a value the loop computed. At most `max` inputs, latest compare
+/// first (the last compares ran where the execution turned away), without duplicates and without
+/// `x`.
+///
+/// This is the field-level form of CmpLog's all-compares substitution (Aschermann et al. 2019):
+/// it reaches goals whose own compare holds a value computed from the input (a counter, an
+/// index, a sum), e.g. `n == 10` where `n` counts the characters that pass `*p >= '0' && *p <=
+/// '9'` in a loop: the compares of the loop show each character, and setting the one that failed
+/// to `'0'` or `'9'` raises `n` by one.
+pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> Vec<Input> {
+    let mut out: Vec<Input> = Vec::new();
+    let mut seen: Vec<(u32, u64, u64)> = Vec::new();
+    let values: Vec<Option<i128>> = (0..domain.fields.len())
+        .map(|i| match (domain.get(x, i), &domain.fields[i].role) {
+            (Value::Int(v), Role::Value | Role::Char { .. }) if !matches!(domain.fields[i].ty, ScalarType::Bool) => Some(v),
+            _ => None,
+        })
+        .collect();
+    // only where some compare ran in a loop (a later evaluation in the log)
+    if !trace.operands.iter().any(|r| r.kind & OPERANDS_REPEATED != 0) {
+        return out;
+    }
+    for rec in trace.operands.iter().rev() {
+        if out.len() >= max {
+            break;
+        }
+        let kind = rec.kind & !OPERANDS_REPEATED;
+        if kind & OPERANDS_FLOAT != 0 || seen.contains(&(kind, rec.a, rec.b)) {
+            continue;
+        }
+        seen.push((kind, rec.a, rec.b));
+        let Some(p) = Pred::from_u32(kind).filter(|p| p.is_int() && p.rel().is_some()) else { continue };
+        let before = evotest_abi::distance::icmp_holds(p, rec.a, rec.b);
+        for (i, v) in values.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            for left in [true, false] {
+                let (this, other) = if left { (rec.a, rec.b) } else { (rec.b, rec.a) };
+                if !int_matches(v, this) {
+                    continue;
+                }
+                for by in [0i64, 1, -1] {
+                    let o = (other as i64).wrapping_add(by) as u64;
+                    let (a, b) = if left { (o, rec.b) } else { (rec.a, o) };
+                    if evotest_abi::distance::icmp_holds(p, a, b) == before {
+                        continue;
+                    }
+                    let t = if domain.fields[i].ty.is_signed() { o as i64 as i128 } else { o as i128 };
+                    let w = domain.normalise(i, Value::Int(t));
+                    let mut y = x.clone();
+                    domain.set(&mut y, i, w);
+                    if y != *x && !out.contains(&y) && out.len() < max {
+                        out.push(y);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether `rel` holds for operands ordered `ord` (left against right).
 fn holds(rel: Rel, ord: std::cmp::Ordering) -> bool {
     use std::cmp::Ordering::*;
@@ -368,6 +435,39 @@ mod tests {
 
     fn pred_rec(p: Pred, a: u64, b: u64) -> OperandRec {
         OperandRec { site: 0, kind: p as u32 | if p.is_int() { 0 } else { OPERANDS_FLOAT }, a, b }
+    }
+
+    /// Operand moves read every evaluation in the log, latest first, and keep only the values
+    /// that turn that evaluation's outcome around: `*p >= '0' && *p <= '9'` over "12a" (the loop
+    /// stops at 'a') gives 'a' := '9' or '8' first; the digits' records give only values that make
+    /// them fail (`'1' >= '0'` true: '1' := '/').
+    #[test]
+    fn operand_moves_flip_the_latest_compares_first() {
+        let d = Domain::packed((0..3).map(|i| Field::full(&format!("s[{i}]"), ScalarType::I8)).collect());
+        let x = d.from_values(&[Value::Int(b'1' as i128), Value::Int(b'2' as i128), Value::Int(b'a' as i128)]);
+        let later = |p: Pred, a: u8, b: u8| OperandRec { site: 0, kind: p as u32 | OPERANDS_REPEATED, a: a as u64, b: b as u64 };
+        let first = |p: Pred, a: u8, b: u8| OperandRec { site: 0, kind: p as u32, a: a as u64, b: b as u64 };
+        let mut t = Trace::default();
+        t.operands = vec![
+            first(Pred::Sge, b'1', b'0'),
+            OperandRec { site: 1, ..first(Pred::Sle, b'1', b'9') },
+            later(Pred::Sge, b'2', b'0'),
+            OperandRec { site: 1, ..later(Pred::Sle, b'2', b'9') },
+            later(Pred::Sge, b'a', b'0'),
+            OperandRec { site: 1, ..later(Pred::Sle, b'a', b'9') },
+        ];
+        let moves: Vec<Vec<Value>> = operand_moves(&d, &x, &t, 32).iter().map(|y| d.values(y)).collect();
+        let s = |a: u8, b: u8, c: u8| vec![Value::Int(a as i128), Value::Int(b as i128), Value::Int(c as i128)];
+        assert_eq!(&moves[..2], &[s(b'1', b'2', b'9'), s(b'1', b'2', b'8')]);
+        // 'a' >= '0' holds: only '/' turns it around
+        assert_eq!(moves[2], s(b'1', b'2', b'/'));
+        assert!(moves.contains(&s(b'/', b'2', b'a')) && moves.contains(&s(b'1', b':', b'a')));
+        // nothing keeps an outcome as it was: '1' := '0' or '2' := '9' would
+        assert!(!moves.contains(&s(b'0', b'2', b'a')) && !moves.contains(&s(b'1', b'9', b'a')));
+        assert_eq!(operand_moves(&d, &x, &t, 1).len(), 1);
+        // no compare ran twice: no loop, no operand moves
+        t.operands.retain(|r| r.kind & OPERANDS_REPEATED == 0);
+        assert!(operand_moves(&d, &x, &t, 32).is_empty());
     }
 
     /// Flips turn the compare's outcome around with the value nearest the other operand, for the

@@ -6,7 +6,7 @@
 //! layout.outcomes_off  [f64; outcome_capacity]         min branch distance per outcome
 //! layout.input_off     [u8; input_capacity]            the input of the next execution
 //! layout.events_off    [Event; event_capacity]         the ordered trace (when enabled)
-//! layout.operands_off  [OperandRec; site_capacity]     compare operands, first hit of each site
+//! layout.operands_off  [OperandRec; operand_capacity]  compare operands, first hit of each site
 //! layout.str_operands_off [StrOperandRec; STR_LOG_CAPACITY]  compared strings, first hit of each site
 //! layout.touched_off   [u32; site_capacity]            sites run, in the order first reached
 //! layout.quiet_off     [u8; site_capacity]             engine: 1 = the site's distances are not needed
@@ -24,7 +24,12 @@
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
 //! evaluation in the execution, in the order sites were first reached (`Header::n_operands`
-//! entries). The engine uses it for input-to-state moves: an input field equal to one operand
+//! entries). With [`FLAG_REPEATED_OPERANDS`] set in `Header::flags` it also keeps the operands
+//! of each compare site's later evaluations, up to [`OPERAND_EVALS`] per site and execution (a
+//! record equal to the log's last one is not repeated), in the order they ran: a compare in a
+//! loop over the input (`*p >= '0'` for each character) then shows every character it saw.
+//! Those later records take at most `site_capacity + OPERAND_EXTRA` entries, so the first
+//! evaluation of every site always finds room ([`operand_capacity`]). The engine uses it for input-to-state moves: an input field equal to one operand
 //! is set to the other (Aschermann et al. 2019, REDQUEEN; AFL++'s CmpLog).
 //!
 //! The **string operand log** does the same for the string compares (`strcmp`, `strncmp`,
@@ -50,7 +55,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 7;
+pub const LAYOUT_VERSION: u32 = 8;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -104,7 +109,7 @@ pub struct ModuleEntry {
 pub struct Header {
     pub magic: u64,
     pub version: u32,
-    /// Reserved for engine → runtime options; 0.
+    /// Engine → runtime options (`FLAG_*` bits), kept across executions.
     pub flags: u32,
     pub site_capacity: u32,
     pub outcome_capacity: u32,
@@ -179,7 +184,7 @@ pub struct Event {
 }
 
 /// One entry of the operand log: the operands of a compare at its first evaluation in the
-/// execution. Integers are widened to 64 bits as the predicate says
+/// execution (or a later one, under [`FLAG_REPEATED_OPERANDS`]). Integers are widened to 64 bits as the predicate says
 /// ([`crate::pred::Pred::int_operands_signed`]); floats are `f64` bit patterns.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -194,12 +199,32 @@ pub struct OperandRec {
 
 /// `OperandRec::kind` bit: the operands are `f64` bit patterns.
 pub const OPERANDS_FLOAT: u32 = 1 << 31;
+/// Flag in [`OperandRec::kind`]: a later evaluation of the site in the execution, not its first
+/// (logged under [`FLAG_REPEATED_OPERANDS`]).
+pub const OPERANDS_REPEATED: u32 = 1 << 30;
 
 /// Bytes of each compared string kept in a [`StrOperandRec`]: a longer string is logged as its
 /// first `STR_OPERAND_CAP` bytes (its whole length is still recorded). 64 holds the keywords,
 /// magic headers and identifiers that input-to-state replacement is for, and keeps a record at
 /// 152 bytes, copied once per string-compare site and execution.
 pub const STR_OPERAND_CAP: usize = 64;
+
+/// `Header::flags` bit: log the operands of a compare site's later evaluations in an execution
+/// too, not only its first (up to [`OPERAND_EVALS`] per site; see the module docs).
+pub const FLAG_REPEATED_OPERANDS: u32 = 1;
+
+/// Most evaluations of one compare site logged in an execution under [`FLAG_REPEATED_OPERANDS`].
+pub const OPERAND_EVALS: u32 = 16;
+
+/// Entries of the operand log beyond two per site, for the later evaluations of
+/// [`FLAG_REPEATED_OPERANDS`] in programs with few sites.
+pub const OPERAND_EXTRA: u32 = 4096;
+
+/// Capacity of the operand log of a map of `sites` sites: a first-evaluation record per site,
+/// and as many again plus [`OPERAND_EXTRA`] for later evaluations.
+pub const fn operand_capacity(sites: u32) -> usize {
+    2 * sites as usize + OPERAND_EXTRA as usize
+}
 
 /// Records of the string operand log (one per string-compare site that ran, in the order the
 /// sites were first reached); string compares beyond this many in one execution are not logged.
@@ -289,7 +314,7 @@ pub struct Layout {
     pub outcomes_off: usize,
     pub input_off: usize,
     pub events_off: usize,
-    /// The operand log: `site_capacity` [`OperandRec`]s.
+    /// The operand log: [`operand_capacity`] [`OperandRec`]s.
     pub operands_off: usize,
     /// The string operand log: [`STR_LOG_CAPACITY`] [`StrOperandRec`]s.
     pub str_operands_off: usize,
@@ -314,7 +339,7 @@ impl Layout {
         let input_off = round_up(outcomes_off + outcomes as usize * 8, 64);
         let events_off = round_up(input_off + input as usize, 64);
         let operands_off = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 64);
-        let str_operands_off = round_up(operands_off + sites as usize * core::mem::size_of::<OperandRec>(), 64);
+        let str_operands_off = round_up(operands_off + operand_capacity(sites) * core::mem::size_of::<OperandRec>(), 64);
         let touched_off = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 64);
         let quiet_off = round_up(touched_off + sites as usize * 4, 64);
         let size = round_up(quiet_off + sites as usize, 4096);
