@@ -29,6 +29,9 @@ coverage.csv and coverage.svg go to CORPUS/.evotest/main/ (or -stats_dir); uniqu
 recorded in CORPUS/.evotest/crashes/. libFuzzer flags evotest does not know are ignored with a
 warning.
 
+CPU binding: like AFL++, each worker and its target run on one free CPU (no other process bound
+to it alone); EVOTEST_NO_AFFINITY=1 turns this off, as AFL_NO_AFFINITY does for AFL++.
+
 Exit status: 0, or 1 when the run found a new unique crash (libFuzzer exits non-zero on a crash
 too; evotest keeps fuzzing until the budget ends).";
 
