@@ -6,7 +6,7 @@
 //! the same time. When the scheduler puts them on different CPUs, every hand-over is a
 //! cross-CPU wake-up, which costs tens of microseconds on a virtual machine; on one CPU it is a
 //! plain context switch. Measured on a 2-CPU VM: a trivial harness ran at 21,900 executions per
-//! second unbound and 129,500 bound; libyaml's harness at 9,500 and 14,800.
+//! second unbound and 129,500 bound; libyaml's harness at 9,900 and 15,200.
 //!
 //! A CPU is free when no process (its main thread's `Cpus_allowed_list` in `/proc/PID/status`,
 //! what AFL++ reads) is bound to it alone, and no other evotest holds its lock file

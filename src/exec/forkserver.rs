@@ -283,7 +283,7 @@ impl ForkServer {
 
     /// Log the operands of every compare evaluation (up to
     /// [`evotest_abi::shm::OPERAND_EVALS`] per site and execution), not only each site's first:
-    /// the function-level search's operand moves read them ([`crate::search::i2s::operand_moves`]).
+    /// AVM's operand moves in function-level searches read them.
     pub fn set_repeated_operands(&mut self, on: bool) {
         self.shm.set_repeated_operands(on);
     }

@@ -266,9 +266,9 @@ fn push_settings(domain: &Domain, x: &Input, i: usize, targets: Vec<Value>, out:
 /// Without a loop (no later evaluation in the log) there are none: in straight-line code the
 /// goal's own input-to-state moves ([`candidates`], [`flips`]) see the compare that decides it,
 /// and trying every other compare at each local optimum cost tritype 1.3–1.6× the executions
-/// (30 runs); with loops, the goal's compare often reads a value the loop computed. At most `max` inputs, latest compare
-/// first (the last compares ran where the execution turned away), without duplicates and without
-/// `x`.
+/// (30 runs); with loops, the goal's compare often reads a value the loop computed. At most `max`
+/// inputs, latest compare first (the last compares ran where the execution turned away), without
+/// duplicates and without `x`.
 ///
 /// This is the field-level form of CmpLog's all-compares substitution (Aschermann et al. 2019):
 /// it reaches goals whose own compare holds a value computed from the input (a counter, an
@@ -277,30 +277,30 @@ fn push_settings(domain: &Domain, x: &Input, i: usize, targets: Vec<Value>, out:
 /// to `'0'` or `'9'` raises `n` by one.
 pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
-    let mut seen: Vec<(u32, u64, u64)> = Vec::new();
+    // only where some compare ran in a loop (a later evaluation in the log)
+    if !trace.operands.iter().any(|r| r.kind & OPERANDS_REPEATED != 0) {
+        return out;
+    }
     let values: Vec<Option<i128>> = (0..domain.fields.len())
         .map(|i| match (domain.get(x, i), &domain.fields[i].role) {
             (Value::Int(v), Role::Value | Role::Char { .. }) if !matches!(domain.fields[i].ty, ScalarType::Bool) => Some(v),
             _ => None,
         })
         .collect();
-    // only where some compare ran in a loop (a later evaluation in the log)
-    if !trace.operands.iter().any(|r| r.kind & OPERANDS_REPEATED != 0) {
-        return out;
-    }
+    let mut seen = std::collections::HashSet::new();
     for rec in trace.operands.iter().rev() {
         if out.len() >= max {
             break;
         }
         let kind = rec.kind & !OPERANDS_REPEATED;
-        if kind & OPERANDS_FLOAT != 0 || seen.contains(&(kind, rec.a, rec.b)) {
+        if kind & OPERANDS_FLOAT != 0 || !seen.insert((kind, rec.a, rec.b)) {
             continue;
         }
-        seen.push((kind, rec.a, rec.b));
         let Some(p) = Pred::from_u32(kind).filter(|p| p.is_int() && p.rel().is_some()) else { continue };
         let before = evotest_abi::distance::icmp_holds(p, rec.a, rec.b);
         for (i, v) in values.iter().enumerate() {
             let Some(v) = *v else { continue };
+            let mut targets = Vec::new();
             for left in [true, false] {
                 let (this, other) = if left { (rec.a, rec.b) } else { (rec.b, rec.a) };
                 if !int_matches(v, this) {
@@ -309,18 +309,14 @@ pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> V
                 for by in [0i64, 1, -1] {
                     let o = (other as i64).wrapping_add(by) as u64;
                     let (a, b) = if left { (o, rec.b) } else { (rec.a, o) };
-                    if evotest_abi::distance::icmp_holds(p, a, b) == before {
-                        continue;
-                    }
-                    let t = if domain.fields[i].ty.is_signed() { o as i64 as i128 } else { o as i128 };
-                    let w = domain.normalise(i, Value::Int(t));
-                    let mut y = x.clone();
-                    domain.set(&mut y, i, w);
-                    if y != *x && !out.contains(&y) && out.len() < max {
-                        out.push(y);
+                    if evotest_abi::distance::icmp_holds(p, a, b) != before {
+                        let t = if domain.fields[i].ty.is_signed() { o as i64 as i128 } else { o as i128 };
+                        targets.push(domain.normalise(i, Value::Int(t)));
                     }
                 }
             }
+            push_settings(domain, x, i, targets, &mut out);
+            out.truncate(max);
         }
     }
     out

@@ -29,8 +29,9 @@
 //! record equal to the log's last one is not repeated), in the order they ran: a compare in a
 //! loop over the input (`*p >= '0'` for each character) then shows every character it saw.
 //! Those later records take at most `site_capacity + OPERAND_EXTRA` entries, so the first
-//! evaluation of every site always finds room ([`operand_capacity`]). The engine uses it for input-to-state moves: an input field equal to one operand
-//! is set to the other (Aschermann et al. 2019, REDQUEEN; AFL++'s CmpLog).
+//! evaluation of every site always finds room ([`operand_capacity`]). The engine uses it for
+//! input-to-state moves: an input field equal to one operand is set to the other (Aschermann et
+//! al. 2019, REDQUEEN; AFL++'s CmpLog).
 //!
 //! The **string operand log** does the same for the string compares (`strcmp`, `strncmp`,
 //! `memcmp`, `bcmp` compared `==`/`!=` with 0; REDQUEEN's and CmpLog's "routine" operands): the
@@ -184,8 +185,9 @@ pub struct Event {
 }
 
 /// One entry of the operand log: the operands of a compare at its first evaluation in the
-/// execution (or a later one, under [`FLAG_REPEATED_OPERANDS`]). Integers are widened to 64 bits as the predicate says
-/// ([`crate::pred::Pred::int_operands_signed`]); floats are `f64` bit patterns.
+/// execution (or a later one, under [`FLAG_REPEATED_OPERANDS`]). Integers are widened to 64 bits
+/// as the predicate says ([`crate::pred::Pred::int_operands_signed`]); floats are `f64` bit
+/// patterns.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OperandRec {
