@@ -464,6 +464,25 @@ pub fn has_fuzz_driver(exe: &Path) -> Result<bool> {
 /// Errors (one line): no such file, not built with the evotest pass (no metadata), a target that
 /// does not start as a fork server (not linked with the evotest runtime).
 pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
+    open_harness_with(h, None)
+}
+
+/// Where an in-process worker's harness runs: the harness's entry points in this process and the
+/// supervisor's shared memory ([`crate::exec::inprocess`]).
+#[derive(Clone, Copy, Debug)]
+pub struct InProcessTarget {
+    pub hooks: crate::exec::inprocess::Hooks,
+    pub shm_id: i32,
+}
+
+/// As [`open_harness`]; with `in_process`, the executor calls the harness in this process (an
+/// in-process worker, which must be the harness's own process) instead of starting a fork server.
+/// The fork server's configuration is still kept (`Target::fresh`), for runs that need a process
+/// of their own (crash triage).
+///
+/// Errors: as [`open_harness`]; in-process, a harness without evotest's driver, or shared memory
+/// that cannot be attached.
+pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>) -> Result<Target> {
     use crate::exec::InputDelivery;
     use crate::frontend::bytes::{BytesFrontend, Delivery};
     if h.exe.is_dir() {
@@ -499,14 +518,32 @@ pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
         delivery,
         capture_stderr: true,
     };
-    let mut executor = ForkServer::start(&h.exe, &config)?;
-    executor.set_max_branch_events(0);
-    executor.set_memory_limit(h.rss_limit_mb << 20);
-    if executor.overflow() != 0 {
-        bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
-    }
-    let program = Program::new(metas, &executor.modules())?;
-    executor.set_switches(switch_tables(&program));
+    let (executor, program): (Box<dyn Executor>, Program) = match in_process {
+        None => {
+            let mut executor = ForkServer::start(&h.exe, &config)?;
+            executor.set_max_branch_events(0);
+            executor.set_memory_limit(h.rss_limit_mb << 20);
+            if executor.overflow() != 0 {
+                bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
+            }
+            let program = Program::new(metas, &executor.modules())?;
+            executor.set_switches(switch_tables(&program));
+            (Box::new(executor), program)
+        }
+        Some(ip) => {
+            if !driver {
+                bail!("{}: in-process fuzzing needs a libFuzzer harness linked with evotest's driver", h.exe.display());
+            }
+            let mut executor = crate::exec::inprocess::InProcess::new(ip.shm_id, ip.hooks, h.timeout, h.rss_limit_mb << 20)?;
+            executor.set_max_branch_events(0);
+            if executor.overflow() != 0 {
+                bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
+            }
+            let program = Program::new(metas, &executor.modules())?;
+            executor.set_switches(switch_tables(&program));
+            (Box::new(executor), program)
+        }
+    };
     let name = h.exe.file_name().map_or_else(|| h.exe.display().to_string(), |n| n.to_string_lossy().into_owned());
     let options = TargetOptions {
         sources: vec![h.exe.clone()],
@@ -524,7 +561,7 @@ pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
         program,
         frontend: Arc::new(BytesFrontend::new(&name, kind, h.max_len)),
         exe: h.exe.clone(),
-        executor: Box::new(executor),
+        executor,
         fresh: Some(config),
         chain: None,
     })

@@ -62,6 +62,15 @@ impl Toolchain {
         find_artifact("EVOTEST_DRIVER", "libevotest_driver.a")
     }
 
+    /// evotest's in-process engine, `libevotest_inprocess.so` (`evotest fuzz --in_process` loads
+    /// it into the harness's process): `$EVOTEST_IN_PROCESS_ENGINE`, else next to the executable
+    /// as for the runtime.
+    ///
+    /// Errors: not found (not built).
+    pub fn in_process_engine() -> Result<PathBuf> {
+        find_artifact("EVOTEST_IN_PROCESS_ENGINE", "libevotest_inprocess.so")
+    }
+
     /// A `Command` for clang with the given arguments.
     pub fn clang(&self) -> Command {
         Command::new(&self.clang)

@@ -41,11 +41,11 @@ const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
-    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log",
+    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
-const BOOLEAN: &[&str] = &["json", "quiet", "no_minimize", "stop_on_crash"];
+const BOOLEAN: &[&str] = &["json", "quiet", "no_minimize", "stop_on_crash", "in_process"];
 
 /// Rewrite the arguments after `fuzz`: `-name=value` of a known flag becomes `--name=value`; an
 /// unknown single-dash libFuzzer flag (`-foo=1`) is dropped with a warning. Nothing after `--`
@@ -145,6 +145,13 @@ pub struct FuzzArgs {
     /// Inputs per process of a libFuzzer harness (1: a fresh process per input)
     #[arg(long, default_value_t = fuzz::DEFAULT_PERSISTENT, value_name = "N")]
     persistent: u32,
+    /// Run the harness in evotest's own process, libFuzzer's model: the engine is loaded into
+    /// the harness's process and calls LLVMFuzzerTestOneInput in a loop, with no fork or pipe
+    /// per input. An input that crashes, hangs (the timeout) or exits ends that process; evotest
+    /// keeps the input, triages it in a fresh process as usual, and starts a new worker that goes
+    /// on from the corpus directory. For libFuzzer harnesses (-fsanitize=fuzzer); one worker
+    #[arg(long = "in_process", alias = "in-process")]
+    in_process: bool,
     /// Seconds between two looks at the corpus directory for other workers' inputs
     #[arg(long = "sync_interval", alias = "sync-interval", default_value = "5", value_name = "SECS")]
     sync_interval: String,
@@ -322,6 +329,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.i2s_only = a.guidance == "i2s";
     o.new_coverage_log = a.new_coverage_log.clone();
     o.guide_scope = guide_scope;
+    o.in_process = a.in_process;
     o.display = if a.quiet {
         Display::Quiet
     } else if std::io::stderr().is_terminal() {

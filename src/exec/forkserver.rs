@@ -316,6 +316,9 @@ impl ForkServer {
         cmd.args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .env(ENV_SHM_ID, self.shm.id().to_string())
+            // an in-process worker's triage runs its harness in a fork server, never in-process
+            .env_remove(evotest_abi::names::ENV_IN_PROCESS)
+            .env_remove(evotest_abi::names::ENV_IN_PROCESS_JOB)
             .env(ENV_FORKSRV, "1")
             .env(ENV_PERSISTENT, if self.persistent.is_some() { "1" } else { "0" })
             .env("LD_BIND_NOW", "1")

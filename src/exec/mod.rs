@@ -1,5 +1,6 @@
 //! Executing the target: the [`Executor`] trait and its implementations, each a file: the fork
-//! server ([`forkserver`], per input or persistent) and a mock driven by a Rust closure ([`mock`],
+//! server ([`forkserver`], per input or persistent), the harness called in the engine's own
+//! process ([`inprocess`], inside an in-process fuzzing worker) and a mock driven by a Rust closure ([`mock`],
 //! for unit tests of the engine without compiling C).
 //!
 //! An executor runs one encoded input and returns an [`Execution`]: how the process ended
@@ -9,6 +10,7 @@
 
 pub mod affinity;
 pub mod forkserver;
+pub mod inprocess;
 pub mod mock;
 pub mod shm;
 

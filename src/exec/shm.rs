@@ -78,6 +78,55 @@ impl SharedMemory {
         }
     }
 
+    /// Attach the existing segment `id` (created by [`SharedMemory::create`] in another process:
+    /// the in-process worker attaches its supervisor's). Its header is kept as it is.
+    ///
+    /// Errors: no such segment, or one of another layout (magic or version).
+    pub fn attach(id: i32) -> Result<SharedMemory> {
+        unsafe {
+            let p = libc::shmat(id, ptr::null(), 0);
+            if p as isize == -1 {
+                bail!("cannot attach shared memory {id}: {}", std::io::Error::last_os_error());
+            }
+            let h = &*(p as *const Header);
+            if h.magic != MAGIC || h.version != LAYOUT_VERSION {
+                libc::shmdt(p);
+                bail!("shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})", h.version);
+            }
+            let layout = Layout::from_header(h);
+            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new() })
+        }
+    }
+
+    /// In-process mode, before a worker starts: no execution in flight (`ret_state` returned), no
+    /// fault, `executions` counted so far.
+    pub fn set_in_process_idle(&mut self, executions: u64) {
+        let h = self.header_mut();
+        h.ret_state = evotest_abi::shm::RET_RETURNED;
+        h.inproc_fault = 0;
+        h.inproc_executions = executions;
+        h.input_len = 0;
+    }
+
+    /// In-process mode: the input of the last execution started (what the engine placed), and
+    /// whether it was still running (`ret_state` not returned) when the worker ended.
+    pub fn in_process_last_input(&self) -> (Vec<u8>, bool) {
+        let h = self.header();
+        let n = h.input_len.min(self.layout.input_capacity) as usize;
+        let data = unsafe { std::slice::from_raw_parts(self.base.add(self.layout.input_off), n) }.to_vec();
+        (data, h.ret_state != evotest_abi::shm::RET_RETURNED)
+    }
+
+    /// In-process mode: count one execution started (kept in the header for the supervisor).
+    pub fn count_in_process_execution(&mut self) {
+        self.header_mut().inproc_executions += 1;
+    }
+
+    /// In-process mode: what the watchdog recorded (`INPROC_FAULT_*`, 0 = nothing).
+    pub fn set_in_process_fault(&mut self, fault: u32) {
+        self.header_mut().inproc_fault = fault;
+    }
+
     /// The System V ID, passed to the target in `__EVOTEST_SHM_ID`.
     pub fn id(&self) -> i32 {
         self.id

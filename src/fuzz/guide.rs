@@ -117,7 +117,7 @@ impl Target {
 /// summary (of the worker that prints it; with `-j`, each worker has its own). Executions of
 /// crash triage and minimisation belong to no stage, so the stages add up to less than the
 /// summary's `executions`.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct GuideStats {
     /// Whether guidance was on (`--guidance on`).
     pub enabled: bool,

@@ -42,6 +42,7 @@ mod directed;
 pub mod feedback;
 pub mod guide;
 pub mod i2s;
+pub mod inprocess;
 pub mod minimize;
 pub mod mutate;
 pub mod newlog;
@@ -82,7 +83,7 @@ pub const MINIMIZE_TIME: Duration = Duration::from_secs(10);
 pub const STATE_DIR: &str = ".evotest";
 
 /// What a fuzzing run needs. See `evotest fuzz --help` for the meaning of each option.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct FuzzOptions {
     /// The executable (built with `evotest-cc`).
     pub exe: PathBuf,
@@ -133,6 +134,9 @@ pub struct FuzzOptions {
     pub new_coverage_log: Option<PathBuf>,
     /// The branches the guidance may steer towards ([`scope`]): by default not library code.
     pub guide_scope: scope::GuideScope,
+    /// Run the harness in the engine's process (libFuzzer's model, [`inprocess`]) instead of a
+    /// persistent fork server.
+    pub in_process: bool,
 }
 
 impl FuzzOptions {
@@ -166,6 +170,7 @@ impl FuzzOptions {
             i2s_only: false,
             new_coverage_log: None,
             guide_scope: scope::GuideScope::default(),
+            in_process: false,
         }
     }
 
@@ -190,7 +195,7 @@ impl FuzzOptions {
 }
 
 /// The result of a run, as `--json` prints it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Summary {
     pub target: String,
     pub delivery: String,
@@ -219,6 +224,11 @@ pub struct Summary {
     /// Executions and outcomes first covered per stage (havoc, input-to-state, AVM, …) of this
     /// worker.
     pub guidance: GuideStats,
+    /// In-process mode (`--in_process`): times an input ended the worker's process (crash,
+    /// timeout, out of memory, exit) and a new worker went on. The stage statistics (`guidance`)
+    /// are the last worker's.
+    #[serde(default)]
+    pub worker_restarts: u32,
 }
 
 /// How an execution ended, for the fuzzer.
@@ -286,6 +296,9 @@ pub struct Session<'a> {
     pub slowest: Duration,
     pub deadline: Option<Instant>,
     interrupt: &'a AtomicBool,
+    /// In-process mode: inputs that ended a worker, by length; never run in-process again
+    /// ([`Session::run`] answers [`Outcome::Stopped`] for them).
+    killers: std::collections::HashMap<usize, Vec<Vec<u8>>>,
 }
 
 impl<'a> Session<'a> {
@@ -305,6 +318,26 @@ impl<'a> Session<'a> {
         file_limit_mb: u64,
         interrupt: &'a AtomicBool,
     ) -> Result<Session<'a>> {
+        Session::open_with(exe, args, input_file, max_len, timeout, persistent, rss_limit_mb, file_limit_mb, interrupt, None)
+    }
+
+    /// As [`Session::open`]; with `in_process`, the harness runs in this process (an in-process
+    /// worker, [`inprocess`]).
+    ///
+    /// Errors: as [`target::open_harness_with`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn open_with(
+        exe: &Path,
+        args: &[OsString],
+        input_file: &Path,
+        max_len: usize,
+        timeout: Duration,
+        persistent: u32,
+        rss_limit_mb: u64,
+        file_limit_mb: u64,
+        interrupt: &'a AtomicBool,
+        in_process: Option<target::InProcessTarget>,
+    ) -> Result<Session<'a>> {
         // a bare name must not be looked up on PATH
         let exe = &exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
         let h = HarnessOptions {
@@ -319,7 +352,7 @@ impl<'a> Session<'a> {
             env: sanitizer_env(rss_limit_mb),
             out_dir: input_file.parent().unwrap_or(Path::new(".")).to_path_buf(),
         };
-        let target = target::open_harness(&h)?;
+        let target = target::open_harness_with(&h, in_process)?;
         let delivery = if target::has_fuzz_driver(exe)? {
             Delivery::LibFuzzer
         } else if args.iter().any(|a| a == "@@") {
@@ -344,6 +377,7 @@ impl<'a> Session<'a> {
             slowest: Duration::ZERO,
             deadline: None,
             interrupt,
+            killers: Default::default(),
         })
     }
 
@@ -375,6 +409,9 @@ impl<'a> Session<'a> {
     ///
     /// Errors: the executor broke (the target cannot be restarted).
     pub fn run(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        if self.is_killer(data) {
+            return Ok((Outcome::Stopped, ExitKind::Stopped));
+        }
         let stop = Stop { deadline: self.deadline, interrupt: Some(self.interrupt) };
         let t0 = Instant::now();
         let exit = self.target.executor.run_coverage(data, stop, &self.site_outcomes, &mut self.cov)?;
@@ -403,6 +440,19 @@ impl<'a> Session<'a> {
             return Ok((Outcome::Oom, exit));
         }
         Ok((outcome, exit))
+    }
+
+    /// Whether `data` ended an in-process worker of this run (see [`inprocess`]): one length
+    /// lookup per input, a comparison only for inputs of a killer's length.
+    pub fn is_killer(&self, data: &[u8]) -> bool {
+        !self.killers.is_empty() && self.killers.get(&data.len()).is_some_and(|v| v.iter().any(|k| k == data))
+    }
+
+    /// Never run `data` again in this session ([`Session::is_killer`]).
+    pub fn add_killer(&mut self, data: Vec<u8>) {
+        if !self.is_killer(&data) {
+            self.killers.entry(data.len()).or_default().push(data);
+        }
     }
 
     /// The report of the last execution, which ended with `exit`.
@@ -499,6 +549,8 @@ struct Fuzzer<'a> {
     str_ops: Vec<crate::trace::StrOperandRec>,
     /// `--new_coverage_log`.
     new_log: Option<newlog::NewLog>,
+    /// In an in-process worker: what it carries over from the last worker and hands on.
+    inproc: Option<inprocess::WorkerCtx>,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -506,6 +558,24 @@ struct Fuzzer<'a> {
 /// Errors (one line): bad options or seeds, a target that does not start or was not built with
 /// `evotest-cc`, an unwritable corpus or artifact directory, an executor that broke.
 pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
+    if opts.in_process {
+        return inprocess::supervise(opts, interrupt);
+    }
+    run_session(opts, interrupt, None)
+}
+
+/// The largest input of a run: `-max_len`, or the largest seed, at least [`DEFAULT_MAX_LEN`] and
+/// at most 1 MiB.
+///
+/// Errors: a seed directory or file that does not exist.
+pub fn effective_max_len(opts: &FuzzOptions) -> Result<usize> {
+    let files = seed_files(opts)?;
+    let largest = files.iter().filter_map(|(f, _)| std::fs::metadata(f).ok()).map(|m| m.len() as usize).max().unwrap_or(0);
+    Ok(opts.max_len.unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20)))
+}
+
+/// [`run`] in this process: with a fork server, or (`inproc`) as an in-process worker.
+fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inprocess::WorkerCtx>) -> Result<Summary> {
     if opts.exe.is_dir() || !opts.exe.is_file() {
         bail!("{}: no such file (the first argument is the executable to fuzz)", opts.exe.display());
     }
@@ -554,7 +624,7 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         }
     };
     let input_file = stats_dir.join("cur_input");
-    let mut s = Session::open(
+    let mut s = Session::open_with(
         &opts.exe,
         &opts.args,
         &input_file,
@@ -564,8 +634,12 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         opts.rss_limit_mb,
         opts.file_limit_mb,
         interrupt,
+        inproc.as_ref().map(|w| w.target),
     )?;
-    let start = Instant::now();
+    // an in-process worker goes on where the last one ended: its time, its executions
+    let carried = inproc.as_ref().map(|w| w.carry.clone()).unwrap_or_default();
+    let start = Instant::now().checked_sub(carried.elapsed).unwrap_or_else(Instant::now);
+    s.executions = carried.executions();
     s.deadline = opts.max_total_time.map(|t| start + t);
     let (ints, floats, strs) = constants(&s.target.program);
     let mutator = Mutator::new(max_len, dict, &ints, &floats, &strs);
@@ -573,7 +647,9 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     let n_outcomes = s.n_outcomes();
     let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
     let db = CrashDb::open(&state.join("crashes"))?;
-    let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64);
+    // an in-process worker after a restart must not repeat the mutations that led its predecessor
+    // to the input that ended it
+    let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64).wrapping_add((carried.restarts as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
     let (in_scope, scope_counts) = opts.guide_scope.sites(&s.target.program);
     guide.restrict(in_scope);
@@ -592,12 +668,12 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         monitor,
         db,
         raw_keys: Default::default(),
-        crashes_found: 0,
-        crashes_total: 0,
-        timeouts: vec![],
-        timeouts_total: 0,
-        ooms: vec![],
-        ooms_total: 0,
+        crashes_found: carried.crashes_found,
+        crashes_total: carried.crashes_total,
+        timeouts: carried.timeouts.clone(),
+        timeouts_total: carried.timeouts_total,
+        ooms: carried.ooms.clone(),
+        ooms_total: carried.ooms_total,
         corpus_new: 0,
         last_new: Duration::ZERO,
         worker,
@@ -615,8 +691,9 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
         ops: vec![],
         str_ops: vec![],
         new_log,
+        inproc,
     };
-    if opts.display != Display::Quiet && opts.worker.is_none() {
+    if opts.display != Display::Quiet && opts.worker.is_none() && carried.restarts == 0 {
         f.monitor.println(&format!(
             "evotest fuzz: {} ({}), {} branch outcomes in {} sites; max_len {max_len}, timeout {:?}, seed {seed}; corpus {}, stats in {}",
             opts.exe.display(),
@@ -733,7 +810,20 @@ impl Fuzzer<'_> {
 
     /// Run the seeds, then the mutation loop.
     fn campaign(&mut self, files: Vec<(PathBuf, bool)>) -> Result<()> {
-        self.retriage_artifacts()?;
+        if self.inproc.is_some() {
+            // what may crash runs in a process of its own: the input that ended the last worker,
+            // and crash artifacts no record knows
+            let pending = self.inproc.as_ref().is_some_and(|w| w.carry.pending.is_some());
+            if pending || !self.orphan_artifacts().is_empty() {
+                self.isolated(|f| {
+                    f.handle_pending()?;
+                    f.retriage_artifacts()
+                })?;
+            }
+            self.hand_on()?;
+        } else {
+            self.retriage_artifacts()?;
+        }
         // seeds: smallest first, so that small inputs claim coverage first
         let mut seeds: Vec<(usize, PathBuf, bool)> =
             files.into_iter().map(|(p, own)| (std::fs::metadata(&p).map_or(0, |m| m.len() as usize), p, own)).collect();
@@ -754,7 +844,7 @@ impl Fuzzer<'_> {
             self.evaluate(&data, !name_ok)?;
             self.periodic(false)?;
         }
-        if self.corpus.is_empty() && !self.done() {
+        if self.corpus.is_empty() && !self.done() && !self.s.is_killer(b"") {
             // no seed added coverage (or there were none): start from the empty input
             self.s.run(b"")?;
             if let Some(l) = &mut self.new_log {
@@ -1074,24 +1164,7 @@ impl Fuzzer<'_> {
     /// Crash artifacts under the artifact prefix that the crash record does not know (a run killed
     /// between writing one and recording it): run and record them.
     fn retriage_artifacts(&mut self) -> Result<()> {
-        let prefix = Path::new(&self.opts.artifact_prefix);
-        let dir = self.opts.artifact_dir();
-        let stem = if self.opts.artifact_prefix.ends_with('/') {
-            String::new()
-        } else {
-            prefix.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
-        };
-        let known: std::collections::HashSet<PathBuf> =
-            self.db.all().iter().filter_map(|r| r.artifact.canonicalize().ok()).collect();
-        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(()) };
-        let mut orphans: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{stem}crash-"))))
-            .filter(|p| p.is_file() && p.canonicalize().is_ok_and(|c| !known.contains(&c)))
-            .collect();
-        orphans.sort();
-        for p in orphans.into_iter().take(100) {
+        for p in self.orphan_artifacts() {
             if self.done() {
                 break;
             }
@@ -1102,6 +1175,30 @@ impl Fuzzer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Crash artifacts under the artifact prefix that the crash record does not know (at most
+    /// 100, in name order).
+    fn orphan_artifacts(&self) -> Vec<PathBuf> {
+        let prefix = Path::new(&self.opts.artifact_prefix);
+        let dir = self.opts.artifact_dir();
+        let stem = if self.opts.artifact_prefix.ends_with('/') {
+            String::new()
+        } else {
+            prefix.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        };
+        let known: std::collections::HashSet<PathBuf> =
+            self.db.all().iter().filter_map(|r| r.artifact.canonicalize().ok()).collect();
+        let Ok(rd) = std::fs::read_dir(&dir) else { return vec![] };
+        let mut orphans: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{stem}crash-"))))
+            .filter(|p| p.is_file() && p.canonicalize().is_ok_and(|c| !known.contains(&c)))
+            .collect();
+        orphans.sort();
+        orphans.truncate(100);
+        orphans
     }
 
     /// Start the other workers of `-j N`.
@@ -1197,6 +1294,7 @@ impl Fuzzer<'_> {
             worker_stats,
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
             guidance: self.guide.finish(),
+            worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
         })
     }
 }

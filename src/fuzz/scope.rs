@@ -23,7 +23,7 @@ use crate::program::{is_library_file, Program};
 use anyhow::{bail, Result};
 
 /// What part of a branch a pattern matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Field {
     /// The source file or the function (no prefix).
     Any,
@@ -34,7 +34,7 @@ enum Field {
 }
 
 /// One `--frontier_include` or `--frontier_exclude` pattern (see module docs).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pattern {
     field: Field,
     glob: String,
@@ -114,7 +114,7 @@ pub enum LeftOut {
 }
 
 /// The scope rule of the fuzz guidance (see module docs).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct GuideScope {
     /// `--frontier_include` patterns: when any, only matching branches are in scope.
     pub include: Vec<Pattern>,

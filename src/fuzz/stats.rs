@@ -70,7 +70,7 @@ pub fn peak_rss_mb() -> u64 {
 }
 
 /// How progress shows on standard error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Display {
     /// A status line redrawn in place (a terminal).
     Bar,

@@ -116,6 +116,17 @@ pub mod names {
     /// Symbol defined by evotest's libFuzzer-compatible driver (`libevotest_driver.a`): an
     /// executable that has it runs `LLVMFuzzerTestOneInput` in persistent mode under the engine.
     pub const DRIVER_MARKER: &str = "__evotest_fuzz_driver";
+    /// Environment variable naming the in-process engine (`libevotest_inprocess.so`): evotest's
+    /// driver then loads it and hands it `LLVMFuzzerTestOneInput`, instead of running the fork
+    /// server (`evotest fuzz --in_process`, libFuzzer's model: one process, the harness called
+    /// in a loop).
+    pub const ENV_IN_PROCESS: &str = "__EVOTEST_IN_PROCESS";
+    /// Environment variable naming the in-process worker's job file (JSON, written by the
+    /// supervisor: the fuzzing options, the budget left, the input that ended the last worker).
+    pub const ENV_IN_PROCESS_JOB: &str = "__EVOTEST_IN_PROCESS_JOB";
+    /// The in-process engine's entry point: `int f(int (*test_one_input)(const uint8_t *, size_t),
+    /// void (*ret)(uint32_t, uint64_t))`, returning the process's exit status.
+    pub const IN_PROCESS_MAIN: &str = "__evotest_in_process_main";
 }
 
 /// Branch distance constant K of Korel (1990) and Tracey et al. (1998); this crate uses K = 1.

@@ -56,7 +56,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 8;
+pub const LAYOUT_VERSION: u32 = 9;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -81,6 +81,13 @@ pub const RET_UNSIGNED: u32 = 2;
 pub const RET_FLOAT64: u32 = 3;
 /// `ret_bits` is the bit pattern of an `f32`, in the low 32 bits.
 pub const RET_FLOAT32: u32 = 4;
+
+/// `Header::inproc_fault`: the in-process worker's watchdog ended an execution that ran past the
+/// timeout.
+pub const INPROC_FAULT_TIMEOUT: u32 = 1;
+/// `Header::inproc_fault`: the in-process worker's watchdog found the process above the RSS limit
+/// during an execution.
+pub const INPROC_FAULT_OOM: u32 = 2;
 
 /// Exit status of a process stopped by the branch-event limit (`Header::max_branch_events`); the
 /// engine recognises the stop by `Header::step_limit_hit`, not by this code.
@@ -152,7 +159,13 @@ pub struct Header {
     pub n_str_operands: u32,
     /// Entries of the touched list written in this execution (runtime; zeroed by the engine).
     pub n_touched: u32,
-    pub _pad: u32,
+    /// In-process mode: why the worker ended itself in the middle of an execution
+    /// ([`INPROC_FAULT_TIMEOUT`], [`INPROC_FAULT_OOM`]; 0 = it did not). Written by the worker's
+    /// watchdog just before it exits; zeroed by the supervisor before it starts a worker.
+    pub inproc_fault: u32,
+    /// In-process mode: executions the worker has started (its count, kept in shared memory so
+    /// that the supervisor still knows it after the worker died).
+    pub inproc_executions: u64,
     pub modules: [ModuleEntry; MAX_MODULES],
 }
 

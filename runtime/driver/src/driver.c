@@ -1,5 +1,6 @@
 // evotest's libFuzzer-compatible main(); see lib.rs.
 #include <dirent.h>
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,8 +88,27 @@ static int run_path(const char *path) {
   return failed;
 }
 
+// In-process mode (`evotest fuzz --in_process`): load evotest's engine into this process and let it
+// call the harness in a loop. Returns the process's exit status.
+static int run_in_process(const char *engine) {
+  void *h = dlopen(engine, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "evotest driver: cannot load the in-process engine: %s\n", dlerror());
+    return 2;
+  }
+  typedef int (*entry_t)(int (*)(const uint8_t *, size_t), void (*)(uint32_t, uint64_t));
+  entry_t entry = (entry_t)dlsym(h, "__evotest_in_process_main");
+  if (!entry) {
+    fprintf(stderr, "evotest driver: %s has no __evotest_in_process_main\n", engine);
+    return 2;
+  }
+  return entry(LLVMFuzzerTestOneInput, __evotest_return);
+}
+
 int main(int argc, char **argv) {
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
+  const char *engine = getenv("__EVOTEST_IN_PROCESS");
+  if (engine && *engine) return run_in_process(engine);
   if (__evotest_under_engine()) {
     size_t len = 0;
     const uint8_t *p;

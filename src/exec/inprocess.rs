@@ -1,0 +1,263 @@
+//! The in-process executor: the harness's `LLVMFuzzerTestOneInput` called directly, in the
+//! process that runs the engine (libFuzzer's model). No fork, no pipe, no context switch per
+//! input.
+//!
+//! It exists only inside an in-process worker (`evotest fuzz --in_process`, see
+//! `crate::fuzz::inprocess`): evotest's driver loads the engine (`libevotest_inprocess.so`) into
+//! the harness's process and hands it the harness's entry point ([`Hooks`]). The trace map is the
+//! supervisor's shared memory, attached a second time by the engine; each input is placed in it
+//! before it runs, so that when an input kills the process the supervisor still has it.
+//!
+//! A crash, an `exit` of the harness or an abort ends the whole process: [`Executor::run`] never
+//! returns a fault; the supervisor sees the process end with an input in flight (`ret_state` not
+//! returned) and restarts the worker. Timeouts and the RSS limit are enforced by a watchdog
+//! thread ([`Watchdog`]) that records the reason in the header (`inproc_fault`) and ends the
+//! process, as libFuzzer's alarm and RSS threads do.
+
+use super::shm::{SharedMemory, SwitchTable};
+use super::{Coverage, Execution, ExitKind, Executor, RetVal, Stop};
+use crate::trace::Trace;
+use anyhow::Result;
+use evotest_abi::shm::{ModuleEntry, INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The harness's entry points, as evotest's driver hands them over.
+#[derive(Clone, Copy, Debug)]
+pub struct Hooks {
+    /// `LLVMFuzzerTestOneInput(data, size)`.
+    pub test_one_input: unsafe extern "C" fn(*const u8, usize) -> i32,
+    /// The runtime's `__evotest_return(kind, bits)`: marks the input as returned.
+    pub ret: unsafe extern "C" fn(u32, u64),
+}
+
+/// Exit status of a worker the watchdog ended (the reason is in the header's `inproc_fault`).
+pub const WATCHDOG_EXIT_CODE: i32 = 70;
+
+/// The watchdog's view of the executions: when the current one started.
+struct Clock {
+    base: Instant,
+    /// Nanoseconds since `base` + 1 at which the current execution started; 0 between executions.
+    started: AtomicU64,
+}
+
+/// A thread that ends the process when one execution runs longer than the timeout, or the process
+/// grows beyond the RSS limit during an execution, after writing the reason into the header.
+pub struct Watchdog {
+    clock: Arc<Clock>,
+}
+
+impl Watchdog {
+    /// Start watching: `header` is the address of the shared header (it outlives the process's
+    /// engine), `timeout` the per-execution limit, `rss_limit` in bytes (0 = none).
+    fn start(header: usize, timeout: Duration, rss_limit: u64) -> Watchdog {
+        let clock = Arc::new(Clock { base: Instant::now(), started: AtomicU64::new(0) });
+        let c = clock.clone();
+        // check a few times per timeout, at least every 250 ms and at most every 5 ms
+        let period = (timeout / 4).clamp(Duration::from_millis(5), Duration::from_millis(250));
+        let _ = std::thread::Builder::new().name("evotest-watchdog".into()).spawn(move || {
+            let mut last_rss = Instant::now();
+            loop {
+                std::thread::sleep(period);
+                let s = c.started.load(Ordering::Acquire);
+                if s == 0 {
+                    continue;
+                }
+                let ran = c.base.elapsed().saturating_sub(Duration::from_nanos(s - 1));
+                let mut fault = 0;
+                if ran > timeout {
+                    fault = INPROC_FAULT_TIMEOUT;
+                } else if rss_limit > 0 && last_rss.elapsed() >= Duration::from_millis(250) {
+                    last_rss = Instant::now();
+                    if resident_bytes().is_some_and(|b| b > rss_limit) {
+                        fault = INPROC_FAULT_OOM;
+                    }
+                }
+                // the execution may have ended meanwhile: only one still running is a fault
+                if fault != 0 && c.started.load(Ordering::Acquire) == s {
+                    unsafe {
+                        let h = header as *mut evotest_abi::shm::Header;
+                        std::ptr::write_volatile(&mut (*h).inproc_fault, fault);
+                        libc::_exit(WATCHDOG_EXIT_CODE);
+                    }
+                }
+            }
+        });
+        Watchdog { clock }
+    }
+
+    fn begin(&self) {
+        let ns = self.clock.base.elapsed().as_nanos() as u64 + 1;
+        self.clock.started.store(ns, Ordering::Release);
+    }
+
+    fn end(&self) {
+        self.clock.started.store(0, Ordering::Release);
+    }
+}
+
+/// Resident memory of this process in bytes.
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64)
+}
+
+/// Runs inputs by calling the harness in this process (see module docs).
+pub struct InProcess {
+    shm: SharedMemory,
+    hooks: Hooks,
+    watchdog: Watchdog,
+    executions: u64,
+    /// Site records the last sparse run left non-zero (`None`: zero them all).
+    dirty: Option<Vec<u32>>,
+    sparse_runs: u32,
+}
+
+/// Sparse runs between two full resets of the site records (as the fork server does).
+const FULL_RESET_EVERY: u32 = 1024;
+
+impl InProcess {
+    /// Attach the supervisor's segment `shm_id` and call the harness through `hooks`, ending the
+    /// process (see [`Watchdog`]) when one input runs longer than `timeout` or the process grows
+    /// beyond `rss_limit` bytes (0 = no limit) while an input runs.
+    ///
+    /// Errors: the segment cannot be attached or has another layout.
+    pub fn new(shm_id: i32, hooks: Hooks, timeout: Duration, rss_limit: u64) -> Result<InProcess> {
+        let shm = SharedMemory::attach(shm_id)?;
+        let watchdog = Watchdog::start(shm.header() as *const _ as usize, timeout, rss_limit);
+        Ok(InProcess { shm, hooks, watchdog, executions: 0, dirty: None, sparse_runs: 0 })
+    }
+
+    /// Modules the runtime registered in this process (global site/outcome bases).
+    pub fn modules(&self) -> Vec<ModuleEntry> {
+        let h = self.shm.header();
+        h.modules[..h.n_modules as usize].to_vec()
+    }
+
+    /// The `OVERFLOW_*` bits the runtime reported at registration.
+    pub fn overflow(&self) -> u32 {
+        self.shm.header().overflow
+    }
+
+    /// The program's `switch` sites (see [`SharedMemory::complete_switches`]).
+    pub fn set_switches(&mut self, tables: Vec<SwitchTable>) {
+        self.shm.set_switches(tables);
+    }
+
+    /// Make the execution count kept in the header (for the supervisor) `n`.
+    pub fn set_execution_count(&mut self, n: u64) {
+        self.shm.set_in_process_idle(n);
+    }
+
+    fn execute(&mut self, input: &[u8], stop: &Stop, sparse: bool) -> Result<ExitKind> {
+        if stop.now() {
+            return Ok(ExitKind::Stopped);
+        }
+        match (&self.dirty, sparse) {
+            (Some(d), true) => self.shm.prepare_sparse(input, d)?,
+            _ => self.shm.prepare(input)?,
+        }
+        self.shm.count_in_process_execution();
+        // a copy of exactly the input's size, so that a sanitizer catches reads past its end
+        unsafe {
+            let n = input.len();
+            let copy = libc::malloc(n.max(1)) as *mut u8;
+            if copy.is_null() {
+                anyhow::bail!("out of memory for a copy of a {n}-byte input");
+            }
+            std::ptr::copy_nonoverlapping(input.as_ptr(), copy, n);
+            self.watchdog.begin();
+            (self.hooks.test_one_input)(copy, n);
+            (self.hooks.ret)(0, 0);
+            self.watchdog.end();
+            libc::free(copy as *mut libc::c_void);
+        }
+        self.executions += 1;
+        self.shm.complete_switches();
+        Ok(ExitKind::Ok)
+    }
+
+    fn ret_val(&self) -> Option<RetVal> {
+        let h = self.shm.header();
+        if h.ret_state != RET_RETURNED {
+            return None;
+        }
+        Some(match h.ret_kind {
+            RET_SIGNED => RetVal::Signed(h.ret_bits as i64),
+            RET_UNSIGNED => RetVal::Unsigned(h.ret_bits),
+            RET_FLOAT32 => RetVal::F32(h.ret_bits as u32),
+            RET_FLOAT64 => RetVal::F64(h.ret_bits),
+            _ => RetVal::Void,
+        })
+    }
+}
+
+impl Executor for InProcess {
+    fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
+        let t0 = Instant::now();
+        self.dirty = None;
+        let exit = self.execute(input, &stop, false)?;
+        let mut trace = Trace::default();
+        self.shm.read_trace(&mut trace.sites, &mut trace.dist);
+        self.shm.read_operands(&mut trace.operands);
+        self.shm.read_str_operands(&mut trace.str_operands);
+        trace.events_overflow = self.shm.read_events(&mut trace.events);
+        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
+    }
+
+    fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
+        self.sparse_runs += 1;
+        if self.sparse_runs >= FULL_RESET_EVERY {
+            self.sparse_runs = 0;
+            self.dirty = None;
+        }
+        let exit = self.execute(input, &stop, true)?;
+        cov.clear();
+        if exit == ExitKind::Stopped {
+            return Ok(exit);
+        }
+        self.shm.scan_sites(outcomes, &mut cov.sites, &mut cov.outcomes);
+        let dirty = self.dirty.get_or_insert_with(Vec::new);
+        dirty.clear();
+        dirty.extend(cov.sites.iter().map(|&(s, _)| s));
+        Ok(exit)
+    }
+
+    fn executions(&self) -> u64 {
+        self.executions
+    }
+
+    fn set_ordered_trace(&mut self, on: bool) {
+        self.shm.set_events(on);
+    }
+
+    /// The runtime ends the process at the limit, which would end the worker: in-process runs
+    /// have no branch-event limit (the watchdog's timeout bounds them).
+    fn set_max_branch_events(&mut self, _n: u32) {
+        self.shm.set_max_branch_events(0);
+    }
+
+    fn inputs_per_process(&self) -> u32 {
+        u32::MAX
+    }
+
+    fn last_distance(&self, outcome: u32) -> Option<f64> {
+        self.shm.distance(outcome)
+    }
+
+    fn set_quiet(&mut self, site: u32) {
+        self.shm.set_quiet(site, true);
+    }
+
+    fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
+        self.shm.read_operands(out);
+        true
+    }
+
+    fn last_str_operands(&self, out: &mut Vec<crate::trace::StrOperandRec>) -> bool {
+        self.shm.read_str_operands(out);
+        true
+    }
+}

@@ -1,0 +1,392 @@
+//! In-process fuzzing (`evotest fuzz --in_process`): libFuzzer's model, one process that runs
+//! the engine and calls the harness in a loop, with no fork and no pipe per input.
+//!
+//! * The **supervisor** ([`supervise`], the `evotest` process) creates the trace map, starts the
+//!   harness (linked with evotest's driver) with `__EVOTEST_IN_PROCESS` naming the engine library
+//!   (`libevotest_inprocess.so`) and `__EVOTEST_IN_PROCESS_JOB` naming a job file: the options,
+//!   and what the last worker left (elapsed time, executions, counters, the input that ended it).
+//! * The **worker** ([`worker_main`], in the harness's process) runs the usual fuzzing loop
+//!   ([`super::run`]'s) with the in-process executor ([`crate::exec::inprocess`]): each input is
+//!   placed in the shared trace map, then `LLVMFuzzerTestOneInput` is called on a copy of it.
+//! * An input that **ends the process** (a crash, a sanitizer report, an `exit`, or the watchdog's
+//!   timeout and RSS limit) leaves itself in the trace map with the execution marked as running.
+//!   The supervisor keeps it (`pending-<sha1>` in the state directory) and starts a new worker,
+//!   which first runs it in a fork server of its own (a process per input) and triages it as the
+//!   fork-server mode does (reproduction, sanitizer report, stack, de-duplication, minimisation,
+//!   `crash-…`/`timeout-…`/`oom-…` artifacts), then replays the corpus directory and goes on.
+//!   Inputs that ended a worker are never run in-process again (the session answers them as
+//!   not run, [`super::Session::is_killer`]): deterministic stages would find them again at once.
+//!
+//! What a restart loses: the distance pools and directed stages' state, and the counters of the
+//! worker that died other than executions and faults (the corpus itself is on disk). A target
+//! whose shallow crash recurs every few thousand inputs restarts often; libFuzzer stops at the
+//! first crash, `--stop_on_crash` does the same here.
+
+use super::corpus::sha1_hex;
+use super::{effective_max_len, stats::Display, FuzzOptions, Outcome, Summary};
+use crate::exec::inprocess::Hooks;
+use crate::exec::shm::SharedMemory;
+use crate::exec::ExitKind;
+use crate::target::{self, InProcessTarget};
+use crate::util::write_atomic;
+use anyhow::{anyhow, bail, Context, Result};
+use evotest_abi::names::{ENV_FORKSRV, ENV_IN_PROCESS, ENV_IN_PROCESS_JOB, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID};
+use evotest_abi::shm::{INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT};
+use serde::{Deserialize, Serialize};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// An input that ended the last worker, and how.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Pending {
+    /// The input (a file in the supervisor's directory).
+    pub input: PathBuf,
+    /// How the process ended: a crash (signal), an exit, a timeout or out of memory.
+    pub exit: ExitKind,
+}
+
+/// What one worker hands to the next.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Carry {
+    /// Wall time of the run so far.
+    pub elapsed: Duration,
+    /// Executions in the harness's process so far (the count in the shared header).
+    pub inproc_executions: u64,
+    /// Executions in fork servers (triage) so far.
+    pub isolated_executions: u64,
+    pub crashes_found: usize,
+    pub crashes_total: u64,
+    pub timeouts: Vec<PathBuf>,
+    pub timeouts_total: u64,
+    pub ooms: Vec<PathBuf>,
+    pub ooms_total: u64,
+    /// Workers that an input ended.
+    pub restarts: u32,
+    /// The input that ended the last worker, to triage first.
+    pub pending: Option<Pending>,
+    /// Inputs that ended a worker (files in the supervisor's directory): never run in-process
+    /// again.
+    pub killers: Vec<PathBuf>,
+}
+
+impl Carry {
+    /// Executions of the run so far.
+    pub fn executions(&self) -> u64 {
+        self.inproc_executions + self.isolated_executions
+    }
+}
+
+/// The job file of a worker.
+#[derive(Debug, Serialize, Deserialize)]
+struct Job {
+    opts: FuzzOptions,
+    carry: Carry,
+    shm_id: i32,
+    /// Where the worker writes its carry after the triage of the pending input.
+    carry_out: PathBuf,
+    /// Where the worker writes its [`Summary`] when it ends normally.
+    summary_out: PathBuf,
+    /// Where the worker writes an error that ends it.
+    error_out: PathBuf,
+    /// The supervisor was interrupted: triage the pending input, then stop.
+    interrupted: bool,
+}
+
+/// A worker's view of its job, kept by the fuzzer.
+#[derive(Clone, Debug)]
+pub struct WorkerCtx {
+    pub target: InProcessTarget,
+    pub carry: Carry,
+    carry_out: PathBuf,
+    stop_after_pending: bool,
+}
+
+/// Run an in-process campaign: start workers until one ends normally (see module docs).
+///
+/// Errors (one line): not a harness with evotest's driver, `-j` above 1, the engine library not
+/// built, a worker that ended outside an execution (an error of the engine, or of the harness's
+/// initialisation), or the same input ending three workers in a row.
+pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
+    if opts.exe.is_dir() || !opts.exe.is_file() {
+        bail!("{}: no such file (the first argument is the executable to fuzz)", opts.exe.display());
+    }
+    if opts.jobs > 1 {
+        bail!("--in_process runs one worker; leave out -j {} (or fuzz with the fork server, without --in_process)", opts.jobs);
+    }
+    if !target::has_fuzz_driver(&opts.exe)? {
+        bail!(
+            "{}: --in_process needs a libFuzzer harness built with evotest-cc/evotest-c++ -fsanitize=fuzzer (evotest's driver); whole programs run under the fork server",
+            opts.exe.display()
+        );
+    }
+    let engine = crate::toolchain::Toolchain::in_process_engine()?;
+    let metas = crate::program::read_metadata(&opts.exe).map_err(|e| anyhow!("{e:#}; build it with evotest-cc / evotest-c++"))?;
+    let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
+    let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
+    if opts.corpus.exists() && !opts.corpus.is_dir() {
+        bail!("{}: the corpus must be a directory (the first directory is the output corpus)", opts.corpus.display());
+    }
+    std::fs::create_dir_all(&opts.corpus).with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
+    let max_len = effective_max_len(opts)?;
+    if max_len == 0 || max_len > super::MAX_LEN_LIMIT {
+        bail!("-max_len={max_len}: must be between 1 and {}", super::MAX_LEN_LIMIT);
+    }
+    let exe = opts.exe.canonicalize().unwrap_or_else(|_| opts.exe.clone());
+    let dir = opts.state_dir().join(format!("in-process-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut shm = SharedMemory::create(n_sites.max(1), n_outcomes.max(1), max_len as u32, 0)?;
+    let mut job_opts = opts.clone();
+    job_opts.exe = exe.clone();
+    job_opts.max_len = Some(max_len);
+    job_opts.in_process = false;
+    let (job_path, carry_out, summary_out, error_out) =
+        (dir.join("job.json"), dir.join("carry.json"), dir.join("summary.json"), dir.join("error.txt"));
+    let start = Instant::now();
+    let mut carry = Carry::default();
+    let mut last_killer: Option<(String, u32)> = None;
+    loop {
+        carry.elapsed = start.elapsed();
+        shm.reset_registrations();
+        shm.set_in_process_idle(carry.inproc_executions);
+        for f in [&carry_out, &summary_out, &error_out] {
+            let _ = std::fs::remove_file(f);
+        }
+        let job = Job {
+            opts: job_opts.clone(),
+            carry: carry.clone(),
+            shm_id: shm.id(),
+            carry_out: carry_out.clone(),
+            summary_out: summary_out.clone(),
+            error_out: error_out.clone(),
+            interrupted: interrupt.load(Ordering::Relaxed),
+        };
+        write_atomic(&job_path, &serde_json::to_vec(&job)?).with_context(|| format!("cannot write {}", job_path.display()))?;
+        let status = run_worker(&exe, opts, &engine, shm.id(), &job_path, interrupt)?;
+        if let Ok(data) = std::fs::read(&summary_out) {
+            let mut summary: Summary = serde_json::from_slice(&data).context("the in-process worker's summary")?;
+            summary.worker_restarts = carry.restarts;
+            let _ = std::fs::remove_dir_all(&dir);
+            return Ok(summary);
+        }
+        if let Ok(e) = std::fs::read_to_string(&error_out) {
+            bail!("{}", e.trim());
+        }
+        let (input, running) = shm.in_process_last_input();
+        let fault = shm.header().inproc_fault;
+        if !running && fault == 0 {
+            bail!(
+                "the in-process worker of {} ended outside an execution ({status}); its output is above (fuzz without --in_process to isolate each input)",
+                opts.exe.display()
+            );
+        }
+        let exit = match fault {
+            INPROC_FAULT_TIMEOUT => ExitKind::Timeout,
+            INPROC_FAULT_OOM => ExitKind::Oom,
+            _ => match status.signal() {
+                Some(signal) => ExitKind::Crash { signal },
+                None => ExitKind::Exit { code: status.code().unwrap_or(-1) },
+            },
+        };
+        // what the worker had after its triage (none if it died before: then the old pending
+        // input was not handled and stays)
+        if let Ok(c) = std::fs::read(&carry_out).map_err(anyhow::Error::from).and_then(|d| Ok(serde_json::from_slice::<Carry>(&d)?)) {
+            carry = c;
+        }
+        carry.inproc_executions = shm.header().inproc_executions;
+        let sha = sha1_hex(&input);
+        match &mut last_killer {
+            Some((s, n)) if *s == sha => {
+                *n += 1;
+                if *n >= 3 {
+                    bail!(
+                        "input {sha} ended three in-process workers in a row ({exit}); it is kept in {}",
+                        dir.display()
+                    );
+                }
+            }
+            _ => last_killer = Some((sha.clone(), 1)),
+        }
+        if let Some(p) = &carry.pending {
+            // not triaged (the worker died first): keep it as it was found
+            if opts.display != Display::Quiet {
+                eprintln!("==evotest== in-process: {} was not triaged; kept", p.input.display());
+            }
+        }
+        let path = dir.join(format!("pending-{sha}"));
+        write_atomic(&path, &input).with_context(|| format!("cannot write {}", path.display()))?;
+        carry.pending = Some(Pending { input: path, exit });
+        let killer = dir.join(format!("killer-{sha}"));
+        if !carry.killers.contains(&killer) {
+            write_atomic(&killer, &input).with_context(|| format!("cannot write {}", killer.display()))?;
+            carry.killers.push(killer);
+        }
+        carry.restarts += 1;
+        if opts.display != Display::Quiet {
+            eprintln!("==evotest== in-process: an input ended the worker ({exit}); triaging it in a fresh process and restarting (restart {})", carry.restarts);
+        }
+    }
+}
+
+/// Start one worker and wait for it, passing an interrupt on as `SIGTERM`.
+fn run_worker(
+    exe: &std::path::Path,
+    opts: &FuzzOptions,
+    engine: &std::path::Path,
+    shm_id: i32,
+    job: &std::path::Path,
+    interrupt: &AtomicBool,
+) -> Result<std::process::ExitStatus> {
+    let file_limit = if opts.file_limit_mb == 0 { libc::RLIM_INFINITY } else { opts.file_limit_mb << 20 };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.envs(super::sanitizer_env(opts.rss_limit_mb))
+        .env(ENV_SHM_ID, shm_id.to_string())
+        .env(ENV_IN_PROCESS, engine)
+        .env(ENV_IN_PROCESS_JOB, job)
+        .env_remove(ENV_FORKSRV)
+        .env_remove(ENV_PERSISTENT)
+        .env_remove(ENV_PROGRAM_INPUT)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null());
+    let supervisor = std::process::id() as i32;
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != supervisor {
+                libc::_exit(0);
+            }
+            let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::setrlimit(libc::RLIMIT_CORE, &rl);
+            let fl = libc::rlimit { rlim_cur: file_limit, rlim_max: file_limit };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
+            // a terminal's ^C reaches the supervisor only, which passes it on
+            libc::setpgid(0, 0);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().with_context(|| format!("cannot start {}", exe.display()))?;
+    let mut told = false;
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(st);
+        }
+        if !told && interrupt.load(Ordering::Relaxed) {
+            told = true;
+            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The worker's interrupt flag (`SIGINT`/`SIGTERM`).
+static WORKER_INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_worker_signal(_sig: libc::c_int) {
+    WORKER_INTERRUPT.store(true, Ordering::Relaxed);
+}
+
+/// The in-process worker: read the job, fuzz, write the summary (see module docs). Returns the
+/// process's exit status (0, or 2 after an error, which goes to the job's error file and to
+/// standard error).
+pub fn worker_main(hooks: Hooks) -> i32 {
+    let Some(job_path) = std::env::var_os(ENV_IN_PROCESS_JOB) else {
+        eprintln!("evotest in-process engine: {ENV_IN_PROCESS_JOB} is not set (start it with evotest fuzz --in_process)");
+        return 2;
+    };
+    let job: Job = match std::fs::read(&job_path).map_err(anyhow::Error::from).and_then(|d| Ok(serde_json::from_slice(&d)?)) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("evotest in-process engine: cannot read the job {}: {e:#}", PathBuf::from(&job_path).display());
+            return 2;
+        }
+    };
+    unsafe {
+        libc::signal(libc::SIGINT, on_worker_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_worker_signal as *const () as libc::sighandler_t);
+    }
+    let ctx = WorkerCtx {
+        target: InProcessTarget { hooks, shm_id: job.shm_id },
+        carry: job.carry.clone(),
+        carry_out: job.carry_out.clone(),
+        stop_after_pending: job.interrupted,
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<()> {
+        let summary = super::run_session(&job.opts, &WORKER_INTERRUPT, Some(ctx))?;
+        write_atomic(&job.summary_out, &serde_json::to_vec(&summary)?)?;
+        Ok(())
+    }));
+    let err = match result {
+        Ok(Ok(())) => return 0,
+        Ok(Err(e)) => format!("{e:#}"),
+        Err(p) => format!(
+            "the in-process engine panicked: {}",
+            p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+        ),
+    };
+    let _ = write_atomic(&job.error_out, err.as_bytes());
+    2
+}
+
+impl super::Fuzzer<'_> {
+    /// Run `f` with a fork server (a process per input) in place of the in-process executor,
+    /// for inputs that may end the process; counts its executions as isolated.
+    pub(super) fn isolated<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let fresh = self.s.target.fresh_executor()?;
+        let mine = std::mem::replace(&mut self.s.target.executor, fresh);
+        let before = self.s.executions;
+        let r = f(self);
+        self.s.target.executor = mine;
+        let ran = self.s.executions - before;
+        if let Some(w) = &mut self.inproc {
+            w.carry.isolated_executions += ran;
+        }
+        r
+    }
+
+    /// Triage the input that ended the last worker (in a fork server, see
+    /// [`super::Fuzzer::isolated`]).
+    pub(super) fn handle_pending(&mut self) -> Result<()> {
+        let Some(p) = self.inproc.as_mut().and_then(|w| w.carry.pending.take()) else { return Ok(()) };
+        let data = std::fs::read(&p.input).with_context(|| format!("cannot read {}", p.input.display()))?;
+        let (outcome, exit) = self.s.run(&data)?;
+        match outcome {
+            Outcome::Crash => self.on_crash(&data, exit)?,
+            Outcome::Timeout | Outcome::Oom => self.on_hang(&data, outcome)?,
+            // it ended the worker but not a fresh process: state an earlier input left behind,
+            // or a slow moment; a crash is still recorded (as not reproduced)
+            Outcome::Normal | Outcome::Stopped => match p.exit {
+                ExitKind::Timeout => self.timeouts_total += 1,
+                ExitKind::Oom => self.ooms_total += 1,
+                e => self.on_crash(&data, e)?,
+            },
+        }
+        let _ = std::fs::remove_file(&p.input);
+        Ok(())
+    }
+
+    /// Write what the next worker needs if this one dies ([`Carry`]), after the triage; stop here
+    /// if the supervisor was interrupted.
+    pub(super) fn hand_on(&mut self) -> Result<()> {
+        let Some(w) = &mut self.inproc else { return Ok(()) };
+        w.carry.crashes_found = self.crashes_found;
+        w.carry.crashes_total = self.crashes_total;
+        w.carry.timeouts = self.timeouts.clone();
+        w.carry.timeouts_total = self.timeouts_total;
+        w.carry.ooms = self.ooms.clone();
+        w.carry.ooms_total = self.ooms_total;
+        write_atomic(&w.carry_out, &serde_json::to_vec(&w.carry)?).with_context(|| format!("cannot write {}", w.carry_out.display()))?;
+        if w.stop_after_pending {
+            self.s.interrupt.store(true, Ordering::Relaxed);
+        }
+        // from now on in-process: what ended a worker is not run again (deterministic stages,
+        // input-to-state above all, would find it again at once)
+        let killers: Vec<PathBuf> = w.carry.killers.clone();
+        for k in killers {
+            if let Ok(data) = std::fs::read(&k) {
+                self.s.add_killer(data);
+            }
+        }
+        Ok(())
+    }
+}
