@@ -349,6 +349,7 @@ fn bad_fuzz_input_gets_one_line_errors() {
         (vec!["fuzz", "/bin/true", "corpus", "--guidance=maybe"], "possible values: on, off"),
         (vec!["fuzz", "/bin/true", "corpus", "-guidance=2"], "possible values: on, off"),
         (vec!["fuzz", "/bin/true", "corpus", "--frontier_exclude=src:"], "empty pattern"),
+        (vec!["fuzz", "/bin/true", "corpus", "--in_process"], "evotest-cc"),
     ];
     for (args, want) in cases {
         let o = evotest().current_dir(d.path()).args(&args).output().unwrap();
@@ -365,6 +366,12 @@ fn bad_fuzz_input_gets_one_line_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.dict:2:"), "{err}");
+    // in-process fuzzing runs one worker
+    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "--in_process", "-j", "2"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--in_process runs one worker"), "{err}");
+    assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
     // a new-coverage log that cannot be created
     let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "-new_coverage_log=/nonexistent/dir/log"]).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -606,4 +613,48 @@ fn guidance_i2s_substitutes_operands_but_runs_no_avm() {
     harness("i2s_fields.c", d.path());
     let (found, s) = execs_to_crash(d.path(), 1, 1000, "i2s");
     assert!(found.is_some(), "{s:#}");
+}
+
+#[test]
+fn in_process_mode_keeps_triages_and_goes_on_after_each_crash() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("magic.c", d.path());
+    let args = ["harness", "corpus", "-seed=1", "-runs=30000", "-max_total_time=120", "-artifact_prefix=art/", "--in_process"];
+    let (o, s) = fuzz(d.path(), &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{err}");
+    // every crashing input ended a worker; each was triaged in a fresh process, one unique crash
+    assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    let c = &s["crashes"][0];
+    assert_eq!(c["kind"], "SIGSEGV");
+    assert_eq!(c["reproduced"], true);
+    assert!(c["signature"].as_str().unwrap().contains("crash_here"), "{c:#}");
+    assert_eq!(std::fs::read(d.path().join(c["artifact"].as_str().unwrap())).unwrap(), b"BUG!", "the minimised reproducer");
+    // the executions of all workers add up to the budget, and the coverage is the run's
+    assert!(s["executions"].as_u64().unwrap() >= 30000, "{s:#}");
+    assert!(s["outcomes_covered"].as_u64().unwrap() >= 10, "{s:#}");
+    // the corpus the workers wrote runs cleanly by hand; the supervisor's files are gone
+    let r = Command::new(&h).arg(d.path().join("corpus")).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let state = files(&d.path().join("corpus/.evotest"));
+    assert!(!state.iter().any(|n| n.starts_with("in-process-")), "{state:?}");
+}
+
+#[test]
+fn in_process_timeouts_and_out_of_memory_end_the_worker_and_are_kept() {
+    let d = tempfile::tempdir().unwrap();
+    harness("hang.c", d.path());
+    let (o, s) = fuzz(
+        d.path(),
+        &["harness", "corpus", "-seed=2", "-runs=3000", "-max_total_time=40", "-timeout=1", "-rss_limit_mb=256", "-artifact_prefix=art/", "--in_process"],
+    );
+    assert_eq!(o.status.code(), Some(0), "no crash: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    let firsts = |key: &str| -> Vec<u8> {
+        s[key].as_array().unwrap().iter().map(|p| std::fs::read(d.path().join(p.as_str().unwrap())).unwrap()[0]).collect()
+    };
+    assert!(firsts("timeouts").contains(&b'H'), "{s:#}");
+    assert!(firsts("ooms").contains(&b'M'), "{s:#}");
+    assert!(s["worker_restarts"].as_u64().unwrap() >= 2, "{s:#}");
 }

@@ -64,6 +64,9 @@ pub struct Carry {
     pub ooms_total: u64,
     /// Workers that an input ended.
     pub restarts: u32,
+    /// Most branch outcomes and features a worker reported covered (its last stats).
+    pub outcomes_covered: usize,
+    pub features: usize,
     /// The input that ended the last worker, to triage first.
     pub pending: Option<Pending>,
     /// Inputs that ended a worker (files in the supervisor's directory): never run in-process
@@ -137,12 +140,25 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     let dir = opts.state_dir().join(format!("in-process-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut shm = SharedMemory::create(n_sites.max(1), n_outcomes.max(1), max_len as u32, 0)?;
+    // the workers' stats directory, chosen here so that the supervisor can read a dead worker's
+    let stats_dir = match &opts.stats_dir {
+        Some(d) => d.clone(),
+        None => {
+            let main = opts.state_dir().join("main");
+            match target::lock_output(&main) {
+                Ok(_) => main,
+                Err(_) => opts.state_dir().join(format!("in-process-{}-stats", std::process::id())),
+            }
+        }
+    };
     let mut job_opts = opts.clone();
+    job_opts.stats_dir = Some(stats_dir.clone());
     job_opts.exe = exe.clone();
     job_opts.max_len = Some(max_len);
     job_opts.in_process = false;
     let (job_path, carry_out, summary_out, error_out) =
         (dir.join("job.json"), dir.join("carry.json"), dir.join("summary.json"), dir.join("error.txt"));
+    let corpus_before = super::corpus::list_files(&opts.corpus).map_or(0, |f| f.len());
     let start = Instant::now();
     let mut carry = Carry::default();
     let mut last_killer: Option<(String, u32)> = None;
@@ -167,6 +183,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         if let Ok(data) = std::fs::read(&summary_out) {
             let mut summary: Summary = serde_json::from_slice(&data).context("the in-process worker's summary")?;
             summary.worker_restarts = carry.restarts;
+            // the inputs the workers that died added are in the directory, not in the last count
+            summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
             let _ = std::fs::remove_dir_all(&dir);
             return Ok(summary);
         }
@@ -195,6 +213,10 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             carry = c;
         }
         carry.inproc_executions = shm.header().inproc_executions;
+        if let Some(st) = super::stats::read(&stats_dir) {
+            carry.outcomes_covered = carry.outcomes_covered.max(st.outcomes_covered);
+            carry.features = carry.features.max(st.features);
+        }
         let sha = sha1_hex(&input);
         match &mut last_killer {
             Some((s, n)) if *s == sha => {

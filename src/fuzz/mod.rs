@@ -1281,9 +1281,11 @@ impl Fuzzer<'_> {
             exec_per_sec: if seconds > 0.0 { total.execs_done as f64 / seconds } else { 0.0 },
             corpus_count: corpus::list_files(&self.opts.corpus).map_or(st.corpus_count, |f| f.len()),
             corpus_new: total.corpus_new,
-            outcomes_covered: total.outcomes_covered,
+            // an in-process worker may end before it replayed the corpus (its budget spent on
+            // its predecessor's last input): the coverage the workers before it reported counts
+            outcomes_covered: total.outcomes_covered.max(self.inproc.as_ref().map_or(0, |w| w.carry.outcomes_covered)),
             outcomes_total: st.outcomes_total,
-            features: total.features,
+            features: total.features.max(self.inproc.as_ref().map_or(0, |w| w.carry.features)),
             unique_crashes: crashes.len(),
             crashes,
             new_crashes: st.crashes_found + worker_stats.iter().map(|w| w.crashes_found).sum::<usize>(),
