@@ -10,6 +10,7 @@
 #   BENCH_FUZZ_TARGETS                  comma list (default: all of targets.toml)
 #   BENCH_FUZZ_TOOLS                    comma list (default: libfuzzer,afl,evotest)
 #   BENCH_FUZZ_JOBS                     parallel compile jobs (default 2; runs: 2 at a time)
+#   BENCH_FUZZ_RUNS, BENCH_FUZZ_OUT     runs directory and results directory (a side benchmark)
 # The evotest tool slot is built and run only when evotest's compiler wrapper and
 # `evotest fuzz` exist; until then its runs are recorded as unavailable, with the reason.
 set -euo pipefail
@@ -48,7 +49,7 @@ if ! $py build "$targets" libfuzzer,afl,afl-cmplog,cov --keep-going; then
   echo "bench-fuzz: some builds failed (above); runs that need them are recorded as unavailable"
 fi
 case ",$tools," in
-  *,evotest,*)
+  *,evotest,*|*,evotest-inprocess,*)
     # evotest's own build: evotest-cc / evotest-c++ through the generic cc recipe.
     if ! $py build "$targets" evotest --keep-going; then
       echo "bench-fuzz: no evotest build (see above); its runs will be recorded as unavailable"
@@ -56,5 +57,8 @@ case ",$tools," in
 esac
 $py run --tools "$tools" --targets "$targets" --seeds "$seeds" --secs "$secs" --jobs 2
 $py cov --targets "$targets" --tools "$tools"
-python3 "$here/report.py" --title "Fuzzing real C libraries ($mode mode: $secs s, $nseeds seed(s))"
+report_args=()
+if [ -n "${BENCH_FUZZ_RUNS:-}" ]; then report_args+=(--runs "$BENCH_FUZZ_RUNS"); fi
+if [ -n "${BENCH_FUZZ_OUT:-}" ]; then report_args+=(--out "$BENCH_FUZZ_OUT"); fi
+python3 "$here/report.py" "${report_args[@]}" --title "Fuzzing real C libraries ($mode mode: $secs s, $nseeds seed(s))"
 echo "bench-fuzz: done in $(( $(date +%s) - t0 )) s; see bench/results/fuzz.md"

@@ -35,13 +35,14 @@ SRC = WORK / "src"
 TARBALLS = SRC / "tarballs"
 PREP = WORK / "prep"
 BUILD = WORK / "build"
-RUNS = WORK / "runs"
+# BENCH_FUZZ_RUNS: another runs directory (a side benchmark that must not replace the main one)
+RUNS = Path(os.environ["BENCH_FUZZ_RUNS"]) if os.environ.get("BENCH_FUZZ_RUNS") else WORK / "runs"
 SEEDS = WORK / "seeds"
 APTDIR = WORK / "apt"
 
 CONFIGS = ["libfuzzer", "afl", "afl-cmplog", "cov", "cc"]
 ALL_CONFIGS = CONFIGS + ["evotest"]
-TOOLS = ["libfuzzer", "afl", "evotest"]
+TOOLS = ["libfuzzer", "afl", "evotest", "evotest-inprocess"]
 # Coverage-over-time checkpoints, as fractions of the run's budget.
 CHECKPOINTS = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0]
 
@@ -625,9 +626,11 @@ def evotest_binary():
     return str(p) if p.exists() else (shutil.which("evotest") or str(p))
 
 
-def run_evotest(t, seed, secs, out):
+def run_evotest(t, seed, secs, out, in_process=False):
     """evotest fuzz: one run for the whole budget (it keeps fuzzing after a crash, records each
-    unique crash once and minimises its reproducer); statistics from its --json summary."""
+    unique crash once and minimises its reproducer); statistics from its --json summary.
+    in_process: `--in_process` (the harness called in evotest's engine's process; the same
+    evotest build of the target)."""
     exe = evotest_binary()
     if not (os.access(exe, os.X_OK) or shutil.which(exe)):
         raise BenchError(f"evotest: no binary at {exe} (build it with `cargo build --release` "
@@ -649,6 +652,8 @@ def run_evotest(t, seed, secs, out):
     d = dict_path(t)
     if d:
         cmd.append(f"-dict={d}")
+    if in_process:
+        cmd.append("--in_process")
     logpath = out / "fuzz.log"
     t_start = time.time()
     with open(logpath, "w") as logf:
@@ -700,6 +705,8 @@ def run_one(tool, t, seed, secs):
             res = run_afl(t, seed, secs, out)
         elif tool == "evotest":
             res = run_evotest(t, seed, secs, out)
+        elif tool == "evotest-inprocess":
+            res = run_evotest(t, seed, secs, out, in_process=True)
         else:
             raise BenchError(f"unknown tool '{tool}' (known: {', '.join(TOOLS)})")
     except BenchError as e:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent.parent
-TOOL_ORDER = ["libfuzzer", "afl", "evotest"]
-COLORS = {"libfuzzer": "#1f77b4", "afl": "#d62728", "evotest": "#2ca02c"}
+TOOL_ORDER = ["libfuzzer", "afl", "evotest", "evotest-inprocess"]
+COLORS = {"libfuzzer": "#1f77b4", "afl": "#d62728", "evotest": "#2ca02c", "evotest-inprocess": "#9467bd"}
 CONFIG_ORDER = ["libfuzzer", "afl", "afl-cmplog", "cov", "cc", "evotest"]
 
 

@@ -222,6 +222,38 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
     Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, quiet, hits: rec.hits })
 }
 
+/// The fast path of every probe at a quiet site after its first evaluation in the execution
+/// (what a fuzzer's fully covered sites run almost always): count the hit (and, if `seq`, the
+/// branch event) and nothing else. `false` when the full probe must run: the module is not
+/// registered yet, the site is not quiet or not yet evaluated in this execution, the ordered
+/// trace is on, or a branch-event limit is set. Kept small, so that the probe it is inlined
+/// into saves no registers on this path and tail-calls the full probe otherwise.
+#[inline(always)]
+unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> bool {
+    if (*desc).state != DESC_ACTIVE {
+        return false;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    if h.events_enabled != 0 || h.max_branch_events != 0 {
+        return false;
+    }
+    let layout = layout();
+    let gsite = ((*desc).site_base + site) as usize;
+    if *base.add(layout.quiet_off + gsite) == 0 {
+        return false;
+    }
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
+    if rec.hits == 0 {
+        return false;
+    }
+    rec.hits = rec.hits.saturating_add(1);
+    if SEQ {
+        h.seq = h.seq.saturating_add(1);
+    }
+    true
+}
+
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
 /// record it and end the process (the fork server reports the exit; the engine sees
 /// `step_limit_hit`). In observer mode with an abort hook ([`__evotest_set_abort`]): disarm the
@@ -315,6 +347,9 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    if quiet_hit::<false>(desc, site) {
+        return;
+    }
     let d = match Pred::from_u32(pred) {
         Some(p) => distance::icmp(p, a, b),
         None => distance::boolean(a == b),
@@ -328,6 +363,9 @@ pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    if quiet_hit::<false>(desc, site) {
+        return;
+    }
     let d = match Pred::from_u32(pred) {
         Some(p) => distance::fcmp(p, a, b),
         None => distance::boolean(a == b),
@@ -341,6 +379,9 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    if quiet_hit::<false>(desc, site) {
+        return;
+    }
     record2_quiet(desc, site, ob, distance::boolean(value != 0), None);
 }
 
@@ -422,6 +463,14 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    if quiet_hit::<true>(desc, site) {
+        return;
+    }
+    cmp_int_full(desc, site, ob, pred, a, b)
+}
+
+#[inline(never)]
+unsafe fn cmp_int_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
     let p = Pred::from_u32(pred);
     if let Some(e) = enter(desc, site, ob) {
         if e.quiet {
@@ -442,6 +491,14 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    if quiet_hit::<true>(desc, site) {
+        return;
+    }
+    cmp_float_full(desc, site, ob, pred, a, b)
+}
+
+#[inline(never)]
+unsafe fn cmp_float_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
     let p = Pred::from_u32(pred);
     if let Some(e) = enter(desc, site, ob) {
         if e.quiet {
@@ -616,6 +673,14 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    if quiet_hit::<true>(desc, site) {
+        return;
+    }
+    cond_full(desc, site, ob, value)
+}
+
+#[inline(never)]
+unsafe fn cond_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
     if let Some(e) = enter(desc, site, ob) {
         if e.quiet {
             return mark_taken(e.slots, (value == 0) as usize);
@@ -647,6 +712,15 @@ pub unsafe extern "C" fn __evotest_switch(
     cases: *const u64,
     order: *const u32,
 ) {
+    if quiet_hit::<true>(desc, site) {
+        return;
+    }
+    switch_full(desc, site, ob, value, signed, n, cases, order)
+}
+
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, signed: u32, n: u32, cases: *const u64, order: *const u32) {
     let Some(e) = enter(desc, site, ob) else { return };
     let (slots, n) = (e.slots, n as usize);
     let mut taken = 0;
@@ -1338,14 +1412,21 @@ mod tests {
             __evotest_switch(&mut *a, 0, 0, 3, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 0.0));
             assert_eq!(rec(0).hits, 4);
-            // a quiet site (engine-marked): after its first evaluation only the outcome taken
-            // is recorded, the other outcome keeps its distance
+            // a quiet site (engine-marked): after its first evaluation only the hit count and the
+            // branch-event count move; the distances stay as they were
             let base = MAP.load(Ordering::Relaxed);
             *base.add(layout().quiet_off + 4) = 1;
+            let seq = (*header()).seq;
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 11, 10);
-            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: the min of `true` stays");
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: the distances stay");
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
-            assert_eq!((dist(8), dist(9)), (0.0, 0.0), "quiet: the outcome taken gets 0");
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (4, 3.0, 0.0), "quiet: only the hit is counted");
+            assert_eq!((*header()).seq, seq + 2, "quiet: each evaluation is a branch event");
+            // with the ordered trace on, a quiet site records as any other
+            (*header()).events_enabled = 1;
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
+            assert_eq!((rec(4).hits, dist(8)), (5, 0.0));
+            (*header()).events_enabled = 0;
             *base.add(layout().quiet_off + 4) = 0;
             // first-reached order: b's site came first
             assert!(rec(4).first_seq < rec(0).first_seq);

@@ -232,8 +232,8 @@ pub trait Executor {
     fn last_distance(&self, _outcome: u32) -> Option<f64> {
         None
     }
-    /// From now on, site `site` (global ID) needs only its hit count and the outcome taken, not
-    /// distances: its probe may skip them after the site's first evaluation in an execution.
+    /// From now on, site `site` (global ID) needs only its hit count: after the site's first
+    /// evaluation in an execution its probe may only count hits (no distances, no outcome).
     /// For a fuzzer's fully covered sites; the default ignores it.
     fn set_quiet(&mut self, _site: u32) {}
     /// The operand log of the last execution ([`Trace::operands`]) into `out` (cleared first);

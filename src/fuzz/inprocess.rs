@@ -159,6 +159,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     let (job_path, carry_out, summary_out, error_out) =
         (dir.join("job.json"), dir.join("carry.json"), dir.join("summary.json"), dir.join("error.txt"));
     let corpus_before = super::corpus::list_files(&opts.corpus).map_or(0, |f| f.len());
+    // the workers inherit this thread's CPU (a free one, AFL++'s rule; see exec::affinity)
+    let _cpu = crate::exec::affinity::bind_to_free_cpu();
     let start = Instant::now();
     let mut carry = Carry::default();
     let mut last_killer: Option<(String, u32)> = None;

@@ -382,7 +382,7 @@ impl<'a> Session<'a> {
     }
 
     /// Mark quiet every site of the last execution whose outcomes are all covered in `fb`: its
-    /// probe then records only the outcome taken after its first evaluation (no site of the
+    /// probe then only counts hits after its first evaluation (no site of the
     /// frontier is ever quiet, so guidance loses nothing it reads).
     pub fn quiet_covered(&mut self, fb: &Feedback) {
         for &(s, _) in &self.cov.sites {

@@ -17,10 +17,12 @@
 //! only the records of the sites that ran, not the whole site array of a large library.
 //!
 //! The **quiet map** is written by the engine and kept across executions: a site marked quiet
-//! (all its outcomes covered, in `evotest fuzz`) needs only its hit count and the outcome taken.
-//! From its second evaluation in an execution on, its probe then records just that (the outcome
-//! taken gets distance 0) and skips the distances of the other outcomes, unless the ordered
-//! trace is on. Its first evaluation is always recorded in full (distances and operand log).
+//! (all its outcomes covered, in `evotest fuzz`) needs only its hit count (for hit-count buckets).
+//! From its second evaluation in an execution on, its probe then counts the hit and the branch
+//! event and records nothing else (a probe's fast path of a few loads and two stores), unless
+//! the ordered trace is on or a branch-event limit is set. Its first evaluation is always
+//! recorded in full (distances and operand log), so the outcome it took then reads as taken;
+//! outcomes only later evaluations took do not (they are covered already).
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
 //! evaluation in the execution, in the order sites were first reached (`Header::n_operands`
