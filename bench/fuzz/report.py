@@ -10,6 +10,7 @@ median over seeds of branches covered at each checkpoint, thin lines per seed).
 Python 3.11+, standard library only.
 """
 import argparse
+import os
 import csv
 import json
 import statistics
@@ -196,7 +197,7 @@ def main():
 
     md = [f"# {a.title}", "",
           f"Generated {result['generated']} by `bench/fuzz/report.py` from "
-          f"`bench/work/fuzz/runs/`. Budget per run: {', '.join(f'{s} s' for s in secs_all)}. "
+          f"`{os.path.relpath(a.runs, ROOT)}/`. Budget per run: {', '.join(f'{s} s' for s in secs_all)}. "
           "Coverage is measured by one observer for every tool: the `cov` build "
           "(clang-22 -O0 -fprofile-instr-generate -fcoverage-mapping) replays the seeds and the "
           "tool's corpus (libFuzzer's corpus directory, AFL++'s queue), and `llvm-cov-22 export` "

@@ -16,6 +16,7 @@ Examples:
   evotest-cc -g -fsanitize=address,fuzzer fuzzer.c lib.a -o harness
   evotest fuzz ./harness corpus/ seeds/ -dict=x.dict -max_total_time=300
   evotest fuzz ./harness corpus/ -j 2                      # two workers sharing corpus/
+  evotest fuzz ./harness corpus/ --in_process              # libFuzzer's model: no fork per input
   evotest fuzz ./prog corpus/ -- --input @@               # a program reading a file
   evotest fuzz ./prog corpus/                              # a program reading stdin
   ./harness crash-5f3a…                                    # reproduce a crash
@@ -31,6 +32,13 @@ warning.
 
 CPU binding: like AFL++, each worker and its target run on one free CPU (no other process bound
 to it alone); EVOTEST_NO_AFFINITY=1 turns this off, as AFL_NO_AFFINITY does for AFL++.
+
+In-process (--in_process): evotest's engine is loaded into the harness's process and calls
+LLVMFuzzerTestOneInput in a loop. An input that crashes, exits, hangs past -timeout or grows the
+process past -rss_limit_mb ends that process; evotest keeps the input, triages it in a fresh
+process (report, stack, minimisation, artifact) and starts a new worker that replays the corpus
+and never runs that input in-process again. Faster per input on small and medium targets; the
+fork server (the default) isolates inputs and supports -j.
 
 Exit status: 0, or 1 when the run found a new unique crash (libFuzzer exits non-zero on a crash
 too; evotest keeps fuzzing until the budget ends).";

@@ -150,12 +150,16 @@ pub fn interprocedural_ladder(
     block: usize,
     mut intra: impl FnMut(usize, usize) -> Vec<Vec<(SiteId, OutcomeId)>>,
 ) -> Vec<Vec<(SiteId, OutcomeId)>> {
+    use std::collections::HashSet;
     let mut levels = intra(function, block);
-    let mut visited = vec![function];
+    let mut visited: HashSet<usize> = HashSet::from([function]);
     let mut current = vec![function];
     for _ in 0..MAX_CALL_DEPTH {
-        let mut merged: Vec<Vec<(SiteId, OutcomeId)>> = Vec::new();
+        // per level: its pairs in first-seen order, and the set of them (a function called from
+        // many places would make a linear look-up quadratic)
+        let mut merged: Vec<(Vec<(SiteId, OutcomeId)>, HashSet<(SiteId, OutcomeId)>)> = Vec::new();
         let mut next = Vec::new();
+        let mut in_next = HashSet::new();
         for &f in &current {
             for &(g, c) in callers.get(f).map_or(&[][..], |v| &v[..]) {
                 if visited.contains(&g) {
@@ -163,19 +167,21 @@ pub fn interprocedural_ladder(
                 }
                 for (i, level) in intra(g, c).into_iter().enumerate() {
                     if merged.len() <= i {
-                        merged.push(Vec::new());
+                        merged.push(Default::default());
                     }
+                    let (order, seen) = &mut merged[i];
                     for x in level {
-                        if !merged[i].contains(&x) {
-                            merged[i].push(x);
+                        if seen.insert(x) {
+                            order.push(x);
                         }
                     }
                 }
-                if !next.contains(&g) {
+                if in_next.insert(g) {
                     next.push(g);
                 }
             }
         }
+        let merged: Vec<Vec<(SiteId, OutcomeId)>> = merged.into_iter().map(|(order, _)| order).collect();
         if next.is_empty() {
             break;
         }

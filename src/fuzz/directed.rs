@@ -68,11 +68,18 @@ impl Fuzzer<'_> {
         let Some(s) = p.sites.get(site as usize) else { return vec![] };
         let callers = self.callers.get_or_insert_with(|| p.callers());
         let cfgs = &mut self.cfgs;
+        // every site of a function shares its callers' call-site ladders: compute each once
+        let intra = &mut self.intra_ladders;
         interprocedural_ladder(callers, s.function, s.meta.block as usize, |f, b| {
-            let cfg = cfgs
-                .entry(f)
-                .or_insert_with(|| Cfg::new(&p.functions[f].meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>()));
-            intra_ladder(p, cfg, f, b)
+            intra
+                .entry((f, b))
+                .or_insert_with(|| {
+                    let cfg = cfgs.entry(f).or_insert_with(|| {
+                        Cfg::new(&p.functions[f].meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>())
+                    });
+                    intra_ladder(p, cfg, f, b)
+                })
+                .clone()
         })
     }
 

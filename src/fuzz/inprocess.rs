@@ -197,7 +197,7 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         let fault = shm.header().inproc_fault;
         if !running && fault == 0 {
             bail!(
-                "the in-process worker of {} ended outside an execution ({status}); its output is above (fuzz without --in_process to isolate each input)",
+                "the in-process worker of {} ended outside an execution ({status}); its output is above (a harness linked with an older evotest driver ignores --in_process: rebuild it with evotest-cc; or fuzz without --in_process)",
                 opts.exe.display()
             );
         }

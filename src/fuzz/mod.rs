@@ -543,6 +543,9 @@ struct Fuzzer<'a> {
     /// Approach-level ladders computed so far, per global site (they depend on the CFGs and the
     /// call sites only, and a directed attempt needs one each time).
     ladders: std::collections::HashMap<u32, std::rc::Rc<Vec<Vec<(u32, u32)>>>>,
+    /// Intraprocedural ladders by (function, block): the pieces of [`Fuzzer::ladders`] (a
+    /// function's call sites appear in the ladder of every site it calls).
+    intra_ladders: std::collections::HashMap<(usize, usize), Vec<Vec<(u32, u32)>>>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
     /// Scratch space for string operand logs.
@@ -688,6 +691,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         cfgs: Default::default(),
         callers: None,
         ladders: Default::default(),
+        intra_ladders: Default::default(),
         ops: vec![],
         str_ops: vec![],
         new_log,
