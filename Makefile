@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-speed bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -114,6 +114,15 @@ bench-fuzz: build setup-bench
 
 ## bench-fuzz-quick: the same at 60 s per run and one seed
 bench-fuzz-quick: build setup-bench
+	bench/fuzz/bench.sh quick
+
+## bench-fuzz-speed: issue 13's speed bars: the same libraries at 60 s per run and one seed, with
+## evotest's persistent fork server (`evotest`) and its in-process mode (`evotest-inprocess`,
+## `--in_process`) beside libFuzzer and AFL++, two runs at a time (about 17 minutes); results in
+## bench/results/inprocess/ (its runs in bench/work/fuzz/runs-inprocess/, apart from bench-fuzz's)
+bench-fuzz-speed: build setup-bench
+	BENCH_FUZZ_SECS=60 BENCH_FUZZ_SEEDS=1 BENCH_FUZZ_TOOLS=libfuzzer,afl,evotest,evotest-inprocess \
+	BENCH_FUZZ_RUNS=$(CURDIR)/bench/work/fuzz/runs-inprocess BENCH_FUZZ_OUT=$(CURDIR)/bench/results/inprocess \
 	bench/fuzz/bench.sh quick
 
 ## bench-fuzz-sbst: issue 13's SBST programs (bench/fuzz-sbst.toml) wrapped as libFuzzer harnesses

@@ -26,15 +26,14 @@
 //!   beyond it the target gets `SIGXFSZ`, a crash), and it dumps no core.
 
 use super::shm::{SharedMemory, SwitchTable};
-use super::{Execution, ExitKind, Executor, RetVal, Stop};
-use crate::trace::Trace;
+use super::{Execution, ExitKind, Executor, Stop};
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::{
     ENV_CRASH_STACKS, ENV_FORKSRV, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_DONE,
     FORKSRV_HELLO, FORKSRV_ST_FD, PROGRAM_INPUT_STDIN,
 };
 use evotest_abi::shm::{
-    ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED,
+    ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_RETURNED,
 };
 use super::Coverage;
 use std::ffi::OsString;
@@ -117,10 +116,6 @@ impl Default for ForkServerConfig {
 /// Most bytes of a captured standard error kept for one execution.
 const STDERR_KEEP: u64 = 1 << 20;
 
-/// Sparse runs between two full resets of the site records (against stray writes of processes
-/// that escaped the kill).
-const FULL_RESET_EVERY: u32 = 1024;
-
 /// Executes inputs through a fork server in the target.
 pub struct ForkServer {
     exe: PathBuf,
@@ -141,10 +136,6 @@ pub struct ForkServer {
     delivery: InputDelivery,
     /// The file that receives the target's standard error (append mode), when captured.
     stderr: Option<File>,
-    /// Site records the last sparse run left non-zero (`None`: unknown, zero them all), and the
-    /// sparse runs since the last full reset.
-    dirty: Option<Vec<u32>>,
-    sparse_runs: u32,
     /// The CPU the engine thread and the server are bound to ([`super::affinity`]), if any;
     /// released after the server is stopped.
     _cpu: Option<super::affinity::CpuLease>,
@@ -154,6 +145,26 @@ struct Running {
     child: Child,
     ctl: File,
     st: OwnedFd,
+}
+
+/// In a target process between `fork` and `exec` (a `pre_exec` hook): die with `engine` (its
+/// parent, even when that is killed with `SIGKILL`; exit at once if it is gone already), dump no
+/// core (a crashing input is recorded, not dumped), write no file beyond `file_limit` bytes
+/// (`RLIM_INFINITY`: no limit), and take a process group of its own, so that a terminal's ^C
+/// reaches evotest only.
+///
+/// # Safety
+/// Only async-signal-safe calls: call it in a `pre_exec` hook only.
+pub unsafe fn confine_target(engine: i32, file_limit: libc::rlim_t) {
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    if libc::getppid() != engine {
+        libc::_exit(0);
+    }
+    let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    libc::setrlimit(libc::RLIMIT_CORE, &rl);
+    let fl = libc::rlimit { rlim_cur: file_limit, rlim_max: file_limit };
+    libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
+    libc::setpgid(0, 0);
 }
 
 fn pipe() -> Result<(OwnedFd, OwnedFd)> {
@@ -274,8 +285,6 @@ impl ForkServer {
             env: c.env.clone(),
             delivery: c.delivery.clone(),
             stderr,
-            dirty: None,
-            sparse_runs: 0,
         };
         fs.spawn()?;
         Ok(fs)
@@ -342,19 +351,7 @@ impl ForkServer {
                 if libc::dup2(cr, FORKSRV_CTL_FD) < 0 || libc::dup2(sw, FORKSRV_ST_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                // Die with the engine, even when it is killed with SIGKILL.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                if libc::getppid() != engine {
-                    libc::_exit(0);
-                }
-                // No core dumps: a crashing input is recorded, not dumped. No file beyond the
-                // file limit.
-                let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-                libc::setrlimit(libc::RLIMIT_CORE, &rl);
-                let fl = libc::rlimit { rlim_cur: file_limit, rlim_max: file_limit };
-                libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
-                // Own process group, so a terminal ^C reaches evotest only.
-                libc::setpgid(0, 0);
+                confine_target(engine, file_limit);
                 Ok(())
             });
         }
@@ -533,20 +530,6 @@ impl ForkServer {
             ExitKind::Crash { signal: 0 }
         }
     }
-
-    fn ret_val(&self) -> Option<RetVal> {
-        let h = self.shm.header();
-        if h.ret_state != RET_RETURNED {
-            return None;
-        }
-        Some(match h.ret_kind {
-            RET_SIGNED => RetVal::Signed(h.ret_bits as i64),
-            RET_UNSIGNED => RetVal::Unsigned(h.ret_bits),
-            RET_FLOAT32 => RetVal::F32(h.ret_bits as u32),
-            RET_FLOAT64 => RetVal::F64(h.ret_bits),
-            _ => RetVal::Void,
-        })
-    }
 }
 
 impl ForkServer {
@@ -563,12 +546,10 @@ impl ForkServer {
     /// the last sparse run left dirty.
     fn execute(&mut self, input: &[u8], stop: &Stop, sparse: bool) -> Result<ExitKind> {
         self.clear_stderr();
+        self.shm.begin_run(sparse);
         let mut broke = 0;
         let exit = loop {
-            match (&self.dirty, sparse) {
-                (Some(d), true) => self.shm.prepare_sparse(input, d)?,
-                _ => self.shm.prepare(input)?,
-            }
+            self.shm.prepare_run(input)?;
             match self.attempt(stop)? {
                 Outcome::Ran(e) => break e,
                 Outcome::Broken(e) => {
@@ -596,17 +577,8 @@ impl ForkServer {
 
 impl Executor for ForkServer {
     fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
-        self.sparse_runs += 1;
-        if self.sparse_runs >= FULL_RESET_EVERY {
-            self.sparse_runs = 0;
-            self.dirty = None;
-        }
         let exit = self.execute(input, &stop, true)?;
-        cov.clear();
-        self.shm.scan_sites(outcomes, &mut cov.sites, &mut cov.outcomes);
-        let dirty = self.dirty.get_or_insert_with(Vec::new);
-        dirty.clear();
-        dirty.extend(cov.sites.iter().map(|&(s, _)| s));
+        self.shm.scan_coverage(outcomes, cov);
         Ok(exit)
     }
 
@@ -640,14 +612,9 @@ impl Executor for ForkServer {
 
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
-        self.dirty = None;
         let exit = self.execute(input, &stop, false)?;
-        let mut trace = Trace::default();
-        self.shm.read_trace(&mut trace.sites, &mut trace.dist);
-        self.shm.read_operands(&mut trace.operands);
-        self.shm.read_str_operands(&mut trace.str_operands);
-        trace.events_overflow = self.shm.read_events(&mut trace.events);
-        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
+        let trace = self.shm.read_full_trace();
+        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.shm.ret_val() } else { None }, trace, duration: t0.elapsed() })
     }
 
     fn executions(&self) -> u64 {

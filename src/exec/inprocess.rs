@@ -15,10 +15,9 @@
 //! process, as libFuzzer's alarm and RSS threads do.
 
 use super::shm::{SharedMemory, SwitchTable};
-use super::{Coverage, Execution, ExitKind, Executor, RetVal, Stop};
-use crate::trace::Trace;
+use super::{Coverage, Execution, ExitKind, Executor, Stop};
 use anyhow::Result;
-use evotest_abi::shm::{ModuleEntry, INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT, RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
+use evotest_abi::shm::{ModuleEntry, INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -110,13 +109,7 @@ pub struct InProcess {
     hooks: Hooks,
     watchdog: Watchdog,
     executions: u64,
-    /// Site records the last sparse run left non-zero (`None`: zero them all).
-    dirty: Option<Vec<u32>>,
-    sparse_runs: u32,
 }
-
-/// Sparse runs between two full resets of the site records (as the fork server does).
-const FULL_RESET_EVERY: u32 = 1024;
 
 impl InProcess {
     /// Attach the supervisor's segment `shm_id` and call the harness through `hooks`, ending the
@@ -127,7 +120,7 @@ impl InProcess {
     pub fn new(shm_id: i32, hooks: Hooks, timeout: Duration, rss_limit: u64) -> Result<InProcess> {
         let shm = SharedMemory::attach(shm_id)?;
         let watchdog = Watchdog::start(shm.header() as *const _ as usize, timeout, rss_limit);
-        Ok(InProcess { shm, hooks, watchdog, executions: 0, dirty: None, sparse_runs: 0 })
+        Ok(InProcess { shm, hooks, watchdog, executions: 0 })
     }
 
     /// Modules the runtime registered in this process (global site/outcome bases).
@@ -155,10 +148,8 @@ impl InProcess {
         if stop.now() {
             return Ok(ExitKind::Stopped);
         }
-        match (&self.dirty, sparse) {
-            (Some(d), true) => self.shm.prepare_sparse(input, d)?,
-            _ => self.shm.prepare(input)?,
-        }
+        self.shm.begin_run(sparse);
+        self.shm.prepare_run(input)?;
         self.shm.count_in_process_execution();
         // a copy of exactly the input's size, so that a sanitizer catches reads past its end
         unsafe {
@@ -178,50 +169,23 @@ impl InProcess {
         self.shm.complete_switches();
         Ok(ExitKind::Ok)
     }
-
-    fn ret_val(&self) -> Option<RetVal> {
-        let h = self.shm.header();
-        if h.ret_state != RET_RETURNED {
-            return None;
-        }
-        Some(match h.ret_kind {
-            RET_SIGNED => RetVal::Signed(h.ret_bits as i64),
-            RET_UNSIGNED => RetVal::Unsigned(h.ret_bits),
-            RET_FLOAT32 => RetVal::F32(h.ret_bits as u32),
-            RET_FLOAT64 => RetVal::F64(h.ret_bits),
-            _ => RetVal::Void,
-        })
-    }
 }
 
 impl Executor for InProcess {
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
-        self.dirty = None;
         let exit = self.execute(input, &stop, false)?;
-        let mut trace = Trace::default();
-        self.shm.read_trace(&mut trace.sites, &mut trace.dist);
-        self.shm.read_operands(&mut trace.operands);
-        self.shm.read_str_operands(&mut trace.str_operands);
-        trace.events_overflow = self.shm.read_events(&mut trace.events);
-        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.ret_val() } else { None }, trace, duration: t0.elapsed() })
+        let trace = self.shm.read_full_trace();
+        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.shm.ret_val() } else { None }, trace, duration: t0.elapsed() })
     }
 
     fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
-        self.sparse_runs += 1;
-        if self.sparse_runs >= FULL_RESET_EVERY {
-            self.sparse_runs = 0;
-            self.dirty = None;
-        }
         let exit = self.execute(input, &stop, true)?;
-        cov.clear();
         if exit == ExitKind::Stopped {
+            cov.clear();
             return Ok(exit);
         }
-        self.shm.scan_sites(outcomes, &mut cov.sites, &mut cov.outcomes);
-        let dirty = self.dirty.get_or_insert_with(Vec::new);
-        dirty.clear();
-        dirty.extend(cov.sites.iter().map(|&(s, _)| s));
+        self.shm.scan_coverage(outcomes, cov);
         Ok(exit)
     }
 

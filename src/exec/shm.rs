@@ -19,7 +19,15 @@ pub struct SharedMemory {
     scratch: Vec<f64>,
     /// A bit per site, all zero between calls of [`SharedMemory::scan_sites`].
     site_bits: Vec<u64>,
+    /// Site records the last coverage scan found non-zero (`None`: unknown, zero them all), and
+    /// the sparse runs since the last full reset ([`SharedMemory::begin_run`]).
+    dirty: Option<Vec<u32>>,
+    sparse_runs: u32,
 }
+
+/// Sparse runs between two full resets of the site records (against stray writes of processes
+/// that escaped the kill).
+const FULL_RESET_EVERY: u32 = 1024;
 
 /// A `switch` site's cases in ascending order of value: what [`SharedMemory::complete_switches`]
 /// needs to finish the probe's O(log n) updates ([`evotest_abi::distance::relax_switch`]).
@@ -65,7 +73,7 @@ impl SharedMemory {
             }
             // Destroyed when the last process detaches (see module docs).
             libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
-            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new() };
+            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0 };
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -94,7 +102,7 @@ impl SharedMemory {
                 bail!("shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})", h.version);
             }
             let layout = Layout::from_header(h);
-            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new() })
+            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0 })
         }
     }
 
@@ -125,6 +133,73 @@ impl SharedMemory {
     /// In-process mode: what the watchdog recorded (`INPROC_FAULT_*`, 0 = nothing).
     pub fn set_in_process_fault(&mut self, fault: u32) {
         self.header_mut().inproc_fault = fault;
+    }
+
+    /// Before a run: a `sparse` run (one whose coverage is read by [`SharedMemory::scan_coverage`])
+    /// will zero only the site records the last scan found dirty, except every
+    /// `FULL_RESET_EVERY`-th; any other run zeroes them all.
+    pub fn begin_run(&mut self, sparse: bool) {
+        if sparse {
+            self.sparse_runs += 1;
+            if self.sparse_runs >= FULL_RESET_EVERY {
+                self.sparse_runs = 0;
+                self.dirty = None;
+            }
+        } else {
+            self.dirty = None;
+        }
+    }
+
+    /// Clear per-execution state and place `input`, as [`SharedMemory::begin_run`] decided.
+    ///
+    /// Errors: `input` is larger than the input capacity.
+    pub fn prepare_run(&mut self, input: &[u8]) -> Result<()> {
+        match self.dirty.take() {
+            Some(d) => {
+                let r = self.prepare_sparse(input, &d);
+                self.dirty = Some(d);
+                r
+            }
+            None => self.prepare(input),
+        }
+    }
+
+    /// After a sparse run: its coverage into `cov` ([`SharedMemory::scan_sites`]), and its sites as
+    /// the dirty records of the next sparse run.
+    pub fn scan_coverage(&mut self, outcomes: &[(u32, u32)], cov: &mut super::Coverage) {
+        cov.clear();
+        self.scan_sites(outcomes, &mut cov.sites, &mut cov.outcomes);
+        let dirty = self.dirty.get_or_insert_with(Vec::new);
+        dirty.clear();
+        dirty.extend(cov.sites.iter().map(|&(s, _)| s));
+    }
+
+    /// The whole trace of the last execution (site records, distances, operand logs, ordered
+    /// events).
+    pub fn read_full_trace(&self) -> crate::trace::Trace {
+        let mut trace = crate::trace::Trace::default();
+        self.read_trace(&mut trace.sites, &mut trace.dist);
+        self.read_operands(&mut trace.operands);
+        self.read_str_operands(&mut trace.str_operands);
+        trace.events_overflow = self.read_events(&mut trace.events);
+        trace
+    }
+
+    /// The value the harness recorded as returned in the last execution, if it returned.
+    pub fn ret_val(&self) -> Option<super::RetVal> {
+        use evotest_abi::shm::{RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
+        use super::RetVal;
+        let h = self.header();
+        if h.ret_state != RET_RETURNED {
+            return None;
+        }
+        Some(match h.ret_kind {
+            RET_SIGNED => RetVal::Signed(h.ret_bits as i64),
+            RET_UNSIGNED => RetVal::Unsigned(h.ret_bits),
+            RET_FLOAT32 => RetVal::F32(h.ret_bits as u32),
+            RET_FLOAT64 => RetVal::F64(h.ret_bits),
+            _ => RetVal::Void,
+        })
     }
 
     /// The System V ID, passed to the target in `__EVOTEST_SHM_ID`.

@@ -157,7 +157,8 @@ pub fn interprocedural_ladder(
     for _ in 0..MAX_CALL_DEPTH {
         // per level: its pairs in first-seen order, and the set of them (a function called from
         // many places would make a linear look-up quadratic)
-        let mut merged: Vec<(Vec<(SiteId, OutcomeId)>, HashSet<(SiteId, OutcomeId)>)> = Vec::new();
+        type Level = (Vec<(SiteId, OutcomeId)>, HashSet<(SiteId, OutcomeId)>);
+        let mut merged: Vec<Level> = Vec::new();
         let mut next = Vec::new();
         let mut in_next = HashSet::new();
         for &f in &current {

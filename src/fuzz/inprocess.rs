@@ -276,16 +276,8 @@ fn run_worker(
     let supervisor = std::process::id() as i32;
     unsafe {
         cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            if libc::getppid() != supervisor {
-                libc::_exit(0);
-            }
-            let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-            libc::setrlimit(libc::RLIMIT_CORE, &rl);
-            let fl = libc::rlimit { rlim_cur: file_limit, rlim_max: file_limit };
-            libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
             // a terminal's ^C reaches the supervisor only, which passes it on
-            libc::setpgid(0, 0);
+            crate::exec::forkserver::confine_target(supervisor, file_limit);
             Ok(())
         });
     }

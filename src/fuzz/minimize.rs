@@ -86,7 +86,7 @@ pub fn minimize_crash(
 ) -> Result<Minimized> {
     let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let mut s = Session::open(exe, args, &work.path().join("cur_input"), data.len().max(1), timeout, 1, rss_limit_mb, 0, interrupt)?;
+    let mut s = Session::open(exe, args, &work.path().join("cur_input"), data.len().max(1), timeout, 1, rss_limit_mb, 0, interrupt, None)?;
     let (outcome, exit) = s.run(&data)?;
     if outcome != Outcome::Crash {
         bail!("{} does not crash {} (it ended: {exit})", file.display(), exe.display());
@@ -153,7 +153,7 @@ pub fn merge(
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
     let max_len = existing.iter().chain(&candidates).map(size).max().unwrap_or(1).clamp(1, super::MAX_LEN_LIMIT);
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let mut s = Session::open(exe, args, &work.path().join("cur_input"), max_len, timeout, super::DEFAULT_PERSISTENT, rss_limit_mb, 0, interrupt)?;
+    let mut s = Session::open(exe, args, &work.path().join("cur_input"), max_len, timeout, super::DEFAULT_PERSISTENT, rss_limit_mb, 0, interrupt, None)?;
     let mut fb = super::feedback::Feedback::new(s.site_outcomes.len(), s.n_outcomes());
     let mut faulty = Vec::new();
     for p in &existing {

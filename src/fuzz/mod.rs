@@ -303,30 +303,12 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     /// Open `exe` (see [`target::open_harness`]) with the sanitizer options of
-    /// [`sanitizer_env`]; `@@` inputs go to `input_file`.
-    ///
-    /// Errors: as [`target::open_harness`].
-    #[allow(clippy::too_many_arguments)]
-    pub fn open(
-        exe: &Path,
-        args: &[OsString],
-        input_file: &Path,
-        max_len: usize,
-        timeout: Duration,
-        persistent: u32,
-        rss_limit_mb: u64,
-        file_limit_mb: u64,
-        interrupt: &'a AtomicBool,
-    ) -> Result<Session<'a>> {
-        Session::open_with(exe, args, input_file, max_len, timeout, persistent, rss_limit_mb, file_limit_mb, interrupt, None)
-    }
-
-    /// As [`Session::open`]; with `in_process`, the harness runs in this process (an in-process
-    /// worker, [`inprocess`]).
+    /// [`sanitizer_env`]; `@@` inputs go to `input_file`. With `in_process`, the harness runs in
+    /// this process (an in-process worker, [`inprocess`]) instead of a fork server.
     ///
     /// Errors: as [`target::open_harness_with`].
     #[allow(clippy::too_many_arguments)]
-    pub fn open_with(
+    pub fn open(
         exe: &Path,
         args: &[OsString],
         input_file: &Path,
@@ -497,6 +479,9 @@ fn seed_files(opts: &FuzzOptions) -> Result<Vec<(PathBuf, bool)>> {
     Ok(files)
 }
 
+/// An approach-level ladder: per level, the (site, outcome) pairs of its control dependences.
+type Ladder = Vec<Vec<(u32, u32)>>;
+
 /// The fuzzer's state. See module docs.
 struct Fuzzer<'a> {
     opts: &'a FuzzOptions,
@@ -542,10 +527,10 @@ struct Fuzzer<'a> {
     callers: Option<Vec<Vec<(usize, usize)>>>,
     /// Approach-level ladders computed so far, per global site (they depend on the CFGs and the
     /// call sites only, and a directed attempt needs one each time).
-    ladders: std::collections::HashMap<u32, std::rc::Rc<Vec<Vec<(u32, u32)>>>>,
+    ladders: std::collections::HashMap<u32, std::rc::Rc<Ladder>>,
     /// Intraprocedural ladders by (function, block): the pieces of [`Fuzzer::ladders`] (a
     /// function's call sites appear in the ladder of every site it calls).
-    intra_ladders: std::collections::HashMap<(usize, usize), Vec<Vec<(u32, u32)>>>,
+    intra_ladders: std::collections::HashMap<(usize, usize), Ladder>,
     /// Scratch space for operand logs.
     ops: Vec<crate::trace::OperandRec>,
     /// Scratch space for string operand logs.
@@ -627,7 +612,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         }
     };
     let input_file = stats_dir.join("cur_input");
-    let mut s = Session::open_with(
+    let mut s = Session::open(
         &opts.exe,
         &opts.args,
         &input_file,
