@@ -658,3 +658,24 @@ fn in_process_timeouts_and_out_of_memory_end_the_worker_and_are_kept() {
     assert!(firsts("ooms").contains(&b'M'), "{s:#}");
     assert!(s["worker_restarts"].as_u64().unwrap() >= 2, "{s:#}");
 }
+
+#[test]
+fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_back() {
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "asan_overflow.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=20000", "-max_total_time=120", "-artifact_prefix=art/", "--in_process"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert_eq!(s["crashes"][0]["kind"], "heap-buffer-overflow", "{s:#}");
+    // every crashing input ends a worker; whatever the last worker ran, the summary has the run's
+    // coverage and all its executions
+    assert_eq!(s["outcomes_covered"], s["outcomes_total"], "{s:#}");
+    assert!(s["executions"].as_u64().unwrap() >= 20000, "{s:#}");
+    // workers that die every moment make the supervisor go on with the fork server
+    if err.contains("going on with the fork server") {
+        assert_eq!(s["worker_restarts"], 8, "{s:#}");
+    } else {
+        assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
+    }
+}

@@ -19,8 +19,9 @@
 //!
 //! What a restart loses: the distance pools and directed stages' state, and the counters of the
 //! worker that died other than executions and faults (the corpus itself is on disk). A target
-//! whose shallow crash recurs every few thousand inputs restarts often; libFuzzer stops at the
-//! first crash, `--stop_on_crash` does the same here.
+//! whose shallow crash recurs every few thousand inputs restarts often: after 8 restarts at less
+//! than 3 s per worker on average the supervisor goes on with the fork server itself (libFuzzer
+//! stops at the first crash; `--stop_on_crash` does the same here).
 
 use super::corpus::sha1_hex;
 use super::{effective_max_len, stats::Display, FuzzOptions, Outcome, Summary};
@@ -100,7 +101,9 @@ struct Job {
 /// A worker's view of its job, kept by the fuzzer.
 #[derive(Clone, Debug)]
 pub struct WorkerCtx {
-    pub target: InProcessTarget,
+    /// The harness in this process; `None`: the supervisor itself goes on with a fork server
+    /// (after the target ended workers too often, [`supervise`]).
+    pub target: Option<InProcessTarget>,
     pub carry: Carry,
     carry_out: PathBuf,
     stop_after_pending: bool,
@@ -247,11 +250,33 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             carry.killers.push(killer);
         }
         carry.restarts += 1;
+        // a target that ends its workers every moment (a shallow crash that mutations keep
+        // finding) spends the run on restarts: go on with the fork server, which pays no restart
+        let life = start.elapsed().as_secs_f64() / carry.restarts as f64;
+        if carry.restarts >= FALLBACK_RESTARTS && life < FALLBACK_MEAN_LIFE_SECS {
+            eprintln!(
+                "==evotest== in-process: inputs ended {} workers in {:.1} s; going on with the fork server",
+                carry.restarts,
+                start.elapsed().as_secs_f64()
+            );
+            carry.elapsed = start.elapsed();
+            let ctx = WorkerCtx { target: None, carry: carry.clone(), carry_out: carry_out.clone(), stop_after_pending: false };
+            let mut summary = super::run_session(&job_opts, interrupt, Some(ctx))?;
+            summary.worker_restarts = carry.restarts;
+            summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
+            let _ = std::fs::remove_dir_all(&dir);
+            return Ok(summary);
+        }
         if opts.display != Display::Quiet {
             eprintln!("==evotest== in-process: an input ended the worker ({exit}); triaging it in a fresh process and restarting (restart {})", carry.restarts);
         }
     }
 }
+
+/// Restarts after which a target whose workers live less than [`FALLBACK_MEAN_LIFE_SECS`] on
+/// average is fuzzed with the fork server for the rest of the run.
+const FALLBACK_RESTARTS: u32 = 8;
+const FALLBACK_MEAN_LIFE_SECS: f64 = 3.0;
 
 /// Start one worker and wait for it, passing an interrupt on as `SIGTERM`.
 fn run_worker(
@@ -322,7 +347,7 @@ pub fn worker_main(hooks: Hooks) -> i32 {
         libc::signal(libc::SIGTERM, on_worker_signal as *const () as libc::sighandler_t);
     }
     let ctx = WorkerCtx {
-        target: InProcessTarget { hooks, shm_id: job.shm_id },
+        target: Some(InProcessTarget { hooks, shm_id: job.shm_id }),
         carry: job.carry.clone(),
         carry_out: job.carry_out.clone(),
         stop_after_pending: job.interrupted,
@@ -345,6 +370,20 @@ pub fn worker_main(hooks: Hooks) -> i32 {
 }
 
 impl super::Fuzzer<'_> {
+    /// In an in-process worker, after an input added coverage: hand the coverage on at once (a
+    /// worker may die before its stats are written, and the next may end before it replayed the
+    /// corpus).
+    pub(super) fn hand_on_coverage(&mut self) -> Result<()> {
+        let (covered, features) = (self.fb.covered(), self.fb.features());
+        let Some(w) = &mut self.inproc else { return Ok(()) };
+        if covered <= w.carry.outcomes_covered && features <= w.carry.features {
+            return Ok(());
+        }
+        w.carry.outcomes_covered = w.carry.outcomes_covered.max(covered);
+        w.carry.features = w.carry.features.max(features);
+        write_atomic(&w.carry_out, &serde_json::to_vec(&w.carry)?).with_context(|| format!("cannot write {}", w.carry_out.display()))
+    }
+
     /// Run `f` with a fork server (a process per input) in place of the in-process executor,
     /// for inputs that may end the process; counts its executions as isolated.
     pub(super) fn isolated<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {

@@ -622,7 +622,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         opts.rss_limit_mb,
         opts.file_limit_mb,
         interrupt,
-        inproc.as_ref().map(|w| w.target),
+        inproc.as_ref().and_then(|w| w.target),
     )?;
     // an in-process worker goes on where the last one ended: its time, its executions
     let carried = inproc.as_ref().map(|w| w.carry.clone()).unwrap_or_default();
@@ -958,6 +958,7 @@ impl Fuzzer<'_> {
             if new_outcomes > 0 {
                 self.s.quiet_covered(&self.fb);
             }
+            self.hand_on_coverage()?;
             if let Some(l) = &mut self.new_log {
                 l.input(self.s.executions, self.start.elapsed(), data)?;
             }
