@@ -178,9 +178,6 @@ struct Entered {
     h: *mut Header,
     base: *mut u8,
     events_off: usize,
-    /// Not the first hit, the engine marked the site quiet and the ordered trace is off: only
-    /// the outcome taken needs recording ([`evotest_abi::shm`]'s quiet map).
-    quiet: bool,
     /// Evaluations of the site in this execution, this one included.
     hits: u32,
 }
@@ -218,16 +215,16 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
-    let quiet = !first && *base.add(layout.quiet_off + gsite as usize) != 0 && h.events_enabled == 0;
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, quiet, hits: rec.hits })
+    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, hits: rec.hits })
 }
 
 /// The fast path of every probe at a quiet site after its first evaluation in the execution
 /// (what a fuzzer's fully covered sites run almost always): count the hit (and, if `seq`, the
 /// branch event) and nothing else. `false` when the full probe must run: the module is not
 /// registered yet, the site is not quiet or not yet evaluated in this execution, the ordered
-/// trace is on, or a branch-event limit is set. Kept small, so that the probe it is inlined
-/// into saves no registers on this path and tail-calls the full probe otherwise.
+/// trace is on, or a branch-event limit is set (then quiet sites are recorded in full: the
+/// fuzzer, the only one to mark sites quiet, sets no limit). Kept small, so that the probe it is
+/// inlined into saves no registers on this path and tail-calls the full probe otherwise.
 #[inline(always)]
 unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> bool {
     if (*desc).state != DESC_ACTIVE {
@@ -266,16 +263,6 @@ unsafe fn step_limit(h: &mut Header) -> ! {
         hook();
     }
     libc::_exit(STEP_LIMIT_EXIT_CODE)
-}
-
-/// A quiet site's record of the outcome `taken`: its distance becomes 0 (the other outcomes keep
-/// what earlier evaluations left).
-#[inline(always)]
-unsafe fn mark_taken(slots: *mut f64, taken: usize) {
-    let s = slots.add(taken);
-    if *s != 0.0 {
-        *s = 0.0;
-    }
 }
 
 /// Append `gsite` to the touched list (on the site's first evaluation in the execution, so the
@@ -473,10 +460,6 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
 unsafe fn cmp_int_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
     let p = Pred::from_u32(pred);
     if let Some(e) = enter(desc, site, ob) {
-        if e.quiet {
-            let holds = p.map_or(a == b, |p| distance::icmp_holds(p, a, b));
-            return mark_taken(e.slots, !holds as usize);
-        }
         let d = match p {
             Some(p) => distance::icmp(p, a, b),
             None => distance::boolean(a == b),
@@ -501,10 +484,6 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
 unsafe fn cmp_float_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
     let p = Pred::from_u32(pred);
     if let Some(e) = enter(desc, site, ob) {
-        if e.quiet {
-            let holds = p.map_or(a == b, |p| distance::fcmp_holds(p, a, b));
-            return mark_taken(e.slots, !holds as usize);
-        }
         let d = match p {
             Some(p) => distance::fcmp(p, a, b),
             None => distance::boolean(a == b),
@@ -682,9 +661,6 @@ pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u3
 #[inline(never)]
 unsafe fn cond_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
     if let Some(e) = enter(desc, site, ob) {
-        if e.quiet {
-            return mark_taken(e.slots, (value == 0) as usize);
-        }
         record2_entered(&e, distance::boolean(value != 0));
     }
 }
@@ -733,8 +709,7 @@ unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, sig
             *slots.add(i + 1) = d;
         }
     } else {
-        // the first position in value order whose case is >= value (a quiet site records only
-        // the case taken, or the default)
+        // the first position in value order whose case is >= value
         let v = distance::switch_key(value);
         let case_at = |j: usize| *order.add(j) as usize;
         let (mut lo, mut hi) = (0, n);
@@ -752,12 +727,7 @@ unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, sig
             if d == 0.0 {
                 taken = i as u32 + 1;
             }
-            if e.quiet {
-                return mark_taken(slots, taken as usize);
-            }
             put(slots.add(i + 1), d, false);
-        } else if e.quiet {
-            return mark_taken(slots, 0);
         }
         if taken == 0 && lo > 0 {
             let i = case_at(lo - 1);

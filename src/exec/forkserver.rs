@@ -218,7 +218,7 @@ fn wait_readable(fd: i32, timeout: Duration) -> Result<bool> {
 }
 
 /// Resident memory of process `pid` in bytes, if it can be read.
-fn resident_bytes(pid: i32) -> Option<u64> {
+pub(super) fn resident_bytes(pid: i32) -> Option<u64> {
     let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64)
@@ -299,13 +299,12 @@ impl ForkServer {
 
     /// Modules the runtime registered (global site/outcome bases).
     pub fn modules(&self) -> Vec<ModuleEntry> {
-        let h = self.shm.header();
-        h.modules[..h.n_modules as usize].to_vec()
+        self.shm.modules()
     }
 
     /// The `OVERFLOW_*` bits the runtime reported at registration.
     pub fn overflow(&self) -> u32 {
-        self.shm.header().overflow
+        self.shm.overflow()
     }
 
     /// The server's pid, while it runs.

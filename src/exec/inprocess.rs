@@ -2,8 +2,8 @@
 //! process that runs the engine (libFuzzer's model). No fork, no pipe, no context switch per
 //! input.
 //!
-//! It exists only inside an in-process worker (`evotest fuzz --in_process`, see
-//! `crate::fuzz::inprocess`): evotest's driver loads the engine (`libevotest_inprocess.so`) into
+//! It exists only inside an in-process worker (`evotest fuzz --in_process`, whose supervisor is
+//! the fuzzer's `inprocess` module): evotest's driver loads the engine (`libevotest_inprocess.so`) into
 //! the harness's process and hands it the harness's entry point ([`Hooks`]). The trace map is the
 //! supervisor's shared memory, attached a second time by the engine; each input is placed in it
 //! before it runs, so that when an input kills the process the supervisor still has it.
@@ -69,7 +69,7 @@ impl Watchdog {
                     fault = INPROC_FAULT_TIMEOUT;
                 } else if rss_limit > 0 && last_rss.elapsed() >= Duration::from_millis(250) {
                     last_rss = Instant::now();
-                    if resident_bytes().is_some_and(|b| b > rss_limit) {
+                    if super::forkserver::resident_bytes(std::process::id() as i32).is_some_and(|b| b > rss_limit) {
                         fault = INPROC_FAULT_OOM;
                     }
                 }
@@ -96,13 +96,6 @@ impl Watchdog {
     }
 }
 
-/// Resident memory of this process in bytes.
-fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64)
-}
-
 /// Runs inputs by calling the harness in this process (see module docs).
 pub struct InProcess {
     shm: SharedMemory,
@@ -125,23 +118,17 @@ impl InProcess {
 
     /// Modules the runtime registered in this process (global site/outcome bases).
     pub fn modules(&self) -> Vec<ModuleEntry> {
-        let h = self.shm.header();
-        h.modules[..h.n_modules as usize].to_vec()
+        self.shm.modules()
     }
 
     /// The `OVERFLOW_*` bits the runtime reported at registration.
     pub fn overflow(&self) -> u32 {
-        self.shm.header().overflow
+        self.shm.overflow()
     }
 
     /// The program's `switch` sites (see [`SharedMemory::complete_switches`]).
     pub fn set_switches(&mut self, tables: Vec<SwitchTable>) {
         self.shm.set_switches(tables);
-    }
-
-    /// Make the execution count kept in the header (for the supervisor) `n`.
-    pub fn set_execution_count(&mut self, n: u64) {
-        self.shm.set_in_process_idle(n);
     }
 
     fn execute(&mut self, input: &[u8], stop: &Stop, sparse: bool) -> Result<ExitKind> {

@@ -202,6 +202,17 @@ impl SharedMemory {
         })
     }
 
+    /// Modules the runtime registered (global site/outcome bases).
+    pub fn modules(&self) -> Vec<evotest_abi::shm::ModuleEntry> {
+        let h = self.header();
+        h.modules[..(h.n_modules as usize).min(h.modules.len())].to_vec()
+    }
+
+    /// The `OVERFLOW_*` bits the runtime reported at registration.
+    pub fn overflow(&self) -> u32 {
+        self.header().overflow
+    }
+
     /// The System V ID, passed to the target in `__EVOTEST_SHM_ID`.
     pub fn id(&self) -> i32 {
         self.id

@@ -109,6 +109,13 @@ pub struct WorkerCtx {
     stop_after_pending: bool,
 }
 
+impl WorkerCtx {
+    /// Hand the carry on to the next worker (its file, read by the supervisor if this one dies).
+    fn write_carry(&self) -> Result<()> {
+        write_atomic(&self.carry_out, &serde_json::to_vec(&self.carry)?).with_context(|| format!("cannot write {}", self.carry_out.display()))
+    }
+}
+
 /// Run an in-process campaign: start workers until one ends normally (see module docs).
 ///
 /// Errors (one line): not a harness with evotest's driver, `-j` above 1, the engine library not
@@ -185,13 +192,17 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         };
         write_atomic(&job_path, &serde_json::to_vec(&job)?).with_context(|| format!("cannot write {}", job_path.display()))?;
         let status = run_worker(&exe, opts, &engine, shm.id(), &job_path, interrupt)?;
-        if let Ok(data) = std::fs::read(&summary_out) {
-            let mut summary: Summary = serde_json::from_slice(&data).context("the in-process worker's summary")?;
-            summary.worker_restarts = carry.restarts;
+        // the summary of the run: the last worker's, with what the workers before it did
+        let finish = |mut summary: Summary, restarts: u32| {
+            summary.worker_restarts = restarts;
             // the inputs the workers that died added are in the directory, not in the last count
             summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
             let _ = std::fs::remove_dir_all(&dir);
-            return Ok(summary);
+            summary
+        };
+        if let Ok(data) = std::fs::read(&summary_out) {
+            let summary: Summary = serde_json::from_slice(&data).context("the in-process worker's summary")?;
+            return Ok(finish(summary, carry.restarts));
         }
         if let Ok(e) = std::fs::read_to_string(&error_out) {
             bail!("{}", e.trim());
@@ -212,8 +223,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
                 None => ExitKind::Exit { code: status.code().unwrap_or(-1) },
             },
         };
-        // what the worker had after its triage (none if it died before: then the old pending
-        // input was not handled and stays)
+        // what the worker had after its triage (it writes that before its first in-process
+        // execution, so an input in flight means it is there)
         if let Ok(c) = std::fs::read(&carry_out).map_err(anyhow::Error::from).and_then(|d| Ok(serde_json::from_slice::<Carry>(&d)?)) {
             carry = c;
         }
@@ -235,12 +246,6 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             }
             _ => last_killer = Some((sha.clone(), 1)),
         }
-        if let Some(p) = &carry.pending {
-            // not triaged (the worker died first): keep it as it was found
-            if opts.display != Display::Quiet {
-                eprintln!("==evotest== in-process: {} was not triaged; kept", p.input.display());
-            }
-        }
         let path = dir.join(format!("pending-{sha}"));
         write_atomic(&path, &input).with_context(|| format!("cannot write {}", path.display()))?;
         carry.pending = Some(Pending { input: path, exit });
@@ -260,12 +265,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
                 start.elapsed().as_secs_f64()
             );
             carry.elapsed = start.elapsed();
-            let ctx = WorkerCtx { target: None, carry: carry.clone(), carry_out: carry_out.clone(), stop_after_pending: false };
-            let mut summary = super::run_session(&job_opts, interrupt, Some(ctx))?;
-            summary.worker_restarts = carry.restarts;
-            summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
-            let _ = std::fs::remove_dir_all(&dir);
-            return Ok(summary);
+            let restarts = carry.restarts;
+            let ctx = WorkerCtx { target: None, carry, carry_out: carry_out.clone(), stop_after_pending: false };
+            return Ok(finish(super::run_session(&job_opts, interrupt, Some(ctx))?, restarts));
         }
         if opts.display != Display::Quiet {
             eprintln!("==evotest== in-process: an input ended the worker ({exit}); triaging it in a fresh process and restarting (restart {})", carry.restarts);
@@ -381,7 +383,7 @@ impl super::Fuzzer<'_> {
         }
         w.carry.outcomes_covered = w.carry.outcomes_covered.max(covered);
         w.carry.features = w.carry.features.max(features);
-        write_atomic(&w.carry_out, &serde_json::to_vec(&w.carry)?).with_context(|| format!("cannot write {}", w.carry_out.display()))
+        w.write_carry()
     }
 
     /// Run `f` with a fork server (a process per input) in place of the in-process executor,
@@ -430,7 +432,7 @@ impl super::Fuzzer<'_> {
         w.carry.timeouts_total = self.timeouts_total;
         w.carry.ooms = self.ooms.clone();
         w.carry.ooms_total = self.ooms_total;
-        write_atomic(&w.carry_out, &serde_json::to_vec(&w.carry)?).with_context(|| format!("cannot write {}", w.carry_out.display()))?;
+        w.write_carry()?;
         if w.stop_after_pending {
             self.s.interrupt.store(true, Ordering::Relaxed);
         }

@@ -20,8 +20,9 @@
 //! (all its outcomes covered, in `evotest fuzz`) needs only its hit count (for hit-count buckets).
 //! From its second evaluation in an execution on, its probe then counts the hit and the branch
 //! event and records nothing else (a probe's fast path of a few loads and two stores), unless
-//! the ordered trace is on or a branch-event limit is set. Its first evaluation is always
-//! recorded in full (distances and operand log), so the outcome it took then reads as taken;
+//! the ordered trace is on or a branch-event limit is set (then it is recorded in full). Its first
+//! evaluation is always recorded in full (distances and operand log), so the outcome it took
+//! then reads as taken;
 //! outcomes only later evaluations took do not (they are covered already).
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
