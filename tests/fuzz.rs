@@ -679,3 +679,83 @@ fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_b
         assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
     }
 }
+
+/// Sizes of the files of `dir` (not its state directory), largest first.
+fn file_sizes(dir: &Path) -> Vec<u64> {
+    let mut v: Vec<u64> = files(dir).iter().map(|n| std::fs::metadata(dir.join(n)).unwrap().len()).collect();
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    v
+}
+
+/// A seed of 600 bytes whose words sit among filler bytes.
+fn padded_words_seed(dir: &Path) -> PathBuf {
+    let seeds = dir.join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    let mut s = vec![b'.'; 40];
+    s.extend_from_slice(b"alpha");
+    s.resize(345, b'-');
+    s.extend_from_slice(b"beta");
+    s.resize(600, b'~');
+    std::fs::write(seeds.join("long"), &s).unwrap();
+    seeds
+}
+
+#[test]
+fn reduce_inputs_shortens_corpus_entries_and_the_corpus_keeps_its_coverage() {
+    let d = tempfile::tempdir().unwrap();
+    harness("words.c", d.path());
+    padded_words_seed(d.path());
+    let args = ["harness", "corpus", "seeds", "-seed=3", "-runs=20000", "--guidance", "off"];
+    let (_, kept) = fuzz(d.path(), &[&args[..], &["-reduce_inputs=0", "-stats_dir=s0"]].concat());
+    assert!(file_sizes(&d.path().join("corpus")).contains(&600), "without reduction the seed's copy stays: {kept:#}");
+    std::fs::remove_dir_all(d.path().join("corpus")).unwrap();
+    let (_, s) = fuzz(d.path(), &args);
+    let sizes = file_sizes(&d.path().join("corpus"));
+    // the words' loop runs 128 times or more in the seed (a hit-count bucket of its own), so the
+    // entry cannot go below 128 bytes; the filler around the words goes
+    assert!(sizes[0] <= 400, "largest corpus file {} bytes: {sizes:?}", sizes[0]);
+    let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
+    assert!(stats["corpus_reduced"].as_u64().unwrap() > 0, "{stats:#}");
+    assert_eq!(stats["corpus_bytes"].as_u64().unwrap(), sizes.iter().sum::<u64>(), "{stats:#}");
+    // replaying the corpus directory alone (one execution per file) covers what the run covered
+    let n = sizes.len().to_string();
+    let (_, again) = fuzz(d.path(), &["harness", "corpus", "-seed=3", &format!("-runs={n}"), "-stats_dir=s2"]);
+    assert_eq!(again["outcomes_covered"], s["outcomes_covered"], "{again:#}\n{s:#}");
+    assert_eq!(again["features"], s["features"], "{again:#}\n{s:#}");
+}
+
+/// The longest input the harness of `lengths.c` ran, from the lengths its processes logged.
+fn longest_run(log: &Path) -> u64 {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).max().unwrap_or(0)
+}
+
+#[test]
+fn length_control_keeps_havocs_inputs_under_a_limit_that_grows() {
+    let d = tempfile::tempdir().unwrap();
+    harness("lengths.c", d.path());
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("s"), b"0123456789").unwrap();
+    let run = |extra: &[&str], log: &str| {
+        let _ = std::fs::remove_dir_all(d.path().join("corpus"));
+        let args = [&["harness", "corpus", "seeds", "-seed=5", "-runs=3000", "-max_len=4096", "--guidance", "off"][..], extra].concat();
+        let at = args.len();
+        let o = evotest()
+            .current_dir(d.path())
+            .env("LENGTHS_LOG", d.path().join(log))
+            .arg("fuzz")
+            .args(&args[..at])
+            .args(["--json", "-q"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
+        (longest_run(&d.path().join(log)), stats["len_limit"].as_u64().unwrap())
+    };
+    let (longest, limit) = run(&[], "controlled");
+    // the limit starts at the largest seed and grows by log2(limit) bytes at a time
+    assert!((10..100).contains(&limit), "limit {limit}");
+    assert!((10..=limit).contains(&longest), "ran {longest} bytes under a limit of {limit}");
+    let (free, _) = run(&["-len_control=0"], "free");
+    assert!(free > 4 * limit, "without length control the longest input was {free} bytes (limit {limit})");
+}

@@ -49,7 +49,8 @@ const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
-    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process",
+    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process", "len_control",
+    "reduce_inputs",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -160,6 +161,17 @@ pub struct FuzzArgs {
     /// on from the corpus directory. For libFuzzer harnesses (-fsanitize=fuzzer); one worker
     #[arg(long = "in_process", alias = "in-process")]
     in_process: bool,
+    /// Length control, as libFuzzer's: havoc's inputs start no longer than the largest corpus
+    /// entry (at least 4 bytes) and the limit grows by log2(limit) bytes after N x log2(limit)
+    /// executions without progress (new coverage, or a lower branch distance), up to -max_len;
+    /// short inputs run faster and claim coverage first. 0: inputs may reach -max_len at once
+    #[arg(long = "len_control", alias = "len-control", default_value_t = fuzz::DEFAULT_LEN_CONTROL, value_name = "N")]
+    len_control: u32,
+    /// 1: a shorter input that has every feature a corpus entry brought replaces that entry (in
+    /// memory and in the corpus directory), as libFuzzer's -reduce_inputs; 0: entries stay as
+    /// found
+    #[arg(long = "reduce_inputs", alias = "reduce-inputs", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
+    reduce_inputs: String,
     /// Seconds between two looks at the corpus directory for other workers' inputs
     #[arg(long = "sync_interval", alias = "sync-interval", default_value = "5", value_name = "SECS")]
     sync_interval: String,
@@ -338,6 +350,8 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.new_coverage_log = a.new_coverage_log.clone();
     o.guide_scope = guide_scope;
     o.in_process = a.in_process;
+    o.len_control = a.len_control;
+    o.reduce_inputs = a.reduce_inputs == "1";
     o.display = if a.quiet {
         Display::Quiet
     } else if std::io::stderr().is_terminal() {

@@ -202,6 +202,10 @@ impl Executor for InProcess {
         self.shm.set_quiet(site, true);
     }
 
+    fn suspend_quiet(&mut self, on: bool) {
+        self.shm.suspend_quiet(on);
+    }
+
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
         self.shm.read_operands(out);
         true

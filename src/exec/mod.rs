@@ -236,6 +236,9 @@ pub trait Executor {
     /// evaluation in an execution its probe may only count hits (no distances, no outcome).
     /// For a fuzzer's fully covered sites; the default ignores it.
     fn set_quiet(&mut self, _site: u32) {}
+    /// `on`: until called with `false`, every site records in full as if none were quiet (an
+    /// execution that must see every outcome it takes); `false` puts the quiet sites back.
+    fn suspend_quiet(&mut self, _on: bool) {}
     /// The operand log of the last execution ([`Trace::operands`]) into `out` (cleared first);
     /// `false` when the executor does not keep it.
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {

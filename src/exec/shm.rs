@@ -23,6 +23,8 @@ pub struct SharedMemory {
     /// the sparse runs since the last full reset ([`SharedMemory::begin_run`]).
     dirty: Option<Vec<u32>>,
     sparse_runs: u32,
+    /// The quiet map while it is suspended ([`SharedMemory::suspend_quiet`]).
+    quiet_saved: Option<Vec<u8>>,
 }
 
 /// Sparse runs between two full resets of the site records (against stray writes of processes
@@ -73,7 +75,7 @@ impl SharedMemory {
             }
             // Destroyed when the last process detaches (see module docs).
             libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
-            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0 };
+            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None };
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -102,7 +104,7 @@ impl SharedMemory {
                 bail!("shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})", h.version);
             }
             let layout = Layout::from_header(h);
-            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0 })
+            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None })
         }
     }
 
@@ -322,6 +324,20 @@ impl SharedMemory {
     pub fn set_quiet(&mut self, site: u32, quiet: bool) {
         if site < self.layout.site_capacity {
             unsafe { *self.base.add(self.layout.quiet_off + site as usize) = quiet as u8 };
+        }
+    }
+
+    /// Suspend the quiet map (`on`: every site is recorded in full, as before any was marked
+    /// quiet) or put it back as it was. Two copies of a byte per site.
+    pub fn suspend_quiet(&mut self, on: bool) {
+        let map = unsafe { std::slice::from_raw_parts_mut(self.base.add(self.layout.quiet_off), self.layout.site_capacity as usize) };
+        match (on, self.quiet_saved.take()) {
+            (true, None) => {
+                self.quiet_saved = Some(map.to_vec());
+                map.fill(0);
+            }
+            (false, Some(saved)) => map.copy_from_slice(&saved),
+            (_, saved) => self.quiet_saved = saved,
         }
     }
 

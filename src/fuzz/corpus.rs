@@ -6,7 +6,7 @@
 //! hitting stop attracting it (the idea of AFL++'s `rare` schedule and libFuzzer's entropic power
 //! schedule, in its simplest form), divided by a mild size penalty. One pick in ten is uniform.
 
-use super::feedback::Feedback;
+use super::feedback::{Feature, Feedback};
 use crate::util::write_replace as write_atomic;
 use anyhow::{Context, Result};
 use rand::Rng;
@@ -32,6 +32,9 @@ pub struct Entry {
     pub found: Duration,
     /// Times it was picked for mutation.
     pub picked: u64,
+    /// The features it brought to the corpus (new when it was kept): a shorter input with all of
+    /// them may replace it ([`Corpus::replace`]).
+    pub unique: Vec<Feature>,
 }
 
 /// See module docs.
@@ -42,6 +45,8 @@ pub struct Corpus {
     cumulative: Vec<f64>,
     /// File names known in the corpus directory (written by this run, or read from it).
     known: HashSet<String>,
+    /// The bytes of all entries.
+    bytes: u64,
 }
 
 impl Corpus {
@@ -63,24 +68,64 @@ impl Corpus {
         self.known.insert(name.to_string());
     }
 
-    /// Keep `data` (taking `outcomes`) found at `found`; when `dir` is given, also write it there
-    /// (atomically, named by its SHA-1) unless a file of that name exists. Returns whether a file
-    /// was written.
+    /// Keep `data` (taking `outcomes`, bringing features `unique`) found at `found`; when `dir` is
+    /// given, also write it there (atomically, named by its SHA-1) unless a file of that name
+    /// exists. Returns whether a file was written.
     ///
     /// Errors: the file cannot be written.
-    pub fn add(&mut self, data: Vec<u8>, outcomes: Vec<u32>, found: Duration, dir: Option<&Path>) -> Result<bool> {
+    pub fn add(&mut self, data: Vec<u8>, outcomes: Vec<u32>, unique: Vec<Feature>, found: Duration, dir: Option<&Path>) -> Result<bool> {
         let name = sha1_hex(&data);
-        let mut wrote = false;
+        let wrote = self.write(dir, &name, &data)?;
+        self.known.insert(name.clone());
+        self.bytes += data.len() as u64;
+        self.entries.push(Entry { data, name, outcomes, found, picked: 0, unique });
+        Ok(wrote)
+    }
+
+    /// Write `data` as `dir/name` unless there is no `dir` or the file exists; whether it wrote.
+    fn write(&self, dir: Option<&Path>, name: &str, data: &[u8]) -> Result<bool> {
+        let Some(p) = dir.map(|d| d.join(name)).filter(|p| !p.exists()) else { return Ok(false) };
+        write_atomic(&p, data).with_context(|| format!("cannot write corpus entry {}", p.display()))?;
+        Ok(true)
+    }
+
+    /// Replace entry `i` by `data`, a shorter input (taking `outcomes`) that has every feature
+    /// the entry brought (libFuzzer's `-reduce_inputs`): the corpus keeps its features with fewer
+    /// bytes to execute and mutate. When `dir` is given, `data` is written there and the entry's
+    /// old file (named by the SHA-1 of its bytes, so holding exactly them) is removed; a file of
+    /// another name (a user's own corpus file) stays. The entry keeps its place, its features and
+    /// its pick count; its weight follows at the next [`Corpus::reweigh`]. Returns false, and
+    /// changes nothing, when a file of `data`'s name was ever known (another entry may hold the
+    /// same bytes, and removing its file later must not remove this one's).
+    ///
+    /// Errors: the new file cannot be written.
+    pub fn replace(&mut self, i: usize, data: Vec<u8>, outcomes: Vec<u32>, dir: Option<&Path>) -> Result<bool> {
+        let name = sha1_hex(&data);
+        if self.known.contains(&name) {
+            return Ok(false);
+        }
+        self.write(dir, &name, &data)?;
+        let e = &mut self.entries[i];
         if let Some(d) = dir {
-            let p = d.join(&name);
-            if !p.exists() {
-                write_atomic(&p, &data).with_context(|| format!("cannot write corpus entry {}", p.display()))?;
-                wrote = true;
-            }
+            // another worker may have removed it already
+            let _ = std::fs::remove_file(d.join(&e.name));
         }
         self.known.insert(name.clone());
-        self.entries.push(Entry { data, name, outcomes, found, picked: 0 });
-        Ok(wrote)
+        self.bytes = self.bytes + data.len() as u64 - e.data.len() as u64;
+        e.data = data;
+        e.name = name;
+        e.outcomes = outcomes;
+        Ok(true)
+    }
+
+    /// The largest entry, in bytes (0 when empty).
+    pub fn max_size(&self) -> usize {
+        self.entries.iter().map(|e| e.data.len()).max().unwrap_or(0)
+    }
+
+    /// The bytes of all entries.
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes
     }
 
     /// Recompute every weight from the outcome frequencies of `fb`.
@@ -162,7 +207,7 @@ mod tests {
     fn entries_are_files_named_by_sha1() {
         let d = tempfile::tempdir().unwrap();
         let mut c = Corpus::default();
-        c.add(b"abc".to_vec(), vec![0], Duration::ZERO, Some(d.path())).unwrap();
+        c.add(b"abc".to_vec(), vec![0], vec![], Duration::ZERO, Some(d.path())).unwrap();
         let name = "a9993e364706816aba3e25717850c26c9cd0d89d";
         assert_eq!(std::fs::read(d.path().join(name)).unwrap(), b"abc");
         assert!(c.knows(name));
@@ -175,6 +220,29 @@ mod tests {
     }
 
     #[test]
+    fn a_replaced_entry_changes_file_but_not_place() {
+        let d = tempfile::tempdir().unwrap();
+        let mut c = Corpus::default();
+        c.add(b"first".to_vec(), vec![0], vec![Feature::Outcome(0)], Duration::ZERO, Some(d.path())).unwrap();
+        c.add(b"a long input".to_vec(), vec![1, 2], vec![Feature::Outcome(2)], Duration::ZERO, Some(d.path())).unwrap();
+        // a user's own file of another name is never removed
+        std::fs::write(d.path().join("mine"), b"a long input").unwrap();
+        assert!(c.replace(1, b"short".to_vec(), vec![2], Some(d.path())).unwrap());
+        // bytes another entry holds: no replacement
+        assert!(!c.replace(1, b"first".to_vec(), vec![0], Some(d.path())).unwrap());
+        assert_eq!(c.entries[1].data, b"short");
+        assert_eq!(c.entries[1].unique, [Feature::Outcome(2)]);
+        assert_eq!(c.entries[1].outcomes, [2]);
+        let mut files: Vec<String> = list_files(d.path()).unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        files.sort();
+        let mut want = vec![sha1_hex(b"first"), sha1_hex(b"short"), "mine".to_string()];
+        want.sort();
+        assert_eq!(files, want);
+        assert!(c.knows(&sha1_hex(b"short")));
+        assert_eq!((c.max_size(), c.total_bytes()), (5, 10));
+    }
+
+    #[test]
     fn rare_outcomes_attract_picks() {
         let mut fb = Feedback::new(2, 4);
         let common = Coverage { sites: vec![(0, 1)], outcomes: vec![0] };
@@ -183,8 +251,8 @@ mod tests {
         }
         fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2] });
         let mut c = Corpus::default();
-        c.add(b"common".to_vec(), vec![0], Duration::ZERO, None).unwrap();
-        c.add(b"rare!!".to_vec(), vec![2], Duration::ZERO, None).unwrap();
+        c.add(b"common".to_vec(), vec![0], vec![], Duration::ZERO, None).unwrap();
+        c.add(b"rare!!".to_vec(), vec![2], vec![], Duration::ZERO, None).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let rare = (0..1000).filter(|_| c.pick(&mut rng, &fb) == Some(1)).count();
         assert!(rare > 850, "rare entry picked {rare} times of 1000");

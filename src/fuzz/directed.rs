@@ -33,11 +33,21 @@ pub fn influence_estimate(len: usize) -> u64 {
     (2 * len.min(64)).min(INFLUENCE_EXECS) as u64
 }
 
+/// Fewest executions an AVM attempt starts with: an exploratory move each way on the fields of
+/// an 8-byte run (about 16), and pattern moves that span a 64-bit field's range twice (doubling
+/// steps out, about 64, and back, about 64; Korel 1990), as a double walking its ordered key
+/// needs. With less, each attempt ended after a few moves and the next one started again from
+/// steps of 1: on short inputs (a few bytes, so a cheap influence probe and a small credit)
+/// the AVM never walked far (a double to a root: 3-6x the executions).
+pub const AVM_MIN_EXECS: u64 = 160;
+
 /// The credit an attempt needs before its AVM starts on an input of `len` bytes: as many
 /// executions as an influence probe of it takes, and those of the probe too unless its result is
-/// `cached`, so that the AVM gets at least as much as the probe that serves it.
+/// `cached`, so that the AVM gets at least as much as the probe that serves it; and at least
+/// [`AVM_MIN_EXECS`] for the AVM itself.
 pub fn avm_need(len: usize, cached: bool) -> u64 {
-    influence_estimate(len).max(1) * if cached { 1 } else { 2 }
+    let probe = if cached { 0 } else { influence_estimate(len) };
+    probe + influence_estimate(len).max(AVM_MIN_EXECS)
 }
 
 /// The outcome a directed attempt aims at.
@@ -147,6 +157,9 @@ impl Fuzzer<'_> {
             }
             for rec in &str_recs {
                 add(i2s::str_candidates(&cur, rec));
+            }
+            for rec in &recs {
+                add(i2s::length_candidates(&cur, rec, self.max_len));
             }
             let end = end.min(cands.len());
             let done = end == cands.len();

@@ -20,6 +20,26 @@ pub fn bucket(hits: u32) -> u8 {
     }
 }
 
+/// One feature (see module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Feature {
+    /// A branch outcome (global ID).
+    Outcome(u32),
+    /// A global site run a number of times in a hit-count bucket ([`bucket`]).
+    Bucket(u32, u8),
+}
+
+impl Feature {
+    /// Whether the execution of `cov` has this feature. `cov`'s lists are in site order (as
+    /// executors fill them), so this is a binary search.
+    pub fn is_in(self, cov: &Coverage) -> bool {
+        match self {
+            Feature::Outcome(o) => cov.outcomes.binary_search(&o).is_ok(),
+            Feature::Bucket(s, b) => cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok_and(|i| bucket(cov.sites[i].1) == b),
+        }
+    }
+}
+
 /// The features seen so far, and per outcome the executions that took it.
 #[derive(Clone, Debug)]
 pub struct Feedback {
@@ -62,6 +82,13 @@ impl Feedback {
 
     /// Record the features of `cov`; returns how many were new (`(outcomes, all features)`).
     pub fn add(&mut self, cov: &Coverage) -> (usize, usize) {
+        self.add_listing(cov, &mut Vec::new())
+    }
+
+    /// [`Feedback::add`], also appending the new features to `new_features` (outcomes first, in
+    /// `cov`'s order, then buckets): the features an input kept for them brings to the corpus
+    /// alone, which an input that replaces it must keep (libFuzzer's `-reduce_inputs`).
+    pub fn add_listing(&mut self, cov: &Coverage, new_features: &mut Vec<Feature>) -> (usize, usize) {
         let mut new_outcomes = 0;
         let mut new = 0;
         for &o in &cov.outcomes {
@@ -69,6 +96,7 @@ impl Feedback {
                 if !*seen {
                     *seen = true;
                     new_outcomes += 1;
+                    new_features.push(Feature::Outcome(o));
                 }
             }
         }
@@ -78,6 +106,7 @@ impl Feedback {
                 if *b & bit == 0 {
                     *b |= bit;
                     new += 1;
+                    new_features.push(Feature::Bucket(s, bucket(h)));
                 }
             }
         }
@@ -134,6 +163,16 @@ mod tests {
         f.count(&a);
         f.count(&a);
         assert_eq!((f.freq(0), f.freq(1)), (2, 0));
+        // the features an input brings alone are listed, and found again in a coverage
+        let c = cov(&[(1, 2), (2, 40)], &[2, 4]);
+        let mut new = vec![];
+        assert_eq!(f.add_listing(&c, &mut new), (2, 4));
+        assert_eq!(new, [Feature::Outcome(2), Feature::Outcome(4), Feature::Bucket(1, 1), Feature::Bucket(2, 6)]);
+        assert!(new.iter().all(|x| x.is_in(&c)));
+        let other = cov(&[(1, 2), (2, 3)], &[2, 5]);
+        let found: Vec<bool> = new.iter().map(|x| x.is_in(&other)).collect();
+        assert_eq!(found, [true, false, true, false]);
+        assert_eq!((f.covered(), f.features()), (3, 7));
         // out-of-range IDs are ignored, never a panic
         assert!(!f.is_new(&cov(&[(99, 1)], &[99])));
     }

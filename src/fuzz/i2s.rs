@@ -135,6 +135,33 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
     out
 }
 
+/// Input-to-state on the input's *length* (a harness's `if (size < sizeof(header)) return 0`,
+/// a parser's `n >= 12`): when an operand of the integer compare `rec` equals `data.len()`, the
+/// input cut or extended (with zero bytes) to each replacement length ([`int_targets`]) of at
+/// most `max_len` bytes. The length is an input that no byte holds, so substitution on the bytes
+/// never finds it, and havoc under length control reaches a long gate only slowly.
+pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    if rec.kind & OPERANDS_FLOAT != 0 {
+        return out;
+    }
+    let pred = Pred::from_u32(rec.kind);
+    let n = data.len() as u64;
+    for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+        if a != n {
+            continue;
+        }
+        for t in int_targets(a, b, pred) {
+            if t <= max_len as u64 && t != n {
+                let mut y = data.to_vec();
+                y.resize(t as usize, 0);
+                push(&mut out, data, y);
+            }
+        }
+    }
+    out
+}
+
 /// The decimal texts of operand `v` of a `width`-byte compare: signed, and unsigned when it
 /// differs.
 fn decimal_forms(v: u64, width: usize) -> Vec<String> {
@@ -402,6 +429,20 @@ mod tests {
 
     fn rec(pred: Pred, a: u64, b: u64) -> OperandRec {
         OperandRec { site: 0, kind: pred as u32, a, b }
+    }
+
+    #[test]
+    fn a_compare_of_the_input_length_resizes_the_input() {
+        // `n < 12` with n = 4 (unsigned): lengths 12, 13 and 11, zero-padded
+        let c = length_candidates(b"abcd", &rec(Pred::Ult, 4, 12), 4096);
+        let lens: Vec<usize> = c.iter().map(Vec::len).collect();
+        assert_eq!(lens, [12, 13, 11]);
+        assert!(c.iter().all(|y| y.starts_with(b"abcd") && y[4..].iter().all(|&b| b == 0)));
+        // the length on the right, and an equality: exactly the other operand; a cut
+        assert_eq!(length_candidates(b"abcdef", &rec(Pred::Eq, 2, 6), 4096), [b"ab".to_vec()]);
+        // past max_len, or no operand equal to the length: nothing
+        assert!(length_candidates(b"abcd", &rec(Pred::Eq, 4, 5000), 4096).is_empty());
+        assert!(length_candidates(b"abcd", &rec(Pred::Eq, 3, 12), 4096).is_empty());
     }
 
     #[test]

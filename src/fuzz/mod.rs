@@ -9,7 +9,11 @@
 //! 2. Then, until the budget is spent: pick a corpus entry (favouring rare outcomes,
 //!    [`corpus`]), mutate it ([`mutate`]: havoc, dictionary, program constants, splicing), run it,
 //!    and keep it if it covers a branch outcome or a (site, hit-count bucket) not seen before
-//!    ([`feedback`]). A kept input is written at once, atomically, named by its SHA-1.
+//!    ([`feedback`]). A kept input is written at once, atomically, named by its SHA-1. Inputs
+//!    stay short, by libFuzzer's two rules: *length control* (mutants no longer than a limit
+//!    that starts at the largest corpus entry and grows while nothing progresses,
+//!    [`FuzzOptions::len_control`]) and *input reduction* (a shorter mutant with every feature
+//!    its parent entry brought replaces the entry, [`FuzzOptions::reduce_inputs`]).
 //! 3. A crash is triaged ([`triage`]): re-run in a fresh process, its sanitizer report or stack
 //!    symbolised, de-duplicated by its top frames across workers and runs, and its reproducer
 //!    minimised ([`minimize`]) and written as `crash-<sha1>` under the artifact prefix. Timeouts
@@ -137,6 +141,27 @@ pub struct FuzzOptions {
     /// Run the harness in the engine's process (libFuzzer's model, [`inprocess`]) instead of a
     /// persistent fork server.
     pub in_process: bool,
+    /// Length control (libFuzzer's `-len_control`): havoc's mutants start no longer than the
+    /// largest corpus entry (at least 4 bytes), and the limit grows by log2(limit) bytes after
+    /// `len_control` × log2(limit) executions without progress (new coverage, or with guidance a
+    /// lower best distance), up to `max_len`; 0: mutants may reach `max_len` at once.
+    #[serde(default = "default_len_control")]
+    pub len_control: u32,
+    /// Replace a corpus entry by a shorter mutant of it that has every feature the entry brought
+    /// (libFuzzer's `-reduce_inputs`).
+    #[serde(default = "default_true")]
+    pub reduce_inputs: bool,
+}
+
+/// libFuzzer's default `-len_control`.
+pub const DEFAULT_LEN_CONTROL: u32 = 100;
+
+fn default_len_control() -> u32 {
+    DEFAULT_LEN_CONTROL
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl FuzzOptions {
@@ -171,6 +196,8 @@ impl FuzzOptions {
             new_coverage_log: None,
             guide_scope: scope::GuideScope::default(),
             in_process: false,
+            len_control: DEFAULT_LEN_CONTROL,
+            reduce_inputs: true,
         }
     }
 
@@ -539,6 +566,16 @@ struct Fuzzer<'a> {
     new_log: Option<newlog::NewLog>,
     /// In an in-process worker: what it carries over from the last worker and hands on.
     inproc: Option<inprocess::WorkerCtx>,
+    /// Length control's limit on havoc's mutants (`FuzzOptions::len_control`), and the execution
+    /// count when coverage last grew or the limit last rose.
+    len_limit: usize,
+    len_mark: u64,
+    /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`).
+    reduced: u64,
+    /// Scratch space for the features a kept input brings.
+    new_features: Vec<feedback::Feature>,
+    /// Per global outcome, its global site.
+    outcome_site: Vec<u32>,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -633,6 +670,14 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     let mutator = Mutator::new(max_len, dict, &ints, &floats, &strs);
     let n_sites = s.site_outcomes.len();
     let n_outcomes = s.n_outcomes();
+    let mut outcome_site = vec![u32::MAX; n_outcomes];
+    for (site, &(base, n)) in s.site_outcomes.iter().enumerate() {
+        for o in base..base + n {
+            if let Some(x) = outcome_site.get_mut(o as usize) {
+                *x = site as u32;
+            }
+        }
+    }
     let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
     let db = CrashDb::open(&state.join("crashes"))?;
     // an in-process worker after a restart must not repeat the mutations that led its predecessor
@@ -681,6 +726,11 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         str_ops: vec![],
         new_log,
         inproc,
+        len_limit: max_len,
+        len_mark: 0,
+        reduced: 0,
+        new_features: vec![],
+        outcome_site,
     };
     if opts.display != Display::Quiet && opts.worker.is_none() && carried.restarts == 0 {
         f.monitor.println(&format!(
@@ -778,6 +828,9 @@ impl Fuzzer<'_> {
             corpus_count: self.corpus.len(),
             corpus_new: self.corpus_new,
             corpus_synced: self.synced,
+            corpus_bytes: self.corpus.total_bytes(),
+            corpus_reduced: self.reduced,
+            len_limit: self.len_limit,
             outcomes_covered: self.fb.covered(),
             outcomes_total: self.s.n_outcomes(),
             features: self.fb.features(),
@@ -840,11 +893,17 @@ impl Fuzzer<'_> {
                 l.input(self.s.executions, self.start.elapsed(), b"")?;
             }
             let outcomes = self.s.cov.outcomes.clone();
-            self.fb.add(&self.s.cov.clone());
-            if self.corpus.add(vec![], outcomes, self.elapsed(), Some(&self.opts.corpus))? {
+            let mut unique = vec![];
+            self.fb.add_listing(&self.s.cov, &mut unique);
+            if self.corpus.add(vec![], outcomes, unique, self.elapsed(), Some(&self.opts.corpus))? {
                 self.corpus_new += 1;
             }
         }
+        // length control starts from the corpus as loaded (libFuzzer: at least 4 bytes)
+        if self.opts.len_control > 0 {
+            self.len_limit = self.corpus.max_size().clamp(4, self.max_len.max(4)).min(self.max_len);
+        }
+        self.len_mark = self.s.executions;
         let st = self.stats(false);
         self.monitor.event("INITED", &st);
         let guided = self.opts.guidance;
@@ -871,6 +930,7 @@ impl Fuzzer<'_> {
                 }
             }
             self.stage = Stage::Havoc;
+            self.raise_len_limit();
             let Some(i) = self.corpus.pick(&mut self.rng, &self.fb) else { break };
             data.clear();
             let pool = if guided && rand::Rng::random_range(&mut self.rng, 0..8) == 0 {
@@ -879,6 +939,7 @@ impl Fuzzer<'_> {
             } else {
                 None
             };
+            let from_entry = pool.is_none();
             data.extend_from_slice(pool.unwrap_or(&self.corpus.entries[i].data));
             let other = if self.corpus.len() > 1 {
                 let j = rand::Rng::random_range(&mut self.rng, 0..self.corpus.len());
@@ -886,9 +947,14 @@ impl Fuzzer<'_> {
             } else {
                 None
             };
-            self.mutator.mutate(&mut self.rng, &mut data, other);
+            // never shorter than the input mutated (libFuzzer's rule)
+            let limit = self.len_limit.max(data.len());
+            self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            self.evaluate(&d, true)?;
+            let plain = self.evaluate(&d, true)?;
+            if plain && from_entry && self.opts.reduce_inputs {
+                self.reduce(i, &d)?;
+            }
             data = d;
             since_reweigh += 1;
             if since_reweigh >= 2000 {
@@ -947,14 +1013,84 @@ impl Fuzzer<'_> {
         self.str_ops = ops;
     }
 
+    /// Length control (`FuzzOptions::len_control`, libFuzzer's rule): after `len_control` ×
+    /// log2(limit) executions without progress, the limit grows by log2(limit) bytes. Progress
+    /// is new coverage or, with guidance, a lower best distance of a frontier outcome (libFuzzer
+    /// counts its value-profile features, which the distance pool stands for here).
+    fn raise_len_limit(&mut self) {
+        let lc = self.opts.len_control as u64;
+        if lc == 0 || self.len_limit >= self.max_len {
+            return;
+        }
+        let log = self.len_limit.max(1).ilog2() as u64;
+        if self.s.executions.saturating_sub(self.len_mark) > lc * log {
+            self.len_limit = (self.len_limit + log.max(1) as usize).min(self.max_len);
+            self.len_mark = self.s.executions;
+        }
+    }
+
+    /// After a plain execution (see [`Fuzzer::evaluate`]) of `data`, a mutant of entry `i`:
+    /// replace the entry when `data` is shorter and has every feature the entry brought
+    /// (`FuzzOptions::reduce_inputs`). A quiet site records the outcome of its first evaluation
+    /// only (a loop's exit is not its first), so when the only features missing are outcomes of
+    /// quiet sites that ran, `data` runs once more with every site recorded in full.
+    fn reduce(&mut self, i: usize, data: &[u8]) -> Result<()> {
+        let e = &self.corpus.entries[i];
+        if data.len() >= e.data.len() || e.unique.is_empty() {
+            return Ok(());
+        }
+        let mut hidden = false;
+        for &f in e.unique.iter().filter(|f| !f.is_in(&self.s.cov)) {
+            match f {
+                feedback::Feature::Outcome(o) if self.quiet_outcome(o) => hidden = true,
+                _ => return Ok(()),
+            }
+        }
+        if hidden {
+            self.s.target.executor.suspend_quiet(true);
+            let run = self.s.run(data);
+            self.s.target.executor.suspend_quiet(false);
+            let (outcome, exit) = run?;
+            if outcome != Outcome::Stopped {
+                self.guide.stats.count(self.stage, 0);
+            }
+            match outcome {
+                Outcome::Normal => {}
+                Outcome::Stopped => return Ok(()),
+                // not the first time: a flaky fault is a result all the same
+                Outcome::Crash => return self.on_crash(data, exit),
+                Outcome::Timeout | Outcome::Oom => return self.on_hang(data, outcome),
+            }
+            if !self.corpus.entries[i].unique.iter().all(|f| f.is_in(&self.s.cov)) {
+                return Ok(());
+            }
+        }
+        let outcomes = self.s.cov.outcomes.clone();
+        if self.corpus.replace(i, data.to_vec(), outcomes, Some(&self.opts.corpus))? {
+            self.reduced += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether outcome `o` may have been taken by the last execution unseen: its site ran and is
+    /// quiet (every outcome of it covered, [`Session::quiet_covered`]).
+    fn quiet_outcome(&self, o: u32) -> bool {
+        let Some(&site) = self.outcome_site.get(o as usize) else { return false };
+        let Some(&(base, n)) = self.s.site_outcomes.get(site as usize) else { return false };
+        self.s.cov.sites.binary_search_by_key(&site, |&(x, _)| x).is_ok() && (base..base + n).all(|x| self.fb.is_covered(x))
+    }
+
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
-    /// directory if `write`), triage a fault.
-    fn evaluate(&mut self, data: &[u8], write: bool) -> Result<()> {
+    /// directory if `write`), triage a fault. Returns whether the execution was *plain*: it ran to
+    /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
+    fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let (outcome, exit) = self.s.run(data)?;
         let mut new_outcomes = 0;
         let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
         if is_new {
-            new_outcomes = self.fb.add(&self.s.cov).0;
+            self.new_features.clear();
+            new_outcomes = self.fb.add_listing(&self.s.cov, &mut self.new_features).0;
+            self.len_mark = self.s.executions;
             if new_outcomes > 0 {
                 self.s.quiet_covered(&self.fb);
             }
@@ -970,7 +1106,12 @@ impl Fuzzer<'_> {
                 self.harvest_strings(data);
             }
             let exec = &self.s.target.executor;
+            let improved = self.guide.stats.distance_improvements;
             self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
+            if self.guide.stats.distance_improvements > improved {
+                // progress, as a new value-profile feature is to libFuzzer's length control
+                self.len_mark = self.s.executions;
+            }
             if let Some(f) = &self.focus {
                 self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
             }
@@ -985,7 +1126,8 @@ impl Fuzzer<'_> {
                 if is_new {
                     let outcomes = self.s.cov.outcomes.clone();
                     let dir = write.then_some(self.opts.corpus.as_path());
-                    if self.corpus.add(data.to_vec(), outcomes, self.elapsed(), dir)? {
+                    let unique = self.new_features.clone();
+                    if self.corpus.add(data.to_vec(), outcomes, unique, self.elapsed(), dir)? {
                         self.corpus_new += 1;
                     }
                     self.last_new = self.elapsed();
@@ -1001,7 +1143,7 @@ impl Fuzzer<'_> {
         if outcome != Outcome::Stopped {
             self.guide.stats.count(self.stage, new_outcomes);
         }
-        Ok(())
+        Ok(outcome == Outcome::Normal && !is_new)
     }
 
     /// Run the files in the corpus directory that another worker wrote since the last look.

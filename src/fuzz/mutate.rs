@@ -156,6 +156,13 @@ impl Mutator {
     /// Replace `data` by a mutant: a stack of 1 to 16 operations; `other` (another corpus entry)
     /// is the material of splicing. The result is at most `max_len` bytes.
     pub fn mutate<R: Rng>(&self, rng: &mut R, data: &mut Vec<u8>, other: Option<&[u8]>) {
+        self.mutate_within(rng, data, other, self.max_len);
+    }
+
+    /// [`Mutator::mutate`] with the result at most `limit` bytes (and `max_len`): operators that
+    /// insert stop growing the input at `limit` (length control, libFuzzer's `-len_control`).
+    pub fn mutate_within<R: Rng>(&self, rng: &mut R, data: &mut Vec<u8>, other: Option<&[u8]>, limit: usize) {
+        let limit = limit.clamp(1, self.max_len);
         let stack = 1usize << rng.random_range(0..=4);
         for _ in 0..stack {
             let mut op = OPS[rng.random_range(0..OPS.len())];
@@ -166,15 +173,21 @@ impl Mutator {
             {
                 op = Op::InsertBytes;
             }
-            self.apply(rng, op, data, other.unwrap_or(&[]));
+            self.apply_within(rng, op, data, other.unwrap_or(&[]), limit);
         }
-        if data.len() > self.max_len {
-            data.truncate(self.max_len);
+        if data.len() > limit {
+            data.truncate(limit);
         }
     }
 
     /// Apply one operator.
     pub fn apply<R: Rng>(&self, rng: &mut R, op: Op, data: &mut Vec<u8>, other: &[u8]) {
+        self.apply_within(rng, op, data, other, self.max_len);
+    }
+
+    /// Apply one operator; those that insert do not grow `data` beyond `max` bytes (splicing may:
+    /// [`Mutator::mutate_within`] cuts the result).
+    fn apply_within<R: Rng>(&self, rng: &mut R, op: Op, data: &mut Vec<u8>, other: &[u8], max: usize) {
         let len = data.len();
         // operators that need bytes to work on grow an empty input instead
         let needs = |n: usize| len >= n;
@@ -233,8 +246,8 @@ impl Mutator {
                 let i = rng.random_range(0..=len - n);
                 data.drain(i..i + n);
             }
-            Op::CloneBlock if needs(1) && len < self.max_len => {
-                let n = block_len(rng, len.min(self.max_len - len));
+            Op::CloneBlock if needs(1) && len < max => {
+                let n = block_len(rng, len.min(max - len));
                 let from = rng.random_range(0..=len - n);
                 let at = rng.random_range(0..=len);
                 let block: Vec<u8> = if rng.random_bool(0.75) {
@@ -254,7 +267,7 @@ impl Mutator {
                 let dict = matches!(op, Op::DictInsert | Op::DictOverwrite);
                 let n = if dict { self.dict.len() + self.observed.len() } else { self.constants.len() };
                 if n == 0 {
-                    return self.apply(rng, Op::InsertBytes, data, other);
+                    return self.apply_within(rng, Op::InsertBytes, data, other, max);
                 }
                 let k = rng.random_range(0..n);
                 let t = match (dict, k.checked_sub(self.dict.len())) {
@@ -266,7 +279,7 @@ impl Mutator {
                 if overwrite && len >= t.len() {
                     let at = rng.random_range(0..=len - t.len());
                     data[at..at + t.len()].copy_from_slice(t);
-                } else if len + t.len() <= self.max_len {
+                } else if len + t.len() <= max {
                     let at = rng.random_range(0..=len);
                     data.splice(at..at, t.iter().copied());
                 }
@@ -284,15 +297,15 @@ impl Mutator {
                 if len >= n && rng.random_bool(0.5) {
                     let to = rng.random_range(0..=len - n);
                     data[to..to + n].copy_from_slice(&other[from..from + n]);
-                } else if len + n <= self.max_len {
+                } else if len + n <= max {
                     let at = rng.random_range(0..=len);
                     data.splice(at..at, other[from..from + n].iter().copied());
                 }
             }
             _ => {
                 // InsertBytes, and the operators above on inputs too short for them
-                if len < self.max_len {
-                    let n = rng.random_range(1..=(self.max_len - len).min(4));
+                if len < max {
+                    let n = rng.random_range(1..=(max - len).min(4));
                     let at = rng.random_range(0..=len);
                     let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
                     data.splice(at..at, bytes);
@@ -349,6 +362,28 @@ mod tests {
             let mut d = b"hello".to_vec();
             m.mutate(&mut rng, &mut d, Some(b"splice me in please"));
             assert!(d.len() <= 16);
+        }
+    }
+
+    #[test]
+    fn length_control_caps_growth_but_not_the_input_mutated() {
+        let m = Mutator::new(4096, vec![b"A LONG DICTIONARY TOKEN".to_vec()], &[], &[], &[]);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut grew = false;
+        for _ in 0..3000 {
+            let mut d = b"0123456789".to_vec();
+            m.mutate_within(&mut rng, &mut d, Some(b"material to splice with"), 12);
+            assert!(d.len() <= 12, "{} bytes over a limit of 12", d.len());
+            grew |= d.len() > 10;
+        }
+        assert!(grew, "inputs still grow up to the limit");
+        // at the full length the stack is the same as mutate's, draw for draw
+        let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(9), ChaCha8Rng::seed_from_u64(9));
+        for _ in 0..200 {
+            let (mut x, mut y) = (b"same start".to_vec(), b"same start".to_vec());
+            m.mutate(&mut a, &mut x, Some(b"other"));
+            m.mutate_within(&mut b, &mut y, Some(b"other"), 4096);
+            assert_eq!(x, y);
         }
     }
 

@@ -34,6 +34,15 @@ pub struct Stats {
     pub corpus_new: usize,
     /// Inputs other workers added to the corpus directory that this one ran.
     pub corpus_synced: usize,
+    /// Bytes of all corpus inputs.
+    #[serde(default)]
+    pub corpus_bytes: u64,
+    /// Corpus entries replaced by a shorter input with the same features (`-reduce_inputs`).
+    #[serde(default)]
+    pub corpus_reduced: u64,
+    /// Length control's current limit on havoc's inputs (`-len_control`; libFuzzer's `lim`).
+    #[serde(default)]
+    pub len_limit: usize,
     /// Branch outcomes taken by the corpus, and their number in the program.
     pub outcomes_covered: usize,
     pub outcomes_total: usize,
@@ -131,8 +140,17 @@ impl Monitor {
             return;
         }
         eprintln!(
-            "#{}\t{what:<6} cov: {} ft: {} corp: {} exec/s: {:.0} crashes: {} timeouts: {} oom: {}",
-            s.execs_done, s.outcomes_covered, s.features, s.corpus_count, s.execs_per_sec, s.crashes_found, s.timeouts_unique, s.ooms_unique
+            "#{}\t{what:<6} cov: {} ft: {} corp: {}/{} lim: {} exec/s: {:.0} crashes: {} timeouts: {} oom: {}",
+            s.execs_done,
+            s.outcomes_covered,
+            s.features,
+            s.corpus_count,
+            fmt_bytes(s.corpus_bytes),
+            s.len_limit,
+            s.execs_per_sec,
+            s.crashes_found,
+            s.timeouts_unique,
+            s.ooms_unique
         );
     }
 
@@ -211,6 +229,17 @@ pub fn status_line(s: &Stats) -> String {
         s.ooms_unique,
         fmt_secs((s.run_time_seconds - s.last_new_seconds).max(0.0)) + " ago",
     )
+}
+
+/// Bytes as libFuzzer prints them: `845b`, `12Kb`, `3Mb`.
+pub fn fmt_bytes(b: u64) -> String {
+    if b < 1 << 14 {
+        format!("{b}b")
+    } else if b < 1 << 24 {
+        format!("{}Kb", b >> 10)
+    } else {
+        format!("{}Mb", b >> 20)
+    }
 }
 
 /// `1h02m03s`, `4m05s`, `6s`.
