@@ -68,6 +68,10 @@ fn parse_log(text: &[u8], from: usize) -> (Vec<Entry>, Option<u64>, usize) {
     let mut entries = Vec::new();
     let mut end = None;
     let mut at = from;
+    if from > text.len() {
+        // a read that failed or caught the file while it was being replaced: later
+        return (entries, end, from);
+    }
     while let Some(nl) = text[at..].iter().position(|&b| b == b'\n') {
         let line = String::from_utf8_lossy(&text[at..at + nl]).into_owned();
         at += nl + 1;
@@ -212,6 +216,9 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert_eq!((e[0].exec, e[0].seconds, e[0].bytes.len()), (5, 20e-6, 0));
         assert_eq!((end, at), (Some(9), text.len()));
+        // a read that returned less than was read before (an empty one): nothing, and no panic
+        let (e, end, again) = parse_log(b"", at);
+        assert_eq!((e.len(), end, again), (0, None, at));
     }
 
     #[test]

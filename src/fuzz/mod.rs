@@ -570,8 +570,10 @@ struct Fuzzer<'a> {
     /// count when coverage last grew or the limit last rose.
     len_limit: usize,
     len_mark: u64,
-    /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`).
+    /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`), and the
+    /// executions spent re-running candidates with the quiet map suspended.
     reduced: u64,
+    reduce_runs: u64,
     /// Scratch space for the features a kept input brings.
     new_features: Vec<feedback::Feature>,
     /// Per global outcome, its global site.
@@ -729,6 +731,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         len_limit: max_len,
         len_mark: 0,
         reduced: 0,
+        reduce_runs: 0,
         new_features: vec![],
         outcome_site,
     };
@@ -830,6 +833,7 @@ impl Fuzzer<'_> {
             corpus_synced: self.synced,
             corpus_bytes: self.corpus.total_bytes(),
             corpus_reduced: self.reduced,
+            reduce_runs: self.reduce_runs,
             len_limit: self.len_limit,
             outcomes_covered: self.fb.covered(),
             outcomes_total: self.s.n_outcomes(),
@@ -901,7 +905,7 @@ impl Fuzzer<'_> {
         }
         // length control starts from the corpus as loaded (libFuzzer: at least 4 bytes)
         if self.opts.len_control > 0 {
-            self.len_limit = self.corpus.max_size().clamp(4, self.max_len.max(4)).min(self.max_len);
+            self.len_limit = self.corpus.max_size().max(4).min(self.max_len);
         }
         self.len_mark = self.s.executions;
         let st = self.stats(false);
@@ -1053,6 +1057,7 @@ impl Fuzzer<'_> {
             let (outcome, exit) = run?;
             if outcome != Outcome::Stopped {
                 self.guide.stats.count(self.stage, 0);
+                self.reduce_runs += 1;
             }
             match outcome {
                 Outcome::Normal => {}

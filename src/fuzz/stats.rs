@@ -40,6 +40,10 @@ pub struct Stats {
     /// Corpus entries replaced by a shorter input with the same features (`-reduce_inputs`).
     #[serde(default)]
     pub corpus_reduced: u64,
+    /// Executions that re-ran a shorter candidate with every site recorded in full (outcomes of
+    /// quiet sites are seen only so), to decide a replacement.
+    #[serde(default)]
+    pub reduce_runs: u64,
     /// Length control's current limit on havoc's inputs (`-len_control`; libFuzzer's `lim`).
     #[serde(default)]
     pub len_limit: usize,
