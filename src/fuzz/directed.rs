@@ -34,12 +34,14 @@ pub fn influence_estimate(len: usize) -> u64 {
 }
 
 /// Fewest executions an AVM attempt starts with: an exploratory move each way on the fields of
-/// an 8-byte run (about 16), and pattern moves that span a 64-bit field's range twice (doubling
-/// steps out, about 64, and back, about 64; Korel 1990), as a double walking its ordered key
-/// needs. With less, each attempt ended after a few moves and the next one started again from
-/// steps of 1: on short inputs (a few bytes, so a cheap influence probe and a small credit)
-/// the AVM never walked far (a double to a root: 3-6x the executions).
-pub const AVM_MIN_EXECS: u64 = 160;
+/// a few bytes (about 16) and a run of pattern moves whose doubling steps span a 32-bit field
+/// (about 32; Korel 1990). With less, an attempt on an input of a few bytes (a cheap influence
+/// probe, so a small need) ended after its exploratory moves, and the next began again from
+/// steps of 1 (relation.c under length control: no crash in 3,000 executions on one seed of
+/// three). More costs goals that need many short attempts: at 160, tritype's raw-bytes harness
+/// fell from 9 to 7 of 10 runs (a double's walk to a root gained 2x); a resumable AVM, which
+/// would make the size of one attempt matter less, is not built.
+pub const AVM_MIN_EXECS: u64 = 64;
 
 /// The credit an attempt needs before its AVM starts on an input of `len` bytes: as many
 /// executions as an influence probe of it takes, and those of the probe too unless its result is
