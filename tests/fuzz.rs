@@ -34,9 +34,16 @@ fn harness(name: &str, dir: &Path) -> PathBuf {
 
 /// Run `evotest fuzz ARGS… --json -q` in `dir`; returns the output and the summary.
 fn fuzz(dir: &Path, args: &[&str]) -> (Output, Value) {
+    fuzz_env(dir, args, &[])
+}
+
+/// [`fuzz`] with variables `env` set for evotest and its target.
+fn fuzz_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (Output, Value) {
     // before any `--` (the target's arguments)
     let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
-    let o = evotest().current_dir(dir).arg("fuzz").args(&args[..at]).args(["--json", "-q"]).args(&args[at..]).output().unwrap();
+    let mut c = evotest();
+    c.envs(env.iter().copied());
+    let o = c.current_dir(dir).arg("fuzz").args(&args[..at]).args(["--json", "-q"]).args(&args[at..]).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
         panic!("evotest fuzz {args:?}: no JSON summary ({e}):\n{text}\n{}", String::from_utf8_lossy(&o.stderr))
@@ -427,8 +434,8 @@ fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
 fn branch_distance_solves_an_arithmetic_relation_that_havoc_does_not() {
     let d = tempfile::tempdir().unwrap();
     harness("relation.c", d.path());
-    // x * 6 + 4 == 2000002 over a 4-byte x: guidance within 3,000 executions (it takes 160 to
-    // 560 on seeds 1–5); havoc alone finds nothing in 100,000 on seeds 1–5
+    // x * 6 + 4 == 2000002 over a 4-byte x: guidance within 3,000 executions (it takes 138 to
+    // 249 on seeds 1–5); havoc alone finds nothing in 100,000 on seeds 1–5
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 3000, "on");
         let at = found.unwrap_or_else(|| panic!("seed {seed}: guidance found no crash in 3000 executions: {s:#}"));
@@ -548,7 +555,8 @@ fn input_to_state_replaces_strings_the_program_computes_at_run_time() {
     let d = tempfile::tempdir().unwrap();
     harness("strings.c", d.path());
     // memcmp(d, header, 16), then strcmp(rest, "xK9#qZ!vR2"), both strings built at run time:
-    // with the string operand log, 25 to 65 executions on seeds 1–5; without it (the AVM on the
+    // with the string operand log, 11 to 17 executions on seeds 1–5 (11 to 26 before length
+    // control); without it (the AVM on the
     // byte distance does it) 4,100 to 19,300; havoc alone finds nothing in 5,000
     let header: Vec<u8> = (0..16).map(|i| b'A' + ((i * 7 + 0x42) % 26) as u8).collect();
     for seed in 1..=3 {
@@ -740,15 +748,7 @@ fn length_control_keeps_havocs_inputs_under_a_limit_that_grows() {
     let run = |extra: &[&str], log: &str| {
         let _ = std::fs::remove_dir_all(d.path().join("corpus"));
         let args = [&["harness", "corpus", "seeds", "-seed=5", "-runs=3000", "-max_len=4096", "--guidance", "off"][..], extra].concat();
-        let at = args.len();
-        let o = evotest()
-            .current_dir(d.path())
-            .env("LENGTHS_LOG", d.path().join(log))
-            .arg("fuzz")
-            .args(&args[..at])
-            .args(["--json", "-q"])
-            .output()
-            .unwrap();
+        let (o, _) = fuzz_env(d.path(), &args, &[("LENGTHS_LOG", &d.path().join(log))]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
         (longest_run(&d.path().join(log)), stats["len_limit"].as_u64().unwrap())

@@ -31,7 +31,9 @@ pub enum Feature {
 
 impl Feature {
     /// Whether the execution of `cov` has this feature. `cov`'s lists are in site order (as
-    /// executors fill them), so this is a binary search.
+    /// executors fill them, and outcome IDs follow site IDs), so this is a binary search; were
+    /// they not sorted, it could only answer "absent" wrongly, which costs a replacement
+    /// ([`super::corpus::Corpus::replace`]), never coverage.
     pub fn is_in(self, cov: &Coverage) -> bool {
         match self {
             Feature::Outcome(o) => cov.outcomes.binary_search(&o).is_ok(),
