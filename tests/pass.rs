@@ -56,3 +56,30 @@ fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
     let out = compile_and_run_tests_c_with(dir.path(), &["tests/fixtures/multi_a.c", "tests/fixtures/multi_b.c"]);
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
+
+/// The compare probes' `pred` argument carries the pass's flag on an operand that is a program
+/// constant (`OPERAND_B_CONST`, bit 28, on `x == 7`'s 7), and none on a compare of two variables,
+/// so input-to-state never looks for a constant in the input.
+#[test]
+fn compare_probes_flag_constant_operands() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("cf.c");
+    std::fs::write(&src, "int f(int x, int y) { if (x == 7) return 1; if (x < y) return 2; return 0; }\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+        .args(["-c", "-S", "-emit-llvm", "-o", "-"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ir = String::from_utf8_lossy(&o.stdout);
+    let preds: Vec<u32> = ir
+        .lines()
+        .filter(|l| l.contains("call void @__evotest_cmp_int("))
+        .map(|l| {
+            let args: Vec<&str> = l.split(", ").collect();
+            args[3].trim_start_matches("i32 ").parse().unwrap()
+        })
+        .collect();
+    // eq = 32, slt = 40 (LLVM's predicate numbers)
+    assert_eq!(preds, vec![32 | (1 << 28), 40], "{ir}");
+}

@@ -408,6 +408,21 @@ fn to_f64<'ctx>(ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, v: LLVMValueRef
     }
 }
 
+/// A compare probe's `pred` argument: the predicate, with [`evotest_abi::shm::OPERAND_A_CONST`] /
+/// [`evotest_abi::shm::OPERAND_B_CONST`] set for an operand that is an IR constant.
+fn pred_with_constants(pred: evotest_abi::pred::Pred, a: LLVMValueRef, b: LLVMValueRef) -> u64 {
+    use evotest_abi::shm::{OPERAND_A_CONST, OPERAND_B_CONST};
+    let constant = |v: LLVMValueRef| unsafe { !LLVMIsAConstant(v).is_null() };
+    let mut p = pred as u32;
+    if constant(a) {
+        p |= OPERAND_A_CONST;
+    }
+    if constant(b) {
+        p |= OPERAND_B_CONST;
+    }
+    p as u64
+}
+
 #[allow(clippy::too_many_arguments)]
 fn inject<'ctx>(
     module: &Module<'ctx>,
@@ -429,16 +444,16 @@ fn inject<'ctx>(
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
             let signed = pred.int_operands_signed();
+            let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
-            let p = i32t.const_int(*pred as u64, false).into();
             let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
             builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
         }
         Cond::Float { pred, a, b } => {
+            let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
             let a = to_f64(ctx, builder, *a)?;
             let b = to_f64(ctx, builder, *b)?;
-            let p = i32t.const_int(*pred as u64, false).into();
             let probe = if quiet { probes.ccmp_float } else { probes.cmp_float };
             builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
         }

@@ -337,7 +337,7 @@ pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob
     if quiet_hit::<false>(desc, site) {
         return;
     }
-    let d = match Pred::from_u32(pred) {
+    let d = match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
         Some(p) => distance::icmp(p, a, b),
         None => distance::boolean(a == b),
     };
@@ -353,7 +353,7 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
     if quiet_hit::<false>(desc, site) {
         return;
     }
-    let d = match Pred::from_u32(pred) {
+    let d = match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
         Some(p) => distance::fcmp(p, a, b),
         None => distance::boolean(a == b),
     };
@@ -458,7 +458,7 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
 
 #[inline(never)]
 unsafe fn cmp_int_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    let p = Pred::from_u32(pred);
+    let p = Pred::from_u32(pred & OPERANDS_PRED_MASK);
     if let Some(e) = enter(desc, site, ob) {
         let d = match p {
             Some(p) => distance::icmp(p, a, b),
@@ -482,7 +482,7 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
 
 #[inline(never)]
 unsafe fn cmp_float_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    let p = Pred::from_u32(pred);
+    let p = Pred::from_u32(pred & OPERANDS_PRED_MASK);
     if let Some(e) = enter(desc, site, ob) {
         let d = match p {
             Some(p) => distance::fcmp(p, a, b),

@@ -11,6 +11,7 @@ use crate::cfg::Cfg;
 use crate::fitness::branch::{interprocedural_ladder, intra_ladder};
 use super::{i2s, Fuzzer};
 use crate::trace::{OperandRec, StrOperandRec};
+use evotest_abi::shm::OPERAND_B_CONST;
 use anyhow::Result;
 use evotest_abi::meta::SiteKind;
 use evotest_abi::pred::Pred;
@@ -222,7 +223,7 @@ impl Fuzzer<'_> {
                 if d.is_finite() && d > 0.0 && d < 9.0e15 {
                     let d = d as i64;
                     for v in [c.wrapping_add(d), c.wrapping_sub(d)] {
-                        out.push(OperandRec { site, kind: Pred::Eq as u32, a: v as u64, b: c as u64 });
+                        out.push(OperandRec { site, kind: Pred::Eq as u32 | OPERAND_B_CONST, a: v as u64, b: c as u64 });
                     }
                 }
             }

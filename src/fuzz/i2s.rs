@@ -97,17 +97,21 @@ fn int_targets(a: u64, b: u64, pred: Option<Pred>) -> Vec<u64> {
 /// at most [`MAX_CANDIDATES`].
 pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    let pred = Pred::from_u32(rec.kind & !OPERANDS_FLOAT);
+    let pred = rec.pred();
+    // a constant operand is never looked for: it does not come from the input (an all-zero seed
+    // holds `x == 0`'s 0 at every offset)
+    let sides: Vec<(u64, u64)> = [(true, rec.a, rec.b), (false, rec.b, rec.a)].into_iter().filter(|&(left, ..)| !rec.constant(left)).map(|(_, a, b)| (a, b)).collect();
     if rec.kind & OPERANDS_FLOAT != 0 {
-        floats(data, f64::from_bits(rec.a), f64::from_bits(rec.b), pred, &mut out);
-        floats(data, f64::from_bits(rec.b), f64::from_bits(rec.a), pred, &mut out);
+        for &(a, b) in &sides {
+            floats(data, f64::from_bits(a), f64::from_bits(b), pred, &mut out);
+        }
         return out;
     }
     let width = width.clamp(1, 8);
     // positions aligned to the encoding's width first: in a low-entropy input (an all-zero
     // seed, padding) the operand occurs everywhere, and binary formats align their fields
     for aligned in [true, false] {
-        for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+        for &(a, b) in &sides {
             for w in [8, 4, 2, 1] {
                 if w > width || !fits(a, w) || (w == 1 && !aligned) {
                     continue;
@@ -129,7 +133,7 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
             }
         }
     }
-    for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
+    for &(a, b) in &sides {
         decimal(data, a, b, pred, width, &mut out);
     }
     out
@@ -145,7 +149,7 @@ pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<V
     if rec.kind & OPERANDS_FLOAT != 0 {
         return out;
     }
-    let pred = Pred::from_u32(rec.kind);
+    let pred = rec.pred();
     let n = data.len() as u64;
     for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
         if a != n {
@@ -332,6 +336,20 @@ mod tests {
         // little-endian 7 at offsets 0, 4, 8; big-endian at 3, 7, 11 (the same aligned words)
         assert_eq!(first, [0, 4, 8, 3, 7, 11], "{c:?}");
         assert!(c.iter().skip(6).take(2).all(|y| at(y) % 4 != 0), "then narrower encodings and other offsets");
+    }
+
+    #[test]
+    fn a_constant_operand_is_not_looked_for_in_the_input() {
+        // x != 0 for the 4-byte x at offset 4 (x = 7) on an otherwise zero input: the 0 at
+        // every other offset is the program's constant, not the input's x
+        let data = [0u8, 0, 0, 0, 7, 0, 0, 0];
+        let both = OperandRec { site: 0, kind: Pred::Ne as u32, a: 7, b: 0 };
+        let c = candidates(&data, &both, 4);
+        assert!(c.iter().any(|y| y[..4] != [0, 0, 0, 0]), "without the flag the zeros are replaced too: {c:?}");
+        let flagged = OperandRec { kind: both.kind | evotest_abi::shm::OPERAND_B_CONST, ..both };
+        let c = candidates(&data, &flagged, 4);
+        assert!(!c.is_empty() && c.iter().all(|y| y[..4] == [0, 0, 0, 0]), "only x is replaced: {c:?}");
+        assert_eq!(c[0], [0u8, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -20,6 +20,18 @@
 //! * **ulp** (floats): one step on the ordered key, the next representable value, for exact
 //!   equalities that additive steps of a few ULPs would jump over. Key stage only.
 //!
+//! A move (exploratory or pattern) that makes the execution leave the goal's path earlier than the
+//! current input (a worse approach level) is **repaired** before it is rejected
+//! ([`super::i2s::repairs`], at most [`MAX_REPAIRS`] evaluations): another field equal to the
+//! unchanged operand of the compare the move broke is set to turn it back, so a variable covered
+//! by a checksum (`digits[12] == checksum(digits)`) or tied to another input (`v2 > v1` above the
+//! goal) can still be walked, each step followed by the check field. The flips at the start of an
+//! attempt and the input-to-state moves are repaired the same way. After a repaired exploratory
+//! move, pattern moves first follow the whole step taken, move and repair together (Hooke &
+//! Jeeves 1961), then the variable alone, each step repaired. Measured (30 runs): comp(n, c) 20-40x
+//! fewer executions, gammq 8-14x, EAN-13's check digit 40-90x; tritype 1.5-2.4x and triangle
+//! 1.1-1.4x more (bench/results/repairs-ab.md).
+//!
 //! The **key stage** runs at each local optimum of the main cycle, before refinement: binade and
 //! ulp moves on every float. Keeping them out of the main cycle saves four evaluations per float
 //! per failed exploration where additive moves do the work (values of moderate magnitude).
@@ -61,6 +73,7 @@
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Patience, SearchContext};
 use crate::input::mapped::{key32, key64, unkey32, unkey64};
 use crate::input::{same, Field, Input, Role, ScalarType, Value};
+use crate::observe::Evaluation;
 use anyhow::Result;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
@@ -68,6 +81,10 @@ pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     about: "alternating variable method: exploratory and pattern moves per variable, random restarts (Korel 1990; AUSTIN, AVMf)",
     build: |_| Algorithm::PerGoal(Box::new(Avm)),
 };
+
+/// Most repairs ([`super::i2s::repairs`]) tried after one move that broke a condition: the field
+/// that restores it (a check digit) may come after fields that equal the same operand by chance.
+const MAX_REPAIRS: usize = 3;
 
 /// Most integer variables for which pair moves are tried.
 const MAX_PAIR_FIELDS: usize = 8;
@@ -118,6 +135,11 @@ struct Local<'c, 'a> {
 impl Local<'_, '_> {
     /// Evaluate `y`; move there if it is better. `Err(stop)` when the attempt must end.
     fn try_move(&mut self, y: Input) -> Result<std::result::Result<bool, Stop>> {
+        Ok(self.try_eval(y)?.map(|(moved, _)| moved))
+    }
+
+    /// [`Self::try_move`], also giving back the evaluation and fitness of a move not taken.
+    fn try_eval(&mut self, y: Input) -> Result<std::result::Result<(bool, Option<(Evaluation, f64)>), Stop>> {
         if self.cx.out_of_budget() {
             return Ok(Err(Stop::Budget));
         }
@@ -135,7 +157,37 @@ impl Local<'_, '_> {
         if fy < self.fx {
             self.x = ev.input;
             self.fx = fy;
-            return Ok(Ok(true));
+            return Ok(Ok((true, None)));
+        }
+        Ok(Ok((false, Some((ev, fy)))))
+    }
+
+    /// A move of one variable to `y`: [`Self::try_move`], and when `y` is not better because its
+    /// execution left the goal's path earlier than the current input's (a worse approach level,
+    /// the integer part of the fitness), up to [`MAX_REPAIRS`] repairs of the condition it broke
+    /// ([`super::i2s::repairs`]), until one is better.
+    fn try_move_repaired(&mut self, y: Input) -> Result<std::result::Result<bool, Stop>> {
+        let d = self.cx.domain;
+        let changed: Vec<usize> = (0..d.fields.len()).filter(|&j| !same(d.get(&y, j), d.get(&self.x, j))).take(2).collect();
+        let [i] = changed[..] else { return self.try_move(y) };
+        let fx = self.fx;
+        let (ev, fy) = match self.try_eval(y)? {
+            Ok((_, Some(e))) => e,
+            Ok((moved, None)) => return Ok(Ok(moved)),
+            Err(s) => return Ok(Err(s)),
+        };
+        if fy.floor() <= fx.floor() || self.cx.out_of_budget() {
+            return Ok(Ok(false));
+        }
+        // the current input's evaluation, from the cache (it was evaluated recently)
+        let before = self.cx.evaluate(&self.x)?;
+        let cands = super::i2s::repairs(self.cx.domain, self.cx.goal(self.goal), &before.trace, &ev.input, &ev.trace, i, &|j| self.step(j));
+        for c in cands.into_iter().take(MAX_REPAIRS) {
+            match self.try_move(c)? {
+                Ok(true) => return Ok(Ok(true)),
+                Ok(false) => {}
+                Err(s) => return Ok(Err(s)),
+            }
         }
         Ok(Ok(false))
     }
@@ -212,10 +264,11 @@ impl Local<'_, '_> {
         let mut improved = false;
         loop {
             let mut chosen = None;
+            let start = self.x.clone();
             'explore: for mv in self.moves(i, stage) {
                 for d in [-1.0, 1.0] {
                     if let Some(y) = self.moved(i, mv, d, 1.0) {
-                        match self.try_move(y)? {
+                        match self.try_move_repaired(y)? {
                             Ok(true) => {
                                 chosen = Some((mv, d));
                                 break 'explore;
@@ -228,15 +281,63 @@ impl Local<'_, '_> {
             }
             let Some((mv, dir)) = chosen else { return Ok(Ok(improved)) };
             improved = true;
+            let step = self.step_from(&start);
+            if step.len() > 1 {
+                // the move was repaired: pattern moves along the step taken, the move and its
+                // repair together (Hooke & Jeeves 1961), doubling, so that a variable tied to
+                // another by an ordering or an equality is not walked one unit per evaluation;
+                // where that stops (a checksum is not linear), the variable's own pattern moves,
+                // each repaired, go on
+                let mut k = 2.0;
+                while let Some(y) = self.shifted(&step, k) {
+                    match self.try_move(y)? {
+                        Ok(true) => k *= 2.0,
+                        Ok(false) => break,
+                        Err(s) => return Ok(Err(s)),
+                    }
+                }
+            }
             let mut k = 2.0;
             while let Some(y) = self.moved(i, mv, dir, k) {
-                match self.try_move(y)? {
+                match self.try_move_repaired(y)? {
                     Ok(true) => k *= 2.0,
                     Ok(false) => break,
                     Err(s) => return Ok(Err(s)),
                 }
             }
         }
+    }
+
+    /// The step from `start` to the current input: (field, change) of each field that differs
+    /// (an integer difference, or a float one); empty if a field cannot be differenced.
+    fn step_from(&self, start: &Input) -> Vec<(usize, Value)> {
+        let d = self.cx.domain;
+        let mut out = Vec::new();
+        for j in 0..d.fields.len() {
+            match (d.get(start, j), d.get(&self.x, j)) {
+                (a, b) if same(a, b) => {}
+                (Value::Int(a), Value::Int(b)) => out.push((j, Value::Int(b.saturating_sub(a)))),
+                (Value::Float(a), Value::Float(b)) if (b - a).is_finite() => out.push((j, Value::Float(b - a))),
+                _ => return vec![],
+            }
+        }
+        out
+    }
+
+    /// The current input moved by `k` times `step` ([`Self::step_from`]), normalised into the
+    /// domain; `None` if that changes nothing.
+    fn shifted(&self, step: &[(usize, Value)], k: f64) -> Option<Input> {
+        let d = self.cx.domain;
+        let mut y = self.x.clone();
+        for &(j, by) in step {
+            let v = match (d.get(&self.x, j), by) {
+                (Value::Int(v), Value::Int(by)) => Value::Int(v.saturating_add(by.saturating_mul(k.min(1e30) as i128))),
+                (Value::Float(v), Value::Float(by)) => Value::Float(v + by * k),
+                _ => return None,
+            };
+            d.set(&mut y, j, d.normalise(j, v));
+        }
+        (y != self.x).then_some(y)
     }
 
     /// A restart point near the goal (the perturbation step of iterated local search, Lourenço,
@@ -340,7 +441,7 @@ impl Local<'_, '_> {
         };
         let mut improved = false;
         for y in cands {
-            match self.try_move(y)? {
+            match self.try_move_repaired(y)? {
                 Ok(b) => improved |= b,
                 Err(s) => return Ok(Err(s)),
             }
@@ -703,6 +804,43 @@ mod tests {
         });
         assert_eq!(r.covered, 2, "{r:?}");
         assert!(r.executions < 2_000, "{r:?}");
+    }
+
+    /// Repairs: a goal under a check digit. `d4` must equal a weighted checksum of `d0..d3`
+    /// modulo 10 (site 0, as in EAN-13) before `d0 + d1 == 1500` (site 1) is decided; every move
+    /// of `d0` or `d1` breaks the check (a worse approach level), so AVM without repairs sees a
+    /// local optimum at its start (it needed 2,289 executions, through restarts and pair moves);
+    /// with them (62 executions), each step is followed by the check digit set to the checksum
+    /// the compare saw.
+    #[test]
+    fn repairs_let_a_search_walk_a_variable_under_a_checksum() {
+        use crate::exec::mock::MockRun;
+        use evotest_abi::pred::Pred;
+        let d = ints(&["d0", "d1", "d2", "d3", "d4"], Some((0, 999)));
+        let sc = Scenario {
+            sites: 2,
+            outcomes: 4,
+            goals: branch_goals(1, vec![vec![(0, 0)]]),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let x: Vec<i128> = v.iter().map(|c| c.as_i128()).collect();
+                let sum = x[0] + 3 * x[1] + x[2] + 3 * x[3];
+                let check = (10 - sum % 10) % 10;
+                r.compare(0, Pred::Eq, check as u64, x[4] as u64);
+                r.branch(0, 0, &eq(check, x[4]));
+                if check != x[4] {
+                    return;
+                }
+                r.branch(1, 2, &eq(x[0] + x[1], 1500));
+            }),
+        };
+        // 0, 0, 1, 2: sum 7, check digit 3
+        let start = d.from_values(&[0, 0, 1, 2, 3].map(|c| Value::Int(c)));
+        let r = run_with(&d, sc, SearchConfig::default(), 3, 20_000, |cx| {
+            cx.evaluate(&start).unwrap();
+            drive(cx, &mut Avm).unwrap();
+        });
+        assert_eq!(r.covered, 2, "{r:?}");
+        assert!(r.executions < 500, "{r:?}");
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.

@@ -178,8 +178,52 @@ pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace, margin:
 
 /// The inputs of [`flips`] for one operand record.
 pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
+    flips_where(domain, x, rec, margin, &|_, _| true)
+}
+
+/// *Repairs* of a move that broke a condition on the way to the goal: `y` is the current input
+/// `x` with field `moved` changed, and `y`'s execution left the goal's path earlier than `x`'s
+/// (a worse approach level), at `y`'s critical branch. The repairs are the [`flips`] of that
+/// branch on `y` that leave field `moved` as it is, made from the fields equal to the compare
+/// operand that the move did not change (its value in `x`'s first evaluation of the same compare,
+/// `before`): in `digits[12] == checksum(digits[0..12])` the moved digit changed the checksum, and
+/// the check digit, which still equals the other operand, is set to the new checksum. When
+/// both operands or neither changed (or `before` did not reach the compare), fields equal to
+/// either operand are used. In field order, without duplicates; for a string compare, the
+/// [`string_copies`] that leave field `moved` as it is.
+///
+/// This is input-to-state's checksum repair (Aschermann et al. 2019, REDQUEEN fixes checksums
+/// after mutating what they cover) inside a local search: a move that would help the goal is
+/// not rejected because it broke a guard another field can restore in one evaluation, so AVM can
+/// walk a variable that a checksum, a length field or an equality with another input depends on.
+pub fn repairs(domain: &Domain, goal: &dyn Goal, before: &Trace, y: &Input, after: &Trace, moved: usize, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
+    let Some(site) = goal.critical_branch(after) else { return vec![] };
+    let keeps = |c: &Input| crate::input::same(domain.get(c, moved), domain.get(y, moved));
+    let mut out: Vec<Input> = match after.operands(site) {
+        Some(rec) => {
+            let sides = match before.operands(site) {
+                Some(old) if (old.a == rec.a) != (old.b == rec.b) => [old.a == rec.a, old.b == rec.b],
+                _ => [true, true],
+            };
+            flips_where(domain, y, rec, margin, &|i, left| i != moved && sides[if left { 0 } else { 1 }])
+        }
+        None => vec![],
+    };
+    if let Some(rec) = after.str_operands(site) {
+        for c in string_copies(domain, y, rec) {
+            if keeps(&c) && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// [`flips_of`] for the fields `i` and sides that `keep(i, left)` allows (`left`: the field equals
+/// the compare's left operand `rec.a` and takes a value from the right one).
+fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usize) -> f64, keep: &dyn Fn(usize, bool) -> bool) -> Vec<Input> {
     let float = rec.kind & OPERANDS_FLOAT != 0;
-    let Some(rel) = Pred::from_u32(rec.kind & !OPERANDS_FLOAT).and_then(Pred::rel) else { return vec![] };
+    let Some(rel) = rec.pred().and_then(Pred::rel) else { return vec![] };
     // `this rel other` with this on the right-hand side is `other rel' this`
     let mirror = |r: Rel| match r {
         Rel::Lt => Rel::Gt,
@@ -194,8 +238,8 @@ pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(us
         let mut targets: Vec<Value> = Vec::new();
         match (old, float) {
             (Value::Int(v), false) => {
-                for (this, other, r) in [(rec.a, rec.b, rel), (rec.b, rec.a, mirror(rel))] {
-                    if !int_matches(v, this) {
+                for (left, this, other, r) in [(true, rec.a, rec.b, rel), (false, rec.b, rec.a, mirror(rel))] {
+                    if !int_matches(v, this) || !keep(i, left) {
                         continue;
                     }
                     let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
@@ -225,8 +269,8 @@ pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(us
                     let u = if single { (f as f32).next_down() as f64 } else { f.next_down() };
                     if f - m < u { f - m } else { u }
                 };
-                for (this, other, r) in [(a, b, rel), (b, a, mirror(rel))] {
-                    if v != this || other.is_nan() {
+                for (left, this, other, r) in [(true, a, b, rel), (false, b, a, mirror(rel))] {
+                    if v != this || other.is_nan() || !keep(i, left) {
                         continue;
                     }
                     let Some(ord) = v.partial_cmp(&other) else { continue };
@@ -296,7 +340,7 @@ pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> V
         if kind & OPERANDS_FLOAT != 0 || !seen.insert((kind, rec.a, rec.b)) {
             continue;
         }
-        let Some(p) = Pred::from_u32(kind).filter(|p| p.is_int() && p.rel().is_some()) else { continue };
+        let Some(p) = rec.pred().filter(|p| p.is_int() && p.rel().is_some()) else { continue };
         let before = evotest_abi::distance::icmp_holds(p, rec.a, rec.b);
         for (i, v) in values.iter().enumerate() {
             let Some(v) = *v else { continue };

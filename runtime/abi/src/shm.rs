@@ -220,6 +220,27 @@ pub const OPERANDS_FLOAT: u32 = 1 << 31;
 /// Flag in [`OperandRec::kind`]: a later evaluation of the site in the execution, not its first
 /// (logged under [`FLAG_REPEATED_OPERANDS`]).
 pub const OPERANDS_REPEATED: u32 = 1 << 30;
+/// Flag in [`OperandRec::kind`] (and in the `pred` argument of the compare probes, where the pass
+/// sets it): operand `a` is a constant of the program (an IR constant at instrumentation time), so
+/// it never comes from the input: input-to-state looks for the other operand only.
+pub const OPERAND_A_CONST: u32 = 1 << 29;
+/// As [`OPERAND_A_CONST`], for operand `b`.
+pub const OPERAND_B_CONST: u32 = 1 << 28;
+/// The bits of [`OperandRec::kind`] (and of a compare probe's `pred` argument) that hold the
+/// predicate.
+pub const OPERANDS_PRED_MASK: u32 = 0xffff;
+
+impl OperandRec {
+    /// The compare's predicate.
+    pub fn pred(&self) -> Option<crate::pred::Pred> {
+        crate::pred::Pred::from_u32(self.kind & OPERANDS_PRED_MASK)
+    }
+
+    /// Whether operand `a` (`left`) or `b` is a constant of the program ([`OPERAND_A_CONST`]).
+    pub fn constant(&self, left: bool) -> bool {
+        self.kind & if left { OPERAND_A_CONST } else { OPERAND_B_CONST } != 0
+    }
+}
 
 /// Bytes of each compared string kept in a [`StrOperandRec`]: a longer string is logged as its
 /// first `STR_OPERAND_CAP` bytes (its whole length is still recorded). 64 holds the keywords,
