@@ -29,7 +29,7 @@
 //! attempt and the input-to-state moves are repaired the same way. After a repaired exploratory
 //! move, pattern moves first follow the whole step taken, move and repair together (Hooke &
 //! Jeeves 1961), then the variable alone, each step repaired. Measured (30 runs): comp(n, c) 20-40x
-//! fewer executions, gammq 8-14x, EAN-13's check digit 40-90x; tritype 1.5-2.4x and triangle
+//! fewer executions, gammq 8-14x, EAN-13's check digit 50-90x; tritype 1.5-2.4x and triangle
 //! 1.1-1.4x more (bench/results/repairs-ab.md).
 //!
 //! The **key stage** runs at each local optimum of the main cycle, before refinement: binade and

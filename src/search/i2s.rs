@@ -8,6 +8,10 @@
 //! moving `x` towards `g(y)` one step at a time can take longer than the budget. Every copy is
 //! tried as the value and its two neighbours (for `<`, `<=`, `>`, `>=`).
 //!
+//! The same candidates **repair** a one-variable move that broke a condition on the goal's path
+//! ([`repairs`]): another field equal to the operand the move left alone turns the compare back
+//! (a check digit takes the new checksum).
+//!
 //! The operands come from the trace's operand log ([`crate::trace::Trace::operands`]), the first
 //! evaluation of each compare site in the execution.
 //!

@@ -20,9 +20,13 @@ pub mod shm;
 pub mod names {
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u64 a, u64 b)`: an integer
     /// compare (`icmp`) that decides a branch site. Operands are widened to 64 bits as
-    /// [`crate::pred::Pred::int_operands_signed`] says.
+    /// [`crate::pred::Pred::int_operands_signed`] says. `pred` is the predicate in its low bits
+    /// ([`crate::shm::OPERANDS_PRED_MASK`]), with [`crate::shm::OPERAND_A_CONST`] /
+    /// [`crate::shm::OPERAND_B_CONST`] set for an operand that is an IR constant; the probe logs
+    /// it as the operand record's `kind`.
     pub const PROBE_CMP_INT: &str = "__evotest_cmp_int";
-    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, double a, double b)`: an `fcmp`.
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, double a, double b)`: an `fcmp`
+    /// (`pred` as for [`PROBE_CMP_INT`]).
     pub const PROBE_CMP_FLOAT: &str = "__evotest_cmp_float";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 value)`: a condition that is not a
     /// compare (a loaded `bool`, a call result); distance 0 or K.

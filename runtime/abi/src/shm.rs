@@ -209,7 +209,10 @@ pub struct Event {
 pub struct OperandRec {
     /// Global site ID.
     pub site: u32,
-    /// The predicate ([`crate::pred::Pred`] as `u32`), with [`OPERANDS_FLOAT`] set for an `fcmp`.
+    /// The predicate ([`crate::pred::Pred`] as `u32`, in [`OPERANDS_PRED_MASK`]), with
+    /// [`OPERANDS_FLOAT`] set for an `fcmp`, [`OPERANDS_REPEATED`] for a later evaluation, and
+    /// [`OPERAND_A_CONST`] / [`OPERAND_B_CONST`] for a constant operand; see
+    /// [`OperandRec::pred`] and [`OperandRec::constant`].
     pub kind: u32,
     pub a: u64,
     pub b: u64,
