@@ -150,8 +150,22 @@ pub fn interprocedural_ladder(
     block: usize,
     mut intra: impl FnMut(usize, usize) -> Vec<Vec<(SiteId, OutcomeId)>>,
 ) -> Vec<Vec<(SiteId, OutcomeId)>> {
-    use std::collections::HashSet;
     let mut levels = intra(function, block);
+    levels.extend(caller_ladder(callers, function, intra));
+    levels
+}
+
+/// The levels [`interprocedural_ladder`] adds above a block's own ladder: those of the calls
+/// into `function`, merged level-wise over its callers, then their callers' (up to
+/// [`MAX_CALL_DEPTH`] calls, never through a function twice). They are the same for every block
+/// of `function`, so a caller that needs the ladders of many of its blocks computes them once.
+pub fn caller_ladder(
+    callers: &[Vec<(usize, usize)>],
+    function: usize,
+    mut intra: impl FnMut(usize, usize) -> Vec<Vec<(SiteId, OutcomeId)>>,
+) -> Vec<Vec<(SiteId, OutcomeId)>> {
+    use std::collections::HashSet;
+    let mut levels = Vec::new();
     let mut visited: HashSet<usize> = HashSet::from([function]);
     let mut current = vec![function];
     for _ in 0..MAX_CALL_DEPTH {

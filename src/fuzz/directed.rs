@@ -8,7 +8,9 @@
 use super::avm::{self, Avm};
 use super::guide::Stage;
 use crate::cfg::Cfg;
-use crate::fitness::branch::{interprocedural_ladder, intra_ladder};
+use crate::fitness::branch::{caller_ladder, intra_ladder};
+use super::guide::SiteLadder;
+use std::rc::Rc;
 use super::{i2s, Fuzzer};
 use crate::trace::{OperandRec, StrOperandRec};
 use evotest_abi::shm::OPERAND_B_CONST;
@@ -59,31 +61,33 @@ pub(super) struct Focus {
     pub site: u32,
     pub outcome: u32,
     /// Its approach-level ladder (see [`super::guide::Guide::fitness`]).
-    pub ladder: std::rc::Rc<Vec<Vec<(u32, u32)>>>,
+    pub ladder: Rc<SiteLadder>,
 }
 
 impl Fuzzer<'_> {
     /// The approach-level ladder of `site` across calls: per level, the (site, outcome) pairs of
     /// the control dependences (Ferrante et al. 1987) in its function, then in the functions
-    /// that call it ([`crate::fitness::branch::interprocedural_ladder`]). CFGs, the call sites
-    /// and each site's ladder are computed on first use and kept.
-    fn ladder(&mut self, site: u32) -> std::rc::Rc<Vec<Vec<(u32, u32)>>> {
+    /// that call it ([`crate::fitness::branch::interprocedural_ladder`]). CFGs, the call sites,
+    /// each block's own ladder, each function's caller levels and each site's ladder are
+    /// computed on first use and kept.
+    fn ladder(&mut self, site: u32) -> Rc<SiteLadder> {
         if let Some(l) = self.ladders.get(&site) {
             return l.clone();
         }
-        let l = std::rc::Rc::new(self.compute_ladder(site));
+        let l = Rc::new(self.compute_ladder(site));
         self.ladders.insert(site, l.clone());
         l
     }
 
-    fn compute_ladder(&mut self, site: u32) -> Vec<Vec<(u32, u32)>> {
+    fn compute_ladder(&mut self, site: u32) -> SiteLadder {
         let p = &self.s.target.program;
-        let Some(s) = p.sites.get(site as usize) else { return vec![] };
+        let Some(s) = p.sites.get(site as usize) else { return SiteLadder::default() };
         let callers = self.callers.get_or_insert_with(|| p.callers());
         let cfgs = &mut self.cfgs;
-        // every site of a function shares its callers' call-site ladders: compute each once
+        // a function's call sites appear in the ladders of every function it calls: compute the
+        // ladder of each block once
         let intra = &mut self.intra_ladders;
-        interprocedural_ladder(callers, s.function, s.meta.block as usize, |f, b| {
+        let mut intra = |f: usize, b: usize| {
             intra
                 .entry((f, b))
                 .or_insert_with(|| {
@@ -93,7 +97,17 @@ impl Fuzzer<'_> {
                     intra_ladder(p, cfg, f, b)
                 })
                 .clone()
-        })
+        };
+        let own = intra(s.function, s.meta.block as usize);
+        let callers = match self.caller_ladders.get(&s.function) {
+            Some(c) => c.clone(),
+            None => {
+                let c = Rc::new(caller_ladder(callers, s.function, &mut intra));
+                self.caller_ladders.insert(s.function, c.clone());
+                c
+            }
+        };
+        SiteLadder { own, callers }
     }
 
     /// One directed attempt on target `t` of the guide (see module docs), with `credit`

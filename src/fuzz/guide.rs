@@ -26,7 +26,10 @@
 //! input. The AVM (with its influence probe) runs only once every candidate was tried, and only
 //! on *credit*: the executions havoc has had beyond the directed stages', so that the directed
 //! stages never get more executions than havoc, at any moment, not only when an attempt starts
-//! (an attempt's AVM budget is the credit left, at most `directed::AVM_EXECS`). On a program that
+//! (an attempt's AVM budget is the credit left, at most `directed::AVM_EXECS`); nor more time
+//! ([`GuideStats::credit`]: the directed stages start from the pool's inputs, which on a parser
+//! can run several times longer than havoc's: libyaml's ran at a third of havoc's exec/s, and
+//! took two thirds of the run). On a program that
 //! havoc covers at once, evotest is then at most about twice as slow as havoc alone; where
 //! substitution takes the outcomes, it is as fast as substitution alone. An attempt whose AVM does
 //! not lower the outcome's best fitness stalls it; any later improvement (by havoc, or by an
@@ -113,6 +116,39 @@ impl Target {
     }
 }
 
+/// An approach-level ladder: per level, the (site, outcome) pairs of its control dependences.
+pub type Ladder = Vec<Vec<(u32, u32)>>;
+
+/// The approach-level ladder of one site across calls
+/// ([`crate::fitness::branch::interprocedural_ladder`]): the levels of its own block in its
+/// function, then the levels of the calls into the function, which every site of the function
+/// shares (on a large program they run to tens of thousands of pairs, so they are kept once per
+/// function, not copied into each site's ladder).
+#[derive(Clone, Debug, Default)]
+pub struct SiteLadder {
+    /// The levels within the site's function.
+    pub own: Ladder,
+    /// The levels of the calls into it ([`crate::fitness::branch::caller_ladder`]).
+    pub callers: std::rc::Rc<Ladder>,
+}
+
+impl SiteLadder {
+    /// The levels, nearest first.
+    pub fn levels(&self) -> impl Iterator<Item = &Vec<(u32, u32)>> {
+        self.own.iter().chain(self.callers.iter())
+    }
+
+    /// The number of levels.
+    pub fn len(&self) -> usize {
+        self.own.len() + self.callers.len()
+    }
+
+    /// Whether it has no level.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Executions spent and outcomes first covered by each stage of the loop, for the `--json`
 /// summary (of the worker that prints it; with `-j`, each worker has its own). Executions of
 /// crash triage and minimisation belong to no stage, so the stages add up to less than the
@@ -132,6 +168,22 @@ pub struct GuideStats {
     pub execs_influence: u64,
     /// Executions of the alternating variable method on fields (Korel 1990).
     pub execs_avm: u64,
+    /// Wall-clock seconds of the seeds' executions (each execution with its evaluation:
+    /// coverage, distances, triage of what it found), as for the `secs_*` fields below.
+    #[serde(default)]
+    pub secs_seed: f64,
+    /// Seconds of havoc's executions.
+    #[serde(default)]
+    pub secs_havoc: f64,
+    /// Seconds of input-to-state's executions.
+    #[serde(default)]
+    pub secs_i2s: f64,
+    /// Seconds of the influence probe's executions.
+    #[serde(default)]
+    pub secs_influence: f64,
+    /// Seconds of the AVM's executions.
+    #[serde(default)]
+    pub secs_avm: f64,
     /// Outcomes first covered by a seed (or a file another worker wrote).
     pub covered_by_seed: usize,
     /// Outcomes first covered by havoc.
@@ -189,6 +241,42 @@ impl GuideStats {
         *c += new_outcomes;
     }
 
+    /// Add `secs` seconds to the time of `stage`.
+    pub fn add_time(&mut self, stage: Stage, secs: f64) {
+        *match stage {
+            Stage::Seed => &mut self.secs_seed,
+            Stage::Havoc => &mut self.secs_havoc,
+            Stage::I2s => &mut self.secs_i2s,
+            Stage::Influence => &mut self.secs_influence,
+            Stage::Avm => &mut self.secs_avm,
+        } += secs;
+    }
+
+    /// Seconds of the directed stages' executions.
+    pub fn directed_secs(&self) -> f64 {
+        self.secs_i2s + self.secs_influence + self.secs_avm
+    }
+
+    /// The executions the directed stages may spend now (see module docs: Scheduling), `None`
+    /// when they have had more than havoc, in executions or in time. The credit in executions
+    /// is havoc's executions less theirs; in time, havoc's seconds less theirs, at the directed
+    /// stages' own rate so far (havoc's before they have run). The smaller of the two.
+    pub fn credit(&self) -> Option<u64> {
+        let by_execs = self.execs_havoc.checked_sub(self.directed())?;
+        let secs = self.secs_havoc - self.directed_secs();
+        if secs < 0.0 {
+            return None;
+        }
+        let rate = if self.directed() > 0 && self.directed_secs() > 0.0 {
+            self.directed() as f64 / self.directed_secs()
+        } else if self.secs_havoc > 0.0 {
+            self.execs_havoc as f64 / self.secs_havoc
+        } else {
+            return Some(by_execs);
+        };
+        Some(by_execs.min((secs * rate) as u64))
+    }
+
     /// Executions of the directed stages (input-to-state, influence, AVM).
     pub fn directed(&self) -> u64 {
         self.execs_i2s + self.execs_influence + self.execs_avm
@@ -203,6 +291,9 @@ pub struct Guide {
     /// Per global site: indices into `targets` of its frontier outcomes (empty: not a frontier
     /// site).
     at_site: Vec<Vec<u32>>,
+    /// One bit per global site: whether `at_site` of it is not empty (read for every site an
+    /// execution ran, so kept apart from `at_site`, which is 24 bytes a site).
+    frontier_bits: Vec<u64>,
     /// Per global site: whether its outcomes may join the frontier (see [`Guide::restrict`]).
     in_scope: Vec<bool>,
     /// The frontier outcomes.
@@ -225,6 +316,7 @@ impl Guide {
         Guide {
             site_outcomes,
             at_site: vec![vec![]; n],
+            frontier_bits: vec![0; n.div_ceil(64)],
             in_scope: vec![true; n],
             targets: vec![],
             covered_when: usize::MAX,
@@ -254,6 +346,7 @@ impl Guide {
         for v in &mut self.at_site {
             v.clear();
         }
+        self.frontier_bits.fill(0);
         let mut left_out = 0;
         for (s, &(base, n)) in self.site_outcomes.iter().enumerate() {
             let outs = base..base.saturating_add(n);
@@ -285,6 +378,7 @@ impl Guide {
                     t.stalled = false;
                 }
                 self.at_site[s].push(self.targets.len() as u32);
+                self.frontier_bits[s / 64] |= 1 << (s % 64);
                 self.targets.push(t);
             }
         }
@@ -304,6 +398,9 @@ impl Guide {
     pub fn observe(&mut self, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>, data: &[u8]) -> usize {
         let mut improved = 0;
         for &(s, _) in &cov.sites {
+            if self.frontier_bits.get(s as usize / 64).is_none_or(|w| w & (1 << (s % 64)) == 0) {
+                continue;
+            }
             let Some(ts) = self.at_site.get(s as usize) else { continue };
             for &ti in ts {
                 let t = &mut self.targets[ti as usize];
@@ -342,7 +439,7 @@ impl Guide {
     /// with an executed site, `d` the least distance of its outcomes there; `ladder.len() + 1`
     /// when none ran (the function was not reached). Without a ladder, an unreached site is
     /// [`UNREACHED`].
-    pub fn fitness(site: u32, outcome: u32, ladder: &[Vec<(u32, u32)>], cov: &Coverage, dist: impl Fn(u32) -> Option<f64>) -> f64 {
+    pub fn fitness(site: u32, outcome: u32, ladder: &SiteLadder, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>) -> f64 {
         let ran = |s: u32| cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok();
         if ran(site) {
             return dist(outcome).map_or(1.0, normalise);
@@ -350,7 +447,7 @@ impl Guide {
         if ladder.is_empty() {
             return UNREACHED;
         }
-        for (i, level) in ladder.iter().enumerate() {
+        for (i, level) in ladder.levels().enumerate() {
             let best = level.iter().filter(|&&(s, _)| ran(s)).filter_map(|&(_, o)| dist(o)).map(normalise).reduce(f64::min);
             if let Some(b) = best {
                 return (i + 1) as f64 + b;
@@ -470,11 +567,28 @@ impl Guide {
 mod tests {
     use super::*;
 
+    /// The directed stages' credit is havoc's lead in executions, or in time at their own rate,
+    /// whichever is less; none once they are ahead in either.
+    #[test]
+    fn directed_stages_get_neither_more_executions_nor_more_time_than_havoc() {
+        let st = |execs_havoc, secs_havoc, execs_avm, secs_avm| GuideStats { execs_havoc, secs_havoc, execs_avm, secs_avm, ..Default::default() };
+        // nothing directed yet: havoc's lead in executions
+        assert_eq!(st(1000, 1.0, 0, 0.0).credit(), Some(1000));
+        // as fast as havoc: the lead in executions
+        assert_eq!(st(1000, 1.0, 500, 0.5).credit(), Some(500));
+        // a third of havoc's rate: 0.5 s left at 500 executions a second
+        assert_eq!(st(1000, 1.0, 250, 0.5).credit(), Some(250));
+        // ahead in time, behind in executions
+        assert_eq!(st(1000, 1.0, 300, 1.2).credit(), None);
+        // ahead in executions
+        assert_eq!(st(1000, 10.0, 1001, 1.0).credit(), None);
+    }
+
     #[test]
     fn approach_level_counts_the_control_dependences_missed() {
         // site 5 (outcomes 10, 11) depends on site 3 taking outcome 6, which depends on site 1
         // taking outcome 2
-        let ladder = vec![vec![(3, 6)], vec![(1, 2)]];
+        let ladder = SiteLadder { own: vec![vec![(3, 6)]], callers: std::rc::Rc::new(vec![vec![(1, 2)]]) };
         let dist = |o: u32| Some(if o == 2 { 1.0 } else { 3.0 });
         assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist), normalise(3.0));
         assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist), 1.0 + normalise(3.0));
@@ -546,8 +660,8 @@ mod tests {
         assert_eq!(t.pool, vec![vec![4], vec![5], vec![6], vec![7]]);
         // an execution that does not reach the site changes nothing
         assert_eq!(g.observe(&cov(&[], &[]), |_| Some(0.0), &[9]), 0);
-        assert_eq!(Guide::fitness(0, 1, &[], &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
-        assert_eq!(Guide::fitness(0, 1, &[], &c, |_| Some(3.0)), normalise(3.0));
+        assert_eq!(Guide::fitness(0, 1, &SiteLadder::default(), &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
+        assert_eq!(Guide::fitness(0, 1, &SiteLadder::default(), &c, |_| Some(3.0)), normalise(3.0));
     }
 
     #[test]

@@ -61,7 +61,7 @@ use crate::util::write_atomic;
 use anyhow::{bail, Context, Result};
 use corpus::{sha1_hex, Corpus};
 use feedback::Feedback;
-use guide::{Guide, GuideStats, Stage};
+use guide::{Guide, GuideStats, Ladder, SiteLadder, Stage};
 use mutate::Mutator;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -506,9 +506,6 @@ fn seed_files(opts: &FuzzOptions) -> Result<Vec<(PathBuf, bool)>> {
     Ok(files)
 }
 
-/// An approach-level ladder: per level, the (site, outcome) pairs of its control dependences.
-type Ladder = Vec<Vec<(u32, u32)>>;
-
 /// The fuzzer's state. See module docs.
 struct Fuzzer<'a> {
     opts: &'a FuzzOptions,
@@ -554,7 +551,9 @@ struct Fuzzer<'a> {
     callers: Option<Vec<Vec<(usize, usize)>>>,
     /// Approach-level ladders computed so far, per global site (they depend on the CFGs and the
     /// call sites only, and a directed attempt needs one each time).
-    ladders: std::collections::HashMap<u32, std::rc::Rc<Ladder>>,
+    ladders: std::collections::HashMap<u32, std::rc::Rc<SiteLadder>>,
+    /// The caller levels of each function's ladders ([`SiteLadder::callers`]), by function.
+    caller_ladders: std::collections::HashMap<usize, std::rc::Rc<Ladder>>,
     /// Intraprocedural ladders by (function, block): the pieces of [`Fuzzer::ladders`] (a
     /// function's call sites appear in the ladder of every site it calls).
     intra_ladders: std::collections::HashMap<(usize, usize), Ladder>,
@@ -724,6 +723,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         callers: None,
         ladders: Default::default(),
         intra_ladders: Default::default(),
+        caller_ladders: Default::default(),
         ops: vec![],
         str_ops: vec![],
         new_log,
@@ -919,10 +919,9 @@ impl Fuzzer<'_> {
         let mut since_reweigh = 0u32;
         let mut data = Vec::with_capacity(self.max_len);
         while !self.done() {
-            // a directed attempt, while they have had no more executions than havoc; its AVM
-            // only on the credit havoc has earned (see guide.rs: Scheduling)
-            if guided && self.guide.stats.directed() <= self.guide.stats.execs_havoc {
-                let credit = self.guide.stats.execs_havoc - self.guide.stats.directed();
+            // a directed attempt, while they have had no more executions and no more time than
+            // havoc; its AVM only on the credit havoc has earned (see guide.rs: Scheduling)
+            if let Some(credit) = guided.then(|| self.guide.stats.credit()).flatten() {
                 let avm = !self.opts.i2s_only;
                 let need = |t: &guide::Target| {
                     let len = t.pool.last().map_or(0, Vec::len);
@@ -1089,6 +1088,7 @@ impl Fuzzer<'_> {
     /// directory if `write`), triage a fault. Returns whether the execution was *plain*: it ran to
     /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
+        let t0 = Instant::now();
         let (outcome, exit) = self.s.run(data)?;
         let mut new_outcomes = 0;
         let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
@@ -1148,6 +1148,7 @@ impl Fuzzer<'_> {
         if outcome != Outcome::Stopped {
             self.guide.stats.count(self.stage, new_outcomes);
         }
+        self.guide.stats.add_time(self.stage, t0.elapsed().as_secs_f64());
         Ok(outcome == Outcome::Normal && !is_new)
     }
 
