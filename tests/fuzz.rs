@@ -760,3 +760,21 @@ fn length_control_keeps_havocs_inputs_under_a_limit_that_grows() {
     let (free, _) = run(&["-len_control=0"], "free");
     assert!(free > 4 * limit, "without length control the longest input was {free} bytes (limit {limit})");
 }
+
+/// Under an execution budget alone (`-runs`) the stages share executions only, not time, so a
+/// guided run is reproducible from its seed: the same stages, attempts and coverage twice.
+#[test]
+fn a_guided_run_under_an_execution_budget_is_reproducible() {
+    let d = tempfile::tempdir().unwrap();
+    // a program without a crash (crash triage's runs can differ by one from run to run)
+    harness("stall.c", d.path());
+    let run = |corpus: &str| {
+        let (_, s) = fuzz(d.path(), &["harness", corpus, "-seed=7", "-runs=6000"]);
+        let g = &s["guidance"];
+        let keys = ["execs_havoc", "execs_i2s", "execs_influence", "execs_avm", "attempts", "distance_improvements"];
+        (s["outcomes_covered"].clone(), keys.map(|k| g[k].as_u64().unwrap()))
+    };
+    let (a, b) = (run("c1"), run("c2"));
+    assert!(a.1[3] > 0, "the AVM ran: {a:?}");
+    assert_eq!(a, b);
+}

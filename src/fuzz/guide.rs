@@ -26,11 +26,11 @@
 //! input. The AVM (with its influence probe) runs only once every candidate was tried, and only
 //! on *credit*: the executions havoc has had beyond the directed stages', so that the directed
 //! stages never get more executions than havoc, at any moment, not only when an attempt starts
-//! (an attempt's AVM budget is the credit left, at most `directed::AVM_EXECS`); nor more time
+//! (an attempt's AVM budget is the credit left, at most `directed::AVM_EXECS`); and, unless the
+//! run has an execution budget alone (`-runs`, which keeps it reproducible), no more time
 //! ([`GuideStats::credit`]: the directed stages start from the pool's inputs, which on a parser
-//! can run several times longer than havoc's: libyaml's ran at a third of havoc's exec/s, and
-//! took two thirds of the run). On a program that
-//! havoc covers at once, evotest is then at most about twice as slow as havoc alone; where
+//! can run several times longer than havoc's; libyaml's ran at a third of havoc's exec/s, and
+//! took two thirds of the run). On a program that havoc covers at once, evotest is then at most about twice as slow as havoc alone; where
 //! substitution takes the outcomes, it is as fast as substitution alone. An attempt whose AVM does
 //! not lower the outcome's best fitness stalls it; any later improvement (by havoc, or by an
 //! attempt on another outcome) wakes it, and new coverage wakes stalled outcomes with fewer than
@@ -258,11 +258,15 @@ impl GuideStats {
     }
 
     /// The executions the directed stages may spend now (see module docs: Scheduling), `None`
-    /// when they have had more than havoc, in executions or in time. The credit in executions
-    /// is havoc's executions less theirs; in time, havoc's seconds less theirs, at the directed
-    /// stages' own rate so far (havoc's before they have run). The smaller of the two.
-    pub fn credit(&self) -> Option<u64> {
+    /// when they have had more than havoc, in executions or (if `by_time`) in time. The credit
+    /// in executions is havoc's executions less theirs; in time, havoc's seconds less theirs, at
+    /// the directed stages' own rate so far (havoc's before they have run). The smaller of the
+    /// two. Without `by_time` the credit depends on executions only, so a run is reproducible.
+    pub fn credit(&self, by_time: bool) -> Option<u64> {
         let by_execs = self.execs_havoc.checked_sub(self.directed())?;
+        if !by_time {
+            return Some(by_execs);
+        }
         let secs = self.secs_havoc - self.directed_secs();
         if secs < 0.0 {
             return None;
@@ -573,15 +577,16 @@ mod tests {
     fn directed_stages_get_neither_more_executions_nor_more_time_than_havoc() {
         let st = |execs_havoc, secs_havoc, execs_avm, secs_avm| GuideStats { execs_havoc, secs_havoc, execs_avm, secs_avm, ..Default::default() };
         // nothing directed yet: havoc's lead in executions
-        assert_eq!(st(1000, 1.0, 0, 0.0).credit(), Some(1000));
+        assert_eq!(st(1000, 1.0, 0, 0.0).credit(true), Some(1000));
         // as fast as havoc: the lead in executions
-        assert_eq!(st(1000, 1.0, 500, 0.5).credit(), Some(500));
+        assert_eq!(st(1000, 1.0, 500, 0.5).credit(true), Some(500));
         // a third of havoc's rate: 0.5 s left at 500 executions a second
-        assert_eq!(st(1000, 1.0, 250, 0.5).credit(), Some(250));
+        assert_eq!(st(1000, 1.0, 250, 0.5).credit(true), Some(250));
+        assert_eq!(st(1000, 1.0, 250, 0.5).credit(false), Some(750));
         // ahead in time, behind in executions
-        assert_eq!(st(1000, 1.0, 300, 1.2).credit(), None);
+        assert_eq!(st(1000, 1.0, 300, 1.2).credit(true), None);
         // ahead in executions
-        assert_eq!(st(1000, 10.0, 1001, 1.0).credit(), None);
+        assert_eq!(st(1000, 10.0, 1001, 1.0).credit(true), None);
     }
 
     #[test]

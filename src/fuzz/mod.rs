@@ -914,6 +914,9 @@ impl Fuzzer<'_> {
         if guided {
             self.guide.refresh(&self.fb);
         }
+        // the stages share what is budgeted: under an execution budget alone (`-runs`) only
+        // executions, so that a run is reproducible from its seed; otherwise time as well
+        let by_time = self.opts.runs.is_none() || self.opts.max_total_time.is_some();
         let mut last_tick = Instant::now();
         let mut last_sync = Instant::now();
         let mut since_reweigh = 0u32;
@@ -921,7 +924,7 @@ impl Fuzzer<'_> {
         while !self.done() {
             // a directed attempt, while they have had no more executions and no more time than
             // havoc; its AVM only on the credit havoc has earned (see guide.rs: Scheduling)
-            if let Some(credit) = guided.then(|| self.guide.stats.credit()).flatten() {
+            if let Some(credit) = guided.then(|| self.guide.stats.credit(by_time)).flatten() {
                 let avm = !self.opts.i2s_only;
                 let need = |t: &guide::Target| {
                     let len = t.pool.last().map_or(0, Vec::len);
