@@ -6,10 +6,9 @@
 //! `evaluate`, so whatever it covers or crashes is kept and triaged as havoc's inputs are.
 
 use super::avm::{self, Avm};
-use super::guide::Stage;
+use super::guide::{SiteLadder, Stage};
 use crate::cfg::Cfg;
 use crate::fitness::branch::{caller_ladder, intra_ladder};
-use super::guide::SiteLadder;
 use std::rc::Rc;
 use super::{i2s, Fuzzer};
 use crate::trace::{OperandRec, StrOperandRec};
