@@ -67,6 +67,14 @@ def log(msg):
     print(f"fuzzbench: {msg}", flush=True)
 
 
+def shown(p):
+    """`p` relative to the repository when it lies inside it (BENCH_FUZZ_RUNS may not)."""
+    try:
+        return Path(p).relative_to(ROOT)
+    except ValueError:
+        return p
+
+
 def load_config():
     with open(BENCH / "targets.toml", "rb") as f:
         return tomllib.load(f)
@@ -165,7 +173,7 @@ def fetch_package(pkg):
     shutil.rmtree(dest, ignore_errors=True)
     tmp.rename(dest)
     (dest / ".unpacked").write_text(tb.name + "\n" + stamp + "\n")
-    log(f"unpacked {tb.name} -> {dest.relative_to(ROOT)}")
+    log(f"unpacked {tb.name} -> {shown(dest)}")
     return dest
 
 
@@ -421,7 +429,7 @@ def build(t, config, jobs=2, force=False):
                 env=spec["env"], binary=str(binary), date=time.strftime("%Y-%m-%d %H:%M:%S"),
                 package=tc["package"], version=CFG["packages"][tc["package"]]["version"])
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
-    log(f"{t}/{config}: built {binary.relative_to(ROOT)} in {secs:.1f} s")
+    log(f"{t}/{config}: built {shown(binary)} in {secs:.1f} s")
     return meta
 
 
@@ -692,7 +700,7 @@ def run_one(tool, t, seed, secs):
     base = dict(tool=tool, target=t, seed=seed, secs=secs, rundir=str(out),
                 seeds_dir=str(SEEDS / t), dict=dict_path(t),
                 date=time.strftime("%Y-%m-%d %H:%M:%S"))
-    log(f"run {tool} on {t}, seed {seed}, {secs} s -> {out.relative_to(ROOT)}")
+    log(f"run {tool} on {t}, seed {seed}, {secs} s -> {shown(out)}")
     try:
         make_seeds(t)
         if tool == "libfuzzer":
@@ -825,7 +833,7 @@ def coverage(rundir):
     rundir = Path(rundir)
     info = json.loads((rundir / "run.json").read_text())
     if info.get("status") != "ok":
-        log(f"cov: skipping {rundir.relative_to(ROOT)} (run status {info.get('status')})")
+        log(f"cov: skipping {shown(rundir)} (run status {info.get('status')})")
         return None
     t = info["target"]
     binary = BUILD / t / "cov" / "harness"
