@@ -168,8 +168,9 @@ pub struct GuideStats {
     pub execs_influence: u64,
     /// Executions of the alternating variable method on fields (Korel 1990).
     pub execs_avm: u64,
-    /// Wall-clock seconds of the seeds' executions (each execution with its evaluation:
-    /// coverage, distances, triage of what it found), as for the `secs_*` fields below.
+    /// Wall-clock seconds of the seeds' executions: the target running the input and the
+    /// engine reading its coverage, not what the engine does with it (distances, corpus,
+    /// triage), so that they measure the inputs; as for the `secs_*` fields below.
     #[serde(default)]
     pub secs_seed: f64,
     /// Seconds of havoc's executions.

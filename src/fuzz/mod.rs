@@ -1093,6 +1093,7 @@ impl Fuzzer<'_> {
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let t0 = Instant::now();
         let (outcome, exit) = self.s.run(data)?;
+        let ran = t0.elapsed().as_secs_f64();
         let mut new_outcomes = 0;
         let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
         if is_new {
@@ -1151,7 +1152,7 @@ impl Fuzzer<'_> {
         if outcome != Outcome::Stopped {
             self.guide.stats.count(self.stage, new_outcomes);
         }
-        self.guide.stats.add_time(self.stage, t0.elapsed().as_secs_f64());
+        self.guide.stats.add_time(self.stage, ran);
         Ok(outcome == Outcome::Normal && !is_new)
     }
 
