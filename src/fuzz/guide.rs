@@ -296,9 +296,6 @@ pub struct Guide {
     /// Per global site: indices into `targets` of its frontier outcomes (empty: not a frontier
     /// site).
     at_site: Vec<Vec<u32>>,
-    /// One bit per global site: whether `at_site` of it is not empty (read for every site an
-    /// execution ran, so kept apart from `at_site`, which is 24 bytes a site).
-    frontier_bits: Vec<u64>,
     /// Per global site: whether its outcomes may join the frontier (see [`Guide::restrict`]).
     in_scope: Vec<bool>,
     /// The frontier outcomes.
@@ -321,7 +318,6 @@ impl Guide {
         Guide {
             site_outcomes,
             at_site: vec![vec![]; n],
-            frontier_bits: vec![0; n.div_ceil(64)],
             in_scope: vec![true; n],
             targets: vec![],
             covered_when: usize::MAX,
@@ -351,7 +347,6 @@ impl Guide {
         for v in &mut self.at_site {
             v.clear();
         }
-        self.frontier_bits.fill(0);
         let mut left_out = 0;
         for (s, &(base, n)) in self.site_outcomes.iter().enumerate() {
             let outs = base..base.saturating_add(n);
@@ -383,7 +378,6 @@ impl Guide {
                     t.stalled = false;
                 }
                 self.at_site[s].push(self.targets.len() as u32);
-                self.frontier_bits[s / 64] |= 1 << (s % 64);
                 self.targets.push(t);
             }
         }
@@ -403,9 +397,6 @@ impl Guide {
     pub fn observe(&mut self, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>, data: &[u8]) -> usize {
         let mut improved = 0;
         for &(s, _) in &cov.sites {
-            if self.frontier_bits.get(s as usize / 64).is_none_or(|w| w & (1 << (s % 64)) == 0) {
-                continue;
-            }
             let Some(ts) = self.at_site.get(s as usize) else { continue };
             for &ti in ts {
                 let t = &mut self.targets[ti as usize];
