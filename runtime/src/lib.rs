@@ -224,7 +224,8 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
 /// registered yet, the site is not quiet or not yet evaluated in this execution, the ordered
 /// trace is on, or a branch-event limit is set (then quiet sites are recorded in full: the
 /// fuzzer, the only one to mark sites quiet, sets no limit). Kept small, so that the probe it is
-/// inlined into saves no registers on this path and tail-calls the full probe otherwise.
+/// inlined into saves no registers on this path and tail-calls the rest otherwise
+/// ([`repeat_hit`], then the full probe).
 #[inline(always)]
 unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> bool {
     if (*desc).state != DESC_ACTIVE {
@@ -249,6 +250,51 @@ unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> bool {
         h.seq = h.seq.saturating_add(1);
     }
     true
+}
+
+/// The second fast path, run by a probe's out-of-line part: a later evaluation in the execution
+/// of a site that is not quiet (a fuzzer's frontier sites, and the sites it has not reached:
+/// in real code, mostly error checks in hot loops whose other outcome no input took). Counts
+/// the hit (and, if `SEQ`, the branch event) and returns the site's first outcome slot, into
+/// which the caller then mins the distances ([`put_min`]): what the full probe would record
+/// there, without the touched list, the operand log (the first evaluation's only) or the
+/// event. `None` when the full probe must run: as [`quiet_hit`], or the site is quiet (its
+/// first evaluation), or later evaluations' operands are logged
+/// ([`FLAG_REPEATED_OPERANDS`], `OPS` only: compare probes).
+#[inline(always)]
+unsafe fn repeat_hit<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, site: u32, ob: u32) -> Option<*mut f64> {
+    if (*desc).state != DESC_ACTIVE {
+        return None;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    if h.events_enabled != 0 || h.max_branch_events != 0 || (OPS && h.flags & FLAG_REPEATED_OPERANDS != 0) {
+        return None;
+    }
+    let layout = layout();
+    let gsite = ((*desc).site_base + site) as usize;
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
+    if rec.hits == 0 || *base.add(layout.quiet_off + gsite) != 0 {
+        return None;
+    }
+    rec.hits = sat_inc(rec.hits);
+    if SEQ {
+        h.seq = sat_inc(h.seq);
+    }
+    Some((base.add(layout.outcomes_off) as *mut f64).add(((*desc).outcome_base + ob) as usize))
+}
+
+/// `x + 1`, saturating at `u32::MAX`.
+#[inline(always)]
+fn sat_inc(x: u32) -> u32 {
+    x + (x != u32::MAX) as u32
+}
+
+/// Min a later evaluation's distances `(t, f)` into a two-outcome site's `slots`.
+#[inline(always)]
+unsafe fn put_min(slots: *mut f64, (t, f): (f64, f64)) {
+    put(slots, t, false);
+    put(slots.add(1), f, false);
 }
 
 /// The execution ran more branch events than `Header::max_branch_events`. Under the fork server:
@@ -337,11 +383,28 @@ pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob
     if quiet_hit::<false>(desc, site) {
         return;
     }
-    let d = match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
+    match repeat_hit::<false, false>(desc, site, ob) {
+        Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
+        None => record2_quiet(desc, site, ob, icmp_distances(pred, a, b), Some((pred, a, b))),
+    }
+}
+
+/// The distances `(true, false)` of a compare probe's `icmp` (an unknown predicate: `a == b`).
+#[inline(always)]
+fn icmp_distances(pred: u32, a: u64, b: u64) -> (f64, f64) {
+    match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
         Some(p) => distance::icmp(p, a, b),
         None => distance::boolean(a == b),
-    };
-    record2_quiet(desc, site, ob, d, Some((pred, a, b)));
+    }
+}
+
+/// The distances `(true, false)` of a compare probe's `fcmp` (an unknown predicate: `a == b`).
+#[inline(always)]
+fn fcmp_distances(pred: u32, a: f64, b: f64) -> (f64, f64) {
+    match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
+        Some(p) => distance::fcmp(p, a, b),
+        None => distance::boolean(a == b),
+    }
 }
 
 /// Condition-only variant of [`__evotest_cmp_float`].
@@ -353,11 +416,10 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
     if quiet_hit::<false>(desc, site) {
         return;
     }
-    let d = match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
-        Some(p) => distance::fcmp(p, a, b),
-        None => distance::boolean(a == b),
-    };
-    record2_quiet(desc, site, ob, d, Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits())));
+    match repeat_hit::<false, false>(desc, site, ob) {
+        Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
+        None => record2_quiet(desc, site, ob, fcmp_distances(pred, a, b), Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits()))),
+    }
 }
 
 /// Condition-only variant of [`__evotest_cond`].
@@ -369,7 +431,10 @@ pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u
     if quiet_hit::<false>(desc, site) {
         return;
     }
-    record2_quiet(desc, site, ob, distance::boolean(value != 0), None);
+    match repeat_hit::<false, false>(desc, site, ob) {
+        Some(slots) => put_min(slots, distance::boolean(value != 0)),
+        None => record2_quiet(desc, site, ob, distance::boolean(value != 0), None),
+    }
 }
 
 #[inline(always)]
@@ -456,15 +521,29 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
     cmp_int_full(desc, site, ob, pred, a, b)
 }
 
+/// The out-of-line part of [`__evotest_cmp_int`]: a dispatcher, so that neither path pays for
+/// the other's registers.
 #[inline(never)]
 unsafe fn cmp_int_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    let p = Pred::from_u32(pred & OPERANDS_PRED_MASK);
+    match repeat_hit::<true, true>(desc, site, ob) {
+        Some(slots) => cmp_int_repeat(slots, pred, a, b),
+        None => cmp_int_enter(desc, site, ob, pred, a, b),
+    }
+}
+
+#[inline(never)]
+unsafe fn cmp_int_repeat(slots: *mut f64, pred: u32, a: u64, b: u64) {
+    let d = match distance::icmp_code(pred & OPERANDS_PRED_MASK, a, b) {
+        Some(d) => d,
+        None => icmp_distances(pred, a, b),
+    };
+    put_min(slots, d)
+}
+
+#[inline(never)]
+unsafe fn cmp_int_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
     if let Some(e) = enter(desc, site, ob) {
-        let d = match p {
-            Some(p) => distance::icmp(p, a, b),
-            None => distance::boolean(a == b),
-        };
-        record_cmp_entered(&e, d, pred, a, b);
+        record_cmp_entered(&e, icmp_distances(pred, a, b), pred, a, b);
     }
 }
 
@@ -480,15 +559,24 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
     cmp_float_full(desc, site, ob, pred, a, b)
 }
 
+/// The out-of-line part of [`__evotest_cmp_float`] (see [`cmp_int_full`]).
 #[inline(never)]
 unsafe fn cmp_float_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    let p = Pred::from_u32(pred & OPERANDS_PRED_MASK);
+    match repeat_hit::<true, true>(desc, site, ob) {
+        Some(slots) => cmp_float_repeat(slots, pred, a, b),
+        None => cmp_float_enter(desc, site, ob, pred, a, b),
+    }
+}
+
+#[inline(never)]
+unsafe fn cmp_float_repeat(slots: *mut f64, pred: u32, a: f64, b: f64) {
+    put_min(slots, fcmp_distances(pred, a, b))
+}
+
+#[inline(never)]
+unsafe fn cmp_float_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
     if let Some(e) = enter(desc, site, ob) {
-        let d = match p {
-            Some(p) => distance::fcmp(p, a, b),
-            None => distance::boolean(a == b),
-        };
-        record_cmp_entered(&e, d, pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
+        record_cmp_entered(&e, fcmp_distances(pred, a, b), pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
     }
 }
 
@@ -660,6 +748,9 @@ pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u3
 
 #[inline(never)]
 unsafe fn cond_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    if let Some(slots) = repeat_hit::<true, false>(desc, site, ob) {
+        return put_min(slots, distance::boolean(value != 0));
+    }
     if let Some(e) = enter(desc, site, ob) {
         record2_entered(&e, distance::boolean(value != 0));
     }
@@ -694,9 +785,46 @@ pub unsafe extern "C" fn __evotest_switch(
     switch_full(desc, site, ob, value, signed, n, cases, order)
 }
 
+/// The case slots of a switch's later evaluation: a binary search finds the case taken, or the
+/// two cases around `value`, and only those are min-ed (see [`__evotest_switch`]). Returns the
+/// outcome taken among the cases (`i + 1`), or 0 for none.
+#[inline(always)]
+unsafe fn switch_cases_later(slots: *mut f64, value: u64, n: usize, cases: *const u64, order: *const u32) -> u32 {
+    let mut taken = 0;
+    // the first position in value order whose case is >= value
+    let v = distance::switch_key(value);
+    let case_at = |j: usize| *order.add(j) as usize;
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if distance::switch_key(*cases.add(case_at(mid))) < v {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo < n {
+        let i = case_at(lo);
+        let d = distance::switch_case(value, *cases.add(i), true);
+        if d == 0.0 {
+            taken = i as u32 + 1;
+        }
+        put(slots.add(i + 1), d, false);
+    }
+    if taken == 0 && lo > 0 {
+        let i = case_at(lo - 1);
+        put(slots.add(i + 1), distance::switch_case(value, *cases.add(i), true), false);
+    }
+    taken
+}
+
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, signed: u32, n: u32, cases: *const u64, order: *const u32) {
+    if let Some(slots) = repeat_hit::<true, false>(desc, site, ob) {
+        let taken = switch_cases_later(slots, value, n as usize, cases, order);
+        return put(slots, if taken != 0 { evotest_abi::K } else { 0.0 }, false);
+    }
     let Some(e) = enter(desc, site, ob) else { return };
     let (slots, n) = (e.slots, n as usize);
     let mut taken = 0;
@@ -709,30 +837,7 @@ unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, sig
             *slots.add(i + 1) = d;
         }
     } else {
-        // the first position in value order whose case is >= value
-        let v = distance::switch_key(value);
-        let case_at = |j: usize| *order.add(j) as usize;
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if distance::switch_key(*cases.add(case_at(mid))) < v {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if lo < n {
-            let i = case_at(lo);
-            let d = distance::switch_case(value, *cases.add(i), true);
-            if d == 0.0 {
-                taken = i as u32 + 1;
-            }
-            put(slots.add(i + 1), d, false);
-        }
-        if taken == 0 && lo > 0 {
-            let i = case_at(lo - 1);
-            put(slots.add(i + 1), distance::switch_case(value, *cases.add(i), true), false);
-        }
+        taken = switch_cases_later(slots, value, n, cases, order);
     }
     put(slots, if taken != 0 { evotest_abi::K } else { 0.0 }, e.first);
     let v = if signed != 0 { value as i64 as f64 } else { value as f64 };
@@ -1423,6 +1528,34 @@ mod tests {
             assert_eq!(log[0].b_len as usize, STR_OPERAND_CAP + 5);
             assert_eq!((log[1].site, log[1].func, log[1].n), (3, distance::STR_MEMCMP, 5));
             assert_eq!((log[1].a(), log[1].b()), (&b"KEY\0x"[..], &b"KEZ\0y"[..]), "memcmp: n bytes, NULs included");
+
+            // later evaluations of sites that are not quiet take the repeat path: they min the
+            // distances and count the hit and the branch event, and add no touched entry and no
+            // operand record (module c: sites 5, 6, 7 at outcomes 11..13, 13..15, 15..17)
+            let mut c = desc(0xC, 3, 6);
+            __evotest_register_module(&mut *c);
+            assert_eq!((c.site_base, c.outcome_base), (5, 11));
+            __evotest_cmp_float(&mut *c, 0, 0, Pred::Olt as u32, 7.5, 2.0);
+            __evotest_cond(&mut *c, 1, 2, 0);
+            __evotest_ccmp_int(&mut *c, 2, 4, Pred::Eq as u32, 10, 3);
+            let (touched, ops, seq) = (h.n_touched, h.n_operands, h.seq);
+            assert_eq!((dist(11), dist(12), dist(13), dist(14), dist(15), dist(16)), (6.5, 0.0, 1.0, 0.0, 7.0, 0.0));
+            __evotest_cmp_float(&mut *c, 0, 0, Pred::Olt as u32, 3.0, 2.0);
+            __evotest_cmp_float(&mut *c, 0, 0, Pred::Olt as u32, 9.0, 2.0);
+            __evotest_cond(&mut *c, 1, 2, 1);
+            __evotest_ccmp_int(&mut *c, 2, 4, Pred::Eq as u32, 4, 3);
+            assert_eq!((dist(11), dist(12)), (2.0, 0.0), "float: the least distance");
+            assert_eq!((dist(13), dist(14)), (0.0, 0.0), "condition: both outcomes taken");
+            assert_eq!((dist(15), dist(16)), (1.0, 0.0), "condition-only compare: the least distance");
+            assert_eq!((rec(5).hits, rec(6).hits, rec(7).hits), (3, 2, 2));
+            assert_eq!((h.n_touched, h.n_operands), (touched, ops), "no new touched entry, no operand record");
+            assert_eq!(h.seq, seq + 3, "a branch event each, the condition-only compare excepted");
+            // logging later evaluations' operands (what the search's input-to-state reads) takes
+            // the full path again
+            (*header()).flags |= FLAG_REPEATED_OPERANDS;
+            __evotest_cmp_float(&mut *c, 0, 0, Pred::Olt as u32, 2.5, 2.0);
+            (*header()).flags &= !FLAG_REPEATED_OPERANDS;
+            assert_eq!((dist(11), rec(5).hits, h.n_operands), (1.5, 4, ops + 1));
         }
     }
 }

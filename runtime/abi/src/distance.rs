@@ -157,6 +157,21 @@ pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
     }
 }
 
+/// [`icmp`] for an LLVM integer predicate code (`ICMP_EQ` = 32 … `ICMP_SLE` = 41), by table
+/// rather than through [`Pred`] (the probes' hot path); `None` for any other code.
+#[inline(always)]
+pub fn icmp_code(code: u32, a: u64, b: u64) -> Option<(f64, f64)> {
+    // eq ne ugt uge ult ule sgt sge slt sle; eq/ne read sign-extended, as [`Pred::int_operands_signed`]
+    const REL: [Rel; 10] = [Rel::Eq, Rel::Ne, Rel::Gt, Rel::Ge, Rel::Lt, Rel::Le, Rel::Gt, Rel::Ge, Rel::Lt, Rel::Le];
+    const SIGNED: u32 = 0b11_1100_0011;
+    let i = code.wrapping_sub(32);
+    if i >= 10 {
+        return None;
+    }
+    let signed = (SIGNED >> i) & 1 != 0;
+    Some(rel_int(REL[i as usize], key(a, signed), key(b, signed)))
+}
+
 /// Whether `icmp pred a, b` holds (operands as [`icmp`] reads them), without its distances.
 #[inline(always)]
 pub fn icmp_holds(pred: Pred, a: u64, b: u64) -> bool {
@@ -409,12 +424,20 @@ mod tests {
             for &a in &edges {
                 for &b in &edges {
                     assert_eq!(icmp(pred, a, b), reference(pred, a, b), "{pred:?} {a:#x} {b:#x}");
+                    assert_eq!(icmp_code(pred as u32, a, b), Some(icmp(pred, a, b)), "{pred:?} {a:#x} {b:#x}");
                 }
                 for signed in [false, true] {
                     let (x, c) = if signed { (a as i64 as i128, 5i64 as i128) } else { (a as i128, 5) };
                     assert_eq!(switch_case(a, 5, signed), (x - c).abs() as f64);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn icmp_code_knows_only_the_integer_predicates() {
+        for code in (0..32).chain(42..300) {
+            assert_eq!(icmp_code(code, 1, 2), None, "{code}");
         }
     }
 
