@@ -61,7 +61,9 @@
 //!   elite is replaced by a random genome (a population converged on a local optimum, such as
 //!   `y = 1` for `y % 400 == 0`, otherwise breeds copies of it for the rest of the search);
 //! * every search **starts from the best input** known for its objective (as every other evotest
-//!   algorithm), and **passes repeat** while the last one covered an objective.
+//!   algorithm), and **passes repeat** until every objective is covered or the budget is spent
+//!   (each search is stochastic: a pass that covered nothing is followed by another, where the
+//!   paper's driver ends after one pass and leaves the budget unspent).
 
 use super::evolve::{Crossover, Evolution, Generations, Mutation, Representation, Selection};
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Search, SearchConfig, SearchContext};
@@ -165,7 +167,8 @@ pub struct Engine {
     pub restarts: bool,
     /// Put the goal's best input known into the initial population.
     pub start_from_best: bool,
-    /// Another pass over the uncovered objectives while the last pass covered one.
+    /// Another pass over the uncovered objectives until every objective is covered or the
+    /// budget is spent (`false`: one pass, the paper's driver).
     pub repeat: bool,
 }
 
@@ -201,7 +204,11 @@ pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<V
 
 /// The paper's driver: one search per objective, in the order of the goals, for each goal still
 /// uncovered when its turn comes; one pass (Anjum & Ryan 2021). With `repeat`, passes follow one
-/// another as long as the last one covered a goal and budget remains.
+/// another until every goal is covered or the budget is spent (a pass that covered nothing is
+/// followed by another: the searches are stochastic, and a goal's next search starts from the
+/// best input the last one left); before, they stopped at the first pass that covered nothing,
+/// which on the constant-heavy programs left most of a run's budget unspent. A pass that ran
+/// no new input (every proposal answered from the cache) ends the run.
 pub struct LinearOrder<S: GoalSearch> {
     pub search: S,
     pub repeat: bool,
@@ -224,7 +231,7 @@ impl<S: GoalSearch> Search for LinearOrder<S> {
         }
         let n = cx.goals().len();
         loop {
-            let before = cx.archive().n_covered();
+            let (before, execs) = (cx.archive().n_covered(), cx.executions());
             for g in 0..n {
                 if cx.finished() {
                     return Ok(());
@@ -234,7 +241,7 @@ impl<S: GoalSearch> Search for LinearOrder<S> {
                 }
                 self.search.attempt(cx, g)?;
             }
-            if !self.repeat || cx.finished() || cx.archive().n_covered() == before {
+            if !self.repeat || cx.finished() || (cx.archive().n_covered() == before && cx.executions() == execs) {
                 return Ok(());
             }
         }
@@ -867,6 +874,18 @@ mod tests {
         assert_eq!(r.covered, 1, "{r:?}");
         // initial population of 4, 2 generations of 3 children (1 elite): at most 10
         assert!(r.executions <= 10, "{r:?}");
+    }
+
+    /// evotest's engine repeats passes until the budget is spent, where the paper's driver
+    /// stops after one pass (above).
+    #[test]
+    fn the_improved_driver_spends_the_budget() {
+        let d = ints(&["x"], None);
+        let c = SearchConfig { generations: Some(5), population: 10, ..SearchConfig::default() };
+        let r = run_algorithm("ge-blocks", &d, eq_landscape(vec![123_456_789]), c, 1, 2_000);
+        // one pass: 10 + 5 generations of 9 children, at most 55 executions
+        assert!(r.covered == r.goals || r.executions >= 1_990, "{r:?}");
+        assert!(r.executions > 55, "{r:?}");
     }
 
     /// evotest's engine (blocks, int-flip, start from the best input, restarts) covers
