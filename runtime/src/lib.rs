@@ -227,29 +227,63 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
 /// inlined into saves no registers on this path and tail-calls the rest otherwise
 /// ([`repeat_hit`], then the full probe).
 #[inline(always)]
-unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> bool {
+unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> Entry {
     if (*desc).state != DESC_ACTIVE {
-        return false;
+        return Entry::Full;
     }
     let base = MAP.load(Ordering::Relaxed);
     let h = &mut *(base as *mut Header);
     if h.events_enabled != 0 || h.max_branch_events != 0 {
-        return false;
+        return Entry::Full;
     }
     let layout = layout();
     let gsite = ((*desc).site_base + site) as usize;
     if *base.add(layout.quiet_off + gsite) == 0 {
-        return false;
+        return Entry::NotQuiet;
     }
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
     if rec.hits == 0 {
-        return false;
+        return Entry::Full;
     }
     rec.hits = rec.hits.saturating_add(1);
     if SEQ {
         h.seq = h.seq.saturating_add(1);
     }
-    true
+    Entry::Done
+}
+
+/// What [`quiet_hit`] found.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// A quiet site's later evaluation, counted: nothing more to record.
+    Done,
+    /// The module is registered, no ordered trace and no branch-event limit, and the site is
+    /// not quiet: [`repeat_after_entry`] decides between the repeat path and the full probe.
+    NotQuiet,
+    /// The full probe must run (it also handles an unregistered module).
+    Full,
+}
+
+/// [`repeat_hit`] after [`quiet_hit`] returned [`Entry::NotQuiet`] (its checks are not
+/// repeated).
+#[inline(always)]
+unsafe fn repeat_after_entry<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, site: u32, ob: u32) -> Option<*mut f64> {
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    if OPS && h.flags & FLAG_REPEATED_OPERANDS != 0 {
+        return None;
+    }
+    let layout = layout();
+    let gsite = ((*desc).site_base + site) as usize;
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
+    if rec.hits == 0 {
+        return None;
+    }
+    rec.hits = sat_inc(rec.hits);
+    if SEQ {
+        h.seq = sat_inc(h.seq);
+    }
+    Some((base.add(layout.outcomes_off) as *mut f64).add(((*desc).outcome_base + ob) as usize))
 }
 
 /// The second fast path, run by a probe's out-of-line part: a later evaluation in the execution
@@ -273,11 +307,16 @@ unsafe fn repeat_hit<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, si
     }
     let layout = layout();
     let gsite = ((*desc).site_base + site) as usize;
-    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
-    if rec.hits == 0 || *base.add(layout.quiet_off + gsite) != 0 {
+    if *base.add(layout.quiet_off + gsite) != 0 {
         return None;
     }
-    rec.hits = sat_inc(rec.hits);
+    let hits = ptr::addr_of_mut!((*(base.add(layout.sites_off) as *mut SiteRec).add(gsite)).hits);
+    // read for the test alone (volatile: not kept in a register), so that the test needs no
+    // register beyond the three scratch ones the six live arguments leave
+    if ptr::read_volatile(hits) == 0 {
+        return None;
+    }
+    *hits = sat_inc(*hits);
     if SEQ {
         h.seq = sat_inc(h.seq);
     }
@@ -380,7 +419,7 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    if quiet_hit::<false>(desc, site) {
+    if quiet_hit::<false>(desc, site) == Entry::Done {
         return;
     }
     match repeat_hit::<false, false>(desc, site, ob) {
@@ -413,7 +452,7 @@ fn fcmp_distances(pred: u32, a: f64, b: f64) -> (f64, f64) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    if quiet_hit::<false>(desc, site) {
+    if quiet_hit::<false>(desc, site) == Entry::Done {
         return;
     }
     match repeat_hit::<false, false>(desc, site, ob) {
@@ -428,7 +467,7 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    if quiet_hit::<false>(desc, site) {
+    if quiet_hit::<false>(desc, site) == Entry::Done {
         return;
     }
     match repeat_hit::<false, false>(desc, site, ob) {
@@ -515,29 +554,27 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    if quiet_hit::<true>(desc, site) {
-        return;
+    match quiet_hit::<true>(desc, site) {
+        Entry::Done => {}
+        Entry::NotQuiet => cmp_int_not_quiet(desc, site, ob, pred, a, b),
+        Entry::Full => cmp_int_enter(desc, site, ob, pred, a, b),
     }
-    cmp_int_full(desc, site, ob, pred, a, b)
 }
 
-/// The out-of-line part of [`__evotest_cmp_int`]: a dispatcher, so that neither path pays for
-/// the other's registers.
+/// The out-of-line part of [`__evotest_cmp_int`] at a site that is not quiet: a later
+/// evaluation's distances ([`repeat_after_entry`]), or the full probe.
 #[inline(never)]
-unsafe fn cmp_int_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    match repeat_hit::<true, true>(desc, site, ob) {
-        Some(slots) => cmp_int_repeat(slots, pred, a, b),
+unsafe fn cmp_int_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    match repeat_after_entry::<true, true>(desc, site, ob) {
+        Some(slots) => {
+            let d = match distance::icmp_code(pred & OPERANDS_PRED_MASK, a, b) {
+                Some(d) => d,
+                None => icmp_distances(pred, a, b),
+            };
+            put_min(slots, d)
+        }
         None => cmp_int_enter(desc, site, ob, pred, a, b),
     }
-}
-
-#[inline(never)]
-unsafe fn cmp_int_repeat(slots: *mut f64, pred: u32, a: u64, b: u64) {
-    let d = match distance::icmp_code(pred & OPERANDS_PRED_MASK, a, b) {
-        Some(d) => d,
-        None => icmp_distances(pred, a, b),
-    };
-    put_min(slots, d)
 }
 
 #[inline(never)]
@@ -553,13 +590,14 @@ unsafe fn cmp_int_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a:
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    if quiet_hit::<true>(desc, site) {
+    if quiet_hit::<true>(desc, site) == Entry::Done {
         return;
     }
     cmp_float_full(desc, site, ob, pred, a, b)
 }
 
-/// The out-of-line part of [`__evotest_cmp_float`] (see [`cmp_int_full`]).
+/// The out-of-line part of [`__evotest_cmp_float`]: a dispatcher, so that neither path pays
+/// for the other's registers.
 #[inline(never)]
 unsafe fn cmp_float_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
     match repeat_hit::<true, true>(desc, site, ob) {
@@ -740,7 +778,7 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    if quiet_hit::<true>(desc, site) {
+    if quiet_hit::<true>(desc, site) == Entry::Done {
         return;
     }
     cond_full(desc, site, ob, value)
@@ -779,7 +817,7 @@ pub unsafe extern "C" fn __evotest_switch(
     cases: *const u64,
     order: *const u32,
 ) {
-    if quiet_hit::<true>(desc, site) {
+    if quiet_hit::<true>(desc, site) == Entry::Done {
         return;
     }
     switch_full(desc, site, ob, value, signed, n, cases, order)
