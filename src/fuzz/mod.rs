@@ -1019,6 +1019,26 @@ impl Fuzzer<'_> {
         self.str_ops = ops;
     }
 
+    /// For each target the last execution's input just became the best of
+    /// ([`guide::Guide::improved`]), keep its site's operand records from that execution
+    /// ([`guide::Target::start_ops`]): the next attempt on it reads them instead of running
+    /// the input again. The log is read once for all of them.
+    fn keep_start_operands(&mut self) {
+        let (mut ops, mut str_ops) = (std::mem::take(&mut self.ops), std::mem::take(&mut self.str_ops));
+        let exec = &self.s.target.executor;
+        if exec.last_operands(&mut ops) && exec.last_str_operands(&mut str_ops) {
+            for &ti in &self.guide.improved {
+                let t = &mut self.guide.targets[ti];
+                let site = t.site;
+                t.start_ops = Some((
+                    ops.iter().filter(|r| r.site == site).copied().collect(),
+                    str_ops.iter().filter(|r| r.site == site).copied().collect(),
+                ));
+            }
+        }
+        (self.ops, self.str_ops) = (ops, str_ops);
+    }
+
     /// Length control (`FuzzOptions::len_control`, libFuzzer's rule): after `len_control` ×
     /// log2(limit) executions without progress, the limit grows by log2(limit) bytes. Progress
     /// is new coverage or, with guidance, a lower best distance of a frontier outcome (libFuzzer
@@ -1117,12 +1137,13 @@ impl Fuzzer<'_> {
             let exec = &self.s.target.executor;
             let improved = self.guide.stats.distance_improvements;
             self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
+            if let Some(f) = &self.focus {
+                self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
+            }
             if self.guide.stats.distance_improvements > improved {
                 // progress, as a new value-profile feature is to libFuzzer's length control
                 self.len_mark = self.s.executions;
-            }
-            if let Some(f) = &self.focus {
-                self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
+                self.keep_start_operands();
             }
         } else if self.focus.is_some() {
             // a timeout or out-of-memory kill: its partial coverage says nothing
