@@ -21,7 +21,8 @@
 //!
 //! **Scheduling.** A frontier outcome is *eligible* for a directed attempt when some input reached
 //! its site and it is not *stalled*. An attempt first tries input-to-state substitution on the
-//! outcome's best input ([`Target::needs_i2s`]): at most `directed::I2S_SLICE` candidates, or as
+//! outcome's best input ([`Target::needs_i2s`]; the site's operand records in that input's
+//! execution are kept, [`Target::start_ops`], so the attempt does not run it again): at most `directed::I2S_SLICE` candidates, or as
 //! many as the credit, the next attempt going on where it stopped, and never twice from the same
 //! input. The AVM (with its influence probe) runs only once every candidate was tried, and only
 //! on *credit*: the executions havoc has had beyond the directed stages', so that the directed
