@@ -310,13 +310,11 @@ unsafe fn repeat_hit<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, si
     if *base.add(layout.quiet_off + gsite) != 0 {
         return None;
     }
-    let hits = ptr::addr_of_mut!((*(base.add(layout.sites_off) as *mut SiteRec).add(gsite)).hits);
-    // read for the test alone (volatile: not kept in a register), so that the test needs no
-    // register beyond the three scratch ones the six live arguments leave
-    if ptr::read_volatile(hits) == 0 {
+    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
+    if rec.hits == 0 {
         return None;
     }
-    *hits = sat_inc(*hits);
+    rec.hits = sat_inc(rec.hits);
     if SEQ {
         h.seq = sat_inc(h.seq);
     }
