@@ -225,7 +225,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
 /// trace is on, or a branch-event limit is set (then quiet sites are recorded in full: the
 /// fuzzer, the only one to mark sites quiet, sets no limit). Kept small, so that the probe it is
 /// inlined into saves no registers on this path and tail-calls the rest otherwise
-/// ([`repeat_hit`], then the full probe).
+/// ([`repeat_after_entry`], then the full probe).
 #[inline(always)]
 unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> Entry {
     if (*desc).state != DESC_ACTIVE {
@@ -264,8 +264,15 @@ enum Entry {
     Full,
 }
 
-/// [`repeat_hit`] after [`quiet_hit`] returned [`Entry::NotQuiet`] (its checks are not
-/// repeated).
+/// The second fast path, after [`quiet_hit`] returned [`Entry::NotQuiet`]: a later evaluation
+/// in the execution of a site that is not quiet (a fuzzer's frontier sites, and the sites it has
+/// not reached: in real code, mostly error checks in hot loops whose other outcome no input
+/// took). Counts the hit (and, if `SEQ`, the branch event) and returns the site's first outcome
+/// slot, into which the caller then mins the distances ([`put_min`]): what the full probe would
+/// record there, without the touched list, the operand log (the first evaluation's only) or the
+/// event. `None` when the full probe must run: the site's first evaluation in the execution, or
+/// later evaluations' operands are logged ([`FLAG_REPEATED_OPERANDS`], `OPS` only: compare
+/// probes).
 #[inline(always)]
 unsafe fn repeat_after_entry<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, site: u32, ob: u32) -> Option<*mut f64> {
     let base = MAP.load(Ordering::Relaxed);
@@ -275,41 +282,6 @@ unsafe fn repeat_after_entry<const SEQ: bool, const OPS: bool>(desc: *mut Module
     }
     let layout = layout();
     let gsite = ((*desc).site_base + site) as usize;
-    let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
-    if rec.hits == 0 {
-        return None;
-    }
-    rec.hits = sat_inc(rec.hits);
-    if SEQ {
-        h.seq = sat_inc(h.seq);
-    }
-    Some((base.add(layout.outcomes_off) as *mut f64).add(((*desc).outcome_base + ob) as usize))
-}
-
-/// The second fast path, run by a probe's out-of-line part: a later evaluation in the execution
-/// of a site that is not quiet (a fuzzer's frontier sites, and the sites it has not reached:
-/// in real code, mostly error checks in hot loops whose other outcome no input took). Counts
-/// the hit (and, if `SEQ`, the branch event) and returns the site's first outcome slot, into
-/// which the caller then mins the distances ([`put_min`]): what the full probe would record
-/// there, without the touched list, the operand log (the first evaluation's only) or the
-/// event. `None` when the full probe must run: as [`quiet_hit`], or the site is quiet (its
-/// first evaluation), or later evaluations' operands are logged
-/// ([`FLAG_REPEATED_OPERANDS`], `OPS` only: compare probes).
-#[inline(always)]
-unsafe fn repeat_hit<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, site: u32, ob: u32) -> Option<*mut f64> {
-    if (*desc).state != DESC_ACTIVE {
-        return None;
-    }
-    let base = MAP.load(Ordering::Relaxed);
-    let h = &mut *(base as *mut Header);
-    if h.events_enabled != 0 || h.max_branch_events != 0 || (OPS && h.flags & FLAG_REPEATED_OPERANDS != 0) {
-        return None;
-    }
-    let layout = layout();
-    let gsite = ((*desc).site_base + site) as usize;
-    if *base.add(layout.quiet_off + gsite) != 0 {
-        return None;
-    }
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
     if rec.hits == 0 {
         return None;
@@ -417,10 +389,12 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    if quiet_hit::<false>(desc, site) == Entry::Done {
-        return;
-    }
-    match repeat_hit::<false, false>(desc, site, ob) {
+    let slots = match quiet_hit::<false>(desc, site) {
+        Entry::Done => return,
+        Entry::NotQuiet => repeat_after_entry::<false, false>(desc, site, ob),
+        Entry::Full => None,
+    };
+    match slots {
         Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
         None => record2_quiet(desc, site, ob, icmp_distances(pred, a, b), Some((pred, a, b))),
     }
@@ -450,10 +424,12 @@ fn fcmp_distances(pred: u32, a: f64, b: f64) -> (f64, f64) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    if quiet_hit::<false>(desc, site) == Entry::Done {
-        return;
-    }
-    match repeat_hit::<false, false>(desc, site, ob) {
+    let slots = match quiet_hit::<false>(desc, site) {
+        Entry::Done => return,
+        Entry::NotQuiet => repeat_after_entry::<false, false>(desc, site, ob),
+        Entry::Full => None,
+    };
+    match slots {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
         None => record2_quiet(desc, site, ob, fcmp_distances(pred, a, b), Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits()))),
     }
@@ -465,10 +441,12 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    if quiet_hit::<false>(desc, site) == Entry::Done {
-        return;
-    }
-    match repeat_hit::<false, false>(desc, site, ob) {
+    let slots = match quiet_hit::<false>(desc, site) {
+        Entry::Done => return,
+        Entry::NotQuiet => repeat_after_entry::<false, false>(desc, site, ob),
+        Entry::Full => None,
+    };
+    match slots {
         Some(slots) => put_min(slots, distance::boolean(value != 0)),
         None => record2_quiet(desc, site, ob, distance::boolean(value != 0), None),
     }
@@ -588,25 +566,21 @@ unsafe fn cmp_int_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a:
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    if quiet_hit::<true>(desc, site) == Entry::Done {
-        return;
+    match quiet_hit::<true>(desc, site) {
+        Entry::Done => {}
+        Entry::NotQuiet => cmp_float_not_quiet(desc, site, ob, pred, a, b),
+        Entry::Full => cmp_float_enter(desc, site, ob, pred, a, b),
     }
-    cmp_float_full(desc, site, ob, pred, a, b)
 }
 
-/// The out-of-line part of [`__evotest_cmp_float`]: a dispatcher, so that neither path pays
-/// for the other's registers.
+/// The out-of-line part of [`__evotest_cmp_float`] at a site that is not quiet (see
+/// [`cmp_int_not_quiet`]).
 #[inline(never)]
-unsafe fn cmp_float_full(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    match repeat_hit::<true, true>(desc, site, ob) {
-        Some(slots) => cmp_float_repeat(slots, pred, a, b),
+unsafe fn cmp_float_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    match repeat_after_entry::<true, true>(desc, site, ob) {
+        Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
         None => cmp_float_enter(desc, site, ob, pred, a, b),
     }
-}
-
-#[inline(never)]
-unsafe fn cmp_float_repeat(slots: *mut f64, pred: u32, a: f64, b: f64) {
-    put_min(slots, fcmp_distances(pred, a, b))
 }
 
 #[inline(never)]
@@ -776,17 +750,18 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    if quiet_hit::<true>(desc, site) == Entry::Done {
-        return;
+    match quiet_hit::<true>(desc, site) {
+        Entry::Done => {}
+        Entry::NotQuiet => match repeat_after_entry::<true, false>(desc, site, ob) {
+            Some(slots) => put_min(slots, distance::boolean(value != 0)),
+            None => cond_full(desc, site, ob, value),
+        },
+        Entry::Full => cond_full(desc, site, ob, value),
     }
-    cond_full(desc, site, ob, value)
 }
 
 #[inline(never)]
 unsafe fn cond_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    if let Some(slots) = repeat_hit::<true, false>(desc, site, ob) {
-        return put_min(slots, distance::boolean(value != 0));
-    }
     if let Some(e) = enter(desc, site, ob) {
         record2_entered(&e, distance::boolean(value != 0));
     }
@@ -815,10 +790,25 @@ pub unsafe extern "C" fn __evotest_switch(
     cases: *const u64,
     order: *const u32,
 ) {
-    if quiet_hit::<true>(desc, site) == Entry::Done {
-        return;
+    match quiet_hit::<true>(desc, site) {
+        Entry::Done => {}
+        Entry::NotQuiet => switch_not_quiet(desc, site, ob, value, signed, n, cases, order),
+        Entry::Full => switch_full(desc, site, ob, value, signed, n, cases, order),
     }
-    switch_full(desc, site, ob, value, signed, n, cases, order)
+}
+
+/// The out-of-line part of [`__evotest_switch`] at a site that is not quiet: a later
+/// evaluation's case slots ([`repeat_after_entry`]), or the full probe.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn switch_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, signed: u32, n: u32, cases: *const u64, order: *const u32) {
+    match repeat_after_entry::<true, false>(desc, site, ob) {
+        Some(slots) => {
+            let taken = switch_cases_later(slots, value, n as usize, cases, order);
+            put(slots, if taken != 0 { evotest_abi::K } else { 0.0 }, false)
+        }
+        None => switch_full(desc, site, ob, value, signed, n, cases, order),
+    }
 }
 
 /// The case slots of a switch's later evaluation: a binary search finds the case taken, or the
@@ -857,10 +847,6 @@ unsafe fn switch_cases_later(slots: *mut f64, value: u64, n: usize, cases: *cons
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, signed: u32, n: u32, cases: *const u64, order: *const u32) {
-    if let Some(slots) = repeat_hit::<true, false>(desc, site, ob) {
-        let taken = switch_cases_later(slots, value, n as usize, cases, order);
-        return put(slots, if taken != 0 { evotest_abi::K } else { 0.0 }, false);
-    }
     let Some(e) = enter(desc, site, ob) else { return };
     let (slots, n) = (e.slots, n as usize);
     let mut taken = 0;
