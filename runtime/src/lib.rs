@@ -389,23 +389,37 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    let slots = match quiet_hit::<false>(desc, site) {
-        Entry::Done => return,
-        Entry::NotQuiet => repeat_after_entry::<false, false>(desc, site, ob),
-        Entry::Full => None,
-    };
+    let Some(slots) = cond_only_entry(desc, site, ob) else { return };
     match slots {
         Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
         None => record2_quiet(desc, site, ob, icmp_distances(pred, a, b), Some((pred, a, b))),
     }
 }
 
-/// The distances `(true, false)` of a compare probe's `icmp` (an unknown predicate: `a == b`).
+/// The entry of the condition-only probes (they count no branch event): `None` when a quiet
+/// site's later evaluation was counted and nothing more is to be recorded; otherwise the slots
+/// of the repeat path ([`repeat_after_entry`]), or `Some(None)` when the evaluation is recorded
+/// in full.
+#[inline(always)]
+unsafe fn cond_only_entry(desc: *mut ModuleDesc, site: u32, ob: u32) -> Option<Option<*mut f64>> {
+    match quiet_hit::<false>(desc, site) {
+        Entry::Done => None,
+        Entry::NotQuiet => Some(repeat_after_entry::<false, false>(desc, site, ob)),
+        Entry::Full => Some(None),
+    }
+}
+
+/// The distances `(true, false)` of a compare probe's `icmp` (an unknown predicate: `a == b`);
+/// the integer predicates by table ([`distance::icmp_code`]).
 #[inline(always)]
 fn icmp_distances(pred: u32, a: u64, b: u64) -> (f64, f64) {
-    match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
-        Some(p) => distance::icmp(p, a, b),
-        None => distance::boolean(a == b),
+    let code = pred & OPERANDS_PRED_MASK;
+    match distance::icmp_code(code, a, b) {
+        Some(d) => d,
+        None => match Pred::from_u32(code) {
+            Some(p) => distance::icmp(p, a, b),
+            None => distance::boolean(a == b),
+        },
     }
 }
 
@@ -424,11 +438,7 @@ fn fcmp_distances(pred: u32, a: f64, b: f64) -> (f64, f64) {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    let slots = match quiet_hit::<false>(desc, site) {
-        Entry::Done => return,
-        Entry::NotQuiet => repeat_after_entry::<false, false>(desc, site, ob),
-        Entry::Full => None,
-    };
+    let Some(slots) = cond_only_entry(desc, site, ob) else { return };
     match slots {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
         None => record2_quiet(desc, site, ob, fcmp_distances(pred, a, b), Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits()))),
@@ -441,11 +451,7 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    let slots = match quiet_hit::<false>(desc, site) {
-        Entry::Done => return,
-        Entry::NotQuiet => repeat_after_entry::<false, false>(desc, site, ob),
-        Entry::Full => None,
-    };
+    let Some(slots) = cond_only_entry(desc, site, ob) else { return };
     match slots {
         Some(slots) => put_min(slots, distance::boolean(value != 0)),
         None => record2_quiet(desc, site, ob, distance::boolean(value != 0), None),
@@ -542,13 +548,7 @@ pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob:
 #[inline(never)]
 unsafe fn cmp_int_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
     match repeat_after_entry::<true, true>(desc, site, ob) {
-        Some(slots) => {
-            let d = match distance::icmp_code(pred & OPERANDS_PRED_MASK, a, b) {
-                Some(d) => d,
-                None => icmp_distances(pred, a, b),
-            };
-            put_min(slots, d)
-        }
+        Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
         None => cmp_int_enter(desc, site, ob, pred, a, b),
     }
 }
