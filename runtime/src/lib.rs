@@ -634,7 +634,7 @@ pub unsafe extern "C" fn __evotest_cmp_str(
         _ => (std::slice::from_raw_parts(a, m), std::slice::from_raw_parts(b, m)),
     };
     record2_entered(&e, distance::string_compare(pred, distance::bytes_distance(sa, sb)));
-    if e.first {
+    if logs_str_operands(&e) {
         log_str_operands(e.base, e.gsite, func, if func == distance::STR_STRCMP { 0 } else { n }, sa, sb);
     }
 }
@@ -718,13 +718,21 @@ pub unsafe extern "C" fn __evotest_cmp_bytes(
     };
     let (sa, sb, d) = bytes_compared(op, x, y);
     record2_entered(&e, distance::string_compare(pred, d));
-    if e.first {
+    if logs_str_operands(&e) {
         log_str_operands(e.base, e.gsite, op, 0, sa, sb);
     }
 }
 
+/// Whether a string compare's evaluation `e` goes to the string operand log: the site's first in
+/// the execution, or a later one under [`FLAG_REPEATED_STR_OPERANDS`] (up to [`OPERAND_EVALS`]).
+#[inline(always)]
+unsafe fn logs_str_operands(e: &Entered) -> bool {
+    e.first || (*e.h).flags & FLAG_REPEATED_STR_OPERANDS != 0 && e.hits <= OPERAND_EVALS
+}
+
 /// Append a string compare's two byte strings to the string operand log (on the site's first
-/// evaluation in an execution); dropped when the log holds [`STR_LOG_CAPACITY`] records.
+/// evaluation in an execution, or a later one: [`logs_str_operands`]); dropped when the log holds
+/// [`STR_LOG_CAPACITY`] records.
 #[inline(always)]
 unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8], b: &[u8]) {
     let h = &mut *(base as *mut Header);

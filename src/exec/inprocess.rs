@@ -206,6 +206,10 @@ impl Executor for InProcess {
         self.shm.suspend_quiet(on);
     }
 
+    fn log_every_compare(&mut self, on: bool) {
+        self.shm.set_flags(evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS, on);
+    }
+
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {
         self.shm.read_operands(out);
         true

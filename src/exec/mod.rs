@@ -239,6 +239,11 @@ pub trait Executor {
     /// `on`: until called with `false`, every site records in full as if none were quiet (an
     /// execution that must see every outcome it takes); `false` puts the quiet sites back.
     fn suspend_quiet(&mut self, _on: bool) {}
+    /// `on`: until called with `false`, the operand logs keep the operands of every evaluation
+    /// of a compare (up to [`evotest_abi::shm::OPERAND_EVALS`] per site and execution), integer
+    /// and string compares alike, not only each site's first; for a fuzzer's input-to-state
+    /// stage on every compare. The default ignores it.
+    fn log_every_compare(&mut self, _on: bool) {}
     /// The operand log of the last execution ([`Trace::operands`]) into `out` (cleared first);
     /// `false` when the executor does not keep it.
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {

@@ -311,11 +311,17 @@ impl SharedMemory {
     /// Log the operands of compares' later evaluations in each execution too, not only each
     /// site's first ([`evotest_abi::shm::FLAG_REPEATED_OPERANDS`]), or stop doing so.
     pub fn set_repeated_operands(&mut self, on: bool) {
+        self.set_flags(evotest_abi::shm::FLAG_REPEATED_OPERANDS, on);
+    }
+
+    /// Set (`on`) or clear the bits `flags` of the header's flags
+    /// ([`evotest_abi::shm::FLAG_REPEATED_OPERANDS`], …); kept across executions.
+    pub fn set_flags(&mut self, flags: u32, on: bool) {
         let h = unsafe { &mut *(self.base as *mut Header) };
         if on {
-            h.flags |= evotest_abi::shm::FLAG_REPEATED_OPERANDS;
+            h.flags |= flags;
         } else {
-            h.flags &= !evotest_abi::shm::FLAG_REPEATED_OPERANDS;
+            h.flags &= !flags;
         }
     }
 

@@ -121,20 +121,24 @@ impl Fuzzer<'_> {
     }
 
     /// One directed attempt on target `t` of the guide (see module docs), with `credit`
-    /// executions for its AVM (see [`super::guide::Guide::pick`]).
+    /// executions for the directed stages ([`super::guide::GuideStats::credit`]), of which
+    /// `search_credit` for its influence probe and AVM
+    /// ([`super::guide::GuideStats::arm_credit`]; see [`super::guide::Guide::pick`]).
     ///
     /// Errors: the executor broke, an artifact could not be written.
-    pub(super) fn attempt(&mut self, t: usize, credit: u64) -> Result<()> {
+    pub(super) fn attempt(&mut self, t: usize, credit: u64, search_credit: u64) -> Result<()> {
         let target = &self.guide.targets[t];
         let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
         let cached = target.influence_for(x.len()).map(<[usize]>::to_vec);
         let kept = target.start_ops.clone().map(|ops| Kept { ops, fitness: target.best, distance: target.best_d });
+        self.i2s_origin = target.made_by;
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });
         let i2s = i2s.then(|| (self.guide.targets[t].improvements, self.guide.start_i2s(t)));
-        let r = self.attempt_from(site, outcome, x, i2s, credit, cached, kept);
+        let r = self.attempt_from(site, outcome, x, i2s, (credit, search_credit), cached, kept);
         self.focus = None;
+        self.i2s_origin = None;
         self.stage = Stage::Havoc;
         self.guide.finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
         r.map(|_| ())
@@ -143,8 +147,9 @@ impl Fuzzer<'_> {
     /// The attempt from input `x`: substitution if `i2s` (`(improvements, first)`: the target's
     /// improvement count and the first candidate to try), at most `max(I2S_SLICE, credit)`
     /// candidates; then, once every candidate was tried, the influence probe (unless `cached`
-    /// gives its positions for an input of this length) and the AVM if `credit` (less what this
-    /// attempt spent) covers [`avm_need`]. `Ok(true)`: the AVM ran.
+    /// gives its positions for an input of this length) and the AVM if the smaller of `credit`
+    /// and `search_credit` (less what this attempt spent) covers [`avm_need`]. `Ok(true)`: the
+    /// AVM ran.
     #[allow(clippy::too_many_arguments)]
     fn attempt_from(
         &mut self,
@@ -152,7 +157,7 @@ impl Fuzzer<'_> {
         outcome: u32,
         x: Vec<u8>,
         i2s: Option<(u32, usize)>,
-        credit: u64,
+        (credit, search_credit): (u64, u64),
         cached: Option<Vec<usize>>,
         kept: Option<Kept>,
     ) -> Result<bool> {
@@ -219,7 +224,7 @@ impl Fuzzer<'_> {
         if !cur_f.is_finite() || self.opts.i2s_only {
             return Ok(false);
         }
-        let left = credit.saturating_sub(self.guide.stats.directed() - spent_before);
+        let left = search_credit.min(credit).saturating_sub(self.guide.stats.directed() - spent_before);
         let cached = cached.filter(|_| cur.len() == x_len);
         if left < avm_need(cur.len(), cached.is_some()) {
             return Ok(false);

@@ -107,6 +107,11 @@ pub struct Target {
     /// the pool's last input, kept when that input lowered `best` ([`Guide::improved`]): an
     /// attempt then reads them here instead of running that input again (`None`: it runs it).
     pub start_ops: Option<(Vec<OperandRec>, Vec<StrOperandRec>)>,
+    /// Which arm made the pool's last input (`None`: a seed); an input-to-state candidate
+    /// inherits its attempt's. Outcomes that input-to-state covers from it count to that arm's
+    /// yield ([`Yields::credit`]): on libxml2 the AVM covered few outcomes itself, but its
+    /// distance improvements gave input-to-state the start inputs of many more.
+    pub made_by: Option<Arm>,
 }
 
 impl Target {
@@ -174,6 +179,10 @@ pub struct GuideStats {
     pub execs_influence: u64,
     /// Executions of the alternating variable method on fields (Korel 1990).
     pub execs_avm: u64,
+    /// Executions of input-to-state on every compare of a corpus entry ([`super::cmplog`]):
+    /// the logging run and the candidates.
+    #[serde(default)]
+    pub execs_cmplog: u64,
     /// Wall-clock seconds of the seeds' executions: the target running the input and the
     /// engine reading its coverage, not what the engine does with it (distances, corpus,
     /// triage), so that they measure the inputs; as for the `secs_*` fields below.
@@ -191,6 +200,9 @@ pub struct GuideStats {
     /// Seconds of the AVM's executions.
     #[serde(default)]
     pub secs_avm: f64,
+    /// Seconds of the executions of input-to-state on every compare.
+    #[serde(default)]
+    pub secs_cmplog: f64,
     /// Outcomes first covered by a seed (or a file another worker wrote).
     pub covered_by_seed: usize,
     /// Outcomes first covered by havoc.
@@ -201,6 +213,9 @@ pub struct GuideStats {
     pub covered_by_influence: usize,
     /// Outcomes first covered by an AVM move.
     pub covered_by_avm: usize,
+    /// Outcomes first covered by input-to-state on every compare of a corpus entry.
+    #[serde(default)]
+    pub covered_by_cmplog: usize,
     /// Directed attempts.
     pub attempts: u64,
     /// Directed attempts that took their outcome (perhaps in a crashing execution).
@@ -217,6 +232,93 @@ pub struct GuideStats {
     pub frontier_left_out: usize,
     /// Inputs in the distance pool at the end of the run.
     pub pool_inputs: usize,
+    /// The search stages' share of havoc's effort at the end of the run
+    /// ([`GuideStats::share`] of [`Arm::Search`]).
+    #[serde(default)]
+    pub search_share: f64,
+    /// The share of input-to-state on every compare at the end of the run.
+    #[serde(default)]
+    pub cmplog_share: f64,
+    /// Recent yields of havoc, the search stages and input-to-state on every compare
+    /// ([`Yields`]).
+    #[serde(skip)]
+    pub yields: Yields,
+}
+
+/// Least share of havoc's executions and time a stage that [`GuideStats::share`] rations keeps
+/// when it covers nothing while havoc covers outcomes.
+pub const SHARE_FLOOR: f64 = 0.1;
+
+/// The stages whose effort follows their yield ([`Yields`]): havoc, against which the others are
+/// measured; the search stages (the influence probe and the AVM); and input-to-state on every
+/// compare ([`super::cmplog`]). Input-to-state on the frontier is not rationed: it runs only on a
+/// new best input of an outcome, and yields the most per execution on every target measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arm {
+    Havoc = 0,
+    Search = 1,
+    Cmplog = 2,
+}
+
+impl Arm {
+    /// The arm an execution of `stage` counts to, if any.
+    pub fn of(stage: Stage) -> Option<Arm> {
+        match stage {
+            Stage::Havoc => Some(Arm::Havoc),
+            Stage::Influence | Stage::Avm => Some(Arm::Search),
+            Stage::Cmplog => Some(Arm::Cmplog),
+            Stage::Seed | Stage::I2s => None,
+        }
+    }
+}
+
+/// Recent yields (outcomes first covered per execution) of each [`Arm`], for
+/// [`GuideStats::share`]. Each is a pair (outcomes, executions) of sums that halve whenever the
+/// executions of the arms together grow by a quarter, so what counts is about the last fifth of
+/// the run: a stage that covered much early on and nothing since does not keep its lead, and the
+/// rule has no time constant to tune per target.
+#[derive(Clone, Debug, Default)]
+pub struct Yields {
+    /// Per arm, the decayed (outcomes, executions).
+    pub arms: [(f64, f64); 3],
+    /// Executions of the arms together at which the sums halve next (0: not yet set).
+    next_halving: u64,
+}
+
+impl Yields {
+    /// Executions of the arms after which the sums first halve.
+    const FIRST_HALVING: u64 = 1024;
+
+    /// Count one execution of `arm` that first covered `new` outcomes, `total` being the
+    /// executions of all arms so far, this one included.
+    pub fn count(&mut self, arm: Arm, new: usize, total: u64) {
+        let y = &mut self.arms[arm as usize];
+        y.0 += new as f64;
+        y.1 += 1.0;
+        if self.next_halving == 0 {
+            self.next_halving = Self::FIRST_HALVING;
+        }
+        if total >= self.next_halving {
+            for y in &mut self.arms {
+                y.0 /= 2.0;
+                y.1 /= 2.0;
+            }
+            self.next_halving = self.next_halving.saturating_add(self.next_halving / 4);
+        }
+    }
+
+    /// Count `new` outcomes that input-to-state covered from a start input made by `arm` to that
+    /// arm's yield, without an execution.
+    pub fn credit(&mut self, arm: Arm, new: usize) {
+        self.arms[arm as usize].0 += new as f64;
+    }
+
+    /// `arm`'s recent yield over havoc's, each with a prior of one outcome and one execution, so
+    /// that two stages that have covered nothing lately weigh the same.
+    pub fn ratio(&self, arm: Arm) -> f64 {
+        let rate = |(c, e): (f64, f64)| (c + 1.0) / (e + 1.0);
+        rate(self.arms[arm as usize]) / rate(self.arms[Arm::Havoc as usize])
+    }
 }
 
 /// The stage an execution belongs to (see [`GuideStats`]).
@@ -232,6 +334,8 @@ pub enum Stage {
     Influence,
     /// A directed attempt's AVM moves.
     Avm,
+    /// Input-to-state on every compare of a corpus entry ([`super::cmplog`]).
+    Cmplog,
 }
 
 impl GuideStats {
@@ -243,9 +347,14 @@ impl GuideStats {
             Stage::I2s => (&mut self.execs_i2s, &mut self.covered_by_i2s),
             Stage::Influence => (&mut self.execs_influence, &mut self.covered_by_influence),
             Stage::Avm => (&mut self.execs_avm, &mut self.covered_by_avm),
+            Stage::Cmplog => (&mut self.execs_cmplog, &mut self.covered_by_cmplog),
         };
         *e += 1;
         *c += new_outcomes;
+        if let Some(arm) = Arm::of(stage) {
+            let total = self.execs_havoc + self.execs_influence + self.execs_avm + self.execs_cmplog;
+            self.yields.count(arm, new_outcomes, total);
+        }
     }
 
     /// Add `secs` seconds to the time of `stage`.
@@ -256,12 +365,14 @@ impl GuideStats {
             Stage::I2s => &mut self.secs_i2s,
             Stage::Influence => &mut self.secs_influence,
             Stage::Avm => &mut self.secs_avm,
+            Stage::Cmplog => &mut self.secs_cmplog,
         } += secs;
     }
 
-    /// Seconds of the directed stages' executions.
+    /// Seconds of the directed stages' executions (input-to-state on the frontier and on every
+    /// compare, influence, AVM).
     pub fn directed_secs(&self) -> f64 {
-        self.secs_i2s + self.secs_influence + self.secs_avm
+        self.secs_i2s + self.secs_influence + self.secs_avm + self.secs_cmplog
     }
 
     /// The executions the directed stages may spend now (see module docs: Scheduling), `None`
@@ -288,9 +399,49 @@ impl GuideStats {
         Some(by_execs.min((secs * rate) as u64))
     }
 
-    /// Executions of the directed stages (input-to-state, influence, AVM).
+    /// The share of havoc's executions and time that `arm` may have: its recent yield over
+    /// havoc's ([`Yields::ratio`]), between [`SHARE_FLOOR`] and 1. Where havoc keeps covering
+    /// outcomes and the AVM does not (a large parser: on sqlite3 the AVM took a fifth of a
+    /// minute's run for 5 of its 2,900 new outcomes), havoc and input-to-state get the time;
+    /// where neither has covered anything lately (the last hard outcome of a small program), the
+    /// search has as much as havoc.
+    pub fn share(&self, arm: Arm) -> f64 {
+        self.yields.ratio(arm).clamp(SHARE_FLOOR, 1.0)
+    }
+
+    /// The executions `arm` (not havoc) may spend now: [`GuideStats::credit`] with havoc's
+    /// executions and time scaled by [`GuideStats::share`] and only `arm`'s own spent against
+    /// them; never more than `credit` itself. `None` as for `credit`.
+    pub fn arm_credit(&self, arm: Arm, by_time: bool) -> Option<u64> {
+        let credit = self.credit(by_time)?;
+        let share = self.share(arm);
+        let (execs, secs) = match arm {
+            Arm::Havoc => return Some(credit),
+            Arm::Search => (self.execs_influence + self.execs_avm, self.secs_influence + self.secs_avm),
+            Arm::Cmplog => (self.execs_cmplog, self.secs_cmplog),
+        };
+        let by_execs = ((self.execs_havoc as f64 * share) as u64).checked_sub(execs)?;
+        if !by_time {
+            return Some(by_execs.min(credit));
+        }
+        let left = self.secs_havoc * share - secs;
+        if left < 0.0 {
+            return None;
+        }
+        let rate = if execs > 0 && secs > 0.0 {
+            execs as f64 / secs
+        } else if self.secs_havoc > 0.0 {
+            self.execs_havoc as f64 / self.secs_havoc
+        } else {
+            return Some(by_execs.min(credit));
+        };
+        Some(by_execs.min((left * rate) as u64).min(credit))
+    }
+
+    /// Executions of the directed stages (input-to-state on the frontier and on every compare,
+    /// influence, AVM).
     pub fn directed(&self) -> u64 {
-        self.execs_i2s + self.execs_influence + self.execs_avm
+        self.execs_i2s + self.execs_influence + self.execs_avm + self.execs_cmplog
     }
 }
 
@@ -384,6 +535,7 @@ impl Guide {
                     i2s_done: false,
                     influence: None,
                     start_ops: None,
+                    made_by: None,
                 });
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
@@ -569,6 +721,8 @@ impl Guide {
     pub fn finish(&mut self) -> GuideStats {
         self.stats.frontier = self.targets.iter().filter(|t| !t.reached_zero).count();
         self.stats.pool_inputs = self.targets.iter().map(|t| t.pool.len()).sum();
+        self.stats.search_share = self.stats.share(Arm::Search);
+        self.stats.cmplog_share = self.stats.share(Arm::Cmplog);
         self.stats.clone()
     }
 }
@@ -593,6 +747,59 @@ mod tests {
         assert_eq!(st(1000, 1.0, 300, 1.2).credit(true), None);
         // ahead in executions
         assert_eq!(st(1000, 10.0, 1001, 1.0).credit(true), None);
+    }
+
+    /// A rationed arm's share follows its recent yield against havoc's: the floor while havoc
+    /// keeps covering and the arm does not, all of havoc's once neither has covered anything
+    /// for a while, and outcomes input-to-state took from an input the arm made count for it.
+    #[test]
+    fn a_share_follows_recent_yields() {
+        let mut st = GuideStats::default();
+        let run = |st: &mut GuideStats, stage: Stage, n: u64, every: u64| {
+            for i in 0..n {
+                st.count(stage, usize::from(every > 0 && i % every == 0));
+                match stage {
+                    Stage::Havoc => st.secs_havoc += 1e-3,
+                    Stage::Cmplog => st.secs_cmplog += 1e-3,
+                    _ => st.secs_avm += 1e-3,
+                }
+            }
+        };
+        assert_eq!(st.share(Arm::Search), 1.0, "nothing run: the prior alone");
+        // havoc covers an outcome every 100 executions, the AVM nothing, input-to-state on every
+        // compare one every 50
+        for _ in 0..20 {
+            run(&mut st, Stage::Havoc, 1000, 100);
+            run(&mut st, Stage::Avm, 1000, 0);
+            run(&mut st, Stage::Cmplog, 1000, 50);
+        }
+        assert_eq!(st.share(Arm::Search), SHARE_FLOOR);
+        assert_eq!(st.share(Arm::Cmplog), 1.0);
+        // the arms spent as much as havoc: no credit left
+        assert_eq!(st.arm_credit(Arm::Search, false), None);
+        let mut fresh = GuideStats { execs_havoc: 10_000, secs_havoc: 10.0, ..Default::default() };
+        fresh.yields = st.yields.clone();
+        assert_eq!(fresh.arm_credit(Arm::Search, false), Some(1_000), "a tenth of havoc's executions");
+        assert_eq!(fresh.arm_credit(Arm::Search, true), Some(1_000), "and of its time, at havoc's rate");
+        assert_eq!(fresh.arm_credit(Arm::Cmplog, false), Some(10_000));
+        // then nothing covers anything for ten times as long: the early leads fade and the
+        // shares even out
+        for _ in 0..200 {
+            run(&mut st, Stage::Havoc, 1000, 0);
+            run(&mut st, Stage::Avm, 1000, 0);
+            run(&mut st, Stage::Cmplog, 1000, 0);
+        }
+        assert!(st.share(Arm::Search) > 0.9, "{}", st.share(Arm::Search));
+        // input-to-state wins from search-made inputs count for the search
+        let mut y = Yields::default();
+        for i in 0..1000 {
+            y.count(Arm::Havoc, 0, 2 * i + 1);
+            y.count(Arm::Search, 0, 2 * i + 2);
+        }
+        y.credit(Arm::Havoc, 5);
+        let before = y.ratio(Arm::Search);
+        y.credit(Arm::Search, 10);
+        assert!(y.ratio(Arm::Search) > 2.0 * before, "{before} -> {}", y.ratio(Arm::Search));
     }
 
     #[test]

@@ -37,9 +37,17 @@
 //!    in the guidance's [`scope`] join the frontier: not library code (Rust's std and registry
 //!    crates, C system headers) unless `--frontier_include` says so. The strings the program
 //!    compares at run time (read from the string operand log of inputs that add coverage and of
-//!    directed attempts) become havoc's dictionary tokens.
+//!    directed attempts) become havoc's dictionary tokens. Of the directed stages' executions,
+//!    the influence probe and the AVM get the share their recent yield earns against havoc's
+//!    ([`guide::GuideStats::share`], at least a tenth of havoc's).
+//! 6. **Input-to-state on every compare** ([`cmplog`], REDQUEEN's and AFL++ CmpLog's stage):
+//!    each corpus entry, once, runs with every evaluation of every compare logged, and the
+//!    substitutions of those operands run as new inputs, in turns with the directed attempts,
+//!    on the share its own recent yield earns: table lookups in loops and compares whose outcomes are both
+//!    covered give values that the frontier's compares never show.
 
 pub mod avm;
+pub mod cmplog;
 pub mod corpus;
 pub mod dict;
 mod directed;
@@ -545,6 +553,15 @@ struct Fuzzer<'a> {
     /// The outcome a directed attempt aims at, and its fitness in the last execution.
     focus: Option<directed::Focus>,
     focus_fitness: f64,
+    /// During a directed attempt: which stage made its start input
+    /// ([`guide::Target::made_by`]).
+    i2s_origin: Option<guide::Arm>,
+    /// Corpus entries before this index have had input-to-state on every compare ([`cmplog`]).
+    cmplog_at: usize,
+    /// The candidates of the last of them still to run, the next one last.
+    cmplog_queue: Vec<Vec<u8>>,
+    /// The compares that gave candidates so far ([`cmplog::candidates`]).
+    cmplog_tried: std::collections::HashSet<u64>,
     /// The CFGs of the functions that held a focus, by function index.
     cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
     /// The program's direct call sites ([`crate::program::Program::callers`]), on first use.
@@ -719,6 +736,10 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         stage: Stage::Seed,
         focus: None,
         focus_fitness: f64::INFINITY,
+        i2s_origin: None,
+        cmplog_at: 0,
+        cmplog_queue: vec![],
+        cmplog_tried: Default::default(),
         cfgs: Default::default(),
         callers: None,
         ladders: Default::default(),
@@ -930,8 +951,25 @@ impl Fuzzer<'_> {
                     let len = t.pool.last().map_or(0, Vec::len);
                     avm.then(|| directed::avm_need(len, t.influence_for(len).is_some()))
                 };
-                if let Some(t) = self.guide.pick(credit, need) {
-                    self.attempt(t, credit)?;
+                // input-to-state on every compare of the next corpus entry, while it has had no
+                // more executions than the attempts; the attempts otherwise, the influence probe
+                // and the AVM on the share their recent yield earns; input-to-state on every
+                // compare again with the credit the search does not keep
+                let st = &self.guide.stats;
+                let cmplog_credit = st.arm_credit(guide::Arm::Cmplog, by_time).unwrap_or(0);
+                let cmplog_turn = st.execs_cmplog <= st.execs_i2s + st.execs_influence + st.execs_avm;
+                if cmplog_turn && cmplog_credit > 0 && self.cmplog_pending() {
+                    self.cmplog_step(cmplog_credit)?;
+                    continue;
+                }
+                let search_credit = self.guide.stats.arm_credit(guide::Arm::Search, by_time).unwrap_or(0);
+                if let Some(t) = self.guide.pick(search_credit, need) {
+                    self.attempt(t, credit, search_credit)?;
+                    continue;
+                }
+                let spare = credit.saturating_sub(if avm { search_credit } else { 0 }).min(cmplog_credit);
+                if spare > 0 && self.cmplog_pending() {
+                    self.cmplog_step(spare)?;
                     continue;
                 }
             }
@@ -1137,6 +1175,13 @@ impl Fuzzer<'_> {
             let exec = &self.s.target.executor;
             let improved = self.guide.stats.distance_improvements;
             self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
+            let origin = match self.stage {
+                Stage::I2s => self.i2s_origin,
+                s => guide::Arm::of(s),
+            };
+            for &i in &self.guide.improved {
+                self.guide.targets[i].made_by = origin;
+            }
             if let Some(f) = &self.focus {
                 self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
             }
@@ -1172,6 +1217,9 @@ impl Fuzzer<'_> {
         }
         if outcome != Outcome::Stopped {
             self.guide.stats.count(self.stage, new_outcomes);
+            if let (Stage::I2s, Some(arm), 1..) = (self.stage, self.i2s_origin, new_outcomes) {
+                self.guide.stats.yields.credit(arm, new_outcomes);
+            }
         }
         self.guide.stats.add_time(self.stage, ran);
         Ok(outcome == Outcome::Normal && !is_new)

@@ -40,7 +40,8 @@
 //! `memcmp`, `bcmp` compared `==`/`!=` with 0; REDQUEEN's and CmpLog's "routine" operands): the
 //! two byte strings of each such site's first evaluation, each cut to [`STR_OPERAND_CAP`] bytes,
 //! at most [`STR_LOG_CAPACITY`] records per execution (`Header::n_str_operands` entries; later
-//! sites are not logged). Only the count is reset per execution.
+//! sites are not logged), and, under [`FLAG_REPEATED_STR_OPERANDS`], those of later evaluations
+//! as well. Only the count is reset per execution.
 //!
 //! The **ordered trace** is written only when the engine sets `Header::events_enabled` for an
 //! execution (the chaining approach needs the order of definitions and branch outcomes; plain
@@ -254,6 +255,12 @@ pub const STR_OPERAND_CAP: usize = 64;
 /// `Header::flags` bit: log the operands of a compare site's later evaluations in an execution
 /// too, not only its first (up to [`OPERAND_EVALS`] per site; see the module docs).
 pub const FLAG_REPEATED_OPERANDS: u32 = 1;
+
+/// `Header::flags` bit: log the compared strings of a string-compare site's later evaluations in
+/// an execution too, not only its first (up to [`OPERAND_EVALS`] per site, within
+/// [`STR_LOG_CAPACITY`]): a lookup of a word in a table of keywords (`strcmp` in a loop) then
+/// shows every keyword. Set by the fuzzer for its input-to-state stage on every compare.
+pub const FLAG_REPEATED_STR_OPERANDS: u32 = 2;
 
 /// Most evaluations of one compare site logged in an execution under [`FLAG_REPEATED_OPERANDS`].
 pub const OPERAND_EVALS: u32 = 16;
