@@ -676,6 +676,29 @@ fn in_process_mode_keeps_triages_and_goes_on_after_each_crash() {
     assert!(!state.iter().any(|n| n.starts_with("in-process-")), "{state:?}");
 }
 
+/// A harness that writes to standard error on every input, under a run whose standard error is a
+/// file: the in-process worker's file-size limit is for the files the harness writes, not for
+/// that log (it ended the worker with SIGXFSZ once the log passed the limit, and the run failed).
+#[test]
+fn in_process_output_to_a_log_file_is_not_held_to_the_file_size_limit() {
+    let d = tempfile::tempdir().unwrap();
+    harness("chatty.c", d.path());
+    let log = d.path().join("fuzz.log");
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "corpus", "-seed=1", "-runs=4000", "-max_file_mb=1", "--in_process", "--json", "-q"])
+        .stderr(std::fs::File::create(&log).unwrap())
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", &text[text.len().saturating_sub(2000)..]);
+    let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(s["executions"].as_u64().unwrap() >= 4000, "{s:#}");
+    assert_eq!(s["worker_restarts"], 0, "{s:#}");
+    // more than the 1 MB limit reached the log: about 1 KB per execution
+    assert!(text.len() > 3 << 20, "{} bytes", text.len());
+}
+
 #[test]
 fn in_process_timeouts_and_out_of_memory_end_the_worker_and_are_kept() {
     let d = tempfile::tempdir().unwrap();

@@ -299,7 +299,11 @@ fn run_worker(
         .env_remove(ENV_PERSISTENT)
         .env_remove(ENV_PROGRAM_INPUT)
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null());
+        .stdout(std::process::Stdio::null())
+        // through a pipe the supervisor relays: the file-size limit then bounds the files the
+        // harness writes, not a log file that takes standard error (a harness that warns on
+        // every input, as libpng's does, wrote 1 GB of it in five minutes and died of SIGXFSZ)
+        .stderr(std::process::Stdio::piped());
     let supervisor = std::process::id() as i32;
     unsafe {
         cmd.pre_exec(move || {
@@ -309,9 +313,21 @@ fn run_worker(
         });
     }
     let mut child = cmd.spawn().with_context(|| format!("cannot start {}", exe.display()))?;
+    let relay = child.stderr.take().map(|mut from| {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut from, &mut std::io::stderr());
+            let _ = done.send(());
+        });
+        finished
+    });
     let mut told = false;
     loop {
         if let Some(st) = child.try_wait()? {
+            // what the worker wrote last, unless a process it left behind keeps the pipe open
+            if let Some(finished) = relay {
+                let _ = finished.recv_timeout(Duration::from_secs(1));
+            }
             return Ok(st);
         }
         if !told && interrupt.load(Ordering::Relaxed) {
