@@ -435,7 +435,7 @@ fn input_to_state_on_every_compare_finds_the_entries_of_lookup_tables() {
     let d = tempfile::tempdir().unwrap();
     harness("tables.c", d.path());
     // the last entry of a table of 32-bit ids and of a keyword table (strcmp), each looked up in
-    // a loop: 593 to 2,067 executions on seeds 1-5; none in 30,000 when only the frontier
+    // a loop: 940 to 2,314 executions on seeds 1-5; none in 30,000 when only the frontier
     // compares' first evaluations were substituted (17 of 30 outcomes); libFuzzer with value
     // profile took 95,000 to 1.1 million
     for seed in 1..=3 {

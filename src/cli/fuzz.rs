@@ -191,8 +191,10 @@ pub struct FuzzArgs {
     #[arg(long = "stop_on_crash", alias = "stop-on-crash")]
     stop_on_crash: bool,
     /// Branch distances and compared operands steer the loop: input-to-state substitution and
-    /// AVM on the frontier outcomes, never more executions than havoc had (`off`: plain coverage-guided
-    /// havoc; `i2s`: input-to-state substitution only, no AVM; both for comparison)
+    /// AVM on the frontier outcomes, and input-to-state on every compare of each corpus entry
+    /// (AFL++'s CmpLog stage), never more executions than havoc had (`off`: plain
+    /// coverage-guided havoc; `i2s`: input-to-state substitution only, no AVM; both for
+    /// comparison)
     #[arg(long, default_value = "on", value_name = "on|off|i2s", value_parser = ["on", "off", "i2s"])]
     guidance: String,
     /// Write a line per input that adds coverage to FILE (created afresh): `EXECUTION

@@ -334,7 +334,10 @@ impl SharedMemory {
     }
 
     /// Suspend the quiet map (`on`: every site is recorded in full, as before any was marked
-    /// quiet) or put it back as it was. Two copies of a byte per site.
+    /// quiet) or put it back as it was, with the sites marked quiet meanwhile (an execution run
+    /// with the map suspended may cover new outcomes, and the fuzzer then marks their sites:
+    /// lost, they stayed on the probes' slower paths for the rest of the run). Two copies of a
+    /// byte per site.
     pub fn suspend_quiet(&mut self, on: bool) {
         let map = unsafe { std::slice::from_raw_parts_mut(self.base.add(self.layout.quiet_off), self.layout.site_capacity as usize) };
         match (on, self.quiet_saved.take()) {
@@ -342,7 +345,11 @@ impl SharedMemory {
                 self.quiet_saved = Some(map.to_vec());
                 map.fill(0);
             }
-            (false, Some(saved)) => map.copy_from_slice(&saved),
+            (false, Some(saved)) => {
+                for (m, s) in map.iter_mut().zip(saved) {
+                    *m |= s;
+                }
+            }
             (_, saved) => self.quiet_saved = saved,
         }
     }
@@ -508,6 +515,19 @@ pub fn segment_mode(id: i32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Suspending the quiet map clears it; putting it back keeps the sites marked meanwhile.
+    #[test]
+    fn the_quiet_map_comes_back_with_the_sites_marked_while_suspended() {
+        let mut shm = SharedMemory::create(4, 8, 16, 0).unwrap();
+        let quiet = |shm: &SharedMemory| -> Vec<u8> { (0..4).map(|s| unsafe { *shm.base.add(shm.layout.quiet_off + s) }).collect() };
+        shm.set_quiet(1, true);
+        shm.suspend_quiet(true);
+        assert_eq!(quiet(&shm), vec![0, 0, 0, 0]);
+        shm.set_quiet(3, true);
+        shm.suspend_quiet(false);
+        assert_eq!(quiet(&shm), vec![0, 1, 0, 1]);
+    }
 
     #[test]
     fn switch_sites_that_ran_more_than_once_get_exact_case_distances() {

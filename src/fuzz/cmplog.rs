@@ -43,8 +43,8 @@ pub const SLICE: usize = super::directed::I2S_SLICE;
 /// The candidates of the operand records `recs` and string records `strs` of one execution of
 /// `data`, round-robin over the distinct compares (those whose operands differ first, string
 /// compares before the others), at most `cap`. `width(site)` is the operand width in bytes of a site's compare ([`i2s::operand_width`];
-/// `None`: its integer records are skipped); a candidate that changes the input's length
-/// ([`i2s::length_candidates`]) is at most `max_len` bytes. No candidate twice, none equal to
+/// `None`: its integer records are skipped); no candidate is longer than `max_len` bytes (one
+/// that changes the input's length: [`i2s::length_candidates`], a longer string). No candidate twice, none equal to
 /// `data`. Among the compares whose operands differ, and among those whose operands are equal,
 /// those whose key is in `tried` (the same kind and operands, at any site) come after the
 /// others, and at most [`MAX_TRIED_PER_ENTRY`] of them give candidates; the key of each compare
@@ -116,7 +116,7 @@ pub fn candidates<'a>(
                 break 'rounds;
             }
             if let Some(y) = c.get(k) {
-                if y.as_slice() != data && seen.insert(y.clone()) {
+                if y.as_slice() != data && y.len() <= max_len && seen.insert(y.clone()) {
                     out.push(y.clone());
                 }
             }
@@ -187,7 +187,11 @@ impl Fuzzer<'_> {
         }
         let sites = &self.s.target.program.sites;
         let width = |s: u32| sites.get(s as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
-        let mut cands = candidates(&data, &ops, &strs, width, self.max_len, MAX_CANDIDATES_PER_ENTRY, &mut self.cmplog_tried);
+        // no longer than length control lets havoc's inputs be (or the entry itself): a compare
+        // with a value that happens to equal the input's length made inputs of up to the
+        // largest length, and libyaml's run slowed fourfold on them
+        let limit = self.len_limit.max(data.len()).min(self.max_len);
+        let mut cands = candidates(&data, &ops, &strs, width, limit, MAX_CANDIDATES_PER_ENTRY, &mut self.cmplog_tried);
         cands.reverse();
         self.cmplog_queue = cands;
         Ok(())
@@ -233,6 +237,10 @@ mod tests {
         // the equal pair's neighbours come after: 8 and 6
         assert!(c[2..].contains(&vec![8, 0, 0]) && c[2..].contains(&vec![6, 0, 0]), "{c:?}");
         assert_eq!(c.len(), 4, "the repeated record gives nothing new: {c:?}");
+        // no candidate longer than max_len: a string substitution that grows the input
+        let strs = [StrOperandRec::new(2, evotest_abi::distance::STR_STRCMP, 0, b"\x07", b"LONGER")];
+        assert!(candidates(&data, &[], &strs, |_| Some(1), 6, 10, &mut HashSet::new()).is_empty());
+        assert!(!candidates(&data, &[], &strs, |_| Some(1), 8, 10, &mut HashSet::new()).is_empty());
         // the cap
         assert_eq!(candidates(&data, &recs, &[], |_| Some(1), 64, 1, &mut HashSet::new()), vec![vec![255, 0, 0]]);
         // a compare with the input's length gives lengths up to max_len only (a huge operand

@@ -255,8 +255,11 @@ pub const SHARE_FLOOR: f64 = 0.1;
 /// new best input of an outcome, and yields the most per execution on every target measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arm {
+    /// Havoc mutations ([`Stage::Havoc`]).
     Havoc = 0,
+    /// The influence probe and the AVM ([`Stage::Influence`], [`Stage::Avm`]).
     Search = 1,
+    /// Input-to-state on every compare ([`Stage::Cmplog`]).
     Cmplog = 2,
 }
 

@@ -43,8 +43,8 @@
 //! 6. **Input-to-state on every compare** ([`cmplog`], REDQUEEN's and AFL++ CmpLog's stage):
 //!    each corpus entry, once, runs with every evaluation of every compare logged, and the
 //!    substitutions of those operands run as new inputs, in turns with the directed attempts,
-//!    on the share its own recent yield earns: table lookups in loops and compares whose outcomes are both
-//!    covered give values that the frontier's compares never show.
+//!    on the share its own recent yield earns: table lookups in loops and compares whose
+//!    outcomes are both covered give values that the frontier's compares never show.
 
 pub mod avm;
 pub mod cmplog;
