@@ -240,7 +240,8 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
             .unwrap()
     };
     let o = fuzz(&["--instrument_crates", "arbitrary"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // exit 1 is the crash found (input-to-state on every compare finds it within these 200 runs)
+    assert!(matches!(o.status.code(), Some(0) | Some(1)), "{}", String::from_utf8_lossy(&o.stderr));
     let s2: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(s2["outcomes_total"].as_u64().unwrap() > total, "arbitrary's branches are counted: {} vs {total}", s2["outcomes_total"]);
     let o = fuzz(&["--instrument_crates", "no_such_crate"]);

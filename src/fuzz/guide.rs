@@ -384,16 +384,23 @@ impl GuideStats {
     /// the directed stages' own rate so far (havoc's before they have run). The smaller of the
     /// two. Without `by_time` the credit depends on executions only, so a run is reproducible.
     pub fn credit(&self, by_time: bool) -> Option<u64> {
-        let by_execs = self.execs_havoc.checked_sub(self.directed())?;
+        self.lead((self.execs_havoc as f64, self.secs_havoc), (self.directed(), self.directed_secs()), by_time)
+    }
+
+    /// The executions by which `allowed` (executions, seconds) leads `spent`: in executions, and
+    /// (if `by_time`) in seconds at `spent`'s own rate (havoc's before anything was spent), the
+    /// smaller of the two; `None` when `spent` is ahead in either.
+    fn lead(&self, allowed: (f64, f64), spent: (u64, f64), by_time: bool) -> Option<u64> {
+        let by_execs = (allowed.0 as u64).checked_sub(spent.0)?;
         if !by_time {
             return Some(by_execs);
         }
-        let secs = self.secs_havoc - self.directed_secs();
+        let secs = allowed.1 - spent.1;
         if secs < 0.0 {
             return None;
         }
-        let rate = if self.directed() > 0 && self.directed_secs() > 0.0 {
-            self.directed() as f64 / self.directed_secs()
+        let rate = if spent.0 > 0 && spent.1 > 0.0 {
+            spent.0 as f64 / spent.1
         } else if self.secs_havoc > 0.0 {
             self.execs_havoc as f64 / self.secs_havoc
         } else {
@@ -418,27 +425,13 @@ impl GuideStats {
     pub fn arm_credit(&self, arm: Arm, by_time: bool) -> Option<u64> {
         let credit = self.credit(by_time)?;
         let share = self.share(arm);
-        let (execs, secs) = match arm {
+        let spent = match arm {
             Arm::Havoc => return Some(credit),
             Arm::Search => (self.execs_influence + self.execs_avm, self.secs_influence + self.secs_avm),
             Arm::Cmplog => (self.execs_cmplog, self.secs_cmplog),
         };
-        let by_execs = ((self.execs_havoc as f64 * share) as u64).checked_sub(execs)?;
-        if !by_time {
-            return Some(by_execs.min(credit));
-        }
-        let left = self.secs_havoc * share - secs;
-        if left < 0.0 {
-            return None;
-        }
-        let rate = if execs > 0 && secs > 0.0 {
-            execs as f64 / secs
-        } else if self.secs_havoc > 0.0 {
-            self.execs_havoc as f64 / self.secs_havoc
-        } else {
-            return Some(by_execs.min(credit));
-        };
-        Some(by_execs.min((left * rate) as u64).min(credit))
+        let allowed = (self.execs_havoc as f64 * share, self.secs_havoc * share);
+        Some(self.lead(allowed, spent, by_time)?.min(credit))
     }
 
     /// Executions of the directed stages (input-to-state on the frontier and on every compare,
