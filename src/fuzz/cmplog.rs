@@ -175,23 +175,20 @@ impl Fuzzer<'_> {
         exec.log_every_compare(false);
         exec.suspend_quiet(false);
         r?;
-        let (mut ops, mut strs) = (Vec::new(), Vec::new());
-        let exec = &self.s.target.executor;
-        if !exec.last_operands(&mut ops) || !exec.last_str_operands(&mut strs) {
+        let mut ops = Vec::new();
+        if !self.s.target.executor.last_operands(&mut ops) {
             return Ok(());
         }
-        for r in &strs {
-            for t in i2s::str_tokens(&data, r) {
-                self.mutator.observe_token(&t);
-            }
-        }
+        // the string log into `str_ops`, its compared strings to havoc's tokens
+        self.harvest_strings(&data);
+        let strs = &self.str_ops;
         let sites = &self.s.target.program.sites;
         let width = |s: u32| sites.get(s as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
         // no longer than length control lets havoc's inputs be (or the entry itself): a compare
         // with a value that happens to equal the input's length made inputs of up to the
         // largest length, and libyaml's run slowed fourfold on them
         let limit = self.len_limit.max(data.len()).min(self.max_len);
-        let mut cands = candidates(&data, &ops, &strs, width, limit, MAX_CANDIDATES_PER_ENTRY, &mut self.cmplog_tried);
+        let mut cands = candidates(&data, &ops, strs, width, limit, MAX_CANDIDATES_PER_ENTRY, &mut self.cmplog_tried);
         cands.reverse();
         self.cmplog_queue = cands;
         Ok(())
@@ -203,9 +200,9 @@ impl Fuzzer<'_> {
             if self.done() {
                 break;
             }
+            // (no candidate is longer than the largest input: see `cmplog_log_next`)
             let Some(y) = self.cmplog_queue.pop() else { break };
-            let y = &y[..y.len().min(self.max_len)];
-            self.evaluate(y, true)?;
+            self.evaluate(&y, true)?;
         }
         Ok(())
     }
