@@ -57,7 +57,6 @@ pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
         patience: true,
         use_seeds: true,
         start_from_best: true,
-        archive_seeds: false,
         restart: None,
     }
 }

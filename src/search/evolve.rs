@@ -22,7 +22,6 @@ use super::{GoalSearch, Patience, SearchContext};
 use crate::fitness::Summary;
 use crate::input::Input;
 use anyhow::Result;
-use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
@@ -133,11 +132,6 @@ pub struct Evolution<G> {
     /// Put the best input known for the goal into the initial population (every preset but the
     /// paper-faithful grammatical evolution, whose searches start from random genomes).
     pub start_from_best: bool,
-    /// Put inputs of the archive (the tests that covered some goal first) into the initial
-    /// population, at most half of it, after the goal's best: seeding from the archive (Rojas et
-    /// al. 2016), so that crossover can join what inputs covering neighbouring goals got right
-    /// (a variable set for one condition, a relation between two for another).
-    pub archive_seeds: bool,
     /// Restart: after this many generations in a row without improving the attempt's best
     /// fitness, every member but the elites is replaced by a random genome (`None`: never).
     pub restart: Option<u32>,
@@ -177,18 +171,6 @@ impl<G: Clone> Evolution<G> {
         let mut starts: VecDeque<Input> = VecDeque::new();
         if let Some((_, x)) = cx.best(goal).filter(|_| self.start_from_best) {
             starts.push_back(x.clone());
-        }
-        if self.archive_seeds {
-            let mut tests: Vec<Input> = cx.archive().tests.iter().map(|t| t.input.clone()).collect();
-            tests.shuffle(&mut cx.rng);
-            for t in tests {
-                if starts.len() >= size / 2 {
-                    break;
-                }
-                if !starts.contains(&t) {
-                    starts.push_back(t);
-                }
-            }
         }
         if self.use_seeds {
             let mut seeds = std::mem::take(&mut cx.seeds);

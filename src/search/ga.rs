@@ -49,7 +49,6 @@ pub fn preset(c: &SearchConfig) -> Evolution<Input> {
         patience: true,
         use_seeds: true,
         start_from_best: true,
-        archive_seeds: false,
         restart: None,
     }
 }

@@ -167,9 +167,6 @@ pub struct Engine {
     pub restarts: bool,
     /// Put the goal's best input known into the initial population.
     pub start_from_best: bool,
-    /// Put the archive's inputs into the initial population (see
-    /// [`Evolution::archive_seeds`](super::evolve::Evolution::archive_seeds)).
-    pub archive_seeds: bool,
     /// Another pass over the uncovered objectives until every objective is covered or the
     /// budget is spent (`false`: one pass, the paper's driver).
     pub repeat: bool,
@@ -177,9 +174,9 @@ pub struct Engine {
 
 impl Engine {
     /// GE as Anjum & Ryan (2021) describe it.
-    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, archive_seeds: false, repeat: false };
+    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, repeat: false };
     /// evotest's GE engine.
-    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, archive_seeds: true, repeat: true };
+    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, repeat: true };
 }
 
 /// The GE preset of the evolutionary loop with `grammar` and `engine`, population and
@@ -201,7 +198,6 @@ pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<V
         patience: false,
         use_seeds: false,
         start_from_best: engine.start_from_best,
-        archive_seeds: engine.archive_seeds,
         restart: engine.restarts.then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
     }
 }
@@ -978,57 +974,6 @@ mod tests {
             // a redrawn codon is 0 again one time in 256
             assert!((420..580).contains(&changed), "{changed} of {n} codons");
         });
-    }
-
-    /// evotest's engine puts the archive's inputs into a search's initial population, besides
-    /// the goal's best; the paper's engine starts from random genomes only. Read from the inputs
-    /// the search encodes into genomes.
-    #[test]
-    fn the_improved_engine_seeds_its_population_from_the_archive() {
-        use std::cell::RefCell;
-        use std::rc::Rc;
-        /// Ge, recording the inputs it encodes.
-        struct Recording(Ge, Rc<RefCell<Vec<Input>>>);
-        impl Representation for Recording {
-            type Genome = Vec<u8>;
-            fn prepare(&mut self, cx: &SearchContext) {
-                self.0.prepare(cx)
-            }
-            fn random(&self, cx: &mut SearchContext) -> Vec<u8> {
-                self.0.random(cx)
-            }
-            fn encode(&self, cx: &SearchContext, x: &Input) -> Vec<u8> {
-                self.1.borrow_mut().push(x.clone());
-                self.0.encode(cx, x)
-            }
-            fn decode(&self, cx: &SearchContext, g: &Vec<u8>) -> Input {
-                self.0.decode(cx, g)
-            }
-        }
-        let d = ints(&["x", "y", "z"], None);
-        let c = SearchConfig { generations: Some(1), population: 10, ..SearchConfig::default() };
-        let (a, b) = (123_456_789, 987_654_321);
-        let archive: Vec<Input> = [[a, 0, 0], [0, b, 0]].iter().map(|v| d.from_values(&v.map(Value::Int))).collect();
-        for archive_seeds in [false, true] {
-            let encoded = Rc::new(RefCell::new(vec![]));
-            run_with(&d, eq_landscape(vec![a, b, 55_555_555]), c.clone(), 3, 1_000, |cx| {
-                // x == a and y == b, each covered by an input of its own; neither reaches z
-                for x in &archive {
-                    cx.evaluate(x).unwrap();
-                }
-                assert_eq!(cx.archive().tests.len(), 2);
-                let engine = Engine { archive_seeds, ..Engine::IMPROVED };
-                let mut ge = preset(&c, Grammar::SEEDED, engine);
-                ge.repr = Box::new(Recording(Ge::new(Grammar::SEEDED, true), encoded.clone()));
-                // goal 4: z == 55,555,555; its best is the first input either way
-                ge.attempt(cx, 4).unwrap();
-            });
-            let mut seen = encoded.borrow().clone();
-            seen.sort();
-            let mut want = if archive_seeds { archive.clone() } else { vec![archive[0].clone()] };
-            want.sort();
-            assert_eq!(seen, want, "archive seeds: {archive_seeds}");
-        }
     }
 }
 

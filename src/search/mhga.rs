@@ -117,7 +117,6 @@ pub fn preset(max: Option<u32>, stall: Option<u32>) -> Evolution<Input> {
         patience: false,
         use_seeds: false,
         start_from_best: true,
-        archive_seeds: false,
         restart: None,
     }
 }
