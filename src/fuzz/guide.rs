@@ -35,7 +35,13 @@
 //! substitution takes the outcomes, it is as fast as substitution alone. An attempt whose AVM does
 //! not lower the outcome's best fitness stalls it; any later improvement (by havoc, or by an
 //! attempt on another outcome) wakes it, and new coverage wakes stalled outcomes with fewer than
-//! [`MAX_STALLS`] stalls. Eligible outcomes are taken fewest attempts first, then lowest fitness.
+//! [`MAX_STALLS`] stalls. A stall is never final: once havoc's executions have doubled since it,
+//! the outcome is eligible again ([`Target::retry_at`]; geometric backoff, so that the retries of
+//! an outcome cost a logarithm of the run's executions in attempts, and the credit still bounds
+//! them). Without it, the last hard outcome of a program (tritype's right angle, whose distance
+//! havoc stops improving long before it hits one) waited for an improvement that never came,
+//! while havoc ran millions of executions. Eligible outcomes are taken fewest attempts first,
+//! then lowest fitness.
 
 use super::feedback::Feedback;
 use crate::exec::Coverage;
@@ -87,6 +93,10 @@ pub struct Target {
     pub stalls: u32,
     /// The last attempt did not lower `best`, and nothing did since.
     pub stalled: bool,
+    /// Havoc's executions ([`GuideStats::execs_havoc`]) at which a stalled outcome is eligible
+    /// again without an improvement: twice havoc's executions when it stalled (see
+    /// [`Guide::finish_attempt`]).
+    pub retry_at: u64,
     /// An execution took it (fitness 0), perhaps one that crashed (so the coverage map may not
     /// know it).
     pub reached_zero: bool,
@@ -461,6 +471,9 @@ pub struct Guide {
     /// The least credit (see [`Guide::pick`]) that makes an outcome eligible which the last
     /// [`Guide::pick`] left out for want of it (`u64::MAX`: none).
     wake_at_credit: u64,
+    /// The least of the stalled outcomes' [`Target::retry_at`] when the last [`Guide::pick`]
+    /// found none (`u64::MAX`: none).
+    wake_at_havoc: u64,
     pub stats: GuideStats,
     /// The targets whose best fitness the last [`Guide::observe`] lowered (indices into
     /// `targets`), for the caller to keep their operand records ([`Target::start_ops`]).
@@ -479,6 +492,7 @@ impl Guide {
             covered_when: usize::MAX,
             wake: true,
             wake_at_credit: u64::MAX,
+            wake_at_havoc: u64::MAX,
             stats: GuideStats { enabled, ..Default::default() },
             improved: Vec::new(),
         }
@@ -525,6 +539,7 @@ impl Guide {
                     attempts: 0,
                     stalls: 0,
                     stalled: false,
+                    retry_at: 0,
                     reached_zero: false,
                     i2s_at: None,
                     i2s_next: 0,
@@ -620,16 +635,26 @@ impl Guide {
     /// ([`Target::needs_i2s`] false) is eligible only for the AVM, which needs
     /// `avm_need(target)` executions of `credit` (the executions havoc has had beyond the
     /// directed stages', see `fuzz/mod.rs`); `None` from `avm_need`: no AVM (`--guidance i2s`).
+    /// A stalled outcome is eligible once havoc's executions reach its [`Target::retry_at`].
     pub fn pick(&mut self, credit: u64, avm_need: impl Fn(&Target) -> Option<u64>) -> Option<usize> {
-        if !self.wake && credit < self.wake_at_credit {
+        let havoc = self.stats.execs_havoc;
+        if !self.wake && credit < self.wake_at_credit && havoc < self.wake_at_havoc {
             return None;
         }
         let mut least_need = u64::MAX;
+        let mut next_retry = u64::MAX;
         let best = self
             .targets
             .iter()
             .enumerate()
-            .filter(|(_, t)| !t.pool.is_empty() && !t.stalled && !t.reached_zero)
+            .filter(|(_, t)| !t.pool.is_empty() && !t.reached_zero)
+            .filter(|(_, t)| {
+                if t.stalled && havoc < t.retry_at {
+                    next_retry = next_retry.min(t.retry_at);
+                    return false;
+                }
+                true
+            })
             .filter(|(_, t)| {
                 if t.needs_i2s() {
                     return true;
@@ -648,6 +673,7 @@ impl Guide {
         if best.is_none() {
             self.wake = false;
             self.wake_at_credit = least_need;
+            self.wake_at_havoc = next_retry;
         }
         best
     }
@@ -697,6 +723,7 @@ impl Guide {
         } else if searched && t.best >= start {
             t.stalled = true;
             t.stalls += 1;
+            t.retry_at = self.stats.execs_havoc.saturating_mul(2).max(1);
         }
     }
 
@@ -902,6 +929,34 @@ mod tests {
         assert_eq!(g.pick(100, need), None, "both stalled");
         g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 2.0 }), b"y");
         assert_eq!(g.pick(100, need), Some(first), "an improvement wakes it");
+    }
+
+    /// A stalled outcome that nothing improves is tried again once havoc's executions have
+    /// doubled since its stall, and again after they double once more.
+    #[test]
+    fn a_stalled_outcome_is_retried_when_havocs_executions_double() {
+        let mut fb = Feedback::new(1, 2);
+        fb.add(&cov(&[0], &[0]));
+        let mut g = Guide::new(vec![(0, 2)], true);
+        g.refresh(&fb);
+        g.observe(&cov(&[0], &[0]), |o| (o == 1).then_some(5.0), b"a");
+        let need = |_: &Target| Some(10);
+        g.stats.execs_havoc = 1_000;
+        let t = g.pick(100, need).unwrap();
+        g.start_i2s(t);
+        g.i2s_progress(1, 1, 0, true);
+        g.finish_attempt(1, g.targets[t].best, true);
+        assert!(g.targets[t].stalled);
+        g.stats.execs_havoc = 1_999;
+        assert_eq!(g.pick(100, need), None, "stalled");
+        assert_eq!(g.pick(100, need), None, "nothing new");
+        g.stats.execs_havoc = 2_000;
+        assert_eq!(g.pick(100, need), Some(t), "havoc's executions doubled: tried again");
+        g.finish_attempt(1, g.targets[t].best, true);
+        g.stats.execs_havoc = 3_999;
+        assert_eq!(g.pick(100, need), None, "stalled again, until 4,000");
+        g.stats.execs_havoc = 4_000;
+        assert_eq!(g.pick(100, need), Some(t));
     }
 
     #[test]
