@@ -887,10 +887,7 @@ mod tests {
 
     #[test]
     fn strictly_lower_distances_are_kept_in_a_capped_pool() {
-        let mut fb = Feedback::new(1, 2);
-        fb.add(&cov(&[0], &[0]));
-        let mut g = Guide::new(vec![(0, 2)], true);
-        g.refresh(&fb);
+        let mut g = one_site_guide();
         let c = cov(&[0], &[0]);
         for (i, d) in [10.0, 10.0, 5.0, 7.0, 4.0, 3.0, 2.0, 1.0].iter().enumerate() {
             g.observe(&c, |o| (o == 1).then_some(*d), &[i as u8]);
@@ -903,6 +900,15 @@ mod tests {
         assert_eq!(g.observe(&cov(&[], &[]), |_| Some(0.0), &[9]), 0);
         assert_eq!(Guide::fitness(0, 1, &SiteLadder::default(), &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
         assert_eq!(Guide::fitness(0, 1, &SiteLadder::default(), &c, |_| Some(3.0)), normalise(3.0));
+    }
+
+    /// A guide for one two-outcome site whose outcome 0 is covered: outcome 1 is its frontier.
+    fn one_site_guide() -> Guide {
+        let mut fb = Feedback::new(1, 2);
+        fb.add(&cov(&[0], &[0]));
+        let mut g = Guide::new(vec![(0, 2)], true);
+        g.refresh(&fb);
+        g
     }
 
     #[test]
@@ -935,10 +941,7 @@ mod tests {
     /// doubled since its stall, and again after they double once more.
     #[test]
     fn a_stalled_outcome_is_retried_when_havocs_executions_double() {
-        let mut fb = Feedback::new(1, 2);
-        fb.add(&cov(&[0], &[0]));
-        let mut g = Guide::new(vec![(0, 2)], true);
-        g.refresh(&fb);
+        let mut g = one_site_guide();
         g.observe(&cov(&[0], &[0]), |o| (o == 1).then_some(5.0), b"a");
         let need = |_: &Target| Some(10);
         g.stats.execs_havoc = 1_000;
@@ -961,10 +964,7 @@ mod tests {
 
     #[test]
     fn substitution_once_per_best_input_then_the_avm_on_credit() {
-        let mut fb = Feedback::new(1, 2);
-        fb.add(&cov(&[0], &[0]));
-        let mut g = Guide::new(vec![(0, 2)], true);
-        g.refresh(&fb);
+        let mut g = one_site_guide();
         let c = cov(&[0], &[0]);
         g.observe(&c, |o| (o == 1).then_some(5.0), b"a");
         let need = |_: &Target| Some(40);
