@@ -57,6 +57,8 @@ pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
         patience: true,
         use_seeds: true,
         start_from_best: true,
+        alternate_start: false,
+        tries: Default::default(),
         restart: None,
     }
 }

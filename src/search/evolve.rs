@@ -132,10 +132,22 @@ pub struct Evolution<G> {
     /// Put the best input known for the goal into the initial population (every preset but the
     /// paper-faithful grammatical evolution, whose searches start from random genomes).
     pub start_from_best: bool,
+    /// With `start_from_best`: after [`STUCK_ATTEMPTS`] attempts in a row that started from the
+    /// goal's best input and did not improve it, the next attempt starts from random genomes
+    /// instead (that best input can be a local optimum every attempt from it converges on
+    /// again).
+    pub alternate_start: bool,
+    /// Per goal, the best fitness at the start of its last attempt and how many attempts in a
+    /// row started from the best input without improving it (for `alternate_start`).
+    pub tries: std::collections::HashMap<usize, (f64, u32)>,
     /// Restart: after this many generations in a row without improving the attempt's best
     /// fitness, every member but the elites is replaced by a random genome (`None`: never).
     pub restart: Option<u32>,
 }
+
+/// Attempts from a goal's best input without improving it after which `alternate_start` starts
+/// the next one from random genomes.
+pub const STUCK_ATTEMPTS: u32 = 3;
 
 /// Why evaluation of a member ended the attempt.
 enum Next<G> {
@@ -163,13 +175,28 @@ impl<G: Clone> Evolution<G> {
         islands.iter().flatten().map(|m| m.fitness).fold(f64::INFINITY, f64::min)
     }
 
+    /// Whether an attempt at `goal`, whose best fitness so far is `best`, starts from its best
+    /// input: with `start_from_best`, unless `alternate_start` and the last [`STUCK_ATTEMPTS`]
+    /// attempts started from it and left `best` where it was. Records the attempt.
+    fn starts_from_best(&mut self, goal: usize, best: f64) -> bool {
+        let stuck = match self.tries.get(&goal) {
+            Some(&(was, n)) if best >= was => n,
+            _ => 0,
+        };
+        let fresh = self.alternate_start && stuck >= STUCK_ATTEMPTS;
+        let from_best = self.start_from_best && !fresh;
+        self.tries.insert(goal, (best, if from_best { stuck + 1 } else { 0 }));
+        from_best
+    }
+
     fn run(&mut self, cx: &mut SearchContext, goal: usize) -> Result<()> {
         self.repr.prepare(cx);
         self.stopping.reset();
         let size = self.island_size.max(2);
         let mut patience = Patience::new(cx.config.patience, f64::INFINITY);
         let mut starts: VecDeque<Input> = VecDeque::new();
-        if let Some((_, x)) = cx.best(goal).filter(|_| self.start_from_best) {
+        let from_best = self.starts_from_best(goal, cx.best(goal).map_or(f64::INFINITY, |(f, _)| *f));
+        if let Some((_, x)) = cx.best(goal).filter(|_| from_best) {
             starts.push_back(x.clone());
         }
         if self.use_seeds {
@@ -407,6 +434,25 @@ mod tests {
         // relative scores win over fitness
         s.prepare(&[1.0, 4.0, 2.0], Some(&[0.0, 5.0, 1.0]));
         assert_eq!(s.elites(1), vec![1]);
+    }
+
+    #[test]
+    fn attempts_stuck_at_the_best_input_are_followed_by_one_from_random_genomes() {
+        let mut e = crate::search::ge::preset(&crate::search::SearchConfig::default(), crate::search::ge::Grammar::EXTENDED, crate::search::ge::Engine::IMPROVED);
+        assert!(e.alternate_start && e.start_from_best);
+        // goal 0 never improves: three attempts from its best input, then one from random
+        // genomes, then from the best again
+        let starts: Vec<bool> = (0..8).map(|_| e.starts_from_best(0, 5.0)).collect();
+        assert_eq!(starts, [true, true, true, false, true, true, true, false]);
+        // goal 1 improves at every attempt: always from its best input
+        assert!((0..8).all(|k| e.starts_from_best(1, 10.0 - k as f64)));
+        // an improvement resets the count
+        let mut e2 = crate::search::ge::preset(&crate::search::SearchConfig::default(), crate::search::ge::Grammar::EXTENDED, crate::search::ge::Engine::IMPROVED);
+        let s: Vec<bool> = [5.0, 5.0, 4.0, 4.0, 4.0, 4.0].iter().map(|&b| e2.starts_from_best(0, b)).collect();
+        assert_eq!(s, [true, true, true, true, true, false]);
+        // the paper's engine never starts from the best input
+        let mut p = crate::search::ge::preset(&crate::search::SearchConfig::default(), crate::search::ge::Grammar::SEEDED, crate::search::ge::Engine::PAPER);
+        assert!((0..5).all(|_| !p.starts_from_best(0, 5.0)));
     }
 
     #[test]

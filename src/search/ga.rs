@@ -49,6 +49,8 @@ pub fn preset(c: &SearchConfig) -> Evolution<Input> {
         patience: true,
         use_seeds: true,
         start_from_best: true,
+        alternate_start: false,
+        tries: Default::default(),
         restart: None,
     }
 }

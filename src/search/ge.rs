@@ -63,7 +63,11 @@
 //! * every search **starts from the best input** known for its objective (as every other evotest
 //!   algorithm), and **passes repeat** until every objective is covered or the budget is spent
 //!   (each search is stochastic: a pass that covered nothing is followed by another, where the
-//!   paper's driver ends after one pass and leaves the budget unspent).
+//!   paper's driver ends after one pass and leaves the budget unspent);
+//! * after three searches in a row for an objective that started from its best input and did
+//!   not improve it, the next one **starts from random genomes** (`Evolution::alternate_start`):
+//!   that best input can be a local optimum every search from it converges on again (s1:
+//!   `f != w` reached through `f == -80` instead of `g == x`).
 
 use super::evolve::{Crossover, Evolution, Generations, Mutation, Representation, Selection};
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Search, SearchConfig, SearchContext};
@@ -198,6 +202,8 @@ pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<V
         patience: false,
         use_seeds: false,
         start_from_best: engine.start_from_best,
+        alternate_start: engine.repeat,
+        tries: Default::default(),
         restart: engine.restarts.then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
     }
 }

@@ -117,6 +117,8 @@ pub fn preset(max: Option<u32>, stall: Option<u32>) -> Evolution<Input> {
         patience: false,
         use_seeds: false,
         start_from_best: true,
+        alternate_start: false,
+        tries: Default::default(),
         restart: None,
     }
 }
