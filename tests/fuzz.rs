@@ -104,9 +104,11 @@ fn the_same_seed_gives_the_same_run() {
 fn hangs_and_out_of_memory_are_classified() {
     let d = tempfile::tempdir().unwrap();
     harness("hang.c", d.path());
+    // every hang costs its 1 s timeout: a time cap as well as -runs (nothing below depends on the
+    // guide's credit, which a time cap makes count seconds)
     let (o, s) = fuzz(
         d.path(),
-        &["harness", "corpus", "-seed=2", "-runs=4000", "-timeout=1", "-rss_limit_mb=64", "-artifact_prefix=art/"],
+        &["harness", "corpus", "-seed=2", "-runs=4000", "-max_total_time=90", "-timeout=1", "-rss_limit_mb=64", "-artifact_prefix=art/"],
     );
     assert_eq!(o.status.code(), Some(0), "no crash: {}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(s["unique_crashes"], 0, "{s:#}");

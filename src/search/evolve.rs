@@ -438,7 +438,9 @@ mod tests {
 
     #[test]
     fn attempts_stuck_at_the_best_input_are_followed_by_one_from_random_genomes() {
-        let mut e = crate::search::ge::preset(&crate::search::SearchConfig::default(), crate::search::ge::Grammar::EXTENDED, crate::search::ge::Engine::IMPROVED);
+        use crate::search::ge::{preset, Engine, Grammar};
+        use crate::search::SearchConfig;
+        let mut e = preset(&SearchConfig::default(), Grammar::EXTENDED, Engine::IMPROVED);
         assert!(e.alternate_start && e.start_from_best);
         // goal 0 never improves: three attempts from its best input, then one from random
         // genomes, then from the best again
@@ -447,11 +449,11 @@ mod tests {
         // goal 1 improves at every attempt: always from its best input
         assert!((0..8).all(|k| e.starts_from_best(1, 10.0 - k as f64)));
         // an improvement resets the count
-        let mut e2 = crate::search::ge::preset(&crate::search::SearchConfig::default(), crate::search::ge::Grammar::EXTENDED, crate::search::ge::Engine::IMPROVED);
+        let mut e2 = preset(&SearchConfig::default(), Grammar::EXTENDED, Engine::IMPROVED);
         let s: Vec<bool> = [5.0, 5.0, 4.0, 4.0, 4.0, 4.0].iter().map(|&b| e2.starts_from_best(0, b)).collect();
         assert_eq!(s, [true, true, true, true, true, false]);
         // the paper's engine never starts from the best input
-        let mut p = crate::search::ge::preset(&crate::search::SearchConfig::default(), crate::search::ge::Grammar::SEEDED, crate::search::ge::Engine::PAPER);
+        let mut p = preset(&SearchConfig::default(), Grammar::SEEDED, Engine::PAPER);
         assert!((0..5).all(|_| !p.starts_from_best(0, 5.0)));
     }
 
