@@ -65,7 +65,7 @@
 //!   (each search is stochastic: a pass that covered nothing is followed by another, where the
 //!   paper's driver ends after one pass and leaves the budget unspent);
 //! * after three searches in a row for an objective that started from its best input and did
-//!   not improve it, the next one **starts from random genomes** (`Evolution::alternate_start`):
+//!   not improve it, the next one **starts from random genomes** (`Engine::fresh_when_stuck`):
 //!   that best input can be a local optimum every search from it converges on again (s1:
 //!   `f != w` reached through `f == -80` instead of `g == x`).
 
@@ -171,6 +171,9 @@ pub struct Engine {
     pub restarts: bool,
     /// Put the goal's best input known into the initial population.
     pub start_from_best: bool,
+    /// With `start_from_best`: a search after three from the goal's best input that did not
+    /// improve it starts from random genomes (`Evolution::alternate_start`).
+    pub fresh_when_stuck: bool,
     /// Another pass over the uncovered objectives until every objective is covered or the
     /// budget is spent (`false`: one pass, the paper's driver).
     pub repeat: bool,
@@ -178,9 +181,9 @@ pub struct Engine {
 
 impl Engine {
     /// GE as Anjum & Ryan (2021) describe it.
-    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, repeat: false };
+    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, fresh_when_stuck: false, repeat: false };
     /// evotest's GE engine.
-    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, repeat: true };
+    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, fresh_when_stuck: true, repeat: true };
 }
 
 /// The GE preset of the evolutionary loop with `grammar` and `engine`, population and
@@ -202,7 +205,7 @@ pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<V
         patience: false,
         use_seeds: false,
         start_from_best: engine.start_from_best,
-        alternate_start: engine.repeat,
+        alternate_start: engine.fresh_when_stuck,
         tries: Default::default(),
         restart: engine.restarts.then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
     }
