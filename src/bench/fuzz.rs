@@ -131,13 +131,16 @@ impl Tool for Fuzz {
         write_seed(&seeds, cx, spec, self.encoding)?;
         let log = rd.join("new.log");
         let secs = spec.max_time.as_secs_f64().max(0.001);
+        // with an execution cap the run gets no time limit of its own, so that its directed
+        // stages' credit counts executions only and the run is reproducible; the time cap is
+        // then kept here, by stopping it as Ctrl-C would
+        let by_execs = spec.max_execs != u64::MAX;
         let mut cmd = Command::new(evotest_exe()?);
         cmd.arg("fuzz")
             .arg(&exe)
             .arg(&corpus)
             .arg(&seeds)
             .arg(format!("--seed={}", spec.seed + 1))
-            .arg(format!("--max_total_time={secs}"))
             .arg(format!("--max_len={}", mapped::input_len(cx.target.frontend.domain(), self.encoding).max(1)))
             .arg(format!("--timeout={}", spec.timeout.as_secs_f64().max(0.001)))
             .arg(format!("--guidance={}", self.guidance))
@@ -149,15 +152,17 @@ impl Tool for Fuzz {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(rd.join("fuzz.log"))?);
-        if spec.max_execs != u64::MAX {
+        if by_execs {
             cmd.arg(format!("--runs={}", spec.max_execs));
+        } else {
+            cmd.arg(format!("--max_total_time={secs}"));
         }
         let t0 = Instant::now();
         let mut child = cmd.spawn().context("cannot start evotest fuzz")?;
         let mut first = vec![None; cx.goals.len()];
         let mut inputs = Vec::new();
         let (mut read, mut end, mut last_exec) = (0, None, 0);
-        let deadline = t0 + spec.max_time + Duration::from_secs(30);
+        let deadline = t0 + spec.max_time + if by_execs { Duration::ZERO } else { Duration::from_secs(30) };
         let mut stopping: Option<Instant> = None;
         let status = loop {
             let exited = child.try_wait()?;

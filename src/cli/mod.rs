@@ -160,7 +160,9 @@ struct BenchArgs {
     /// First seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Execution cap per run, 0 for none
+    /// Execution cap per run, 0 for none. With a cap, the fuzz tools' runs are reproducible: they
+    /// get no time limit of their own (their directed stages' share then counts executions, not
+    /// seconds) and are stopped at --max-time from outside
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     max_execs: u64,
     /// Wall-time cap per run
