@@ -52,3 +52,27 @@ fn an_alphabet_restricts_string_characters() {
         assert!(s.len() <= 4 && s.chars().all(|c| ('a'..='c').contains(&c)), "{s}");
     }
 }
+
+#[test]
+fn a_pointer_followed_by_a_length_is_a_buffer_without_being_told() {
+    let suite = full_and_tests_pass("bytes", &["--seed", "4"]);
+    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"buffer": 16}));
+    assert_eq!(suite["params"][1]["shape"], serde_json::json!({"length_of": "data"}));
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let data = t["inputs"]["data"].as_array().unwrap();
+    assert_eq!(t["inputs"]["size"], data.len());
+    assert_eq!(data[5], 0x7f);
+    // the report says what was inferred
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "bytes", dir.path(), &["--max-execs", "50"]);
+    let notes = r["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("--buffer data=size:16")), "{notes:?}");
+    // a pointer followed by an integer that is not named as a length still needs its shape
+    let out = evotest()
+        .args(["run", "tests/fixtures/shapes.c", "-f", "not_a_length", "--out"])
+        .arg(dir.path().join("k"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("say how to build it"), "{}", String::from_utf8_lossy(&out.stderr));
+}

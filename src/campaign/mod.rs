@@ -289,7 +289,7 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
     if let Some(b) = base.as_mut() {
         b.save()?;
     }
-    let mut notes = vec![];
+    let mut notes = target.frontend.notes();
     if let Some(r) = &opts.target.rust {
         let checks = rust_check_sites(target);
         let n: usize = checks.iter().map(|c| c.1).sum();

@@ -96,4 +96,9 @@ pub trait Frontend: Send + Sync {
     fn replay_program(&self, _inputs: &[Input]) -> Option<String> {
         None
     }
+    /// What the frontend decided for the user that the user should know (a shape it inferred),
+    /// one line each, for the report's notes. None by default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

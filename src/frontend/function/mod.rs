@@ -33,6 +33,8 @@ pub struct FunctionFrontend {
     pub other_sources: Vec<PathBuf>,
     /// Compile flags the sources need (`-I`, `-D`, …), for the build hint of `tests.c`.
     pub cflags: Vec<String>,
+    /// The shapes evotest inferred from the signature ([`shape::infer_buffers`]), as notes.
+    pub inferred: Vec<String>,
 }
 
 impl FunctionFrontend {
@@ -44,7 +46,19 @@ impl FunctionFrontend {
     pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str) -> Result<FunctionFrontend> {
         // the return type first: an aggregate return shows up as a hidden parameter
         harness::ret_of(f)?;
-        let (params, fields) = shape::build(f, specs, ranges)?;
+        let guessed = shape::infer_buffers(f, specs, ranges);
+        let inferred = guessed
+            .iter()
+            .filter_map(|s| match s {
+                ShapeSpec::Buffer { name, len_param, max } => Some(format!(
+                    "shape: `{name}` is taken as a buffer of 0 to {max} elements whose length `{len_param}` receives \
+                     (as --buffer {name}={len_param}:{max}); give --buffer, --array or --string to say otherwise"
+                )),
+                _ => None,
+            })
+            .collect();
+        let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
+        let (params, fields) = shape::build(f, &all, ranges)?;
         let signature = Signature::of(f, &params)?;
         Ok(FunctionFrontend {
             signature,
@@ -54,6 +68,7 @@ impl FunctionFrontend {
             defining_source: None,
             other_sources: vec![],
             cflags: vec![],
+            inferred,
         })
     }
 
@@ -121,6 +136,10 @@ impl Frontend for FunctionFrontend {
 
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
         Some(("tests.c".to_string(), ctests::render(self, file)))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.inferred.clone()
     }
 
     fn peer_harness(&self, peer: Peer, encoding: crate::input::mapped::PeerEncoding) -> Option<String> {

@@ -56,6 +56,40 @@ pub enum ShapeSpec {
     Buffer { name: String, len_param: String, max: usize },
 }
 
+/// Default maximum length of a buffer whose shape evotest inferred ([`infer_buffers`]).
+pub const DEFAULT_BUFFER_MAX: usize = 16;
+
+/// Whether a parameter named `name` reads as the length of the pointer before it: `n`, `len`,
+/// `size`, `count`, `length`, `nbytes`, … or a name ending in one of them (`data_len`, `bufsize`).
+fn length_like(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    const WORDS: [&str; 12] = ["n", "len", "length", "size", "sz", "count", "cnt", "num", "nbytes", "nelem", "nmemb", "nitems"];
+    WORDS.contains(&n.as_str()) || ["len", "length", "size", "count", "_n", "_num"].iter().any(|w| n.len() > w.len() && n.ends_with(w))
+}
+
+/// The buffers of `f` that the user did not shape but its signature gives away: a pointer to
+/// scalars (`const uint8_t *data`, `int *a`, `const char *buf`) immediately followed by an integer
+/// parameter whose name reads as a length (`size_t size`, `int n`, `unsigned len`), neither of them
+/// named in `specs` or `ranges`. Each becomes `--buffer NAME=LENPARAM:16` ([`DEFAULT_BUFFER_MAX`]), the
+/// convention of libFuzzer's `(data, size)` and of C's `(array, n)`. A `char *` followed by some
+/// other integer stays a string.
+pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<ShapeSpec> {
+    let named = |n: &str| {
+        ranges.iter().any(|r| r.name == n)
+            || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
+    };
+    let mut out = Vec::new();
+    for w in f.params.windows(2) {
+        let (p, l) = (&w[0], &w[1]);
+        let pointee_scalar = p.ty.pointee.as_deref().and_then(scalar_of).is_some();
+        let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
+        if pointee_scalar && len_int && length_like(&l.name) && !named(&p.name) && !named(&l.name) && !p.name.is_empty() {
+            out.push(ShapeSpec::Buffer { name: p.name.clone(), len_param: l.name.clone(), max: DEFAULT_BUFFER_MAX });
+        }
+    }
+    out
+}
+
 /// Largest array, string or buffer length accepted.
 pub const MAX_LEN: usize = 1 << 16;
 /// Default maximum length of a `char *` parameter without `--string`.
@@ -515,6 +549,16 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn length_names() {
+        for n in ["n", "len", "size", "Size", "count", "nbytes", "data_len", "bufsize", "buf_length", "n_items_count"] {
+            assert!(length_like(n), "{n}");
+        }
+        for n in ["k", "flags", "x", "level", "mode", "key", "limit", "nlen_x", "s"] {
+            assert!(!length_like(n), "{n}");
+        }
+    }
     use evotest_abi::meta::{ScalarKind, ScalarMeta};
 
     fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
@@ -573,6 +617,7 @@ mod tests {
             defining_source: None,
             other_sources: vec![],
             cflags: vec![],
+            inferred: vec![],
         };
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
