@@ -316,12 +316,16 @@ struct TargetArgs {
 
     /// A char pointer is a NUL-terminated string of 0..MAX characters from ALPHABET (ranges like
     /// a-z0-9; default printable ASCII), e.g. --string name=5 or --string isbn=13:0-9X.
-    /// Unlisted char pointers are strings of up to 16 printable characters
+    /// Unlisted char pointers are strings of up to 16 printable characters, unless a length
+    /// parameter follows them (see --buffer)
     #[arg(long = "string", value_name = "NAME=MAX[:ALPHABET]")]
     strings: Vec<String>,
 
     /// A pointer parameter and the integer parameter that carries its length, e.g.
-    /// --buffer a=n:10 (a holds n elements, 0 <= n <= 10)
+    /// --buffer a=n:10 (a holds n elements, 0 <= n <= 10). Unlisted, a pointer followed by an
+    /// integer named as a length (n, len, size, count, …, data_len, bufsize) is a buffer of up to
+    /// 16 elements
+    #[arg(long = "buffer", value_name = "NAME=LENPARAM:MAX")]
     #[arg(long = "buffer", value_name = "NAME=LENPARAM:MAX")]
     buffers: Vec<String>,
 
