@@ -17,6 +17,7 @@ use crate::input::spec::RangeSpec;
 use crate::program::{self, Program};
 use crate::toolchain::Toolchain;
 use anyhow::{anyhow, bail, Context, Result};
+use evotest_abi::meta::FunctionMeta;
 use evotest_abi::names::RENAMED_MAIN;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -192,6 +193,64 @@ pub fn linkage_name(f: &str) -> &str {
     }
 }
 
+/// The function `function` (its name as given, `wanted` after renaming `main`) among `all`, the
+/// functions of the sources `sources`: the one whose linkage name is `wanted`; else, for C++, the
+/// one whose source-level name is `function` or ends in `::function` (`geo::classify`,
+/// `classify`). With it, for a C++ function, the expression `tests.cpp` calls it by: its
+/// qualified name, or for an overloaded one that name cast to its function-pointer type.
+///
+/// Errors (one line): no such function (the defined ones listed by the names a user would give),
+/// or a C++ name that several functions carry (each listed with its linkage name, which
+/// `--function` also takes).
+fn find_function<'a>(all: &[&'a FunctionMeta], wanted: &str, function: &str, sources: &str) -> Result<(&'a FunctionMeta, Option<String>)> {
+    let is_cxx = |f: &FunctionMeta| f.language.as_deref() == Some("c++");
+    let source_name = |f: &FunctionMeta| f.source_name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| f.name.clone());
+    let named = |f: &FunctionMeta, n: &str| {
+        let s = source_name(f);
+        s == n || s.strip_suffix(n).is_some_and(|p| p.ends_with("::"))
+    };
+    let found: Vec<&FunctionMeta> = match all.iter().find(|f| f.name == wanted) {
+        Some(f) => vec![*f],
+        None => all.iter().filter(|f| is_cxx(f) && named(f, function)).copied().collect(),
+    };
+    match found.as_slice() {
+        [f] => {
+            let call = is_cxx(f).then(|| {
+                let qualified = source_name(f);
+                // the qualified name may name several overloads: pick this one by its type
+                if all.iter().filter(|g| is_cxx(g) && source_name(g) == qualified).count() > 1 {
+                    format!("static_cast<{}>(&{qualified})", cxx_pointer_type(f))
+                } else {
+                    qualified
+                }
+            });
+            Ok((f, call))
+        }
+        [] => {
+            let names: Vec<String> = all
+                .iter()
+                .filter(|f| !(is_cxx(f) && (source_name(f).starts_with("std::") || source_name(f).starts_with("__"))))
+                .map(|f| if f.name == RENAMED_MAIN { "main".to_string() } else if is_cxx(f) { source_name(f) } else { f.name.clone() })
+                .collect();
+            bail!(
+                "function `{function}` not found in {sources} (defined: {})",
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            )
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(|f| format!("{} ({})", cxx_pointer_type(f).replace("(*)", &source_name(f)), f.name)).collect();
+            bail!("`{function}` names {} functions in {sources}: {}; give --function the linkage name of one", many.len(), list.join(", "))
+        }
+    }
+}
+
+/// The C++ function-pointer type of `f` from its debug-info types: `int (*)(int, double)`.
+fn cxx_pointer_type(f: &FunctionMeta) -> String {
+    let spell = |t: &evotest_abi::meta::TypeMeta| if t.c_spelling.is_empty() { "void".to_string() } else { t.c_spelling.clone() };
+    let params: Vec<String> = f.params.iter().map(|p| spell(&p.ty)).collect();
+    format!("{} (*)({})", spell(&f.ret), params.join(", "))
+}
+
 /// Check that every source exists and is a regular file.
 ///
 /// Errors (one line): a missing file, or a directory.
@@ -241,24 +300,10 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         objects.push(obj);
     }
     let wanted = linkage_name(&opts.function);
-    let fmeta = metas
-        .iter()
-        .flat_map(|m| m.functions.iter())
-        .find(|f| f.name == wanted)
-        .ok_or_else(|| {
-            let names: Vec<String> = metas
-                .iter()
-                .flat_map(|m| m.functions.iter())
-                .map(|f| if f.name == RENAMED_MAIN { "main".to_string() } else { f.name.clone() })
-                .collect();
-            anyhow!(
-                "function `{}` not found in {} (defined: {})",
-                opts.function,
-                opts.sources_display(),
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
-            )
-        })?
-        .clone();
+    let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
+    let (fmeta, cxx_call) = find_function(&all, wanted, &opts.function, &opts.sources_display())?;
+    let fmeta = fmeta.clone();
+    let wanted = fmeta.name.as_str();
     let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display())?;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
@@ -271,12 +316,23 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
     fe.other_sources = opts.sources.iter().enumerate().filter(|(i, _)| Some(*i) != defining).map(|(_, s)| s.clone()).collect();
     fe.cflags = opts.cflags.clone();
+    fe.cxx_call = cxx_call;
 
     std::fs::write(work.join("harness.c"), fe.harness_c()).with_context(|| format!("cannot write in {}", work.display()))?;
-    compile::link(&tc, &work.join("harness.c"), &objects, &work.join("target"), &opts.ldflags)?;
+    // C++ sources need the C++ runtime (the harness itself is C)
+    let mut ldflags = opts.ldflags.clone();
+    if all.iter().any(|f| f.language.as_deref() == Some("c++")) {
+        ldflags.push("-lstdc++".to_string());
+    }
+    compile::link(&tc, &work.join("harness.c"), &objects, &work.join("target"), &ldflags)?;
     let build_dir = opts.out_dir.join("build");
     replace_dir(tmp, &build_dir)?;
     let exe = build_dir.join("target");
+    if fe.cxx_call.is_some() && fmeta.name != opts.function {
+        // a C++ function given by its source-level name: the target knows it by its linkage name
+        let opts = TargetOptions { function: fmeta.name.clone(), ..opts.clone() };
+        return start(&opts, exe, Arc::new(fe));
+    }
     start(opts, exe, Arc::new(fe))
 }
 

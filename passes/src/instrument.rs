@@ -118,7 +118,13 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         if opts.rename_main && name == "main" {
             f.as_global_value().set_name(names::RENAMED_MAIN);
         }
-        if opts.expose.contains(&name) {
+        // a C++ function is named by its source-level name (`geo::classify`, or `classify`)
+        let cxx_named = || {
+            debuginfo::source_name(f.as_value_ref()).is_some_and(|(n, lang)| {
+                lang == "c++" && opts.expose.iter().any(|e| n == *e || n.strip_suffix(e.as_str()).is_some_and(|p| p.ends_with("::")))
+            })
+        };
+        if opts.expose.contains(&name) || (!opts.expose.is_empty() && cxx_named()) {
             unsafe {
                 let v = f.as_value_ref();
                 if matches!(LLVMGetLinkage(v), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage) {

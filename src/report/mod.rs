@@ -132,7 +132,7 @@ impl Reporter for TestFileReporter {
 /// Files an earlier run may have left in an output directory (the solutions base is not one: it
 /// is meant to outlive runs).
 pub const RESULT_FILES: &[&str] =
-    &["tests.c", "tests.rs", "suite.json", "report.json", "paths.json", "faults", journal::FILE_NAME, journal::RESUMED_NAME];
+    &["tests.c", "tests.cpp", "tests.rs", "suite.json", "report.json", "paths.json", "faults", journal::FILE_NAME, journal::RESUMED_NAME];
 
 /// Remove the results of an earlier run from `dir`, so that they never mix with this run's.
 /// Returns whether there were any.

@@ -35,6 +35,9 @@ pub struct FunctionFrontend {
     pub cflags: Vec<String>,
     /// The shapes evotest inferred from the signature ([`shape::infer_buffers`]), as notes.
     pub inferred: Vec<String>,
+    /// For a C++ function: the expression `tests.cpp` calls it by (`geo::classify`, or for an
+    /// overload `static_cast<int (*)(int)>(&f)`); the harness calls it by its linkage name.
+    pub cxx_call: Option<String>,
 }
 
 impl FunctionFrontend {
@@ -69,6 +72,7 @@ impl FunctionFrontend {
             other_sources: vec![],
             cflags: vec![],
             inferred,
+            cxx_call: None,
         })
     }
 
@@ -135,7 +139,8 @@ impl Frontend for FunctionFrontend {
     }
 
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
-        Some(("tests.c".to_string(), ctests::render(self, file)))
+        let name = if self.cxx_call.is_some() { "tests.cpp" } else { "tests.c" };
+        Some((name.to_string(), ctests::render(self, file)))
     }
 
     fn notes(&self) -> Vec<String> {

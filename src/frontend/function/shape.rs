@@ -618,6 +618,7 @@ mod tests {
             other_sources: vec![],
             cflags: vec![],
             inferred: vec![],
+            cxx_call: None,
         };
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());

@@ -1,0 +1,57 @@
+//! C++ functions under `evotest run`: found by their source-level names, linked with the C++
+//! runtime, and replayed by a `tests.cpp` built with clang++.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+/// Build `tests.cpp` in `out` with the command its header documents and run it; its last line.
+fn run_tests_cpp(out: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(out.join("tests.cpp")).expect("tests.cpp");
+    let line = text.lines().map(|l| l.trim_start_matches(" *").trim()).find(|l| l.starts_with("clang++-22 -o tests ")).expect("a build command");
+    let cmd: Vec<&str> = line.split(" && ").next().unwrap().split_whitespace().collect();
+    let exe = out.join("tests-bin");
+    let c = Command::new(cmd[0]).arg("-o").arg(&exe).args(&cmd[3..]).current_dir(root()).output().unwrap();
+    assert!(c.status.success(), "tests.cpp does not build: {}", String::from_utf8_lossy(&c.stderr));
+    let o = Command::new(&exe).output().unwrap();
+    String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or("").to_string()
+}
+
+#[test]
+fn a_namespaced_function_by_its_qualified_or_plain_name() {
+    for name in ["geo::classify", "classify"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = run("tests/fixtures/cxx.cpp", name, dir.path(), &["--seed", "1"]);
+        assert_eq!(r["branches_covered"], r["branches_total"], "{name}: {:?}", uncovered(&r));
+        assert!(!dir.path().join("tests.c").exists());
+        let text = std::fs::read_to_string(dir.path().join("tests.cpp")).unwrap();
+        assert!(text.contains("= geo::classify("), "calls it by its qualified name");
+        assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
+    }
+}
+
+#[test]
+fn an_overload_is_chosen_by_its_linkage_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = evotest().args(["run", "tests/fixtures/cxx.cpp", "-f", "over", "--out"]).arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("_Z4overi") && err.contains("_Z4overd") && err.contains("int over(double)"), "{err}");
+    let (_, r) = run("tests/fixtures/cxx.cpp", "_Z4overd", dir.path(), &["--seed", "2"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    let text = std::fs::read_to_string(dir.path().join("tests.cpp")).unwrap();
+    assert!(text.contains("static_cast<int (*)(double)>(&over)("), "{text}");
+    assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
+}
+
+#[test]
+fn a_function_that_needs_the_cxx_runtime_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/cxx.cpp", "digits", dir.path(), &["--seed", "3", "--max-execs", "20000"]);
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    // its own two outcomes at least (the rest are std::string's, instantiated in the same unit)
+    assert!(r["tests"].as_u64().unwrap() >= 2, "{}", r["tests"]);
+    assert!(r["branches_covered"].as_u64().unwrap() >= 2);
+    assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
+}
