@@ -36,6 +36,11 @@ pub const MAX_CANDIDATES_PER_ENTRY: usize = 256;
 /// trying them all again for every entry halved the stage's yield; but the same substitution in
 /// another input can lead elsewhere (a keyword after a new header), so a few are tried.
 pub const MAX_TRIED_PER_ENTRY: usize = 16;
+/// Most bytes of candidate inputs built at once for one entry: a long entry (a seed file of
+/// hundreds of kilobytes) gets fewer candidates per compare, and fewer in all, so that the stage
+/// never holds gigabytes of near-copies of it (with 96 candidates of each of 256 compares, a
+/// 200 KB seed made 4.9 GB).
+pub const CANDIDATE_BYTES: usize = 64 << 20;
 /// Most candidates run in one turn of the stage (as many as a directed attempt's
 /// input-to-state slice), so that the stage and the attempts take turns often.
 pub const SLICE: usize = super::directed::I2S_SLICE;
@@ -83,6 +88,11 @@ pub fn candidates<'a>(
     let old_d: Vec<(bool, Either)> = old_d.into_iter().map(|e| (true, e)).collect();
     let old_e: Vec<(bool, Either)> = old_e.into_iter().map(|e| (true, e)).collect();
     let fresh = |v: Vec<Either<'a>>| v.into_iter().map(|e| (false, e)).collect::<Vec<_>>();
+    // within [`CANDIDATE_BYTES`]: the lists' length, and so the candidates in all
+    let n_lists = (fresh_d.len() + fresh_e.len() + old_d.len().min(MAX_TRIED_PER_ENTRY) + old_e.len()).clamp(1, cap.max(1));
+    let room = CANDIDATE_BYTES / data.len().max(1);
+    let cap = cap.min(room.max(SLICE));
+    let per_list = (room / n_lists).clamp(1, i2s::MAX_CANDIDATES);
     for (old, e) in fresh(fresh_d).into_iter().chain(old_d).chain(fresh(fresh_e)).chain(old_e) {
         if lists.len() >= cap {
             break;
@@ -91,10 +101,10 @@ pub fn candidates<'a>(
             continue;
         }
         let c = match e {
-            Either::Str(r) => i2s::str_candidates(data, r),
+            Either::Str(r) => i2s::str_candidates_upto(data, r, per_list),
             Either::Int(r) => match width(r.site) {
                 Some(w) => {
-                    let mut c = i2s::candidates(data, r, w);
+                    let mut c = i2s::candidates_upto(data, r, w, per_list);
                     c.extend(i2s::length_candidates(data, r, max_len));
                     c
                 }
@@ -116,7 +126,7 @@ pub fn candidates<'a>(
                 break 'rounds;
             }
             if let Some(y) = c.get(k) {
-                if y.as_slice() != data && y.len() <= max_len && seen.insert(y.clone()) {
+                if y.as_slice() != data && y.len() <= max_len && seen.insert(i2s::input_hash(y)) {
                     out.push(y.clone());
                 }
             }
@@ -221,6 +231,24 @@ mod tests {
 
     fn rec(site: u32, a: u64, b: u64) -> OperandRec {
         OperandRec { site, kind: Pred::Eq as u32, a, b }
+    }
+
+    #[test]
+    fn a_long_entry_gets_candidates_within_the_byte_budget() {
+        // a 400 KB seed of zeros and 300 compares of a byte with 0: each compare's operand occurs
+        // at every offset; the candidates stay within the budget and come at once
+        let data = vec![0u8; 400_000];
+        let recs: Vec<OperandRec> = (0..300).map(|k| rec(k, 0, 1 + k as u64 % 250)).collect();
+        let t = std::time::Instant::now();
+        let c = candidates(&data, &recs, &[], |_| Some(1), data.len(), MAX_CANDIDATES_PER_ENTRY, &mut HashSet::new());
+        assert!(!c.is_empty());
+        assert!(c.len() * data.len() <= CANDIDATE_BYTES, "{} candidates of {} bytes", c.len(), data.len());
+        assert!(t.elapsed().as_secs_f64() < 5.0, "{:?}", t.elapsed());
+        // a single compare gives its candidates at aligned offsets first, at most MAX_CANDIDATES
+        let one = i2s::candidates(&data, &rec(0, 0, 7), 1);
+        assert_eq!(one.len(), i2s::MAX_CANDIDATES);
+        assert_eq!(one[0][0], 7);
+        assert_eq!(i2s::candidates_upto(&data, &rec(0, 0, 7), 1, 3).len(), 3);
     }
 
     #[test]

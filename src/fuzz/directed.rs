@@ -190,20 +190,26 @@ impl Fuzzer<'_> {
             let end = first.saturating_add((credit as usize).max(I2S_SLICE)).min(i2s::MAX_CANDIDATES);
             let limit = (end + 1).min(i2s::MAX_CANDIDATES);
             let mut cands: Vec<Vec<u8>> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
             let mut add = |ys: Vec<Vec<u8>>| {
                 for y in ys {
-                    if cands.len() < limit && !cands.contains(&y) {
+                    if cands.len() < limit && seen.insert(i2s::input_hash(&y)) {
                         cands.push(y);
                     }
                 }
+                cands.len() < limit
             };
             if let Some(w) = width {
                 for rec in &recs {
-                    add(i2s::candidates(&cur, rec, w));
+                    if !add(i2s::candidates_upto(&cur, rec, w, limit)) {
+                        break;
+                    }
                 }
             }
             for rec in &str_recs {
-                add(i2s::str_candidates(&cur, rec));
+                if !add(i2s::str_candidates_upto(&cur, rec, limit)) {
+                    break;
+                }
             }
             for rec in &recs {
                 add(i2s::length_candidates(&cur, rec, self.max_len));

@@ -23,6 +23,53 @@ use evotest_abi::pred::{Pred, Rel};
 /// Most candidates built for one compare.
 pub const MAX_CANDIDATES: usize = 96;
 
+/// A hash of an input, to tell repeated candidates apart without comparing or keeping copies.
+pub fn input_hash(y: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(y)
+}
+
+/// The candidates of one input as they are found: each is an edit of `data` (bytes
+/// `at..at + remove` replaced by `insert`), made into a whole input only when kept, and kept
+/// unless it leaves `data` as it is, repeats an input already kept (by a hash of the input) or
+/// comes after `limit`. A long input, in which an operand occurs at thousands of offsets (a
+/// 200 KB seed of zeros), thus costs at most `limit` copies, not one per offset.
+struct Edits<'a> {
+    data: &'a [u8],
+    limit: usize,
+    seen: std::collections::HashSet<u64>,
+    out: Vec<Vec<u8>>,
+}
+
+impl<'a> Edits<'a> {
+    fn new(data: &'a [u8], limit: usize) -> Edits<'a> {
+        Edits { data, limit: limit.min(MAX_CANDIDATES), seen: Default::default(), out: Vec::new() }
+    }
+
+    fn full(&self) -> bool {
+        self.out.len() >= self.limit
+    }
+
+    /// Keep `data` with `at..at + remove` replaced by `insert` (see the type's docs).
+    fn splice(&mut self, at: usize, remove: usize, insert: &[u8]) {
+        if self.full() || at + remove > self.data.len() || (remove == insert.len() && &self.data[at..at + remove] == insert) {
+            return;
+        }
+        let mut y = Vec::with_capacity(self.data.len() - remove + insert.len());
+        y.extend_from_slice(&self.data[..at]);
+        y.extend_from_slice(insert);
+        y.extend_from_slice(&self.data[at + remove..]);
+        self.keep(y);
+    }
+
+    /// Keep `y` (see the type's docs).
+    fn keep(&mut self, y: Vec<u8>) {
+        if !self.full() && y != self.data && self.seen.insert(input_hash(&y)) {
+            self.out.push(y);
+        }
+    }
+}
+
 /// The width in bytes of the operands of a compare whose LLVM operand type is `ty` (`i32`,
 /// `double`, …): 1 to 8, `None` for a pointer or an unknown type.
 pub fn operand_width(ty: &str) -> Option<usize> {
@@ -70,13 +117,6 @@ fn aligned_first(mut ps: Vec<usize>, width: usize) -> Vec<usize> {
     ps
 }
 
-/// Add `y` to `out` unless it is `data` itself or already there, up to [`MAX_CANDIDATES`].
-fn push(out: &mut Vec<Vec<u8>>, data: &[u8], y: Vec<u8>) {
-    if out.len() < MAX_CANDIDATES && y != data && !out.contains(&y) {
-        out.push(y);
-    }
-}
-
 /// The replacement values for operand `a` (found in the input) under predicate `pred` against
 /// operand `b`: `b` itself, and `b ± 1` for an ordering compare (where equality may not be
 /// enough); for an equality compare whose operands are already equal, `b ± 1` only (the outcome
@@ -96,16 +136,21 @@ fn int_targets(a: u64, b: u64, pred: Option<Pred>) -> Vec<u64> {
 /// first), then decimal text; without duplicates or `data` itself;
 /// at most [`MAX_CANDIDATES`].
 pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
+    candidates_upto(data, rec, width, MAX_CANDIDATES)
+}
+
+/// [`candidates`], at most `limit` of them (and [`MAX_CANDIDATES`]).
+pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize) -> Vec<Vec<u8>> {
+    let mut out = Edits::new(data, limit);
     let pred = rec.pred();
     // a constant operand is never looked for: it does not come from the input (an all-zero seed
     // holds `x == 0`'s 0 at every offset)
     let sides: Vec<(u64, u64)> = [(true, rec.a, rec.b), (false, rec.b, rec.a)].into_iter().filter(|&(left, ..)| !rec.constant(left)).map(|(_, a, b)| (a, b)).collect();
     if rec.kind & OPERANDS_FLOAT != 0 {
         for &(a, b) in &sides {
-            floats(data, f64::from_bits(a), f64::from_bits(b), pred, &mut out);
+            floats(f64::from_bits(a), f64::from_bits(b), pred, &mut out);
         }
-        return out;
+        return out.out;
     }
     let width = width.clamp(1, 8);
     // positions aligned to the encoding's width first: in a low-entropy input (an all-zero
@@ -121,12 +166,12 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
                         continue;
                     }
                     let pat = encode(a, w, big);
-                    let ps = positions(data, &pat);
-                    for p in ps.into_iter().filter(|p| (p % w == 0) == aligned) {
+                    for p in positions(data, &pat).into_iter().filter(|p| (p % w == 0) == aligned) {
+                        if out.full() {
+                            return out.out;
+                        }
                         for t in int_targets(a, b, pred) {
-                            let mut y = data.to_vec();
-                            y[p..p + w].copy_from_slice(&encode(t, w, big));
-                            push(&mut out, data, y);
+                            out.splice(p, w, &encode(t, w, big));
                         }
                     }
                 }
@@ -134,9 +179,9 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
         }
     }
     for &(a, b) in &sides {
-        decimal(data, a, b, pred, width, &mut out);
+        decimal(a, b, pred, width, &mut out);
     }
-    out
+    out.out
 }
 
 /// Input-to-state on the input's *length* (a harness's `if (size < sizeof(header)) return 0`,
@@ -145,9 +190,9 @@ pub fn candidates(data: &[u8], rec: &OperandRec, width: usize) -> Vec<Vec<u8>> {
 /// most `max_len` bytes. The length is an input that no byte holds, so substitution on the bytes
 /// never finds it, and havoc under length control reaches a long gate only slowly.
 pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
+    let mut out = Edits::new(data, MAX_CANDIDATES);
     if rec.kind & OPERANDS_FLOAT != 0 {
-        return out;
+        return out.out;
     }
     let pred = rec.pred();
     let n = data.len() as u64;
@@ -159,11 +204,11 @@ pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<V
             if t <= max_len as u64 && t != n {
                 let mut y = data.to_vec();
                 y.resize(t as usize, 0);
-                push(&mut out, data, y);
+                out.keep(y);
             }
         }
     }
-    out
+    out.out
 }
 
 /// The decimal texts of operand `v` of a `width`-byte compare: signed, and unsigned when it
@@ -181,10 +226,14 @@ fn decimal_forms(v: u64, width: usize) -> Vec<String> {
 
 /// Candidates replacing a decimal text of `a` in `data` (a maximal run of digits, with a `-`
 /// before it when negative) by the text of `b` (and `b ± 1` for an ordering compare).
-fn decimal(data: &[u8], a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Vec<Vec<u8>>) {
+fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
+    let data = out.data;
     for text in decimal_forms(a, width) {
         let pat = text.as_bytes();
         for p in positions(data, pat) {
+            if out.full() {
+                return;
+            }
             let end = p + pat.len();
             let digit_before = p > 0 && data[p - 1].is_ascii_digit() || !text.starts_with('-') && p > 0 && data[p - 1] == b'-';
             if digit_before || data.get(end).is_some_and(|c| c.is_ascii_digit()) {
@@ -196,10 +245,7 @@ fn decimal(data: &[u8], a: u64, b: u64, pred: Option<Pred>, width: usize, out: &
                 } else {
                     decimal_forms(t, width).last().cloned().unwrap_or_default()
                 };
-                let mut y = data[..p].to_vec();
-                y.extend_from_slice(repl.as_bytes());
-                y.extend_from_slice(&data[end..]);
-                push(out, data, y);
+                out.splice(p, pat.len(), repl.as_bytes());
             }
         }
     }
@@ -207,7 +253,8 @@ fn decimal(data: &[u8], a: u64, b: u64, pred: Option<Pred>, width: usize, out: &
 
 /// Candidates replacing the `f64` or `f32` encoding of `a` by that of `b` (and its neighbours for
 /// an ordering compare).
-fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>>) {
+fn floats(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
+    let data = out.data;
     let mut targets = vec![b];
     // an ordering compare, or operands already equal (the outcome wanted is `!=`): the
     // neighbours too
@@ -217,16 +264,20 @@ fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>
     for big in [false, true] {
         let pat = if big { a.to_be_bytes() } else { a.to_le_bytes() };
         for p in aligned_first(positions(data, &pat), 8) {
+            if out.full() {
+                return;
+            }
             for &t in &targets {
-                let mut y = data.to_vec();
-                y[p..p + 8].copy_from_slice(&if big { t.to_be_bytes() } else { t.to_le_bytes() });
-                push(out, data, y);
+                out.splice(p, 8, &if big { t.to_be_bytes() } else { t.to_le_bytes() });
             }
         }
         let a32 = a as f32;
         if a32 as f64 == a || a.is_nan() {
             let pat = if big { a32.to_be_bytes() } else { a32.to_le_bytes() };
             for p in aligned_first(positions(data, &pat), 4) {
+                if out.full() {
+                    return;
+                }
                 for &t in &targets {
                     let mut t32 = t as f32;
                     // the f32 neighbours, not the f64 ones (which round back to `b`)
@@ -235,9 +286,7 @@ fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>
                     } else if t < b {
                         t32 = (b as f32).next_down();
                     }
-                    let mut y = data.to_vec();
-                    y[p..p + 4].copy_from_slice(&if big { t32.to_be_bytes() } else { t32.to_le_bytes() });
-                    push(out, data, y);
+                    out.splice(p, 4, &if big { t32.to_be_bytes() } else { t32.to_le_bytes() });
                 }
             }
         }
@@ -255,7 +304,12 @@ fn floats(data: &[u8], a: f64, b: f64, pred: Option<Pred>, out: &mut Vec<Vec<u8>
 /// and at the end of `data`. Directions in order (a → b first), occurrences in input order; without duplicates or
 /// `data` itself; at most [`MAX_CANDIDATES`].
 pub fn str_candidates(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
+    str_candidates_upto(data, rec, MAX_CANDIDATES)
+}
+
+/// [`str_candidates`], at most `limit` of them (and [`MAX_CANDIDATES`]).
+pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Vec<Vec<u8>> {
+    let mut out = Edits::new(data, limit);
     for ((x, x_cut), (y, y_len, y_cut)) in [((rec.a(), rec.a_cut()), (rec.b(), rec.b_len, rec.b_cut())), ((rec.b(), rec.b_cut()), (rec.a(), rec.a_len, rec.a_cut()))] {
         if x == y && !x_cut && !y_cut {
             continue;
@@ -278,29 +332,27 @@ pub fn str_candidates(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
             // an empty C string of the input starts at one of its NULs, or at its end
             let starts = (0..data.len()).filter(|&p| data[p] == 0).chain([data.len()]);
             for p in starts {
+                if out.full() {
+                    return out.out;
+                }
                 for w in &writes {
-                    let mut z = Vec::with_capacity(data.len() + w.len());
-                    z.extend_from_slice(&data[..p]);
-                    z.extend_from_slice(w);
-                    z.extend_from_slice(&data[p..]);
-                    push(&mut out, data, z);
+                    out.splice(p, 0, w);
                 }
             }
             continue;
         }
         for pat in patterns {
             for p in positions(data, pat) {
+                if out.full() {
+                    return out.out;
+                }
                 for w in &writes {
-                    let mut z = Vec::with_capacity(data.len() + w.len());
-                    z.extend_from_slice(&data[..p]);
-                    z.extend_from_slice(w);
-                    z.extend_from_slice(&data[p + pat.len()..]);
-                    push(&mut out, data, z);
+                    out.splice(p, pat.len(), w);
                 }
             }
         }
     }
-    out
+    out.out
 }
 
 /// Tokens for havoc from the string compare `rec` run on `data`: each logged operand of at least
