@@ -148,6 +148,37 @@ pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
         .ok_or_else(|| anyhow!("{} has no evotest metadata (was it compiled with the evotest pass?)", path.display()))
 }
 
+/// The metadata of a whole executable: its own ([`read_metadata`]; errors as there), then that
+/// of each shared library it loads at start-up that was compiled with the pass (a harness linked
+/// with an instrumented `libfoo.so`, as `./configure && make` builds by default). The libraries
+/// are those `ldd` resolves, as the dynamic loader would; a library loaded later with `dlopen`
+/// is not found (its probes then make the target register more code than this describes).
+pub fn read_program_metadata(exe: &Path) -> Result<Vec<ModuleMeta>> {
+    let mut metas = read_metadata(exe)?;
+    for lib in shared_libraries(exe) {
+        // a library that cannot be read or parsed is not one of ours
+        if let Ok(Some(m)) = read_section(&lib) {
+            metas.extend(m);
+        }
+    }
+    Ok(metas)
+}
+
+/// The shared libraries `exe` loads at start-up, as `ldd` resolves them (none if `ldd` fails:
+/// a static executable, or no `ldd`).
+fn shared_libraries(exe: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(out) = std::process::Command::new("ldd").arg(exe).stdin(std::process::Stdio::null()).output() else { return vec![] };
+    if !out.status.success() {
+        return vec![];
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once("=> ").map(|(_, r)| r.split(" (").next().unwrap_or("").trim().to_string()))
+        .filter(|p| p.starts_with('/'))
+        .map(std::path::PathBuf::from)
+        .collect()
+}
+
 /// As [`read_metadata`], for an object the pass compiled: one without a metadata section (a
 /// source that defines no function) has no modules.
 pub fn read_metadata_if_any(path: &Path) -> Result<Vec<ModuleMeta>> {

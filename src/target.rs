@@ -193,6 +193,11 @@ pub fn linkage_name(f: &str) -> &str {
     }
 }
 
+/// The error of a target that registered more instrumented modules than the metadata of the
+/// executable and of its shared libraries describe.
+const MORE_CODE: &str = "the target registered more instrumented code than its metadata describes \
+     (instrumented code loaded with dlopen? link it into the harness, e.g. ./configure --disable-shared)";
+
 /// The function `function` (its name as given, `wanted` after renaming `main`) among `all`, the
 /// functions of the sources `sources`: the one whose linkage name is `wanted`; else, for C++, the
 /// one whose source-level name is `function` or ends in `::function` (`geo::classify`,
@@ -547,7 +552,7 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
     if !h.exe.is_file() {
         bail!("{}: no such file", h.exe.display());
     }
-    let metas = program::read_metadata(&h.exe)
+    let metas = program::read_program_metadata(&h.exe)
         .map_err(|e| anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)"))?;
     let driver = has_fuzz_driver(&h.exe)?;
     let uses_file = h.args.iter().any(|a| a == "@@");
@@ -580,7 +585,7 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
             executor.set_max_branch_events(0);
             executor.set_memory_limit(h.rss_limit_mb << 20);
             if executor.overflow() != 0 {
-                bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
+                bail!("{}: {MORE_CODE}", h.exe.display());
             }
             let program = Program::new(metas, &executor.modules())?;
             executor.set_switches(switch_tables(&program));
@@ -593,7 +598,7 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
             let mut executor = crate::exec::inprocess::InProcess::new(ip.shm_id, ip.hooks, h.timeout, h.rss_limit_mb << 20)?;
             executor.set_max_branch_events(0);
             if executor.overflow() != 0 {
-                bail!("{}: the target registered more instrumented code than its metadata describes", h.exe.display());
+                bail!("{}: {MORE_CODE}", h.exe.display());
             }
             let program = Program::new(metas, &executor.modules())?;
             executor.set_switches(switch_tables(&program));

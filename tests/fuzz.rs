@@ -168,6 +168,35 @@ fn a_cxx_harness_is_fuzzed() {
 }
 
 #[test]
+fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
+    // as `CC=evotest-cc ./configure && make` builds a library by default: shared
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "shlib_lib.c", &["-g", "-O1", "-fPIC", "-shared"], d.path(), "libshlib.so");
+    let rpath = format!("-Wl,-rpath,{}", d.path().display());
+    let libdir = format!("-L{}", d.path().display());
+    let h = {
+        let mut c = cc();
+        c.args(["-g", "-O1", "-fsanitize=fuzzer"]).arg(path("tests/fixtures/fuzz/shlib_harness.c")).args([libdir.as_str(), "-lshlib", rpath.as_str()]);
+        let exe = d.path().join("harness");
+        let o = c.arg("-o").arg(&exe).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        exe
+    };
+    for mode in [&[][..], &["--in_process"][..]] {
+        let corpus = if mode.is_empty() { "corpus" } else { "corpus2" };
+        let mut args = vec!["harness", corpus, "-seed=1", "-runs=40000", "--stop-on-crash"];
+        args.extend_from_slice(mode);
+        let (o, s) = fuzz(d.path(), &args);
+        assert!(s["unique_crashes"] == 1, "{mode:?}: {s:#}\n{}", String::from_utf8_lossy(&o.stderr));
+        // the library's outcomes are among the outcomes: more than the harness's own
+        assert!(s["outcomes_total"].as_u64().unwrap() >= 10, "{s:#}");
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        assert!(std::fs::read(&art).unwrap().starts_with(b"LIB!"));
+    }
+    assert!(h.exists());
+}
+
+#[test]
 fn an_asan_heap_overflow_is_reported_with_its_frames() {
     let d = tempfile::tempdir().unwrap();
     let h = build(cc(), "asan_overflow.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
