@@ -124,6 +124,9 @@ fn hangs_and_out_of_memory_are_classified() {
     };
     assert!(first_bytes("timeouts", "timeout-").contains(&b'H'), "{s:#}");
     assert!(first_bytes("ooms", "oom-").contains(&b'M'), "{s:#}");
+    // every execution that timed out is counted, kept or not
+    assert!(s["timeouts_total"].as_u64().unwrap() >= s["timeouts"].as_array().unwrap().len() as u64, "{s:#}");
+    assert!(s["ooms_total"].as_u64().unwrap() >= s["ooms"].as_array().unwrap().len() as u64, "{s:#}");
 }
 
 #[test]

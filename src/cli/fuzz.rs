@@ -396,6 +396,15 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     for c in &summary.crashes {
         eprintln!("  crash {}: {} ({} bytes{})", c.kind, c.artifact.display(), c.size, if c.minimized { ", minimised" } else { "" });
     }
+    if summary.timeouts_total > summary.timeouts.len() as u64 || summary.ooms_total > summary.ooms.len() as u64 {
+        eprintln!(
+            "evotest fuzz: {} executions timed out and {} ran out of memory; {} and {} kept as artifacts (one is kept when it recurs in a fresh process and reached coverage no earlier one did)",
+            summary.timeouts_total,
+            summary.ooms_total,
+            summary.timeouts.len(),
+            summary.ooms.len()
+        );
+    }
     for t in &summary.timeouts {
         eprintln!("  timeout: {}", t.display());
     }

@@ -252,6 +252,10 @@ pub struct Summary {
     pub crashes_total: u64,
     pub timeouts: Vec<PathBuf>,
     pub ooms: Vec<PathBuf>,
+    /// Executions that timed out, kept or not (see [`stats::kept_of`]).
+    pub timeouts_total: u64,
+    /// Executions killed for their memory, kept or not.
+    pub ooms_total: u64,
     pub workers: u32,
     /// Each worker's last stats (with `-j`).
     pub worker_stats: Vec<Stats>,
@@ -1503,6 +1507,8 @@ impl Fuzzer<'_> {
             crashes_total: total.crashes_total,
             timeouts: std::mem::take(&mut self.timeouts),
             ooms: std::mem::take(&mut self.ooms),
+            timeouts_total: total.timeouts_total,
+            ooms_total: total.ooms_total,
             workers: self.opts.jobs.max(1),
             worker_stats,
             interrupted: self.s.interrupt.load(Ordering::Relaxed),

@@ -153,8 +153,8 @@ impl Monitor {
             s.len_limit,
             s.execs_per_sec,
             s.crashes_found,
-            s.timeouts_unique,
-            s.ooms_unique
+            kept_of(s.timeouts_unique, s.timeouts_total),
+            kept_of(s.ooms_unique, s.ooms_total)
         );
     }
 
@@ -229,10 +229,21 @@ pub fn status_line(s: &Stats) -> String {
         s.corpus_new,
         s.unique_crashes,
         s.crashes_total,
-        s.timeouts_unique,
-        s.ooms_unique,
+        kept_of(s.timeouts_unique, s.timeouts_total),
+        kept_of(s.ooms_unique, s.ooms_total),
         fmt_secs((s.run_time_seconds - s.last_new_seconds).max(0.0)) + " ago",
     )
+}
+
+/// The timeouts (or out-of-memory kills) kept as artifacts, and how many executions had one when
+/// that is more (a timeout is kept when it recurs in a fresh process and reached new coverage):
+/// `2`, or `0 (48 runs)`.
+pub fn kept_of(unique: usize, total: u64) -> String {
+    if total > unique as u64 {
+        format!("{unique} ({total} runs)")
+    } else {
+        unique.to_string()
+    }
 }
 
 /// Bytes as libFuzzer prints them: `845b`, `12Kb`, `3Mb`.
@@ -309,6 +320,13 @@ pub fn secs(d: Duration) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeouts_that_were_not_kept_are_shown_too() {
+        assert_eq!(kept_of(2, 2), "2");
+        assert_eq!(kept_of(0, 48), "0 (48 runs)");
+        assert_eq!(kept_of(0, 0), "0");
+    }
 
     #[test]
     fn stats_csv_and_plot_are_written() {
