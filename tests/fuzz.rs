@@ -703,6 +703,13 @@ fn in_process_mode_keeps_triages_and_goes_on_after_each_crash() {
     // the executions of all workers add up to the budget, and the coverage is the run's
     assert!(s["executions"].as_u64().unwrap() >= 30000, "{s:#}");
     assert!(s["outcomes_covered"].as_u64().unwrap() >= 10, "{s:#}");
+    // the stats file the last worker wrote is the run's, not its own since its restart
+    let st = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
+    assert_eq!(st["outcomes_covered"], s["outcomes_covered"], "{st:#}");
+    // (the supervisor counts the corpus directory, where a triage in a fresh process may have
+    // added one more)
+    assert!(st["corpus_new"].as_u64().unwrap() + 1 >= s["corpus_new"].as_u64().unwrap(), "{st:#}");
+    assert!(st["run_time_seconds"].as_f64().unwrap() + 2.0 >= (st["last_update"].as_u64().unwrap() - st["start_time"].as_u64().unwrap()) as f64, "{st:#}");
     // the corpus the workers wrote runs cleanly by hand; the supervisor's files are gone
     let r = Command::new(&h).arg(d.path().join("corpus")).output().unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));

@@ -68,6 +68,9 @@ pub struct Carry {
     /// Most branch outcomes and features a worker reported covered (its last stats).
     pub outcomes_covered: usize,
     pub features: usize,
+    /// Inputs the run added to the corpus so far.
+    #[serde(default)]
+    pub corpus_new: usize,
     /// The input that ended the last worker, to triage first.
     pub pending: Option<Pending>,
     /// Inputs that ended a worker (files in the supervisor's directory): never run in-process
@@ -392,13 +395,14 @@ impl super::Fuzzer<'_> {
     /// worker may die before its stats are written, and the next may end before it replayed the
     /// corpus).
     pub(super) fn hand_on_coverage(&mut self) -> Result<()> {
-        let (covered, features) = (self.fb.covered(), self.fb.features());
+        let (covered, features, added) = (self.fb.covered(), self.fb.features(), self.corpus_new);
         let Some(w) = &mut self.inproc else { return Ok(()) };
-        if covered <= w.carry.outcomes_covered && features <= w.carry.features {
+        if covered <= w.carry.outcomes_covered && features <= w.carry.features && added <= w.carry.corpus_new {
             return Ok(());
         }
         w.carry.outcomes_covered = w.carry.outcomes_covered.max(covered);
         w.carry.features = w.carry.features.max(features);
+        w.carry.corpus_new = w.carry.corpus_new.max(added);
         w.write_carry()
     }
 

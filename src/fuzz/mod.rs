@@ -719,7 +719,8 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         mutator,
         rng: ChaCha8Rng::seed_from_u64(seed),
         start,
-        start_unix: stats::unix_now(),
+        // an in-process worker's run began with the first worker's
+        start_unix: stats::unix_now().saturating_sub(carried.elapsed.as_secs()),
         monitor,
         db,
         raw_keys: Default::default(),
@@ -729,7 +730,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         timeouts_total: carried.timeouts_total,
         ooms: carried.ooms.clone(),
         ooms_total: carried.ooms_total,
-        corpus_new: 0,
+        corpus_new: carried.corpus_new,
         last_new: Duration::ZERO,
         worker,
         max_len,
@@ -860,9 +861,11 @@ impl Fuzzer<'_> {
             corpus_reduced: self.reduced,
             reduce_runs: self.reduce_runs,
             len_limit: self.len_limit,
-            outcomes_covered: self.fb.covered(),
+            // an in-process worker that has not replayed the whole corpus yet: what the workers
+            // before it covered
+            outcomes_covered: self.fb.covered().max(self.inproc.as_ref().map_or(0, |w| w.carry.outcomes_covered)),
             outcomes_total: self.s.n_outcomes(),
-            features: self.fb.features(),
+            features: self.fb.features().max(self.inproc.as_ref().map_or(0, |w| w.carry.features)),
             unique_crashes: self.unique,
             crashes_found: self.crashes_found,
             crashes_total: self.crashes_total,
