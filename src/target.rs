@@ -221,6 +221,9 @@ fn find_function<'a>(all: &[&'a FunctionMeta], wanted: &str, function: &str, sou
     match found.as_slice() {
         [f] => {
             let call = is_cxx(f).then(|| {
+                if f.name == RENAMED_MAIN {
+                    return crate::frontend::function::ctests::ORIGINAL_MAIN.to_string();
+                }
                 let qualified = source_name(f);
                 // the qualified name may name several overloads: pick this one by its type
                 if all.iter().filter(|g| is_cxx(g) && source_name(g) == qualified).count() > 1 {

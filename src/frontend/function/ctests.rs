@@ -17,11 +17,20 @@ use crate::frontend::TestFile;
 use crate::input::ScalarType;
 use std::fmt::Write;
 
+/// What the source's `main` is called in the tests, which include the source and have a `main` of
+/// their own.
+pub const ORIGINAL_MAIN: &str = "evotest_original_main";
+
 /// Setup statements (arrays, strings) and the call expression for `t`.
 fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String) {
     let (setup, args) = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v");
     let setup: String = setup.iter().map(|l| format!("    {l}\n")).collect();
-    let callee = fe.cxx_call.as_deref().unwrap_or(&fe.signature.name);
+    let callee = match fe.cxx_call.as_deref() {
+        Some(c) => c,
+        // the source's `main`, included under another name (see `render`)
+        None if fe.signature.name == evotest_abi::names::RENAMED_MAIN && fe.defining_source.is_some() => ORIGINAL_MAIN,
+        None => &fe.signature.name,
+    };
     (setup, format!("{callee}({})", args.join(", ")))
 }
 
@@ -192,7 +201,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         Some(src) => {
             // the source's own main, if any, must not clash with the tests' main
             let rel = crate::util::relative_path(dir, src);
-            let _ = writeln!(s, "\n#define main evotest_original_main\n#include \"{}\"\n#undef main\n", rel.display());
+            let _ = writeln!(s, "\n#define main {ORIGINAL_MAIN}\n#include \"{}\"\n#undef main\n", rel.display());
         }
         None => {
             let _ = writeln!(s, "\n{};\n", fe.signature.prototype);
