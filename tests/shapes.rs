@@ -76,3 +76,12 @@ fn a_pointer_followed_by_a_length_is_a_buffer_without_being_told() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("say how to build it"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_sources_main_is_called_by_its_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/main_void.c", "main", dir.path(), &["--max-execs", "100"]);
+    assert_eq!(r["branches_covered"], 1, "{r:#}");
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/main_void.c");
+    assert!(out.trim().ends_with("1 passed, 0 failed"), "{out}");
+}
