@@ -212,7 +212,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         out_dir: opts.out_dir.clone(),
     };
     let suite = driver::suite(&target, &decisions, info, &ps, &results, t0.elapsed());
-    crate::report::Reporter::report(&crate::report::TestFileReporter, &suite)?;
+    let test_files = crate::report::Reporter::report(&crate::report::TestFileReporter, &suite)?;
     crate::report::Reporter::report(&crate::report::json::FaultFiles, &suite)?;
     let summary = format!(
         "covered {covered}/{} paths, {infeasible} probably infeasible; {} executions, {:.2} s; solutions base: {} paths",
@@ -227,10 +227,10 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         outln!("{summary}");
         if !a.quiet {
             outln!(
-                "wrote {}, {}, {}",
+                "wrote {}, {}{}",
                 opts.out_dir.join("paths.json").display(),
                 base_file.display(),
-                opts.out_dir.join("tests.c").display()
+                test_files.iter().map(|p| format!(", {}", p.display())).collect::<String>()
             );
         }
     }
