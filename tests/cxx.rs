@@ -18,16 +18,22 @@ fn run_tests_cpp(out: &std::path::Path) -> String {
     String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or("").to_string()
 }
 
+/// Run `evotest run` on the fixture's function `name` into `dir`; it must reach full coverage and
+/// write a `tests.cpp` (no `tests.c`) that builds and passes. Returns the text of `tests.cpp`.
+fn full_and_tests_cpp_pass(name: &str, dir: &std::path::Path, seed: &str) -> String {
+    let (_, r) = run("tests/fixtures/cxx.cpp", name, dir, &["--seed", seed]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{name}: {:?}", uncovered(&r));
+    assert!(!dir.join("tests.c").exists());
+    assert!(run_tests_cpp(dir).ends_with("passed, 0 failed"));
+    std::fs::read_to_string(dir.join("tests.cpp")).unwrap()
+}
+
 #[test]
 fn a_namespaced_function_by_its_qualified_or_plain_name() {
     for name in ["geo::classify", "classify"] {
         let dir = tempfile::tempdir().unwrap();
-        let (_, r) = run("tests/fixtures/cxx.cpp", name, dir.path(), &["--seed", "1"]);
-        assert_eq!(r["branches_covered"], r["branches_total"], "{name}: {:?}", uncovered(&r));
-        assert!(!dir.path().join("tests.c").exists());
-        let text = std::fs::read_to_string(dir.path().join("tests.cpp")).unwrap();
+        let text = full_and_tests_cpp_pass(name, dir.path(), "1");
         assert!(text.contains("= geo::classify("), "calls it by its qualified name");
-        assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
     }
 }
 
@@ -38,11 +44,8 @@ fn an_overload_is_chosen_by_its_linkage_name() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(err.contains("_Z4overi") && err.contains("_Z4overd") && err.contains("int over(double)"), "{err}");
-    let (_, r) = run("tests/fixtures/cxx.cpp", "_Z4overd", dir.path(), &["--seed", "2"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
-    let text = std::fs::read_to_string(dir.path().join("tests.cpp")).unwrap();
+    let text = full_and_tests_cpp_pass("_Z4overd", dir.path(), "2");
     assert!(text.contains("static_cast<int (*)(double)>(&over)("), "{text}");
-    assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
 }
 
 #[test]
