@@ -758,6 +758,32 @@ fn in_process_timeouts_and_out_of_memory_end_the_worker_and_are_kept() {
     assert!(s["worker_restarts"].as_u64().unwrap() >= 2, "{s:#}");
 }
 
+/// In-process, the harness runs in the worker's process: the peak resident memory reported is
+/// that process's (with the 300 MB the harness touched), not the small supervisor's.
+#[test]
+fn in_process_peak_memory_is_the_harness_process_s() {
+    let d = tempfile::tempdir().unwrap();
+    harness("big_alloc.c", d.path());
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/b"), b"B").unwrap();
+    for (mode, at_least) in [(&[][..], 0), (&["--in_process"][..], 300)] {
+        let corpus = format!("corpus{}", mode.len());
+        let mut args = vec!["harness", corpus.as_str(), "seeds", "-seed=1", "-runs=50"];
+        args.extend_from_slice(mode);
+        let (o, s) = fuzz(d.path(), &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        let peak = s["peak_rss_mb"].as_u64().unwrap();
+        assert!(peak >= at_least, "{mode:?}: {peak} MB\n{s:#}");
+        let line = err.lines().find(|l| l.starts_with("stat::peak_rss_mb")).and_then(|l| l.split_whitespace().last());
+        assert_eq!(line, Some(peak.to_string().as_str()), "{err}");
+        if mode.is_empty() {
+            // the fork server's targets are other processes: evotest's own memory only
+            assert!(peak < 300, "{peak} MB");
+        }
+    }
+}
+
 #[test]
 fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_back() {
     let d = tempfile::tempdir().unwrap();

@@ -369,7 +369,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     eprintln!("stat::new_units_added:          {}", summary.corpus_new);
     eprintln!("stat::unique_crashes:           {}", summary.unique_crashes);
     eprintln!("stat::outcomes_covered:         {}", summary.outcomes_covered);
-    eprintln!("stat::peak_rss_mb:              {}", fuzz::stats::peak_rss_mb());
+    eprintln!("stat::peak_rss_mb:              {}", summary.peak_rss_mb);
     eprintln!(
         "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} inputs ({} new) in {}; {} unique crash{}; stats in {}",
         summary.executions,

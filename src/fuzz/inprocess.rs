@@ -71,6 +71,9 @@ pub struct Carry {
     /// Inputs the run added to the corpus so far.
     #[serde(default)]
     pub corpus_new: usize,
+    /// Largest peak resident memory, MB, that a worker before this one reported (its stats).
+    #[serde(default)]
+    pub peak_rss_mb: u64,
     /// The input that ended the last worker, to triage first.
     pub pending: Option<Pending>,
     /// Inputs that ended a worker (files in the supervisor's directory): never run in-process
@@ -198,6 +201,7 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         // the summary of the run: the last worker's, with what the workers before it did
         let finish = |mut summary: Summary, restarts: u32| {
             summary.worker_restarts = restarts;
+            summary.peak_rss_mb = summary.peak_rss_mb.max(super::stats::peak_rss_mb());
             // the inputs the workers that died added are in the directory, not in the last count
             summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
             let _ = std::fs::remove_dir_all(&dir);
@@ -235,6 +239,7 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         if let Some(st) = super::stats::read(&stats_dir) {
             carry.outcomes_covered = carry.outcomes_covered.max(st.outcomes_covered);
             carry.features = carry.features.max(st.features);
+            carry.peak_rss_mb = carry.peak_rss_mb.max(st.peak_rss_mb);
         }
         let sha = sha1_hex(&input);
         match &mut last_killer {

@@ -268,6 +268,11 @@ pub struct Summary {
     /// are the last worker's.
     #[serde(default)]
     pub worker_restarts: u32,
+    /// Peak resident memory, MB, of the process that ran the engine and, in-process, the
+    /// harness: the largest of this process's, its `-j` workers' and (`--in_process`) every
+    /// in-process worker's so far, as libFuzzer's `stat::peak_rss_mb` counts its own process.
+    #[serde(default)]
+    pub peak_rss_mb: u64,
 }
 
 /// How an execution ended, for the fuzzer.
@@ -1487,6 +1492,12 @@ impl Fuzzer<'_> {
             total.outcomes_covered = total.outcomes_covered.max(c.outcomes_covered);
             total.features = total.features.max(c.features);
         }
+        let peak_rss_mb = worker_stats
+            .iter()
+            .map(|w| w.peak_rss_mb)
+            .chain([st.peak_rss_mb, self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)])
+            .max()
+            .unwrap_or(0);
         let seconds = self.elapsed().as_secs_f64();
         let crashes = self.db.all();
         Ok(Summary {
@@ -1517,6 +1528,7 @@ impl Fuzzer<'_> {
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
             guidance: self.guide.finish(),
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
+            peak_rss_mb,
         })
     }
 }

@@ -69,7 +69,8 @@ pub struct Stats {
     pub inputs_per_process: u32,
     /// Longest execution seen, seconds.
     pub slowest_exec_seconds: f64,
-    /// Peak resident memory of evotest itself, MB.
+    /// Peak resident memory of this worker's process, MB: evotest's engine, and in-process
+    /// (`--in_process`) the harness it calls.
     pub peak_rss_mb: u64,
     pub done: bool,
 }
