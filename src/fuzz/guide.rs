@@ -56,6 +56,19 @@ pub const POOL_CAP: usize = 4;
 /// own distance still does).
 pub const MAX_STALLS: u32 = 3;
 
+/// [`Guide`]'s mark of a site with no frontier outcome.
+const NO_TARGET: u32 = u32::MAX;
+
+/// The part of a [`Target`] that [`Guide::observe`] reads for every frontier outcome of every
+/// site an execution ran.
+#[derive(Clone, Copy, Debug, Default)]
+struct TargetKey {
+    site: u32,
+    outcome: u32,
+    /// A copy of [`Target::best_d`].
+    best_d: f64,
+}
+
 /// The fitness `l / (l + 1)` of branch distance `d` of a reached site, with `l = ln(1 + d)` (see
 /// module docs): in `[0, 1)`, 0 exactly for `d = 0`, and increasing in `d`. The logarithm keeps
 /// distances apart that `d / (d + 1)` rounds to the same `f64` (every `d` above about 1e16, as a
@@ -456,9 +469,13 @@ impl GuideStats {
 pub struct Guide {
     /// Per global site: its first global outcome and number of outcomes.
     site_outcomes: Vec<(u32, u32)>,
-    /// Per global site: indices into `targets` of its frontier outcomes (empty: not a frontier
-    /// site).
-    at_site: Vec<Vec<u32>>,
+    /// Per global site: the index into `targets` of its first frontier outcome, the others
+    /// following it ([`NO_TARGET`]: not a frontier site). Four bytes a site, so that
+    /// [`Guide::observe`]'s look-up of every site an execution ran stays in cache.
+    first_target: Vec<u32>,
+    /// Per target, in `targets`' order: its site, its outcome and its `best_d`, packed, for
+    /// [`Guide::observe`]'s pass over the sites an execution ran (a [`Target`] is large).
+    keys: Vec<TargetKey>,
     /// Per global site: whether its outcomes may join the frontier (see [`Guide::restrict`]).
     in_scope: Vec<bool>,
     /// The frontier outcomes.
@@ -486,7 +503,8 @@ impl Guide {
         let n = site_outcomes.len();
         Guide {
             site_outcomes,
-            at_site: vec![vec![]; n],
+            first_target: vec![NO_TARGET; n],
+            keys: Vec::new(),
             in_scope: vec![true; n],
             targets: vec![],
             covered_when: usize::MAX,
@@ -515,9 +533,8 @@ impl Guide {
         }
         self.covered_when = fb.covered();
         let mut old: std::collections::HashMap<u32, Target> = self.targets.drain(..).map(|t| (t.outcome, t)).collect();
-        for v in &mut self.at_site {
-            v.clear();
-        }
+        self.first_target.fill(NO_TARGET);
+        self.keys.clear();
         let mut left_out = 0;
         for (s, &(base, n)) in self.site_outcomes.iter().enumerate() {
             let outs = base..base.saturating_add(n);
@@ -551,7 +568,10 @@ impl Guide {
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
                 }
-                self.at_site[s].push(self.targets.len() as u32);
+                if self.first_target[s] == NO_TARGET {
+                    self.first_target[s] = self.targets.len() as u32;
+                }
+                self.keys.push(TargetKey { site: t.site, outcome: t.outcome, best_d: t.best_d });
                 self.targets.push(t);
             }
         }
@@ -562,7 +582,7 @@ impl Guide {
 
     /// Whether site `s` has frontier outcomes.
     pub fn is_frontier_site(&self, s: u32) -> bool {
-        self.at_site.get(s as usize).is_some_and(|v| !v.is_empty())
+        self.first_target.get(s as usize).is_some_and(|&t| t != NO_TARGET)
     }
 
     /// Record one execution of `data` with coverage `cov` and outcome distances `dist` (global
@@ -571,14 +591,23 @@ impl Guide {
     pub fn observe(&mut self, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>, data: &[u8]) -> usize {
         let mut improved = 0;
         self.improved.clear();
+        debug_assert_eq!(self.keys.len(), self.targets.len());
         for &(s, _) in &cov.sites {
-            let Some(ts) = self.at_site.get(s as usize) else { continue };
-            for &ti in ts {
-                let t = &mut self.targets[ti as usize];
-                let Some(d) = dist(t.outcome) else { continue };
-                if !(d < t.best_d) {
+            let first = self.first_target.get(s as usize).copied().unwrap_or(NO_TARGET);
+            if first == NO_TARGET {
+                continue;
+            }
+            for ti in first as usize..self.keys.len() {
+                let k = &mut self.keys[ti];
+                if k.site != s {
+                    break;
+                }
+                let Some(d) = dist(k.outcome) else { continue };
+                if !(d < k.best_d) {
                     continue;
                 }
+                k.best_d = d;
+                let t = &mut self.targets[ti];
                 t.best_d = d;
                 let f = normalise(d);
                 if f < t.best {
@@ -593,7 +622,7 @@ impl Guide {
                     }
                     t.pool.push(data.to_vec());
                     t.start_ops = None;
-                    self.improved.push(ti as usize);
+                    self.improved.push(ti);
                     improved += 1;
                 }
             }
