@@ -83,3 +83,29 @@ fn compare_probes_flag_constant_operands() {
     // eq = 32, slt = 40 (LLVM's predicate numbers)
     assert_eq!(preds, vec![32 | (1 << 28), 40], "{ir}");
 }
+
+/// A definition probe runs only under the ordered trace: at every `-O` level the call to
+/// `__evotest_def` is guarded by a load of the runtime's flag, inline (the always-inlined
+/// wrapper is gone), so a fuzzer's hot loops pay two loads and a branch per definition, not a
+/// call. (That the probe still fires under the ordered trace, chaining's tests show: their event
+/// sequences need the definitions.)
+#[test]
+fn definition_probes_are_called_only_under_the_ordered_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("defs.c");
+    std::fs::write(&src, "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) { s += a[i]; if (s > 100) s = 0; } return s; }\n").unwrap();
+    for opt in ["-O0", "-O1", "-O2"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+            .args(["-g", opt, "-c", "-S", "-emit-llvm", "-o", "-"])
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let ir = String::from_utf8_lossy(&o.stdout);
+        let calls = ir.lines().filter(|l| l.contains("call void @__evotest_def(")).count();
+        assert!(calls > 0, "{opt}: no definition probe\n{ir}");
+        assert!(!ir.contains("call void @__evotest_def_if_tracing"), "{opt}: the wrapper was not inlined\n{ir}");
+        // the global's declaration, and one load of it before each call
+        assert!(ir.matches("@__evotest_events_flag").count() > calls, "{opt}: the flag is not loaded before every call\n{ir}");
+    }
+}

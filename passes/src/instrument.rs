@@ -324,11 +324,17 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         }
     }
 
-    // Definition probes: after each store (before a `ret`), except parameter initialisation.
+    // Definition probes: after each store (before a `ret`), except parameter initialisation,
+    // through the inline test of the ordered trace's flag.
+    let mut def_if_tracing = None;
     for (inst, after, id, param_init) in def_insts {
         if param_init {
             continue;
         }
+        let def = match def_if_tracing {
+            Some(f) => f,
+            None => *def_if_tracing.insert(def_wrapper(module, &ctx, &probes)?),
+        };
         let at = if after { unsafe { LLVMGetNextInstruction(inst) } } else { inst };
         if at.is_null() {
             continue;
@@ -336,7 +342,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         builder.position_before(&unsafe { InstructionValue::new(at) });
         let call = builder
             .build_call(
-                probes.def,
+                def,
                 &[desc.as_pointer_value().into(), i32t.const_int(id as u64, false).into()],
                 "",
             )
@@ -385,6 +391,44 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         append_global_array(m, "llvm.global_ctors", ctor_elem_ty, &[elem], None);
     }
     Ok(true)
+}
+
+/// The module's [`evotest_abi::names::DEF_IF_TRACING`]: an internal, always-inlined
+/// `void (ptr desc, i32 def)` that calls the definition probe only while the runtime's ordered
+/// trace flag ([`evotest_abi::names::EVENTS_FLAG`], a pointer to a `u32`) is set. Without an
+/// ordered trace, as in fuzzing, a definition in a hot loop then costs two loads and a branch
+/// instead of a call (29% of libwebp's decoding time went to the calls).
+fn def_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, probes: &Probes<'ctx>) -> Result<FunctionValue<'ctx>, String> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    use inkwell::IntPredicate;
+    let p = ctx.ptr_type(AddressSpace::default());
+    let i32t = ctx.i32_type();
+    let f = module.add_function(names::DEF_IF_TRACING, ctx.void_type().fn_type(&[p.into(), i32t.into()], false), Some(Linkage::Internal));
+    for attr in ["alwaysinline", "nounwind"] {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+    }
+    let flag = module.get_global(names::EVENTS_FLAG).unwrap_or_else(|| {
+        let g = module.add_global(p, None, names::EVENTS_FLAG);
+        g.set_linkage(Linkage::External);
+        g
+    });
+    let (entry, trace, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "trace"), ctx.append_basic_block(f, "done"));
+    let b = ctx.create_builder();
+    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+    b.position_at_end(entry);
+    let at = e(b.build_load(p, flag.as_pointer_value(), ""))?.into_pointer_value();
+    let on = e(b.build_load(i32t, at, ""))?.into_int_value();
+    let off = e(b.build_int_compare(IntPredicate::EQ, on, i32t.const_zero(), ""))?;
+    e(b.build_conditional_branch(off, done, trace))?;
+    b.position_at_end(trace);
+    let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
+    e(b.build_call(probes.def, &args, ""))?;
+    e(b.build_unconditional_branch(done))?;
+    b.position_at_end(done);
+    e(b.build_return(None))?;
+    Ok(f)
 }
 
 /// Convert an integer or pointer operand to i64 (sign- or zero-extending).

@@ -52,6 +52,15 @@ static MAP: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
 /// Whether the trace map is the engine's shared memory.
 static mut SHARED: bool = false;
 
+/// What [`__evotest_events_flag`] points at before a trace map is attached: no ordered trace.
+static NO_EVENTS: u32 = 0;
+
+/// The address of the attached trace map's `Header::events_enabled` (of [`NO_EVENTS`] before
+/// one is attached), read inline by instrumented code before it calls [`__evotest_def`]
+/// ([`evotest_abi::names::EVENTS_FLAG`]).
+#[no_mangle]
+pub static __evotest_events_flag: AtomicPtr<u32> = AtomicPtr::new(&NO_EVENTS as *const u32 as *mut u32);
+
 /// The layout of the trace map, computed once when it is attached ([`set_map`]): probes read
 /// their offsets here instead of recomputing them from the header on every call.
 static mut LAYOUT: Layout = Layout::new(0, 0, 0, 0);
@@ -60,6 +69,7 @@ static mut LAYOUT: Layout = Layout::new(0, 0, 0, 0);
 unsafe fn set_map(p: *mut u8) {
     LAYOUT = Layout::from_header(&*(p as *const Header));
     MAP.store(p, Ordering::Relaxed);
+    __evotest_events_flag.store(ptr::addr_of_mut!((*(p as *mut Header)).events_enabled), Ordering::Relaxed);
 }
 
 /// The layout of the attached trace map.

@@ -58,8 +58,19 @@ pub mod names {
     pub const PROBE_CMP_FLOAT_COND: &str = "__evotest_ccmp_float";
     /// See [`PROBE_CMP_INT_COND`].
     pub const PROBE_COND_COND: &str = "__evotest_ccond";
-    /// `void (u32 *module, u32 def)`: a definition site executed (ordered trace only).
+    /// `void (u32 *module, u32 def)`: a definition site executed (ordered trace only). The pass
+    /// calls it only while `*`[`EVENTS_FLAG`] is not 0, testing that inline: definitions sit in
+    /// the hottest loops (every loop counter), and without an ordered trace (fuzzing) the call
+    /// would do nothing.
     pub const PROBE_DEF: &str = "__evotest_def";
+    /// A pointer-sized global the runtime defines: the address of a `u32` that is not 0 while the
+    /// ordered trace is on (`Header::events_enabled` of the attached trace map; a constant 0
+    /// before one is attached).
+    pub const EVENTS_FLAG: &str = "__evotest_events_flag";
+    /// The internal, always-inlined function the pass puts in each module that has definition
+    /// probes: `void (u32 *module, u32 def)`, which calls [`PROBE_DEF`] only while
+    /// `*`[`EVENTS_FLAG`] is not 0.
+    pub const DEF_IF_TRACING: &str = "__evotest_def_if_tracing";
     /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and
     /// outcome bases. See [`crate::shm::ModuleDesc`].
     pub const REGISTER_MODULE: &str = "__evotest_register_module";
