@@ -131,7 +131,7 @@ impl Fuzzer<'_> {
         let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
         let Some(x) = target.pool.last().cloned() else { return Ok(()) };
         let cached = target.influence_for(x.len()).map(<[usize]>::to_vec);
-        let kept = target.start_ops.clone().map(|ops| Kept { ops, fitness: target.best, distance: target.best_d });
+        let kept = target.start_ops.clone().map(|ops| Kept { ops, fitness: target.best, distance: self.guide.best_distance(t) });
         self.i2s_origin = target.made_by;
         let ladder = self.ladder(site);
         self.focus = Some(Focus { site, outcome, ladder });

@@ -65,7 +65,9 @@ const NO_TARGET: u32 = u32::MAX;
 struct TargetKey {
     site: u32,
     outcome: u32,
-    /// A copy of [`Target::best_d`].
+    /// Least branch distance [`Guide::observe`] saw at the site since the outcome joined the
+    /// frontier (the target's `best` is never above its [`normalise`]d value, so a distance not
+    /// below it cannot lower `best`); see [`Guide::best_distance`].
     best_d: f64,
 }
 
@@ -92,9 +94,6 @@ pub struct Target {
     /// Best (lowest) fitness seen; [`UNREACHED`] before any execution reached the site after it
     /// joined the frontier.
     pub best: f64,
-    /// Least branch distance [`Guide::observe`] saw at the site (`best` is never above its
-    /// [`normalise`]d value, so a distance not below it cannot lower `best`).
-    pub best_d: f64,
     /// Inputs that lowered `best`, oldest first, at most [`POOL_CAP`]; the last one reached
     /// `best`.
     pub pool: Vec<Vec<u8>>,
@@ -473,8 +472,8 @@ pub struct Guide {
     /// following it ([`NO_TARGET`]: not a frontier site). Four bytes a site, so that
     /// [`Guide::observe`]'s look-up of every site an execution ran stays in cache.
     first_target: Vec<u32>,
-    /// Per target, in `targets`' order: its site, its outcome and its `best_d`, packed, for
-    /// [`Guide::observe`]'s pass over the sites an execution ran (a [`Target`] is large).
+    /// Per target, in `targets`' order: its site, its outcome and its least distance, packed,
+    /// for [`Guide::observe`]'s pass over the sites an execution ran (a [`Target`] is large).
     keys: Vec<TargetKey>,
     /// Per global site: whether its outcomes may join the frontier (see [`Guide::restrict`]).
     in_scope: Vec<bool>,
@@ -532,7 +531,8 @@ impl Guide {
             return;
         }
         self.covered_when = fb.covered();
-        let mut old: std::collections::HashMap<u32, Target> = self.targets.drain(..).map(|t| (t.outcome, t)).collect();
+        let mut old: std::collections::HashMap<u32, (Target, f64)> =
+            self.targets.drain(..).zip(&self.keys).map(|(t, k)| (t.outcome, (t, k.best_d))).collect();
         self.first_target.fill(NO_TARGET);
         self.keys.clear();
         let mut left_out = 0;
@@ -546,11 +546,10 @@ impl Guide {
                 continue;
             }
             for o in outs.filter(|&o| !fb.is_covered(o)) {
-                let mut t = old.remove(&o).unwrap_or(Target {
+                let (mut t, best_d) = old.remove(&o).unwrap_or((Target {
                     outcome: o,
                     site: s as u32,
                     best: UNREACHED,
-                    best_d: f64::INFINITY,
                     pool: vec![],
                     improvements: 0,
                     attempts: 0,
@@ -564,20 +563,26 @@ impl Guide {
                     influence: None,
                     start_ops: None,
                     made_by: None,
-                });
+                }, f64::INFINITY));
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
                 }
                 if self.first_target[s] == NO_TARGET {
                     self.first_target[s] = self.targets.len() as u32;
                 }
-                self.keys.push(TargetKey { site: t.site, outcome: t.outcome, best_d: t.best_d });
+                self.keys.push(TargetKey { site: t.site, outcome: t.outcome, best_d });
                 self.targets.push(t);
             }
         }
         self.stats.frontier = self.targets.len();
         self.stats.frontier_left_out = left_out;
         self.wake = true;
+    }
+
+    /// The least branch distance seen at target `t`'s site for its outcome since it joined the
+    /// frontier (infinite before any). Panics if `t` is not an index into `targets`.
+    pub fn best_distance(&self, t: usize) -> f64 {
+        self.keys[t].best_d
     }
 
     /// Whether site `s` has frontier outcomes.
@@ -608,7 +613,6 @@ impl Guide {
                 }
                 k.best_d = d;
                 let t = &mut self.targets[ti];
-                t.best_d = d;
                 let f = normalise(d);
                 if f < t.best {
                     t.best = f;
