@@ -1491,13 +1491,8 @@ impl Fuzzer<'_> {
             total.crashes_total += c.crashes_total;
             total.outcomes_covered = total.outcomes_covered.max(c.outcomes_covered);
             total.features = total.features.max(c.features);
+            total.peak_rss_mb = total.peak_rss_mb.max(c.peak_rss_mb);
         }
-        let peak_rss_mb = worker_stats
-            .iter()
-            .map(|w| w.peak_rss_mb)
-            .chain([st.peak_rss_mb, self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)])
-            .max()
-            .unwrap_or(0);
         let seconds = self.elapsed().as_secs_f64();
         let crashes = self.db.all();
         Ok(Summary {
@@ -1510,11 +1505,10 @@ impl Fuzzer<'_> {
             exec_per_sec: if seconds > 0.0 { total.execs_done as f64 / seconds } else { 0.0 },
             corpus_count: corpus::list_files(&self.opts.corpus).map_or(st.corpus_count, |f| f.len()),
             corpus_new: total.corpus_new,
-            // an in-process worker may end before it replayed the corpus (its budget spent on
-            // its predecessor's last input): the coverage the workers before it reported counts
-            outcomes_covered: total.outcomes_covered.max(self.inproc.as_ref().map_or(0, |w| w.carry.outcomes_covered)),
+            // (in-process: with what the workers before this one covered, see `stats`)
+            outcomes_covered: total.outcomes_covered,
             outcomes_total: st.outcomes_total,
-            features: total.features.max(self.inproc.as_ref().map_or(0, |w| w.carry.features)),
+            features: total.features,
             unique_crashes: crashes.len(),
             crashes,
             new_crashes: st.crashes_found + worker_stats.iter().map(|w| w.crashes_found).sum::<usize>(),
@@ -1528,7 +1522,7 @@ impl Fuzzer<'_> {
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
             guidance: self.guide.finish(),
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
-            peak_rss_mb,
+            peak_rss_mb: total.peak_rss_mb.max(self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)),
         })
     }
 }
