@@ -109,3 +109,43 @@ fn definition_probes_are_called_only_under_the_ordered_trace() {
         assert!(ir.matches("@__evotest_events_flag").count() > calls, "{opt}: the flag is not loaded before every call\n{ir}");
     }
 }
+
+/// Calls of a routine whose first two parameters are pointers and that returns a value (the
+/// program's own string compare; AFL++'s CmpLog "rtn" calls) get the routine probe before them,
+/// behind the inline test of the runtime's flags; calls of other routines do not.
+#[test]
+fn routine_calls_with_two_pointer_arguments_are_probed_behind_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("rtn.c");
+    std::fs::write(
+        &src,
+        "int eq(const char *a, const char *b);\n\
+         int eqn(const char *a, const char *b, unsigned long n);\n\
+         void copy(char *a, const char *b);\n\
+         int at(const char *a, int i);\n\
+         int f(const char *s, char *t) {\n\
+           int r = eq(s, \"keyword\") + eqn(s, \"prefix\", 6) + at(s, 2);\n\
+           copy(t, s);\n\
+           return r;\n\
+         }\n",
+    )
+    .unwrap();
+    for opt in ["-O0", "-O2"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+            .args(["-g", opt, "-c", "-S", "-emit-llvm", "-o", "-"])
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let ir = String::from_utf8_lossy(&o.stdout);
+        let probes: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_cmp_rtn(")).collect();
+        // eq and eqn; not copy (void) nor at (one pointer)
+        assert_eq!(probes.len(), 2, "{opt}: {probes:#?}\n{ir}");
+        // eq's length is unknown (all ones); eqn's is its third argument, 6
+        assert!(probes.iter().any(|l| l.contains("i64 -1)")), "{opt}: {probes:#?}");
+        assert!(probes.iter().any(|l| l.contains("i64 6)")), "{opt}: {probes:#?}");
+        assert!(!ir.contains("call void @__evotest_rtn_if_logging"), "{opt}: the wrapper was not inlined\n{ir}");
+        assert!(ir.matches("@__evotest_flags").count() > probes.len(), "{opt}: the flags are not loaded before every call\n{ir}");
+    }
+}
+

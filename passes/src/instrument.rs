@@ -32,6 +32,7 @@ struct Probes<'ctx> {
     def: FunctionValue<'ctx>,
     str: FunctionValue<'ctx>,
     bytes: FunctionValue<'ctx>,
+    rtn: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
 }
 
@@ -94,6 +95,7 @@ impl<'ctx> Probes<'ctx> {
                     false,
                 ),
             ),
+            rtn: declare(module, names::PROBE_RTN, void.fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false)),
             register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
         }
     }
@@ -317,6 +319,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     // Phase 2: inject.
     let probes = Probes::declare(module, &ctx);
     let builder = ctx.create_builder();
+    // the routine calls, found before any probe call exists
+    let routines: Vec<RoutineCall> = bodies.iter().flat_map(|&f| unsafe { routine_calls(f) }).collect();
     for (d, ids) in drafts.iter().zip(&site_ids) {
         for (s, &id) in d.sites.iter().zip(ids.iter()) {
             let ob = mmeta.sites[id as usize].outcome_base;
@@ -351,6 +355,33 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(inst);
             if !loc.is_null() {
                 inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call.as_value_ref(), loc);
+            }
+        }
+    }
+
+    // Routine probes: before each call of a routine whose first two parameters are pointers,
+    // through the inline test of the string operand log's flag.
+    if !routines.is_empty() {
+        let rtn = rtn_wrapper(module, &ctx, &probes)?;
+        let i64t = ctx.i64_type();
+        for r in routines {
+            builder.position_before(&unsafe { InstructionValue::new(r.call) });
+            let n: BasicValueEnum = match r.n {
+                Some(n) => match unsafe { BasicValueEnum::new(n) } {
+                    BasicValueEnum::IntValue(i) => builder.build_int_cast_sign_flag(i, i64t, false, "").map_err(|e| e.to_string())?.into(),
+                    _ => i64t.const_all_ones().into(),
+                },
+                None => i64t.const_all_ones().into(),
+            };
+            let (a, b) = unsafe { (BasicValueEnum::new(r.a), BasicValueEnum::new(r.b)) };
+            let call = builder
+                .build_call(rtn, &[desc.as_pointer_value().into(), a.into(), b.into(), n.into()], "")
+                .map_err(|e| e.to_string())?;
+            unsafe {
+                let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(r.call);
+                if !loc.is_null() {
+                    inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call.as_value_ref(), loc);
+                }
             }
         }
     }
@@ -425,6 +456,117 @@ fn def_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, probes: &Pro
     b.position_at_end(trace);
     let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
     e(b.build_call(probes.def, &args, ""))?;
+    e(b.build_unconditional_branch(done))?;
+    b.position_at_end(done);
+    e(b.build_return(None))?;
+    Ok(f)
+}
+
+/// A call of a routine whose first two parameters are pointers and that returns a value: the
+/// program's own compare routines among them (AFL++'s CmpLog "rtn" calls).
+struct RoutineCall {
+    call: LLVMValueRef,
+    a: LLVMValueRef,
+    b: LLVMValueRef,
+    /// The third argument, when the routine's third parameter is a 32- or 64-bit integer (a
+    /// length, as `memcmp`'s).
+    n: Option<LLVMValueRef>,
+}
+
+/// The routine calls of function `f` ([`RoutineCall`]): direct calls with the C calling
+/// convention of a function (not an intrinsic, not evotest's) that has at least two parameters,
+/// the first two pointers, and a non-void result.
+///
+/// # Safety
+/// `f` must be a function with a body in a valid module.
+unsafe fn routine_calls(f: LLVMValueRef) -> Vec<RoutineCall> {
+    let mut out = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        let mut i = LLVMGetFirstInstruction(bb);
+        while !i.is_null() {
+            if let Some(r) = routine_call(i) {
+                out.push(r);
+            }
+            i = LLVMGetNextInstruction(i);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+    out
+}
+
+/// [`RoutineCall`] of instruction `i`, if it is one.
+unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
+    if LLVMIsACallInst(i).is_null() || LLVMGetInstructionCallConv(i) != 0 {
+        return None;
+    }
+    let callee = LLVMIsAFunction(LLVMGetCalledValue(i));
+    if callee.is_null() || LLVMGetIntrinsicID(callee) != 0 {
+        return None;
+    }
+    let mut len = 0usize;
+    let name = LLVMGetValueName2(callee, &mut len);
+    let name = std::slice::from_raw_parts(name as *const u8, len);
+    if name.starts_with(b"__evotest") || name.starts_with(b"llvm.") {
+        return None;
+    }
+    let ty = LLVMGlobalGetValueType(callee);
+    let np = LLVMCountParamTypes(ty) as usize;
+    if np < 2 || LLVMGetNumArgOperands(i) < 2 || LLVMGetTypeKind(LLVMGetReturnType(ty)) == LLVMTypeKind::LLVMVoidTypeKind {
+        return None;
+    }
+    let mut params = vec![std::ptr::null_mut(); np];
+    LLVMGetParamTypes(ty, params.as_mut_ptr());
+    let is_ptr = |t: LLVMTypeRef| LLVMGetTypeKind(t) == LLVMTypeKind::LLVMPointerTypeKind;
+    if !is_ptr(params[0]) || !is_ptr(params[1]) {
+        return None;
+    }
+    let n = (np >= 3
+        && LLVMGetNumArgOperands(i) >= 3
+        && LLVMGetTypeKind(params[2]) == LLVMTypeKind::LLVMIntegerTypeKind
+        && matches!(LLVMGetIntTypeWidth(params[2]), 32 | 64))
+        .then(|| LLVMGetOperand(i, 2));
+    Some(RoutineCall { call: i, a: LLVMGetOperand(i, 0), b: LLVMGetOperand(i, 1), n })
+}
+
+/// The module's [`evotest_abi::names::RTN_IF_LOGGING`]: an internal, always-inlined
+/// `void (ptr desc, ptr a, ptr b, i64 n)` that calls the routine probe only while the runtime's
+/// flags ([`evotest_abi::names::FLAGS`], a pointer to `Header::flags`) have
+/// [`evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS`] set: in the fuzzer's input-to-state
+/// executions, not in the others, where a routine call costs two loads and a branch.
+fn rtn_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, probes: &Probes<'ctx>) -> Result<FunctionValue<'ctx>, String> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    use inkwell::IntPredicate;
+    let p = ctx.ptr_type(AddressSpace::default());
+    let i32t = ctx.i32_type();
+    let i64t = ctx.i64_type();
+    let f = module.add_function(
+        names::RTN_IF_LOGGING,
+        ctx.void_type().fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false),
+        Some(Linkage::Internal),
+    );
+    for attr in ["alwaysinline", "nounwind"] {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+    }
+    let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
+        let g = module.add_global(p, None, names::FLAGS);
+        g.set_linkage(Linkage::External);
+        g
+    });
+    let (entry, log, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "log"), ctx.append_basic_block(f, "done"));
+    let b = ctx.create_builder();
+    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+    b.position_at_end(entry);
+    let at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
+    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
+    let bit = e(b.build_and(v, i32t.const_int(evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS as u64, false), ""))?;
+    let off = e(b.build_int_compare(IntPredicate::EQ, bit, i32t.const_zero(), ""))?;
+    e(b.build_conditional_branch(off, done, log))?;
+    b.position_at_end(log);
+    let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
+    e(b.build_call(probes.rtn, &args, ""))?;
     e(b.build_unconditional_branch(done))?;
     b.position_at_end(done);
     e(b.build_return(None))?;

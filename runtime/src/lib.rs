@@ -61,6 +61,15 @@ static NO_EVENTS: u32 = 0;
 #[no_mangle]
 pub static __evotest_events_flag: AtomicPtr<u32> = AtomicPtr::new(&NO_EVENTS as *const u32 as *mut u32);
 
+/// What [`__evotest_flags`] points at before a trace map is attached: no flags.
+static NO_FLAGS: u32 = 0;
+
+/// The address of the attached trace map's `Header::flags` (of [`NO_FLAGS`] before one is
+/// attached), read inline by instrumented code before it calls [`__evotest_cmp_rtn`]
+/// ([`evotest_abi::names::FLAGS`]).
+#[no_mangle]
+pub static __evotest_flags: AtomicPtr<u32> = AtomicPtr::new(&NO_FLAGS as *const u32 as *mut u32);
+
 /// The layout of the trace map, computed once when it is attached ([`set_map`]): probes read
 /// their offsets here instead of recomputing them from the header on every call.
 static mut LAYOUT: Layout = Layout::new(0, 0, 0, 0);
@@ -70,6 +79,7 @@ unsafe fn set_map(p: *mut u8) {
     LAYOUT = Layout::from_header(&*(p as *const Header));
     MAP.store(p, Ordering::Relaxed);
     __evotest_events_flag.store(ptr::addr_of_mut!((*(p as *mut Header)).events_enabled), Ordering::Relaxed);
+    __evotest_flags.store(ptr::addr_of_mut!((*(p as *mut Header)).flags), Ordering::Relaxed);
 }
 
 /// The layout of the attached trace map.
@@ -760,6 +770,74 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
         ptr::copy_nonoverlapping(b.as_ptr(), (*r).b.as_mut_ptr(), kb);
         h.n_str_operands += 1;
     }
+}
+
+/// Copy up to `buf.len()` bytes at `p` into `buf` without faulting on memory that is not
+/// readable: as many as are readable from `p` on (0 for a null, low or unmapped pointer), read
+/// by `process_vm_readv` on this process, which fails instead of faulting. Two remote pieces, the
+/// second from the next page on, so that a string at the end of a mapping is still read.
+unsafe fn read_readable(p: *const u8, buf: &mut [u8]) -> usize {
+    if (p as usize) < 4096 || buf.is_empty() {
+        return 0;
+    }
+    let page_end = (p as usize | 4095) + 1;
+    let first = (page_end - p as usize).min(buf.len());
+    let local = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+    let remote = [
+        libc::iovec { iov_base: p as *mut libc::c_void, iov_len: first },
+        libc::iovec { iov_base: page_end as *mut libc::c_void, iov_len: buf.len() - first },
+    ];
+    let pieces = if first < buf.len() { 2 } else { 1 };
+    let n = libc::process_vm_readv(libc::getpid(), &local, 1, remote.as_ptr(), pieces, 0);
+    n.max(0) as usize
+}
+
+/// Probe for a call of a routine whose first two parameters are pointers
+/// ([`evotest_abi::names::PROBE_RTN`]; AFL++'s CmpLog "rtn" hook): while the string operand log
+/// takes later evaluations ([`FLAG_REPEATED_STR_OPERANDS`], the fuzzer's input-to-state stage on
+/// every compare), log the readable bytes of both arguments, at most [`RTN_BYTES`] each (`n`
+/// of them when the routine's third argument `n` is smaller), as a record of site
+/// [`RTN_SITE`]: C strings (both with a NUL in the bytes read) as a `strcmp`, anything else as a
+/// `memcmp` of the bytes read. Equal operands, an empty one and a record equal to the log's last
+/// are not logged, and the calls fill at most half of the log, leaving the rest to the compare
+/// sites.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor, before the call.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, b: *const u8, n: u64) {
+    if !active(desc) {
+        return;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    if h.flags & FLAG_REPEATED_STR_OPERANDS == 0 || h.n_str_operands >= STR_LOG_CAPACITY / 2 {
+        return;
+    }
+    let want = (n.min(RTN_BYTES as u64)) as usize;
+    let (mut ba, mut bb) = ([0u8; RTN_BYTES], [0u8; RTN_BYTES]);
+    let la = read_readable(a, &mut ba[..want]);
+    let lb = read_readable(b, &mut bb[..want]);
+    let (sa, sb) = (&ba[..la], &bb[..lb]);
+    let (na, nb) = (sa.iter().position(|&c| c == 0), sb.iter().position(|&c| c == 0));
+    let (func, sa, sb, len) = match (na, nb) {
+        (Some(x), Some(y)) if n == u64::MAX => (distance::STR_STRCMP, &sa[..x], &sb[..y], 0),
+        _ => {
+            let k = la.min(lb);
+            (distance::STR_MEMCMP, &sa[..k], &sb[..k], k as u64)
+        }
+    };
+    if sa.is_empty() || sb.is_empty() || sa == sb {
+        return;
+    }
+    let k = h.n_str_operands as usize;
+    if k > 0 {
+        let last = &*(base.add(layout().str_operands_off) as *const StrOperandRec).add(k - 1);
+        if last.site == RTN_SITE && last.a() == sa && last.b() == sb {
+            return;
+        }
+    }
+    log_str_operands(base, RTN_SITE, func, len, sa, sb);
 }
 
 /// Probe for a condition that is not a compare: distance 0 or K.

@@ -71,6 +71,22 @@ pub mod names {
     /// probes: `void (u32 *module, u32 def)`, which calls [`PROBE_DEF`] only while
     /// `*`[`EVENTS_FLAG`] is not 0.
     pub const DEF_IF_TRACING: &str = "__evotest_def_if_tracing";
+    /// `void (u32 *module, const u8 *a, const u8 *b, u64 n)`: a call of a routine whose first
+    /// two parameters are pointers and that returns a value (the program's own string compare:
+    /// `sqlite3StrICmp`, `xmlStrEqual`, …; AFL++'s CmpLog "rtn" hook), with its first two
+    /// arguments and, when its third parameter is an integer, that argument (`u64::MAX`
+    /// otherwise). The runtime logs at most [`crate::shm::RTN_BYTES`] readable bytes of each in
+    /// the string operand log (site [`crate::shm::RTN_SITE`]), only while
+    /// [`crate::shm::FLAG_REPEATED_STR_OPERANDS`] is set. The pass calls it through
+    /// [`RTN_IF_LOGGING`], which tests `*`[`FLAGS`] inline.
+    pub const PROBE_RTN: &str = "__evotest_cmp_rtn";
+    /// A pointer-sized global the runtime defines: the address of the attached trace map's
+    /// `Header::flags` (of a constant 0 before one is attached).
+    pub const FLAGS: &str = "__evotest_flags";
+    /// The internal, always-inlined function the pass puts in each module that calls routines
+    /// [`PROBE_RTN`] is for: `void (u32 *module, const u8 *a, const u8 *b, u64 n)`, which calls
+    /// it only while `*`[`FLAGS`] has [`crate::shm::FLAG_REPEATED_STR_OPERANDS`] set.
+    pub const RTN_IF_LOGGING: &str = "__evotest_rtn_if_logging";
     /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and
     /// outcome bases. See [`crate::shm::ModuleDesc`].
     pub const REGISTER_MODULE: &str = "__evotest_register_module";

@@ -262,6 +262,14 @@ pub const FLAG_REPEATED_OPERANDS: u32 = 1;
 /// shows every keyword. Set by the fuzzer for its input-to-state stage on every compare.
 pub const FLAG_REPEATED_STR_OPERANDS: u32 = 2;
 
+/// Bytes of each pointer argument of a routine call logged ([`crate::names::PROBE_RTN`]; AFL++
+/// logs as many): a C string is cut at its NUL within them.
+pub const RTN_BYTES: usize = 32;
+
+/// The `site` of a string operand record of a routine call ([`crate::names::PROBE_RTN`]): no
+/// branch site has this ID.
+pub const RTN_SITE: u32 = u32::MAX;
+
 /// Most evaluations of one compare site logged in an execution under [`FLAG_REPEATED_OPERANDS`].
 pub const OPERAND_EVALS: u32 = 16;
 
