@@ -185,6 +185,10 @@ pub struct RunRecord {
     pub curve: Vec<(u64, usize)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The goals a run left uncovered (short labels, e.g. `L48 credits == 15:T`), for runs that
+    /// did not reach full feasible coverage; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missed: Vec<String>,
 }
 
 impl RunRecord {
@@ -210,6 +214,7 @@ impl RunRecord {
             sequences: o.sequences,
             curve,
             note: o.note.clone(),
+            missed: Vec::new(),
         }
     }
 }
@@ -346,7 +351,10 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
                         ..Default::default()
                     },
                 };
-                let rec = RunRecord::new(p, &tool.name(), &spec, &obs);
+                let mut rec = RunRecord::new(p, &tool.name(), &spec, &obs);
+                if !rec.success {
+                    rec.missed = obs.first.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(g, _)| cx.goals[g].short(&cx.target.program)).collect();
+                }
                 for (g, f) in obs.first.iter().enumerate() {
                     union_goals[g] |= f.is_some();
                 }
