@@ -797,8 +797,9 @@ unsafe fn read_readable(p: *const u8, buf: &mut [u8]) -> usize {
 /// takes later evaluations ([`FLAG_REPEATED_STR_OPERANDS`], the fuzzer's input-to-state stage on
 /// every compare), log the readable bytes of both arguments, at most [`RTN_BYTES`] each (`n`
 /// of them when the routine's third argument `n` is smaller), as a record of site
-/// [`RTN_SITE`]: C strings (both with a NUL in the bytes read) as a `strcmp`, anything else as a
-/// `memcmp` of the bytes read. Equal operands, an empty one and a record equal to the log's last
+/// [`RTN_SITE`]: C strings (both with a NUL in the bytes read, and no length argument) as a
+/// `strcmp`, anything else as a `memcmp` of the bytes read, with `n` the bytes read when the
+/// routine has a length argument and 0 when it has none. Equal operands, an empty one and a record equal to the log's last
 /// are not logged, and the calls fill at most half of the log, leaving the rest to the compare
 /// sites.
 ///
@@ -823,8 +824,10 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, 
     let (func, sa, sb, len) = match (na, nb) {
         (Some(x), Some(y)) if n == u64::MAX => (distance::STR_STRCMP, &sa[..x], &sb[..y], 0),
         _ => {
+            // the length argument's bytes, or (n = 0) bytes of unknown extent: a struct's, as
+            // often as not, which the engine does not take as tokens
             let k = la.min(lb);
-            (distance::STR_MEMCMP, &sa[..k], &sb[..k], k as u64)
+            (distance::STR_MEMCMP, &sa[..k], &sb[..k], if n == u64::MAX { 0 } else { k as u64 })
         }
     };
     if sa.is_empty() || sb.is_empty() || sa == sb {

@@ -357,9 +357,14 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
 
 /// Tokens for havoc from the string compare `rec` run on `data`: each logged operand of at least
 /// two bytes that does not occur in `data` (so, most likely, the program's own string rather
-/// than bytes of the input), without duplicates.
+/// than bytes of the input), without duplicates. None from a routine call's operands
+/// ([`evotest_abi::shm::RTN_SITE`]) that are neither C strings nor of a length the routine was
+/// given (`memcmp` with `n` = 0: bytes of unknown extent, a struct's as often as not).
 pub fn str_tokens(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::new();
+    if rec.site == evotest_abi::shm::RTN_SITE && rec.func == evotest_abi::distance::STR_MEMCMP && rec.n == 0 {
+        return out;
+    }
     for t in [rec.a(), rec.b()] {
         if t.len() >= 2 && positions(data, t).is_empty() && !out.iter().any(|o| o.as_slice() == t) {
             out.push(t.to_vec());
@@ -375,6 +380,20 @@ mod tests {
 
     fn srec(func: u32, n: u64, a: &[u8], b: &[u8]) -> StrOperandRec {
         StrOperandRec::new(0, func, n, a, b)
+    }
+
+    #[test]
+    fn a_routines_operands_of_unknown_extent_are_no_tokens() {
+        let mut r = srec(STR_MEMCMP, 0, b"\x01\x02struct bytes", b"\x03\x04other struct");
+        assert!(str_tokens(b"input", &r).len() == 2, "a compare site's operands are tokens");
+        r.site = evotest_abi::shm::RTN_SITE;
+        assert!(str_tokens(b"input", &r).is_empty());
+        // a routine with a length argument, or C strings, give tokens
+        r.n = 14;
+        assert_eq!(str_tokens(b"input", &r).len(), 2);
+        let mut c = srec(STR_STRCMP, 0, b"keyword", b"other");
+        c.site = evotest_abi::shm::RTN_SITE;
+        assert_eq!(str_tokens(b"input", &c), vec![b"keyword".to_vec(), b"other".to_vec()]);
     }
 
     #[test]
