@@ -40,9 +40,21 @@ fn bench_runs_every_tool_and_writes_its_results() {
         let r = recs.iter().find(|r| r["tool"] == t).unwrap();
         assert!(r["executions"].as_u64().unwrap() > 0, "{r}");
     }
+    // a run short of full coverage names the goals it left uncovered, in the JSON and the report
+    let md = std::fs::read_to_string(out.join("smoke.md")).unwrap();
+    for r in recs {
+        let missed = r["missed"].as_array().map(Vec::len).unwrap_or(0) as u64;
+        if r["success"] == true {
+            assert_eq!(missed, 0, "{r}");
+        } else {
+            assert_eq!(missed, r["total"].as_u64().unwrap() - r["covered"].as_u64().unwrap(), "{r}");
+            let label = r["missed"][0].as_str().unwrap();
+            assert!(label.starts_with('L') && (label.ends_with(":T") || label.ends_with(":F")), "{r}");
+            assert!(md.contains("Runs that missed full feasible coverage") && md.contains(&format!("`{label}`")), "{md}");
+        }
+    }
     // ground truth: the union of all suites covers the claimed 22, and llvm-cov agrees
     assert_eq!(j["ground_truth"][0]["verdict"], "confirmed", "{}", j["ground_truth"]);
-    let md = std::fs::read_to_string(out.join("smoke.md")).unwrap();
     assert!(md.contains("| triangle |") && md.contains("Ground truth"), "{md}");
     let svg = std::fs::read_to_string(out.join("smoke-triangle.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("libfuzzer"), "plot lacks the peers");

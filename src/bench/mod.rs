@@ -303,6 +303,9 @@ pub fn start_input(d: &crate::input::Domain, seed: u64) -> crate::input::Input {
     d.sample_uniform(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed_5eed_5eed))
 }
 
+/// Most uncovered goals the report lists for one failed run.
+const MISSED_SHOWN: usize = 6;
+
 /// Everything a benchmark produced.
 pub struct Results {
     pub records: Vec<RunRecord>,
@@ -558,6 +561,20 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         metric(&mut s, "Mean fitness evaluations (all runs; executions + cache hits)", &|c| format!("{:.0}", c.mean_evaluations));
         metric(&mut s, "Mean seconds per run", &|c| format!("{:.2}", c.mean_seconds));
         metric(&mut s, "Mean event sequences tried (chaining)", &|c| format!("{:.1}", c.mean_sequences));
+    }
+    let failed: Vec<&RunRecord> = results.records.iter().filter(|r| !r.success && !r.missed.is_empty()).collect();
+    if !failed.is_empty() {
+        let _ = writeln!(s, "## Runs that missed full feasible coverage, and the goals they left uncovered
+");
+        let _ = writeln!(s, "| program | tool | seed | covered | goals left uncovered |\n|---|---|---:|---:|---|");
+        for r in failed {
+            let mut goals = r.missed.iter().take(MISSED_SHOWN).map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", ");
+            if r.missed.len() > MISSED_SHOWN {
+                let _ = write!(goals, " and {} more", r.missed.len() - MISSED_SHOWN);
+            }
+            let _ = writeln!(s, "| {} | {} | {} | {}/{} | {goals} |", r.program, r.tool, r.seed, r.covered, r.feasible);
+        }
+        s.push('\n');
     }
     let with_paper: Vec<&BenchProgram> = opts.programs.iter().filter(|p| !p.paper.is_empty()).collect();
     if !with_paper.is_empty() {
