@@ -57,6 +57,18 @@ fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
 
+/// The instrumented IR of C source file `src` under `evotest-cc FLAGS -c -S -emit-llvm`.
+fn instrumented_ir(src: &std::path::Path, flags: &[&str]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+        .args(flags)
+        .args(["-c", "-S", "-emit-llvm", "-o", "-"])
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// The compare probes' `pred` argument carries the pass's flag on an operand that is a program
 /// constant (`OPERAND_B_CONST`, bit 28, on `x == 7`'s 7), and none on a compare of two variables,
 /// so input-to-state never looks for a constant in the input.
@@ -65,13 +77,7 @@ fn compare_probes_flag_constant_operands() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("cf.c");
     std::fs::write(&src, "int f(int x, int y) { if (x == 7) return 1; if (x < y) return 2; return 0; }\n").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
-        .args(["-c", "-S", "-emit-llvm", "-o", "-"])
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let ir = String::from_utf8_lossy(&o.stdout);
+    let ir = instrumented_ir(&src, &[]);
     let preds: Vec<u32> = ir
         .lines()
         .filter(|l| l.contains("call void @__evotest_cmp_int("))
@@ -95,13 +101,7 @@ fn definition_probes_are_called_only_under_the_ordered_trace() {
     let src = dir.path().join("defs.c");
     std::fs::write(&src, "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) { s += a[i]; if (s > 100) s = 0; } return s; }\n").unwrap();
     for opt in ["-O0", "-O1", "-O2"] {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
-            .args(["-g", opt, "-c", "-S", "-emit-llvm", "-o", "-"])
-            .arg(&src)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let ir = String::from_utf8_lossy(&o.stdout);
+        let ir = instrumented_ir(&src, &["-g", opt]);
         let calls = ir.lines().filter(|l| l.contains("call void @__evotest_def(")).count();
         assert!(calls > 0, "{opt}: no definition probe\n{ir}");
         assert!(!ir.contains("call void @__evotest_def_if_tracing"), "{opt}: the wrapper was not inlined\n{ir}");
@@ -131,13 +131,7 @@ fn routine_calls_with_two_pointer_arguments_are_probed_behind_the_flags() {
     )
     .unwrap();
     for opt in ["-O0", "-O2"] {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
-            .args(["-g", opt, "-c", "-S", "-emit-llvm", "-o", "-"])
-            .arg(&src)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let ir = String::from_utf8_lossy(&o.stdout);
+        let ir = instrumented_ir(&src, &["-g", opt]);
         let probes: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_cmp_rtn(")).collect();
         // eq and eqn; not copy (void) nor at (one pointer)
         assert_eq!(probes.len(), 2, "{opt}: {probes:#?}\n{ir}");

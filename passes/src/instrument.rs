@@ -337,7 +337,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         }
         let def = match def_if_tracing {
             Some(f) => f,
-            None => *def_if_tracing.insert(def_wrapper(module, &ctx, &probes)?),
+            None => *def_if_tracing.insert(guard_wrapper(module, &ctx, names::DEF_IF_TRACING, probes.def, names::EVENTS_FLAG, u32::MAX)?),
         };
         let at = if after { unsafe { LLVMGetNextInstruction(inst) } } else { inst };
         if at.is_null() {
@@ -351,18 +351,13 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 "",
             )
             .map_err(|e| e.to_string())?;
-        unsafe {
-            let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(inst);
-            if !loc.is_null() {
-                inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call.as_value_ref(), loc);
-            }
-        }
+        unsafe { copy_debug_loc(inst, call.as_value_ref()) };
     }
 
     // Routine probes: before each call of a routine whose first two parameters are pointers,
     // through the inline test of the string operand log's flag.
     if !routines.is_empty() {
-        let rtn = rtn_wrapper(module, &ctx, &probes)?;
+        let rtn = guard_wrapper(module, &ctx, names::RTN_IF_LOGGING, probes.rtn, names::FLAGS, evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS)?;
         let i64t = ctx.i64_type();
         for r in routines {
             builder.position_before(&unsafe { InstructionValue::new(r.call) });
@@ -377,12 +372,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             let call = builder
                 .build_call(rtn, &[desc.as_pointer_value().into(), a.into(), b.into(), n.into()], "")
                 .map_err(|e| e.to_string())?;
-            unsafe {
-                let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(r.call);
-                if !loc.is_null() {
-                    inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call.as_value_ref(), loc);
-                }
-            }
+            unsafe { copy_debug_loc(r.call, call.as_value_ref()) };
         }
     }
 
@@ -424,42 +414,66 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     Ok(true)
 }
 
-/// The module's [`evotest_abi::names::DEF_IF_TRACING`]: an internal, always-inlined
-/// `void (ptr desc, i32 def)` that calls the definition probe only while the runtime's ordered
-/// trace flag ([`evotest_abi::names::EVENTS_FLAG`], a pointer to a `u32`) is set. Without an
-/// ordered trace, as in fuzzing, a definition in a hot loop then costs two loads and a branch
-/// instead of a call (29% of libwebp's decoding time went to the calls).
-fn def_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, probes: &Probes<'ctx>) -> Result<FunctionValue<'ctx>, String> {
+/// An internal, always-inlined wrapper `name` with `probe`'s parameters that calls `probe` only
+/// while `*flag & mask` is not 0, where `flag` names the runtime's pointer-sized global that
+/// holds the address of a `u32`. The module's [`evotest_abi::names::DEF_IF_TRACING`]
+/// (definition probes, under the ordered trace's flag [`evotest_abi::names::EVENTS_FLAG`]) and
+/// [`evotest_abi::names::RTN_IF_LOGGING`] (routine probes, under
+/// [`evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS`] of [`evotest_abi::names::FLAGS`]) are such
+/// wrappers: while the flag is off, as in most executions, a probe in a hot loop costs two loads
+/// and a branch instead of a call (29% of libwebp's decoding time went to definition probes'
+/// calls).
+fn guard_wrapper<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    name: &str,
+    probe: FunctionValue<'ctx>,
+    flag: &str,
+    mask: u32,
+) -> Result<FunctionValue<'ctx>, String> {
     use inkwell::attributes::{Attribute, AttributeLoc};
     use inkwell::IntPredicate;
     let p = ctx.ptr_type(AddressSpace::default());
     let i32t = ctx.i32_type();
-    let f = module.add_function(names::DEF_IF_TRACING, ctx.void_type().fn_type(&[p.into(), i32t.into()], false), Some(Linkage::Internal));
+    let f = module.add_function(name, probe.get_type(), Some(Linkage::Internal));
     for attr in ["alwaysinline", "nounwind"] {
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
-    let flag = module.get_global(names::EVENTS_FLAG).unwrap_or_else(|| {
-        let g = module.add_global(p, None, names::EVENTS_FLAG);
+    let flag = module.get_global(flag).unwrap_or_else(|| {
+        let g = module.add_global(p, None, flag);
         g.set_linkage(Linkage::External);
         g
     });
-    let (entry, trace, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "trace"), ctx.append_basic_block(f, "done"));
+    let (entry, on, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "done"));
     let b = ctx.create_builder();
     fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
         r.map_err(|e| e.to_string())
     }
     b.position_at_end(entry);
     let at = e(b.build_load(p, flag.as_pointer_value(), ""))?.into_pointer_value();
-    let on = e(b.build_load(i32t, at, ""))?.into_int_value();
-    let off = e(b.build_int_compare(IntPredicate::EQ, on, i32t.const_zero(), ""))?;
-    e(b.build_conditional_branch(off, done, trace))?;
-    b.position_at_end(trace);
+    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
+    let bits = if mask == u32::MAX { v } else { e(b.build_and(v, i32t.const_int(mask as u64, false), ""))? };
+    let off = e(b.build_int_compare(IntPredicate::EQ, bits, i32t.const_zero(), ""))?;
+    e(b.build_conditional_branch(off, done, on))?;
+    b.position_at_end(on);
     let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
-    e(b.build_call(probes.def, &args, ""))?;
+    e(b.build_call(probe, &args, ""))?;
     e(b.build_unconditional_branch(done))?;
     b.position_at_end(done);
     e(b.build_return(None))?;
     Ok(f)
+}
+
+/// Give the probe call `call` the debug location of instruction `of` (an inlinable call in a
+/// function with debug information needs one).
+///
+/// # Safety
+/// Both must be instructions of a valid module.
+unsafe fn copy_debug_loc(of: LLVMValueRef, call: LLVMValueRef) {
+    let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(of);
+    if !loc.is_null() {
+        inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call, loc);
+    }
 }
 
 /// A call of a routine whose first two parameters are pointers and that returns a value: the
@@ -527,50 +541,6 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
         && matches!(LLVMGetIntTypeWidth(params[2]), 32 | 64))
         .then(|| LLVMGetOperand(i, 2));
     Some(RoutineCall { call: i, a: LLVMGetOperand(i, 0), b: LLVMGetOperand(i, 1), n })
-}
-
-/// The module's [`evotest_abi::names::RTN_IF_LOGGING`]: an internal, always-inlined
-/// `void (ptr desc, ptr a, ptr b, i64 n)` that calls the routine probe only while the runtime's
-/// flags ([`evotest_abi::names::FLAGS`], a pointer to `Header::flags`) have
-/// [`evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS`] set: in the fuzzer's input-to-state
-/// executions, not in the others, where a routine call costs two loads and a branch.
-fn rtn_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, probes: &Probes<'ctx>) -> Result<FunctionValue<'ctx>, String> {
-    use inkwell::attributes::{Attribute, AttributeLoc};
-    use inkwell::IntPredicate;
-    let p = ctx.ptr_type(AddressSpace::default());
-    let i32t = ctx.i32_type();
-    let i64t = ctx.i64_type();
-    let f = module.add_function(
-        names::RTN_IF_LOGGING,
-        ctx.void_type().fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false),
-        Some(Linkage::Internal),
-    );
-    for attr in ["alwaysinline", "nounwind"] {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
-    }
-    let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
-        let g = module.add_global(p, None, names::FLAGS);
-        g.set_linkage(Linkage::External);
-        g
-    });
-    let (entry, log, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "log"), ctx.append_basic_block(f, "done"));
-    let b = ctx.create_builder();
-    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
-        r.map_err(|e| e.to_string())
-    }
-    b.position_at_end(entry);
-    let at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
-    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
-    let bit = e(b.build_and(v, i32t.const_int(evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS as u64, false), ""))?;
-    let off = e(b.build_int_compare(IntPredicate::EQ, bit, i32t.const_zero(), ""))?;
-    e(b.build_conditional_branch(off, done, log))?;
-    b.position_at_end(log);
-    let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
-    e(b.build_call(probes.rtn, &args, ""))?;
-    e(b.build_unconditional_branch(done))?;
-    b.position_at_end(done);
-    e(b.build_return(None))?;
-    Ok(f)
 }
 
 /// Convert an integer or pointer operand to i64 (sign- or zero-extending).
@@ -714,13 +684,7 @@ fn inject<'ctx>(
     }
     .map_err(|e| e.to_string())?;
     // Give the probe the branch's location, so a backtrace inside a probe points at the source.
-    unsafe {
-        let loc = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(s.inst);
-        if !loc.is_null() {
-            let call_inst = call.as_value_ref();
-            inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call_inst, loc);
-        }
-    }
+    unsafe { copy_debug_loc(s.inst, call.as_value_ref()) };
     Ok(())
 }
 

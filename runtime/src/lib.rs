@@ -774,9 +774,10 @@ unsafe fn log_str_operands(base: *mut u8, gsite: u32, func: u32, n: u64, a: &[u8
 
 /// Copy up to `buf.len()` bytes at `p` into `buf` without faulting on memory that is not
 /// readable: as many as are readable from `p` on (0 for a null, low or unmapped pointer), read
-/// by `process_vm_readv` on this process, which fails instead of faulting. Two remote pieces, the
-/// second from the next page on, so that a string at the end of a mapping is still read.
-unsafe fn read_readable(p: *const u8, buf: &mut [u8]) -> usize {
+/// by `process_vm_readv` on this process (`pid`), which fails instead of faulting. Two remote
+/// pieces, the second from the next page on, so that a string at the end of a mapping is still
+/// read.
+unsafe fn read_readable(pid: libc::pid_t, p: *const u8, buf: &mut [u8]) -> usize {
     if (p as usize) < 4096 || buf.is_empty() {
         return 0;
     }
@@ -788,7 +789,7 @@ unsafe fn read_readable(p: *const u8, buf: &mut [u8]) -> usize {
         libc::iovec { iov_base: page_end as *mut libc::c_void, iov_len: buf.len() - first },
     ];
     let pieces = if first < buf.len() { 2 } else { 1 };
-    let n = libc::process_vm_readv(libc::getpid(), &local, 1, remote.as_ptr(), pieces, 0);
+    let n = libc::process_vm_readv(pid, &local, 1, remote.as_ptr(), pieces, 0);
     n.max(0) as usize
 }
 
@@ -817,8 +818,9 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, 
     }
     let want = (n.min(RTN_BYTES as u64)) as usize;
     let (mut ba, mut bb) = ([0u8; RTN_BYTES], [0u8; RTN_BYTES]);
-    let la = read_readable(a, &mut ba[..want]);
-    let lb = read_readable(b, &mut bb[..want]);
+    let pid = libc::getpid();
+    let la = read_readable(pid, a, &mut ba[..want]);
+    let lb = read_readable(pid, b, &mut bb[..want]);
     let (sa, sb) = (&ba[..la], &bb[..lb]);
     let (na, nb) = (sa.iter().position(|&c| c == 0), sb.iter().position(|&c| c == 0));
     let (func, sa, sb, len) = match (na, nb) {
