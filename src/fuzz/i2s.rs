@@ -10,8 +10,9 @@
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
 //! orders; an ordering compare also tries the neighbours `next_up`/`next_down`.
 //!
-//! For a string compare (`strcmp`, `strncmp`, `memcmp`, `bcmp`; REDQUEEN's "routine" operands,
-//! CmpLog's `rtn`), the two compared byte strings come from the string operand log
+//! For a string compare (`strcmp`, `strncmp`, `memcmp`, `bcmp`, and the arguments of any call of
+//! a routine that takes two pointers; REDQUEEN's "routine" operands, CmpLog's `rtn`), the two
+//! compared byte strings come from the string operand log
 //! ([`StrOperandRec`], each cut to [`crate::trace::STR_OPERAND_CAP`] bytes): every occurrence of one
 //! in the input is replaced by the other ([`str_candidates`]), and the one that does not occur in
 //! the input is a token for havoc ([`str_tokens`]).

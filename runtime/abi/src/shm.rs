@@ -41,7 +41,9 @@
 //! two byte strings of each such site's first evaluation, each cut to [`STR_OPERAND_CAP`] bytes,
 //! at most [`STR_LOG_CAPACITY`] records per execution (`Header::n_str_operands` entries; later
 //! sites are not logged), and, under [`FLAG_REPEATED_STR_OPERANDS`], those of later evaluations
-//! as well. Only the count is reset per execution.
+//! as well, and the arguments of calls of routines that take two pointers (records of site
+//! [`RTN_SITE`], [`crate::names::PROBE_RTN`]; at most half of the log). Only the count is reset
+//! per execution.
 //!
 //! The **ordered trace** is written only when the engine sets `Header::events_enabled` for an
 //! execution (the chaining approach needs the order of definitions and branch outcomes; plain
@@ -291,15 +293,19 @@ pub const STR_LOG_CAPACITY: u32 = 1024;
 /// (or `bcmp`) compared at its site's first evaluation in the execution (Aschermann et al. 2019,
 /// REDQUEEN's routine operands). The strings are what the call compared: for `strcmp` the bytes
 /// before each string's NUL; for `strncmp` at most `n` of them; for `memcmp` exactly `n` bytes.
+/// A record of site [`RTN_SITE`] holds the arguments of a routine call
+/// ([`crate::names::PROBE_RTN`]): two C strings as a `strcmp`, or readable bytes as a `memcmp`
+/// whose `n` is the bytes read when the routine has a length argument and 0 when it has none.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StrOperandRec {
-    /// Global site ID.
+    /// Global site ID ([`RTN_SITE`] for a routine call's arguments).
     pub site: u32,
     /// The function: [`crate::distance::STR_STRCMP`], [`crate::distance::STR_STRNCMP`] or
     /// [`crate::distance::STR_MEMCMP`].
     pub func: u32,
-    /// The length argument of `strncmp`/`memcmp` (saturated to `u32::MAX`); 0 for `strcmp`.
+    /// The length argument of `strncmp`/`memcmp` (saturated to `u32::MAX`); 0 for `strcmp`, and
+    /// for a routine call's bytes of unknown extent.
     pub n: u32,
     /// Length in bytes of the first compared string (before the cut to [`STR_OPERAND_CAP`]).
     pub a_len: u32,
