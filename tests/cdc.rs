@@ -154,3 +154,26 @@ fn branch_coverage_ignores_condition_only_sites() {
     assert_eq!(text.lines().filter(|l| l.contains(" cond ")).count(), 8, "{text}");
     assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("decision")).count(), 7, "{text}");
 }
+
+/// evotest's GE on a plateau (Set 1's gpa): `g >= 350 && credits == 15` needs three courses of
+/// 5 credits with a high average. From a best input with one `F` at 1 credit and two `A`s at 5
+/// (GPA 363, 11 credits), raising the `F`'s credits lowers the GPA below 350, and changing it
+/// to a grade with a valid modifier leaves the fitness (on `credits == 15`) where it was. The
+/// margin tie-break prefers that second member (GPA 400: further from losing `g >= 350`), from
+/// which raising the credits covers the goal. Seeds 13 and 29 missed both goals at 1,000,000
+/// executions before the tie-break.
+#[test]
+fn grammatical_evolution_leaves_a_plateau_through_the_margin_tie_break() {
+    for seed in ["13", "29"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = run(
+            "examples/set1/gpa.c",
+            "gpa",
+            dir.path(),
+            &["-a", "ge-ext", "--criterion", "condition-decision", "--seed", seed, "--max-execs", "200000"],
+        );
+        let cdc = &r["condition_decision"];
+        assert_eq!(cdc["decision_outcomes_covered"], 24, "seed {seed}: {:?}", uncovered(&r));
+        assert_eq!(cdc["condition_outcomes_covered"], 26, "seed {seed}: {:?}", uncovered(&r));
+    }
+}

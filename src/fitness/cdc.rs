@@ -102,6 +102,19 @@ impl Goal for DecisionGoal {
         }
     }
 
+    /// The margin ([`BranchGoal::margin`]) of the part whose fitness is the goal's: its own site
+    /// (branch distances not combined) or the end nearest the wanted value, the larger margin
+    /// among parts of equal fitness.
+    fn margin(&self, t: &Trace) -> f64 {
+        let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
+        let parts = own.into_iter().chain(self.ends.iter()).map(|g| (g.fitness(t), g.margin(t))).filter(|&(f, _)| f > 0.0);
+        parts.fold(None, |best: Option<(f64, f64)>, p| match best {
+            Some(b) if b.0 < p.0 || (b.0 == p.0 && b.1 >= p.1) => Some(b),
+            _ => Some(p),
+        })
+        .map_or(0.0, |(_, m)| m)
+    }
+
     fn describe(&self, _program: &Program) -> String {
         format!("{}:{}:{} decision `{}` → {}", self.file, self.line, self.col, self.text, self.value)
     }
@@ -126,6 +139,10 @@ pub struct SiteGoal {
 impl Goal for SiteGoal {
     fn fitness(&self, t: &Trace) -> f64 {
         self.goal.fitness(t)
+    }
+
+    fn margin(&self, t: &Trace) -> f64 {
+        self.goal.margin(t)
     }
 
     fn describe(&self, program: &Program) -> String {

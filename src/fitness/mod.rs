@@ -74,6 +74,13 @@ pub trait Goal: Send + Sync {
     fn critical_branch(&self, _trace: &Trace) -> Option<SiteId> {
         None
     }
+    /// A tie-break between executions of equal fitness (≥ 0, larger is better): how far the
+    /// execution is from losing the progress its fitness counts, e.g. the normalised branch
+    /// distance to the other outcome of the critical branch it satisfied
+    /// ([`branch::BranchGoal::margin`]). 0 where a goal has none.
+    fn margin(&self, _trace: &Trace) -> f64 {
+        0.0
+    }
     /// Whether the fitness needs the ordered trace (the sequence of decisions), which costs a
     /// little per execution and is off otherwise.
     fn needs_ordered_trace(&self) -> bool {

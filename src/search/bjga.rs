@@ -60,6 +60,7 @@ pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
         alternate_start: false,
         tries: Default::default(),
         restart: None,
+        tie_break: false,
     }
 }
 

@@ -9,7 +9,8 @@
 //!    islands are filled in turn.
 //! 2. **Generations**: in every island, the elites are carried over and the rest is bred: two
 //!    parents are selected, crossed, and each child is mutated and evaluated, until the island is
-//!    full again.
+//!    full again. Presets with `tie_break` order members of equal fitness by their margin
+//!    ([`crate::fitness::Goal::margin`]) for selection, elitism and restarts.
 //! 3. **Migration** (presets with islands): every k generations each island's best replaces the
 //!    worst member of the next island (a ring). **Restart** (presets with one): after k
 //!    generations without improvement, every island keeps its elites and is refilled with random
@@ -107,6 +108,9 @@ impl Stopping for Generations {
 struct Member<G> {
     genome: G,
     fitness: f64,
+    /// The goal's margin of the member's execution ([`crate::fitness::Goal::margin`]), with
+    /// `tie_break`; 0 otherwise.
+    margin: f64,
     /// What the goal's population-relative fitness needs (when it has one).
     summary: Option<Summary>,
 }
@@ -143,6 +147,11 @@ pub struct Evolution<G> {
     /// Restart: after this many generations in a row without improving the attempt's best
     /// fitness, every member but the elites is replaced by a random genome (`None`: never).
     pub restart: Option<u32>,
+    /// Between members of equal fitness, selection and elitism prefer the larger margin
+    /// ([`crate::fitness::Goal::margin`]), so that a population on a plateau of the fitness
+    /// drifts towards executions that a move is less likely to throw back (`false`: ties are
+    /// broken by chance).
+    pub tie_break: bool,
 }
 
 /// Attempts from a goal's best input without improving it after which `alternate_start` starts
@@ -168,7 +177,8 @@ impl<G: Clone> Evolution<G> {
             return Ok(Next::Done);
         }
         let summary = cx.goal(goal).relative().map(|r| r.summary(&ev.trace));
-        Ok(Next::Member(Member { genome, fitness, summary }))
+        let margin = if self.tie_break { cx.goal(goal).margin(&ev.trace) } else { 0.0 };
+        Ok(Next::Member(Member { genome, fitness, margin, summary }))
     }
 
     fn best_of(islands: &[Vec<Member<G>>]) -> f64 {
@@ -228,7 +238,7 @@ impl<G: Clone> Evolution<G> {
         loop {
             generation += 1;
             for island in islands.iter_mut() {
-                let fitness: Vec<f64> = island.iter().map(|m| m.fitness).collect();
+                let fitness = selection_keys(island, self.tie_break);
                 let relative = cx.goal(goal).relative().and_then(|r| {
                     let s: Option<Vec<&Summary>> = island.iter().map(|m| m.summary.as_ref()).collect();
                     s.map(|s| r.scores(&s))
@@ -279,7 +289,7 @@ impl<G: Clone> Evolution<G> {
             if self.restart.is_some_and(|k| stalled >= k) {
                 stalled = 0;
                 for island in islands.iter_mut() {
-                    island.sort_by(|a, b| a.fitness.total_cmp(&b.fitness));
+                    island.sort_by(|a, b| a.fitness.total_cmp(&b.fitness).then(b.margin.total_cmp(&a.margin)));
                     island.truncate(self.elite.max(1).min(size));
                     while island.len() < size {
                         let genome = self.repr.random(cx);
@@ -293,6 +303,21 @@ impl<G: Clone> Evolution<G> {
             }
         }
     }
+}
+
+/// The fitness the selection sees: the members' fitness, with `tie_break` lowered by their
+/// margins scaled below half the smallest gap between two different fitness values of the
+/// island, so that members of equal fitness are ordered by margin (larger first) and the order
+/// of different fitness values is kept.
+fn selection_keys<G>(island: &[Member<G>], tie_break: bool) -> Vec<f64> {
+    let fitness: Vec<f64> = island.iter().map(|m| m.fitness).collect();
+    if !tie_break {
+        return fitness;
+    }
+    let mut sorted: Vec<f64> = fitness.iter().copied().filter(|f| f.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let gap = sorted.windows(2).map(|w| w[1] - w[0]).filter(|&d| d > 0.0).fold(1.0, f64::min);
+    island.iter().map(|m| m.fitness - gap * 0.5 * m.margin.clamp(0.0, 1.0)).collect()
 }
 
 impl<G: Clone> GoalSearch for Evolution<G> {
@@ -434,6 +459,23 @@ mod tests {
         // relative scores win over fitness
         s.prepare(&[1.0, 4.0, 2.0], Some(&[0.0, 5.0, 1.0]));
         assert_eq!(s.elites(1), vec![1]);
+    }
+
+    #[test]
+    fn ties_in_fitness_are_broken_by_the_larger_margin_and_other_orders_kept() {
+        let m = |fitness: f64, margin: f64| Member { genome: (), fitness, margin, summary: None };
+        let island = [m(1.5, 0.2), m(1.5, 0.9), m(1.25, 0.0), m(2.0, 1.0), m(1.5, 0.5)];
+        let order = |keys: Vec<f64>| {
+            let mut idx: Vec<usize> = (0..keys.len()).collect();
+            idx.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]));
+            idx
+        };
+        assert_eq!(order(selection_keys(&island, true)), vec![2, 1, 4, 0, 3]);
+        // without the tie-break the selection sees the fitness as it is
+        assert_eq!(selection_keys(&island, false), vec![1.5, 1.5, 1.25, 2.0, 1.5]);
+        let mut t = crate::search::ge::Tournament::new(2);
+        t.prepare(&selection_keys(&island, true), None);
+        assert_eq!(t.elites(2), vec![2, 1]);
     }
 
     #[test]

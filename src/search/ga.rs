@@ -52,6 +52,7 @@ pub fn preset(c: &SearchConfig) -> Evolution<Input> {
         alternate_start: false,
         tries: Default::default(),
         restart: None,
+        tie_break: false,
     }
 }
 

@@ -67,7 +67,13 @@
 //! * after three searches in a row for an objective that started from its best input and did
 //!   not improve it, the next one **starts from random genomes** (`Engine::fresh_when_stuck`):
 //!   that best input can be a local optimum every search from it converges on again (s1:
-//!   `f != w` reached through `f == -80` instead of `g == x`).
+//!   `f != w` reached through `f == -80` instead of `g == x`);
+//! * members of **equal fitness are ordered by their margin** (`Engine::tie_break`,
+//!   [`crate::fitness::Goal::margin`]): how far the execution is from losing the critical branch
+//!   it satisfied. On a plateau the population drifts towards inputs a move does not throw back
+//!   (gpa: `g >= 350 && credits == 15` from `F` at 1 credit and two `A`s at 5, GPA 363; the
+//!   fitness, on `credits == 15`, does not change when the `F` becomes an `A`, but the margin of
+//!   `g >= 350` does, and from the `A` raising the credits covers the goal).
 
 use super::evolve::{Crossover, Evolution, Generations, Mutation, Representation, Selection};
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Search, SearchConfig, SearchContext};
@@ -177,13 +183,15 @@ pub struct Engine {
     /// Another pass over the uncovered objectives until every objective is covered or the
     /// budget is spent (`false`: one pass, the paper's driver).
     pub repeat: bool,
+    /// Members of equal fitness are ordered by their margin (`Evolution::tie_break`).
+    pub tie_break: bool,
 }
 
 impl Engine {
     /// GE as Anjum & Ryan (2021) describe it.
-    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, fresh_when_stuck: false, repeat: false };
+    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, fresh_when_stuck: false, repeat: false, tie_break: false };
     /// evotest's GE engine.
-    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, fresh_when_stuck: true, repeat: true };
+    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, fresh_when_stuck: true, repeat: true, tie_break: true };
 }
 
 /// The GE preset of the evolutionary loop with `grammar` and `engine`, population and
@@ -208,6 +216,7 @@ pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<V
         alternate_start: engine.fresh_when_stuck,
         tries: Default::default(),
         restart: engine.restarts.then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
+        tie_break: engine.tie_break,
     }
 }
 

@@ -120,6 +120,7 @@ pub fn preset(max: Option<u32>, stall: Option<u32>) -> Evolution<Input> {
         alternate_start: false,
         tries: Default::default(),
         restart: None,
+        tie_break: false,
     }
 }
 

@@ -36,7 +36,7 @@ pub struct Scenario {
 /// approach-level ladder `ladder`.
 pub fn branch_goals(site: u32, ladder: Vec<Vec<(u32, u32)>>) -> Vec<Box<dyn Goal>> {
     (0..2)
-        .map(|k| Box::new(BranchGoal { site, outcome: 2 * site + k, k, ladder: ladder.clone() }) as Box<dyn Goal>)
+        .map(|k| Box::new(BranchGoal { site, outcome: 2 * site + k, k, ladder: ladder.clone(), rivals: vec![] }) as Box<dyn Goal>)
         .collect()
 }
 
