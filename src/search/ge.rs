@@ -116,7 +116,7 @@ pub const SPEC_STRINGS: AlgorithmSpec = AlgorithmSpec {
 
 pub const SPEC_BLOCKS: AlgorithmSpec = AlgorithmSpec {
     name: "ge-blocks",
-    about: "ge's seeded grammar with evotest's GE engine: a block of codons per variable (no ripple), int-flip mutation, restarts, start from the best input",
+    about: "ge's seeded grammar with evotest's GE engine: a block of codons per variable (no ripple), int-flip mutation, restarts, start from the best input, ties in fitness broken by the margin",
     build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar::SEEDED, Engine::IMPROVED))),
 };
 
