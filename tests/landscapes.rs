@@ -58,3 +58,16 @@ fn whole_range_ints_and_a_zero_float_are_covered_from_both_starts() {
 fn an_arithmetic_relation_is_covered_from_both_starts() {
     covers_everything("relation", "300000");
 }
+
+/// NaN checks (`isnan`, `b != b`, `!(c == c)` on a float) from the uniform start, where no move on
+/// numbers turns them around: `isnan` is probed as the compare `fcmp uno a, a`, and input-to-state
+/// flips a float compared with itself by a NaN. Five executions in each of five seeds; before
+/// (isnan a boolean site, no NaN flip), 13–385, so the cap of 60 failed in four of the five.
+#[test]
+fn nan_checks_are_flipped_from_the_uniform_start() {
+    for seed in ["1", "2", "3", "4", "5"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = run(FIXTURE, "nanchecks", dir.path(), &["--init", "uniform", "--seed", seed, "--max-execs", "60", "--max-time", "0"]);
+        assert_eq!(r["branches_covered"], 6, "seed {seed}: uncovered {:?}", uncovered(&r));
+    }
+}

@@ -25,13 +25,14 @@ fn run_succeeds_and_reports_every_site_of_a_program_comparing_with_infinities() 
     let dir = tempfile::tempdir().unwrap();
     let (_, r) = run(FIXTURE, "nonfinite", dir.path(), &["--seed", "1", "--max-execs", "20000", "--max-time", "0"]);
     assert!(r["error"].is_null(), "error: {}", r["error"]);
-    // isnan: one boolean site; isinf: glibc's __builtin_isinf_sign, two selects and a branch;
+    // isnan: one site, probed as `fcmp uno x, x`; isinf: glibc's __builtin_isinf_sign, two
+    // selects and a branch;
     // y == INFINITY, y == -INFINITY, x > 1.0: one branch each
     let sites = r["sites"].as_array().unwrap();
     assert_eq!(sites.len(), 7);
     assert_eq!(r["branches_total"], 14);
     let conds: Vec<&str> = sites.iter().map(|s| s["condition"].as_str().unwrap()).collect();
-    for c in ["y == inf", "y == -inf", "fabs(x) == inf", "x > 1.0"] {
+    for c in ["isnan(x)", "y == inf", "y == -inf", "fabs(x) == inf", "x > 1.0"] {
         assert!(conds.contains(&c), "no site `{c}` in {conds:?}");
     }
     // every outcome is feasible (x = NaN, x = ±inf, y = ±inf), and the infinities are among the

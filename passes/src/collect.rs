@@ -704,6 +704,31 @@ fn int_width(v: LLVMValueRef) -> Option<u32> {
     }
 }
 
+/// A call `llvm.is.fpclass(x, mask)` of a `float` or `double` whose mask is exactly NaN (`isnan`:
+/// `fcmp uno x, x`) or exactly its complement (`fcmp ord x, x`): that predicate and `x`. Other
+/// class tests (`isinf`, `isfinite`, `isnormal`) have no single compare and stay boolean sites.
+unsafe fn nan_class_test(call: LLVMValueRef) -> Option<(Pred, LLVMValueRef)> {
+    const FC_NAN: u64 = 0x3;
+    const FC_ALL: u64 = 0x3ff;
+    if LLVMIsACallInst(call).is_null() || LLVMGetNumArgOperands(call) != 2 {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(call);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() || !value_name(callee).starts_with("llvm.is.fpclass.") {
+        return None;
+    }
+    let (x, mask) = (LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
+    let double_or_float = matches!(LLVMGetTypeKind(LLVMTypeOf(x)), LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind);
+    if !double_or_float || LLVMIsAConstantInt(mask).is_null() {
+        return None;
+    }
+    match LLVMConstIntGetZExtValue(mask) {
+        FC_NAN => Some((Pred::Uno, x)),
+        m if m == FC_ALL & !FC_NAN => Some((Pred::Ord, x)),
+        _ => None,
+    }
+}
+
 fn is_float(v: LLVMValueRef) -> bool {
     unsafe {
         matches!(
@@ -822,6 +847,16 @@ pub fn branch_like(
                             }
                         }
                     }
+                }
+            }
+            // `isnan(x)` (clang lowers it to `llvm.is.fpclass(x, fcNan)`): probed as the compare it
+            // stands for, so that its distance and operands are a float compare's
+            Some(LLVMOpcode::LLVMCall) if nan_class_test(c).is_some() => {
+                if let Some((pred, x)) = nan_class_test(c) {
+                    operand_type = type_string(LLVMTypeOf(x));
+                    let not = if pred == Pred::Ord { "!" } else { "" };
+                    text = Some(format!("{not}isnan({})", condtext::text(x, names)));
+                    cond = Cond::Float { pred, a: x, b: x };
                 }
             }
             // a call, or an invoke (a call with a landing pad: a caller that owns a `String`)

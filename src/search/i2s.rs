@@ -23,6 +23,7 @@
 use crate::fitness::Goal;
 use crate::input::{Domain, Input, Range, Role, ScalarType, Value};
 use crate::trace::{OperandRec, StrOperandRec, Trace, OPERANDS_FLOAT, OPERANDS_REPEATED};
+use evotest_abi::distance::fcmp_holds;
 use evotest_abi::pred::{Pred, Rel};
 
 /// Inputs that copy one operand of the goal's critical branch into a field of `x` equal to the
@@ -162,7 +163,9 @@ pub fn string_copies(domain: &Domain, x: &Input, rec: &StrOperandRec) -> Vec<Inp
 }
 
 /// The *flips* of the goal's critical branch: for each field equal to one operand of its compare
-/// (of the same kind: an integer field of an integer compare, a float field of a float compare),
+/// (of the same kind: an integer field of an integer compare, a float field of a float compare,
+/// which may also equal the operand negated, as `x` does in `fabs(x) == c`, and then takes the
+/// value with its own sign; a float compared with itself also gets [`nan_flips`]),
 /// the input with that field set to the value nearest the other operand that turns the compare's
 /// outcome around (`x < c` true: `x := c`; false: `x := c − 1`; `x == c` false: `x := c`). A float
 /// field is moved past the other operand by `margin(field index)` (the search's additive step; at
@@ -227,7 +230,8 @@ pub fn repairs(domain: &Domain, goal: &dyn Goal, before: &Trace, y: &Input, afte
 /// the compare's left operand `rec.a` and takes a value from the right one).
 fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usize) -> f64, keep: &dyn Fn(usize, bool) -> bool) -> Vec<Input> {
     let float = rec.kind & OPERANDS_FLOAT != 0;
-    let Some(rel) = rec.pred().and_then(Pred::rel) else { return vec![] };
+    let mut out = if float { nan_flips(domain, x, rec, keep) } else { vec![] };
+    let Some(rel) = rec.pred().and_then(Pred::rel) else { return out };
     // `this rel other` with this on the right-hand side is `other rel' this`
     let mirror = |r: Rel| match r {
         Rel::Lt => Rel::Gt,
@@ -236,7 +240,6 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
         Rel::Ge => Rel::Le,
         r => r,
     };
-    let mut out: Vec<Input> = Vec::new();
     for i in 0..domain.fields.len() {
         let old = domain.get(x, i);
         let mut targets: Vec<Value> = Vec::new();
@@ -274,10 +277,19 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
                     if f - m < u { f - m } else { u }
                 };
                 for (left, this, other, r) in [(true, a, b, rel), (false, b, a, mirror(rel))] {
-                    if v != this || other.is_nan() || !keep(i, left) {
+                    if other.is_nan() || !keep(i, left) {
                         continue;
                     }
-                    let Some(ord) = v.partial_cmp(&other) else { continue };
+                    // the field as the operand, or negated (`fabs(x) == c`, as `isinf` tests it,
+                    // with `x` negative): the operand's flip, with the field's sign
+                    let sign = if v == this {
+                        1.0
+                    } else if v == -this && v != 0.0 {
+                        -1.0
+                    } else {
+                        continue;
+                    };
+                    let Some(ord) = this.partial_cmp(&other) else { continue };
                     let t = match (r, holds(r, ord)) {
                         (Rel::Eq, false) | (Rel::Ne, true) => other,
                         (Rel::Eq, true) | (Rel::Ne, false) => up(other),
@@ -285,12 +297,34 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
                         (Rel::Lt, false) | (Rel::Ge, true) => down(other),
                         (Rel::Le, true) | (Rel::Gt, false) => up(other),
                     };
-                    targets.push(Value::Float(t));
+                    targets.push(Value::Float(sign * t));
                 }
             }
             _ => {}
         }
         push_settings(domain, x, i, targets, &mut out);
+    }
+    out
+}
+
+/// The NaN flips of a float compare of a value with itself (`x != x`, `isnan(x)` as `fcmp uno x,
+/// x`): both operands are the same number, so setting a field equal to it to any other number
+/// moves both and leaves the outcome as it is; only a NaN turns it around (an unordered predicate
+/// holds on NaN, an ordered one does not). For each float field over its type's whole range (the
+/// only ones that may hold a NaN) equal to the operand, the input with that field NaN, when the
+/// predicate's outcome on two NaNs differs from its outcome now and `keep` allows both sides.
+fn nan_flips(domain: &Domain, x: &Input, rec: &OperandRec, keep: &dyn Fn(usize, bool) -> bool) -> Vec<Input> {
+    let mut out = Vec::new();
+    let Some(pred) = rec.pred() else { return out };
+    let a = f64::from_bits(rec.a);
+    if rec.a != rec.b || fcmp_holds(pred, a, a) == fcmp_holds(pred, f64::NAN, f64::NAN) {
+        return out;
+    }
+    for i in 0..domain.fields.len() {
+        let matches = matches!(domain.get(x, i), Value::Float(v) if v == a);
+        if matches && domain.fields[i].full && keep(i, true) && keep(i, false) {
+            push_settings(domain, x, i, vec![Value::Float(f64::NAN)], &mut out);
+        }
     }
     out
 }
@@ -558,6 +592,50 @@ mod tests {
         let big = 1e9f64;
         let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), big.to_bits()), &|_| 1e-3);
         assert_eq!(d.get(&c[0], 0), Value::Float((big as f32).next_up() as f64));
+    }
+
+    /// A float compared with itself (`x != x`, `isnan(x)`) turns around only at a NaN: the NaN
+    /// flip is offered for the whole-range field equal to the operand, whatever the predicate's
+    /// relation (`uno` has none), and not where a NaN would not change the outcome, the operands
+    /// differ, or the field's range holds no NaN.
+    #[test]
+    fn a_float_compared_with_itself_is_flipped_by_a_nan() {
+        let mut ranged = Field::full("y", ScalarType::F64);
+        ranged.range = Range::Float { lo: 0.0, hi: 10.0 };
+        ranged.full = false;
+        let d = Domain::packed(vec![Field::full("x", ScalarType::F64), ranged]);
+        let x = d.from_values(&[Value::Float(1.5), Value::Float(1.5)]);
+        let v = 1.5f64.to_bits();
+        let nan_x = |c: &[Input]| c.iter().filter(|y| matches!(d.get(y, 0), Value::Float(f) if f.is_nan())).count();
+        for pred in [Pred::Une, Pred::Uno, Pred::Oeq, Pred::Ord] {
+            let c = flips_of(&d, &x, &pred_rec(pred, v, v), &|_| 0.0);
+            assert_eq!(nan_x(&c), 1, "{pred:?}");
+            // the ranged field keeps its number
+            assert!(c.iter().all(|y| !matches!(d.get(y, 1), Value::Float(f) if f.is_nan())), "{pred:?}");
+        }
+        // `x <= x` is false on a NaN too, so it turns around; `x < x` is false already
+        assert_eq!(nan_x(&flips_of(&d, &x, &pred_rec(Pred::Ole, v, v), &|_| 0.0)), 1);
+        assert_eq!(nan_x(&flips_of(&d, &x, &pred_rec(Pred::Olt, v, v), &|_| 0.0)), 0);
+        // different operands: the usual flips, no NaN
+        assert_eq!(nan_x(&flips_of(&d, &x, &pred_rec(Pred::Une, v, 2.5f64.to_bits()), &|_| 0.0)), 0);
+    }
+
+    /// A float field equal to an operand negated (`fabs(x) == inf` with `x` negative, as `isinf`
+    /// tests it) takes the flip of the operand with its own sign.
+    #[test]
+    fn a_negated_float_operand_is_flipped_with_the_fields_sign() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::F64)]);
+        let x = d.from_values(&[Value::Float(-5.0)]);
+        // fabs(x) == inf false, seen as (5, inf): x := -inf
+        let c = flips_of(&d, &x, &pred_rec(Pred::Oeq, 5.0f64.to_bits(), f64::INFINITY.to_bits()), &|_| 0.0);
+        assert_eq!(c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(), vec![Value::Float(f64::NEG_INFINITY)]);
+        // fabs(x) < 2 false: x := -(2 - margin), still negative
+        let c = flips_of(&d, &x, &pred_rec(Pred::Olt, 5.0f64.to_bits(), 2.0f64.to_bits()), &|_| 0.5);
+        assert_eq!(c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(), vec![Value::Float(-1.5)]);
+        // 0 is its own negation: the plain flip only
+        let z = d.from_values(&[Value::Float(0.0)]);
+        let c = flips_of(&d, &z, &pred_rec(Pred::Oeq, 0.0f64.to_bits(), 3.0f64.to_bits()), &|_| 0.0);
+        assert_eq!(c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(), vec![Value::Float(3.0)]);
     }
 
     /// A string parameter `name` of at most `max` printable characters (as the C frontend lays
