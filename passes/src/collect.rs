@@ -704,7 +704,7 @@ fn int_width(v: LLVMValueRef) -> Option<u32> {
     }
 }
 
-/// A call `llvm.is.fpclass(x, mask)` of a `float` or `double` whose mask is exactly NaN (`isnan`:
+/// A call `llvm.is.fpclass(x, mask)` of a floating-point `x` (the types an `fcmp` site takes) whose mask is exactly NaN (`isnan`:
 /// `fcmp uno x, x`) or exactly its complement (`fcmp ord x, x`): that predicate and `x`. Other
 /// class tests (`isinf`, `isfinite`, `isnormal`) have no single compare and stay boolean sites.
 unsafe fn nan_class_test(call: LLVMValueRef) -> Option<(Pred, LLVMValueRef)> {
@@ -718,8 +718,7 @@ unsafe fn nan_class_test(call: LLVMValueRef) -> Option<(Pred, LLVMValueRef)> {
         return None;
     }
     let (x, mask) = (LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
-    let double_or_float = matches!(LLVMGetTypeKind(LLVMTypeOf(x)), LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind);
-    if !double_or_float || LLVMIsAConstantInt(mask).is_null() {
+    if !is_float(x) || LLVMIsAConstantInt(mask).is_null() {
         return None;
     }
     match LLVMConstIntGetZExtValue(mask) {
@@ -818,6 +817,7 @@ pub fn branch_like(
         if is_inst {
             loc = inst_loc(c).filter(|l| l.line != 0);
         }
+        let nan_test = if op == Some(LLVMOpcode::LLVMCall) { nan_class_test(c) } else { None };
         match op {
             Some(LLVMOpcode::LLVMICmp) => {
                 let a = LLVMGetOperand(c, 0);
@@ -851,8 +851,8 @@ pub fn branch_like(
             }
             // `isnan(x)` (clang lowers it to `llvm.is.fpclass(x, fcNan)`): probed as the compare it
             // stands for, so that its distance and operands are a float compare's
-            Some(LLVMOpcode::LLVMCall) if nan_class_test(c).is_some() => {
-                if let Some((pred, x)) = nan_class_test(c) {
+            Some(LLVMOpcode::LLVMCall) if nan_test.is_some() => {
+                if let Some((pred, x)) = nan_test {
                     operand_type = type_string(LLVMTypeOf(x));
                     let not = if pred == Pred::Ord { "!" } else { "" };
                     text = Some(format!("{not}isnan({})", condtext::text(x, names)));
