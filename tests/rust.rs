@@ -235,6 +235,8 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
             .arg("fuzz_parse")
             .arg(dir.path().join("corpus2"))
             .args(["-runs=200", "-seed=1", "-q", "--json"])
+            // a crash found here is written under the temporary directory, not the working one
+            .arg(format!("-artifact_prefix={}", artifacts.display()))
             .args(extra)
             .output()
             .unwrap()
