@@ -85,3 +85,67 @@ fn a_sources_main_is_called_by_its_tests() {
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/main_void.c");
     assert!(out.trim().ends_with("1 passed, 0 failed"), "{out}");
 }
+
+/// Structure parameters (a structure by value in a register, split into two doubles, in memory
+/// with nested structures and an array, and through a pointer): full coverage, a `tests.c` that
+/// passes against the source's own types, inputs as nested JSON objects, and condition texts
+/// that name the members.
+#[test]
+fn structure_parameters_by_value_and_through_a_pointer() {
+    let dir = tempfile::tempdir().unwrap();
+    for (function, seed) in [("quadrant", "1"), ("inside", "2"), ("classify", "3")] {
+        let out = dir.path().join(function);
+        let (_, r) = run("tests/fixtures/structs.c", function, &out, &["--seed", seed, "--max-execs", "50000"]);
+        assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+        let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
+        assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
+        let suite = read_json(&out.join("suite.json"));
+        let tests = suite["tests"].as_array().unwrap();
+        match function {
+            "inside" => {
+                assert_eq!(suite["params"][0]["shape"], serde_json::json!({"struct": "struct point", "by_pointer": true}));
+                let t = tests.iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+                let (x, w) = (t["inputs"]["p"]["x"].as_f64().unwrap(), t["inputs"]["s"]["w"].as_f64().unwrap());
+                assert!(x >= 0.0 && x <= w, "{t}");
+            }
+            "classify" => {
+                let t = tests.iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+                assert_eq!(t["inputs"]["r"]["tags"][2], 7, "{t}");
+                assert_eq!(t["inputs"]["r"]["kind"], 'q' as u32, "{t}");
+            }
+            _ => {}
+        }
+        let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+        let member = match function {
+            "quadrant" => "p.x > 0",
+            "inside" => "p->x <= s.w",
+            _ => "r.tags[2] == 7",
+        };
+        assert!(text.contains(member), "{function}: the condition texts name the members: {text}");
+    }
+    // a range on one member
+    let out = dir.path().join("ranged");
+    run("tests/fixtures/structs.c", "quadrant", &out, &["--range", "p.x=-5..5", "--max-execs", "2000"]);
+    let suite = read_json(&out.join("suite.json"));
+    for t in suite["tests"].as_array().unwrap() {
+        let x = t["inputs"]["p"]["x"].as_i64().unwrap();
+        assert!((-5..=5).contains(&x), "{t}");
+    }
+}
+
+/// Structures evotest cannot rebuild member by member are refused in one line that says why.
+#[test]
+fn packed_structures_and_unions_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    for (function, why) in [("packed", "packed"), ("onion", "a union")] {
+        let out = evotest()
+            .args(["run", "tests/fixtures/structs.c", "-f", function, "--out"])
+            .arg(dir.path().join(function))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{function}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(why) && err.contains("parameter `"), "{function}: {err}");
+    }
+}

@@ -256,6 +256,72 @@ LLVMMetadataRef evotest_ditype_member_at(LLVMMetadataRef Ty, uint64_t OffsetBits
   return nullptr;
 }
 
+// The tag of a composite type after stripping typedefs and qualifiers (DW_TAG_structure_type,
+// _union_type, _class_type, _array_type, _enumeration_type), or 0 for any other type; sets
+// *SizeBits to its size.
+unsigned evotest_ditype_composite_tag(LLVMMetadataRef Ty, uint64_t *SizeBits) {
+  *SizeBits = 0;
+  auto *C = dyn_cast_or_null<DICompositeType>(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+  if (!C) return 0;
+  *SizeBits = C->getSizeInBits();
+  return C->getTag();
+}
+
+// The data members of a structure, union or class type (after stripping typedefs and
+// qualifiers), in declaration order, into Out (at most Cap); returns how many there are, or -1
+// when the type has a base class (DW_TAG_inheritance) or is not such a type. Static members and
+// methods are left out.
+int evotest_ditype_members(LLVMMetadataRef Ty, LLVMMetadataRef *Out, unsigned Cap) {
+  auto *C = dyn_cast_or_null<DICompositeType>(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+  if (!C) return -1;
+  unsigned Tag = C->getTag();
+  if (Tag != dwarf::DW_TAG_structure_type && Tag != dwarf::DW_TAG_union_type && Tag != dwarf::DW_TAG_class_type)
+    return -1;
+  int N = 0;
+  for (const DINode *E : C->getElements()) {
+    auto *M = dyn_cast_or_null<DIDerivedType>(E);
+    if (!M) continue;
+    if (M->getTag() == dwarf::DW_TAG_inheritance) return -1;
+    if (M->getTag() != dwarf::DW_TAG_member || M->isStaticMember()) continue;
+    if ((unsigned)N < Cap) Out[N] = wrap(M);
+    ++N;
+  }
+  return N;
+}
+
+// A data member (from evotest_ditype_members): its name into Buf, its offset in bits and whether
+// it is a bit-field; returns its type.
+LLVMMetadataRef evotest_dimember(LLVMMetadataRef Member, uint64_t *OffsetBits, int *BitField, char *Buf, size_t Cap) {
+  auto *M = dyn_cast_or_null<DIDerivedType>(unwrap(Member));
+  if (!M) {
+    copyOut("", Buf, Cap);
+    return nullptr;
+  }
+  copyOut(M->getName().str(), Buf, Cap);
+  *OffsetBits = M->getOffsetInBits();
+  *BitField = M->isBitField() ? 1 : 0;
+  return wrap(M->getBaseType());
+}
+
+// The element type of an array type (after stripping typedefs and qualifiers), with *Count set to
+// its number of elements, all dimensions multiplied out (0 when some dimension has no constant
+// count: a flexible or variable-length array); null when the type is not an array.
+LLVMMetadataRef evotest_ditype_array(LLVMMetadataRef Ty, uint64_t *Count) {
+  *Count = 0;
+  auto *C = dyn_cast_or_null<DICompositeType>(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+  if (!C || C->getTag() != dwarf::DW_TAG_array_type) return nullptr;
+  uint64_t N = 1;
+  for (const DINode *E : C->getElements()) {
+    auto *R = dyn_cast_or_null<DISubrange>(E);
+    if (!R) return wrap(C->getBaseType());
+    auto *K = dyn_cast_if_present<ConstantInt *>(R->getCount());
+    if (!K || K->getSExtValue() <= 0) return wrap(C->getBaseType());
+    N *= (uint64_t)K->getSExtValue();
+  }
+  *Count = N;
+  return wrap(C->getBaseType());
+}
+
 // Whether an IR function argument carries the `sret` attribute (the caller's return slot).
 bool evotest_arg_is_sret(LLVMValueRef Arg) {
   if (auto *A = dyn_cast_or_null<Argument>(unwrap(Arg))) return A->hasStructRetAttr();

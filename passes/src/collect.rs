@@ -576,6 +576,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         writes_globals,
         source_name: None,
         language: None,
+        source_params: source_params(func, &names),
     };
     let mut meta = meta;
     // Source-level name and language from debug info ([`debuginfo::source_name`]).
@@ -584,6 +585,27 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         meta.language = Some(lang.to_string());
     }
     FunctionDraft { meta, sites, constants, defs, decisions }
+}
+
+/// The parameters as the source declares them, when some parameter is (or points to) a
+/// structure, union or class ([`FunctionMeta::source_params`]): types from the subprogram's type
+/// array, names from the parameters' debug records (`argN` for an unnamed one).
+fn source_params(func: LLVMValueRef, names: &VarNames) -> Option<Vec<ParamMeta>> {
+    let di = debuginfo::subprogram_types(func)?;
+    // a trailing null entry stands for a variadic function's `...`
+    let tys: Vec<_> = di.iter().skip(1).take_while(|t| !t.is_null()).map(|&t| debuginfo::source_type_meta(t)).collect();
+    if !tys.iter().any(debuginfo::has_composite) {
+        return None;
+    }
+    Some(
+        tys.into_iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                let name = names.params.get(&(i as u32 + 1)).map(|(n, _)| n.clone()).filter(|n| !n.is_empty());
+                ParamMeta { name: name.unwrap_or_else(|| format!("arg{i}")), ty }
+            })
+            .collect(),
+    )
 }
 
 fn signature(

@@ -238,6 +238,14 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
         if !LLVMIsAAllocaInst(ptr).is_null() {
             return "local".into();
         }
+        // a member of a structure (or an element of an array) at a constant offset from a
+        // variable, or from what a pointer variable points to: named from the debug type
+        // (`r.tl.x`, `r.tags[2]`, `p->y`)
+        if !LLVMIsAGetElementPtrInst(ptr).is_null() {
+            if let Some(s) = member_text(ptr, names) {
+                return s;
+            }
+        }
         if !LLVMIsAGetElementPtrInst(ptr).is_null() || !LLVMIsAConstantExpr(ptr).is_null() {
             let n = LLVMGetNumOperands(ptr) as u32;
             if n >= 2 {
@@ -262,6 +270,34 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
         }
         format!("*{}", expr(ptr, names, depth + 1, true))
     }
+}
+
+/// The text of GEP `ptr` as a member access path from a named variable (see [`lvalue`]).
+unsafe fn member_text(ptr: LLVMValueRef, names: &VarNames) -> Option<String> {
+    let mut off = 0i64;
+    let base = crate::debuginfo::pointer_base(ptr, ptr, &mut off);
+    if off < 0 || base == ptr {
+        return None;
+    }
+    let bits = off as u64 * 8;
+    if let (Some(n), Some(&ty)) = (names.by_storage.get(&base), names.storage_types.get(&base)) {
+        let path = crate::debuginfo::member_path(ty, bits)?;
+        return (!path.is_empty()).then(|| format!("{n}{path}"));
+    }
+    // through a pointer variable: `load ptr, ptr %p.addr`
+    if !LLVMIsALoadInst(base).is_null() {
+        let slot = LLVMGetOperand(base, 0);
+        if let (Some(n), Some(&ty)) = (names.by_storage.get(&slot), names.storage_types.get(&slot)) {
+            let pointee = crate::debuginfo::pointee_type(ty);
+            let path = crate::debuginfo::member_path(pointee, bits)?;
+            return match path.strip_prefix('.') {
+                Some(rest) => Some(format!("{n}->{rest}")),
+                None if path.starts_with('[') => Some(format!("{n}{path}")),
+                None => None,
+            };
+        }
+    }
+    None
 }
 
 /// The operator of a call to `llvm.{s,u}{add,sub,mul}.with.overflow.*` (rustc's checked

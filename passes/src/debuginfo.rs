@@ -3,7 +3,7 @@
 //! LLVM-C can give an instruction's `DILocation` and the variable of a debug record, but not a
 //! variable's name or type; those few accessors are in the C++ shim (`shim/shim.cpp`).
 
-use evotest_abi::meta::{ScalarKind, ScalarMeta, TypeMeta};
+use evotest_abi::meta::{CompositeMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
@@ -28,6 +28,16 @@ extern "C" {
     fn evotest_disubprogram_qualified_name(sp: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
     fn evotest_disubprogram_language(sp: LLVMMetadataRef) -> c_uint;
     fn evotest_pointer_base(inst: LLVMValueRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
+    fn evotest_ditype_composite_tag(ty: LLVMMetadataRef, size_bits: *mut u64) -> c_uint;
+    fn evotest_ditype_members(ty: LLVMMetadataRef, out: *mut LLVMMetadataRef, cap: c_uint) -> c_int;
+    fn evotest_dimember(
+        member: LLVMMetadataRef,
+        offset_bits: *mut u64,
+        bit_field: *mut c_int,
+        buf: *mut c_char,
+        cap: usize,
+    ) -> LLVMMetadataRef;
+    fn evotest_ditype_array(ty: LLVMMetadataRef, count: *mut u64) -> LLVMMetadataRef;
 }
 
 // DWARF base type encodings (DW_ATE_*).
@@ -171,6 +181,8 @@ pub struct VarNames {
     /// parameter number, variable, whether a `#dbg_declare`). Records of variables of inlined
     /// functions are left out: their argument numbers count in the inlined function.
     pub param_records: Vec<(LLVMValueRef, u32, LLVMMetadataRef, bool)>,
+    /// Storage described by a `#dbg_declare` → the variable's declared type.
+    pub storage_types: HashMap<LLVMValueRef, LLVMMetadataRef>,
 }
 
 /// Collect the variable names of `func` from its debug records.
@@ -207,6 +219,7 @@ pub fn var_names(func: LLVMValueRef) -> VarNames {
                                         names.param_storage.insert(value);
                                     }
                                     names.by_storage.entry(value).or_insert(name);
+                                    names.storage_types.entry(value).or_insert(evotest_divar_type(var));
                                 } else {
                                     names.by_value.entry(value).or_insert(name);
                                 }
@@ -333,6 +346,20 @@ unsafe fn stored_into_param(
     None
 }
 
+/// The base of pointer `ptr` (an operand of instruction `inst`, or the instruction itself) once
+/// constant-offset GEPs and casts are stripped, with the byte offset from it in `offset`.
+pub fn pointer_base(inst: LLVMValueRef, ptr: LLVMValueRef, offset: &mut i64) -> LLVMValueRef {
+    unsafe { evotest_pointer_base(inst, ptr, offset) }
+}
+
+/// The type a pointer debug type points to (null when it is not a pointer).
+pub fn pointee_type(ty: LLVMMetadataRef) -> LLVMMetadataRef {
+    if ty.is_null() {
+        return ty;
+    }
+    unsafe { evotest_ditype_pointee(ty) }
+}
+
 /// Whether IR argument `p` is an `sret` return slot.
 pub fn is_sret(p: LLVMValueRef) -> bool {
     unsafe { evotest_arg_is_sret(p) }
@@ -453,6 +480,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             ir: ir.to_string(),
             scalar: kind.map(|kind| ScalarMeta { kind, bits: bits as u32 }),
             pointee,
+            composite: None,
         }
     } else {
         let scalar = match ir {
@@ -464,8 +492,162 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             "double" => Some(ScalarMeta { kind: ScalarKind::Float, bits: 64 }),
             _ => None,
         };
-        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None }
+        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None, composite: None }
     }
+}
+
+// DWARF tags of composite types (DW_TAG_*).
+const DW_TAG_CLASS_TYPE: u32 = 0x02;
+const DW_TAG_STRUCTURE_TYPE: u32 = 0x13;
+const DW_TAG_UNION_TYPE: u32 = 0x17;
+
+/// Most scalar members (array elements counted one by one) of a composite that evotest describes
+/// member by member; a larger one is described as unsupported.
+const MAX_LEAVES: u64 = 512;
+
+/// Most levels of composites nested by value.
+const MAX_NESTING: u32 = 8;
+
+/// The member access path (`.tl.x`, `.tags[2]`, `[3].y`) of the scalar that starts `offset_bits`
+/// into an object of debug type `ty` (a structure or an array, after typedefs and qualifiers):
+/// `Some("")` at offset 0 of a type that is neither; `None` where no member starts there (padding,
+/// the middle of a scalar, a union).
+pub fn member_path(ty: LLVMMetadataRef, offset_bits: u64) -> Option<String> {
+    member_path_at(ty, offset_bits, 0)
+}
+
+fn member_path_at(ty: LLVMMetadataRef, offset_bits: u64, depth: u32) -> Option<String> {
+    if ty.is_null() || depth > MAX_NESTING {
+        return None;
+    }
+    let mut count = 0u64;
+    let elem = unsafe { evotest_ditype_array(ty, &mut count) };
+    if !elem.is_null() {
+        let size = type_bits(elem);
+        if size == 0 {
+            return None;
+        }
+        let (k, rest) = (offset_bits / size, offset_bits % size);
+        return Some(format!("[{k}]{}", member_path_at(elem, rest, depth + 1)?));
+    }
+    let mut size_bits = 0u64;
+    let tag = unsafe { evotest_ditype_composite_tag(ty, &mut size_bits) };
+    if tag != DW_TAG_STRUCTURE_TYPE && tag != DW_TAG_CLASS_TYPE {
+        return (offset_bits == 0 && tag != DW_TAG_UNION_TYPE).then(String::new);
+    }
+    let n = unsafe { evotest_ditype_members(ty, std::ptr::null_mut(), 0) };
+    if n <= 0 {
+        return None;
+    }
+    let mut ms = vec![std::ptr::null_mut(); n as usize];
+    unsafe { evotest_ditype_members(ty, ms.as_mut_ptr(), n as c_uint) };
+    // the last member that starts at or before the offset
+    let mut best = None;
+    for m in ms {
+        let (mut off, mut bit_field) = (0u64, 0 as c_int);
+        let mut buf = vec![0u8; 256];
+        let mty = unsafe { evotest_dimember(m, &mut off, &mut bit_field, buf.as_mut_ptr() as *mut c_char, buf.len()) };
+        if off <= offset_bits && bit_field == 0 {
+            let name = String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
+            best = Some((name, off, mty));
+        }
+    }
+    let (name, off, mty) = best?;
+    Some(format!(".{name}{}", member_path_at(mty, offset_bits - off, depth + 1)?))
+}
+
+/// A parameter's type as the source declares it: [`type_meta`], with its structure, union or
+/// class described member by member ([`TypeMeta::composite`]), or that of the type it points to.
+pub fn source_type_meta(di: LLVMMetadataRef) -> TypeMeta {
+    let mut t = type_meta(di, true, "");
+    t.composite = composite_meta(di, 0).map(|(c, _)| Box::new(c));
+    if let Some(p) = t.pointee.as_mut() {
+        let pd = unsafe { evotest_ditype_pointee(di) };
+        p.composite = composite_meta(pd, 0).map(|(c, _)| Box::new(c));
+    }
+    t
+}
+
+/// Whether `t` is, or points to, a composite ([`source_type_meta`]).
+pub fn has_composite(t: &TypeMeta) -> bool {
+    t.composite.is_some() || t.pointee.as_ref().is_some_and(|p| p.composite.is_some())
+}
+
+/// The description of a structure, union or class type `di` and its number of scalar leaves;
+/// `None` when `di` is not one of them. A type evotest cannot build member by member is given with
+/// its reason in [`CompositeMeta::unsupported`] and no members.
+fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64)> {
+    if di.is_null() {
+        return None;
+    }
+    let mut size_bits = 0u64;
+    let tag = unsafe { evotest_ditype_composite_tag(di, &mut size_bits) };
+    let tag = match tag {
+        DW_TAG_STRUCTURE_TYPE => "struct",
+        DW_TAG_UNION_TYPE => "union",
+        DW_TAG_CLASS_TYPE => "class",
+        _ => return None,
+    };
+    let refuse = |why: String| Some((CompositeMeta { tag: tag.into(), size_bits, members: vec![], unsupported: Some(why) }, 0));
+    if tag == "union" {
+        return refuse("a union".into());
+    }
+    if depth >= MAX_NESTING {
+        return refuse("nested too deeply".into());
+    }
+    let n = unsafe { evotest_ditype_members(di, std::ptr::null_mut(), 0) };
+    if n < 0 {
+        return refuse("a class with a base class".into());
+    }
+    if n == 0 {
+        return refuse("a type without data members".into());
+    }
+    let mut ms = vec![std::ptr::null_mut(); n as usize];
+    unsafe { evotest_ditype_members(di, ms.as_mut_ptr(), n as c_uint) };
+    let mut members = Vec::new();
+    let mut leaves = 0u64;
+    for m in ms {
+        let (mut off, mut bit_field) = (0u64, 0 as c_int);
+        let mut buf = vec![0u8; 256];
+        let mty = unsafe { evotest_dimember(m, &mut off, &mut bit_field, buf.as_mut_ptr() as *mut c_char, buf.len()) };
+        let name = String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
+        if bit_field != 0 {
+            return refuse(format!("bit-field member `{name}`"));
+        }
+        if name.is_empty() {
+            return refuse("an unnamed member".into());
+        }
+        // an array member: its element type and count
+        let mut count = 0u64;
+        let elem = unsafe { evotest_ditype_array(mty, &mut count) };
+        let (ety, count) = if elem.is_null() {
+            (mty, None)
+        } else if count == 0 {
+            return refuse(format!("array member `{name}` without a constant length"));
+        } else {
+            (elem, Some(count))
+        };
+        let mut t = type_meta(ety, true, "");
+        let k = count.unwrap_or(1);
+        if t.scalar.is_some() {
+            leaves += k;
+        } else if let Some((c, l)) = composite_meta(ety, depth + 1) {
+            if let Some(why) = &c.unsupported {
+                return refuse(format!("member `{name}` is {why}"));
+            }
+            leaves += k * l;
+            t.composite = Some(Box::new(c));
+        } else if t.pointee.is_some() || t.c_spelling.ends_with('*') {
+            return refuse(format!("pointer member `{name}`"));
+        } else {
+            return refuse(format!("member `{name}` of type `{}`", t.c_spelling));
+        }
+        if leaves > MAX_LEAVES {
+            return refuse(format!("more than {MAX_LEAVES} scalar members"));
+        }
+        members.push(MemberMeta { name, offset_bits: off, ty: t, count });
+    }
+    Some((CompositeMeta { tag: tag.into(), size_bits, members, unsupported: None }, leaves))
 }
 
 /// LLVM's printed spelling of a type (`i32`, `double`, `ptr`).

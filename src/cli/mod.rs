@@ -291,8 +291,10 @@ struct TargetArgs {
     rust_checks: crate::frontend::rust::RustChecks,
 
     /// Function under test (its parameters must be scalars: _Bool, char, short, int, long,
-    /// long long, signed or unsigned, float, double; or pointers described by --array, --string,
-    /// --buffer). With --crate: a Rust path, e.g. geometry::triangle
+    /// long long, signed or unsigned, float, double; structures of them, by value or through a
+    /// pointer, built member by member (--range p.x=0..10 narrows one member); or pointers
+    /// described by --array, --string, --buffer). With --crate: a Rust path, e.g.
+    /// geometry::triangle
     #[arg(long, short = 'f')]
     function: String,
 

@@ -263,6 +263,13 @@ pub struct FunctionMeta {
     /// The language of its compile unit (`rust`, `c`, `c++`), from debug info.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// The parameters as the source declares them (from the `DISubprogram`'s types and the
+    /// parameters' debug records), with their structures described ([`TypeMeta::composite`]);
+    /// given only when some parameter is a structure, union or class, or points to one, where
+    /// the IR arguments of [`Self::params`] may split or coerce them (`struct { double w, h; }`
+    /// by value is two `double` arguments on x86-64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_params: Option<Vec<ParamMeta>>,
 }
 
 /// A basic block and its place in the CFG.
@@ -399,6 +406,40 @@ pub struct TypeMeta {
     /// `void *`.
     #[serde(default)]
     pub pointee: Option<Box<TypeMeta>>,
+    /// For a structure, union or class (after typedefs and cv-qualifiers), its members; only in
+    /// [`FunctionMeta::source_params`] (and the pointees there), `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub composite: Option<Box<CompositeMeta>>,
+}
+
+/// A structure, union or class type, from its `DICompositeType`: what a harness needs to build
+/// a value of it member by member.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CompositeMeta {
+    /// `struct`, `union` or `class`.
+    pub tag: String,
+    /// Size in bits.
+    pub size_bits: u64,
+    /// Data members in declaration order (static members and methods left out).
+    pub members: Vec<MemberMeta>,
+    /// Why evotest cannot build a value of this type member by member (a pointer or bit-field
+    /// member, a union, a base class, a flexible array, too many members), in words for an
+    /// error message; the members are then left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
+}
+
+/// A data member of a [`CompositeMeta`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MemberMeta {
+    pub name: String,
+    /// Offset from the start of the enclosing type, in bits.
+    pub offset_bits: u64,
+    /// The member's type; for an array member, its element type (a scalar or a composite).
+    pub ty: TypeMeta,
+    /// For an array member, its number of elements (all dimensions multiplied out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
 }
 
 /// A scalar C type.

@@ -23,7 +23,8 @@ pub const ORIGINAL_MAIN: &str = "evotest_original_main";
 
 /// Setup statements (arrays, strings) and the call expression for `t`.
 fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String) {
-    let (setup, args) = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v");
+    // with the source included, its own structure types; else the generated ones
+    let (setup, args) = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v", fe.defining_source.is_some());
     let setup: String = setup.iter().map(|l| format!("    {l}\n")).collect();
     let callee = match fe.cxx_call.as_deref() {
         Some(c) => c,
@@ -204,7 +205,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             let _ = writeln!(s, "\n#define main {ORIGINAL_MAIN}\n#include \"{}\"\n#undef main\n", rel.display());
         }
         None => {
-            let _ = writeln!(s, "\n{};\n", fe.signature.prototype);
+            let _ = writeln!(s, "\n{}\n", fe.signature.declarations());
         }
     }
 

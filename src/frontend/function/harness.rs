@@ -32,6 +32,9 @@ pub struct Signature {
     pub ret: ReturnKind,
     /// `int triangle(int a, int b, int c)`, in typedef-free C.
     pub prototype: String,
+    /// Definitions of the generated structure types the prototype names (`struct evotest_r0 {
+    /// int x; int y; };`), empty when there are none.
+    pub types: String,
 }
 
 /// The return type of `f`.
@@ -71,7 +74,19 @@ impl Signature {
         let ps: Vec<String> = params.iter().map(|p| format!("{} {}", p.c_type, p.name).replace("* ", "*")).collect();
         let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
         let prototype = format!("{ret_c} {}({ps})", f.name);
-        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype })
+        let types = params
+            .iter()
+            .filter_map(|p| match &p.shape {
+                Shape::Record { record, tag, .. } => Some(record.c_definitions(tag)),
+                _ => None,
+            })
+            .collect();
+        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype, types })
+    }
+
+    /// The generated types and the prototype, as C declarations (`…;`).
+    pub fn declarations(&self) -> String {
+        format!("{}{};", self.types, self.prototype)
     }
 }
 
@@ -90,7 +105,7 @@ pub fn generate(fe: &FunctionFrontend) -> String {
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
     s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n");
-    s.push_str(&format!("{};\n\n", sig.prototype));
+    s.push_str(&format!("{}\n\n", sig.declarations()));
     s.push_str("int main(int argc, char **argv) {\n");
     // Every local is prefixed so that no user function or global can collide with it.
     s.push_str("    size_t evotest_len = 0;\n");
@@ -144,7 +159,7 @@ fn decode_params(fe: &FunctionFrontend) -> String {
 fn frees(params: &[Param]) -> String {
     let mut s = String::new();
     for (i, p) in params.iter().enumerate() {
-        if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. }) {
+        if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. } | Shape::Record { by_pointer: true, .. }) {
             s.push_str(&format!("    free(evotest_p{i});\n"));
         }
     }
@@ -190,7 +205,7 @@ fn peer_prelude(fe: &FunctionFrontend, what: &str, enc: PeerEncoding) -> String 
         sig.prototype
     );
     s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
-    s.push_str(&format!("{};\n\n", sig.prototype));
+    s.push_str(&format!("{}\n\n", sig.declarations()));
     s.push_str(&crate::input::mapped::c_decoder(&fe.domain, enc));
     s
 }

@@ -1,16 +1,18 @@
 //! The function-under-test frontend: one C function whose parameters are scalars, fixed-length
-//! arrays, NUL-terminated strings or (pointer, length) buffers ([`shape`]). Its inputs are the
+//! arrays, NUL-terminated strings, (pointer, length) buffers ([`shape`]) or structures of
+//! scalars ([`record`]). Its inputs are the
 //! parameters' fields packed in order; a generated harness ([`harness`]) decodes them and calls
 //! the function, and [`ctests`] writes the suite as a standalone C file.
 
 pub mod ctests;
 pub mod harness;
+pub mod record;
 pub mod shape;
 
 use super::{Frontend, Peer, TestFile};
 use crate::input::spec::RangeSpec;
 use crate::input::{Domain, Input, Range};
-use anyhow::Result;
+use anyhow::{bail, Result};
 use evotest_abi::meta::FunctionMeta;
 use harness::Signature;
 use serde_json::{json, Value as Json};
@@ -49,6 +51,22 @@ impl FunctionFrontend {
     pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str) -> Result<FunctionFrontend> {
         // the return type first: an aggregate return shows up as a hidden parameter
         harness::ret_of(f)?;
+        // a structure parameter: the source's parameters, not the IR's arguments (which split,
+        // coerce or pass it by reference)
+        let with_source_params;
+        let f = match &f.source_params {
+            Some(sp) => {
+                if f.language.as_deref() == Some("c++") {
+                    bail!(
+                        "function `{}` takes a structure or class; evotest builds structure parameters of C functions only",
+                        f.name
+                    );
+                }
+                with_source_params = FunctionMeta { params: sp.clone(), ..f.clone() };
+                &with_source_params
+            }
+            None => f,
+        };
         let guessed = shape::infer_buffers(f, specs, ranges);
         let inferred = guessed
             .iter()
@@ -131,6 +149,9 @@ impl Frontend for FunctionFrontend {
                     Shape::String { max, first, .. } => (json!({"string": max}), range(*first)),
                     Shape::Buffer { max, first, .. } => (json!({"buffer": max}), range(*first)),
                     Shape::LengthOf { buffer } => (json!({"length_of": self.params[*buffer].name}), Json::Null),
+                    Shape::Record { first, record, by_pointer, .. } => {
+                        (json!({"struct": record.spelling, "by_pointer": by_pointer}), range(*first))
+                    }
                 };
                 json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "shape": shape, "range": r})
             })
@@ -157,9 +178,9 @@ impl Frontend for FunctionFrontend {
 
     fn replay_program(&self, inputs: &[Input]) -> Option<String> {
         let mut s = String::from("#include <stdint.h>\n#include <stdlib.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
-        let _ = writeln!(s, "{};\n", self.signature.prototype);
+        let _ = writeln!(s, "{}\n", self.signature.declarations());
         for (i, x) in inputs.iter().enumerate() {
-            let (setup, args) = shape::c_args(&self.params, &self.domain, x, "evotest_v");
+            let (setup, args) = shape::c_args(&self.params, &self.domain, x, "evotest_v", false);
             let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
             for l in setup {
                 let _ = writeln!(s, "    {l}");

@@ -10,11 +10,15 @@
 //!   by default); the harness allocates `len + 1` bytes;
 //! * a **(pointer, length) buffer** (`int *a, int n` with `--buffer a=n:MAX`) is a length field
 //!   (0..=MAX) and MAX element fields; the harness allocates exactly `len` elements and passes `len`
-//!   in the length parameter, which has no field of its own.
+//!   in the length parameter, which has no field of its own;
+//! * a **structure** (`struct point p`, or `const struct point *p`, one structure) is one field
+//!   per scalar member, named by its access path (`p.x`, `p.tags[2]`, `p.tl.y`; see
+//!   [`super::record`]).
 
 use crate::input::spec::RangeSpec;
 use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
 use anyhow::{anyhow, bail, Result};
+use super::record::Record;
 use evotest_abi::meta::{FunctionMeta, ParamMeta, TypeMeta};
 use serde_json::{json, Value as Json};
 use std::fmt::Write;
@@ -28,6 +32,10 @@ pub enum Shape {
     Buffer { len_field: usize, first: usize, max: usize, len_param: usize },
     /// An integer parameter that receives the length of the buffer parameter `buffer`.
     LengthOf { buffer: usize },
+    /// A structure, by value or (`by_pointer`) as one structure allocated afresh for each
+    /// execution: one field per scalar of [`Record::leaves`], from `first` on; the generated C
+    /// declares it as `struct <tag>` ([`super::record`]).
+    Record { first: usize, record: Box<Record>, by_pointer: bool, tag: String },
 }
 
 /// One C parameter of the function under test.
@@ -211,7 +219,7 @@ fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
     anyhow!(
         "parameter `{}` (#{}) of `{}` has type `{}`, which evotest cannot generate yet \
          (supported: _Bool, char, short, int, long, long long, signed or unsigned, float, double; \
-         and pointers to them as arrays, strings or buffers)",
+         pointers to them as arrays, strings or buffers; structures of them)",
         p.name,
         i + 1,
         f.name,
@@ -287,6 +295,33 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
             });
             continue;
         }
+        let composite = p.ty.composite.as_deref().map(|c| (c, &p.ty.c_spelling, false));
+        let composite = composite.or_else(|| p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true))));
+        if let Some((c, spelling, by_pointer)) = composite {
+            if let Some(s) = spec {
+                bail!(
+                    "--{} {}: `{}` points to one structure, built member by member; it takes no shape",
+                    kind_of(s),
+                    p.name,
+                    p.name
+                );
+            }
+            let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.name))?;
+            let first = genes.len();
+            for l in record.leaves() {
+                genes.push(Field::full(&format!("{}{}", p.name, l.path), l.ty));
+            }
+            let tag = format!("evotest_r{i}");
+            params.push(Param {
+                name: p.name.clone(),
+                c_type: format!("struct {tag}{}", if by_pointer { " *" } else { "" }),
+                elem: ScalarType::U8,
+                elem_c: format!("struct {tag}"),
+                declared: p.ty.c_spelling.clone(),
+                shape: Shape::Record { first, record: Box::new(record), by_pointer, tag },
+            });
+            continue;
+        }
         let Some(pointee) = p.ty.pointee.as_deref() else { return Err(unsupported(f, i, p)) };
         let Some(et) = scalar_of(pointee) else { return Err(unsupported(f, i, p)) };
         let elem_c = c_name(&pointee.c_spelling, et);
@@ -342,6 +377,11 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
     }
 
     for r in ranges {
+        // a member of a structure parameter by its field's name (`--range p.x=0..10`)
+        if let Some(g) = genes.iter_mut().find(|g| g.name == r.name && (r.name.contains('.') || r.name.contains('['))) {
+            g.set_range(&r.lo, &r.hi, &format!("member `{}`", r.name))?;
+            continue;
+        }
         let i = index(&r.name, "range for")?;
         let p = &params[i];
         let what = format!("parameter `{}` ({})", p.name, p.declared);
@@ -359,6 +399,11 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
             }
             Shape::String { .. } => bail!("range for `{}`: a string takes an alphabet (--string {}=MAX:ALPHABET), not a range", p.name, p.name),
             Shape::LengthOf { .. } => bail!("range for `{}`: it is a buffer length; give the maximum in --buffer instead", p.name),
+            Shape::Record { first, record, .. } => {
+                for g in genes.iter_mut().skip(*first).take(record.leaves().len()) {
+                    g.set_range(&r.lo, &r.hi, &what)?;
+                }
+            }
         }
     }
     Ok((params, genes))
@@ -460,28 +505,32 @@ impl Param {
             }
             Shape::String { .. } => c_string(&self.string_bytes(d, input)),
             Shape::LengthOf { buffer } => return params[*buffer].length(d, input).map(|n| n.to_string()),
+            Shape::Record { first, record, .. } => record.display(&mut (*first..).map(|i| d.get(input, i))),
         })
     }
 
     /// The value as JSON (numbers, arrays, strings).
     pub fn json(&self, params: &[Param], d: &Domain, input: &Input) -> Json {
-        let num = |v: Value| match v {
+        let num_of = |ty: ScalarType, v: Value| match v {
             Value::Int(i) => serde_json::to_value(i).unwrap_or(Json::Null),
             Value::Float(f) if f.is_finite() => json!(f),
-            Value::Float(_) => json!(DisplayValue(self.elem, v).to_string()),
+            Value::Float(_) => json!(DisplayValue(ty, v).to_string()),
         };
+        let num = |v: Value| num_of(self.elem, v);
         match &self.shape {
             Shape::Scalar { field } => num(d.get(input, *field)),
             Shape::Array { .. } | Shape::Buffer { .. } => Json::Array(self.elements(d, input).iter().map(|v| num(*v)).collect()),
             Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(d, input))),
             Shape::LengthOf { buffer } => json!(params[*buffer].length(d, input)),
+            Shape::Record { first, record, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of),
         }
     }
 }
 
 /// C statements and call arguments that rebuild `input` (for `tests.c`). Local names are
-/// `<prefix><param index>`.
-pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str) -> (Vec<String>, Vec<String>) {
+/// `<prefix><param index>`. Structures are of the source's own types when `source_types` (C that
+/// includes the program's source), else of the generated ones ([`super::record`]).
+pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_types: bool) -> (Vec<String>, Vec<String>) {
     let mut setup = Vec::new();
     let mut args = Vec::new();
     for (i, p) in params.iter().enumerate() {
@@ -504,6 +553,16 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str) -> (Vec
             Shape::LengthOf { buffer } => {
                 let n = params[*buffer].length(d, input).unwrap_or(0);
                 args.push(format!("({}){n}", p.c_type));
+            }
+            Shape::Record { first, record, by_pointer, tag } => {
+                let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+                let init = record.c_initializer(&mut (*first..).map(|i| d.get(input, i)));
+                if *by_pointer {
+                    setup.push(format!("{t} {var} = {init};"));
+                    args.push(format!("&{var}"));
+                } else {
+                    args.push(format!("({t}){init}"));
+                }
             }
         }
     }
@@ -543,6 +602,23 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
             offs[*len_field], offs[*first]
         ),
         Shape::LengthOf { buffer } => format!("    {} {v} = ({})evotest_n{buffer};\n", p.c_type, p.c_type),
+        Shape::Record { first, record, by_pointer, tag } => {
+            let mut s = if *by_pointer {
+                format!("    struct {tag} *{v} = (struct {tag} *)calloc(1, sizeof(struct {tag}));\n")
+            } else {
+                format!("    struct {tag} {v};\n    memset(&{v}, 0, sizeof {v});\n")
+            };
+            let obj = if *by_pointer { format!("(*{v})") } else { v.clone() };
+            for (k, l) in record.leaves().iter().enumerate() {
+                let (off, at) = (offs[first + k], format!("{obj}{}", l.path));
+                if l.ty == ScalarType::Bool {
+                    s.push_str(&format!("    {at} = evotest_buf[{off}] & 1;\n"));
+                } else {
+                    s.push_str(&format!("    memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n"));
+                }
+            }
+            s
+        }
     }
 }
 
@@ -562,11 +638,11 @@ mod tests {
     use evotest_abi::meta::{ScalarKind, ScalarMeta};
 
     fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None }
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None }
     }
 
     fn ptr(c: &str, to: TypeMeta) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)) }
+        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)), composite: None }
     }
 
     fn func(params: Vec<(&str, TypeMeta)>) -> FunctionMeta {
@@ -583,6 +659,7 @@ mod tests {
             writes_globals: false,
             source_name: None,
             language: None,
+            source_params: None,
         }
     }
 
@@ -623,7 +700,7 @@ mod tests {
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
         assert_eq!(fe.display_input(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
-        let (setup, args) = c_args(&fe.params, d, &input, "v");
+        let (setup, args) = c_args(&fe.params, d, &input, "v", true);
         assert_eq!(setup, vec!["int v0[] = {1, 2, 3};", "char v1[] = \"b\";", "int v3[] = {7, 8};"]);
         assert_eq!(args, vec!["v0", "v1", "(int)2", "v3"]);
         let h = fe.harness_c();

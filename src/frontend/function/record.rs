@@ -1,0 +1,292 @@
+//! Structure parameters: a `struct` passed by value or through a pointer, built member by member.
+//!
+//! The pass describes the structure from its debug type ([`CompositeMeta`]): scalar members,
+//! arrays of them and nested structures by value. Each scalar member (each array element) is one
+//! field, in declaration order, named by its C access path (`r.tl.x`, `r.tags[2]`).
+//!
+//! The generated C declares a structure of its own with the same members in the same order
+//! (`struct evotest_r0 { int x; int y; };`), so the harness needs no header of the program. Same
+//! scalar types in the same order give the same layout and the same calling convention, which
+//! is checked against the debug info's offsets and size: a packed structure or one with aligned
+//! members is refused. `tests.c`, which includes the program's source, builds values of the
+//! source's own type with designated initializers (`(struct point){ .x = 1, .y = 2 }`).
+//!
+//! Refused in one line (the pass gives the reason): unions, bit-fields, pointer members,
+//! flexible arrays, base classes, more than 512 scalar members.
+
+use crate::input::{c_literal, DisplayValue, ScalarType, Value};
+use anyhow::{bail, Result};
+use evotest_abi::meta::CompositeMeta;
+use serde_json::{json, Map, Value as Json};
+
+/// A structure type as generated C builds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The type as the source spells it, without qualifiers (`struct point`, `size2`).
+    pub spelling: String,
+    pub members: Vec<Member>,
+}
+
+/// A data member of a [`Record`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member {
+    pub name: String,
+    pub ty: MemberType,
+    /// For an array member, its number of elements (all dimensions multiplied out).
+    pub count: Option<usize>,
+}
+
+/// The type of a member (of each element, for an array member).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemberType {
+    /// A scalar, with the C type name generated C declares it with.
+    Scalar { ty: ScalarType, c: String },
+    Record(Box<Record>),
+}
+
+/// One scalar of a record, in declaration order: its access path from the record (`.tl.x`,
+/// `.tags[2]`) and its type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Leaf {
+    pub path: String,
+    pub ty: ScalarType,
+}
+
+/// The source spelling of a type without its qualifiers (`const struct point` → `struct point`).
+fn unqualified(spelling: &str) -> String {
+    let mut s = spelling.trim();
+    loop {
+        let t = s.trim_start_matches("const ").trim_start_matches("volatile ").trim();
+        if t == s {
+            break;
+        }
+        s = t;
+    }
+    s.to_string()
+}
+
+impl Record {
+    /// The record of composite `c`, spelled `spelling` in the source.
+    ///
+    /// Errors (one line): a type the pass marked unsupported (a union, a bit-field, a pointer
+    /// member, …), a scalar evotest has no type for, or a layout that differs from the one its
+    /// members give in order (a packed structure, aligned members).
+    pub fn of(c: &CompositeMeta, spelling: &str) -> Result<Record> {
+        let spelling = unqualified(spelling);
+        if let Some(why) = &c.unsupported {
+            bail!("`{spelling}` has {why}; evotest builds structures of scalars, arrays of them and nested structures");
+        }
+        if c.tag != "struct" {
+            bail!("`{spelling}` is a {}; evotest builds C structures only", c.tag);
+        }
+        let mut members = Vec::new();
+        for m in &c.members {
+            let ty = match (&m.ty.composite, m.ty.scalar.as_ref().and_then(ScalarType::from_meta)) {
+                (None, Some(t)) => MemberType::Scalar { ty: t, c: super::shape::c_name(&m.ty.c_spelling, t) },
+                (Some(inner), _) => MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?)),
+                (None, None) => bail!("member `{}` of `{spelling}` has type `{}`, which evotest cannot generate yet", m.name, m.ty.c_spelling),
+            };
+            members.push(Member { name: m.name.clone(), ty, count: m.count.map(|n| n as usize) });
+        }
+        let r = Record { spelling: spelling.clone(), members };
+        // the layout the generated definition gets must be the program's
+        let (size, _, offsets) = r.layout();
+        let theirs: Vec<usize> = c.members.iter().map(|m| (m.offset_bits / 8) as usize).collect();
+        if offsets != theirs || size as u64 * 8 != c.size_bits {
+            bail!(
+                "`{spelling}` is packed or has aligned members (its layout is not the one its members give in order), \
+                 which evotest cannot rebuild yet"
+            );
+        }
+        Ok(r)
+    }
+
+    /// Size and alignment in bytes, and each member's offset, under the natural alignment of the
+    /// x86-64 System V ABI (a scalar is aligned to its size).
+    fn layout(&self) -> (usize, usize, Vec<usize>) {
+        let (mut off, mut align, mut offsets) = (0usize, 1usize, vec![]);
+        for m in &self.members {
+            let (s, a) = match &m.ty {
+                MemberType::Scalar { ty, .. } => (ty.size(), ty.size()),
+                MemberType::Record(r) => {
+                    let (s, a, _) = r.layout();
+                    (s, a)
+                }
+            };
+            off = off.div_ceil(a) * a;
+            offsets.push(off);
+            off += s * m.count.unwrap_or(1);
+            align = align.max(a);
+        }
+        (off.div_ceil(align) * align, align, offsets)
+    }
+
+    /// The scalars in declaration order (each array element one by one).
+    pub fn leaves(&self) -> Vec<Leaf> {
+        let mut out = vec![];
+        self.collect_leaves("", &mut out);
+        out
+    }
+
+    fn collect_leaves(&self, prefix: &str, out: &mut Vec<Leaf>) {
+        for m in &self.members {
+            let paths: Vec<String> = match m.count {
+                None => vec![format!("{prefix}.{}", m.name)],
+                Some(n) => (0..n).map(|k| format!("{prefix}.{}[{k}]", m.name)).collect(),
+            };
+            for p in paths {
+                match &m.ty {
+                    MemberType::Scalar { ty, .. } => out.push(Leaf { path: p, ty: *ty }),
+                    MemberType::Record(r) => r.collect_leaves(&p, out),
+                }
+            }
+        }
+    }
+
+    /// C definitions of the generated type `struct <tag>` and of the types of its nested
+    /// structures (`struct <tag>_<k>` for member k), innermost first.
+    pub fn c_definitions(&self, tag: &str) -> String {
+        let mut s = String::new();
+        let mut body = String::new();
+        for (k, m) in self.members.iter().enumerate() {
+            let t = match &m.ty {
+                MemberType::Scalar { c, .. } => c.clone(),
+                MemberType::Record(r) => {
+                    let inner = format!("{tag}_{k}");
+                    s.push_str(&r.c_definitions(&inner));
+                    format!("struct {inner}")
+                }
+            };
+            match m.count {
+                None => body.push_str(&format!(" {t} {};", m.name)),
+                Some(n) => body.push_str(&format!(" {t} {}[{n}];", m.name)),
+            }
+        }
+        s.push_str(&format!("struct {tag} {{{body} }};\n"));
+        s
+    }
+
+    /// A C initializer of the record from its leaves' values in order (`{ .x = 1, .tl = { .x =
+    /// 2, .y = 3 }, .tags = { 4, 5 } }`).
+    pub fn c_initializer(&self, values: &mut dyn Iterator<Item = Value>) -> String {
+        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> String {
+            match &m.ty {
+                MemberType::Scalar { ty, .. } => c_literal(*ty, values.next().unwrap_or(Value::Int(0))),
+                MemberType::Record(r) => r.c_initializer(values),
+            }
+        };
+        let parts: Vec<String> = self
+            .members
+            .iter()
+            .map(|m| {
+                let v = match m.count {
+                    None => one(m, values),
+                    Some(n) => format!("{{ {} }}", (0..n).map(|_| one(m, values)).collect::<Vec<_>>().join(", ")),
+                };
+                format!(".{} = {v}", m.name)
+            })
+            .collect();
+        format!("{{ {} }}", parts.join(", "))
+    }
+
+    /// The value for people: `{x: 1, tl: {x: 2, y: 3}, tags: [4, 5]}`.
+    pub fn display(&self, values: &mut dyn Iterator<Item = Value>) -> String {
+        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> String {
+            match &m.ty {
+                MemberType::Scalar { ty, .. } => DisplayValue(*ty, values.next().unwrap_or(Value::Int(0))).to_string(),
+                MemberType::Record(r) => r.display(values),
+            }
+        };
+        let parts: Vec<String> = self
+            .members
+            .iter()
+            .map(|m| {
+                let v = match m.count {
+                    None => one(m, values),
+                    Some(n) => format!("[{}]", (0..n).map(|_| one(m, values)).collect::<Vec<_>>().join(", ")),
+                };
+                format!("{}: {v}", m.name)
+            })
+            .collect();
+        format!("{{{}}}", parts.join(", "))
+    }
+
+    /// The value as a JSON object (arrays as arrays, nested structures as objects).
+    pub fn json(&self, values: &mut dyn Iterator<Item = Value>, num: &dyn Fn(ScalarType, Value) -> Json) -> Json {
+        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> Json {
+            match &m.ty {
+                MemberType::Scalar { ty, .. } => num(*ty, values.next().unwrap_or(Value::Int(0))),
+                MemberType::Record(r) => r.json(values, num),
+            }
+        };
+        let mut o = Map::new();
+        for m in &self.members {
+            let v = match m.count {
+                None => one(m, values),
+                Some(n) => json!((0..n).map(|_| one(m, values)).collect::<Vec<_>>()),
+            };
+            o.insert(m.name.clone(), v);
+        }
+        Json::Object(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evotest_abi::meta::{MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
+
+    fn scalar(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None }
+    }
+
+    fn member(name: &str, off: u64, ty: TypeMeta, count: Option<u64>) -> MemberMeta {
+        MemberMeta { name: name.into(), offset_bits: off, ty, count }
+    }
+
+    fn point() -> CompositeMeta {
+        let int = scalar("int", ScalarKind::Signed, 32);
+        CompositeMeta { tag: "struct".into(), size_bits: 64, members: vec![member("x", 0, int.clone(), None), member("y", 32, int, None)], unsupported: None }
+    }
+
+    /// struct rect { struct point tl; char c; double d[2]; }: offsets 0, 8, 16; size 32.
+    fn rect() -> CompositeMeta {
+        let p = TypeMeta { composite: Some(Box::new(point())), ..scalar("struct point", ScalarKind::Signed, 32) };
+        let p = TypeMeta { scalar: None, ..p };
+        CompositeMeta {
+            tag: "struct".into(),
+            size_bits: 256,
+            members: vec![
+                member("tl", 0, p, None),
+                member("c", 64, scalar("char", ScalarKind::Signed, 8), None),
+                member("d", 128, scalar("double", ScalarKind::Float, 64), Some(2)),
+            ],
+            unsupported: None,
+        }
+    }
+
+    #[test]
+    fn leaves_definitions_and_initializers_follow_the_members() {
+        let r = Record::of(&rect(), "const struct rect").unwrap();
+        assert_eq!(r.spelling, "struct rect");
+        let paths: Vec<String> = r.leaves().iter().map(|l| l.path.clone()).collect();
+        assert_eq!(paths, [".tl.x", ".tl.y", ".c", ".d[0]", ".d[1]"]);
+        assert_eq!(r.c_definitions("evotest_r0"), "struct evotest_r0_0 { int x; int y; };\nstruct evotest_r0 { struct evotest_r0_0 tl; char c; double d[2]; };\n");
+        let vals = [Value::Int(1), Value::Int(-2), Value::Int(65), Value::Float(0.5), Value::Float(-1.0)];
+        assert_eq!(r.c_initializer(&mut vals.iter().copied()), "{ .tl = { .x = 1, .y = -2 }, .c = 65, .d = { 0x1p-1, -0x1p+0 } }");
+        assert_eq!(r.display(&mut vals.iter().copied()), "{tl: {x: 1, y: -2}, c: 65, d: [0.5, -1.0]}");
+    }
+
+    #[test]
+    fn unsupported_and_repacked_structures_are_refused_in_one_line() {
+        let mut u = point();
+        u.unsupported = Some("pointer member `next`".into());
+        let e = Record::of(&u, "struct node").unwrap_err().to_string();
+        assert!(e.contains("`struct node` has pointer member `next`"), "{e}");
+        let mut packed = rect();
+        packed.members[2].offset_bits = 72; // __attribute__((packed)): d right after c
+        packed.size_bits = 200;
+        let e = Record::of(&packed, "struct rect").unwrap_err().to_string();
+        assert!(e.contains("packed"), "{e}");
+    }
+}
