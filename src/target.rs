@@ -51,6 +51,9 @@ pub struct TargetOptions {
     pub ranges: Vec<RangeSpec>,
     /// How pointer parameters are built (arrays, strings, buffers).
     pub shapes: Vec<ShapeSpec>,
+    /// Global variables that are inputs too (`--global NAME`): set by the harness before each
+    /// call.
+    pub globals: Vec<String>,
     /// Output directory; the target is built in its `build/`.
     pub out_dir: PathBuf,
     pub cflags: Vec<String>,
@@ -93,6 +96,7 @@ impl TargetOptions {
             function: function.to_string(),
             ranges: vec![],
             shapes: vec![],
+            globals: vec![],
             out_dir: PathBuf::from("evotest-out").join(function),
             cflags: vec![],
             ldflags: vec![],
@@ -300,7 +304,9 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let mut defined_in = Vec::new();
     for (i, src) in opts.sources.iter().enumerate() {
         let obj = work.join(format!("target{i}.o"));
-        compile::instrument(&tc, src, &obj, &opts.function, &opts.cflags)?;
+        // the function and the global inputs get external linkage (a `static` one too)
+        let expose: Vec<&str> = std::iter::once(opts.function.as_str()).chain(opts.globals.iter().map(String::as_str)).collect();
+        compile::instrument(&tc, src, &obj, &expose.join(","), &opts.cflags)?;
         // a source without functions has no metadata section
         let m = program::read_metadata_if_any(&obj)?;
         defined_in.extend(m.iter().flat_map(|m| m.functions.iter()).map(|f| (f.name.clone(), i)));
@@ -312,7 +318,9 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let (fmeta, cxx_call) = find_function(&all, wanted, &opts.function, &opts.sources_display())?;
     let fmeta = fmeta.clone();
     let wanted = fmeta.name.as_str();
-    let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display())?;
+    let globals = global_inputs(&metas, &opts.globals, &fmeta)?;
+    let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals)?;
+    fe.unset_globals = unset_globals(&metas, &all, &fmeta, &opts.globals);
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
@@ -342,6 +350,47 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         return start(&opts, exe, Arc::new(fe));
     }
     start(opts, exe, Arc::new(fe))
+}
+
+/// The global variables named by `--global` (`names`), from the modules' metadata.
+///
+/// Errors (one line each): a name that is no mutable global variable with debug info of the
+/// sources (listing those the function reads), a name given twice.
+fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &FunctionMeta) -> Result<Vec<evotest_abi::meta::GlobalMeta>> {
+    let mut out: Vec<evotest_abi::meta::GlobalMeta> = Vec::new();
+    for n in names {
+        if out.iter().any(|g| &g.name == n) {
+            bail!("--global {n}: given twice");
+        }
+        let Some(g) = metas.iter().flat_map(|m| &m.globals).find(|g| &g.name == n) else {
+            let known: Vec<&str> = f.reads_globals.iter().map(String::as_str).filter(|r| metas.iter().flat_map(|m| &m.globals).any(|g| &g.name == r)).collect();
+            bail!(
+                "--global {n}: the sources define no mutable global variable `{n}` with debug info (`{}` reads: {})",
+                f.name,
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            );
+        };
+        out.push(g.clone());
+    }
+    Ok(out)
+}
+
+/// The mutable global variables the function under test or the functions it calls directly read
+/// and that are not inputs: they keep their initial values in every execution (a note).
+fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta], f: &FunctionMeta, inputs: &[String]) -> Vec<String> {
+    let mut reads: Vec<String> = f.reads_globals.clone();
+    for c in &f.calls {
+        if let Some(g) = all.iter().find(|g| &g.name == c) {
+            reads.extend(g.reads_globals.iter().cloned());
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for r in reads {
+        if !inputs.contains(&r) && !out.contains(&r) && metas.iter().flat_map(|m| &m.globals).any(|g| g.name == r) {
+            out.push(r);
+        }
+    }
+    out
 }
 
 /// The `switch` sites of `program`, for the executor to complete their case distances after each

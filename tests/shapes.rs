@@ -149,3 +149,43 @@ fn packed_structures_and_unions_are_refused_with_the_reason() {
         assert!(err.contains(why) && err.contains("parameter `"), "{function}: {err}");
     }
 }
+
+/// Global variables as inputs: without `--global` the report's notes name the mutable globals the
+/// function reads (not its constant table) and their outcomes stay uncovered; with them, full
+/// coverage and a `tests.c` that assigns them (a `static` one included) and passes.
+#[test]
+fn global_variables_become_inputs_with_global() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/globals.c", "alt_sep_test", &dir.path().join("none"), &["--max-execs", "2000"]);
+    assert!(r["branches_covered"].as_u64() < r["branches_total"].as_u64(), "{r}");
+    let notes = format!("{}", r["notes"]);
+    for g in ["Cur_Vertical_Sep", "High_Confidence", "Alt_Limit", "Thresholds", "Options"] {
+        assert!(notes.contains(&format!("`{g}`")), "{g}: {notes}");
+    }
+    assert!(!notes.contains("Table"), "a constant is no input: {notes}");
+
+    let out = dir.path().join("all");
+    let args = ["--global", "Cur_Vertical_Sep,High_Confidence,Alt_Limit", "--global", "Thresholds", "--global", "Options", "--seed", "1"];
+    let (_, r) = run("tests/fixtures/globals.c", "alt_sep_test", &out, &args);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    assert_eq!(r["notes"].as_array().map_or(0, Vec::len), 0, "{}", r["notes"]);
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/globals.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let suite = read_json(&out.join("suite.json"));
+    assert!(suite["params"].as_array().unwrap().iter().all(|p| p["global"] == true), "{}", suite["params"]);
+    let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    assert_eq!(two["inputs"]["Thresholds"][2], 740, "{two}");
+    assert_eq!(two["inputs"]["Options"]["mode"], 3, "{two}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains("Alt_Limit = ") && text.contains("Options.mode == 3"), "{text}");
+
+    // a name that is no mutable global: one line that lists the ones it reads
+    let o = evotest()
+        .args(["run", "tests/fixtures/globals.c", "-f", "alt_sep_test", "--global", "Table", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+    assert!(err.contains("--global Table") && err.contains("Cur_Vertical_Sep"), "{err}");
+}

@@ -322,6 +322,21 @@ LLVMMetadataRef evotest_ditype_array(LLVMMetadataRef Ty, uint64_t *Count) {
   return wrap(C->getBaseType());
 }
 
+// The debug type of a global variable (its first DIGlobalVariable), or null without debug info;
+// *Local is set when the variable is a function-local `static` (its scope is not the file).
+LLVMMetadataRef evotest_global_ditype(LLVMValueRef Global, int *Local) {
+  *Local = 0;
+  auto *G = dyn_cast_or_null<GlobalVariable>(unwrap(Global));
+  if (!G) return nullptr;
+  SmallVector<DIGlobalVariableExpression *, 1> GVs;
+  G->getDebugInfo(GVs);
+  if (GVs.empty() || !GVs[0]->getVariable()) return nullptr;
+  DIGlobalVariable *V = GVs[0]->getVariable();
+  if (auto *Scope = V->getScope())
+    if (isa<DISubprogram>(Scope) || isa<DILexicalBlockBase>(Scope)) *Local = 1;
+  return wrap(V->getType());
+}
+
 // Whether an IR function argument carries the `sret` attribute (the caller's return slot).
 bool evotest_arg_is_sret(LLVMValueRef Arg) {
   if (auto *A = dyn_cast_or_null<Argument>(unwrap(Arg))) return A->hasStructRetAttr();

@@ -452,6 +452,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
     let mut func_file = String::new();
     let mut calls: Vec<String> = Vec::new();
     let mut writes_globals = false;
+    let mut reads_globals: Vec<String> = Vec::new();
     for (bi, &bb) in bbs.iter().enumerate() {
         let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0, calls: vec![] };
         unsafe {
@@ -479,6 +480,16 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                 }
                 match LLVMGetInstructionOpcode(inst) {
                     LLVMOpcode::LLVMStore => writes_globals |= based_on_global(LLVMGetOperand(inst, 1)),
+                    LLVMOpcode::LLVMLoad => {
+                        if let Some(g) = global_base(LLVMGetOperand(inst, 0)) {
+                            if LLVMIsGlobalConstant(g) == 0 {
+                                let n = value_name(g);
+                                if !n.is_empty() && !n.starts_with("__evotest") && !reads_globals.contains(&n) {
+                                    reads_globals.push(n);
+                                }
+                            }
+                        }
+                    }
                     LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
                         writes_globals |= based_on_global(LLVMGetOperand(inst, 0))
                     }
@@ -577,6 +588,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         source_name: None,
         language: None,
         source_params: source_params(func, &names),
+        reads_globals,
     };
     let mut meta = meta;
     // Source-level name and language from debug info ([`debuginfo::source_name`]).
@@ -696,22 +708,27 @@ fn signature(
 }
 
 /// Whether pointer `p` is a global variable or derived from one by GEPs and casts.
-fn based_on_global(mut p: LLVMValueRef) -> bool {
+fn based_on_global(p: LLVMValueRef) -> bool {
+    global_base(p).is_some()
+}
+
+/// The global variable a pointer is derived from (through GEPs and casts), if any.
+fn global_base(mut p: LLVMValueRef) -> Option<LLVMValueRef> {
     unsafe {
         for _ in 0..16 {
             if !LLVMIsAGlobalVariable(p).is_null() {
-                return true;
+                return Some(p);
             }
             let derived = !LLVMIsAGetElementPtrInst(p).is_null()
                 || !LLVMIsABitCastInst(p).is_null()
                 || !LLVMIsAAddrSpaceCastInst(p).is_null()
                 || (!LLVMIsAConstantExpr(p).is_null() && LLVMGetNumOperands(p) > 0);
             if !derived {
-                return false;
+                return None;
             }
             p = LLVMGetOperand(p, 0);
         }
-        false
+        None
     }
 }
 

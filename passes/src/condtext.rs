@@ -139,7 +139,17 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
         let op = LLVMGetInstructionOpcode(v);
         use LLVMOpcode::*;
         match op {
-            LLVMLoad => lvalue(LLVMGetOperand(v, 0), names, depth + 1),
+            LLVMLoad => {
+                let p = LLVMGetOperand(v, 0);
+                let s = lvalue(p, names, depth + 1);
+                // a scalar loaded from a global structure's own address is its first member
+                if !LLVMIsAGlobalVariable(p).is_null() && LLVMGetTypeKind(LLVMTypeOf(v)) != inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
+                    if let Some(m) = crate::debuginfo::member_path(crate::debuginfo::global_type(p), 0).filter(|m| m.starts_with('.')) {
+                        return format!("{s}{m}");
+                    }
+                }
+                s
+            }
             LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMSIToFP | LLVMUIToFP | LLVMFPToSI
             | LLVMFPToUI | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr | LLVMAddrSpaceCast => {
                 expr(LLVMGetOperand(v, 0), names, depth + 1, nested)

@@ -3,7 +3,7 @@
 //! LLVM-C can give an instruction's `DILocation` and the variable of a debug record, but not a
 //! variable's name or type; those few accessors are in the C++ shim (`shim/shim.cpp`).
 
-use evotest_abi::meta::{CompositeMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
+use evotest_abi::meta::{CompositeMeta, GlobalMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
@@ -38,6 +38,7 @@ extern "C" {
         cap: usize,
     ) -> LLVMMetadataRef;
     fn evotest_ditype_array(ty: LLVMMetadataRef, count: *mut u64) -> LLVMMetadataRef;
+    fn evotest_global_ditype(global: LLVMValueRef, local: *mut c_int) -> LLVMMetadataRef;
 }
 
 // DWARF base type encodings (DW_ATE_*).
@@ -352,6 +353,12 @@ pub fn pointer_base(inst: LLVMValueRef, ptr: LLVMValueRef, offset: &mut i64) -> 
     unsafe { evotest_pointer_base(inst, ptr, offset) }
 }
 
+/// The debug type of global variable `g` (null without debug info).
+pub fn global_type(g: LLVMValueRef) -> LLVMMetadataRef {
+    let mut local = 0 as c_int;
+    unsafe { evotest_global_ditype(g, &mut local) }
+}
+
 /// The type a pointer debug type points to (null when it is not a pointer).
 pub fn pointee_type(ty: LLVMMetadataRef) -> LLVMMetadataRef {
     if ty.is_null() {
@@ -566,6 +573,30 @@ pub fn source_type_meta(di: LLVMMetadataRef) -> TypeMeta {
         p.composite = composite_meta(pd, 0).map(|(c, _)| Box::new(c));
     }
     t
+}
+
+/// The description of global variable `g` (symbol `name`) from its debug info: `None` without
+/// any, for a function-local `static`, and for a type evotest cannot describe (a pointer, a
+/// union, …; a structure it cannot build is described with the reason).
+pub fn global_meta(g: LLVMValueRef, name: &str) -> Option<GlobalMeta> {
+    let mut local = 0 as c_int;
+    let di = unsafe { evotest_global_ditype(g, &mut local) };
+    if di.is_null() || local != 0 {
+        return None;
+    }
+    let mut count = 0u64;
+    let elem = unsafe { evotest_ditype_array(di, &mut count) };
+    let (ty, count) = if elem.is_null() {
+        (source_type_meta(di), None)
+    } else if count == 0 {
+        return None;
+    } else {
+        (source_type_meta(elem), Some(count))
+    };
+    if ty.scalar.is_none() && ty.composite.is_none() {
+        return None;
+    }
+    Some(GlobalMeta { name: name.to_string(), ty, count })
 }
 
 /// Whether `t` is, or points to, a composite ([`source_type_meta`]).

@@ -137,6 +137,28 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         }
     }
 
+    // Global variables a generated harness sets (`evotest run --global NAME`): a `static` one is
+    // given external linkage
+    let mut globals_meta = Vec::new();
+    unsafe {
+        let mut g = LLVMGetFirstGlobal(module.as_mut_ptr());
+        while !g.is_null() {
+            let name = debuginfo::value_name(g);
+            if opts.expose.contains(&name)
+                && matches!(LLVMGetLinkage(g), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage)
+            {
+                LLVMSetLinkage(g, LLVMLinkage::LLVMExternalLinkage);
+                LLVMSetVisibility(g, LLVMVisibility::LLVMDefaultVisibility);
+            }
+            if !LLVMGetInitializer(g).is_null() && LLVMIsGlobalConstant(g) == 0 && !name.starts_with("__evotest") {
+                if let Some(m) = debuginfo::global_meta(g, &name) {
+                    globals_meta.push(m);
+                }
+            }
+            g = LLVMGetNextGlobal(g);
+        }
+    }
+
     // Phase 1: collect.
     let bodies: Vec<LLVMValueRef> = module
         .get_functions()
@@ -278,6 +300,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         vars: vars.vars,
         defs: defs_meta,
         decisions: decisions_meta,
+        globals: globals_meta,
     };
     let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> { serde_json::to_vec(m).map_err(|e| e.to_string()) };
     let unhashed = to_json(&mmeta)?;

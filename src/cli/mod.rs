@@ -331,6 +331,14 @@ struct TargetArgs {
     #[arg(long = "buffer", value_name = "NAME=LENPARAM:MAX")]
     buffers: Vec<String>,
 
+    /// A global variable the function reads that is an input too, e.g. --global
+    /// Cur_Vertical_Sep (repeatable, or comma-separated): set before each call, over its type's
+    /// whole range unless --range narrows it; a scalar, an array of scalars or a structure of
+    /// them, `static` ones too. Unlisted globals keep their initial values (the report's notes
+    /// name those the function reads)
+    #[arg(long = "global", value_name = "NAME", value_delimiter = ',')]
+    globals: Vec<String>,
+
     /// TOML file with [ranges], [arrays], [strings] and [buffers] tables (see README); flags win
     /// over it
     #[arg(long, value_name = "FILE")]
@@ -661,6 +669,10 @@ impl TargetArgs {
         }
         if let Some(d) = &self.out {
             o.out_dir = d.clone();
+        }
+        o.globals = self.globals.clone();
+        if self.krate.is_some() && !o.globals.is_empty() {
+            anyhow::bail!("--global applies to C sources, not to a Rust crate");
         }
         o.cflags = self.cflags.clone();
         o.cflags.extend(self.include.iter().map(|i| format!("-I{}", i.display())));

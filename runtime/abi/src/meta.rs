@@ -51,6 +51,9 @@ pub struct ModuleMeta {
     /// condition nor the decision site of one of these.
     #[serde(default)]
     pub decisions: Vec<DecisionMeta>,
+    /// Its mutable global variables ([`GlobalMeta`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub globals: Vec<GlobalMeta>,
 }
 
 /// How the conditions of a [`DecisionMeta`] were combined in the IR.
@@ -270,6 +273,25 @@ pub struct FunctionMeta {
     /// by value is two `double` arguments on x86-64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_params: Option<Vec<ParamMeta>>,
+    /// The mutable global variables of the module it reads (loads from, directly or through an
+    /// address derived from one), by name: inputs it does not take as parameters, which
+    /// `evotest run --global NAME` makes fields of the input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads_globals: Vec<String>,
+}
+
+/// A mutable global variable defined in the module, with debug info (function-local `static`s
+/// left out): what a harness needs to set it before each call (`evotest run --global NAME`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GlobalMeta {
+    /// Its symbol (a `static` one is given external linkage when `EVOTEST_EXPOSE` names it).
+    pub name: String,
+    /// Its type as the source declares it, structures described ([`TypeMeta::composite`]); for
+    /// an array, the element type.
+    pub ty: TypeMeta,
+    /// For an array, its number of elements (all dimensions multiplied out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
 }
 
 /// A basic block and its place in the CFG.
@@ -565,6 +587,7 @@ mod tests {
             vars: vec![],
             defs: vec![],
             decisions: vec![],
+            globals: vec![],
         };
         let bytes = serde_json::to_vec(&m).unwrap();
         let back: ModuleMeta = serde_json::from_slice(&bytes).unwrap();

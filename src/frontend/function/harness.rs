@@ -35,6 +35,8 @@ pub struct Signature {
     /// Definitions of the generated structure types the prototype names (`struct evotest_r0 {
     /// int x; int y; };`), empty when there are none.
     pub types: String,
+    /// `extern` declarations of the global inputs ([`Param::global`]), empty when there are none.
+    pub externs: String,
 }
 
 /// The return type of `f`.
@@ -71,7 +73,8 @@ impl Signature {
             bail!("function `{}` is variadic; evotest can only call functions with a fixed parameter list", f.name);
         }
         let (ret_c, ret) = ret_of(f)?;
-        let ps: Vec<String> = params.iter().map(|p| format!("{} {}", p.c_type, p.name).replace("* ", "*")).collect();
+        let ps: Vec<String> =
+            params.iter().filter(|p| !p.global).map(|p| format!("{} {}", p.c_type, p.name).replace("* ", "*")).collect();
         let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
         let prototype = format!("{ret_c} {}({ps})", f.name);
         let types = params
@@ -81,12 +84,21 @@ impl Signature {
                 _ => None,
             })
             .collect();
-        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype, types })
+        let externs = params
+            .iter()
+            .filter(|p| p.global)
+            .map(|p| match &p.shape {
+                Shape::Array { len, .. } => format!("extern {} {}[{len}];\n", p.elem_c, p.name),
+                _ => format!("extern {} {};\n", p.c_type, p.name),
+            })
+            .collect();
+        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype, types, externs })
     }
 
-    /// The generated types and the prototype, as C declarations (`…;`).
+    /// The generated types, the global inputs' declarations and the prototype, as C
+    /// declarations (`…;`).
     pub fn declarations(&self) -> String {
-        format!("{}{};", self.types, self.prototype)
+        format!("{}{}{};", self.types, self.externs, self.prototype)
     }
 }
 
@@ -117,8 +129,7 @@ pub fn generate(fe: &FunctionFrontend) -> String {
     s.push_str("    memcpy(evotest_buf, evotest_in, evotest_len);\n");
     s.push_str("    memset(evotest_buf + evotest_len, 0, sizeof evotest_buf - evotest_len);\n");
     s.push_str(&decode_params(fe));
-    let args: Vec<String> = (0..fe.params.len()).map(|i| format!("evotest_p{i}")).collect();
-    let call = format!("{}({})", sig.name, args.join(", "));
+    let call = format!("{}({})", sig.name, call_args(fe).join(", "));
     match sig.ret {
         ReturnKind::Void | ReturnKind::Unrecorded => {
             s.push_str(&format!("    {call};\n    __evotest_return({RET_VOID}, 0);\n"));
@@ -155,10 +166,15 @@ fn decode_params(fe: &FunctionFrontend) -> String {
         .collect()
 }
 
+/// The arguments of the call: the decoded parameters, global inputs left out.
+fn call_args(fe: &FunctionFrontend) -> Vec<String> {
+    (0..fe.params.len()).filter(|&i| !fe.params[i].global).map(|i| format!("evotest_p{i}")).collect()
+}
+
 /// `free` of every array, string and buffer the decoding allocated.
 fn frees(params: &[Param]) -> String {
     let mut s = String::new();
-    for (i, p) in params.iter().enumerate() {
+    for (i, p) in params.iter().enumerate().filter(|(_, p)| !p.global) {
         if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. } | Shape::Record { by_pointer: true, .. }) {
             s.push_str(&format!("    free(evotest_p{i});\n"));
         }
@@ -175,8 +191,7 @@ fn peer_body(fe: &FunctionFrontend, data: &str, size: &str, guard: Option<&str>)
     s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", fe.domain.len + 1));
     s.push_str(&format!("    evotest_map({data}, {size}, evotest_buf);\n"));
     s.push_str(&decode_params(fe));
-    let args: Vec<String> = (0..fe.params.len()).map(|i| format!("evotest_p{i}")).collect();
-    let call = format!("{}({})", sig.name, args.join(", "));
+    let call = format!("{}({})", sig.name, call_args(fe).join(", "));
     let call = match sig.ret {
         ReturnKind::Scalar(_) => format!("{{ volatile {} evotest_r = {call}; (void)evotest_r; }}", sig.ret_c),
         _ => format!("{call};"),

@@ -13,7 +13,7 @@ use super::{Frontend, Peer, TestFile};
 use crate::input::spec::RangeSpec;
 use crate::input::{Domain, Input, Range};
 use anyhow::{bail, Result};
-use evotest_abi::meta::FunctionMeta;
+use evotest_abi::meta::{FunctionMeta, GlobalMeta};
 use harness::Signature;
 use serde_json::{json, Value as Json};
 use shape::{Param, Shape, ShapeSpec};
@@ -40,6 +40,9 @@ pub struct FunctionFrontend {
     /// For a C++ function: the expression `tests.cpp` calls it by (`geo::classify`, or for an
     /// overload `static_cast<int (*)(int)>(&f)`); the harness calls it by its linkage name.
     pub cxx_call: Option<String>,
+    /// Mutable global variables the function (or a function it calls directly) reads that are not
+    /// inputs, for a note.
+    pub unset_globals: Vec<String>,
 }
 
 impl FunctionFrontend {
@@ -48,7 +51,7 @@ impl FunctionFrontend {
     ///
     /// Errors (one line each): a spec or range naming no parameter or the wrong kind of parameter,
     /// an unsupported parameter type, a variadic function.
-    pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str) -> Result<FunctionFrontend> {
+    pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str, globals: &[GlobalMeta]) -> Result<FunctionFrontend> {
         // the return type first: an aggregate return shows up as a hidden parameter
         harness::ret_of(f)?;
         // a structure parameter: the source's parameters, not the IR's arguments (which split,
@@ -79,7 +82,7 @@ impl FunctionFrontend {
             })
             .collect();
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
-        let (params, fields) = shape::build(f, &all, ranges)?;
+        let (params, fields) = shape::build(f, &all, ranges, globals)?;
         let signature = Signature::of(f, &params)?;
         Ok(FunctionFrontend {
             signature,
@@ -91,6 +94,7 @@ impl FunctionFrontend {
             cflags: vec![],
             inferred,
             cxx_call: None,
+            unset_globals: vec![],
         })
     }
 
@@ -153,7 +157,11 @@ impl Frontend for FunctionFrontend {
                         (json!({"struct": record.spelling, "by_pointer": by_pointer}), range(*first))
                     }
                 };
-                json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "shape": shape, "range": r})
+                let mut j = json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "shape": shape, "range": r});
+                if p.global {
+                    j["global"] = json!(true);
+                }
+                j
             })
             .collect();
         Json::Array(params)
@@ -165,7 +173,18 @@ impl Frontend for FunctionFrontend {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.inferred.clone()
+        let mut n = self.inferred.clone();
+        if !self.unset_globals.is_empty() {
+            n.push(format!(
+                "globals: `{}` reads {}, which keep{} {} initial value{} in every execution; --global NAME makes one an input",
+                self.signature.name,
+                self.unset_globals.iter().map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", "),
+                if self.unset_globals.len() == 1 { "s" } else { "" },
+                if self.unset_globals.len() == 1 { "its" } else { "their" },
+                if self.unset_globals.len() == 1 { "" } else { "s" },
+            ));
+        }
+        n
     }
 
     fn peer_harness(&self, peer: Peer, encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
@@ -177,7 +196,7 @@ impl Frontend for FunctionFrontend {
     }
 
     fn replay_program(&self, inputs: &[Input]) -> Option<String> {
-        let mut s = String::from("#include <stdint.h>\n#include <stdlib.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        let mut s = String::from("#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
         let _ = writeln!(s, "{}\n", self.signature.declarations());
         for (i, x) in inputs.iter().enumerate() {
             let (setup, args) = shape::c_args(&self.params, &self.domain, x, "evotest_v", false);

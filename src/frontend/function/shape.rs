@@ -19,7 +19,7 @@ use crate::input::spec::RangeSpec;
 use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
 use anyhow::{anyhow, bail, Result};
 use super::record::Record;
-use evotest_abi::meta::{FunctionMeta, ParamMeta, TypeMeta};
+use evotest_abi::meta::{FunctionMeta, GlobalMeta, ParamMeta, TypeMeta};
 use serde_json::{json, Value as Json};
 use std::fmt::Write;
 
@@ -51,6 +51,9 @@ pub struct Param {
     /// The type as declared (may be a typedef), for messages.
     pub declared: String,
     pub shape: Shape,
+    /// A global variable that is an input (`--global`), not a parameter: the harness and the
+    /// tests assign it before the call, and it is not an argument.
+    pub global: bool,
 }
 
 /// How the user asked for a pointer parameter to be built.
@@ -233,7 +236,7 @@ fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
 /// Errors (one line each): a spec or range naming no parameter, a spec on a parameter of the wrong
 /// kind, a pointer parameter without a spec (except `char *`, a string by default), and any other
 /// parameter type.
-pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Result<(Vec<Param>, Vec<Field>)> {
+pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], globals: &[GlobalMeta]) -> Result<(Vec<Param>, Vec<Field>)> {
     let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     let index = |n: &str, what: &str| {
         names
@@ -275,6 +278,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
                 elem_c: c_name(&p.ty.c_spelling, t),
                 declared: p.ty.c_spelling.clone(),
                 shape: Shape::LengthOf { buffer: b },
+                global: false,
             });
             continue;
         }
@@ -292,6 +296,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
                 elem_c: c,
                 declared: p.ty.c_spelling.clone(),
                 shape: Shape::Scalar { field: g },
+                global: false,
             });
             continue;
         }
@@ -319,6 +324,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
                 elem_c: format!("struct {tag}"),
                 declared: p.ty.c_spelling.clone(),
                 shape: Shape::Record { first, record: Box::new(record), by_pointer, tag },
+                global: false,
             });
             continue;
         }
@@ -373,7 +379,15 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
             elem_c,
             declared: p.ty.c_spelling.clone(),
             shape,
+            global: false,
         });
+    }
+
+    for g in globals {
+        if params.iter().any(|p| p.name == g.name) {
+            bail!("--global {}: `{}` has a parameter of that name, which hides the global", g.name, f.name);
+        }
+        params.push(global_param(g, &mut genes)?);
     }
 
     for r in ranges {
@@ -407,6 +421,50 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Res
         }
     }
     Ok((params, genes))
+}
+
+/// A global input ([`Param::global`]): a scalar, a fixed-length array of scalars (as an array
+/// parameter) or a structure.
+fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
+    let name = &g.name;
+    let declared = g.ty.c_spelling.clone();
+    if let Some(c) = g.ty.composite.as_deref() {
+        if g.count.is_some() {
+            bail!("--global {name}: an array of structures, which evotest cannot build yet");
+        }
+        let record = Record::of(c, &g.ty.c_spelling).map_err(|e| anyhow!("--global {name}: {e}"))?;
+        let first = genes.len();
+        for l in record.leaves() {
+            genes.push(Field::full(&format!("{name}{}", l.path), l.ty));
+        }
+        let tag = format!("evotest_g_{name}");
+        return Ok(Param {
+            name: name.clone(),
+            c_type: format!("struct {tag}"),
+            elem: ScalarType::U8,
+            elem_c: format!("struct {tag}"),
+            declared,
+            shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag },
+            global: true,
+        });
+    }
+    let Some(t) = scalar_of(&g.ty) else { bail!("--global {name}: its type `{declared}` is not one evotest can generate") };
+    let c = c_name(&g.ty.c_spelling, t);
+    let shape = match g.count {
+        None => {
+            let field = genes.len();
+            genes.push(Field::full(name, t));
+            Shape::Scalar { field }
+        }
+        Some(n) => {
+            let first = genes.len();
+            for k in 0..n {
+                genes.push(Field::full(&format!("{name}[{k}]"), t));
+            }
+            Shape::Array { first, len: n as usize }
+        }
+    };
+    Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true })
 }
 
 fn kind_of(s: &ShapeSpec) -> &'static str {
@@ -535,6 +593,10 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
     let mut args = Vec::new();
     for (i, p) in params.iter().enumerate() {
         let var = format!("{prefix}{i}");
+        if p.global {
+            setup.push(global_assignment(p, d, input, &var, source_types));
+            continue;
+        }
         match &p.shape {
             Shape::Scalar { field } => args.push(c_literal(p.elem, d.get(input, *field))),
             Shape::Array { .. } | Shape::Buffer { .. } => {
@@ -569,6 +631,24 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
     (setup, args)
 }
 
+/// The C statement that sets global input `p` to its value in `input` (`g = 3;`, an array by
+/// `memcpy` from a local copy named `var`, a structure from a compound literal).
+fn global_assignment(p: &Param, d: &Domain, input: &Input, var: &str, source_types: bool) -> String {
+    let g = &p.name;
+    match &p.shape {
+        Shape::Scalar { field } => format!("{g} = {};", c_literal(p.elem, d.get(input, *field))),
+        Shape::Array { .. } => {
+            let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
+            format!("{{ static const {} {var}[] = {{{}}}; memcpy({g}, {var}, sizeof {var}); }}", p.elem_c, els.join(", "))
+        }
+        Shape::Record { first, record, tag, .. } => {
+            let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+            format!("{g} = ({t}){};", record.c_initializer(&mut (*first..).map(|i| d.get(input, i))))
+        }
+        _ => String::new(),
+    }
+}
+
 /// C statements of the harness that decode parameter `i` from `evotest_buf` (at the byte offsets
 /// of `d`'s fields) into a local `evotest_p<i>`; length parameters come after their buffers (see
 /// [`super::harness`]). Locals are prefixed so that no user symbol can collide with them.
@@ -578,6 +658,29 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
     let v = format!("evotest_p{i}");
     let n = format!("evotest_n{i}");
     let t = &p.elem_c;
+    if p.global {
+        // straight into the global variable
+        let g = &p.name;
+        return match &p.shape {
+            Shape::Scalar { field } if p.elem == ScalarType::Bool => format!("    {g} = evotest_buf[{}] & 1;\n", offs[*field]),
+            Shape::Scalar { field } => format!("    memcpy(&{g}, evotest_buf + {}, sizeof {g});\n", offs[*field]),
+            Shape::Array { first, len } => format!("    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n", offs[*first]),
+            Shape::Record { first, record, .. } => record
+                .leaves()
+                .iter()
+                .enumerate()
+                .map(|(k, l)| {
+                    let (off, at) = (offs[first + k], format!("{g}{}", l.path));
+                    if l.ty == ScalarType::Bool {
+                        format!("    {at} = evotest_buf[{off}] & 1;\n")
+                    } else {
+                        format!("    memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n")
+                    }
+                })
+                .collect(),
+            _ => String::new(),
+        };
+    }
     match &p.shape {
         Shape::Scalar { field } => {
             let off = offs[*field];
