@@ -667,6 +667,7 @@ pub(crate) mod testutil {
                 source_name: None,
                 language: None,
                 source_params: None,
+                reads_globals: vec![],
             }],
             sites,
             n_outcomes,
@@ -674,6 +675,7 @@ pub(crate) mod testutil {
             vars,
             defs,
             decisions: vec![],
+            globals: vec![],
         }])
     }
 }

@@ -123,6 +123,24 @@ fn structure_parameters_by_value_and_through_a_pointer() {
         };
         assert!(text.contains(member), "{function}: the condition texts name the members: {text}");
     }
+    // a (pointer, length) buffer of structures, inferred from the names, and an array of them
+    let out = dir.path().join("centroid");
+    let (_, r) = run("tests/fixtures/structs.c", "centroid_quadrant", &out, &["--seed", "4", "--max-execs", "50000"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let suite = read_json(&out.join("suite.json"));
+    assert_eq!(suite["params"][0]["shape"]["buffer"], 16, "{}", suite["params"]);
+    let five = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 5).expect("a test returning 5");
+    let pts = five["inputs"]["pts"].as_array().unwrap();
+    assert_eq!(pts.len() as u64, five["inputs"]["n"].as_u64().unwrap(), "{five}");
+    assert!(pts.iter().any(|p| p["x"] == p["y"]), "{five}");
+    let out = dir.path().join("centroid-array");
+    let (_, r) = run("tests/fixtures/structs.c", "centroid_quadrant", &out, &["--array", "pts=4", "--range", "n=2..4", "--max-execs", "50000"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+
     // a range on one member
     let out = dir.path().join("ranged");
     run("tests/fixtures/structs.c", "quadrant", &out, &["--range", "p.x=-5..5", "--max-execs", "2000"]);

@@ -153,8 +153,14 @@ impl Frontend for FunctionFrontend {
                     Shape::String { max, first, .. } => (json!({"string": max}), range(*first)),
                     Shape::Buffer { max, first, .. } => (json!({"buffer": max}), range(*first)),
                     Shape::LengthOf { buffer } => (json!({"length_of": self.params[*buffer].name}), Json::Null),
-                    Shape::Record { first, record, by_pointer, .. } => {
-                        (json!({"struct": record.spelling, "by_pointer": by_pointer}), range(*first))
+                    Shape::Record { first, record, by_pointer, many, len_field, .. } => {
+                        let mut j = json!({"struct": record.spelling, "by_pointer": by_pointer});
+                        match (many, len_field) {
+                            (Some(n), None) => j["array"] = json!(n),
+                            (Some(n), Some(_)) => j["buffer"] = json!(n),
+                            _ => {}
+                        }
+                        (j, range(*first))
                     }
                 };
                 let mut j = json!({"name": p.name, "type": p.declared, "c_type": p.c_type, "shape": shape, "range": r});

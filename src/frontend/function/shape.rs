@@ -32,10 +32,13 @@ pub enum Shape {
     Buffer { len_field: usize, first: usize, max: usize, len_param: usize },
     /// An integer parameter that receives the length of the buffer parameter `buffer`.
     LengthOf { buffer: usize },
-    /// A structure, by value or (`by_pointer`) as one structure allocated afresh for each
-    /// execution: one field per scalar of [`Record::leaves`], from `first` on; the generated C
-    /// declares it as `struct <tag>` ([`super::record`]).
-    Record { first: usize, record: Box<Record>, by_pointer: bool, tag: String },
+    /// A structure, by value or (`by_pointer`) allocated afresh for each execution: one field per
+    /// scalar of [`Record::leaves`], from `first` on; the generated C declares it as `struct
+    /// <tag>` ([`super::record`]). Through a pointer it is one structure (`many` is `None`), or an
+    /// array of them (`--array`, `many: Some(len)`) or a buffer (`--buffer`, `many: Some(max)`,
+    /// with the length field `len_field` and its length parameter): the structures' fields one
+    /// structure after the other.
+    Record { first: usize, record: Box<Record>, by_pointer: bool, tag: String, many: Option<usize>, len_field: Option<usize> },
 }
 
 /// One C parameter of the function under test.
@@ -92,7 +95,8 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
     let mut out = Vec::new();
     for w in f.params.windows(2) {
         let (p, l) = (&w[0], &w[1]);
-        let pointee_scalar = p.ty.pointee.as_deref().and_then(scalar_of).is_some();
+        // scalars, or structures (`struct point *pts, int n`)
+        let pointee_scalar = p.ty.pointee.as_deref().is_some_and(|t| scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none()));
         let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
         if pointee_scalar && len_int && length_like(&l.name) && !named(&p.name) && !named(&l.name) && !p.name.is_empty() {
             out.push(ShapeSpec::Buffer { name: p.name.clone(), len_param: l.name.clone(), max: DEFAULT_BUFFER_MAX });
@@ -303,18 +307,30 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let composite = p.ty.composite.as_deref().map(|c| (c, &p.ty.c_spelling, false));
         let composite = composite.or_else(|| p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true))));
         if let Some((c, spelling, by_pointer)) = composite {
-            if let Some(s) = spec {
-                bail!(
-                    "--{} {}: `{}` points to one structure, built member by member; it takes no shape",
-                    kind_of(s),
-                    p.name,
-                    p.name
-                );
-            }
             let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.name))?;
+            let (many, len_field) = match spec {
+                None => (None, None),
+                Some(ShapeSpec::Array { len, .. }) if by_pointer => (Some(*len), None),
+                Some(ShapeSpec::Buffer { max, .. }) if by_pointer => {
+                    genes.push(length_field(&p.name, *max));
+                    (Some(*max), Some(genes.len() - 1))
+                }
+                Some(s) => bail!("--{} {}: `{}` is `{}`, a structure; it takes --array or --buffer only through a pointer", kind_of(s), p.name, p.name, p.ty.c_spelling),
+            };
             let first = genes.len();
-            for l in record.leaves() {
-                genes.push(Field::full(&format!("{}{}", p.name, l.path), l.ty));
+            match many {
+                None => {
+                    for l in record.leaves() {
+                        genes.push(Field::full(&format!("{}{}", p.name, l.path), l.ty));
+                    }
+                }
+                Some(n) => {
+                    for k in 0..n {
+                        for l in record.leaves() {
+                            genes.push(Field::full(&format!("{}[{k}]{}", p.name, l.path), l.ty));
+                        }
+                    }
+                }
             }
             let tag = format!("evotest_r{i}");
             params.push(Param {
@@ -323,7 +339,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 elem: ScalarType::U8,
                 elem_c: format!("struct {tag}"),
                 declared: p.ty.c_spelling.clone(),
-                shape: Shape::Record { first, record: Box::new(record), by_pointer, tag },
+                shape: Shape::Record { first, record: Box::new(record), by_pointer, tag, many, len_field },
                 global: false,
             });
             continue;
@@ -413,8 +429,8 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             }
             Shape::String { .. } => bail!("range for `{}`: a string takes an alphabet (--string {}=MAX:ALPHABET), not a range", p.name, p.name),
             Shape::LengthOf { .. } => bail!("range for `{}`: it is a buffer length; give the maximum in --buffer instead", p.name),
-            Shape::Record { first, record, .. } => {
-                for g in genes.iter_mut().skip(*first).take(record.leaves().len()) {
+            Shape::Record { first, record, many, .. } => {
+                for g in genes.iter_mut().skip(*first).take(record.leaves().len() * many.unwrap_or(1)) {
                     g.set_range(&r.lo, &r.hi, &what)?;
                 }
             }
@@ -444,7 +460,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             elem: ScalarType::U8,
             elem_c: format!("struct {tag}"),
             declared,
-            shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag },
+            shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag, many: None, len_field: None },
             global: true,
         });
     }
@@ -530,6 +546,10 @@ impl Param {
             Shape::String { len_field, max, .. } | Shape::Buffer { len_field, max, .. } => {
                 Some((d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize)
             }
+            Shape::Record { len_field: Some(len_field), many: Some(max), .. } => {
+                Some((d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize)
+            }
+            Shape::Record { many: Some(n), .. } => Some(n),
             _ => None,
         }
     }
@@ -563,7 +583,12 @@ impl Param {
             }
             Shape::String { .. } => c_string(&self.string_bytes(d, input)),
             Shape::LengthOf { buffer } => return params[*buffer].length(d, input).map(|n| n.to_string()),
-            Shape::Record { first, record, .. } => record.display(&mut (*first..).map(|i| d.get(input, i))),
+            Shape::Record { first, record, many: None, .. } => record.display(&mut (*first..).map(|i| d.get(input, i))),
+            Shape::Record { first, record, .. } => {
+                let values = &mut (*first..).map(|i| d.get(input, i));
+                let v: Vec<String> = (0..self.length(d, input).unwrap_or(0)).map(|_| record.display(values)).collect();
+                format!("[{}]", v.join(", "))
+            }
         })
     }
 
@@ -580,7 +605,11 @@ impl Param {
             Shape::Array { .. } | Shape::Buffer { .. } => Json::Array(self.elements(d, input).iter().map(|v| num(*v)).collect()),
             Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(d, input))),
             Shape::LengthOf { buffer } => json!(params[*buffer].length(d, input)),
-            Shape::Record { first, record, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of),
+            Shape::Record { first, record, many: None, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of),
+            Shape::Record { first, record, .. } => {
+                let values = &mut (*first..).map(|i| d.get(input, i));
+                Json::Array((0..self.length(d, input).unwrap_or(0)).map(|_| record.json(values, &num_of)).collect())
+            }
         }
     }
 }
@@ -616,7 +645,19 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 let n = params[*buffer].length(d, input).unwrap_or(0);
                 args.push(format!("({}){n}", p.c_type));
             }
-            Shape::Record { first, record, by_pointer, tag } => {
+            Shape::Record { first, record, many: Some(_), tag, .. } => {
+                let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+                let values = &mut (*first..).map(|i| d.get(input, i));
+                let n = p.length(d, input).unwrap_or(0);
+                if n == 0 {
+                    setup.push(format!("{t} {var}[1];"));
+                } else {
+                    let inits: Vec<String> = (0..n).map(|_| record.c_initializer(values)).collect();
+                    setup.push(format!("{t} {var}[] = {{ {} }};", inits.join(", ")));
+                }
+                args.push(var);
+            }
+            Shape::Record { first, record, by_pointer, tag, .. } => {
                 let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
                 let init = record.c_initializer(&mut (*first..).map(|i| d.get(input, i)));
                 if *by_pointer {
@@ -705,7 +746,32 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
             offs[*len_field], offs[*first]
         ),
         Shape::LengthOf { buffer } => format!("    {} {v} = ({})evotest_n{buffer};\n", p.c_type, p.c_type),
-        Shape::Record { first, record, by_pointer, tag } => {
+        Shape::Record { first, record, tag, many: Some(max), len_field, .. } => {
+            // an array of `max`, or a buffer of `n` <= `max`, structures
+            let leaves = record.leaves();
+            let mut s = match len_field {
+                Some(lf) => format!(
+                    "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n",
+                    offs[*lf]
+                ),
+                None => format!("    uint32_t {n} = {max};\n"),
+            };
+            s.push_str(&format!("    struct {tag} *{v} = (struct {tag} *)calloc({n} ? {n} : 1, sizeof(struct {tag}));\n"));
+            for k in 0..*max {
+                s.push_str(&format!("    if ({n} > {k}) {{\n"));
+                for (j, l) in leaves.iter().enumerate() {
+                    let (off, at) = (offs[first + k * leaves.len() + j], format!("{v}[{k}]{}", l.path));
+                    if l.ty == ScalarType::Bool {
+                        s.push_str(&format!("        {at} = evotest_buf[{off}] & 1;\n"));
+                    } else {
+                        s.push_str(&format!("        memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n"));
+                    }
+                }
+                s.push_str("    }\n");
+            }
+            s
+        }
+        Shape::Record { first, record, by_pointer, tag, .. } => {
             let mut s = if *by_pointer {
                 format!("    struct {tag} *{v} = (struct {tag} *)calloc(1, sizeof(struct {tag}));\n")
             } else {
@@ -763,6 +829,7 @@ mod tests {
             source_name: None,
             language: None,
             source_params: None,
+            reads_globals: vec![],
         }
     }
 
@@ -782,7 +849,7 @@ mod tests {
             ShapeSpec::parse_string("s=2:a-c").unwrap(),
         ];
         let ranges = vec![RangeSpec { name: "a".into(), lo: "-5".into(), hi: "5".into() }];
-        let (params, genes) = build(&f, &specs, &ranges).unwrap();
+        let (params, genes) = build(&f, &specs, &ranges, &[]).unwrap();
         // a[0..3], s.len, s[0], s[1], b.len, b[0..4]
         assert_eq!(genes.len(), 3 + 3 + 5);
         assert_eq!(params[2].shape, Shape::LengthOf { buffer: 3 });
@@ -799,6 +866,7 @@ mod tests {
             cflags: vec![],
             inferred: vec![],
             cxx_call: None,
+            unset_globals: vec![],
         };
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
@@ -816,12 +884,12 @@ mod tests {
     fn pointers_need_a_shape_and_specs_must_fit() {
         let int = ty("int", ScalarKind::Signed, 32);
         let f = func(vec![("a", ptr("int *", int.clone())), ("n", int.clone())]);
-        let e = build(&f, &[], &[]).unwrap_err().to_string();
+        let e = build(&f, &[], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("--array a=LEN"), "{e}");
         let specs = [ShapeSpec::parse_array("a=2").unwrap(), ShapeSpec::parse_array("n=3").unwrap()];
-        let e = build(&f, &specs, &[]).unwrap_err().to_string();
+        let e = build(&f, &specs, &[], &[]).unwrap_err().to_string();
         assert!(e.contains("not a pointer"), "{e}");
-        let e = build(&f, &[ShapeSpec::parse_array("zz=3").unwrap()], &[]).unwrap_err().to_string();
+        let e = build(&f, &[ShapeSpec::parse_array("zz=3").unwrap()], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("no such parameter"), "{e}");
         assert!(ShapeSpec::parse_string("s=3:z-a").is_err());
         assert!(ShapeSpec::parse_buffer("a=5").is_err());
