@@ -141,6 +141,15 @@ fn structure_parameters_by_value_and_through_a_pointer() {
     let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 
+    // structures returned in registers and through a hidden pointer: called, not asserted
+    for function in ["midpoint", "grow"] {
+        let out = dir.path().join(function);
+        let (_, r) = run("tests/fixtures/structs.c", function, &out, &["--max-execs", "20000"]);
+        assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+        let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
+        assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
+    }
+
     // a range on one member
     let out = dir.path().join("ranged");
     run("tests/fixtures/structs.c", "quadrant", &out, &["--range", "p.x=-5..5", "--max-execs", "2000"]);

@@ -606,7 +606,9 @@ fn source_params(func: LLVMValueRef, names: &VarNames) -> Option<Vec<ParamMeta>>
     let di = debuginfo::subprogram_types(func)?;
     // a trailing null entry stands for a variadic function's `...`
     let tys: Vec<_> = di.iter().skip(1).take_while(|t| !t.is_null()).map(|&t| debuginfo::source_type_meta(t)).collect();
-    if !tys.iter().any(debuginfo::has_composite) {
+    // a structure return adds a hidden `sret` argument, or is coerced: the source's parameters too
+    let returns_composite = di.first().is_some_and(|&t| !t.is_null() && debuginfo::source_type_meta(t).composite.is_some());
+    if !tys.iter().any(debuginfo::has_composite) && !returns_composite {
         return None;
     }
     Some(
@@ -631,6 +633,10 @@ fn signature(
         let n = LLVMCountParams(func);
         let di = debuginfo::subprogram_types(func);
         let ret = match &di {
+            // a structure return is described member by member (a harness declares its type)
+            Some(t) if !t.is_empty() && !t[0].is_null() => {
+                evotest_abi::meta::TypeMeta { ir: ret_ir.clone(), ..debuginfo::source_type_meta(t[0]) }
+            }
             Some(t) if !t.is_empty() => debuginfo::type_meta(t[0], true, &ret_ir),
             _ => debuginfo::type_meta(std::ptr::null_mut(), false, &ret_ir),
         };

@@ -6,6 +6,7 @@
 //! bytes, decodes the fields at their offsets, allocates arrays and strings afresh, calls the
 //! function and records its return value with `__evotest_return`.
 
+use super::record::Record;
 use super::shape::{self, c_name, Param, Shape};
 use super::FunctionFrontend;
 use crate::input::mapped::PeerEncoding;
@@ -39,14 +40,24 @@ pub struct Signature {
     pub externs: String,
 }
 
-/// The return type of `f`.
+/// The generated type name of a structure return ([`super::record`]).
+const RET_TAG: &str = "evotest_ret";
+
+/// The return type of `f`. A structure return is called through a generated type of the same
+/// layout ([`super::record`]) and not recorded (the call is made, nothing asserted).
 ///
-/// Errors: a struct, union, `_Complex` or other aggregate return (at the IR level it may be a
-/// hidden `sret` pointer parameter or a coerced integer, neither of which a harness can call
-/// correctly), or a scalar evotest has no type for (`long double`, `__int128`).
+/// Errors: a union, `_Complex` or other aggregate return, or a structure evotest cannot rebuild
+/// (at the IR level it may be a hidden `sret` pointer parameter or a coerced integer, neither of
+/// which a harness can call correctly without its type), or a scalar evotest has no type for
+/// (`long double`, `__int128`).
 pub fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
     let t: &TypeMeta = &f.ret;
     let spelling = t.c_spelling.trim();
+    if let Some(c) = t.composite.as_deref() {
+        Record::of(c, spelling)
+            .map_err(|e| anyhow::anyhow!("function `{}` returns `{spelling}`, which evotest cannot call yet: {e}", f.name))?;
+        return Ok((format!("struct {RET_TAG}"), ReturnKind::Unrecorded));
+    }
     if t.ir == "void" && (spelling == "void" || spelling.is_empty()) {
         return Ok(("void".into(), ReturnKind::Void));
     }
@@ -77,13 +88,16 @@ impl Signature {
             params.iter().filter(|p| !p.global).map(|p| format!("{} {}", p.c_type, p.name).replace("* ", "*")).collect();
         let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
         let prototype = format!("{ret_c} {}({ps})", f.name);
-        let types = params
+        let mut types: String = params
             .iter()
             .filter_map(|p| match &p.shape {
                 Shape::Record { record, tag, .. } => Some(record.c_definitions(tag)),
                 _ => None,
             })
             .collect();
+        if let Some(c) = f.ret.composite.as_deref() {
+            types.push_str(&Record::of(c, &f.ret.c_spelling)?.c_definitions(RET_TAG));
+        }
         let externs = params
             .iter()
             .filter(|p| p.global)

@@ -73,11 +73,11 @@ impl Record {
     /// members give in order (a packed structure, aligned members).
     pub fn of(c: &CompositeMeta, spelling: &str) -> Result<Record> {
         let spelling = unqualified(spelling);
-        if let Some(why) = &c.unsupported {
-            bail!("`{spelling}` has {why}; evotest builds structures of scalars, arrays of them and nested structures");
-        }
         if c.tag != "struct" {
             bail!("`{spelling}` is a {}; evotest builds C structures only", c.tag);
+        }
+        if let Some(why) = &c.unsupported {
+            bail!("`{spelling}` has {why}; evotest builds structures of scalars, arrays of them and nested structures");
         }
         let mut members = Vec::new();
         for m in &c.members {
