@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-speed bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-records bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-speed bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -72,6 +72,15 @@ NUMERIC_TOOLS := auto,auto+uniform,libfuzzer,afl
 bench-numeric: build setup-bench
 	$(EVOTEST) bench --programs bench/numeric.toml --tools $(NUMERIC_TOOLS) --runs 30 --max-execs 1000000 --max-time 60s \
 		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --jobs 2 --name numeric $(BENCH_ARGS)
+
+## bench-records: structure parameters, a buffer of structures and global variables as inputs
+## (bench/records.toml, examples/records/): evotest's default from the biased and the uniform start
+## 30 runs at 1,000,000 executions; libFuzzer and AFL++ with raw-bytes
+## harnesses, 5 runs at 60 s each. Results in bench/results/records.{md,json,*.svg}.
+RECORDS_TOOLS := auto,auto+uniform,libfuzzer,afl
+bench-records: build setup-bench
+	$(EVOTEST) bench --programs bench/records.toml --tools $(RECORDS_TOOLS) --runs 30 --max-execs 1000000 --max-time 60s \
+		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --jobs 2 --name records $(BENCH_ARGS)
 
 ## bench-ge: Anjum & Ryan's (2021) subjects under condition-decision coverage (issue #14): comp(n, c)
 ## (18 programs), Set 2 (days, quadratic, triangle, check_isbn, check_issn) and our Set 1 (ten

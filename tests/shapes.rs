@@ -192,7 +192,18 @@ fn global_variables_become_inputs_with_global() {
     assert!(!notes.contains("Table"), "a constant is no input: {notes}");
 
     let out = dir.path().join("all");
-    let args = ["--global", "Cur_Vertical_Sep,High_Confidence,Alt_Limit", "--global", "Thresholds", "--global", "Options", "--seed", "1"];
+    let args = [
+        "--global",
+        "Cur_Vertical_Sep,High_Confidence,Alt_Limit",
+        "--global",
+        "Thresholds",
+        "--global",
+        "Options",
+        "--range",
+        "Alt_Limit=0..1000",
+        "--seed",
+        "1",
+    ];
     let (_, r) = run("tests/fixtures/globals.c", "alt_sep_test", &out, &args);
     assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
     assert_eq!(r["notes"].as_array().map_or(0, Vec::len), 0, "{}", r["notes"]);
@@ -205,6 +216,10 @@ fn global_variables_become_inputs_with_global() {
     assert_eq!(two["inputs"]["Options"]["mode"], 3, "{two}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
     assert!(text.contains("Alt_Limit = ") && text.contains("Options.mode == 3"), "{text}");
+    for t in suite["tests"].as_array().unwrap() {
+        let l = t["inputs"]["Alt_Limit"].as_i64().unwrap();
+        assert!((0..=1000).contains(&l), "a range narrows a global: {t}");
+    }
 
     // a name that is no mutable global: one line that lists the ones it reads
     let o = evotest()

@@ -56,6 +56,9 @@ pub struct Subject {
     /// `NAME=LENPARAM:MAX` buffers, as `--buffer`.
     #[serde(default)]
     pub buffers: Vec<String>,
+    /// Global variables that are inputs too, as `--global`.
+    #[serde(default)]
+    pub globals: Vec<String>,
 }
 
 impl Subject {
@@ -67,6 +70,7 @@ impl Subject {
         o.out_dir = out_dir;
         o.ranges = self.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
         o.shapes = crate::config::parse_shapes(&self.arrays, &self.strings, &self.buffers)?;
+        o.globals = self.globals.clone();
         Ok(o)
     }
 }

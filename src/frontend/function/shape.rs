@@ -96,7 +96,9 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
     for w in f.params.windows(2) {
         let (p, l) = (&w[0], &w[1]);
         // scalars, or structures (`struct point *pts, int n`)
-        let pointee_scalar = p.ty.pointee.as_deref().is_some_and(|t| scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none()));
+        let pointee_scalar = p.ty.pointee.as_deref().is_some_and(|t| {
+            scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none())
+        });
         let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
         if pointee_scalar && len_int && length_like(&l.name) && !named(&p.name) && !named(&l.name) && !p.name.is_empty() {
             out.push(ShapeSpec::Buffer { name: p.name.clone(), len_param: l.name.clone(), max: DEFAULT_BUFFER_MAX });
@@ -412,9 +414,13 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             g.set_range(&r.lo, &r.hi, &format!("member `{}`", r.name))?;
             continue;
         }
-        let i = index(&r.name, "range for")?;
+        // a parameter, or a global input
+        let i = match params.iter().position(|p| p.global && p.name == r.name) {
+            Some(i) => i,
+            None => index(&r.name, "range for")?,
+        };
         let p = &params[i];
-        let what = format!("parameter `{}` ({})", p.name, p.declared);
+        let what = format!("{} `{}` ({})", if p.global { "global" } else { "parameter" }, p.name, p.declared);
         match &p.shape {
             Shape::Scalar { field } => genes[*field].set_range(&r.lo, &r.hi, &what)?,
             Shape::Array { first, len } => {
