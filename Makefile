@@ -74,9 +74,9 @@ bench-numeric: build setup-bench
 		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --jobs 2 --name numeric $(BENCH_ARGS)
 
 ## bench-records: structure parameters, a buffer of structures and global variables as inputs
-## (bench/records.toml, examples/records/): evotest's default from the biased and the uniform start
-## 30 runs at 1,000,000 executions; libFuzzer and AFL++ with raw-bytes
-## harnesses, 5 runs at 60 s each. Results in bench/results/records.{md,json,*.svg}.
+## (bench/records.toml, examples/records/): evotest's default from the biased and the uniform start,
+## 30 runs at 1,000,000 executions; libFuzzer and AFL++ with raw-bytes harnesses, 5 runs at 60 s
+## each, two at a time. Results in bench/results/records.{md,json,*.svg}.
 RECORDS_TOOLS := auto,auto+uniform,libfuzzer,afl
 bench-records: build setup-bench
 	$(EVOTEST) bench --programs bench/records.toml --tools $(RECORDS_TOOLS) --runs 30 --max-execs 1000000 --max-time 60s \

@@ -542,24 +542,9 @@ fn member_path_at(ty: LLVMMetadataRef, offset_bits: u64, depth: u32) -> Option<S
     if tag != DW_TAG_STRUCTURE_TYPE && tag != DW_TAG_CLASS_TYPE {
         return (offset_bits == 0 && tag != DW_TAG_UNION_TYPE).then(String::new);
     }
-    let n = unsafe { evotest_ditype_members(ty, std::ptr::null_mut(), 0) };
-    if n <= 0 {
-        return None;
-    }
-    let mut ms = vec![std::ptr::null_mut(); n as usize];
-    unsafe { evotest_ditype_members(ty, ms.as_mut_ptr(), n as c_uint) };
     // the last member that starts at or before the offset
-    let mut best = None;
-    for m in ms {
-        let (mut off, mut bit_field) = (0u64, 0 as c_int);
-        let mut buf = vec![0u8; 256];
-        let mty = unsafe { evotest_dimember(m, &mut off, &mut bit_field, buf.as_mut_ptr() as *mut c_char, buf.len()) };
-        if off <= offset_bits && bit_field == 0 {
-            let name = String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
-            best = Some((name, off, mty));
-        }
-    }
-    let (name, off, mty) = best?;
+    let m = members(ty)?.into_iter().filter(|m| m.offset_bits <= offset_bits && !m.bit_field).last()?;
+    let (name, off, mty) = (m.name, m.offset_bits, m.ty);
     Some(format!(".{name}{}", member_path_at(mty, offset_bits - off, depth + 1)?))
 }
 
@@ -626,23 +611,14 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
     if depth >= MAX_NESTING {
         return refuse("nested too deeply".into());
     }
-    let n = unsafe { evotest_ditype_members(di, std::ptr::null_mut(), 0) };
-    if n < 0 {
-        return refuse("a class with a base class".into());
-    }
-    if n == 0 {
+    let Some(ms) = members(di) else { return refuse("a class with a base class".into()) };
+    if ms.is_empty() {
         return refuse("a type without data members".into());
     }
-    let mut ms = vec![std::ptr::null_mut(); n as usize];
-    unsafe { evotest_ditype_members(di, ms.as_mut_ptr(), n as c_uint) };
-    let mut members = Vec::new();
+    let mut out = Vec::new();
     let mut leaves = 0u64;
-    for m in ms {
-        let (mut off, mut bit_field) = (0u64, 0 as c_int);
-        let mut buf = vec![0u8; 256];
-        let mty = unsafe { evotest_dimember(m, &mut off, &mut bit_field, buf.as_mut_ptr() as *mut c_char, buf.len()) };
-        let name = String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
-        if bit_field != 0 {
+    for Member { name, offset_bits: off, bit_field, ty: mty } in ms {
+        if bit_field {
             return refuse(format!("bit-field member `{name}`"));
         }
         if name.is_empty() {
@@ -676,9 +652,39 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         if leaves > MAX_LEAVES {
             return refuse(format!("more than {MAX_LEAVES} scalar members"));
         }
-        members.push(MemberMeta { name, offset_bits: off, ty: t, count });
+        out.push(MemberMeta { name, offset_bits: off, ty: t, count });
     }
-    Some((CompositeMeta { tag: tag.into(), size_bits, members, unsupported: None }, leaves))
+    Some((CompositeMeta { tag: tag.into(), size_bits, members: out, unsupported: None }, leaves))
+}
+
+/// A data member as the debug info gives it.
+struct Member {
+    name: String,
+    offset_bits: u64,
+    bit_field: bool,
+    ty: LLVMMetadataRef,
+}
+
+/// The data members of structure, union or class type `ty` in declaration order; `None` when it
+/// has a base class or is not such a type.
+fn members(ty: LLVMMetadataRef) -> Option<Vec<Member>> {
+    let n = unsafe { evotest_ditype_members(ty, std::ptr::null_mut(), 0) };
+    if n < 0 {
+        return None;
+    }
+    let mut ms = vec![std::ptr::null_mut(); n as usize];
+    unsafe { evotest_ditype_members(ty, ms.as_mut_ptr(), n as c_uint) };
+    let out = ms
+        .into_iter()
+        .map(|m| {
+            let (mut offset_bits, mut bit_field) = (0u64, 0 as c_int);
+            let mut buf = vec![0u8; 256];
+            let ty = unsafe { evotest_dimember(m, &mut offset_bits, &mut bit_field, buf.as_mut_ptr() as *mut c_char, buf.len()) };
+            let name = String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
+            Member { name, offset_bits, bit_field: bit_field != 0, ty }
+        })
+        .collect();
+    Some(out)
 }
 
 /// LLVM's printed spelling of a type (`i32`, `double`, `ptr`).

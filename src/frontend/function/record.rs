@@ -17,7 +17,7 @@
 use crate::input::{c_literal, DisplayValue, ScalarType, Value};
 use anyhow::{bail, Result};
 use evotest_abi::meta::CompositeMeta;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json};
 
 /// A structure type as generated C builds it.
 #[derive(Clone, Debug, PartialEq)]
@@ -166,68 +166,62 @@ impl Record {
         s
     }
 
-    /// A C initializer of the record from its leaves' values in order (`{ .x = 1, .tl = { .x =
-    /// 2, .y = 3 }, .tags = { 4, 5 } }`).
-    pub fn c_initializer(&self, values: &mut dyn Iterator<Item = Value>) -> String {
-        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> String {
+    /// Fold the record's value, its leaves' values taken in order from `values`: `leaf` renders a
+    /// scalar, `array` the elements of an array member, `object` the (member name, rendering)
+    /// pairs of a structure.
+    fn fold<T>(
+        &self,
+        values: &mut dyn Iterator<Item = Value>,
+        leaf: &dyn Fn(ScalarType, Value) -> T,
+        array: &dyn Fn(Vec<T>) -> T,
+        object: &dyn Fn(Vec<(&str, T)>) -> T,
+    ) -> T {
+        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> T {
             match &m.ty {
-                MemberType::Scalar { ty, .. } => c_literal(*ty, values.next().unwrap_or(Value::Int(0))),
-                MemberType::Record(r) => r.c_initializer(values),
+                MemberType::Scalar { ty, .. } => leaf(*ty, values.next().unwrap_or(Value::Int(0))),
+                MemberType::Record(r) => r.fold(values, leaf, array, object),
             }
         };
-        let parts: Vec<String> = self
+        let parts = self
             .members
             .iter()
             .map(|m| {
                 let v = match m.count {
                     None => one(m, values),
-                    Some(n) => format!("{{ {} }}", (0..n).map(|_| one(m, values)).collect::<Vec<_>>().join(", ")),
+                    Some(n) => array((0..n).map(|_| one(m, values)).collect()),
                 };
-                format!(".{} = {v}", m.name)
+                (m.name.as_str(), v)
             })
             .collect();
-        format!("{{ {} }}", parts.join(", "))
+        object(parts)
+    }
+
+    /// A C initializer of the record from its leaves' values in order (`{ .x = 1, .tl = { .x =
+    /// 2, .y = 3 }, .tags = { 4, 5 } }`).
+    pub fn c_initializer(&self, values: &mut dyn Iterator<Item = Value>) -> String {
+        self.fold(
+            values,
+            &|t, v| c_literal(t, v),
+            &|els| format!("{{ {} }}", els.join(", ")),
+            &|ms| format!("{{ {} }}", ms.iter().map(|(n, v)| format!(".{n} = {v}")).collect::<Vec<_>>().join(", ")),
+        )
     }
 
     /// The value for people: `{x: 1, tl: {x: 2, y: 3}, tags: [4, 5]}`.
     pub fn display(&self, values: &mut dyn Iterator<Item = Value>) -> String {
-        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> String {
-            match &m.ty {
-                MemberType::Scalar { ty, .. } => DisplayValue(*ty, values.next().unwrap_or(Value::Int(0))).to_string(),
-                MemberType::Record(r) => r.display(values),
-            }
-        };
-        let parts: Vec<String> = self
-            .members
-            .iter()
-            .map(|m| {
-                let v = match m.count {
-                    None => one(m, values),
-                    Some(n) => format!("[{}]", (0..n).map(|_| one(m, values)).collect::<Vec<_>>().join(", ")),
-                };
-                format!("{}: {v}", m.name)
-            })
-            .collect();
-        format!("{{{}}}", parts.join(", "))
+        self.fold(
+            values,
+            &|t, v| DisplayValue(t, v).to_string(),
+            &|els| format!("[{}]", els.join(", ")),
+            &|ms| format!("{{{}}}", ms.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join(", ")),
+        )
     }
 
     /// The value as a JSON object (arrays as arrays, nested structures as objects).
     pub fn json(&self, values: &mut dyn Iterator<Item = Value>, num: &dyn Fn(ScalarType, Value) -> Json) -> Json {
-        let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> Json {
-            match &m.ty {
-                MemberType::Scalar { ty, .. } => num(*ty, values.next().unwrap_or(Value::Int(0))),
-                MemberType::Record(r) => r.json(values, num),
-            }
-        };
-        let mut o = Map::new();
-        for m in &self.members {
-            let v = match m.count {
-                None => one(m, values),
-                Some(n) => json!((0..n).map(|_| one(m, values)).collect::<Vec<_>>()),
-            };
-            o.insert(m.name.clone(), v);
-        }
-        Json::Object(o)
+        self.fold(values, num, &|els| Json::Array(els), &|ms| {
+            Json::Object(ms.into_iter().map(|(n, v)| (n.to_string(), v)).collect::<Map<String, Json>>())
+        })
     }
 }
 

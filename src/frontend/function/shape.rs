@@ -709,22 +709,9 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
         // straight into the global variable
         let g = &p.name;
         return match &p.shape {
-            Shape::Scalar { field } if p.elem == ScalarType::Bool => format!("    {g} = evotest_buf[{}] & 1;\n", offs[*field]),
-            Shape::Scalar { field } => format!("    memcpy(&{g}, evotest_buf + {}, sizeof {g});\n", offs[*field]),
+            Shape::Scalar { field } => set_scalar("    ", g, p.elem, offs[*field]),
             Shape::Array { first, len } => format!("    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n", offs[*first]),
-            Shape::Record { first, record, .. } => record
-                .leaves()
-                .iter()
-                .enumerate()
-                .map(|(k, l)| {
-                    let (off, at) = (offs[first + k], format!("{g}{}", l.path));
-                    if l.ty == ScalarType::Bool {
-                        format!("    {at} = evotest_buf[{off}] & 1;\n")
-                    } else {
-                        format!("    memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n")
-                    }
-                })
-                .collect(),
+            Shape::Record { first, record, .. } => set_leaves("    ", g, record, &offs[*first..]),
             _ => String::new(),
         };
     }
@@ -765,14 +752,7 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
             s.push_str(&format!("    struct {tag} *{v} = (struct {tag} *)calloc({n} ? {n} : 1, sizeof(struct {tag}));\n"));
             for k in 0..*max {
                 s.push_str(&format!("    if ({n} > {k}) {{\n"));
-                for (j, l) in leaves.iter().enumerate() {
-                    let (off, at) = (offs[first + k * leaves.len() + j], format!("{v}[{k}]{}", l.path));
-                    if l.ty == ScalarType::Bool {
-                        s.push_str(&format!("        {at} = evotest_buf[{off}] & 1;\n"));
-                    } else {
-                        s.push_str(&format!("        memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n"));
-                    }
-                }
+                s.push_str(&set_leaves("        ", &format!("{v}[{k}]"), record, &offs[first + k * leaves.len()..]));
                 s.push_str("    }\n");
             }
             s
@@ -784,17 +764,26 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
                 format!("    struct {tag} {v};\n    memset(&{v}, 0, sizeof {v});\n")
             };
             let obj = if *by_pointer { format!("(*{v})") } else { v.clone() };
-            for (k, l) in record.leaves().iter().enumerate() {
-                let (off, at) = (offs[first + k], format!("{obj}{}", l.path));
-                if l.ty == ScalarType::Bool {
-                    s.push_str(&format!("    {at} = evotest_buf[{off}] & 1;\n"));
-                } else {
-                    s.push_str(&format!("    memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n"));
-                }
-            }
+            s.push_str(&set_leaves("    ", &obj, record, &offs[*first..]));
             s
         }
     }
+}
+
+/// The C statement that sets the scalar lvalue `at` of type `ty` from the input byte(s) at `off`
+/// (a `_Bool` from its lowest bit, so that every byte is a valid value).
+fn set_scalar(indent: &str, at: &str, ty: ScalarType, off: usize) -> String {
+    if ty == ScalarType::Bool {
+        format!("{indent}{at} = evotest_buf[{off}] & 1;\n")
+    } else {
+        format!("{indent}memcpy(&{at}, evotest_buf + {off}, sizeof {at});\n")
+    }
+}
+
+/// The C statements that set every leaf of `record` in the object `obj` from the input, the
+/// leaves' offsets in order in `offs`.
+fn set_leaves(indent: &str, obj: &str, record: &Record, offs: &[usize]) -> String {
+    record.leaves().iter().zip(offs).map(|(l, &off)| set_scalar(indent, &format!("{obj}{}", l.path), l.ty, off)).collect()
 }
 
 #[cfg(test)]
