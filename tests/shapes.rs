@@ -150,6 +150,19 @@ fn structure_parameters_by_value_and_through_a_pointer() {
         assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
     }
 
+    // `char *` members are strings: each input's are allocated (and freed) by the harness, and
+    // written as string literals in tests.c
+    let out = dir.path().join("greet");
+    let (_, r) = run("tests/fixtures/structs.c", "greet", &out, &["--seed", "5", "--max-execs", "50000", "--range", "p=-100..100"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "greet: uncovered {:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "greet: {t}");
+    let suite = read_json(&out.join("suite.json"));
+    let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    assert_eq!(two["inputs"]["p"]["name"], "ada", "{two}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains(".name = \"ada\""), "{text}");
+
     // a range on one member
     let out = dir.path().join("ranged");
     run("tests/fixtures/structs.c", "quadrant", &out, &["--range", "p.x=-5..5", "--max-execs", "2000"]);

@@ -644,6 +644,9 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
             }
             leaves += k * l;
             t.composite = Some(Box::new(c));
+        } else if count.is_none() && t.pointee.as_ref().is_some_and(|p| is_char(p)) {
+            // a string: a length and its characters
+            leaves += 1 + STRING_MEMBER_MAX;
         } else if t.pointee.is_some() || t.c_spelling.ends_with('*') {
             return refuse(format!("pointer member `{name}`"));
         } else {
@@ -655,6 +658,15 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         out.push(MemberMeta { name, offset_bits: off, ty: t, count });
     }
     Some((CompositeMeta { tag: tag.into(), size_bits, members: out, unsupported: None }, leaves))
+}
+
+/// Most characters of a `char *` member, built as a NUL-terminated string (the engine's default
+/// for `char *` parameters).
+const STRING_MEMBER_MAX: u64 = 16;
+
+/// Whether `t` is a plain, signed or unsigned `char` (the pointee of a string).
+fn is_char(t: &TypeMeta) -> bool {
+    t.scalar.is_some_and(|s| s.bits == 8 && s.kind != ScalarKind::Bool) && t.c_spelling.contains("char")
 }
 
 /// A data member as the debug info gives it.

@@ -188,7 +188,28 @@ fn call_args(fe: &FunctionFrontend) -> Vec<String> {
 /// `free` of every array, string and buffer the decoding allocated.
 fn frees(params: &[Param]) -> String {
     let mut s = String::new();
-    for (i, p) in params.iter().enumerate().filter(|(_, p)| !p.global) {
+    for (i, p) in params.iter().enumerate() {
+        // the string members of structures first
+        if let Shape::Record { record, by_pointer, many, .. } = &p.shape {
+            let obj = match (p.global, by_pointer, many) {
+                (true, ..) => p.name.clone(),
+                (false, _, Some(_)) => format!("evotest_p{i}[evotest_k]"),
+                (false, true, None) => format!("(*evotest_p{i})"),
+                (false, false, None) => format!("evotest_p{i}"),
+            };
+            for path in record.string_paths(&obj) {
+                let free = format!("free((void *){path});");
+                match many {
+                    Some(_) => s.push_str(&format!(
+                        "    for (uint32_t evotest_k = 0; evotest_k < evotest_n{i}; evotest_k++) {free}\n"
+                    )),
+                    None => s.push_str(&format!("    {free}\n")),
+                }
+            }
+        }
+        if p.global {
+            continue;
+        }
         if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. } | Shape::Record { by_pointer: true, .. }) {
             s.push_str(&format!("    free(evotest_p{i});\n"));
         }

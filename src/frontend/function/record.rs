@@ -11,7 +11,10 @@
 //! members is refused. `tests.c`, which includes the program's source, builds values of the
 //! source's own type with designated initializers (`(struct point){ .x = 1, .y = 2 }`).
 //!
-//! Refused in one line (the pass gives the reason): unions, bit-fields, pointer members,
+//! A `char *` member is a string ([`MemberType::String`]): a length leaf and [`STRING_MAX`]
+//! printable character leaves, allocated afresh for each execution.
+//!
+//! Refused in one line (the pass gives the reason): unions, bit-fields, other pointer members,
 //! flexible arrays, base classes, more than 512 scalar members.
 
 use crate::input::{c_literal, DisplayValue, ScalarType, Value};
@@ -42,6 +45,20 @@ pub enum MemberType {
     /// A scalar, with the C type name generated C declares it with.
     Scalar { ty: ScalarType, c: String },
     Record(Box<Record>),
+    /// A `char *` member: a NUL-terminated string of 0 to [`STRING_MAX`] printable characters of
+    /// type `ty` (`char`, `unsigned char`), allocated afresh for each execution.
+    String { ty: ScalarType, c: String },
+}
+
+/// Most characters of a string member (as for a `char *` parameter without `--string`).
+pub const STRING_MAX: usize = super::shape::DEFAULT_STRING_MAX;
+
+/// What a leaf is to the input model: a value, or the length or a character of a string member.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LeafRole {
+    Value,
+    Length,
+    Char,
 }
 
 /// One scalar of a record, in declaration order: its access path from the record (`.tl.x`,
@@ -50,6 +67,7 @@ pub enum MemberType {
 pub struct Leaf {
     pub path: String,
     pub ty: ScalarType,
+    pub role: LeafRole,
 }
 
 /// The source spelling of a type without its qualifiers (`const struct point` → `struct point`).
@@ -81,10 +99,14 @@ impl Record {
         }
         let mut members = Vec::new();
         for m in &c.members {
-            let ty = match (&m.ty.composite, m.ty.scalar.as_ref().and_then(ScalarType::from_meta)) {
-                (None, Some(t)) => MemberType::Scalar { ty: t, c: super::shape::c_name(&m.ty.c_spelling, t) },
-                (Some(inner), _) => MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?)),
-                (None, None) => bail!("member `{}` of `{spelling}` has type `{}`, which evotest cannot generate yet", m.name, m.ty.c_spelling),
+            let char_pointee = m.ty.pointee.as_deref().and_then(|p| p.scalar.as_ref().and_then(ScalarType::from_meta).map(|t| (t, p)));
+            let ty = match (&m.ty.composite, m.ty.scalar.as_ref().and_then(ScalarType::from_meta), char_pointee) {
+                (None, Some(t), _) => MemberType::Scalar { ty: t, c: super::shape::c_name(&m.ty.c_spelling, t) },
+                (Some(inner), _, _) => MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?)),
+                (None, None, Some((t @ (ScalarType::I8 | ScalarType::U8), p))) if m.count.is_none() => {
+                    MemberType::String { ty: t, c: super::shape::c_name(&p.c_spelling, t) }
+                }
+                _ => bail!("member `{}` of `{spelling}` has type `{}`, which evotest cannot generate yet", m.name, m.ty.c_spelling),
             };
             members.push(Member { name: m.name.clone(), ty, count: m.count.map(|n| n as usize) });
         }
@@ -108,6 +130,7 @@ impl Record {
         for m in &self.members {
             let (s, a) = match &m.ty {
                 MemberType::Scalar { ty, .. } => (ty.size(), ty.size()),
+                MemberType::String { .. } => (8, 8),
                 MemberType::Record(r) => {
                     let (s, a, _) = r.layout();
                     (s, a)
@@ -136,8 +159,12 @@ impl Record {
             };
             for p in paths {
                 match &m.ty {
-                    MemberType::Scalar { ty, .. } => out.push(Leaf { path: p, ty: *ty }),
+                    MemberType::Scalar { ty, .. } => out.push(Leaf { path: p, ty: *ty, role: LeafRole::Value }),
                     MemberType::Record(r) => r.collect_leaves(&p, out),
+                    MemberType::String { ty, .. } => {
+                        out.push(Leaf { path: format!("{p}.len"), ty: ScalarType::U32, role: LeafRole::Length });
+                        out.extend((0..STRING_MAX).map(|k| Leaf { path: format!("{p}[{k}]"), ty: *ty, role: LeafRole::Char }));
+                    }
                 }
             }
         }
@@ -151,6 +178,7 @@ impl Record {
         for (k, m) in self.members.iter().enumerate() {
             let t = match &m.ty {
                 MemberType::Scalar { c, .. } => c.clone(),
+                MemberType::String { c, .. } => format!("{c} *"),
                 MemberType::Record(r) => {
                     let inner = format!("{tag}_{k}");
                     s.push_str(&r.c_definitions(&inner));
@@ -166,22 +194,41 @@ impl Record {
         s
     }
 
+    /// The access paths of the string members, from `prefix` (for `free` after a call).
+    pub fn string_paths(&self, prefix: &str) -> Vec<String> {
+        let mut out = vec![];
+        for m in &self.members {
+            let paths: Vec<String> = match m.count {
+                None => vec![format!("{prefix}.{}", m.name)],
+                Some(n) => (0..n).map(|k| format!("{prefix}.{}[{k}]", m.name)).collect(),
+            };
+            for p in paths {
+                match &m.ty {
+                    MemberType::String { .. } => out.push(p),
+                    MemberType::Record(r) => out.extend(r.string_paths(&p)),
+                    MemberType::Scalar { .. } => {}
+                }
+            }
+        }
+        out
+    }
+
     /// Fold the record's value, its leaves' values taken in order from `values`: `leaf` renders a
-    /// scalar, `array` the elements of an array member, `object` the (member name, rendering)
-    /// pairs of a structure.
-    fn fold<T>(
-        &self,
-        values: &mut dyn Iterator<Item = Value>,
-        leaf: &dyn Fn(ScalarType, Value) -> T,
-        array: &dyn Fn(Vec<T>) -> T,
-        object: &dyn Fn(Vec<(&str, T)>) -> T,
-    ) -> T {
+    /// scalar, `string` the bytes of a string member, `array` the elements of an array member,
+    /// `object` the (member name, rendering) pairs of a structure.
+    fn fold<T>(&self, values: &mut dyn Iterator<Item = Value>, r: &Renderer<T>) -> T {
         let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> T {
             match &m.ty {
-                MemberType::Scalar { ty, .. } => leaf(*ty, values.next().unwrap_or(Value::Int(0))),
-                MemberType::Record(r) => r.fold(values, leaf, array, object),
+                MemberType::Scalar { ty, .. } => (r.leaf)(*ty, values.next().unwrap_or(Value::Int(0))),
+                MemberType::Record(inner) => inner.fold(values, r),
+                MemberType::String { .. } => {
+                    let n = values.next().map_or(0, |v| v.as_i128().clamp(0, STRING_MAX as i128) as usize);
+                    let chars: Vec<u8> = (0..STRING_MAX).map(|_| values.next().map_or(0, |v| v.as_i128() as u8)).collect();
+                    (r.string)(chars[..n].to_vec())
+                }
             }
         };
+        let (array, object) = (&r.array, &r.object);
         let parts = self
             .members
             .iter()
@@ -201,9 +248,12 @@ impl Record {
     pub fn c_initializer(&self, values: &mut dyn Iterator<Item = Value>) -> String {
         self.fold(
             values,
-            &|t, v| c_literal(t, v),
-            &|els| format!("{{ {} }}", els.join(", ")),
-            &|ms| format!("{{ {} }}", ms.iter().map(|(n, v)| format!(".{n} = {v}")).collect::<Vec<_>>().join(", ")),
+            &Renderer {
+                leaf: Box::new(c_literal),
+                string: Box::new(|b| super::shape::c_string(&b)),
+                array: Box::new(|els| format!("{{ {} }}", els.join(", "))),
+                object: Box::new(|ms| format!("{{ {} }}", ms.iter().map(|(n, v)| format!(".{n} = {v}")).collect::<Vec<_>>().join(", "))),
+            },
         )
     }
 
@@ -211,18 +261,35 @@ impl Record {
     pub fn display(&self, values: &mut dyn Iterator<Item = Value>) -> String {
         self.fold(
             values,
-            &|t, v| DisplayValue(t, v).to_string(),
-            &|els| format!("[{}]", els.join(", ")),
-            &|ms| format!("{{{}}}", ms.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join(", ")),
+            &Renderer {
+                leaf: Box::new(|t, v| DisplayValue(t, v).to_string()),
+                string: Box::new(|b| super::shape::c_string(&b)),
+                array: Box::new(|els| format!("[{}]", els.join(", "))),
+                object: Box::new(|ms| format!("{{{}}}", ms.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join(", "))),
+            },
         )
     }
 
     /// The value as a JSON object (arrays as arrays, nested structures as objects).
     pub fn json(&self, values: &mut dyn Iterator<Item = Value>, num: &dyn Fn(ScalarType, Value) -> Json) -> Json {
-        self.fold(values, num, &|els| Json::Array(els), &|ms| {
-            Json::Object(ms.into_iter().map(|(n, v)| (n.to_string(), v)).collect::<Map<String, Json>>())
-        })
+        self.fold(
+            values,
+            &Renderer {
+                leaf: Box::new(num),
+                string: Box::new(|b| Json::String(String::from_utf8_lossy(&b).into_owned())),
+                array: Box::new(Json::Array),
+                object: Box::new(|ms| Json::Object(ms.into_iter().map(|(n, v)| (n.to_string(), v)).collect::<Map<String, Json>>())),
+            },
+        )
     }
+}
+
+/// How [`Record::fold`] renders each kind of part.
+struct Renderer<'a, T> {
+    leaf: Box<dyn Fn(ScalarType, Value) -> T + 'a>,
+    string: Box<dyn Fn(Vec<u8>) -> T + 'a>,
+    array: Box<dyn Fn(Vec<T>) -> T + 'a>,
+    object: Box<dyn Fn(Vec<(&str, T)>) -> T + 'a>,
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 use crate::input::spec::RangeSpec;
 use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
 use anyhow::{anyhow, bail, Result};
-use super::record::Record;
+use super::record::{Leaf, LeafRole, Record, STRING_MAX};
 use evotest_abi::meta::{FunctionMeta, GlobalMeta, ParamMeta, TypeMeta};
 use serde_json::{json, Value as Json};
 use std::fmt::Write;
@@ -323,13 +323,13 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             match many {
                 None => {
                     for l in record.leaves() {
-                        genes.push(Field::full(&format!("{}{}", p.name, l.path), l.ty));
+                        genes.push(leaf_field(&format!("{}{}", p.name, l.path), &l));
                     }
                 }
                 Some(n) => {
                     for k in 0..n {
                         for l in record.leaves() {
-                            genes.push(Field::full(&format!("{}[{k}]{}", p.name, l.path), l.ty));
+                            genes.push(leaf_field(&format!("{}[{k}]{}", p.name, l.path), &l));
                         }
                     }
                 }
@@ -437,6 +437,9 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             Shape::LengthOf { .. } => bail!("range for `{}`: it is a buffer length; give the maximum in --buffer instead", p.name),
             Shape::Record { first, record, many, .. } => {
                 for g in genes.iter_mut().skip(*first).take(record.leaves().len() * many.unwrap_or(1)) {
+                    if g.role != Role::Value {
+                        continue; // a string member's length and characters
+                    }
                     g.set_range(&r.lo, &r.hi, &what)?;
                 }
             }
@@ -457,7 +460,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
         let record = Record::of(c, &g.ty.c_spelling).map_err(|e| anyhow!("--global {name}: {e}"))?;
         let first = genes.len();
         for l in record.leaves() {
-            genes.push(Field::full(&format!("{name}{}", l.path), l.ty));
+            genes.push(leaf_field(&format!("{name}{}", l.path), &l));
         }
         let tag = format!("evotest_g_{name}");
         return Ok(Param {
@@ -497,6 +500,21 @@ fn kind_of(s: &ShapeSpec) -> &'static str {
     }
 }
 
+/// The field of a structure's leaf named `name`: a value over its type's range, or the length or
+/// a printable character of a string member.
+fn leaf_field(name: &str, l: &Leaf) -> Field {
+    match l.role {
+        LeafRole::Value => Field::full(name, l.ty),
+        LeafRole::Length => Field { name: name.to_string(), ..length_field("", STRING_MAX) },
+        LeafRole::Char => char_field(name, l.ty, printable()),
+    }
+}
+
+fn char_field(name: &str, ty: ScalarType, alphabet: Vec<u8>) -> Field {
+    let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
+    Field { name: name.to_string(), offset: 0, ty, range: Range::Int { lo, hi }, full: false, step: None, role: Role::Char { alphabet } }
+}
+
 fn length_field(name: &str, max: usize) -> Field {
     Field {
         name: format!("{name}.len"),
@@ -513,17 +531,8 @@ fn string_fields(genes: &mut Vec<Field>, name: &str, max: usize, alphabet: Vec<u
     let len_field = genes.len();
     genes.push(length_field(name, max));
     let first = genes.len();
-    let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
     for k in 0..max {
-        genes.push(Field {
-            name: format!("{name}[{k}]"),
-            offset: 0,
-            ty,
-            range: Range::Int { lo, hi },
-            full: false,
-            step: None,
-            role: Role::Char { alphabet: alphabet.clone() },
-        });
+        genes.push(char_field(&format!("{name}[{k}]"), ty, alphabet.clone()));
     }
     Shape::String { len_field, first, max }
 }
@@ -781,9 +790,27 @@ fn set_scalar(indent: &str, at: &str, ty: ScalarType, off: usize) -> String {
 }
 
 /// The C statements that set every leaf of `record` in the object `obj` from the input, the
-/// leaves' offsets in order in `offs`.
+/// leaves' offsets in order in `offs`; a string member is allocated (`len + 1` bytes), filled
+/// from its characters (which follow its length) and terminated.
 fn set_leaves(indent: &str, obj: &str, record: &Record, offs: &[usize]) -> String {
-    record.leaves().iter().zip(offs).map(|(l, &off)| set_scalar(indent, &format!("{obj}{}", l.path), l.ty, off)).collect()
+    let mut s = String::new();
+    for (l, &off) in record.leaves().iter().zip(offs) {
+        match l.role {
+            LeafRole::Value => s.push_str(&set_scalar(indent, &format!("{obj}{}", l.path), l.ty, off)),
+            LeafRole::Length => {
+                let at = format!("{obj}{}", l.path.strip_suffix(".len").unwrap_or(&l.path));
+                let c = if l.ty == ScalarType::U8 { "unsigned char" } else { "char" };
+                s.push_str(&format!(
+                    "{indent}{{ uint32_t evotest_l; memcpy(&evotest_l, evotest_buf + {off}, 4); if (evotest_l > {STRING_MAX}) evotest_l = {STRING_MAX};\n\
+                     {indent}  char *evotest_s = (char *)malloc(evotest_l + 1); memcpy(evotest_s, evotest_buf + {}, evotest_l); evotest_s[evotest_l] = 0;\n\
+                     {indent}  {at} = ({c} *)evotest_s; }}\n",
+                    off + 4
+                ));
+            }
+            LeafRole::Char => {}
+        }
+    }
+    s
 }
 
 #[cfg(test)]
