@@ -567,6 +567,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
 
     let decisions = crate::decisions::analyse(func, &bbs, &blocks_index, &mut sites, &names, &mut constants, vars);
     let (params, ret, variadic) = signature(func, &names);
+    let returns_composite = ret.composite.is_some();
     let meta = FunctionMeta {
         name,
         external: unsafe {
@@ -587,7 +588,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         writes_globals,
         source_name: None,
         language: None,
-        source_params: source_params(func, &names),
+        source_params: source_params(func, &names, returns_composite),
         reads_globals,
     };
     let mut meta = meta;
@@ -601,13 +602,13 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
 
 /// The parameters as the source declares them, when some parameter is (or points to) a
 /// structure, union or class ([`FunctionMeta::source_params`]): types from the subprogram's type
-/// array, names from the parameters' debug records (`argN` for an unnamed one).
-fn source_params(func: LLVMValueRef, names: &VarNames) -> Option<Vec<ParamMeta>> {
+/// array, names from the parameters' debug records (`argN` for an unnamed one). Also given when
+/// the function returns a structure (`returns_composite`).
+fn source_params(func: LLVMValueRef, names: &VarNames, returns_composite: bool) -> Option<Vec<ParamMeta>> {
     let di = debuginfo::subprogram_types(func)?;
     // a trailing null entry stands for a variadic function's `...`
     let tys: Vec<_> = di.iter().skip(1).take_while(|t| !t.is_null()).map(|&t| debuginfo::source_type_meta(t)).collect();
     // a structure return adds a hidden `sret` argument, or is coerced: the source's parameters too
-    let returns_composite = di.first().is_some_and(|&t| !t.is_null() && debuginfo::source_type_meta(t).composite.is_some());
     if !tys.iter().any(debuginfo::has_composite) && !returns_composite {
         return None;
     }

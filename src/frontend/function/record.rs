@@ -194,23 +194,14 @@ impl Record {
         s
     }
 
-    /// The access paths of the string members, from `prefix` (for `free` after a call).
+    /// The access paths of the string members, from `prefix` (for `free` after a call): the
+    /// paths of the length leaves without their `.len`.
     pub fn string_paths(&self, prefix: &str) -> Vec<String> {
-        let mut out = vec![];
-        for m in &self.members {
-            let paths: Vec<String> = match m.count {
-                None => vec![format!("{prefix}.{}", m.name)],
-                Some(n) => (0..n).map(|k| format!("{prefix}.{}[{k}]", m.name)).collect(),
-            };
-            for p in paths {
-                match &m.ty {
-                    MemberType::String { .. } => out.push(p),
-                    MemberType::Record(r) => out.extend(r.string_paths(&p)),
-                    MemberType::Scalar { .. } => {}
-                }
-            }
-        }
-        out
+        self.leaves()
+            .iter()
+            .filter(|l| l.role == LeafRole::Length)
+            .map(|l| format!("{prefix}{}", l.path.strip_suffix(".len").unwrap_or(&l.path)))
+            .collect()
     }
 
     /// Fold the record's value, its leaves' values taken in order from `values`: `leaf` renders a
