@@ -190,6 +190,10 @@ impl Executor for InProcess {
         self.shm.set_max_branch_events(0);
     }
 
+    fn note_in_process_coverage(&mut self, coverage: (u64, u64, u64)) {
+        self.shm.set_in_process_coverage(coverage);
+    }
+
     fn inputs_per_process(&self) -> u32 {
         u32::MAX
     }

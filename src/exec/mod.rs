@@ -256,6 +256,10 @@ pub trait Executor {
         out.clear();
         false
     }
+    /// In-process mode: record the worker's coverage so far (outcomes covered, features,
+    /// inputs added to the corpus) where its supervisor reads it after the worker died (the
+    /// shared header). The default ignores it.
+    fn note_in_process_coverage(&mut self, _coverage: (u64, u64, u64)) {}
     /// What the target wrote on standard error during the last execution, if the executor
     /// captures it (the fork server does when asked: a crash report of a sanitizer, a stack).
     fn last_stderr(&mut self) -> Option<Vec<u8>> {

@@ -127,6 +127,21 @@ impl SharedMemory {
         (data, h.ret_state != evotest_abi::shm::RET_RETURNED)
     }
 
+    /// In-process mode: the worker's coverage so far (outcomes covered, features, inputs added
+    /// to the corpus), kept in the header for the supervisor.
+    pub fn set_in_process_coverage(&mut self, (covered, features, added): (u64, u64, u64)) {
+        let h = self.header_mut();
+        h.inproc_outcomes_covered = covered;
+        h.inproc_features = features;
+        h.inproc_corpus_new = added;
+    }
+
+    /// In-process mode: what [`SharedMemory::set_in_process_coverage`] last recorded.
+    pub fn in_process_coverage(&self) -> (u64, u64, u64) {
+        let h = self.header();
+        (h.inproc_outcomes_covered, h.inproc_features, h.inproc_corpus_new)
+    }
+
     /// In-process mode: count one execution started (kept in the header for the supervisor).
     pub fn count_in_process_execution(&mut self) {
         self.header_mut().inproc_executions += 1;

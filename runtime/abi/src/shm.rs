@@ -173,6 +173,13 @@ pub struct Header {
     /// that the supervisor still knows it after the worker died).
     pub inproc_executions: u64,
     pub modules: [ModuleEntry; MAX_MODULES],
+    /// In-process mode: the most branch outcomes and features the worker has covered, and the
+    /// inputs it added to the corpus, updated by the worker's engine whenever they grow (the
+    /// runtime never touches them), so that the supervisor still knows them after the worker
+    /// died. Zeroed with the rest of the header; set from the carry before each worker.
+    pub inproc_outcomes_covered: u64,
+    pub inproc_features: u64,
+    pub inproc_corpus_new: u64,
 }
 
 /// Size reserved for the header (rounded up to a page).
