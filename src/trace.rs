@@ -49,7 +49,7 @@ impl Trace {
 
     /// Order in which `site` was first reached (1-based), or `None`.
     pub fn first_seq(&self, site: SiteId) -> Option<u32> {
-        self.sites.get(site as usize).filter(|r| r.hits > 0).map(|r| r.first_seq)
+        self.sites.get(site as usize).filter(|r| r.hits > 0).map(|r| r.order())
     }
 
     /// Minimum branch distance of `outcome` of `site` over the execution, or `None` when the site

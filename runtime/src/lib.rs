@@ -231,7 +231,7 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
     }
     let first = rec.hits == 0;
     if first {
-        rec.first_seq = h.seq;
+        rec.first_seq = h.seq.min(FIRST_SEQ_QUIET - 1) | quiet_mark(h, base, layout.quiet_off, gsite);
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
@@ -258,18 +258,30 @@ unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> Entry 
     }
     let layout = layout();
     let gsite = ((*desc).site_base + site) as usize;
-    if *base.add(layout.quiet_off + gsite) == 0 {
-        return Entry::NotQuiet;
-    }
     let rec = &mut *(base.add(layout.sites_off) as *mut SiteRec).add(gsite);
     if rec.hits == 0 {
         return Entry::Full;
+    }
+    if rec.first_seq & FIRST_SEQ_QUIET == 0 {
+        return Entry::NotQuiet;
     }
     rec.hits = rec.hits.saturating_add(1);
     if SEQ {
         h.seq = h.seq.saturating_add(1);
     }
     Entry::Done
+}
+
+/// [`FIRST_SEQ_QUIET`] if site `gsite` is quiet and the execution records neither an ordered
+/// trace nor a branch-event limit (its later evaluations may then only count hits, see
+/// [`quiet_hit`]), else 0. Read once per site and execution, at its first evaluation.
+#[inline(always)]
+unsafe fn quiet_mark(h: *const Header, base: *mut u8, quiet_off: usize, gsite: u32) -> u32 {
+    if (*h).events_enabled == 0 && (*h).max_branch_events == 0 && *base.add(quiet_off + gsite as usize) != 0 {
+        FIRST_SEQ_QUIET
+    } else {
+        0
+    }
 }
 
 /// What [`quiet_hit`] found.
@@ -392,7 +404,7 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
     let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
     let first = rec.hits == 0;
     if first {
-        rec.first_seq = h.seq.max(1);
+        rec.first_seq = h.seq.clamp(1, FIRST_SEQ_QUIET - 1) | quiet_mark(h, base, layout.quiet_off, gsite);
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
@@ -1610,24 +1622,30 @@ mod tests {
             __evotest_switch(&mut *a, 0, 0, 3, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 0.0));
             assert_eq!(rec(0).hits, 4);
-            // a quiet site (engine-marked): after its first evaluation only the hit count and the
-            // branch-event count move; the distances stay as they were
+            // first-reached order: b's site came first
+            assert!(rec(4).order() < rec(0).order());
+            // a quiet site (engine-marked between executions; here a new execution for site 4):
+            // its first evaluation records in full and marks the site's record, the later ones
+            // only count the hit and the branch event; the distances stay as they were
             let base = MAP.load(Ordering::Relaxed);
             *base.add(layout().quiet_off + 4) = 1;
+            *(base.add(layout().sites_off) as *mut SiteRec).add(4) = SiteRec::default();
+            __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 12, 10);
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (1, 3.0, 0.0), "quiet: the first evaluation records");
+            assert_ne!(rec(4).first_seq & FIRST_SEQ_QUIET, 0, "marked quiet at its first evaluation");
+            assert_eq!(rec(4).order(), (*header()).seq);
             let seq = (*header()).seq;
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 11, 10);
-            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: the distances stay");
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (2, 3.0, 0.0), "quiet: the distances stay");
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
-            assert_eq!((rec(4).hits, dist(8), dist(9)), (4, 3.0, 0.0), "quiet: only the hit is counted");
+            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: only the hit is counted");
             assert_eq!((*header()).seq, seq + 2, "quiet: each evaluation is a branch event");
             // with the ordered trace on, a quiet site records as any other
             (*header()).events_enabled = 1;
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
-            assert_eq!((rec(4).hits, dist(8)), (5, 0.0));
+            assert_eq!((rec(4).hits, dist(8)), (4, 0.0));
             (*header()).events_enabled = 0;
             *base.add(layout().quiet_off + 4) = 0;
-            // first-reached order: b's site came first
-            assert!(rec(4).first_seq < rec(0).first_seq);
             // a site not executed has no hits
             assert_eq!(rec(1).hits, 0);
 

@@ -62,7 +62,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 9;
+pub const LAYOUT_VERSION: u32 = 10;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -193,7 +193,24 @@ pub struct SiteRec {
     pub hits: u32,
     /// Value of `Header::seq` (1-based) when the site was first evaluated: the order in which
     /// sites were reached, used for approach levels and divergence points. 0 = not executed.
+    /// Bit [`FIRST_SEQ_QUIET`] is the runtime's own mark (the site was quiet at that first
+    /// evaluation); read the order through [`SiteRec::order`].
     pub first_seq: u32,
+}
+
+/// `SiteRec::first_seq` bit: the site was quiet (`Layout::quiet_off`) at its first evaluation in
+/// this execution, with no ordered trace and no branch-event limit, so that its later
+/// evaluations only count the hit. Kept in the site's own record so that the probes' fast path
+/// reads one cache line per site, not the record and the quiet byte apart. The order itself
+/// saturates below this bit.
+pub const FIRST_SEQ_QUIET: u32 = 1 << 31;
+
+impl SiteRec {
+    /// The order in which the site was first reached ([`SiteRec::first_seq`] without the
+    /// runtime's [`FIRST_SEQ_QUIET`] mark); 0 = not executed.
+    pub fn order(&self) -> u32 {
+        self.first_seq & !FIRST_SEQ_QUIET
+    }
 }
 
 /// One entry of the ordered trace.
