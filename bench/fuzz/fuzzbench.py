@@ -355,6 +355,25 @@ def run_logged(cmd, env, logf, cwd):
     return r.returncode, r.stdout
 
 
+def toolchain_fingerprint(config, spec):
+    """For an evotest build: a digest of the pass, the runtime and the driver next to the
+    compiler wrapper (a build made by an older evotest is stale: its probes, or the layout of its
+    trace map, may differ from the engine's); None for the other configs."""
+    if config != "evotest":
+        return None
+    cc = shutil.which(spec["cc"]) or spec["cc"]
+    d = Path(os.path.realpath(cc)).parent
+    h = hashlib.sha1()
+    for name in ("libevotest_pass.so", "libevotest_rt.a", "libevotest_driver.a"):
+        f = d / name
+        h.update(name.encode())
+        if f.exists():
+            with open(f, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+    return h.hexdigest()
+
+
 def build(t, config, jobs=2, force=False):
     fetch_target(t)
     prep_secs = prep_target(t)
@@ -369,7 +388,7 @@ def build(t, config, jobs=2, force=False):
     harness = harness_paths(t)
     libs = tc.get("libs", [])
     key_data = json.dumps([spec, lib_cflags, h_cflags, sources, harness, libs,
-                           tc.get("prep", "")], sort_keys=True)
+                           tc.get("prep", ""), toolchain_fingerprint(config, spec)], sort_keys=True)
     key = hashlib.sha1(key_data.encode()).hexdigest()
     meta_path = out / "build.json"
     if not force and binary.exists() and meta_path.exists():
