@@ -22,7 +22,8 @@
 //! event and records nothing else (a probe's fast path of a few loads and two stores), unless
 //! the ordered trace is on or a branch-event limit is set (then it is recorded in full). Its first
 //! evaluation is always recorded in full (distances and operand log), so the outcome it took
-//! then reads as taken;
+//! then reads as taken; that evaluation also reads the quiet byte and marks the site's own
+//! record ([`FIRST_SEQ_QUIET`]), which is all the later ones read;
 //! outcomes only later evaluations took do not (they are covered already).
 //!
 //! The **operand log** keeps, for each compare site executed, the operands of its first
