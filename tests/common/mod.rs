@@ -123,9 +123,11 @@ pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
         .expect("clang-22");
     assert!(c.status.success(), "tests.c does not compile with its documented command {cmd:?}:\n{}", String::from_utf8_lossy(&c.stderr));
     // in a process group of its own, killed afterwards (a tested function may fork a process
-    // that lives on), and with its output in a file (such a process would keep a pipe open)
+    // that lives on), and with its output in a file (such a process would keep a pipe open);
+    // in the output directory, where the files a tested function writes land (not the checkout)
     let log = out.join("tests-bin.out");
     let mut child = Command::new(&exe)
+        .current_dir(out)
         .stdout(std::fs::File::create(&log).unwrap())
         .stderr(std::process::Stdio::null())
         .process_group(0)
