@@ -404,9 +404,8 @@ impl super::Fuzzer<'_> {
     /// In an in-process worker, after an input added coverage: hand the coverage on at once (a
     /// worker may die before its stats are written, and the next may end before it replayed the
     /// corpus). Through the shared header, not the carry's file: coverage grows up to hundreds
-    /// of times a second early in a run, and a file rewritten that often cost about a tenth of
-    /// the run's time in the kernel (an `fsync` each, and ext4's inode allocation slowing down
-    /// under the replaced files: 420 µs per `openat` on libyaml's harness).
+    /// of times a second early in a run, and a file rewritten that often (with an `fsync` each)
+    /// cost up to a tenth of the run's time in the kernel on libyaml's harness.
     pub(super) fn hand_on_coverage(&mut self) -> Result<()> {
         let (covered, features, added) = (self.fb.covered(), self.fb.features(), self.corpus_new);
         let Some(w) = &mut self.inproc else { return Ok(()) };
