@@ -406,18 +406,17 @@ impl super::Fuzzer<'_> {
     /// corpus). Through the shared header, not the carry's file: coverage grows up to hundreds
     /// of times a second early in a run, and a file rewritten that often (with an `fsync` each)
     /// cost up to a tenth of the run's time in the kernel on libyaml's harness.
-    pub(super) fn hand_on_coverage(&mut self) -> Result<()> {
+    pub(super) fn hand_on_coverage(&mut self) {
         let (covered, features, added) = (self.fb.covered(), self.fb.features(), self.corpus_new);
-        let Some(w) = &mut self.inproc else { return Ok(()) };
+        let Some(w) = &mut self.inproc else { return };
         if covered <= w.carry.outcomes_covered && features <= w.carry.features && added <= w.carry.corpus_new {
-            return Ok(());
+            return;
         }
         w.carry.outcomes_covered = w.carry.outcomes_covered.max(covered);
         w.carry.features = w.carry.features.max(features);
         w.carry.corpus_new = w.carry.corpus_new.max(added);
         let c = (w.carry.outcomes_covered as u64, w.carry.features as u64, w.carry.corpus_new as u64);
         self.s.target.executor.note_in_process_coverage(c);
-        Ok(())
     }
 
     /// Run `f` with a fork server (a process per input) in place of the in-process executor,

@@ -1173,7 +1173,7 @@ impl Fuzzer<'_> {
             if new_outcomes > 0 {
                 self.s.quiet_covered(&self.fb);
             }
-            self.hand_on_coverage()?;
+            self.hand_on_coverage();
             if let Some(l) = &mut self.new_log {
                 l.input(self.s.executions, self.start.elapsed(), data)?;
             }
