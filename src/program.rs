@@ -647,7 +647,7 @@ pub(crate) mod testutil {
 
     /// The program of function `f(...)` with these blocks, sites, variables and definitions.
     pub fn program(blocks: Vec<BlockMeta>, sites: Vec<SiteMeta>, vars: Vec<VarMeta>, defs: Vec<DefMeta>) -> Program {
-        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None, composite: None };
+        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None, composite: None, array: None };
         let n_outcomes = sites.iter().map(|s| s.outcome_base + s.n_outcomes).max().unwrap_or(0);
         Program::with_sequential_bases(vec![ModuleMeta {
             version: META_VERSION,

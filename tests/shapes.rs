@@ -244,3 +244,52 @@ fn global_variables_become_inputs_with_global() {
     assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
     assert!(err.contains("--global Table") && err.contains("Cur_Vertical_Sep"), "{err}");
 }
+
+#[test]
+fn a_pointer_to_rows_is_a_matrix_given_its_rows() {
+    // `int m[3][3]` arrives as `int (*m)[3]`: the rows are not in the type, so they are asked for
+    let dir = tempfile::tempdir().unwrap();
+    let out = evotest().args(["run", "tests/fixtures/shapes.c", "-f", "matrix", "--out"]).arg(dir.path().join("a")).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("int (*m)[3]") && err.contains("--array m=ROWS") && err.lines().count() == 1, "{err}");
+
+    let suite = full_and_tests_pass("matrix", &["--array", "m=3", "--range", "m=-10..10", "--seed", "5"]);
+    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"array": 3, "row_dims": [3]}));
+    assert_eq!(suite["params"][0]["c_type"], "int (*)[3]");
+    // values are rows: the test returning 2 has row 2 equal to row 0 reversed at the corners
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let m = &t["inputs"]["m"];
+    assert_eq!(m.as_array().unwrap().len(), 3);
+    assert_eq!(m[2][0], m[0][2]);
+    assert_eq!(m[2][2], m[0][0]);
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    assert_eq!(t["inputs"]["m"][0][0], 7);
+}
+
+#[test]
+fn rows_of_several_dimensions() {
+    let suite = full_and_tests_pass("cube", &["--array", "c=2", "--range", "c=-1000..1000", "--seed", "6"]);
+    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"array": 2, "row_dims": [2, 3]}));
+    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let k = t["inputs"]["k"].as_u64().unwrap() as usize;
+    let c = &t["inputs"]["c"];
+    assert!(c[k][1][2].as_f64().unwrap() > 100.0, "{c}");
+    assert!(c[1 - k][0][0].as_f64().unwrap() < -3.5, "{c}");
+}
+
+#[test]
+fn a_long_double_is_searched_as_a_double() {
+    let suite = full_and_tests_pass("ldouble", &["--seed", "7"]);
+    assert_eq!(suite["params"][0]["c_type"], "long double");
+    let tests = suite["tests"].as_array().unwrap();
+    // a double return is recorded as its bit pattern; the `long double` is narrowed to one
+    let ret = |t: &serde_json::Value| {
+        assert_eq!(t["return"]["type"], "f64");
+        f64::from_bits(t["return"]["value"].as_u64().unwrap())
+    };
+    let t = tests.iter().find(|t| ret(t) == 2.0).expect("a test returning 2");
+    assert_eq!(t["inputs"]["x"], 0.125);
+    let t = tests.iter().find(|t| t["inputs"]["k"] == 3 && t["inputs"]["x"].as_f64().is_some_and(|x| x < -5.5)).expect("x < -5.5, k == 3");
+    assert_eq!(ret(t), 2.0 * t["inputs"]["x"].as_f64().unwrap());
+}

@@ -322,6 +322,21 @@ LLVMMetadataRef evotest_ditype_array(LLVMMetadataRef Ty, uint64_t *Count) {
   return wrap(C->getBaseType());
 }
 
+// The number of elements of dimension Index (0 = outermost) of the array type Ty (after
+// qualifiers and typedefs), or -1 when Ty is not an array type, has no such dimension, or the
+// dimension is not a positive constant.
+int64_t evotest_ditype_array_dim(LLVMMetadataRef Ty, uint32_t Index) {
+  auto *C = dyn_cast_or_null<DICompositeType>(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+  if (!C || C->getTag() != dwarf::DW_TAG_array_type) return -1;
+  auto Elements = C->getElements();
+  if (Index >= Elements.size()) return -1;
+  auto *R = dyn_cast_or_null<DISubrange>(Elements[Index]);
+  if (!R) return -1;
+  auto *K = dyn_cast_if_present<ConstantInt *>(R->getCount());
+  if (!K || K->getSExtValue() <= 0) return -1;
+  return K->getSExtValue();
+}
+
 // The debug type of a global variable (its first DIGlobalVariable), or null without debug info;
 // *Local is set when the variable is a function-local `static` (its scope is not the file).
 LLVMMetadataRef evotest_global_ditype(LLVMValueRef Global, int *Local) {

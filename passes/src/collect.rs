@@ -601,7 +601,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
 }
 
 /// The parameters as the source declares them, when some parameter is (or points to) a
-/// structure, union or class ([`FunctionMeta::source_params`]): types from the subprogram's type
+/// structure, union or class, or points to a fixed-size array ([`FunctionMeta::source_params`]): types from the subprogram's type
 /// array, names from the parameters' debug records (`argN` for an unnamed one). Also given when
 /// the function returns a structure (`returns_composite`).
 fn source_params(func: LLVMValueRef, names: &VarNames, returns_composite: bool) -> Option<Vec<ParamMeta>> {

@@ -3,7 +3,7 @@
 //! LLVM-C can give an instruction's `DILocation` and the variable of a debug record, but not a
 //! variable's name or type; those few accessors are in the C++ shim (`shim/shim.cpp`).
 
-use evotest_abi::meta::{CompositeMeta, GlobalMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
+use evotest_abi::meta::{ArrayMeta, CompositeMeta, GlobalMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
@@ -38,6 +38,7 @@ extern "C" {
         cap: usize,
     ) -> LLVMMetadataRef;
     fn evotest_ditype_array(ty: LLVMMetadataRef, count: *mut u64) -> LLVMMetadataRef;
+    fn evotest_ditype_array_dim(ty: LLVMMetadataRef, index: u32) -> i64;
     fn evotest_global_ditype(global: LLVMValueRef, local: *mut c_int) -> LLVMMetadataRef;
 }
 
@@ -279,6 +280,16 @@ pub struct ArgSource {
     pub bits: u64,
 }
 
+/// Size in bits of a value of IR type `ty` for [`ArgSource::bits`]: its size in bits, except for
+/// x87's `x86_fp80`, whose 80 bits fill a `long double` of 128 (its size in memory).
+unsafe fn value_bits(td: inkwell::llvm_sys::target::LLVMTargetDataRef, ty: LLVMTypeRef) -> u64 {
+    if LLVMGetTypeKind(ty) == inkwell::llvm_sys::LLVMTypeKind::LLVMX86_FP80TypeKind {
+        LLVMABISizeOfType(td, ty) * 8
+    } else {
+        LLVMSizeOfTypeInBits(td, ty)
+    }
+}
+
 /// Match each IR argument of `func` with the source parameter it carries, from the debug records
 /// of `names`: a record describing the argument itself, or the storage the argument (possibly
 /// after a `zext`/`trunc`) is stored into at entry, at a constant offset. C at -O0 maps argument
@@ -291,7 +302,7 @@ pub fn arg_sources(func: LLVMValueRef, names: &VarNames) -> Vec<Option<ArgSource
         let mut out = Vec::with_capacity(n as usize);
         for i in 0..n {
             let p = LLVMGetParam(func, i);
-            let bits = LLVMSizeOfTypeInBits(td, LLVMTypeOf(p));
+            let bits = value_bits(td, LLVMTypeOf(p));
             let mut found = None;
             for &(v, arg, var, declare) in &names.param_records {
                 if v == p {
@@ -338,7 +349,7 @@ unsafe fn stored_into_param(
             }
             for &(s, arg, var, declare) in &names.param_records {
                 if s == base && declare {
-                    let bits = LLVMSizeOfTypeInBits(td, LLVMTypeOf(v));
+                    let bits = value_bits(td, LLVMTypeOf(v));
                     return Some(ArgSource { arg, var, offset: off as u64, indirect: false, bits });
                 }
             }
@@ -488,6 +499,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             scalar: kind.map(|kind| ScalarMeta { kind, bits: bits as u32 }),
             pointee,
             composite: None,
+            array: None,
         }
     } else {
         let scalar = match ir {
@@ -499,7 +511,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             "double" => Some(ScalarMeta { kind: ScalarKind::Float, bits: 64 }),
             _ => None,
         };
-        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None, composite: None }
+        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None, composite: None, array: None }
     }
 }
 
@@ -556,8 +568,37 @@ pub fn source_type_meta(di: LLVMMetadataRef) -> TypeMeta {
     if let Some(p) = t.pointee.as_mut() {
         let pd = unsafe { evotest_ditype_pointee(di) };
         p.composite = composite_meta(pd, 0).map(|(c, _)| Box::new(c));
+        p.array = array_meta(pd).map(Box::new);
     }
     t
+}
+
+/// The dimensions and element type of the fixed-size array type `di` (after typedefs and
+/// qualifiers); `None` for any other type and for an array with a dimension that is not a
+/// positive constant (`int[]`, a variable-length array).
+fn array_meta(di: LLVMMetadataRef) -> Option<ArrayMeta> {
+    if di.is_null() {
+        return None;
+    }
+    let mut count = 0u64;
+    let elem = unsafe { evotest_ditype_array(di, &mut count) };
+    if elem.is_null() || count == 0 {
+        return None;
+    }
+    let mut dims = Vec::new();
+    for i in 0.. {
+        let d = unsafe { evotest_ditype_array_dim(di, i) };
+        if d < 0 {
+            break;
+        }
+        dims.push(d as u64);
+    }
+    if dims.is_empty() || dims.iter().product::<u64>() != count {
+        return None;
+    }
+    let mut elem_meta = type_meta(elem, true, "");
+    elem_meta.composite = composite_meta(elem, 0).map(|(c, _)| Box::new(c));
+    Some(ArrayMeta { dims, elem: elem_meta })
 }
 
 /// The description of global variable `g` (symbol `name`) from its debug info: `None` without
@@ -584,9 +625,10 @@ pub fn global_meta(g: LLVMValueRef, name: &str) -> Option<GlobalMeta> {
     Some(GlobalMeta { name: name.to_string(), ty, count })
 }
 
-/// Whether `t` is, or points to, a composite ([`source_type_meta`]).
+/// Whether `t` is, or points to, a composite, or points to a fixed-size array
+/// ([`source_type_meta`]).
 pub fn has_composite(t: &TypeMeta) -> bool {
-    t.composite.is_some() || t.pointee.as_ref().is_some_and(|p| p.composite.is_some())
+    t.composite.is_some() || t.pointee.as_ref().is_some_and(|p| p.composite.is_some() || p.array.is_some())
 }
 
 /// The description of a structure, union or class type `di` and its number of scalar leaves;

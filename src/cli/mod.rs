@@ -291,9 +291,10 @@ struct TargetArgs {
     rust_checks: crate::frontend::rust::RustChecks,
 
     /// Function under test (its parameters must be scalars: _Bool, char, short, int, long,
-    /// long long, signed or unsigned, float, double; structures of them, by value or through a
-    /// pointer, built member by member (--range p.x=0..10 narrows one member); or pointers
-    /// described by --array, --string, --buffer). With --crate: a Rust path, e.g.
+    /// long long, signed or unsigned, float, double, long double (searched as a double);
+    /// structures of them, by value or through a pointer, built member by member (--range
+    /// p.x=0..10 narrows one member); or pointers described by --array, --string, --buffer,
+    /// including matrices: `int m[3][4]` is --array m=3). With --crate: a Rust path, e.g.
     /// geometry::triangle
     #[arg(long, short = 'f')]
     function: String,
@@ -311,7 +312,8 @@ struct TargetArgs {
     #[arg(long = "range", value_name = "NAME=LO..HI")]
     ranges: Vec<String>,
 
-    /// A pointer parameter is a fixed-length array of LEN elements, e.g. --array a=10
+    /// A pointer parameter is a fixed-length array of LEN elements, e.g. --array a=10; for a
+    /// pointer to rows (a matrix `int m[3][4]`, passed as `int (*m)[4]`), LEN is the number of rows
     /// (repeatable; --range a=… applies to every element)
     #[arg(long = "array", value_name = "NAME=LEN")]
     arrays: Vec<String>,

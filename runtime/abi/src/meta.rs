@@ -268,7 +268,8 @@ pub struct FunctionMeta {
     pub language: Option<String>,
     /// The parameters as the source declares them (from the `DISubprogram`'s types and the
     /// parameters' debug records), with their structures described ([`TypeMeta::composite`]);
-    /// given only when some parameter is a structure, union or class, or points to one, where
+    /// given only when some parameter is a structure, union or class, or points to one or to a
+    /// fixed-size array ([`TypeMeta::array`]), where
     /// the IR arguments of [`Self::params`] may split or coerce them (`struct { double w, h; }`
     /// by value is two `double` arguments on x86-64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -432,6 +433,21 @@ pub struct TypeMeta {
     /// [`FunctionMeta::source_params`] (and the pointees there), `None` elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub composite: Option<Box<CompositeMeta>>,
+    /// For an array type of fixed dimensions, its dimensions and element type; only as the
+    /// pointee of a parameter in [`FunctionMeta::source_params`] (a parameter declared `int
+    /// m[3][4]` or `int (*m)[4]` has type `int (*)[4]`: the pointee is `int[4]`, `dims` `[4]`).
+    /// `None` elsewhere; `scalar` and `composite` of the array type itself are `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<Box<ArrayMeta>>,
+}
+
+/// The dimensions and element type of a fixed-size array type ([`TypeMeta::array`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ArrayMeta {
+    /// Number of elements in each dimension, outermost first (`int[3][4]`: `[3, 4]`); each ≥ 1.
+    pub dims: Vec<u64>,
+    /// The element type (a scalar, or a structure described member by member).
+    pub elem: TypeMeta,
 }
 
 /// A structure, union or class type, from its `DICompositeType`: what a harness needs to build

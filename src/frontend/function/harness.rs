@@ -64,12 +64,16 @@ pub fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
     if let Some(s) = t.scalar.as_ref().and_then(ScalarType::from_meta) {
         return Ok((c_name(&t.c_spelling, s), ReturnKind::Scalar(s)));
     }
+    if shape::is_long_double(t) {
+        // recorded as the `double` nearest to it
+        return Ok((shape::LONG_DOUBLE.into(), ReturnKind::Scalar(ScalarType::F64)));
+    }
     if t.scalar.is_none() && (t.ir == "ptr" || t.pointee.is_some() || spelling.ends_with('*')) {
         return Ok((t.c_spelling.clone(), ReturnKind::Unrecorded));
     }
     bail!(
         "function `{}` returns `{}`, which evotest cannot call yet (supported return types: void, \
-         _Bool, char, short, int, long, long long, float, double, and pointers)",
+         _Bool, char, short, int, long, long long, float, double, long double, and pointers)",
         f.name,
         if spelling.is_empty() { &t.ir } else { spelling }
     )
@@ -85,7 +89,7 @@ impl Signature {
         }
         let (ret_c, ret) = ret_of(f)?;
         let ps: Vec<String> =
-            params.iter().filter(|p| !p.global).map(|p| format!("{} {}", p.c_type, p.name).replace("* ", "*")).collect();
+            params.iter().filter(|p| !p.global).map(|p| p.declarator()).collect();
         let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
         let prototype = format!("{ret_c} {}({ps})", f.name);
         let mut types: String = params
@@ -155,7 +159,7 @@ pub fn generate(fe: &FunctionFrontend) -> String {
                     "    uint32_t evotest_bits;\n    memcpy(&evotest_bits, &evotest_r, 4);\n    __evotest_return({RET_FLOAT32}, evotest_bits);\n"
                 )),
                 ScalarType::F64 => s.push_str(&format!(
-                    "    uint64_t evotest_bits;\n    memcpy(&evotest_bits, &evotest_r, 8);\n    __evotest_return({RET_FLOAT64}, evotest_bits);\n"
+                    "    double evotest_d = evotest_r;\n    uint64_t evotest_bits;\n    memcpy(&evotest_bits, &evotest_d, 8);\n    __evotest_return({RET_FLOAT64}, evotest_bits);\n"
                 )),
                 t if t.is_signed() => {
                     s.push_str(&format!("    __evotest_return({RET_SIGNED}, (uint64_t)(int64_t)evotest_r);\n"))
@@ -182,7 +186,15 @@ fn decode_params(fe: &FunctionFrontend) -> String {
 
 /// The arguments of the call: the decoded parameters, global inputs left out.
 fn call_args(fe: &FunctionFrontend) -> Vec<String> {
-    (0..fe.params.len()).filter(|&i| !fe.params[i].global).map(|i| format!("evotest_p{i}")).collect()
+    let arg = |i: usize| {
+        let p = &fe.params[i];
+        match p.array_dims() {
+            // a pointer to arrays, decoded as a pointer to its scalars
+            Some(_) => format!("({})evotest_p{i}", p.c_type),
+            None => format!("evotest_p{i}"),
+        }
+    };
+    (0..fe.params.len()).filter(|&i| !fe.params[i].global).map(arg).collect()
 }
 
 /// `free` of every array, string and buffer the decoding allocated.

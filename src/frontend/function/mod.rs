@@ -149,7 +149,11 @@ impl Frontend for FunctionFrontend {
             .map(|p| {
                 let (shape, r) = match &p.shape {
                     Shape::Scalar { field } => (json!("scalar"), range(*field)),
-                    Shape::Array { first, len } => (json!({"array": len}), range(*first)),
+                    Shape::Array { first, len, inner } if inner.is_empty() => (json!({"array": len}), range(*first)),
+                    Shape::Array { first, len, inner } => {
+                        let rows = len / inner.iter().product::<usize>().max(1);
+                        (json!({"array": rows, "row_dims": inner}), range(*first))
+                    }
                     Shape::String { max, first, .. } => (json!({"string": max}), range(*first)),
                     Shape::Buffer { max, first, .. } => (json!({"buffer": max}), range(*first)),
                     Shape::LengthOf { buffer } => (json!({"length_of": self.params[*buffer].name}), Json::Null),

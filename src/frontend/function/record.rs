@@ -289,7 +289,7 @@ mod tests {
     use evotest_abi::meta::{MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
 
     fn scalar(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None }
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None }
     }
 
     fn member(name: &str, off: u64, ty: TypeMeta, count: Option<u64>) -> MemberMeta {

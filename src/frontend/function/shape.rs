@@ -4,7 +4,9 @@
 //! Shapes:
 //! * a **scalar** is one field;
 //! * a **fixed-length array** (`int *a` with `--array a=10`) is one field per element, allocated
-//!   afresh (exactly `len` elements) for each execution;
+//!   afresh (exactly `len` elements) for each execution; a pointer to arrays (`int m[3][4]`,
+//!   which C passes as `int (*m)[4]`, with `--array m=3`) is the same, its rows one after the
+//!   other (`m[0][0]`, `m[0][1]`, …);
 //! * a **NUL-terminated string** (`char *s`, by default, or `--string s=MAX[:ALPHABET]`) is a
 //!   length field (0..=MAX) and MAX character fields over the alphabet (printable ASCII, 32..126,
 //!   by default); the harness allocates `len + 1` bytes;
@@ -19,7 +21,7 @@ use crate::input::spec::RangeSpec;
 use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
 use anyhow::{anyhow, bail, Result};
 use super::record::{Leaf, LeafRole, Record, STRING_MAX};
-use evotest_abi::meta::{FunctionMeta, GlobalMeta, ParamMeta, TypeMeta};
+use evotest_abi::meta::{ArrayMeta, FunctionMeta, GlobalMeta, ParamMeta, TypeMeta};
 use serde_json::{json, Value as Json};
 use std::fmt::Write;
 
@@ -27,7 +29,10 @@ use std::fmt::Write;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     Scalar { field: usize },
-    Array { first: usize, len: usize },
+    /// `len` elements from field `first` on. `inner` is empty for a pointer to scalars; for a
+    /// pointer to arrays (`int (*m)[4]`) it holds the dimensions of each row (`[4]`), and `len`
+    /// counts scalars (rows × the product of `inner`).
+    Array { first: usize, len: usize, inner: Vec<usize> },
     String { len_field: usize, first: usize, max: usize },
     Buffer { len_field: usize, first: usize, max: usize, len_param: usize },
     /// An integer parameter that receives the length of the buffer parameter `buffer`.
@@ -220,6 +225,17 @@ pub fn c_name(declared: &str, ty: ScalarType) -> String {
     ty.c_name().to_string()
 }
 
+/// The C name of the x87 extended type.
+pub const LONG_DOUBLE: &str = "long double";
+
+/// Whether `t` is C's `long double` on x86-64 (x87 80-bit extended precision, 128 bits of
+/// storage), not `__float128`/`_Float128`. evotest searches such a value as a `double` (its
+/// field is an `f64`) that the harness widens exactly.
+pub fn is_long_double(t: &TypeMeta) -> bool {
+    let float128 = t.ir == "fp128" || t.c_spelling.contains("float128") || t.c_spelling.contains("Float128");
+    matches!(t.scalar, Some(m) if m.kind == evotest_abi::meta::ScalarKind::Float && (m.bits == 80 || m.bits == 128)) && !float128
+}
+
 fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
     t.scalar.as_ref().and_then(ScalarType::from_meta)
 }
@@ -227,7 +243,7 @@ fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
 fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
     anyhow!(
         "parameter `{}` (#{}) of `{}` has type `{}`, which evotest cannot generate yet \
-         (supported: _Bool, char, short, int, long, long long, signed or unsigned, float, double; \
+         (supported: _Bool, char, short, int, long, long long, signed or unsigned, float, double, long double; \
          pointers to them as arrays, strings or buffers; structures of them)",
         p.name,
         i + 1,
@@ -288,13 +304,15 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             });
             continue;
         }
-        if let Some(t) = scalar_of(&p.ty) {
+        let long_double = is_long_double(&p.ty);
+        if let Some(t) = scalar_of(&p.ty).or(long_double.then_some(ScalarType::F64)) {
             if let Some(s) = spec {
                 bail!("parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}", p.name, f.name, p.ty.c_spelling, kind_of(s));
             }
             let g = genes.len();
             genes.push(Field::full(&p.name, t));
-            let c = c_name(&p.ty.c_spelling, t);
+            // a `long double` is searched as a `double` and widened by the harness
+            let c = if long_double { LONG_DOUBLE.to_string() } else { c_name(&p.ty.c_spelling, t) };
             params.push(Param {
                 name: p.name.clone(),
                 c_type: c.clone(),
@@ -346,6 +364,12 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             });
             continue;
         }
+        if let Some(arr) = p.ty.pointee.as_deref().and_then(|t| t.array.as_deref()) {
+            let (param, fields) = rows_param(f, i, p, arr, spec, genes.len())?;
+            genes.extend(fields);
+            params.push(param);
+            continue;
+        }
         let Some(pointee) = p.ty.pointee.as_deref() else { return Err(unsupported(f, i, p)) };
         let Some(et) = scalar_of(pointee) else { return Err(unsupported(f, i, p)) };
         let elem_c = c_name(&pointee.c_spelling, et);
@@ -356,7 +380,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 for k in 0..*len {
                     genes.push(Field::full(&format!("{}[{k}]", p.name), et));
                 }
-                Shape::Array { first, len: *len }
+                Shape::Array { first, len: *len, inner: vec![] }
             }
             Some(ShapeSpec::Buffer { max, .. }) => {
                 let len_field = genes.len();
@@ -423,7 +447,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let what = format!("{} `{}` ({})", if p.global { "global" } else { "parameter" }, p.name, p.declared);
         match &p.shape {
             Shape::Scalar { field } => genes[*field].set_range(&r.lo, &r.hi, &what)?,
-            Shape::Array { first, len } => {
+            Shape::Array { first, len, .. } => {
                 for g in &mut genes[*first..first + len] {
                     g.set_range(&r.lo, &r.hi, &what)?;
                 }
@@ -446,6 +470,95 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         }
     }
     Ok((params, genes))
+}
+
+/// A pointer-to-arrays parameter `p` (#`i` of `f`; `int (*m)[4]`, which `int m[3][4]` declares)
+/// whose pointee is the array type `arr`: the parameter, whose fields start at `first`, and the
+/// fields of its elements, rows one after the other. The number of rows is the `--array` length: the
+/// outer dimension is not part of the parameter's type.
+///
+/// Errors: no `--array`, another shape spec, rows of structures, too many elements.
+fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: Option<&ShapeSpec>, first: usize) -> Result<(Param, Vec<Field>)> {
+    let inner: Vec<usize> = arr.dims.iter().map(|&d| d as usize).collect();
+    let dims_c: String = inner.iter().map(|d| format!("[{d}]")).collect();
+    let Some(et) = scalar_of(&arr.elem) else {
+        bail!(
+            "parameter `{}` (#{}) of `{}` is `{}`, a pointer to arrays of `{}`, which evotest cannot generate yet \
+             (rows of scalars only)",
+            p.name,
+            i + 1,
+            f.name,
+            p.ty.c_spelling,
+            arr.elem.c_spelling
+        )
+    };
+    let elem_c = c_name(&arr.elem.c_spelling, et);
+    let n = &p.name;
+    let rows = match spec {
+        Some(ShapeSpec::Array { len, .. }) => *len,
+        Some(s) => bail!("--{} {n}: `{n}` is `{elem_c} (*{n}){dims_c}`, a pointer to rows; it takes --array {n}=ROWS only", kind_of(s)),
+        None => bail!(
+            "parameter `{n}` (#{}) of `{}` is `{elem_c} (*{n}){dims_c}`, a pointer to rows (what `{elem_c} {n}[ROWS]{dims_c}` \
+             declares): say how many rows with --array {n}=ROWS",
+            i + 1,
+            f.name
+        ),
+    };
+    let row: usize = inner.iter().product();
+    if row == 0 || rows.saturating_mul(row) > MAX_LEN {
+        bail!("--array {}={rows}: {rows} rows of {dims_c} is more than {MAX_LEN} elements", p.name);
+    }
+    let mut fields = Vec::with_capacity(rows * row);
+    for k in 0..rows * row {
+        fields.push(Field::full(&format!("{}{}", p.name, element_path(k, &inner)), et));
+    }
+    let param = Param {
+        name: p.name.clone(),
+        c_type: format!("{elem_c} (*){dims_c}"),
+        elem: et,
+        elem_c,
+        declared: p.ty.c_spelling.clone(),
+        shape: Shape::Array { first, len: rows * row, inner },
+        global: false,
+    };
+    Ok((param, fields))
+}
+
+/// The subscripts (`[1][2]`) of the `k`-th scalar, in row-major order, of rows of `inner`.
+fn element_path(k: usize, inner: &[usize]) -> String {
+    let mut idx = Vec::with_capacity(inner.len() + 1);
+    let mut rest = k;
+    for &d in inner.iter().rev() {
+        idx.push(rest % d);
+        rest /= d;
+    }
+    idx.push(rest);
+    idx.iter().rev().map(|x| format!("[{x}]")).collect()
+}
+
+/// `items` grouped by the dimensions `dims` (outermost first; their product is `items.len()`),
+/// each group between `open` and `close` and separated by `, `: `{{1, 2}, {3, 4}}` for C
+/// initialisers, `[[1, 2], [3, 4]]` for reports. With no dimensions, the one item.
+fn nest(items: &[String], dims: &[usize], open: &str, close: &str) -> String {
+    match dims.split_first() {
+        None => items.first().cloned().unwrap_or_default(),
+        Some((_, rest)) => {
+            let step = rest.iter().product::<usize>().max(1);
+            let parts: Vec<String> = items.chunks(step).map(|c| nest(c, rest, open, close)).collect();
+            format!("{open}{}{close}", parts.join(", "))
+        }
+    }
+}
+
+/// [`nest`] for JSON: `values` as nested arrays of the dimensions `dims`.
+fn nest_json(values: Vec<Json>, dims: &[usize]) -> Json {
+    match dims.split_first() {
+        None => values.into_iter().next().unwrap_or(Json::Null),
+        Some((_, rest)) => {
+            let step = rest.iter().product::<usize>().max(1);
+            Json::Array(values.chunks(step).map(|c| nest_json(c.to_vec(), rest)).collect())
+        }
+    }
 }
 
 /// A global input ([`Param::global`]): a scalar, a fixed-length array of scalars (as an array
@@ -486,7 +599,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             for k in 0..n {
                 genes.push(Field::full(&format!("{name}[{k}]"), t));
             }
-            Shape::Array { first, len: n as usize }
+            Shape::Array { first, len: n as usize, inner: vec![] }
         }
     };
     Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true })
@@ -556,6 +669,29 @@ pub fn c_string(bytes: &[u8]) -> String {
 }
 
 impl Param {
+    /// The declaration of the parameter in a prototype: `int *a`, `int (*m)[4]`.
+    pub fn declarator(&self) -> String {
+        match &self.shape {
+            Shape::Array { inner, .. } if !inner.is_empty() => {
+                let dims: String = inner.iter().map(|d| format!("[{d}]")).collect();
+                format!("{} (*{}){dims}", self.elem_c, self.name)
+            }
+            _ => format!("{} {}", self.c_type, self.name).replace("* ", "*"),
+        }
+    }
+
+    /// For a pointer to arrays, all dimensions of the value passed, outermost (the rows) first:
+    /// `[3, 4]` for three rows of `int[4]`; `None` for any other parameter.
+    pub fn array_dims(&self) -> Option<Vec<usize>> {
+        match &self.shape {
+            Shape::Array { len, inner, .. } if !inner.is_empty() => {
+                let rows = len / inner.iter().product::<usize>().max(1);
+                Some(std::iter::once(rows).chain(inner.iter().copied()).collect())
+            }
+            _ => None,
+        }
+    }
+
     fn length(&self, d: &Domain, input: &Input) -> Option<usize> {
         match self.shape {
             Shape::String { len_field, max, .. } | Shape::Buffer { len_field, max, .. } => {
@@ -581,7 +717,7 @@ impl Param {
 
     fn elements(&self, d: &Domain, input: &Input) -> Vec<Value> {
         let range = match self.shape {
-            Shape::Array { first, len } => first..first + len,
+            Shape::Array { first, len, .. } => first..first + len,
             Shape::Buffer { first, .. } => first..first + self.length(d, input).unwrap_or(0),
             _ => 0..0,
         };
@@ -594,7 +730,10 @@ impl Param {
             Shape::Scalar { field } => DisplayValue(self.elem, d.get(input, *field)).to_string(),
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let v: Vec<String> = self.elements(d, input).iter().map(|v| DisplayValue(self.elem, *v).to_string()).collect();
-                format!("[{}]", v.join(", "))
+                match self.array_dims() {
+                    Some(dims) => nest(&v, &dims, "[", "]"),
+                    None => format!("[{}]", v.join(", ")),
+                }
             }
             Shape::String { .. } => c_string(&self.string_bytes(d, input)),
             Shape::LengthOf { buffer } => return params[*buffer].length(d, input).map(|n| n.to_string()),
@@ -617,7 +756,13 @@ impl Param {
         let num = |v: Value| num_of(self.elem, v);
         match &self.shape {
             Shape::Scalar { field } => num(d.get(input, *field)),
-            Shape::Array { .. } | Shape::Buffer { .. } => Json::Array(self.elements(d, input).iter().map(|v| num(*v)).collect()),
+            Shape::Array { .. } | Shape::Buffer { .. } => {
+                let v: Vec<Json> = self.elements(d, input).iter().map(|v| num(*v)).collect();
+                match self.array_dims() {
+                    Some(dims) => nest_json(v, &dims),
+                    None => Json::Array(v),
+                }
+            }
             Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(d, input))),
             Shape::LengthOf { buffer } => json!(params[*buffer].length(d, input)),
             Shape::Record { first, record, many: None, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of),
@@ -643,6 +788,13 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
         }
         match &p.shape {
             Shape::Scalar { field } => args.push(c_literal(p.elem, d.get(input, *field))),
+            Shape::Array { .. } if p.array_dims().is_some() => {
+                let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
+                let dims = p.array_dims().unwrap_or_default();
+                let inner: String = dims[1..].iter().map(|d| format!("[{d}]")).collect();
+                setup.push(format!("{} {var}[]{inner} = {};", p.elem_c, nest(&els, &dims, "{", "}")));
+                args.push(var);
+            }
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
                 if els.is_empty() {
@@ -719,7 +871,7 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
         let g = &p.name;
         return match &p.shape {
             Shape::Scalar { field } => set_scalar("    ", g, p.elem, offs[*field]),
-            Shape::Array { first, len } => format!("    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n", offs[*first]),
+            Shape::Array { first, len, .. } => format!("    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n", offs[*first]),
             Shape::Record { first, record, .. } => set_leaves("    ", g, record, &offs[*first..]),
             _ => String::new(),
         };
@@ -727,13 +879,15 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
     match &p.shape {
         Shape::Scalar { field } => {
             let off = offs[*field];
-            if p.elem == ScalarType::Bool {
+            if p.elem_c == LONG_DOUBLE {
+                format!("    double {v}_d;\n    memcpy(&{v}_d, evotest_buf + {off}, sizeof {v}_d);\n    {t} {v} = {v}_d;\n")
+            } else if p.elem == ScalarType::Bool {
                 format!("    {t} {v} = evotest_buf[{off}] & 1;\n")
             } else {
                 format!("    {t} {v};\n    memcpy(&{v}, evotest_buf + {off}, sizeof {v});\n")
             }
         }
-        Shape::Array { first, len } => format!(
+        Shape::Array { first, len, .. } => format!(
             "    {t} *{v} = ({t} *)malloc({len} * sizeof({t}));\n    memcpy({v}, evotest_buf + {}, {len} * sizeof({t}));\n",
             offs[*first]
         ),
@@ -829,11 +983,11 @@ mod tests {
     use evotest_abi::meta::{ScalarKind, ScalarMeta};
 
     fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None }
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None }
     }
 
     fn ptr(c: &str, to: TypeMeta) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)), composite: None }
+        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)), composite: None, array: None }
     }
 
     fn func(params: Vec<(&str, TypeMeta)>) -> FunctionMeta {
