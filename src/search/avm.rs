@@ -48,7 +48,11 @@
 //! branch is set to the other operand (`x == y`, `x == checksum(y)`). Then **lattice snaps**: each
 //! integer variable set to the multiples of each lattice step next to it, where `x % m == 0` has
 //! its zeros (a local optimum at a range's edge, `y % 400 == 0` at y = 1, cannot reach them by
-//! steps). Then, when the execution ran a compare in a loop, **operand moves**
+//! steps). When no input-to-state move (nor a flip at the start) improves and the first that
+//! changed one variable broke a condition above the goal that no repair restores, a **frozen
+//! search** ([`Local::frozen`]) walks the other variables from it, that one kept: `h == 5.0 &&
+//! a == 3.0` with `h = sqrt(a*a + b*b)` needs b to follow a := 3. Then, when the execution ran
+//! a compare in a loop, **operand moves**
 //! ([`super::i2s::operand_moves`], once per local optimum, at most [`OPERAND_MOVES`], until one
 //! improves): a variable equal to an operand of any logged compare evaluation set to the other
 //! operand or a neighbour where that turns the compare around (a checker's `n == 10`, where `n`
@@ -96,6 +100,14 @@ const OPERAND_MOVES: usize = 32;
 /// every exploration: additive pattern moves would need more than log2(FAR) ≈ 20 doublings to
 /// change its magnitude.
 const FAR: f64 = (1u64 << 20) as f64;
+
+/// Most executions of one search with a variable frozen ([`Local::frozen`]). With 200 the
+/// benchmark's medians were about the same (bench/results/frozen-ab.md), but a search that only
+/// crept back towards the current input cost up to 200 executions.
+const FROZEN_EVALS: u64 = 64;
+
+/// Executions per other variable of a search with a variable frozen, up to [`FROZEN_EVALS`].
+const FROZEN_EVALS_PER_FIELD: u64 = 24;
 
 /// Smallest float step AVM refines to.
 const MIN_FLOAT_STEP: f64 = 1e-9;
@@ -427,7 +439,9 @@ impl Local<'_, '_> {
 
     /// Input-to-state moves ([`super::i2s`]) from the current input: the flips of the critical
     /// branch (`flips`, tried until one improves) or every copy of an operand (tried all, moving
-    /// on each improvement). Returns whether one improved.
+    /// on each improvement). When none improves and the first of them that changed one field
+    /// broke a condition on the goal's path that no repair restores, a [`Self::frozen`] search
+    /// from it. Returns whether one improved.
     fn input_to_state(&mut self, flips: bool) -> Result<std::result::Result<bool, Stop>> {
         if self.cx.out_of_budget() {
             return Ok(Err(Stop::Budget));
@@ -440,16 +454,90 @@ impl Local<'_, '_> {
             super::i2s::candidates(d, goal, &self.x, &ev.trace)
         };
         let mut improved = false;
+        let mut broke = None;
         for y in cands {
-            match self.try_move_repaired(y)? {
+            let from = (self.x.clone(), self.fx);
+            match self.try_move_repaired(y.clone())? {
                 Ok(b) => improved |= b,
                 Err(s) => return Ok(Err(s)),
             }
             if improved && flips {
                 break;
             }
+            if !improved && broke.is_none() {
+                broke = self.broken_guard(&from.0, from.1, &y)?;
+            }
+        }
+        if let (false, Some((y, i))) = (improved, broke) {
+            return self.frozen(y, i);
         }
         Ok(Ok(improved))
+    }
+
+    /// Whether `y`, the input `x` (of fitness `fx`) with one field changed, left the goal's path
+    /// earlier (a worse approach level): that field, and `y` as evaluated. Reads the evaluation
+    /// cache (`y` was just evaluated).
+    fn broken_guard(&mut self, x: &Input, fx: f64, y: &Input) -> Result<Option<(Input, usize)>> {
+        let d = self.cx.domain;
+        let changed: Vec<usize> = (0..d.fields.len()).filter(|&j| !same(d.get(y, j), d.get(x, j))).take(2).collect();
+        let [i] = changed[..] else { return Ok(None) };
+        if d.fields.len() < 2 || self.cx.out_of_budget() {
+            return Ok(None);
+        }
+        let ev = self.cx.evaluate(y)?;
+        let fy = self.cx.fitness(self.goal, &ev);
+        Ok((fy.floor() > fx.floor()).then_some((ev.input, i)))
+    }
+
+    /// A search with one variable frozen: from `y`, an input-to-state move of variable `i` that
+    /// satisfies the goal's critical branch but broke a condition above it (a worse approach
+    /// level) that no single field restores, the other variables are searched (the main cycle,
+    /// then the key stage, at most [`FROZEN_EVALS`] executions, and no further when one pass does
+    /// not get back to the current input's approach level) while variable `i` keeps its value.
+    /// `h == 5.0 && a == 3.0` with `h = sqrt(a*a + b*b)`: from a = 0, b = 5, the flip a := 3
+    /// breaks `h == 5.0`, and walking b with a frozen at 3 reaches b = 4, where both hold; no
+    /// move of one variable from (0, 5) improves, and the checksum-style repairs need a field
+    /// equal to `h`. Moves there if the search ends at a better approach level than the current
+    /// input's (a lower distance at the same level is not enough: such moves led the search
+    /// astray on floatcomp); otherwise the current input is kept. Returns whether it moved.
+    fn frozen(&mut self, y: Input, i: usize) -> Result<std::result::Result<bool, Stop>> {
+        if self.cx.out_of_budget() {
+            return Ok(Err(Stop::Budget));
+        }
+        let ev = self.cx.evaluate(&y)?;
+        let fy = self.cx.fitness(self.goal, &ev);
+        let saved = (std::mem::replace(&mut self.x, ev.input), std::mem::replace(&mut self.fx, fy), self.float_step);
+        self.float_step = 1.0;
+        let start = self.cx.executions();
+        let n = self.cx.domain.fields.len();
+        let limit = (FROZEN_EVALS_PER_FIELD * (n as u64 - 1)).min(FROZEN_EVALS);
+        'search: for stage in [false, true] {
+            loop {
+                let mut improved = false;
+                for j in (0..n).filter(|&j| j != i) {
+                    if self.cx.executions() - start >= limit {
+                        break 'search;
+                    }
+                    match self.variable(j, stage)? {
+                        Ok(b) => improved |= b,
+                        Err(s) => return Ok(Err(s)),
+                    }
+                }
+                if !improved {
+                    break;
+                }
+                // one pass that did not get back to the current input's approach level: the
+                // frozen value is not one the others can make up for nearby
+                if !stage && self.fx.floor() > saved.1.floor() {
+                    break 'search;
+                }
+            }
+        }
+        if self.fx.floor() < saved.1.floor() {
+            return Ok(Ok(true));
+        }
+        (self.x, self.fx, self.float_step) = saved;
+        Ok(Ok(false))
     }
 
     /// The boundary probe (see module docs).
@@ -841,6 +929,40 @@ mod tests {
         });
         assert_eq!(r.covered, 2, "{r:?}");
         assert!(r.executions < 500, "{r:?}");
+    }
+
+    /// A frozen search: the goal `a == 7` (site 1) lies under `a*a + b*b == 625` (site 0), and
+    /// the start (0, 25) satisfies the guard. Every move of `a` breaks it, no field equals
+    /// `a*a + b*b` to repair it; the flip a := 7 followed by a walk of `b` with `a` frozen reaches
+    /// (7, 24) in 3 executions (without the frozen search: 434, through restarts).
+    #[test]
+    fn a_flip_that_breaks_a_guard_is_followed_by_a_search_of_the_other_variables() {
+        use crate::exec::mock::MockRun;
+        use evotest_abi::pred::Pred;
+        let d = ints(&["a", "b"], Some((-1000, 1000)));
+        let sc = Scenario {
+            sites: 2,
+            outcomes: 4,
+            goals: branch_goals(1, vec![vec![(0, 0)]]),
+            program: Box::new(|v: &[Value], r: &mut MockRun| {
+                let (a, b) = (v[0].as_i128(), v[1].as_i128());
+                let h = a * a + b * b;
+                r.compare(0, Pred::Eq, h as u64, 625);
+                r.branch(0, 0, &eq(h, 625));
+                if h != 625 {
+                    return;
+                }
+                r.compare(1, Pred::Eq, a as u64, 7);
+                r.branch(1, 2, &eq(a, 7));
+            }),
+        };
+        let start = d.from_values(&[0, 25].map(Value::Int));
+        let r = run_with(&d, sc, SearchConfig::default(), 1, 3_000, |cx| {
+            cx.evaluate(&start).unwrap();
+            drive(cx, &mut Avm).unwrap();
+        });
+        assert_eq!(r.covered, 2, "{r:?}");
+        assert!(r.executions < 100, "{r:?}");
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.
