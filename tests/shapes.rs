@@ -293,3 +293,13 @@ fn a_long_double_is_searched_as_a_double() {
     let t = tests.iter().find(|t| t["inputs"]["k"] == 3 && t["inputs"]["x"].as_f64().is_some_and(|x| x < -5.5)).expect("x < -5.5, k == 3");
     assert_eq!(ret(t), 2.0 * t["inputs"]["x"].as_f64().unwrap());
 }
+
+#[test]
+fn conditions_name_matrix_elements_by_row_and_column() {
+    let out = evotest().args(["sites", "tests/fixtures/shapes.c"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for want in ["m[0][0] == 7", "m[2][0] == m[0][2]", "c[k][1][2] > 100.0", "c[1 - k][0][0] < -3.5"] {
+        assert!(text.contains(want), "no `{want}` in:\n{text}");
+    }
+}

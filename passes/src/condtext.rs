@@ -260,7 +260,11 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
             let n = LLVMGetNumOperands(ptr) as u32;
             if n >= 2 {
                 let base = LLVMGetOperand(ptr, 0);
-                let base_text = if !LLVMIsAAllocaInst(base).is_null() || !LLVMIsAGlobalVariable(base).is_null() {
+                // a GEP of array GEPs: the rows of a matrix (`c[k][1][2]` is three)
+                let base_text = if !LLVMIsAAllocaInst(base).is_null()
+                    || !LLVMIsAGlobalVariable(base).is_null()
+                    || (is_gep(base) && array_geps(base))
+                {
                     lvalue(base, names, depth + 1)
                 } else {
                     expr(base, names, depth + 1, true)
@@ -282,6 +286,23 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
     }
 }
 
+/// Whether `v` is a GEP instruction or a constant GEP expression (`board[1]` of a global).
+unsafe fn is_gep(v: LLVMValueRef) -> bool {
+    !LLVMIsAGetElementPtrInst(v).is_null() || (!LLVMIsAConstantExpr(v).is_null() && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMGetElementPtr)
+}
+
+/// Whether `v` is a chain of GEPs over arrays and scalars only (no structure's member index,
+/// which would print as a subscript), down to a value that is not a GEP.
+unsafe fn array_geps(mut v: LLVMValueRef) -> bool {
+    while is_gep(v) {
+        if LLVMGetTypeKind(LLVMGetGEPSourceElementType(v)) == inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
+            return false;
+        }
+        v = LLVMGetOperand(v, 0);
+    }
+    true
+}
+
 /// The text of GEP `ptr` as a member access path from a named variable (see [`lvalue`]).
 unsafe fn member_text(ptr: LLVMValueRef, names: &VarNames) -> Option<String> {
     let mut off = 0i64;
@@ -299,6 +320,13 @@ unsafe fn member_text(ptr: LLVMValueRef, names: &VarNames) -> Option<String> {
         let slot = LLVMGetOperand(base, 0);
         if let (Some(n), Some(&ty)) = (names.by_storage.get(&slot), names.storage_types.get(&slot)) {
             let pointee = crate::debuginfo::pointee_type(ty);
+            // past the first object pointed to (`p[2].y`), or a pointer to rows (`int (*m)[4]`,
+            // a matrix parameter, always indexed: `m[0][0]`): the index of the object first
+            let size = crate::debuginfo::type_bits(pointee);
+            if size > 0 && (bits >= size || crate::debuginfo::is_array_type(pointee)) {
+                let path = crate::debuginfo::member_path(pointee, bits % size)?;
+                return Some(format!("{n}[{}]{path}", bits / size));
+            }
             let path = crate::debuginfo::member_path(pointee, bits)?;
             return match path.strip_prefix('.') {
                 Some(rest) => Some(format!("{n}->{rest}")),

@@ -560,6 +560,12 @@ fn member_path_at(ty: LLVMMetadataRef, offset_bits: u64, depth: u32) -> Option<S
     Some(format!(".{name}{}", member_path_at(mty, offset_bits - off, depth + 1)?))
 }
 
+/// Whether `ty` (after typedefs and qualifiers) is an array type of fixed size.
+pub fn is_array_type(ty: LLVMMetadataRef) -> bool {
+    let mut count = 0u64;
+    !ty.is_null() && !unsafe { evotest_ditype_array(ty, &mut count) }.is_null() && count > 0
+}
+
 /// A parameter's type as the source declares it: [`type_meta`], with its structure, union or
 /// class described member by member ([`TypeMeta::composite`]), or that of the type it points to.
 pub fn source_type_meta(di: LLVMMetadataRef) -> TypeMeta {
