@@ -303,3 +303,21 @@ fn conditions_name_matrix_elements_by_row_and_column() {
         assert!(text.contains(want), "no `{want}` in:\n{text}");
     }
 }
+
+#[test]
+fn a_global_array_of_structures_is_an_input_member_by_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("route");
+    let (_, r) = run("tests/fixtures/globals.c", "route_check", &out, &["--global", "Route", "--range", "Route=-100..100", "--seed", "2"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/globals.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let suite = read_json(&out.join("suite.json"));
+    let one = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let route = one["inputs"]["Route"].as_array().unwrap();
+    assert_eq!(route.len(), 3, "{one}");
+    assert_eq!(route[2]["y"], -40, "{one}");
+    assert!(route[0]["x"].as_i64() > route[1]["x"].as_i64(), "{one}");
+    let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    assert!(two["inputs"]["Route"][1]["name"].as_str().unwrap().starts_with('W'), "{two}");
+}

@@ -251,7 +251,7 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
         // a member of a structure (or an element of an array) at a constant offset from a
         // variable, or from what a pointer variable points to: named from the debug type
         // (`r.tl.x`, `r.tags[2]`, `p->y`)
-        if !LLVMIsAGetElementPtrInst(ptr).is_null() {
+        if is_gep(ptr) {
             if let Some(s) = member_text(ptr, names) {
                 return s;
             }
@@ -263,7 +263,7 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
                 // a GEP of array GEPs: the rows of a matrix (`c[k][1][2]` is three)
                 let base_text = if !LLVMIsAAllocaInst(base).is_null()
                     || !LLVMIsAGlobalVariable(base).is_null()
-                    || (is_gep(base) && array_geps(base))
+                    || (is_gep(base) && array_geps(ptr))
                 {
                     lvalue(base, names, depth + 1)
                 } else {

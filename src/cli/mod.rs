@@ -335,8 +335,8 @@ struct TargetArgs {
 
     /// A global variable the function reads that is an input too, e.g. --global
     /// Cur_Vertical_Sep (repeatable, or comma-separated): set before each call, over its type's
-    /// whole range unless --range narrows it; a scalar, an array of scalars or a structure of
-    /// them, `static` ones too. Unlisted globals keep their initial values (the report's notes
+    /// whole range unless --range narrows it; a scalar, an array of scalars, a structure of
+    /// them or an array of structures, `static` ones too. Unlisted globals keep their initial values (the report's notes
     /// name those the function reads)
     #[arg(long = "global", value_name = "NAME", value_delimiter = ',')]
     globals: Vec<String>,

@@ -107,6 +107,7 @@ impl Signature {
             .filter(|p| p.global)
             .map(|p| match &p.shape {
                 Shape::Array { len, .. } => format!("extern {} {}[{len}];\n", p.elem_c, p.name),
+                Shape::Record { many: Some(n), .. } => format!("extern {} {}[{n}];\n", p.c_type, p.name),
                 _ => format!("extern {} {};\n", p.c_type, p.name),
             })
             .collect();
@@ -204,6 +205,7 @@ fn frees(params: &[Param]) -> String {
         // the string members of structures first
         if let Shape::Record { record, by_pointer, many, .. } = &p.shape {
             let obj = match (p.global, by_pointer, many) {
+                (true, _, Some(_)) => format!("{}[evotest_k]", p.name),
                 (true, ..) => p.name.clone(),
                 (false, _, Some(_)) => format!("evotest_p{i}[evotest_k]"),
                 (false, true, None) => format!("(*evotest_p{i})"),
@@ -212,6 +214,9 @@ fn frees(params: &[Param]) -> String {
             for path in record.string_paths(&obj) {
                 let free = format!("free((void *){path});");
                 match many {
+                    Some(n) if p.global => {
+                        s.push_str(&format!("    for (uint32_t evotest_k = 0; evotest_k < {n}; evotest_k++) {free}\n"))
+                    }
                     Some(_) => s.push_str(&format!(
                         "    for (uint32_t evotest_k = 0; evotest_k < evotest_n{i}; evotest_k++) {free}\n"
                     )),

@@ -567,13 +567,18 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
     let name = &g.name;
     let declared = g.ty.c_spelling.clone();
     if let Some(c) = g.ty.composite.as_deref() {
-        if g.count.is_some() {
-            bail!("--global {name}: an array of structures, which evotest cannot build yet");
-        }
         let record = Record::of(c, &g.ty.c_spelling).map_err(|e| anyhow!("--global {name}: {e}"))?;
+        // one structure, or an array of them (`struct point pts[4]`), fields `pts[0].x`, …
+        let many = g.count.map(|n| n as usize);
+        if many.is_some_and(|n| n.saturating_mul(record.leaves().len()) > MAX_LEN) {
+            bail!("--global {name}: more than {MAX_LEN} fields");
+        }
         let first = genes.len();
-        for l in record.leaves() {
-            genes.push(leaf_field(&format!("{name}{}", l.path), &l));
+        for k in 0..many.unwrap_or(1) {
+            let at = many.map_or_else(String::new, |_| format!("[{k}]"));
+            for l in record.leaves() {
+                genes.push(leaf_field(&format!("{name}{at}{}", l.path), &l));
+            }
         }
         let tag = format!("evotest_g_{name}");
         return Ok(Param {
@@ -582,7 +587,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             elem: ScalarType::U8,
             elem_c: format!("struct {tag}"),
             declared,
-            shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag, many: None, len_field: None },
+            shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag, many, len_field: None },
             global: true,
         });
     }
@@ -849,9 +854,13 @@ fn global_assignment(p: &Param, d: &Domain, input: &Input, var: &str, source_typ
             let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
             format!("{{ static const {} {var}[] = {{{}}}; memcpy({g}, {var}, sizeof {var}); }}", p.elem_c, els.join(", "))
         }
-        Shape::Record { first, record, tag, .. } => {
+        Shape::Record { first, record, tag, many, .. } => {
             let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
-            format!("{g} = ({t}){};", record.c_initializer(&mut (*first..).map(|i| d.get(input, i))))
+            let values = &mut (*first..).map(|i| d.get(input, i));
+            match many {
+                None => format!("{g} = ({t}){};", record.c_initializer(values)),
+                Some(n) => (0..*n).map(|k| format!("{g}[{k}] = ({t}){};", record.c_initializer(values))).collect::<Vec<_>>().join(" "),
+            }
         }
         _ => String::new(),
     }
@@ -872,7 +881,11 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
         return match &p.shape {
             Shape::Scalar { field } => set_scalar("    ", g, p.elem, offs[*field]),
             Shape::Array { first, len, .. } => format!("    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n", offs[*first]),
-            Shape::Record { first, record, .. } => set_leaves("    ", g, record, &offs[*first..]),
+            Shape::Record { first, record, many: None, .. } => set_leaves("    ", g, record, &offs[*first..]),
+            Shape::Record { first, record, many: Some(n), .. } => {
+                let per = record.leaves().len();
+                (0..*n).map(|k| set_leaves("    ", &format!("{g}[{k}]"), record, &offs[first + k * per..])).collect()
+            }
             _ => String::new(),
         };
     }
