@@ -537,28 +537,22 @@ fn element_path(k: usize, inner: &[usize]) -> String {
 }
 
 /// `items` grouped by the dimensions `dims` (outermost first; their product is `items.len()`),
-/// each group between `open` and `close` and separated by `, `: `{{1, 2}, {3, 4}}` for C
-/// initialisers, `[[1, 2], [3, 4]]` for reports. With no dimensions, the one item.
-fn nest(items: &[String], dims: &[usize], open: &str, close: &str) -> String {
+/// each group made by `group` from its parts: with no dimensions, the one item (`T::default()`
+/// if there is none).
+fn nest<T: Clone + Default>(items: &[T], dims: &[usize], group: &dyn Fn(Vec<T>) -> T) -> T {
     match dims.split_first() {
         None => items.first().cloned().unwrap_or_default(),
         Some((_, rest)) => {
             let step = rest.iter().product::<usize>().max(1);
-            let parts: Vec<String> = items.chunks(step).map(|c| nest(c, rest, open, close)).collect();
-            format!("{open}{}{close}", parts.join(", "))
+            group(items.chunks(step).map(|c| nest(c, rest, group)).collect())
         }
     }
 }
 
-/// [`nest`] for JSON: `values` as nested arrays of the dimensions `dims`.
-fn nest_json(values: Vec<Json>, dims: &[usize]) -> Json {
-    match dims.split_first() {
-        None => values.into_iter().next().unwrap_or(Json::Null),
-        Some((_, rest)) => {
-            let step = rest.iter().product::<usize>().max(1);
-            Json::Array(values.chunks(step).map(|c| nest_json(c.to_vec(), rest)).collect())
-        }
-    }
+/// [`nest`] of texts, each group between `open` and `close` and separated by `, `: `{{1, 2}, {3,
+/// 4}}` for C initialisers, `[[1, 2], [3, 4]]` for reports.
+fn nest_text(items: &[String], dims: &[usize], open: &str, close: &str) -> String {
+    nest(items, dims, &|parts| format!("{open}{}{close}", parts.join(", ")))
 }
 
 /// A global input ([`Param::global`]): a scalar, a fixed-length array of scalars (as an array
@@ -736,7 +730,7 @@ impl Param {
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let v: Vec<String> = self.elements(d, input).iter().map(|v| DisplayValue(self.elem, *v).to_string()).collect();
                 match self.array_dims() {
-                    Some(dims) => nest(&v, &dims, "[", "]"),
+                    Some(dims) => nest_text(&v, &dims, "[", "]"),
                     None => format!("[{}]", v.join(", ")),
                 }
             }
@@ -764,7 +758,7 @@ impl Param {
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let v: Vec<Json> = self.elements(d, input).iter().map(|v| num(*v)).collect();
                 match self.array_dims() {
-                    Some(dims) => nest_json(v, &dims),
+                    Some(dims) => nest(&v, &dims, &Json::Array),
                     None => Json::Array(v),
                 }
             }
@@ -797,7 +791,7 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
                 let dims = p.array_dims().unwrap_or_default();
                 let inner: String = dims[1..].iter().map(|d| format!("[{d}]")).collect();
-                setup.push(format!("{} {var}[]{inner} = {};", p.elem_c, nest(&els, &dims, "{", "}")));
+                setup.push(format!("{} {var}[]{inner} = {};", p.elem_c, nest_text(&els, &dims, "{", "}")));
                 args.push(var);
             }
             Shape::Array { .. } | Shape::Buffer { .. } => {
