@@ -99,3 +99,20 @@ fn absurd_durations_and_limits_are_one_line_errors() {
         assert!(err.lines().filter(|l| l.starts_with("error")).count() == 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn without_function_the_one_function_is_tested_and_several_are_listed() {
+    // one function besides main: it is the one tested
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest().args(["run", "examples/triangle.c", "--max-execs", "2000", "--out"]).arg(dir.path()).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = read_json(&dir.path().join("report.json"));
+    assert_eq!(r["function"], "triangle", "{r}");
+    // several: a one-line error that lists them
+    let e = fail(&["run", "tests/fixtures/shapes.c"]);
+    assert!(e.contains("give --function NAME") && e.contains("matrix") && e.contains("arr"), "{e}");
+    let e = fail(&["run", "tests/fixtures/empty.c"]);
+    assert!(e.contains("no function to test"), "{e}");
+    let e = fail(&["run", "--crate", "tests/fixtures"]);
+    assert!(e.contains("--crate needs --function"), "{e}");
+}

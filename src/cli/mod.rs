@@ -294,10 +294,11 @@ struct TargetArgs {
     /// long long, signed or unsigned, float, double, long double (searched as a double);
     /// structures of them, by value or through a pointer, built member by member (--range
     /// p.x=0..10 narrows one member); or pointers described by --array, --string, --buffer,
-    /// including matrices: `int m[3][4]` is --array m=3). With --crate: a Rust path, e.g.
-    /// geometry::triangle
+    /// including matrices: `int m[3][4]` is --array m=3). Optional when the C sources define
+    /// one function besides `main` (or one external function among static helpers). With
+    /// --crate: a Rust path, e.g. geometry::triangle
     #[arg(long, short = 'f')]
-    function: String,
+    function: Option<String>,
 
     /// Seed of the random generator; the same seed gives the same suite (with an execution budget)
     #[arg(long, default_value_t = 0)]
@@ -638,17 +639,67 @@ fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
 }
 
 impl TargetArgs {
+    /// The compile flags of the sources: --cflag, -I and -D.
+    fn all_cflags(&self) -> Vec<String> {
+        let mut f = self.cflags.clone();
+        f.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
+        f.extend(self.define.iter().map(|d| format!("-D{d}")));
+        f
+    }
+
+    /// The function under test: `--function`, or else the one function the C sources define
+    /// besides `main` (the external one when the others are `static`), found by compiling them
+    /// with the pass.
+    ///
+    /// Errors (one line): `--crate` without `--function`, sources that do not compile, no
+    /// function, or several (listed).
+    fn function_name(&self) -> Result<String> {
+        if let Some(f) = &self.function {
+            return Ok(f.clone());
+        }
+        if self.krate.is_some() {
+            anyhow::bail!("--crate needs --function, the path of the function to test in the crate (module::name)");
+        }
+        target::check_sources(&self.files)?;
+        let tc = Toolchain::locate()?;
+        let dir = tempfile::tempdir()?;
+        let mut found: Vec<(String, bool)> = Vec::new();
+        for (i, src) in self.files.iter().enumerate() {
+            let obj = dir.path().join(format!("f{i}.o"));
+            crate::compile::instrument(&tc, src, &obj, "", &self.all_cflags())?;
+            for m in program::read_metadata_if_any(&obj)? {
+                for f in m.functions.into_iter().filter(|f| f.name != evotest_abi::names::RENAMED_MAIN) {
+                    found.push((f.source_name.clone().filter(|n| !n.is_empty()).unwrap_or(f.name), f.external));
+                }
+            }
+        }
+        let external: Vec<&String> = found.iter().filter(|(_, e)| *e).map(|(n, _)| n).collect();
+        let all: Vec<&String> = found.iter().map(|(n, _)| n).collect();
+        let sources = self.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ");
+        match (external.as_slice(), all.as_slice()) {
+            ([one], _) | ([], [one]) => Ok(one.to_string()),
+            (_, []) => anyhow::bail!("{sources}: no function to test besides main"),
+            (_, many) => {
+                let list: Vec<&str> = many.iter().take(20).map(|s| s.as_str()).collect();
+                let more = if many.len() > 20 { ", …" } else { "" };
+                let verb = if self.files.len() == 1 { "defines" } else { "define" };
+                anyhow::bail!("{sources} {verb} {} functions: give --function NAME ({}{more})", many.len(), list.join(", "))
+            }
+        }
+    }
+
     /// Options for this target, with the defaults of [`TargetOptions::new`] for the rest.
     fn options(&self) -> Result<TargetOptions> {
+        let function = self.function_name()?;
         let mut o = match &self.krate {
             Some(k) => {
-                let mut o = TargetOptions::new(k, &self.function);
-                o.out_dir = PathBuf::from("evotest-out").join(self.function.replace("::", "-"));
+                let mut o = TargetOptions::new(k, &function);
+                o.out_dir = PathBuf::from("evotest-out").join(function.replace("::", "-"));
                 o.rust = Some(target::RustTarget { krate: k.clone(), checks: self.rust_checks });
                 o
             }
             None => {
-                let mut o = TargetOptions::new(&self.files[0], &self.function);
+                let mut o = TargetOptions::new(&self.files[0], &function);
                 o.sources = self.files.clone();
                 o
             }
@@ -676,9 +727,7 @@ impl TargetArgs {
         if self.krate.is_some() && !o.globals.is_empty() {
             anyhow::bail!("--global applies to C sources, not to a Rust crate");
         }
-        o.cflags = self.cflags.clone();
-        o.cflags.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
-        o.cflags.extend(self.define.iter().map(|d| format!("-D{d}")));
+        o.cflags = self.all_cflags();
         o.ldflags = self.ldflags.clone();
         o.persistent = self.persistent;
         o.max_branch_events = self.max_branch_events;

@@ -53,18 +53,19 @@ fn targets(program: &Program, d: &Decisions, a: &PathArgs) -> Result<(Vec<Vec<St
 
 fn list(a: &PathArgs) -> Result<i32> {
     let t = &a.target;
+    let function = t.function_name()?;
     let tc = Toolchain::locate()?;
     let dir = tempfile::tempdir()?;
     let mut metas = Vec::new();
     target::check_sources(&t.files)?;
     for (i, src) in t.files.iter().enumerate() {
         let obj = dir.path().join(format!("t{i}.o"));
-        crate::compile::instrument(&tc, src, &obj, &t.function, &t.cflags)?;
+        crate::compile::instrument(&tc, src, &obj, &function, &t.cflags)?;
         metas.extend(program::read_metadata(&obj)?);
     }
     let p = Program::with_sequential_bases(metas);
-    let name = target::linkage_name(&t.function);
-    let (fi, _) = p.function(name).ok_or_else(|| anyhow!("function `{}` not found in {}", t.function, t.files[0].display()))?;
+    let name = target::linkage_name(&function);
+    let (fi, _) = p.function(name).ok_or_else(|| anyhow!("function `{function}` not found in {}", t.files[0].display()))?;
     let d = Arc::new(Decisions::of(&p, fi));
     let (paths, truncated) = targets(&p, &d, a)?;
     for (i, q) in paths.iter().enumerate() {
