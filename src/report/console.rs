@@ -64,7 +64,20 @@ pub fn render(run: &Suite) -> String {
             );
         }
     }
-    for r in &run.chain_reports {
+    // attempts that tried no event sequence (the chaining tree had no definition to add, or
+    // the budget ran out first): one line per goal
+    let mut empty: Vec<(&str, usize)> = Vec::new();
+    for r in run.chain_reports.iter().filter(|r| r.sequences.is_empty() && !r.covered) {
+        match empty.iter_mut().find(|(t, _)| *t == r.target.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => empty.push((r.target.as_str(), 1)),
+        }
+    }
+    for (target, n) in &empty {
+        let times = if *n == 1 { String::new() } else { format!(" ({n} attempts)") };
+        let _ = writeln!(s, "\nchaining for {target}: no event sequence tried (no definition to add to the chaining tree, or no budget left){times}");
+    }
+    for r in run.chain_reports.iter().filter(|r| !r.sequences.is_empty() || r.covered) {
         let _ = writeln!(
             s,
             "\nchaining for {}: {} in {} executions, {} event sequence{} tried ({} order):",
