@@ -32,9 +32,9 @@ fn an_unknown_function_lists_the_defined_ones() {
 
 #[test]
 fn an_unsupported_parameter_type_names_the_parameter_and_type() {
-    let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "length"]);
-    assert!(e.contains("parameter `list`"), "{e}");
-    assert!(e.contains("`struct node` has pointer member `next`"), "{e}");
+    let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "owned_by"]);
+    assert!(e.contains("parameter `it`"), "{e}");
+    assert!(e.contains("`struct item` has pointer member `owner`"), "{e}");
 }
 
 #[test]

@@ -321,3 +321,51 @@ fn a_global_array_of_structures_is_an_input_member_by_member() {
     let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
     assert!(two["inputs"]["Route"][1]["name"].as_str().unwrap().starts_with('W'), "{two}");
 }
+
+/// Follows `next` links from node 0 of a pool as the suite gives it (a link is a node's index or
+/// null): the values of the list's nodes in order.
+fn list_values(nodes: &serde_json::Value) -> Vec<i64> {
+    let mut out = vec![];
+    let mut at = Some(0usize);
+    while let Some(k) = at {
+        let n = &nodes[k];
+        out.push(n["value"].as_i64().unwrap());
+        at = n["next"].as_u64().map(|t| t as usize);
+        assert!(out.len() <= nodes.as_array().unwrap().len(), "a cycle: {nodes}");
+    }
+    out
+}
+
+#[test]
+fn lists_and_trees_are_built_from_a_pool_of_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("list");
+    let (_, r) = run("tests/fixtures/linked.c", "sorted_with_42", &out, &["--range", "list=-100..100", "--seed", "3"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/linked.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let suite = read_json(&out.join("suite.json"));
+    assert_eq!(suite["params"][0]["shape"]["pool"], 8, "{}", suite["params"]);
+    let tests = suite["tests"].as_array().unwrap();
+    // NULL: no node in use
+    assert!(tests.iter().any(|t| t["return"]["value"] == 0 && t["inputs"]["list"].as_array().unwrap().is_empty()));
+    // the list reached from node 0 is ascending, at least 3 long and holds 42
+    let two = tests.iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let values = list_values(&two["inputs"]["list"]);
+    assert!(values.len() >= 3 && values.contains(&42) && values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
+
+    // a tree with two links (a typedef'd structure): every outcome, and tests.c agrees
+    let out = dir.path().join("tree");
+    let (_, r) = run("tests/fixtures/linked.c", "bst_find", &out, &["--seed", "4"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/linked.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let suite = read_json(&out.join("suite.json"));
+    let deep = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == -2).expect("a test returning -2");
+    // links point forwards only: no node is its own descendant
+    for (k, n) in deep["inputs"]["t"].as_array().unwrap().iter().enumerate() {
+        for l in ["left", "right"] {
+            assert!(n[l].as_u64().is_none_or(|to| to as usize > k), "{deep}");
+        }
+    }
+}

@@ -322,6 +322,11 @@ LLVMMetadataRef evotest_ditype_array(LLVMMetadataRef Ty, uint64_t *Count) {
   return wrap(C->getBaseType());
 }
 
+// Ty after typedefs and qualifiers (null for null).
+LLVMMetadataRef evotest_ditype_strip(LLVMMetadataRef Ty) {
+  return wrap(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+}
+
 // The number of elements of dimension Index (0 = outermost) of the array type Ty (after
 // qualifiers and typedefs), or -1 when Ty is not an array type, has no such dimension, or the
 // dimension is not a positive constant.

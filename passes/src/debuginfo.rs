@@ -39,6 +39,7 @@ extern "C" {
     ) -> LLVMMetadataRef;
     fn evotest_ditype_array(ty: LLVMMetadataRef, count: *mut u64) -> LLVMMetadataRef;
     fn evotest_ditype_array_dim(ty: LLVMMetadataRef, index: u32) -> i64;
+    fn evotest_ditype_strip(ty: LLVMMetadataRef) -> LLVMMetadataRef;
     fn evotest_global_ditype(global: LLVMValueRef, local: *mut c_int) -> LLVMMetadataRef;
 }
 
@@ -631,6 +632,13 @@ pub fn global_meta(g: LLVMValueRef, name: &str) -> Option<GlobalMeta> {
     Some(GlobalMeta { name: name.to_string(), ty, count })
 }
 
+/// Whether `member` is a pointer to the structure `owner` itself (after typedefs and
+/// qualifiers on both): a link of a list or a tree.
+unsafe fn self_link(member: LLVMMetadataRef, owner: LLVMMetadataRef) -> bool {
+    let p = evotest_ditype_pointee(member);
+    !p.is_null() && !owner.is_null() && evotest_ditype_strip(p) == evotest_ditype_strip(owner)
+}
+
 /// Whether `t` is, or points to, a composite, or points to a fixed-size array
 /// ([`source_type_meta`]).
 pub fn has_composite(t: &TypeMeta) -> bool {
@@ -683,6 +691,7 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
             (elem, Some(count))
         };
         let mut t = type_meta(ety, true, "");
+        let mut link = false;
         let k = count.unwrap_or(1);
         if t.scalar.is_some() {
             leaves += k;
@@ -695,6 +704,10 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         } else if count.is_none() && t.pointee.as_ref().is_some_and(|p| is_char(p)) {
             // a string: a length and its characters
             leaves += 1 + STRING_MEMBER_MAX;
+        } else if count.is_none() && depth == 0 && unsafe { self_link(ety, di) } {
+            // a link to another node of the same type (`struct node *next`): one leaf
+            leaves += 1;
+            link = true;
         } else if t.pointee.is_some() || t.c_spelling.ends_with('*') {
             return refuse(format!("pointer member `{name}`"));
         } else {
@@ -703,7 +716,7 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         if leaves > MAX_LEAVES {
             return refuse(format!("more than {MAX_LEAVES} scalar members"));
         }
-        out.push(MemberMeta { name, offset_bits: off, ty: t, count });
+        out.push(MemberMeta { name, offset_bits: off, ty: t, count, link });
     }
     Some((CompositeMeta { tag: tag.into(), size_bits, members: out, unsupported: None }, leaves))
 }

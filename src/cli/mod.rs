@@ -314,7 +314,9 @@ struct TargetArgs {
     ranges: Vec<String>,
 
     /// A pointer parameter is a fixed-length array of LEN elements, e.g. --array a=10; for a
-    /// pointer to rows (a matrix `int m[3][4]`, passed as `int (*m)[4]`), LEN is the number of rows
+    /// pointer to rows (a matrix `int m[3][4]`, passed as `int (*m)[4]`), LEN is the number of
+    /// rows; for a list or tree (a structure with links to its own type), the pool of nodes
+    /// [default: 8]
     /// (repeatable; --range a=… applies to every element)
     #[arg(long = "array", value_name = "NAME=LEN")]
     arrays: Vec<String>,

@@ -478,6 +478,10 @@ pub struct MemberMeta {
     /// For an array member, its number of elements (all dimensions multiplied out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// A pointer to the enclosing structure's own type (`struct node *next`): a link of a list
+    /// or a tree, only in a structure that is not nested in another.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub link: bool,
 }
 
 /// A scalar C type.

@@ -189,10 +189,12 @@ fn decode_params(fe: &FunctionFrontend) -> String {
 fn call_args(fe: &FunctionFrontend) -> Vec<String> {
     let arg = |i: usize| {
         let p = &fe.params[i];
-        match p.array_dims() {
+        match (&p.shape, p.array_dims()) {
             // a pointer to arrays, decoded as a pointer to its scalars
-            Some(_) => format!("({})evotest_p{i}", p.c_type),
-            None => format!("evotest_p{i}"),
+            (_, Some(_)) => format!("({})evotest_p{i}", p.c_type),
+            // a list or a tree: its first node, none when the pool has no node in use
+            (Shape::Record { many: Some(_), record, .. }, _) if record.has_links() => format!("(evotest_n{i} ? evotest_p{i} : 0)"),
+            _ => format!("evotest_p{i}"),
         }
     };
     (0..fe.params.len()).filter(|&i| !fe.params[i].global).map(arg).collect()

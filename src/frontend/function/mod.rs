@@ -161,6 +161,7 @@ impl Frontend for FunctionFrontend {
                         let mut j = json!({"struct": record.spelling, "by_pointer": by_pointer});
                         match (many, len_field) {
                             (Some(n), None) => j["array"] = json!(n),
+                            (Some(n), Some(_)) if record.has_links() => j["pool"] = json!(n),
                             (Some(n), Some(_)) => j["buffer"] = json!(n),
                             _ => {}
                         }

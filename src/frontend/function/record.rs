@@ -14,6 +14,12 @@
 //! A `char *` member is a string ([`MemberType::String`]): a length leaf and [`STRING_MAX`]
 //! printable character leaves, allocated afresh for each execution.
 //!
+//! A pointer to the structure's own type (`struct node *next`, `left`, `right`) is a link
+//! ([`MemberType::Link`]): a structure with links passed through a pointer is a list or a tree,
+//! built from a pool of nodes (see [`super::shape`]), the way GödelTest's generators build
+//! structured data from choice points (Feldt & Poulding 2013): each link's leaf chooses the
+//! node it points to, or `NULL`.
+//!
 //! Refused in one line (the pass gives the reason): unions, bit-fields, other pointer members,
 //! flexible arrays, base classes, more than 512 scalar members.
 
@@ -48,6 +54,11 @@ pub enum MemberType {
     /// A `char *` member: a NUL-terminated string of 0 to [`STRING_MAX`] printable characters of
     /// type `ty` (`char`, `unsigned char`), allocated afresh for each execution.
     String { ty: ScalarType, c: String },
+    /// A pointer to another structure of the same type (`struct node *next`): a link of a list or
+    /// a tree. Its leaf holds how many nodes further on the node it points to is, in a pool of
+    /// nodes (see [`super::shape`]); 0, or a node past those in use, is `NULL`. Links only point
+    /// forwards, so the nodes form no cycle: lists, trees, and shared subtrees.
+    Link,
 }
 
 /// Most characters of a string member (as for a `char *` parameter without `--string`).
@@ -59,6 +70,8 @@ pub enum LeafRole {
     Value,
     Length,
     Char,
+    /// A [`MemberType::Link`]: 0 for `NULL`, k for the node k places further on in the pool.
+    Link,
 }
 
 /// One scalar of a record, in declaration order: its access path from the record (`.tl.x`,
@@ -101,6 +114,7 @@ impl Record {
         for m in &c.members {
             let char_pointee = m.ty.pointee.as_deref().and_then(|p| p.scalar.as_ref().and_then(ScalarType::from_meta).map(|t| (t, p)));
             let ty = match (&m.ty.composite, m.ty.scalar.as_ref().and_then(ScalarType::from_meta), char_pointee) {
+                _ if m.link => MemberType::Link,
                 (None, Some(t), _) => MemberType::Scalar { ty: t, c: super::shape::c_name(&m.ty.c_spelling, t) },
                 (Some(inner), _, _) => MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?)),
                 (None, None, Some((t @ (ScalarType::I8 | ScalarType::U8), p))) if m.count.is_none() => {
@@ -130,7 +144,7 @@ impl Record {
         for m in &self.members {
             let (s, a) = match &m.ty {
                 MemberType::Scalar { ty, .. } => (ty.size(), ty.size()),
-                MemberType::String { .. } => (8, 8),
+                MemberType::String { .. } | MemberType::Link => (8, 8),
                 MemberType::Record(r) => {
                     let (s, a, _) = r.layout();
                     (s, a)
@@ -165,6 +179,7 @@ impl Record {
                         out.push(Leaf { path: format!("{p}.len"), ty: ScalarType::U32, role: LeafRole::Length });
                         out.extend((0..STRING_MAX).map(|k| Leaf { path: format!("{p}[{k}]"), ty: *ty, role: LeafRole::Char }));
                     }
+                    MemberType::Link => out.push(Leaf { path: p, ty: ScalarType::U8, role: LeafRole::Link }),
                 }
             }
         }
@@ -179,6 +194,7 @@ impl Record {
             let t = match &m.ty {
                 MemberType::Scalar { c, .. } => c.clone(),
                 MemberType::String { c, .. } => format!("{c} *"),
+                MemberType::Link => format!("struct {tag} *"),
                 MemberType::Record(r) => {
                     let inner = format!("{tag}_{k}");
                     s.push_str(&r.c_definitions(&inner));
@@ -192,6 +208,17 @@ impl Record {
         }
         s.push_str(&format!("struct {tag} {{{body} }};\n"));
         s
+    }
+
+    /// Whether the record has links ([`MemberType::Link`]): its values are nodes of a list or a
+    /// tree, built in a pool.
+    pub fn has_links(&self) -> bool {
+        self.members.iter().any(|m| m.ty == MemberType::Link)
+    }
+
+    /// The links' member names, each with its leaf's index among [`Self::leaves`].
+    pub fn link_paths(&self) -> Vec<(usize, String)> {
+        self.leaves().into_iter().enumerate().filter(|(_, l)| l.role == LeafRole::Link).map(|(i, l)| (i, l.path)).collect()
     }
 
     /// The access paths of the string members, from `prefix` (for `free` after a call): the
@@ -217,6 +244,7 @@ impl Record {
                     let chars: Vec<u8> = (0..STRING_MAX).map(|_| values.next().map_or(0, |v| v.as_i128() as u8)).collect();
                     (r.string)(chars[..n].to_vec())
                 }
+                MemberType::Link => (r.link)(values.next().map_or(0, |v| v.as_i128())),
             }
         };
         let (array, object) = (&r.array, &r.object);
@@ -235,39 +263,53 @@ impl Record {
     }
 
     /// A C initializer of the record from its leaves' values in order (`{ .x = 1, .tl = { .x =
-    /// 2, .y = 3 }, .tags = { 4, 5 } }`).
+    /// 2, .y = 3 }, .tags = { 4, 5 } }`); links are `0` (set afterwards, [`Self::link_paths`]).
     pub fn c_initializer(&self, values: &mut dyn Iterator<Item = Value>) -> String {
         self.fold(
             values,
             &Renderer {
                 leaf: Box::new(c_literal),
                 string: Box::new(|b| super::shape::c_string(&b)),
+                link: Box::new(|_| "0".to_string()),
                 array: Box::new(|els| format!("{{ {} }}", els.join(", "))),
                 object: Box::new(|ms| format!("{{ {} }}", ms.iter().map(|(n, v)| format!(".{n} = {v}")).collect::<Vec<_>>().join(", "))),
             },
         )
     }
 
-    /// The value for people: `{x: 1, tl: {x: 2, y: 3}, tags: [4, 5]}`.
-    pub fn display(&self, values: &mut dyn Iterator<Item = Value>) -> String {
+    /// Where a link of node `k` of a pool whose first `n` nodes are in use points: the node's
+    /// index, or `None` for `NULL` (a link of 0, or past the nodes in use). Without a pool
+    /// (`node` is `None`), every link is `NULL`.
+    fn link_target(link: i128, node: Option<(usize, usize)>) -> Option<usize> {
+        let (k, n) = node?;
+        let t = k + usize::try_from(link).ok()?;
+        (link > 0 && t < n).then_some(t)
+    }
+
+    /// The value for people: `{x: 1, tl: {x: 2, y: 3}, tags: [4, 5]}`; a link as the index of
+    /// the node it points to (`next: #3`) or `null`, for node `k` of `n` in use (`node`).
+    pub fn display(&self, values: &mut dyn Iterator<Item = Value>, node: Option<(usize, usize)>) -> String {
         self.fold(
             values,
             &Renderer {
                 leaf: Box::new(|t, v| DisplayValue(t, v).to_string()),
                 string: Box::new(|b| super::shape::c_string(&b)),
+                link: Box::new(move |o| Self::link_target(o, node).map_or_else(|| "null".to_string(), |t| format!("#{t}"))),
                 array: Box::new(|els| format!("[{}]", els.join(", "))),
                 object: Box::new(|ms| format!("{{{}}}", ms.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join(", "))),
             },
         )
     }
 
-    /// The value as a JSON object (arrays as arrays, nested structures as objects).
-    pub fn json(&self, values: &mut dyn Iterator<Item = Value>, num: &dyn Fn(ScalarType, Value) -> Json) -> Json {
+    /// The value as a JSON object (arrays as arrays, nested structures as objects, a link as the
+    /// index of the node it points to or `null`, as in [`Self::display`]).
+    pub fn json(&self, values: &mut dyn Iterator<Item = Value>, num: &dyn Fn(ScalarType, Value) -> Json, node: Option<(usize, usize)>) -> Json {
         self.fold(
             values,
             &Renderer {
                 leaf: Box::new(num),
                 string: Box::new(|b| Json::String(String::from_utf8_lossy(&b).into_owned())),
+                link: Box::new(move |o| Self::link_target(o, node).map_or(Json::Null, Json::from)),
                 array: Box::new(Json::Array),
                 object: Box::new(|ms| Json::Object(ms.into_iter().map(|(n, v)| (n.to_string(), v)).collect::<Map<String, Json>>())),
             },
@@ -279,6 +321,8 @@ impl Record {
 struct Renderer<'a, T> {
     leaf: Box<dyn Fn(ScalarType, Value) -> T + 'a>,
     string: Box<dyn Fn(Vec<u8>) -> T + 'a>,
+    /// A link's leaf value (0: `NULL`; k: k nodes further on).
+    link: Box<dyn Fn(i128) -> T + 'a>,
     array: Box<dyn Fn(Vec<T>) -> T + 'a>,
     object: Box<dyn Fn(Vec<(&str, T)>) -> T + 'a>,
 }
@@ -293,7 +337,7 @@ mod tests {
     }
 
     fn member(name: &str, off: u64, ty: TypeMeta, count: Option<u64>) -> MemberMeta {
-        MemberMeta { name: name.into(), offset_bits: off, ty, count }
+        MemberMeta { name: name.into(), offset_bits: off, ty, count, link: false }
     }
 
     fn point() -> CompositeMeta {
@@ -326,7 +370,7 @@ mod tests {
         assert_eq!(r.c_definitions("evotest_r0"), "struct evotest_r0_0 { int x; int y; };\nstruct evotest_r0 { struct evotest_r0_0 tl; char c; double d[2]; };\n");
         let vals = [Value::Int(1), Value::Int(-2), Value::Int(65), Value::Float(0.5), Value::Float(-1.0)];
         assert_eq!(r.c_initializer(&mut vals.iter().copied()), "{ .tl = { .x = 1, .y = -2 }, .c = 65, .d = { 0x1p-1, -0x1p+0 } }");
-        assert_eq!(r.display(&mut vals.iter().copied()), "{tl: {x: 1, y: -2}, c: 65, d: [0.5, -1.0]}");
+        assert_eq!(r.display(&mut vals.iter().copied(), None), "{tl: {x: 1, y: -2}, c: 65, d: [0.5, -1.0]}");
     }
 
     #[test]

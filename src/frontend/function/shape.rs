@@ -15,7 +15,12 @@
 //!   in the length parameter, which has no field of its own;
 //! * a **structure** (`struct point p`, or `const struct point *p`, one structure) is one field
 //!   per scalar member, named by its access path (`p.x`, `p.tags[2]`, `p.tl.y`; see
-//!   [`super::record`]).
+//!   [`super::record`]);
+//! * a **list or tree** (a pointer to a structure with links to its own type, `struct node
+//!   *list`) is a pool of [`DEFAULT_POOL`] nodes (`--array list=N` for N), a length field (the
+//!   nodes in use, 0 for `NULL`) and each node's fields; a link's field is how many nodes further
+//!   on the node it points to is (0, or past the nodes in use: `NULL`), so links point forwards
+//!   and the nodes form no cycle. The function gets node 0.
 
 use crate::input::spec::RangeSpec;
 use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
@@ -328,7 +333,20 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let composite = composite.or_else(|| p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true))));
         if let Some((c, spelling, by_pointer)) = composite {
             let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.name))?;
+            let linked = by_pointer && record.has_links();
             let (many, len_field) = match spec {
+                // a list or a tree: a pool of nodes, the first `len` in use (none: `NULL`)
+                None | Some(ShapeSpec::Array { .. }) if linked => {
+                    let pool = match spec {
+                        Some(ShapeSpec::Array { len, .. }) => *len,
+                        _ => DEFAULT_POOL,
+                    };
+                    if pool > MAX_POOL {
+                        bail!("--array {}={pool}: a pool of at most {MAX_POOL} nodes", p.name);
+                    }
+                    genes.push(length_field(&p.name, pool));
+                    (Some(pool), Some(genes.len() - 1))
+                }
                 None => (None, None),
                 Some(ShapeSpec::Array { len, .. }) if by_pointer => (Some(*len), None),
                 Some(ShapeSpec::Buffer { max, .. }) if by_pointer => {
@@ -338,6 +356,8 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 Some(s) => bail!("--{} {}: `{}` is `{}`, a structure; it takes --array or --buffer only through a pointer", kind_of(s), p.name, p.name, p.ty.c_spelling),
             };
             let first = genes.len();
+            // links point 0 (`NULL`) to pool - 1 nodes further on
+            let link_max = many.unwrap_or(1).saturating_sub(1) as i128;
             match many {
                 None => {
                     for l in record.leaves() {
@@ -347,7 +367,11 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 Some(n) => {
                     for k in 0..n {
                         for l in record.leaves() {
-                            genes.push(leaf_field(&format!("{}[{k}]{}", p.name, l.path), &l));
+                            let mut g = leaf_field(&format!("{}[{k}]{}", p.name, l.path), &l);
+                            if l.role == LeafRole::Link {
+                                g.range = Range::Int { lo: 0, hi: link_max };
+                            }
+                            genes.push(g);
                         }
                     }
                 }
@@ -460,9 +484,10 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             Shape::String { .. } => bail!("range for `{}`: a string takes an alphabet (--string {}=MAX:ALPHABET), not a range", p.name, p.name),
             Shape::LengthOf { .. } => bail!("range for `{}`: it is a buffer length; give the maximum in --buffer instead", p.name),
             Shape::Record { first, record, many, .. } => {
-                for g in genes.iter_mut().skip(*first).take(record.leaves().len() * many.unwrap_or(1)) {
-                    if g.role != Role::Value {
-                        continue; // a string member's length and characters
+                let leaves = record.leaves();
+                for (j, g) in genes.iter_mut().skip(*first).take(leaves.len() * many.unwrap_or(1)).enumerate() {
+                    if g.role != Role::Value || leaves[j % leaves.len()].role == LeafRole::Link {
+                        continue; // a string member's length and characters, a link
                     }
                     g.set_range(&r.lo, &r.hi, &what)?;
                 }
@@ -619,8 +644,16 @@ fn leaf_field(name: &str, l: &Leaf) -> Field {
         LeafRole::Value => Field::full(name, l.ty),
         LeafRole::Length => Field { name: name.to_string(), ..length_field("", STRING_MAX) },
         LeafRole::Char => char_field(name, l.ty, printable()),
+        // `NULL` until the pool's size is known
+        LeafRole::Link => Field { name: name.to_string(), offset: 0, ty: l.ty, range: Range::Int { lo: 0, hi: 0 }, full: false, step: None, role: Role::Value },
     }
 }
+
+/// Nodes in the pool of a list or tree parameter without `--array` (see [`Shape::Record`]).
+pub const DEFAULT_POOL: usize = 8;
+
+/// Most nodes in a pool (a link's field is a byte).
+pub const MAX_POOL: usize = 256;
 
 fn char_field(name: &str, ty: ScalarType, alphabet: Vec<u8>) -> Field {
     let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
@@ -736,10 +769,11 @@ impl Param {
             }
             Shape::String { .. } => c_string(&self.string_bytes(d, input)),
             Shape::LengthOf { buffer } => return params[*buffer].length(d, input).map(|n| n.to_string()),
-            Shape::Record { first, record, many: None, .. } => record.display(&mut (*first..).map(|i| d.get(input, i))),
+            Shape::Record { first, record, many: None, .. } => record.display(&mut (*first..).map(|i| d.get(input, i)), None),
             Shape::Record { first, record, .. } => {
                 let values = &mut (*first..).map(|i| d.get(input, i));
-                let v: Vec<String> = (0..self.length(d, input).unwrap_or(0)).map(|_| record.display(values)).collect();
+                let n = self.length(d, input).unwrap_or(0);
+                let v: Vec<String> = (0..n).map(|k| record.display(values, Some((k, n)))).collect();
                 format!("[{}]", v.join(", "))
             }
         })
@@ -764,10 +798,11 @@ impl Param {
             }
             Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(d, input))),
             Shape::LengthOf { buffer } => json!(params[*buffer].length(d, input)),
-            Shape::Record { first, record, many: None, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of),
+            Shape::Record { first, record, many: None, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of, None),
             Shape::Record { first, record, .. } => {
                 let values = &mut (*first..).map(|i| d.get(input, i));
-                Json::Array((0..self.length(d, input).unwrap_or(0)).map(|_| record.json(values, &num_of)).collect())
+                let n = self.length(d, input).unwrap_or(0);
+                Json::Array((0..n).map(|k| record.json(values, &num_of, Some((k, n)))).collect())
             }
         }
     }
@@ -820,6 +855,20 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 } else {
                     let inits: Vec<String> = (0..n).map(|_| record.c_initializer(values)).collect();
                     setup.push(format!("{t} {var}[] = {{ {} }};", inits.join(", ")));
+                }
+                if record.has_links() {
+                    // the links between the nodes in use, and the first node (none: `NULL`)
+                    let per = record.leaves().len();
+                    for k in 0..n {
+                        for (li, path) in record.link_paths() {
+                            let o = d.get(input, first + k * per + li).as_i128() as usize;
+                            if o > 0 && k + o < n {
+                                setup.push(format!("{var}[{k}]{path} = &{var}[{}];", k + o));
+                            }
+                        }
+                    }
+                    args.push(if n == 0 { "0".to_string() } else { var });
+                    continue;
                 }
                 args.push(var);
             }
@@ -922,7 +971,15 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
             s.push_str(&format!("    struct {tag} *{v} = (struct {tag} *)calloc({n} ? {n} : 1, sizeof(struct {tag}));\n"));
             for k in 0..*max {
                 s.push_str(&format!("    if ({n} > {k}) {{\n"));
-                s.push_str(&set_leaves("        ", &format!("{v}[{k}]"), record, &offs[first + k * leaves.len()..]));
+                let at = &offs[first + k * leaves.len()..];
+                s.push_str(&set_leaves("        ", &format!("{v}[{k}]"), record, at));
+                // a link: the node `o` places further on, if it is in use
+                for (li, path) in record.link_paths() {
+                    s.push_str(&format!(
+                        "        {{ uint32_t evotest_o = evotest_buf[{}]; {v}[{k}]{path} = evotest_o && {k} + evotest_o < {n} ? &{v}[{k} + evotest_o] : 0; }}\n",
+                        at[li]
+                    ));
+                }
                 s.push_str("    }\n");
             }
             s
@@ -968,7 +1025,7 @@ fn set_leaves(indent: &str, obj: &str, record: &Record, offs: &[usize]) -> Strin
                     off + 4
                 ));
             }
-            LeafRole::Char => {}
+            LeafRole::Char | LeafRole::Link => {}
         }
     }
     s
