@@ -858,10 +858,10 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 }
                 if record.has_links() {
                     // the links between the nodes in use, and the first node (none: `NULL`)
-                    let per = record.leaves().len();
+                    let (per, links) = (record.leaves().len(), record.link_paths());
                     for k in 0..n {
-                        for (li, path) in record.link_paths() {
-                            let o = d.get(input, first + k * per + li).as_i128() as usize;
+                        for (li, path) in &links {
+                            let o = d.get(input, first + k * per + *li).as_i128() as usize;
                             if o > 0 && k + o < n {
                                 setup.push(format!("{var}[{k}]{path} = &{var}[{}];", k + o));
                             }
@@ -969,15 +969,16 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
                 None => format!("    uint32_t {n} = {max};\n"),
             };
             s.push_str(&format!("    struct {tag} *{v} = (struct {tag} *)calloc({n} ? {n} : 1, sizeof(struct {tag}));\n"));
+            let links = record.link_paths();
             for k in 0..*max {
                 s.push_str(&format!("    if ({n} > {k}) {{\n"));
                 let at = &offs[first + k * leaves.len()..];
                 s.push_str(&set_leaves("        ", &format!("{v}[{k}]"), record, at));
                 // a link: the node `o` places further on, if it is in use
-                for (li, path) in record.link_paths() {
+                for (li, path) in &links {
                     s.push_str(&format!(
                         "        {{ uint32_t evotest_o = evotest_buf[{}]; {v}[{k}]{path} = evotest_o && {k} + evotest_o < {n} ? &{v}[{k} + evotest_o] : 0; }}\n",
-                        at[li]
+                        at[*li]
                     ));
                 }
                 s.push_str("    }\n");
