@@ -76,6 +76,18 @@ pub struct TargetOptions {
     /// Set for a Rust function (`evotest run --crate`): `sources` is then the crate directory and
     /// `function` its path (`module::name`).
     pub rust: Option<RustTarget>,
+    /// Set for API testing (`evotest run --api`): the sources' external functions are the
+    /// operations of call sequences ([`crate::frontend::sequence`]); `function` is then `api`.
+    pub api: Option<ApiTarget>,
+}
+
+/// An API under test: see [`build_api`].
+#[derive(Clone, Debug)]
+pub struct ApiTarget {
+    /// Globs of the functions that are operations (empty: every external function).
+    pub patterns: Vec<String>,
+    /// Most calls in one sequence.
+    pub max_calls: usize,
 }
 
 /// A Rust function under test: see [`build_rust`].
@@ -106,6 +118,7 @@ impl TargetOptions {
             rss_limit_mb: RSS_LIMIT_MB,
             file_limit_mb: FILE_LIMIT_MB,
             rust: None,
+            api: None,
         }
     }
 
@@ -289,6 +302,9 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     if opts.rust.is_some() {
         return build_rust(opts);
     }
+    if let Some(api) = &opts.api {
+        return build_api(opts, api);
+    }
     check_sources(&opts.sources)?;
     let tc = Toolchain::locate()?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
@@ -349,6 +365,49 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         let opts = TargetOptions { function: fmeta.name.clone(), ..opts.clone() };
         return start(&opts, exe, Arc::new(fe));
     }
+    start(opts, exe, Arc::new(fe))
+}
+
+/// Compile the sources of `opts` with the pass, generate the API harness of their external
+/// functions (narrowed by `api`), link and start it.
+///
+/// Errors (one line each): missing source, compile errors, no function that can be an operation.
+pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
+    check_sources(&opts.sources)?;
+    let tc = Toolchain::locate()?;
+    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".build-")
+        .tempdir_in(&opts.out_dir)
+        .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
+    let work = tmp.path();
+    let mut objects = Vec::new();
+    let mut metas = Vec::new();
+    for (i, src) in opts.sources.iter().enumerate() {
+        let obj = work.join(format!("target{i}.o"));
+        compile::instrument(&tc, src, &obj, "", &opts.cflags)?;
+        metas.extend(program::read_metadata_if_any(&obj)?);
+        objects.push(obj);
+    }
+    let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
+    let mut fe = crate::frontend::sequence::SequenceFrontend::new(&all, &api.patterns, api.max_calls, &opts.sources)?;
+    let scratch = Program::with_sequential_bases(metas.clone());
+    let (int_pool, float_pool) = scratch.constants();
+    fe.domain.int_pool = int_pool;
+    fe.domain.float_pool = float_pool;
+    fe.domain.str_pool = scratch.strings();
+    fe.cflags = opts.cflags.clone();
+    std::fs::write(work.join("harness.c"), crate::frontend::sequence::harness::generate(&fe))
+        .with_context(|| format!("cannot write in {}", work.display()))?;
+    let mut ldflags = opts.ldflags.clone();
+    if all.iter().any(|f| f.language.as_deref() == Some("c++")) {
+        ldflags.push("-lstdc++".to_string());
+    }
+    compile::link(&tc, &work.join("harness.c"), &objects, &work.join("target"), &ldflags)?;
+    let build_dir = opts.out_dir.join("build");
+    replace_dir(tmp, &build_dir)?;
+    let exe = build_dir.join("target");
+    fe.exe = Some(std::fs::canonicalize(&exe).unwrap_or(exe.clone()));
     start(opts, exe, Arc::new(fe))
 }
 

@@ -109,10 +109,14 @@ pub type Goals = (Box<dyn Criterion>, Vec<Box<dyn Goal>>);
 pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
     let criterion = fitness::criterion(&opts.criterion)?;
     let program = &target.program;
-    let root = target.function_index()?;
-    let mut scope = program.reachable_from(root);
+    let mut scope = match &opts.target.api {
+        // API testing: every function of the sources
+        Some(_) => (0..program.functions.len()).collect(),
+        None => program.reachable_from(target.function_index()?),
+    };
     if opts.target.rust.is_some() {
         // the crate's own functions: not the std instances it holds
+        let root = target.function_index()?;
         scope.retain(|&f| f == root || target::is_user_rust_function(&program.functions[f].meta));
     }
     let goals = criterion.goals(program, &Analysis::new(program), &scope);
@@ -187,6 +191,13 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
     let (criterion, goals) = goals(target, opts)?;
     let rows = criterion.rows(&target.program, &goals);
     let spec = search::algorithm_or_error(&opts.algorithm)?;
+    if opts.target.api.is_some() && !search::randoop::SEQUENCE_ALGORITHMS.contains(&spec.name) {
+        anyhow::bail!(
+            "-a {}: with --api the inputs are call sequences; the algorithms for them are {}",
+            spec.name,
+            search::randoop::SEQUENCE_ALGORITHMS.join(", ")
+        );
+    }
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
     let mut domain = target.frontend.domain().clone();
     domain.init = opts.init;

@@ -333,8 +333,20 @@ struct TargetArgs {
     /// integer named as a length (n, len, size, count, …, data_len, bufsize) is a buffer of up to
     /// 16 elements
     #[arg(long = "buffer", value_name = "NAME=LENPARAM:MAX")]
-    #[arg(long = "buffer", value_name = "NAME=LENPARAM:MAX")]
     buffers: Vec<String>,
+
+    /// Test the sources' external functions as an API, with sequences of calls (Pacheco 2009,
+    /// directed random testing; `-a randoop` by default): a pointer one function returns is a
+    /// value later calls take (`s = stack_new(4); stack_push(s, 3)`), a `void` function of one
+    /// such value whose name ends in free, destroy, delete, release, close, … is its destructor.
+    /// Optionally globs of the functions to call, comma-separated, e.g. --api='stack_*'.
+    /// tests.c holds the sequences with their return values as assertions
+    #[arg(long, value_name = "GLOBS", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["function", "krate"])]
+    api: Option<String>,
+
+    /// With --api: most calls in one sequence
+    #[arg(long, default_value_t = crate::frontend::sequence::MAX_CALLS as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_calls: u64,
 
     /// A global variable the function reads that is an input too, e.g. --global
     /// Cur_Vertical_Sep (repeatable, or comma-separated): set before each call, over its type's
@@ -401,9 +413,9 @@ struct RunArgs {
     #[command(flatten)]
     target: TargetArgs,
 
-    /// Search algorithm (see `evotest list`)
-    #[arg(long, short = 'a', default_value = ALGORITHMS[0].name)]
-    algorithm: String,
+    /// Search algorithm (see `evotest list`) [default: auto; randoop with --api]
+    #[arg(long, short = 'a')]
+    algorithm: Option<String>,
 
     /// Coverage criterion (see `evotest list`)
     #[arg(long, default_value = CRITERIA[0].name)]
@@ -659,6 +671,9 @@ impl TargetArgs {
         if let Some(f) = &self.function {
             return Ok(f.clone());
         }
+        if self.api.is_some() {
+            return Ok("api".to_string());
+        }
         if self.krate.is_some() {
             anyhow::bail!("--crate needs --function, the path of the function to test in the crate (module::name)");
         }
@@ -703,6 +718,10 @@ impl TargetArgs {
             None => {
                 let mut o = TargetOptions::new(&self.files[0], &function);
                 o.sources = self.files.clone();
+                if let Some(globs) = &self.api {
+                    let patterns = globs.split(',').map(str::trim).filter(|g| !g.is_empty()).map(String::from).collect();
+                    o.api = Some(target::ApiTarget { patterns, max_calls: self.max_calls as usize });
+                }
                 o
             }
         };
@@ -751,7 +770,11 @@ impl RunArgs {
         let mut o = RunOptions::new(self.target.options()?);
         o.seed = self.target.seed;
         o.init = self.target.init;
-        o.algorithm = self.algorithm.clone();
+        o.algorithm = match (&self.algorithm, &self.target.api) {
+            (Some(a), _) => a.clone(),
+            (None, Some(_)) => crate::search::randoop::SPEC.name.to_string(),
+            (None, None) => ALGORITHMS[0].name.to_string(),
+        };
         o.criterion = self.criterion.clone();
         o.budget = budget(self.max_execs, &self.max_time)?;
         o.search = SearchConfig {

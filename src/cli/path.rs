@@ -116,6 +116,9 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         return list(a);
     }
     let opts = a.target.options()?;
+    if opts.api.is_some() {
+        anyhow::bail!("--api applies to `evotest run`: path testing follows the paths of one function");
+    }
     let (algorithm, fitness, population) = match a.preset {
         Some(Preset::BuenoJino) => ("bjga".to_string(), PathFitness::BuenoJino, a.population.unwrap_or(search::bjga::POPULATION)),
         None => (a.algorithm.clone(), a.fitness, a.population.unwrap_or(SearchConfig::default().population)),

@@ -10,6 +10,8 @@
 //!   or buffers; a generated harness decodes the fields and calls it.
 //! * [`rust::RustFrontend`]: one Rust function of a library crate, called by its path from a
 //!   generated Rust harness; the suite is a Rust test file.
+//! * [`sequence::SequenceFrontend`]: the external functions of C sources as an API, tested with
+//!   call sequences (Pacheco 2009); a generated harness decodes and runs them.
 //! * [`bytes::BytesFrontend`]: a target that takes the bytes as they are (a libFuzzer harness, a
 //!   program reading stdin or a file); no fields, any length up to a maximum.
 //!
@@ -19,6 +21,7 @@
 pub mod bytes;
 pub mod function;
 pub mod rust;
+pub mod sequence;
 
 use crate::archive::TestCase;
 use crate::input::{Domain, Input};
@@ -72,6 +75,14 @@ pub trait Frontend: Send + Sync {
     fn describe(&self) -> &str;
     /// An input for people: `a=1, b=2, c=3`.
     fn display(&self, input: &Input) -> String;
+    /// How a report shows a run on `input` that returned `ret` (`None`: it did not return):
+    /// `triangle(a=1, b=2, c=3) = 4` by default.
+    fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
+        match ret {
+            Some(r) => format!("{}({}) = {r}", self.name(), self.display(input)),
+            None => format!("{}({})", self.name(), self.display(input)),
+        }
+    }
     /// An input as a JSON object of named values.
     fn json(&self, input: &Input) -> Json;
     /// The shape of inputs for `suite.json` (a list of parameters, or a description).

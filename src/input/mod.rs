@@ -15,6 +15,7 @@
 //! constant seeding of Ariadne's grammar, Anjum et al. 2024) and the initialisation mode.
 
 pub mod mapped;
+pub mod sequence;
 pub mod spec;
 
 use anyhow::{bail, Result};
@@ -304,6 +305,9 @@ pub struct Domain {
     pub predicate_ints: Vec<i128>,
     pub predicate_floats: Vec<f64>,
     pub init: InitMode,
+    /// For API testing: the inputs are call sequences of this model ([`sequence`]), with no
+    /// fields; a random input is a random sequence.
+    pub sequence: Option<std::sync::Arc<sequence::SequenceModel>>,
 }
 
 /// Probabilities of [`InitMode::Biased`] sampling (sum to 1): boundary, constant, small, whole.
@@ -522,6 +526,10 @@ impl Domain {
 
     /// A random input: every field drawn by [`Domain::sample_value`].
     pub fn sample<R: Rng>(&self, rng: &mut R) -> Input {
+        if let Some(m) = &self.sequence {
+            let pools = sequence::ValuePools { ints: self.int_pool.clone(), floats: self.float_pool.clone(), strs: self.str_pool.clone() };
+            return Input::new(m.encode(&sequence::random_sequence(m, &pools, rng)));
+        }
         let values: Vec<Value> = (0..self.fields.len()).map(|i| self.sample_value(i, rng)).collect();
         self.from_values(&values)
     }

@@ -48,17 +48,16 @@ pub fn render(run: &Suite) -> String {
     if !run.archive.tests.is_empty() {
         let _ = writeln!(s, "\ntests ({}), each with the {} it covers:", run.archive.tests.len(), goals_word(run));
         for (i, t) in run.archive.tests.iter().enumerate() {
-            let ret = match (&t.ret, t.exit) {
-                (Some(r), _) => format!(" = {r}"),
+            let ended = match (&t.ret, t.exit) {
+                (Some(_), _) => String::new(),
                 (None, e) => format!(" -> {e}"),
             };
             let covers: Vec<String> = t.covers_all.iter().map(|&g| run.goal_short(g)).collect();
             let _ = writeln!(
                 s,
-                "  {:>3}. {}({}){ret}\n       covers {}: {}",
+                "  {:>3}. {}{ended}\n       covers {}: {}",
                 i + 1,
-                run.frontend.name(),
-                run.frontend.display(&t.input),
+                run.frontend.call_text(&t.input, t.ret.as_ref()),
                 covers.len(),
                 covers.join(", ")
             );
@@ -110,10 +109,9 @@ pub fn render(run: &Suite) -> String {
         for (i, f) in run.archive.faults.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "  {}  {}({}) -> {}{}",
+                "  {}  {} -> {}{}",
                 o.out_dir.join(fault_file(run, i)).display(),
-                run.frontend.name(),
-                run.frontend.display(&f.input),
+                run.frontend.call_text(&f.input, None),
                 f.exit,
                 run.frontend.fault_message(f).map(|m| format!("\n       {m}")).unwrap_or_default()
             );

@@ -55,7 +55,8 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> 
     }
 }
 
-const PRELUDE: &str = r#"#include <stdio.h>
+/// The checks and the fault runner `tests.c` files share (also the API frontend's).
+pub const PRELUDE: &str = r#"#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

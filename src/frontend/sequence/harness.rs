@@ -1,0 +1,492 @@
+//! The API harness (generated C) and `tests.c`.
+//!
+//! The harness decodes each input as [`crate::input::sequence`] describes, calls the operations,
+//! and keeps the values they return in one pool per handle type. With `EVOTEST_SEQ_LOG=FILE` in
+//! its environment it also writes, for every call it makes, a line `call OP ARG…` before the call
+//! (flushed, so that a crash leaves it) and `ret …` after: a handle argument as `hN` (the N-th
+//! value the sequence made), an integer in decimal, a float as `x` and its bit pattern in hex, a
+//! string as `s` and its bytes in hex (`s` alone when empty), an out-parameter as `o`; a return
+//! as `v` (void or not recorded), `i N`, `u N`, `f BITS`, `h N` or `h -` (NULL). [`replay`] runs
+//! it so, and [`render_tests`] turns the logs into `tests.c`.
+
+use super::{declarator, SequenceFrontend};
+use crate::archive::TestCase;
+use crate::exec::{signal_name, ExitKind};
+use crate::frontend::TestFile;
+use crate::input::sequence::{ArgKind, OpReturn, MAX_HANDLES, MAX_STR, SCRATCH_ELEMS};
+use crate::input::{c_literal, ScalarType, Value};
+use anyhow::{Context, Result};
+use std::fmt::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The C type the harness declares a scalar parameter with.
+fn scalar_c(t: ScalarType) -> &'static str {
+    t.c_name()
+}
+
+/// The harness's C source.
+pub fn generate(fe: &SequenceFrontend) -> String {
+    let m = &fe.model;
+    let n_types = m.handle_types.len().max(1);
+    let max_args = m.ops.iter().map(|o| o.params.len()).max().unwrap_or(0).max(1);
+    let len = m.max_len();
+    let mut s = String::new();
+    let _ = writeln!(s, "/* evotest API harness for {}. Generated; do not edit.", fe.describe);
+    let _ = writeln!(s, " * Run by hand: ./target INPUTFILE (EVOTEST_SEQ_LOG=FILE logs the calls; see src/frontend/sequence/harness.rs) */");
+    s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
+    s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n");
+    // prototypes with every pointer as void * (the same ABI; no type definitions needed)
+    for op in &m.ops {
+        let ret = match op.ret {
+            OpReturn::Scalar(t) => scalar_c(t).to_string(),
+            OpReturn::Void if fe_ret_is_void(fe, op) => "void".into(),
+            _ => "void *".into(),
+        };
+        let ps: Vec<String> = op
+            .params
+            .iter()
+            .map(|(_, k)| match k {
+                ArgKind::Scalar(t) => scalar_c(*t).to_string(),
+                _ => "void *".to_string(),
+            })
+            .collect();
+        let _ = writeln!(s, "{ret} {}({});", op.name, if ps.is_empty() { "void".into() } else { ps.join(", ") });
+    }
+    let _ = writeln!(
+        s,
+        "\n#define EVOTEST_TYPES {n_types}\n#define EVOTEST_MAXH {MAX_HANDLES}\n#define EVOTEST_LEN {len}\n#define EVOTEST_KEEP {}\n",
+        m.max_calls * max_args
+    );
+    s.push_str(
+        "static void *evotest_h[EVOTEST_TYPES][EVOTEST_MAXH];\n\
+         static unsigned evotest_hid[EVOTEST_TYPES][EVOTEST_MAXH];\n\
+         static unsigned evotest_nh[EVOTEST_TYPES], evotest_ids;\n\
+         static void *evotest_kept[EVOTEST_KEEP];\n\
+         static unsigned evotest_nkept;\n\
+         static FILE *evotest_log;\n\n\
+         static void *evotest_keep(void *p) { if (evotest_nkept < EVOTEST_KEEP) evotest_kept[evotest_nkept++] = p; return p; }\n\
+         static void evotest_add(int t, void *p) {\n\
+         \x20   unsigned id = evotest_ids++;\n\
+         \x20   if (evotest_log) { if (p) fprintf(evotest_log, \"ret h %u\\n\", id); else fputs(\"ret h -\\n\", evotest_log); }\n\
+         \x20   if (p && evotest_nh[t] < EVOTEST_MAXH) { evotest_hid[t][evotest_nh[t]] = id; evotest_h[t][evotest_nh[t]++] = p; }\n\
+         }\n\
+         static void evotest_drop(int t, unsigned k) {\n\
+         \x20   evotest_nh[t]--;\n\
+         \x20   evotest_h[t][k] = evotest_h[t][evotest_nh[t]];\n\
+         \x20   evotest_hid[t][k] = evotest_hid[t][evotest_nh[t]];\n\
+         }\n\
+         static void evotest_hex(const char *p, size_t n) { for (size_t i = 0; i < n; i++) fprintf(evotest_log, \"%02x\", (unsigned char)p[i]); }\n\n\
+         int main(int argc, char **argv) {\n\
+         \x20   size_t evotest_len = 0;\n\
+         \x20   const unsigned char *evotest_in;\n\
+         \x20   static unsigned char evotest_buf[EVOTEST_LEN + 1];\n\
+         \x20   const char *evotest_logname = getenv(\"EVOTEST_SEQ_LOG\");\n\
+         \x20   if (evotest_logname) evotest_log = fopen(evotest_logname, \"w\");\n\
+         \x20   while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n\
+         \x20   if (evotest_len > EVOTEST_LEN) evotest_len = EVOTEST_LEN;\n\
+         \x20   memcpy(evotest_buf, evotest_in, evotest_len);\n\
+         \x20   size_t evotest_n = evotest_len, evotest_pos = 0;\n\
+         \x20   memset(evotest_nh, 0, sizeof evotest_nh);\n\
+         \x20   evotest_ids = 0;\n",
+    );
+    let _ = writeln!(s, "    for (unsigned evotest_call = 0; evotest_call < {} && evotest_pos < evotest_n; evotest_call++) {{", m.max_calls);
+    s.push_str("        unsigned char evotest_op = evotest_buf[evotest_pos++];\n        if (evotest_op == 0) break;\n");
+    let _ = writeln!(s, "        switch ((evotest_op - 1) % {}) {{", m.ops.len());
+    for (oi, op) in m.ops.iter().enumerate() {
+        let _ = writeln!(s, "        case {oi}: {{ /* {} */", fe.c[oi].prototype.replace("*/", "* /"));
+        // decode every argument (its bytes are consumed even when the call is skipped)
+        for (j, (_, k)) in op.params.iter().enumerate() {
+            match k {
+                ArgKind::Scalar(ScalarType::Bool) => {
+                    let _ = writeln!(s, "            if (evotest_pos + 1 > evotest_n) goto evotest_end;\n            _Bool a{j} = evotest_buf[evotest_pos++] & 1;");
+                }
+                ArgKind::Scalar(t) => {
+                    let w = t.size();
+                    let _ = writeln!(
+                        s,
+                        "            if (evotest_pos + {w} > evotest_n) goto evotest_end;\n            {c} a{j}; memcpy(&a{j}, evotest_buf + evotest_pos, {w}); evotest_pos += {w};",
+                        c = scalar_c(*t)
+                    );
+                }
+                ArgKind::Handle(_) => {
+                    let _ = writeln!(s, "            if (evotest_pos + 1 > evotest_n) goto evotest_end;\n            unsigned i{j} = evotest_buf[evotest_pos++];");
+                }
+                ArgKind::Str => {
+                    let _ = writeln!(
+                        s,
+                        "            if (evotest_pos + 1 > evotest_n) goto evotest_end;\n\
+                         \x20           size_t l{j} = evotest_buf[evotest_pos++] % {};\n\
+                         \x20           if (evotest_pos + l{j} > evotest_n) goto evotest_end;\n\
+                         \x20           char *a{j} = evotest_keep(malloc(l{j} + 1));\n\
+                         \x20           memcpy(a{j}, evotest_buf + evotest_pos, l{j}); a{j}[l{j}] = 0; evotest_pos += l{j};",
+                        MAX_STR + 1
+                    );
+                }
+                ArgKind::Scratch(t) => {
+                    let _ = writeln!(s, "            void *a{j} = evotest_keep(calloc({SCRATCH_ELEMS}, sizeof({})));", scalar_c(*t));
+                }
+            }
+        }
+        // skipped when a handle type has no value alive
+        for (j, (_, k)) in op.params.iter().enumerate() {
+            if let ArgKind::Handle(t) = k {
+                let _ = writeln!(
+                    s,
+                    "            if (evotest_nh[{t}] == 0) break;\n            unsigned k{j} = i{j} % evotest_nh[{t}]; void *a{j} = evotest_h[{t}][k{j}];"
+                );
+            }
+        }
+        // the log of the call
+        let _ = write!(s, "            if (evotest_log) {{ fputs(\"call {oi}\", evotest_log);");
+        for (j, (_, k)) in op.params.iter().enumerate() {
+            match k {
+                ArgKind::Handle(t) => {
+                    let _ = write!(s, " fprintf(evotest_log, \" h%u\", evotest_hid[{t}][k{j}]);");
+                }
+                ArgKind::Scalar(t) if t.is_float() => {
+                    let (w, fmt, cast) = if *t == ScalarType::F32 { (4, "%08x", "unsigned") } else { (8, "%016llx", "unsigned long long") };
+                    let ut = if w == 4 { "uint32_t" } else { "uint64_t" };
+                    let _ = write!(s, " {{ {ut} b; memcpy(&b, &a{j}, {w}); fprintf(evotest_log, \" x{fmt}\", ({cast})b); }}");
+                }
+                ArgKind::Scalar(t) if t.is_signed() || *t == ScalarType::Bool => {
+                    let _ = write!(s, " fprintf(evotest_log, \" %lld\", (long long)a{j});");
+                }
+                ArgKind::Scalar(_) => {
+                    let _ = write!(s, " fprintf(evotest_log, \" %llu\", (unsigned long long)a{j});");
+                }
+                ArgKind::Str => {
+                    let _ = write!(s, " fputs(\" s\", evotest_log); evotest_hex(a{j}, l{j});");
+                }
+                ArgKind::Scratch(_) => {
+                    let _ = write!(s, " fputs(\" o\", evotest_log);");
+                }
+            }
+        }
+        s.push_str(" fputc('\\n', evotest_log); fflush(evotest_log); }\n");
+        let args: Vec<String> = (0..op.params.len()).map(|j| format!("a{j}")).collect();
+        let call = format!("{}({})", op.name, args.join(", "));
+        match op.ret {
+            OpReturn::Scalar(t) => {
+                let _ = writeln!(s, "            {} r = {call};", scalar_c(t));
+                let log = if t.is_float() {
+                    let (w, fmt, cast, ut) = if t == ScalarType::F32 {
+                        (4, "%08x", "unsigned", "uint32_t")
+                    } else {
+                        (8, "%016llx", "unsigned long long", "uint64_t")
+                    };
+                    format!("{{ {ut} b; memcpy(&b, &r, {w}); fprintf(evotest_log, \"ret f {fmt}\\n\", ({cast})b); }}")
+                } else if t.is_signed() || t == ScalarType::Bool {
+                    "fprintf(evotest_log, \"ret i %lld\\n\", (long long)r);".to_string()
+                } else {
+                    "fprintf(evotest_log, \"ret u %llu\\n\", (unsigned long long)r);".to_string()
+                };
+                let _ = writeln!(s, "            if (evotest_log) {log}");
+            }
+            OpReturn::Handle(t) => {
+                let _ = writeln!(s, "            void *r = {call};");
+                if op.destructor {
+                    // not reachable: a destructor returns void
+                }
+                let _ = writeln!(s, "            evotest_add({t}, r);");
+            }
+            OpReturn::Void => {
+                let _ = writeln!(s, "            {call};\n            if (evotest_log) fputs(\"ret v\\n\", evotest_log);");
+            }
+        }
+        if op.destructor {
+            if let Some((_, ArgKind::Handle(t))) = op.params.first() {
+                let _ = writeln!(s, "            evotest_drop({t}, k0);");
+            }
+        }
+        s.push_str("            break;\n        }\n");
+    }
+    s.push_str(
+        "        }\n    }\n    evotest_end:\n\
+         \x20   if (evotest_log) fflush(evotest_log);\n\
+         \x20   for (unsigned i = 0; i < evotest_nkept; i++) free(evotest_kept[i]);\n\
+         \x20   evotest_nkept = 0;\n",
+    );
+    let _ = writeln!(s, "    __evotest_return({}, 0);\n    }}\n    return 0;\n}}", evotest_abi::shm::RET_VOID);
+    s
+}
+
+/// Whether operation `op` is `void` in C (an [`OpReturn::Void`] may also be a `char *` return,
+/// not recorded).
+fn fe_ret_is_void(fe: &SequenceFrontend, op: &crate::input::sequence::Op) -> bool {
+    let i = fe.model.ops.iter().position(|o| std::ptr::eq(o, op)).unwrap_or(0);
+    fe.c[i].ret_c == "void"
+}
+
+/// One logged argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoggedArg {
+    Handle(u32),
+    Int(i128),
+    FloatBits(u64),
+    Str(Vec<u8>),
+    Out,
+}
+
+/// One logged return.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoggedRet {
+    Void,
+    Int(i128),
+    FloatBits(u64),
+    /// The id of the value kept, `None` for NULL.
+    Handle(Option<u32>),
+}
+
+/// One logged call: operation, arguments, and its return (`None`: the call did not return).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoggedCall {
+    pub op: usize,
+    pub args: Vec<LoggedArg>,
+    pub ret: Option<LoggedRet>,
+}
+
+/// Parse a harness log (see module docs). Lines it cannot read end the log.
+pub fn parse_log(text: &str) -> Vec<LoggedCall> {
+    let mut out: Vec<LoggedCall> = Vec::new();
+    for line in text.lines() {
+        let mut w = line.split_whitespace();
+        match w.next() {
+            Some("call") => {
+                let Some(op) = w.next().and_then(|x| x.parse().ok()) else { break };
+                let args = w
+                    .map(|a| {
+                        if let Some(h) = a.strip_prefix('h') {
+                            LoggedArg::Handle(h.parse().unwrap_or(0))
+                        } else if let Some(x) = a.strip_prefix('x') {
+                            LoggedArg::FloatBits(u64::from_str_radix(x, 16).unwrap_or(0))
+                        } else if let Some(x) = a.strip_prefix('s') {
+                            LoggedArg::Str((0..x.len() / 2).filter_map(|i| u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()).collect())
+                        } else if a == "o" {
+                            LoggedArg::Out
+                        } else {
+                            LoggedArg::Int(a.parse().unwrap_or(0))
+                        }
+                    })
+                    .collect();
+                out.push(LoggedCall { op, args, ret: None });
+            }
+            Some("ret") => {
+                let Some(last) = out.last_mut() else { break };
+                last.ret = Some(match (w.next(), w.next()) {
+                    (Some("i" | "u"), Some(v)) => LoggedRet::Int(v.parse().unwrap_or(0)),
+                    (Some("f"), Some(v)) => LoggedRet::FloatBits(u64::from_str_radix(v, 16).unwrap_or(0)),
+                    (Some("h"), Some("-")) => LoggedRet::Handle(None),
+                    (Some("h"), Some(v)) => LoggedRet::Handle(v.parse().ok()),
+                    _ => LoggedRet::Void,
+                });
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Run the harness `exe` on `input` alone, outside the fork server, with the call log on, and
+/// read the log. A run that outlives `timeout` is killed (its log so far is kept).
+///
+/// Errors: the harness cannot be started or the log not read.
+pub fn replay(exe: &Path, input: &[u8], timeout: Duration) -> Result<Vec<LoggedCall>> {
+    let dir = tempfile::tempdir()?;
+    let inp = dir.path().join("input");
+    let log = dir.path().join("log");
+    std::fs::write(&inp, input)?;
+    let mut child = std::process::Command::new(exe)
+        .arg(&inp)
+        .env("EVOTEST_SEQ_LOG", &log)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot run {}", exe.display()))?;
+    let start = Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    Ok(parse_log(&text))
+}
+
+/// C statements for the calls of one logged sequence; with `check`, each recorded return value
+/// is asserted (named `name` in failures).
+fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bool) -> String {
+    let m = &fe.model;
+    let mut s = String::new();
+    let mut handle_c: Vec<(u32, String)> = Vec::new();
+    for (ci, c) in calls.iter().enumerate() {
+        let Some(op) = m.ops.get(c.op) else { break };
+        let oc = &fe.c[c.op];
+        let mut setup = String::new();
+        let args: Vec<String> = op
+            .params
+            .iter()
+            .zip(&c.args)
+            .enumerate()
+            .map(|(j, ((_, k), a))| match (k, a) {
+                (_, LoggedArg::Handle(h)) => format!("v{h}"),
+                (ArgKind::Scalar(t), LoggedArg::Int(v)) => c_literal(*t, Value::Int(*v)),
+                (ArgKind::Scalar(t), LoggedArg::FloatBits(b)) => {
+                    let f = if *t == ScalarType::F32 { f32::from_bits(*b as u32) as f64 } else { f64::from_bits(*b) };
+                    c_literal(*t, Value::Float(f))
+                }
+                (_, LoggedArg::Str(b)) => format!("(char *){}", c_string(b)),
+                (ArgKind::Scratch(t), _) => {
+                    let _ = writeln!(setup, "    {} o{ci}_{j}[{SCRATCH_ELEMS}] = {{0}};", t.c_name());
+                    format!("o{ci}_{j}")
+                }
+                _ => "0".into(),
+            })
+            .collect();
+        s.push_str(&setup);
+        let call = format!("{}({})", op.name, args.join(", "));
+        match (&op.ret, &c.ret) {
+            (OpReturn::Handle(_), Some(LoggedRet::Handle(Some(id)))) => {
+                let _ = writeln!(s, "    {} = {call};", declarator(&oc.ret_c, &format!("v{id}")));
+                handle_c.push((*id, oc.ret_c.clone()));
+                if check {
+                    let _ = writeln!(s, "    evotest_check_int(\"{name}\", v{id} != 0, 1);");
+                }
+            }
+            (OpReturn::Handle(_), Some(LoggedRet::Handle(None))) if check => {
+                let _ = writeln!(s, "    evotest_check_int(\"{name}\", {call} == 0, 1);");
+            }
+            (OpReturn::Scalar(t), Some(LoggedRet::Int(v))) if check => {
+                let (f, ty, lit) = if t.is_signed() || *t == ScalarType::Bool {
+                    ("evotest_check_int", "long long", format!("{}LL", v))
+                } else {
+                    ("evotest_check_uint", "unsigned long long", format!("{}ULL", v))
+                };
+                let lit = if *v == i64::MIN as i128 { "(-9223372036854775807LL - 1)".to_string() } else { lit };
+                let _ = writeln!(s, "    {f}(\"{name}\", ({ty}){call}, {lit});");
+            }
+            (OpReturn::Scalar(ScalarType::F32), Some(LoggedRet::FloatBits(b))) if check => {
+                let _ = writeln!(s, "    evotest_check_f32(\"{name}\", {call}, 0x{b:08x}u);");
+            }
+            (OpReturn::Scalar(_), Some(LoggedRet::FloatBits(b))) if check => {
+                let _ = writeln!(s, "    evotest_check_f64(\"{name}\", {call}, 0x{b:016x}ull);");
+            }
+            _ => {
+                let _ = writeln!(s, "    {call};");
+            }
+        }
+    }
+    if check {
+        let _ = writeln!(s, "    evotest_passed++;");
+    }
+    s
+}
+
+fn c_string(b: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for &c in b {
+        match c {
+            b'\\' => s.push_str("\\\\"),
+            b'"' => s.push_str("\\\""),
+            b'?' => s.push_str("\\?"),
+            0x20..=0x7e => s.push(c as char),
+            // octal escapes: they end after three digits, unlike \x
+            _ => s.push_str(&format!("\\{c:03o}")),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// `tests.c` of an API suite: each case replayed with the call log on ([`replay`]) and written
+/// as straight-line calls; a case that ended normally asserts every recorded return (Pacheco's
+/// regression tests), one that crashed, hung or exited runs in a child that must end the same
+/// way.
+pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "/* Tests generated by evotest {} for {}", env!("CARGO_PKG_VERSION"), fe.describe);
+    for l in &file.header {
+        let _ = writeln!(s, " * {}", l.replace("*/", "* /"));
+    }
+    let dir = file.path.parent().unwrap_or(Path::new("."));
+    let mut cmd = vec!["clang-22".to_string(), "-o".into(), "tests".into(), file.path.display().to_string()];
+    cmd.extend(fe.cflags.iter().cloned());
+    cmd.push("-lm".into());
+    let _ = writeln!(s, " *\n * It includes the sources, without instrumentation. Build and run:\n *   {} && ./tests", cmd.join(" "));
+    let _ = writeln!(s, " *\n * Each test is a sequence of calls as the search ran it; returned values are compared exactly");
+    let _ = writeln!(s, " * (floats bit-exactly), pointers only for being NULL or not. */");
+    s.push_str(crate::frontend::function::ctests::PRELUDE);
+    for src in &fe.sources {
+        let rel = crate::util::relative_path(dir, src);
+        let _ = writeln!(s, "\n#define main {}\n#include \"{}\"\n#undef main", crate::frontend::function::ctests::ORIGINAL_MAIN, rel.display());
+    }
+    s.push('\n');
+    let mut names = Vec::new();
+    let timeout = Duration::from_secs(file.hang_seconds.max(1) as u64);
+    for e in &file.cases {
+        let (name, t): (&String, &TestCase) = (&e.name, e.case);
+        let calls = match fe.exe.as_deref() {
+            Some(exe) => replay(exe, &t.input.bytes, timeout).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let _ = writeln!(s, "/* execution {}: {} */", t.exec, fe.display_calls(&t.input).replace("*/", "* /"));
+        if !e.covers.is_empty() {
+            let _ = writeln!(s, "/* covers: {} */", e.covers.join(", ").replace("*/", "* /"));
+        }
+        match t.exit {
+            ExitKind::Ok => {
+                let _ = writeln!(s, "static void evotest_{name}(void) {{\n{}}}\n", statements(fe, &calls, name, true));
+            }
+            ExitKind::Stopped | ExitKind::StepLimit => continue,
+            e => {
+                let (k, v, what) = match e {
+                    ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
+                    ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
+                    ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
+                    ExitKind::Oom => ("EXPECT_OOM", 0, format!("uses more than {} MB of memory", file.memory_limit >> 20)),
+                    _ => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
+                };
+                let last = calls.last().map(|c| fe.model.ops[c.op].name.clone()).unwrap_or_default();
+                let _ = writeln!(s, "/* recorded: {what}{} */", if last.is_empty() { String::new() } else { format!(", in the call of {last}") });
+                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{}}}", statements(fe, &calls, name, false));
+                let _ = writeln!(
+                    s,
+                    "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {}, {}L, {}L); }}\n",
+                    file.hang_seconds, file.memory_limit, file.file_limit
+                );
+            }
+        }
+        names.push(name.clone());
+    }
+    s.push_str("int main(void) {\n");
+    for n in &names {
+        let _ = writeln!(s, "    evotest_{n}();");
+    }
+    s.push_str("    printf(\"%d passed, %d failed\\n\", evotest_passed, evotest_failures);\n    return evotest_failures != 0;\n}\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logs_parse_into_calls_and_returns() {
+        let log = "call 0 5\nret h 0\ncall 1 h0 x3ff0000000000000 s6162 o\nret i -3\ncall 2 h0\n";
+        let c = parse_log(log);
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[0], LoggedCall { op: 0, args: vec![LoggedArg::Int(5)], ret: Some(LoggedRet::Handle(Some(0))) });
+        assert_eq!(c[1].args, vec![LoggedArg::Handle(0), LoggedArg::FloatBits(1.0f64.to_bits()), LoggedArg::Str(b"ab".to_vec()), LoggedArg::Out]);
+        assert_eq!(c[1].ret, Some(LoggedRet::Int(-3)));
+        assert_eq!(c[2].ret, None, "the call that did not return");
+        assert_eq!(c_string(b"a\"\x01?"), "\"a\\\"\\001\\?\"");
+    }
+}

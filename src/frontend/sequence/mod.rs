@@ -1,0 +1,332 @@
+//! The API frontend (`evotest run --api`): the external functions of C sources as the operations
+//! of an API, tested with sequences of calls (Pacheco 2009, directed random testing). The input
+//! model is [`crate::input::sequence`]; a generated harness ([`harness`]) decodes a sequence, calls
+//! the operations, keeps the pointers they return as values for later calls, and (when asked)
+//! logs what each call took and returned, from which [`harness::render_tests`] writes `tests.c`:
+//! one straight-line C function per sequence, with the recorded return values as assertions
+//! (Pacheco's regression tests) and the sequences that crashed as expected faults.
+
+pub mod harness;
+
+use super::{Frontend, TestFile};
+use crate::input::sequence::{self, Arg, ArgKind, Op, OpReturn, SequenceModel};
+use crate::input::{DisplayValue, Domain, Input, ScalarType};
+use anyhow::{bail, Result};
+use evotest_abi::meta::{FunctionMeta, TypeMeta};
+use serde_json::{json, Value as Json};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Default most calls in one sequence.
+pub const MAX_CALLS: usize = 64;
+
+/// The C side of one operation, for generated code.
+#[derive(Clone, Debug)]
+pub struct OpC {
+    /// The return type as the source spells it (`struct stack *`, `int`).
+    pub ret_c: String,
+    /// Each parameter's type as the source spells it.
+    pub params_c: Vec<String>,
+    /// `int stack_push(struct stack *s, int x)`.
+    pub prototype: String,
+}
+
+/// See module docs.
+#[derive(Clone, Debug)]
+pub struct SequenceFrontend {
+    pub model: Arc<SequenceModel>,
+    pub c: Vec<OpC>,
+    pub domain: Domain,
+    describe: String,
+    /// Functions left out, with the reason, for the notes.
+    pub left_out: Vec<String>,
+    /// The sources, which `tests.c` includes.
+    pub sources: Vec<PathBuf>,
+    pub cflags: Vec<String>,
+    /// The built executable, which [`harness::replay`] runs to log a sequence for `tests.c`.
+    pub exe: Option<PathBuf>,
+}
+
+/// A pointer type's key as a handle type: its pointee's spelling without qualifiers (`struct
+/// stack`), `void` for `void *`.
+fn pointee_key(t: &TypeMeta) -> Option<String> {
+    let strip = |s: &str| s.replace("const ", "").replace("volatile ", "").replace(" const", "").trim().to_string();
+    match &t.pointee {
+        Some(p) => Some(strip(&p.c_spelling)),
+        None if t.ir == "ptr" || t.c_spelling.trim_end().ends_with('*') => Some("void".to_string()),
+        None => None,
+    }
+}
+
+fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
+    t.scalar.as_ref().and_then(ScalarType::from_meta)
+}
+
+fn is_char(t: &TypeMeta) -> bool {
+    matches!(scalar_of(t), Some(ScalarType::I8 | ScalarType::U8)) && t.c_spelling.contains("char")
+}
+
+fn spelling(t: &TypeMeta) -> String {
+    let s = t.c_spelling.trim();
+    if s.is_empty() {
+        if t.ir == "void" { "void".into() } else { "void *".into() }
+    } else {
+        s.to_string()
+    }
+}
+
+impl SequenceFrontend {
+    /// The API of `functions` (the sources' external functions, their `main` left out), narrowed
+    /// to the names matching one of `patterns` (globs with `*` and `?`; empty = all), with at
+    /// most `max_calls` calls per sequence.
+    ///
+    /// A function is an operation when evotest can call it: scalar parameters, strings (`char
+    /// *`), pointers of a type some operation returns (handles), pointers to other scalars
+    /// (out-parameters); a scalar, pointer or `void` return. The others are left out with a
+    /// note.
+    ///
+    /// Errors (one line): no operation left, or more than 255.
+    pub fn new(functions: &[&FunctionMeta], patterns: &[String], max_calls: usize, sources: &[PathBuf]) -> Result<SequenceFrontend> {
+        let chosen: Vec<&FunctionMeta> = functions
+            .iter()
+            .copied()
+            .filter(|f| f.name != evotest_abi::names::RENAMED_MAIN && f.external)
+            .filter(|f| patterns.is_empty() || patterns.iter().any(|p| glob(p, &f.name)))
+            .collect();
+        let params_of = |f: &FunctionMeta| f.source_params.clone().unwrap_or_else(|| f.params.clone());
+        // handle types: what the chosen functions return through pointers (not strings)
+        let mut handle_types: Vec<String> = Vec::new();
+        for f in &chosen {
+            if !f.variadic && f.ret.composite.is_none() && !is_char_ptr(&f.ret) {
+                if let Some(k) = pointee_key(&f.ret).filter(|_| scalar_of(&f.ret).is_none()) {
+                    if !handle_types.contains(&k) {
+                        handle_types.push(k);
+                    }
+                }
+            }
+        }
+        let mut ops = Vec::new();
+        let mut c = Vec::new();
+        let mut left_out = Vec::new();
+        for f in &chosen {
+            let why = |w: String| format!("api: `{}` left out: {w}", f.name);
+            if f.variadic {
+                left_out.push(why("it is variadic".into()));
+                continue;
+            }
+            let ret = if f.ret.ir == "void" && scalar_of(&f.ret).is_none() && f.ret.pointee.is_none() && !f.ret.c_spelling.contains('*') {
+                OpReturn::Void
+            } else if let Some(t) = scalar_of(&f.ret) {
+                OpReturn::Scalar(t)
+            } else if f.ret.composite.is_some() {
+                left_out.push(why(format!("it returns `{}` by value", spelling(&f.ret))));
+                continue;
+            } else if is_char_ptr(&f.ret) {
+                OpReturn::Void
+            } else if let Some(k) = pointee_key(&f.ret) {
+                OpReturn::Handle(handle_types.iter().position(|h| *h == k).expect("collected above"))
+            } else {
+                left_out.push(why(format!("it returns `{}`", spelling(&f.ret))));
+                continue;
+            };
+            let mut params = Vec::new();
+            let mut params_c = Vec::new();
+            let mut bad = None;
+            for p in params_of(f) {
+                let kind = if let Some(t) = scalar_of(&p.ty) {
+                    ArgKind::Scalar(t)
+                } else if p.ty.composite.is_some() {
+                    bad = Some(format!("parameter `{}` is a `{}` by value", p.name, spelling(&p.ty)));
+                    break;
+                } else if is_char_ptr(&p.ty) {
+                    ArgKind::Str
+                } else if let Some(k) = pointee_key(&p.ty) {
+                    match handle_types.iter().position(|h| *h == k) {
+                        Some(i) => ArgKind::Handle(i),
+                        None => match p.ty.pointee.as_deref().and_then(scalar_of) {
+                            Some(t) => ArgKind::Scratch(t),
+                            None => {
+                                bad = Some(format!("parameter `{}` is a `{}`, which no operation returns", p.name, spelling(&p.ty)));
+                                break;
+                            }
+                        },
+                    }
+                } else {
+                    bad = Some(format!("parameter `{}` has type `{}`", p.name, spelling(&p.ty)));
+                    break;
+                };
+                params_c.push(spelling(&p.ty));
+                params.push((p.name.clone(), kind));
+            }
+            if let Some(b) = bad {
+                left_out.push(why(b));
+                continue;
+            }
+            let destructor = ret == OpReturn::Void
+                && params.len() == 1
+                && matches!(params[0].1, ArgKind::Handle(_))
+                && sequence::destructor_name(&f.name);
+            let ret_c = spelling(&f.ret);
+            let decl: Vec<String> = params.iter().zip(&params_c).map(|((n, _), t)| declarator(t, n)).collect();
+            let prototype = format!("{} {}({})", ret_c, f.name, if decl.is_empty() { "void".into() } else { decl.join(", ") });
+            ops.push(Op { name: f.name.clone(), params, ret, destructor });
+            c.push(OpC { ret_c, params_c, prototype });
+        }
+        if ops.is_empty() {
+            let what = if chosen.is_empty() { "no external function matches".to_string() } else { left_out.join("; ") };
+            bail!("--api: no function of the sources can be called as an operation ({what})");
+        }
+        if ops.len() > 255 {
+            bail!("--api: {} operations; at most 255 (narrow them with --api 'PREFIX*')", ops.len());
+        }
+        let model = Arc::new(SequenceModel { ops, handle_types, max_calls: max_calls.max(1) });
+        let domain = Domain { len: model.max_len(), sequence: Some(model.clone()), ..Default::default() };
+        let describe = format!("the API of {} ({} operations)", sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(" "), model.ops.len());
+        Ok(SequenceFrontend { model, c, domain, describe, left_out, sources: sources.to_vec(), cflags: vec![], exe: None })
+    }
+
+    /// The calls of `input` for people: `v0 = stack_new(4); stack_push(v0, 3)`, each handle named
+    /// after the call that made it, assuming every constructor returned a value (the run may
+    /// differ: `tests.c` shows what it did).
+    pub fn display_calls(&self, input: &Input) -> String {
+        let m = &self.model;
+        let calls = m.parse(&input.bytes);
+        let mut out = Vec::new();
+        for (ci, c) in calls.iter().enumerate() {
+            let live = m.live_after(&calls[..ci]);
+            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
+            if !m.callable(c.op, &counts) {
+                continue;
+            }
+            let op = &m.ops[c.op];
+            let args: Vec<String> = op
+                .params
+                .iter()
+                .zip(&c.args)
+                .map(|((_, k), a)| match (k, a) {
+                    (ArgKind::Handle(t), Arg::Handle(i)) => format!("v{}", live[*t][*i as usize % live[*t].len()]),
+                    (ArgKind::Scalar(t), Arg::Scalar(v)) => DisplayValue(*t, *v).to_string(),
+                    (_, Arg::Str(s)) => super::bytes::escape(s, sequence::MAX_STR),
+                    _ => "&out".to_string(),
+                })
+                .collect();
+            let lhs = if matches!(op.ret, OpReturn::Handle(_)) { format!("v{ci} = ") } else { String::new() };
+            out.push(format!("{lhs}{}({})", op.name, args.join(", ")));
+        }
+        if out.is_empty() {
+            "(no call)".into()
+        } else {
+            out.join("; ")
+        }
+    }
+}
+
+fn is_char_ptr(t: &TypeMeta) -> bool {
+    t.pointee.as_deref().is_some_and(is_char)
+}
+
+/// `int x`, `struct s *p`, `char *name` (a pointer's `*` next to the name).
+pub fn declarator(ty: &str, name: &str) -> String {
+    if ty.ends_with('*') {
+        format!("{ty}{name}")
+    } else {
+        format!("{ty} {name}")
+    }
+}
+
+/// Whether `name` matches `pattern` (`*` any run of characters, `?` one).
+pub fn glob(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], n) || (!n.is_empty() && go(p, &n[1..])),
+            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    go(pattern.as_bytes(), name.as_bytes())
+}
+
+impl Frontend for SequenceFrontend {
+    fn domain(&self) -> &Domain {
+        &self.domain
+    }
+    fn name(&self) -> &str {
+        "api"
+    }
+    fn describe(&self) -> &str {
+        &self.describe
+    }
+    fn display(&self, input: &Input) -> String {
+        self.display_calls(input)
+    }
+    fn call_text(&self, input: &Input, _ret: Option<&crate::exec::RetVal>) -> String {
+        // each call's value is in tests.c; the harness returns nothing
+        self.display_calls(input)
+    }
+    fn json(&self, input: &Input) -> Json {
+        let calls: Vec<Json> = self
+            .model
+            .parse(&input.bytes)
+            .iter()
+            .map(|c| {
+                let op = &self.model.ops[c.op];
+                let args: Vec<Json> = op
+                    .params
+                    .iter()
+                    .zip(&c.args)
+                    .map(|((n, _), a)| {
+                        let v = match a {
+                            Arg::Scalar(v) => serde_json::to_value(v).unwrap_or(Json::Null),
+                            Arg::Handle(i) => json!({ "value_byte": i }),
+                            Arg::Str(s) => json!(String::from_utf8_lossy(s)),
+                            Arg::Scratch => json!("out"),
+                        };
+                        json!({ "name": n, "value": v })
+                    })
+                    .collect();
+                json!({ "op": op.name, "args": args })
+            })
+            .collect();
+        json!({ "calls": calls, "text": self.display_calls(input) })
+    }
+    fn params_json(&self) -> Json {
+        json!({
+            "kind": "api",
+            "max_calls": self.model.max_calls,
+            "operations": self.c.iter().map(|c| c.prototype.clone()).collect::<Vec<_>>(),
+            "destructors": self.model.ops.iter().filter(|o| o.destructor).map(|o| o.name.clone()).collect::<Vec<_>>(),
+        })
+    }
+    fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
+        Some(("tests.c".to_string(), harness::render_tests(self, file)))
+    }
+    fn notes(&self) -> Vec<String> {
+        let mut n = self.left_out.clone();
+        let d: Vec<&str> = self.model.ops.iter().filter(|o| o.destructor).map(|o| o.name.as_str()).collect();
+        if !d.is_empty() {
+            n.push(format!(
+                "api: {} taken as destructor{} (by name): a value passed to one is never used again",
+                d.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+                if d.len() == 1 { "" } else { "s" }
+            ));
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_names() {
+        assert!(glob("stack_*", "stack_push"));
+        assert!(glob("*", "x"));
+        assert!(glob("s?ack*", "stack"));
+        assert!(!glob("stack_*", "queue_push"));
+        assert_eq!(declarator("struct s *", "p"), "struct s *p");
+        assert_eq!(declarator("int", "x"), "int x");
+    }
+}

@@ -1,0 +1,426 @@
+//! Call sequences as inputs: the input model of API testing (Pacheco 2009, *Directed Random
+//! Testing*). The operations are the C functions of an API; an input is a sequence of calls, each
+//! an operation and its arguments. A pointer an operation returns is a *value* later calls can
+//! take (a handle: `struct stack *s = stack_new(4); stack_push(s, 3);`).
+//!
+//! The byte encoding, which the generated harness (`frontend::sequence`) decodes the same way
+//! ([`SequenceModel::parse`] is its mirror):
+//!
+//! * a call starts with one byte `b`: `0` ends the sequence (so an input zero-padded to the
+//!   domain's length is the same sequence), otherwise the operation is `(b − 1) mod n` of the
+//!   model's `n` operations;
+//! * then each argument in order: a scalar as its C type's bytes, little-endian (a `_Bool` one
+//!   byte, its lowest bit); a handle as one byte `i`, the `(i mod k)`-th of the `k` values of its
+//!   type alive at that point (a call whose handle type has no value alive is skipped); a string
+//!   as one length byte `l` (`l mod (MAX_STR + 1)` characters) and that many bytes; an
+//!   out-parameter (a pointer to scalars no operation returns) takes no bytes: the harness passes
+//!   a zeroed buffer of [`SCRATCH_ELEMS`] elements;
+//! * a call whose bytes are cut off by the end of the input, or beyond [`SequenceModel::max_calls`],
+//!   ends the sequence.
+//!
+//! Values enter the pool of their type when a call returns them non-NULL, and leave it when a
+//! destructor (an operation [`Op::destructor`]) is called on them, so the harness never passes a
+//! NULL or freed handle: in C a crash on one would be the tester's fault, not the program's
+//! (Pacheco's "illegal" inputs).
+
+use super::{ScalarType, Value};
+use rand::Rng;
+
+/// Most characters of a string argument.
+pub const MAX_STR: usize = 16;
+/// Most values of one handle type alive at once in a sequence (more are not kept).
+pub const MAX_HANDLES: usize = 64;
+/// Elements of the zeroed buffer passed to an out-parameter.
+pub const SCRATCH_ELEMS: usize = 16;
+
+/// What an argument is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A scalar in its C type.
+    Scalar(ScalarType),
+    /// A value of handle type `i` ([`SequenceModel::handle_types`]), returned by an earlier call.
+    Handle(usize),
+    /// A NUL-terminated string (`char *`, `const char *`).
+    Str,
+    /// A pointer to scalars of this type that no operation returns: an out-parameter, given a
+    /// zeroed buffer.
+    Scratch(ScalarType),
+}
+
+/// What an operation returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpReturn {
+    Void,
+    Scalar(ScalarType),
+    /// A value of handle type `i`; NULL is not kept.
+    Handle(usize),
+}
+
+/// One operation: a C function of the API.
+#[derive(Clone, Debug)]
+pub struct Op {
+    pub name: String,
+    /// Parameter names and kinds, in order.
+    pub params: Vec<(String, ArgKind)>,
+    pub ret: OpReturn,
+    /// A destructor frees its only parameter, a handle, which leaves the pool: a `void` function of
+    /// one handle whose name ends in `free`, `destroy`, `delete`, `release`, `dispose`, `close`,
+    /// `fini`, `finalize`, `unref`, `deinit` or `cleanup` (the C naming conventions).
+    pub destructor: bool,
+}
+
+/// The operations and the handle types of an API.
+#[derive(Clone, Debug)]
+pub struct SequenceModel {
+    pub ops: Vec<Op>,
+    /// The C spelling of each handle type (`struct stack *`).
+    pub handle_types: Vec<String>,
+    /// Most calls in one sequence.
+    pub max_calls: usize,
+}
+
+/// One argument of a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Scalar(Value),
+    /// The byte choosing among the values of the handle type alive at the call.
+    Handle(u8),
+    Str(Vec<u8>),
+    Scratch,
+}
+
+/// One call: operation `op` of the model with its arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub op: usize,
+    pub args: Vec<Arg>,
+}
+
+/// Whether a function named `name` is a destructor by the C naming conventions (see
+/// [`Op::destructor`]; the caller checks the signature).
+pub fn destructor_name(name: &str) -> bool {
+    const WORDS: [&str; 11] =
+        ["free", "destroy", "delete", "release", "dispose", "close", "fini", "finalize", "unref", "deinit", "cleanup"];
+    let lower = name.to_ascii_lowercase();
+    WORDS.iter().any(|w| lower.ends_with(w))
+}
+
+fn scalar_bytes(t: ScalarType) -> usize {
+    t.size()
+}
+
+fn read_scalar(t: ScalarType, b: &[u8]) -> Value {
+    let f = super::Field { offset: 0, ..super::Field::full("", t) };
+    f.read(b)
+}
+
+fn write_scalar(t: ScalarType, v: Value, out: &mut Vec<u8>) {
+    let f = super::Field { offset: 0, ..super::Field::full("", t) };
+    let mut b = Vec::new();
+    f.write(&mut b, v);
+    out.extend_from_slice(&b);
+}
+
+impl SequenceModel {
+    /// Most bytes one call of operation `op` takes.
+    pub fn call_bytes(&self, op: usize) -> usize {
+        1 + self.ops[op]
+            .params
+            .iter()
+            .map(|(_, k)| match k {
+                ArgKind::Scalar(t) => scalar_bytes(*t),
+                ArgKind::Handle(_) => 1,
+                ArgKind::Str => 1 + MAX_STR,
+                ArgKind::Scratch(_) => 0,
+            })
+            .sum::<usize>()
+    }
+
+    /// The length of the domain: [`SequenceModel::max_calls`] of the longest call.
+    pub fn max_len(&self) -> usize {
+        self.max_calls * (0..self.ops.len()).map(|o| self.call_bytes(o)).max().unwrap_or(1)
+    }
+
+    /// The calls `bytes` encode (see module docs), as the harness decodes them; a handle byte is
+    /// kept as it is (which value it picks depends on the values the earlier calls returned).
+    pub fn parse(&self, bytes: &[u8]) -> Vec<Call> {
+        let mut calls = Vec::new();
+        let mut pos = 0;
+        let n = self.ops.len();
+        while calls.len() < self.max_calls && pos < bytes.len() && n > 0 {
+            let b = bytes[pos];
+            pos += 1;
+            if b == 0 {
+                break;
+            }
+            let op = (b as usize - 1) % n;
+            let mut args = Vec::new();
+            for (_, k) in &self.ops[op].params {
+                let a = match k {
+                    ArgKind::Scalar(t) => {
+                        let w = scalar_bytes(*t);
+                        if pos + w > bytes.len() {
+                            return calls;
+                        }
+                        let v = read_scalar(*t, &bytes[pos..pos + w]);
+                        pos += w;
+                        Arg::Scalar(v)
+                    }
+                    ArgKind::Handle(_) => {
+                        if pos >= bytes.len() {
+                            return calls;
+                        }
+                        pos += 1;
+                        Arg::Handle(bytes[pos - 1])
+                    }
+                    ArgKind::Str => {
+                        if pos >= bytes.len() {
+                            return calls;
+                        }
+                        let l = bytes[pos] as usize % (MAX_STR + 1);
+                        pos += 1;
+                        if pos + l > bytes.len() {
+                            return calls;
+                        }
+                        let s = bytes[pos..pos + l].to_vec();
+                        pos += l;
+                        Arg::Str(s)
+                    }
+                    ArgKind::Scratch(_) => Arg::Scratch,
+                };
+                args.push(a);
+            }
+            calls.push(Call { op, args });
+        }
+        calls
+    }
+
+    /// The bytes of `calls` (see module docs); [`SequenceModel::parse`] reads them back.
+    pub fn encode(&self, calls: &[Call]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for c in calls {
+            out.push((c.op + 1) as u8);
+            for ((_, k), a) in self.ops[c.op].params.iter().zip(&c.args) {
+                match (k, a) {
+                    (ArgKind::Scalar(t), Arg::Scalar(v)) => write_scalar(*t, *v, &mut out),
+                    (ArgKind::Handle(_), Arg::Handle(i)) => out.push(*i),
+                    (ArgKind::Str, Arg::Str(s)) => {
+                        let s = &s[..s.len().min(MAX_STR)];
+                        out.push(s.len() as u8);
+                        out.extend_from_slice(s);
+                    }
+                    (ArgKind::Scratch(_), _) => {}
+                    // a mismatched argument: its kind's zero
+                    (ArgKind::Scalar(t), _) => out.extend(std::iter::repeat_n(0, scalar_bytes(*t))),
+                    (ArgKind::Handle(_), _) | (ArgKind::Str, _) => out.push(0),
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether operation `op` can be called after `live` (the number of values of each handle type
+    /// alive): every handle parameter has a value.
+    pub fn callable(&self, op: usize, live: &[usize]) -> bool {
+        self.ops[op].params.iter().all(|(_, k)| !matches!(k, ArgKind::Handle(t) if live[*t] == 0))
+    }
+
+    /// The values of each handle type alive after `calls`, assuming every handle a call returns is
+    /// non-NULL (what the engine knows without running them): per type, the indices of the calls
+    /// that made them, in pool order (a destructor's value leaves by swap-remove, as in the harness).
+    pub fn live_after(&self, calls: &[Call]) -> Vec<Vec<usize>> {
+        let mut live: Vec<Vec<usize>> = vec![Vec::new(); self.handle_types.len()];
+        for (ci, c) in calls.iter().enumerate() {
+            let op = &self.ops[c.op];
+            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
+            if !self.callable(c.op, &counts) {
+                continue;
+            }
+            if op.destructor {
+                if let (Some((_, ArgKind::Handle(t))), Some(Arg::Handle(i))) = (op.params.first(), c.args.first()) {
+                    let k = *i as usize % live[*t].len();
+                    live[*t].swap_remove(k);
+                }
+            }
+            if let OpReturn::Handle(t) = op.ret {
+                if live[t].len() < MAX_HANDLES {
+                    live[t].push(ci);
+                }
+            }
+        }
+        live
+    }
+}
+
+/// Values a generated scalar argument draws from: the program's constants and those its compares
+/// saw at run time.
+#[derive(Clone, Debug, Default)]
+pub struct ValuePools {
+    pub ints: Vec<i128>,
+    pub floats: Vec<f64>,
+    pub strs: Vec<Vec<u8>>,
+}
+
+/// A random scalar of type `t`: Randoop's primitive values (0, 1, −1, small numbers) half the time,
+/// a pooled constant a quarter of the time, otherwise any value of the type.
+pub fn random_scalar<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> Value {
+    let (lo, hi) = if t.is_float() { (i128::MIN, i128::MAX) } else { t.int_bounds() };
+    let fits = |v: i128| v >= lo && v <= hi;
+    let r: f64 = rng.random();
+    if t.is_float() {
+        if r < 0.4 {
+            let small = [0.0, 1.0, -1.0, 0.5, 2.0, 10.0, 100.0];
+            return Value::Float(small[rng.random_range(0..small.len())]);
+        }
+        if r < 0.7 && !pools.floats.is_empty() {
+            return Value::Float(pools.floats[rng.random_range(0..pools.floats.len())]);
+        }
+        if r < 0.85 {
+            return Value::Float(rng.random_range(-1000.0..1000.0));
+        }
+        return Value::Float(if t == ScalarType::F32 { f32::from_bits(rng.random()) as f64 } else { f64::from_bits(rng.random()) });
+    }
+    if t == ScalarType::Bool {
+        return Value::Int(rng.random_range(0..2));
+    }
+    if r < 0.25 {
+        let small = [0i128, 1, -1, 2, 10, 100];
+        let v = small[rng.random_range(0..small.len())];
+        if fits(v) {
+            return Value::Int(v);
+        }
+    }
+    if r < 0.5 {
+        let v = rng.random_range(-10i128..=100);
+        if fits(v) {
+            return Value::Int(v);
+        }
+    }
+    if r < 0.8 {
+        let ok: Vec<i128> = pools.ints.iter().copied().filter(|v| fits(*v)).collect();
+        if !ok.is_empty() {
+            return Value::Int(ok[rng.random_range(0..ok.len())]);
+        }
+    }
+    Value::Int(rng.random_range(lo..=hi))
+}
+
+/// A random string: a pooled one (a literal of the program, or a string a compare saw) 40% of the
+/// time, otherwise 0 to 8 printable characters.
+pub fn random_str<R: Rng>(pools: &ValuePools, rng: &mut R) -> Vec<u8> {
+    if !pools.strs.is_empty() && rng.random_bool(0.4) {
+        let s = &pools.strs[rng.random_range(0..pools.strs.len())];
+        return s.iter().copied().take_while(|&c| c != 0).take(MAX_STR).collect();
+    }
+    let n = rng.random_range(0..=8);
+    (0..n).map(|_| rng.random_range(b' '..=b'~')).collect()
+}
+
+/// The arguments of a call of `op` with fresh scalars and strings and the given handle bytes (one
+/// per handle parameter, in order; missing ones random).
+pub fn random_args<R: Rng>(model: &SequenceModel, op: usize, handles: &[u8], pools: &ValuePools, rng: &mut R) -> Vec<Arg> {
+    let mut h = handles.iter();
+    model.ops[op]
+        .params
+        .iter()
+        .map(|(_, k)| match k {
+            ArgKind::Scalar(t) => Arg::Scalar(random_scalar(*t, pools, rng)),
+            ArgKind::Handle(_) => Arg::Handle(h.next().copied().unwrap_or_else(|| rng.random())),
+            ArgKind::Str => Arg::Str(random_str(pools, rng)),
+            ArgKind::Scratch(_) => Arg::Scratch,
+        })
+        .collect()
+}
+
+/// A sequence of 1 to [`SequenceModel::max_calls`] calls built without feedback: each call an
+/// operation picked uniformly among those callable at that point, its handles any live value
+/// (undirected random testing, the baseline of Pacheco 2009).
+pub fn random_sequence<R: Rng>(model: &SequenceModel, pools: &ValuePools, rng: &mut R) -> Vec<Call> {
+    let n = rng.random_range(1..=model.max_calls.max(1));
+    let mut calls: Vec<Call> = Vec::new();
+    for _ in 0..n {
+        let counts: Vec<usize> = model.live_after(&calls).iter().map(Vec::len).collect();
+        let ok: Vec<usize> = (0..model.ops.len()).filter(|&o| model.callable(o, &counts)).collect();
+        if ok.is_empty() {
+            break;
+        }
+        let op = ok[rng.random_range(0..ok.len())];
+        let args = random_args(model, op, &[], pools, rng);
+        calls.push(Call { op, args });
+    }
+    calls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn stack() -> SequenceModel {
+        SequenceModel {
+            ops: vec![
+                Op { name: "stack_new".into(), params: vec![("cap".into(), ArgKind::Scalar(ScalarType::I32))], ret: OpReturn::Handle(0), destructor: false },
+                Op {
+                    name: "stack_push".into(),
+                    params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I16))],
+                    ret: OpReturn::Scalar(ScalarType::I32),
+                    destructor: false,
+                },
+                Op { name: "stack_name".into(), params: vec![("s".into(), ArgKind::Handle(0)), ("n".into(), ArgKind::Str)], ret: OpReturn::Void, destructor: false },
+                Op { name: "stack_free".into(), params: vec![("s".into(), ArgKind::Handle(0))], ret: OpReturn::Void, destructor: true },
+            ],
+            handle_types: vec!["struct stack *".into()],
+            max_calls: 8,
+        }
+    }
+
+    #[test]
+    fn sequences_round_trip_through_their_bytes_and_zero_padding_ends_them() {
+        let m = stack();
+        let calls = vec![
+            Call { op: 0, args: vec![Arg::Scalar(Value::Int(-4))] },
+            Call { op: 1, args: vec![Arg::Handle(7), Arg::Scalar(Value::Int(-300))] },
+            Call { op: 2, args: vec![Arg::Handle(0), Arg::Str(b"ab".to_vec())] },
+            Call { op: 3, args: vec![Arg::Handle(1)] },
+        ];
+        let mut b = m.encode(&calls);
+        assert_eq!(b[0], 1, "operation 0 is byte 1");
+        assert_eq!(m.parse(&b), calls);
+        b.resize(m.max_len(), 0);
+        assert_eq!(m.parse(&b), calls, "zero padding adds no call");
+        // a call cut off by the end of the input is dropped
+        let cut = m.encode(&calls[..2]);
+        assert_eq!(m.parse(&cut[..cut.len() - 1]), calls[..1].to_vec());
+        // operations wrap around: byte 5 is operation (5 - 1) mod 4 = 0
+        assert_eq!(m.parse(&[5, 1, 0, 0, 0])[0].op, 0);
+    }
+
+    #[test]
+    fn destructors_take_values_out_of_the_pool() {
+        let m = stack();
+        let calls = vec![
+            Call { op: 0, args: vec![Arg::Scalar(Value::Int(1))] },
+            Call { op: 0, args: vec![Arg::Scalar(Value::Int(2))] },
+            Call { op: 3, args: vec![Arg::Handle(2)] },
+        ];
+        // handle byte 2 picks value 2 mod 2 = 0 (call 0's); swap-remove leaves call 1's
+        assert_eq!(m.live_after(&calls), vec![vec![1]]);
+        assert!(!m.callable(1, &[0]));
+        assert!(m.callable(1, &[1]));
+        assert!(destructor_name("list_free") && destructor_name("ObjRelease") && !destructor_name("map_delete_key"));
+    }
+
+    #[test]
+    fn random_sequences_call_nothing_before_a_value_exists() {
+        let m = stack();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..50 {
+            let s = random_sequence(&m, &ValuePools::default(), &mut rng);
+            assert!(!s.is_empty() && s.len() <= m.max_calls);
+            assert_eq!(s[0].op, 0, "only the constructor is callable first: {s:?}");
+            let b = m.encode(&s);
+            assert!(b.len() <= m.max_len());
+            assert_eq!(m.parse(&b), s);
+        }
+    }
+}

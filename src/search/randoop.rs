@@ -1,0 +1,260 @@
+//! Feedback-directed random testing of call sequences (Pacheco 2009, *Directed Random Testing*,
+//! ch. 3; the algorithm of Randoop), for API targets (`evotest run --api`, whose domain carries a
+//! [`SequenceModel`]).
+//!
+//! Sequences are built bottom-up from a pool of sequences that ran without fault:
+//! 1. pick an operation uniformly at random;
+//! 2. for each handle parameter, reuse a value of a sequence already chosen for this call, or take
+//!    a pool sequence that makes a value of the needed type (its calls are prepended);
+//! 3. scalars and strings are drawn fresh ([`sequence::random_scalar`]): Randoop's primitive
+//!    values, the program's constants, and the values its compares were seen comparing at run
+//!    time (the feedback of Pacheco's §6.2 branch-directed generation, kept as a pool);
+//! 4. with probability 0.1 the call is repeated 0–100 times (Pacheco: decisive for containers),
+//!    within the sequence limit;
+//! 5. a sequence equal to an earlier one is discarded; the new one is executed and classified: a
+//!    fault (crash, abnormal exit, out of memory) is a failing test, kept by the archive and never
+//!    extended; a hang or runaway loop is illegal and discarded; otherwise it joins the pool.
+//!
+//! Not done (yet): Pacheco's index pruning of equal primitive values (the engine does not see
+//! each call's return value during the search) and his contracts beyond "does not crash" (C has
+//! no `equals`/`hashCode`).
+
+use super::{Algorithm, AlgorithmSpec, Search, SearchContext};
+use crate::exec::ExitKind;
+use crate::input::sequence::{self, ArgKind, Call, SequenceModel, ValuePools};
+use crate::input::Input;
+use anyhow::{anyhow, Result};
+use rand::Rng;
+use std::collections::HashSet;
+
+pub const SPEC: AlgorithmSpec = AlgorithmSpec {
+    name: "randoop",
+    about: "feedback-directed random testing of call sequences (Pacheco 2009, Randoop; the default with --api)",
+    build: |_| Algorithm::Whole(Box::new(Randoop)),
+};
+
+/// The algorithms that search call sequences: Randoop's, and undirected random sequences (the
+/// `random` baseline, whose inputs are random sequences when the domain is one of sequences).
+pub const SEQUENCE_ALGORITHMS: &[&str] = &["randoop", "random"];
+
+/// Probability of repeating the new call (Pacheco 2009, §3.4).
+const REPEAT_P: f64 = 0.1;
+/// Most repetitions of a repeated call.
+const REPEAT_MAX: usize = 100;
+/// Most pool entries kept; a new one beyond it replaces a random one (a memory bound).
+const POOL_CAP: usize = 100_000;
+/// Most run-time compare operands kept for scalar arguments.
+const SEEN_VALUES_CAP: usize = 1024;
+/// Candidates in a row that could not be built or were duplicates before one undirected random
+/// sequence is run instead (so that a run never spins without executing).
+const MAX_FRUITLESS: u32 = 1000;
+
+pub struct Randoop;
+
+/// A sequence of the pool: its bytes and the number of values of each handle type alive after it.
+struct Entry {
+    bytes: Vec<u8>,
+    live: Vec<usize>,
+}
+
+struct Pool {
+    entries: Vec<Entry>,
+    /// Per handle type, the entries that leave a value of it (may hold stale indices after a
+    /// replacement; checked on use).
+    by_type: Vec<Vec<usize>>,
+}
+
+impl Pool {
+    fn add<R: Rng>(&mut self, e: Entry, rng: &mut R) {
+        let i = if self.entries.len() < POOL_CAP {
+            self.entries.push(e);
+            self.entries.len() - 1
+        } else {
+            let r = rng.random_range(0..self.entries.len());
+            self.entries[r] = e;
+            r
+        };
+        for (t, &n) in self.entries[i].live.iter().enumerate() {
+            if n > 0 && !self.by_type[t].contains(&i) {
+                self.by_type[t].push(i);
+            }
+        }
+    }
+
+    /// A random entry leaving a value of type `t`.
+    fn with_type<R: Rng>(&self, t: usize, rng: &mut R) -> Option<&Entry> {
+        let c = &self.by_type[t];
+        if c.is_empty() {
+            return None;
+        }
+        let e = &self.entries[c[rng.random_range(0..c.len())]];
+        (e.live[t] > 0).then_some(e)
+    }
+}
+
+/// One new candidate sequence (steps 1–4 of the module docs), or `None` when the picked operation
+/// needs a value no pool sequence makes.
+fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools, rng: &mut R) -> Option<Vec<Call>> {
+    let op = rng.random_range(0..m.ops.len());
+    let mut calls: Vec<Call> = Vec::new();
+    let mut handles = Vec::new();
+    for (_, k) in &m.ops[op].params {
+        let ArgKind::Handle(t) = k else { continue };
+        let t = *t;
+        let live = m.live_after(&calls);
+        let have = live[t].len();
+        let reuse = have > 0 && (pool.by_type[t].is_empty() || rng.random_bool(0.5));
+        if reuse {
+            handles.push(rng.random_range(0..have) as u8);
+            continue;
+        }
+        let e = pool.with_type(t, rng)?;
+        let more = m.parse(&e.bytes);
+        if calls.len() + more.len() >= m.max_calls {
+            if have == 0 {
+                return None;
+            }
+            handles.push(rng.random_range(0..have) as u8);
+            continue;
+        }
+        calls.extend(more);
+        let after = m.live_after(&calls)[t].len();
+        if after == 0 {
+            return None;
+        }
+        // a value the taken sequence made (they come after the ones alive before it)
+        let lo = have.min(after - 1);
+        handles.push(rng.random_range(lo..after) as u8);
+    }
+    let args = sequence::random_args(m, op, &handles, pools, rng);
+    calls.push(Call { op, args });
+    if rng.random_bool(REPEAT_P) {
+        let n = rng.random_range(0..=REPEAT_MAX);
+        for _ in 0..n {
+            if calls.len() >= m.max_calls {
+                break;
+            }
+            let args = sequence::random_args(m, op, &handles, pools, rng);
+            calls.push(Call { op, args });
+        }
+    }
+    Some(calls)
+}
+
+/// Compare operands the execution saw, into the value pools (the run-time half of the constants).
+fn harvest(ev: &crate::observe::Evaluation, pools: &mut ValuePools, base_ints: usize, base_floats: usize) {
+    use crate::trace::Operand;
+    for (_, a, b) in ev.trace.operand_pairs() {
+        for o in [a, b] {
+            match o {
+                Operand::Int(v) => {
+                    let v = v as i128;
+                    if !pools.ints.contains(&v) {
+                        if pools.ints.len() >= base_ints + SEEN_VALUES_CAP {
+                            pools.ints.remove(base_ints);
+                        }
+                        pools.ints.push(v);
+                    }
+                }
+                Operand::Float(f) => {
+                    if !pools.floats.iter().any(|x| x.to_bits() == f.to_bits()) {
+                        if pools.floats.len() >= base_floats + SEEN_VALUES_CAP {
+                            pools.floats.remove(base_floats);
+                        }
+                        pools.floats.push(f);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Search for Randoop {
+    fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
+        let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("randoop builds call sequences: use it with --api"))?;
+        let mut pools = ValuePools { ints: cx.domain.int_pool.clone(), floats: cx.domain.float_pool.clone(), strs: cx.domain.str_pool.clone() };
+        let (base_ints, base_floats) = (pools.ints.len(), pools.floats.len());
+        let mut pool = Pool { entries: Vec::new(), by_type: vec![Vec::new(); m.handle_types.len()] };
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        let mut fruitless = 0u32;
+        while !cx.finished() {
+            let calls = match extend(&m, &pool, &pools, &mut cx.rng) {
+                Some(c) => c,
+                None if fruitless < MAX_FRUITLESS => {
+                    fruitless += 1;
+                    continue;
+                }
+                None => sequence::random_sequence(&m, &pools, &mut cx.rng),
+            };
+            let bytes = m.encode(&calls);
+            if !seen.insert(bytes.clone()) {
+                fruitless += 1;
+                if fruitless < MAX_FRUITLESS {
+                    continue;
+                }
+            }
+            fruitless = 0;
+            let ev = cx.evaluate(&Input::new(bytes.clone()))?;
+            harvest(&ev, &mut pools, base_ints, base_floats);
+            match ev.exit {
+                ExitKind::Ok => {
+                    let live = m.live_after(&calls).iter().map(Vec::len).collect();
+                    pool.add(Entry { bytes, live }, &mut cx.rng);
+                }
+                // a failing test (the archive keeps it) or an illegal sequence: never extended
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::sequence::{Op, OpReturn};
+    use crate::input::ScalarType;
+    use rand::SeedableRng;
+
+    fn model() -> SequenceModel {
+        SequenceModel {
+            ops: vec![
+                Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false },
+                Op {
+                    name: "push".into(),
+                    params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I32))],
+                    ret: OpReturn::Void,
+                    destructor: false,
+                },
+            ],
+            handle_types: vec!["struct s".into()],
+            max_calls: 16,
+        }
+    }
+
+    /// Extensions start only from values a pool sequence made, and reuse the pool's sequences.
+    #[test]
+    fn extensions_build_on_pool_sequences() {
+        let m = model();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut pool = Pool { entries: vec![], by_type: vec![vec![]] };
+        let pools = ValuePools::default();
+        for _ in 0..20 {
+            if let Some(c) = extend(&m, &pool, &pools, &mut rng) {
+                assert_eq!(c[0].op, 0, "push needs a value, which only a pool sequence can give: {c:?}");
+            }
+        }
+        let first = vec![Call { op: 0, args: vec![] }];
+        pool.add(Entry { bytes: m.encode(&first), live: vec![1] }, &mut rng);
+        let mut pushes = 0;
+        for _ in 0..200 {
+            let c = extend(&m, &pool, &pools, &mut rng).expect("buildable");
+            assert!(c.len() <= m.max_calls);
+            if c.last().unwrap().op == 1 || c.iter().any(|x| x.op == 1) {
+                pushes += 1;
+                assert_eq!(c[0].op, 0, "the pool sequence comes first: {c:?}");
+            }
+        }
+        assert!(pushes > 50, "{pushes}");
+    }
+}

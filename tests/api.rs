@@ -1,0 +1,76 @@
+//! End-to-end tests of API testing (`evotest run --api`): call sequences built by
+//! feedback-directed random testing (Pacheco 2009).
+
+mod common;
+
+use common::*;
+
+/// Run `evotest run FILE --api ARGS… --out OUT` and return report.json.
+fn run_api(file: &str, out: &std::path::Path, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let o = evotest().args(["run", file, "--api", "--out"]).arg(out).args(args).output().expect("run evotest");
+    assert!(o.status.success(), "evotest run {file} --api {args:?} failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    (o, read_json(&out.join("report.json")))
+}
+
+#[test]
+fn call_sequences_cover_an_api_and_tests_c_replays_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bag");
+    let (o, r) = run_api("tests/fixtures/api.c", &out, &["--max-execs", "30000", "--seed", "1"]);
+    assert_eq!(r["algorithm"], "randoop");
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("`bag_free` taken as destructor"), "{stdout}");
+    // the operations: external functions only, with their source prototypes
+    let suite = read_json(&out.join("suite.json"));
+    let ops: Vec<String> = suite["params"]["operations"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    assert_eq!(ops.len(), 7, "{ops:?}");
+    assert!(ops.iter().any(|p| p == "int bag_add(Bag *b, const char *name, double w)"), "{ops:?}");
+    assert!(!ops.iter().any(|p| p.contains("valid_weight")), "a static function is no operation: {ops:?}");
+    // a full bag needs four adds on one value before a fifth
+    let tests = suite["tests"].as_array().unwrap();
+    assert!(
+        tests.iter().any(|t| t["inputs"]["calls"].as_array().unwrap().iter().filter(|c| c["op"] == "bag_add").count() >= 5),
+        "no test adds five times"
+    );
+    // tests.c: every call as the run made it, its return values asserted, and it passes
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/api.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains("Bag *v0 = bag_new();"), "{}", &text[..text.len().min(3000)]);
+    assert!(text.contains("evotest_check_int(\"test_"), "return values are asserted");
+    assert!(text.contains("evotest_check_f64(\"test_"), "double returns are asserted bit-exactly");
+}
+
+#[test]
+fn a_bug_that_needs_a_sequence_is_found_and_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ring");
+    let (_, r) = run_api("examples/api/ringbuf.c", &out, &["--max-execs", "20000", "--seed", "0"]);
+    assert!(r["faults"]["crash"].as_u64().unwrap_or(0) > 0, "the resize bug was not found: {}", r["faults"]);
+    assert!(r["fault_reproducers"].as_u64().unwrap() >= 1);
+    // tests.c expects the abort in a child, after the sequence that leads to it
+    let t = compile_and_run_tests_c(&out, "examples/api/ringbuf.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains("/* recorded: crashes with SIGABRT, in the call of ring_pop */"), "{}", &text[..text.len().min(2000)]);
+    assert!(text.contains("ring_resize(v"), "the sequence shrinks a buffer");
+}
+
+#[test]
+fn api_options_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    // a per-goal algorithm has nothing to search in a call sequence
+    let o = evotest().args(["run", "tests/fixtures/api.c", "--api", "-a", "avm", "--out"]).arg(dir.path().join("a")).output().unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("randoop, random"), "{e}");
+    // globs that match no function
+    let o = evotest().args(["run", "tests/fixtures/api.c", "--api=queue_*", "--out"]).arg(dir.path().join("b")).output().unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("no external function matches"), "{e}");
+    // narrowed by a glob: bag_new and bag_add only
+    let o = evotest().args(["run", "tests/fixtures/api.c", "--api=bag_new,bag_add", "--max-execs", "3000", "--out"]).arg(dir.path().join("c")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let suite = read_json(&dir.path().join("c").join("suite.json"));
+    assert_eq!(suite["params"]["operations"].as_array().unwrap().len(), 2);
+}
