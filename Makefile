@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest
 
-.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-records bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-speed bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
+.PHONY: setup setup-bench build demo test bench bench-quick bench-numeric bench-records bench-api bench-chaining bench-paths bench-fuzz bench-fuzz-quick bench-fuzz-speed bench-fuzz-sbst bench-ge bench-rust bench-rust-subjects bench-rust-fuzz clean
 
 ## setup: install LLVM 22 from Debian if missing (does nothing when present)
 setup:
@@ -81,6 +81,15 @@ RECORDS_TOOLS := auto,auto+uniform,libfuzzer,afl
 bench-records: build setup-bench
 	$(EVOTEST) bench --programs bench/records.toml --tools $(RECORDS_TOOLS) --runs 30 --max-execs 1000000 --max-time 60s \
 		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --jobs 2 --name records $(BENCH_ARGS)
+
+## bench-api: API testing (evotest run --api) on six C APIs whose branches need call sequences
+## (bench/api.toml): seq (the default), Pacheco's randoop and undirected random sequences, 10 runs;
+## evotest fuzz, libFuzzer and AFL++ on the same sequence harness, 3 runs; caps of 200,000
+## executions and 30 s per run, two at a time. Results in bench/results/api.{md,json,*.svg}.
+API_TOOLS := seq,randoop,random,fuzz,libfuzzer,afl
+bench-api: build setup-bench
+	$(EVOTEST) bench --programs bench/api.toml --tools $(API_TOOLS) --runs 10 --max-execs 200000 --max-time 30s \
+		--peer-runs 3 --peer-max-execs 200000 --peer-max-time 30s --jobs 2 --name api $(BENCH_ARGS)
 
 ## bench-ge: Anjum & Ryan's (2021) subjects under condition-decision coverage (issue #14): comp(n, c)
 ## (18 programs), Set 2 (days, quadratic, triangle, check_isbn, check_issn) and our Set 1 (ten

@@ -17,7 +17,7 @@ fn call_sequences_cover_an_api_and_tests_c_replays_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bag");
     let (o, r) = run_api("tests/fixtures/api.c", &out, &["--max-execs", "30000", "--seed", "1"]);
-    assert_eq!(r["algorithm"], "randoop");
+    assert_eq!(r["algorithm"], "seq");
     assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("`bag_free` taken as destructor"), "{stdout}");
@@ -63,7 +63,7 @@ fn api_options_are_checked() {
     // a per-goal algorithm has nothing to search in a call sequence
     let o = evotest().args(["run", "tests/fixtures/api.c", "--api", "-a", "avm", "--out"]).arg(dir.path().join("a")).output().unwrap();
     let e = assert_one_line_error(&o);
-    assert!(e.contains("randoop, random"), "{e}");
+    assert!(e.contains("seq, randoop, random"), "{e}");
     // globs that match no function
     let o = evotest().args(["run", "tests/fixtures/api.c", "--api=queue_*", "--out"]).arg(dir.path().join("b")).output().unwrap();
     let e = assert_one_line_error(&o);

@@ -59,6 +59,13 @@ pub struct Subject {
     /// Global variables that are inputs too, as `--global`.
     #[serde(default)]
     pub globals: Vec<String>,
+    /// API testing, as `--api=GLOBS` (`""`: every external function); `function` is then `api`.
+    #[serde(default)]
+    pub api: Option<String>,
+    /// With `api`: most calls in one sequence, as `--max-calls` (default
+    /// [`crate::frontend::sequence::MAX_CALLS`]).
+    #[serde(default)]
+    pub max_calls: Option<usize>,
 }
 
 impl Subject {
@@ -71,6 +78,10 @@ impl Subject {
         o.ranges = self.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
         o.shapes = crate::config::parse_shapes(&self.arrays, &self.strings, &self.buffers)?;
         o.globals = self.globals.clone();
+        if let Some(globs) = &self.api {
+            let patterns = globs.split(',').map(str::trim).filter(|g| !g.is_empty()).map(String::from).collect();
+            o.api = Some(target::ApiTarget { patterns, max_calls: self.max_calls.unwrap_or(crate::frontend::sequence::MAX_CALLS) });
+        }
         Ok(o)
     }
 }

@@ -336,7 +336,8 @@ struct TargetArgs {
     buffers: Vec<String>,
 
     /// Test the sources' external functions as an API, with sequences of calls (Pacheco 2009,
-    /// directed random testing; `-a randoop` by default): a pointer one function returns is a
+    /// directed random testing; the default search `seq` adds random sequences, havoc and a
+    /// branch-distance-directed EA, `-a randoop` is Pacheco's alone): a pointer one function returns is a
     /// value later calls take (`s = stack_new(4); stack_push(s, 3)`), a `void` function of one
     /// such value whose name ends in free, destroy, delete, release, close, … is its destructor.
     /// Optionally globs of the functions to call, comma-separated, e.g. --api='stack_*'.
@@ -413,7 +414,7 @@ struct RunArgs {
     #[command(flatten)]
     target: TargetArgs,
 
-    /// Search algorithm (see `evotest list`) [default: auto; randoop with --api]
+    /// Search algorithm (see `evotest list`) [default: auto; seq with --api]
     #[arg(long, short = 'a')]
     algorithm: Option<String>,
 
@@ -772,7 +773,7 @@ impl RunArgs {
         o.init = self.target.init;
         o.algorithm = match (&self.algorithm, &self.target.api) {
             (Some(a), _) => a.clone(),
-            (None, Some(_)) => crate::search::randoop::SPEC.name.to_string(),
+            (None, Some(_)) => crate::search::seq::SPEC.name.to_string(),
             (None, None) => ALGORITHMS[0].name.to_string(),
         };
         o.criterion = self.criterion.clone();

@@ -351,6 +351,87 @@ pub fn random_sequence<R: Rng>(model: &SequenceModel, pools: &ValuePools, rng: &
     calls
 }
 
+/// One to three random changes of `calls` (structure-aware havoc on a call sequence): a scalar
+/// or string argument replaced (a fresh value, a pooled one, or a neighbour of the old value), a
+/// call inserted, deleted or repeated, a handle argument pointed at another value, or the tail
+/// replaced by the tail of `other` (splicing). The result has at most
+/// [`SequenceModel::max_calls`] calls.
+pub fn mutate<R: Rng>(m: &SequenceModel, calls: &[Call], other: Option<&[Call]>, pools: &ValuePools, rng: &mut R) -> Vec<Call> {
+    let mut c = calls.to_vec();
+    let n = rng.random_range(1..=3);
+    for _ in 0..n {
+        match rng.random_range(0..7) {
+            // a scalar or string argument
+            0 | 1 if !c.is_empty() => {
+                let i = rng.random_range(0..c.len());
+                let op = c[i].op;
+                let ks: Vec<usize> =
+                    (0..c[i].args.len()).filter(|&j| matches!(m.ops[op].params[j].1, ArgKind::Scalar(_) | ArgKind::Str)).collect();
+                if ks.is_empty() {
+                    continue;
+                }
+                let j = ks[rng.random_range(0..ks.len())];
+                c[i].args[j] = match (&m.ops[op].params[j].1, &c[i].args[j]) {
+                    (ArgKind::Scalar(t), Arg::Scalar(Value::Int(v))) if !t.is_float() && *t != ScalarType::Bool && rng.random_bool(0.3) => {
+                        let (lo, hi) = t.int_bounds();
+                        let d = [1i128, -1, 2, -2, 10, -10][rng.random_range(0..6)];
+                        Arg::Scalar(Value::Int((v + d).clamp(lo, hi)))
+                    }
+                    (ArgKind::Scalar(t), _) => Arg::Scalar(random_scalar(*t, pools, rng)),
+                    (_, Arg::Str(s)) if !s.is_empty() && rng.random_bool(0.3) => {
+                        let mut s = s.clone();
+                        let k = rng.random_range(0..s.len());
+                        s[k] = rng.random_range(b' '..=b'~');
+                        Arg::Str(s)
+                    }
+                    _ => Arg::Str(random_str(pools, rng)),
+                };
+            }
+            // a call inserted
+            2 => {
+                let op = rng.random_range(0..m.ops.len());
+                let args = random_args(m, op, &[], pools, rng);
+                let at = rng.random_range(0..=c.len());
+                c.insert(at, Call { op, args });
+            }
+            // a call deleted
+            3 if c.len() > 1 => {
+                let i = rng.random_range(0..c.len());
+                c.remove(i);
+            }
+            // a call repeated (filling a container)
+            4 if !c.is_empty() => {
+                let i = rng.random_range(0..c.len());
+                let k = rng.random_range(1..=8);
+                let call = c[i].clone();
+                for _ in 0..k {
+                    c.insert(i, call.clone());
+                }
+            }
+            // a handle argument
+            5 if !c.is_empty() => {
+                let i = rng.random_range(0..c.len());
+                let hs: Vec<usize> = (0..c[i].args.len()).filter(|&j| matches!(c[i].args[j], Arg::Handle(_))).collect();
+                if let Some(&j) = hs.get(rng.random_range(0..hs.len().max(1))) {
+                    c[i].args[j] = Arg::Handle(rng.random_range(0..MAX_HANDLES as u8));
+                }
+            }
+            // splicing
+            6 => {
+                if let Some(o) = other.filter(|o| !o.is_empty()) {
+                    let a = rng.random_range(0..=c.len());
+                    let b = rng.random_range(0..o.len());
+                    c.truncate(a);
+                    c.extend_from_slice(&o[b..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    c.truncate(m.max_calls);
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,6 +489,23 @@ mod tests {
         assert!(!m.callable(1, &[0]));
         assert!(m.callable(1, &[1]));
         assert!(destructor_name("list_free") && destructor_name("ObjRelease") && !destructor_name("map_delete_key"));
+    }
+
+    #[test]
+    fn mutants_stay_within_the_limit_and_round_trip() {
+        let m = stack();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let pools = ValuePools { ints: vec![77], floats: vec![], strs: vec![b"key".to_vec()] };
+        let a = random_sequence(&m, &pools, &mut rng);
+        let b = random_sequence(&m, &pools, &mut rng);
+        let mut changed = 0;
+        for _ in 0..500 {
+            let c = mutate(&m, &a, Some(&b), &pools, &mut rng);
+            assert!(c.len() <= m.max_calls);
+            assert_eq!(m.parse(&m.encode(&c)), c, "{c:?}");
+            changed += (c != a) as u32;
+        }
+        assert!(changed > 400, "{changed}");
     }
 
     #[test]

@@ -29,13 +29,13 @@ use std::collections::HashSet;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     name: "randoop",
-    about: "feedback-directed random testing of call sequences (Pacheco 2009, Randoop; the default with --api)",
+    about: "feedback-directed random testing of call sequences (Pacheco 2009, Randoop; with --api)",
     build: |_| Algorithm::Whole(Box::new(Randoop)),
 };
 
 /// The algorithms that search call sequences: Randoop's, and undirected random sequences (the
 /// `random` baseline, whose inputs are random sequences when the domain is one of sequences).
-pub const SEQUENCE_ALGORITHMS: &[&str] = &["randoop", "random"];
+pub const SEQUENCE_ALGORITHMS: &[&str] = &["seq", "randoop", "random"];
 
 /// Probability of repeating the new call (Pacheco 2009, §3.4).
 const REPEAT_P: f64 = 0.1;
@@ -44,7 +44,7 @@ const REPEAT_MAX: usize = 100;
 /// Most pool entries kept; a new one beyond it replaces a random one (a memory bound).
 const POOL_CAP: usize = 100_000;
 /// Most run-time compare operands kept for scalar arguments.
-const SEEN_VALUES_CAP: usize = 1024;
+pub(crate) const SEEN_VALUES_CAP: usize = 1024;
 /// Candidates in a row that could not be built or were duplicates before one undirected random
 /// sequence is run instead (so that a run never spins without executing).
 const MAX_FRUITLESS: u32 = 1000;
@@ -52,20 +52,20 @@ const MAX_FRUITLESS: u32 = 1000;
 pub struct Randoop;
 
 /// A sequence of the pool: its bytes and the number of values of each handle type alive after it.
-struct Entry {
-    bytes: Vec<u8>,
-    live: Vec<usize>,
+pub(crate) struct Entry {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) live: Vec<usize>,
 }
 
-struct Pool {
-    entries: Vec<Entry>,
+pub(crate) struct Pool {
+    pub(crate) entries: Vec<Entry>,
     /// Per handle type, the entries that leave a value of it (may hold stale indices after a
     /// replacement; checked on use).
-    by_type: Vec<Vec<usize>>,
+    pub(crate) by_type: Vec<Vec<usize>>,
 }
 
 impl Pool {
-    fn add<R: Rng>(&mut self, e: Entry, rng: &mut R) {
+    pub(crate) fn add<R: Rng>(&mut self, e: Entry, rng: &mut R) {
         let i = if self.entries.len() < POOL_CAP {
             self.entries.push(e);
             self.entries.len() - 1
@@ -94,7 +94,7 @@ impl Pool {
 
 /// One new candidate sequence (steps 1–4 of the module docs), or `None` when the picked operation
 /// needs a value no pool sequence makes.
-fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools, rng: &mut R) -> Option<Vec<Call>> {
+pub(crate) fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools, rng: &mut R) -> Option<Vec<Call>> {
     let op = rng.random_range(0..m.ops.len());
     let mut calls: Vec<Call> = Vec::new();
     let mut handles = Vec::new();
@@ -142,7 +142,7 @@ fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools, rng: &mut 
 }
 
 /// Compare operands the execution saw, into the value pools (the run-time half of the constants).
-fn harvest(ev: &crate::observe::Evaluation, pools: &mut ValuePools, base_ints: usize, base_floats: usize) {
+pub(crate) fn harvest(ev: &crate::observe::Evaluation, pools: &mut ValuePools, base_ints: usize, base_floats: usize) {
     use crate::trace::Operand;
     for (_, a, b) in ev.trace.operand_pairs() {
         for o in [a, b] {

@@ -25,18 +25,36 @@ fn scalar_c(t: ScalarType) -> &'static str {
     t.c_name()
 }
 
-/// The harness's C source.
+/// The harness's C source: a `main` that runs each input the runtime hands out.
 pub fn generate(fe: &SequenceFrontend) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "/* evotest API harness for {}. Generated; do not edit.", fe.describe);
+    let _ = writeln!(s, " * Run by hand: ./target INPUTFILE (EVOTEST_SEQ_LOG=FILE logs the calls; see src/frontend/sequence/harness.rs) */");
+    s.push_str(&runner(fe));
+    s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
+    s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n\n");
+    s.push_str(
+        "int main(int argc, char **argv) {\n\
+         \x20   size_t evotest_len = 0;\n\
+         \x20   const unsigned char *evotest_in;\n\
+         \x20   const char *evotest_logname = getenv(\"EVOTEST_SEQ_LOG\");\n\
+         \x20   if (evotest_logname) evotest_log = fopen(evotest_logname, \"w\");\n\
+         \x20   while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n\
+         \x20       evotest_run_sequence(evotest_in, evotest_len);\n",
+    );
+    let _ = writeln!(s, "        __evotest_return({}, 0);\n    }}\n    return 0;\n}}", evotest_abi::shm::RET_VOID);
+    s
+}
+
+/// The includes, prototypes, state and `static void evotest_run_sequence(const unsigned char
+/// *evotest_buf, size_t evotest_n)`, which runs one sequence (every harness's core).
+fn runner(fe: &SequenceFrontend) -> String {
     let m = &fe.model;
     let n_types = m.handle_types.len().max(1);
     let max_args = m.ops.iter().map(|o| o.params.len()).max().unwrap_or(0).max(1);
     let len = m.max_len();
     let mut s = String::new();
-    let _ = writeln!(s, "/* evotest API harness for {}. Generated; do not edit.", fe.describe);
-    let _ = writeln!(s, " * Run by hand: ./target INPUTFILE (EVOTEST_SEQ_LOG=FILE logs the calls; see src/frontend/sequence/harness.rs) */");
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
-    s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
-    s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n");
     // prototypes with every pointer as void * (the same ABI; no type definitions needed)
     for op in &m.ops {
         let ret = match op.ret {
@@ -78,16 +96,11 @@ pub fn generate(fe: &SequenceFrontend) -> String {
          \x20   evotest_hid[t][k] = evotest_hid[t][evotest_nh[t]];\n\
          }\n\
          static void evotest_hex(const char *p, size_t n) { for (size_t i = 0; i < n; i++) fprintf(evotest_log, \"%02x\", (unsigned char)p[i]); }\n\n\
-         int main(int argc, char **argv) {\n\
-         \x20   size_t evotest_len = 0;\n\
-         \x20   const unsigned char *evotest_in;\n\
-         \x20   static unsigned char evotest_buf[EVOTEST_LEN + 1];\n\
-         \x20   const char *evotest_logname = getenv(\"EVOTEST_SEQ_LOG\");\n\
-         \x20   if (evotest_logname) evotest_log = fopen(evotest_logname, \"w\");\n\
-         \x20   while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n\
-         \x20   if (evotest_len > EVOTEST_LEN) evotest_len = EVOTEST_LEN;\n\
-         \x20   memcpy(evotest_buf, evotest_in, evotest_len);\n\
-         \x20   size_t evotest_n = evotest_len, evotest_pos = 0;\n\
+         static void evotest_run_sequence(const unsigned char *evotest_buf, size_t evotest_n) {\n\
+         \x20   size_t evotest_pos = 0;\n\
+         \x20   if (evotest_n > EVOTEST_LEN) evotest_n = EVOTEST_LEN;\n\
+         \x20   for (unsigned i = 0; i < evotest_nkept; i++) free(evotest_kept[i]);\n\
+         \x20   evotest_nkept = 0;\n\
          \x20   memset(evotest_nh, 0, sizeof evotest_nh);\n\
          \x20   evotest_ids = 0;\n",
     );
@@ -206,9 +219,75 @@ pub fn generate(fe: &SequenceFrontend) -> String {
         "        }\n    }\n    evotest_end:\n\
          \x20   if (evotest_log) fflush(evotest_log);\n\
          \x20   for (unsigned i = 0; i < evotest_nkept; i++) free(evotest_kept[i]);\n\
-         \x20   evotest_nkept = 0;\n",
+         \x20   evotest_nkept = 0;\n\
+         }\n\n",
     );
-    let _ = writeln!(s, "    __evotest_return({}, 0);\n    }}\n    return 0;\n}}", evotest_abi::shm::RET_VOID);
+    s
+}
+
+/// A peer's harness (see [`crate::frontend::Peer`]) around the same runner: the bytes are the
+/// sequence encoding as they are (a fuzzer sees what the search sees).
+pub fn generate_peer(fe: &SequenceFrontend, peer: crate::frontend::Peer) -> String {
+    use crate::frontend::Peer;
+    let mut s = format!("/* evotest {peer:?} harness for {}. Generated; do not edit. */\n#include <setjmp.h>\n", fe.describe);
+    s.push_str(&runner(fe));
+    match peer {
+        Peer::LibFuzzer => {
+            s.push_str(
+                "extern void __evotest_observe_begin(void);\n\
+                 extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
+                 extern void __evotest_set_abort(void (*hook)(void), uint32_t max_events);\n\
+                 static jmp_buf evotest_jb;\n\
+                 static void evotest_abort(void) { longjmp(evotest_jb, 1); }\n\n\
+                 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n\
+                 \x20   static int evotest_ready;\n",
+            );
+            let _ = writeln!(
+                s,
+                "    if (!evotest_ready) {{ __evotest_set_abort(evotest_abort, {}u); evotest_ready = 1; }}",
+                crate::frontend::function::harness::PEER_EVENT_LIMIT
+            );
+            s.push_str(
+                "    __evotest_observe_begin();\n\
+                 \x20   if (setjmp(evotest_jb) == 0) evotest_run_sequence(data, size);\n\
+                 \x20   __evotest_observe_end(data, size);\n\
+                 \x20   return 0;\n}\n",
+            );
+        }
+        Peer::EvotestFuzz => {
+            s.push_str("int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n    evotest_run_sequence(data, size);\n    return 0;\n}\n");
+        }
+        Peer::Afl => {
+            s.push_str(
+                "__AFL_FUZZ_INIT();\n\n\
+                 int main(void) {\n\
+                 \x20   __AFL_INIT();\n\
+                 \x20   const uint8_t *data = __AFL_FUZZ_TESTCASE_BUF;\n\
+                 \x20   while (__AFL_LOOP(10000)) evotest_run_sequence(data, (size_t)__AFL_FUZZ_TESTCASE_LEN);\n\
+                 \x20   return 0;\n}\n",
+            );
+        }
+    }
+    s
+}
+
+/// A program that runs each of `inputs` in a forked child, for an independent coverage observer.
+pub fn replay_program(fe: &SequenceFrontend, inputs: &[crate::input::Input]) -> String {
+    let mut s = runner(fe);
+    s.push_str("#include <unistd.h>\n#include <sys/wait.h>\n\n");
+    for (i, x) in inputs.iter().enumerate() {
+        let bytes: Vec<String> = x.bytes.iter().map(|b| b.to_string()).collect();
+        let _ = writeln!(s, "static const unsigned char evotest_in_{i}[] = {{{}0}};", bytes.iter().map(|b| format!("{b},")).collect::<String>());
+    }
+    s.push_str("int main(void) {\n");
+    for (i, x) in inputs.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    {{ pid_t p = fork(); if (p == 0) {{ alarm(5); freopen(\"/dev/null\", \"w\", stderr); evotest_run_sequence(evotest_in_{i}, {}); exit(0); }} int st; if (p > 0) waitpid(p, &st, 0); }}",
+            x.bytes.len()
+        );
+    }
+    s.push_str("    return 0;\n}\n");
     s
 }
 

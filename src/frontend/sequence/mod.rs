@@ -299,6 +299,12 @@ impl Frontend for SequenceFrontend {
             "destructors": self.model.ops.iter().filter(|o| o.destructor).map(|o| o.name.clone()).collect::<Vec<_>>(),
         })
     }
+    fn peer_harness(&self, peer: super::Peer, _encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
+        Some(harness::generate_peer(self, peer))
+    }
+    fn replay_program(&self, inputs: &[Input]) -> Option<String> {
+        Some(harness::replay_program(self, inputs))
+    }
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
         Some(("tests.c".to_string(), harness::render_tests(self, file)))
     }
