@@ -24,7 +24,8 @@ fn call_sequences_cover_an_api_and_tests_c_replays_them() {
     // the operations: external functions only, with their source prototypes
     let suite = read_json(&out.join("suite.json"));
     let ops: Vec<String> = suite["params"]["operations"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
-    assert_eq!(ops.len(), 7, "{ops:?}");
+    assert_eq!(ops.len(), 8, "{ops:?}");
+    assert!(ops.iter().any(|p| p == "Bag *bag_new(void)"), "{ops:?}");
     assert!(ops.iter().any(|p| p == "int bag_add(Bag *b, const char *name, double w)"), "{ops:?}");
     assert!(!ops.iter().any(|p| p.contains("valid_weight")), "a static function is no operation: {ops:?}");
     // a full bag needs four adds on one value before a fifth
@@ -40,6 +41,12 @@ fn call_sequences_cover_an_api_and_tests_c_replays_them() {
     assert!(text.contains("Bag *v0 = bag_new();"), "{}", &text[..text.len().min(3000)]);
     assert!(text.contains("evotest_check_int(\"test_"), "return values are asserted");
     assert!(text.contains("evotest_check_f64(\"test_"), "double returns are asserted bit-exactly");
+    // a (buffer, length) pair: the elements, and their count as the length
+    let call = text.lines().find(|l| l.contains("bag_add_weights(v") && l.contains("(double[]){")).expect("a bag_add_weights call with elements");
+    let inside = call.split("(double[]){").nth(1).unwrap();
+    let (elems, rest) = inside.split_once('}').unwrap();
+    let n = elems.split(", ").count();
+    assert!(rest.starts_with(&format!(", {n})")), "the length is the count of elements: {call}");
 }
 
 #[test]

@@ -14,7 +14,9 @@
 //!   type alive at that point (a call whose handle type has no value alive is skipped); a string
 //!   as one length byte `l` (`l mod (MAX_STR + 1)` characters) and that many bytes; an
 //!   out-parameter (a pointer to scalars no operation returns) takes no bytes: the harness passes
-//!   a zeroed buffer of [`SCRATCH_ELEMS`] elements;
+//!   a zeroed buffer of [`SCRATCH_ELEMS`] elements; a buffer and its length parameter (`const
+//!   void *data, size_t len`) one count byte `c` (`c mod (MAX_BUF + 1)` elements) and the
+//!   elements' bytes, the length parameter none (it receives the count);
 //! * a call whose bytes are cut off by the end of the input, or beyond [`SequenceModel::max_calls`],
 //!   ends the sequence.
 //!
@@ -32,6 +34,8 @@ pub const MAX_STR: usize = 16;
 pub const MAX_HANDLES: usize = 64;
 /// Elements of the zeroed buffer passed to an out-parameter.
 pub const SCRATCH_ELEMS: usize = 16;
+/// Most elements of a buffer argument.
+pub const MAX_BUF: usize = 32;
 
 /// What an argument is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +49,13 @@ pub enum ArgKind {
     /// A pointer to scalars of this type that no operation returns: an out-parameter, given a
     /// zeroed buffer.
     Scratch(ScalarType),
+    /// A pointer to elements of this type followed by a parameter named as a length (`const
+    /// char *data, size_t len`, `int *a, int n`): 0 to [`MAX_BUF`] elements (and a NUL byte
+    /// after them).
+    Buffer(ScalarType),
+    /// The length parameter of the buffer parameter at this index, of this type: the buffer's
+    /// number of elements.
+    LengthOf(usize, ScalarType),
 }
 
 /// What an operation returns.
@@ -87,6 +98,10 @@ pub enum Arg {
     Handle(u8),
     Str(Vec<u8>),
     Scratch,
+    /// A buffer's elements, as bytes (little-endian).
+    Buffer(Vec<u8>),
+    /// A length parameter (the buffer's count).
+    Length,
 }
 
 /// One call: operation `op` of the model with its arguments.
@@ -131,7 +146,8 @@ impl SequenceModel {
                 ArgKind::Scalar(t) => scalar_bytes(*t),
                 ArgKind::Handle(_) => 1,
                 ArgKind::Str => 1 + MAX_STR,
-                ArgKind::Scratch(_) => 0,
+                ArgKind::Scratch(_) | ArgKind::LengthOf(..) => 0,
+                ArgKind::Buffer(t) => 1 + MAX_BUF * t.size(),
             })
             .sum::<usize>()
     }
@@ -187,6 +203,19 @@ impl SequenceModel {
                         Arg::Str(s)
                     }
                     ArgKind::Scratch(_) => Arg::Scratch,
+                    ArgKind::LengthOf(..) => Arg::Length,
+                    ArgKind::Buffer(t) => {
+                        if pos >= bytes.len() {
+                            return calls;
+                        }
+                        let w = (bytes[pos] as usize % (MAX_BUF + 1)) * t.size();
+                        pos += 1;
+                        if pos + w > bytes.len() {
+                            return calls;
+                        }
+                        pos += w;
+                        Arg::Buffer(bytes[pos - w..pos].to_vec())
+                    }
                 };
                 args.push(a);
             }
@@ -209,10 +238,15 @@ impl SequenceModel {
                         out.push(s.len() as u8);
                         out.extend_from_slice(s);
                     }
-                    (ArgKind::Scratch(_), _) => {}
+                    (ArgKind::Scratch(_), _) | (ArgKind::LengthOf(..), _) => {}
+                    (ArgKind::Buffer(t), Arg::Buffer(b)) => {
+                        let n = (b.len() / t.size()).min(MAX_BUF);
+                        out.push(n as u8);
+                        out.extend_from_slice(&b[..n * t.size()]);
+                    }
                     // a mismatched argument: its kind's zero
                     (ArgKind::Scalar(t), _) => out.extend(std::iter::repeat_n(0, scalar_bytes(*t))),
-                    (ArgKind::Handle(_), _) | (ArgKind::Str, _) => out.push(0),
+                    (ArgKind::Handle(_), _) | (ArgKind::Str, _) | (ArgKind::Buffer(_), _) => out.push(0),
                 }
             }
         }
@@ -328,8 +362,29 @@ pub fn random_args<R: Rng>(model: &SequenceModel, op: usize, handles: &[u8], poo
             ArgKind::Handle(_) => Arg::Handle(h.next().copied().unwrap_or_else(|| rng.random())),
             ArgKind::Str => Arg::Str(random_str(pools, rng)),
             ArgKind::Scratch(_) => Arg::Scratch,
+            ArgKind::LengthOf(..) => Arg::Length,
+            ArgKind::Buffer(t) => Arg::Buffer(random_buffer(*t, pools, rng)),
         })
         .collect()
+}
+
+/// A random buffer of elements of type `t`, as bytes: for characters a pooled or random string
+/// (as [`random_str`]), otherwise 0 to 8 elements drawn by [`random_scalar`].
+pub fn random_buffer<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> Vec<u8> {
+    if t.size() == 1 && t != ScalarType::Bool {
+        return random_str(pools, rng);
+    }
+    let n = rng.random_range(0..=8);
+    let mut out = Vec::new();
+    for _ in 0..n {
+        write_scalar(t, random_scalar(t, pools, rng), &mut out);
+    }
+    out
+}
+
+/// The elements of a buffer argument's bytes.
+pub fn buffer_values(t: ScalarType, b: &[u8]) -> Vec<Value> {
+    b.chunks_exact(t.size()).map(|c| read_scalar(t, c)).collect()
 }
 
 /// A sequence of 1 to [`SequenceModel::max_calls`] calls built without feedback: each call an
@@ -365,8 +420,9 @@ pub fn mutate<R: Rng>(m: &SequenceModel, calls: &[Call], other: Option<&[Call]>,
             0 | 1 if !c.is_empty() => {
                 let i = rng.random_range(0..c.len());
                 let op = c[i].op;
-                let ks: Vec<usize> =
-                    (0..c[i].args.len()).filter(|&j| matches!(m.ops[op].params[j].1, ArgKind::Scalar(_) | ArgKind::Str)).collect();
+                let ks: Vec<usize> = (0..c[i].args.len())
+                    .filter(|&j| matches!(m.ops[op].params[j].1, ArgKind::Scalar(_) | ArgKind::Str | ArgKind::Buffer(_)))
+                    .collect();
                 if ks.is_empty() {
                     continue;
                 }
@@ -378,6 +434,15 @@ pub fn mutate<R: Rng>(m: &SequenceModel, calls: &[Call], other: Option<&[Call]>,
                         Arg::Scalar(Value::Int((v + d).clamp(lo, hi)))
                     }
                     (ArgKind::Scalar(t), _) => Arg::Scalar(random_scalar(*t, pools, rng)),
+                    (ArgKind::Buffer(t), Arg::Buffer(b)) if b.len() >= t.size() && rng.random_bool(0.5) => {
+                        let mut b = b.clone();
+                        let k = rng.random_range(0..b.len() / t.size()) * t.size();
+                        let mut v = Vec::new();
+                        write_scalar(*t, random_scalar(*t, pools, rng), &mut v);
+                        b[k..k + t.size()].copy_from_slice(&v);
+                        Arg::Buffer(b)
+                    }
+                    (ArgKind::Buffer(t), _) => Arg::Buffer(random_buffer(*t, pools, rng)),
                     (_, Arg::Str(s)) if !s.is_empty() && rng.random_bool(0.3) => {
                         let mut s = s.clone();
                         let k = rng.random_range(0..s.len());

@@ -85,7 +85,8 @@ pub const DEFAULT_BUFFER_MAX: usize = 16;
 
 /// Whether a parameter named `name` reads as the length of the pointer before it: `n`, `len`,
 /// `size`, `count`, `length`, `nbytes`, … or a name ending in one of them (`data_len`, `bufsize`).
-fn length_like(name: &str) -> bool {
+/// Whether a parameter name reads as a length (`n`, `len`, `size`, `data_len`, `nbytes`, …).
+pub fn length_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     const WORDS: [&str; 12] = ["n", "len", "length", "size", "sz", "count", "cnt", "num", "nbytes", "nelem", "nmemb", "nitems"];
     WORDS.contains(&n.as_str()) || ["len", "length", "size", "count", "_n", "_num"].iter().any(|w| n.len() > w.len() && n.ends_with(w))

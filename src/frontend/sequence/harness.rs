@@ -13,7 +13,7 @@ use super::{declarator, SequenceFrontend};
 use crate::archive::TestCase;
 use crate::exec::{signal_name, ExitKind};
 use crate::frontend::TestFile;
-use crate::input::sequence::{ArgKind, OpReturn, MAX_HANDLES, MAX_STR, SCRATCH_ELEMS};
+use crate::input::sequence::{ArgKind, OpReturn, MAX_BUF, MAX_HANDLES, MAX_STR, SCRATCH_ELEMS};
 use crate::input::{c_literal, ScalarType, Value};
 use anyhow::{Context, Result};
 use std::fmt::Write;
@@ -66,7 +66,7 @@ fn runner(fe: &SequenceFrontend) -> String {
             .params
             .iter()
             .map(|(_, k)| match k {
-                ArgKind::Scalar(t) => scalar_c(*t).to_string(),
+                ArgKind::Scalar(t) | ArgKind::LengthOf(_, t) => scalar_c(*t).to_string(),
                 _ => "void *".to_string(),
             })
             .collect();
@@ -140,6 +140,21 @@ fn runner(fe: &SequenceFrontend) -> String {
                 ArgKind::Scratch(t) => {
                     let _ = writeln!(s, "            void *a{j} = evotest_keep(calloc({SCRATCH_ELEMS}, sizeof({})));", scalar_c(*t));
                 }
+                ArgKind::Buffer(t) => {
+                    let w = t.size();
+                    let _ = writeln!(
+                        s,
+                        "            if (evotest_pos + 1 > evotest_n) goto evotest_end;\n\
+                         \x20           size_t l{j} = evotest_buf[evotest_pos++] % {};\n\
+                         \x20           if (evotest_pos + l{j} * {w} > evotest_n) goto evotest_end;\n\
+                         \x20           char *a{j} = evotest_keep(malloc(l{j} * {w} + 1));\n\
+                         \x20           memcpy(a{j}, evotest_buf + evotest_pos, l{j} * {w}); a{j}[l{j} * {w}] = 0; evotest_pos += l{j} * {w};",
+                        MAX_BUF + 1
+                    );
+                }
+                ArgKind::LengthOf(b, t) => {
+                    let _ = writeln!(s, "            {} a{j} = ({})l{b};", scalar_c(*t), scalar_c(*t));
+                }
             }
         }
         // skipped when a handle type has no value alive
@@ -174,6 +189,12 @@ fn runner(fe: &SequenceFrontend) -> String {
                 }
                 ArgKind::Scratch(_) => {
                     let _ = write!(s, " fputs(\" o\", evotest_log);");
+                }
+                ArgKind::Buffer(t) => {
+                    let _ = write!(s, " fputs(\" b\", evotest_log); evotest_hex(a{j}, l{j} * {});", t.size());
+                }
+                ArgKind::LengthOf(b, _) => {
+                    let _ = write!(s, " fprintf(evotest_log, \" %llu\", (unsigned long long)l{b});");
                 }
             }
         }
@@ -305,6 +326,8 @@ pub enum LoggedArg {
     Int(i128),
     FloatBits(u64),
     Str(Vec<u8>),
+    /// A buffer's bytes.
+    Bytes(Vec<u8>),
     Out,
 }
 
@@ -342,6 +365,8 @@ pub fn parse_log(text: &str) -> Vec<LoggedCall> {
                             LoggedArg::FloatBits(u64::from_str_radix(x, 16).unwrap_or(0))
                         } else if let Some(x) = a.strip_prefix('s') {
                             LoggedArg::Str((0..x.len() / 2).filter_map(|i| u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()).collect())
+                        } else if let Some(x) = a.strip_prefix('b') {
+                            LoggedArg::Bytes((0..x.len() / 2).filter_map(|i| u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()).collect())
                         } else if a == "o" {
                             LoggedArg::Out
                         } else {
@@ -417,12 +442,21 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
             .enumerate()
             .map(|(j, ((_, k), a))| match (k, a) {
                 (_, LoggedArg::Handle(h)) => format!("v{h}"),
-                (ArgKind::Scalar(t), LoggedArg::Int(v)) => c_literal(*t, Value::Int(*v)),
+                (ArgKind::Scalar(t) | ArgKind::LengthOf(_, t), LoggedArg::Int(v)) => c_literal(*t, Value::Int(*v)),
                 (ArgKind::Scalar(t), LoggedArg::FloatBits(b)) => {
                     let f = if *t == ScalarType::F32 { f32::from_bits(*b as u32) as f64 } else { f64::from_bits(*b) };
                     c_literal(*t, Value::Float(f))
                 }
                 (_, LoggedArg::Str(b)) => format!("(char *){}", c_string(b)),
+                (ArgKind::Buffer(t), LoggedArg::Bytes(b)) if t.size() == 1 => format!("({} *){}", t.c_name(), c_string(b)),
+                (ArgKind::Buffer(t), LoggedArg::Bytes(b)) => {
+                    let vs: Vec<String> = crate::input::sequence::buffer_values(*t, b).into_iter().map(|v| c_literal(*t, v)).collect();
+                    if vs.is_empty() {
+                        format!("({}[1]){{0}}", t.c_name())
+                    } else {
+                        format!("({}[]){{{}}}", t.c_name(), vs.join(", "))
+                    }
+                }
                 (ArgKind::Scratch(t), _) => {
                     let _ = writeln!(setup, "    {} o{ci}_{j}[{SCRATCH_ELEMS}] = {{0}};", t.c_name());
                     format!("o{ci}_{j}")
@@ -516,7 +550,7 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
             Some(exe) => replay(exe, &t.input.bytes, timeout).unwrap_or_default(),
             None => Vec::new(),
         };
-        let _ = writeln!(s, "/* execution {}: {} */", t.exec, fe.display_calls(&t.input).replace("*/", "* /"));
+        let _ = writeln!(s, "/* execution {}: {} */", t.exec, fe.display_calls(&t.input).replace("*/", "* /").replace("/*", "/ *"));
         if !e.covers.is_empty() {
             let _ = writeln!(s, "/* covers: {} */", e.covers.join(", ").replace("*/", "* /"));
         }

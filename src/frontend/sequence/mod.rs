@@ -132,7 +132,34 @@ impl SequenceFrontend {
             let mut params = Vec::new();
             let mut params_c = Vec::new();
             let mut bad = None;
-            for p in params_of(f) {
+            let ps = params_of(f);
+            for (pi, p) in ps.iter().enumerate() {
+                // a pointer to scalars (not a handle) followed by a length-named integer: a buffer
+                let buffer_elem = |p: &evotest_abi::meta::ParamMeta| {
+                    let key = pointee_key(&p.ty)?;
+                    if handle_types.contains(&key) {
+                        return None;
+                    }
+                    match p.ty.pointee.as_deref() {
+                        Some(t) => scalar_of(t).filter(|t| *t != ScalarType::Bool),
+                        None => Some(ScalarType::U8), // void *
+                    }
+                };
+                let len_int = |l: &evotest_abi::meta::ParamMeta| {
+                    matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool) && crate::frontend::function::shape::length_like(&l.name)
+                };
+                if pi > 0 && matches!(params.last(), Some((_, ArgKind::Buffer(_)))) && len_int(p) {
+                    params_c.push(spelling(&p.ty));
+                    params.push((p.name.clone(), ArgKind::LengthOf(pi - 1, scalar_of(&p.ty).expect("an integer"))));
+                    continue;
+                }
+                if let (Some(t), Some(l)) = (buffer_elem(p), ps.get(pi + 1)) {
+                    if len_int(l) {
+                        params_c.push(spelling(&p.ty));
+                        params.push((p.name.clone(), ArgKind::Buffer(t)));
+                        continue;
+                    }
+                }
                 let kind = if let Some(t) = scalar_of(&p.ty) {
                     ArgKind::Scalar(t)
                 } else if p.ty.composite.is_some() {
@@ -158,6 +185,7 @@ impl SequenceFrontend {
                 params_c.push(spelling(&p.ty));
                 params.push((p.name.clone(), kind));
             }
+            let _ = &ps;
             if let Some(b) = bad {
                 left_out.push(why(b));
                 continue;
@@ -168,7 +196,7 @@ impl SequenceFrontend {
                 && sequence::destructor_name(&f.name);
             let ret_c = spelling(&f.ret);
             let decl: Vec<String> = params.iter().zip(&params_c).map(|((n, _), t)| declarator(t, n)).collect();
-            let prototype = format!("{} {}({})", ret_c, f.name, if decl.is_empty() { "void".into() } else { decl.join(", ") });
+            let prototype = declarator(&ret_c, &format!("{}({})", f.name, if decl.is_empty() { "void".into() } else { decl.join(", ") }));
             ops.push(Op { name: f.name.clone(), params, ret, destructor });
             c.push(OpC { ret_c, params_c, prototype });
         }
@@ -207,6 +235,15 @@ impl SequenceFrontend {
                     (ArgKind::Handle(t), Arg::Handle(i)) => format!("v{}", live[*t][*i as usize % live[*t].len()]),
                     (ArgKind::Scalar(t), Arg::Scalar(v)) => DisplayValue(*t, *v).to_string(),
                     (_, Arg::Str(s)) => super::bytes::escape(s, sequence::MAX_STR),
+                    (ArgKind::Buffer(t), Arg::Buffer(b)) if t.size() == 1 => super::bytes::escape(b, sequence::MAX_BUF),
+                    (ArgKind::Buffer(t), Arg::Buffer(b)) => format!(
+                        "[{}]",
+                        sequence::buffer_values(*t, b).into_iter().map(|v| DisplayValue(*t, v).to_string()).collect::<Vec<_>>().join(", ")
+                    ),
+                    (ArgKind::LengthOf(b, _), _) => match (&op.params[*b].1, &c.args[*b]) {
+                        (ArgKind::Buffer(t), Arg::Buffer(bytes)) => (bytes.len() / t.size()).to_string(),
+                        _ => "0".to_string(),
+                    },
                     _ => "&out".to_string(),
                 })
                 .collect();
@@ -282,6 +319,8 @@ impl Frontend for SequenceFrontend {
                             Arg::Handle(i) => json!({ "value_byte": i }),
                             Arg::Str(s) => json!(String::from_utf8_lossy(s)),
                             Arg::Scratch => json!("out"),
+                            Arg::Length => json!("length"),
+                            Arg::Buffer(b) => json!({ "hex": crate::util::hex(b) }),
                         };
                         json!({ "name": n, "value": v })
                     })
