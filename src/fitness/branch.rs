@@ -279,6 +279,14 @@ impl Goal for BranchGoal {
         BranchGoal::margin(self, trace)
     }
 
+    fn reach(&self) -> Option<(Vec<SiteId>, f64)> {
+        // with none of these run, `distance` finds no level: (ladder length + 1, 0)
+        let mut sites: Vec<SiteId> = std::iter::once(self.site).chain(self.ladder.iter().flatten().map(|&(s, _)| s)).collect();
+        sites.sort_unstable();
+        sites.dedup();
+        Some((sites, self.ladder.len() as f64 + 1.0))
+    }
+
     fn describe(&self, program: &Program) -> String {
         program.sites[self.site as usize].describe(self.k)
     }

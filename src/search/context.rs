@@ -72,6 +72,10 @@ struct GoalState<'a> {
     aux: Vec<Box<dyn Goal>>,
     aux_best: Vec<Option<(f64, Input)>>,
     archive: Archive,
+    /// By site: the goals whose [`Goal::reach`] lists it.
+    site_goals: Vec<Vec<u32>>,
+    /// By goal: its fitness when none of its reach sites ran (`None`: always computed).
+    unreached: Vec<Option<f64>>,
 }
 
 /// Everything an algorithm may use. See module docs.
@@ -111,6 +115,20 @@ impl<'a> SearchContext<'a> {
         interrupt: &'a AtomicBool,
     ) -> Self {
         let n = goals.len();
+        let mut site_goals: Vec<Vec<u32>> = Vec::new();
+        let mut unreached = vec![None; n];
+        for (g, goal) in goals.iter().enumerate() {
+            if let Some((sites, f)) = goal.reach() {
+                for s in sites {
+                    let s = s as usize;
+                    if site_goals.len() <= s {
+                        site_goals.resize(s + 1, Vec::new());
+                    }
+                    site_goals[s].push(g as u32);
+                }
+                unreached[g] = Some(f);
+            }
+        }
         let mut cx = SearchContext {
             domain,
             rng,
@@ -139,6 +157,8 @@ impl<'a> SearchContext<'a> {
                 aux: Vec::new(),
                 aux_best: Vec::new(),
                 archive: Archive::new(n),
+                site_goals,
+                unreached,
             },
             interleaved: None,
         };
@@ -374,8 +394,20 @@ impl<'a> SearchContext<'a> {
         let s = &mut self.state;
         let mut covers_new = Vec::new();
         let mut covers_all = Vec::new();
+        // the goals near which the execution ran: the others keep their unreached fitness
+        let mut reached = vec![false; s.goals.len()];
+        for (site, rec) in ex.trace.sites.iter().enumerate().take(s.site_goals.len()) {
+            if rec.hits > 0 {
+                for &g in &s.site_goals[site] {
+                    reached[g as usize] = true;
+                }
+            }
+        }
         for (g, goal) in s.goals.iter().enumerate() {
-            let f = goal.fitness(&ex.trace);
+            let f = match s.unreached[g] {
+                Some(f) if !reached[g] => f,
+                _ => goal.fitness(&ex.trace),
+            };
             if f == 0.0 {
                 covers_all.push(g);
                 if !s.archive.is_covered(g) {

@@ -62,8 +62,10 @@ fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
     t.scalar.as_ref().and_then(ScalarType::from_meta)
 }
 
+/// A byte type (`char`, `unsigned char`, `uint8_t`, a typedef of one such as expat's
+/// `XML_Char`): its pointers are strings.
 fn is_char(t: &TypeMeta) -> bool {
-    matches!(scalar_of(t), Some(ScalarType::I8 | ScalarType::U8)) && t.c_spelling.contains("char")
+    matches!(scalar_of(t), Some(ScalarType::I8 | ScalarType::U8))
 }
 
 fn spelling(t: &TypeMeta) -> String {
