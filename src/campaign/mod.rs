@@ -3,6 +3,7 @@
 //! is left to [`crate::report`], so that whatever a search found is written even when it ends
 //! with an error.
 
+pub mod minimize;
 pub mod path;
 pub mod verify;
 
@@ -288,6 +289,13 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
             eprintln!("warning: the journal could not be written: {e}");
         }
     }
+    let mut shortened = None;
+    if let (Some(m), None) = (domain.sequence.clone(), &error) {
+        match minimize::shorten(&m, target.executor.as_mut(), &goals, &mut archive, interrupt) {
+            Ok(s) => shortened = Some(s),
+            Err(e) => error = Some(format!("shortening the call sequences: {e:#}")),
+        }
+    }
     let mut verification = None;
     if opts.verify && error.is_none() {
         match verify::verify(target, &goals, &mut archive, interrupt) {
@@ -301,6 +309,12 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
         b.save()?;
     }
     let mut notes = target.frontend.notes();
+    if let Some(s) = shortened.filter(|s| s.calls_before > 0) {
+        notes.push(format!(
+            "api: the kept sequences were shortened from {} to {} calls in {} executions after the search (Pacheco 2009, §6.1)",
+            s.calls_before, s.calls_after, s.executions
+        ));
+    }
     if let Some(r) = &opts.target.rust {
         let checks = rust_check_sites(target);
         let n: usize = checks.iter().map(|c| c.1).sum();

@@ -263,6 +263,13 @@ impl SequenceModel {
     /// non-NULL (what the engine knows without running them): per type, the indices of the calls
     /// that made them, in pool order (a destructor's value leaves by swap-remove, as in the harness).
     pub fn live_after(&self, calls: &[Call]) -> Vec<Vec<usize>> {
+        self.live_after_with(calls, 0)
+    }
+
+    /// [`SequenceModel::live_after`] knowing which calls returned NULL: bit `i` of `nulls` set
+    /// for call `i` (the first 64 calls; the harness reports them as its return value,
+    /// [`null_mask`]).
+    pub fn live_after_with(&self, calls: &[Call], nulls: u64) -> Vec<Vec<usize>> {
         let mut live: Vec<Vec<usize>> = vec![Vec::new(); self.handle_types.len()];
         for (ci, c) in calls.iter().enumerate() {
             let op = &self.ops[c.op];
@@ -277,12 +284,113 @@ impl SequenceModel {
                 }
             }
             if let OpReturn::Handle(t) = op.ret {
-                if live[t].len() < MAX_HANDLES {
+                if live[t].len() < MAX_HANDLES && !is_null(nulls, ci) {
                     live[t].push(ci);
                 }
             }
         }
         live
+    }
+}
+
+impl SequenceModel {
+    /// For each call of `calls`, for each argument: the index of the call that made the value a
+    /// handle argument picks (as [`SequenceModel::live_after`] assumes), `None` for other
+    /// arguments and for the arguments of a call that is skipped.
+    pub fn creators(&self, calls: &[Call], nulls: u64) -> Vec<Vec<Option<usize>>> {
+        let mut live: Vec<Vec<usize>> = vec![Vec::new(); self.handle_types.len()];
+        let mut out = Vec::with_capacity(calls.len());
+        for (ci, c) in calls.iter().enumerate() {
+            let op = &self.ops[c.op];
+            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
+            if !self.callable(c.op, &counts) {
+                out.push(vec![None; c.args.len()]);
+                continue;
+            }
+            let picks: Vec<Option<usize>> = op
+                .params
+                .iter()
+                .zip(&c.args)
+                .map(|((_, k), a)| match (k, a) {
+                    (ArgKind::Handle(t), Arg::Handle(i)) => Some(live[*t][*i as usize % live[*t].len()]),
+                    _ => None,
+                })
+                .collect();
+            if op.destructor {
+                if let (Some((_, ArgKind::Handle(t))), Some(Arg::Handle(i))) = (op.params.first(), c.args.first()) {
+                    let k = *i as usize % live[*t].len();
+                    live[*t].swap_remove(k);
+                }
+            }
+            if let OpReturn::Handle(t) = op.ret {
+                if live[t].len() < MAX_HANDLES && !is_null(nulls, ci) {
+                    live[t].push(ci);
+                }
+            }
+            out.push(picks);
+        }
+        out
+    }
+
+    /// `calls` without call `i`, every later handle argument re-pointed at the value it picked
+    /// before (the handle bytes index the values alive, so removing a call shifts them), and the
+    /// NULL returns (`nulls`, as in [`SequenceModel::live_after_with`]) renumbered; `None` when a
+    /// later call uses a value call `i` made or cannot pick its value any more.
+    pub fn without(&self, calls: &[Call], i: usize, nulls: u64) -> Option<(Vec<Call>, u64)> {
+        let old = self.creators(calls, nulls);
+        let low = if i >= 64 { nulls } else { nulls & ((1u64 << i) - 1) };
+        let high = if i >= 63 { 0 } else { (nulls >> (i + 1)) << i };
+        let new_nulls = low | high;
+        let mut out: Vec<Call> = Vec::with_capacity(calls.len().saturating_sub(1));
+        let mut live: Vec<Vec<usize>> = vec![Vec::new(); self.handle_types.len()];
+        for (oj, c) in calls.iter().enumerate() {
+            if oj == i {
+                continue;
+            }
+            let nj = out.len();
+            let op = &self.ops[c.op];
+            let mut c = c.clone();
+            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
+            let callable = self.callable(c.op, &counts);
+            for (a, ((_, k), creator)) in op.params.iter().zip(&old[oj]).enumerate() {
+                if let (ArgKind::Handle(t), Some(cr)) = (k, creator) {
+                    if *cr == i {
+                        return None;
+                    }
+                    let ncr = if *cr > i { cr - 1 } else { *cr };
+                    let pos = live[*t].iter().position(|&x| x == ncr)?;
+                    c.args[a] = Arg::Handle(pos as u8);
+                }
+            }
+            if callable {
+                if op.destructor {
+                    if let (Some((_, ArgKind::Handle(t))), Some(Arg::Handle(h))) = (op.params.first(), c.args.first()) {
+                        let k = *h as usize % live[*t].len();
+                        live[*t].swap_remove(k);
+                    }
+                }
+                if let OpReturn::Handle(t) = op.ret {
+                    if live[t].len() < MAX_HANDLES && !is_null(new_nulls, nj) {
+                        live[t].push(nj);
+                    }
+                }
+            }
+            out.push(c);
+        }
+        Some((out, new_nulls))
+    }
+}
+
+fn is_null(nulls: u64, call: usize) -> bool {
+    call < 64 && (nulls >> call) & 1 == 1
+}
+
+/// The NULL returns of a run, from the value the harness returned (`RET_UNSIGNED`, bit `i` for
+/// call `i`); 0 when there is none.
+pub fn null_mask(ret: Option<&crate::exec::RetVal>) -> u64 {
+    match ret {
+        Some(crate::exec::RetVal::Unsigned(m)) => *m,
+        _ => 0,
     }
 }
 
@@ -554,6 +662,28 @@ mod tests {
         assert!(!m.callable(1, &[0]));
         assert!(m.callable(1, &[1]));
         assert!(destructor_name("list_free") && destructor_name("ObjRelease") && !destructor_name("map_delete_key"));
+    }
+
+    #[test]
+    fn removing_a_call_keeps_the_values_later_calls_picked() {
+        let m = stack();
+        let calls = vec![
+            Call { op: 0, args: vec![Arg::Scalar(Value::Int(1))] },
+            Call { op: 0, args: vec![Arg::Scalar(Value::Int(2))] },
+            Call { op: 0, args: vec![Arg::Scalar(Value::Int(3))] },
+            // picks value 2 of 3: call 2's
+            Call { op: 1, args: vec![Arg::Handle(2), Arg::Scalar(Value::Int(9))] },
+        ];
+        assert_eq!(m.creators(&calls, 0)[3][0], Some(2));
+        let (w, n) = m.without(&calls, 0, 0).expect("call 0's value is not used");
+        assert_eq!((w.len(), n), (3, 0));
+        assert_eq!(m.creators(&w, 0)[2][0], Some(1), "still the third constructor's value: {w:?}");
+        assert!(m.without(&calls, 2, 0).is_none(), "call 2 made the value call 3 uses");
+        // with call 1 returning NULL, byte 2 of 2 values picks call 0's value
+        assert_eq!(m.creators(&calls, 0b10)[3][0], Some(0));
+        let (w, n) = m.without(&calls, 2, 0b10).expect("call 2's value is not used now");
+        assert_eq!(n, 0b10, "call 1 is still the NULL one");
+        assert_eq!(m.creators(&w, n)[2][0], Some(0));
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct Randoop;
 pub(crate) struct Entry {
     pub(crate) bytes: Vec<u8>,
     pub(crate) live: Vec<usize>,
+    /// The calls that returned NULL ([`sequence::null_mask`]): their values are not reused
+    /// (Pacheco's index pruning of null results).
+    pub(crate) nulls: u64,
 }
 
 pub(crate) struct Pool {
@@ -97,11 +100,12 @@ impl Pool {
 pub(crate) fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools, rng: &mut R) -> Option<Vec<Call>> {
     let op = rng.random_range(0..m.ops.len());
     let mut calls: Vec<Call> = Vec::new();
+    let mut nulls = 0u64;
     let mut handles = Vec::new();
     for (_, k) in &m.ops[op].params {
         let ArgKind::Handle(t) = k else { continue };
         let t = *t;
-        let live = m.live_after(&calls);
+        let live = m.live_after_with(&calls, nulls);
         let have = live[t].len();
         let reuse = have > 0 && (pool.by_type[t].is_empty() || rng.random_bool(0.5));
         if reuse {
@@ -117,8 +121,11 @@ pub(crate) fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools,
             handles.push(rng.random_range(0..have) as u8);
             continue;
         }
+        if calls.len() < 64 {
+            nulls |= e.nulls << calls.len();
+        }
         calls.extend(more);
-        let after = m.live_after(&calls)[t].len();
+        let after = m.live_after_with(&calls, nulls)[t].len();
         if after == 0 {
             return None;
         }
@@ -198,8 +205,8 @@ impl Search for Randoop {
             harvest(&ev, &mut pools, base_ints, base_floats);
             match ev.exit {
                 ExitKind::Ok => {
-                    let live = m.live_after(&calls).iter().map(Vec::len).collect();
-                    pool.add(Entry { bytes, live }, &mut cx.rng);
+                    let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();
+                    pool.add(Entry { bytes, live, nulls: sequence::null_mask(ev.ret.as_ref()) }, &mut cx.rng);
                 }
                 // a failing test (the archive keeps it) or an illegal sequence: never extended
                 _ => {}
@@ -245,7 +252,7 @@ mod tests {
             }
         }
         let first = vec![Call { op: 0, args: vec![] }];
-        pool.add(Entry { bytes: m.encode(&first), live: vec![1] }, &mut rng);
+        pool.add(Entry { bytes: m.encode(&first), live: vec![1], nulls: 0 }, &mut rng);
         let mut pushes = 0;
         for _ in 0..200 {
             let c = extend(&m, &pool, &pools, &mut rng).expect("buildable");

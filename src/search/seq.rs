@@ -115,8 +115,8 @@ impl Search for Seq {
             let ev = cx.evaluate(&Input::new(bytes.clone()))?;
             harvest(&ev, &mut pools, base_ints, base_floats);
             if ev.exit == ExitKind::Ok {
-                let live = m.live_after(&calls).iter().map(Vec::len).collect();
-                pool.add(Entry { bytes, live }, &mut cx.rng);
+                let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();
+                pool.add(Entry { bytes, live, nulls: sequence::null_mask(ev.ret.as_ref()) }, &mut cx.rng);
             }
             let gained = (cx.archive().n_covered() - covered_before) as f64;
             let i = WAYS.iter().position(|w| *w == way).expect("a way");

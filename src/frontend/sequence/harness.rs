@@ -25,7 +25,9 @@ fn scalar_c(t: ScalarType) -> &'static str {
     t.c_name()
 }
 
-/// The harness's C source: a `main` that runs each input the runtime hands out.
+/// The harness's C source: a `main` that runs each input the runtime hands out and returns, as
+/// the recorded return value, the mask of the calls whose handle was NULL
+/// ([`crate::input::sequence::null_mask`]).
 pub fn generate(fe: &SequenceFrontend) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* evotest API harness for {}. Generated; do not edit.", fe.describe);
@@ -42,7 +44,8 @@ pub fn generate(fe: &SequenceFrontend) -> String {
          \x20   while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n\
          \x20       evotest_run_sequence(evotest_in, evotest_len);\n",
     );
-    let _ = writeln!(s, "        __evotest_return({}, 0);\n    }}\n    return 0;\n}}", evotest_abi::shm::RET_VOID);
+    // the calls whose handle was NULL, for the engine's model of the values alive
+    let _ = writeln!(s, "        __evotest_return({}, evotest_nulls);\n    }}\n    return 0;\n}}", evotest_abi::shm::RET_UNSIGNED);
     s
 }
 
@@ -85,8 +88,10 @@ fn runner(fe: &SequenceFrontend) -> String {
          static unsigned evotest_nkept;\n\
          static FILE *evotest_log;\n\n\
          static void *evotest_keep(void *p) { if (evotest_nkept < EVOTEST_KEEP) evotest_kept[evotest_nkept++] = p; return p; }\n\
-         static void evotest_add(int t, void *p) {\n\
+         static uint64_t evotest_nulls;\n\
+         static void evotest_add(int t, void *p, unsigned call) {\n\
          \x20   unsigned id = evotest_ids++;\n\
+         \x20   if (!p && call < 64) evotest_nulls |= (uint64_t)1 << call;\n\
          \x20   if (evotest_log) { if (p) fprintf(evotest_log, \"ret h %u\\n\", id); else fputs(\"ret h -\\n\", evotest_log); }\n\
          \x20   if (p && evotest_nh[t] < EVOTEST_MAXH) { evotest_hid[t][evotest_nh[t]] = id; evotest_h[t][evotest_nh[t]++] = p; }\n\
          }\n\
@@ -102,7 +107,8 @@ fn runner(fe: &SequenceFrontend) -> String {
          \x20   for (unsigned i = 0; i < evotest_nkept; i++) free(evotest_kept[i]);\n\
          \x20   evotest_nkept = 0;\n\
          \x20   memset(evotest_nh, 0, sizeof evotest_nh);\n\
-         \x20   evotest_ids = 0;\n",
+         \x20   evotest_ids = 0;\n\
+         \x20   evotest_nulls = 0;\n",
     );
     let _ = writeln!(s, "    for (unsigned evotest_call = 0; evotest_call < {} && evotest_pos < evotest_n; evotest_call++) {{", m.max_calls);
     s.push_str("        unsigned char evotest_op = evotest_buf[evotest_pos++];\n        if (evotest_op == 0) break;\n");
@@ -223,7 +229,7 @@ fn runner(fe: &SequenceFrontend) -> String {
                 if op.destructor {
                     // not reachable: a destructor returns void
                 }
-                let _ = writeln!(s, "            evotest_add({t}, r);");
+                let _ = writeln!(s, "            evotest_add({t}, r, evotest_call);");
             }
             OpReturn::Void => {
                 let _ = writeln!(s, "            {call};\n            if (evotest_log) fputs(\"ret v\\n\", evotest_log);");

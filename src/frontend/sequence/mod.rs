@@ -219,11 +219,17 @@ impl SequenceFrontend {
     /// after the call that made it, assuming every constructor returned a value (the run may
     /// differ: `tests.c` shows what it did).
     pub fn display_calls(&self, input: &Input) -> String {
+        self.display_calls_with(input, 0)
+    }
+
+    /// [`SequenceFrontend::display_calls`] knowing the calls that returned NULL (as
+    /// [`SequenceModel::live_after_with`]): those show `= NULL`.
+    pub fn display_calls_with(&self, input: &Input, nulls: u64) -> String {
         let m = &self.model;
         let calls = m.parse(&input.bytes);
         let mut out = Vec::new();
         for (ci, c) in calls.iter().enumerate() {
-            let live = m.live_after(&calls[..ci]);
+            let live = m.live_after_with(&calls[..ci], nulls);
             let counts: Vec<usize> = live.iter().map(Vec::len).collect();
             if !m.callable(c.op, &counts) {
                 continue;
@@ -249,8 +255,10 @@ impl SequenceFrontend {
                     _ => "&out".to_string(),
                 })
                 .collect();
-            let lhs = if matches!(op.ret, OpReturn::Handle(_)) { format!("v{ci} = ") } else { String::new() };
-            out.push(format!("{lhs}{}({})", op.name, args.join(", ")));
+            let null = ci < 64 && (nulls >> ci) & 1 == 1;
+            let lhs = if matches!(op.ret, OpReturn::Handle(_)) && !null { format!("v{ci} = ") } else { String::new() };
+            let rhs = if matches!(op.ret, OpReturn::Handle(_)) && null { " = NULL" } else { "" };
+            out.push(format!("{lhs}{}({}){rhs}", op.name, args.join(", ")));
         }
         if out.is_empty() {
             "(no call)".into()
@@ -300,9 +308,9 @@ impl Frontend for SequenceFrontend {
     fn display(&self, input: &Input) -> String {
         self.display_calls(input)
     }
-    fn call_text(&self, input: &Input, _ret: Option<&crate::exec::RetVal>) -> String {
-        // each call's value is in tests.c; the harness returns nothing
-        self.display_calls(input)
+    fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
+        // each call's value is in tests.c; the harness returns the calls that returned NULL
+        self.display_calls_with(input, sequence::null_mask(ret))
     }
     fn json(&self, input: &Input) -> Json {
         let calls: Vec<Json> = self
