@@ -74,10 +74,24 @@ pub struct Op {
     /// Parameter names and kinds, in order.
     pub params: Vec<(String, ArgKind)>,
     pub ret: OpReturn,
-    /// A destructor frees its only parameter, a handle, which leaves the pool: a `void` function of
-    /// one handle whose name ends in `free`, `destroy`, `delete`, `release`, `dispose`, `close`,
-    /// `fini`, `finalize`, `unref`, `deinit` or `cleanup` (the C naming conventions).
+    /// A destructor frees its last handle parameter ([`Op::freed`]), which leaves the pool: a
+    /// `void` function with a handle parameter whose name ends in `free`, `destroy`, `delete`,
+    /// `release`, `dispose`, `close`, `fini`, `finalize`, `unref`, `deinit` or `cleanup` (the C
+    /// naming conventions; `pool_free(pool, obj)` frees `obj`).
     pub destructor: bool,
+}
+
+impl Op {
+    /// For a destructor, the parameter it frees and its handle type: its last handle parameter.
+    pub fn freed(&self) -> Option<(usize, usize)> {
+        if !self.destructor {
+            return None;
+        }
+        self.params.iter().enumerate().rev().find_map(|(j, (_, k))| match k {
+            ArgKind::Handle(t) => Some((j, *t)),
+            _ => None,
+        })
+    }
 }
 
 /// The operations and the handle types of an API.
@@ -277,10 +291,10 @@ impl SequenceModel {
             if !self.callable(c.op, &counts) {
                 continue;
             }
-            if op.destructor {
-                if let (Some((_, ArgKind::Handle(t))), Some(Arg::Handle(i))) = (op.params.first(), c.args.first()) {
-                    let k = *i as usize % live[*t].len();
-                    live[*t].swap_remove(k);
+            if let Some((j, t)) = op.freed() {
+                if let Some(Arg::Handle(i)) = c.args.get(j) {
+                    let k = *i as usize % live[t].len();
+                    live[t].swap_remove(k);
                 }
             }
             if let OpReturn::Handle(t) = op.ret {
@@ -316,10 +330,10 @@ impl SequenceModel {
                     _ => None,
                 })
                 .collect();
-            if op.destructor {
-                if let (Some((_, ArgKind::Handle(t))), Some(Arg::Handle(i))) = (op.params.first(), c.args.first()) {
-                    let k = *i as usize % live[*t].len();
-                    live[*t].swap_remove(k);
+            if let Some((j, t)) = op.freed() {
+                if let Some(Arg::Handle(i)) = c.args.get(j) {
+                    let k = *i as usize % live[t].len();
+                    live[t].swap_remove(k);
                 }
             }
             if let OpReturn::Handle(t) = op.ret {
@@ -363,10 +377,10 @@ impl SequenceModel {
                 }
             }
             if callable {
-                if op.destructor {
-                    if let (Some((_, ArgKind::Handle(t))), Some(Arg::Handle(h))) = (op.params.first(), c.args.first()) {
-                        let k = *h as usize % live[*t].len();
-                        live[*t].swap_remove(k);
+                if let Some((j, t)) = op.freed() {
+                    if let Some(Arg::Handle(h)) = c.args.get(j) {
+                        let k = *h as usize % live[t].len();
+                        live[t].swap_remove(k);
                     }
                 }
                 if let OpReturn::Handle(t) = op.ret {

@@ -226,19 +226,14 @@ fn runner(fe: &SequenceFrontend) -> String {
             }
             OpReturn::Handle(t) => {
                 let _ = writeln!(s, "            void *r = {call};");
-                if op.destructor {
-                    // not reachable: a destructor returns void
-                }
                 let _ = writeln!(s, "            evotest_add({t}, r, evotest_call);");
             }
             OpReturn::Void => {
                 let _ = writeln!(s, "            {call};\n            if (evotest_log) fputs(\"ret v\\n\", evotest_log);");
             }
         }
-        if op.destructor {
-            if let Some((_, ArgKind::Handle(t))) = op.params.first() {
-                let _ = writeln!(s, "            evotest_drop({t}, k0);");
-            }
+        if let Some((j, t)) = op.freed() {
+            let _ = writeln!(s, "            evotest_drop({t}, k{j});");
         }
         s.push_str("            break;\n        }\n");
     }

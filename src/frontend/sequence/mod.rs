@@ -96,11 +96,12 @@ impl SequenceFrontend {
             .filter(|f| patterns.is_empty() || patterns.iter().any(|p| glob(p, &f.name)))
             .collect();
         let params_of = |f: &FunctionMeta| f.source_params.clone().unwrap_or_else(|| f.params.clone());
-        // handle types: what the chosen functions return through pointers (not strings)
+        // handle types: what the chosen functions return through pointers (not strings, not
+        // `void *`: values of unknown type, memory or user data, are not interchangeable)
         let mut handle_types: Vec<String> = Vec::new();
         for f in &chosen {
             if !f.variadic && f.ret.composite.is_none() && !is_char_ptr(&f.ret) {
-                if let Some(k) = pointee_key(&f.ret).filter(|_| scalar_of(&f.ret).is_none()) {
+                if let Some(k) = pointee_key(&f.ret).filter(|k| scalar_of(&f.ret).is_none() && k != "void") {
                     if !handle_types.contains(&k) {
                         handle_types.push(k);
                     }
@@ -123,7 +124,8 @@ impl SequenceFrontend {
             } else if f.ret.composite.is_some() {
                 left_out.push(why(format!("it returns `{}` by value", spelling(&f.ret))));
                 continue;
-            } else if is_char_ptr(&f.ret) {
+            } else if is_char_ptr(&f.ret) || pointee_key(&f.ret).as_deref() == Some("void") {
+                // called, its pointer not kept
                 OpReturn::Void
             } else if let Some(k) = pointee_key(&f.ret) {
                 OpReturn::Handle(handle_types.iter().position(|h| *h == k).expect("collected above"))
@@ -135,11 +137,14 @@ impl SequenceFrontend {
             let mut params_c = Vec::new();
             let mut bad = None;
             let ps = params_of(f);
+            // a function that frees or reallocates memory it is given (`pool_free(p, ptr)`,
+            // `mem_realloc(p, ptr, size)`) must not get the tester's own blocks
+            let frees = sequence::destructor_name(&f.name) || f.name.to_ascii_lowercase().contains("realloc");
             for (pi, p) in ps.iter().enumerate() {
                 // a pointer to scalars (not a handle) followed by a length-named integer: a buffer
                 let buffer_elem = |p: &evotest_abi::meta::ParamMeta| {
                     let key = pointee_key(&p.ty)?;
-                    if handle_types.contains(&key) {
+                    if handle_types.contains(&key) || frees {
                         return None;
                     }
                     match p.ty.pointee.as_deref() {
@@ -172,6 +177,13 @@ impl SequenceFrontend {
                 } else if let Some(k) = pointee_key(&p.ty) {
                     match handle_types.iter().position(|h| *h == k) {
                         Some(i) => ArgKind::Handle(i),
+                        // memory the callee frees or moves cannot be the tester's zeroed block
+                        None if frees => {
+                            bad = Some(format!("it frees or reallocates `{}`, a `{}` no operation returns", p.name, spelling(&p.ty)));
+                            break;
+                        }
+                        // user data (`void *`) or an out-parameter: a zeroed block
+                        None if k == "void" => ArgKind::Scratch(ScalarType::U8),
                         None => match p.ty.pointee.as_deref().and_then(scalar_of) {
                             Some(t) => ArgKind::Scratch(t),
                             None => {
@@ -193,8 +205,8 @@ impl SequenceFrontend {
                 continue;
             }
             let destructor = ret == OpReturn::Void
-                && params.len() == 1
-                && matches!(params[0].1, ArgKind::Handle(_))
+                && fe_void(&f.ret)
+                && params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(_)))
                 && sequence::destructor_name(&f.name);
             let ret_c = spelling(&f.ret);
             let decl: Vec<String> = params.iter().zip(&params_c).map(|((n, _), t)| declarator(t, n)).collect();
@@ -266,6 +278,11 @@ impl SequenceFrontend {
             out.join("; ")
         }
     }
+}
+
+/// Whether `t` is `void` (not a pointer evotest calls as `void`).
+fn fe_void(t: &TypeMeta) -> bool {
+    t.ir == "void" && t.pointee.is_none() && !t.c_spelling.contains('*')
 }
 
 fn is_char_ptr(t: &TypeMeta) -> bool {
