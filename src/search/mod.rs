@@ -24,6 +24,7 @@ pub mod drive;
 pub mod evolve;
 pub mod ga;
 pub mod ge;
+pub mod godel;
 pub mod havoc;
 pub mod i2s;
 pub mod hillclimb;
@@ -109,7 +110,7 @@ pub struct AlgorithmSpec {
 
 /// All algorithms, in the order `--help` lists them. The first is the default.
 pub const ALGORITHMS: &[AlgorithmSpec] =
-    &[portfolio::SPEC, avm::SPEC, ga::SPEC, random::SPEC, randoop::SPEC, seq::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC, havoc::SPEC, ge::SPEC, ge::SPEC_UNSEEDED, ge::SPEC_OBSERVED, ge::SPEC_ARITHMETIC, ge::SPEC_STRINGS, ge::SPEC_BLOCKS, ge::SPEC_EXTENDED];
+    &[portfolio::SPEC, avm::SPEC, ga::SPEC, random::SPEC, randoop::SPEC, seq::SPEC, godel::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC, havoc::SPEC, ge::SPEC, ge::SPEC_UNSEEDED, ge::SPEC_OBSERVED, ge::SPEC_ARITHMETIC, ge::SPEC_STRINGS, ge::SPEC_BLOCKS, ge::SPEC_EXTENDED];
 
 /// Look an algorithm up by name.
 pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {

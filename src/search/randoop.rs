@@ -35,7 +35,7 @@ pub const SPEC: AlgorithmSpec = AlgorithmSpec {
 
 /// The algorithms that search call sequences: Randoop's, and undirected random sequences (the
 /// `random` baseline, whose inputs are random sequences when the domain is one of sequences).
-pub const SEQUENCE_ALGORITHMS: &[&str] = &["seq", "randoop", "random"];
+pub const SEQUENCE_ALGORITHMS: &[&str] = &["seq", "randoop", "godel", "random"];
 
 /// Probability of repeating the new call (Pacheco 2009, §3.4).
 const REPEAT_P: f64 = 0.1;
