@@ -83,10 +83,10 @@ bench-records: build setup-bench
 		--peer-runs 5 --peer-max-execs 0 --peer-max-time 60s --jobs 2 --name records $(BENCH_ARGS)
 
 ## bench-api: API testing (evotest run --api) on six C APIs whose branches need call sequences
-## (bench/api.toml): seq (the default), Pacheco's randoop and undirected random sequences, 10 runs;
+## (bench/api.toml): seq (the default), Pacheco's randoop, GödelTest's godel and undirected random sequences, 10 runs;
 ## evotest fuzz, libFuzzer and AFL++ on the same sequence harness, 3 runs; caps of 200,000
 ## executions and 30 s per run, two at a time. Results in bench/results/api.{md,json,*.svg}.
-API_TOOLS := seq,randoop,random,fuzz,libfuzzer,afl
+API_TOOLS := seq,randoop,godel,random,fuzz,libfuzzer,afl
 bench-api: build setup-bench
 	$(EVOTEST) bench --programs bench/api.toml --tools $(API_TOOLS) --runs 10 --max-execs 200000 --max-time 30s \
 		--peer-runs 3 --peer-max-execs 200000 --peer-max-time 30s --jobs 2 --name api $(BENCH_ARGS)
