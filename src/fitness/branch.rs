@@ -279,12 +279,26 @@ impl Goal for BranchGoal {
         BranchGoal::margin(self, trace)
     }
 
-    fn reach(&self) -> Option<(Vec<SiteId>, f64)> {
+    fn reach(&self) -> Option<(Vec<(SiteId, u32)>, f64)> {
         // with none of these run, `distance` finds no level: (ladder length + 1, 0)
-        let mut sites: Vec<SiteId> = std::iter::once(self.site).chain(self.ladder.iter().flatten().map(|&(s, _)| s)).collect();
+        let mut sites: Vec<(SiteId, u32)> = std::iter::once((self.site, 0))
+            .chain(self.ladder.iter().enumerate().flat_map(|(i, l)| l.iter().map(move |&(s, _)| (s, i as u32 + 1))))
+            .collect();
+        // each site at its smallest level
         sites.sort_unstable();
-        sites.dedup();
+        sites.dedup_by_key(|(s, _)| *s);
         Some((sites, self.ladder.len() as f64 + 1.0))
+    }
+
+    fn fitness_at(&self, trace: &Trace, level: u32) -> Option<f64> {
+        // `distance` finds the first level with a rung that has a distance; no rung above
+        // `level` ran, so that is `level` if one of its rungs has one (else: in full)
+        if level == 0 {
+            return None;
+        }
+        let rungs = self.ladder.get(level as usize - 1)?;
+        let best = rungs.iter().filter_map(|&(s, o)| trace.distance(s, o)).map(normalise).fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.min(d))))?;
+        Some(level as f64 + best)
     }
 
     fn describe(&self, program: &Program) -> String {

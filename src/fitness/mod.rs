@@ -82,11 +82,18 @@ pub trait Goal: Send + Sync {
         0.0
     }
     /// The sites whose execution can move this goal's fitness away from its value when none of
-    /// them ran, and that value: a search computes the goal's fitness only for executions that
-    /// ran one of them (most goals of a large program lie in code an execution never nears, and
-    /// walking their approach-level ladders dominated the engine's time: 78% of the samples on
-    /// expat's API). `None`: computed for every execution.
-    fn reach(&self) -> Option<(Vec<SiteId>, f64)> {
+    /// them ran, each with its level (0: the goal's own site; `i + 1`: a rung of the `i`-th level
+    /// of its approach-level ladder; a site's smallest), and that value: a search computes the
+    /// goal's fitness only for executions that ran one of them, and then from the smallest level
+    /// that ran ([`Goal::fitness_at`]). Most goals of a large program lie in code an execution
+    /// never nears, and walking their ladders dominated the engine's time (78% of the samples on
+    /// expat's API). `None`: computed in full for every execution.
+    fn reach(&self) -> Option<(Vec<(SiteId, u32)>, f64)> {
+        None
+    }
+    /// The fitness of an execution whose smallest level among the sites ran is `level` (see
+    /// [`Goal::reach`]), when it can be had from that level alone; `None`: compute it in full.
+    fn fitness_at(&self, _trace: &Trace, _level: u32) -> Option<f64> {
         None
     }
     /// Whether the fitness needs the ordered trace (the sequence of decisions), which costs a

@@ -72,8 +72,8 @@ struct GoalState<'a> {
     aux: Vec<Box<dyn Goal>>,
     aux_best: Vec<Option<(f64, Input)>>,
     archive: Archive,
-    /// By site: the goals whose [`Goal::reach`] lists it.
-    site_goals: Vec<Vec<u32>>,
+    /// By site: the goals whose [`Goal::reach`] lists it, with its level there.
+    site_goals: Vec<Vec<(u32, u32)>>,
     /// By goal: its fitness when none of its reach sites ran (`None`: always computed).
     unreached: Vec<Option<f64>>,
 }
@@ -115,16 +115,16 @@ impl<'a> SearchContext<'a> {
         interrupt: &'a AtomicBool,
     ) -> Self {
         let n = goals.len();
-        let mut site_goals: Vec<Vec<u32>> = Vec::new();
+        let mut site_goals: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut unreached = vec![None; n];
         for (g, goal) in goals.iter().enumerate() {
             if let Some((sites, f)) = goal.reach() {
-                for s in sites {
+                for (s, level) in sites {
                     let s = s as usize;
                     if site_goals.len() <= s {
                         site_goals.resize(s + 1, Vec::new());
                     }
-                    site_goals[s].push(g as u32);
+                    site_goals[s].push((g as u32, level));
                 }
                 unreached[g] = Some(f);
             }
@@ -395,18 +395,21 @@ impl<'a> SearchContext<'a> {
         let mut covers_new = Vec::new();
         let mut covers_all = Vec::new();
         // the goals near which the execution ran: the others keep their unreached fitness
-        let mut reached = vec![false; s.goals.len()];
+        // (the smallest level that ran, from which the fitness is computed)
+        let mut reached = vec![u32::MAX; s.goals.len()];
         for (site, rec) in ex.trace.sites.iter().enumerate().take(s.site_goals.len()) {
             if rec.hits > 0 {
-                for &g in &s.site_goals[site] {
-                    reached[g as usize] = true;
+                for &(g, level) in &s.site_goals[site] {
+                    let r = &mut reached[g as usize];
+                    *r = (*r).min(level);
                 }
             }
         }
         for (g, goal) in s.goals.iter().enumerate() {
             let f = match s.unreached[g] {
-                Some(f) if !reached[g] => f,
-                _ => goal.fitness(&ex.trace),
+                Some(f) if reached[g] == u32::MAX => f,
+                Some(_) => goal.fitness_at(&ex.trace, reached[g]).unwrap_or_else(|| goal.fitness(&ex.trace)),
+                None => goal.fitness(&ex.trace),
             };
             if f == 0.0 {
                 covers_all.push(g);
