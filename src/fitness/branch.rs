@@ -397,6 +397,26 @@ mod tests {
         assert_eq!(target.critical_branch(&t), None);
     }
 
+    /// The fitness a search computes from a goal's reach (the smallest level that ran, or the
+    /// unreached value) is the full ladder walk's, for every goal and every set of sites run.
+    #[test]
+    fn the_fitness_from_the_reached_level_is_the_full_walks() {
+        let p = program();
+        let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
+        for executed in [&[][..], &[0], &[1], &[0, 1]] {
+            let t = Trace::from_parts(2, executed, vec![3.0, 0.0, 2.0, 0.0]);
+            for g in &goals {
+                let (sites, unreached) = g.reach().expect("a branch goal has a reach");
+                let level = sites.iter().filter(|(s, _)| t.executed(*s)).map(|(_, l)| *l).min();
+                let f = match level {
+                    None => unreached,
+                    Some(l) => g.fitness_at(&t, l).unwrap_or_else(|| g.fitness(&t)),
+                };
+                assert_eq!(f, g.fitness(&t), "{:?} with {executed:?} run", g.target_outcome());
+            }
+        }
+    }
+
     /// The margin is the distance to losing the satisfied rung nearest the level reached: with
     /// the target's site run, the enclosing `a > 0`'s distance to false (a = 3: 3, normalised
     /// 0.75; a = 1: 0.5), at equal fitness; none when nothing above the reached level held.
