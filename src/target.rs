@@ -305,30 +305,10 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     if let Some(api) = &opts.api {
         return build_api(opts, api);
     }
-    check_sources(&opts.sources)?;
-    let tc = Toolchain::locate()?;
-    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
-    // Build in a private directory, moved into place once the executable is linked.
-    let tmp = tempfile::Builder::new()
-        .prefix(".build-")
-        .tempdir_in(&opts.out_dir)
-        .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
+    // the function and the global inputs get external linkage (a `static` one too)
+    let expose: Vec<&str> = std::iter::once(opts.function.as_str()).chain(opts.globals.iter().map(String::as_str)).collect();
+    let Instrumented { tc, tmp, objects, metas, defined_in } = instrument_sources(opts, &expose.join(","))?;
     let work = tmp.path();
-
-    let mut objects = Vec::new();
-    let mut metas = Vec::new();
-    let mut defined_in = Vec::new();
-    for (i, src) in opts.sources.iter().enumerate() {
-        let obj = work.join(format!("target{i}.o"));
-        // the function and the global inputs get external linkage (a `static` one too)
-        let expose: Vec<&str> = std::iter::once(opts.function.as_str()).chain(opts.globals.iter().map(String::as_str)).collect();
-        compile::instrument(&tc, src, &obj, &expose.join(","), &opts.cflags)?;
-        // a source without functions has no metadata section
-        let m = program::read_metadata_if_any(&obj)?;
-        defined_in.extend(m.iter().flat_map(|m| m.functions.iter()).map(|f| (f.name.clone(), i)));
-        metas.extend(m);
-        objects.push(obj);
-    }
     let wanted = linkage_name(&opts.function);
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let (fmeta, cxx_call) = find_function(&all, wanted, &opts.function, &opts.sources_display())?;
@@ -368,11 +348,25 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     start(opts, exe, Arc::new(fe))
 }
 
-/// Compile the sources of `opts` with the pass, generate the API harness of their external
-/// functions (narrowed by `api`), link and start it.
+/// The sources of a target compiled with the pass, in a private build directory.
+struct Instrumented {
+    tc: Toolchain,
+    /// The build directory (moved into place once the executable is linked).
+    tmp: tempfile::TempDir,
+    /// One object per source.
+    objects: Vec<PathBuf>,
+    metas: Vec<evotest_abi::meta::ModuleMeta>,
+    /// Each function's name and the index of the source that defines it.
+    defined_in: Vec<(String, usize)>,
+}
+
+/// Compile every source of `opts` with the pass into a private build directory in its output
+/// directory, giving the functions and globals named in `expose` (comma-separated) external
+/// linkage.
 ///
-/// Errors (one line each): missing source, compile errors, no function that can be an operation.
-pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
+/// Errors (one line each): a missing source, LLVM missing, a compile error, an output directory
+/// that cannot be made.
+fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented> {
     check_sources(&opts.sources)?;
     let tc = Toolchain::locate()?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
@@ -380,15 +374,28 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
         .prefix(".build-")
         .tempdir_in(&opts.out_dir)
         .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
-    let work = tmp.path();
     let mut objects = Vec::new();
     let mut metas = Vec::new();
+    let mut defined_in = Vec::new();
     for (i, src) in opts.sources.iter().enumerate() {
-        let obj = work.join(format!("target{i}.o"));
-        compile::instrument(&tc, src, &obj, "", &opts.cflags)?;
-        metas.extend(program::read_metadata_if_any(&obj)?);
+        let obj = tmp.path().join(format!("target{i}.o"));
+        compile::instrument(&tc, src, &obj, expose, &opts.cflags)?;
+        // a source without functions has no metadata section
+        let m = program::read_metadata_if_any(&obj)?;
+        defined_in.extend(m.iter().flat_map(|m| m.functions.iter()).map(|f| (f.name.clone(), i)));
+        metas.extend(m);
         objects.push(obj);
     }
+    Ok(Instrumented { tc, tmp, objects, metas, defined_in })
+}
+
+/// Compile the sources of `opts` with the pass, generate the API harness of their external
+/// functions (narrowed by `api`), link and start it.
+///
+/// Errors (one line each): missing source, compile errors, no function that can be an operation.
+pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
+    let Instrumented { tc, tmp, objects, metas, .. } = instrument_sources(opts, "")?;
+    let work = tmp.path();
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let mut fe = crate::frontend::sequence::SequenceFrontend::new(&all, &api.patterns, api.max_calls, &opts.sources)?;
     let scratch = Program::with_sequential_bases(metas.clone());

@@ -286,24 +286,33 @@ impl SequenceModel {
     pub fn live_after_with(&self, calls: &[Call], nulls: u64) -> Vec<Vec<usize>> {
         let mut live: Vec<Vec<usize>> = vec![Vec::new(); self.handle_types.len()];
         for (ci, c) in calls.iter().enumerate() {
-            let op = &self.ops[c.op];
-            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
-            if !self.callable(c.op, &counts) {
-                continue;
-            }
-            if let Some((j, t)) = op.freed() {
-                if let Some(Arg::Handle(i)) = c.args.get(j) {
-                    let k = *i as usize % live[t].len();
-                    live[t].swap_remove(k);
-                }
-            }
-            if let OpReturn::Handle(t) = op.ret {
-                if live[t].len() < MAX_HANDLES && !is_null(nulls, ci) {
-                    live[t].push(ci);
-                }
-            }
+            self.step(&mut live, ci, c, nulls);
         }
         live
+    }
+
+    /// Call `c`, the `ci`-th, as the harness makes it, on the values alive `live` (per type, the
+    /// indices of the calls that made them, in pool order): skipped when a handle type has no
+    /// value; a destructor's value leaves by swap-remove; a returned handle not NULL (`nulls`)
+    /// joins. Returns whether the call was made.
+    fn step(&self, live: &mut [Vec<usize>], ci: usize, c: &Call, nulls: u64) -> bool {
+        let op = &self.ops[c.op];
+        let counts: Vec<usize> = live.iter().map(Vec::len).collect();
+        if !self.callable(c.op, &counts) {
+            return false;
+        }
+        if let Some((j, t)) = op.freed() {
+            if let Some(Arg::Handle(i)) = c.args.get(j) {
+                let k = *i as usize % live[t].len();
+                live[t].swap_remove(k);
+            }
+        }
+        if let OpReturn::Handle(t) = op.ret {
+            if live[t].len() < MAX_HANDLES && !is_null(nulls, ci) {
+                live[t].push(ci);
+            }
+        }
+        true
     }
 }
 
@@ -315,33 +324,18 @@ impl SequenceModel {
         let mut live: Vec<Vec<usize>> = vec![Vec::new(); self.handle_types.len()];
         let mut out = Vec::with_capacity(calls.len());
         for (ci, c) in calls.iter().enumerate() {
-            let op = &self.ops[c.op];
-            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
-            if !self.callable(c.op, &counts) {
-                out.push(vec![None; c.args.len()]);
-                continue;
-            }
-            let picks: Vec<Option<usize>> = op
+            // the picks before the call changes the pool
+            let picks: Vec<Option<usize>> = self.ops[c.op]
                 .params
                 .iter()
                 .zip(&c.args)
                 .map(|((_, k), a)| match (k, a) {
-                    (ArgKind::Handle(t), Arg::Handle(i)) => Some(live[*t][*i as usize % live[*t].len()]),
+                    (ArgKind::Handle(t), Arg::Handle(i)) if !live[*t].is_empty() => Some(live[*t][*i as usize % live[*t].len()]),
                     _ => None,
                 })
                 .collect();
-            if let Some((j, t)) = op.freed() {
-                if let Some(Arg::Handle(i)) = c.args.get(j) {
-                    let k = *i as usize % live[t].len();
-                    live[t].swap_remove(k);
-                }
-            }
-            if let OpReturn::Handle(t) = op.ret {
-                if live[t].len() < MAX_HANDLES && !is_null(nulls, ci) {
-                    live[t].push(ci);
-                }
-            }
-            out.push(picks);
+            let made = self.step(&mut live, ci, c, nulls);
+            out.push(if made { picks } else { vec![None; c.args.len()] });
         }
         out
     }
@@ -362,11 +356,8 @@ impl SequenceModel {
                 continue;
             }
             let nj = out.len();
-            let op = &self.ops[c.op];
             let mut c = c.clone();
-            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
-            let callable = self.callable(c.op, &counts);
-            for (a, ((_, k), creator)) in op.params.iter().zip(&old[oj]).enumerate() {
+            for (a, ((_, k), creator)) in self.ops[c.op].params.iter().zip(&old[oj]).enumerate() {
                 if let (ArgKind::Handle(t), Some(cr)) = (k, creator) {
                     if *cr == i {
                         return None;
@@ -376,19 +367,7 @@ impl SequenceModel {
                     c.args[a] = Arg::Handle(pos as u8);
                 }
             }
-            if callable {
-                if let Some((j, t)) = op.freed() {
-                    if let Some(Arg::Handle(h)) = c.args.get(j) {
-                        let k = *h as usize % live[t].len();
-                        live[t].swap_remove(k);
-                    }
-                }
-                if let OpReturn::Handle(t) = op.ret {
-                    if live[t].len() < MAX_HANDLES && !is_null(new_nulls, nj) {
-                        live[t].push(nj);
-                    }
-                }
-            }
+            self.step(&mut live, nj, &c, new_nulls);
             out.push(c);
         }
         Some((out, new_nulls))

@@ -76,6 +76,9 @@ struct GoalState<'a> {
     site_goals: Vec<Vec<(u32, u32)>>,
     /// By goal: its fitness when none of its reach sites ran (`None`: always computed).
     unreached: Vec<Option<f64>>,
+    /// By goal: the smallest reach level the last execution ran (`u32::MAX`: none); kept to
+    /// spare an allocation per execution.
+    reached: Vec<u32>,
 }
 
 /// Everything an algorithm may use. See module docs.
@@ -159,6 +162,7 @@ impl<'a> SearchContext<'a> {
                 archive: Archive::new(n),
                 site_goals,
                 unreached,
+                reached: vec![u32::MAX; n],
             },
             interleaved: None,
         };
@@ -396,7 +400,8 @@ impl<'a> SearchContext<'a> {
         let mut covers_all = Vec::new();
         // the goals near which the execution ran: the others keep their unreached fitness
         // (the smallest level that ran, from which the fitness is computed)
-        let mut reached = vec![u32::MAX; s.goals.len()];
+        let mut reached = std::mem::take(&mut s.reached);
+        reached.fill(u32::MAX);
         for (site, rec) in ex.trace.sites.iter().enumerate().take(s.site_goals.len()) {
             if rec.hits > 0 {
                 for &(g, level) in &s.site_goals[site] {
@@ -421,6 +426,7 @@ impl<'a> SearchContext<'a> {
                 s.best[g] = Some((f, input.clone()));
             }
         }
+        s.reached = reached;
         let test = TestCase {
             input: input.clone(),
             exit: ex.exit,

@@ -19,7 +19,7 @@
 use super::{Algorithm, AlgorithmSpec, Search, SearchContext};
 use crate::input::sequence::{self, ArgKind, Call, SequenceModel, ValuePools};
 #[cfg(test)]
-use crate::input::sequence::{Arg, OpReturn};
+use crate::input::sequence::Arg;
 use crate::input::Input;
 use anyhow::{anyhow, Result};
 use rand::Rng;
@@ -164,24 +164,10 @@ fn well_formed(m: &SequenceModel, calls: &[Call]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::sequence::Op;
-    use crate::input::ScalarType;
     use rand::SeedableRng;
 
     fn model() -> SequenceModel {
-        SequenceModel {
-            ops: vec![
-                Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false },
-                Op {
-                    name: "push".into(),
-                    params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I32))],
-                    ret: OpReturn::Void,
-                    destructor: false,
-                },
-            ],
-            handle_types: vec!["struct s".into()],
-            max_calls: 64,
-        }
+        crate::search::testkit::new_push_model(64)
     }
 
     /// The choice model decides the data: the length's parameter its mean, the weights the mix of

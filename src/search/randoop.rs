@@ -219,24 +219,10 @@ impl Search for Randoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::sequence::{Op, OpReturn};
-    use crate::input::ScalarType;
     use rand::SeedableRng;
 
     fn model() -> SequenceModel {
-        SequenceModel {
-            ops: vec![
-                Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false },
-                Op {
-                    name: "push".into(),
-                    params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I32))],
-                    ret: OpReturn::Void,
-                    destructor: false,
-                },
-            ],
-            handle_types: vec!["struct s".into()],
-            max_calls: 16,
-        }
+        crate::search::testkit::new_push_model(16)
     }
 
     /// Extensions start only from values a pool sequence made, and reuse the pool's sequences.

@@ -147,3 +147,23 @@ pub fn run_observed(
         given_up: cx.given_up(),
     }
 }
+
+/// A two-operation API for the sequence searches' tests: `new()` returns a handle, `push(s, x)`
+/// takes one and an `int`; at most `max_calls` calls.
+pub fn new_push_model(max_calls: usize) -> crate::input::sequence::SequenceModel {
+    use crate::input::sequence::{ArgKind, Op, OpReturn, SequenceModel};
+    use crate::input::ScalarType;
+    SequenceModel {
+        ops: vec![
+            Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false },
+            Op {
+                name: "push".into(),
+                params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I32))],
+                ret: OpReturn::Void,
+                destructor: false,
+            },
+        ],
+        handle_types: vec!["struct s".into()],
+        max_calls,
+    }
+}

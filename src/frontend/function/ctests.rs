@@ -163,6 +163,20 @@ static void evotest_expect_fault(const char *t, void (*fn)(void), enum evotest_e
 }
 "#;
 
+/// How a `tests.c` checks a recorded fault `exit`: the `evotest_expect` kind, its value (signal
+/// or exit code) and the fault in words (`memory_limit` in bytes, for an out-of-memory one).
+/// An exit that is no fault (`Ok`, `StepLimit`, `Stopped`: never replayed as one) reads as
+/// killing its parent.
+pub fn expectation(exit: ExitKind, memory_limit: u64) -> (&'static str, i32, String) {
+    match exit {
+        ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
+        ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
+        ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
+        ExitKind::Oom => ("EXPECT_OOM", 0, format!("uses more than {} MB of memory", memory_limit >> 20)),
+        _ => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
+    }
+}
+
 /// The text of `tests.c` for the cases of `file`.
 pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     let mut s = String::new();
@@ -233,14 +247,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             }
             ExitKind::Stopped => continue,
             e => {
-                let (k, v, what) = match e {
-                    ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
-                    ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
-                    ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
-                    ExitKind::Oom => ("EXPECT_OOM", 0, format!("uses more than {} MB of memory", file.memory_limit >> 20)),
-                    ExitKind::ParentKilled => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
-                    ExitKind::Ok | ExitKind::StepLimit | ExitKind::Stopped => unreachable!(),
-                };
+                let (k, v, what) = expectation(e, file.memory_limit);
                 let (mem, files) = (file.memory_limit, file.file_limit);
                 let _ = writeln!(s, "/* recorded: {what} */");
                 let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n}}");

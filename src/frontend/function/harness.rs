@@ -282,24 +282,29 @@ fn peer_prelude(fe: &FunctionFrontend, what: &str, enc: PeerEncoding) -> String 
 /// Branch events after which the libFuzzer harness abandons an execution (a runaway loop).
 pub const PEER_EVENT_LIMIT: u32 = 1 << 24;
 
+/// The observer's declarations, the `longjmp` out of a runaway execution and the start of
+/// `LLVMFuzzerTestOneInput` up to the abort hook's installation: the common head of the
+/// libFuzzer harnesses that evotest's runtime observes (needs `<setjmp.h>` and `<stdint.h>`).
+pub fn observer_entry() -> String {
+    format!(
+        "extern void __evotest_observe_begin(void);\n\
+         extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
+         extern void __evotest_set_abort(void (*hook)(void), uint32_t max_events);\n\
+         static jmp_buf evotest_jb;\n\
+         static void evotest_abort(void) {{ longjmp(evotest_jb, 1); }}\n\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {{\n\
+         \x20   static int evotest_ready;\n\
+         \x20   if (!evotest_ready) {{ __evotest_set_abort(evotest_abort, {PEER_EVENT_LIMIT}u); evotest_ready = 1; }}\n"
+    )
+}
+
 /// The libFuzzer harness: `LLVMFuzzerTestOneInput` over the mapped encoding, with the evotest
 /// runtime in observer mode around each call (the target is compiled with the evotest pass), and a
 /// `longjmp` out of executions that exceed [`PEER_EVENT_LIMIT`] branch events, so that an input
 /// that loops forever does not end the campaign.
 pub fn generate_libfuzzer(fe: &FunctionFrontend, enc: PeerEncoding) -> String {
     let mut s = peer_prelude(fe, "libFuzzer", enc);
-    s.push_str(
-        "extern void __evotest_observe_begin(void);\n\
-         extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
-         extern void __evotest_set_abort(void (*hook)(void), uint32_t max_events);\n\
-         static jmp_buf evotest_jb;\n\
-         static void evotest_abort(void) { longjmp(evotest_jb, 1); }\n\n\
-         int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n\
-         \x20   static int evotest_ready;\n",
-    );
-    s.push_str(&format!(
-        "    if (!evotest_ready) {{ __evotest_set_abort(evotest_abort, {PEER_EVENT_LIMIT}u); evotest_ready = 1; }}\n"
-    ));
+    s.push_str(&observer_entry());
     s.push_str(&peer_body(fe, "data", "size", Some("__evotest_observe_begin();")));
     s.push_str("    __evotest_observe_end(data, size);\n    return 0;\n}\n");
     s

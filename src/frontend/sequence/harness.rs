@@ -10,8 +10,9 @@
 //! it so, and [`render_tests`] turns the logs into `tests.c`.
 
 use super::{declarator, SequenceFrontend};
+use crate::frontend::function::shape::c_string;
 use crate::archive::TestCase;
-use crate::exec::{signal_name, ExitKind};
+use crate::exec::ExitKind;
 use crate::frontend::TestFile;
 use crate::input::sequence::{ArgKind, OpReturn, MAX_BUF, MAX_HANDLES, MAX_STR, SCRATCH_ELEMS};
 use crate::input::{c_literal, ScalarType, Value};
@@ -255,20 +256,7 @@ pub fn generate_peer(fe: &SequenceFrontend, peer: crate::frontend::Peer) -> Stri
     s.push_str(&runner(fe));
     match peer {
         Peer::LibFuzzer => {
-            s.push_str(
-                "extern void __evotest_observe_begin(void);\n\
-                 extern void __evotest_observe_end(const uint8_t *data, size_t size);\n\
-                 extern void __evotest_set_abort(void (*hook)(void), uint32_t max_events);\n\
-                 static jmp_buf evotest_jb;\n\
-                 static void evotest_abort(void) { longjmp(evotest_jb, 1); }\n\n\
-                 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n\
-                 \x20   static int evotest_ready;\n",
-            );
-            let _ = writeln!(
-                s,
-                "    if (!evotest_ready) {{ __evotest_set_abort(evotest_abort, {}u); evotest_ready = 1; }}",
-                crate::frontend::function::harness::PEER_EVENT_LIMIT
-            );
+            s.push_str(&crate::frontend::function::harness::observer_entry());
             s.push_str(
                 "    __evotest_observe_begin();\n\
                  \x20   if (setjmp(evotest_jb) == 0) evotest_run_sequence(data, size);\n\
@@ -504,21 +492,6 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
     s
 }
 
-fn c_string(b: &[u8]) -> String {
-    let mut s = String::from("\"");
-    for &c in b {
-        match c {
-            b'\\' => s.push_str("\\\\"),
-            b'"' => s.push_str("\\\""),
-            b'?' => s.push_str("\\?"),
-            0x20..=0x7e => s.push(c as char),
-            // octal escapes: they end after three digits, unlike \x
-            _ => s.push_str(&format!("\\{c:03o}")),
-        }
-    }
-    s.push('"');
-    s
-}
 
 /// `tests.c` of an API suite: each case replayed with the call log on ([`replay`]) and written
 /// as straight-line calls; a case that ended normally asserts every recorded return (Pacheco's
@@ -561,13 +534,7 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
             }
             ExitKind::Stopped | ExitKind::StepLimit => continue,
             e => {
-                let (k, v, what) = match e {
-                    ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
-                    ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
-                    ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
-                    ExitKind::Oom => ("EXPECT_OOM", 0, format!("uses more than {} MB of memory", file.memory_limit >> 20)),
-                    _ => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
-                };
+                let (k, v, what) = crate::frontend::function::ctests::expectation(e, file.memory_limit);
                 let last = calls.last().map(|c| fe.model.ops[c.op].name.clone()).unwrap_or_default();
                 let _ = writeln!(s, "/* recorded: {what}{} */", if last.is_empty() { String::new() } else { format!(", in the call of {last}") });
                 let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{}}}", statements(fe, &calls, name, false));
