@@ -75,6 +75,10 @@ fn api_options_are_checked() {
     let o = evotest().args(["run", "tests/fixtures/api.c", "--api", "-a", "avm", "--out"]).arg(dir.path().join("a")).output().unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("seq, randoop, godel, random"), "{e}");
+    // C++ sources
+    let o = evotest().args(["run", "tests/fixtures/cxx.cpp", "--api", "--out"]).arg(dir.path().join("x")).output().unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("--api tests C APIs"), "{e}");
     // globs that match no function
     let o = evotest().args(["run", "tests/fixtures/api.c", "--api=queue_*", "--out"]).arg(dir.path().join("b")).output().unwrap();
     let e = assert_one_line_error(&o);

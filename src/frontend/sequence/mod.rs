@@ -87,8 +87,11 @@ impl SequenceFrontend {
     /// (out-parameters); a scalar, pointer or `void` return. The others are left out with a
     /// note.
     ///
-    /// Errors (one line): no operation left, or more than 255.
+    /// Errors (one line): C++ sources, no operation left, or more than 255.
     pub fn new(functions: &[&FunctionMeta], patterns: &[String], max_calls: usize, sources: &[PathBuf]) -> Result<SequenceFrontend> {
+        if let Some(f) = functions.iter().find(|f| f.language.as_deref() == Some("c++")) {
+            bail!("--api tests C APIs; `{}` is C++ (test a C++ function with --function)", f.source_name.as_deref().unwrap_or(&f.name));
+        }
         let chosen: Vec<&FunctionMeta> = functions
             .iter()
             .copied()
