@@ -89,3 +89,19 @@ fn api_options_are_checked() {
     let suite = read_json(&dir.path().join("c").join("suite.json"));
     assert_eq!(suite["params"]["operations"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn caller_allocated_objects_are_zeroed_and_initialized_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("init");
+    let (o, r) = run_api("tests/fixtures/api_init.c", &out, &["--max-execs", "20000", "--seed", "2"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    // an uninitialized stack never reaches stack_push: no fault
+    assert!(r["faults"].as_object().is_none_or(|f| f.is_empty()), "{}", r["faults"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("v0 = &(struct stack){0}; stack_init(v0, "), "{stdout}");
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/api_init.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains("struct stack *v0 = calloc(1, sizeof(struct stack));"), "{}", &text[..text.len().min(3000)]);
+}

@@ -79,6 +79,10 @@ pub struct Op {
     /// `release`, `dispose`, `close`, `fini`, `finalize`, `unref`, `deinit` or `cleanup` (the C
     /// naming conventions; `pool_free(pool, obj)` frees `obj`).
     pub destructor: bool,
+    /// An initializer of a caller-allocated object (`stack_init(struct stack *s)`): after the call
+    /// its parameter at this index, a value of an uninitialized type, moves to the pool of the
+    /// initialized type given (the same object, now usable by every operation).
+    pub promotes: Option<(usize, usize)>,
 }
 
 impl Op {
@@ -305,6 +309,15 @@ impl SequenceModel {
             if let Some(Arg::Handle(i)) = c.args.get(j) {
                 let k = *i as usize % live[t].len();
                 live[t].swap_remove(k);
+            }
+        }
+        if let Some((j, to)) = op.promotes {
+            if let (Some(ArgKind::Handle(t)), Some(Arg::Handle(i))) = (op.params.get(j).map(|p| &p.1), c.args.get(j)) {
+                let k = *i as usize % live[*t].len();
+                let v = live[*t].swap_remove(k);
+                if live[to].len() < MAX_HANDLES {
+                    live[to].push(v);
+                }
             }
         }
         if let OpReturn::Handle(t) = op.ret {
@@ -606,15 +619,16 @@ mod tests {
     fn stack() -> SequenceModel {
         SequenceModel {
             ops: vec![
-                Op { name: "stack_new".into(), params: vec![("cap".into(), ArgKind::Scalar(ScalarType::I32))], ret: OpReturn::Handle(0), destructor: false },
+                Op { name: "stack_new".into(), params: vec![("cap".into(), ArgKind::Scalar(ScalarType::I32))], ret: OpReturn::Handle(0), destructor: false, promotes: None },
                 Op {
                     name: "stack_push".into(),
                     params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I16))],
                     ret: OpReturn::Scalar(ScalarType::I32),
                     destructor: false,
+                    promotes: None,
                 },
-                Op { name: "stack_name".into(), params: vec![("s".into(), ArgKind::Handle(0)), ("n".into(), ArgKind::Str)], ret: OpReturn::Void, destructor: false },
-                Op { name: "stack_free".into(), params: vec![("s".into(), ArgKind::Handle(0))], ret: OpReturn::Void, destructor: true },
+                Op { name: "stack_name".into(), params: vec![("s".into(), ArgKind::Handle(0)), ("n".into(), ArgKind::Str)], ret: OpReturn::Void, destructor: false, promotes: None },
+                Op { name: "stack_free".into(), params: vec![("s".into(), ArgKind::Handle(0))], ret: OpReturn::Void, destructor: true, promotes: None },
             ],
             handle_types: vec!["struct stack *".into()],
             max_calls: 8,

@@ -155,12 +155,13 @@ pub fn new_push_model(max_calls: usize) -> crate::input::sequence::SequenceModel
     use crate::input::ScalarType;
     SequenceModel {
         ops: vec![
-            Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false },
+            Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false, promotes: None },
             Op {
                 name: "push".into(),
                 params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I32))],
                 ret: OpReturn::Void,
                 destructor: false,
+                promotes: None,
             },
         ],
         handle_types: vec!["struct s".into()],

@@ -60,7 +60,10 @@ fn runner(fe: &SequenceFrontend) -> String {
     let mut s = String::new();
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     // prototypes with every pointer as void * (the same ABI; no type definitions needed)
-    for op in &m.ops {
+    for (oi, op) in m.ops.iter().enumerate() {
+        if fe.c[oi].alloc.is_some() {
+            continue;
+        }
         let ret = match op.ret {
             OpReturn::Scalar(t) => scalar_c(t).to_string(),
             OpReturn::Void if fe_ret_is_void(fe, op) => "void".into(),
@@ -100,6 +103,12 @@ fn runner(fe: &SequenceFrontend) -> String {
          \x20   evotest_nh[t]--;\n\
          \x20   evotest_h[t][k] = evotest_h[t][evotest_nh[t]];\n\
          \x20   evotest_hid[t][k] = evotest_hid[t][evotest_nh[t]];\n\
+         }\n\
+         static void evotest_promote(int t, unsigned k, int to) {\n\
+         \x20   void *p = evotest_h[t][k];\n\
+         \x20   unsigned id = evotest_hid[t][k];\n\
+         \x20   evotest_drop(t, k);\n\
+         \x20   if (evotest_nh[to] < EVOTEST_MAXH) { evotest_hid[to][evotest_nh[to]] = id; evotest_h[to][evotest_nh[to]++] = p; }\n\
          }\n\
          static void evotest_hex(const char *p, size_t n) { for (size_t i = 0; i < n; i++) fprintf(evotest_log, \"%02x\", (unsigned char)p[i]); }\n\n\
          static void evotest_run_sequence(const unsigned char *evotest_buf, size_t evotest_n) {\n\
@@ -207,7 +216,11 @@ fn runner(fe: &SequenceFrontend) -> String {
         }
         s.push_str(" fputc('\\n', evotest_log); fflush(evotest_log); }\n");
         let args: Vec<String> = (0..op.params.len()).map(|j| format!("a{j}")).collect();
-        let call = format!("{}({})", op.name, args.join(", "));
+        let call = match &fe.c[oi].alloc {
+            // a caller-allocated object: zeroed, as `T x = {0};`, freed after the sequence
+            Some((_, size)) => format!("evotest_keep(calloc(1, {size}))"),
+            None => format!("{}({})", op.name, args.join(", ")),
+        };
         match op.ret {
             OpReturn::Scalar(t) => {
                 let _ = writeln!(s, "            {} r = {call};", scalar_c(t));
@@ -225,16 +238,24 @@ fn runner(fe: &SequenceFrontend) -> String {
                 };
                 let _ = writeln!(s, "            if (evotest_log) {log}");
             }
-            OpReturn::Handle(t) => {
+            OpReturn::Handle(_) => {
                 let _ = writeln!(s, "            void *r = {call};");
-                let _ = writeln!(s, "            evotest_add({t}, r, evotest_call);");
             }
             OpReturn::Void => {
                 let _ = writeln!(s, "            {call};\n            if (evotest_log) fputs(\"ret v\\n\", evotest_log);");
             }
         }
+        // the pools change in the model's order (SequenceModel::step): freed, promoted, returned
         if let Some((j, t)) = op.freed() {
             let _ = writeln!(s, "            evotest_drop({t}, k{j});");
+        }
+        if let Some((j, to)) = op.promotes {
+            if let Some((_, ArgKind::Handle(t))) = op.params.get(j) {
+                let _ = writeln!(s, "            evotest_promote({t}, k{j}, {to});");
+            }
+        }
+        if let OpReturn::Handle(t) = op.ret {
+            let _ = writeln!(s, "            evotest_add({t}, r, evotest_call);");
         }
         s.push_str("            break;\n        }\n");
     }
@@ -454,7 +475,10 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
             })
             .collect();
         s.push_str(&setup);
-        let call = format!("{}({})", op.name, args.join(", "));
+        let call = match &oc.alloc {
+            Some((ty, _)) => format!("calloc(1, sizeof({ty}))"),
+            None => format!("{}({})", op.name, args.join(", ")),
+        };
         match (&op.ret, &c.ret) {
             (OpReturn::Handle(_), Some(LoggedRet::Handle(Some(id)))) => {
                 let _ = writeln!(s, "    {} = {call};", declarator(&oc.ret_c, &format!("v{id}")));

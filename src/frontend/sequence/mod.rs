@@ -29,6 +29,9 @@ pub struct OpC {
     pub params_c: Vec<String>,
     /// `int stack_push(struct stack *s, int x)`.
     pub prototype: String,
+    /// For the allocation of a caller-allocated object: its C type and size in bytes (the
+    /// operation is `calloc`, not a function of the sources).
+    pub alloc: Option<(String, u64)>,
 }
 
 /// See module docs.
@@ -45,6 +48,14 @@ pub struct SequenceFrontend {
     pub cflags: Vec<String>,
     /// The built executable, which [`harness::replay`] runs to log a sequence for `tests.c`.
     pub exe: Option<PathBuf>,
+}
+
+/// A caller-allocated object type: its key ([`pointee_key`]) and its handle types, uninitialized
+/// (when it has an initializer) and ready.
+struct Alloc {
+    key: String,
+    raw: Option<usize>,
+    ready: usize,
 }
 
 /// A pointer type's key as a handle type: its pointee's spelling without qualifiers (`struct
@@ -114,6 +125,39 @@ impl SequenceFrontend {
         let mut ops = Vec::new();
         let mut c = Vec::new();
         let mut left_out = Vec::new();
+        // caller-allocated objects: structures the functions take by pointer that none returns
+        // (`struct stack s; stack_init(&s);`), allocated zeroed; with an initializer (a function
+        // named `…init…` taking it first), a fresh one goes to it before any other function
+        let mut allocs: Vec<Alloc> = Vec::new();
+        for f in &chosen {
+            for p in params_of(f) {
+                let Some(comp) = p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref()) else { continue };
+                let Some(key) = pointee_key(&p.ty) else { continue };
+                if handle_types.contains(&key) || allocs.iter().any(|a| a.key == key) || comp.size_bits == 0 {
+                    continue;
+                }
+                let init = chosen.iter().any(|g| {
+                    g.name.to_ascii_lowercase().contains("init") && params_of(g).first().and_then(|q| pointee_key(&q.ty)).as_deref() == Some(&key)
+                });
+                let raw = if init {
+                    handle_types.push(format!("{key} (uninitialized)"));
+                    Some(handle_types.len() - 1)
+                } else {
+                    None
+                };
+                handle_types.push(key.clone());
+                let ready = handle_types.len() - 1;
+                let c_type = key.clone();
+                ops.push(Op { name: format!("&({c_type}){{0}}"), params: vec![], ret: OpReturn::Handle(raw.unwrap_or(ready)), destructor: false, promotes: None });
+                c.push(OpC {
+                    ret_c: format!("{c_type} *"),
+                    params_c: vec![],
+                    prototype: format!("{c_type} *calloc(1, sizeof({c_type}))"),
+                    alloc: Some((c_type, comp.size_bits / 8)),
+                });
+                allocs.push(Alloc { key, raw, ready });
+            }
+        }
         for f in &chosen {
             let why = |w: String| format!("api: `{}` left out: {w}", f.name);
             if f.variadic {
@@ -207,6 +251,15 @@ impl SequenceFrontend {
                 left_out.push(why(b));
                 continue;
             }
+            // an initializer takes a fresh object first and makes it usable by the others
+            let mut promotes = None;
+            if f.name.to_ascii_lowercase().contains("init") {
+                let first = params.first().and_then(|(_, k)| if let ArgKind::Handle(t) = k { Some(*t) } else { None });
+                if let Some((raw, ready)) = allocs.iter().find_map(|a| a.raw.filter(|_| Some(a.ready) == first).map(|r| (r, a.ready))) {
+                    params[0].1 = ArgKind::Handle(raw);
+                    promotes = Some((0, ready));
+                }
+            }
             let destructor = ret == OpReturn::Void
                 && fe_void(&f.ret)
                 && params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(_)))
@@ -214,8 +267,8 @@ impl SequenceFrontend {
             let ret_c = spelling(&f.ret);
             let decl: Vec<String> = params.iter().zip(&params_c).map(|((n, _), t)| declarator(t, n)).collect();
             let prototype = declarator(&ret_c, &format!("{}({})", f.name, if decl.is_empty() { "void".into() } else { decl.join(", ") }));
-            ops.push(Op { name: f.name.clone(), params, ret, destructor });
-            c.push(OpC { ret_c, params_c, prototype });
+            ops.push(Op { name: f.name.clone(), params, ret, destructor, promotes });
+            c.push(OpC { ret_c, params_c, prototype, alloc: None });
         }
         if ops.is_empty() {
             let what = if chosen.is_empty() { "no external function matches".to_string() } else { left_out.join("; ") };
@@ -273,6 +326,11 @@ impl SequenceFrontend {
             let null = ci < 64 && (nulls >> ci) & 1 == 1;
             let lhs = if matches!(op.ret, OpReturn::Handle(_)) && !null { format!("v{ci} = ") } else { String::new() };
             let rhs = if matches!(op.ret, OpReturn::Handle(_)) && null { " = NULL" } else { "" };
+            if self.c[c.op].alloc.is_some() {
+                // a caller-allocated object: `v0 = &(struct stack){0}`
+                out.push(format!("{lhs}{}", op.name));
+                continue;
+            }
             out.push(format!("{lhs}{}({}){rhs}", op.name, args.join(", ")));
         }
         if out.is_empty() {
