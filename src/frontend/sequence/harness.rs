@@ -59,7 +59,21 @@ fn runner(fe: &SequenceFrontend) -> String {
     let len = m.max_len();
     let mut s = String::new();
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
-    // prototypes with every pointer as void * (the same ABI; no type definitions needed)
+    s.push_str(&prototypes(fe));
+    let _ = writeln!(
+        s,
+        "\n#define EVOTEST_TYPES {n_types}\n#define EVOTEST_MAXH {MAX_HANDLES}\n#define EVOTEST_LEN {len}\n#define EVOTEST_KEEP {}\n",
+        m.max_calls * max_args
+    );
+    runner_state_and_body(fe, &mut s);
+    s
+}
+
+/// The operations' prototypes with every pointer as `void *` (the same ABI; no type definitions
+/// needed), one per line.
+fn prototypes(fe: &SequenceFrontend) -> String {
+    let m = &fe.model;
+    let mut s = String::new();
     for (oi, op) in m.ops.iter().enumerate() {
         if fe.c[oi].alloc.is_some() {
             continue;
@@ -79,11 +93,12 @@ fn runner(fe: &SequenceFrontend) -> String {
             .collect();
         let _ = writeln!(s, "{ret} {}({});", op.name, if ps.is_empty() { "void".into() } else { ps.join(", ") });
     }
-    let _ = writeln!(
-        s,
-        "\n#define EVOTEST_TYPES {n_types}\n#define EVOTEST_MAXH {MAX_HANDLES}\n#define EVOTEST_LEN {len}\n#define EVOTEST_KEEP {}\n",
-        m.max_calls * max_args
-    );
+    s
+}
+
+/// The harness's state and `evotest_run_sequence` (see [`runner`]), appended to `s`.
+fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
+    let m = &fe.model;
     s.push_str(
         "static void *evotest_h[EVOTEST_TYPES][EVOTEST_MAXH];\n\
          static unsigned evotest_hid[EVOTEST_TYPES][EVOTEST_MAXH];\n\
@@ -266,7 +281,6 @@ fn runner(fe: &SequenceFrontend) -> String {
          \x20   evotest_nkept = 0;\n\
          }\n\n",
     );
-    s
 }
 
 /// A peer's harness (see [`crate::frontend::Peer`]) around the same runner: the bytes are the
@@ -437,7 +451,9 @@ pub fn replay(exe: &Path, input: &[u8], timeout: Duration) -> Result<Vec<LoggedC
 
 /// C statements for the calls of one logged sequence; with `check`, each recorded return value
 /// is asserted (named `name` in failures).
-fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bool) -> String {
+/// With `typed`, values are declared in the sources' own types (`tests.c` includes the source);
+/// otherwise as `void *` against the harness's prototypes (several sources, linked).
+fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bool, typed: bool) -> String {
     let m = &fe.model;
     let mut s = String::new();
     let mut handle_c: Vec<(u32, String)> = Vec::new();
@@ -476,12 +492,13 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
             .collect();
         s.push_str(&setup);
         let call = match &oc.alloc {
-            Some((ty, _)) => format!("calloc(1, sizeof({ty}))"),
+            Some((ty, _)) if typed => format!("calloc(1, sizeof({ty}))"),
+            Some((_, size)) => format!("calloc(1, {size})"),
             None => format!("{}({})", op.name, args.join(", ")),
         };
         match (&op.ret, &c.ret) {
             (OpReturn::Handle(_), Some(LoggedRet::Handle(Some(id)))) => {
-                let _ = writeln!(s, "    {} = {call};", declarator(&oc.ret_c, &format!("v{id}")));
+                let _ = writeln!(s, "    {} = {call};", declarator(if typed { &oc.ret_c } else { "void *" }, &format!("v{id}")));
                 handle_c.push((*id, oc.ret_c.clone()));
                 if check {
                     let _ = writeln!(s, "    evotest_check_int(\"{name}\", v{id} != 0, 1);");
@@ -517,6 +534,28 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
 }
 
 
+/// Each test of an API suite runs in a child process: a sequence that damages the heap without
+/// crashing (a library misused, a bug) must not fail the tests after it. A test passes when
+/// every check in it does.
+const ISOLATED: &str = r#"
+static void evotest_isolated(const char *t, void (*fn)(void)) {
+    fflush(stdout);
+    pid_t p = fork();
+    if (p < 0) { evotest_failures++; printf("FAIL %s: fork failed\n", t); return; }
+    if (p == 0) {
+        evotest_failures = 0;
+        fn();
+        fflush(stdout);
+        _exit(evotest_failures != 0);
+    }
+    int st = 0;
+    waitpid(p, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) { evotest_passed++; return; }
+    evotest_failures++;
+    if (WIFSIGNALED(st)) printf("FAIL %s: ended by signal %d\n", t, WTERMSIG(st));
+}
+"#;
+
 /// `tests.c` of an API suite: each case replayed with the call log on ([`replay`]) and written
 /// as straight-line calls; a case that ended normally asserts every recorded return (Pacheco's
 /// regression tests), one that crashed, hung or exited runs in a child that must end the same
@@ -528,16 +567,26 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
         let _ = writeln!(s, " * {}", l.replace("*/", "* /"));
     }
     let dir = file.path.parent().unwrap_or(Path::new("."));
+    // one source is included (its static functions and types are then at hand); several are
+    // linked, called through prototypes (their private headers may not survive one unit)
+    let typed = fe.sources.len() == 1;
     let mut cmd = vec!["clang-22".to_string(), "-o".into(), "tests".into(), file.path.display().to_string()];
+    if !typed {
+        cmd.extend(fe.sources.iter().map(|p| p.display().to_string()));
+    }
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
-    let _ = writeln!(s, " *\n * It includes the sources, without instrumentation. Build and run:\n *   {} && ./tests", cmd.join(" "));
+    let how = if typed { "It includes the source" } else { "It is linked with the sources" };
+    let _ = writeln!(s, " *\n * {how}, without instrumentation. Build and run:\n *   {} && ./tests", cmd.join(" "));
     let _ = writeln!(s, " *\n * Each test is a sequence of calls as the search ran it; returned values are compared exactly");
     let _ = writeln!(s, " * (floats bit-exactly), pointers only for being NULL or not. */");
     s.push_str(crate::frontend::function::ctests::PRELUDE);
-    for src in &fe.sources {
-        let rel = crate::util::relative_path(dir, src);
+    s.push_str(ISOLATED);
+    if typed {
+        let rel = crate::util::relative_path(dir, &fe.sources[0]);
         let _ = writeln!(s, "\n#define main {}\n#include \"{}\"\n#undef main", crate::frontend::function::ctests::ORIGINAL_MAIN, rel.display());
+    } else {
+        let _ = write!(s, "\n{}", prototypes(fe));
     }
     s.push('\n');
     let mut names = Vec::new();
@@ -554,14 +603,15 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
         }
         match t.exit {
             ExitKind::Ok => {
-                let _ = writeln!(s, "static void evotest_{name}(void) {{\n{}}}\n", statements(fe, &calls, name, true));
+                let _ = writeln!(s, "static void evotest_body_{name}(void) {{\n{}}}", statements(fe, &calls, name, true, typed));
+                let _ = writeln!(s, "static void evotest_{name}(void) {{ evotest_isolated(\"{name}\", evotest_body_{name}); }}\n");
             }
             ExitKind::Stopped | ExitKind::StepLimit => continue,
             e => {
                 let (k, v, what) = crate::frontend::function::ctests::expectation(e, file.memory_limit);
                 let last = calls.last().map(|c| fe.model.ops[c.op].name.clone()).unwrap_or_default();
                 let _ = writeln!(s, "/* recorded: {what}{} */", if last.is_empty() { String::new() } else { format!(", in the call of {last}") });
-                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{}}}", statements(fe, &calls, name, false));
+                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{}}}", statements(fe, &calls, name, false, typed));
                 let _ = writeln!(
                     s,
                     "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {}, {}L, {}L); }}\n",

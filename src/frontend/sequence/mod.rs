@@ -50,6 +50,15 @@ pub struct SequenceFrontend {
     pub exe: Option<PathBuf>,
 }
 
+/// Whether `key` names an object of the C library's own (`FILE`, `DIR`, `pthread_mutex_t`, …):
+/// only the library makes a valid one, never a zeroed block.
+fn libc_object(key: &str) -> bool {
+    let k = key.trim_start_matches("struct ");
+    matches!(k, "FILE" | "DIR" | "_IO_FILE" | "jmp_buf" | "sigjmp_buf" | "va_list" | "fpos_t" | "mbstate_t")
+        || k.starts_with("pthread_")
+        || k.starts_with("__")
+}
+
 /// A caller-allocated object type: its key ([`pointee_key`]) and its handle types, uninitialized
 /// (when it has an initializer) and ready.
 struct Alloc {
@@ -133,7 +142,7 @@ impl SequenceFrontend {
             for p in params_of(f) {
                 let Some(comp) = p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref()) else { continue };
                 let Some(key) = pointee_key(&p.ty) else { continue };
-                if handle_types.contains(&key) || allocs.iter().any(|a| a.key == key) || comp.size_bits == 0 {
+                if handle_types.contains(&key) || allocs.iter().any(|a| a.key == key) || comp.size_bits == 0 || libc_object(&key) {
                     continue;
                 }
                 let init = chosen.iter().any(|g| {
