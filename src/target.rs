@@ -308,7 +308,6 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     // the function and the global inputs get external linkage (a `static` one too)
     let expose: Vec<&str> = std::iter::once(opts.function.as_str()).chain(opts.globals.iter().map(String::as_str)).collect();
     let Instrumented { tc, tmp, objects, metas, defined_in } = instrument_sources(opts, &expose.join(","))?;
-    let work = tmp.path();
     let wanted = linkage_name(&opts.function);
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let (fmeta, cxx_call) = find_function(&all, wanted, &opts.function, &opts.sources_display())?;
@@ -330,16 +329,8 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     fe.cflags = opts.cflags.clone();
     fe.cxx_call = cxx_call;
 
-    std::fs::write(work.join("harness.c"), fe.harness_c()).with_context(|| format!("cannot write in {}", work.display()))?;
-    // C++ sources need the C++ runtime (the harness itself is C)
-    let mut ldflags = opts.ldflags.clone();
-    if all.iter().any(|f| f.language.as_deref() == Some("c++")) {
-        ldflags.push("-lstdc++".to_string());
-    }
-    compile::link(&tc, &work.join("harness.c"), &objects, &work.join("target"), &ldflags)?;
-    let build_dir = opts.out_dir.join("build");
-    replace_dir(tmp, &build_dir)?;
-    let exe = build_dir.join("target");
+    let cxx = all.iter().any(|f| f.language.as_deref() == Some("c++"));
+    let exe = link_harness(opts, &tc, tmp, &objects, &fe.harness_c(), cxx)?;
     if fe.cxx_call.is_some() && fmeta.name != opts.function {
         // a C++ function given by its source-level name: the target knows it by its linkage name
         let opts = TargetOptions { function: fmeta.name.clone(), ..opts.clone() };
@@ -389,13 +380,30 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
     Ok(Instrumented { tc, tmp, objects, metas, defined_in })
 }
 
+/// Write `harness` (C) in the build directory `tmp`, link it with the instrumented `objects`, the
+/// runtime and `opts`' link flags (and the C++ runtime when `cxx`), and move the directory into
+/// place as the output directory's `build/`. Returns the executable's path.
+///
+/// Errors (one line each): the harness cannot be written, the link fails.
+fn link_harness(opts: &TargetOptions, tc: &Toolchain, tmp: tempfile::TempDir, objects: &[PathBuf], harness: &str, cxx: bool) -> Result<PathBuf> {
+    let work = tmp.path();
+    std::fs::write(work.join("harness.c"), harness).with_context(|| format!("cannot write in {}", work.display()))?;
+    let mut ldflags = opts.ldflags.clone();
+    if cxx {
+        ldflags.push("-lstdc++".to_string());
+    }
+    compile::link(tc, &work.join("harness.c"), objects, &work.join("target"), &ldflags)?;
+    let build_dir = opts.out_dir.join("build");
+    replace_dir(tmp, &build_dir)?;
+    Ok(build_dir.join("target"))
+}
+
 /// Compile the sources of `opts` with the pass, generate the API harness of their external
 /// functions (narrowed by `api`), link and start it.
 ///
 /// Errors (one line each): missing source, compile errors, no function that can be an operation.
 pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
     let Instrumented { tc, tmp, objects, metas, .. } = instrument_sources(opts, "")?;
-    let work = tmp.path();
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let mut fe = crate::frontend::sequence::SequenceFrontend::new(&all, &api.patterns, api.max_calls, &opts.sources)?;
     let scratch = Program::with_sequential_bases(metas.clone());
@@ -404,16 +412,8 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
     fe.domain.float_pool = float_pool;
     fe.domain.str_pool = scratch.strings();
     fe.cflags = opts.cflags.clone();
-    std::fs::write(work.join("harness.c"), crate::frontend::sequence::harness::generate(&fe))
-        .with_context(|| format!("cannot write in {}", work.display()))?;
-    let mut ldflags = opts.ldflags.clone();
-    if all.iter().any(|f| f.language.as_deref() == Some("c++")) {
-        ldflags.push("-lstdc++".to_string());
-    }
-    compile::link(&tc, &work.join("harness.c"), &objects, &work.join("target"), &ldflags)?;
-    let build_dir = opts.out_dir.join("build");
-    replace_dir(tmp, &build_dir)?;
-    let exe = build_dir.join("target");
+    // (C++ sources are refused by the frontend)
+    let exe = link_harness(opts, &tc, tmp, &objects, &crate::frontend::sequence::harness::generate(&fe), false)?;
     fe.exe = Some(std::fs::canonicalize(&exe).unwrap_or(exe.clone()));
     start(opts, exe, Arc::new(fe))
 }
