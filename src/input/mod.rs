@@ -527,7 +527,7 @@ impl Domain {
     /// A random input: every field drawn by [`Domain::sample_value`].
     pub fn sample<R: Rng>(&self, rng: &mut R) -> Input {
         if let Some(m) = &self.sequence {
-            let pools = sequence::ValuePools { ints: self.int_pool.clone(), floats: self.float_pool.clone(), strs: self.str_pool.clone() };
+            let pools = sequence::ValuePools::of(self);
             return Input::new(m.encode(&sequence::random_sequence(m, &pools, rng)));
         }
         let values: Vec<Value> = (0..self.fields.len()).map(|i| self.sample_value(i, rng)).collect();

@@ -409,6 +409,14 @@ pub struct ValuePools {
     pub strs: Vec<Vec<u8>>,
 }
 
+impl ValuePools {
+    /// The program's constants and string literals of `d` (its `int_pool`, `float_pool`,
+    /// `str_pool`).
+    pub fn of(d: &super::Domain) -> ValuePools {
+        ValuePools { ints: d.int_pool.clone(), floats: d.float_pool.clone(), strs: d.str_pool.clone() }
+    }
+}
+
 /// A random scalar of type `t`: Randoop's primitive values (0, 1, −1, small numbers) half the time,
 /// a pooled constant a quarter of the time, otherwise any value of the type.
 pub fn random_scalar<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> Value {

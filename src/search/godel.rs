@@ -90,7 +90,7 @@ pub fn generate<R: Rng>(m: &SequenceModel, theta: &[f64], pools: &ValuePools, rn
 impl Search for Godel {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
         let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("godel generates call sequences: use it with --api"))?;
-        let pools = ValuePools { ints: cx.domain.int_pool.clone(), floats: cx.domain.float_pool.clone(), strs: cx.domain.str_pool.clone() };
+        let pools = ValuePools::of(cx.domain);
         let dims = 2 + m.ops.len();
         let goals = cx.goals();
         // the covering goals of a sample: a goal is covered only where its own site ran

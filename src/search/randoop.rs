@@ -68,6 +68,11 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
+    /// An empty pool of sequences making values of `types` handle types.
+    pub(crate) fn new(types: usize) -> Pool {
+        Pool { entries: Vec::new(), by_type: vec![Vec::new(); types] }
+    }
+
     pub(crate) fn add<R: Rng>(&mut self, e: Entry, rng: &mut R) {
         let i = if self.entries.len() < POOL_CAP {
             self.entries.push(e);
@@ -179,9 +184,9 @@ pub(crate) fn harvest(ev: &crate::observe::Evaluation, pools: &mut ValuePools, b
 impl Search for Randoop {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
         let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("randoop builds call sequences: use it with --api"))?;
-        let mut pools = ValuePools { ints: cx.domain.int_pool.clone(), floats: cx.domain.float_pool.clone(), strs: cx.domain.str_pool.clone() };
+        let mut pools = ValuePools::of(cx.domain);
         let (base_ints, base_floats) = (pools.ints.len(), pools.floats.len());
-        let mut pool = Pool { entries: Vec::new(), by_type: vec![Vec::new(); m.handle_types.len()] };
+        let mut pool = Pool::new(m.handle_types.len());
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut fruitless = 0u32;
         while !cx.finished() {
@@ -230,7 +235,7 @@ mod tests {
     fn extensions_build_on_pool_sequences() {
         let m = model();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let mut pool = Pool { entries: vec![], by_type: vec![vec![]] };
+        let mut pool = Pool::new(1);
         let pools = ValuePools::default();
         for _ in 0..20 {
             if let Some(c) = extend(&m, &pool, &pools, &mut rng) {

@@ -62,9 +62,9 @@ struct Attempt {
 impl Search for Seq {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
         let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("seq builds call sequences: use it with --api"))?;
-        let mut pools = ValuePools { ints: cx.domain.int_pool.clone(), floats: cx.domain.float_pool.clone(), strs: cx.domain.str_pool.clone() };
+        let mut pools = ValuePools::of(cx.domain);
         let (base_ints, base_floats) = (pools.ints.len(), pools.floats.len());
-        let mut pool = Pool { entries: Vec::new(), by_type: vec![Vec::new(); m.handle_types.len()] };
+        let mut pool = Pool::new(m.handle_types.len());
         let mut yields = [Yield::default(); 4];
         let mut attempt: Option<Attempt> = None;
         // goals whose attempt failed, retried once every open goal has had one
