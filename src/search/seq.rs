@@ -1,6 +1,7 @@
 //! `seq`, the default search of API testing (`evotest run --api`): a portfolio of four ways to
-//! make a call sequence, each execution given to one of them in proportion to what it has
-//! recently covered (every one keeps at least a tenth, so none is starved):
+//! make a call sequence, each execution given to one of them by Thompson sampling on how often
+//! its recent executions covered a new goal (every one keeps at least a tenth, so none is
+//! starved; see [`pick`]):
 //!
 //! * **random**: an undirected random sequence ([`sequence::random_sequence`]), long and cheap;
 //! * **randoop**: a feedback-directed extension of a pool sequence (Pacheco 2009; see
@@ -45,12 +46,19 @@ enum Way {
 
 const WAYS: [Way; 4] = [Way::Random, Way::Randoop, Way::Havoc, Way::Directed];
 
-/// Recent yield of one way: goals newly covered and executions, both decayed.
+/// Recent yield of one way: its executions that covered at least one new goal, and all its
+/// executions, both decayed (by [`DECAY`] at every execution of any way).
 #[derive(Clone, Copy, Default)]
 struct Yield {
     covered: f64,
     execs: f64,
 }
+
+/// Decay of every way's yield per execution: the yields follow the last few thousand executions.
+const DECAY: f64 = 0.999;
+/// Executions of prior belief in each way's yield: every way starts as if one of this many
+/// executions had covered a goal.
+const PRIOR: f64 = 10.0;
 
 /// The directed way's attempt in progress.
 struct Attempt {
@@ -118,13 +126,13 @@ impl Search for Seq {
                 let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();
                 pool.add(Entry { bytes, live, nulls: sequence::null_mask(ev.ret.as_ref()) }, &mut cx.rng);
             }
-            let gained = (cx.archive().n_covered() - covered_before) as f64;
+            let gained = cx.archive().n_covered() > covered_before;
             let i = WAYS.iter().position(|w| *w == way).expect("a way");
             for y in yields.iter_mut() {
-                y.covered *= 0.999;
-                y.execs *= 0.999;
+                y.covered *= DECAY;
+                y.execs *= DECAY;
             }
-            yields[i].covered += gained;
+            yields[i].covered += f64::from(u8::from(gained));
             yields[i].execs += 1.0;
             if way == Way::Directed {
                 if let Some(a) = attempt.as_mut() {
@@ -142,30 +150,42 @@ impl Search for Seq {
     }
 }
 
-/// The way of the next execution: each with probability [`FLOOR`], the rest in proportion to its
-/// recent yield (goals per execution, with a prior of one goal in a hundred executions).
+/// The way of the next execution: with probability [`FLOOR`] each, a way drawn uniformly;
+/// otherwise the way whose sampled yield is highest (Thompson sampling, Thompson 1933), each
+/// yield sampled from a normal approximation of the posterior of its rate of productive
+/// executions (productive ones plus one, over executions plus [`PRIOR`]; Poisson variance).
+///
+/// A rate of *productive executions* rather than of goals: the first executions of any way
+/// cover many goals at once, which says little about the way, and a goal count would hand the
+/// whole budget to whichever way happened to run first.
 fn pick<R: Rng>(y: &[Yield; 4], directed: bool, havoc: bool, rng: &mut R) -> Way {
-    let ok = |w: Way| match w {
-        Way::Directed => directed,
-        Way::Havoc => havoc,
-        _ => true,
-    };
-    let rate: Vec<f64> = WAYS.iter().zip(y).map(|(w, y)| if ok(*w) { (y.covered + 0.01) / (y.execs + 1.0) } else { 0.0 }).collect();
-    let total: f64 = rate.iter().sum();
-    let n_ok = WAYS.iter().filter(|w| ok(**w)).count() as f64;
-    let weights: Vec<f64> = WAYS
-        .iter()
-        .zip(&rate)
-        .map(|(w, r)| if ok(*w) { FLOOR + (1.0 - FLOOR * n_ok) * r / total } else { 0.0 })
+    let ok: Vec<usize> = (0..WAYS.len())
+        .filter(|&i| match WAYS[i] {
+            Way::Directed => directed,
+            Way::Havoc => havoc,
+            _ => true,
+        })
         .collect();
-    let mut x = rng.random::<f64>() * weights.iter().sum::<f64>();
-    for (w, p) in WAYS.iter().zip(&weights) {
-        if x < *p {
-            return *w;
-        }
-        x -= p;
+    if rng.random::<f64>() < FLOOR * ok.len() as f64 {
+        return WAYS[ok[rng.random_range(0..ok.len())]];
     }
-    Way::Random
+    let mut best = (f64::NEG_INFINITY, Way::Random);
+    for &i in &ok {
+        let n = y[i].execs + PRIOR;
+        let (mean, var) = ((y[i].covered + 1.0) / n, (y[i].covered + 1.0) / (n * n));
+        let draw = mean + var.sqrt() * standard_normal(rng);
+        if draw > best.0 {
+            best = (draw, WAYS[i]);
+        }
+    }
+    best.1
+}
+
+/// One draw of the standard normal distribution (Box & Muller 1958).
+fn standard_normal<R: Rng>(rng: &mut R) -> f64 {
+    let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
+    let v: f64 = rng.random();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
 }
 
 #[cfg(test)]
@@ -179,6 +199,8 @@ mod tests {
         let mut y = [Yield::default(); 4];
         y[2] = Yield { covered: 10.0, execs: 100.0 };
         y[0] = Yield { covered: 0.0, execs: 1000.0 };
+        y[1] = Yield { covered: 1.0, execs: 100.0 };
+        y[3] = Yield { covered: 1.0, execs: 100.0 };
         let mut n = [0u32; 4];
         for _ in 0..10_000 {
             let w = pick(&y, true, true, &mut rng);
@@ -191,5 +213,26 @@ mod tests {
             let w = pick(&y, false, false, &mut rng);
             assert!(w == Way::Random || w == Way::Randoop);
         }
+    }
+
+    /// One productive execution does not hand a way the budget: after randoop's first execution
+    /// covered goals and random's did not, random still gets a fair part of the next ones.
+    #[test]
+    fn one_lucky_execution_does_not_decide() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut y = [Yield::default(); 4];
+        y[1] = Yield { covered: 1.0, execs: 1.0 };
+        y[0] = Yield { covered: 0.0, execs: 1.0 };
+        let n = (0..10_000).filter(|_| pick(&y, false, false, &mut rng) == Way::Random).count();
+        assert!((2_500..5_000).contains(&n), "random picked {n} times of 10,000");
+    }
+
+    #[test]
+    fn standard_normal_draws_have_mean_0_and_variance_1() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let xs: Vec<f64> = (0..20_000).map(|_| standard_normal(&mut rng)).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / xs.len() as f64;
+        assert!(mean.abs() < 0.03 && (var - 1.0).abs() < 0.05, "mean {mean}, variance {var}");
     }
 }
