@@ -75,12 +75,13 @@ pub trait Frontend: Send + Sync {
     fn describe(&self) -> &str;
     /// An input for people: `a=1, b=2, c=3`.
     fn display(&self, input: &Input) -> String;
-    /// How a report shows a run on `input` that returned `ret` (`None`: it did not return):
-    /// `triangle(a=1, b=2, c=3) = 4` by default.
+    /// How a report shows a run on `input` that returned `ret` (`None`: it did not return;
+    /// [`crate::exec::RetVal::Void`]: nothing recorded, as for a `void` function or a returned
+    /// pointer): `triangle(a=1, b=2, c=3) = 4` by default.
     fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
         match ret {
-            Some(r) => format!("{}({}) = {r}", self.name(), self.display(input)),
-            None => format!("{}({})", self.name(), self.display(input)),
+            Some(r) if *r != crate::exec::RetVal::Void => format!("{}({}) = {r}", self.name(), self.display(input)),
+            _ => format!("{}({})", self.name(), self.display(input)),
         }
     }
     /// An input as a JSON object of named values.

@@ -25,7 +25,7 @@ use rand::Rng;
 
 pub const SPEC: AlgorithmSpec = AlgorithmSpec {
     name: "seq",
-    about: "call sequences (with --api, the default): random, Randoop extension, havoc and a branch-distance-directed EA, shared by yield",
+    about: "call sequences (with --api, the default): random, Randoop extension, havoc and a branch-distance-directed EA, shared by Thompson sampling on their yield",
     build: |_| Algorithm::Whole(Box::new(Seq)),
 };
 
