@@ -676,6 +676,7 @@ pub(crate) mod testutil {
             defs,
             decisions: vec![],
             globals: vec![],
+            globals_restorable: false,
         }])
     }
 }

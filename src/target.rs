@@ -316,6 +316,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let globals = global_inputs(&metas, &opts.globals, &fmeta)?;
     let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals)?;
     fe.unset_globals = unset_globals(&metas, &all, &fmeta, &opts.globals);
+    fe.isolate_tests = global_state(&metas) != GlobalState::Untouched;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
@@ -459,6 +460,31 @@ fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta],
     out
 }
 
+/// Whether inputs can leave state behind in global variables, and whether a persistent child can
+/// undo it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GlobalState {
+    /// No instrumented function writes a global variable.
+    Untouched,
+    /// Some do, and every module registered its mutable globals for restoring
+    /// ([`evotest_abi::meta::ModuleMeta::globals_restorable`]).
+    Restorable,
+    /// Some do, and some module did not register its globals (it has constructors of its own).
+    Unrestorable,
+}
+
+/// See [`GlobalState`]. Conservative: a global written in one module may be defined in another,
+/// so every module must be restorable.
+fn global_state(metas: &[evotest_abi::meta::ModuleMeta]) -> GlobalState {
+    if !metas.iter().flat_map(|m| &m.functions).any(|f| f.writes_globals) {
+        GlobalState::Untouched
+    } else if metas.iter().all(|m| m.globals_restorable) {
+        GlobalState::Restorable
+    } else {
+        GlobalState::Unrestorable
+    }
+}
+
 /// The `switch` sites of `program`, for the executor to complete their case distances after each
 /// execution.
 fn switch_tables(program: &Program) -> Vec<SwitchTable> {
@@ -476,14 +502,19 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
     let input_capacity = (fe.domain().len as u32).max(INPUT_CAPACITY);
-    // Running many inputs in one process is only safe when no input can leave state behind.
-    let stateful = metas.iter().flat_map(|m| &m.functions).any(|f| f.writes_globals);
+    // Running many inputs in one process is only safe when no input can leave state behind: when
+    // the sources write global variables, a persistent child restores them before each input
+    // (when every module registered its own), or each input gets a fresh process.
+    let state = global_state(&metas);
     let persistent = match opts.persistent {
         Some(n) => Some(n),
-        None if stateful => None,
+        None if state == GlobalState::Unrestorable => None,
         None => Some(PERSISTENT_INPUTS),
     };
-    let config = opts.fork_server(n_sites.max(1), n_outcomes.max(1), input_capacity, persistent);
+    let mut config = opts.fork_server(n_sites.max(1), n_outcomes.max(1), input_capacity, persistent);
+    if state == GlobalState::Restorable {
+        config.env.push((evotest_abi::names::ENV_RESTORE_GLOBALS.into(), "1".into()));
+    }
     let mut executor = ForkServer::start(&exe, &config)?;
     executor.set_max_branch_events(opts.max_branch_events);
     executor.set_memory_limit(opts.rss_limit_mb << 20);

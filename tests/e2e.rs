@@ -173,25 +173,59 @@ fn persistent_and_fork_per_input_give_the_same_suite() {
     assert_eq!(ra["executions"], rb["executions"]);
 }
 
+/// A function that writes global variables runs in persistent mode with its globals restored
+/// before each input: every kind of global state a C function keeps (a counter, a function-local
+/// `static`, an array, a structure, a pointer to memory allocated on first use) starts each input
+/// as in a fresh process, so no outcome that needs an earlier input's state is ever taken, and the
+/// check in fresh processes changes nothing.
 #[test]
-fn a_function_with_global_state_gets_a_process_per_input() {
+fn global_state_is_restored_before_each_input() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/stateful.c", "stateful", dir.path(), &["--max-execs", "3000", "--stop-when-stalled"]);
+    let (_, r) = run("tests/fixtures/stateful_kinds.c", "kinds", dir.path(), &["--max-execs", "3000", "--stop-when-stalled"]);
+    assert_eq!(r["inputs_per_process"], 1000, "persistent mode");
+    let mut u = uncovered(&r);
+    u.sort();
+    let want: Vec<(u64, String, String)> = [
+        (18, "calls > 1", "true"),
+        (20, "local > 1", "true"),
+        (22, "table[a & 3] != 0", "true"),
+        (25, "st.seen != 0", "true"),
+        (29, "lazy == NULL", "false"),
+        (34, "*lazy != 0", "true"),
+        (37, "leaked != 0", "true"),
+    ]
+    .iter()
+    .map(|(l, c, o)| (*l, c.to_string(), o.to_string()))
+    .collect();
+    assert_eq!(u, want, "only the outcomes that need leaked state are uncovered");
+    assert_eq!(r["verification"]["changed"], 0, "{}", r["verification"]);
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/stateful_kinds.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn a_module_with_its_own_constructor_gets_a_process_per_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/stateful_ctor.c", "stateful_ctor", dir.path(), &["--max-execs", "3000", "--stop-when-stalled"]);
     assert_eq!(r["inputs_per_process"], 1);
     // `calls > 1` can only be true if state leaked from an earlier input
     let u = uncovered(&r);
-    assert_eq!(u, vec![(8, "calls > 1".to_string(), "true".to_string())], "{u:?}");
+    assert_eq!(u, vec![(18, "calls > 1".to_string(), "true".to_string())], "{u:?}");
     // forced to share a process, the state leaks and the search sees `calls > 1` taken; the check
     // of the suite in fresh processes finds that no input takes it on its own, so the suite does
     // not claim it, and its tests.c passes
     let dir = tempfile::tempdir().unwrap();
-    let (o, r) =
-        run("tests/fixtures/stateful.c", "stateful", dir.path(), &["--max-execs", "300", "--persistent", "100", "--stop-when-stalled"]);
-    assert!(uncovered(&r).contains(&(8, "calls > 1".to_string(), "true".to_string())), "{:?}", uncovered(&r));
+    let (o, r) = run(
+        "tests/fixtures/stateful_ctor.c",
+        "stateful_ctor",
+        dir.path(),
+        &["--max-execs", "300", "--persistent", "100", "--stop-when-stalled"],
+    );
+    assert!(uncovered(&r).contains(&(18, "calls > 1".to_string(), "true".to_string())), "{:?}", uncovered(&r));
     assert!(r["verification"]["changed"].as_u64().unwrap() >= 1, "{}", r["verification"]);
     assert!(r["verification"]["lost_goals"].as_u64().unwrap() >= 1, "{}", r["verification"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("--persistent 1"));
-    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/stateful.c");
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/stateful_ctor.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
 

@@ -140,6 +140,20 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     // Global variables a generated harness sets (`evotest run --global NAME`): a `static` one is
     // given external linkage
     let mut globals_meta = Vec::new();
+    // The module's own mutable globals, to be restored before each input of a persistent child
+    // (names::REGISTER_GLOBALS), unless the module has constructors of its own (what they
+    // allocate, a restored pointer could outlive), thread-local globals or globals in sections
+    // of their own (which the copy would miss).
+    let has_ctors = unsafe {
+        let c = CString::new("llvm.global_ctors").unwrap();
+        let g = LLVMGetNamedGlobal(module.as_mut_ptr(), c.as_ptr());
+        !g.is_null() && {
+            let init = LLVMGetInitializer(g);
+            !init.is_null() && LLVMGetNumOperands(init) > 0
+        }
+    };
+    let mut restorable: Vec<LLVMValueRef> = Vec::new();
+    let mut unrestorable = has_ctors;
     unsafe {
         let mut g = LLVMGetFirstGlobal(module.as_mut_ptr());
         while !g.is_null() {
@@ -153,6 +167,16 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             if !LLVMGetInitializer(g).is_null() && LLVMIsGlobalConstant(g) == 0 && !name.starts_with("__evotest") {
                 if let Some(m) = debuginfo::global_meta(g, &name) {
                     globals_meta.push(m);
+                }
+                let sectioned = !LLVMGetSection(g).is_null() && *LLVMGetSection(g) != 0;
+                let emitted_here = LLVMGetLinkage(g) != LLVMLinkage::LLVMAvailableExternallyLinkage;
+                if emitted_here && !name.starts_with("llvm.") {
+                    if LLVMIsThreadLocal(g) != 0 || sectioned {
+                        // state a copy of the module's globals would miss
+                        unrestorable = true;
+                    } else {
+                        restorable.push(g);
+                    }
                 }
             }
             g = LLVMGetNextGlobal(g);
@@ -301,6 +325,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         defs: defs_meta,
         decisions: decisions_meta,
         globals: globals_meta,
+        globals_restorable: !unrestorable,
     };
     let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> { serde_json::to_vec(m).map_err(|e| e.to_string()) };
     let unhashed = to_json(&mmeta)?;
@@ -408,6 +433,15 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     builder
         .build_call(probes.register, &[desc.as_pointer_value().into()], "")
         .map_err(|e| e.to_string())?;
+    if !restorable.is_empty() && !unrestorable {
+        // SAFETY: the module and the globals are valid for the whole call
+        let ranges = unsafe { global_ranges(module, &restorable) };
+        let ty = ctx.void_type().fn_type(&[ctx.ptr_type(AddressSpace::default()).into(), i64t.into()], false);
+        let f = declare(module, names::REGISTER_GLOBALS, ty);
+        builder
+            .build_call(f, &[ranges.as_pointer_value().into(), i64t.const_int(restorable.len() as u64, false).into()], "")
+            .map_err(|e| e.to_string())?;
+    }
     builder.build_return(None).map_err(|e| e.to_string())?;
 
     // Metadata blob in its own section, kept by llvm.used.
@@ -435,6 +469,36 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         append_global_array(m, "llvm.global_ctors", ctor_elem_ty, &[elem], None);
     }
     Ok(true)
+}
+
+/// A private constant array of [`evotest_abi::shm::GlobalRange`] (address, size in bytes), one
+/// per global of `globals`.
+///
+/// # Safety
+/// `globals` must be global variables of `module`.
+unsafe fn global_ranges<'ctx>(module: &Module<'ctx>, globals: &[LLVMValueRef]) -> GlobalValue<'ctx> {
+    let m = module.as_mut_ptr();
+    let c = LLVMGetModuleContext(m);
+    let td = inkwell::llvm_sys::target::LLVMGetModuleDataLayout(m);
+    let i64t = LLVMInt64TypeInContext(c);
+    let ptr_ty = LLVMPointerTypeInContext(c, 0);
+    let mut fields = [ptr_ty, i64t];
+    let elem_ty = LLVMStructTypeInContext(c, fields.as_mut_ptr(), 2, 0);
+    let mut elems: Vec<LLVMValueRef> = globals
+        .iter()
+        .map(|&g| {
+            let size = inkwell::llvm_sys::target::LLVMABISizeOfType(td, LLVMGlobalGetValueType(g));
+            let mut vals = [g, LLVMConstInt(i64t, size, 0)];
+            LLVMConstStructInContext(c, vals.as_mut_ptr(), 2, 0)
+        })
+        .collect();
+    let arr = LLVMConstArray2(elem_ty, elems.as_mut_ptr(), elems.len() as u64);
+    let name = CString::new("__evotest_global_ranges").unwrap();
+    let g = LLVMAddGlobal(m, LLVMTypeOf(arr), name.as_ptr());
+    LLVMSetInitializer(g, arr);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMLinkage::LLVMPrivateLinkage);
+    GlobalValue::new(g)
 }
 
 /// An internal, always-inlined wrapper `name` with `probe`'s parameters that calls `probe` only

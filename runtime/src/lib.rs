@@ -1253,6 +1253,49 @@ static mut PERSISTENT_PID: i32 = 0;
 static mut SERVER_PID: i32 = 0;
 static mut PROTOCOL_FDS: Option<((u64, u64), (u64, u64))> = None;
 
+/// The mutable globals the instrumented modules registered ([`__evotest_register_globals`]), and
+/// their contents before a persistent child's first input (taken only under
+/// [`evotest_abi::names::ENV_RESTORE_GLOBALS`]).
+static mut GLOBALS: Vec<(GlobalRange, Vec<u8>)> = Vec::new();
+/// Whether a persistent child restores [`GLOBALS`] before each input after the first.
+static mut RESTORE_GLOBALS: bool = false;
+
+/// Register a module's mutable globals (see [`evotest_abi::names::REGISTER_GLOBALS`]); called from the
+/// module's constructor.
+///
+/// # Safety
+/// `ranges` must point to `n` ranges of memory that stay valid and writable for the process's
+/// life (the module's global variables).
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_register_globals(ranges: *const GlobalRange, n: u64) {
+    if ranges.is_null() {
+        return;
+    }
+    let globals = &mut *ptr::addr_of_mut!(GLOBALS);
+    for r in std::slice::from_raw_parts(ranges, n as usize) {
+        if !r.addr.is_null() && r.size > 0 {
+            globals.push((*r, Vec::new()));
+        }
+    }
+}
+
+/// Copy the registered globals (before a persistent child's first input).
+unsafe fn snapshot_globals() {
+    for (r, copy) in (*ptr::addr_of_mut!(GLOBALS)).iter_mut() {
+        *copy = std::slice::from_raw_parts(r.addr, r.size as usize).to_vec();
+    }
+}
+
+/// Write the copies back (before each later input), so that the input starts from the globals'
+/// initial values.
+unsafe fn restore_globals() {
+    for (r, copy) in (*ptr::addr_of!(GLOBALS)).iter() {
+        if copy.len() == r.size as usize {
+            ptr::copy_nonoverlapping(copy.as_ptr(), r.addr, copy.len());
+        }
+    }
+}
+
 /// Whether this process runs under the fork server (`EVOTEST_FORKSRV=1` and shared memory),
 /// read at the first [`__evotest_next`].
 static mut UNDER_FORKSRV: bool = false;
@@ -1283,6 +1326,10 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
                 PERSISTENT_PID = libc::getpid();
                 SERVER_PID = libc::getppid();
                 PROTOCOL_FDS = fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD));
+                RESTORE_GLOBALS = std::env::var(ENV_RESTORE_GLOBALS).is_ok_and(|v| v == "1");
+                if RESTORE_GLOBALS {
+                    snapshot_globals();
+                }
             }
         } else if PERSISTENT_CHILD {
             if libc::getpid() != PERSISTENT_PID {
@@ -1302,6 +1349,9 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
             }
             if read_u32(FORKSRV_CTL_FD).is_none() {
                 libc::_exit(0);
+            }
+            if RESTORE_GLOBALS {
+                restore_globals();
             }
         } else {
             return ptr::null();

@@ -372,7 +372,8 @@ struct TargetArgs {
     out: Option<PathBuf>,
 
     /// Inputs per target process: 1 forks a fresh process for every input; larger runs inputs in
-    /// a loop (persistent mode). Default: 1000, or 1 when the sources write global variables
+    /// a loop (persistent mode). Default: 1000; when the sources write global variables, their
+    /// values are restored before each input, or (a module with constructors of its own) 1
     #[arg(long, value_name = "N")]
     persistent: Option<u32>,
 

@@ -90,6 +90,12 @@ pub mod names {
     /// `void (u32 *module)`: called from a module constructor; assigns the module's global site and
     /// outcome bases. See [`crate::shm::ModuleDesc`].
     pub const REGISTER_MODULE: &str = "__evotest_register_module";
+    /// `void (const GlobalRange *ranges, u64 n)`: called from a module constructor with the
+    /// module's mutable global variables (a [`crate::shm::GlobalRange`] each: address and size in
+    /// bytes), so that a persistent child can restore them before each input
+    /// ([`ENV_RESTORE_GLOBALS`]). Only modules without constructors of their own register (see
+    /// [`crate::meta::ModuleMeta::globals_restorable`]).
+    pub const REGISTER_GLOBALS: &str = "__evotest_register_globals";
     /// Name of the per-module descriptor global the pass creates.
     pub const MODULE_DESC: &str = "__evotest_module_desc";
     /// Name of the per-module constructor the pass creates.
@@ -128,6 +134,11 @@ pub mod names {
     /// in a loop (reading a request on the control pipe before each one after the first, and
     /// writing [`FORKSRV_DONE`] after each) until killed.
     pub const ENV_PERSISTENT: &str = "__EVOTEST_PERSISTENT";
+    /// Environment variable that, when `1` (with [`ENV_PERSISTENT`]), makes a persistent child
+    /// copy the registered global variables ([`REGISTER_GLOBALS`]) before its first input and
+    /// write the copy back before each later one, so that every input starts from the globals'
+    /// initial values, as in a fresh process.
+    pub const ENV_RESTORE_GLOBALS: &str = "__EVOTEST_RESTORE_GLOBALS";
     /// Environment variable that makes a whole program (one with its own `main`, built with
     /// `evotest-cc`) run the fork server from a constructor of the runtime, before `main`; each
     /// forked child gets the input and goes on into `main`. Its value says where the input goes:

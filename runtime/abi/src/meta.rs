@@ -54,6 +54,14 @@ pub struct ModuleMeta {
     /// Its mutable global variables ([`GlobalMeta`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub globals: Vec<GlobalMeta>,
+    /// Whether the module registered all its mutable global variables for restoring
+    /// ([`crate::names::REGISTER_GLOBALS`]): false for a module with constructors of its own (a
+    /// C++ dynamic initializer, `__attribute__((constructor))`), whose globals may point to memory
+    /// those allocated, which a restored pointer could outlive, and for one with thread-local
+    /// globals or globals in sections of their own, which the copy would miss. A persistent child restores the
+    /// globals only when every module that writes one is restorable.
+    #[serde(default)]
+    pub globals_restorable: bool,
 }
 
 /// How the conditions of a [`DecisionMeta`] were combined in the IR.
@@ -608,6 +616,7 @@ mod tests {
             defs: vec![],
             decisions: vec![],
             globals: vec![],
+            globals_restorable: false,
         };
         let bytes = serde_json::to_vec(&m).unwrap();
         let back: ModuleMeta = serde_json::from_slice(&bytes).unwrap();

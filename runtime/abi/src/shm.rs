@@ -472,6 +472,15 @@ pub struct ModuleDesc {
     pub _pad: u32,
 }
 
+/// One mutable global variable of an instrumented module, as the pass registers it
+/// ([`crate::names::REGISTER_GLOBALS`]): its address and its size in bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalRange {
+    pub addr: *mut u8,
+    pub size: u64,
+}
+
 /// `ModuleDesc::state`: not registered yet; probes register it on first use.
 pub const DESC_UNREGISTERED: u32 = 0;
 /// Registered; the bases are valid.

@@ -163,6 +163,24 @@ static void evotest_expect_fault(const char *t, void (*fn)(void), enum evotest_e
 }
 "#;
 
+/// The helper of a `tests.c` whose code writes global variables
+/// ([`FunctionFrontend::isolate_tests`]): each test runs in a child of its own, so that none sees
+/// the state an earlier one left.
+const ISOLATED: &str = r#"
+/* Run fn, which checks one test, in a child process of its own: the code writes global variables,
+ * and each test must start from their initial values, as in the search. */
+static void evotest_isolated(const char *t, void (*fn)(void)) {
+    fflush(stdout);
+    pid_t p = fork();
+    if (p < 0) { evotest_failures++; printf("FAIL %s: fork failed\n", t); return; }
+    if (p == 0) { fn(); fflush(stdout); _exit(evotest_failures != 0); }
+    int st = 0;
+    if (waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0) { evotest_passed++; return; }
+    evotest_failures++;
+    if (!WIFEXITED(st)) printf("FAIL %s: the test's process ended with status 0x%x\n", t, st);
+}
+"#;
+
 /// How a `tests.c` checks a recorded fault `exit`: the `evotest_expect` kind, its value (signal
 /// or exit code) and the fault in words (`memory_limit` in bytes, for an out-of-memory one).
 /// An exit that is no fault (`Ok`, `StepLimit`, `Stopped`: never replayed as one) reads as
@@ -211,8 +229,16 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     let _ = writeln!(s, " *");
     let _ = writeln!(s, " * Returned values are compared exactly; float and double results bit-exactly (their bit");
     let _ = writeln!(s, " * patterns), which holds for the same compiler, flags and machine. Inputs whose recorded run");
-    let _ = writeln!(s, " * crashed, hung or exited run in a child process that must end the same way. */");
+    let _ = writeln!(s, " * crashed, hung or exited run in a child process that must end the same way.");
+    if fe.isolate_tests {
+        let _ = writeln!(s, " * The code writes global variables, so every other test runs in a child process of its own");
+        let _ = writeln!(s, " * too, and starts from the globals' initial values, as the search ran it.");
+    }
+    let _ = writeln!(s, " */");
     s.push_str(PRELUDE);
+    if fe.isolate_tests {
+        s.push_str(ISOLATED);
+    }
     match &fe.defining_source {
         Some(src) => {
             // the source's own main, if any, must not clash with the tests' main
@@ -234,6 +260,10 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         }
         let (setup, c) = call(fe, t);
         match t.exit {
+            ExitKind::Ok if fe.isolate_tests => {
+                let _ = writeln!(s, "static void evotest_body_{name}(void) {{\n{setup}{}}}", check(fe, name, &c, t.ret));
+                let _ = writeln!(s, "static void evotest_{name}(void) {{ evotest_isolated(\"{name}\", evotest_body_{name}); }}\n");
+            }
             ExitKind::Ok => {
                 let _ = writeln!(s, "static void evotest_{name}(void) {{\n{setup}{}}}\n", check(fe, name, &c, t.ret));
             }

@@ -43,6 +43,9 @@ pub struct FunctionFrontend {
     /// Mutable global variables the function (or a function it calls directly) reads that are not
     /// inputs, for a note.
     pub unset_globals: Vec<String>,
+    /// Whether each test of `tests.c` runs in a child process of its own: the sources write
+    /// global variables, which the search restored (or forked for) before each input.
+    pub isolate_tests: bool,
 }
 
 impl FunctionFrontend {
@@ -95,6 +98,7 @@ impl FunctionFrontend {
             inferred,
             cxx_call: None,
             unset_globals: vec![],
+            isolate_tests: false,
         })
     }
 

@@ -1109,6 +1109,7 @@ mod tests {
             inferred: vec![],
             cxx_call: None,
             unset_globals: vec![],
+            isolate_tests: false,
         };
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
