@@ -93,7 +93,7 @@ pub mod names {
     /// `void (const GlobalRange *ranges, u64 n)`: called from a module constructor with the
     /// module's mutable global variables (a [`crate::shm::GlobalRange`] each: address and size in
     /// bytes), so that a persistent child can restore them before each input
-    /// ([`ENV_RESTORE_GLOBALS`]). Only modules without constructors of their own register (see
+    /// ([`ENV_RESTORE_GLOBALS`]). Only restorable modules register (see
     /// [`crate::meta::ModuleMeta::globals_restorable`]).
     pub const REGISTER_GLOBALS: &str = "__evotest_register_globals";
     /// Name of the per-module descriptor global the pass creates.

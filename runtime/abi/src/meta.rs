@@ -58,8 +58,10 @@ pub struct ModuleMeta {
     /// ([`crate::names::REGISTER_GLOBALS`]): false for a module with constructors of its own (a
     /// C++ dynamic initializer, `__attribute__((constructor))`), whose globals may point to memory
     /// those allocated, which a restored pointer could outlive, and for one with thread-local
-    /// globals or globals in sections of their own, which the copy would miss. A persistent child restores the
-    /// globals only when every module that writes one is restorable.
+    /// globals or globals in sections of their own, which the copy would miss. When some function
+    /// writes a global, the engine has a persistent child restore the globals only if every
+    /// module is restorable (a global written in one module may be defined in another), and
+    /// otherwise forks a process per input.
     #[serde(default)]
     pub globals_restorable: bool,
 }
