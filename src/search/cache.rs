@@ -1,6 +1,7 @@
 //! The evaluation cache: recently evaluated inputs and their results, so that an input a search
 //! proposes again (AVM revisits its previous point after a pattern move overshoots; a hang would
-//! cost a whole timeout) is not executed again. FIFO, bounded by [`CACHE_BYTES`] of traces.
+//! cost a whole timeout) is not executed again. FIFO, bounded by [`CACHE_BYTES`] of traces. Hangs
+//! outlive a switch of the ordered trace ([`EvalCache::clear_keeping_hangs`]).
 
 use crate::input::Input;
 use crate::observe::Evaluation;
@@ -72,5 +73,15 @@ impl EvalCache {
         self.map.clear();
         self.order.clear();
         self.capacity = 0;
+    }
+
+    /// Forget every result but the hangs: their traces were recorded the other way, but running
+    /// a hang again would only cost a whole timeout to see it hang again (chaining switches the
+    /// ordered trace on and off for each event sequence it tries, and a search that keeps coming
+    /// back to a hanging input paid one timeout per switch).
+    pub fn clear_keeping_hangs(&mut self) {
+        self.map.retain(|_, e| e.exit == crate::exec::ExitKind::Timeout);
+        let map = &self.map;
+        self.order.retain(|i| map.contains_key(i));
     }
 }

@@ -218,7 +218,7 @@ impl<'a> SearchContext<'a> {
     }
 
     /// Switch the ordered trace to what is needed now. The evaluation cache is cleared when it
-    /// changes, since its traces were recorded the other way.
+    /// changes, since its traces were recorded the other way, but for its hangs.
     fn apply_ordered_trace(&mut self) {
         let s = &self.state;
         let on = self.eval.ordered_asked
@@ -227,7 +227,7 @@ impl<'a> SearchContext<'a> {
         if self.eval.ordered != on {
             self.eval.ordered = on;
             self.eval.executor.set_ordered_trace(on);
-            self.eval.cache.clear();
+            self.eval.cache.clear_keeping_hangs();
         }
     }
 
@@ -530,6 +530,31 @@ mod tests {
             assert_eq!(c.trace.events.len(), 1, "the ordered trace is recorded now");
         });
         assert_eq!((r.executions, r.cache_hits), (2, 1));
+    }
+
+    /// A hang stays in the cache when the ordered trace is switched (chaining does so for each
+    /// event sequence it tries): running it again would cost a whole timeout to hang again.
+    #[test]
+    fn a_hang_outlives_a_switch_of_the_ordered_trace() {
+        let d = ints(&["x"], None);
+        let mut sc = eq_landscape(vec![7]);
+        let inner = sc.program;
+        sc.program = Box::new(move |v, r| {
+            inner(v, r);
+            if v[0].as_i128() == 5 {
+                r.exit = ExitKind::Timeout;
+            }
+        });
+        let (hang, ok) = (d.from_values(&[Value::Int(5)]), d.from_values(&[Value::Int(3)]));
+        let r = run_with(&d, sc, SearchConfig::default(), 1, 100, |cx| {
+            assert_eq!(cx.evaluate(&hang).unwrap().exit, ExitKind::Timeout);
+            cx.evaluate(&ok).unwrap();
+            cx.set_ordered_trace(true);
+            let h = cx.evaluate(&hang).unwrap();
+            assert_eq!((h.exit, h.exec), (ExitKind::Timeout, 1), "the hang comes from the cache");
+            assert_eq!(cx.evaluate(&ok).unwrap().exec, 3, "the other input runs again");
+        });
+        assert_eq!((r.executions, r.cache_hits), (3, 1));
     }
 
     /// Inputs are normalised into the domain before they run: out-of-range bytes are clamped, and
