@@ -4,7 +4,7 @@
 use crate::program::{OutcomeId, SiteId};
 pub use evotest_abi::shm::{Event, EVENT_DEF};
 use evotest_abi::shm::SiteRec;
-pub use evotest_abi::shm::{OperandRec, StrOperandRec, OPERANDS_FLOAT, OPERANDS_REPEATED, STR_OPERAND_CAP};
+pub use evotest_abi::shm::{OperandRec, StrOperandRec, OPERANDS_FLOAT, OPERANDS_POINTER, OPERANDS_REPEATED, STR_OPERAND_CAP};
 
 /// A copy of the trace map after one execution, indexed by global IDs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -79,9 +79,10 @@ impl Trace {
     }
 
     /// The operand log decoded: (global site, operand a, operand b) of each compare site's first
-    /// evaluation, in the order the sites were first reached.
+    /// evaluation, in the order the sites were first reached; compares of pointers left out
+    /// ([`OPERANDS_POINTER`]).
     pub fn operand_pairs(&self) -> impl Iterator<Item = (u32, Operand, Operand)> + '_ {
-        self.operands.iter().filter(|r| r.kind & OPERANDS_REPEATED == 0).map(|r| {
+        self.operands.iter().filter(|r| r.kind & (OPERANDS_REPEATED | OPERANDS_POINTER) == 0).map(|r| {
             if r.kind & OPERANDS_FLOAT != 0 {
                 (r.site, Operand::Float(f64::from_bits(r.a)), Operand::Float(f64::from_bits(r.b)))
             } else {
@@ -97,5 +98,28 @@ impl Trace {
             sites[s as usize] = SiteRec { hits: 1, first_seq: i as u32 + 1 };
         }
         Trace { sites, dist, ..Default::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decoded operand log has the first evaluation of each integer and float compare, and
+    /// neither later evaluations nor compares of pointers (addresses, not input values).
+    #[test]
+    fn operand_pairs_leave_out_repeats_and_pointers() {
+        let eq = evotest_abi::pred::Pred::Eq as u32;
+        let t = Trace {
+            operands: vec![
+                OperandRec { site: 0, kind: eq, a: 3, b: 7 },
+                OperandRec { site: 0, kind: eq | OPERANDS_REPEATED, a: 4, b: 7 },
+                OperandRec { site: 1, kind: eq | OPERANDS_POINTER, a: 0x5555_0000, b: 0 },
+                OperandRec { site: 2, kind: eq | OPERANDS_FLOAT, a: 1.5f64.to_bits(), b: 2.0f64.to_bits() },
+            ],
+            ..Default::default()
+        };
+        let pairs: Vec<(u32, Operand, Operand)> = t.operand_pairs().collect();
+        assert_eq!(pairs, vec![(0, Operand::Int(3), Operand::Int(7)), (2, Operand::Float(1.5), Operand::Float(2.0))]);
     }
 }

@@ -658,11 +658,15 @@ fn to_f64<'ctx>(ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, v: LLVMValueRef
 }
 
 /// A compare probe's `pred` argument: the predicate, with [`evotest_abi::shm::OPERAND_A_CONST`] /
-/// [`evotest_abi::shm::OPERAND_B_CONST`] set for an operand that is an IR constant.
+/// [`evotest_abi::shm::OPERAND_B_CONST`] set for an operand that is an IR constant, and
+/// [`evotest_abi::shm::OPERANDS_POINTER`] for a compare of pointers.
 fn pred_with_constants(pred: evotest_abi::pred::Pred, a: LLVMValueRef, b: LLVMValueRef) -> u64 {
-    use evotest_abi::shm::{OPERAND_A_CONST, OPERAND_B_CONST};
+    use evotest_abi::shm::{OPERANDS_POINTER, OPERAND_A_CONST, OPERAND_B_CONST};
     let constant = |v: LLVMValueRef| unsafe { !LLVMIsAConstant(v).is_null() };
     let mut p = pred as u32;
+    if unsafe { LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMPointerTypeKind } {
+        p |= OPERANDS_POINTER;
+    }
     if constant(a) {
         p |= OPERAND_A_CONST;
     }

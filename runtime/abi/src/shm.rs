@@ -257,6 +257,12 @@ pub const OPERANDS_REPEATED: u32 = 1 << 30;
 pub const OPERAND_A_CONST: u32 = 1 << 29;
 /// As [`OPERAND_A_CONST`], for operand `b`.
 pub const OPERAND_B_CONST: u32 = 1 << 28;
+/// Flag in [`OperandRec::kind`] (and in the `pred` argument of the compare probes, where the pass
+/// sets it): the operands are pointers (an `icmp` of `ptr`s, logged as their addresses). Their
+/// values say where memory is, never what an input holds, and move with the binary's layout, so
+/// the value pools of API testing and GE's observed constants leave them out
+/// (`Trace::operand_pairs`).
+pub const OPERANDS_POINTER: u32 = 1 << 27;
 /// The bits of [`OperandRec::kind`] (and of a compare probe's `pred` argument) that hold the
 /// predicate.
 pub const OPERANDS_PRED_MASK: u32 = 0xffff;
