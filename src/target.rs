@@ -469,7 +469,8 @@ enum GlobalState {
     /// Some do, and every module registered its mutable globals for restoring
     /// ([`evotest_abi::meta::ModuleMeta::globals_restorable`]).
     Restorable,
-    /// Some do, and some module did not register its globals (it has constructors of its own).
+    /// Some do, and some module did not register its globals (it has constructors of its own,
+    /// thread-local globals or globals in named sections).
     Unrestorable,
 }
 
