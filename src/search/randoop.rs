@@ -153,27 +153,46 @@ pub(crate) fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools,
     Some(calls)
 }
 
-/// Compare operands the execution saw, into the value pools (the run-time half of the constants).
-pub(crate) fn harvest(ev: &crate::observe::Evaluation, pools: &mut ValuePools, base_ints: usize, base_floats: usize) {
-    use crate::trace::Operand;
-    for (_, a, b) in ev.trace.operand_pairs() {
-        for o in [a, b] {
-            match o {
-                Operand::Int(v) => {
-                    let v = v as i128;
-                    if !pools.ints.contains(&v) {
-                        if pools.ints.len() >= base_ints + SEEN_VALUES_CAP {
-                            pools.ints.remove(base_ints);
+/// The value pools of a sequence search: the program's constants ([`ValuePools::of`]), and after
+/// them the compare operands its executions saw (the run-time half of the constants), at most
+/// [`SEEN_VALUES_CAP`] of each kind, the oldest dropped first.
+pub(crate) struct GrowingPools {
+    pub pools: ValuePools,
+    /// How many ints and floats are the program's constants (never dropped).
+    base: (usize, usize),
+}
+
+impl GrowingPools {
+    pub(crate) fn of(d: &crate::input::Domain) -> GrowingPools {
+        let pools = ValuePools::of(d);
+        let base = (pools.ints.len(), pools.floats.len());
+        GrowingPools { pools, base }
+    }
+
+    /// Add the compare operands of `ev` not pooled yet.
+    pub(crate) fn harvest(&mut self, ev: &crate::observe::Evaluation) {
+        use crate::trace::Operand;
+        let (base_ints, base_floats) = self.base;
+        let pools = &mut self.pools;
+        for (_, a, b) in ev.trace.operand_pairs() {
+            for o in [a, b] {
+                match o {
+                    Operand::Int(v) => {
+                        let v = v as i128;
+                        if !pools.ints.contains(&v) {
+                            if pools.ints.len() >= base_ints + SEEN_VALUES_CAP {
+                                pools.ints.remove(base_ints);
+                            }
+                            pools.ints.push(v);
                         }
-                        pools.ints.push(v);
                     }
-                }
-                Operand::Float(f) => {
-                    if !pools.floats.iter().any(|x| x.to_bits() == f.to_bits()) {
-                        if pools.floats.len() >= base_floats + SEEN_VALUES_CAP {
-                            pools.floats.remove(base_floats);
+                    Operand::Float(f) => {
+                        if !pools.floats.iter().any(|x| x.to_bits() == f.to_bits()) {
+                            if pools.floats.len() >= base_floats + SEEN_VALUES_CAP {
+                                pools.floats.remove(base_floats);
+                            }
+                            pools.floats.push(f);
                         }
-                        pools.floats.push(f);
                     }
                 }
             }
@@ -184,19 +203,18 @@ pub(crate) fn harvest(ev: &crate::observe::Evaluation, pools: &mut ValuePools, b
 impl Search for Randoop {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
         let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("randoop builds call sequences: use it with --api"))?;
-        let mut pools = ValuePools::of(cx.domain);
-        let (base_ints, base_floats) = (pools.ints.len(), pools.floats.len());
+        let mut seen_values = GrowingPools::of(cx.domain);
         let mut pool = Pool::new(m.handle_types.len());
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut fruitless = 0u32;
         while !cx.finished() {
-            let calls = match extend(&m, &pool, &pools, &mut cx.rng) {
+            let calls = match extend(&m, &pool, &seen_values.pools, &mut cx.rng) {
                 Some(c) => c,
                 None if fruitless < MAX_FRUITLESS => {
                     fruitless += 1;
                     continue;
                 }
-                None => sequence::random_sequence(&m, &pools, &mut cx.rng),
+                None => sequence::random_sequence(&m, &seen_values.pools, &mut cx.rng),
             };
             let bytes = m.encode(&calls);
             if !seen.insert(bytes.clone()) {
@@ -207,7 +225,7 @@ impl Search for Randoop {
             }
             fruitless = 0;
             let ev = cx.evaluate(&Input::new(bytes.clone()))?;
-            harvest(&ev, &mut pools, base_ints, base_floats);
+            seen_values.harvest(&ev);
             match ev.exit {
                 ExitKind::Ok => {
                     let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();

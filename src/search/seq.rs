@@ -15,10 +15,10 @@
 //!   testing: Pacheco's §6.2 turns frontier branches with the compared values; here the compared
 //!   values are in the value pools, and the fitness says which mutants come closer.
 
-use super::randoop::{extend, harvest, Entry, Pool};
+use super::randoop::{extend, Entry, GrowingPools, Pool};
 use super::{Algorithm, AlgorithmSpec, Search, SearchContext};
 use crate::exec::ExitKind;
-use crate::input::sequence::{self, Call, ValuePools};
+use crate::input::sequence::{self, Call};
 use crate::input::Input;
 use anyhow::{anyhow, Result};
 use rand::Rng;
@@ -71,8 +71,7 @@ struct Attempt {
 impl Search for Seq {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
         let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("seq builds call sequences: use it with --api"))?;
-        let mut pools = ValuePools::of(cx.domain);
-        let (base_ints, base_floats) = (pools.ints.len(), pools.floats.len());
+        let mut seen_values = GrowingPools::of(cx.domain);
         let mut pool = Pool::new(m.handle_types.len());
         let mut yields = [Yield::default(); 4];
         let mut attempt: Option<Attempt> = None;
@@ -87,17 +86,17 @@ impl Search for Seq {
             }
             let way = pick(&yields, !directable.is_empty() || attempt.is_some(), !cx.archive().tests.is_empty(), &mut cx.rng);
             let calls: Vec<Call> = match way {
-                Way::Random => sequence::random_sequence(&m, &pools, &mut cx.rng),
-                Way::Randoop => match extend(&m, &pool, &pools, &mut cx.rng) {
+                Way::Random => sequence::random_sequence(&m, &seen_values.pools, &mut cx.rng),
+                Way::Randoop => match extend(&m, &pool, &seen_values.pools, &mut cx.rng) {
                     Some(c) => c,
-                    None => sequence::random_sequence(&m, &pools, &mut cx.rng),
+                    None => sequence::random_sequence(&m, &seen_values.pools, &mut cx.rng),
                 },
                 Way::Havoc => {
                     let n = cx.archive().tests.len();
                     let (i, j) = (cx.rng.random_range(0..n), cx.rng.random_range(0..n));
                     let a = m.parse(&cx.archive().tests[i].input.bytes);
                     let b = m.parse(&cx.archive().tests[j].input.bytes);
-                    sequence::mutate(&m, &a, Some(&b), &pools, &mut cx.rng)
+                    sequence::mutate(&m, &a, Some(&b), &seen_values.pools, &mut cx.rng)
                 }
                 Way::Directed => {
                     if attempt.as_ref().is_none_or(|a| cx.is_covered(a.goal) || a.since >= ATTEMPT) {
@@ -116,13 +115,13 @@ impl Search for Seq {
                     let parent = cx.best(a.goal).map(|b| m.parse(&b.1.bytes)).unwrap_or_default();
                     let n = cx.archive().tests.len();
                     let other = (n > 0).then(|| cx.rng.random_range(0..n)).map(|i| m.parse(&cx.archive().tests[i].input.bytes));
-                    sequence::mutate(&m, &parent, other.as_deref(), &pools, &mut cx.rng)
+                    sequence::mutate(&m, &parent, other.as_deref(), &seen_values.pools, &mut cx.rng)
                 }
             };
             let covered_before = cx.archive().n_covered();
             let bytes = m.encode(&calls);
             let ev = cx.evaluate(&Input::new(bytes.clone()))?;
-            harvest(&ev, &mut pools, base_ints, base_floats);
+            seen_values.harvest(&ev);
             if ev.exit == ExitKind::Ok {
                 let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();
                 pool.add(Entry { bytes, live, nulls: sequence::null_mask(ev.ret.as_ref()) }, &mut cx.rng);
