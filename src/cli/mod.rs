@@ -392,17 +392,8 @@ struct TargetArgs {
     #[arg(long, default_value_t = target::FILE_LIMIT_MB, value_name = "MB")]
     max_file_mb: u64,
 
-    /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
-    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
-    cflags: Vec<String>,
-
-    /// Include directory for compiling the source (repeatable)
-    #[arg(short = 'I', value_name = "DIR")]
-    include: Vec<PathBuf>,
-
-    /// Preprocessor definition for compiling the source (repeatable)
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    define: Vec<String>,
+    #[command(flatten)]
+    compile: CompileFlags,
 
     /// Extra flag for linking, e.g. --ldflag=-lm (repeatable)
     #[arg(long = "ldflag", value_name = "FLAG", allow_hyphen_values = true)]
@@ -605,9 +596,34 @@ struct PathArgs {
 struct SitesArgs {
     /// The C source file
     file: PathBuf,
-    /// Extra flag for compiling the source (repeatable)
+    #[command(flatten)]
+    compile: CompileFlags,
+}
+
+/// The flags for compiling the sources, shared by the subcommands that compile them.
+#[derive(Args)]
+struct CompileFlags {
+    /// Extra flag for compiling the source, e.g. --cflag=-DNDEBUG (repeatable)
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     cflags: Vec<String>,
+
+    /// Include directory for compiling the source (repeatable)
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+
+    /// Preprocessor definition for compiling the source (repeatable)
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+}
+
+impl CompileFlags {
+    /// The compiler's flags: --cflag, -I and -D.
+    fn all(&self) -> Vec<String> {
+        let mut f = self.cflags.clone();
+        f.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
+        f.extend(self.define.iter().map(|d| format!("-D{d}")));
+        f
+    }
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -655,14 +671,6 @@ fn optional_limit(d: &str) -> Result<Option<std::time::Duration>> {
 }
 
 impl TargetArgs {
-    /// The compile flags of the sources: --cflag, -I and -D.
-    fn all_cflags(&self) -> Vec<String> {
-        let mut f = self.cflags.clone();
-        f.extend(self.include.iter().map(|i| format!("-I{}", i.display())));
-        f.extend(self.define.iter().map(|d| format!("-D{d}")));
-        f
-    }
-
     /// The function under test: `--function`, or else the one function the C sources define
     /// besides `main` (the external one when the others are `static`), found by compiling them
     /// with the pass.
@@ -685,7 +693,7 @@ impl TargetArgs {
         let mut found: Vec<(String, bool)> = Vec::new();
         for (i, src) in self.files.iter().enumerate() {
             let obj = dir.path().join(format!("f{i}.o"));
-            crate::compile::instrument(&tc, src, &obj, "", &self.all_cflags())?;
+            crate::compile::instrument(&tc, src, &obj, "", &self.compile.all())?;
             for m in program::read_metadata_if_any(&obj)? {
                 for f in m.functions.into_iter().filter(|f| f.name != evotest_abi::names::RENAMED_MAIN) {
                     found.push((f.source_name.clone().filter(|n| !n.is_empty()).unwrap_or(f.name), f.external));
@@ -750,7 +758,7 @@ impl TargetArgs {
         if self.krate.is_some() && !o.globals.is_empty() {
             anyhow::bail!("--global applies to C sources, not to a Rust crate");
         }
-        o.cflags = self.all_cflags();
+        o.cflags = self.compile.all();
         o.ldflags = self.ldflags.clone();
         o.persistent = self.persistent;
         o.max_branch_events = self.max_branch_events;
@@ -829,7 +837,7 @@ fn sites(args: &SitesArgs) -> Result<i32> {
     let tc = Toolchain::locate()?;
     let dir = tempfile::tempdir()?;
     let obj = dir.path().join("sites.o");
-    crate::compile::instrument(&tc, &args.file, &obj, "", &args.cflags)?;
+    crate::compile::instrument(&tc, &args.file, &obj, "", &args.compile.all())?;
     let metas = program::read_metadata_if_any(&obj)?;
     if metas.iter().all(|m| m.functions.is_empty()) {
         outln!("{} defines no function", args.file.display());

@@ -60,7 +60,7 @@ fn list(a: &PathArgs) -> Result<i32> {
     target::check_sources(&t.files)?;
     for (i, src) in t.files.iter().enumerate() {
         let obj = dir.path().join(format!("t{i}.o"));
-        crate::compile::instrument(&tc, src, &obj, &function, &t.cflags)?;
+        crate::compile::instrument(&tc, src, &obj, &function, &t.compile.all())?;
         metas.extend(program::read_metadata(&obj)?);
     }
     let p = Program::with_sequential_bases(metas);
