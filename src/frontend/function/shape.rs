@@ -131,17 +131,18 @@ impl ShapeSpec {
     }
 
     /// Parse `NAME=LEN`.
+    ///
+    /// Errors (one line): not of that form, or a length outside 1..=[`MAX_LEN`].
     pub fn parse_array(s: &str) -> Result<ShapeSpec> {
         let bad = || anyhow!("--array {s}: expected NAME=LEN, e.g. a=10");
         let (name, len) = s.split_once('=').ok_or_else(bad)?;
-        let len = parse_len(len).ok_or_else(bad)?;
-        if len == 0 {
-            bail!("--array {s}: the length must be at least 1");
-        }
+        let len = parse_len(len, "the length").map_err(|e| anyhow!("--array {s}: {e}"))?.ok_or_else(bad)?;
         Ok(ShapeSpec::Array { name: name.trim().to_string(), len })
     }
 
     /// Parse `NAME=MAX` or `NAME=MAX:ALPHABET`.
+    ///
+    /// Errors (one line): not of that form, a maximum outside 1..=[`MAX_LEN`], or a bad alphabet.
     pub fn parse_string(s: &str) -> Result<ShapeSpec> {
         let bad = || anyhow!("--string {s}: expected NAME=MAX or NAME=MAX:ALPHABET, e.g. name=5 or isbn=13:0-9X");
         let (name, rest) = s.split_once('=').ok_or_else(bad)?;
@@ -149,7 +150,7 @@ impl ShapeSpec {
             Some((m, a)) => (m, Some(a.to_string())),
             None => (rest, None),
         };
-        let max = parse_len(max).ok_or_else(bad)?;
+        let max = parse_len(max, "the maximum length").map_err(|e| anyhow!("--string {s}: {e}"))?.ok_or_else(bad)?;
         if let Some(a) = &alphabet {
             parse_alphabet(a).map_err(|e| anyhow!("--string {s}: {e}"))?;
         }
@@ -157,17 +158,25 @@ impl ShapeSpec {
     }
 
     /// Parse `NAME=LENPARAM:MAX`.
+    ///
+    /// Errors (one line): not of that form, or a maximum outside 1..=[`MAX_LEN`].
     pub fn parse_buffer(s: &str) -> Result<ShapeSpec> {
         let bad = || anyhow!("--buffer {s}: expected NAME=LENPARAM:MAX, e.g. a=n:10");
         let (name, rest) = s.split_once('=').ok_or_else(bad)?;
         let (lp, max) = rest.split_once(':').ok_or_else(bad)?;
-        let max = parse_len(max).ok_or_else(bad)?;
+        let max = parse_len(max, "the maximum length").map_err(|e| anyhow!("--buffer {s}: {e}"))?.ok_or_else(bad)?;
         Ok(ShapeSpec::Buffer { name: name.trim().to_string(), len_param: lp.trim().to_string(), max })
     }
 }
 
-fn parse_len(s: &str) -> Option<usize> {
-    s.trim().parse::<usize>().ok().filter(|&n| n <= MAX_LEN)
+/// A length: `Ok(None)` when `s` is not a number, an error when it is outside 1..=[`MAX_LEN`]
+/// (`what` names it in the message).
+fn parse_len(s: &str, what: &str) -> Result<Option<usize>> {
+    let Ok(n) = s.trim().parse::<u64>() else { return Ok(None) };
+    if n == 0 || n > MAX_LEN as u64 {
+        bail!("{what} must be between 1 and {MAX_LEN}");
+    }
+    Ok(Some(n as usize))
 }
 
 /// Parse an alphabet such as `a-z0-9X-`: characters and ranges `x-y`; a `-` first or last is a
@@ -1136,6 +1145,18 @@ mod tests {
         assert!(e.contains("no such parameter"), "{e}");
         assert!(ShapeSpec::parse_string("s=3:z-a").is_err());
         assert!(ShapeSpec::parse_buffer("a=5").is_err());
+        // lengths outside 1..=MAX_LEN are refused with the bounds (a maximum of 0 used to reach
+        // the harness generator, which indexed the first element's field)
+        for (spec, e) in [
+            ("s=0", ShapeSpec::parse_string("s=0")),
+            ("s=0:a-z", ShapeSpec::parse_string("s=0:a-z")),
+            ("a=n:0", ShapeSpec::parse_buffer("a=n:0")),
+            ("a=0", ShapeSpec::parse_array("a=0")),
+            ("a=n:99999", ShapeSpec::parse_buffer("a=n:99999")),
+        ] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.contains(spec) && e.contains("between 1 and 65536"), "{e}");
+        }
     }
 
     #[test]
