@@ -369,3 +369,24 @@ fn lists_and_trees_are_built_from_a_pool_of_nodes() {
         }
     }
 }
+
+#[test]
+fn writing_past_a_parameter_is_a_fault_not_silent_corruption() {
+    // `out` taken as an input string: inputs whose `n` needs more room crash with SIGABRT (the
+    // harness's guard), the note says how to give an output buffer its size, and tests.c ends
+    // those tests the same way (its arrays carry the same guard)
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "hexify", dir.path(), &["--seed", "1", "--max-execs", "3000"]);
+    assert!(r["faults"]["crash"].as_u64().unwrap_or(0) > 0, "{}", r["faults"]);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("--array out=N"), "{notes}");
+    let suite = read_json(&dir.path().join("suite.json"));
+    assert!(suite["tests"].as_array().unwrap().iter().any(|t| t["exit"]["signal"] == 6), "{}", suite["tests"]);
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/shapes.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+    // with its size given, no fault
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "hexify", dir.path(), &["--array", "out=33", "--seed", "1", "--max-execs", "3000"]);
+    assert_eq!(r["faults"], serde_json::json!({}), "{}", r["faults"]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+}

@@ -21,18 +21,20 @@ use std::fmt::Write;
 /// their own.
 pub const ORIGINAL_MAIN: &str = "evotest_original_main";
 
-/// Setup statements (arrays, strings) and the call expression for `t`.
-fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String) {
+/// Setup statements (arrays, strings), the call expression for `t`, and the statements after the
+/// call (guard checks).
+fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
     // with the source included, its own structure types; else the generated ones
-    let (setup, args) = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v", fe.defining_source.is_some());
-    let setup: String = setup.iter().map(|l| format!("    {l}\n")).collect();
+    let a = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v", fe.defining_source.is_some());
+    let lines = |v: &[String]| -> String { v.iter().map(|l| format!("    {l}\n")).collect() };
+    let (setup, after, args) = (lines(&a.setup), lines(&a.after), a.args);
     let callee = match fe.cxx_call.as_deref() {
         Some(c) => c,
         // the source's `main`, included under another name (see `render`)
         None if fe.signature.name == evotest_abi::names::RENAMED_MAIN && fe.defining_source.is_some() => ORIGINAL_MAIN,
         None => &fe.signature.name,
     };
-    (setup, format!("{callee}({})", args.join(", ")))
+    (setup, format!("{callee}({})", args.join(", ")), after)
 }
 
 fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
@@ -236,6 +238,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     }
     let _ = writeln!(s, " */");
     s.push_str(PRELUDE);
+    s.push_str(shape::C_TEST_GUARD);
     if fe.isolate_tests {
         s.push_str(ISOLATED);
     }
@@ -258,14 +261,14 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         if !e.covers.is_empty() {
             let _ = writeln!(s, "/* covers: {} */", e.covers.join(", ").replace("*/", "* /"));
         }
-        let (setup, c) = call(fe, t);
+        let (setup, c, after) = call(fe, t);
         match t.exit {
             ExitKind::Ok if fe.isolate_tests => {
-                let _ = writeln!(s, "static void evotest_body_{name}(void) {{\n{setup}{}}}", check(fe, name, &c, t.ret));
+                let _ = writeln!(s, "static void evotest_body_{name}(void) {{\n{setup}{}{after}}}", check(fe, name, &c, t.ret));
                 let _ = writeln!(s, "static void evotest_{name}(void) {{ evotest_isolated(\"{name}\", evotest_body_{name}); }}\n");
             }
             ExitKind::Ok => {
-                let _ = writeln!(s, "static void evotest_{name}(void) {{\n{setup}{}}}\n", check(fe, name, &c, t.ret));
+                let _ = writeln!(s, "static void evotest_{name}(void) {{\n{setup}{}{after}}}\n", check(fe, name, &c, t.ret));
             }
             ExitKind::StepLimit => {
                 let _ = writeln!(
@@ -280,7 +283,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 let (k, v, what) = expectation(e, file.memory_limit);
                 let (mem, files) = (file.memory_limit, file.file_limit);
                 let _ = writeln!(s, "/* recorded: {what} */");
-                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n}}");
+                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n{after}}}");
                 let _ = writeln!(
                     s,
                     "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}, {mem}L, {files}L); }}\n"

@@ -133,7 +133,8 @@ pub fn generate(fe: &FunctionFrontend) -> String {
          * Run by hand: ./target INPUTFILE   (the input encoding is documented in src/input/mod.rs) */\n",
         sig.prototype
     ));
-    s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    s.push_str(&shape::c_guard_helpers());
     s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
     s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n");
     s.push_str(&format!("{}\n\n", sig.declarations()));
@@ -149,12 +150,13 @@ pub fn generate(fe: &FunctionFrontend) -> String {
     s.push_str("    memset(evotest_buf + evotest_len, 0, sizeof evotest_buf - evotest_len);\n");
     s.push_str(&decode_params(fe));
     let call = format!("{}({})", sig.name, call_args(fe).join(", "));
+    let checks = shape::c_guard_checks(&fe.params);
     match sig.ret {
         ReturnKind::Void | ReturnKind::Unrecorded => {
-            s.push_str(&format!("    {call};\n    __evotest_return({RET_VOID}, 0);\n"));
+            s.push_str(&format!("    {call};\n{checks}    __evotest_return({RET_VOID}, 0);\n"));
         }
         ReturnKind::Scalar(t) => {
-            s.push_str(&format!("    {} evotest_r = {call};\n", sig.ret_c));
+            s.push_str(&format!("    {} evotest_r = {call};\n{checks}", sig.ret_c));
             match t {
                 ScalarType::F32 => s.push_str(&format!(
                     "    uint32_t evotest_bits;\n    memcpy(&evotest_bits, &evotest_r, 4);\n    __evotest_return({RET_FLOAT32}, evotest_bits);\n"
@@ -250,9 +252,10 @@ fn peer_body(fe: &FunctionFrontend, data: &str, size: &str, guard: Option<&str>)
         ReturnKind::Scalar(_) => format!("{{ volatile {} evotest_r = {call}; (void)evotest_r; }}", sig.ret_c),
         _ => format!("{call};"),
     };
+    let checks = shape::c_guard_checks(&fe.params);
     match guard {
-        Some(g) => s.push_str(&format!("    {g}\n    if (setjmp(evotest_jb) == 0) {call}\n")),
-        None => s.push_str(&format!("    {call}\n")),
+        Some(g) => s.push_str(&format!("    {g}\n    if (setjmp(evotest_jb) == 0) {{ {call}\n{checks}    }}\n")),
+        None => s.push_str(&format!("    {call}\n{checks}")),
     }
     s.push_str(&frees(&fe.params));
     s
@@ -273,7 +276,8 @@ fn peer_prelude(fe: &FunctionFrontend, what: &str, enc: PeerEncoding) -> String 
          * {how}, as src/input/mapped.rs describes, so that every tool searches the same inputs. */\n",
         sig.prototype
     );
-    s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    s.push_str(&shape::c_guard_helpers());
     s.push_str(&format!("{}\n\n", sig.declarations()));
     s.push_str(&crate::input::mapped::c_decoder(&fe.domain, enc));
     s

@@ -74,7 +74,7 @@ impl FunctionFrontend {
             None => f,
         };
         let guessed = shape::infer_buffers(f, specs, ranges);
-        let inferred = guessed
+        let mut inferred: Vec<String> = guessed
             .iter()
             .filter_map(|s| match s {
                 ShapeSpec::Buffer { name, len_param, max } => Some(format!(
@@ -86,6 +86,15 @@ impl FunctionFrontend {
             .collect();
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
         let (params, fields) = shape::build(f, &all, ranges, globals)?;
+        for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {
+            if !all.iter().any(|s| s.name() == p.name) {
+                let (name, max) = (&p.name, shape::DEFAULT_STRING_MAX);
+                inferred.push(format!(
+                    "shape: `{name}` is taken as a NUL-terminated input string of 0 to {max} printable characters (as --string \
+                     {name}={max}); if the function writes into it, give its size with --array {name}=N"
+                ));
+            }
+        }
         let signature = Signature::of(f, &params)?;
         Ok(FunctionFrontend {
             signature,
@@ -211,15 +220,20 @@ impl Frontend for FunctionFrontend {
     }
 
     fn replay_program(&self, inputs: &[Input]) -> Option<String> {
-        let mut s = String::from("#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        let mut s = String::from("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        s.push_str(shape::C_TEST_GUARD);
         let _ = writeln!(s, "{}\n", self.signature.declarations());
         for (i, x) in inputs.iter().enumerate() {
-            let (setup, args) = shape::c_args(&self.params, &self.domain, x, "evotest_v", false);
+            let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false);
             let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
-            for l in setup {
+            for l in a.setup {
                 let _ = writeln!(s, "    {l}");
             }
-            let _ = writeln!(s, "    {}({});\n}}", self.signature.name, args.join(", "));
+            let _ = writeln!(s, "    {}({});", self.signature.name, a.args.join(", "));
+            for l in a.after {
+                let _ = writeln!(s, "    {l}");
+            }
+            s.push_str("}\n");
         }
         let _ = writeln!(s, "static void (*const evotest_runs[])(void) = {{");
         for i in 0..inputs.len() {

@@ -818,12 +818,45 @@ impl Param {
     }
 }
 
+/// The guard check of a `tests.c` (see [`c_args`]; the harness's is [`c_guard_helpers`]):
+/// `evotest_check_guard_bytes(g, name)` aborts with a message when the [`GUARD_BYTES`] at `g` no
+/// longer hold their pattern.
+pub const C_TEST_GUARD: &str = "static void evotest_check_guard_bytes(const unsigned char *g, const char *name) __attribute__((unused));
+static void evotest_check_guard_bytes(const unsigned char *g, const char *name) {
+    for (int k = 0; k < 64; k++)
+        if (g[k] != 0xa5) {
+            fprintf(stderr, \"the function wrote past the end of parameter `%s`\\n\", name);
+            abort();
+        }
+}
+";
+const _: () = assert!(GUARD_BYTES == 64, "C_TEST_GUARD spells the guard's size");
+
+/// What [`c_args`] gives: statements before the call, its arguments, statements after it.
+pub struct CArgs {
+    pub setup: Vec<String>,
+    pub args: Vec<String>,
+    /// The guard checks of the arrays, strings and buffers ([`C_TEST_GUARD`]).
+    pub after: Vec<String>,
+}
+
 /// C statements and call arguments that rebuild `input` (for `tests.c`). Local names are
 /// `<prefix><param index>`. Structures are of the source's own types when `source_types` (C that
-/// includes the program's source), else of the generated ones ([`super::record`]).
-pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_types: bool) -> (Vec<String>, Vec<String>) {
+/// includes the program's source), else of the generated ones ([`super::record`]). An array,
+/// string or buffer is followed by [`GUARD_BYTES`] of guard, checked after the call as the
+/// harness checks its own ([`c_guard_helpers`]), so that a test whose recorded run wrote past
+/// the end of one ends the same way.
+pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_types: bool) -> CArgs {
     let mut setup = Vec::new();
     let mut args = Vec::new();
+    let mut after = Vec::new();
+    // `T var[n]` followed by the guard: `var_s.v`, and its check after the call
+    fn guarded(setup: &mut Vec<String>, after: &mut Vec<String>, var: &str, elem: &str, n: usize, init: String, name: &str) -> String {
+        setup.push(format!("struct {{ {elem} v[{n}]; unsigned char g[{GUARD_BYTES}]; }} {var}_s = {{ {init} }};"));
+        setup.push(format!("memset({var}_s.g, 0xa5, sizeof {var}_s.g);"));
+        after.push(format!("evotest_check_guard_bytes({var}_s.g, \"{name}\");"));
+        format!("{var}_s.v")
+    }
     for (i, p) in params.iter().enumerate() {
         let var = format!("{prefix}{i}");
         if p.global {
@@ -842,15 +875,20 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
                 if els.is_empty() {
-                    setup.push(format!("{} {var}[1] = {{0}};", p.elem_c));
+                    // no element: the guard starts where the first would be (aligned for one)
+                    let elem = &p.elem_c;
+                    setup.push(format!("union {{ {elem} v[1]; unsigned char g[{GUARD_BYTES}]; }} {var}_s;"));
+                    setup.push(format!("memset({var}_s.g, 0xa5, sizeof {var}_s.g);"));
+                    after.push(format!("evotest_check_guard_bytes({var}_s.g, \"{}\");", p.name));
+                    args.push(format!("{var}_s.v"));
                 } else {
-                    setup.push(format!("{} {var}[] = {{{}}};", p.elem_c, els.join(", ")));
+                    let n = els.len();
+                    args.push(guarded(&mut setup, &mut after, &var, &p.elem_c, n, format!("{{{}}}", els.join(", ")), &p.name));
                 }
-                args.push(var);
             }
             Shape::String { .. } => {
-                setup.push(format!("{} {var}[] = {};", p.elem_c, c_string(&p.string_bytes(d, input))));
-                args.push(var);
+                let bytes = p.string_bytes(d, input);
+                args.push(guarded(&mut setup, &mut after, &var, &p.elem_c, bytes.len() + 1, c_string(&bytes), &p.name));
             }
             Shape::LengthOf { buffer } => {
                 let n = params[*buffer].length(d, input).unwrap_or(0);
@@ -894,7 +932,7 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
             }
         }
     }
-    (setup, args)
+    CArgs { setup, args, after }
 }
 
 /// The C statement that sets global input `p` to its value in `input` (`g = 3;`, an array by
@@ -922,6 +960,52 @@ fn global_assignment(p: &Param, d: &Domain, input: &Input, var: &str, source_typ
 /// C statements of the harness that decode parameter `i` from `evotest_buf` (at the byte offsets
 /// of `d`'s fields) into a local `evotest_p<i>`; length parameters come after their buffers (see
 /// [`super::harness`]). Locals are prefixed so that no user symbol can collide with them.
+/// Bytes of guard after every array, string and buffer a harness allocates for a parameter.
+pub const GUARD_BYTES: usize = 64;
+
+/// The C helpers of the decoding ([`c_decode`]) and of the guard check ([`c_guard_checks`]), for
+/// the head of a harness (needs `<stdio.h>`, `<stdlib.h>` and `<string.h>`): `evotest_guarded(n)`
+/// allocates `n` bytes followed by [`GUARD_BYTES`] of a fixed pattern, and
+/// `evotest_check_guard(p, n, name)` aborts the process (a crash, SIGABRT) with a message naming
+/// the parameter when the pattern changed: the function wrote past the end of what it was given
+/// (an output buffer evotest took for an input string, say), which would otherwise corrupt the
+/// heap without a sign.
+pub fn c_guard_helpers() -> String {
+    format!(
+        "static void *evotest_guarded(size_t n) {{\n\
+         \x20   unsigned char *p = (unsigned char *)malloc(n + {GUARD_BYTES});\n\
+         \x20   if (p) memset(p + n, 0xa5, {GUARD_BYTES});\n\
+         \x20   return p;\n\
+         }}\n\
+         static void evotest_check_guard(const void *p, size_t n, const char *name) {{\n\
+         \x20   const unsigned char *g = (const unsigned char *)p + n;\n\
+         \x20   for (size_t k = 0; k < {GUARD_BYTES}; k++)\n\
+         \x20       if (g[k] != 0xa5) {{\n\
+         \x20           fprintf(stderr, \"evotest: the function wrote past the end of parameter `%s` (%zu bytes given); \"\n\
+         \x20                   \"an output buffer needs its size: --array %s=N\\n\", name, n, name);\n\
+         \x20           abort();\n\
+         \x20       }}\n\
+         }}\n\n"
+    )
+}
+
+/// The guard checks ([`c_guard_helpers`]) of every array, string and buffer parameter, to run
+/// right after the call.
+pub fn c_guard_checks(params: &[Param]) -> String {
+    let mut s = String::new();
+    for (i, p) in params.iter().enumerate().filter(|(_, p)| !p.global) {
+        let (v, n, t) = (format!("evotest_p{i}"), format!("evotest_n{i}"), &p.elem_c);
+        let size = match &p.shape {
+            Shape::Array { len, .. } => format!("{len} * sizeof({t})"),
+            Shape::String { .. } => format!("{n} + 1"),
+            Shape::Buffer { .. } => format!("{n} * sizeof({t})"),
+            _ => continue,
+        };
+        s.push_str(&format!("    evotest_check_guard({v}, {size}, \"{}\");\n", p.name));
+    }
+    s
+}
+
 pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
     let offs: Vec<usize> = d.fields.iter().map(|f| f.offset).collect();
     let p = &params[i];
@@ -954,17 +1038,17 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
             }
         }
         Shape::Array { first, len, .. } => format!(
-            "    {t} *{v} = ({t} *)malloc({len} * sizeof({t}));\n    memcpy({v}, evotest_buf + {}, {len} * sizeof({t}));\n",
+            "    {t} *{v} = ({t} *)evotest_guarded({len} * sizeof({t}));\n    memcpy({v}, evotest_buf + {}, {len} * sizeof({t}));\n",
             offs[*first]
         ),
         Shape::String { len_field, first, max } => format!(
             "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
-             {t} *{v} = ({t} *)malloc({n} + 1);\n    memcpy({v}, evotest_buf + {}, {n});\n    {v}[{n}] = 0;\n",
+             {t} *{v} = ({t} *)evotest_guarded({n} + 1);\n    memcpy({v}, evotest_buf + {}, {n});\n    {v}[{n}] = 0;\n",
             offs[*len_field], offs[*first]
         ),
         Shape::Buffer { len_field, first, max, .. } => format!(
             "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
-             {t} *{v} = ({t} *)malloc({n} ? {n} * sizeof({t}) : 1);\n    memcpy({v}, evotest_buf + {}, {n} * sizeof({t}));\n",
+             {t} *{v} = ({t} *)evotest_guarded({n} * sizeof({t}));\n    memcpy({v}, evotest_buf + {}, {n} * sizeof({t}));\n",
             offs[*len_field], offs[*first]
         ),
         Shape::LengthOf { buffer } => format!("    {} {v} = ({})evotest_n{buffer};\n", p.c_type, p.c_type),
@@ -1123,9 +1207,26 @@ mod tests {
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
         assert_eq!(fe.display_input(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
-        let (setup, args) = c_args(&fe.params, d, &input, "v", true);
-        assert_eq!(setup, vec!["int v0[] = {1, 2, 3};", "char v1[] = \"b\";", "int v3[] = {7, 8};"]);
-        assert_eq!(args, vec!["v0", "v1", "(int)2", "v3"]);
+        let a = c_args(&fe.params, d, &input, "v", true);
+        let guarded = |v: &str, decl: &str| {
+            [format!("struct {{ {decl}; unsigned char g[64]; }} {v}_s = {{ "), format!("memset({v}_s.g, 0xa5, sizeof {v}_s.g);")]
+        };
+        let [g0, m0] = guarded("v0", "int v[3]");
+        let [g1, m1] = guarded("v1", "char v[2]");
+        let [g3, m3] = guarded("v3", "int v[2]");
+        assert_eq!(
+            a.setup,
+            vec![format!("{g0}{{1, 2, 3}} }};"), m0, format!("{g1}\"b\" }};"), m1, format!("{g3}{{7, 8}} }};"), m3]
+        );
+        assert_eq!(a.args, vec!["v0_s.v", "v1_s.v", "(int)2", "v3_s.v"]);
+        assert_eq!(
+            a.after,
+            vec![
+                "evotest_check_guard_bytes(v0_s.g, \"a\");",
+                "evotest_check_guard_bytes(v1_s.g, \"s\");",
+                "evotest_check_guard_bytes(v3_s.g, \"b\");"
+            ]
+        );
         let h = fe.harness_c();
         // the length parameter is decoded after its buffer
         let (b, n) = (h.find("int *evotest_p3").unwrap(), h.find("int evotest_p2 = (int)evotest_n3;").unwrap());
