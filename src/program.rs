@@ -676,6 +676,7 @@ pub(crate) mod testutil {
             defs,
             decisions: vec![],
             globals: vec![],
+            other_globals: vec![],
             globals_restorable: false,
         }])
     }

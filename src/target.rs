@@ -316,6 +316,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let globals = global_inputs(&metas, &opts.globals, &fmeta)?;
     let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals)?;
     fe.unset_globals = unset_globals(&metas, &all, &fmeta, &opts.globals);
+    fe.unsettable_globals = fe.unset_globals.iter().filter(|g| metas.iter().any(|m| m.other_globals.contains(g))).cloned().collect();
     fe.isolate_tests = global_state(&metas) != GlobalState::Untouched;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
@@ -430,6 +431,12 @@ fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &
             bail!("--global {n}: given twice");
         }
         let Some(g) = metas.iter().flat_map(|m| &m.globals).find(|g| &g.name == n) else {
+            if metas.iter().flat_map(|m| &m.other_globals).any(|g| g == n) {
+                bail!(
+                    "--global {n}: `{n}` is of a type evotest does not build as an input (a pointer, a union, …); \
+                     only scalars, arrays and structures of them can be"
+                );
+            }
             let known: Vec<&str> = f.reads_globals.iter().map(String::as_str).filter(|r| metas.iter().flat_map(|m| &m.globals).any(|g| &g.name == r)).collect();
             bail!(
                 "--global {n}: the sources define no mutable global variable `{n}` with debug info (`{}` reads: {})",
@@ -443,7 +450,8 @@ fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &
 }
 
 /// The mutable global variables the function under test or the functions it calls directly read
-/// and that are not inputs: they keep their initial values in every execution (a note).
+/// and that are not inputs: they keep their initial values in every execution (a note). Those
+/// that cannot be inputs (a pointer, …: [`evotest_abi::meta::ModuleMeta::other_globals`]) too.
 fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta], f: &FunctionMeta, inputs: &[String]) -> Vec<String> {
     let mut reads: Vec<String> = f.reads_globals.clone();
     for c in &f.calls {
@@ -453,7 +461,8 @@ fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta],
     }
     let mut out: Vec<String> = Vec::new();
     for r in reads {
-        if !inputs.contains(&r) && !out.contains(&r) && metas.iter().flat_map(|m| &m.globals).any(|g| g.name == r) {
+        let of_source = metas.iter().any(|m| m.globals.iter().any(|g| g.name == r) || m.other_globals.contains(&r));
+        if !inputs.contains(&r) && !out.contains(&r) && of_source {
             out.push(r);
         }
     }

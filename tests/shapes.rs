@@ -245,6 +245,24 @@ fn global_variables_become_inputs_with_global() {
     assert!(err.contains("--global Table") && err.contains("Cur_Vertical_Sep"), "{err}");
 }
 
+/// A pointer global the function reads: the note names it as one that cannot be an input, and
+/// `--global` on it says why in one line (it used to say the sources define no such variable).
+#[test]
+fn a_pointer_global_is_named_but_is_no_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/globals.c", "window_check", &dir.path().join("none"), &["--max-execs", "500"]);
+    let notes = format!("{}", r["notes"]);
+    assert!(notes.contains("reads `Window`") && notes.contains("(not `Window`: a pointer"), "{notes}");
+    let o = evotest()
+        .args(["run", "tests/fixtures/globals.c", "-f", "window_check", "--global", "Window", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+    assert!(err.contains("--global Window") && err.contains("a pointer"), "{err}");
+}
+
 #[test]
 fn a_pointer_to_rows_is_a_matrix_given_its_rows() {
     // `int m[3][3]` arrives as `int (*m)[3]`: the rows are not in the type, so they are asked for

@@ -608,6 +608,14 @@ fn array_meta(di: LLVMMetadataRef) -> Option<ArrayMeta> {
     Some(ArrayMeta { dims, elem: elem_meta })
 }
 
+/// Whether global variable `g` has debug info of its own and is not a function-local `static`:
+/// a variable of the source.
+pub fn is_source_global(g: LLVMValueRef) -> bool {
+    let mut local = 0 as c_int;
+    let di = unsafe { evotest_global_ditype(g, &mut local) };
+    !di.is_null() && local == 0
+}
+
 /// The description of global variable `g` (symbol `name`) from its debug info: `None` without
 /// any, for a function-local `static`, and for a type evotest cannot describe (a pointer, a
 /// union, …; a structure it cannot build is described with the reason).

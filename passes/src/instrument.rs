@@ -140,6 +140,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     // Global variables a generated harness sets (`evotest run --global NAME`): a `static` one is
     // given external linkage
     let mut globals_meta = Vec::new();
+    // mutable globals of the source that global_meta cannot describe (pointers, unions, …)
+    let mut other_globals: Vec<String> = Vec::new();
     // The module's own mutable globals, to be restored before each input of a persistent child
     // (names::REGISTER_GLOBALS), unless the module has constructors of its own (what they
     // allocate, a restored pointer could outlive), thread-local globals or globals in sections
@@ -165,8 +167,10 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 LLVMSetVisibility(g, LLVMVisibility::LLVMDefaultVisibility);
             }
             if !LLVMGetInitializer(g).is_null() && LLVMIsGlobalConstant(g) == 0 && !name.starts_with("__evotest") {
-                if let Some(m) = debuginfo::global_meta(g, &name) {
-                    globals_meta.push(m);
+                match debuginfo::global_meta(g, &name) {
+                    Some(m) => globals_meta.push(m),
+                    None if debuginfo::is_source_global(g) => other_globals.push(name.clone()),
+                    None => {}
                 }
                 let sectioned = !LLVMGetSection(g).is_null() && *LLVMGetSection(g) != 0;
                 let emitted_here = LLVMGetLinkage(g) != LLVMLinkage::LLVMAvailableExternallyLinkage;
@@ -325,6 +329,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         defs: defs_meta,
         decisions: decisions_meta,
         globals: globals_meta,
+        other_globals,
         globals_restorable: !unrestorable,
     };
     let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> { serde_json::to_vec(m).map_err(|e| e.to_string()) };

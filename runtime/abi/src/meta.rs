@@ -54,6 +54,10 @@ pub struct ModuleMeta {
     /// Its mutable global variables ([`GlobalMeta`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub globals: Vec<GlobalMeta>,
+    /// The names of its other mutable global variables of the source: those of a type
+    /// [`GlobalMeta`] cannot describe (a pointer, a union, …), which cannot be inputs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_globals: Vec<String>,
     /// Whether the module registered all its mutable global variables for restoring
     /// ([`crate::names::REGISTER_GLOBALS`]): false for a module with constructors of its own (a
     /// C++ dynamic initializer, `__attribute__((constructor))`), whose globals may point to memory
@@ -618,6 +622,7 @@ mod tests {
             defs: vec![],
             decisions: vec![],
             globals: vec![],
+            other_globals: vec![],
             globals_restorable: false,
         };
         let bytes = serde_json::to_vec(&m).unwrap();

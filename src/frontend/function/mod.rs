@@ -43,6 +43,8 @@ pub struct FunctionFrontend {
     /// Mutable global variables the function (or a function it calls directly) reads that are not
     /// inputs, for a note.
     pub unset_globals: Vec<String>,
+    /// Those of `unset_globals` that cannot be inputs (a pointer, a union, …), for the note.
+    pub unsettable_globals: Vec<String>,
     /// Whether each test of `tests.c` runs in a child process of its own: the sources write
     /// global variables, which the search restored (or forked for) before each input.
     pub isolate_tests: bool,
@@ -107,6 +109,7 @@ impl FunctionFrontend {
             inferred,
             cxx_call: None,
             unset_globals: vec![],
+            unsettable_globals: vec![],
             isolate_tests: false,
         })
     }
@@ -207,6 +210,11 @@ impl Frontend for FunctionFrontend {
                 if self.unset_globals.len() == 1 { "its" } else { "their" },
                 if self.unset_globals.len() == 1 { "" } else { "s" },
             ));
+            if !self.unsettable_globals.is_empty() {
+                let last = n.last_mut().expect("pushed above");
+                let names: Vec<String> = self.unsettable_globals.iter().map(|g| format!("`{g}`")).collect();
+                let _ = write!(last, " (not {}: a pointer or another type evotest does not build)", names.join(", "));
+            }
         }
         n
     }

@@ -1202,6 +1202,7 @@ mod tests {
             inferred: vec![],
             cxx_call: None,
             unset_globals: vec![],
+            unsettable_globals: vec![],
             isolate_tests: false,
         };
         let d = &fe.domain;
