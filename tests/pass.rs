@@ -143,3 +143,15 @@ fn routine_calls_with_two_pointer_arguments_are_probed_behind_the_flags() {
     }
 }
 
+
+/// `signbit(x)` compares the float's bit pattern as an integer with 0: the condition reads
+/// `bits(x) < 0`, not `x < 0` (false for -0.0 and for a NaN with the sign bit set).
+#[test]
+fn a_float_reinterpreted_as_an_integer_reads_as_its_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("sb.c");
+    std::fs::write(&src, "#include <math.h>\nint g(double x) { if (signbit(x)) return 1; if (x < 0) return 2; return 0; }\n").unwrap();
+    let o = evotest().arg("sites").arg(&src).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("bits(x) < 0") && out.contains("x < 0.0"), "{out}");
+}

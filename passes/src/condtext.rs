@@ -150,6 +150,10 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                 }
                 s
             }
+            // a float's bit pattern as an integer (what `signbit(x)` compares with 0)
+            LLVMBitCast if is_float_type(LLVMTypeOf(LLVMGetOperand(v, 0))) && !is_float_type(LLVMTypeOf(v)) => {
+                format!("bits({})", expr(LLVMGetOperand(v, 0), names, depth + 1, false))
+            }
             LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMSIToFP | LLVMUIToFP | LLVMFPToSI
             | LLVMFPToUI | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr | LLVMAddrSpaceCast => {
                 expr(LLVMGetOperand(v, 0), names, depth + 1, nested)
@@ -564,4 +568,13 @@ mod tests {
         assert_eq!(rust_legacy_demangle("_ZN3foo3barEv"), None);
         assert_eq!(rust_legacy_demangle("_RNvNtCsgEmfK2I1SDS_4core9panicking18panic_bounds_check"), None);
     }
+}
+
+/// Whether `t` is a floating-point type (`half` to `fp128`, x87's and PowerPC's included).
+fn is_float_type(t: LLVMTypeRef) -> bool {
+    use inkwell::llvm_sys::LLVMTypeKind::*;
+    matches!(
+        unsafe { LLVMGetTypeKind(t) },
+        LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind | LLVMPPC_FP128TypeKind
+    )
 }
