@@ -387,15 +387,18 @@ impl Program {
         self.sites.iter().find(|s| s.outcomes().contains(&o)).map(|s| (s, o - s.outcome_base))
     }
 
-    /// String literals compared with `strcmp` and its kin, from all modules.
+    /// String literals compared with `strcmp` and its kin, then those of the modules' tables
+    /// ([`evotest_abi::meta::ModuleMeta::table_strings`]), from all modules, without duplicates.
     pub fn strings(&self) -> Vec<Vec<u8>> {
         let mut out: Vec<Vec<u8>> = Vec::new();
         for m in &self.modules {
-            for c in &m.constants {
-                if let evotest_abi::meta::ConstantMeta::Str(s) = c {
-                    if !out.iter().any(|o| o == s.as_bytes()) {
-                        out.push(s.as_bytes().to_vec());
-                    }
+            let compared = m.constants.iter().filter_map(|c| match c {
+                evotest_abi::meta::ConstantMeta::Str(s) => Some(s),
+                _ => None,
+            });
+            for s in compared.chain(&m.table_strings) {
+                if !out.iter().any(|o| o == s.as_bytes()) {
+                    out.push(s.as_bytes().to_vec());
                 }
             }
         }
@@ -677,6 +680,7 @@ pub(crate) mod testutil {
             decisions: vec![],
             globals: vec![],
             other_globals: vec![],
+            table_strings: vec![],
             globals_restorable: false,
         }])
     }

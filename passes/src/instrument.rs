@@ -3,6 +3,7 @@
 
 use crate::collect::{self, Cond, FunctionDraft};
 use crate::dataflow;
+use crate::condtext;
 use crate::debuginfo;
 use crate::Options;
 use evotest_abi::meta::{self, ConstantMeta, DefMeta, ModuleMeta, SiteMeta, META_VERSION};
@@ -142,6 +143,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let mut globals_meta = Vec::new();
     // mutable globals of the source that global_meta cannot describe (pointers, unions, …)
     let mut other_globals: Vec<String> = Vec::new();
+    // the string literals of the module's tables (`static const char *kw[] = {"if", …}`)
+    let mut table_strings: Vec<String> = Vec::new();
     // The module's own mutable globals, to be restored before each input of a persistent child
     // (names::REGISTER_GLOBALS), unless the module has constructors of its own (what they
     // allocate, a restored pointer could outlive), thread-local globals or globals in sections
@@ -165,6 +168,9 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             {
                 LLVMSetLinkage(g, LLVMLinkage::LLVMExternalLinkage);
                 LLVMSetVisibility(g, LLVMVisibility::LLVMDefaultVisibility);
+            }
+            if !LLVMGetInitializer(g).is_null() && !name.starts_with("__evotest") && !name.starts_with("llvm.") {
+                collect_table_strings(LLVMGetInitializer(g), 0, &mut table_strings);
             }
             if !LLVMGetInitializer(g).is_null() && LLVMIsGlobalConstant(g) == 0 && !name.starts_with("__evotest") {
                 match debuginfo::global_meta(g, &name) {
@@ -330,6 +336,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         decisions: decisions_meta,
         globals: globals_meta,
         other_globals,
+        table_strings,
         globals_restorable: !unrestorable,
     };
     let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> { serde_json::to_vec(m).map_err(|e| e.to_string()) };
@@ -814,5 +821,39 @@ unsafe fn append_global_array(
     if let Some(s) = section {
         let cs = CString::new(s).unwrap();
         LLVMSetSection(g, cs.as_ptr());
+    }
+}
+
+/// Most table strings kept per module ([`collect_table_strings`]).
+const MAX_TABLE_STRINGS: usize = 256;
+/// Longest table string kept, in bytes.
+const MAX_TABLE_STRING_LEN: usize = 64;
+
+/// The string literals that the aggregate initializer `init` (an array or structure, nested up
+/// to three levels) points to: the names of a keyword table, a command table, a table of
+/// structures with a name member. A program that looks such a name up through a routine the
+/// pass does not see (`bsearch` with a comparison callback, a hash) compares nothing a probe
+/// records, so these are its only trace. At most [`MAX_TABLE_STRINGS`], each non-empty, valid
+/// UTF-8 and at most [`MAX_TABLE_STRING_LEN`] bytes.
+fn collect_table_strings(init: LLVMValueRef, depth: u32, out: &mut Vec<String>) {
+    unsafe {
+        if depth > 3 || (LLVMIsAConstantArray(init).is_null() && LLVMIsAConstantStruct(init).is_null()) {
+            return;
+        }
+        for i in 0..LLVMGetNumOperands(init).max(0) as u32 {
+            if out.len() >= MAX_TABLE_STRINGS {
+                return;
+            }
+            let op = LLVMGetOperand(init, i);
+            if LLVMGetTypeKind(LLVMTypeOf(op)) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind {
+                if let Some(t) = condtext::string_bytes(op).filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN).and_then(|b| String::from_utf8(b).ok()) {
+                    if !out.contains(&t) {
+                        out.push(t);
+                    }
+                }
+            } else {
+                collect_table_strings(op, depth + 1, out);
+            }
+        }
     }
 }

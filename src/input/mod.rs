@@ -530,8 +530,48 @@ impl Domain {
             let pools = sequence::ValuePools::of(self);
             return Input::new(m.encode(&sequence::random_sequence(m, &pools, rng)));
         }
-        let values: Vec<Value> = (0..self.fields.len()).map(|i| self.sample_value(i, rng)).collect();
+        let mut values: Vec<Value> = (0..self.fields.len()).map(|i| self.sample_value(i, rng)).collect();
+        if self.init == InitMode::Biased {
+            self.seed_strings(&mut values, rng);
+        }
         self.from_values(&values)
+    }
+
+    /// In biased mode, each string (a [`Role::Length`] field and the [`Role::Char`] fields after
+    /// it) becomes, with the probability of a program constant (15%), a whole string of the
+    /// program's pool ([`Domain::str_pool`]: literals it compares strings with, and those of its
+    /// tables) that fits its maximum length and alphabet: a keyword looked up through `bsearch`
+    /// is compared by no probe, and a string is too many characters to guess one at a time.
+    fn seed_strings<R: Rng>(&self, values: &mut [Value], rng: &mut R) {
+        if self.str_pool.is_empty() {
+            return;
+        }
+        let mut i = 0;
+        while i < self.fields.len() {
+            let chars = self.fields[i + 1..].iter().take_while(|f| matches!(f.role, Role::Char { .. })).count();
+            if self.fields[i].role != Role::Length || chars == 0 {
+                i += 1;
+                continue;
+            }
+            if rng.random::<f64>() < BIAS[1] {
+                let fits = |s: &&Vec<u8>| {
+                    s.len() <= chars
+                        && s.iter().enumerate().all(|(k, c)| match &self.fields[i + 1 + k].role {
+                            Role::Char { alphabet } => alphabet.binary_search(c).is_ok(),
+                            _ => false,
+                        })
+                };
+                let cands: Vec<&Vec<u8>> = self.str_pool.iter().filter(fits).collect();
+                if !cands.is_empty() {
+                    let s = cands[rng.random_range(0..cands.len())];
+                    values[i] = Value::Int(s.len() as i128);
+                    for (k, &c) in s.iter().enumerate() {
+                        values[i + 1 + k] = Value::Int(c as i128);
+                    }
+                }
+            }
+            i += 1 + chars;
+        }
     }
 
     /// A random input with every field uniform over its range, whatever the initialisation mode.

@@ -58,6 +58,11 @@ pub struct ModuleMeta {
     /// [`GlobalMeta`] cannot describe (a pointer, a union, …), which cannot be inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_globals: Vec<String>,
+    /// The string literals its tables point to (`static const char *kw[] = {"if", …}`), for the
+    /// string pools of the function-level searches (a name looked up through `bsearch` is
+    /// compared by no probe).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub table_strings: Vec<String>,
     /// Whether the module registered all its mutable global variables for restoring
     /// ([`crate::names::REGISTER_GLOBALS`]): false for a module with constructors of its own (a
     /// C++ dynamic initializer, `__attribute__((constructor))`), whose globals may point to memory
@@ -623,6 +628,7 @@ mod tests {
             decisions: vec![],
             globals: vec![],
             other_globals: vec![],
+            table_strings: vec![],
             globals_restorable: false,
         };
         let bytes = serde_json::to_vec(&m).unwrap();
