@@ -575,6 +575,15 @@ unsafe fn copy_debug_loc(of: LLVMValueRef, call: LLVMValueRef) {
     }
 }
 
+/// The C library's routines that copy or convert from their second argument into their first
+/// (or into what it points to): they compare nothing, and their destination holds whatever was
+/// there before (on the stack, addresses).
+const COPY_ROUTINES: &[&[u8]] = &[
+    b"memcpy", b"memmove", b"mempcpy", b"memccpy", b"strcpy", b"stpcpy", b"strncpy", b"stpncpy", b"strcat", b"strncat",
+    b"strlcpy", b"strlcat", b"strtod", b"strtof", b"strtold", b"strtol", b"strtoll", b"strtoul", b"strtoull",
+    b"strtoimax", b"strtoumax", b"vsprintf", b"vsnprintf",
+];
+
 /// A call of a routine whose first two parameters are pointers and that returns a value: the
 /// program's own compare routines among them (AFL++'s CmpLog "rtn" calls).
 struct RoutineCall {
@@ -587,8 +596,9 @@ struct RoutineCall {
 }
 
 /// The routine calls of function `f` ([`RoutineCall`]): direct calls with the C calling
-/// convention of a function (not an intrinsic, not evotest's) that has at least two parameters,
-/// the first two pointers, and a non-void result.
+/// convention of a function (not an intrinsic, not evotest's, not variadic, not one of
+/// [`COPY_ROUTINES`]) that has at least two parameters, the first two pointers, and a non-void
+/// result.
 ///
 /// # Safety
 /// `f` must be a function with a body in a valid module.
@@ -620,10 +630,15 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
     let mut len = 0usize;
     let name = LLVMGetValueName2(callee, &mut len);
     let name = std::slice::from_raw_parts(name as *const u8, len);
-    if name.starts_with(b"__evotest") || name.starts_with(b"llvm.") {
+    if name.starts_with(b"__evotest") || name.starts_with(b"llvm.") || COPY_ROUTINES.contains(&name) {
         return None;
     }
     let ty = LLVMGlobalGetValueType(callee);
+    if LLVMIsFunctionVarArg(ty) != 0 {
+        // `sprintf(buf, fmt, …)` and kin: formats, not compares (and a destination buffer's
+        // uninitialised bytes hold addresses, which change from run to run)
+        return None;
+    }
     let np = LLVMCountParamTypes(ty) as usize;
     if np < 2 || LLVMGetNumArgOperands(i) < 2 || LLVMGetTypeKind(LLVMGetReturnType(ty)) == LLVMTypeKind::LLVMVoidTypeKind {
         return None;

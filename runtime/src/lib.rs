@@ -833,6 +833,14 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, 
     let pid = libc::getpid();
     let la = read_readable(pid, a, &mut ba[..want]);
     let lb = read_readable(pid, b, &mut bb[..want]);
+    // without a length argument, the bytes end before the first address they hold (the
+    // routine's arguments point to a structure as often as to a string; addresses change from
+    // run to run, and no input holds one)
+    let (la, lb) = if n == u64::MAX {
+        (before_address(&ba[..la], a as u64, b as u64), before_address(&bb[..lb], a as u64, b as u64))
+    } else {
+        (la, lb)
+    };
     let (sa, sb) = (&ba[..la], &bb[..lb]);
     let (na, nb) = (sa.iter().position(|&c| c == 0), sb.iter().position(|&c| c == 0));
     let (func, sa, sb, len) = match (na, nb) {
@@ -855,6 +863,21 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, 
         }
     }
     log_str_operands(base, RTN_SITE, func, len, sa, sb);
+}
+
+/// The length of the part of `s` (bytes read behind a pointer argument, from an 8-byte boundary)
+/// before its first 8-byte word that holds an address: a value in the range of x86-64 Linux's
+/// user mappings above the executable's (2^44..2^47: PIE heaps, `mmap`, the stack), or within 4
+/// GB of `a` or `b`, the routine's pointer arguments (a structure that points into its own
+/// heap or stack).
+fn before_address(s: &[u8], a: u64, b: u64) -> usize {
+    let near = |w: u64, p: u64| p >= 1 << 16 && w.abs_diff(p) < 1 << 32;
+    s.chunks_exact(8)
+        .position(|c| {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            (1u64 << 44..1u64 << 47).contains(&w) || near(w, a) || near(w, b)
+        })
+        .map_or(s.len(), |i| i * 8)
 }
 
 /// Probe for a condition that is not a compare: distance 0 or K.
