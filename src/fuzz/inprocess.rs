@@ -68,6 +68,9 @@ pub struct Carry {
     /// Most branch outcomes and features a worker reported covered (its last stats).
     pub outcomes_covered: usize,
     pub features: usize,
+    /// Length control's limit in the last worker's stats (0: none yet).
+    #[serde(default)]
+    pub len_limit: usize,
     /// Inputs the run added to the corpus so far.
     #[serde(default)]
     pub corpus_new: usize,
@@ -245,6 +248,7 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             carry.outcomes_covered = carry.outcomes_covered.max(st.outcomes_covered);
             carry.features = carry.features.max(st.features);
             carry.peak_rss_mb = carry.peak_rss_mb.max(st.peak_rss_mb);
+            carry.len_limit = st.len_limit;
         }
         let sha = sha1_hex(&input);
         match &mut last_killer {

@@ -595,6 +595,9 @@ struct Fuzzer<'a> {
     /// count when coverage last grew or the limit last rose.
     len_limit: usize,
     len_mark: u64,
+    /// Whether the seeds and the corpus are being loaded (no `NEW` lines then, as libFuzzer
+    /// prints none before `INITED`).
+    loading: bool,
     /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`), and the
     /// executions spent re-running candidates with the quiet map suspended.
     reduced: u64,
@@ -761,6 +764,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         inproc,
         len_limit: max_len,
         len_mark: 0,
+        loading: false,
         reduced: 0,
         reduce_runs: 0,
         new_features: vec![],
@@ -907,6 +911,7 @@ impl Fuzzer<'_> {
         let mut seeds: Vec<(usize, PathBuf, bool)> =
             files.into_iter().map(|(p, own)| (std::fs::metadata(&p).map_or(0, |m| m.len() as usize), p, own)).collect();
         seeds.sort();
+        self.loading = true;
         for (_, path, own) in seeds {
             if self.done() {
                 break;
@@ -936,9 +941,13 @@ impl Fuzzer<'_> {
                 self.corpus_new += 1;
             }
         }
-        // length control starts from the corpus as loaded (libFuzzer: at least 4 bytes)
+        self.loading = false;
+        // length control starts from the corpus as loaded (libFuzzer: at least 4 bytes), or, in
+        // an in-process worker after a restart, where the last worker's had come to
         if self.opts.len_control > 0 {
-            self.len_limit = self.corpus.max_size().max(4).min(self.max_len);
+            let carried = self.inproc.as_ref().map_or(0, |w| w.carry.len_limit);
+            let from = if carried > 0 { carried } else { self.corpus.max_size().max(4) };
+            self.len_limit = from.min(self.max_len);
         }
         self.len_mark = self.s.executions;
         let st = self.stats(false);
@@ -1218,7 +1227,7 @@ impl Fuzzer<'_> {
                         self.corpus_new += 1;
                     }
                     self.last_new = self.elapsed();
-                    if self.monitor.prints_events() {
+                    if self.monitor.prints_events() && !self.loading {
                         let st = self.stats(false);
                         self.monitor.event("NEW", &st);
                     }
