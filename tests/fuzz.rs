@@ -240,6 +240,11 @@ fn jobs_share_one_corpus_directory() {
     let synced = main["corpus_synced"].as_u64().unwrap() + w[0]["corpus_synced"].as_u64().unwrap();
     assert!(synced > 0, "no input crossed between the workers: {main:#} {w:#?}");
     assert!(s["executions"].as_u64().unwrap() > main["execs_done"].as_u64().unwrap());
+    // the summary's coverage is the union of the workers' (at least what the shared corpus
+    // covers when merged), not the larger of the two
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-merge=1", "merged", "corpus", "--json"]).output().unwrap();
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert!(s["outcomes_covered"].as_u64() >= m["outcomes_after"].as_u64(), "{s:#} {m:#}");
     // one crash, found by either, recorded once
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     assert_eq!(files(&d.path().join("art")).iter().filter(|n| n.starts_with("crash-")).count(), 1);

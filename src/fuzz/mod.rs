@@ -257,7 +257,7 @@ pub struct Summary {
     /// Executions killed for their memory, kept or not.
     pub ooms_total: u64,
     pub workers: u32,
-    /// Each worker's last stats (with `-j`).
+    /// The other workers' last stats (with `-j`; this worker's are the summary's own).
     pub worker_stats: Vec<Stats>,
     pub interrupted: bool,
     /// Executions and outcomes first covered per stage (havoc, input-to-state, AVM, …) of this
@@ -794,6 +794,10 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     }
     f.finish()
 }
+
+/// The file in a `-j` worker's stats directory that lists the outcomes it covered (JSON), for
+/// the main worker's summary.
+const COVERED_FILE: &str = "covered.json";
 
 /// What the guidance's scope left out, for the opening lines: `frontier from 13 of 255 branch
 /// sites (242 of library code left out)`.
@@ -1491,7 +1495,11 @@ impl Fuzzer<'_> {
     fn finish(mut self) -> Result<Summary> {
         self.unique = self.db.all().len();
         let st = self.stats(true);
-        self.monitor.finish(&st)?;
+        if self.opts.worker.is_some() {
+            // for the main worker's union (see below)
+            let covered: Vec<u32> = (0..st.outcomes_total as u32).filter(|&o| self.fb.is_covered(o)).collect();
+            let _ = write_atomic(&self.monitor.dir().join(COVERED_FILE), serde_json::to_string(&covered)?.as_bytes());
+        }
         let worker_stats: Vec<Stats> = self.children.iter().filter_map(|(_, d)| stats::read(d)).collect();
         let mut total = st.clone();
         for c in &worker_stats {
@@ -1502,6 +1510,23 @@ impl Fuzzer<'_> {
             total.features = total.features.max(c.features);
             total.peak_rss_mb = total.peak_rss_mb.max(c.peak_rss_mb);
         }
+        if !self.children.is_empty() {
+            // the outcomes any worker covered (a worker has not run every input the others
+            // wrote in their last moments)
+            let mut union: Vec<bool> = (0..st.outcomes_total as u32).map(|o| self.fb.is_covered(o)).collect();
+            for (_, d) in &self.children {
+                let theirs: Vec<u32> = std::fs::read(d.join(COVERED_FILE)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+                for o in theirs {
+                    if let Some(c) = union.get_mut(o as usize) {
+                        *c = true;
+                    }
+                }
+            }
+            total.outcomes_covered = total.outcomes_covered.max(union.iter().filter(|&&c| c).count());
+            total.execs_per_sec = if total.run_time_seconds > 0.0 { total.execs_done as f64 / total.run_time_seconds } else { 0.0 };
+        }
+        // the DONE line and the last stats: all workers' executions and coverage
+        self.monitor.finish(&st, &total)?;
         let seconds = self.elapsed().as_secs_f64();
         let crashes = self.db.all();
         Ok(Summary {

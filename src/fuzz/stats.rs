@@ -202,16 +202,18 @@ impl Monitor {
         Ok(())
     }
 
-    /// The last snapshot: stats, CSV row, the SVG plot; the status line is removed.
+    /// The last snapshot of this worker (`own`): stats, CSV row, the SVG plot; the status line
+    /// is removed, and the `DONE` line gives `all` (the run's figures: with `-j`, every
+    /// worker's executions and coverage).
     ///
     /// Errors: the files cannot be written.
-    pub fn finish(&mut self, s: &Stats) -> Result<()> {
-        self.tick(s)?;
+    pub fn finish(&mut self, own: &Stats, all: &Stats) -> Result<()> {
+        self.tick(own)?;
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
-        self.event("DONE", s);
-        plot(&self.dir.join("coverage.svg"), &self.curve, s)
+        self.event("DONE", all);
+        plot(&self.dir.join("coverage.svg"), &self.curve, own)
     }
 }
 
@@ -340,7 +342,7 @@ mod tests {
         s.run_time_seconds = 2.0;
         m.tick(&s).unwrap();
         s.done = true;
-        m.finish(&s).unwrap();
+        m.finish(&s, &s).unwrap();
         let csv = std::fs::read_to_string(d.path().join("coverage.csv")).unwrap();
         assert_eq!(csv.lines().count(), 1 + 3, "{csv}");
         assert_eq!(read(d.path()).unwrap(), s);
