@@ -653,6 +653,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         Some(d) => dict::load(d)?,
         None => vec![],
     };
+    let dict_entries = dict.len();
     let dir = opts.artifact_dir();
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create the artifact directory {}", dir.display()))?;
 
@@ -783,6 +784,10 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         ));
         if opts.guidance && scope_counts.left_out() > 0 {
             f.monitor.println(&format!("evotest fuzz: guidance: {}", scope_line(&scope_counts, n_sites)));
+        }
+        if let Some(d) = &opts.dict {
+            // as libFuzzer's `Dictionary: N entries`
+            f.monitor.println(&format!("evotest fuzz: dictionary {}: {} entries", d.display(), dict_entries));
         }
     }
     f.start_workers()?;
