@@ -7,7 +7,9 @@
 //!   ±1, the type's extremes, and for floats ±0, ±inf, NaN, the smallest normal), a program
 //!   constant, the value of another field of the same type (the function-level form of
 //!   input-to-state: `x1 == x2`), or moved by a small amount or negated;
-//! * a bit flipped, a byte set to a random or interesting value, or a byte incremented.
+//! * a bit flipped, a byte set to a random or interesting value, or a byte incremented;
+//! * for a string, three times in ten: a character inserted or deleted, or a string of the
+//!   program's pool inserted (the edits that change its length and shift what follows).
 //!
 //! The child replaces the parent of the next step when it is at least as good for the goal (a
 //! (1+1) walk across plateaus). An attempt ends when the goal is covered, after `patience`
@@ -67,6 +69,52 @@ fn interesting(cx: &mut SearchContext, i: usize) -> Value {
     }
 }
 
+/// The string field `i` belongs to, if any: (its length field, its first character field, its
+/// number of character fields, i.e. its maximum length).
+fn string_of(d: &crate::input::Domain, i: usize) -> Option<(usize, usize, usize)> {
+    let mut l = i;
+    while matches!(d.fields[l].role, Role::Char { .. }) {
+        l = l.checked_sub(1)?;
+    }
+    if d.fields[l].role != Role::Length {
+        return None;
+    }
+    let chars = d.fields[l + 1..].iter().take_while(|f| matches!(f.role, Role::Char { .. })).count();
+    (chars > 0).then_some((l, l + 1, chars))
+}
+
+/// A structural edit of the string whose length field is `l` (characters from field `first`, at
+/// most `max`), as a byte fuzzer edits its input: insert a character (a random one of the
+/// alphabet, or a copy of one of the string's), delete one, or insert a string of the program's
+/// pool. A character-wise search cannot turn `7.0.3.0` into `127.0.3.0` (each digit it changes
+/// in place keeps the length); this can.
+fn edit_string(cx: &mut SearchContext, x: &mut Input, (l, first, max): (usize, usize, usize)) {
+    let d = cx.domain;
+    let len = (d.get(x, l).as_i128().max(0) as usize).min(max);
+    let mut chars: Vec<Value> = (0..len).map(|k| d.get(x, first + k)).collect();
+    let at = cx.rng.random_range(0..=len);
+    match cx.rng.random_range(0..3u32) {
+        0 if len > 0 => {
+            chars.remove(at.min(len - 1));
+        }
+        1 if !d.str_pool.is_empty() => {
+            let s = &d.str_pool[cx.rng.random_range(0..d.str_pool.len())];
+            for (k, &c) in s.iter().enumerate() {
+                chars.insert(at + k, Value::Int(c as i128));
+            }
+        }
+        _ => {
+            let c = if len > 0 && cx.rng.random_bool(0.5) { chars[cx.rng.random_range(0..len)] } else { d.uniform_value(first + at.min(max - 1), &mut cx.rng) };
+            chars.insert(at, c);
+        }
+    }
+    chars.truncate(max);
+    d.set(x, l, Value::Int(chars.len() as i128));
+    for (k, c) in chars.into_iter().enumerate() {
+        d.set(x, first + k, c);
+    }
+}
+
 /// Apply one random mutation to `x`.
 fn mutate_once(cx: &mut SearchContext, x: &mut Input) {
     let d = cx.domain;
@@ -75,6 +123,10 @@ fn mutate_once(cx: &mut SearchContext, x: &mut Input) {
         return;
     }
     let i = cx.rng.random_range(0..n);
+    if let Some(string) = string_of(d, i).filter(|_| cx.rng.random_bool(0.3)) {
+        edit_string(cx, x, string);
+        return;
+    }
     let g = &d.fields[i];
     let old = d.get(x, i);
     let kind = cx.rng.random_range(0..10u32);
