@@ -113,11 +113,12 @@ pub struct Function {
 }
 
 impl Function {
-    /// The name for reports: the source-level path of a Rust function
-    /// (`triangle::triangle`, not `_ZN8triangle8triangle17h…E`), else the linkage name.
+    /// The name for reports: the source-level path of a Rust or C++ function
+    /// (`triangle::triangle`, not `_ZN8triangle8triangle17h…E`; `shapes::locate`, not
+    /// `_ZN6shapes6locateEdd`), else the linkage name.
     pub fn display_name(&self) -> &str {
         match (&self.meta.source_name, self.meta.language.as_deref()) {
-            (Some(n), Some("rust")) => n,
+            (Some(n), Some("rust" | "c++")) if !n.is_empty() => n,
             _ => &self.meta.name,
         }
     }

@@ -58,3 +58,15 @@ fn a_function_that_needs_the_cxx_runtime_links() {
     assert!(r["branches_covered"].as_u64().unwrap() >= 2);
     assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
 }
+
+/// Reports name a C++ function and the functions its conditions call by their qualified names,
+/// not their symbols (`_ZN3geo4nearEi`, `_ZN3geoL2sqEi`).
+#[test]
+fn reports_show_qualified_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/cxx.cpp", "geo::near", dir.path(), &["--seed", "1", "--max-execs", "2000"]);
+    assert_eq!(r["prototype"], "int geo::near(int x)", "{r:#}");
+    let site = &r["sites"][0];
+    assert_eq!(site["function"], "geo::near", "{site:#}");
+    assert_eq!(site["condition"], "geo::sq(x) == 49", "{site:#}");
+}

@@ -209,6 +209,8 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     d
                 } else if let Some(d) = rust_v0_source_name(callee, &name) {
                     d
+                } else if let Some(d) = cxx_source_name(callee, &name) {
+                    d
                 } else {
                     intrinsic_name(&name)
                 };
@@ -375,6 +377,16 @@ fn rust_v0_source_name(callee: LLVMValueRef, name: &str) -> Option<String> {
         return None;
     }
     crate::debuginfo::source_name(callee).map(|(n, _)| n).filter(|n| !n.is_empty())
+}
+
+/// A C++ function's qualified name (`std::isnan`, `shapes::detail::sq`, not `_ZSt5isnand`) from
+/// the `DISubprogram` of the function it calls, when that function is defined in the module with
+/// debug info; declarations keep their symbol.
+fn cxx_source_name(callee: LLVMValueRef, name: &str) -> Option<String> {
+    if !name.starts_with("_Z") || unsafe { LLVMIsAFunction(callee) }.is_null() {
+        return None;
+    }
+    crate::debuginfo::source_name(callee).filter(|(_, lang)| *lang == "c++").map(|(n, _)| n).filter(|n| !n.is_empty())
 }
 
 /// A Rust symbol in the legacy mangling (`_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h…E`, the

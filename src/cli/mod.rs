@@ -849,9 +849,19 @@ fn sites(args: &SitesArgs) -> Result<i32> {
         if f.meta.name == evotest_abi::names::RENAMED_MAIN {
             continue;
         }
-        let params: Vec<String> = f.meta.params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
+        // the source's parameters (a structure passed by value is split or coerced in the IR)
+        let source_params = f.meta.source_params.as_ref().unwrap_or(&f.meta.params);
+        let params: Vec<String> = source_params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
         let plural = if n == 1 { "" } else { "s" };
-        outln!("{} {}({})  — {} blocks, {n} branch site{plural}", f.meta.ret.c_spelling, f.meta.name, params.join(", "), f.meta.blocks.len());
+        // a C++ function also by its symbol, which `--function` takes to choose an overload
+        let symbol = if f.display_name() != f.meta.name { format!(" [{}]", f.meta.name) } else { String::new() };
+        outln!(
+            "{} {}({}){symbol}  — {} blocks, {n} branch site{plural}",
+            f.meta.ret.c_spelling,
+            f.display_name(),
+            params.join(", "),
+            f.meta.blocks.len()
+        );
         // branch sites, then condition-only sites (condition-decision coverage only)
         let mut listed: Vec<&program::Site> = p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)).collect();
         listed.sort_by_key(|s| !s.meta.kind.is_branch());

@@ -33,6 +33,9 @@ pub struct Signature {
     pub ret: ReturnKind,
     /// `int triangle(int a, int b, int c)`, in typedef-free C.
     pub prototype: String,
+    /// The prototype for people: the source's structure types (`struct rect`, not the
+    /// harness's `struct evotest_r0`) and a C++ function's qualified name (`shapes::locate`).
+    pub shown: String,
     /// Definitions of the generated structure types the prototype names (`struct evotest_r0 {
     /// int x; int y; };`), empty when there are none.
     pub types: String,
@@ -92,6 +95,15 @@ impl Signature {
             params.iter().filter(|p| !p.global).map(|p| p.declarator()).collect();
         let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
         let prototype = format!("{ret_c} {}({ps})", f.name);
+        // for people: the source's structure types, and a C++ function's qualified name
+        let shown_ps: Vec<String> = params.iter().filter(|p| !p.global).map(|p| p.shown_declarator()).collect();
+        let shown_ps = if shown_ps.is_empty() { "void".to_string() } else { shown_ps.join(", ") };
+        let shown_ret = if f.ret.composite.is_some() && !f.ret.c_spelling.is_empty() { f.ret.c_spelling.clone() } else { ret_c.clone() };
+        let shown_name = match (&f.source_name, f.language.as_deref()) {
+            (Some(n), Some("c++")) if !n.is_empty() => n.clone(),
+            _ => f.name.clone(),
+        };
+        let shown = format!("{shown_ret} {shown_name}({shown_ps})");
         let mut types: String = params
             .iter()
             .filter_map(|p| match &p.shape {
@@ -111,7 +123,7 @@ impl Signature {
                 _ => format!("extern {} {};\n", p.c_type, p.name),
             })
             .collect();
-        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype, types, externs })
+        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype, shown, types, externs })
     }
 
     /// The generated types, the global inputs' declarations and the prototype, as C

@@ -139,7 +139,7 @@ impl Frontend for FunctionFrontend {
     }
 
     fn describe(&self) -> &str {
-        &self.signature.prototype
+        &self.signature.shown
     }
 
     fn display(&self, input: &Input) -> String {

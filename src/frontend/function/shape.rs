@@ -712,6 +712,17 @@ pub fn c_string(bytes: &[u8]) -> String {
 
 impl Param {
     /// The declaration of the parameter in a prototype: `int *a`, `int (*m)[4]`.
+    /// [`Param::declarator`] with a structure's own type (`const struct rect *r`) in place of
+    /// the harness's (`struct evotest_r0`), for people.
+    pub fn shown_declarator(&self) -> String {
+        match &self.shape {
+            Shape::Record { record, tag, .. } if !record.spelling.is_empty() => {
+                self.declarator().replace(&format!("struct {tag}"), record.spelling.trim_start_matches("const "))
+            }
+            _ => self.declarator(),
+        }
+    }
+
     pub fn declarator(&self) -> String {
         match &self.shape {
             Shape::Array { inner, .. } if !inner.is_empty() => {
