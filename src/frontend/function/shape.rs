@@ -836,7 +836,7 @@ pub const C_TEST_GUARD: &str = "static void evotest_check_guard_bytes(const unsi
 static void evotest_check_guard_bytes(const unsigned char *g, const char *name) {
     for (int k = 0; k < 64; k++)
         if (g[k] != 0xa5) {
-            fprintf(stderr, \"the function wrote past the end of parameter `%s`\\n\", name);
+            fprintf(stderr, \"evotest: the function wrote past the end of parameter `%s` (an output buffer needs its size: --array %s=N)\\n\", name, name);
             abort();
         }
 }
@@ -976,9 +976,9 @@ pub const GUARD_BYTES: usize = 64;
 
 /// The C helpers of the decoding ([`c_decode`]) and of the guard check ([`c_guard_checks`]), for
 /// the head of a harness (needs `<stdio.h>`, `<stdlib.h>` and `<string.h>`): `evotest_guarded(n)`
-/// allocates `n` bytes followed by [`GUARD_BYTES`] of a fixed pattern, and
-/// `evotest_check_guard(p, n, name)` aborts the process (a crash, SIGABRT) with a message naming
-/// the parameter when the pattern changed: the function wrote past the end of what it was given
+/// allocates `n` bytes followed by [`GUARD_BYTES`] of a fixed pattern, and [`C_TEST_GUARD`]'s
+/// check aborts the process (a crash, SIGABRT) with a message naming the parameter when the
+/// pattern changed: the function wrote past the end of what it was given
 /// (an output buffer evotest took for an input string, say), which would otherwise corrupt the
 /// heap without a sign.
 pub fn c_guard_helpers() -> String {
@@ -988,15 +988,7 @@ pub fn c_guard_helpers() -> String {
          \x20   if (p) memset(p + n, 0xa5, {GUARD_BYTES});\n\
          \x20   return p;\n\
          }}\n\
-         static void evotest_check_guard(const void *p, size_t n, const char *name) {{\n\
-         \x20   const unsigned char *g = (const unsigned char *)p + n;\n\
-         \x20   for (size_t k = 0; k < {GUARD_BYTES}; k++)\n\
-         \x20       if (g[k] != 0xa5) {{\n\
-         \x20           fprintf(stderr, \"evotest: the function wrote past the end of parameter `%s` (%zu bytes given); \"\n\
-         \x20                   \"an output buffer needs its size: --array %s=N\\n\", name, n, name);\n\
-         \x20           abort();\n\
-         \x20       }}\n\
-         }}\n\n"
+         {C_TEST_GUARD}\n"
     )
 }
 
@@ -1012,7 +1004,7 @@ pub fn c_guard_checks(params: &[Param]) -> String {
             Shape::Buffer { .. } => format!("{n} * sizeof({t})"),
             _ => continue,
         };
-        s.push_str(&format!("    evotest_check_guard({v}, {size}, \"{}\");\n", p.name));
+        s.push_str(&format!("    evotest_check_guard_bytes((const unsigned char *){v} + {size}, \"{}\");\n", p.name));
     }
     s
 }
