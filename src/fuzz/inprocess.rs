@@ -18,7 +18,8 @@
 //!   not run, [`super::Session::is_killer`]): deterministic stages would find them again at once.
 //!
 //! What a restart loses: the distance pools and directed stages' state, and the counters of the
-//! worker that died other than executions and faults (the corpus itself is on disk). A target
+//! worker that died other than executions, faults and length control's limit (the corpus itself
+//! is on disk; the new worker replays it without printing `NEW` lines). A target
 //! whose shallow crash recurs every few thousand inputs restarts often: after 8 restarts at less
 //! than 3 s per worker on average the supervisor goes on with the fork server itself (libFuzzer
 //! stops at the first crash; `--stop_on_crash` does the same here).
