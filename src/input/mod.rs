@@ -546,32 +546,37 @@ impl Domain {
         if self.str_pool.is_empty() {
             return;
         }
-        let mut i = 0;
-        while i < self.fields.len() {
-            let chars = self.fields[i + 1..].iter().take_while(|f| matches!(f.role, Role::Char { .. })).count();
-            if self.fields[i].role != Role::Length || chars == 0 {
-                i += 1;
+        for (l, chars) in self.string_spans() {
+            if rng.random::<f64>() >= BIAS[1] {
                 continue;
             }
-            if rng.random::<f64>() < BIAS[1] {
-                let fits = |s: &&Vec<u8>| {
-                    s.len() <= chars
-                        && s.iter().enumerate().all(|(k, c)| match &self.fields[i + 1 + k].role {
-                            Role::Char { alphabet } => alphabet.binary_search(c).is_ok(),
-                            _ => false,
-                        })
-                };
-                let cands: Vec<&Vec<u8>> = self.str_pool.iter().filter(fits).collect();
-                if !cands.is_empty() {
-                    let s = cands[rng.random_range(0..cands.len())];
-                    values[i] = Value::Int(s.len() as i128);
-                    for (k, &c) in s.iter().enumerate() {
-                        values[i + 1 + k] = Value::Int(c as i128);
-                    }
+            let fits = |s: &&Vec<u8>| {
+                s.len() <= chars
+                    && s.iter().enumerate().all(|(k, c)| match &self.fields[l + 1 + k].role {
+                        Role::Char { alphabet } => alphabet.binary_search(c).is_ok(),
+                        _ => false,
+                    })
+            };
+            let cands: Vec<&Vec<u8>> = self.str_pool.iter().filter(fits).collect();
+            if !cands.is_empty() {
+                let s = cands[rng.random_range(0..cands.len())];
+                values[l] = Value::Int(s.len() as i128);
+                for (k, &c) in s.iter().enumerate() {
+                    values[l + 1 + k] = Value::Int(c as i128);
                 }
             }
-            i += 1 + chars;
         }
+    }
+
+    /// The strings of the input, in field order: (the index of its [`Role::Length`] field, the
+    /// number of [`Role::Char`] fields that follow it, i.e. its maximum length).
+    pub fn string_spans(&self) -> Vec<(usize, usize)> {
+        let f = &self.fields;
+        (0..f.len())
+            .filter(|&i| f[i].role == Role::Length)
+            .map(|i| (i, f[i + 1..].iter().take_while(|g| matches!(g.role, Role::Char { .. })).count()))
+            .filter(|&(_, n)| n > 0)
+            .collect()
     }
 
     /// A random input with every field uniform over its range, whatever the initialisation mode.

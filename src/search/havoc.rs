@@ -72,15 +72,10 @@ fn interesting(cx: &mut SearchContext, i: usize) -> Value {
 /// The string field `i` belongs to, if any: (its length field, its first character field, its
 /// number of character fields, i.e. its maximum length).
 fn string_of(d: &crate::input::Domain, i: usize) -> Option<(usize, usize, usize)> {
-    let mut l = i;
-    while matches!(d.fields[l].role, Role::Char { .. }) {
-        l = l.checked_sub(1)?;
-    }
-    if d.fields[l].role != Role::Length {
+    if !matches!(d.fields[i].role, Role::Char { .. } | Role::Length) {
         return None;
     }
-    let chars = d.fields[l + 1..].iter().take_while(|f| matches!(f.role, Role::Char { .. })).count();
-    (chars > 0).then_some((l, l + 1, chars))
+    d.string_spans().into_iter().find(|&(l, n)| (l..=l + n).contains(&i)).map(|(l, n)| (l, l + 1, n))
 }
 
 /// A structural edit of the string whose length field is `l` (characters from field `first`, at
