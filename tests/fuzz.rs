@@ -938,3 +938,16 @@ fn addresses_behind_routine_arguments_leave_runs_reproducible() {
     let (a, b) = (inputs("l1"), inputs("l2"));
     assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "the runs differ");
 }
+
+/// A harness built without the pass is refused in one line, and the corpus directory the run
+/// would have created is not left behind.
+#[test]
+fn a_harness_without_the_pass_is_refused_and_leaves_no_corpus_directory() {
+    let d = tempfile::tempdir().unwrap();
+    build(Command::new("clang-22"), "magic.c", &["-g", "-O1", "-fsanitize=fuzzer"], d.path(), "plain");
+    let o = evotest().current_dir(d.path()).args(["fuzz", "plain", "fresh-corpus", "-runs=10"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("has no evotest metadata"), "{err}");
+    assert!(!d.path().join("fresh-corpus").exists());
+}

@@ -645,15 +645,17 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     if opts.corpus.exists() && !opts.corpus.is_dir() {
         bail!("{}: the corpus must be a directory (the first directory is the output corpus)", opts.corpus.display());
     }
-    std::fs::create_dir_all(&opts.corpus).with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
-    let files = seed_files(opts)?;
-    let largest = files.iter().filter_map(|(f, _)| std::fs::metadata(f).ok()).map(|m| m.len() as usize).max().unwrap_or(0);
-    let max_len = opts.max_len.unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20));
     let dict = match &opts.dict {
         Some(d) => dict::load(d)?,
         None => vec![],
     };
     let dict_entries = dict.len();
+    // a corpus directory this run creates is removed again if the target cannot be started
+    let created = !opts.corpus.exists();
+    std::fs::create_dir_all(&opts.corpus).with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
+    let files = seed_files(opts)?;
+    let largest = files.iter().filter_map(|(f, _)| std::fs::metadata(f).ok()).map(|m| m.len() as usize).max().unwrap_or(0);
+    let max_len = opts.max_len.unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20));
     let dir = opts.artifact_dir();
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create the artifact directory {}", dir.display()))?;
 
@@ -691,7 +693,12 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         opts.file_limit_mb,
         interrupt,
         inproc.as_ref().and_then(|w| w.target),
-    )?;
+    )
+    .inspect_err(|_| {
+        if created {
+            let _ = std::fs::remove_dir_all(&opts.corpus);
+        }
+    })?;
     // an in-process worker goes on where the last one ended: its time, its executions
     let carried = inproc.as_ref().map(|w| w.carry.clone()).unwrap_or_default();
     let start = Instant::now().checked_sub(carried.elapsed).unwrap_or_else(Instant::now);
