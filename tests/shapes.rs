@@ -235,14 +235,16 @@ fn global_variables_become_inputs_with_global() {
     }
 
     // a name that is no mutable global: one line that lists the ones it reads
-    let o = evotest()
-        .args(["run", "tests/fixtures/globals.c", "-f", "alt_sep_test", "--global", "Table", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+    let err = global_error("alt_sep_test", "Table", &dir.path().join("bad"));
     assert!(err.contains("--global Table") && err.contains("Cur_Vertical_Sep"), "{err}");
+}
+
+/// The one-line error of `evotest run tests/fixtures/globals.c -f FUNCTION --global NAME`.
+fn global_error(function: &str, name: &str, out: &std::path::Path) -> String {
+    let o = evotest().args(["run", "tests/fixtures/globals.c", "-f", function, "--global", name, "--out"]).arg(out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+    err
 }
 
 /// A pointer global the function reads: the note names it as one that cannot be an input, and
@@ -253,13 +255,7 @@ fn a_pointer_global_is_named_but_is_no_input() {
     let (_, r) = run("tests/fixtures/globals.c", "window_check", &dir.path().join("none"), &["--max-execs", "500"]);
     let notes = format!("{}", r["notes"]);
     assert!(notes.contains("reads `Window`") && notes.contains("(not `Window`: a pointer"), "{notes}");
-    let o = evotest()
-        .args(["run", "tests/fixtures/globals.c", "-f", "window_check", "--global", "Window", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+    let err = global_error("window_check", "Window", &dir.path().join("bad"));
     assert!(err.contains("--global Window") && err.contains("a pointer"), "{err}");
 }
 

@@ -571,12 +571,23 @@ impl Domain {
     /// The strings of the input, in field order: (the index of its [`Role::Length`] field, the
     /// number of [`Role::Char`] fields that follow it, i.e. its maximum length).
     pub fn string_spans(&self) -> Vec<(usize, usize)> {
+        (0..self.fields.len()).filter(|&i| self.fields[i].role == Role::Length).filter_map(|i| self.string_at(i)).collect()
+    }
+
+    /// The string field `i` belongs to (its length field or one of its characters), as in
+    /// [`Domain::string_spans`]; `None` for any other field. Costs the string's length, not the
+    /// input's.
+    pub fn string_at(&self, i: usize) -> Option<(usize, usize)> {
         let f = &self.fields;
-        (0..f.len())
-            .filter(|&i| f[i].role == Role::Length)
-            .map(|i| (i, f[i + 1..].iter().take_while(|g| matches!(g.role, Role::Char { .. })).count()))
-            .filter(|&(_, n)| n > 0)
-            .collect()
+        let mut l = i;
+        while matches!(f.get(l)?.role, Role::Char { .. }) {
+            l = l.checked_sub(1)?;
+        }
+        if f[l].role != Role::Length {
+            return None;
+        }
+        let n = f[l + 1..].iter().take_while(|g| matches!(g.role, Role::Char { .. })).count();
+        (n > 0).then_some((l, n))
     }
 
     /// A random input with every field uniform over its range, whatever the initialisation mode.

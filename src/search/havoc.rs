@@ -72,10 +72,7 @@ fn interesting(cx: &mut SearchContext, i: usize) -> Value {
 /// The string field `i` belongs to, if any: (its length field, its first character field, its
 /// number of character fields, i.e. its maximum length).
 fn string_of(d: &crate::input::Domain, i: usize) -> Option<(usize, usize, usize)> {
-    if !matches!(d.fields[i].role, Role::Char { .. } | Role::Length) {
-        return None;
-    }
-    d.string_spans().into_iter().find(|&(l, n)| (l..=l + n).contains(&i)).map(|(l, n)| (l, l + 1, n))
+    d.string_at(i).map(|(l, n)| (l, l + 1, n))
 }
 
 /// A structural edit of the string whose length field is `l` (characters from field `first`, at
