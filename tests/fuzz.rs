@@ -741,6 +741,24 @@ fn in_process_mode_keeps_triages_and_goes_on_after_each_crash() {
     assert!(!state.iter().any(|n| n.starts_with("in-process-")), "{state:?}");
 }
 
+/// A target whose coverage differs between processes: the outcomes an in-process worker took
+/// count for the run after it dies, even when the next worker's replay of the corpus does not
+/// take them again (the run reported the larger of the workers' counts, not their union).
+#[test]
+fn in_process_coverage_is_the_union_of_the_workers() {
+    let d = tempfile::tempdir().unwrap();
+    harness("nondet.c", d.path());
+    let marker = d.path().join("marker");
+    let (o, s) = fuzz_env(d.path(), &["harness", "corpus", "-seed=1", "-runs=20000", "-artifact_prefix=art/", "--in_process"], &[("NONDET_MARKER", &marker)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{err}");
+    assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
+    // both outcomes of each `if (first)`, the first worker's and the later ones': every outcome
+    // but the crash's own `data[1] == '!'` (a crashing execution's coverage does not count, as
+    // in libFuzzer); the larger of the workers' counts was 10
+    assert_eq!(s["outcomes_covered"].as_u64().unwrap() + 1, s["outcomes_total"].as_u64().unwrap(), "{s:#}");
+}
+
 /// A harness that writes to standard error on every input, under a run whose standard error is a
 /// file: the in-process worker's file-size limit is for the files the harness writes, not for
 /// that log (it ended the worker with SIGXFSZ once the log passed the limit, and the run failed).

@@ -121,6 +121,9 @@ pub struct ForkServer {
     exe: PathBuf,
     shm: SharedMemory,
     timeout: Duration,
+    /// The timeout's multiple an execution may take (1, or [`super::LOGGING_TIMEOUT_FACTOR`]
+    /// while every compare is logged).
+    timeout_factor: u32,
     server: Option<Running>,
     executions: u64,
     restarts: u32,
@@ -274,6 +277,7 @@ impl ForkServer {
             exe: exe.to_path_buf(),
             shm,
             timeout: c.timeout,
+            timeout_factor: 1,
             server: None,
             executions: 0,
             restarts: 0,
@@ -394,7 +398,7 @@ impl ForkServer {
 
     /// Wait for the status of `pid` until the timeout, the stop condition, or the memory limit.
     fn wait(&self, st: i32, pid: i32, stop: &Stop) -> Result<Waited> {
-        let deadline = Instant::now() + self.timeout;
+        let deadline = Instant::now() + self.timeout * self.timeout_factor;
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -595,6 +599,7 @@ impl Executor for ForkServer {
 
     fn log_every_compare(&mut self, on: bool) {
         self.shm.set_flags(evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS, on);
+        self.timeout_factor = if on { super::LOGGING_TIMEOUT_FACTOR } else { 1 };
     }
 
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {

@@ -18,7 +18,7 @@ use super::shm::{SharedMemory, SwitchTable};
 use super::{Coverage, Execution, ExitKind, Executor, Stop};
 use anyhow::Result;
 use evotest_abi::shm::{ModuleEntry, INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -39,6 +39,9 @@ struct Clock {
     base: Instant,
     /// Nanoseconds since `base` + 1 at which the current execution started; 0 between executions.
     started: AtomicU64,
+    /// The timeout's multiple the current execution may take (1, or
+    /// [`super::LOGGING_TIMEOUT_FACTOR`] while every compare is logged).
+    factor: AtomicU32,
 }
 
 /// A thread that ends the process when one execution runs longer than the timeout, or the process
@@ -51,7 +54,7 @@ impl Watchdog {
     /// Start watching: `header` is the address of the shared header (it outlives the process's
     /// engine), `timeout` the per-execution limit, `rss_limit` in bytes (0 = none).
     fn start(header: usize, timeout: Duration, rss_limit: u64) -> Watchdog {
-        let clock = Arc::new(Clock { base: Instant::now(), started: AtomicU64::new(0) });
+        let clock = Arc::new(Clock { base: Instant::now(), started: AtomicU64::new(0), factor: AtomicU32::new(1) });
         let c = clock.clone();
         // check a few times per timeout, at least every 250 ms and at most every 5 ms
         let period = (timeout / 4).clamp(Duration::from_millis(5), Duration::from_millis(250));
@@ -65,7 +68,7 @@ impl Watchdog {
                 }
                 let ran = c.base.elapsed().saturating_sub(Duration::from_nanos(s - 1));
                 let mut fault = 0;
-                if ran > timeout {
+                if ran > timeout * c.factor.load(Ordering::Acquire) {
                     fault = INPROC_FAULT_TIMEOUT;
                 } else if rss_limit > 0 && last_rss.elapsed() >= Duration::from_millis(250) {
                     last_rss = Instant::now();
@@ -212,6 +215,7 @@ impl Executor for InProcess {
 
     fn log_every_compare(&mut self, on: bool) {
         self.shm.set_flags(evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS, on);
+        self.watchdog.clock.factor.store(if on { super::LOGGING_TIMEOUT_FACTOR } else { 1 }, Ordering::Release);
     }
 
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {

@@ -145,6 +145,10 @@ pub struct Execution {
     pub duration: Duration,
 }
 
+/// How many times the timeout an execution with every compare's operands logged may take (see
+/// [`Executor::log_every_compare`]).
+pub const LOGGING_TIMEOUT_FACTOR: u32 = 10;
+
 /// The coverage of one execution in sparse form, as a fuzzer needs it: the executed sites with
 /// their hit counts and the branch outcomes taken, without a copy of the whole trace map (which
 /// for a library of 50,000 sites costs more than many executions).
@@ -242,7 +246,11 @@ pub trait Executor {
     /// `on`: until called with `false`, the operand logs keep the operands of every evaluation
     /// of a compare (up to [`evotest_abi::shm::OPERAND_EVALS`] per site and execution), integer
     /// and string compares alike, not only each site's first; for a fuzzer's input-to-state
-    /// stage on every compare. The default ignores it.
+    /// stage on every compare. Such an execution may take many times a normal one's time (every
+    /// compare's operands logged: 0.3–1 s against 3–15 ms on libjpeg-turbo's harness), so while
+    /// it is on the executors allow [`LOGGING_TIMEOUT_FACTOR`] times the timeout, lest the
+    /// logging itself make a timeout of an input that runs in milliseconds. The default ignores
+    /// it.
     fn log_every_compare(&mut self, _on: bool) {}
     /// The operand log of the last execution ([`Trace::operands`]) into `out` (cleared first);
     /// `false` when the executor does not keep it.

@@ -4,7 +4,12 @@
 //! **Scheduling** favours entries that take rare outcomes: an entry's weight is the sum, over the
 //! outcomes it takes, of 1 / (executions that took the outcome), so that outcomes the fuzzer keeps
 //! hitting stop attracting it (the idea of AFL++'s `rare` schedule and libFuzzer's entropic power
-//! schedule, in its simplest form), divided by a mild size penalty. One pick in ten is uniform.
+//! schedule, in its simplest form), divided by a mild size penalty, and scaled by the entry's
+//! **cost** against the corpus's: AFL++ scores an entry by its execution time against the queue's
+//! average (`calculate_score`: from 0.1× for ten times slower to 3× for four times faster, in
+//! steps);
+//! evotest counts the branch evaluations of the entry's execution instead of timing it, so that
+//! a run stays reproducible from its seed. One pick in ten is uniform.
 
 use super::feedback::{Feature, Feedback};
 use crate::util::write_replace as write_atomic;
@@ -35,6 +40,41 @@ pub struct Entry {
     /// The features it brought to the corpus (new when it was kept): a shorter input with all of
     /// them may replace it ([`Corpus::replace`]).
     pub unique: Vec<Feature>,
+    /// Its execution's cost in branch evaluations ([`cost_of`]), at least 1.
+    pub cost: u64,
+}
+
+/// The fixed cost of an execution, in branch evaluations: what the harness's call, the
+/// executor's round trip and the engine's bookkeeping cost whatever the input does (about 10 µs,
+/// where a probe's evaluation costs about 10 ns). Without it, on a small program whose every
+/// input runs in microseconds, the inputs that go deeper (more evaluations) would be the ones
+/// disfavoured: run time there does not depend on the path, as AFL++'s timing sees.
+pub const FIXED_COST: u64 = 1024;
+
+/// The cost of an execution of coverage `cov`: its branch evaluations (every site's hit count,
+/// saturated per site as the probes count them) plus [`FIXED_COST`]. Deterministic where the
+/// target is, unlike a time.
+pub fn cost_of(cov: &crate::exec::Coverage) -> u64 {
+    FIXED_COST + cov.sites.iter().map(|&(_, h)| h as u64).sum::<u64>()
+}
+
+/// The factor by which an entry of cost `cost` is favoured in a corpus whose entries' geometric
+/// mean cost is `typical`, in AFL++'s steps (`calculate_score`, on execution time against the
+/// queue's average): 0.1 above 10× the typical cost, 0.25 above 4×, 0.5 above 2×, 0.75 above
+/// 4/3×; 3 below a quarter, 2 below a third, 1.5 below a half; 1 between. The steps leave a
+/// corpus of inputs of about one cost exactly as it would be without costs.
+pub fn cost_factor(cost: u64, typical: f64) -> f64 {
+    let r = cost.max(1) as f64 / typical.max(1.0);
+    match r {
+        r if r > 10.0 => 0.1,
+        r if r > 4.0 => 0.25,
+        r if r > 2.0 => 0.5,
+        r if r > 4.0 / 3.0 => 0.75,
+        r if r < 0.25 => 3.0,
+        r if r < 1.0 / 3.0 => 2.0,
+        r if r < 0.5 => 1.5,
+        _ => 1.0,
+    }
 }
 
 /// See module docs.
@@ -47,6 +87,8 @@ pub struct Corpus {
     known: HashSet<String>,
     /// The bytes of all entries.
     bytes: u64,
+    /// The sum of `ln(cost)` over the entries (their geometric mean cost, see [`cost_factor`]).
+    ln_cost: f64,
 }
 
 impl Corpus {
@@ -73,12 +115,14 @@ impl Corpus {
     /// exists. Returns whether a file was written.
     ///
     /// Errors: the file cannot be written.
-    pub fn add(&mut self, data: Vec<u8>, outcomes: Vec<u32>, unique: Vec<Feature>, found: Duration, dir: Option<&Path>) -> Result<bool> {
+    pub fn add(&mut self, data: Vec<u8>, outcomes: Vec<u32>, unique: Vec<Feature>, cost: u64, found: Duration, dir: Option<&Path>) -> Result<bool> {
         let name = sha1_hex(&data);
         let wrote = self.write(dir, &name, &data)?;
         self.known.insert(name.clone());
         self.bytes += data.len() as u64;
-        self.entries.push(Entry { data, name, outcomes, found, picked: 0, unique });
+        let cost = cost.max(1);
+        self.ln_cost += (cost as f64).ln();
+        self.entries.push(Entry { data, name, outcomes, found, picked: 0, unique, cost });
         Ok(wrote)
     }
 
@@ -89,7 +133,7 @@ impl Corpus {
         Ok(true)
     }
 
-    /// Replace entry `i` by `data`, a shorter input (taking `outcomes`) that has every feature
+    /// Replace entry `i` by `data`, a shorter input (taking `outcomes` at `cost`) that has every feature
     /// the entry brought (libFuzzer's `-reduce_inputs`): the corpus keeps its features with fewer
     /// bytes to execute and mutate. When `dir` is given, `data` is written there and the entry's
     /// old file (named by the SHA-1 of its bytes, so holding exactly them) is removed; a file of
@@ -99,7 +143,7 @@ impl Corpus {
     /// same bytes, and removing its file later must not remove this one's).
     ///
     /// Errors: the new file cannot be written.
-    pub fn replace(&mut self, i: usize, data: Vec<u8>, outcomes: Vec<u32>, dir: Option<&Path>) -> Result<bool> {
+    pub fn replace(&mut self, i: usize, data: Vec<u8>, outcomes: Vec<u32>, cost: u64, dir: Option<&Path>) -> Result<bool> {
         let name = sha1_hex(&data);
         if self.known.contains(&name) {
             return Ok(false);
@@ -112,6 +156,9 @@ impl Corpus {
         }
         self.known.insert(name.clone());
         self.bytes = self.bytes + data.len() as u64 - e.data.len() as u64;
+        let cost = cost.max(1);
+        self.ln_cost += (cost as f64).ln() - (e.cost as f64).ln();
+        e.cost = cost;
         e.data = data;
         e.name = name;
         e.outcomes = outcomes;
@@ -139,11 +186,21 @@ impl Corpus {
     /// entry costs its own outcomes, not the whole corpus's).
     fn weigh_new(&mut self, fb: &Feedback) {
         let mut total = self.cumulative.last().copied().unwrap_or(0.0);
+        let typical = self.typical_cost();
         for e in &self.entries[self.cumulative.len()..] {
             let rarity: f64 = e.outcomes.iter().map(|&o| 1.0 / fb.freq(o).max(1) as f64).sum();
             let size = 1.0 + (e.data.len() as f64 / 4096.0).sqrt();
-            total += (rarity + 1e-6) / size;
+            total += (rarity + 1e-6) / size * cost_factor(e.cost, typical);
             self.cumulative.push(total);
+        }
+    }
+
+    /// The geometric mean of the entries' costs (1 when empty).
+    pub fn typical_cost(&self) -> f64 {
+        if self.entries.is_empty() {
+            1.0
+        } else {
+            (self.ln_cost / self.entries.len() as f64).exp()
         }
     }
 
@@ -207,7 +264,7 @@ mod tests {
     fn entries_are_files_named_by_sha1() {
         let d = tempfile::tempdir().unwrap();
         let mut c = Corpus::default();
-        c.add(b"abc".to_vec(), vec![0], vec![], Duration::ZERO, Some(d.path())).unwrap();
+        c.add(b"abc".to_vec(), vec![0], vec![], 1, Duration::ZERO, Some(d.path())).unwrap();
         let name = "a9993e364706816aba3e25717850c26c9cd0d89d";
         assert_eq!(std::fs::read(d.path().join(name)).unwrap(), b"abc");
         assert!(c.knows(name));
@@ -223,13 +280,13 @@ mod tests {
     fn a_replaced_entry_changes_file_but_not_place() {
         let d = tempfile::tempdir().unwrap();
         let mut c = Corpus::default();
-        c.add(b"first".to_vec(), vec![0], vec![Feature::Outcome(0)], Duration::ZERO, Some(d.path())).unwrap();
-        c.add(b"a long input".to_vec(), vec![1, 2], vec![Feature::Outcome(2)], Duration::ZERO, Some(d.path())).unwrap();
+        c.add(b"first".to_vec(), vec![0], vec![Feature::Outcome(0)], 1, Duration::ZERO, Some(d.path())).unwrap();
+        c.add(b"a long input".to_vec(), vec![1, 2], vec![Feature::Outcome(2)], 1, Duration::ZERO, Some(d.path())).unwrap();
         // a user's own file of another name is never removed
         std::fs::write(d.path().join("mine"), b"a long input").unwrap();
-        assert!(c.replace(1, b"short".to_vec(), vec![2], Some(d.path())).unwrap());
+        assert!(c.replace(1, b"short".to_vec(), vec![2], 1, Some(d.path())).unwrap());
         // bytes another entry holds: no replacement
-        assert!(!c.replace(1, b"first".to_vec(), vec![0], Some(d.path())).unwrap());
+        assert!(!c.replace(1, b"first".to_vec(), vec![0], 1, Some(d.path())).unwrap());
         assert_eq!(c.entries[1].data, b"short");
         assert_eq!(c.entries[1].unique, [Feature::Outcome(2)]);
         assert_eq!(c.entries[1].outcomes, [2]);
@@ -251,10 +308,30 @@ mod tests {
         }
         fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2] });
         let mut c = Corpus::default();
-        c.add(b"common".to_vec(), vec![0], vec![], Duration::ZERO, None).unwrap();
-        c.add(b"rare!!".to_vec(), vec![2], vec![], Duration::ZERO, None).unwrap();
+        c.add(b"common".to_vec(), vec![0], vec![], 1, Duration::ZERO, None).unwrap();
+        c.add(b"rare!!".to_vec(), vec![2], vec![], 1, Duration::ZERO, None).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let rare = (0..1000).filter(|_| c.pick(&mut rng, &fb) == Some(1)).count();
         assert!(rare > 850, "rare entry picked {rare} times of 1000");
+    }
+
+    #[test]
+    fn cheap_entries_attract_more_picks_than_costly_ones() {
+        let mut fb = Feedback::new(2, 4);
+        fb.count(&Coverage { sites: vec![(0, 1)], outcomes: vec![0] });
+        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2] });
+        let mut c = Corpus::default();
+        // equally rare and of one size; one costs 100 branch evaluations, the other 100,000
+        c.add(b"slow".to_vec(), vec![0], vec![], 100_000, Duration::ZERO, None).unwrap();
+        c.add(b"fast".to_vec(), vec![2], vec![], 100, Duration::ZERO, None).unwrap();
+        assert!((c.typical_cost() - 3162.28).abs() < 0.1, "{}", c.typical_cost());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let fast = (0..1000).filter(|_| c.pick(&mut rng, &fb) == Some(1)).count();
+        // weights 3 and 0.1: 97% of the weighted picks, half of the uniform tenth
+        assert!(fast > 870, "fast entry picked {fast} times of 1000");
+        let steps: Vec<f64> = [1, 24, 32, 45, 60, 100, 130, 150, 300, 500, 2000].iter().map(|&c| cost_factor(c, 100.0)).collect();
+        assert_eq!(steps, [3.0, 3.0, 2.0, 1.5, 1.0, 1.0, 1.0, 0.75, 0.5, 0.25, 0.1]);
+        assert_eq!(cost_of(&Coverage { sites: vec![(0, 3), (5, u32::MAX)], outcomes: vec![] }), FIXED_COST + 3 + u32::MAX as u64);
+        assert_eq!(cost_of(&Coverage::default()), FIXED_COST);
     }
 }

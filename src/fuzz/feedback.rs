@@ -76,6 +76,21 @@ impl Feedback {
         self.outcomes.get(o as usize).copied().unwrap_or(false)
     }
 
+    /// Record outcome `o` as taken without an execution (an earlier in-process worker's, that
+    /// this worker's replay of the corpus did not take again: a target whose coverage is not
+    /// deterministic). Returns whether it was new. Out-of-range IDs are ignored.
+    pub fn mark_covered(&mut self, o: u32) -> bool {
+        match self.outcomes.get_mut(o as usize) {
+            Some(c) if !*c => {
+                *c = true;
+                self.covered += 1;
+                self.features += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `cov` has a feature not recorded yet.
     pub fn is_new(&self, cov: &Coverage) -> bool {
         cov.outcomes.iter().any(|&o| self.outcomes.get(o as usize) == Some(&false))

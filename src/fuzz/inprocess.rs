@@ -78,6 +78,12 @@ pub struct Carry {
     /// Largest peak resident memory, MB, that a worker before this one reported (its stats).
     #[serde(default)]
     pub peak_rss_mb: u64,
+    /// The outcomes the workers so far covered, sorted (each worker's list in its stats
+    /// directory, read when it ends): a new worker counts them as covered once it has replayed
+    /// the corpus, so that the run's coverage is their union even where a replay does not take
+    /// every outcome again (a target whose coverage is not deterministic).
+    #[serde(default)]
+    pub covered: Vec<u32>,
     /// The input that ended the last worker, to triage first.
     pub pending: Option<Pending>,
     /// Inputs that ended a worker (files in the supervisor's directory): never run in-process
@@ -245,6 +251,13 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         carry.outcomes_covered = carry.outcomes_covered.max(covered as usize);
         carry.features = carry.features.max(features as usize);
         carry.corpus_new = carry.corpus_new.max(added as usize);
+        let theirs = super::read_covered(&stats_dir);
+        if !theirs.is_empty() {
+            carry.covered.extend(theirs);
+            carry.covered.sort_unstable();
+            carry.covered.dedup();
+        }
+        carry.outcomes_covered = carry.outcomes_covered.max(carry.covered.len());
         if let Some(st) = super::stats::read(&stats_dir) {
             carry.outcomes_covered = carry.outcomes_covered.max(st.outcomes_covered);
             carry.features = carry.features.max(st.features);

@@ -598,6 +598,8 @@ struct Fuzzer<'a> {
     /// Whether the seeds and the corpus are being loaded (no `NEW` lines then, as libFuzzer
     /// prints none before `INITED`).
     loading: bool,
+    /// Outcomes covered when [`COVERED_FILE`] was last written.
+    covered_written: usize,
     /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`), and the
     /// executions spent re-running candidates with the quiet map suspended.
     reduced: u64,
@@ -773,6 +775,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         len_limit: max_len,
         len_mark: 0,
         loading: false,
+        covered_written: 0,
         reduced: 0,
         reduce_runs: 0,
         new_features: vec![],
@@ -807,9 +810,14 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     f.finish()
 }
 
-/// The file in a `-j` worker's stats directory that lists the outcomes it covered (JSON), for
-/// the main worker's summary.
+/// The file in a `-j` worker's or an in-process worker's stats directory that lists the
+/// outcomes it covered (JSON), for the main worker's summary and for the next in-process worker.
 const COVERED_FILE: &str = "covered.json";
+
+/// The outcomes listed in `dir`'s [`COVERED_FILE`] (none when it is missing or unreadable).
+fn read_covered(dir: &Path) -> Vec<u32> {
+    std::fs::read(dir.join(COVERED_FILE)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+}
 
 /// What the guidance's scope left out, for the opening lines: `frontier from 13 of 255 branch
 /// sites (242 of library code left out)`.
@@ -953,11 +961,22 @@ impl Fuzzer<'_> {
             let outcomes = self.s.cov.outcomes.clone();
             let mut unique = vec![];
             self.fb.add_listing(&self.s.cov, &mut unique);
-            if self.corpus.add(vec![], outcomes, unique, self.elapsed(), Some(&self.opts.corpus))? {
+            let cost = corpus::cost_of(&self.s.cov);
+            if self.corpus.add(vec![], outcomes, unique, cost, self.elapsed(), Some(&self.opts.corpus))? {
                 self.corpus_new += 1;
             }
         }
         self.loading = false;
+        // what the workers before this one covered and its replay did not take again
+        let carried: Vec<u32> = self.inproc.as_ref().map(|w| w.carry.covered.clone()).unwrap_or_default();
+        for o in carried {
+            self.fb.mark_covered(o);
+        }
+        if self.inproc.is_some() {
+            // what the replay and the seeds took, for the next worker should this one die
+            // before its first periodic write
+            self.write_covered()?;
+        }
         // length control starts from the corpus as loaded (libFuzzer: at least 4 bytes), or, in
         // an in-process worker after a restart, where the last worker's had come to
         if self.opts.len_control > 0 {
@@ -1063,7 +1082,22 @@ impl Fuzzer<'_> {
             let mut st = self.stats(false);
             self.aggregate(&mut st);
             self.monitor.tick(&st)?;
+            if self.inproc.is_some() && !self.loading && self.fb.covered() != self.covered_written {
+                // for the next worker, should this one die
+                self.write_covered()?;
+            }
         }
+        Ok(())
+    }
+
+    /// Write the outcomes covered so far to [`COVERED_FILE`] in the stats directory.
+    ///
+    /// Errors: the file cannot be written.
+    fn write_covered(&mut self) -> Result<()> {
+        let covered: Vec<u32> = (0..self.s.n_outcomes() as u32).filter(|&o| self.fb.is_covered(o)).collect();
+        let p = self.monitor.dir().join(COVERED_FILE);
+        write_atomic(&p, serde_json::to_string(&covered)?.as_bytes()).with_context(|| format!("cannot write {}", p.display()))?;
+        self.covered_written = covered.len();
         Ok(())
     }
 
@@ -1168,7 +1202,8 @@ impl Fuzzer<'_> {
             }
         }
         let outcomes = self.s.cov.outcomes.clone();
-        if self.corpus.replace(i, data.to_vec(), outcomes, Some(&self.opts.corpus))? {
+        let cost = corpus::cost_of(&self.s.cov);
+        if self.corpus.replace(i, data.to_vec(), outcomes, cost, Some(&self.opts.corpus))? {
             self.reduced += 1;
         }
         Ok(())
@@ -1239,7 +1274,8 @@ impl Fuzzer<'_> {
                     let outcomes = self.s.cov.outcomes.clone();
                     let dir = write.then_some(self.opts.corpus.as_path());
                     let unique = self.new_features.clone();
-                    if self.corpus.add(data.to_vec(), outcomes, unique, self.elapsed(), dir)? {
+                    let cost = corpus::cost_of(&self.s.cov);
+                    if self.corpus.add(data.to_vec(), outcomes, unique, cost, self.elapsed(), dir)? {
                         self.corpus_new += 1;
                     }
                     self.last_new = self.elapsed();
@@ -1507,10 +1543,9 @@ impl Fuzzer<'_> {
     fn finish(mut self) -> Result<Summary> {
         self.unique = self.db.all().len();
         let st = self.stats(true);
-        if self.opts.worker.is_some() {
-            // for the main worker's union (see below)
-            let covered: Vec<u32> = (0..st.outcomes_total as u32).filter(|&o| self.fb.is_covered(o)).collect();
-            let _ = write_atomic(&self.monitor.dir().join(COVERED_FILE), serde_json::to_string(&covered)?.as_bytes());
+        if self.opts.worker.is_some() || self.inproc.is_some() {
+            // for the main worker's union (see below), or the supervisor's
+            self.write_covered()?;
         }
         let worker_stats: Vec<Stats> = self.children.iter().filter_map(|(_, d)| stats::read(d)).collect();
         let mut total = st.clone();
@@ -1527,8 +1562,7 @@ impl Fuzzer<'_> {
             // wrote in their last moments)
             let mut union: Vec<bool> = (0..st.outcomes_total as u32).map(|o| self.fb.is_covered(o)).collect();
             for (_, d) in &self.children {
-                let theirs: Vec<u32> = std::fs::read(d.join(COVERED_FILE)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
-                for o in theirs {
+                for o in read_covered(d) {
                     if let Some(c) = union.get_mut(o as usize) {
                         *c = true;
                     }
