@@ -155,3 +155,140 @@ fn a_float_reinterpreted_as_an_integer_reads_as_its_bits() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("bits(x) < 0") && out.contains("x < 0.0"), "{out}");
 }
+
+/// `evotest sites` on C source file `src` with extra compiler flags `cflags`.
+fn sites_of(src: &str, cflags: &[&str]) -> String {
+    let mut c = evotest();
+    c.arg("sites");
+    for f in cflags {
+        c.arg(format!("--cflag={f}"));
+    }
+    let o = c.arg(src).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A flat chain of calls, `if (ctxt && !g(ctxt, "f0", 0) && …)` (libexslt's function tables),
+/// fits no `&&`/`||` text (each `br` leaves towards the false outcome when its call returns
+/// non-zero); the search for one was exponential in the chain's length (146 s for 28 terms). 40
+/// terms now compile in a fraction of a second, and the decisions of a small fixture are the
+/// ones the exhaustive search gave.
+#[test]
+fn a_long_chain_of_calls_compiles_quickly_and_decisions_are_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("chain40.c");
+    let mut c = String::from("int g(void *c, const char *name, int k);\nint reg(void *ctxt, const char *prefix) {\n    if (ctxt && prefix\n");
+    for k in 0..40 {
+        c += &format!("        && !g(ctxt, \"f{k}\", {k})\n");
+    }
+    c += "       ) return 0;\n    return -1;\n}\n";
+    std::fs::write(&src, c).unwrap();
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+        .args(["-O1", "-c", "-o"])
+        .arg(dir.path().join("chain40.o"))
+        .arg(&src)
+        .spawn()
+        .unwrap();
+    let limit = std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("40 conditions: evotest-cc still compiling after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    // one decision of the 42 conditions, in the braces of a chain without && / || text
+    let out = sites_of(src.to_str().unwrap(), &[]);
+    let decision = out.lines().find(|l| l.trim_start().starts_with("decision")).unwrap_or_else(|| panic!("{out}"));
+    assert!(decision.contains("{ctxt != NULL, prefix != NULL, g(ctxt, \"f0\", 0) != 0,"), "{decision}");
+    assert_eq!(decision.matches(" s").count(), 42, "{decision}");
+
+    let out = sites_of("tests/fixtures/chains.c", &[]);
+    let decisions: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("decision")).map(str::trim).collect();
+    assert_eq!(
+        decisions,
+        [
+            "decision     5:12   (a > 0 || b > 1) && c == 3  [conditions s0 s1 s2]",
+            "decision     7:11   a < -5 && b < -5 && c < -5  [conditions s3 s4 s5]",
+            "decision     9:9    {ctxt != NULL, reg(ctxt, \"x\", 1) != 0, reg(ctxt, \"y\", 2) != 0}  [conditions s6 s7 s8]",
+        ],
+        "{out}"
+    );
+}
+
+/// A probe between a call and the `ret` that returns its result keeps clang -O2 from turning
+/// tail and accumulator recursion into a loop: the return value computed from a call gets no
+/// definition probe, and a recursion 100,000,000 calls deep runs as it does without the pass
+/// (it overflowed the stack, SIGSEGV).
+#[test]
+fn tail_recursion_is_still_eliminated_at_o2() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("tail_recursion");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+        .args(["-O2", "tests/fixtures/tail_recursion.c", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = std::process::Command::new(&exe).output().unwrap();
+    assert!(o.status.success(), "{:?} {}", o.status, String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "5000000050000000 0");
+    // the other return values keep their probes (chaining's ordered trace needs them)
+    let ir = instrumented_ir(&path("tests/fixtures/tail_recursion.c"), &["-O0"]);
+    let defs = ir.lines().filter(|l| l.contains("call void @__evotest_def(")).count();
+    // `return acc`, `return 1`, `n = …`, main's `return 0`
+    assert_eq!(defs, 4, "{ir}");
+}
+
+/// The checks `-fsanitize=undefined` inserts (overflow, shift, bounds, null and pointer overflow
+/// checks: branches to a `__ubsan_handle_*` call, or to `llvm.ubsantrap` under
+/// `-fsanitize-trap`) are no decisions of the program: a sanitized build has the sites of a plain
+/// one, no more (it had 8 times as many).
+#[test]
+fn sanitizer_checks_are_not_sites() {
+    let fixture = "tests/fixtures/sanitized.c";
+    let site_lines = |out: &str| -> Vec<String> {
+        out.lines().filter(|l| l.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit())).map(str::to_string).collect()
+    };
+    let plain = site_lines(&sites_of(fixture, &[]));
+    assert_eq!(plain.len(), 6, "{plain:#?}");
+    for flags in [
+        &["-fsanitize=undefined"][..],
+        &["-fsanitize=undefined", "-fno-sanitize-recover=all"],
+        &["-fsanitize=undefined", "-fsanitize-trap=undefined"],
+        &["-fsanitize=undefined,integer,nullability,local-bounds"],
+    ] {
+        assert_eq!(site_lines(&sites_of(fixture, flags)), plain, "{flags:?}");
+    }
+}
+
+/// A compare of pointers (`p < end`, `p == mark`, `q != NULL`, also as a `select` and stored)
+/// is probed by its outcome only: no compare probe gets an address (`ptrtoint`), which address
+/// randomisation would change from run to run. The compare of the pointed-to byte keeps its
+/// integer probe.
+#[test]
+fn pointer_compares_pass_no_addresses_to_the_probes() {
+    let ir = instrumented_ir(&path("tests/fixtures/pointer_compares.c"), &["-g"]);
+    let addresses: Vec<&str> =
+        ir.lines().filter(|l| l.contains(" = ptrtoint ")).map(|l| l.trim().split(' ').next().unwrap()).collect();
+    let int_probes: Vec<&str> =
+        ir.lines().filter(|l| l.contains("call void @__evotest_cmp_int(") || l.contains("call void @__evotest_ccmp_int(")).collect();
+    for l in &int_probes {
+        for a in &addresses {
+            assert!(!l.contains(&format!("{a},")) && !l.contains(&format!("{a})")), "{l}\n{ir}");
+        }
+    }
+    // *p == 'a'
+    assert_eq!(int_probes.len(), 1, "{int_probes:#?}");
+    // p < end, p == mark, q != NULL (br and select), p == end (stored)
+    let conds = ir.lines().filter(|l| l.contains("call void @__evotest_cond(") || l.contains("call void @__evotest_ccond(")).count();
+    assert_eq!(conds, 5, "{ir}");
+    let out = sites_of("tests/fixtures/pointer_compares.c", &[]);
+    assert!(out.contains("p < end") && out.contains("p == mark") && out.contains("q != NULL"), "{out}");
+}

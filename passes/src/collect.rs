@@ -13,8 +13,13 @@ use std::collections::HashMap;
 
 /// How a site's condition will be probed.
 pub enum Cond {
-    /// `icmp pred a, b` on integers or pointers of at most 64 bits.
+    /// `icmp pred a, b` on integers of at most 64 bits.
     Int { pred: Pred, a: LLVMValueRef, b: LLVMValueRef },
+    /// `icmp pred a, b` on pointers (`c` is the compare): probed by its outcome only, as a
+    /// [`Cond::Bool`]. Its operands are addresses, which move with address randomisation, so a
+    /// distance or an operand log computed from them would make two runs of the same input
+    /// differ (and says nothing about what an input holds).
+    Ptr { pred: Pred, c: LLVMValueRef },
     /// `fcmp pred a, b`.
     Float { pred: Pred, a: LLVMValueRef, b: LLVMValueRef },
     /// Any other `i1` condition.
@@ -401,6 +406,74 @@ unsafe fn failing_block(bb: LLVMBasicBlockRef) -> Option<(&'static str, String)>
     Some((check_kind(&name), name))
 }
 
+/// Whether instruction `inst` carries `!nosanitize` metadata: clang marks so every instruction
+/// of the checks a sanitizer inserts during code generation (UBSan's compares, `select`s and
+/// branches, and the calls of its handlers).
+unsafe fn no_sanitize(inst: LLVMValueRef) -> bool {
+    const KIND: &str = "nosanitize";
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(inst));
+    let kind = LLVMGetMDKindIDInContext(ctx, KIND.as_ptr() as *const _, KIND.len() as u32);
+    !LLVMGetMetadata(inst, kind).is_null()
+}
+
+/// Whether `call` calls a sanitizer's report routine: UBSan's handlers (`__ubsan_handle_*`,
+/// with their `_abort` and `_minimal` variants), ASan's reports (`__asan_report_*`), the trap of
+/// `-fsanitize-trap` (`llvm.ubsantrap`), or `llvm.trap` that clang marks as a sanitizer's
+/// ([`no_sanitize`]; a `__builtin_trap()` of the program is no check).
+unsafe fn sanitizer_call(call: LLVMValueRef) -> bool {
+    if LLVMIsACallInst(call).is_null() && LLVMIsAInvokeInst(call).is_null() {
+        return false;
+    }
+    let callee = LLVMGetCalledValue(call);
+    if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+        return false;
+    }
+    let name = value_name(callee);
+    name.starts_with("__ubsan_handle_")
+        || name.starts_with("__asan_report_")
+        || name == "llvm.ubsantrap"
+        || (name == "llvm.trap" && no_sanitize(call))
+}
+
+/// Whether block `bb` is a sanitizer's handler block: it calls a sanitizer's report routine
+/// ([`sanitizer_call`]), calls nothing else, and then stops (`unreachable`) or goes on
+/// unconditionally (a recoverable UBSan check returns to the code it checked).
+unsafe fn sanitizer_handler(bb: LLVMBasicBlockRef) -> bool {
+    let term = LLVMGetBasicBlockTerminator(bb);
+    if term.is_null() {
+        return false;
+    }
+    match LLVMGetInstructionOpcode(term) {
+        LLVMOpcode::LLVMUnreachable => {}
+        LLVMOpcode::LLVMBr if LLVMIsConditional(term) == 0 => {}
+        _ => return false,
+    }
+    let mut handler = false;
+    let mut i = LLVMGetFirstInstruction(bb);
+    while !i.is_null() && i != term {
+        if matches!(LLVMGetInstructionOpcode(i), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) {
+            if sanitizer_call(i) {
+                handler = true;
+            } else if LLVMIsAIntrinsicInst(i).is_null() || !no_sanitize(i) {
+                return false; // a call of the program's
+            }
+        }
+        i = LLVMGetNextInstruction(i);
+    }
+    handler
+}
+
+/// Whether the conditional `br` `term` is a check a sanitizer inserted (`-fsanitize=undefined`
+/// compiles to such branches before the pass runs): one of its successors is a sanitizer's
+/// handler block ([`sanitizer_handler`]) and the other is not, or clang marks it as part of a
+/// check ([`no_sanitize`]: the short-circuit inside a shift's check, `b <= 31 && (a >> (31 - b))
+/// == 0`). It is no decision of the program and gets no site (its outcomes would be goals that
+/// only a bug reaches, and 90% of the outcomes of a sanitized build).
+unsafe fn sanitizer_check(term: LLVMValueRef) -> bool {
+    let (a, b) = (sanitizer_handler(LLVMGetSuccessor(term, 0)), sanitizer_handler(LLVMGetSuccessor(term, 1)));
+    a != b || no_sanitize(term)
+}
+
 /// The check a two-way `br` or a `switch` makes, if exactly one of its outcomes fails.
 unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
     let n = LLVMGetNumSuccessors(term);
@@ -518,7 +591,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         }
                     }
                 }
-                if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMSelect {
+                if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMSelect && !no_sanitize(inst) {
                     let c = LLVMGetOperand(inst, 0);
                     if LLVMGetTypeKind(LLVMTypeOf(c)) == LLVMTypeKind::LLVMIntegerTypeKind {
                         let mut s = branch_like(SiteKind::Select, inst, c, bi as u32, &names, &mut constants);
@@ -540,7 +613,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     block.succs.push(blocks_index[&s]);
                 }
                 match LLVMGetInstructionOpcode(term) {
-                    LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 => {
+                    LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 && !sanitizer_check(term) => {
                         let c = LLVMGetCondition(term);
                         let mut s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
                         s.uses = dataflow::uses_of(vars, c);
@@ -875,7 +948,11 @@ pub fn branch_like(
                         text = Some(condtext::compare(a, pred, b, names));
                         harvest(a, constants);
                         harvest(b, constants);
-                        cond = Cond::Int { pred, a, b };
+                        cond = if LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMPointerTypeKind {
+                            Cond::Ptr { pred, c }
+                        } else {
+                            Cond::Int { pred, a, b }
+                        };
                         if matches!(pred, Pred::Eq | Pred::Ne) {
                             let call = if is_zero(b) { a } else if is_zero(a) { b } else { std::ptr::null_mut() };
                             if !call.is_null() {

@@ -8,7 +8,10 @@
 //! * **definitions**: a `store` to a variable (a *partial* definition when it goes through a GEP,
 //!   `a[i] = …`, which does not kill earlier ones), the store of an argument into its parameter's
 //!   copy at entry (`param_init`), and for the return value the stores to the function's `retval`
-//!   slot, or its `ret` instructions when it has none;
+//!   slot, or its `ret` instructions when it has none (a return value computed from a call's
+//!   result, `return f(x)` or `return n * f(n - 1)`, is a definition without a probe: a probe
+//!   between the call and the `ret` would keep the optimiser from turning the call into a jump,
+//!   [`tail_call_value`]);
 //! * **uses** of a condition: loads of variables it is computed from, and calls to functions of
 //!   the module (which use their return value).
 //!
@@ -140,6 +143,9 @@ pub struct DefDraft {
     pub text: String,
     pub param_init: bool,
     pub partial: bool,
+    /// Whether a probe reports it in the ordered trace: not for a parameter's initialisation,
+    /// nor for a return value computed from a call's result ([`tail_call_value`]).
+    pub probed: bool,
     /// Variables the defined value reads.
     pub uses: Vec<u32>,
 }
@@ -186,7 +192,8 @@ pub fn def_of(
                 let lhs = &vars.vars[var as usize].name;
                 let lhs = if partial { format!("{lhs}[…]") } else { lhs.clone() };
                 let rhs = condtext::text(value, names);
-                let text = if vars.vars[var as usize].kind == VarKind::Retval {
+                let retval = vars.vars[var as usize].kind == VarKind::Retval;
+                let text = if retval {
                     format!("return {rhs}")
                 } else {
                     format!("{lhs} = {rhs}")
@@ -201,6 +208,7 @@ pub fn def_of(
                     text,
                     param_init,
                     partial,
+                    probed: !param_init && !(retval && !partial && tail_call_value(value)),
                     uses: uses_of(vars, value),
                 })
             }
@@ -216,12 +224,46 @@ pub fn def_of(
                     text: format!("return {}", condtext::text(LLVMGetOperand(inst, 0), names)),
                     param_init: false,
                     partial: false,
+                    probed: !tail_call_value(LLVMGetOperand(inst, 0)),
                     uses: uses_of(vars, LLVMGetOperand(inst, 0)),
                 })
             }
             _ => None,
         }
     }
+}
+
+/// Whether return value `v` is a call's result, or computed from one by casts and arithmetic in
+/// the call's block (`return f(x)`, `return (long)f(x)`, `return n * f(n - 1)`): the shapes that
+/// tail-call and accumulator recursion elimination turn into a jump, as long as nothing but the
+/// computation lies between the call and the `ret`. A definition probe there (a load of the
+/// ordered trace's flag and a call) would keep the call off the tail and a deep recursion, which
+/// the optimiser runs in constant stack without the pass, would overflow the stack. Such a
+/// definition is left unprobed ([`DefDraft::probed`]); the callee's own return values are
+/// definitions of their own.
+fn tail_call_value(v: LLVMValueRef) -> bool {
+    fn walk(v: LLVMValueRef, block: LLVMBasicBlockRef, depth: u32) -> bool {
+        use LLVMOpcode::*;
+        unsafe {
+            if depth > 6 || LLVMIsAInstruction(v).is_null() || LLVMGetInstructionParent(v) != block {
+                return false;
+            }
+            match LLVMGetInstructionOpcode(v) {
+                LLVMCall => {
+                    let callee = LLVMGetCalledValue(v);
+                    // an intrinsic is no call the optimiser can turn into a jump
+                    LLVMIsAFunction(callee).is_null() || LLVMGetIntrinsicID(callee) == 0
+                }
+                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr
+                | LLVMFNeg => walk(LLVMGetOperand(v, 0), block, depth + 1),
+                LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMAnd | LLVMOr | LLVMXor => {
+                    walk(LLVMGetOperand(v, 0), block, depth + 1) || walk(LLVMGetOperand(v, 1), block, depth + 1)
+                }
+                _ => false,
+            }
+        }
+    }
+    unsafe { !LLVMIsAInstruction(v).is_null() && walk(v, LLVMGetInstructionParent(v), 0) }
 }
 
 /// The tracked variables a condition value reads.

@@ -46,7 +46,7 @@ pub struct DecisionDraft {
 
 /// Where one exit of a condition goes: another condition of the decision, or the decision's
 /// outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Exit {
     Leaf(usize),
     True,
@@ -244,13 +244,47 @@ fn next_of(v: LLVMValueRef) -> LLVMValueRef {
 
 /// Rebuild `&&`/`||` text from the conditions' exits: leaves `i..k` form one expression whose
 /// exits are `t` and `f`; returns the text and its top operator (`None` for one leaf).
+///
+/// The first split point (in order, `&&` before `||`) whose two sides both rebuild wins. Every
+/// sub-range's answer is memoised (it depends only on `(i, k, t, f)`), and a range is only tried
+/// when its last leaf's exits are exactly `(t, f)` (true of every expression the recursion can
+/// build), so a chain that no `&&`/`||` expression fits (e.g. `!f() && …`, whose `br`s swap
+/// their targets) costs polynomial time, not one attempt per way of splitting it.
 fn rebuild(exits: &[(Exit, Exit)], texts: &[String], i: usize, k: usize, t: Exit, f: Exit) -> Option<(String, Option<&'static str>)> {
+    rebuild_memo(exits, texts, i, k, t, f, &mut HashMap::new())
+}
+
+/// A rebuilt sub-expression: its text and top operator (see [`rebuild`]).
+type Rebuilt = Option<(String, Option<&'static str>)>;
+
+/// [`rebuild`] with the answers of the sub-ranges tried so far, keyed by `(i, k, t, f)`.
+fn rebuild_memo(
+    exits: &[(Exit, Exit)],
+    texts: &[String],
+    i: usize,
+    k: usize,
+    t: Exit,
+    f: Exit,
+    memo: &mut HashMap<(usize, usize, Exit, Exit), Rebuilt>,
+) -> Rebuilt {
     if k - i == 1 {
         return (exits[i] == (t, f)).then(|| (texts[i].clone(), None));
     }
+    // the last leaf of any expression built below leaves towards exactly its exits
+    if exits[k - 1] != (t, f) {
+        return None;
+    }
+    if let Some(r) = memo.get(&(i, k, t, f)) {
+        return r.clone();
+    }
     let inside = |e: Exit, lo: usize, hi: usize| matches!(e, Exit::Leaf(j) if j > lo && j < hi);
-    for m in i + 1..k {
+    let mut found = None;
+    'split: for m in i + 1..k {
         for (op, lt, lf) in [("&&", Exit::Leaf(m), f), ("||", t, Exit::Leaf(m))] {
+            // the left side's last leaf must leave towards its exits (as above)
+            if exits[m - 1] != (lt, lf) {
+                continue;
+            }
             let ok = (i..m).all(|j| {
                 let (a, b) = exits[j];
                 [a, b].iter().all(|&e| inside(e, j, m) || e == lt || e == lf)
@@ -258,13 +292,15 @@ fn rebuild(exits: &[(Exit, Exit)], texts: &[String], i: usize, k: usize, t: Exit
             if !ok {
                 continue;
             }
-            if let (Some((l, lop)), Some((r, rop))) = (rebuild(exits, texts, i, m, lt, lf), rebuild(exits, texts, m, k, t, f)) {
-                let wrap = |s: String, o: Option<&str>| if o.is_some_and(|o| o != op) { format!("({s})") } else { s };
-                return Some((format!("{} {op} {}", wrap(l, lop), wrap(r, rop)), Some(op)));
-            }
+            let Some((l, lop)) = rebuild_memo(exits, texts, i, m, lt, lf, memo) else { continue };
+            let Some((r, rop)) = rebuild_memo(exits, texts, m, k, t, f, memo) else { continue };
+            let wrap = |s: String, o: Option<&str>| if o.is_some_and(|o| o != op) { format!("({s})") } else { s };
+            found = Some((format!("{} {op} {}", wrap(l, lop), wrap(r, rop)), Some(op)));
+            break 'split;
         }
     }
-    None
+    memo.insert((i, k, t, f), found.clone());
+    found
 }
 
 /// One leaf of a chain: the block holding it and, for the last condition of a `phi` chain, its
@@ -396,7 +432,7 @@ pub fn analyse(
     let mut taken: HashSet<LLVMValueRef> = sites
         .iter()
         .map(|s| match s.cond {
-            Cond::Int { .. } | Cond::Float { .. } | Cond::Str { .. } | Cond::Bytes { .. } | Cond::Bool(_) => unsafe {
+            Cond::Int { .. } | Cond::Ptr { .. } | Cond::Float { .. } | Cond::Str { .. } | Cond::Bytes { .. } | Cond::Bool(_) => unsafe {
                 match s.kind {
                     SiteKind::Br => LLVMGetCondition(s.inst),
                     SiteKind::Select => LLVMGetOperand(s.inst, 0),
@@ -765,5 +801,109 @@ mod tests {
         // exits that no && / || expression has: no text
         let ex = [(Exit::False, Exit::True), (Exit::True, Exit::False)];
         assert!(rebuild(&ex, &texts, 0, 2, Exit::True, Exit::False).is_none());
+    }
+
+    /// The search [`rebuild`] replaced: every split point, recursively, without memoising
+    /// (exponential on a chain that no `&&`/`||` expression fits).
+    fn rebuild_naive(exits: &[(Exit, Exit)], texts: &[String], i: usize, k: usize, t: Exit, f: Exit) -> Option<(String, Option<&'static str>)> {
+        if k - i == 1 {
+            return (exits[i] == (t, f)).then(|| (texts[i].clone(), None));
+        }
+        let inside = |e: Exit, lo: usize, hi: usize| matches!(e, Exit::Leaf(j) if j > lo && j < hi);
+        for m in i + 1..k {
+            for (op, lt, lf) in [("&&", Exit::Leaf(m), f), ("||", t, Exit::Leaf(m))] {
+                let ok = (i..m).all(|j| {
+                    let (a, b) = exits[j];
+                    [a, b].iter().all(|&e| inside(e, j, m) || e == lt || e == lf)
+                });
+                if !ok {
+                    continue;
+                }
+                if let (Some((l, lop)), Some((r, rop))) = (rebuild_naive(exits, texts, i, m, lt, lf), rebuild_naive(exits, texts, m, k, t, f)) {
+                    let wrap = |s: String, o: Option<&str>| if o.is_some_and(|o| o != op) { format!("({s})") } else { s };
+                    return Some((format!("{} {op} {}", wrap(l, lop), wrap(r, rop)), Some(op)));
+                }
+            }
+        }
+        None
+    }
+
+    /// The exits leaf `j` of `n` may have: a later leaf, or either outcome.
+    fn exit_choices(j: usize, n: usize) -> Vec<Exit> {
+        (j + 1..n).map(Exit::Leaf).chain([Exit::True, Exit::False]).collect()
+    }
+
+    /// The memoised [`rebuild`] gives what the exhaustive search gives: on every exit table of up
+    /// to 4 leaves, and on random ones of up to 10.
+    #[test]
+    fn memoised_rebuild_matches_the_exhaustive_search() {
+        let texts: Vec<String> = (0..10).map(|k| format!("c{k}")).collect();
+        let check = |ex: &[(Exit, Exit)]| {
+            let n = ex.len();
+            assert_eq!(
+                rebuild(ex, &texts, 0, n, Exit::True, Exit::False),
+                rebuild_naive(ex, &texts, 0, n, Exit::True, Exit::False),
+                "{ex:?}"
+            );
+        };
+        let mut found = 0;
+        for n in 1..=4 {
+            let mut tables: Vec<Vec<(Exit, Exit)>> = vec![vec![]];
+            for j in 0..n {
+                let c = exit_choices(j, n);
+                tables = tables
+                    .into_iter()
+                    .flat_map(|t| {
+                        let c = &c;
+                        c.iter().flat_map(move |&a| c.iter().map({
+                            let t = t.clone();
+                            move |&b| {
+                                let mut t = t.clone();
+                                t.push((a, b));
+                                t
+                            }
+                        }))
+                    })
+                    .collect();
+            }
+            for t in &tables {
+                check(t);
+                found += rebuild(t, &texts, 0, n, Exit::True, Exit::False).is_some() as usize;
+            }
+        }
+        assert!(found > 20, "{found}");
+        // random tables, biased towards the next leaf so that many rebuild
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let n = 2 + next(9);
+            let t: Vec<(Exit, Exit)> = (0..n)
+                .map(|j| {
+                    let c = exit_choices(j, n);
+                    let mut pick = |next: &mut dyn FnMut(usize) -> usize| if j + 1 < n && next(3) == 0 { Exit::Leaf(j + 1) } else { c[next(c.len())] };
+                    (pick(&mut next), pick(&mut next))
+                })
+                .collect();
+            check(&t);
+        }
+    }
+
+    /// A chain of `!f()` conditions (whose `br`s leave towards the false outcome when the call
+    /// returns non-zero) fits no `&&`/`||` expression; 60 of them are answered at once.
+    #[test]
+    fn rebuild_gives_up_on_a_long_unfit_chain_quickly() {
+        let n = 60;
+        let texts: Vec<String> = (0..n).map(|k| format!("g{k}() != 0")).collect();
+        let mut ex: Vec<(Exit, Exit)> = (0..n - 1).map(|j| (Exit::False, Exit::Leaf(j + 1))).collect();
+        ex[0] = (Exit::Leaf(1), Exit::False);
+        ex.push((Exit::False, Exit::True));
+        let t = std::time::Instant::now();
+        assert!(rebuild(&ex, &texts, 0, n, Exit::True, Exit::False).is_none());
+        assert!(t.elapsed() < std::time::Duration::from_secs(1), "{:?}", t.elapsed());
     }
 }

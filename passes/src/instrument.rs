@@ -246,7 +246,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             col: s.loc.col,
             cond: s.text.clone(),
             pred: match s.cond {
-                Cond::Int { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } | Cond::Bytes { pred, .. } => Some(pred),
+                Cond::Int { pred, .. } | Cond::Ptr { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } | Cond::Bytes { pred, .. } => Some(pred),
                 _ => None,
             },
             operand_type: s.operand_type.clone(),
@@ -315,10 +315,10 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 text: dd.text.clone(),
                 param_init: dd.param_init,
                 partial: dd.partial,
-                probed: !dd.param_init,
+                probed: dd.probed,
                 uses: dd.uses.clone(),
             });
-            def_insts.push((dd.inst, dd.after, id, dd.param_init));
+            def_insts.push((dd.inst, dd.after, id, dd.probed));
         }
     }
 
@@ -388,11 +388,12 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         }
     }
 
-    // Definition probes: after each store (before a `ret`), except parameter initialisation,
-    // through the inline test of the ordered trace's flag.
+    // Definition probes: after each store (before a `ret`), except parameter initialisation and
+    // return values computed from a call's result (`dataflow::DefDraft::probed`), through the
+    // inline test of the ordered trace's flag.
     let mut def_if_tracing = None;
-    for (inst, after, id, param_init) in def_insts {
-        if param_init {
+    for (inst, after, id, probed) in def_insts {
+        if !probed {
             continue;
         }
         let def = match def_if_tracing {
@@ -737,7 +738,8 @@ fn inject<'ctx>(
             let probe = if quiet { probes.ccmp_float } else { probes.cmp_float };
             builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
         }
-        Cond::Bool(c) => {
+        // a compare of pointers: its outcome only (collect::Cond::Ptr)
+        Cond::Bool(c) | Cond::Ptr { c, .. } => {
             let c = unsafe { BasicValueEnum::new(*c) };
             let c = match c {
                 BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
