@@ -12,17 +12,58 @@ use std::process::Command;
 /// locations.
 pub const INSTRUMENT_FLAGS: &[&str] = &["-O0", "-g", "-fno-omit-frame-pointer"];
 
-/// Run a command; on failure, a one-line error quoting the first diagnostic.
+/// The linker's own messages: an undefined or multiply defined symbol, a missing library.
+const LINKER_KEYS: &[&str] =
+    &["undefined reference", "undefined symbol", "multiple definition", "duplicate symbol", "cannot find", "relocation"];
+
+/// The key lines of a failed tool's stderr, for a one-line error: the first error and, after a
+/// linker's own messages (`undefined reference to `f'`, `multiple definition of`, `cannot find
+/// -lx`), up to two more of those, joined by "; ", then the number of the others (`(and N more
+/// errors)`). The driver's "linker command failed" line is quoted only when the linker said
+/// nothing else. The linker's program prefix (`/usr/bin/ld: `) is removed.
+fn key_lines(stderr: &str) -> String {
+    let is_linker = |l: &str| LINKER_KEYS.iter().any(|k| l.contains(k));
+    let generic = |l: &str| l.contains("linker command failed");
+    let trim = |l: &str| -> String {
+        let l = l.trim();
+        match l.split_once(": ") {
+            Some((prog, rest)) if matches!(prog.rsplit('/').next(), Some("ld" | "ld.bfd" | "ld.gold")) => rest.to_string(),
+            _ => l.to_string(),
+        }
+    };
+    // not clang's summary "N errors generated."
+    let summary = |l: &str| l.trim_end().ends_with(" generated.");
+    let mut errors: Vec<&str> =
+        stderr.lines().filter(|l| (l.contains("error") || is_linker(l)) && !generic(l) && !summary(l)).collect();
+    if errors.is_empty() {
+        errors = stderr.lines().filter(|l| l.contains("error")).collect();
+    }
+    let Some(first) = errors.first().copied().or_else(|| stderr.lines().find(|l| !l.trim().is_empty())) else {
+        return "no message".to_string();
+    };
+    let mut shown = vec![trim(first)];
+    if is_linker(first) {
+        for l in errors.iter().skip(1).filter(|l| is_linker(l)).take(2) {
+            let t = trim(l);
+            if !shown.contains(&t) {
+                shown.push(t);
+            }
+        }
+    }
+    let rest = errors.len().saturating_sub(shown.len().max(1));
+    let more = if rest > 0 { format!(" (and {rest} more errors)") } else { String::new() };
+    format!("{}{more}", shown.join("; "))
+}
+
+/// Run a command; on failure, a one-line error quoting the first diagnostic (for a link, the
+/// linker's own lines, see [`key_lines`]).
 fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
     let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
     if out.status.success() {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
-    let first = errors.first().copied().or_else(|| stderr.lines().next()).unwrap_or("no message").trim();
-    let more = if errors.len() > 1 { format!(" (and {} more errors)", errors.len() - 1) } else { String::new() };
-    bail!("{what}: {first}{more}")
+    bail!("{what}: {}", key_lines(&stderr))
 }
 
 /// Compile `source` with the pass into `out_obj`. `function` is made callable even if `static`,
@@ -56,4 +97,26 @@ pub fn link(tc: &Toolchain, harness_c: &Path, objects: &[PathBuf], out_exe: &Pat
         .arg("-o")
         .arg(out_exe);
     run_tool(cmd, "linking the harness failed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_lines;
+
+    #[test]
+    fn link_errors_quote_the_linker() {
+        let bfd = "/usr/bin/ld: /tmp/u-2ee2cd.o: in function `f':\n/tmp/u.c:2: undefined reference to `c_tolower'\n\
+                   /usr/bin/ld: /tmp/u.c:2: undefined reference to `g2'\n\
+                   clang-22: error: linker command failed with exit code 1 (use -v to see invocation)\n";
+        assert_eq!(key_lines(bfd), "/tmp/u.c:2: undefined reference to `c_tolower'; /tmp/u.c:2: undefined reference to `g2'");
+        let lld = "ld.lld: error: undefined symbol: c_tolower\n>>> referenced by u.c:2\n\n\
+                   clang-22: error: linker command failed with exit code 1 (use -v to see invocation)\n";
+        assert_eq!(key_lines(lld), "ld.lld: error: undefined symbol: c_tolower");
+        // nothing but the driver's line: quoted
+        let bare = "clang-22: error: linker command failed with exit code 1\n";
+        assert_eq!(key_lines(bare), "clang-22: error: linker command failed with exit code 1");
+        // compile errors: the first and a count, as before
+        let cc = "a.c:1:5: error: x\na.c:2:5: error: y\na.c:3:5: error: z\n3 errors generated.\n";
+        assert_eq!(key_lines(cc), "a.c:1:5: error: x (and 2 more errors)");
+    }
 }

@@ -24,6 +24,138 @@ pub struct Toolchain {
 /// Libraries the Rust runtime needs at link time (`rustc --print native-static-libs`).
 pub const RUNTIME_LINK_LIBS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
 
+/// The libraries that the runtime archive `libevotest_rt.a` (and the driver that includes it)
+/// really needs, for the compiler wrappers, which must not add libraries the user's code could
+/// resolve symbols from (an autoconf probe `AC_SEARCH_LIBS([cbrt], [m])` would answer "none
+/// required" instead of `-lm`).
+///
+/// The archive's undefined symbols (`nm -u`) are libc's and the unwinder's (`_Unwind_*`), none
+/// of libm or libutil: the unwinder is `-lgcc_s`, or `-lgcc_eh` for a static link (`static_link`:
+/// `-static`, `-static-pie` or `-static-libgcc`, where `-lgcc_s` is missing or unwanted), then
+/// `-lc`. Before glibc 2.34, `pthread_*`, `dl*` and `clock_*`/`shm*` lived in separate libraries:
+/// with such a glibc (at run time of the wrapper) `-lpthread -ldl -lrt` are added.
+pub fn runtime_link_libs(static_link: bool) -> Vec<&'static str> {
+    let mut libs = vec![if static_link { "-lgcc_eh" } else { "-lgcc_s" }];
+    if glibc_before_2_34() {
+        libs.extend(["-lpthread", "-ldl", "-lrt"]);
+    }
+    libs.push("-lc");
+    libs
+}
+
+/// A copy of the runtime (or driver) archive `archive` whose C math functions are private, for the
+/// compiler wrappers; `archive` itself if the copy cannot be made.
+///
+/// The Rust `compiler_builtins` in the archive defines weak `cbrt`, `floor`, `fmod`, `sqrt`, …
+/// (its own libm), which would resolve the user's calls when the user did not ask for `-lm`
+/// (configure's `AC_SEARCH_LIBS([cbrt], [m])` would answer "none required"). The copy renames
+/// them, definitions and the archive's own references alike, to `__evotest_libm_NAME` (with
+/// `llvm-objcopy --redefine-syms`, the symbols found by `llvm-nm`, both of LLVM 22 next to
+/// `clang`). It is made once per version of `archive` (path, size and time) in
+/// `$XDG_CACHE_HOME/evotest` (else `~/.cache/evotest`, else the temporary directory), written
+/// under a temporary name and renamed, so that parallel builds may race; older copies of the same
+/// archive are removed.
+pub fn private_libm_archive(clang: &Path, archive: &Path) -> PathBuf {
+    make_private_libm_archive(clang, archive).unwrap_or_else(|_| archive.to_path_buf())
+}
+
+fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
+    use std::hash::{Hash, Hasher};
+    let archive = archive.canonicalize()?;
+    let meta = std::fs::metadata(&archive)?;
+    let key = |v: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        v(&mut h);
+        h.finish()
+    };
+    let path_key = key(&|h| archive.hash(h));
+    let version_key = key(&|h| (meta.len(), meta.modified().ok()).hash(h));
+    let stem = archive.file_stem().and_then(|s| s.to_str()).unwrap_or("archive");
+    let prefix = format!("{stem}-{path_key:016x}-");
+    let name = format!("{prefix}{version_key:016x}.a");
+    let mut dirs = Vec::new();
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
+        dirs.push(PathBuf::from(x).join("evotest"));
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|x| !x.is_empty()) {
+        dirs.push(PathBuf::from(h).join(".cache/evotest"));
+    }
+    dirs.push(std::env::temp_dir().join(format!("evotest-cache-{}", unsafe { libc::getuid() })));
+    for d in &dirs {
+        if d.join(&name).is_file() {
+            return Ok(d.join(name));
+        }
+    }
+    // LLVM's tools: next to the real clang (`/usr/bin/clang-22` is a link into
+    // `/usr/lib/llvm-22/bin`), else LLVM 22's directory
+    let tool = |t: &str| -> Result<PathBuf> {
+        let real = clang.canonicalize().unwrap_or_else(|_| clang.to_path_buf());
+        [real.parent().map(|d| d.join(t)), Some(Path::new("/usr/lib/llvm-22/bin").join(t))]
+            .into_iter()
+            .flatten()
+            .find(|p| p.is_file())
+            .with_context(|| format!("{t} of LLVM 22 not found"))
+    };
+    let nm = Command::new(tool("llvm-nm")?).args(["-A", "--defined-only", "--extern-only"]).arg(&archive).output()?;
+    let listing = String::from_utf8_lossy(&nm.stdout);
+    let mut names: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains("compiler_builtins"))
+        .filter_map(|l| l.rsplit(' ').next())
+        .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && n.chars().all(|c| c.is_ascii_alphanumeric()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let map: String = names.iter().map(|n| format!("{n} __evotest_libm_{n}\n")).collect();
+    let mut last_err = anyhow::anyhow!("no cache directory");
+    for d in &dirs {
+        let made = (|| -> Result<PathBuf> {
+            std::fs::create_dir_all(d)?;
+            let tmp = d.join(format!("{name}.tmp{}", std::process::id()));
+            let syms = d.join(format!("{name}.syms{}", std::process::id()));
+            std::fs::write(&syms, &map)?;
+            let st = Command::new(tool("llvm-objcopy")?).arg(format!("--redefine-syms={}", syms.display())).arg(&archive).arg(&tmp).status();
+            let _ = std::fs::remove_file(&syms);
+            if !st?.success() {
+                let _ = std::fs::remove_file(&tmp);
+                bail!("llvm-objcopy failed");
+            }
+            let out = d.join(&name);
+            std::fs::rename(&tmp, &out)?;
+            // older copies of this archive
+            for e in std::fs::read_dir(d)?.flatten() {
+                let f = e.file_name().to_string_lossy().to_string();
+                if f.starts_with(&prefix) && f.ends_with(".a") && f != name {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+            Ok(out)
+        })();
+        match made {
+            Ok(p) => return Ok(p),
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
+}
+
+/// Whether the C library is a glibc older than 2.34 (which split libpthread, libdl and librt
+/// from libc).
+fn glibc_before_2_34() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: gnu_get_libc_version returns a static NUL-terminated string.
+        let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+        let mut parts = v.to_str().unwrap_or("").split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        (major, minor) < (2, 34)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
 impl Toolchain {
     /// Find all three, or fail with a one-line explanation of what is missing and how to get it.
     pub fn locate() -> Result<Toolchain> {

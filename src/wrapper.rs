@@ -5,11 +5,15 @@
 //! * **Compiling** (any source input): adds `-fpass-plugin=libevotest_pass.so` and `-g` before the
 //!   user's flags (a later `-g0` or `-O2` of the user wins; the pass runs at the start of the
 //!   pipeline, before any optimisation, at every `-O` level).
-//! * **Linking** (no `-c`, `-S`, `-E`, `-M`, `-MM`, `-fsyntax-only`, and some input): adds the
-//!   runtime `libevotest_rt.a` and the libraries it needs. With `-fsanitize=fuzzer` (libFuzzer's
+//! * **Linking** (no `-c`, `-S`, `-E`, `-M`, `-MM`, `-fsyntax-only`, and some input that is not
+//!   a header): adds the runtime `libevotest_rt.a` and the libraries it needs, no more (the
+//!   unwinder and libc: no `-lm`, which would answer configure's library probes for the user),
+//!   after `-x none` if the user gave a sticky `-x LANG`. With `-fsanitize=fuzzer` (libFuzzer's
 //!   link flag, which OSS-Fuzz scripts pass as `$LIB_FUZZING_ENGINE`) it links evotest's
 //!   libFuzzer-compatible driver `libevotest_driver.a` (which includes the runtime) instead. A
-//!   `-shared` link gets no runtime: the executable that loads the library provides it.
+//!   `-shared` link gets no runtime: the executable that loads the library provides it; nor does
+//!   a relocatable link (`-r`, `-Wl,-r`) or a precompiled header (`h.h -o h.pch`). A `-static`
+//!   link gets `-lgcc_eh` instead of `-lgcc_s`.
 //! * `fuzzer` and `fuzzer-no-link` are removed from every `-fsanitize=` list (evotest needs no
 //!   SanitizerCoverage); the other sanitizers (`address`, `undefined`, …) stay.
 //! * `main` is never renamed (the pass's `EVOTEST_RENAME_MAIN` and `EVOTEST_EXPOSE` are removed
@@ -18,11 +22,10 @@
 //!
 //! Queries without inputs (`--version`, `-print-search-dirs`, …) pass through unchanged.
 
-use crate::toolchain::{Toolchain, RUNTIME_LINK_LIBS};
+use crate::toolchain::{private_libm_archive, runtime_link_libs, Toolchain};
 use anyhow::Result;
 use evotest_abi::names::{ENV_PASS_EXPOSE, ENV_PASS_RENAME_MAIN};
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -89,14 +92,39 @@ fn strip_fuzzer(arg: &str) -> Option<(Option<String>, bool)> {
     Some((rewritten, fuzzer))
 }
 
+/// Whether `arg` names a header, which clang precompiles (`h.h -o h.pch`) rather than links.
+fn is_header(arg: &OsStr) -> bool {
+    let s = arg.to_string_lossy();
+    let ext = s.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    matches!(ext, "h" | "H" | "hh" | "hxx" | "hpp")
+}
+
+/// Whether an argument asks for a relocatable link (`-r`, `--relocatable`, or `-r` passed to the
+/// linker by `-Wl,` or `-Xlinker`), which must get neither the runtime nor libraries.
+fn is_relocatable(arg: &str, linker_value: bool) -> bool {
+    const R: &[&str] = &["-r", "--relocatable", "-relocatable"];
+    R.contains(&arg) || (!linker_value && arg.strip_prefix("-Wl,").is_some_and(|l| l.split(',').any(|x| R.contains(&x))))
+}
+
 /// The clang command line for the user's `args` (without the program name), given the pass, the
 /// runtime and the driver.
+///
+/// A link gets the runtime (or the driver) and [`runtime_link_libs`] after the user's arguments,
+/// preceded by `-x none` if a sticky `-x LANG` of the user is still in force (else clang would
+/// compile the archive as LANG). No link is: a command with `-c`, `-S`, `-E`, … (`NO_LINK`),
+/// `-shared`, a relocatable link (`-r`, `-Wl,-r`), or one whose inputs are all headers (a
+/// precompiled header: `h.h -o h.pch`, `-x c-header`). `-static`, `-static-pie` and
+/// `-static-libgcc` get the static unwinder (`-lgcc_eh`) instead of `-lgcc_s`.
 pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path, driver: Option<&std::path::Path>) -> Plan {
     let mut user = Vec::new();
     let mut fuzzer = false;
     let mut no_link = false;
     let mut shared = false;
-    let mut inputs = 0;
+    let mut relocatable = false;
+    let mut static_link = false;
+    // the sticky `-x LANG` in force (`None`: by extension)
+    let mut lang: Option<String> = None;
+    let mut linked_inputs = 0;
     let mut sources = 0;
     let mut i = 0;
     while i < args.len() {
@@ -116,27 +144,47 @@ pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path
         if s == "-shared" {
             shared = true;
         }
+        if matches!(s.as_ref(), "-static" | "--static" | "-static-pie" | "-static-libgcc") {
+            static_link = true;
+        }
+        relocatable |= is_relocatable(&s, false);
         if TAKES_VALUE.contains(&s.as_ref()) {
             user.push(a.clone());
             if let Some(v) = args.get(i + 1) {
+                let v_str = v.to_string_lossy();
+                if s == "-x" {
+                    lang = Some(v_str.to_string()).filter(|l| l != "none");
+                }
+                if s == "-Xlinker" {
+                    relocatable |= is_relocatable(&v_str, true);
+                }
                 user.push(v.clone());
             }
             i += 2;
             continue;
         }
+        if let Some(l) = s.strip_prefix("-x") {
+            // `-xc`, the joined form
+            lang = Some(l.to_string()).filter(|l| l != "none");
+        }
         if s == "-" || !s.starts_with('-') {
-            inputs += 1;
-            if s == "-" || is_source(a) {
+            let header = match &lang {
+                Some(l) => l.ends_with("header"),
+                None => is_header(a),
+            };
+            if !header {
+                linked_inputs += 1;
+            }
+            if lang.is_some() || s == "-" || is_source(a) || header {
                 sources += 1;
             }
         }
         user.push(a.clone());
         i += 1;
     }
-    // `-x c` makes any input a source; a stdin input (`-`) is one too.
-    let language_given = args.iter().any(|a| a.as_bytes().starts_with(b"-x"));
-    let compiles = inputs > 0 && (sources > 0 || language_given) && !args.iter().any(|a| a == "-E");
-    let links = inputs > 0 && !no_link && !shared;
+    // `-x c` makes any input a source; a stdin input (`-`) is one too; a header is precompiled.
+    let compiles = sources > 0 && !args.iter().any(|a| a == "-E");
+    let links = linked_inputs > 0 && !no_link && !shared && !relocatable;
     let mut out: Vec<OsString> = Vec::new();
     let driver = driver.filter(|_| fuzzer && links);
     if let Some(d) = driver {
@@ -152,15 +200,21 @@ pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path
     }
     out.extend(user);
     if links {
+        if lang.is_some() {
+            // the user's sticky `-x LANG` must not apply to the archive
+            out.extend(["-x".into(), "none".into()]);
+        }
         // last, for the probes of the user's objects (the driver includes the runtime)
         out.push(driver.unwrap_or(runtime).as_os_str().to_owned());
-        out.extend(RUNTIME_LINK_LIBS.iter().map(OsString::from));
+        out.extend(runtime_link_libs(static_link).into_iter().map(OsString::from));
     }
     Plan { args: out, compiles, links, fuzzer }
 }
 
 /// Run the wrapper: `cxx` selects C++ (`clang --driver-mode=g++`), `args` are the arguments
 /// after the program name. Replaces the process with clang; returns only on error.
+///
+/// A link gets the runtime (or driver) with its libm made private ([`private_libm_archive`]).
 ///
 /// Errors (one line): LLVM 22, the pass, the runtime or (for `-fsanitize=fuzzer` links) the
 /// driver not found; clang cannot be started.
@@ -169,7 +223,13 @@ pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
     let tc = Toolchain::locate_unchecked()?;
     let wants_driver = args.iter().any(|a| strip_fuzzer(&a.to_string_lossy()).is_some_and(|(_, f)| f));
     let driver: Option<PathBuf> = if wants_driver { Some(Toolchain::driver()?) } else { None };
-    let p = plan(args, &tc.pass, &tc.runtime, driver.as_deref());
+    let mut p = plan(args, &tc.pass, &tc.runtime, driver.as_deref());
+    if p.links {
+        // with the runtime's own libm private, so that the user's code needs `-lm` as with clang
+        let runtime = private_libm_archive(&tc.clang, &tc.runtime);
+        let driver = driver.map(|d| private_libm_archive(&tc.clang, &d));
+        p = plan(args, &tc.pass, &runtime, driver.as_deref());
+    }
     let mut cmd = Command::new(&tc.clang);
     if cxx {
         cmd.arg("--driver-mode=g++");
@@ -230,7 +290,7 @@ mod tests {
         assert_eq!(a.first().map(String::as_str), Some("/x/driver.a"));
         assert_eq!(a.iter().filter(|x| *x == "/x/driver.a").count(), 2);
         assert!(!a.iter().any(|x| x.starts_with("-fsanitize")));
-        assert!(a.contains(&"-lpthread".to_string()));
+        assert!(a.contains(&"-lgcc_s".to_string()) && !a.contains(&"-lm".to_string()));
         // compile and link at once, with another sanitizer kept
         let r = p(&["-fsanitize=fuzzer,address", "h.cc", "-o", "h"]);
         assert!(r.links && r.fuzzer && r.compiles);
@@ -253,5 +313,55 @@ mod tests {
         // a shared library gets no runtime
         let r = p(&["-shared", "a.o", "-o", "liba.so"]);
         assert!(!r.links);
+    }
+
+    #[test]
+    fn sticky_language_is_reset_before_the_runtime() {
+        for args in [&["-x", "c", "prog.txt", "-o", "p"][..], &["-xc", "-", "-o", "p"]] {
+            let r = p(args);
+            assert!(r.compiles && r.links, "{args:?}");
+            let a = strs(&r);
+            let rt = a.iter().position(|x| x == "/x/rt.a").unwrap();
+            assert_eq!(&a[rt - 2..rt], ["-x", "none"], "{a:?}");
+        }
+        // no `-x` of the user: nothing added; a user's own `-x none` ends it
+        for args in [&["prog.c", "-o", "p"][..], &["-x", "c", "a.txt", "-x", "none", "b.o", "-o", "p"]] {
+            let nones = |v: &[&str]| v.iter().filter(|x| **x == "none").count();
+            let a = strs(&p(args));
+            assert_eq!(nones(&a.iter().map(String::as_str).collect::<Vec<_>>()), nones(args), "{a:?}");
+        }
+    }
+
+    #[test]
+    fn relocatable_links_and_headers_get_no_runtime() {
+        for args in [
+            &["-r", "a.o", "-o", "r.o"][..],
+            &["-Wl,-r", "a.o", "-o", "r.o"],
+            &["-Wl,--relocatable", "a.o", "-o", "r.o"],
+            &["-Xlinker", "-r", "a.o", "-o", "r.o"],
+            &["-r", "a.c", "-fsanitize=fuzzer", "-o", "r.o"],
+            &["h.h", "-o", "h.pch"],
+            &["-x", "c-header", "h.txt", "-o", "h.pch"],
+            &["-x", "c++-header", "h.hh"],
+        ] {
+            let r = p(args);
+            assert!(!r.links, "{args:?}");
+            let a = strs(&r);
+            assert!(!a.iter().any(|x| x.ends_with(".a") || x.starts_with("-l")), "{a:?}");
+        }
+        // `-Wl,-rpath,…` is not `-r`; a source next to a header still links
+        assert!(p(&["-Wl,-rpath,/x", "a.o", "-o", "p"]).links);
+        assert!(p(&["a.c", "h.h"]).links);
+    }
+
+    #[test]
+    fn static_links_get_the_static_unwinder_and_no_libm() {
+        let a = strs(&p(&["-static", "a.c", "-o", "a"]));
+        assert!(a.contains(&"-lgcc_eh".to_string()) && !a.contains(&"-lgcc_s".to_string()), "{a:?}");
+        let a = strs(&p(&["a.c", "-o", "a"]));
+        assert!(a.contains(&"-lgcc_s".to_string()) && !a.contains(&"-lgcc_eh".to_string()), "{a:?}");
+        for lib in ["-lm", "-lutil"] {
+            assert!(!a.contains(&lib.to_string()), "{a:?}");
+        }
     }
 }

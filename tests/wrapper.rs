@@ -1,0 +1,195 @@
+//! End-to-end tests of the compiler wrappers `evotest-cc`/`evotest-c++` on the command lines of
+//! build systems: a sticky `-x LANG`, `-static` and relocatable (`-r`) links, library probes
+//! (`-lm`), precompiled headers; and of `evotest run`'s message when the harness does not link.
+
+mod common;
+
+use common::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The wrapper `name` (`evotest-cc` or `evotest-cxx`), built next to the pass and runtime.
+fn wrapper(name: &str) -> Command {
+    let exe = match name {
+        "evotest-cc" => env!("CARGO_BIN_EXE_evotest-cc"),
+        _ => env!("CARGO_BIN_EXE_evotest-cxx"),
+    };
+    Command::new(exe)
+}
+
+/// Run `evotest-cc ARGS…` in `dir`, with `stdin` as its input; killed after `limit`.
+fn cc_in(dir: &Path, args: &[&str], stdin: &str, limit: Duration) -> Output {
+    let mut child = wrapper("evotest-cc")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!("evotest-cc {args:?} still running after {limit:?}:\n{}", String::from_utf8_lossy(&o.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Run `evotest-cc ARGS…` in `dir`, which must succeed within 60 s.
+fn cc_ok(dir: &Path, args: &[&str]) -> Output {
+    let o = cc_in(dir, args, "", Duration::from_secs(60));
+    assert!(o.status.success(), "evotest-cc {args:?} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+/// Run program `exe` and return its exit status code.
+fn run(exe: &Path, args: &[&str]) -> i32 {
+    let o = Command::new(exe).args(args).output().unwrap();
+    o.status.code().unwrap_or_else(|| panic!("{} killed: {:?}", exe.display(), o.status))
+}
+
+/// A fresh temporary directory with `files` (name, text) written in it.
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(d.path().join(name), text).unwrap();
+    }
+    d
+}
+
+/// The ELF file `p`, parsed.
+fn elf(p: &Path) -> (object::FileKind, Vec<u8>) {
+    let data = std::fs::read(p).unwrap();
+    (object::FileKind::parse(&*data).unwrap(), data)
+}
+
+/// Names of the symbols that the ELF file `data` defines.
+fn defined_symbols(data: &[u8]) -> Vec<String> {
+    use object::{Object, ObjectSymbol};
+    let f = object::File::parse(data).unwrap();
+    f.symbols().filter(|s| s.is_definition()).filter_map(|s| s.name().ok().map(String::from)).collect()
+}
+
+#[test]
+fn a_sticky_language_does_not_apply_to_the_runtime() {
+    let d = dir_with(&[
+        ("prog.txt", "int f(int x) { return x > 2 ? 3 : 4; }\nint main(int c, char **v) { return f(c + 1); }\n"),
+        ("m.S", ".globl main\nmain:\n xor %eax,%eax\n ret\n"),
+    ]);
+    // a file clang would not take for C by its name
+    cc_ok(d.path(), &["-x", "c", "prog.txt", "-o", "p"]);
+    assert_eq!(run(&d.path().join("p"), &["a", "b"]), 3);
+    // the joined form, from standard input
+    let o = cc_in(d.path(), &["-xc", "-", "-o", "s"], "int main(void) { return 5; }\n", Duration::from_secs(60));
+    assert!(o.status.success(), "stdin: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(run(&d.path().join("s"), &[]), 5);
+    // preprocessed assembler: the archive must not be preprocessed (that took minutes)
+    let o = cc_in(d.path(), &["-x", "assembler-with-cpp", "m.S", "-o", "m"], "", Duration::from_secs(30));
+    assert!(o.status.success(), "assembler: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(run(&d.path().join("m"), &[]), 0);
+}
+
+#[test]
+fn static_links_run_and_relocatable_links_get_no_runtime() {
+    let d = dir_with(&[("a.c", "int f(int x) { return x > 3 ? 7 : 9; }\nint main(int c, char **v) { return f(c); }\n")]);
+    // -static: links (no -lgcc_s), is static, runs
+    cc_ok(d.path(), &["-static", "a.c", "-o", "st"]);
+    let st = d.path().join("st");
+    let (_, data) = elf(&st);
+    {
+        use object::Object;
+        let f = object::File::parse(&*data).unwrap();
+        assert!(f.section_by_name(".interp").is_none(), "-static gave a dynamic executable");
+    }
+    assert!(defined_symbols(&data).iter().any(|s| s == "__evotest_register_module"), "no runtime in the static program");
+    assert_eq!(run(&st, &[]), 9);
+    assert_eq!(run(&st, &["a", "b", "c", "d"]), 7);
+    // -r, -Wl,-r: a relocatable object without the runtime, which then links as usual (the linker's
+    // `-r` needs `-nostdlib -no-pie`, as with clang)
+    cc_ok(d.path(), &["-c", "a.c", "-o", "a.o"]);
+    for (flags, out) in [(&["-r"][..], "r1.o"), (&["-nostdlib", "-no-pie", "-Wl,-r"], "r2.o"), (&["-nostdlib", "-no-pie", "-Xlinker", "-r"], "r3.o")] {
+        let mut args = flags.to_vec();
+        args.extend(["a.o", "-o", out]);
+        cc_ok(d.path(), &args);
+        let (kind, data) = elf(&d.path().join(out));
+        assert_eq!(kind, object::FileKind::Elf64, "{flags:?}");
+        {
+            use object::Object;
+            let f = object::File::parse(&*data).unwrap();
+            assert_eq!(f.kind(), object::ObjectKind::Relocatable, "{flags:?}");
+        }
+        let defs = defined_symbols(&data);
+        assert!(defs.iter().any(|s| s == "f"), "{flags:?}: {defs:?}");
+        assert!(!defs.iter().any(|s| s.starts_with("__evotest_register") || s.starts_with("_ZN") || s.starts_with("_R")), "{flags:?}: the runtime was linked in");
+    }
+    cc_ok(d.path(), &["r1.o", "-o", "fromr"]);
+    assert_eq!(run(&d.path().join("fromr"), &[]), 9);
+}
+
+#[test]
+fn libm_is_linked_only_when_asked_for() {
+    // autoconf's AC_SEARCH_LIBS([cbrt], [m]) probe, and a real user of libm
+    let d = dir_with(&[
+        ("probe.c", "char cbrt ();\nint main (void) { return cbrt (); }\n"),
+        ("m.c", "#include <math.h>\nint main(int c, char **v) { return (int)(cbrt(27.0 * c) + floor(0.5 * c)); }\n"),
+    ]);
+    let o = cc_in(d.path(), &["probe.c", "-o", "probe"], "", Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("undefined reference to `cbrt'"), "cbrt resolved without -lm:\n{err}");
+    cc_ok(d.path(), &["probe.c", "-o", "probe", "-lm"]);
+    let o = cc_in(d.path(), &["m.c", "-o", "m"], "", Duration::from_secs(60));
+    assert!(!o.status.success(), "math functions resolved without -lm");
+    cc_ok(d.path(), &["m.c", "-o", "m", "-lm"]);
+    assert_eq!(run(&d.path().join("m"), &[]), 3);
+    // cbrt(54) + floor(1)
+    assert_eq!(run(&d.path().join("m"), &["a"]), 4);
+    // the runtime's own needs are met without libraries of the user (`-lpthread`, `-ldl`, …),
+    // in C++ too
+    let d2 = dir_with(&[("p.cc", "#include <string>\nint main(int c, char **) { std::string s(c, 'x'); return s.size() > 1 ? 6 : 2; }\n")]);
+    let o = wrapper("evotest-cxx").current_dir(d2.path()).args(["p.cc", "-o", "p"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(run(&d2.path().join("p"), &[]), 2);
+}
+
+#[test]
+fn a_precompiled_header_is_not_a_link() {
+    let d = dir_with(&[
+        ("h.h", "static inline int hh(int x) { return x > 5; }\n"),
+        ("use.c", "int main(int c, char **v) { return hh(c + 5) ? 4 : 8; }\n"),
+    ]);
+    for (args, out) in [(&["-x", "c-header", "h.h", "-o", "h.pch"][..], "h.pch"), (&["h.h", "-o", "h2.pch"], "h2.pch")] {
+        cc_ok(d.path(), args);
+        let data = std::fs::read(d.path().join(out)).unwrap();
+        assert!(data.starts_with(b"CPCH"), "{args:?}: {out} is no precompiled header");
+    }
+    // and it is usable
+    cc_ok(d.path(), &["-include-pch", "h.pch", "use.c", "-o", "u"]);
+    assert_eq!(run(&d.path().join("u"), &[]), 4);
+}
+
+#[test]
+fn run_quotes_the_linkers_message() {
+    let d = dir_with(&[(
+        "u.c",
+        "int c_tolower(int c);\nint f(int a) {\n  if (c_tolower(a) == 'x')\n    return 1;\n  return 0;\n}\n",
+    )]);
+    let src: PathBuf = d.path().join("u.c");
+    let o = evotest()
+        .arg("run")
+        .arg(&src)
+        .args(["-f", "f", "--max-time", "2s", "--out"])
+        .arg(d.path().join("out"))
+        .output()
+        .unwrap();
+    let line = assert_one_line_error(&o);
+    assert!(line.contains("linking the harness failed"), "{line}");
+    assert!(line.contains("undefined reference to `c_tolower'"), "{line}");
+    assert!(line.len() < 400, "too long: {line}");
+}
