@@ -1390,7 +1390,6 @@ impl Fuzzer<'_> {
             if top.is_empty() { "no stack".to_string() } else { top.join(" < ") },
             if reproduced { "" } else { " [did not crash again in a fresh process]" }
         ));
-        self.monitor.println(&format!("artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, artifact.display()));
         if self.opts.minimize && reproduced && data.len() > 1 {
             let budget = minimize::Budget { max_execs: MINIMIZE_EXECS, deadline: Some(Instant::now() + MINIMIZE_TIME) };
             let small = minimize::shrink(&mut self.s, data, &budget, |s, exit| s.report(exit).raw_key() == target_raw)?;
@@ -1413,6 +1412,9 @@ impl Fuzzer<'_> {
                 ));
             }
         }
+        // after the minimisation, which replaces the file: the line names the one that stays
+        // (scripts read the path from libFuzzer's wording)
+        self.monitor.println(&format!("artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, record.artifact.display()));
         Ok(())
     }
 
