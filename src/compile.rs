@@ -57,7 +57,7 @@ fn key_lines(stderr: &str) -> String {
 
 /// Run a command; on failure, a one-line error quoting the first diagnostic (for a link, the
 /// linker's own lines, see [`key_lines`]).
-fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
+pub(crate) fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
     let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
     if out.status.success() {
         return Ok(());

@@ -108,12 +108,14 @@ impl Tool for Fuzz {
             .ok_or_else(|| anyhow!("this target has no libFuzzer harness"))?;
         std::fs::write(&harness_c, h)?;
         let exe = dir.join("fuzzer");
-        // what `evotest-cc -O1 -g -fsanitize=fuzzer harness.c sources… -o fuzzer` runs
+        // what `evotest-cc -O1 -g -fsanitize=fuzzer harness.c sources… -lm -o fuzzer` runs
         let mut args: Vec<OsString> = vec!["-O1".into(), "-g".into(), "-fsanitize=fuzzer".into(), harness_c.into_os_string()];
         args.extend(cx.options.target.sources.iter().map(|s| s.clone().into_os_string()));
         args.extend(cx.options.target.cflags.iter().map(OsString::from));
         args.extend(cx.options.target.ldflags.iter().map(OsString::from));
-        args.extend(["-o".into(), exe.clone().into_os_string()]);
+        // the C math library, as the peers' builds get it (the wrappers add no library the
+        // user's code could resolve symbols from)
+        args.extend(["-lm".into(), "-o".into(), exe.clone().into_os_string()]);
         let plan = crate::wrapper::plan(&args, &tc.pass, &tc.runtime, Some(&driver));
         let mut c = tc.clang();
         c.args(&plan.args);

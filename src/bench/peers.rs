@@ -66,16 +66,7 @@ fn covered_feasible(first: &[Option<(u64, f64)>], feasible: usize) -> bool {
     first.iter().filter(|f| f.is_some()).count() >= feasible
 }
 
-/// Run `cmd` to its end; on failure, one line: `what` and the first error line of its stderr.
-pub(super) fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
-    let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let line = err.lines().find(|l| l.contains("error")).or_else(|| err.lines().last()).unwrap_or("");
-        bail!("{what}: {line}");
-    }
-    Ok(())
-}
+pub(super) use crate::compile::run_tool;
 
 /// Write the run's seed into `dir` as `start`: an all-zero input of the harness's length when
 /// `spec.zero_seed`, else the run's starting input in encoding `enc`.
