@@ -245,3 +245,26 @@ fn a_goal_in_a_callee_is_guided_through_the_callers_branch() {
     assert_eq!(r["branches_covered"], 1, "the callee's goal was not covered");
     assert!(r["executions"].as_u64().unwrap() < 500, "{}", r["executions"]);
 }
+
+/// A `long double` compare is recorded by the outcome the program takes, not by its operands
+/// narrowed to doubles: with inputs searched as doubles, `x == 0.1L` never holds (a double 0.1
+/// is not 0.1L), and `x * x > 1e400L` holds for x = 1e201 (beyond a double's range, not beyond
+/// x87's). Both used to be recorded the other way round.
+#[test]
+fn long_double_compares_record_the_outcome_taken() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = "tests/fixtures/long_double.c";
+    let (_, r) = run(fixture, "ld_eq", d.path(), &["--seed", "1", "--max-execs", "3000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], 1, "{r:#}");
+    let un = uncovered(&r);
+    assert_eq!(un.len(), 1, "{un:?}");
+    assert_eq!((un[0].1.as_str(), un[0].2.as_str()), ("x == 0.1L", "true"), "{un:?}");
+    let out = compile_and_run_tests_c(d.path(), fixture);
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+
+    let d = tempfile::tempdir().unwrap();
+    let (_, r) = run(fixture, "ld_sq", d.path(), &["--seed", "1", "--max-execs", "2000", "--max-time", "0", "--range", "x=1e201..1e202"]);
+    let un = uncovered(&r);
+    assert_eq!(un.len(), 1, "{un:?}");
+    assert_eq!((un[0].1.as_str(), un[0].2.as_str()), ("x * x > 1e400L", "false"), "{un:?}");
+}

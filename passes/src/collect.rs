@@ -847,6 +847,12 @@ unsafe fn nan_class_test(call: LLVMValueRef) -> Option<(Pred, LLVMValueRef)> {
     }
 }
 
+/// Whether `v` is a floating-point value that a `double` cannot hold exactly (`x86_fp80`,
+/// `fp128`).
+fn wider_than_double(v: LLVMValueRef) -> bool {
+    unsafe { matches!(LLVMGetTypeKind(LLVMTypeOf(v)), LLVMTypeKind::LLVMX86_FP80TypeKind | LLVMTypeKind::LLVMFP128TypeKind) }
+}
+
 fn is_float(v: LLVMValueRef) -> bool {
     unsafe {
         matches!(
@@ -1023,7 +1029,13 @@ pub fn branch_like(
                         text = Some(condtext::compare(a, pred, b, names));
                         harvest(a, constants);
                         harvest(b, constants);
-                        cond = Cond::Float { pred, a, b };
+                        // the compare probe takes doubles: a wider type (x87's `long double`,
+                        // `__float128`) narrowed could compare otherwise than the program does,
+                        // and the outcome recorded would not be the one taken; such a site is
+                        // probed by its outcome only
+                        if !wider_than_double(a) {
+                            cond = Cond::Float { pred, a, b };
+                        }
                     }
                 }
             }

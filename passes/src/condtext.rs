@@ -95,6 +95,19 @@ fn constant(v: LLVMValueRef) -> Option<String> {
         if !LLVMIsAConstantFP(v).is_null() {
             let mut loses = 0;
             let d = LLVMConstRealGetDouble(v, &mut loses);
+            if loses != 0 && d.is_finite() && d != 0.0 {
+                // a `long double` or `__float128` constant a double holds only roughly (0.1L)
+                return Some(format!("{}L", float_text(d)));
+            }
+            if loses != 0 {
+                // … or not at all (1e400L, 1e-400L)
+                let p = LLVMPrintValueToString(v);
+                let t = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+                LLVMDisposeMessage(p);
+                if let Some(w) = t.rsplit(' ').next().and_then(wide_float_text) {
+                    return Some(w);
+                }
+            }
             return Some(float_text(d));
         }
         if !LLVMIsAConstantPointerNull(v).is_null() {
@@ -460,6 +473,42 @@ fn intrinsic_name(name: &str) -> String {
 }
 
 /// Shortest readable form: `1.0`, `0.25`, `1e-7`, `1e30`.
+/// The text of a wide float constant beyond a double's range, from its text as LLVM prints it: `0xK` and 20 hex digits (x87's 80-bit
+/// format: sign, 15-bit exponent, 64-bit significand with its integer bit) or `0xL` and 32
+/// (IEEE binary128: the low 64 bits first, then sign, 15-bit exponent, the significand's top 48
+/// bits), as a decimal of 17 significant digits with the suffix `L`; `None` for other text.
+fn wide_float_text(t: &str) -> Option<String> {
+    let (neg, exp, frac) = if let Some(h) = t.strip_prefix("0xK").filter(|h| h.len() == 20) {
+        let se = u16::from_str_radix(&h[..4], 16).ok()?;
+        let m = u64::from_str_radix(&h[4..], 16).ok()?;
+        // m / 2^63, with the integer bit explicit
+        (se >> 15 == 1, i32::from(se & 0x7fff), m as f64 / 2f64.powi(63))
+    } else if let Some(h) = t.strip_prefix("0xL").filter(|h| h.len() == 32) {
+        let lo = u64::from_str_radix(&h[..16], 16).ok()?;
+        let hi = u64::from_str_radix(&h[16..], 16).ok()?;
+        let e = ((hi >> 48) & 0x7fff) as i32;
+        let top = (hi & 0xffff_ffff_ffff) as f64 / 2f64.powi(48) + lo as f64 / 2f64.powi(112);
+        (hi >> 63 == 1, e, if e == 0 { top } else { 1.0 + top })
+    } else {
+        return None;
+    };
+    if exp == 0x7fff || frac == 0.0 {
+        return None; // infinities, NaNs and zeros narrow exactly
+    }
+    let e = if exp == 0 { 1 - 16383 } else { exp - 16383 };
+    // frac * 2^e = 10^l
+    let l = frac.log10() + f64::from(e) * std::f64::consts::LOG10_2;
+    let mut k = l.floor();
+    let mut digits = format!("{:.14}", 10f64.powf(l - k));
+    if digits.starts_with("10") {
+        // 9.99… rounded up
+        k += 1.0;
+        digits = format!("{:.14}", 1.0);
+    }
+    let digits = digits.trim_end_matches('0').trim_end_matches('.');
+    Some(format!("{}{digits}e{k}L", if neg { "-" } else { "" }))
+}
+
 fn float_text(d: f64) -> String {
     if d == 0.0 || (d.abs() >= 1e-4 && d.abs() < 1e15) {
         if d.fract() == 0.0 {
@@ -554,6 +603,21 @@ mod tests {
             assert_eq!(constant(neg).as_deref(), Some("-1180591620717411303424"));
             let small = LLVMConstInt(LLVMInt32TypeInContext(ctx), (-5i64) as u64, 1);
             assert_eq!(constant(small).as_deref(), Some("-5"));
+            LLVMContextDispose(ctx);
+        }
+    }
+
+    #[test]
+    fn wide_float_constants_print_beyond_a_double_s_range() {
+        unsafe {
+            let ctx = LLVMContextCreate();
+            for t in [LLVMX86FP80TypeInContext(ctx), LLVMFP128TypeInContext(ctx)] {
+                let c = |s: &std::ffi::CStr| constant(LLVMConstRealOfString(t, s.as_ptr()));
+                assert_eq!(c(c"1e400").as_deref(), Some("1e400L"));
+                assert_eq!(c(c"-2.5e-400").as_deref(), Some("-2.5e-400L"));
+                assert_eq!(c(c"0.1").as_deref(), Some("0.1L"));
+                assert_eq!(c(c"2.5").as_deref(), Some("2.5"));
+            }
             LLVMContextDispose(ctx);
         }
     }

@@ -885,7 +885,7 @@ mod tests {
             let t: Vec<(Exit, Exit)> = (0..n)
                 .map(|j| {
                     let c = exit_choices(j, n);
-                    let mut pick = |next: &mut dyn FnMut(usize) -> usize| if j + 1 < n && next(3) == 0 { Exit::Leaf(j + 1) } else { c[next(c.len())] };
+                    let pick = |next: &mut dyn FnMut(usize) -> usize| if j + 1 < n && next(3) == 0 { Exit::Leaf(j + 1) } else { c[next(c.len())] };
                     (pick(&mut next), pick(&mut next))
                 })
                 .collect();

@@ -128,7 +128,8 @@ pub struct FuzzArgs {
     /// Largest file the target may write, in MB; 0 = no limit
     #[arg(long = "max_file_mb", alias = "max-file-mb", default_value_t = crate::target::FILE_LIMIT_MB, value_name = "N")]
     max_file_mb: u64,
-    /// Stop after N executions (-1: no limit)
+    /// Stop after N executions (-1: no limit). The seed corpus always runs in full, as in
+    /// libFuzzer: -runs=0 runs just the seeds (to measure a corpus's coverage)
     #[arg(long, default_value_t = -1, allow_hyphen_values = true, value_name = "N")]
     runs: i64,
     /// Stop after SECS seconds (0: no limit)

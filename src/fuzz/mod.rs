@@ -875,6 +875,12 @@ impl Fuzzer<'_> {
             || (self.opts.stop_on_crash && self.crashes_found > 0)
     }
 
+    /// Whether the seeds' loading must stop: the run was interrupted or is out of time, or
+    /// `-stop_on_crash` met a crash (not `-runs`, see [`Fuzzer::campaign`]).
+    fn load_stopped(&self) -> bool {
+        self.s.stopped() || (self.opts.stop_on_crash && self.crashes_found > 0)
+    }
+
     fn stats(&self, done: bool) -> Stats {
         let t = self.elapsed().as_secs_f64();
         Stats {
@@ -936,8 +942,12 @@ impl Fuzzer<'_> {
             files.into_iter().map(|(p, own)| (std::fs::metadata(&p).map_or(0, |m| m.len() as usize), p, own)).collect();
         seeds.sort();
         self.loading = true;
+        // the seeds run in full whatever -runs says, as libFuzzer's do (`-runs=0` runs just the
+        // seeds, the usual way to measure a corpus); a restarted in-process worker's replay is a
+        // continuation and stops at the budget
+        let replay = self.inproc.as_ref().is_some_and(|w| w.carry.restarts > 0);
         for (_, path, own) in seeds {
-            if self.done() {
+            if if replay { self.done() } else { self.load_stopped() } {
                 break;
             }
             let Ok(mut data) = std::fs::read(&path) else { continue };
@@ -952,7 +962,7 @@ impl Fuzzer<'_> {
             self.evaluate(&data, !name_ok)?;
             self.periodic(false)?;
         }
-        if self.corpus.is_empty() && !self.done() && !self.s.is_killer(b"") {
+        if self.corpus.is_empty() && !self.load_stopped() && !self.s.is_killer(b"") {
             // no seed added coverage (or there were none): start from the empty input
             self.s.run(b"")?;
             if let Some(l) = &mut self.new_log {
