@@ -268,3 +268,38 @@ fn long_double_compares_record_the_outcome_taken() {
     assert_eq!(un.len(), 1, "{un:?}");
     assert_eq!((un[0].1.as_str(), un[0].2.as_str()), ("x * x > 1e400L", "false"), "{un:?}");
 }
+
+/// tests.c includes the source, so its own identifiers must not be names a source's macros take
+/// (`#define g 9.81` broke the guard bytes' member `g`).
+#[test]
+fn tests_c_builds_beside_a_source_s_short_macros() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = "tests/fixtures/macros.c";
+    let (_, r) = run(fixture, "first_above", d.path(), &["--seed", "1", "--max-execs", "5000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
+    let out = compile_and_run_tests_c(d.path(), fixture);
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+/// A buffer's guard bytes end in a 0, so a function that reads a `char` buffer as a C string
+/// (`strlen`) stops inside them: the same result in the search and in tests.c, and no read
+/// past what tests.c allocated (AddressSanitizer used to report one).
+#[test]
+fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = "tests/fixtures/strlen_buffer.c";
+    let (_, r) = run(fixture, "repeat_fits", d.path(), &["--seed", "1", "--max-execs", "20000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
+    let exe = d.path().join("tests-asan");
+    let c = std::process::Command::new("clang-22")
+        .args(["-fsanitize=address", "-g", "-o"])
+        .arg(&exe)
+        .arg(d.path().join("tests.c"))
+        .arg("-lm")
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let t = std::process::Command::new(&exe).output().unwrap();
+    let out = String::from_utf8_lossy(&t.stdout);
+    assert!(t.status.success() && out.trim().ends_with("passed, 0 failed"), "{out}{}", String::from_utf8_lossy(&t.stderr));
+}

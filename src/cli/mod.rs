@@ -61,7 +61,8 @@ Examples:
   evotest list
 
 Outputs (in --out, default evotest-out/<function>/):
-  tests.c      standalone C tests: clang-22 tests.c <source.c> && ./a.out
+  tests.c      standalone C tests that #include the source: clang-22 tests.c -lm && ./a.out
+               (the exact command, with any -I/-D, is in its first lines)
   tests.rs     (--crate) Rust tests: copy into the crate's tests/ and run cargo test
   suite.json   every kept input, its return value and the branch outcomes it covers
   report.json  coverage figures (branches_total, branches_covered, executions, seconds, ...)

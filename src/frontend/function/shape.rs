@@ -829,13 +829,20 @@ impl Param {
     }
 }
 
-/// The guard check of a `tests.c` (see [`c_args`]; the harness's is [`c_guard_helpers`]):
-/// `evotest_check_guard_bytes(g, name)` aborts with a message when the [`GUARD_BYTES`] at `g` no
-/// longer hold their pattern.
-pub const C_TEST_GUARD: &str = "static void evotest_check_guard_bytes(const unsigned char *g, const char *name) __attribute__((unused));
+/// The guard of a `tests.c` (see [`c_args`]; the harness's is [`c_guard_helpers`]):
+/// `evotest_fill_guard_bytes(g)` writes the pattern into the [`GUARD_BYTES`] at `g`: 0xa5 and a
+/// last byte 0, so that a function that reads a buffer as a C string (`strlen` on a `char *`
+/// with a length beside it) stops inside the guard, the same way in the harness and in the
+/// tests; `evotest_check_guard_bytes(g, name)` aborts with a message when they no longer hold it.
+pub const C_TEST_GUARD: &str = "static void evotest_fill_guard_bytes(unsigned char *g) __attribute__((unused));
+static void evotest_fill_guard_bytes(unsigned char *g) {
+    memset(g, 0xa5, 63);
+    g[63] = 0;
+}
+static void evotest_check_guard_bytes(const unsigned char *g, const char *name) __attribute__((unused));
 static void evotest_check_guard_bytes(const unsigned char *g, const char *name) {
     for (int k = 0; k < 64; k++)
-        if (g[k] != 0xa5) {
+        if (g[k] != (k == 63 ? 0 : 0xa5)) {
             fprintf(stderr, \"evotest: the function wrote past the end of parameter `%s` (an output buffer needs its size: --array %s=N)\\n\", name, name);
             abort();
         }
@@ -861,12 +868,12 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
     let mut setup = Vec::new();
     let mut args = Vec::new();
     let mut after = Vec::new();
-    // `T var[n]` followed by the guard: `var_s.v`, and its check after the call
+    // `T var[n]` followed by the guard: `var_s.evotest_v`, and its check after the call
     fn guarded(setup: &mut Vec<String>, after: &mut Vec<String>, var: &str, elem: &str, n: usize, init: String, name: &str) -> String {
-        setup.push(format!("struct {{ {elem} v[{n}]; unsigned char g[{GUARD_BYTES}]; }} {var}_s = {{ {init} }};"));
-        setup.push(format!("memset({var}_s.g, 0xa5, sizeof {var}_s.g);"));
-        after.push(format!("evotest_check_guard_bytes({var}_s.g, \"{name}\");"));
-        format!("{var}_s.v")
+        setup.push(format!("struct {{ {elem} evotest_v[{n}]; unsigned char evotest_g[{GUARD_BYTES}]; }} {var}_s = {{ {init} }};"));
+        setup.push(format!("evotest_fill_guard_bytes({var}_s.evotest_g);"));
+        after.push(format!("evotest_check_guard_bytes({var}_s.evotest_g, \"{name}\");"));
+        format!("{var}_s.evotest_v")
     }
     for (i, p) in params.iter().enumerate() {
         let var = format!("{prefix}{i}");
@@ -888,10 +895,10 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 if els.is_empty() {
                     // no element: the guard starts where the first would be (aligned for one)
                     let elem = &p.elem_c;
-                    setup.push(format!("union {{ {elem} v[1]; unsigned char g[{GUARD_BYTES}]; }} {var}_s;"));
-                    setup.push(format!("memset({var}_s.g, 0xa5, sizeof {var}_s.g);"));
-                    after.push(format!("evotest_check_guard_bytes({var}_s.g, \"{}\");", p.name));
-                    args.push(format!("{var}_s.v"));
+                    setup.push(format!("union {{ {elem} evotest_v[1]; unsigned char evotest_g[{GUARD_BYTES}]; }} {var}_s;"));
+                    setup.push(format!("evotest_fill_guard_bytes({var}_s.evotest_g);"));
+                    after.push(format!("evotest_check_guard_bytes({var}_s.evotest_g, \"{}\");", p.name));
+                    args.push(format!("{var}_s.evotest_v"));
                 } else {
                     let n = els.len();
                     args.push(guarded(&mut setup, &mut after, &var, &p.elem_c, n, format!("{{{}}}", els.join(", ")), &p.name));
@@ -983,12 +990,12 @@ pub const GUARD_BYTES: usize = 64;
 /// heap without a sign.
 pub fn c_guard_helpers() -> String {
     format!(
-        "static void *evotest_guarded(size_t n) {{\n\
+        "{C_TEST_GUARD}\n\
+         static void *evotest_guarded(size_t n) {{\n\
          \x20   unsigned char *p = (unsigned char *)malloc(n + {GUARD_BYTES});\n\
-         \x20   if (p) memset(p + n, 0xa5, {GUARD_BYTES});\n\
+         \x20   if (p) evotest_fill_guard_bytes(p + n);\n\
          \x20   return p;\n\
-         }}\n\
-         {C_TEST_GUARD}\n"
+         }}\n"
     )
 }
 
@@ -1213,22 +1220,22 @@ mod tests {
         assert_eq!(fe.display_input(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
         let a = c_args(&fe.params, d, &input, "v", true);
         let guarded = |v: &str, decl: &str| {
-            [format!("struct {{ {decl}; unsigned char g[64]; }} {v}_s = {{ "), format!("memset({v}_s.g, 0xa5, sizeof {v}_s.g);")]
+            [format!("struct {{ {decl}; unsigned char evotest_g[64]; }} {v}_s = {{ "), format!("evotest_fill_guard_bytes({v}_s.evotest_g);")]
         };
-        let [g0, m0] = guarded("v0", "int v[3]");
-        let [g1, m1] = guarded("v1", "char v[2]");
-        let [g3, m3] = guarded("v3", "int v[2]");
+        let [g0, m0] = guarded("v0", "int evotest_v[3]");
+        let [g1, m1] = guarded("v1", "char evotest_v[2]");
+        let [g3, m3] = guarded("v3", "int evotest_v[2]");
         assert_eq!(
             a.setup,
             vec![format!("{g0}{{1, 2, 3}} }};"), m0, format!("{g1}\"b\" }};"), m1, format!("{g3}{{7, 8}} }};"), m3]
         );
-        assert_eq!(a.args, vec!["v0_s.v", "v1_s.v", "(int)2", "v3_s.v"]);
+        assert_eq!(a.args, vec!["v0_s.evotest_v", "v1_s.evotest_v", "(int)2", "v3_s.evotest_v"]);
         assert_eq!(
             a.after,
             vec![
-                "evotest_check_guard_bytes(v0_s.g, \"a\");",
-                "evotest_check_guard_bytes(v1_s.g, \"s\");",
-                "evotest_check_guard_bytes(v3_s.g, \"b\");"
+                "evotest_check_guard_bytes(v0_s.evotest_g, \"a\");",
+                "evotest_check_guard_bytes(v1_s.evotest_g, \"s\");",
+                "evotest_check_guard_bytes(v3_s.evotest_g, \"b\");"
             ]
         );
         let h = fe.harness_c();
