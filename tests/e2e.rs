@@ -303,3 +303,18 @@ fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
     let out = String::from_utf8_lossy(&t.stdout);
     assert!(t.status.success() && out.trim().ends_with("passed, 0 failed"), "{out}{}", String::from_utf8_lossy(&t.stderr));
 }
+
+/// `strstr` compared with NULL and `strcasecmp` compared with 0 are string compares (their
+/// constants harvested, distances over the bytes, operands substituted): both outcomes of each
+/// within 1,000 executions, with either start. They used to be a pointer compare and an integer
+/// compare of the return value, and 2 of the 4 outcomes stayed uncovered in 20,000.
+#[test]
+fn substring_searches_and_case_insensitive_compares_are_string_compares() {
+    for init in ["biased", "uniform"] {
+        let d = tempfile::tempdir().unwrap();
+        let (_, r) = run("tests/fixtures/searches.c", "classify", d.path(), &["--seed", "1", "--max-execs", "1000", "--max-time", "0", "--init", init]);
+        assert_eq!(r["branches_covered"], 4, "{init}: {:?}", uncovered(&r));
+        let conds: Vec<&str> = r["sites"].as_array().unwrap().iter().map(|s| s["condition"].as_str().unwrap()).collect();
+        assert!(conds.iter().any(|c| c.contains("strstr")) && conds.iter().any(|c| c.contains("strcasecmp")), "{conds:?}");
+    }
+}

@@ -250,10 +250,12 @@ unsafe fn rust_literal_bytes(p: LLVMValueRef, l: LLVMValueRef, func_form: (u32, 
     }
 }
 
-/// If `call` is a call to `strcmp`, `strncmp`, `memcmp` or `bcmp`, its function code
-/// ([`evotest_abi::distance::STR_STRCMP`] …) and arguments (a, b, n).
+/// If `call` is a call to `strcmp`, `strncmp`, `memcmp`, `bcmp`, `strcasecmp`, `strncasecmp`,
+/// `strstr` or `strcasestr`, its function code ([`evotest_abi::distance::STR_STRCMP`] …) and
+/// arguments (a, b, n); for the substring searches, n is the call's result (the probe's test of
+/// whether the needle was found).
 unsafe fn string_compare(call: LLVMValueRef) -> Option<(u32, LLVMValueRef, LLVMValueRef, Option<LLVMValueRef>)> {
-    use evotest_abi::distance::{STR_MEMCMP, STR_STRCMP, STR_STRNCMP};
+    use evotest_abi::distance::{STR_MEMCMP, STR_STRCASECMP, STR_STRCASESTR, STR_STRCMP, STR_STRNCASECMP, STR_STRNCMP, STR_STRSTR};
     if LLVMIsACallInst(call).is_null() {
         return None;
     }
@@ -268,6 +270,10 @@ unsafe fn string_compare(call: LLVMValueRef) -> Option<(u32, LLVMValueRef, LLVMV
         "strcmp" => (STR_STRCMP, 2),
         "strncmp" => (STR_STRNCMP, 3),
         "memcmp" | "bcmp" => (STR_MEMCMP, 3),
+        "strcasecmp" => (STR_STRCASECMP, 2),
+        "strncasecmp" => (STR_STRNCASECMP, 3),
+        "strstr" => (STR_STRSTR, 2),
+        "strcasestr" => (STR_STRCASESTR, 2),
         _ => return None,
     };
     if LLVMGetNumArgOperands(call) != nargs {
@@ -283,6 +289,11 @@ unsafe fn string_compare(call: LLVMValueRef) -> Option<(u32, LLVMValueRef, LLVMV
         let n = LLVMGetOperand(call, 2);
         int_width(n).filter(|w| *w <= 64)?;
         Some(n)
+    } else if evotest_abi::distance::str_is_search(code) {
+        if !ptr(call) {
+            return None;
+        }
+        Some(call)
     } else {
         None
     };
@@ -960,9 +971,17 @@ pub fn branch_like(
                             Cond::Int { pred, a, b }
                         };
                         if matches!(pred, Pred::Eq | Pred::Ne) {
-                            let call = if is_zero(b) { a } else if is_zero(a) { b } else { std::ptr::null_mut() };
+                            let zero = |v: LLVMValueRef| is_zero(v) || !LLVMIsAConstantPointerNull(v).is_null();
+                            let call = if zero(b) { a } else if zero(a) { b } else { std::ptr::null_mut() };
                             if !call.is_null() {
                                 if let Some((func, sa, sb, n)) = string_compare(call) {
+                                    // `strstr(h, n) != NULL` holds when the needle is found, as
+                                    // `strcmp(a, b) == 0` does when the strings are equal
+                                    let pred = match (evotest_abi::distance::str_is_search(func), pred) {
+                                        (true, Pred::Ne) => Pred::Eq,
+                                        (true, _) => Pred::Ne,
+                                        (false, p) => p,
+                                    };
                                     for s in [sa, sb] {
                                         if let Some(text) = condtext::string_bytes(s).and_then(|b| String::from_utf8(b).ok()) {
                                             let c = ConstantMeta::Str(text);

@@ -634,8 +634,10 @@ unsafe fn c_bytes<'a>(p: *const u8, max: usize) -> &'a [u8] {
     std::slice::from_raw_parts(p, n)
 }
 
-/// Probe for `strcmp(a, b)`, `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0:
-/// the distance is [`distance::bytes_distance`] of the compared bytes. It runs after the call, so
+/// Probe for `strcmp(a, b)`, `strncmp(a, b, n)`, `memcmp(a, b, n)`, `strcasecmp`/`strncasecmp`
+/// compared `==`/`!=` with 0, or `strstr(a, b)`/`strcasestr` compared with NULL (see
+/// [`evotest_abi::names::PROBE_STR`]): the distance is [`distance::bytes_distance`] of the
+/// compared bytes (case-folded, or over the haystack's windows for a search). It runs after the call, so
 /// the pointers are the ones the call just read; a null pointer falls back to 0/K. On the site's
 /// first evaluation in the execution, the compared bytes go to the string operand log
 /// ([`StrOperandRec`], for input-to-state replacement: Aschermann et al. 2019, REDQUEEN).
@@ -661,13 +663,21 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     }
     let m = (n.min(MAX_STR as u64)) as usize;
     let (sa, sb) = match func {
-        distance::STR_STRCMP => (c_bytes(a, MAX_STR), c_bytes(b, MAX_STR)),
-        distance::STR_STRNCMP => (c_bytes(a, m), c_bytes(b, m)),
+        distance::STR_STRNCMP | distance::STR_STRNCASECMP => (c_bytes(a, m), c_bytes(b, m)),
+        f if distance::str_reads_c_strings(f) => (c_bytes(a, MAX_STR), c_bytes(b, MAX_STR)),
         _ => (std::slice::from_raw_parts(a, m), std::slice::from_raw_parts(b, m)),
     };
-    record2_entered(&e, distance::string_compare(pred, distance::bytes_distance(sa, sb)));
+    let fold = distance::str_folds_case(func);
+    let d = if distance::str_is_search(func) {
+        // n is the call's result: found, or not
+        distance::substring_distance(sa, sb, fold, n != 0)
+    } else {
+        distance::folded_distance(sa, sb, fold)
+    };
+    record2_entered(&e, distance::string_compare(pred, d));
     if logs_str_operands(&e) {
-        log_str_operands(e.base, e.gsite, func, if func == distance::STR_STRCMP { 0 } else { n }, sa, sb);
+        let logged_n = if matches!(func, distance::STR_STRNCMP | distance::STR_STRNCASECMP | distance::STR_MEMCMP) { n } else { 0 };
+        log_str_operands(e.base, e.gsite, func, logged_n, sa, sb);
     }
 }
 

@@ -18,7 +18,7 @@
 //! the input is a token for havoc ([`str_tokens`]).
 
 use crate::trace::{OperandRec, StrOperandRec, OPERANDS_FLOAT};
-use evotest_abi::distance::{STR_STRCMP, STR_STRNCMP};
+use evotest_abi::distance::{str_reads_c_strings, STR_STRNCASECMP, STR_STRNCMP};
 use evotest_abi::pred::{Pred, Rel};
 
 /// Most candidates built for one compare.
@@ -297,7 +297,7 @@ fn floats(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
 /// Input-to-state candidates for the string compare `rec` over input `data` (Aschermann et al.
 /// 2019, REDQUEEN): for each direction (operand `x` found, operand `y` written), every occurrence
 /// of `x`'s logged bytes in `data` is replaced by `y`'s (the input grows or shrinks by the
-/// difference of their lengths), and, where the compare reads a C string (`strcmp`; `strncmp`
+/// difference of their lengths), and, where the compare reads a C string (`strcmp`, `strcasecmp`, `strstr`, `strcasestr`; `strncmp`
 /// when `y` ended before `n` bytes), also by `y` and its NUL terminator. When `x` holds a NUL
 /// (`memcmp` or `strncmp` read past the end of a C string of the input), the part before its
 /// first NUL is looked for as well. An empty `x` (a C string the input left empty) has no bytes
@@ -317,7 +317,8 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
         }
         // what is written in place of `x`
         let mut writes = vec![y.to_vec()];
-        let c_string = rec.func == STR_STRCMP || (rec.func == STR_STRNCMP && y_len < rec.n);
+        // a search finds the needle before a NUL as well as without one
+        let c_string = if matches!(rec.func, STR_STRNCMP | STR_STRNCASECMP) { y_len < rec.n } else { str_reads_c_strings(rec.func) };
         if c_string && !y_cut {
             let mut t = y.to_vec();
             t.push(0);

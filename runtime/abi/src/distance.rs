@@ -302,6 +302,69 @@ pub const STR_STRCMP: u32 = 0;
 pub const STR_STRNCMP: u32 = 1;
 /// `memcmp(a, b, n)` (and `bcmp`).
 pub const STR_MEMCMP: u32 = 2;
+/// `strcasecmp(a, b)`: compared after ASCII case folding. (Codes 3 to 5 are Rust's, below.)
+pub const STR_STRCASECMP: u32 = 6;
+/// `strncasecmp(a, b, n)`.
+pub const STR_STRNCASECMP: u32 = 7;
+/// `strstr(a, b)` compared with NULL: the needle `b` found in the haystack `a`. Its probe's `n` is
+/// the call's result (non-zero: found), and its distance [`substring_distance`].
+pub const STR_STRSTR: u32 = 8;
+/// `strcasestr(a, b)`: [`STR_STRSTR`] after ASCII case folding.
+pub const STR_STRCASESTR: u32 = 9;
+
+/// Whether `func` is a substring search ([`STR_STRSTR`], [`STR_STRCASESTR`]).
+pub fn str_is_search(func: u32) -> bool {
+    matches!(func, STR_STRSTR | STR_STRCASESTR)
+}
+
+/// Whether `func` compares after ASCII case folding.
+pub fn str_folds_case(func: u32) -> bool {
+    matches!(func, STR_STRCASECMP | STR_STRNCASECMP | STR_STRCASESTR)
+}
+
+/// Whether `func` reads its operands as C strings (up to a NUL, or `n` bytes for the `strn`
+/// functions), not as `n` bytes of memory.
+pub fn str_reads_c_strings(func: u32) -> bool {
+    matches!(func, STR_STRCMP | STR_STRNCMP | STR_STRCASECMP | STR_STRNCASECMP | STR_STRSTR | STR_STRCASESTR)
+}
+
+/// Longest haystack prefix and needle that [`substring_distance`] aligns (its cost is their
+/// product); where the needle lies further on, the probe knows it was found from the call's result.
+pub const SEARCH_SCAN: usize = 4096;
+/// See [`SEARCH_SCAN`].
+pub const SEARCH_NEEDLE: usize = 256;
+
+/// Distance of `strstr(hay, needle)` from finding the needle: the least [`bytes_distance`] of the
+/// needle to a window of the haystack's first [`SEARCH_SCAN`] bytes as long as the needle (the
+/// needle cut to [`SEARCH_NEEDLE`]; a haystack shorter than the needle: their distance), each
+/// byte ASCII-folded if `fold`; at least 1 when `found` is false, 0 when it is true. The outcome
+/// comes from `found` (the call's result), so the cuts bound only the gradient.
+pub fn substring_distance(hay: &[u8], needle: &[u8], fold: bool, found: bool) -> f64 {
+    if found {
+        return 0.0;
+    }
+    let needle = &needle[..needle.len().min(SEARCH_NEEDLE)];
+    let hay = &hay[..hay.len().min(SEARCH_SCAN)];
+    let d = if hay.len() < needle.len() {
+        folded_distance(hay, needle, fold)
+    } else {
+        hay.windows(needle.len()).map(|w| folded_distance(w, needle, fold)).fold(f64::INFINITY, f64::min)
+    };
+    d.max(1.0)
+}
+
+/// [`bytes_distance`], each byte ASCII-lowercased first if `fold`.
+pub fn folded_distance(a: &[u8], b: &[u8], fold: bool) -> f64 {
+    if !fold {
+        return bytes_distance(a, b);
+    }
+    let common: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x.to_ascii_lowercase() as i32 - y.to_ascii_lowercase() as i32).unsigned_abs() as f64)
+        .sum();
+    common + LENGTH_PENALTY * (a.len() as f64 - b.len() as f64).abs()
+}
 
 /// [`crate::names::PROBE_BYTES`] operation (low byte of its `func`): Rust's equality of two byte
 /// strings (`str`, `[u8]`, `[u8; N]`, `String`, `Vec<u8>`), `==` through `PartialEq::eq`.
@@ -344,6 +407,10 @@ pub fn str_func_name(func: u32) -> &'static str {
     match func & 0xff {
         STR_STRCMP => "strcmp",
         STR_STRNCMP => "strncmp",
+        STR_STRCASECMP => "strcasecmp",
+        STR_STRNCASECMP => "strncasecmp",
+        STR_STRSTR => "strstr",
+        STR_STRCASESTR => "strcasestr",
         STR_BYTES_EQ => "eq",
         STR_BYTES_PREFIX => "starts_with",
         STR_BYTES_SUFFIX => "ends_with",
@@ -411,6 +478,22 @@ mod tests {
             Rel::Gt => (r(x > y, y - x + 1), r(x <= y, x - y)),
             Rel::Ge => (r(x >= y, y - x), r(x < y, x - y + 1)),
         }
+    }
+
+    #[test]
+    fn substring_distance_is_the_closest_window_and_zero_only_when_found() {
+        // "HTTQ" is one off "HTTP"; the window "HTTQ" of the haystack is the closest
+        assert_eq!(substring_distance(b"xx HTTQ yy", b"HTTP", false, false), 1.0);
+        assert_eq!(substring_distance(b"GET /", b"HTTP", false, false), bytes_distance(b"T /", b"HTTP").min(bytes_distance(b"GET ", b"HTTP")).min(bytes_distance(b"ET /", b"HTTP")));
+        // a haystack shorter than the needle: their distance, with the length penalty
+        assert_eq!(substring_distance(b"HT", b"HTTP", false, false), 2.0 * LENGTH_PENALTY);
+        // the outcome is the call's: found is 0 whatever the bytes, not found at least 1
+        assert_eq!(substring_distance(b"zzz", b"HTTP", false, true), 0.0);
+        assert_eq!(substring_distance(b"HTTP", b"HTTP", false, false), 1.0);
+        // case folding
+        assert_eq!(substring_distance(b"a http b", b"HTTP", true, false), 1.0);
+        assert_eq!(folded_distance(b"QuIt", b"quit", true), 0.0);
+        assert_eq!(folded_distance(b"QuIt", b"quit", false), bytes_distance(b"QuIt", b"quit"));
     }
 
     #[test]

@@ -38,8 +38,11 @@ pub mod names {
     pub const PROBE_SWITCH: &str = "__evotest_switch";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u32 func, const char *a,
     /// const char *b, u64 n)`: `strcmp(a, b)` (`func` = [`crate::distance::STR_STRCMP`]),
-    /// `strncmp(a, b, n)` or `memcmp(a, b, n)` compared `==`/`!=` with 0 (`pred` is `eq` or `ne`
-    /// of that compare); the distance is [`crate::distance::bytes_distance`]. The compared bytes
+    /// `strncmp(a, b, n)`, `memcmp(a, b, n)`, `strcasecmp(a, b)` or `strncasecmp(a, b, n)`
+    /// compared `==`/`!=` with 0 (`pred` is `eq` or `ne` of that compare), or `strstr(a, b)` or
+    /// `strcasestr(a, b)` compared with NULL (`pred` `eq` when the true outcome means found; `n`
+    /// the call's result); the distance is [`crate::distance::bytes_distance`] (case-folded:
+    /// [`crate::distance::folded_distance`]; for a search [`crate::distance::substring_distance`]). The compared bytes
     /// of each site's first evaluation go to the string operand log ([`crate::shm::StrOperandRec`]).
     pub const PROBE_STR: &str = "__evotest_cmp_str";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u32 func, const u8 *a, u64 la,

@@ -332,8 +332,8 @@ pub const STR_LOG_CAPACITY: u32 = 1024;
 pub struct StrOperandRec {
     /// Global site ID ([`RTN_SITE`] for a routine call's arguments).
     pub site: u32,
-    /// The function: [`crate::distance::STR_STRCMP`], [`crate::distance::STR_STRNCMP`] or
-    /// [`crate::distance::STR_MEMCMP`].
+    /// The function: [`crate::distance::STR_STRCMP`], [`crate::distance::STR_STRNCMP`],
+    /// [`crate::distance::STR_MEMCMP`], … [`crate::distance::STR_STRCASESTR`].
     pub func: u32,
     /// The length argument of `strncmp`/`memcmp` (saturated to `u32::MAX`); 0 for `strcmp`, and
     /// for a routine call's bytes of unknown extent.
