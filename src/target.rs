@@ -314,7 +314,8 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let fmeta = fmeta.clone();
     let wanted = fmeta.name.as_str();
     let globals = global_inputs(&metas, &opts.globals, &fmeta)?;
-    let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals)?;
+    let null_checked = null_checked_params(&metas, &fmeta);
+    let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals, &null_checked)?;
     fe.unset_globals = unset_globals(&metas, &all, &fmeta, &opts.globals);
     fe.unsettable_globals = fe.unset_globals.iter().filter(|g| metas.iter().any(|m| m.other_globals.contains(g))).cloned().collect();
     fe.isolate_tests = global_state(&metas) != GlobalState::Untouched;
@@ -452,6 +453,26 @@ fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &
 /// The mutable global variables the function under test or the functions it calls directly read
 /// and that are not inputs: they keep their initial values in every execution (a note). Those
 /// that cannot be inputs (a pointer, …: [`evotest_abi::meta::ModuleMeta::other_globals`]) too.
+/// The parameters of `f` that it compares with NULL itself (a site `p == NULL` or `p != NULL`,
+/// `if (!p)` included): NULL is an input such a function expects, so the input model offers it.
+fn null_checked_params(metas: &[evotest_abi::meta::ModuleMeta], f: &FunctionMeta) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in metas {
+        for site in &m.sites {
+            let Some(g) = m.functions.get(site.function as usize) else { continue };
+            if g.name != f.name || g.file != f.file {
+                continue;
+            }
+            let c = site.cond.as_str();
+            let Some(name) = c.strip_suffix(" == NULL").or_else(|| c.strip_suffix(" != NULL")) else { continue };
+            if f.params.iter().chain(f.source_params.iter().flatten()).any(|p| p.name == name) && !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
 fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta], f: &FunctionMeta, inputs: &[String]) -> Vec<String> {
     let mut reads: Vec<String> = f.reads_globals.clone();
     for c in &f.calls {

@@ -59,6 +59,9 @@ fn a_range_for_an_unknown_parameter_or_outside_the_type() {
     assert!(e.contains("within"), "{e}");
     let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "a"]);
     assert!(e.contains("NAME=LO..HI"), "{e}");
+    // a member a structure parameter does not have: named, with the members it has
+    let e = fail(&["run", "tests/fixtures/null_guards.c", "-f", "describe", "--range", "it.nothere=0..3"]);
+    assert!(e.contains("`it` has no such member") && e.contains("it.qty, it.price"), "{e}");
 }
 
 #[test]

@@ -318,3 +318,28 @@ fn substring_searches_and_case_insensitive_compares_are_string_compares() {
         assert!(conds.iter().any(|c| c.contains("strstr")) && conds.iter().any(|c| c.contains("strcasecmp")), "{conds:?}");
     }
 }
+
+/// A pointer parameter the function compares with NULL may be NULL (a string, a structure, a
+/// buffer with its length); one it dereferences unchecked never is. The NULL outcomes used to be
+/// left as suspected infeasible after the whole budget.
+#[test]
+fn pointers_the_function_checks_for_null_are_sometimes_null() {
+    let fixture = "tests/fixtures/null_guards.c";
+    let d = tempfile::tempdir().unwrap();
+    let (_, r) = run(fixture, "describe", d.path(), &["--seed", "1", "--max-execs", "5000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    let out = compile_and_run_tests_c(d.path(), fixture);
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+    let tests = std::fs::read_to_string(d.path().join("tests.c")).unwrap();
+    assert!(tests.contains("describe(NULL,"), "{tests}");
+    // `--range P:null=1..3` rules NULL out
+    let d = tempfile::tempdir().unwrap();
+    let (_, r) = run(fixture, "describe", d.path(), &["--seed", "1", "--max-execs", "2000", "--max-time", "0", "--range", "label:null=1..3"]);
+    let un = uncovered(&r);
+    assert!(un.iter().any(|u| u.1 == "label == NULL" && u.2 == "true"), "{un:?}");
+
+    let d = tempfile::tempdir().unwrap();
+    let (_, r) = run(fixture, "peek", d.path(), &["--seed", "1", "--max-execs", "3000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], 2, "{r:#}");
+    assert!(r["faults"].as_object().is_none_or(|f| f.is_empty()), "{}", r["faults"]);
+}

@@ -378,7 +378,7 @@ pub fn str_tokens(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use evotest_abi::distance::STR_MEMCMP;
+    use evotest_abi::distance::{STR_MEMCMP, STR_STRCMP};
 
     fn srec(func: u32, n: u64, a: &[u8], b: &[u8]) -> StrOperandRec {
         StrOperandRec::new(0, func, n, a, b)

@@ -203,12 +203,17 @@ fn decode_params(fe: &FunctionFrontend) -> String {
 fn call_args(fe: &FunctionFrontend) -> Vec<String> {
     let arg = |i: usize| {
         let p = &fe.params[i];
-        match (&p.shape, p.array_dims()) {
+        let a = match (&p.shape, p.array_dims()) {
             // a pointer to arrays, decoded as a pointer to its scalars
             (_, Some(_)) => format!("({})evotest_p{i}", p.c_type),
             // a list or a tree: its first node, none when the pool has no node in use
             (Shape::Record { many: Some(_), record, .. }, _) if record.has_links() => format!("(evotest_n{i} ? evotest_p{i} : 0)"),
             _ => format!("evotest_p{i}"),
+        };
+        match p.null_field {
+            // NULL in place of the pointer, which is still allocated, checked and freed
+            Some(f) => format!("(evotest_buf[{}] == 0 ? NULL : {a})", fe.domain.fields[f].offset),
+            None => a,
         }
     };
     (0..fe.params.len()).filter(|&i| !fe.params[i].global).map(arg).collect()

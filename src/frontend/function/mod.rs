@@ -52,11 +52,19 @@ pub struct FunctionFrontend {
 
 impl FunctionFrontend {
     /// The frontend of function `f` (from the pass's metadata), with its pointer parameters shaped
-    /// by `specs` and its parameters' ranges narrowed by `ranges`.
+    /// by `specs` and its parameters' ranges narrowed by `ranges`; the pointer parameters named in
+    /// `null_checked` (the function compares them with NULL) may be NULL ([`shape::build`]).
     ///
     /// Errors (one line each): a spec or range naming no parameter or the wrong kind of parameter,
     /// an unsupported parameter type, a variadic function.
-    pub fn new(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], sources: &str, globals: &[GlobalMeta]) -> Result<FunctionFrontend> {
+    pub fn new(
+        f: &FunctionMeta,
+        specs: &[ShapeSpec],
+        ranges: &[RangeSpec],
+        sources: &str,
+        globals: &[GlobalMeta],
+        null_checked: &[String],
+    ) -> Result<FunctionFrontend> {
         // the return type first: an aggregate return shows up as a hidden parameter
         harness::ret_of(f)?;
         // a structure parameter: the source's parameters, not the IR's arguments (which split,
@@ -87,7 +95,7 @@ impl FunctionFrontend {
             })
             .collect();
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
-        let (params, fields) = shape::build(f, &all, ranges, globals)?;
+        let (params, fields) = shape::build(f, &all, ranges, globals, null_checked)?;
         for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {
             if !all.iter().any(|s| s.name() == p.name) {
                 let (name, max) = (&p.name, shape::DEFAULT_STRING_MAX);
@@ -96,6 +104,12 @@ impl FunctionFrontend {
                      {name}={max}); if the function writes into it, give its size with --array {name}=N"
                 ));
             }
+        }
+        for p in params.iter().filter(|p| p.null_field.is_some()) {
+            let name = &p.name;
+            inferred.push(format!(
+                "shape: `{name}` may be NULL, as the function compares it with NULL (--range {name}:null=1..3: never NULL)"
+            ));
         }
         let signature = Signature::of(f, &params)?;
         Ok(FunctionFrontend {

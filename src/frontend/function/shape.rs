@@ -67,7 +67,14 @@ pub struct Param {
     /// A global variable that is an input (`--global`), not a parameter: the harness and the
     /// tests assign it before the call, and it is not an argument.
     pub global: bool,
+    /// For a pointer the function compares with NULL ([`build`]'s `null_checked`): the field
+    /// whose value 0 passes NULL in its place (values 1 to [`NULL_FIELD_MAX`] pass the pointer).
+    pub null_field: Option<usize>,
 }
+
+/// The largest value of a [`Param::null_field`]: NULL is one value in four of its range, so a
+/// uniform start passes it for about a quarter of the inputs.
+pub const NULL_FIELD_MAX: i128 = 3;
 
 /// How the user asked for a pointer parameter to be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -273,7 +280,11 @@ fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
 /// Errors (one line each): a spec or range naming no parameter, a spec on a parameter of the wrong
 /// kind, a pointer parameter without a spec (except `char *`, a string by default), and any other
 /// parameter type.
-pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], globals: &[GlobalMeta]) -> Result<(Vec<Param>, Vec<Field>)> {
+///
+/// A pointer parameter named in `null_checked` (the function compares it with NULL) that is an
+/// array, string, buffer or single structure gets a [`Param::null_field`]: NULL is then one of
+/// its values.
+pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], globals: &[GlobalMeta], null_checked: &[String]) -> Result<(Vec<Param>, Vec<Field>)> {
     let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     let index = |n: &str, what: &str| {
         names
@@ -316,6 +327,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 declared: p.ty.c_spelling.clone(),
                 shape: Shape::LengthOf { buffer: b },
                 global: false,
+                null_field: None,
             });
             continue;
         }
@@ -336,6 +348,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 declared: p.ty.c_spelling.clone(),
                 shape: Shape::Scalar { field: g },
                 global: false,
+                null_field: None,
             });
             continue;
         }
@@ -395,6 +408,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 declared: p.ty.c_spelling.clone(),
                 shape: Shape::Record { first, record: Box::new(record), by_pointer, tag, many, len_field },
                 global: false,
+                null_field: None,
             });
             continue;
         }
@@ -456,7 +470,29 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             declared: p.ty.c_spelling.clone(),
             shape,
             global: false,
+            null_field: None,
         });
+    }
+
+    for p in params.iter_mut() {
+        let pointer = match &p.shape {
+            Shape::Array { inner, .. } => inner.is_empty(),
+            Shape::String { .. } | Shape::Buffer { .. } => true,
+            Shape::Record { by_pointer, many, .. } => *by_pointer && many.is_none(),
+            _ => false,
+        };
+        if pointer && null_checked.contains(&p.name) {
+            p.null_field = Some(genes.len());
+            genes.push(Field {
+                name: format!("{}:null", p.name),
+                offset: 0,
+                ty: ScalarType::U8,
+                range: Range::Int { lo: 0, hi: NULL_FIELD_MAX },
+                full: false,
+                step: None,
+                role: Role::Value,
+            });
+        }
     }
 
     for g in globals {
@@ -468,9 +504,23 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
 
     for r in ranges {
         // a member of a structure parameter by its field's name (`--range p.x=0..10`)
-        if let Some(g) = genes.iter_mut().find(|g| g.name == r.name && (r.name.contains('.') || r.name.contains('['))) {
+        // (and `--range p:null=1..3`: a pointer that is never NULL)
+        let member = r.name.contains('.') || r.name.contains('[') || r.name.ends_with(":null");
+        if let Some(g) = genes.iter_mut().find(|g| g.name == r.name && member) {
             g.set_range(&r.lo, &r.hi, &format!("member `{}`", r.name))?;
             continue;
+        }
+        if member {
+            let base = r.name.split(['.', '[', ':']).next().unwrap_or("");
+            if names.contains(&base) {
+                let mut known: Vec<&str> = genes.iter().map(|g| g.name.as_str()).filter(|n| n.len() > base.len() && n.starts_with(base)).collect();
+                known.truncate(12);
+                bail!(
+                    "range for `{}`: parameter `{base}` has no such member or element ({})",
+                    r.name,
+                    if known.is_empty() { "it has none".to_string() } else { format!("it has {}{}", known.join(", "), if known.len() == 12 { ", …" } else { "" }) }
+                );
+            }
         }
         // a parameter, or a global input
         let i = match params.iter().position(|p| p.global && p.name == r.name) {
@@ -555,6 +605,7 @@ fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: 
         declared: p.ty.c_spelling.clone(),
         shape: Shape::Array { first, len: rows * row, inner },
         global: false,
+        null_field: None,
     };
     Ok((param, fields))
 }
@@ -618,6 +669,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             declared,
             shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag, many, len_field: None },
             global: true,
+            null_field: None,
         });
     }
     let Some(t) = scalar_of(&g.ty) else { bail!("--global {name}: its type `{declared}` is not one evotest can generate") };
@@ -636,7 +688,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             Shape::Array { first, len: n as usize, inner: vec![] }
         }
     };
-    Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true })
+    Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true, null_field: None })
 }
 
 fn kind_of(s: &ShapeSpec) -> &'static str {
@@ -745,6 +797,11 @@ impl Param {
         }
     }
 
+    /// Whether `input` passes NULL for this parameter ([`Param::null_field`]).
+    pub fn is_null(&self, d: &Domain, input: &Input) -> bool {
+        self.null_field.is_some_and(|f| d.get(input, f).as_i128() == 0)
+    }
+
     fn length(&self, d: &Domain, input: &Input) -> Option<usize> {
         match self.shape {
             Shape::String { len_field, max, .. } | Shape::Buffer { len_field, max, .. } => {
@@ -779,6 +836,9 @@ impl Param {
 
     /// The value for people (`None` for a buffer length, shown with its buffer).
     pub fn display(&self, params: &[Param], d: &Domain, input: &Input) -> Option<String> {
+        if self.is_null(d, input) {
+            return Some("NULL".into());
+        }
         Some(match &self.shape {
             Shape::Scalar { field } => DisplayValue(self.elem, d.get(input, *field)).to_string(),
             Shape::Array { .. } | Shape::Buffer { .. } => {
@@ -808,6 +868,9 @@ impl Param {
             Value::Float(_) => json!(DisplayValue(ty, v).to_string()),
         };
         let num = |v: Value| num_of(self.elem, v);
+        if self.is_null(d, input) {
+            return Json::Null;
+        }
         match &self.shape {
             Shape::Scalar { field } => num(d.get(input, *field)),
             Shape::Array { .. } | Shape::Buffer { .. } => {
@@ -879,6 +942,10 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
         let var = format!("{prefix}{i}");
         if p.global {
             setup.push(global_assignment(p, d, input, &var, source_types));
+            continue;
+        }
+        if p.is_null(d, input) {
+            args.push("NULL".into());
             continue;
         }
         match &p.shape {
@@ -1194,7 +1261,7 @@ mod tests {
             ShapeSpec::parse_string("s=2:a-c").unwrap(),
         ];
         let ranges = vec![RangeSpec { name: "a".into(), lo: "-5".into(), hi: "5".into() }];
-        let (params, genes) = build(&f, &specs, &ranges, &[]).unwrap();
+        let (params, genes) = build(&f, &specs, &ranges, &[], &[]).unwrap();
         // a[0..3], s.len, s[0], s[1], b.len, b[0..4]
         assert_eq!(genes.len(), 3 + 3 + 5);
         assert_eq!(params[2].shape, Shape::LengthOf { buffer: 3 });
@@ -1248,12 +1315,12 @@ mod tests {
     fn pointers_need_a_shape_and_specs_must_fit() {
         let int = ty("int", ScalarKind::Signed, 32);
         let f = func(vec![("a", ptr("int *", int.clone())), ("n", int.clone())]);
-        let e = build(&f, &[], &[], &[]).unwrap_err().to_string();
+        let e = build(&f, &[], &[], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("--array a=LEN"), "{e}");
         let specs = [ShapeSpec::parse_array("a=2").unwrap(), ShapeSpec::parse_array("n=3").unwrap()];
-        let e = build(&f, &specs, &[], &[]).unwrap_err().to_string();
+        let e = build(&f, &specs, &[], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("not a pointer"), "{e}");
-        let e = build(&f, &[ShapeSpec::parse_array("zz=3").unwrap()], &[], &[]).unwrap_err().to_string();
+        let e = build(&f, &[ShapeSpec::parse_array("zz=3").unwrap()], &[], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("no such parameter"), "{e}");
         assert!(ShapeSpec::parse_string("s=3:z-a").is_err());
         assert!(ShapeSpec::parse_buffer("a=5").is_err());
