@@ -710,6 +710,22 @@ fn the_new_coverage_log_lists_the_inputs_that_added_coverage_and_they_replay_it(
     assert_eq!(again["outcomes_covered"], s["outcomes_covered"], "{again:#}\n{s:#}");
 }
 
+/// In-process, a worker that takes over from one a crash ended appends to the new-coverage log
+/// and does not log the corpus it replays: the log still starts with the first worker's inputs
+/// (it used to be re-created at every restart, the replay logged as new at its later time).
+#[test]
+fn the_new_coverage_log_survives_in_process_restarts() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let (_, s) = fuzz(d.path(), &["harness", "c", "-seed=1", "-runs=20000", "--in_process", "--new_coverage_log=new.log", "-artifact_prefix=art/"]);
+    assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
+    let text = std::fs::read_to_string(d.path().join("new.log")).unwrap();
+    let execs: Vec<u64> = text.lines().filter(|l| !l.starts_with("end")).map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect();
+    assert!(execs.first().is_some_and(|&e| e <= 10), "the first worker's entries are gone:\n{text}");
+    assert!(execs.windows(2).all(|w| w[0] < w[1]), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("end")).count(), 1, "{text}");
+}
+
 #[test]
 fn guidance_i2s_substitutes_operands_but_runs_no_avm() {
     let d = tempfile::tempdir().unwrap();

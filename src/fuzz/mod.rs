@@ -726,7 +726,8 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     let mut guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
     let (in_scope, scope_counts) = opts.guide_scope.sites(&s.target.program);
     guide.restrict(in_scope);
-    let new_log = opts.new_coverage_log.as_deref().map(|p| newlog::NewLog::create(p, opts.worker)).transpose()?;
+    // a worker that takes over from one that died appends to its log, and does not log its replay
+    let new_log = opts.new_coverage_log.as_deref().map(|p| newlog::NewLog::create(p, opts.worker, carried.restarts > 0)).transpose()?;
     let mut f = Fuzzer {
         opts,
         s,
@@ -875,6 +876,12 @@ impl Fuzzer<'_> {
             || (self.opts.stop_on_crash && self.crashes_found > 0)
     }
 
+    /// Whether this is an in-process worker replaying the corpus its predecessor left (whose
+    /// inputs the new-coverage log already has).
+    fn replaying(&self) -> bool {
+        self.loading && self.inproc.as_ref().is_some_and(|w| w.carry.restarts > 0)
+    }
+
     /// Whether the seeds' loading must stop: the run was interrupted or is out of time, or
     /// `-stop_on_crash` met a crash (not `-runs`, see [`Fuzzer::campaign`]).
     fn load_stopped(&self) -> bool {
@@ -965,7 +972,8 @@ impl Fuzzer<'_> {
         if self.corpus.is_empty() && !self.load_stopped() && !self.s.is_killer(b"") {
             // no seed added coverage (or there were none): start from the empty input
             self.s.run(b"")?;
-            if let Some(l) = &mut self.new_log {
+            let replaying = self.replaying();
+            if let (Some(l), false) = (&mut self.new_log, replaying) {
                 l.input(self.s.executions, self.start.elapsed(), b"")?;
             }
             let outcomes = self.s.cov.outcomes.clone();
@@ -1244,7 +1252,8 @@ impl Fuzzer<'_> {
                 self.s.quiet_covered(&self.fb);
             }
             self.hand_on_coverage();
-            if let Some(l) = &mut self.new_log {
+            let replaying = self.replaying();
+            if let (Some(l), false) = (&mut self.new_log, replaying) {
                 l.input(self.s.executions, self.start.elapsed(), data)?;
             }
         }

@@ -19,15 +19,23 @@ pub struct NewLog {
 }
 
 impl NewLog {
-    /// Create (or empty) the log at `path`; worker K of a `-j` run writes `path.worker-K`.
+    /// Create (or empty) the log at `path`; worker K of a `-j` run writes `path.worker-K`. With
+    /// `append` (an in-process worker that takes over from one that died), the lines already
+    /// there are kept and new ones go after them.
     ///
     /// Errors: the file cannot be created.
-    pub fn create(path: &Path, worker: Option<u32>) -> Result<NewLog> {
+    pub fn create(path: &Path, worker: Option<u32>, append: bool) -> Result<NewLog> {
         let path = match worker {
             Some(k) => PathBuf::from(format!("{}.worker-{k}", path.display())),
             None => path.to_path_buf(),
         };
-        let file = std::fs::File::create(&path).with_context(|| format!("--new_coverage_log: cannot create {}", path.display()))?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(&path)
+            .with_context(|| format!("--new_coverage_log: cannot create {}", path.display()))?;
         Ok(NewLog { path, file })
     }
 
@@ -61,12 +69,15 @@ mod tests {
     fn lines_are_the_observer_format() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("log");
-        let mut l = NewLog::create(&p, None).unwrap();
+        let mut l = NewLog::create(&p, None, false).unwrap();
         l.input(1, Duration::from_micros(12), &[0, 0xab]).unwrap();
         l.input(7, Duration::from_micros(30), &[]).unwrap();
         l.end(9, Duration::from_micros(40)).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "1 12 00ab\n7 30 \nend 9 40\n");
-        NewLog::create(&p, Some(2)).unwrap();
+        NewLog::create(&p, Some(2), false).unwrap();
         assert!(dir.path().join("log.worker-2").is_file());
+        // a worker that takes over appends
+        NewLog::create(&p, None, true).unwrap().input(12, Duration::from_micros(50), &[1]).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "1 12 00ab\n7 30 \nend 9 40\n12 50 01\n");
     }
 }
