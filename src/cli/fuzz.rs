@@ -57,21 +57,31 @@ const SINGLE_DASH: &[&str] = &[
 const BOOLEAN: &[&str] = &["json", "quiet", "no_minimize", "stop_on_crash", "in_process"];
 
 /// Rewrite the arguments after `fuzz`: `-name=value` of a known flag becomes `--name=value`; an
-/// unknown single-dash libFuzzer flag (`-foo=1`) is dropped with a warning. Nothing after `--`
-/// is touched.
+/// unknown single-dash libFuzzer flag (`-foo=1`) is dropped with a warning; `-jobs=N` and
+/// `-workers=M` become one `--jobs` ([`push_workers`]). Nothing after `--` is touched.
 pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut after_dashes = false;
+    // libFuzzer's -jobs=N (fuzzing runs) and -workers=M (processes running them at once, by
+    // default min(N, half the cores)): evotest runs one campaign of M workers sharing the corpus
+    let (mut lf_jobs, mut lf_workers) = (None::<String>, None::<String>);
     for a in args {
         let s = a.to_string_lossy().into_owned();
         if after_dashes || s == "--" {
+            if !after_dashes {
+                push_workers(&mut out, lf_jobs.take(), lf_workers.take());
+            }
             after_dashes = true;
             out.push(a);
             continue;
         }
         if let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) {
             if let Some((name, value)) = rest.split_once('=') {
-                if BOOLEAN.contains(&name) {
+                if name == "jobs" {
+                    lf_jobs = Some(value.to_string());
+                } else if name == "workers" {
+                    lf_workers = Some(value.to_string());
+                } else if BOOLEAN.contains(&name) {
                     // `-stop_on_crash=1` switches it on, `=0` leaves it off
                     if value != "0" {
                         out.push(OsString::from(format!("--{name}")));
@@ -86,7 +96,25 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
         }
         out.push(a);
     }
+    push_workers(&mut out, lf_jobs, lf_workers);
     out
+}
+
+/// `--jobs=K` for libFuzzer's `-jobs=N` and `-workers=M`: M, or without it min(N, half the
+/// cores, at least 1), as libFuzzer chooses its workers.
+fn push_workers(out: &mut Vec<OsString>, jobs: Option<String>, workers: Option<String>) {
+    let k = match (jobs, workers) {
+        (_, Some(w)) => w,
+        (Some(j), None) => {
+            let half = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
+            match j.parse::<u32>() {
+                Ok(n) => n.min(half as u32).max(1).to_string(),
+                Err(_) => j, // clap's error names the bad value
+            }
+        }
+        (None, None) => return,
+    };
+    out.push(OsString::from(format!("--jobs={k}")));
 }
 
 #[derive(Args, Debug, Clone)]
@@ -145,7 +173,8 @@ pub struct FuzzArgs {
     /// Where artifacts go: a directory ending in `/`, or a file-name prefix
     #[arg(long = "artifact_prefix", alias = "artifact-prefix", default_value = "./", value_name = "PREFIX")]
     artifact_prefix: String,
-    /// Workers: N processes fuzzing together, sharing the corpus directory
+    /// Workers: N processes fuzzing together, sharing the corpus directory (libFuzzer's
+    /// -workers=M gives M; -jobs=N alone min(N, half the cores), one campaign, not N runs)
     #[arg(short = 'j', long, alias = "workers", default_value_t = 1, value_name = "N")]
     jobs: u32,
     /// Directory of this worker's fuzzer_stats.json, coverage.csv and coverage.svg
@@ -496,6 +525,14 @@ mod tests {
     fn libfuzzer_spellings_become_long_flags() {
         let r = rewrite_args(os(&["h", "c", "-max_len=10", "-use_value_profile=1", "-foo=2", "--runs=3", "-j", "2", "-stop_on_crash=1", "-json=0", "--", "-x=1"]));
         assert_eq!(r, os(&["h", "c", "--max_len=10", "--use_value_profile=1", "--runs=3", "-j", "2", "--stop_on_crash", "--", "-x=1"]));
+    }
+
+    #[test]
+    fn libfuzzer_jobs_and_workers_become_one_worker_count() {
+        assert_eq!(rewrite_args(os(&["h", "c", "-jobs=4", "-workers=2", "-runs=9"])), os(&["h", "c", "--runs=9", "--jobs=2"]));
+        let half = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
+        assert_eq!(rewrite_args(os(&["h", "c", "-jobs=64"])), os(&["h", "c", &format!("--jobs={half}")]));
+        assert_eq!(rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])), os(&["h", "c", "--jobs=3", "--", "@@"]));
     }
 
     #[test]
