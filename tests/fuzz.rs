@@ -100,6 +100,27 @@ fn the_same_seed_gives_the_same_run() {
     assert_eq!(a["executions"], b["executions"]);
 }
 
+/// Mutants of a known hang are dropped at the suspect limit (10 times the slowest execution, at
+/// least 100 ms), not at the whole timeout: with a 2 s timeout, 12 s give many more timed-out
+/// executions than the 6 that whole timeouts would allow (20 here; 4 before). The one kept as
+/// an artifact was confirmed at the whole timeout. (The 64 MB limit makes the harness's slow
+/// 1 GB inputs out-of-memory results, not the slowest normal execution.)
+#[test]
+fn known_hangs_cost_a_fraction_of_the_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    harness("hang.c", d.path());
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("h"), b"Hxx").unwrap();
+    std::fs::write(seeds.join("a"), b"abc").unwrap();
+    let (_, s) = fuzz(d.path(), &["harness", "corpus", "seeds", "-seed=1", "-max_total_time=12", "-timeout=2", "-rss_limit_mb=64", "-artifact_prefix=art/"]);
+    let total = s["timeouts_total"].as_u64().unwrap();
+    assert!(total >= 10, "{total} timed-out executions in 12 s: {s:#}");
+    let kept = s["timeouts"].as_array().unwrap();
+    assert!(!kept.is_empty() && kept.len() <= 2, "{s:#}");
+    assert_eq!(std::fs::read(d.path().join(kept[0].as_str().unwrap())).unwrap()[0], b'H');
+}
+
 #[test]
 fn hangs_and_out_of_memory_are_classified() {
     let d = tempfile::tempdir().unwrap();

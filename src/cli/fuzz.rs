@@ -147,7 +147,10 @@ pub struct FuzzArgs {
     /// Largest input in bytes [default: the largest seed, at least 4096]
     #[arg(long = "max_len", alias = "max-len", value_name = "N")]
     max_len: Option<usize>,
-    /// Per-input timeout in seconds (fractions allowed); a longer execution is a timeout
+    /// Per-input timeout in seconds (fractions allowed); a longer execution is a timeout. With
+    /// the fork server, an input running 10 times longer than the slowest so far (at least
+    /// 0.1 s) is a suspect: dropped there if its coverage is a known hang's, else run again with
+    /// the whole timeout
     #[arg(long, default_value = "1", value_name = "SECS")]
     timeout: String,
     /// Kill an execution above N MB of resident memory (an out-of-memory result); 0 = no limit

@@ -593,6 +593,11 @@ impl Executor for ForkServer {
         self.shm.set_quiet(site, true);
     }
 
+    fn set_timeout(&mut self, t: Duration) -> bool {
+        self.timeout = t;
+        true
+    }
+
     fn suspend_quiet(&mut self, on: bool) {
         self.shm.suspend_quiet(on);
     }

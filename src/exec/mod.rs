@@ -243,6 +243,12 @@ pub trait Executor {
     /// `on`: until called with `false`, every site records in full as if none were quiet (an
     /// execution that must see every outcome it takes); `false` puts the quiet sites back.
     fn suspend_quiet(&mut self, _on: bool) {}
+    /// Let the next executions run for at most `t` (instead of the timeout the executor was
+    /// opened with) before they count as timed out; `false` when the executor cannot change it
+    /// (the default), and then nothing changed.
+    fn set_timeout(&mut self, _t: std::time::Duration) -> bool {
+        false
+    }
     /// `on`: until called with `false`, the operand logs keep the operands of every evaluation
     /// of a compare (up to [`evotest_abi::shm::OPERAND_EVALS`] per site and execution), integer
     /// and string compares alike, not only each site's first; for a fuzzer's input-to-state

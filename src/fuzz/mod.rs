@@ -327,6 +327,12 @@ pub fn sanitizer_env(rss_limit_mb: u64) -> Vec<(OsString, OsString)> {
     ]
 }
 
+/// An execution longer than this many times the slowest that ended so far is suspected of
+/// hanging ([`Session::suspect_limit`]).
+pub const SUSPECT_FACTOR: u32 = 10;
+/// The least limit of a suspected hang.
+pub const SUSPECT_FLOOR: Duration = Duration::from_millis(100);
+
 /// A running target and what the fuzzer keeps about executing it.
 pub struct Session<'a> {
     pub target: Target,
@@ -339,6 +345,13 @@ pub struct Session<'a> {
     pub executions: u64,
     pub slowest: Duration,
     pub deadline: Option<Instant>,
+    /// The timeout (`-timeout`): what an execution must exceed to be a timeout.
+    timeout: Duration,
+    /// The limit the executor has now: below `timeout` while hangs are only suspected
+    /// ([`Session::run`]).
+    limit: Duration,
+    /// The limit of the last execution.
+    pub last_limit: Duration,
     interrupt: &'a AtomicBool,
     /// In-process mode: inputs that ended a worker, by length; never run in-process again
     /// ([`Session::run`] answers [`Outcome::Stopped`] for them).
@@ -402,9 +415,34 @@ impl<'a> Session<'a> {
             executions: 0,
             slowest: Duration::ZERO,
             deadline: None,
+            timeout,
+            limit: timeout,
+            last_limit: timeout,
             interrupt,
             killers: Default::default(),
         })
+    }
+
+    /// The limit an execution gets before it is suspected of hanging: [`SUSPECT_FACTOR`] times
+    /// the slowest execution that ended so far, at least [`SUSPECT_FLOOR`], at most the timeout.
+    /// A suspect that adds to no known hang is dropped at that limit, so mutants of a known hang
+    /// cost a fraction of the timeout each; any other is run again with the whole timeout
+    /// (AFL++'s `hang_tmout` check), where it may end normally and count as any input.
+    fn suspect_limit(&self) -> Duration {
+        (self.slowest * SUSPECT_FACTOR).max(SUSPECT_FLOOR).min(self.timeout)
+    }
+
+    /// Whether the last execution timed out at a limit below the timeout (a suspect, see
+    /// [`Session::suspect_limit`]).
+    pub fn suspected(&self) -> bool {
+        self.last_limit < self.timeout
+    }
+
+    /// [`Session::run`] with the whole timeout.
+    ///
+    /// Errors: as [`Session::run`].
+    pub fn run_full(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        self.run_within(data, self.timeout)
     }
 
     /// Mark quiet every site of the last execution whose outcomes are all covered in `fb`: its
@@ -430,14 +468,24 @@ impl<'a> Session<'a> {
         self.interrupt.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Run `data`; its coverage is in `self.cov`. Returns how it ended for the fuzzer and, for a
-    /// crash, its parsed (unsymbolised) report.
+    /// Run `data`, within the limit of a suspected hang ([`Session::suspect_limit`]); its
+    /// coverage is in `self.cov`. Returns how it ended for the fuzzer and, for a crash, its
+    /// parsed (unsymbolised) report.
     ///
     /// Errors: the executor broke (the target cannot be restarted).
     pub fn run(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        self.run_within(data, self.suspect_limit())
+    }
+
+    fn run_within(&mut self, data: &[u8], limit: Duration) -> Result<(Outcome, ExitKind)> {
         if self.is_killer(data) {
             return Ok((Outcome::Stopped, ExitKind::Stopped));
         }
+        if limit != self.limit {
+            // an executor that cannot change it keeps the timeout
+            self.limit = if self.target.executor.set_timeout(limit) { limit } else { self.timeout };
+        }
+        self.last_limit = self.limit;
         let stop = Stop { deadline: self.deadline, interrupt: Some(self.interrupt) };
         let t0 = Instant::now();
         let exit = self.target.executor.run_coverage(data, stop, &self.site_outcomes, &mut self.cov)?;
@@ -598,6 +646,9 @@ struct Fuzzer<'a> {
     /// Whether the seeds and the corpus are being loaded (no `NEW` lines then, as libFuzzer
     /// prints none before `INITED`).
     loading: bool,
+    /// The last execution timed out as a suspect and again at the whole timeout
+    /// ([`Fuzzer::evaluate`]): [`Fuzzer::on_hang`] need not run it a third time.
+    hang_confirmed: bool,
     /// Outcomes covered when [`COVERED_FILE`] was last written.
     covered_written: usize,
     /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`), and the
@@ -776,6 +827,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         len_limit: max_len,
         len_mark: 0,
         loading: false,
+        hang_confirmed: false,
         covered_written: 0,
         reduced: 0,
         reduce_runs: 0,
@@ -1240,7 +1292,13 @@ impl Fuzzer<'_> {
     /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let t0 = Instant::now();
-        let (outcome, exit) = self.s.run(data)?;
+        let (mut outcome, mut exit) = self.s.run(data)?;
+        if outcome == Outcome::Timeout && self.s.suspected() && self.hang_fb.is_new(&self.s.cov) {
+            // not a known hang: the whole timeout decides (a slow input may end normally); a
+            // second timeout, at the whole limit, confirms it
+            (outcome, exit) = self.s.run_full(data)?;
+            self.hang_confirmed = outcome == Outcome::Timeout;
+        }
         let ran = t0.elapsed().as_secs_f64();
         let mut new_outcomes = 0;
         let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
@@ -1449,7 +1507,7 @@ impl Fuzzer<'_> {
         if !map.is_new(&cov) {
             return Ok(());
         }
-        let (again, _) = self.s.run(data)?;
+        let again = if std::mem::take(&mut self.hang_confirmed) { what } else { self.s.run_full(data)?.0 };
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }
