@@ -703,7 +703,7 @@ def run_evotest(t, seed, secs, out, in_process=False):
                     corpus_time="mtime", crashes_dir=str(crashes), log=str(logpath),
                     wall_seconds=round(wall, 1), start=t_start)
     keys = sorted({c.get("signature", "") for c in sm.get("crashes", [])})
-    return dict(status="ok" if rc in (0, 1) else "failed", rc=rc, execs=int(sm["executions"]),
+    return dict(status="ok" if rc in (0, 1, 70, 71) else "failed", rc=rc, execs=int(sm["executions"]),
                 execs_per_sec=sm["exec_per_sec"], unique_crashes=int(sm["unique_crashes"]),
                 timeouts_or_ooms=len(sm.get("timeouts", [])) + len(sm.get("ooms", [])),
                 crash_artifacts=count_files(crashes), crash_keys=keys,

@@ -40,8 +40,9 @@ process (report, stack, minimisation, artifact) and starts a new worker that rep
 and never runs that input in-process again. Faster per input on small and medium targets; the
 fork server (the default) isolates inputs and supports -j.
 
-Exit status: 0, or 1 when the run found a new unique crash (libFuzzer exits non-zero on a crash
-too; evotest keeps fuzzing until the budget ends).";
+Exit status: 0; 1 when the run found a new unique crash; else 70 when it kept a timeout and 71
+an out-of-memory input (libFuzzer's codes; libFuzzer stops at the first, evotest keeps fuzzing
+until the budget ends).";
 
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
@@ -447,8 +448,29 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     }
-    // as libFuzzer: a run that found a crash exits non-zero (after spending its whole budget)
-    Ok(exit_code(if summary.new_crashes > 0 { 1 } else { 0 }))
+    // as libFuzzer: a run that found a crash exits non-zero (after spending its whole budget),
+    // one that kept a timeout or an out-of-memory input with libFuzzer's codes for them
+    Ok(exit_code(finding_code(summary.new_crashes, summary.timeouts.len(), summary.ooms.len())))
+}
+
+/// libFuzzer's exit code for a timeout (`-timeout_exitcode`'s default).
+pub const TIMEOUT_EXIT_CODE: i32 = 70;
+/// libFuzzer's exit code for an out-of-memory input.
+pub const OOM_EXIT_CODE: i32 = 71;
+
+/// The exit status of a run that found `crashes` new unique crashes and kept `timeouts` and
+/// `ooms` artifacts: 1, [`TIMEOUT_EXIT_CODE`] or [`OOM_EXIT_CODE`] for the first kind it found
+/// in that order, else 0.
+fn finding_code(crashes: usize, timeouts: usize, ooms: usize) -> i32 {
+    if crashes > 0 {
+        1
+    } else if timeouts > 0 {
+        TIMEOUT_EXIT_CODE
+    } else if ooms > 0 {
+        OOM_EXIT_CODE
+    } else {
+        0
+    }
 }
 
 /// The arguments of `evotest fuzz` for another worker: `-j`/`--jobs`/`--workers` removed, and the
