@@ -314,6 +314,31 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
     assert!(after.iter().any(|n| n.starts_with("crash-")));
 }
 
+/// Run by hand, the harness takes libFuzzer's -timeout and -rss_limit_mb (exits 70 and 71, as
+/// libFuzzer's binaries do), prints the stack of a crash without a sanitizer, and -help=1 is
+/// help, not a run on standard input.
+#[test]
+fn harness_by_hand_reproduces_hangs_and_out_of_memory_as_libfuzzer_s_does() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("hang.c", d.path());
+    std::fs::write(d.path().join("h"), b"H").unwrap();
+    std::fs::write(d.path().join("m"), b"M").unwrap();
+    let t0 = std::time::Instant::now();
+    let o = Command::new(&h).args(["-timeout=1", "h"]).current_dir(d.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(70), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(t0.elapsed() < std::time::Duration::from_secs(10));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("timeout after 1 seconds"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(&h).args(["-rss_limit_mb=64", "m"]).current_dir(d.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(71), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(&h).args(["-help=1"]).stdin(std::process::Stdio::null()).output().unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains("usage:"), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = harness("magic.c", d.path());
+    std::fs::write(d.path().join("bug"), b"BUG!").unwrap();
+    let o = Command::new(&m).arg("bug").current_dir(d.path()).output().unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("deadly signal 11"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn harness_runs_files_by_hand_and_calls_initialize() {
     let d = tempfile::tempdir().unwrap();

@@ -1422,6 +1422,16 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
 /// `__EVOTEST_FORKSRV=1`). evotest's libFuzzer-compatible driver asks this to choose between
 /// fuzzing under the engine and running files given by hand.
 ///
+/// Print the stack of a deadly signal as fork-server children do ([`crash_stacks`]), for the
+/// driver's runs by hand (`./harness crash-…`), where no sanitizer prints one.
+///
+/// # Safety
+/// Call once, from the main thread, before running inputs.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_install_crash_stacks() {
+    crash_stacks::install();
+}
+
 /// # Safety
 /// Safe to call at any time.
 #[no_mangle]

@@ -1,6 +1,8 @@
 // evotest's libFuzzer-compatible main(); see lib.rs.
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,43 @@ __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 const uint8_t *__evotest_next(int argc, char **argv, size_t *len);
 void __evotest_return(uint32_t kind, uint64_t bits);
 int __evotest_under_engine(void);
+void __evotest_install_crash_stacks(void);
+
+// By hand: libFuzzer's -timeout=N (seconds per input; exit 70 past it) and -rss_limit_mb=N
+// (exit 71 past it), so that `./harness -timeout=1 timeout-…` reproduces a hang as it does with
+// libFuzzer's binaries.
+static unsigned timeout_s = 0;
+static unsigned long rss_limit_mb = 0;
+static char timeout_msg[256];
+static size_t timeout_msg_len = 0;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  if (write(2, timeout_msg, timeout_msg_len) < 0) {}
+  _exit(70);
+}
+
+static unsigned long rss_mb(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long size = 0, resident = 0;
+  if (!f) return 0;
+  if (fscanf(f, "%lu %lu", &size, &resident) != 2) resident = 0;
+  fclose(f);
+  return resident * (unsigned long)sysconf(_SC_PAGESIZE) >> 20;
+}
+
+static void *rss_watch(void *arg) {
+  (void)arg;
+  for (;;) {
+    unsigned long mb = rss_mb();
+    if (mb > rss_limit_mb) {
+      fprintf(stderr, "==%d== ERROR: evotest: out-of-memory (used: %luMb; exceeds: %luMb)\n", (int)getpid(), mb, rss_limit_mb);
+      _exit(71);
+    }
+    usleep(100000);
+  }
+  return NULL;
+}
 
 // Marks executables linked with this driver (the engine looks for the symbol).
 __attribute__((used)) const char __evotest_fuzz_driver[] = "evotest libFuzzer-compatible driver";
@@ -25,8 +64,9 @@ static double now_ms(void) {
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-// Run the harness once on the contents of `path`. Returns 0, or 1 if it cannot be read.
-static int run_file(const char *path) {
+// Run the harness once on the contents of `path` (shown as `label`). Returns 0, or 1 if it
+// cannot be read.
+static int run_file(const char *path, const char *label) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "evotest driver: cannot open %s\n", path);
@@ -53,10 +93,17 @@ static int run_file(const char *path) {
   uint8_t *copy = malloc(n ? n : 1);
   memcpy(copy, buf, n);
   free(buf);
-  fprintf(stderr, "Running: %s\n", path);
+  fprintf(stderr, "Running: %s\n", label);
+  if (timeout_s) {
+    int k = snprintf(timeout_msg, sizeof timeout_msg, "==%d== ERROR: evotest: timeout after %u seconds on %s\n",
+                     (int)getpid(), timeout_s, label);
+    timeout_msg_len = k < 0 ? 0 : (size_t)k < sizeof timeout_msg ? (size_t)k : sizeof timeout_msg - 1;
+    alarm(timeout_s);
+  }
   double t0 = now_ms();
   LLVMFuzzerTestOneInput(copy, n);
-  fprintf(stderr, "Executed %s in %.0f ms\n", path, now_ms() - t0);
+  if (timeout_s) alarm(0);
+  fprintf(stderr, "Executed %s in %.0f ms\n", label, now_ms() - t0);
   free(copy);
   return 0;
 }
@@ -67,7 +114,7 @@ static int run_path(const char *path) {
     fprintf(stderr, "evotest driver: no such file: %s\n", path);
     return 1;
   }
-  if (!S_ISDIR(st.st_mode)) return run_file(path);
+  if (!S_ISDIR(st.st_mode)) return run_file(path, path);
   DIR *d = opendir(path);
   if (!d) {
     fprintf(stderr, "evotest driver: cannot read directory %s\n", path);
@@ -81,7 +128,7 @@ static int run_path(const char *path) {
     char *p = malloc(len);
     snprintf(p, len, "%s/%s", path, e->d_name);
     struct stat s2;
-    if (stat(p, &s2) == 0 && S_ISREG(s2.st_mode)) failed |= run_file(p);
+    if (stat(p, &s2) == 0 && S_ISREG(s2.st_mode)) failed |= run_file(p, p);
     free(p);
   }
   closedir(d);
@@ -123,6 +170,25 @@ int main(int argc, char **argv) {
   }
   int files = 0, failed = 0;
   for (int i = 1; i < argc; i++) {
+    if (strncmp(argv[i], "-timeout=", 9) == 0) timeout_s = (unsigned)strtoul(argv[i] + 9, NULL, 10);
+    if (strncmp(argv[i], "-rss_limit_mb=", 14) == 0) rss_limit_mb = strtoul(argv[i] + 14, NULL, 10);
+    if (strncmp(argv[i], "-help=", 6) == 0 && strcmp(argv[i], "-help=0") != 0) {
+      fprintf(stderr,
+              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] FILE|DIR...   (runs each input once; no file: standard input)\n"
+              "This harness was linked with evotest's driver: fuzz it with `evotest fuzz %s CORPUS_DIR` (evotest fuzz --help).\n"
+              "Other libFuzzer flags are ignored when running files.\n",
+              argv[0], argv[0]);
+      return 0;
+    }
+  }
+  // a crash without a sanitizer prints its stack, as under the engine
+  __evotest_install_crash_stacks();
+  if (timeout_s) signal(SIGALRM, on_alarm);
+  if (rss_limit_mb) {
+    pthread_t t;
+    pthread_create(&t, NULL, rss_watch, NULL);
+  }
+  for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-') continue;  // a libFuzzer flag
     files++;
     failed |= run_path(argv[i]);
@@ -135,8 +201,7 @@ int main(int argc, char **argv) {
               argv[0], argv[0]);
       return 1;
     }
-    fprintf(stderr, "Running: standard input\n");
-    return run_file("/dev/stdin");
+    return run_file("/dev/stdin", "standard input");
   }
   return failed;
 }

@@ -12,9 +12,11 @@
 //!   input's size (so that a sanitizer sees a read past its end, as with libFuzzer), and records a
 //!   return after each input;
 //! * **by hand**: runs each file named on the command line once (every file of a directory),
-//!   printing `Running: FILE` and `Executed FILE in N ms` as libFuzzer's binaries do; arguments
-//!   that start with `-` (libFuzzer flags) are ignored. Without file arguments it runs standard
-//!   input once. A crash reproduces with `./harness crash-…`.
+//!   printing `Running: FILE` and `Executed FILE in N ms` as libFuzzer's binaries do; of the
+//!   arguments that start with `-` (libFuzzer flags) it takes `-timeout=SECS` (exit 70 past it)
+//!   and `-rss_limit_mb=MB` (exit 71), `-help=1` prints its usage, and the rest are ignored.
+//!   Without file arguments it runs standard input once. A crash reproduces with
+//!   `./harness crash-…`, its stack printed when no sanitizer prints one.
 //!
 //! The symbol `__evotest_fuzz_driver` marks executables linked with it.
 
