@@ -71,9 +71,12 @@ impl Archive {
         firsts.get(k - 1).copied()
     }
 
-    /// Keep `test` if it covers something first (`test.covers_new` non-empty). Returns its index.
+    /// Keep `test` if it covers something first (`test.covers_new` non-empty), or, when there is
+    /// no goal at all (a function without a branch), if it is the first test and ended
+    /// normally: a suite then still checks the function's result. Returns its index.
     pub fn add_test(&mut self, test: TestCase) -> Option<usize> {
-        if test.covers_new.is_empty() {
+        let only_test = self.covered_by.is_empty() && self.tests.is_empty() && !test.exit.is_fault();
+        if test.covers_new.is_empty() && !only_test {
             return None;
         }
         let idx = self.tests.len();

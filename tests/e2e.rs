@@ -343,3 +343,17 @@ fn pointers_the_function_checks_for_null_are_sometimes_null() {
     assert_eq!(r["branches_covered"], 2, "{r:#}");
     assert!(r["faults"].as_object().is_none_or(|f| f.is_empty()), "{}", r["faults"]);
 }
+
+/// A function without a branch has no goal; its suite is still one test, which checks the
+/// function's result (it used to be empty: tests.c ran no test at all).
+#[test]
+fn a_function_without_a_branch_gets_a_test_of_its_result() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = "tests/fixtures/branchless.c";
+    let (_, r) = run(fixture, "scale", d.path(), &["--seed", "1", "--max-execs", "100", "--max-time", "0"]);
+    assert_eq!(r["branches_total"], 0, "{r:#}");
+    let out = compile_and_run_tests_c(d.path(), fixture);
+    assert_eq!(out.trim(), "1 passed, 0 failed");
+    let suite = read_json(&d.path().join("suite.json"));
+    assert_eq!(suite["tests"].as_array().unwrap().len(), 1, "{suite:#}");
+}

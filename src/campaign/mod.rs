@@ -260,6 +260,12 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
                 Err(e) => error = Some(format!("{e:#}")),
             }
         }
+        if error.is_none() && goals.is_empty() && cx.archive().tests.is_empty() && !cx.interrupted() {
+            // a function without a branch: one input, which the archive keeps as a test of the
+            // function's result (Archive::add_test)
+            let x = cx.random_input();
+            error = cx.evaluate(&x).err().map(|e| format!("{e:#}"));
+        }
         if let (Some(b), Some(d), None) = (base.as_mut(), decisions, &error) {
             // the paths of the suite's tests, for later runs (a few executions with the ordered trace)
             let mut log = PathLog::new(std::sync::Arc::new(d));

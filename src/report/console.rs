@@ -53,14 +53,12 @@ pub fn render(run: &Suite) -> String {
                 (None, e) => format!(" -> {e}"),
             };
             let covers: Vec<String> = t.covers_all.iter().map(|&g| run.goal_short(g)).collect();
-            let _ = writeln!(
-                s,
-                "  {:>3}. {}{ended}\n       covers {}: {}",
-                i + 1,
-                run.frontend.call_text(&t.input, t.ret.as_ref()),
-                covers.len(),
-                covers.join(", ")
-            );
+            let covers = if covers.is_empty() {
+                "covers nothing: a test of the result (the function has no branch)".to_string()
+            } else {
+                format!("covers {}: {}", covers.len(), covers.join(", "))
+            };
+            let _ = writeln!(s, "  {:>3}. {}{ended}\n       {covers}", i + 1, run.frontend.call_text(&t.input, t.ret.as_ref()));
         }
     }
     // attempts that tried no event sequence (the chaining tree had no definition to add, or
