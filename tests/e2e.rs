@@ -357,3 +357,16 @@ fn a_function_without_a_branch_gets_a_test_of_its_result() {
     let suite = read_json(&d.path().join("suite.json"));
     assert_eq!(suite["tests"].as_array().unwrap().len(), 1, "{suite:#}");
 }
+
+/// `const void *` with a length beside it is a buffer of bytes (it used to be refused, even with
+/// `--buffer`).
+#[test]
+fn a_void_pointer_and_its_size_are_a_buffer_of_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = "tests/fixtures/void_buffer.c";
+    let (_, r) = run(fixture, "parse_header", d.path(), &["--seed", "1", "--max-execs", "20000", "--max-time", "0"]);
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    let out = compile_and_run_tests_c(d.path(), fixture);
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}

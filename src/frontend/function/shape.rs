@@ -114,9 +114,8 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
     for w in f.params.windows(2) {
         let (p, l) = (&w[0], &w[1]);
         // scalars, or structures (`struct point *pts, int n`)
-        let pointee_scalar = p.ty.pointee.as_deref().is_some_and(|t| {
-            scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none())
-        });
+        let pointee_scalar = is_void_pointer(&p.ty)
+            || p.ty.pointee.as_deref().is_some_and(|t| scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none()));
         let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
         if pointee_scalar && len_int && length_like(&l.name) && !named(&p.name) && !named(&l.name) && !p.name.is_empty() {
             out.push(ShapeSpec::Buffer { name: p.name.clone(), len_param: l.name.clone(), max: DEFAULT_BUFFER_MAX });
@@ -260,6 +259,23 @@ pub fn is_long_double(t: &TypeMeta) -> bool {
 
 fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
     t.scalar.as_ref().and_then(ScalarType::from_meta)
+}
+
+/// Whether `t` is `void *` (`const void *`, …: one pointer to void, spelt out, not through a
+/// typedef), which evotest builds as bytes: an array or a buffer of `unsigned char`.
+fn is_void_pointer(t: &TypeMeta) -> bool {
+    let void_words = |spelling: &str| {
+        let words: Vec<&str> = spelling.split(|c: char| c.is_whitespace() || c == '*').filter(|w| !w.is_empty()).collect();
+        words.contains(&"void") && words.iter().all(|w| matches!(*w, "void" | "const" | "volatile" | "restrict" | "__restrict"))
+    };
+    if t.scalar.is_some() || t.composite.is_some() || t.array.is_some() || t.c_spelling.matches('*').count() != 1 {
+        return false;
+    }
+    match t.pointee.as_deref() {
+        // the pointee as debug info has it: `const void`
+        Some(p) => p.scalar.is_none() && p.composite.is_none() && p.pointee.is_none() && void_words(&p.c_spelling),
+        None => void_words(&t.c_spelling),
+    }
 }
 
 fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
@@ -418,10 +434,16 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             params.push(param);
             continue;
         }
-        let Some(pointee) = p.ty.pointee.as_deref() else { return Err(unsupported(f, i, p)) };
-        let Some(et) = scalar_of(pointee) else { return Err(unsupported(f, i, p)) };
-        let elem_c = c_name(&pointee.c_spelling, et);
-        let is_char = matches!(et, ScalarType::I8 | ScalarType::U8) && pointee.c_spelling.contains("char");
+        // `void *`: bytes
+        let void = is_void_pointer(&p.ty);
+        let (et, elem_c, is_char) = if void {
+            (ScalarType::U8, "unsigned char".to_string(), false)
+        } else {
+            let Some(pointee) = p.ty.pointee.as_deref() else { return Err(unsupported(f, i, p)) };
+            let Some(et) = scalar_of(pointee) else { return Err(unsupported(f, i, p)) };
+            let is_char = matches!(et, ScalarType::I8 | ScalarType::U8) && pointee.c_spelling.contains("char");
+            (et, c_name(&pointee.c_spelling, et), is_char)
+        };
         let shape = match spec {
             Some(ShapeSpec::Array { len, .. }) => {
                 let first = genes.len();
@@ -464,7 +486,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         };
         params.push(Param {
             name: p.name.clone(),
-            c_type: format!("{elem_c} *"),
+            c_type: if void { "void *".to_string() } else { format!("{elem_c} *") },
             elem: et,
             elem_c,
             declared: p.ty.c_spelling.clone(),
