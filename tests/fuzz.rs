@@ -754,6 +754,8 @@ fn the_new_coverage_log_lists_the_inputs_that_added_coverage_and_they_replay_it(
     // `-runs=0` runs the seeds and nothing more, as libFuzzer's does
     let (_, again) = fuzz(d.path(), &["harness", "c2", "seeds", "-runs=0", "-artifact_prefix=art2/"]);
     assert_eq!(again["executions"].as_u64().unwrap(), entries.len() as u64);
+    // the seeds copied into the corpus are not new units (libFuzzer's new_units_added)
+    assert_eq!(again["corpus_new"], 0, "{again:#}");
     assert_eq!(again["outcomes_covered"], s["outcomes_covered"], "{again:#}\n{s:#}");
 }
 
@@ -926,8 +928,12 @@ fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_b
     // workers that die every moment make the supervisor go on with the fork server
     if err.contains("going on with the fork server") {
         assert_eq!(s["worker_restarts"], 8, "{s:#}");
+        // and the summary says so
+        assert_eq!(s["fork_server_fallback"], true, "{s:#}");
+        assert!(err.contains("the rest of the run used the fork server"), "{err}");
     } else {
         assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
+        assert_eq!(s["fork_server_fallback"], false, "{s:#}");
     }
 }
 

@@ -420,6 +420,14 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         if summary.unique_crashes == 1 { "" } else { "es" },
         summary.stats_dir.display()
     );
+    if summary.worker_restarts > 0 {
+        eprintln!(
+            "evotest fuzz: in-process: inputs ended {} worker{}{}",
+            summary.worker_restarts,
+            if summary.worker_restarts == 1 { "" } else { "s" },
+            if summary.fork_server_fallback { "; the rest of the run used the fork server" } else { "" }
+        );
+    }
     let g = &summary.guidance;
     if g.enabled && g.sites_left_out > 0 {
         eprintln!(

@@ -214,7 +214,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             summary.worker_restarts = restarts;
             summary.peak_rss_mb = summary.peak_rss_mb.max(super::stats::peak_rss_mb());
             // the inputs the workers that died added are in the directory, not in the last count
-            summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
+            if restarts > 0 {
+                summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
+            }
             let _ = std::fs::remove_dir_all(&dir);
             summary
         };
@@ -298,7 +300,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             carry.elapsed = start.elapsed();
             let restarts = carry.restarts;
             let ctx = WorkerCtx { target: None, carry, carry_out: carry_out.clone(), stop_after_pending: false };
-            return Ok(finish(super::run_session(&job_opts, interrupt, Some(ctx))?, restarts));
+            let mut summary = finish(super::run_session(&job_opts, interrupt, Some(ctx))?, restarts);
+            summary.fork_server_fallback = true;
+            return Ok(summary);
         }
         if opts.display != Display::Quiet {
             eprintln!("==evotest== in-process: an input ended the worker ({exit}); triaging it in a fresh process and restarting (restart {})", carry.restarts);

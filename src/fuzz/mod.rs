@@ -268,6 +268,10 @@ pub struct Summary {
     /// are the last worker's.
     #[serde(default)]
     pub worker_restarts: u32,
+    /// In-process mode: inputs ended the workers so often that the rest of the run used the
+    /// fork server (see [`inprocess`]).
+    #[serde(default)]
+    pub fork_server_fallback: bool,
     /// Peak resident memory, MB, of the process that ran the engine and, in-process, the
     /// harness: the largest of this process's, its `-j` workers' and (`--in_process`) every
     /// in-process worker's so far, as libFuzzer's `stat::peak_rss_mb` counts its own process.
@@ -1352,7 +1356,8 @@ impl Fuzzer<'_> {
                     let dir = write.then_some(self.opts.corpus.as_path());
                     let unique = self.new_features.clone();
                     let cost = corpus::cost_of(&self.s.cov);
-                    if self.corpus.add(data.to_vec(), outcomes, unique, cost, self.elapsed(), dir)? {
+                    // the seeds copied in are not counted (libFuzzer's new_units_added)
+                    if self.corpus.add(data.to_vec(), outcomes, unique, cost, self.elapsed(), dir)? && !self.loading {
                         self.corpus_new += 1;
                     }
                     self.last_new = self.elapsed();
@@ -1682,6 +1687,7 @@ impl Fuzzer<'_> {
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
             guidance: self.guide.finish(),
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
+            fork_server_fallback: false,
             peak_rss_mb: total.peak_rss_mb.max(self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)),
         })
     }

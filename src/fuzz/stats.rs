@@ -30,7 +30,8 @@ pub struct Stats {
     pub execs_per_sec: f64,
     /// Inputs in the corpus (seeds and corpus files kept, and new ones).
     pub corpus_count: usize,
-    /// Inputs this run added to the corpus directory.
+    /// Inputs this run found and added to the corpus directory (not the seeds it copied there;
+    /// libFuzzer's `new_units_added`).
     pub corpus_new: usize,
     /// Inputs other workers added to the corpus directory that this one ran.
     pub corpus_synced: usize,
