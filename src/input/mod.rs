@@ -276,9 +276,11 @@ pub enum InitMode {
     /// constants on purpose (AVM's boundary probe, the GA's boundary mutation).
     #[default]
     Biased,
-    /// Uniform over each range, and no special treatment of boundary values or constants
-    /// anywhere (as Bueno & Jino 2002 and McMinn & Holcombe 2006 do; needed for a fair comparison
-    /// on programs where 0 or a boundary is the special value).
+    /// Uniform over each range, and no bias towards boundary values or the program's constants
+    /// in sampling or in the algorithms' moves (as Bueno & Jino 2002 and McMinn & Holcombe 2006
+    /// do; needed for a fair comparison on programs where 0 or a boundary is the special value).
+    /// The search still copies the operands of the compares it runs into the input
+    /// (input-to-state), in either mode.
     Uniform,
 }
 
