@@ -94,6 +94,12 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
                 }
                 continue;
             }
+            if SINGLE_DASH.contains(&rest) {
+                // `-runs` without `=N`: clap's message then asks for the value (or takes the
+                // next argument), where `-r…` read as short flags gave "unexpected argument"
+                out.push(OsString::from(format!("--{rest}")));
+                continue;
+            }
         }
         out.push(a);
     }
@@ -566,6 +572,8 @@ mod tests {
         let half = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
         assert_eq!(rewrite_args(os(&["h", "c", "-jobs=64"])), os(&["h", "c", &format!("--jobs={half}")]));
         assert_eq!(rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])), os(&["h", "c", "--jobs=3", "--", "@@"]));
+        // a known flag without its value
+        assert_eq!(rewrite_args(os(&["h", "c", "-runs", "5", "-stop_on_crash"])), os(&["h", "c", "--runs", "5", "--stop_on_crash"]));
     }
 
     #[test]

@@ -15,6 +15,9 @@
 //! The operands come from the trace's operand log ([`crate::trace::Trace::operands`]), the first
 //! evaluation of each compare site in the execution.
 //!
+//! An integer the program parsed from a string parameter (`atoi`, `sscanf`) is found there as
+//! decimal text and replaced ([`decimal_flips`]).
+//!
 //! A string compare (`strcmp`, `strncmp`, `memcmp`, `bcmp`) has byte strings for operands (the
 //! string operand log, [`crate::trace::Trace::str_operands`], each cut to
 //! [`crate::trace::STR_OPERAND_CAP`] bytes): a string, buffer or array parameter of one-byte
@@ -178,8 +181,82 @@ pub fn string_copies(domain: &Domain, x: &Input, rec: &StrOperandRec) -> Vec<Inp
 pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
     let Some(site) = goal.critical_branch(trace) else { return vec![] };
     let mut out = trace.operands(site).map_or_else(Vec::new, |rec| flips_of(domain, x, rec, margin));
+    // an integer the program parsed from a string (`atoi`, `sscanf`): its decimal text there
+    if let Some(rec) = trace.operands(site) {
+        for c in decimal_flips(domain, x, rec) {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
     // a string compare's outcome turns around when the strings become equal
     add_string_copies(domain, x, trace, site, &mut out);
+    out
+}
+
+/// The value nearest `o` that turns `this r o` around (`holds`: whether it holds now), as
+/// [`flips`] takes it for an integer.
+fn int_flip_target(r: Rel, holds: bool, o: i128) -> i128 {
+    match (r, holds) {
+        (Rel::Eq, false) | (Rel::Ne, true) => o,
+        (Rel::Eq, true) | (Rel::Ne, false) => o.saturating_add(1),
+        (Rel::Lt, true) | (Rel::Ge, false) | (Rel::Gt, true) | (Rel::Le, false) => o,
+        (Rel::Lt, false) | (Rel::Ge, true) => o.saturating_sub(1),
+        (Rel::Le, true) | (Rel::Gt, false) => o.saturating_add(1),
+    }
+}
+
+/// Most [`decimal_flips`] of one compare (a string of isolated digits would give one per digit).
+pub const MAX_DECIMAL_FLIPS: usize = 8;
+
+/// The *decimal flips* of an integer compare: where a [`ByteGroup`] of `x` (a string, buffer or
+/// array of characters) holds one operand as decimal text (a maximal run of digits, with its
+/// `-` if negative), that text replaced by the [`int_flip_target`] of the other operand, written in decimal:
+/// the input-to-state of a number the program parsed from the input (`atoi`, `strtol`,
+/// `sscanf`; REDQUEEN's ASCII encodings, Aschermann et al. 2019). In group order, then
+/// direction (a → b first), then occurrence; without duplicates or `x` itself.
+pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
+    let mut out: Vec<Input> = Vec::new();
+    if rec.kind & OPERANDS_FLOAT != 0 {
+        return out;
+    }
+    let (Some(pred), Some(rel)) = (rec.pred(), rec.pred().and_then(Pred::rel)) else { return out };
+    let signed = pred.int_operands_signed();
+    let value = |v: u64| if signed { v as i64 as i128 } else { v as i128 };
+    let mirror = |r: Rel| match r {
+        Rel::Lt => Rel::Gt,
+        Rel::Le => Rel::Ge,
+        Rel::Gt => Rel::Lt,
+        Rel::Ge => Rel::Le,
+        r => r,
+    };
+    for g in byte_groups(domain) {
+        let content = group_bytes(domain, x, &g);
+        for (this, other, r) in [(rec.a, rec.b, rel), (rec.b, rec.a, mirror(rel))] {
+            let (v, o) = (value(this), value(other));
+            let text = v.to_string();
+            let new = int_flip_target(r, holds(r, v.cmp(&o)), o).to_string();
+            let t = text.as_bytes();
+            for p in 0..content.len().saturating_sub(t.len() - 1) {
+                if &content[p..p + t.len()] != t {
+                    continue;
+                }
+                // a whole number: no digit around it
+                let before = p.checked_sub(1).map(|q| content[q]);
+                if before.is_some_and(|c| c.is_ascii_digit()) || content.get(p + t.len()).is_some_and(|c| c.is_ascii_digit()) {
+                    continue;
+                }
+                let bytes = [&content[..p], new.as_bytes(), &content[p + t.len()..]].concat();
+                let y = set_group_bytes(domain, x, &g, &bytes);
+                if y != *x && !out.contains(&y) {
+                    out.push(y);
+                    if out.len() == MAX_DECIMAL_FLIPS {
+                        return out;
+                    }
+                }
+            }
+        }
+    }
     out
 }
 
@@ -250,14 +327,7 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
                         continue;
                     }
                     let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
-                    let holds = holds(r, v.cmp(&o));
-                    let t = match (r, holds) {
-                        (Rel::Eq, false) | (Rel::Ne, true) => o,
-                        (Rel::Eq, true) | (Rel::Ne, false) => o.saturating_add(1),
-                        (Rel::Lt, true) | (Rel::Ge, false) | (Rel::Gt, true) | (Rel::Le, false) => o,
-                        (Rel::Lt, false) | (Rel::Ge, true) => o.saturating_sub(1),
-                        (Rel::Le, true) | (Rel::Gt, false) => o.saturating_add(1),
-                    };
+                    let t = int_flip_target(r, holds(r, v.cmp(&o)), o);
                     targets.push(Value::Int(t));
                 }
             }
@@ -698,6 +768,24 @@ mod tests {
         let e = with_string(&d, b"");
         let c = string_copies(&d, &e, &srec(STR_STRCMP, 0, b"", b"key"));
         assert_eq!(group_bytes(&d, &c[0], &byte_groups(&d)[0]), b"key");
+    }
+
+    #[test]
+    fn a_number_parsed_from_a_string_is_replaced_in_its_text() {
+        let d = string_domain("s", 8);
+        let x = with_string(&d, b"7-34");
+        let text = |y: &Input| String::from_utf8(group_bytes(&d, y, &byte_groups(&d)[0])).unwrap();
+        // sscanf(s, "%d-%d", &a, &b); a == 12 compared as (7, 12): "7" becomes "12"
+        let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, 7, 12));
+        assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["12-34"]);
+        // b < 30 false (34): b becomes 29; "34"'s digits are not numbers of their own
+        let c = decimal_flips(&d, &x, &pred_rec(Pred::Slt, 34, 30));
+        assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["7-29"]);
+        assert!(decimal_flips(&d, &x, &pred_rec(Pred::Eq, 3, 5)).is_empty(), "the 3 of 34 is no number");
+        // a negative number with its sign
+        let x = with_string(&d, b"x=-5;");
+        let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, -5i64 as u64, 100));
+        assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["x=100;"]);
     }
 
     #[test]
