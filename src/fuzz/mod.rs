@@ -356,6 +356,8 @@ pub struct Session<'a> {
     limit: Duration,
     /// The limit of the last execution.
     pub last_limit: Duration,
+    /// The executor cannot change its limit (in-process: the watchdog's is fixed).
+    fixed_limit: bool,
     interrupt: &'a AtomicBool,
     /// In-process mode: inputs that ended a worker, by length; never run in-process again
     /// ([`Session::run`] answers [`Outcome::Stopped`] for them).
@@ -422,6 +424,7 @@ impl<'a> Session<'a> {
             timeout,
             limit: timeout,
             last_limit: timeout,
+            fixed_limit: false,
             interrupt,
             killers: Default::default(),
         })
@@ -485,9 +488,10 @@ impl<'a> Session<'a> {
         if self.is_killer(data) {
             return Ok((Outcome::Stopped, ExitKind::Stopped));
         }
-        if limit != self.limit {
-            // an executor that cannot change it keeps the timeout
-            self.limit = if self.target.executor.set_timeout(limit) { limit } else { self.timeout };
+        if limit != self.limit && !self.fixed_limit {
+            // an executor that cannot change it keeps the timeout (and is not asked again)
+            self.fixed_limit = !self.target.executor.set_timeout(limit);
+            self.limit = if self.fixed_limit { self.timeout } else { limit };
         }
         self.last_limit = self.limit;
         let stop = Stop { deadline: self.deadline, interrupt: Some(self.interrupt) };
@@ -935,7 +939,12 @@ impl Fuzzer<'_> {
     /// Whether this is an in-process worker replaying the corpus its predecessor left (whose
     /// inputs the new-coverage log already has).
     fn replaying(&self) -> bool {
-        self.loading && self.inproc.as_ref().is_some_and(|w| w.carry.restarts > 0)
+        self.loading && self.restarted()
+    }
+
+    /// Whether this is an in-process worker that took over from one an input ended.
+    fn restarted(&self) -> bool {
+        self.inproc.as_ref().is_some_and(|w| w.carry.restarts > 0)
     }
 
     /// Whether the seeds' loading must stop: the run was interrupted or is out of time, or
@@ -1008,7 +1017,7 @@ impl Fuzzer<'_> {
         // the seeds run in full whatever -runs says, as libFuzzer's do (`-runs=0` runs just the
         // seeds, the usual way to measure a corpus); a restarted in-process worker's replay is a
         // continuation and stops at the budget
-        let replay = self.inproc.as_ref().is_some_and(|w| w.carry.restarts > 0);
+        let replay = self.restarted();
         for (_, path, own) in seeds {
             if if replay { self.done() } else { self.load_stopped() } {
                 break;
@@ -1503,6 +1512,7 @@ impl Fuzzer<'_> {
     /// A timeout or an out-of-memory kill: confirmed by a second run, kept when its coverage
     /// (up to the kill) has a feature no earlier one had.
     fn on_hang(&mut self, data: &[u8], what: Outcome) -> Result<()> {
+        let confirmed = std::mem::take(&mut self.hang_confirmed);
         let cov = self.s.cov.clone();
         match what {
             Outcome::Timeout => self.timeouts_total += 1,
@@ -1512,7 +1522,7 @@ impl Fuzzer<'_> {
         if !map.is_new(&cov) {
             return Ok(());
         }
-        let again = if std::mem::take(&mut self.hang_confirmed) { what } else { self.s.run_full(data)?.0 };
+        let again = if confirmed && what == Outcome::Timeout { what } else { self.s.run_full(data)?.0 };
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }

@@ -194,6 +194,17 @@ pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace, margin:
     out
 }
 
+/// `this r other` read with `this` on the right-hand side: `other r' this`.
+fn mirror(r: Rel) -> Rel {
+    match r {
+        Rel::Lt => Rel::Gt,
+        Rel::Le => Rel::Ge,
+        Rel::Gt => Rel::Lt,
+        Rel::Ge => Rel::Le,
+        r => r,
+    }
+}
+
 /// The value nearest `o` that turns `this r o` around (`holds`: whether it holds now), as
 /// [`flips`] takes it for an integer.
 fn int_flip_target(r: Rel, holds: bool, o: i128) -> i128 {
@@ -223,13 +234,6 @@ pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input>
     let (Some(pred), Some(rel)) = (rec.pred(), rec.pred().and_then(Pred::rel)) else { return out };
     let signed = pred.int_operands_signed();
     let value = |v: u64| if signed { v as i64 as i128 } else { v as i128 };
-    let mirror = |r: Rel| match r {
-        Rel::Lt => Rel::Gt,
-        Rel::Le => Rel::Ge,
-        Rel::Gt => Rel::Lt,
-        Rel::Ge => Rel::Le,
-        r => r,
-    };
     for g in byte_groups(domain) {
         let content = group_bytes(domain, x, &g);
         for (this, other, r) in [(rec.a, rec.b, rel), (rec.b, rec.a, mirror(rel))] {
@@ -309,14 +313,6 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
     let float = rec.kind & OPERANDS_FLOAT != 0;
     let mut out = if float { nan_flips(domain, x, rec, keep) } else { vec![] };
     let Some(rel) = rec.pred().and_then(Pred::rel) else { return out };
-    // `this rel other` with this on the right-hand side is `other rel' this`
-    let mirror = |r: Rel| match r {
-        Rel::Lt => Rel::Gt,
-        Rel::Le => Rel::Ge,
-        Rel::Gt => Rel::Lt,
-        Rel::Ge => Rel::Le,
-        r => r,
-    };
     for i in 0..domain.fields.len() {
         let old = domain.get(x, i);
         let mut targets: Vec<Value> = Vec::new();
