@@ -37,6 +37,80 @@ struct Probes<'ctx> {
     register: FunctionValue<'ctx>,
 }
 
+impl<'ctx> Probes<'ctx> {
+    /// Route the probes of compares, conditions and switches through an inline quiet path
+    /// ([`quiet_path`]): what a fully covered site in a hot loop costs, most of a fuzzer's probe
+    /// evaluations.
+    fn quiet_paths(&mut self, module: &Module<'ctx>, ctx: &ContextRef<'ctx>, desc_ty: inkwell::types::StructType<'ctx>) -> Result<(), String> {
+        for (probe, name) in [
+            (&mut self.cmp_int, "__evotest_cmp_int_q"),
+            (&mut self.cmp_float, "__evotest_cmp_float_q"),
+            (&mut self.cond, "__evotest_cond_q"),
+            (&mut self.ccmp_int, "__evotest_ccmp_int_q"),
+            (&mut self.ccmp_float, "__evotest_ccmp_float_q"),
+            (&mut self.ccond, "__evotest_ccond_q"),
+            (&mut self.switch, "__evotest_switch_q"),
+        ] {
+            *probe = quiet_path(module, ctx, name, *probe, desc_ty)?;
+        }
+        Ok(())
+    }
+}
+
+const _: () = assert!(evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31, "the quiet path tests the sign bit");
+
+/// An internal, always-inlined function `name` with `probe`'s signature (its first two
+/// parameters the module descriptor and the site): when the site's record, read through the
+/// descriptor's `recs` ([`evotest_abi::shm::ModuleDesc::recs`]), has
+/// [`evotest_abi::shm::FIRST_SEQ_QUIET`] in its `first_seq`, it adds one to the record's `hits`
+/// (saturating at `u32::MAX`) and returns; otherwise it calls `probe` (see
+/// [`evotest_abi::names::PROBE_CMP_INT`]).
+fn quiet_path<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    name: &str,
+    probe: FunctionValue<'ctx>,
+    desc_ty: inkwell::types::StructType<'ctx>,
+) -> Result<FunctionValue<'ctx>, String> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    use inkwell::IntPredicate;
+    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+    let p = ctx.ptr_type(AddressSpace::default());
+    let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
+    let f = module.add_function(name, probe.get_type(), Some(Linkage::Internal));
+    for attr in ["alwaysinline", "nounwind"] {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+    }
+    let (entry, quiet, call) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "quiet"), ctx.append_basic_block(f, "call"));
+    let b = ctx.create_builder();
+    b.position_at_end(entry);
+    let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
+    let site = f.get_nth_param(1).ok_or("probe without a site")?.into_int_value();
+    let recs_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_RECS_FIELD, ""))?;
+    let recs = e(b.build_load(p, recs_at, ""))?.into_pointer_value();
+    let site64 = e(b.build_int_z_extend(site, i64t, ""))?;
+    // SAFETY: the record index is within the module's n_sites records (the pass numbered them)
+    let rec = unsafe { e(b.build_in_bounds_gep(i64t, recs, &[site64], ""))? };
+    let first_seq_at = unsafe { e(b.build_in_bounds_gep(i32t, rec, &[i64t.const_int(1, false)], ""))? };
+    let first_seq = e(b.build_load(i32t, first_seq_at, ""))?.into_int_value();
+    let is_quiet = e(b.build_int_compare(IntPredicate::SLT, first_seq, i32t.const_zero(), ""))?;
+    e(b.build_conditional_branch(is_quiet, quiet, call))?;
+    b.position_at_end(quiet);
+    let hits = e(b.build_load(i32t, rec, ""))?.into_int_value();
+    let below_max = e(b.build_int_compare(IntPredicate::NE, hits, i32t.const_all_ones(), ""))?;
+    let inc = e(b.build_int_z_extend(below_max, i32t, ""))?;
+    let hits = e(b.build_int_add(hits, inc, ""))?;
+    e(b.build_store(rec, hits))?;
+    e(b.build_return(None))?;
+    b.position_at_end(call);
+    let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
+    e(b.build_call(probe, &args, ""))?;
+    e(b.build_return(None))?;
+    Ok(f)
+}
+
 fn declare<'ctx>(module: &Module<'ctx>, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
     module.get_function(name).unwrap_or_else(|| module.add_function(name, ty, Some(Linkage::External)))
 }
@@ -358,9 +432,16 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             i32t.into(),
             i32t.into(),
             i32t.into(),
+            ctx.ptr_type(AddressSpace::default()).into(),
         ],
         false,
     );
+    // the records the inline quiet path reads before the module registers: all zero (not quiet)
+    let rec_ty = ctx.i64_type().array_type(mmeta.sites.len() as u32);
+    let no_recs = module.add_global(rec_ty, None, "__evotest_no_recs");
+    no_recs.set_linkage(Linkage::Private);
+    no_recs.set_alignment(8);
+    no_recs.set_initializer(&rec_ty.const_zero());
     let desc = module.add_global(desc_ty, None, names::MODULE_DESC);
     desc.set_linkage(Linkage::Private);
     desc.set_alignment(8);
@@ -373,11 +454,13 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         i32t.const_zero().into(),
         i32t.const_zero().into(),
         i32t.const_int(mmeta.defs.len() as u64, false).into(),
-        i32t.const_zero().into(),
+        i32t.const_int(evotest_abi::shm::DESC_FLAG_RECS as u64, false).into(),
+        no_recs.as_pointer_value().into(),
     ]));
 
     // Phase 2: inject.
-    let probes = Probes::declare(module, &ctx);
+    let mut probes = Probes::declare(module, &ctx);
+    probes.quiet_paths(module, &ctx, desc_ty)?;
     let builder = ctx.create_builder();
     // the routine calls, found before any probe call exists
     let routines: Vec<RoutineCall> = bodies.iter().flat_map(|&f| unsafe { routine_calls(f) }).collect();

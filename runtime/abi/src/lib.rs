@@ -24,6 +24,14 @@ pub mod names {
     /// ([`crate::shm::OPERANDS_PRED_MASK`]), with [`crate::shm::OPERAND_A_CONST`] /
     /// [`crate::shm::OPERAND_B_CONST`] set for an operand that is an IR constant; the probe logs
     /// it as the operand record's `kind`.
+    ///
+    /// The pass calls this probe (and those of [`PROBE_CMP_FLOAT`], [`PROBE_COND`], the
+    /// condition-only ones and [`PROBE_SWITCH`]) through an inline quiet path: it reads the
+    /// site's record through [`crate::shm::ModuleDesc::recs`] and, when its `first_seq` has
+    /// [`crate::shm::FIRST_SEQ_QUIET`] (a quiet site already evaluated in this execution), only
+    /// adds one to its `hits` (saturating) instead of calling, which is what the probe's own
+    /// quiet path did, less the branch-event count (`Header::seq`, which a quiet mark implies
+    /// nobody limits or orders by beyond the order of first evaluations).
     pub const PROBE_CMP_INT: &str = "__evotest_cmp_int";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, double a, double b)`: an `fcmp`
     /// (`pred` as for [`PROBE_CMP_INT`]).

@@ -464,7 +464,7 @@ impl Layout {
 /// whose address every probe receives. The runtime fills `site_base`/`outcome_base` when the
 /// module's constructor calls `__evotest_register_module`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct ModuleDesc {
     pub site_base: u32,
     pub outcome_base: u32,
@@ -475,8 +475,38 @@ pub struct ModuleDesc {
     pub state: u32,
     pub def_base: u32,
     pub n_defs: u32,
-    pub _pad: u32,
+    /// [`DESC_FLAG_RECS`] when the descriptor has the `recs` field (the pass of this version
+    /// emits it; an older one emitted a 40-byte descriptor ending here, with 0).
+    pub flags: u32,
+    /// This module's first [`SiteRec`] in the trace map (`n_sites` records), set at registration
+    /// when `flags` has [`DESC_FLAG_RECS`]; before, the pass's own zeroed array of `n_sites`
+    /// records. The inline quiet path reads it ([`crate::names::PROBE_CMP_INT`]): a site whose
+    /// record has [`FIRST_SEQ_QUIET`] only counts the hit, without calling the probe.
+    pub recs: *mut SiteRec,
 }
+
+impl Default for ModuleDesc {
+    fn default() -> Self {
+        ModuleDesc {
+            site_base: 0,
+            outcome_base: 0,
+            n_sites: 0,
+            n_outcomes: 0,
+            module_id: 0,
+            state: DESC_UNREGISTERED,
+            def_base: 0,
+            n_defs: 0,
+            flags: 0,
+            recs: core::ptr::null_mut(),
+        }
+    }
+}
+
+/// `ModuleDesc::flags`: the descriptor has the `recs` field, which the runtime sets at
+/// registration.
+pub const DESC_FLAG_RECS: u32 = 1;
+/// Index of `ModuleDesc::recs` among the descriptor's fields (the pass's struct type).
+pub const DESC_RECS_FIELD: u32 = 9;
 
 /// One mutable global variable of an instrumented module, as the pass registers it
 /// ([`crate::names::REGISTER_GLOBALS`]): its address and its size in bytes.
@@ -513,7 +543,8 @@ mod tests {
         assert!(l.size >= l.str_operands_off + STR_LOG_CAPACITY as usize * 152);
         assert_eq!(core::mem::size_of::<OperandRec>(), 24);
         assert_eq!(core::mem::size_of::<StrOperandRec>(), 152);
-        assert_eq!(core::mem::size_of::<ModuleDesc>(), 40);
+        assert_eq!(core::mem::size_of::<ModuleDesc>(), 48);
+        assert_eq!(core::mem::offset_of!(ModuleDesc, recs), 40);
         assert_eq!(core::mem::size_of::<ModuleEntry>(), 32);
         assert_eq!(core::mem::size_of::<Event>(), 16);
     }
