@@ -1462,7 +1462,10 @@ impl Fuzzer<'_> {
             found_seconds: self.elapsed().as_secs_f64(),
             found_executions: found_at,
             worker: self.worker.clone(),
-            report: format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
+            report: match (&report.message, &report.location) {
+                (Some(m), Some(l)) => format!("{m} (at {l})\n{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
+                _ => format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
+            },
         };
         if !self.db.claim(&record)? {
             // another worker recorded it a moment ago: its artifact is the one to keep
@@ -1474,8 +1477,12 @@ impl Fuzzer<'_> {
         self.crashes_found += 1;
         self.unique += 1;
         let top: Vec<String> = report.top_frames().iter().map(|f| f.describe()).collect();
+        let said = match (&report.message, &report.location) {
+            (Some(m), Some(l)) => format!("{m} (at {l}); "),
+            _ => String::new(),
+        };
         self.monitor.println(&format!(
-            "==evotest== unique crash #{} ({}): {}{}",
+            "==evotest== unique crash #{} ({}): {said}{}{}",
             self.crashes_found,
             report.kind,
             if top.is_empty() { "no stack".to_string() } else { top.join(" < ") },

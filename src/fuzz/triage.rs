@@ -93,8 +93,12 @@ pub struct Report {
     pub kind: String,
     /// The sanitizer that reported it (`AddressSanitizer`, …), if one did.
     pub sanitizer: Option<String>,
-    /// For UBSan, the `file:line:col` of the `runtime error` (exact even without symbols).
+    /// Where the program itself said it failed, exact even without symbols: UBSan's `runtime
+    /// error`, a Rust panic's `file:line:col` or a C `assert`'s `file:line`. Part of the
+    /// signature, so that two panics or assertions in one function are two crashes.
     pub location: Option<String>,
+    /// What the program said when it failed: a Rust panic's message, a C assertion's text.
+    pub message: Option<String>,
     /// The stack of the report, innermost first.
     pub frames: Vec<Frame>,
     /// The report's lines (from the line that starts it; at most 100).
@@ -147,10 +151,10 @@ pub fn parse_frame(line: &str) -> Option<(usize, Frame)> {
         let sym = sym.trim();
         match sym.rsplit_once(' ') {
             Some((func, loc)) if loc.contains(':') || loc.contains('/') => {
-                f.function = Some(func.trim().to_string());
+                f.function = Some(tidy_rust_name(func.trim()));
                 f.location = Some(loc.to_string());
             }
-            _ => f.function = Some(sym.to_string()),
+            _ => f.function = Some(tidy_rust_name(sym)),
         }
     }
     Some((n, f))
@@ -171,6 +175,10 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
             || l.contains(": runtime error: ")
             || l.contains(CRASH_STACK_BANNER)
     });
+    if let Some((location, message)) = abort_message(&lines) {
+        r.location = Some(location);
+        r.message = Some(message);
+    }
     let Some(start) = start else { return r };
     let first = lines[start];
     if let Some(i) = first.find(CRASH_STACK_BANNER) {
@@ -214,6 +222,93 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
     }
     r.text = lines[start..].iter().take(100).copied().collect::<Vec<_>>().join("\n");
     r
+}
+
+/// A function name as `llvm-symbolizer --demangle` prints a Rust symbol of the legacy mangling
+/// (`panicky::run::h3afc3b6064630f03`, `_$LT$usize$u20$as$u20$core..fmt..Debug$GT$::fmt`),
+/// finished as rustc's demangler would: the hash suffix dropped and the `$…$` escapes and `..`
+/// decoded (`<usize as core::fmt::Debug>::fmt`). Other names are returned as they are.
+pub fn tidy_rust_name(name: &str) -> String {
+    let mut n = name;
+    // the hash: `::h` and 16 hex digits at the end
+    if let Some(i) = n.rfind("::h") {
+        let h = &n[i + 3..];
+        if h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            n = &n[..i];
+        }
+    }
+    if !n.contains('$') {
+        return n.to_string();
+    }
+    let mut out = String::with_capacity(n.len());
+    for (k, seg) in n.split("::").enumerate() {
+        if k > 0 {
+            out.push_str("::");
+        }
+        // a segment that starts with an escape is written `_$…`
+        let mut rest = if seg.starts_with("_$") { &seg[1..] } else { seg };
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix('$') {
+                if let Some(end) = after.find('$') {
+                    let code = &after[..end];
+                    let c = match code {
+                        "SP" => Some('@'),
+                        "BP" => Some('*'),
+                        "RF" => Some('&'),
+                        "LT" => Some('<'),
+                        "GT" => Some('>'),
+                        "LP" => Some('('),
+                        "RP" => Some(')'),
+                        "C" => Some(','),
+                        _ => code.strip_prefix('u').and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32),
+                    };
+                    if let Some(c) = c {
+                        out.push(c);
+                        rest = &after[end + 1..];
+                        continue;
+                    }
+                }
+            }
+            if let Some(after) = rest.strip_prefix("..") {
+                out.push_str("::");
+                rest = after;
+                continue;
+            }
+            let c = rest.chars().next().unwrap_or(' ');
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The location and message of the first Rust panic (`thread 'x' panicked at FILE:L:C:` with
+/// the message on the next line, or before Rust 1.73 `panicked at 'MSG', FILE:L:C`) or C
+/// assertion (glibc's `PROG: FILE:LINE: FUNC: Assertion `EXPR' failed.`) in `lines`.
+fn abort_message(lines: &[&str]) -> Option<(String, String)> {
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(at) = l.find("panicked at ") {
+            let rest = l[at + "panicked at ".len()..].trim_end();
+            if let Some(old) = rest.strip_prefix('\'') {
+                // 'MSG', FILE:L:C
+                if let Some((msg, loc)) = old.rsplit_once("', ") {
+                    return Some((loc.to_string(), msg.to_string()));
+                }
+            }
+            let loc = rest.strip_suffix(':').unwrap_or(rest).to_string();
+            let msg = lines.get(i + 1).map(|m| m.trim().to_string()).unwrap_or_default();
+            return Some((loc, msg));
+        }
+        if let (Some(a), true) = (l.find(": Assertion `"), l.ends_with("' failed.")) {
+            // PROG: FILE:LINE: FUNC: Assertion …: FILE:LINE is the second field
+            let mut fields = l[..a].splitn(3, ": ");
+            let (_, file_line) = (fields.next(), fields.next());
+            if let Some(fl) = file_line {
+                return Some((fl.to_string(), l[a + 2..].to_string()));
+            }
+        }
+    }
+    None
 }
 
 /// The kind of a crash without a report.
@@ -347,7 +442,7 @@ impl Symbolizer {
                 let pairs: Vec<(Option<String>, Option<String>)> = b
                     .chunks(2)
                     .map(|c| {
-                        let func = c.first().map(|s| s.trim().to_string()).filter(|s| s != "??");
+                        let func = c.first().map(|s| tidy_rust_name(s.trim())).filter(|s| s != "??");
                         let loc = c.get(1).map(|s| s.trim().to_string()).filter(|s| !s.starts_with("??"));
                         (func, loc)
                     })
@@ -542,6 +637,41 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
         }
         assert_eq!(r.signature(), "SIGABRT | fuzz_parse::_::__libfuzzer_sys_run | rust_fuzzer_test_input | LLVMFuzzerTestOneInput");
+    }
+
+    /// Two panics (or two assertions) in one function are two crashes: the location the
+    /// program printed is part of the signature, and its message is kept.
+    #[test]
+    fn panics_and_assertions_are_told_apart_by_their_location() {
+        let banner = format!("{CRASH_STACK_BANNER} 6\n    #0 0x1 in parse_cmd src/lib.rs:20:13\n");
+        let panic = |loc: &str, msg: &str| {
+            let err = format!("thread '<unnamed>' panicked at {loc}:\n{msg}\nnote: run with `RUST_BACKTRACE=1`\n{banner}");
+            parse(err.as_bytes(), ExitKind::Crash { signal: 6 })
+        };
+        let a = panic("src/lib.rs:20:13", "index out of bounds: the len is 3 but the index is 5");
+        let b = panic("src/lib.rs:25:9", "attempt to divide by zero");
+        assert_eq!(a.location.as_deref(), Some("src/lib.rs:20:13"));
+        assert_eq!(a.message.as_deref(), Some("index out of bounds: the len is 3 but the index is 5"));
+        assert_ne!(a.signature(), b.signature());
+        assert_eq!(a.signature(), panic("src/lib.rs:20:13", "index out of bounds: the len is 3 but the index is 9").signature());
+        // before Rust 1.73
+        let old = parse(format!("thread 'main' panicked at 'boom', src/main.rs:4:5\n{banner}").as_bytes(), ExitKind::Crash { signal: 6 });
+        assert_eq!((old.location.as_deref(), old.message.as_deref()), (Some("src/main.rs:4:5"), Some("boom")));
+        // glibc's assert
+        let c = parse(format!("harness: tag.c:41: int parse_tag(const char *): Assertion `n < 8' failed.\n{banner}").as_bytes(), ExitKind::Crash { signal: 6 });
+        assert_eq!((c.location.as_deref(), c.message.as_deref()), (Some("tag.c:41"), Some("Assertion `n < 8' failed.")));
+        assert!(c.signature().starts_with("SIGABRT at tag.c:41 | "), "{}", c.signature());
+    }
+
+    #[test]
+    fn rust_names_lose_their_hash_and_escapes() {
+        assert_eq!(tidy_rust_name("panicky::run::h3afc3b6064630f03"), "panicky::run");
+        assert_eq!(tidy_rust_name("_$LT$usize$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef"), "<usize as core::fmt::Debug>::fmt");
+        assert_eq!(tidy_rust_name("structured::_::__libfuzzer_sys_run::_$u7b$$u7b$closure$u7d$$u7d$"), "structured::_::__libfuzzer_sys_run::{{closure}}");
+        // C and C++ names stay as they are
+        assert_eq!(tidy_rust_name("parse_tag"), "parse_tag");
+        assert_eq!(tidy_rust_name("foo::bar(int)"), "foo::bar(int)");
+        assert_eq!(tidy_rust_name("ns::hash"), "ns::hash");
     }
 
     #[test]
