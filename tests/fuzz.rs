@@ -90,6 +90,29 @@ fn magic_value_crash_is_found_deduplicated_minimised_and_reproduced() {
     assert!(std::fs::read_to_string(d.path().join("corpus/.evotest/main/coverage.csv")).unwrap().lines().count() >= 2);
 }
 
+/// Two assertions in one function have the same stack; their locations make them two unique
+/// crashes, each with its artifact, and a kept corpus still reports the second one when only
+/// the first was recorded before (it used to exit 0 and keep no artifact).
+#[test]
+fn two_assertions_in_one_function_are_two_crashes() {
+    let d = tempfile::tempdir().unwrap();
+    harness("asserts.c", d.path());
+    for (dir, bytes) in [("a", b"A"), ("b", b"B")] {
+        std::fs::create_dir_all(d.path().join(dir)).unwrap();
+        std::fs::write(d.path().join(dir).join("seed"), bytes).unwrap();
+    }
+    // the first bug alone, then both on the same corpus
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "a", "-runs=0", "-artifact_prefix=art1/"]);
+    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(1), &serde_json::json!(1)), "{s:#}");
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "a", "b", "-runs=0", "-artifact_prefix=art2/"]);
+    assert_eq!(o.status.code(), Some(1), "a new unique crash: {s:#}");
+    let sigs: Vec<&str> = s["crashes"].as_array().unwrap().iter().map(|c| c["signature"].as_str().unwrap()).collect();
+    assert!(sigs.iter().any(|g| g.contains("asserts.c:9")), "{sigs:?}");
+    assert_eq!(files(&d.path().join("art2")).len(), 1, "the second bug's artifact");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("Assertion `c != 'B'' failed."), "the message is shown:\n{stderr}");
+}
+
 #[test]
 fn the_same_seed_gives_the_same_run() {
     let d = tempfile::tempdir().unwrap();
