@@ -246,6 +246,12 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
     assert!(matches!(o.status.code(), Some(0) | Some(1)), "{}", String::from_utf8_lossy(&o.stderr));
     let s2: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(s2["outcomes_total"].as_u64().unwrap() > total, "arbitrary's branches are counted: {} vs {total}", s2["outcomes_total"]);
+    // `all`: every crate built for the target; `libc`, built for `cc` (a build script's
+    // dependency, on the host only), has no bitcode for the target and is left alone
+    let o = fuzz(&["--instrument_crates", "all"]);
+    assert!(matches!(o.status.code(), Some(0) | Some(1)), "{}", String::from_utf8_lossy(&o.stderr));
+    let s3: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(s3["outcomes_total"].as_u64().unwrap() >= total, "{s3:#}");
     let o = fuzz(&["--instrument_crates", "no_such_crate"]);
     let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
     assert!(!o.status.success(), "{err}");

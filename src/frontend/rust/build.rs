@@ -318,6 +318,12 @@ pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path
         if kinds.iter().any(|k| *k == "custom-build" || *k == "proc-macro") {
             continue;
         }
+        let files: Vec<PathBuf> = v["filenames"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect()).unwrap_or_default();
+        // built for the host only (a build script's dependency, e.g. `cc`'s `libc`): not linked
+        // into the target, and cargo kept no bitcode of it for the target
+        if !files.is_empty() && !files.iter().any(|f| f.starts_with(cargo_dir.join(HOST_TRIPLE))) {
+            continue;
+        }
         let name = v["target"]["name"].as_str().unwrap_or_default().replace('-', "_");
         if instrument.contains(&name) {
             named_seen.push(name.clone());
@@ -325,7 +331,6 @@ pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path
         let local = v["package_id"].as_str().is_some_and(|p| p.starts_with("path+file://"))
             || instrument.contains(&name)
             || (all && !FUZZ_MACHINERY.contains(&name.as_str()));
-        let files: Vec<PathBuf> = v["filenames"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect()).unwrap_or_default();
         let deps = cargo_dir.join(HOST_TRIPLE).join("debug").join("deps");
         if local {
             // the session's bitcode: deps/<name>-<hash>.bc (the hash of its rmeta, or the newest)
