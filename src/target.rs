@@ -628,7 +628,13 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     })?;
     let src_path = {
         let p = PathBuf::from(&fmeta.file);
-        if p.is_absolute() { p } else { krate.dir.join(p) }
+        // relative to where cargo ran rustc: the crate, or for a workspace member the
+        // workspace's root (`mem/src/lib.rs`), an ancestor of the crate
+        if p.is_absolute() {
+            p
+        } else {
+            krate.dir.ancestors().map(|a| a.join(&p)).find(|c| c.is_file()).unwrap_or_else(|| krate.dir.join(&p))
+        }
     };
     let source = std::fs::read_to_string(&src_path).with_context(|| format!("cannot read {}", src_path.display()))?;
     let short = full.rsplit("::").next().unwrap_or(&full).to_string();

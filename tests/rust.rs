@@ -326,3 +326,22 @@ fn rust_string_equality_starts_with_and_ends_with_are_guided() {
     let outs: Vec<(&Path, &str)> = outs.iter().map(|(o, n)| (o.as_path(), n.as_str())).collect();
     cargo_test(&krate, &outs);
 }
+
+/// A crate that is a member of a workspace: cargo names its sources from the workspace's root
+/// (`triangle/src/lib.rs`), which evotest looked for under the crate (`…/triangle/triangle/…`).
+#[test]
+fn a_workspace_member_crate_is_tested() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let krate = crate_copy("triangle", &ws);
+    let manifest = krate.join("Cargo.toml");
+    let own = std::fs::read_to_string(&manifest).unwrap().replace("[workspace]\n", "");
+    std::fs::write(&manifest, own).unwrap();
+    std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = [\"triangle\"]\nresolver = \"2\"\n").unwrap();
+    let out = dir.path().join("out");
+    let r = run_ok(&krate, "triangle", &out, &["--seed", "1", "--max-execs", "20000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    // its tests run with cargo, in the workspace
+    let text = cargo_test(&krate, &[(&out, "evotest")]);
+    assert!(text.contains("test result: ok"), "{text}");
+}
