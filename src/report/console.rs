@@ -54,7 +54,7 @@ pub fn render(run: &Suite) -> String {
             };
             let covers: Vec<String> = t.covers_all.iter().map(|&g| run.goal_short(g)).collect();
             let covers = if covers.is_empty() {
-                "covers nothing: a test of the result (the function has no branch)".to_string()
+                "covers nothing: a test of the result (no branch to cover)".to_string()
             } else {
                 format!("covers {}: {}", covers.len(), covers.join(", "))
             };
@@ -162,6 +162,14 @@ pub fn summary(run: &Suite) -> String {
         Some([(dt, dc), (ct, cc)]) => format!(" [decisions {dc}/{dt}, conditions {cc}/{ct}]"),
         None => String::new(),
     };
+    if total == 0 {
+        return format!(
+            "no {what} to cover: `{}` and the functions it calls directly have no branch (code reached only through a function pointer, a closure or trait object passed as a value, or another thread is not followed); {} execution{}, {secs:.2} s",
+            run.info.function,
+            thousands(run.executions),
+            if run.executions == 1 { "" } else { "s" }
+        );
+    }
     format!(
         "covered {covered}/{total} {what}{parts} ({pct:.1}%){infeasible}{full}; {} executions, {secs:.2} s, {} exec/s",
         thousands(run.executions),
