@@ -129,6 +129,22 @@ fn rust_panic_is_found_and_reproduced_with_should_panic() {
     let t = std::fs::read_to_string(out.join("tests.rs")).unwrap();
     assert!(t.contains("#[should_panic(expected = \"attempt to subtract with overflow\")]"), "{t}");
     assert!(t.contains("expint::expint(i32::MIN, "), "{t}");
+    // the crashing input covered a goal: it is written once, as that test, not again as a fault
+    assert_eq!(t.lines().filter(|l| l.starts_with("#[should_panic")).count(), 1, "{t}");
+    cargo_test(&krate, &[(&out, "evotest")]);
+}
+
+/// A panic whose payload is not a string has no message to expect: `#[should_panic]` alone (with
+/// `expected = "Box<dyn Any>"` the generated test failed under cargo test).
+#[test]
+fn a_panic_without_a_message_is_a_plain_should_panic_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("samples", dir.path());
+    let out = dir.path().join("out");
+    let r = run_ok(&krate, "kinds::odd_payload", &out, &["--seed", "1", "--max-execs", "5000", "--max-time", "0"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    let t = std::fs::read_to_string(out.join("tests.rs")).unwrap();
+    assert!(t.contains("#[should_panic]\nfn ") && !t.contains("Box<dyn Any>\")]"), "{t}");
     cargo_test(&krate, &[(&out, "evotest")]);
 }
 

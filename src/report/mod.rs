@@ -79,7 +79,15 @@ impl Reporter for TestFileReporter {
             .tests
             .iter()
             .map(|t| ("test", t))
-            .chain(suite.archive.faults.iter().map(|t| ("fault", t)))
+            // a fault that is also a kept test (it covered goals first) is written once, as the test
+            .chain(
+                suite
+                    .archive
+                    .faults
+                    .iter()
+                    .filter(|f| !suite.archive.tests.iter().any(|t| t.input.bytes == f.input.bytes))
+                    .map(|t| ("fault", t)),
+            )
             .enumerate()
             .map(|(i, (kind, t))| TestEntry {
                 name: format!("{kind}_{}", i + 1),

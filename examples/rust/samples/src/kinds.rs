@@ -77,3 +77,11 @@ pub extern "C" fn samples_c(a: i32, x: f64, s: *const u8, n: usize) -> i32 {
     let bytes = if s.is_null() { &[][..] } else { unsafe { std::slice::from_raw_parts(s, n) } };
     if bytes.first() == Some(&b'a') && x > 1.5 { a } else { -a }
 }
+
+/// A panic whose payload is not a string (`panic_any`): std reports it as `Box<dyn Any>`.
+pub fn odd_payload(x: i32) -> i32 {
+    if x == 5 {
+        std::panic::panic_any(42u32);
+    }
+    x
+}
