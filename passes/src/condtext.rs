@@ -33,6 +33,11 @@ fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, uns
         if unsigned && !LLVMIsAConstantInt(v).is_null() && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
             return LLVMConstIntGetZExtValue(v).to_string();
         }
+        if !LLVMIsAConstantInt(v).is_null() {
+            if let Some(t) = constant(v).and_then(|t| bit_pattern(&t, LLVMGetIntTypeWidth(LLVMTypeOf(v)), unsigned)) {
+                return t;
+            }
+        }
         if !LLVMIsAConstantInt(v).is_null() && is_promoted_char(other) {
             let c = LLVMConstIntGetSExtValue(v);
             if (0x20..0x7f).contains(&c) && c != b'\'' as i64 && c != b'\\' as i64 {
@@ -41,6 +46,24 @@ fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, uns
         }
     }
     text(v, names)
+}
+
+/// A negative constant `signed` (decimal, as LLVM holds it) of a `width`-bit compare that is
+/// better read as the unsigned bit pattern it most likely was in the source: in an unsigned
+/// compare wider than 64 bits, its unsigned value; in an equality of 32 bits or more, when it
+/// lies within 2^(width-8) of the type's minimum (`0xdeadbeef`, not `-559038737`; `-1` or
+/// `-100000` stay as they are), its hex digits. `None`: print it signed.
+fn bit_pattern(signed: &str, width: u32, unsigned: bool) -> Option<String> {
+    let v: i128 = signed.parse().ok()?;
+    if v >= 0 || !(32..=128).contains(&width) {
+        return None;
+    }
+    let mask = if width == 128 { u128::MAX } else { (1u128 << width) - 1 };
+    let bits = (v as u128) & mask;
+    if unsigned {
+        return Some(bits.to_string());
+    }
+    (v.unsigned_abs() >= 1u128 << (width - 8)).then(|| format!("{bits:#x}"))
 }
 
 /// True if `v` is an extension of an 8-bit value.
@@ -589,6 +612,19 @@ unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bit_patterns_of_wide_negative_constants() {
+        use super::bit_pattern;
+        assert_eq!(bit_pattern("-559038737", 32, false).as_deref(), Some("0xdeadbeef"));
+        assert_eq!(bit_pattern("-1", 32, false), None);
+        assert_eq!(bit_pattern("-100000", 32, false), None);
+        assert_eq!(bit_pattern("7", 32, false), None);
+        assert_eq!(bit_pattern("-5", 8, false), None);
+        // u128 0xdead_beef_0000_0000_0000_0000_cafe_babe, as LLVM holds it
+        assert_eq!(bit_pattern("-44291611906805079772436429346422474050", 128, false).as_deref(), Some("0xdeadbeef0000000000000000cafebabe"));
+        assert_eq!(bit_pattern("-1", 128, true).as_deref(), Some(&u128::MAX.to_string()[..]));
+    }
+
     use super::{constant, rust_legacy_demangle};
     use inkwell::llvm_sys::core::*;
 
