@@ -361,3 +361,37 @@ fn a_workspace_member_crate_is_tested() {
     let text = cargo_test(&krate, &[(&out, "evotest")]);
     assert!(text.contains("test result: ok"), "{text}");
 }
+
+/// `a == "lit"` on `&str` is a call of `<&A as PartialEq<&B>>::eq`; when another crate of the
+/// build already has that instance, rustc (-O0 shares generics) calls the other crate's copy,
+/// which has no debug info here. The compare is still read as a string compare, from the
+/// arguments' declared types or a temporary fat pointer beside a literal (it was a boolean
+/// condition: 1,782 executions for `t == "https"`, and `u.scheme() == "https"` in a crate on
+/// `url` was "suspected infeasible").
+#[test]
+fn string_equality_through_another_crate_s_instance_is_guided() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("dep1/Cargo.toml", "[package]\nname = \"dep1\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n");
+    write("dep1/src/lib.rs", "pub fn is_z(a: &str) -> bool { a == \"zz\" }\n");
+    write(
+        "streq/Cargo.toml",
+        "[package]\nname = \"streq\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n[dependencies]\ndep1 = { path = \"../dep1\" }\n",
+    );
+    write(
+        "streq/src/lib.rs",
+        "pub fn uses_dep(s: &str) -> bool { dep1::is_z(s) }\n\
+         pub fn inner(s: &str) -> u32 {\n    let t: &str = s.get(1..6).unwrap_or(\"\");\n    if t == \"https\" { 1 } else { 0 }\n}\n\
+         fn tail(s: &str) -> &str { s.get(2..).unwrap_or(\"\") }\n\
+         pub fn temp(s: &str) -> u32 {\n    if tail(s) == \"https\" { 1 } else { 0 }\n}\n",
+    );
+    let krate = dir.path().join("streq");
+    for f in ["inner", "temp"] {
+        let r = run_ok(&krate, f, &dir.path().join(format!("out-{f}")), &["--seed", "1", "--max-execs", "500", "--max-time", "0"]);
+        assert_eq!(r["branches_covered"], r["branches_total"], "{f}: uncovered {:?}", uncovered(&r));
+    }
+}

@@ -119,7 +119,7 @@ unsafe fn di_type_name(ty: LLVMMetadataRef) -> String {
 /// are byte strings. `<[u8]>::starts_with`/`ends_with`, which rustc may call as an instance
 /// shared from another crate (a declaration without debug info), are recognised by their v0
 /// symbol names (`…5sliceSh11starts_with…`).
-unsafe fn rust_bytes_compare(call: LLVMValueRef) -> Option<(Pred, u32, LLVMValueRef, LLVMValueRef, LLVMValueRef, LLVMValueRef)> {
+unsafe fn rust_bytes_compare(call: LLVMValueRef, names: &debuginfo::VarNames) -> Option<(Pred, u32, LLVMValueRef, LLVMValueRef, LLVMValueRef, LLVMValueRef)> {
     use evotest_abi::distance::{bytes_func, BYTES_SLICE, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX};
     if (LLVMIsACallInst(call).is_null() && LLVMIsAInvokeInst(call).is_null()) || int_width(call) != Some(1) {
         return None;
@@ -152,17 +152,21 @@ unsafe fn rust_bytes_compare(call: LLVMValueRef) -> Option<(Pred, u32, LLVMValue
             let mut len = 0;
             let name = LLVMGetValueName2(callee, &mut len);
             let name = std::str::from_utf8(std::slice::from_raw_parts(name as *const u8, len)).ok()?;
-            if !name.starts_with("_R") {
-                return None;
-            }
-            let op = if name.contains("5sliceSh11starts_with") {
-                STR_BYTES_PREFIX
-            } else if name.contains("5sliceSh9ends_with") {
-                STR_BYTES_SUFFIX
+            if let Some(found) = shared_reference_eq(call, name, names) {
+                found
             } else {
-                return None;
-            };
-            (op, Pred::Eq, [(BYTES_SLICE, 0, 0), (BYTES_SLICE, 0, 0)])
+                if !name.starts_with("_R") {
+                    return None;
+                }
+                let op = if name.contains("5sliceSh11starts_with") {
+                    STR_BYTES_PREFIX
+                } else if name.contains("5sliceSh9ends_with") {
+                    STR_BYTES_SUFFIX
+                } else {
+                    return None;
+                };
+                (op, Pred::Eq, [(BYTES_SLICE, 0, 0), (BYTES_SLICE, 0, 0)])
+            }
         }
     };
     // the IR arguments: a slice passed by value is (ptr, len); any other form one pointer
@@ -191,6 +195,71 @@ unsafe fn rust_bytes_compare(call: LLVMValueRef) -> Option<(Pred, u32, LLVMValue
     }
     let func = bytes_func(op, (forms[0].0, forms[0].1), (forms[1].0, forms[1].1));
     Some((pred, func, ops[0].0, ops[0].1, ops[1].0, ops[1].1))
+}
+
+/// `<&A as PartialEq<&B>>::eq`/`ne` (and its `&mut` forms) called as the instance another crate
+/// of the build already has (rustc shares generic instances at -O0): a declaration whose legacy
+/// symbol names the impl with its generic parameters only, so the operands' types come from the
+/// call's arguments, each either storage whose `#dbg_declare` gives its type (`t: &str`, the
+/// argument `&t` an `&&str`) or a constant `&"literal"` global. `None` unless both are byte
+/// strings ([`byte_string_form`]); the forms (pred, [form of a, form of b]) otherwise.
+unsafe fn shared_reference_eq(call: LLVMValueRef, symbol: &str, names: &debuginfo::VarNames) -> Option<(u32, Pred, [(u32, u32, u64); 2])> {
+    use evotest_abi::distance::{BYTES_SLICE, STR_BYTES_EQ};
+    let d = condtext::rust_legacy_demangle(symbol)?;
+    let rest = d.strip_prefix("core::cmp::impls::<impl core::cmp::PartialEq<&")?;
+    let pred = match rest.rsplit("::").next()? {
+        "eq" => Pred::Eq,
+        "ne" => Pred::Ne,
+        _ => return None,
+    };
+    if LLVMGetNumArgOperands(call) != 2 {
+        return None;
+    }
+    // a constant `&"literal"`: <{ ptr @bytes, [8 x i8] <len> }>, @bytes an array of bytes
+    let literal = |p: LLVMValueRef| -> bool {
+        if LLVMIsAGlobalVariable(p).is_null() || rust_literal_bytes(p, p, (BYTES_SLICE, 1)).is_none() {
+            return false;
+        }
+        let bytes = LLVMGetOperand(LLVMGetInitializer(p), 0);
+        let init = if LLVMIsAGlobalVariable(bytes).is_null() { std::ptr::null_mut() } else { LLVMGetInitializer(bytes) };
+        !init.is_null() && LLVMGetTypeKind(LLVMTypeOf(init)) == LLVMTypeKind::LLVMArrayTypeKind && int_width_of_type(LLVMGetElementType(LLVMTypeOf(init))) == Some(8)
+    };
+    let (a, b) = (LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
+    let form = |p: LLVMValueRef, other: LLVMValueRef| -> Option<(u32, u32, u64)> {
+        if let Some(&ty) = names.storage_types.get(&p) {
+            return byte_string_form(&format!("&{}", di_type_name(ty)));
+        }
+        if literal(p) {
+            return Some((BYTES_SLICE, 1, 0));
+        }
+        // a temporary of 16 bytes compared with a byte-string literal: `&A` with A: PartialEq<str>
+        // and a fat pointer, so `&str` (or `&OsStr`), as for `u.scheme() == "https"`
+        if !LLVMIsAAllocaInst(p).is_null() && literal(other) && alloc_size(p) == Some(16) {
+            return Some((BYTES_SLICE, 1, 0));
+        }
+        None
+    };
+    Some((STR_BYTES_EQ, pred, [form(a, b)?, form(b, a)?]))
+}
+
+/// The width of integer type `t`, if it is one.
+unsafe fn int_width_of_type(t: LLVMTypeRef) -> Option<u32> {
+    (LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind).then(|| LLVMGetIntTypeWidth(t))
+}
+
+/// The size in bytes of what `alloca` allocates, for the byte arrays and `{ ptr, i64 }` pairs
+/// rustc allocates at -O0.
+unsafe fn alloc_size(alloca: LLVMValueRef) -> Option<u64> {
+    let t = LLVMGetAllocatedType(alloca);
+    match LLVMGetTypeKind(t) {
+        LLVMTypeKind::LLVMArrayTypeKind if int_width_of_type(LLVMGetElementType(t)) == Some(8) => Some(LLVMGetArrayLength2(t)),
+        LLVMTypeKind::LLVMStructTypeKind if LLVMCountStructElementTypes(t) == 2 => {
+            let mut el = [std::ptr::null_mut(); 2];
+            LLVMGetStructElementTypes(t, el.as_mut_ptr());
+            (LLVMGetTypeKind(el[0]) == LLVMTypeKind::LLVMPointerTypeKind && int_width_of_type(el[1]) == Some(64)).then_some(16)
+        }
+        _ => None,
+    }
 }
 
 /// The bytes of a constant Rust byte-string operand: a slice literal (pointer to constant bytes,
@@ -1009,7 +1078,7 @@ pub fn branch_like(
             }
             // a call, or an invoke (a call with a landing pad: a caller that owns a `String`)
             Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) if kind != SiteKind::Cond => {
-                if let Some((pred, func, a, la, b, lb)) = rust_bytes_compare(c) {
+                if let Some((pred, func, a, la, b, lb)) = rust_bytes_compare(c, names) {
                     let (op, fa, fb) = evotest_abi::distance::bytes_func_parts(func);
                     let mut texts = vec![];
                     for (p, l, f) in [(a, la, fa), (b, lb, fb)] {
