@@ -113,6 +113,27 @@ fn two_assertions_in_one_function_are_two_crashes() {
     assert!(stderr.contains("Assertion `c != 'B'' failed."), "the message is shown:\n{stderr}");
 }
 
+/// An input that crashes after 0.3 s outlives the 0.1 s suspect limit of a fresh run: in-process
+/// triage, -minimize_crash and -merge judge it at the whole timeout (the crash was dropped as a
+/// hang that "did not recur", and -merge left the slow normal input's coverage out).
+#[test]
+fn slow_crashes_and_slow_inputs_are_judged_at_the_whole_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    harness("slow.c", d.path());
+    for (dir, bytes) in [("crash", &b"SLOWX"[..]), ("ok", &b"SLOW!"[..])] {
+        std::fs::create_dir_all(d.path().join(dir)).unwrap();
+        std::fs::write(d.path().join(dir).join("seed"), bytes).unwrap();
+    }
+    let (o, s) = fuzz(d.path(), &["harness", "c1", "crash", "-runs=50", "-seed=1", "-timeout=5", "--in_process", "-artifact_prefix=art/"]);
+    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(1), &serde_json::json!(1)), "{s:#}");
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-minimize_crash=1", "-timeout=5", "crash/seed"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("CRASH_MIN: crash/seed (SIGSEGV"), "{err}");
+    let o = evotest().current_dir(d.path()).args(["fuzz", "-merge=1", "-timeout=5", "harness", "merged", "ok"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("1 new files added to merged"), "{err}");
+}
+
 #[test]
 fn the_same_seed_gives_the_same_run() {
     let d = tempfile::tempdir().unwrap();

@@ -461,7 +461,8 @@ impl super::Fuzzer<'_> {
     pub(super) fn handle_pending(&mut self) -> Result<()> {
         let Some(p) = self.inproc.as_mut().and_then(|w| w.carry.pending.take()) else { return Ok(()) };
         let data = std::fs::read(&p.input).with_context(|| format!("cannot read {}", p.input.display()))?;
-        let (outcome, exit) = self.s.run(&data)?;
+        // the whole timeout: the input ended a worker, and a slow crash must not pass for a hang
+        let (outcome, exit) = self.s.run_full(&data)?;
         match outcome {
             Outcome::Crash => self.on_crash(&data, exit)?,
             Outcome::Timeout | Outcome::Oom => self.on_hang(&data, outcome)?,

@@ -42,7 +42,7 @@ pub fn shrink(
             }
             let mut cand = best.clone();
             cand.drain(i..(i + chunk).min(best.len()));
-            let (outcome, exit) = s.run(&cand)?;
+            let (outcome, exit) = s.run_full(&cand)?;
             if outcome == Outcome::Crash && same(s, exit) {
                 best = cand;
             } else {
@@ -87,7 +87,7 @@ pub fn minimize_crash(
     let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
     let mut s = Session::open(exe, args, &work.path().join("cur_input"), data.len().max(1), timeout, 1, rss_limit_mb, 0, interrupt, None)?;
-    let (outcome, exit) = s.run(&data)?;
+    let (outcome, exit) = s.run_full(&data)?;
     if outcome != Outcome::Crash {
         bail!("{} does not crash {} (it ended: {exit})", file.display(), exe.display());
     }
@@ -158,7 +158,7 @@ pub fn merge(
     let mut faulty = Vec::new();
     for p in &existing {
         let Ok(data) = std::fs::read(p) else { continue };
-        if s.run(&data)?.0 == Outcome::Normal {
+        if s.run_full(&data)?.0 == Outcome::Normal {
             fb.add(&s.cov);
         }
     }
@@ -171,7 +171,7 @@ pub fn merge(
         }
         let Ok(mut data) = std::fs::read(p) else { continue };
         data.truncate(max_len);
-        match s.run(&data)?.0 {
+        match s.run_full(&data)?.0 {
             Outcome::Normal if fb.is_new(&s.cov) => {
                 fb.add(&s.cov);
                 let dest = out.join(corpus::sha1_hex(&data));

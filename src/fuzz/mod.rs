@@ -1427,7 +1427,7 @@ impl Fuzzer<'_> {
             return Ok(());
         }
         // again, in a fresh process (a persistent child that crashed is gone): does it reproduce?
-        let (again, exit2) = self.s.run(data)?;
+        let (again, exit2) = self.s.run_full(data)?;
         if again == Outcome::Stopped {
             return Ok(());
         }
@@ -1529,7 +1529,16 @@ impl Fuzzer<'_> {
         if !map.is_new(&cov) {
             return Ok(());
         }
-        let again = if confirmed && what == Outcome::Timeout { what } else { self.s.run_full(data)?.0 };
+        let again = if confirmed && what == Outcome::Timeout {
+            what
+        } else {
+            let (again, exit) = self.s.run_full(data)?;
+            if again == Outcome::Crash {
+                // a slow crash, cut short at the suspect limit: a crash, not a hang
+                return self.on_crash(data, exit);
+            }
+            again
+        };
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }
@@ -1554,7 +1563,7 @@ impl Fuzzer<'_> {
                 break;
             }
             let Ok(data) = std::fs::read(&p) else { continue };
-            let (outcome, exit) = self.s.run(&data)?;
+            let (outcome, exit) = self.s.run_full(&data)?;
             if outcome == Outcome::Crash {
                 self.on_crash(&data, exit)?;
             }
