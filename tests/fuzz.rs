@@ -286,6 +286,28 @@ fn an_asan_heap_overflow_is_reported_with_its_frames() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("heap-buffer-overflow"));
 }
 
+/// A memory leak is a crash of its own, `leak-<sha1>`, as with libFuzzer's -detect_leaks=1; an
+/// input that frees what it allocates is not; -detect_leaks=0 turns the check off.
+#[test]
+fn a_memory_leak_is_reported_as_libfuzzer_does() {
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "leak.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
+    for (dir, bytes) in [("leaky", &b"LEAK"[..]), ("clean", &b"LEAX"[..])] {
+        std::fs::create_dir_all(d.path().join(dir)).unwrap();
+        std::fs::write(d.path().join(dir).join("seed"), bytes).unwrap();
+    }
+    let (o, s) = fuzz(d.path(), &["harness", "c1", "clean", "-runs=0"]);
+    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(0), &serde_json::json!(0)), "{s:#}");
+    let (o, s) = fuzz(d.path(), &["harness", "c2", "leaky", "-runs=0", "-artifact_prefix=art/"]);
+    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(1), &serde_json::json!(1)), "{s:#}");
+    let c = &s["crashes"][0];
+    assert_eq!((&c["kind"], &c["sanitizer"]), (&serde_json::json!("memory-leak"), &serde_json::json!("LeakSanitizer")), "{c:#}");
+    assert!(c["artifact"].as_str().unwrap().starts_with("art/leak-"), "{c:#}");
+    assert!(c["signature"].as_str().unwrap().contains("LLVMFuzzerTestOneInput"), "{c:#}");
+    let (_, s) = fuzz(d.path(), &["harness", "c3", "leaky", "-runs=0", "-detect_leaks=0"]);
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+}
+
 #[test]
 fn jobs_share_one_corpus_directory() {
     let d = tempfile::tempdir().unwrap();
@@ -391,16 +413,40 @@ fn harness_runs_files_by_hand_and_calls_initialize() {
     std::fs::create_dir(d.path().join("dir")).unwrap();
     std::fs::write(d.path().join("dir/a"), b"x").unwrap();
     std::fs::write(d.path().join("dir/b"), b"y").unwrap();
-    let r = Command::new(&h).args(["-runs=10", "ok"]).arg(d.path().join("dir")).current_dir(d.path()).output().unwrap();
+    // files, and a directory without a fuzzing flag, are run once each
+    let r = Command::new(&h).args(["-runs=10", "ok", "dir/a"]).arg(d.path().join("dir/b")).current_dir(d.path()).output().unwrap();
     assert!(r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(err.matches("Running: ").count(), 3, "{err}");
     assert_eq!(err.matches("Executed ").count(), 3, "{err}");
+    let r = Command::new(&h).args(["ok"]).arg(d.path().join("dir")).current_dir(d.path()).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&r.stderr).matches("Executed ").count(), 3);
     std::fs::write(d.path().join("init"), b"INIT").unwrap();
     assert_eq!(Command::new(&h).arg(d.path().join("init")).output().unwrap().status.signal(), Some(libc::SIGABRT));
     // under the engine, LLVMFuzzerInitialize runs too
     let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
+}
+
+/// Run by hand where a libFuzzer binary would fuzz (-runs or -max_total_time with a corpus
+/// directory, -merge, -jobs …), the harness runs `evotest fuzz` on itself with its arguments, so
+/// that a project's fuzz script fuzzes (it ran each file once and passed, crash or not).
+#[test]
+fn a_harness_run_by_hand_to_fuzz_hands_itself_to_evotest() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("magic.c", d.path());
+    std::fs::create_dir(d.path().join("corpus")).unwrap();
+    let evotest_bin = PathBuf::from(env!("CARGO_BIN_EXE_evotest"));
+    let r = Command::new(&h)
+        .args(["-runs=30000", "-seed=1", "-artifact_prefix=art/", "corpus"])
+        .env("EVOTEST", &evotest_bin)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "the crash, found by fuzzing: {err}");
+    assert!(err.contains("evotest fuzz: ") && err.contains("1 unique crash"), "{err}");
+    assert!(!files(&d.path().join("corpus")).is_empty() && !files(&d.path().join("art")).is_empty());
 }
 
 #[test]

@@ -47,7 +47,7 @@ until the budget ends).";
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
 const SINGLE_DASH: &[&str] = &[
-    "max_len", "timeout", "rss_limit_mb", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
+    "max_len", "timeout", "rss_limit_mb", "detect_leaks", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
     "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process", "len_control",
@@ -163,6 +163,11 @@ pub struct FuzzArgs {
     /// Kill an execution above N MB of resident memory (an out-of-memory result); 0 = no limit
     #[arg(long = "rss_limit_mb", alias = "rss-limit-mb", default_value_t = crate::target::RSS_LIMIT_MB, value_name = "N")]
     rss_limit_mb: u64,
+    /// 1: report memory leaks, as libFuzzer does with LeakSanitizer linked (-fsanitize=address
+    /// or =leak): an input after which more blocks were allocated than freed gets a leak check,
+    /// and a leak is a crash of its own (`leak-<sha1>`). Fork server only (not --in_process); 0: off
+    #[arg(long = "detect_leaks", alias = "detect-leaks", default_value_t = 1, value_name = "0|1")]
+    detect_leaks: u8,
     /// Largest file the target may write, in MB; 0 = no limit
     #[arg(long = "max_file_mb", alias = "max-file-mb", default_value_t = crate::target::FILE_LIMIT_MB, value_name = "N")]
     max_file_mb: u64,
@@ -289,6 +294,7 @@ fn seconds(s: &str, flag: &str) -> Result<Duration> {
 
 /// `evotest fuzz`.
 pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
+    crate::fuzz::set_detect_leaks(a.detect_leaks != 0);
     install_sigint();
     // bad patterns fail before a cargo-fuzz build
     let guide_scope = fuzz::scope::GuideScope::new(&a.frontier_include, &a.frontier_exclude)?;

@@ -326,7 +326,8 @@ fn run_worker(
 ) -> Result<std::process::ExitStatus> {
     let file_limit = if opts.file_limit_mb == 0 { libc::RLIM_INFINITY } else { opts.file_limit_mb << 20 };
     let mut cmd = std::process::Command::new(exe);
-    cmd.envs(super::sanitizer_env(opts.rss_limit_mb))
+    // no leak checks in-process: the engine's own memory shares the process
+    cmd.envs(super::sanitizer_env(opts.rss_limit_mb, false))
         .env(ENV_SHM_ID, shm_id.to_string())
         .env(ENV_IN_PROCESS, engine)
         .env(ENV_IN_PROCESS_JOB, job)

@@ -291,9 +291,21 @@ pub enum Outcome {
     Stopped,
 }
 
-/// Sanitizer options evotest needs (crashes abort, reports unsymbolised, no leak check), merged
-/// under the user's own settings of the same variables; and `RUST_BACKTRACE=0`.
-pub fn sanitizer_env(rss_limit_mb: u64) -> Vec<(OsString, OsString)> {
+/// Whether fork-server targets check for memory leaks ([`set_detect_leaks`]).
+static DETECT_LEAKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turn leak detection (libFuzzer's `-detect_leaks`) on or off for the targets started from now
+/// on: with it, the fork server's targets run with `detect_leaks=1` and evotest's driver checks
+/// for leaks after an input that allocated more blocks than it freed.
+pub fn set_detect_leaks(on: bool) {
+    DETECT_LEAKS.store(on, Ordering::Relaxed);
+}
+
+/// Sanitizer options evotest needs (crashes abort, reports unsymbolised, leak checks only where
+/// `leaks` and [`set_detect_leaks`] allow: evotest's driver runs them itself, after an input,
+/// never at exit), merged under the user's own settings of the same variables; and
+/// `RUST_BACKTRACE=0`.
+pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)> {
     let merge = |var: &str, defaults: &[(&str, String)]| -> (OsString, OsString) {
         let user = std::env::var(var).unwrap_or_default();
         let mut parts: Vec<String> = user.split(':').filter(|s| !s.is_empty()).map(String::from).collect();
@@ -307,7 +319,7 @@ pub fn sanitizer_env(rss_limit_mb: u64) -> Vec<(OsString, OsString)> {
     let mut asan = vec![
         ("abort_on_error", "1".to_string()),
         ("symbolize", "0".into()),
-        ("detect_leaks", "0".into()),
+        ("detect_leaks", if leaks && DETECT_LEAKS.load(Ordering::Relaxed) { "1" } else { "0" }.into()),
         ("allocator_may_return_null", "0".into()),
     ];
     if rss_limit_mb > 0 {
@@ -394,7 +406,7 @@ impl<'a> Session<'a> {
             persistent,
             rss_limit_mb,
             file_limit_mb,
-            env: sanitizer_env(rss_limit_mb),
+            env: sanitizer_env(rss_limit_mb, true),
             out_dir: input_file.parent().unwrap_or(Path::new(".")).to_path_buf(),
         };
         let target = target::open_harness_with(&h, in_process)?;
@@ -1447,7 +1459,9 @@ impl Fuzzer<'_> {
         if self.db.contains(&signature) {
             return Ok(());
         }
-        let name = format!("crash-{}", sha1_hex(data));
+        // libFuzzer's names: leak-<sha1> for a memory leak, crash-<sha1> otherwise
+        let stem = if report.kind == triage::LEAK_KIND { "leak" } else { "crash" };
+        let name = format!("{stem}-{}", sha1_hex(data));
         let artifact = self.opts.artifact(&name);
         write_atomic(&artifact, data).with_context(|| format!("cannot write {}", artifact.display()))?;
         let mut record = CrashRecord {
@@ -1495,7 +1509,7 @@ impl Fuzzer<'_> {
             if small.len() == data.len() {
                 self.db.update(&record)?;
             } else {
-                let min_name = format!("crash-{}", sha1_hex(&small));
+                let min_name = format!("{stem}-{}", sha1_hex(&small));
                 let min_path = self.opts.artifact(&min_name);
                 write_atomic(&min_path, &small).with_context(|| format!("cannot write {}", min_path.display()))?;
                 record.artifact = min_path.clone();

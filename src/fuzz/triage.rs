@@ -22,6 +22,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// [`Report::kind`] of a LeakSanitizer report (libFuzzer's `-detect_leaks`).
+pub const LEAK_KIND: &str = "memory-leak";
+
 /// Frames of the raw stack compared by [`Report::raw_key`].
 const RAW_FRAMES: usize = 6;
 /// Symbolised frames in a signature.
@@ -64,7 +67,11 @@ impl Frame {
             "__evotest", "evotest_rt::", "__GI_", "__libc_message", "__assert_fail", "__fortify_fail", "__chk_fail",
             "__stack_chk_fail", "__pthread_kill", "__restore_rt", "__cxa_throw", "std::__terminate",
         ];
-        const EXACT: &[&str] = &["abort", "raise", "gsignal", "pthread_kill", "backtrace", "__assert_fail_base", "_Unwind_Backtrace"];
+        // and the allocator's entry points, the first frames of a leak's allocation stack
+        const EXACT: &[&str] = &[
+            "abort", "raise", "gsignal", "pthread_kill", "backtrace", "__assert_fail_base", "_Unwind_Backtrace", "malloc", "calloc",
+            "realloc", "strdup", "strndup", "operator new(unsigned long)", "operator new[](unsigned long)",
+        ];
         // Rust's panic and abort machinery (std, core, alloc, the compiler's panic entry points,
         // libfuzzer-sys's aborting panic hook): every Rust panic goes through it
         const RUST: &[&str] = &[
@@ -192,14 +199,14 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
         let after = &first[i + 7..];
         if let Some((san, what)) = after.split_once(": ") {
             r.sanitizer = Some(san.trim().to_string());
-            r.kind = what.split_whitespace().next().unwrap_or("error").to_string();
+            r.kind = if san.trim() == "LeakSanitizer" { LEAK_KIND.to_string() } else { what.split_whitespace().next().unwrap_or("error").to_string() };
         }
     }
     // the SUMMARY line names the kind best (`allocation-size-too-big`, `heap-buffer-overflow`)
     if let Some(s) = lines[start..].iter().find(|l| l.starts_with("SUMMARY: ")) {
         if let Some((_, what)) = s["SUMMARY: ".len()..].split_once(": ") {
             if let Some(k) = what.split_whitespace().next() {
-                if r.sanitizer.as_deref() != Some("UndefinedBehaviorSanitizer") {
+                if !matches!(r.sanitizer.as_deref(), Some("UndefinedBehaviorSanitizer" | "LeakSanitizer")) {
                     r.kind = k.to_string();
                 }
             }

@@ -19,6 +19,24 @@ void __evotest_return(uint32_t kind, uint64_t bits);
 int __evotest_under_engine(void);
 void __evotest_install_crash_stacks(void);
 
+// Leak detection under the engine, as libFuzzer's -detect_leaks=1: with LeakSanitizer linked
+// (-fsanitize=address or =leak) and enabled (evotest sets ASAN_OPTIONS=detect_leaks=1 for the fork
+// server), an input after which more blocks were allocated than freed gets a leak check at once;
+// a leak is reported on stderr and the process aborts, so that the input is a crash of its own.
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+extern int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void *, size_t),
+                                                     void (*)(const volatile void *)) __attribute__((weak));
+static volatile int counting = 0;
+static volatile long mallocs = 0, frees = 0;
+static void on_malloc(const volatile void *p, size_t n) {
+  (void)p, (void)n;
+  if (counting) mallocs++;
+}
+static void on_free(const volatile void *p) {
+  (void)p;
+  if (counting) frees++;
+}
+
 // By hand: libFuzzer's -timeout=N (seconds per input; exit 70 past it) and -rss_limit_mb=N
 // (exit 71 past it), so that `./harness -timeout=1 timeout-…` reproduces a hang as it does with
 // libFuzzer's binaries.
@@ -152,22 +170,94 @@ static int run_in_process(const char *engine) {
   return entry(LLVMFuzzerTestOneInput, __evotest_return);
 }
 
+#ifndef EVOTEST_BIN
+#define EVOTEST_BIN "evotest"
+#endif
+
+// Whether libFuzzer flag `a` is one of `flags`.
+static int flag_in(const char *a, const char *const *flags, size_t n_flags) {
+  while (*a == '-') a++;
+  for (size_t i = 0; i < n_flags; i++) {
+    size_t n = strlen(flags[i]);
+    if (strncmp(a, flags[i], n) == 0 && (a[n] == '=' || a[n] == 0)) return 1;
+  }
+  return 0;
+}
+
+// Whether a libFuzzer binary run with these arguments would fuzz (or merge, or minimise) rather
+// than run the files it was given: -merge, -minimize_crash, -jobs, -workers or -fork; or -runs or
+// -max_total_time with a corpus directory or no input at all. (A directory alone is replayed
+// here, where libFuzzer would fuzz it without end.)
+static int would_fuzz(int argc, char **argv) {
+  static const char *const always[] = {"jobs", "workers", "fork", "merge", "minimize_crash", "set_cover_merge"};
+  static const char *const budget[] = {"runs", "max_total_time"};
+  int budgeted = 0, dirs = 0, inputs = 0;
+  for (int i = 1; i < argc; i++) {
+    if (argv[i][0] == '-') {
+      if (flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
+      budgeted |= flag_in(argv[i], budget, sizeof budget / sizeof *budget);
+      continue;
+    }
+    struct stat st;
+    inputs++;
+    if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) dirs++;
+  }
+  return budgeted && (dirs > 0 || inputs == 0);
+}
+
+// Run by hand with a fuzzing flag: `evotest fuzz THIS_HARNESS ARGS...`, as a libFuzzer binary
+// would fuzz itself (a project's fuzz test script that ran each file once and passed would be a
+// false pass). evotest is $EVOTEST, else the one built with this driver, else `evotest` on PATH.
+static int hand_to_evotest(int argc, char **argv) {
+  char self[4096];
+  ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (k <= 0) return -1;
+  self[k] = 0;
+  char **args = calloc((size_t)argc + 3, sizeof *args);
+  if (!args) return -1;
+  args[0] = "evotest";
+  args[1] = "fuzz";
+  args[2] = self;
+  for (int i = 1; i < argc; i++) args[i + 2] = argv[i];
+  const char *env = getenv("EVOTEST");
+  if (env && *env) execv(env, args);
+  if (access(EVOTEST_BIN, X_OK) == 0) execv(EVOTEST_BIN, args);
+  execvp("evotest", args);
+  fprintf(stderr,
+          "%s: this harness fuzzes with evotest (`evotest fuzz %s ARGS`), which was not found: set EVOTEST=/path/to/evotest "
+          "or put it on PATH\n",
+          argv[0], argv[0]);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   const char *engine = getenv("__EVOTEST_IN_PROCESS");
   if (engine && *engine) return run_in_process(engine);
   if (__evotest_under_engine()) {
+    int leaks = __lsan_do_recoverable_leak_check && __sanitizer_install_malloc_and_free_hooks &&
+                __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
     size_t len = 0;
     const uint8_t *p;
     while ((p = __evotest_next(argc, argv, &len)) != NULL) {
       uint8_t *copy = malloc(len ? len : 1);
       memcpy(copy, p, len);
+      mallocs = frees = 0;
+      counting = 1;
       LLVMFuzzerTestOneInput(copy, len);
+      counting = 0;
       free(copy);
+      if (leaks && mallocs > frees && __lsan_do_recoverable_leak_check()) {
+        fprintf(stderr, "INFO: evotest: a memory leak after this input (-detect_leaks=0 turns leak detection off)\n");
+        abort();
+      }
       __evotest_return(0, 0);
     }
-    return 0;
+    // without the exit-time leak check: what the harness's initialisation keeps is no input's leak
+    fflush(NULL);
+    _exit(0);
   }
+  if (would_fuzz(argc, argv)) return hand_to_evotest(argc, argv);
   int files = 0, failed = 0;
   for (int i = 1; i < argc; i++) {
     if (strncmp(argv[i], "-timeout=", 9) == 0) timeout_s = (unsigned)strtoul(argv[i] + 9, NULL, 10);
@@ -176,7 +266,9 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] FILE|DIR...   (runs each input once; no file: standard input)\n"
               "This harness was linked with evotest's driver: fuzz it with `evotest fuzz %s CORPUS_DIR` (evotest fuzz --help).\n"
-              "Other libFuzzer flags are ignored when running files.\n",
+              "Where a libFuzzer binary would fuzz (-merge, -minimize_crash, -jobs, -workers, -fork; -runs or -max_total_time\n"
+              "with a corpus directory or no input) it runs `evotest fuzz` on itself with the same arguments; other libFuzzer\n"
+              "flags are ignored when running files.\n",
               argv[0], argv[0]);
       return 0;
     }
