@@ -789,7 +789,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
             }
         }
     }
-    let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display })?;
+    let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display }, carried.restarts > 0)?;
     let db = CrashDb::open(&state.join("crashes"))?;
     // an in-process worker after a restart must not repeat the mutations that led its predecessor
     // to the input that ended it

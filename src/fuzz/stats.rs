@@ -95,6 +95,9 @@ pub enum Display {
     Quiet,
 }
 
+/// The first line of `coverage.csv`.
+const CSV_HEADER: &str = "seconds,executions,outcomes_covered,features,corpus,unique_crashes";
+
 /// The stats files and the status display of one worker.
 pub struct Monitor {
     dir: PathBuf,
@@ -108,14 +111,32 @@ pub struct Monitor {
 }
 
 impl Monitor {
-    /// A monitor writing into `dir` (created), showing progress as `display` says.
+    /// A monitor writing into `dir` (created), showing progress as `display` says. `resume`: a
+    /// worker that goes on from one that ended (an in-process restart): the coverage history
+    /// already in `coverage.csv` is kept, and the plot starts from it.
     ///
     /// Errors: `dir` or its CSV file cannot be created.
-    pub fn new(dir: &Path, display: Display) -> Result<Monitor> {
+    pub fn new(dir: &Path, display: Display, resume: bool) -> Result<Monitor> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let p = dir.join("coverage.csv");
-        let mut csv = std::fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
-        writeln!(csv, "seconds,executions,outcomes_covered,features,corpus,unique_crashes")?;
+        let mut curve = vec![];
+        let kept = if resume { std::fs::read_to_string(&p).ok().filter(|t| t.starts_with(CSV_HEADER)) } else { None };
+        let csv = match kept {
+            Some(text) => {
+                for row in text.lines().skip(1) {
+                    let f: Vec<&str> = row.split(',').collect();
+                    if let (Some(Ok(t)), Some(Ok(c))) = (f.first().map(|x| x.parse::<f64>()), f.get(2).map(|x| x.parse::<usize>())) {
+                        curve.push((t, c));
+                    }
+                }
+                std::fs::OpenOptions::new().append(true).open(&p).with_context(|| format!("cannot open {}", p.display()))?
+            }
+            None => {
+                let mut csv = std::fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
+                writeln!(csv, "{CSV_HEADER}")?;
+                csv
+            }
+        };
         let bar = (display == Display::Bar).then(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
             if let Ok(s) = ProgressStyle::with_template("{spinner} {msg}") {
@@ -123,7 +144,7 @@ impl Monitor {
             }
             b
         });
-        Ok(Monitor { dir: dir.to_path_buf(), display, bar, csv: Some(csv), curve: vec![], last_row: None, next_pulse: 1 })
+        Ok(Monitor { dir: dir.to_path_buf(), display, bar, csv: Some(csv), curve, last_row: None, next_pulse: 1 })
     }
 
     /// The directory of the stats files.
@@ -335,7 +356,7 @@ mod tests {
     #[test]
     fn stats_csv_and_plot_are_written() {
         let d = tempfile::tempdir().unwrap();
-        let mut m = Monitor::new(d.path(), Display::Quiet).unwrap();
+        let mut m = Monitor::new(d.path(), Display::Quiet, false).unwrap();
         let mut s = Stats { target: "t".into(), worker: "main".into(), outcomes_total: 10, ..Default::default() };
         m.tick(&s).unwrap();
         m.tick(&s).unwrap(); // unchanged: no new row
@@ -351,5 +372,30 @@ mod tests {
         assert!(svg.contains("<svg") && svg.contains("outcomes covered"));
         assert_eq!(fmt_secs(3723.0), "1h02m03s");
         assert!(status_line(&s).contains("cov 4/10 outcomes (40.0%)"));
+    }
+
+    /// A worker that takes over from one that ended (an in-process restart) keeps the history of
+    /// coverage over time; it used to start `coverage.csv` afresh, leaving the last worker's rows.
+    #[test]
+    fn a_resumed_monitor_keeps_the_coverage_history() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Stats { target: "t".into(), worker: "main".into(), outcomes_total: 10, ..Default::default() };
+        let mut m = Monitor::new(d.path(), Display::Quiet, false).unwrap();
+        for (t, c) in [(1.0, 2), (2.0, 5)] {
+            (s.run_time_seconds, s.outcomes_covered) = (t, c);
+            m.tick(&s).unwrap();
+        }
+        drop(m);
+        let mut m = Monitor::new(d.path(), Display::Quiet, true).unwrap();
+        (s.run_time_seconds, s.outcomes_covered, s.done) = (3.0, 7, true);
+        m.finish(&s, &s).unwrap();
+        let csv = std::fs::read_to_string(d.path().join("coverage.csv")).unwrap();
+        let times: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+        assert_eq!(times, ["1.0", "2.0", "3.0"], "{csv}");
+        assert_eq!(m.curve, [(1.0, 2), (2.0, 5), (3.0, 7)]);
+        // a fresh run starts afresh
+        let m = Monitor::new(d.path(), Display::Quiet, false).unwrap();
+        drop(m);
+        assert_eq!(std::fs::read_to_string(d.path().join("coverage.csv")).unwrap().lines().count(), 1);
     }
 }
