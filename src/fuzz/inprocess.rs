@@ -184,7 +184,6 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     job_opts.in_process = false;
     let (job_path, carry_out, summary_out, error_out) =
         (dir.join("job.json"), dir.join("carry.json"), dir.join("summary.json"), dir.join("error.txt"));
-    let corpus_before = super::corpus::list_files(&opts.corpus).map_or(0, |f| f.len());
     // the workers inherit this thread's CPU (a free one, AFL++'s rule; see exec::affinity)
     let _cpu = crate::exec::affinity::bind_to_free_cpu();
     let start = Instant::now();
@@ -213,10 +212,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         let finish = |mut summary: Summary, restarts: u32| {
             summary.worker_restarts = restarts;
             summary.peak_rss_mb = summary.peak_rss_mb.max(super::stats::peak_rss_mb());
-            // the inputs the workers that died added are in the directory, not in the last count
-            if restarts > 0 {
-                summary.corpus_new = summary.corpus_new.max(summary.corpus_count.saturating_sub(corpus_before));
-            }
+            // the workers hand the count of inputs they added on at each addition (Carry), so
+            // the last worker's count holds those of the workers that died; the directory's
+            // growth would count the seeds copied in too
             let _ = std::fs::remove_dir_all(&dir);
             summary
         };

@@ -1380,6 +1380,8 @@ impl Fuzzer<'_> {
                     // the seeds copied in are not counted (libFuzzer's new_units_added)
                     if self.corpus.add(data.to_vec(), outcomes, unique, cost, self.elapsed(), dir)? && !self.loading {
                         self.corpus_new += 1;
+                        // an in-process worker may die at the next input: the count goes on
+                        self.hand_on_coverage();
                     }
                     self.last_new = self.elapsed();
                     if self.monitor.prints_events() && !self.loading {
