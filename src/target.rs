@@ -615,6 +615,17 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     if user.iter().any(|f| f.source_name.as_deref().is_some_and(|n| n.starts_with(&format!("{full}<")))) {
         bail!("`{}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)", opts.function);
     }
+    if !user.iter().any(|f| f.source_name.as_deref() == Some(full.as_str())) {
+        // not in the bitcode: a generic function (no instance to call) is the likely reason
+        let short = full.rsplit("::").next().unwrap_or(&full);
+        if let Some(file) = generic_fn_in_sources(&krate.dir.join("src"), short) {
+            bail!(
+                "`{}` is generic (in {}); evotest can call only non-generic functions (write a non-generic wrapper)",
+                opts.function,
+                file.display()
+            );
+        }
+    }
     let fmeta = user.iter().find(|f| f.source_name.as_deref() == Some(full.as_str())).ok_or_else(|| {
         let mut names: Vec<&str> = user.iter().filter_map(|f| f.source_name.as_deref()).filter(|n| !n.contains('{')).collect();
         names.sort();
@@ -859,4 +870,47 @@ pub fn lock_output(dir: &Path) -> Result<OutputLock> {
     let _ = f.rewind();
     let _ = write!(f, "{}", std::process::id());
     Ok(OutputLock { _file: f })
+}
+
+/// The first source file under `dir` (recursively) that declares a function `name` with type
+/// parameters (`fn name<T…>`, lifetimes alone not counted) or an `impl Trait` parameter: one that
+/// rustc leaves out of the bitcode until something instantiates it.
+fn generic_fn_in_sources(dir: &Path, name: &str) -> Option<PathBuf> {
+    let needle = format!("fn {name}");
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let mut from = 0;
+            while let Some(i) = text[from..].find(&needle) {
+                let at = from + i + needle.len();
+                from = at;
+                let before = text[..at - needle.len()].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let after = text[at..].trim_start();
+                if let Some(g) = after.strip_prefix('<') {
+                    let close = g.find('>').unwrap_or(g.len());
+                    if g[..close].split(',').map(str::trim).any(|x| !x.is_empty() && !x.starts_with('\'')) {
+                        return Some(p);
+                    }
+                } else if let Some(params) = after.strip_prefix('(') {
+                    let close = params.find(')').unwrap_or(params.len());
+                    if params[..close].contains("impl ") {
+                        return Some(p);
+                    }
+                }
+            }
+        }
+    }
+    None
 }

@@ -165,7 +165,7 @@ fn rust_strings_slices_chars_and_bools() {
     let dir = tempfile::tempdir().unwrap();
     let krate = crate_copy("samples", dir.path());
     let mut outs = vec![];
-    for (f, total) in [("kinds::strs", 2), ("kinds::slices", 6), ("kinds::flag_char", 4)] {
+    for (f, total) in [("kinds::strs", 2), ("kinds::slices", 6), ("kinds::flag_char", 4), ("kinds::lifetimes", 2)] {
         let out = dir.path().join(f.replace("::", "_"));
         let r = run_ok(&krate, f, &out, &["--seed", "2", "--max-execs", "20000", "--max-time", "0"]);
         assert_eq!(r["branches_total"], total, "{f}");
@@ -192,6 +192,9 @@ fn rust_bad_input_gives_one_line_errors() {
     check(run_crate(&krate, "kinds::options", &out, &[]), &["parameter `o`", "Option<u32>"]);
     check(run_crate(&krate, "kinds::nope", &out, &[]), &["`kinds::nope` not found", "samples::kinds::strs"]);
     check(run_crate(&krate, "kinds::generic", &out, &[]), &["is generic"]);
+    // generic and never instantiated, so absent from the bitcode: said so, not "not found"
+    check(run_crate(&krate, "kinds::never_called", &out, &[]), &["`kinds::never_called` is generic"]);
+    check(run_crate(&krate, "kinds::with_impl", &out, &[]), &["`kinds::with_impl` is generic"]);
     check(run_crate(&dir.path().join("nothing"), "f", &out, &[]), &["no Cargo.toml"]);
 }
 

@@ -357,9 +357,15 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
         from = at + needle.len();
     }
     let at = pos.ok_or_else(|| anyhow!("cannot find `fn {name}` in its source at line {line}"))?;
-    let after = rest[at + needle.len()..].trim_start();
-    if after.starts_with('<') {
-        bail!("`{name}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)");
+    let mut after = rest[at + needle.len()..].trim_start();
+    if let Some(generics) = after.strip_prefix('<') {
+        // lifetimes only (`fn f<'a>(s: &'a str)`): nothing to instantiate, the call is as usual
+        let close = generics.find('>').unwrap_or(generics.len());
+        let lifetimes_only = generics[..close].split(',').map(str::trim).filter(|g| !g.is_empty()).all(|g| g.starts_with('\''));
+        if !lifetimes_only || close == generics.len() {
+            bail!("`{name}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)");
+        }
+        after = generics[close + 1..].trim_start();
     }
     // the parameter list: up to the matching `)`
     let mut depth = 0i32;

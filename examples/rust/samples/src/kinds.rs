@@ -85,3 +85,23 @@ pub fn odd_payload(x: i32) -> i32 {
     }
     x
 }
+
+/// Lifetimes alone are no generics: callable as it is.
+pub fn lifetimes<'a>(s: &'a str) -> &'a str {
+    if s.starts_with('#') {
+        &s[1..]
+    } else {
+        s
+    }
+}
+
+/// Generic, and instantiated nowhere: not in the bitcode at all.
+pub fn never_called<T: Copy + PartialOrd>(a: T, b: T) -> T {
+    if a < b { a } else { b }
+}
+
+/// An `impl Trait` parameter is a type parameter too.
+pub fn with_impl(x: impl Into<i64>) -> i64 {
+    let v = x.into();
+    if v > 3 { v } else { 0 }
+}
