@@ -165,7 +165,7 @@ fn rust_strings_slices_chars_and_bools() {
     let dir = tempfile::tempdir().unwrap();
     let krate = crate_copy("samples", dir.path());
     let mut outs = vec![];
-    for (f, total) in [("kinds::strs", 2), ("kinds::slices", 6), ("kinds::flag_char", 4), ("kinds::lifetimes", 2)] {
+    for (f, total) in [("kinds::strs", 2), ("kinds::slices", 6), ("kinds::flag_char", 4), ("kinds::lifetimes", 2), ("kinds::unsafe_fn", 2)] {
         let out = dir.path().join(f.replace("::", "_"));
         let r = run_ok(&krate, f, &out, &["--seed", "2", "--max-execs", "20000", "--max-time", "0"]);
         assert_eq!(r["branches_total"], total, "{f}");

@@ -153,7 +153,7 @@ pub fn generate(fe: &RustFrontend) -> String {
     let mut g = Gen { fe, pre: String::new(), n: 0 };
     let args: Vec<String> = fe.params.iter().map(|p| g.expr(&p.node)).collect();
     s.push_str(&g.pre);
-    let call = format!("{}({})", fe.call_path, args.join(", "));
+    let call = fe.call_expr(&args);
     let _ = writeln!(s, "        let evotest_r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {call}));");
     s.push_str(&format!(
         "        let evotest_r = match evotest_r {{\n\

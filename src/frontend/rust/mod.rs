@@ -321,6 +321,13 @@ impl Builder<'_> {
 }
 
 impl RustFrontend {
+    /// The call expression with `args` (`triangle::triangle(1i32, 2i32, 3i32)`), in an `unsafe`
+    /// block for an `unsafe fn` (evotest calls it as its tests do: with whatever inputs).
+    pub fn call_expr(&self, args: &[String]) -> String {
+        let call = format!("{}({})", self.call_path, args.join(", "));
+        if self.sig.is_unsafe { format!("unsafe {{ {call} }}") } else { call }
+    }
+
     /// The frontend of `sig`, called as `call_path`, whose module (from the crate root) is
     /// `module`, with string and sequence maxima from `specs` (`--string NAME=MAX[:ALPHABET]`,
     /// `--array NAME=MAX`, where NAME is a parameter or a part of one: `p.name`) and ranges from

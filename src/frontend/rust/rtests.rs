@@ -135,7 +135,7 @@ pub fn render(fe: &RustFrontend, file: &TestFile) -> String {
     for e in &file.cases {
         let t = e.case;
         let name = e.name.replace('-', "_");
-        let call = format!("{}({})", fe.call_path, args(fe, &t.input).join(", "));
+        let call = fe.call_expr(&args(fe, &t.input));
         let _ = writeln!(s, "/// execution {}, inputs: {}", t.exec, fe.display_input(&t.input));
         if !e.covers.is_empty() {
             let _ = writeln!(s, "/// covers: {}", e.covers.join(", "));

@@ -258,6 +258,8 @@ pub struct RustSig {
     pub params: Vec<(String, RType)>,
     /// The return type (`Unit` for none).
     pub ret: RType,
+    /// Declared `unsafe fn`: called in an `unsafe` block (the tests then say so).
+    pub is_unsafe: bool,
 }
 
 impl RustSig {
@@ -411,7 +413,10 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
         }
         params.push((pat.to_string(), RType::parse(ty)));
     }
-    Ok(RustSig { name: name.to_string(), params, ret })
+    // `unsafe fn name` (after `pub`, `const`, `extern "C"` …), on the `fn`'s line
+    let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
+    let is_unsafe = rest[line_start..at].split_whitespace().any(|w| w == "unsafe");
+    Ok(RustSig { name: name.to_string(), params, ret, is_unsafe })
 }
 
 #[cfg(test)]

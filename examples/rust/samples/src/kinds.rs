@@ -105,3 +105,11 @@ pub fn with_impl(x: impl Into<i64>) -> i64 {
     let v = x.into();
     if v > 3 { v } else { 0 }
 }
+
+/// An `unsafe fn`: the harness and the tests call it in an `unsafe` block.
+///
+/// # Safety
+/// None needed; it is declared unsafe to be called so.
+pub unsafe fn unsafe_fn(x: i32) -> i32 {
+    if x == 5 { 1 } else { 0 }
+}
