@@ -650,6 +650,14 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     let source = std::fs::read_to_string(&src_path).with_context(|| format!("cannot read {}", src_path.display()))?;
     let short = full.rsplit("::").next().unwrap_or(&full).to_string();
     let sig = rustfe::sig::read(&source, &short, fmeta.line).with_context(|| format!("{}:{}", src_path.display(), fmeta.line))?;
+    if !sig.is_pub {
+        bail!(
+            "`{}` is not `pub` ({}:{}): evotest calls it from outside the crate, as an integration test would (make it `pub`, or test a public function that calls it)",
+            opts.function,
+            src_path.display(),
+            fmeta.line
+        );
+    }
     // the function's module from the crate root, where the types of its signature are written
     let mut module: Vec<String> = full.split("::").skip(1).map(str::to_string).collect();
     module.pop();

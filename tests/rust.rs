@@ -195,6 +195,8 @@ fn rust_bad_input_gives_one_line_errors() {
     // generic and never instantiated, so absent from the bitcode: said so, not "not found"
     check(run_crate(&krate, "kinds::never_called", &out, &[]), &["`kinds::never_called` is generic"]);
     check(run_crate(&krate, "kinds::with_impl", &out, &[]), &["`kinds::with_impl` is generic"]);
+    // private: refused from its source, not by rustc with the harness's internal path
+    check(run_crate(&krate, "kinds::private_helper", &out, &[]), &["`kinds::private_helper` is not `pub`"]);
     check(run_crate(&dir.path().join("nothing"), "f", &out, &[]), &["no Cargo.toml"]);
 }
 

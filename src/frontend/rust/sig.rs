@@ -260,6 +260,8 @@ pub struct RustSig {
     pub ret: RType,
     /// Declared `unsafe fn`: called in an `unsafe` block (the tests then say so).
     pub is_unsafe: bool,
+    /// Declared `pub` (not `pub(crate)` or private): callable from outside the crate.
+    pub is_pub: bool,
 }
 
 impl RustSig {
@@ -416,7 +418,8 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
     // `unsafe fn name` (after `pub`, `const`, `extern "C"` …), on the `fn`'s line
     let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
     let is_unsafe = rest[line_start..at].split_whitespace().any(|w| w == "unsafe");
-    Ok(RustSig { name: name.to_string(), params, ret, is_unsafe })
+    let is_pub = rest[line_start..at].split_whitespace().any(|w| w == "pub");
+    Ok(RustSig { name: name.to_string(), params, ret, is_unsafe, is_pub })
 }
 
 #[cfg(test)]

@@ -113,3 +113,12 @@ pub fn with_impl(x: impl Into<i64>) -> i64 {
 pub unsafe fn unsafe_fn(x: i32) -> i32 {
     if x == 5 { 1 } else { 0 }
 }
+
+/// Private: not callable from outside the crate (evotest says so).
+fn private_helper(x: i32) -> i32 {
+    if x > 2 { 1 } else { 0 }
+}
+
+pub fn uses_private(x: i32) -> i32 {
+    private_helper(x) + 1
+}
