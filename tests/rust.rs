@@ -400,3 +400,15 @@ fn string_equality_through_another_crate_s_instance_is_guided() {
         assert_eq!(r["branches_covered"], r["branches_total"], "{f}: uncovered {:?}", uncovered(&r));
     }
 }
+
+/// A `bool` result is shown as `true`/`false` on the console, as in tests.rs (it was `= 0`).
+#[test]
+fn a_bool_result_is_shown_as_a_bool() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("samples", dir.path());
+    let o = run_crate(&krate, "kinds::floats", &dir.path().join("out"), &["--seed", "1", "--max-execs", "2000", "--max-time", "0"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}{}", String::from_utf8_lossy(&o.stderr));
+    let results: Vec<&str> = text.lines().filter(|l| l.contains("samples::kinds::floats(") && l.contains(") = ")).filter_map(|l| l.rsplit(") = ").next()).collect();
+    assert!(!results.is_empty() && results.iter().all(|r| *r == "true" || *r == "false"), "{text}");
+}
