@@ -447,6 +447,11 @@ fn a_harness_run_by_hand_to_fuzz_hands_itself_to_evotest() {
     assert_eq!(r.status.code(), Some(1), "the crash, found by fuzzing: {err}");
     assert!(err.contains("evotest fuzz: ") && err.contains("1 unique crash"), "{err}");
     assert!(!files(&d.path().join("corpus")).is_empty() && !files(&d.path().join("art")).is_empty());
+    // no input at all: fuzzed with a temporary corpus, as libFuzzer fuzzes with one in memory
+    let r = Command::new(&h).args(["-runs=500", "-seed=1"]).env("EVOTEST", &evotest_bin).current_dir(d.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(matches!(r.status.code(), Some(0) | Some(1)) && err.contains("no corpus directory given"), "{err}");
+    assert!(err.contains(" executions in "), "{err}");
 }
 
 #[test]

@@ -363,12 +363,28 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         }
         return Ok(exit_code(0));
     }
-    let Some((corpus, seeds)) = a.dirs.split_first() else {
-        bail!("give a corpus directory: evotest fuzz {} CORPUS_DIR [SEED_DIRS...]", a.harness.display())
+    // no directory: libFuzzer fuzzes with its corpus in memory; evotest keeps it in a temporary
+    // directory, removed when the run ends (one worker only: workers share a directory they are
+    // given)
+    let mut scratch: Option<tempfile::TempDir> = None;
+    let (corpus, seeds): (PathBuf, Vec<PathBuf>) = match a.dirs.split_first() {
+        Some((c, s)) => (c.clone(), s.to_vec()),
+        None if a.jobs <= 1 && a.worker.is_none() => {
+            let t = tempfile::Builder::new().prefix("evotest-corpus-").tempdir().context("cannot create a temporary corpus directory")?;
+            eprintln!(
+                "evotest fuzz: no corpus directory given: the run's corpus is kept in {} and removed at the end (give CORPUS_DIR to keep it)",
+                t.path().display()
+            );
+            let dir = t.path().to_path_buf();
+            scratch = Some(t);
+            (dir, vec![])
+        }
+        None => bail!("give a corpus directory: evotest fuzz {} CORPUS_DIR [SEED_DIRS...]", a.harness.display()),
     };
-    let mut o = FuzzOptions::new(&a.harness, corpus);
+    let _scratch = scratch;
+    let mut o = FuzzOptions::new(&a.harness, &corpus);
     o.args = a.target_args.clone();
-    o.seeds = seeds.to_vec();
+    o.seeds = seeds;
     o.dict = a.dict.clone();
     o.max_len = a.max_len;
     o.timeout = timeout;
