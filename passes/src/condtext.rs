@@ -446,45 +446,7 @@ pub fn rust_legacy_demangle(name: &str) -> Option<String> {
     if hash.len() != 17 || !hash.starts_with('h') || !hash[1..].bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    let unescape = |s: &str| {
-        let s = s.strip_prefix('_').filter(|r| r.starts_with('$')).unwrap_or(s);
-        let mut out = String::new();
-        let mut r = s;
-        while !r.is_empty() {
-            if let Some(after) = r.strip_prefix('$') {
-                if let Some(end) = after.find('$') {
-                    let code = &after[..end];
-                    let t = match code {
-                        "SP" => "@".to_string(),
-                        "BP" => "*".to_string(),
-                        "RF" => "&".to_string(),
-                        "LT" => "<".to_string(),
-                        "GT" => ">".to_string(),
-                        "LP" => "(".to_string(),
-                        "RP" => ")".to_string(),
-                        "C" => ",".to_string(),
-                        _ => match code.strip_prefix('u').and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32) {
-                            Some(c) => c.to_string(),
-                            None => return s.to_string(),
-                        },
-                    };
-                    out.push_str(&t);
-                    r = &after[end + 1..];
-                    continue;
-                }
-            }
-            if let Some(after) = r.strip_prefix("..") {
-                out.push_str("::");
-                r = after;
-                continue;
-            }
-            let c = r.chars().next().unwrap();
-            out.push(c);
-            r = &r[c.len_utf8()..];
-        }
-        out
-    };
-    Some(parts.iter().map(|p| unescape(p)).collect::<Vec<_>>().join("::"))
+    Some(parts.iter().map(|p| evotest_abi::rust_names::unescape_legacy(p)).collect::<Vec<_>>().join("::"))
 }
 
 /// `llvm.fabs.f64` → `fabs`; other names unchanged.

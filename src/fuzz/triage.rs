@@ -247,46 +247,7 @@ pub fn tidy_rust_name(name: &str) -> String {
     if !n.contains('$') {
         return n.to_string();
     }
-    let mut out = String::with_capacity(n.len());
-    for (k, seg) in n.split("::").enumerate() {
-        if k > 0 {
-            out.push_str("::");
-        }
-        // a segment that starts with an escape is written `_$…`
-        let mut rest = if seg.starts_with("_$") { &seg[1..] } else { seg };
-        while !rest.is_empty() {
-            if let Some(after) = rest.strip_prefix('$') {
-                if let Some(end) = after.find('$') {
-                    let code = &after[..end];
-                    let c = match code {
-                        "SP" => Some('@'),
-                        "BP" => Some('*'),
-                        "RF" => Some('&'),
-                        "LT" => Some('<'),
-                        "GT" => Some('>'),
-                        "LP" => Some('('),
-                        "RP" => Some(')'),
-                        "C" => Some(','),
-                        _ => code.strip_prefix('u').and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32),
-                    };
-                    if let Some(c) = c {
-                        out.push(c);
-                        rest = &after[end + 1..];
-                        continue;
-                    }
-                }
-            }
-            if let Some(after) = rest.strip_prefix("..") {
-                out.push_str("::");
-                rest = after;
-                continue;
-            }
-            let c = rest.chars().next().unwrap_or(' ');
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-    out
+    n.split("::").map(evotest_abi::rust_names::unescape_legacy).collect::<Vec<_>>().join("::")
 }
 
 /// The location and message of the first Rust panic (`thread 'x' panicked at FILE:L:C:` with

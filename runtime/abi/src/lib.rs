@@ -237,3 +237,50 @@ mod normalise_tests {
         }
     }
 }
+
+/// Rust's legacy symbol mangling, shared by the pass (condition texts) and the engine (crash
+/// stacks as `llvm-symbolizer` prints them).
+pub mod rust_names {
+    /// One path segment of a legacy-mangled Rust symbol, decoded as rustc's demangler does: the
+    /// `$…$` escapes (`$LT$` `<`, `$u20$` ` `, …), `..` as `::`, and a leading `_` before an
+    /// escape dropped (`_$LT$impl$u20$f32$GT$` → `<impl f32>`). A segment with an escape it does
+    /// not know is returned as it is.
+    pub fn unescape_legacy(segment: &str) -> String {
+        let s = segment.strip_prefix('_').filter(|r| r.starts_with('$')).unwrap_or(segment);
+        let mut out = String::new();
+        let mut r = s;
+        while !r.is_empty() {
+            if let Some(after) = r.strip_prefix('$') {
+                if let Some(end) = after.find('$') {
+                    let code = &after[..end];
+                    let c = match code {
+                        "SP" => '@',
+                        "BP" => '*',
+                        "RF" => '&',
+                        "LT" => '<',
+                        "GT" => '>',
+                        "LP" => '(',
+                        "RP" => ')',
+                        "C" => ',',
+                        _ => match code.strip_prefix('u').and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32) {
+                            Some(c) => c,
+                            None => return segment.to_string(),
+                        },
+                    };
+                    out.push(c);
+                    r = &after[end + 1..];
+                    continue;
+                }
+            }
+            if let Some(after) = r.strip_prefix("..") {
+                out.push_str("::");
+                r = after;
+                continue;
+            }
+            let c = r.chars().next().unwrap_or(' ');
+            out.push(c);
+            r = &r[c.len_utf8()..];
+        }
+        out
+    }
+}
