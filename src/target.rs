@@ -908,7 +908,7 @@ fn generic_fn_in_sources(dir: &Path, name: &str) -> Option<PathBuf> {
                 let after = text[at..].trim_start();
                 if let Some(g) = after.strip_prefix('<') {
                     let close = g.find('>').unwrap_or(g.len());
-                    if g[..close].split(',').map(str::trim).any(|x| !x.is_empty() && !x.starts_with('\'')) {
+                    if !rustfe::sig::lifetimes_only(&g[..close]) {
                         return Some(p);
                     }
                 } else if let Some(params) = after.strip_prefix('(') {

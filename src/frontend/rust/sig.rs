@@ -365,8 +365,7 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
     if let Some(generics) = after.strip_prefix('<') {
         // lifetimes only (`fn f<'a>(s: &'a str)`): nothing to instantiate, the call is as usual
         let close = generics.find('>').unwrap_or(generics.len());
-        let lifetimes_only = generics[..close].split(',').map(str::trim).filter(|g| !g.is_empty()).all(|g| g.starts_with('\''));
-        if !lifetimes_only || close == generics.len() {
+        if !lifetimes_only(&generics[..close]) || close == generics.len() {
             bail!("`{name}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)");
         }
         after = generics[close + 1..].trim_start();
@@ -461,4 +460,10 @@ mod tests {
         assert_eq!(RType::parse("(i32, Option<u8>)"), Other("(i32, Option<u8>)".into()));
         assert_eq!(RType::parse("Vec<(String, &str)>").spelling(), "Vec<(String, &str)>");
     }
+}
+
+/// Whether a function's generic parameter list (what is between `<` and `>`) names lifetimes
+/// only (`'a, 'b: 'a`): nothing to instantiate, so the function is callable as it is.
+pub fn lifetimes_only(generics: &str) -> bool {
+    generics.split(',').map(str::trim).filter(|g| !g.is_empty()).all(|g| g.starts_with('\''))
 }
