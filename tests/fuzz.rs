@@ -423,9 +423,16 @@ fn harness_runs_files_by_hand_and_calls_initialize() {
     assert_eq!(String::from_utf8_lossy(&r.stderr).matches("Executed ").count(), 3);
     std::fs::write(d.path().join("init"), b"INIT").unwrap();
     assert_eq!(Command::new(&h).arg(d.path().join("init")).output().unwrap().status.signal(), Some(libc::SIGABRT));
-    // under the engine, LLVMFuzzerInitialize runs too
-    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
+    // under the engine, LLVMFuzzerInitialize runs too, and what it wrote is shown once (the
+    // fork server hid it: a harness without its file made a run that looked normal)
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("unable to parse file 'settings.xml'").count(), 1, "{err}");
+    assert!(err.contains("while starting"), "{err}");
+    let (o, _) = fuzz(d.path(), &["harness", "corpus2", "-seed=1", "-runs=100", "-close_fd_mask=2"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("settings.xml"), "-close_fd_mask=2 hides it: {err}");
 }
 
 /// Run by hand where a libFuzzer binary would fuzz (-runs or -max_total_time with a corpus

@@ -271,10 +271,12 @@ pub struct FuzzArgs {
     /// Accepted for libFuzzer compatibility; the final stats are always printed
     #[arg(long = "print_final_stats", hide = true)]
     print_final_stats: Option<String>,
-    /// Accepted for libFuzzer compatibility; the target's stdout is always discarded and its
-    /// stderr kept for crash reports
-    #[arg(long = "close_fd_mask", hide = true)]
-    close_fd_mask: Option<String>,
+    /// The target's standard output is always discarded. Its standard error goes into crash
+    /// reports; with the fork server it is otherwise hidden, except what the harness writes while
+    /// it starts (LLVMFuzzerInitialize), which is shown unless bit 2 is set (as libFuzzer's
+    /// -close_fd_mask=2). With --in_process the harness's standard error is shown as it is written
+    #[arg(long = "close_fd_mask", alias = "close-fd-mask", default_value_t = 0, value_name = "MASK")]
+    close_fd_mask: u32,
     /// Accepted for libFuzzer compatibility; evotest's probes always record compared values
     #[arg(long = "use_value_profile", hide = true)]
     use_value_profile: Option<String>,
@@ -416,6 +418,10 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.in_process = a.in_process;
     o.len_control = a.len_control;
     o.reduce_inputs = a.reduce_inputs == "1";
+    o.show_startup_output = a.close_fd_mask & 2 == 0;
+    if a.in_process && a.close_fd_mask & 2 != 0 {
+        eprintln!("evotest fuzz: warning: -close_fd_mask=2 does not close the harness's standard error with --in_process (the engine shares it); it is shown");
+    }
     o.display = if a.quiet {
         Display::Quiet
     } else if std::io::stderr().is_terminal() {

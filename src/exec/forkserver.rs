@@ -139,6 +139,12 @@ pub struct ForkServer {
     delivery: InputDelivery,
     /// The file that receives the target's standard error (append mode), when captured.
     stderr: Option<File>,
+    /// What the target wrote on standard error before its first fork-server hello (static
+    /// constructors, `LLVMFuzzerInitialize`), until taken ([`Executor::take_startup_output`]);
+    /// `None` once the first server started without writing any, or after it was taken.
+    startup_output: Option<Vec<u8>>,
+    /// Whether a server has said hello (later starts' output is not start-up output).
+    started_once: bool,
     /// The CPU the engine thread and the server are bound to ([`super::affinity`]), if any;
     /// released after the server is stopped.
     _cpu: Option<super::affinity::CpuLease>,
@@ -289,6 +295,8 @@ impl ForkServer {
             env: c.env.clone(),
             delivery: c.delivery.clone(),
             stderr,
+            startup_output: None,
+            started_once: false,
         };
         fs.spawn()?;
         Ok(fs)
@@ -381,6 +389,11 @@ impl ForkServer {
             }
         }
         self.server = Some(running);
+        if !self.started_once {
+            self.started_once = true;
+            self.startup_output = self.last_stderr().filter(|b| !b.is_empty());
+            self.clear_stderr();
+        }
         Ok(())
     }
 
@@ -615,6 +628,10 @@ impl Executor for ForkServer {
     fn last_str_operands(&self, out: &mut Vec<crate::trace::StrOperandRec>) -> bool {
         self.shm.read_str_operands(out);
         true
+    }
+
+    fn take_startup_output(&mut self) -> Option<Vec<u8>> {
+        self.startup_output.take()
     }
 
     fn last_stderr(&mut self) -> Option<Vec<u8>> {

@@ -279,4 +279,11 @@ pub trait Executor {
     fn last_stderr(&mut self) -> Option<Vec<u8>> {
         None
     }
+    /// What the target wrote on standard error while it started, before its first input (a
+    /// harness's `LLVMFuzzerInitialize` that could not load a file, say), once: later calls give
+    /// `None`. Only executors that capture the target's standard error and hide it have any (the
+    /// fork server); the in-process worker's goes to the console as it is written.
+    fn take_startup_output(&mut self) -> Option<Vec<u8>> {
+        None
+    }
 }

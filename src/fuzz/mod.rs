@@ -128,6 +128,9 @@ pub struct FuzzOptions {
     /// How often to look for inputs other workers added.
     pub sync_interval: Duration,
     pub display: Display,
+    /// Show what the harness wrote on standard error while it started, when the executor hid it
+    /// (the fork server; see `Executor::take_startup_output`). `-close_fd_mask=2` turns it off.
+    pub show_startup_output: bool,
     /// Workers (processes sharing the corpus directory), this one included.
     pub jobs: u32,
     /// The arguments that start another worker (`evotest fuzz …` without `-j`); set by the CLI.
@@ -195,6 +198,7 @@ impl FuzzOptions {
             minimize: true,
             sync_interval: Duration::from_secs(5),
             display: Display::Quiet,
+            show_startup_output: true,
             jobs: 1,
             worker_args: vec![],
             worker: None,
@@ -873,6 +877,10 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
             f.monitor.println(&format!("evotest fuzz: dictionary {}: {} entries", d.display(), dict_entries));
         }
     }
+    if let Some(text) = f.s.target.executor.take_startup_output().filter(|_| opts.show_startup_output && opts.worker.is_none() && carried.restarts == 0) {
+        // an error of LLVMFuzzerInitialize (a missing file) must not make a run that looks normal
+        f.monitor.println(&startup_output_lines(&text));
+    }
     f.start_workers()?;
     let result = f.campaign(files);
     f.stop_workers();
@@ -890,6 +898,26 @@ const COVERED_FILE: &str = "covered.json";
 /// The outcomes listed in `dir`'s [`COVERED_FILE`] (none when it is missing or unreadable).
 fn read_covered(dir: &Path) -> Vec<u32> {
     std::fs::read(dir.join(COVERED_FILE)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+}
+
+/// Most lines of the harness's start-up output shown ([`startup_output_lines`]).
+const STARTUP_LINES: usize = 40;
+
+/// The harness's start-up output (`FuzzOptions::show_startup_output`) as console lines: a heading,
+/// then at most [`STARTUP_LINES`] of its lines as written (invalid UTF-8 replaced), and how many
+/// more there were.
+fn startup_output_lines(text: &[u8]) -> String {
+    let text = String::from_utf8_lossy(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::from("evotest fuzz: the harness wrote on standard error while starting (static constructors, LLVMFuzzerInitialize; -close_fd_mask=2 hides this):");
+    for l in lines.iter().take(STARTUP_LINES) {
+        out.push_str("\n");
+        out.push_str(l);
+    }
+    if lines.len() > STARTUP_LINES {
+        out.push_str(&format!("\n... ({} more lines)", lines.len() - STARTUP_LINES));
+    }
+    out
 }
 
 /// What the guidance's scope left out, for the opening lines: `frontier from 13 of 255 branch
