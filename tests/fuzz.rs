@@ -63,7 +63,7 @@ fn files(dir: &Path) -> Vec<String> {
 fn magic_value_crash_is_found_deduplicated_minimised_and_reproduced() {
     let d = tempfile::tempdir().unwrap();
     let h = harness("magic.c", d.path());
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=60000", "-artifact_prefix=art/"]);
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=60000", "-artifact_prefix=art/", "-exact_artifact_path=the-crash"]);
     assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     assert!(s["crashes_total"].as_u64().unwrap() >= 2, "many crashing inputs, one unique crash: {s:#}");
@@ -74,6 +74,8 @@ fn magic_value_crash_is_found_deduplicated_minimised_and_reproduced() {
     let art = d.path().join(c["artifact"].as_str().unwrap());
     assert_eq!(std::fs::read(&art).unwrap(), b"BUG!", "the minimised reproducer");
     assert!(art.file_name().unwrap().to_string_lossy().starts_with("crash-"));
+    // -exact_artifact_path: the same bytes at exactly that path, the artifact kept as well
+    assert_eq!(std::fs::read(d.path().join("the-crash")).unwrap(), b"BUG!");
     // the harness alone reproduces it, as a libFuzzer binary does
     let r = Command::new(&h).arg(&art).output().unwrap();
     assert_eq!(r.status.signal(), Some(libc::SIGSEGV), "{}", String::from_utf8_lossy(&r.stderr));
@@ -493,6 +495,10 @@ fn merge_and_minimize_crash_do_what_libfuzzer_does() {
     assert!(out.file_name().unwrap().to_string_lossy().starts_with("minimized-from-"));
     assert_eq!(std::fs::read(&out).unwrap(), b"BUG!");
     assert_eq!(Command::new(&h).arg(&out).output().unwrap().status.signal(), Some(libc::SIGSEGV));
+    // -exact_artifact_path names the minimised file, as ClusterFuzz's minimisation expects
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-minimize_crash=1", "-exact_artifact_path=min.bin", "big-crash"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(d.path().join("min.bin")).unwrap(), b"BUG!");
     // a file that does not crash is refused in one line
     let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--minimize-crash", "in/i0"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

@@ -47,7 +47,7 @@ until the budget ends).";
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
 const SINGLE_DASH: &[&str] = &[
-    "max_len", "timeout", "rss_limit_mb", "detect_leaks", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "jobs", "workers",
+    "max_len", "timeout", "rss_limit_mb", "detect_leaks", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "exact_artifact_path", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
     "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process", "len_control",
@@ -188,6 +188,12 @@ pub struct FuzzArgs {
     /// Where artifacts go: a directory ending in `/`, or a file-name prefix
     #[arg(long = "artifact_prefix", alias = "artifact-prefix", default_value = "./", value_name = "PREFIX")]
     artifact_prefix: String,
+    /// Write the run's first artifact (crash, leak, timeout or out-of-memory input; minimised when
+    /// it can be) to exactly this path as well, as libFuzzer writes its single one; later ones and
+    /// the first itself are still kept under -artifact_prefix. With -minimize_crash, the minimised
+    /// input goes there instead of -artifact_prefix's minimized-from-<sha1>
+    #[arg(long = "exact_artifact_path", alias = "exact-artifact-path", value_name = "FILE")]
+    exact_artifact_path: Option<PathBuf>,
     /// Workers: N processes fuzzing together, sharing the corpus directory (libFuzzer's
     /// -workers=M gives M; -jobs=N alone min(N, half the cores), one campaign, not N runs)
     #[arg(short = 'j', long, alias = "workers", default_value_t = 1, value_name = "N")]
@@ -327,7 +333,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             max_execs: runs.unwrap_or(10_000),
             deadline: Some(Instant::now() + max_total.unwrap_or(Duration::from_secs(60))),
         };
-        let m = minimize::minimize_crash(&a.harness, &a.target_args, &file, &a.artifact_prefix, timeout, a.rss_limit_mb, budget, &INTERRUPTED)?;
+        let m = minimize::minimize_crash(&a.harness, &a.target_args, &file, &a.artifact_prefix, a.exact_artifact_path.as_deref(), timeout, a.rss_limit_mb, budget, &INTERRUPTED)?;
         eprintln!(
             "CRASH_MIN: {} ({}, {} bytes) minimised to {} bytes in {} executions: {}",
             m.input.display(),
@@ -404,6 +410,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         a.seed
     };
     o.artifact_prefix = a.artifact_prefix.clone();
+    o.exact_artifact_path = a.exact_artifact_path.clone();
     o.stats_dir = a.stats_dir.clone();
     o.persistent = a.persistent.max(1);
     o.minimize = !a.no_minimize;

@@ -68,8 +68,9 @@ pub struct Minimized {
     pub executions: u64,
 }
 
-/// Minimise the crashing input `file` of `exe` (see [`shrink`]), writing the result as
-/// `minimized-from-<sha1 of the original>` under `artifact_prefix`.
+/// Minimise the crashing input `file` of `exe` (see [`shrink`]), writing the result to `exact`
+/// when given (libFuzzer's `-exact_artifact_path`), else as `minimized-from-<sha1 of the
+/// original>` under `artifact_prefix`.
 ///
 /// Errors (one line): the file cannot be read, it does not crash the target, the target does
 /// not start.
@@ -79,6 +80,7 @@ pub fn minimize_crash(
     args: &[std::ffi::OsString],
     file: &Path,
     artifact_prefix: &str,
+    exact: Option<&Path>,
     timeout: Duration,
     rss_limit_mb: u64,
     budget: Budget,
@@ -95,7 +97,7 @@ pub fn minimize_crash(
     let raw = report.raw_key();
     let small = shrink(&mut s, &data, &budget, |s, exit| s.report(exit).raw_key() == raw)?;
     s.symbolizer.symbolize(&mut report);
-    let out = PathBuf::from(format!("{artifact_prefix}minimized-from-{}", corpus::sha1_hex(&data)));
+    let out = exact.map_or_else(|| PathBuf::from(format!("{artifact_prefix}minimized-from-{}", corpus::sha1_hex(&data))), Path::to_path_buf);
     write_atomic(&out, &small).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(Minimized {
         input: file.to_path_buf(),

@@ -119,6 +119,9 @@ pub struct FuzzOptions {
     /// Prefix of artifact paths (`crash-…`, `timeout-…`, `oom-…`): a directory ending in `/`, or
     /// a file-name prefix.
     pub artifact_prefix: String,
+    /// libFuzzer's `-exact_artifact_path`: the run's first artifact is also written here (see
+    /// `Fuzzer::exact_copy`).
+    pub exact_artifact_path: Option<PathBuf>,
     /// Where this worker's stats go (default: `CORPUS/.evotest/<worker>`).
     pub stats_dir: Option<PathBuf>,
     /// Inputs per process of a libFuzzer harness (1: a process per input).
@@ -193,6 +196,7 @@ impl FuzzOptions {
             max_total_time: None,
             seed: 0,
             artifact_prefix: "./".into(),
+            exact_artifact_path: None,
             stats_dir: None,
             persistent: DEFAULT_PERSISTENT,
             minimize: true,
@@ -625,6 +629,8 @@ struct Fuzzer<'a> {
     children: Vec<(std::process::Child, PathBuf)>,
     /// Unique crashes in the shared record, as of the last look.
     unique: usize,
+    /// Whether an artifact went to `FuzzOptions::exact_artifact_path` already.
+    exact_written: bool,
     /// Files other workers wrote into the corpus directory that this one ran.
     synced: usize,
     /// Distance feedback and the directed stages' state.
@@ -830,6 +836,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         max_len,
         children: vec![],
         unique: 0,
+        exact_written: false,
         synced: 0,
         guide,
         stage: Stage::Seed,
@@ -1557,6 +1564,19 @@ impl Fuzzer<'_> {
         // after the minimisation, which replaces the file: the line names the one that stays
         // (scripts read the path from libFuzzer's wording)
         self.monitor.println(&format!("artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, record.artifact.display()));
+        self.exact_copy(&record.artifact)
+    }
+
+    /// The run's first artifact, `artifact`, copied to `-exact_artifact_path` when one was given
+    /// (libFuzzer writes its single artifact there; evotest goes on after a crash, so every
+    /// artifact, this one included, also stays under `-artifact_prefix`: nothing found is lost).
+    /// Later artifacts leave the path alone. Errors: the path cannot be written.
+    fn exact_copy(&mut self, artifact: &Path) -> Result<()> {
+        let Some(exact) = self.opts.exact_artifact_path.clone().filter(|_| !self.exact_written) else { return Ok(()) };
+        let data = std::fs::read(artifact).with_context(|| format!("cannot read {}", artifact.display()))?;
+        write_atomic(&exact, &data).with_context(|| format!("cannot write -exact_artifact_path {}", exact.display()))?;
+        self.exact_written = true;
+        self.monitor.println(&format!("==evotest== the first artifact, {}, also written to -exact_artifact_path: {}", artifact.display(), exact.display()));
         Ok(())
     }
 
@@ -1592,6 +1612,7 @@ impl Fuzzer<'_> {
         let path = self.opts.artifact(&format!("{kind}-{}", sha1_hex(data)));
         write_atomic(&path, data).with_context(|| format!("cannot write {}", path.display()))?;
         self.monitor.println(&format!("==evotest== {kind}: artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, path.display()));
+        self.exact_copy(&path)?;
         match what {
             Outcome::Timeout => self.timeouts.push(path),
             _ => self.ooms.push(path),
