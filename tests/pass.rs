@@ -57,6 +57,24 @@ fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
 
+/// Condition texts read as C: a compare of a bitwise result keeps its parentheses (it printed
+/// `x & m != 0`, which C reads as `x & (m != 0)`), also through a cast; arithmetic needs none.
+#[test]
+fn condition_texts_keep_the_parentheses_c_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .args(["run", "tests/fixtures/bitmasks.c", "-f", "bitmasks", "--seed", "1", "--max-execs", "2000", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = read_json(&dir.path().join("report.json"));
+    let conds: Vec<&str> = r["sites"].as_array().unwrap().iter().map(|s| s["condition"].as_str().unwrap()).collect();
+    for want in ["(x & m) != 0", "(x ^ m) == 3", "(x | m) == 7", "x + (m * 2) > 10"] {
+        assert!(conds.contains(&want), "{want:?} not in {conds:?}");
+    }
+}
+
 /// The instrumented IR of C source file `src` under `evotest-cc FLAGS -c -S -emit-llvm`.
 fn instrumented_ir(src: &std::path::Path, flags: &[&str]) -> String {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))

@@ -45,7 +45,24 @@ fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, uns
             }
         }
     }
-    text(v, names)
+    // C's `==`, `<` and kin bind tighter than `&`, `^` and `|`, and a compare of a compare reads
+    // ambiguously: such an operand keeps its parentheses (`(x & m) != 0`, not `x & m != 0`)
+    let loose = unsafe {
+        // casts print as nothing, so look through them
+        let mut u = v;
+        while !LLVMIsACastInst(u).is_null() {
+            u = LLVMGetOperand(u, 0);
+        }
+        names.by_value.get(&u).is_none()
+            && !LLVMIsAInstruction(u).is_null()
+            && match LLVMGetInstructionOpcode(u) {
+                LLVMOpcode::LLVMAnd | LLVMOpcode::LLVMOr | LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp => true,
+                // `x ^ true` prints as the logical not `!x`, which needs none
+                LLVMOpcode::LLVMXor => constant(LLVMGetOperand(u, 1)).as_deref() != Some("true"),
+                _ => false,
+            }
+    };
+    expr(v, names, 0, loose)
 }
 
 /// A negative constant `signed` (decimal, as LLVM holds it) of a `width`-bit compare that is
