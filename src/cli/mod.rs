@@ -323,7 +323,8 @@ struct TargetArgs {
     arrays: Vec<String>,
 
     /// A char pointer is a NUL-terminated string of 0..MAX characters from ALPHABET (ranges like
-    /// a-z0-9; default printable ASCII), e.g. --string name=5 or --string isbn=13:0-9X.
+    /// a-z0-9; escapes \n \t \r \\ \- \xHH; default printable ASCII), e.g. --string name=5,
+    /// --string isbn=13:0-9X or --string 'line=16:a-c,\n'.
     /// Unlisted char pointers are strings of up to 16 printable characters, unless a length
     /// parameter follows them (see --buffer)
     #[arg(long = "string", value_name = "NAME=MAX[:ALPHABET]")]

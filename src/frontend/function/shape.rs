@@ -186,24 +186,52 @@ fn parse_len(s: &str, what: &str) -> Result<Option<usize>> {
 }
 
 /// Parse an alphabet such as `a-z0-9X-`: characters and ranges `x-y`; a `-` first or last is a
-/// literal. Returns the sorted set. Errors: empty, NUL, or non-ASCII.
+/// literal. C's escapes stand for one character each: `\n`, `\t`, `\r`, `\\`, `\-` (a literal
+/// dash anywhere) and `\xHH` (so `a-z\n` includes the newline a shell would not pass as `\n`).
+/// Returns the sorted set. Errors: empty, NUL, non-ASCII, or an unknown escape.
 pub fn parse_alphabet(s: &str) -> Result<Vec<u8>> {
-    let b = s.as_bytes();
     if !s.is_ascii() {
-        bail!("the alphabet must be ASCII");
+        bail!("the alphabet must be ASCII (\\xHH writes a byte)");
+    }
+    // the characters, each marked when written as an escape (an escaped '-' is no range)
+    let mut chars: Vec<(u8, bool)> = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            chars.push((b[i], false));
+            i += 1;
+            continue;
+        }
+        let (c, used) = match b.get(i + 1) {
+            Some(b'n') => (b'\n', 2),
+            Some(b't') => (b'\t', 2),
+            Some(b'r') => (b'\r', 2),
+            Some(b'\\') => (b'\\', 2),
+            Some(b'-') => (b'-', 2),
+            Some(b'x') => {
+                let hex = s.get(i + 2..i + 4).filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
+                let Some(h) = hex else { bail!("alphabet escape \\x needs two hex digits") };
+                (u8::from_str_radix(h, 16).expect("two hex digits"), 4)
+            }
+            Some(&c) => bail!("unknown alphabet escape \\{} (\\n, \\t, \\r, \\\\, \\- and \\xHH are known)", c as char),
+            None => bail!("the alphabet ends in a lone \\"),
+        };
+        chars.push((c, true));
+        i += used;
     }
     let mut set = std::collections::BTreeSet::new();
     let mut i = 0;
-    while i < b.len() {
-        if i + 2 < b.len() && b[i + 1] == b'-' {
-            let (lo, hi) = (b[i], b[i + 2]);
+    while i < chars.len() {
+        if i + 2 < chars.len() && chars[i + 1] == (b'-', false) {
+            let (lo, hi) = (chars[i].0, chars[i + 2].0);
             if lo > hi {
-                bail!("alphabet range {}-{} is reversed", lo as char, hi as char);
+                bail!("alphabet range {}-{} is reversed", (lo as char).escape_default(), (hi as char).escape_default());
             }
             set.extend(lo..=hi);
             i += 3;
         } else {
-            set.insert(b[i]);
+            set.insert(chars[i].0);
             i += 1;
         }
     }
@@ -1228,6 +1256,19 @@ fn set_leaves(indent: &str, obj: &str, record: &Record, offs: &[usize]) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alphabets_take_ranges_and_c_escapes() {
+        assert_eq!(parse_alphabet("a-c-").unwrap(), b"-abc");
+        assert_eq!(parse_alphabet("a\\n\\t,").unwrap(), b"\t\n,a");
+        assert_eq!(parse_alphabet("\\x30-\\x32\\\\").unwrap(), b"012\\");
+        // an escaped dash is a dash, never a range
+        assert_eq!(parse_alphabet("a\\-c").unwrap(), b"-ac");
+        assert_eq!(parse_alphabet("\\x80\\xff").unwrap(), [0x80, 0xff]);
+        for bad in ["a\\q", "a\\", "\\x4", "z-a", "\\x00", "é"] {
+            assert!(parse_alphabet(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn length_names() {
