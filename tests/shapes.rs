@@ -42,6 +42,27 @@ fn pointer_and_length_buffer() {
     assert_eq!(data.iter().map(|v| v.as_i64().unwrap()).sum::<i64>(), 10);
 }
 
+/// `--array data=4` on `(const int *data, int n)`: `n` stays within the array's length (it ranged
+/// over every int, and tests read past the array), and a note says so.
+#[test]
+fn an_array_keeps_its_length_parameter_within_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "buf", dir.path(), &["--array", "data=4", "--max-execs", "2000", "--seed", "1"]);
+    let notes = r["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("`n` ranges over 0..4")), "{notes:?}");
+    let suite = read_json(&dir.path().join("suite.json"));
+    let tests = suite["tests"].as_array().unwrap();
+    assert!(!tests.is_empty());
+    for t in tests {
+        let n = t["inputs"]["n"].as_i64().unwrap();
+        assert!((0..=4).contains(&n), "n = {n} beside a 4-element array");
+    }
+    // --range says otherwise
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "buf", dir.path(), &["--array", "data=4", "--range", "n=0..2", "--max-execs", "500"]);
+    assert!(!r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("ranges over")));
+}
+
 #[test]
 fn an_alphabet_restricts_string_characters() {
     let dir = tempfile::tempdir().unwrap();

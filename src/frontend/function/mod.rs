@@ -94,6 +94,15 @@ impl FunctionFrontend {
                 _ => None,
             })
             .collect();
+        let tied = shape::array_length_ranges(f, specs, ranges);
+        for (r, array) in &tied {
+            inferred.push(format!(
+                "shape: `{}` ranges over {}..{}, the length --array gives `{array}` (--range {}=LO..HI to say otherwise)",
+                r.name, r.lo, r.hi, r.name
+            ));
+        }
+        let ranges: Vec<RangeSpec> = ranges.iter().cloned().chain(tied.into_iter().map(|(r, _)| r)).collect();
+        let ranges = &ranges[..];
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
         let (params, fields) = shape::build(f, &all, ranges, globals, null_checked)?;
         for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {

@@ -124,6 +124,34 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
     out
 }
 
+/// The length parameters of `f` that `--array` left free: a pointer given a fixed length by an
+/// `--array NAME=LEN` of `specs`, immediately followed by an integer parameter whose name reads as
+/// a length ([`length_like`]) and that `specs` and `ranges` do not name. Each gets the range
+/// `0..=LEN`, so that the function is never told the array is longer than it is (an unranged
+/// `size_t n` beside a 5-element array made tests that read past it). Returns the ranges and
+/// the array each one follows.
+pub fn array_length_ranges(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<(RangeSpec, String)> {
+    let named = |n: &str| {
+        ranges.iter().any(|r| r.name == n)
+            || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
+    };
+    let mut out = Vec::new();
+    for w in f.params.windows(2) {
+        let (p, l) = (&w[0], &w[1]);
+        let Some(len) = specs.iter().find_map(|s| match s {
+            ShapeSpec::Array { name, len } if *name == p.name => Some(*len),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
+        if len_int && length_like(&l.name) && !named(&l.name) {
+            out.push((RangeSpec { name: l.name.clone(), lo: "0".into(), hi: len.to_string() }, p.name.clone()));
+        }
+    }
+    out
+}
+
 /// Largest array, string or buffer length accepted.
 pub const MAX_LEN: usize = 1 << 16;
 /// Default maximum length of a `char *` parameter without `--string`.
