@@ -63,6 +63,22 @@ fn an_array_keeps_its_length_parameter_within_it() {
     assert!(!r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("ranges over")));
 }
 
+/// An outcome that needs more than the default 16 characters is set aside as suspected
+/// infeasible; the report says the default size may be why and how to raise it, and raising it
+/// covers the outcome.
+#[test]
+fn goals_set_aside_under_default_sizes_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "long_name", dir.path(), &["--max-execs", "20000", "--seed", "1"]);
+    assert_eq!(r["branches_infeasible_suspected"], 1, "{r:#}");
+    let notes = r["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("`s` (at most 16 characters: --string s=N)")), "{notes:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "long_name", dir.path(), &["--string", "s=24", "--max-execs", "20000", "--seed", "1"]);
+    assert_eq!(r["branches_covered"], 4, "{r:#}");
+    assert!(!r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("infeasible?")));
+}
+
 #[test]
 fn an_alphabet_restricts_string_characters() {
     let dir = tempfile::tempdir().unwrap();

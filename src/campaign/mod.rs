@@ -309,12 +309,22 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
             Err(e) => error = Some(format!("checking the suite in a fresh process: {e:#}")),
         }
     }
-    let given_up = given_up.into_iter().filter(|&g| !archive.is_covered(g)).collect();
+    let given_up: Vec<_> = given_up.into_iter().filter(|&g| !archive.is_covered(g)).collect();
     let elapsed = t0.elapsed();
     if let Some(b) = base.as_mut() {
         b.save()?;
     }
     let mut notes = target.frontend.notes();
+    let caps = target.frontend.default_caps();
+    if !given_up.is_empty() && !caps.is_empty() {
+        // an outcome that needs a 20-character string looks infeasible under the default 16
+        notes.push(format!(
+            "infeasible?: {} outcome{} set aside may need a larger input than the default sizes allow: {}",
+            given_up.len(),
+            if given_up.len() == 1 { "" } else { "s" },
+            caps.join(", ")
+        ));
+    }
     if let Some(s) = shortened.filter(|s| s.calls_before > 0) {
         notes.push(format!(
             "api: the kept sequences were shortened from {} to {} calls in {} executions after the search (Pacheco 2009, §6.1)",

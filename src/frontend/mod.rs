@@ -113,4 +113,10 @@ pub trait Frontend: Send + Sync {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The inputs whose size evotest chose by default (a `char *` of at most 16 characters, an
+    /// inferred buffer of at most 16 elements), each as `` `name` (at most N …: --option) ``: when
+    /// goals are set aside as suspected infeasible, the report says that these caps may be why.
+    fn default_caps(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

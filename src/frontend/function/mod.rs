@@ -48,6 +48,8 @@ pub struct FunctionFrontend {
     /// Whether each test of `tests.c` runs in a child process of its own: the sources write
     /// global variables, which the search restored (or forked for) before each input.
     pub isolate_tests: bool,
+    /// The sizes chosen by default ([`Frontend::default_caps`]).
+    pub default_caps: Vec<String>,
 }
 
 impl FunctionFrontend {
@@ -84,6 +86,15 @@ impl FunctionFrontend {
             None => f,
         };
         let guessed = shape::infer_buffers(f, specs, ranges);
+        let mut default_caps: Vec<String> = guessed
+            .iter()
+            .filter_map(|s| match s {
+                ShapeSpec::Buffer { name, len_param, max } => {
+                    Some(format!("`{name}` (at most {max} elements: --buffer {name}={len_param}:N)"))
+                }
+                _ => None,
+            })
+            .collect();
         let mut inferred: Vec<String> = guessed
             .iter()
             .filter_map(|s| match s {
@@ -108,6 +119,7 @@ impl FunctionFrontend {
         for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {
             if !all.iter().any(|s| s.name() == p.name) {
                 let (name, max) = (&p.name, shape::DEFAULT_STRING_MAX);
+                default_caps.push(format!("`{name}` (at most {max} characters: --string {name}=N)"));
                 inferred.push(format!(
                     "shape: `{name}` is taken as a NUL-terminated input string of 0 to {max} printable characters (as --string \
                      {name}={max}); if the function writes into it, give its size with --array {name}=N"
@@ -134,6 +146,7 @@ impl FunctionFrontend {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            default_caps,
         })
     }
 
@@ -220,6 +233,10 @@ impl Frontend for FunctionFrontend {
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
         let name = if self.cxx_call.is_some() { "tests.cpp" } else { "tests.c" };
         Some((name.to_string(), ctests::render(self, file)))
+    }
+
+    fn default_caps(&self) -> Vec<String> {
+        self.default_caps.clone()
     }
 
     fn notes(&self) -> Vec<String> {

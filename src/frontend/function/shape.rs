@@ -1372,6 +1372,7 @@ mod tests {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            default_caps: vec![],
         };
         let d = &fe.domain;
         let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
