@@ -73,6 +73,12 @@ fn condition_texts_keep_the_parentheses_c_needs() {
     for want in ["(x & m) != 0", "(x ^ m) == 3", "(x | m) == 7", "x + (m * 2) > 10"] {
         assert!(conds.contains(&want), "{want:?} not in {conds:?}");
     }
+    // llvm.fmuladd as the arithmetic it contracts, and clang's `0 - o` as `-o`
+    let out = evotest().args(["sites", "tests/fixtures/bitmasks.c"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in ["px * px + (py * py) <= r * r + 1e-9", "-o > 5"] {
+        assert!(text.contains(want), "no `{want}` in:\n{text}");
+    }
 }
 
 /// The instrumented IR of C source file `src` under `evotest-cc FLAGS -c -S -emit-llvm`.

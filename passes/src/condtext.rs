@@ -267,6 +267,17 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                 } else {
                     intrinsic_name(&name)
                 };
+                // clang contracts `a * b + c` into llvm.fmuladd (and C's fma() is llvm.fma): the
+                // source's arithmetic reads better than the intrinsic
+                if name == "fmuladd" && n == 3 {
+                    let s = format!(
+                        "{} * {} + {}",
+                        expr(LLVMGetOperand(v, 0), names, depth + 1, true),
+                        expr(LLVMGetOperand(v, 1), names, depth + 1, true),
+                        expr(LLVMGetOperand(v, 2), names, depth + 1, true)
+                    );
+                    return if nested { format!("({s})") } else { s };
+                }
                 let args: Vec<String> =
                     (0..n).map(|i| expr(LLVMGetOperand(v, i), names, depth + 1, false)).collect();
                 format!("{name}({})", args.join(", "))
@@ -279,6 +290,10 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     // `x ^ true` is a logical not
                     if op == LLVMXor && constant(b).as_deref() == Some("true") {
                         return format!("!{}", expr(a, names, depth + 1, true));
+                    }
+                    // `0 - x` is how clang negates an integer
+                    if op == LLVMSub && constant(a).as_deref() == Some("0") {
+                        return format!("-{}", expr(b, names, depth + 1, true));
                     }
                     let s = format!(
                         "{} {sym} {}",
