@@ -7,6 +7,9 @@ use crate::chaining::ChainOrder;
 use crate::suite::Suite;
 use std::fmt::Write;
 
+/// Event sequences listed per chaining goal on the console, besides those that succeeded.
+const CHAIN_LINES: usize = 5;
+
 fn cell(o: &CellState) -> String {
     match o.first_exec {
         _ if o.goal.is_none() => "(no goal)".into(),
@@ -89,7 +92,16 @@ pub fn render(run: &Suite) -> String {
                 ChainOrder::Best => "best-first",
             }
         );
+        // the sequences that succeeded, and the first few others: a goal that is infeasible
+        // tries dozens (report.json lists them all)
+        let mut others = 0;
         for q in &r.sequences {
+            if !q.succeeded {
+                others += 1;
+                if others > CHAIN_LINES {
+                    continue;
+                }
+            }
             let _ = writeln!(
                 s,
                 "  {} depth {} {:>8} execs  {}",
@@ -98,6 +110,9 @@ pub fn render(run: &Suite) -> String {
                 thousands(q.executions),
                 q.sequence
             );
+        }
+        if others > CHAIN_LINES {
+            let _ = writeln!(s, "  … and {} more, listed in report.json (\"chaining\")", others - CHAIN_LINES);
         }
     }
     if !run.archive.fault_counts.is_empty() {
