@@ -21,11 +21,77 @@ pub fn text(v: LLVMValueRef, names: &VarNames) -> String {
 /// Text of a compare `a op b`, printing a small integer constant as a character literal when
 /// the other side is a `char` that was promoted, and constants of an unsigned compare as unsigned.
 pub fn compare(a: LLVMValueRef, pred: Pred, b: LLVMValueRef, names: &VarNames) -> String {
+    if matches!(pred, Pred::Eq | Pred::Ne) && constant(b).as_deref() == Some("0") {
+        if let Some(t) = ctype_test(a, names) {
+            return if pred == Pred::Eq { format!("!{t}") } else { t };
+        }
+    }
     let op = pred.c_operator();
     let unsigned = matches!(pred, Pred::IUlt | Pred::IUle | Pred::IUgt | Pred::IUge);
     let ta = operand_near_char(a, b, names, unsigned);
     let tb = operand_near_char(b, a, names, unsigned);
     format!("{ta} {op} {tb}")
+}
+
+/// `v` through the casts, which condition texts do not show.
+fn through_casts(mut v: LLVMValueRef) -> LLVMValueRef {
+    unsafe {
+        while !LLVMIsACastInst(v).is_null() {
+            v = LLVMGetOperand(v, 0);
+        }
+    }
+    v
+}
+
+/// glibc's `<ctype.h>` classes as `(*__ctype_b_loc())[c] & MASK` tests them (the masks of a
+/// little-endian `unsigned short` table).
+const CTYPE_CLASSES: [(&str, i64); 12] = [
+    ("isblank", 1),
+    ("iscntrl", 2),
+    ("ispunct", 4),
+    ("isalnum", 8),
+    ("isupper", 256),
+    ("islower", 512),
+    ("isalpha", 1024),
+    ("isdigit", 2048),
+    ("isxdigit", 4096),
+    ("isspace", 8192),
+    ("isprint", 16384),
+    ("isgraph", 32768),
+];
+
+/// `isalnum(c)` for `(*__ctype_b_loc())[c] & 8` (glibc's expansion of the `<ctype.h>` macros),
+/// for the compare of it with 0; `None` for anything else.
+fn ctype_test(v: LLVMValueRef, names: &VarNames) -> Option<String> {
+    unsafe {
+        let and = through_casts(v);
+        if LLVMIsAInstruction(and).is_null() || LLVMGetInstructionOpcode(and) != LLVMOpcode::LLVMAnd {
+            return None;
+        }
+        let (x, m) = (LLVMGetOperand(and, 0), LLVMGetOperand(and, 1));
+        let (entry, mask) = if LLVMIsAConstantInt(m).is_null() { (m, x) } else { (x, m) };
+        if LLVMIsAConstantInt(mask).is_null() {
+            return None;
+        }
+        let class = CTYPE_CLASSES.iter().find(|c| c.1 == LLVMConstIntGetSExtValue(mask))?.0;
+        let load = through_casts(entry);
+        if LLVMIsALoadInst(load).is_null() {
+            return None;
+        }
+        let gep = LLVMGetOperand(load, 0);
+        if LLVMIsAGetElementPtrInst(gep).is_null() || LLVMGetNumOperands(gep) != 2 {
+            return None;
+        }
+        let table = LLVMGetOperand(gep, 0);
+        if LLVMIsALoadInst(table).is_null() {
+            return None;
+        }
+        let call = LLVMGetOperand(table, 0);
+        if LLVMIsACallInst(call).is_null() || value_name(LLVMGetCalledValue(call)) != "__ctype_b_loc" {
+            return None;
+        }
+        Some(format!("{class}({})", expr(through_casts(LLVMGetOperand(gep, 1)), names, 0, false)))
+    }
 }
 
 fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, unsigned: bool) -> String {
@@ -49,10 +115,7 @@ fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, uns
     // ambiguously: such an operand keeps its parentheses (`(x & m) != 0`, not `x & m != 0`)
     let loose = unsafe {
         // casts print as nothing, so look through them
-        let mut u = v;
-        while !LLVMIsACastInst(u).is_null() {
-            u = LLVMGetOperand(u, 0);
-        }
+        let u = through_casts(v);
         names.by_value.get(&u).is_none()
             && !LLVMIsAInstruction(u).is_null()
             && match LLVMGetInstructionOpcode(u) {
