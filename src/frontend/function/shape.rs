@@ -99,6 +99,12 @@ pub fn length_like(name: &str) -> bool {
     WORDS.contains(&n.as_str()) || ["len", "length", "size", "count", "_n", "_num"].iter().any(|w| n.len() > w.len() && n.ends_with(w))
 }
 
+/// Whether parameter `n` has a shape or range of the user's: named by a range, a shape, or as a
+/// buffer's length parameter.
+fn named_by_user(n: &str, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> bool {
+    ranges.iter().any(|r| r.name == n) || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
+}
+
 /// The buffers of `f` that the user did not shape but its signature gives away: a pointer to
 /// scalars (`const uint8_t *data`, `int *a`, `const char *buf`) immediately followed by an integer
 /// parameter whose name reads as a length (`size_t size`, `int n`, `unsigned len`), neither of them
@@ -106,10 +112,7 @@ pub fn length_like(name: &str) -> bool {
 /// convention of libFuzzer's `(data, size)` and of C's `(array, n)`. A `char *` followed by some
 /// other integer stays a string.
 pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<ShapeSpec> {
-    let named = |n: &str| {
-        ranges.iter().any(|r| r.name == n)
-            || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
-    };
+    let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
     for w in f.params.windows(2) {
         let (p, l) = (&w[0], &w[1]);
@@ -131,10 +134,7 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
 /// `size_t n` beside a 5-element array made tests that read past it). Returns the ranges and
 /// the array each one follows.
 pub fn array_length_ranges(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<(RangeSpec, String)> {
-    let named = |n: &str| {
-        ranges.iter().any(|r| r.name == n)
-            || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
-    };
+    let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
     for w in f.params.windows(2) {
         let (p, l) = (&w[0], &w[1]);
