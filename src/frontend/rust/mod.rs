@@ -125,6 +125,8 @@ pub struct RustFrontend {
     pub exe: Option<PathBuf>,
     /// Panic messages by input bytes (see [`RustFrontend::panic_message`]).
     messages: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Vec<u8>, Option<String>>>>,
+    /// The sizes chosen by default ([`Frontend::default_caps`]).
+    default_caps: Vec<String>,
 }
 
 fn length_field(name: &str, max: usize) -> Field {
@@ -163,6 +165,8 @@ struct Builder<'a> {
     /// Every part's path and the number fields under it (for ranges), and whether it holds text.
     parts: Vec<(String, Vec<usize>, bool)>,
     used_specs: Vec<bool>,
+    /// Strings and sequences sized by default, as [`Frontend::default_caps`] gives them.
+    default_caps: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -219,7 +223,10 @@ impl Builder<'_> {
                         },
                     ),
                     Some(_) => return Err(format!("`{path}` is a `{}`: give its maximum length with --string {path}=MAX", ty.spelling())),
-                    None => (DEFAULT_STRING_MAX, printable()),
+                    None => {
+                        self.default_caps.push(format!("`{path}` (at most {DEFAULT_STRING_MAX} characters: --string {path}=N)"));
+                        (DEFAULT_STRING_MAX, printable())
+                    }
                 };
                 self.fields.push(length_field(path, max));
                 let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
@@ -245,7 +252,10 @@ impl Builder<'_> {
                 let max = match &spec {
                     Some(ShapeSpec::Array { len, .. }) => *len,
                     Some(_) => return Err(format!("`{path}` is a `{}`: give its maximum length with --array {path}=MAX", ty.spelling())),
-                    None => DEFAULT_SEQ_MAX,
+                    None => {
+                        self.default_caps.push(format!("`{path}` (at most {DEFAULT_SEQ_MAX} elements: --array {path}=N)"));
+                        DEFAULT_SEQ_MAX
+                    }
                 };
                 self.fields.push(length_field(path, max));
                 let mut elems = vec![];
@@ -355,7 +365,16 @@ impl RustFrontend {
                 bail!("--buffer {}: a Rust slice carries its length; use --array {}=MAX for its maximum length", s.name(), s.name());
             }
         }
-        let mut b = Builder { fields: vec![], specs, ranges, types, crate_name, parts: vec![], used_specs: vec![false; specs.len()] };
+        let mut b = Builder {
+            fields: vec![],
+            specs,
+            ranges,
+            types,
+            crate_name,
+            parts: vec![],
+            used_specs: vec![false; specs.len()],
+            default_caps: vec![],
+        };
         let mut params = Vec::new();
         for (name, ty) in &sig.params {
             let node = b.node(name, ty, module, 0).map_err(|why| {
@@ -397,6 +416,7 @@ impl RustFrontend {
             crate_dir,
             exe: None,
             messages: Default::default(),
+            default_caps: b.default_caps,
         })
     }
 
@@ -566,6 +586,10 @@ fn json_num(s: RScalar, v: Value) -> Json {
 impl Frontend for RustFrontend {
     fn domain(&self) -> &Domain {
         &self.domain
+    }
+
+    fn default_caps(&self) -> Vec<String> {
+        self.default_caps.clone()
     }
 
     /// As the default, with a `bool` result written `true`/`false` (and a `char` as a literal).
