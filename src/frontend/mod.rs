@@ -80,9 +80,14 @@ pub trait Frontend: Send + Sync {
     /// pointer): `triangle(a=1, b=2, c=3) = 4` by default.
     fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
         match ret {
-            Some(r) if *r != crate::exec::RetVal::Void => format!("{}({}) = {r}", self.name(), self.display(input)),
+            Some(r) if *r != crate::exec::RetVal::Void => format!("{}({}) = {}", self.name(), self.display(input), self.result_text(r)),
             _ => format!("{}({})", self.name(), self.display(input)),
         }
+    }
+    /// A result `r` (not `Void`) as [`Frontend::call_text`] shows it: as the executor read it by
+    /// default (a C `_Bool` as 0 or 1).
+    fn result_text(&self, r: &crate::exec::RetVal) -> String {
+        r.to_string()
     }
     /// An input as a JSON object of named values.
     fn json(&self, input: &Input) -> Json;

@@ -592,19 +592,15 @@ impl Frontend for RustFrontend {
         self.default_caps.clone()
     }
 
-    /// As the default, with a `bool` result written `true`/`false` (and a `char` as a literal).
-    fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
+    /// A `bool` result as `true`/`false` and a `char` as a literal; others as the default.
+    fn result_text(&self, r: &crate::exec::RetVal) -> String {
         use crate::exec::RetVal;
-        let shown = match (&self.sig.ret, ret) {
-            (_, None | Some(RetVal::Void)) => None,
-            (sig::RType::Scalar(sig::RScalar::Bool), Some(RetVal::Signed(v))) => Some((*v != 0).to_string()),
-            (sig::RType::Scalar(sig::RScalar::Bool), Some(RetVal::Unsigned(v))) => Some((*v != 0).to_string()),
-            (sig::RType::Scalar(sig::RScalar::Char), Some(RetVal::Unsigned(v))) => char::from_u32(*v as u32).map(|c| format!("{c:?}")),
-            (_, Some(r)) => Some(r.to_string()),
-        };
-        match shown {
-            Some(r) => format!("{}({}) = {r}", self.name(), self.display(input)),
-            None => format!("{}({})", self.name(), self.display(input)),
+        use sig::{RScalar, RType};
+        match (&self.sig.ret, r) {
+            (RType::Scalar(RScalar::Bool), RetVal::Signed(v)) => (*v != 0).to_string(),
+            (RType::Scalar(RScalar::Bool), RetVal::Unsigned(v)) => (*v != 0).to_string(),
+            (RType::Scalar(RScalar::Char), RetVal::Unsigned(v)) => char::from_u32(*v as u32).map_or_else(|| r.to_string(), |c| format!("{c:?}")),
+            _ => r.to_string(),
         }
     }
 
