@@ -189,6 +189,7 @@ impl Target {
         e.set_switches(switch_tables(&self.program));
         e.set_max_branch_events(self.options.max_branch_events);
         e.set_memory_limit(self.options.rss_limit_mb << 20);
+        e.set_return_distances(return_distances());
         Ok(Box::new(e))
     }
 
@@ -527,6 +528,15 @@ fn switch_tables(program: &Program) -> Vec<SwitchTable> {
         .collect()
 }
 
+/// Environment variable that, when set, turns off the flag distances of helper functions'
+/// results ([`ForkServer::set_return_distances`]), for measuring what they buy.
+pub const ENV_NO_RETURN_DISTANCES: &str = "EVOTEST_NO_RETURN_DISTANCES";
+
+/// Whether function-level searches use flag distances (unless [`ENV_NO_RETURN_DISTANCES`] is set).
+fn return_distances() -> bool {
+    std::env::var_os(ENV_NO_RETURN_DISTANCES).is_none()
+}
+
 /// Read the metadata of the linked executable `exe`, start its fork server and make the target.
 fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Target> {
     let metas = program::read_metadata(&exe)?;
@@ -550,6 +560,7 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
     executor.set_max_branch_events(opts.max_branch_events);
     executor.set_memory_limit(opts.rss_limit_mb << 20);
     executor.set_repeated_operands(true);
+    executor.set_return_distances(return_distances());
     if executor.overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }

@@ -168,6 +168,50 @@ fn routine_calls_with_two_pointer_arguments_are_probed_behind_the_flags() {
     }
 }
 
+/// Flag functions (loop-free, returning only constants or truth values) get a frame: a frame
+/// probe at each of their conditions and a return probe, behind the inline test of the runtime's
+/// flags; a function with a loop, or one returning a computed number, gets none. The caller's
+/// compare of a call's result with 0 (also negated, also of a `bool`) takes the callee.
+#[test]
+fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("flags.c");
+    std::fs::write(
+        &src,
+        "#include <stdbool.h>\n\
+         static int ok(int x) { return x > 3 && x < 9; }\n\
+         static bool b(double d) { if (d < 0.5) return false; return true; }\n\
+         static int count(const int *a, int n) { int k = 0; for (int i = 0; i < n; i++) if (a[i] == 7) k++; return k; }\n\
+         static int twice(int x) { return x > 0 ? 2 * x : 0; }\n\
+         int f(int x, double d, const int *a) {\n\
+           if (ok(x)) return 1;\n\
+           if (!b(d)) return 2;\n\
+           if (count(a, 3) != 0) return 3;\n\
+           if (twice(x)) return 4;\n\
+           return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let ir = instrumented_ir(&src, &["-g", "-O0"]);
+    let rets: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_frame_ret(")).collect();
+    // ok, b and f itself (it returns constants); not count (a loop) nor twice (2 * x)
+    for name in ["@ok", "@b", "@f"] {
+        assert!(rets.iter().any(|l| l.contains(&format!("ptr {name},"))), "{name} has no frame: {rets:#?}");
+    }
+    for name in ["@count", "@twice"] {
+        assert!(!rets.iter().any(|l| l.contains(&format!("ptr {name},"))), "{name} has a frame: {rets:#?}");
+    }
+    // ok: two compares; b: one float compare
+    assert!(rets.iter().any(|l| l.contains("ptr @ok, i32 2)")), "{rets:#?}");
+    assert!(ir.contains("call void @__evotest_frame_fcmp("), "{ir}");
+    // every caller-side compare of a call's result names its callee
+    let cmp_ret: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_cmp_ret(") || l.contains("call void @__evotest_cond_ret(")).collect();
+    for name in ["@ok", "@b", "@count", "@twice"] {
+        assert!(cmp_ret.iter().any(|l| l.contains(&format!("ptr {name})"))), "{name}: {cmp_ret:#?}");
+    }
+    assert!(!ir.contains("call void @__evotest_if_on"), "the wrappers were not inlined\n{ir}");
+}
+
 
 /// `signbit(x)` compares the float's bit pattern as an integer with 0: the condition reads
 /// `bits(x) < 0`, not `x < 0` (false for -0.0 and for a NaN with the sign bit set).

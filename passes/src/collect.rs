@@ -892,7 +892,7 @@ fn global_base(mut p: LLVMValueRef) -> Option<LLVMValueRef> {
     }
 }
 
-fn int_width(v: LLVMValueRef) -> Option<u32> {
+pub(crate) fn int_width(v: LLVMValueRef) -> Option<u32> {
     unsafe {
         let t = LLVMTypeOf(v);
         match LLVMGetTypeKind(t) {

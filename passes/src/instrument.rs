@@ -35,6 +35,10 @@ struct Probes<'ctx> {
     bytes: FunctionValue<'ctx>,
     rtn: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
+    /// A compare of a call's result with 0, and a branch on a call's `bool` result
+    /// ([`crate::flags::call_result`]): the callee's flag distance when it has one.
+    cmp_ret: FunctionValue<'ctx>,
+    cond_ret: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Probes<'ctx> {
@@ -50,6 +54,8 @@ impl<'ctx> Probes<'ctx> {
             (&mut self.ccmp_float, "__evotest_ccmp_float_q"),
             (&mut self.ccond, "__evotest_ccond_q"),
             (&mut self.switch, "__evotest_switch_q"),
+            (&mut self.cmp_ret, "__evotest_cmp_ret_q"),
+            (&mut self.cond_ret, "__evotest_cond_ret_q"),
         ] {
             *probe = quiet_path(module, ctx, name, *probe, desc_ty)?;
         }
@@ -172,6 +178,12 @@ impl<'ctx> Probes<'ctx> {
             ),
             rtn: declare(module, names::PROBE_RTN, void.fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false)),
             register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
+            cmp_ret: declare(
+                module,
+                names::PROBE_CMP_RET,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into(), p.into()], false),
+            ),
+            cond_ret: declare(module, names::PROBE_COND_RET, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), p.into()], false)),
         }
     }
 }
@@ -285,6 +297,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     if drafts.is_empty() {
         return Ok(false);
     }
+    // the flag functions, found before any probe call exists
+    let flag_functions = unsafe { crate::flags::analyse(&bodies) };
 
     // Number sites and outcomes module-wide: every branch site (`br`, `switch`, `select`) of every
     // function first, then the condition-only sites, so that branch sites keep the IDs they had
@@ -469,6 +483,12 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             let ob = mmeta.sites[id as usize].outcome_base;
             inject(module, &ctx, &builder, &probes, desc, s, id, ob)?;
         }
+    }
+
+    // Flag functions' frames (crate::flags), after the site probes: a frame probe follows its
+    // compare, and a site probe on the same condition may read the frame's callee record too.
+    if !flag_functions.is_empty() {
+        frames(module, &ctx, &builder, &flag_functions)?;
     }
 
     // Definition probes: after each store (before a `ret`), except parameter initialisation and
@@ -741,6 +761,112 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
     Some(RoutineCall { call: i, a: LLVMGetOperand(i, 0), b: LLVMGetOperand(i, 1), n })
 }
 
+/// Give each flag function of `flags` its frame ([`crate::flags`]): a zeroed
+/// [`evotest_abi::shm::FlagFrame`] at its entry, a frame probe at each of its conditions and one
+/// before each `ret`, each through an inline test of [`evotest_abi::shm::FLAG_RETURN_DISTANCES`].
+fn frames<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    flags: &[(LLVMValueRef, crate::flags::FlagFunction)],
+) -> Result<(), String> {
+    use crate::flags::Point;
+    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+    let void = ctx.void_type();
+    let p = ctx.ptr_type(AddressSpace::default());
+    let (i32t, i64t, f64t) = (ctx.i32_type(), ctx.i64_type(), ctx.f64_type());
+    let on = evotest_abi::shm::FLAG_RETURN_DISTANCES;
+    let wrap = |probe: &str, params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>]| -> Result<FunctionValue<'ctx>, String> {
+        let f = declare(module, probe, void.fn_type(params, false));
+        guard_wrapper(module, ctx, &format!("{}{}", names::FRAME_IF_ON, probe), f, names::FLAGS, on)
+    };
+    let icmp = wrap(names::FRAME_CMP_INT, &[p.into(), i32t.into(), i64t.into(), i64t.into(), p.into()])?;
+    let fcmp = wrap(names::FRAME_CMP_FLOAT, &[p.into(), i32t.into(), f64t.into(), f64t.into()])?;
+    let switch = wrap(names::FRAME_SWITCH, &[p.into(), i64t.into(), i32t.into(), p.into()])?;
+    let cond = wrap(names::FRAME_COND, &[p.into(), i32t.into(), p.into()])?;
+    let ret = wrap(names::FRAME_RET, &[p.into(), p.into(), i32t.into()])?;
+    let frame_ty = ctx.struct_type(&[i32t.into(), f64t.into()], false);
+    let null = p.const_null();
+    for (func, ff) in flags {
+        let func = *func;
+        // the frame, zeroed, at the very start of the entry block
+        let entry = unsafe { LLVMGetEntryBasicBlock(func) };
+        let first = unsafe { LLVMGetFirstInstruction(entry) };
+        builder.position_before(&unsafe { InstructionValue::new(first) });
+        builder.unset_current_debug_location();
+        let frame = e(builder.build_alloca(frame_ty, "evotest.frame"))?;
+        e(builder.build_store(frame, frame_ty.const_zero()))?;
+        let callee_arg = |c: Option<LLVMValueRef>| -> BasicValueEnum<'ctx> {
+            match c {
+                Some(v) => unsafe { BasicValueEnum::new(v) },
+                None => null.into(),
+            }
+        };
+        for point in &ff.points {
+            let (at, after) = match point {
+                Point::Int { cmp, .. } | Point::Float { cmp } => (*cmp, true),
+                Point::Switch { inst, .. } => (*inst, false),
+                Point::Other { at, after, .. } => (*at, *after),
+            };
+            let pos = if after { unsafe { LLVMGetNextInstruction(at) } } else { at };
+            if pos.is_null() {
+                continue;
+            }
+            builder.position_before(&unsafe { InstructionValue::new(pos) });
+            let call = match point {
+                Point::Int { cmp, callee } => unsafe {
+                    let (a, b) = (LLVMGetOperand(*cmp, 0), LLVMGetOperand(*cmp, 1));
+                    let pred = evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(*cmp) as u32).unwrap_or(evotest_abi::pred::Pred::Eq);
+                    let signed = pred.int_operands_signed();
+                    let a = to_i64(ctx, builder, a, signed)?;
+                    let b = to_i64(ctx, builder, b, signed)?;
+                    e(builder.build_call(
+                        icmp,
+                        &[frame.into(), i32t.const_int(pred as u64, false).into(), a.into(), b.into(), callee_arg(*callee).into()],
+                        "",
+                    ))?
+                },
+                Point::Float { cmp } => unsafe {
+                    let pred = evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(*cmp) as u32).unwrap_or(evotest_abi::pred::Pred::Eq);
+                    let a = to_f64(ctx, builder, LLVMGetOperand(*cmp, 0))?;
+                    let b = to_f64(ctx, builder, LLVMGetOperand(*cmp, 1))?;
+                    e(builder.build_call(fcmp, &[frame.into(), i32t.const_int(pred as u64, false).into(), a.into(), b.into()], ""))?
+                },
+                Point::Switch { value, cases, .. } => {
+                    let v = to_i64(ctx, builder, *value, true)?;
+                    let vals: Vec<_> = cases.iter().map(|c| i64t.const_int(*c as u64, true)).collect();
+                    let arr = i64t.const_array(&vals);
+                    let g = module.add_global(arr.get_type(), None, "__evotest_frame_cases");
+                    g.set_linkage(Linkage::Private);
+                    g.set_constant(true);
+                    g.set_initializer(&arr);
+                    let n = i32t.const_int(cases.len() as u64, false);
+                    e(builder.build_call(switch, &[frame.into(), v.into(), n.into(), g.as_pointer_value().into()], ""))?
+                }
+                Point::Other { value, callee, .. } => {
+                    let v = match unsafe { BasicValueEnum::new(*value) } {
+                        BasicValueEnum::IntValue(i) => e(builder.build_int_z_extend_or_bit_cast(i, i32t, ""))?,
+                        _ => continue,
+                    };
+                    let v = if v.get_type().get_bit_width() > 32 { e(builder.build_int_truncate(v, i32t, ""))? } else { v };
+                    e(builder.build_call(cond, &[frame.into(), v.into(), callee_arg(*callee).into()], ""))?
+                }
+            };
+            unsafe { copy_debug_loc(at, call.as_value_ref()) };
+        }
+        let points = i32t.const_int(ff.points.len() as u64, false);
+        let function = unsafe { BasicValueEnum::new(func) };
+        for &r in &ff.rets {
+            builder.position_before(&unsafe { InstructionValue::new(r) });
+            let call = e(builder.build_call(ret, &[frame.into(), function.into(), points.into()], ""))?;
+            unsafe { copy_debug_loc(r, call.as_value_ref()) };
+        }
+    }
+    Ok(())
+}
+
 /// Convert an integer or pointer operand to i64 (sign- or zero-extending).
 fn to_i64<'ctx>(
     ctx: &ContextRef<'ctx>,
@@ -805,14 +931,36 @@ fn inject<'ctx>(
     let site = i32t.const_int(id as u64, false).into();
     let ob = i32t.const_int(outcome_base as u64, false).into();
     let quiet = s.kind == evotest_abi::meta::SiteKind::Cond;
+    // a branch or select on a call's result tested for zero: the callee's flag distance
+    let callee = if quiet {
+        None
+    } else {
+        unsafe {
+            let c = match LLVMGetInstructionOpcode(s.inst) {
+                inkwell::llvm_sys::LLVMOpcode::LLVMBr => LLVMGetCondition(s.inst),
+                inkwell::llvm_sys::LLVMOpcode::LLVMSelect => LLVMGetOperand(s.inst, 0),
+                _ => std::ptr::null_mut(),
+            };
+            if c.is_null() {
+                None
+            } else {
+                crate::flags::call_result(c).map(|v| BasicValueEnum::new(v))
+            }
+        }
+    };
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
             let signed = pred.int_operands_signed();
             let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
-            let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
-            builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
+            match callee {
+                Some(f) => builder.build_call(probes.cmp_ret, &[d, site, ob, p, a.into(), b.into(), f.into()], ""),
+                None => {
+                    let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
+                    builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
+                }
+            }
         }
         Cond::Float { pred, a, b } => {
             let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
@@ -828,7 +976,10 @@ fn inject<'ctx>(
                 BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
                 _ => return Err("non-integer branch condition".into()),
             };
-            builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into()], "")
+            match (callee, &s.cond) {
+                (Some(f), Cond::Bool(_)) => builder.build_call(probes.cond_ret, &[d, site, ob, c.into(), f.into()], ""),
+                _ => builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into()], ""),
+            }
         }
         Cond::Str { pred, func, a, b, n } => {
             let a = unsafe { BasicValueEnum::new(*a) };

@@ -13,7 +13,10 @@
 //!    the compare's predicate and operand values, so that the runtime computes the Korel/Tracey
 //!    branch distance of each outcome; it then embeds the metadata
 //!    ([`evotest_abi::meta::ModuleMeta`]) in section `evotest_meta` and registers the module with
-//!    the runtime from a constructor.
+//!    the runtime from a constructor;
+//! 3. [`flags`] finds the flag functions (loop-free, returning only constants and truth values),
+//!    which [`instrument`] gives frames, so that a caller's condition on their result gets a
+//!    distance (function-assigned flags).
 //!
 //! # Why a plugin (and not a bitcode rewriter)
 //! Both were workable (see `../shared/LLVM22-NOTES.md`). A plugin drops into any build system
@@ -33,6 +36,7 @@ mod condtext;
 mod dataflow;
 mod decisions;
 mod debuginfo;
+mod flags;
 mod instrument;
 
 use inkwell::llvm_sys::prelude::LLVMModuleRef;

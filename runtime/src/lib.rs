@@ -44,7 +44,7 @@ use evotest_abi::names::*;
 use evotest_abi::pred::Pred;
 use evotest_abi::shm::*;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// Base of the trace map (shared or private), null until initialised.
 static MAP: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
@@ -592,9 +592,158 @@ unsafe fn cmp_int_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32
 
 #[inline(never)]
 unsafe fn cmp_int_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    cmp_int_enter_with(desc, site, ob, icmp_distances(pred, a, b), pred, a, b);
+}
+
+/// The full probe of an integer compare site whose distances `d` are given.
+#[inline(always)]
+unsafe fn cmp_int_enter_with(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), pred: u32, a: u64, b: u64) {
     if let Some(e) = enter(desc, site, ob) {
-        record_cmp_entered(&e, icmp_distances(pred, a, b), pred, a, b);
+        record_cmp_entered(&e, d, pred, a, b);
     }
+}
+
+/// Probe for a compare of a call's result with 0 (see [`evotest_abi::names::PROBE_CMP_RET`]):
+/// [`__evotest_cmp_int`] with the callee's flag distance, when it recorded one, for the outcome
+/// not taken.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_ret(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64, callee: *const u8) {
+    match quiet_hit::<true>(desc, site) {
+        Entry::Done => {}
+        Entry::NotQuiet => {
+            let d = with_flag_distance(icmp_distances(pred, a, b), callee);
+            match repeat_after_entry::<true, true>(desc, site, ob) {
+                Some(slots) => put_min(slots, d),
+                None => cmp_ret_full(desc, site, ob, d, pred, a, b),
+            }
+        }
+        Entry::Full => cmp_ret_full(desc, site, ob, with_flag_distance(icmp_distances(pred, a, b), callee), pred, a, b),
+    }
+}
+
+#[inline(never)]
+unsafe fn cmp_ret_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), pred: u32, a: u64, b: u64) {
+    cmp_int_enter_with(desc, site, ob, d, pred, a, b);
+}
+
+/// Probe for a branch on a call's `bool` result (see [`evotest_abi::names::PROBE_COND_RET`]).
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cond_ret(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32, callee: *const u8) {
+    let d = || with_flag_distance(distance::boolean(value != 0), callee);
+    match quiet_hit::<true>(desc, site) {
+        Entry::Done => {}
+        Entry::NotQuiet => match repeat_after_entry::<true, false>(desc, site, ob) {
+            Some(slots) => put_min(slots, d()),
+            None => cond_ret_full(desc, site, ob, d()),
+        },
+        Entry::Full => cond_ret_full(desc, site, ob, d()),
+    }
+}
+
+#[inline(never)]
+unsafe fn cond_ret_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
+    if let Some(e) = enter(desc, site, ob) {
+        record2_entered(&e, d);
+    }
+}
+
+/// The function whose return recorded [`RET_DISTANCE`] last (its address; 0: none).
+static RET_FUNCTION: AtomicUsize = AtomicUsize::new(0);
+/// The flag distance recorded by the last flag function's return ([`__evotest_frame_ret`]), as
+/// `f64` bits.
+static RET_DISTANCE: AtomicU64 = AtomicU64::new(0);
+
+/// The flag distance the return of `callee` just recorded, if it is a flag function and flag
+/// distances are on. Nothing runs between a call's return and the compare of its result, so a
+/// record of the same function is that call's.
+#[inline(always)]
+unsafe fn flag_distance_of(callee: *const u8) -> Option<f64> {
+    if callee.is_null() || RET_FUNCTION.load(Ordering::Relaxed) != callee as usize {
+        return None;
+    }
+    if *__evotest_flags.load(Ordering::Relaxed) & FLAG_RETURN_DISTANCES == 0 {
+        return None;
+    }
+    Some(f64::from_bits(RET_DISTANCE.load(Ordering::Relaxed)))
+}
+
+/// Distances `d` of a condition on `callee`'s result, with the outcome not taken at the callee's
+/// flag distance when it recorded one: turning the result around turns the condition around.
+#[inline(always)]
+unsafe fn with_flag_distance(d: (f64, f64), callee: *const u8) -> (f64, f64) {
+    match flag_distance_of(callee) {
+        Some(r) if d.0 == 0.0 => (0.0, r),
+        Some(r) => (r, 0.0),
+        None => d,
+    }
+}
+
+/// Count a condition of a flag function evaluated in `frame`, `flip` away from its other
+/// outcome.
+#[inline(always)]
+unsafe fn frame_count(frame: *mut FlagFrame, flip: f64) {
+    if let Some(f) = frame.as_mut() {
+        f.evaluated = f.evaluated.saturating_add(1);
+        f.flip = flip;
+    }
+}
+
+/// An integer compare in a flag function (see [`evotest_abi::names::FRAME_CMP_INT`]).
+///
+/// # Safety
+/// `frame` points to the calling flag function's frame.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_frame_icmp(frame: *mut FlagFrame, pred: u32, a: u64, b: u64, callee: *const u8) {
+    frame_count(frame, flag_distance_of(callee).unwrap_or_else(|| distance::flip(icmp_distances(pred, a, b))));
+}
+
+/// A float compare in a flag function (see [`evotest_abi::names::FRAME_CMP_FLOAT`]).
+///
+/// # Safety
+/// `frame` points to the calling flag function's frame.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_frame_fcmp(frame: *mut FlagFrame, pred: u32, a: f64, b: f64) {
+    frame_count(frame, distance::flip(fcmp_distances(pred, a, b)));
+}
+
+/// A `switch` in a flag function (see [`evotest_abi::names::FRAME_SWITCH`]).
+///
+/// # Safety
+/// `frame` points to the calling flag function's frame, `cases` to `n` values.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_frame_switch(frame: *mut FlagFrame, value: u64, n: u32, cases: *const u64) {
+    let mut nearest = f64::INFINITY;
+    for i in 0..n as usize {
+        nearest = nearest.min(distance::switch_case(value, *cases.add(i), true));
+    }
+    frame_count(frame, if nearest == 0.0 || !nearest.is_finite() { evotest_abi::K } else { nearest });
+}
+
+/// A condition of a flag function that is not a compare of numbers (see
+/// [`evotest_abi::names::FRAME_COND`]).
+///
+/// # Safety
+/// `frame` points to the calling flag function's frame.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_frame_cond(frame: *mut FlagFrame, _value: u32, callee: *const u8) {
+    frame_count(frame, flag_distance_of(callee).unwrap_or(evotest_abi::K));
+}
+
+/// A flag function returns (see [`evotest_abi::names::FRAME_RET`]).
+///
+/// # Safety
+/// `frame` points to the returning flag function's frame.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_frame_ret(frame: *mut FlagFrame, function: *const u8, points: u32) {
+    let Some(f) = frame.as_ref() else { return };
+    RET_DISTANCE.store(distance::flag_distance(points, f.evaluated, f.flip).to_bits(), Ordering::Relaxed);
+    RET_FUNCTION.store(function as usize, Ordering::Relaxed);
 }
 
 /// Probe for `fcmp pred a, b` (operands widened to `double`).

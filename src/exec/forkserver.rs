@@ -309,6 +309,14 @@ impl ForkServer {
         self.shm.set_repeated_operands(on);
     }
 
+    /// Let flag functions record the flag distance of their result for their callers' probes
+    /// ([`evotest_abi::shm::FLAG_RETURN_DISTANCES`], Wappler, Baresel & Wegener 2007), or stop
+    /// them: function-level searches, whose goals behind a helper's `bool` result would
+    /// otherwise see a distance of 0 or K only.
+    pub fn set_return_distances(&mut self, on: bool) {
+        self.shm.set_flags(evotest_abi::shm::FLAG_RETURN_DISTANCES, on);
+    }
+
     /// Modules the runtime registered (global site/outcome bases).
     pub fn modules(&self) -> Vec<ModuleEntry> {
         self.shm.modules()

@@ -259,6 +259,39 @@ pub fn boolean(value: bool) -> (f64, f64) {
     }
 }
 
+/// The distance to the outcome not taken of a two-outcome condition with distances `(t, f)`
+/// (one of them 0): what it takes to turn the condition around.
+#[inline]
+pub fn flip((t, f): (f64, f64)) -> f64 {
+    t.max(f)
+}
+
+/// The flag distance of a flag function's return ([`crate::names::FRAME_RET`]): how far the call
+/// came from returning the other truth value, as a testability transformation of the function's
+/// flag would measure it (Wappler, Baresel & Wegener 2007): an approach level, the function's
+/// `points` (conditions) less the `evaluated` ones (a conjunction that failed at its third term
+/// is nearer than one that failed at its first), plus the distance `flip` to the other outcome
+/// of the last condition evaluated, the one that decided the result (K when none ran), mapped
+/// onto (0, 1) by [`unit_key`]. Always > 0: the value returned is never the other one.
+#[inline]
+pub fn flag_distance(points: u32, evaluated: u32, flip: f64) -> f64 {
+    let flip = if flip > 0.0 { flip } else { K };
+    points.saturating_sub(evaluated) as f64 + unit_key(flip)
+}
+
+/// A distance `d > 0` mapped onto (0, 1], increasing: its bit pattern (which orders the positive
+/// doubles) over 2^63, so that every binade from the smallest to 1e308 keeps its own part of the
+/// unit interval, as a logarithm would, without the C math library (the runtime links none);
+/// 1.0 for infinity, NaN and [`D_MAX`].
+#[inline]
+pub fn unit_key(d: f64) -> f64 {
+    if d.is_nan() || d >= D_MAX {
+        1.0
+    } else {
+        d.max(0.0).to_bits() as f64 / 9_223_372_036_854_775_808.0
+    }
+}
+
 /// Distance of a `switch` on `value` to case value `case`: |value − case| (0 when equal), over
 /// exact integers in the given signedness.
 #[inline]
@@ -463,6 +496,28 @@ pub fn string_compare(pred: Pred, d: f64) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn flag_distances_put_later_failures_nearer_and_are_never_zero() {
+        // a && b && c: failing at c (all evaluated) is nearer than failing at a, whatever the
+        // distances
+        assert!(flag_distance(3, 3, 1e6) < flag_distance(3, 1, 0.5));
+        // at the same point, a smaller distance is nearer
+        assert!(flag_distance(2, 2, 3.0) < flag_distance(2, 2, 4.0));
+        assert!(flag_distance(1, 1, f64::MIN_POSITIVE) > 0.0);
+        // nothing evaluated: the whole approach and K
+        assert_eq!(flag_distance(2, 0, 0.0), 2.0 + unit_key(K));
+        // the unit key orders every magnitude, below 1
+        let mut last = 0.0;
+        for d in [1e-300, 1e-3, 0.5, 1.0, 1.0 + 1e-12, 2.0, 1e6, 1e300, 1.7e308] {
+            let k = unit_key(d);
+            assert!(k > last && k < 1.0, "{d}: {k}");
+            last = k;
+        }
+        assert_eq!(unit_key(f64::INFINITY), 1.0);
+        assert_eq!(flip((0.0, 7.0)), 7.0);
+        assert_eq!(flip((4.0, 0.0)), 4.0);
+    }
     use super::*;
     use crate::pred::Pred::*;
 

@@ -69,6 +69,47 @@ pub mod names {
     pub const PROBE_CMP_FLOAT_COND: &str = "__evotest_ccmp_float";
     /// See [`PROBE_CMP_INT_COND`].
     pub const PROBE_COND_COND: &str = "__evotest_ccond";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u64 a, u64 b, const void
+    /// *callee)`: [`PROBE_CMP_INT`] for a compare of a call's result with 0 (`f(x) != 0`, `!f(x)`,
+    /// through casts), `callee` the called function. When that function is a flag function (see
+    /// [`FRAME_RET`]) whose return just recorded its flag distance, the outcome not taken gets
+    /// that distance instead of the compare's own (0 or K for a result of 0 or 1): the
+    /// function-assigned flag of Wappler, Baresel & Wegener (2007), carried across the call.
+    pub const PROBE_CMP_RET: &str = "__evotest_cmp_ret";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 value, const void *callee)`:
+    /// [`PROBE_COND`] for a branch on a call's `bool` result (or its negation), with the flag
+    /// distance of [`PROBE_CMP_RET`].
+    pub const PROBE_COND_RET: &str = "__evotest_cond_ret";
+    /// `void (FlagFrame *frame, u32 pred, u64 a, u64 b, const void *callee)`: an integer compare
+    /// evaluated in a flag function, a function whose result is a flag (an integer that only
+    /// ever holds constants or a compare's truth value, computed without a loop). The runtime
+    /// counts the evaluation in the function's frame ([`crate::shm::FlagFrame`], a local of the
+    /// function, zeroed at its entry) and keeps the distance to the outcome not taken (when the
+    /// compare tests the result of a call of `callee`, not null, for zero: that callee's flag
+    /// distance, if it recorded one). Called only while `*`[`FLAGS`]
+    /// has [`crate::shm::FLAG_RETURN_DISTANCES`] (through the wrappers of [`FRAME_IF_ON`]).
+    pub const FRAME_CMP_INT: &str = "__evotest_frame_icmp";
+    /// `void (FlagFrame *frame, u32 pred, double a, double b)`: as [`FRAME_CMP_INT`], an `fcmp`.
+    pub const FRAME_CMP_FLOAT: &str = "__evotest_frame_fcmp";
+    /// `void (FlagFrame *frame, u64 value, u32 n, const u64 *cases)`: a `switch` in a flag
+    /// function: the distance to leaving the outcome taken (K in a case; the nearest case's
+    /// distance in the default).
+    pub const FRAME_SWITCH: &str = "__evotest_frame_switch";
+    /// `void (FlagFrame *frame, u32 value, const void *callee)`: a condition in a flag function
+    /// that is not a compare of numbers (a compare of pointers, a call's `bool` result): its
+    /// distance is K, or the flag distance of `callee`'s return when it just recorded one (a flag
+    /// function calling another).
+    pub const FRAME_COND: &str = "__evotest_frame_cond";
+    /// `void (FlagFrame *frame, const void *function, u32 points)`: a flag function returns.
+    /// The runtime records, for the probes of [`PROBE_CMP_RET`] and [`PROBE_COND_RET`] at its
+    /// caller, the flag distance of this return: (points − evaluated) + normalise(distance to
+    /// the last evaluated condition's other outcome), `points` being the function's conditions
+    /// ([`crate::distance::flag_distance`]).
+    pub const FRAME_RET: &str = "__evotest_frame_ret";
+    /// Prefix of the internal, always-inlined wrappers the pass puts in each module with flag
+    /// functions, one per `FRAME_*` probe (the probe's name after it): each calls the probe only
+    /// while `*`[`FLAGS`] has [`crate::shm::FLAG_RETURN_DISTANCES`].
+    pub const FRAME_IF_ON: &str = "__evotest_if_on";
     /// `void (u32 *module, u32 def)`: a definition site executed (ordered trace only). The pass
     /// calls it only while `*`[`EVENTS_FLAG`] is not 0, testing that inline: definitions sit in
     /// the hottest loops (every loop counter), and without an ordered trace (fuzzing) the call

@@ -295,6 +295,22 @@ pub const FLAG_REPEATED_OPERANDS: u32 = 1;
 /// shows every keyword. Set by the fuzzer for its input-to-state stage on every compare.
 pub const FLAG_REPEATED_STR_OPERANDS: u32 = 2;
 
+/// `Header::flags` bit: flag functions keep their frames and their returns record a flag
+/// distance for the caller's probes ([`crate::names::FRAME_RET`]). Set by function-level
+/// searches, whose goals behind a helper's `bool` result (`if (valid(x))`) otherwise see only
+/// 0 or K.
+pub const FLAG_RETURN_DISTANCES: u32 = 4;
+
+/// The frame of a flag function ([`crate::names::FRAME_CMP_INT`]), a local the pass allocates
+/// and zeroes at the function's entry: how many of its conditions this call evaluated, and the
+/// distance to the other outcome of the last one (0: none yet).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlagFrame {
+    pub evaluated: u32,
+    pub flip: f64,
+}
+
 /// Bytes of each pointer argument of a routine call logged ([`crate::names::PROBE_RTN`]; AFL++
 /// logs as many): a C string is cut at its NUL within them.
 pub const RTN_BYTES: usize = 32;
