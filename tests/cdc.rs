@@ -177,3 +177,31 @@ fn grammatical_evolution_leaves_a_plateau_through_the_margin_tie_break() {
         assert_eq!(cdc["condition_outcomes_covered"], 26, "seed {seed}: {:?}", uncovered(&r));
     }
 }
+
+/// A decision with negated conditions (`a > 0 && !f`, `!a && b > 5`, `!(a > 3) || !b`) reads as
+/// written, and the outcome each test is said to cover is the one its return value shows (the
+/// fixture's functions return 1 exactly when the decision holds); the decision was labelled
+/// backwards when its last condition was negated (found by a robustness check, 2026-11-28).
+#[test]
+fn negated_conditions_keep_the_decisions_outcomes_the_right_way_round() {
+    for (function, text) in [("last_negated", "a > 0 && !f"), ("first_negated", "!a && b > 5"), ("both_negated", "!(a > 3) || !b")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = run("tests/fixtures/cdc_negated.c", function, dir.path(), &["--criterion", "condition-decision", "--seed", "1", "--max-execs", "20000"]);
+        assert_eq!(r["branches_covered"], r["branches_total"], "{function}: {:?}", uncovered(&r));
+        let decision = rows(&r).into_iter().find(|x| x.0 == "decision").unwrap_or_else(|| panic!("{function}: no decision"));
+        assert_eq!(decision.3, text, "{function}");
+        let suite = read_json(&dir.path().join("suite.json"));
+        let mut seen = [false; 2];
+        for t in suite["tests"].as_array().unwrap() {
+            let returned = t["return"]["value"].as_i64().unwrap();
+            for c in t["covers"].as_array().unwrap().iter().filter_map(|c| c.as_str()) {
+                if let Some(outcome) = c.strip_prefix(&format!("decision `{text}` → ")).or_else(|| c.split_once(&format!("decision `{text}` → ")).map(|x| x.1)) {
+                    let holds = outcome == "true";
+                    assert_eq!(holds, returned == 1, "{function}: {c} with a return value of {returned}");
+                    seen[holds as usize] = true;
+                }
+            }
+        }
+        assert_eq!(seen, [true, true], "{function}: both outcomes of the decision");
+    }
+}

@@ -254,6 +254,48 @@ fn rebuild(exits: &[(Exit, Exit)], texts: &[String], i: usize, k: usize, t: Exit
     rebuild_memo(exits, texts, i, k, t, f, &mut HashMap::new())
 }
 
+/// Most conditions of a chain for which [`rebuild_negated`] tries negated conditions.
+const MAX_NEGATED_CHAIN: usize = 8;
+
+/// The text of the `&&`/`||` expression of a whole chain with exits `exits` (towards
+/// [`Exit::True`] and [`Exit::False`]), allowing negated conditions: `a > 0 && !f` branches on
+/// `f != 0` with its targets swapped, which no expression of the plain conditions fits. Tries
+/// the plain conditions first, then sets of negated ones, fewest first (chains of at most
+/// [`MAX_NEGATED_CHAIN`] conditions); a negated `x != 0` reads `!x`, any other condition `!(c)`.
+fn rebuild_negated(exits: &[(Exit, Exit)], texts: &[String]) -> Option<String> {
+    let n = exits.len();
+    if let Some((t, _)) = rebuild(exits, texts, 0, n, Exit::True, Exit::False) {
+        return Some(t);
+    }
+    if n > MAX_NEGATED_CHAIN {
+        return None;
+    }
+    let mut masks: Vec<u32> = (1..1u32 << n).collect();
+    masks.sort_by_key(|m| m.count_ones());
+    for m in masks {
+        let neg = |j: usize| m & (1 << j) != 0;
+        let ex: Vec<(Exit, Exit)> = exits.iter().enumerate().map(|(j, &(a, b))| if neg(j) { (b, a) } else { (a, b) }).collect();
+        let tx: Vec<String> = texts
+            .iter()
+            .enumerate()
+            .map(|(j, t)| {
+                if !neg(j) {
+                    t.clone()
+                } else {
+                    match t.strip_suffix(" != 0") {
+                        Some(x) if !x.contains(' ') => format!("!{x}"),
+                        _ => format!("!({t})"),
+                    }
+                }
+            })
+            .collect();
+        if let Some((t, _)) = rebuild(&ex, &tx, 0, n, Exit::True, Exit::False) {
+            return Some(t);
+        }
+    }
+    None
+}
+
 /// A rebuilt sub-expression: its text and top operator (see [`rebuild`]).
 type Rebuilt = Option<(String, Option<&'static str>)>;
 
@@ -534,9 +576,7 @@ pub fn analyse(
                 sites.len() - 1
             }
         };
-        let text = rebuild(&exits, &texts, 0, leaves.len(), Exit::True, Exit::False)
-            .map(|t| t.0)
-            .unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
+        let text = rebuild_negated(&exits, &texts).unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
         sites[dsite].text = text.clone();
         let mut ends = [Vec::new(), Vec::new()];
         for (k, &(t, e)) in exits.iter().enumerate() {
@@ -605,37 +645,37 @@ pub fn analyse(
         if ls.len() != 2 || ls[0] == ls[1] || g.contains(&ls[0]) || g.contains(&ls[1]) {
             continue;
         }
-        let (t, fl) = (ls[0], ls[1]);
-        let mut exits = Vec::new();
-        let mut ok = true;
-        for &b in &g {
-            let e: Vec<Exit> = f
-                .succs(b)
-                .iter()
-                .map(|&s| {
-                    if s == t {
+        // each condition's exits, with `t` the decision's true target and `fl` its false one
+        let exits_towards = |t: usize, fl: usize| -> Option<Vec<(Exit, Exit)>> {
+            let mut exits = Vec::new();
+            for &b in &g {
+                let mut e = [Exit::False; 2];
+                for (slot, &s) in e.iter_mut().zip(f.succs(b).iter()) {
+                    *slot = if s == t {
                         Exit::True
                     } else if s == fl {
                         Exit::False
-                    } else if let Some(k) = g.iter().position(|&x| x == s) {
-                        Exit::Leaf(k)
                     } else {
-                        ok = false;
-                        Exit::False
-                    }
-                })
-                .collect();
-            exits.push((e[0], e[1]));
-        }
+                        Exit::Leaf(g.iter().position(|&x| x == s)?)
+                    };
+                }
+                exits.push((e[0], e[1]));
+            }
+            Some(exits)
+        };
+        // The decision's true target is the one clang lays out first: an `if`'s then block, a
+        // loop's body, a `?:`'s true arm, a `do`'s body before its test. It is not always the
+        // last condition's true target: `a > 0 && !f` branches on `f != 0` towards the false
+        // one, and `!(a > 3) || !b` reads as its complement `a > 3 && b != 0` that way round.
+        let (t, fl) = (ls[0].min(ls[1]), ls[0].max(ls[1]));
+        let Some(exits) = exits_towards(t, fl) else { continue };
         // only the first block may be entered from outside the chain
-        if !ok || g[1..].iter().any(|&b| f.preds[b].iter().any(|p| !g.contains(p))) {
+        if g[1..].iter().any(|&b| f.preds[b].iter().any(|p| !g.contains(p))) {
             continue;
         }
         let site_of: Vec<usize> = g.iter().map(|b| f.br_site[b]).collect();
         let texts: Vec<String> = site_of.iter().map(|&s| sites[s].text.clone()).collect();
-        let text = rebuild(&exits, &texts, 0, g.len(), Exit::True, Exit::False)
-            .map(|t| t.0)
-            .unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
+        let text = rebuild_negated(&exits, &texts).unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
         let mut ends = [Vec::new(), Vec::new()];
         for (k, &(a, b)) in exits.iter().enumerate() {
             for (o, x) in [(0u32, a), (1u32, b)] {
@@ -801,6 +841,20 @@ mod tests {
         // exits that no && / || expression has: no text
         let ex = [(Exit::False, Exit::True), (Exit::True, Exit::False)];
         assert!(rebuild(&ex, &texts, 0, 2, Exit::True, Exit::False).is_none());
+    }
+
+    /// Negated conditions: `!a && b` (a's targets swapped) and `a > 0 && !f`; plain chains keep
+    /// their plain text.
+    #[test]
+    fn rebuilds_negated_conditions_fewest_first() {
+        let texts: Vec<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
+        let ex = [(Exit::False, Exit::Leaf(1)), (Exit::True, Exit::False)];
+        assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "!(a) && b");
+        let texts: Vec<String> = ["a > 0", "f != 0"].iter().map(|s| s.to_string()).collect();
+        let ex = [(Exit::Leaf(1), Exit::False), (Exit::False, Exit::True)];
+        assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "a > 0 && !f");
+        let ex = [(Exit::Leaf(1), Exit::False), (Exit::True, Exit::False)];
+        assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "a > 0 && f != 0");
     }
 
     /// The search [`rebuild`] replaced: every split point, recursively, without memoising
