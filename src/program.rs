@@ -490,6 +490,52 @@ pub enum Literal {
 /// literals (suffixes ignored), character literals as their codes, a `-` directly before a
 /// literal as its sign when it follows an operator, a parenthesis or the start (`x > -384`: -384;
 /// `w - 1`: 1). Digits inside identifiers and string literals are not literals.
+/// The character literal that starts at `b[i]` (a quote): its value (`'q'`, `'\n'`, `'\t'`,
+/// `'\r'`, `'\0'`, `'\\'`, `'\''`, `'\"'`), or `None`, and where the text goes on after it.
+fn char_literal_at(b: &[u8], i: usize) -> (Option<u8>, usize) {
+    match (b.get(i + 1), b.get(i + 2), b.get(i + 3)) {
+        (Some(b'\\'), Some(e), Some(b'\'')) => {
+            let v = match e {
+                b'n' => Some(10),
+                b't' => Some(9),
+                b'r' => Some(13),
+                b'0' => Some(0),
+                b'\\' | b'\'' | b'"' => Some(*e),
+                _ => None,
+            };
+            (v, i + 4)
+        }
+        (Some(&ch), Some(b'\''), _) => (Some(ch), i + 3),
+        _ => (None, i + 1),
+    }
+}
+
+/// The character literals of a condition text (`*s == '\t'`, `strchr(t, '\n')`), in order;
+/// not those inside string literals.
+pub fn char_literals(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'\'' => {
+                let (v, end) = char_literal_at(b, i);
+                out.extend(v);
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 pub fn literals(text: &str) -> Vec<Literal> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -507,23 +553,9 @@ pub fn literals(text: &str) -> Vec<Literal> {
             continue;
         }
         if c == b'\'' {
-            let (v, end) = match (b.get(i + 1), b.get(i + 2), b.get(i + 3)) {
-                (Some(b'\\'), Some(e), Some(b'\'')) => {
-                    let v = match e {
-                        b'n' => Some(10),
-                        b't' => Some(9),
-                        b'r' => Some(13),
-                        b'0' => Some(0),
-                        b'\\' | b'\'' | b'"' => Some(*e as i128),
-                        _ => None,
-                    };
-                    (v, i + 4)
-                }
-                (Some(&ch), Some(b'\''), _) => (Some(ch as i128), i + 3),
-                _ => (None, i + 1),
-            };
+            let (v, end) = char_literal_at(b, i);
             if let Some(v) = v {
-                out.push(Literal::Int(v));
+                out.push(Literal::Int(v as i128));
             }
             i = end;
             continue;
@@ -704,5 +736,8 @@ mod literal_tests {
         assert_eq!(ints("strcmp(s, \"a1 22\") == 0x1F"), [31]);
         assert_eq!(ints("p[3] < 10u"), [3, 10]);
         assert_eq!(literals("nmol < 25.0 || x > -1.5e3"), [Literal::Float(25.0), Literal::Float(-1500.0)]);
+        assert_eq!(char_literals("strchr(t, '\\n') != NULL"), [b'\n']);
+        assert_eq!(char_literals("*s == 'q' || strcmp(s, \"'x'\") == 0 || c == '\\''"), [b'q', b'\'']);
+        assert_eq!(char_literals("x == 10"), Vec::<u8>::new());
     }
 }

@@ -80,6 +80,14 @@ fn condition_texts_keep_the_parentheses_c_needs() {
     for want in ["px * px + (py * py) <= r * r + 1e-9", "-o > 5", "isalnum(*p)", "isdigit(p[1])", "isspace(p[2])"] {
         assert!(text.contains(want), "no `{want}` in:\n{text}");
     }
+    // characters as C writes them, escapes too, also as the character strchr looks for
+    let src = dir.path().join("chars.c");
+    std::fs::write(&src, "#include <string.h>\nint f(const char *s) { return (*s == '\\t') + (*s == '\\\\') + (s[1] == 'q') + (strchr(s, '\\n') != 0); }\n").unwrap();
+    let out = evotest().arg("sites").arg(&src).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in ["*s == '\\t'", "*s == '\\\\'", "s[1] == 'q'", "strchr(s, '\\n')"] {
+        assert!(text.contains(want), "no `{want}` in:\n{text}");
+    }
 }
 
 /// The instrumented IR of C source file `src` under `evotest-cc FLAGS -c -S -emit-llvm`.

@@ -79,6 +79,22 @@ fn goals_set_aside_under_default_sizes_say_so() {
     assert!(!r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("infeasible?")));
 }
 
+/// An outcome set aside because the string's alphabet lacks a character the condition looks for
+/// gets a note that names the character and the option, which then covers it (the size hint
+/// alone sent a user to --string t=200, which changes nothing).
+#[test]
+fn goals_set_aside_for_a_character_outside_the_alphabet_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "has_newline", dir.path(), &["--max-execs", "5000", "--seed", "1"]);
+    assert_eq!(r["branches_infeasible_suspected"], 1, "{r:#}");
+    let notes: Vec<&str> = r["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let note = notes.iter().find(|n| n.contains("compare with '\\n'")).unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(note.contains("--string 't=16: -~\\n'"), "{note}");
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "has_newline", dir.path(), &["--string", "t=16: -~\\n", "--max-execs", "5000", "--seed", "1"]);
+    assert_eq!(r["branches_covered"], 2, "{r:#}");
+}
+
 #[test]
 fn an_alphabet_restricts_string_characters() {
     let dir = tempfile::tempdir().unwrap();

@@ -94,6 +94,26 @@ fn ctype_test(v: LLVMValueRef, names: &VarNames) -> Option<String> {
     }
 }
 
+/// The C character literal of the constant `v` when it is a printable character or one C writes
+/// with an escape (`'q'`, `'\n'`, `'\t'`, `'\r'`, `'\''`, `'\\'`), else `None`.
+fn char_literal(v: LLVMValueRef) -> Option<String> {
+    unsafe {
+        if LLVMIsAConstantInt(v).is_null() || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64 {
+            return None;
+        }
+        let c = LLVMConstIntGetSExtValue(v);
+        match c {
+            0x09 => Some("'\\t'".into()),
+            0x0a => Some("'\\n'".into()),
+            0x0d => Some("'\\r'".into()),
+            0x27 => Some("'\\''".into()),
+            0x5c => Some("'\\\\'".into()),
+            0x20..=0x7e => Some(format!("'{}'", c as u8 as char)),
+            _ => None,
+        }
+    }
+}
+
 fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, unsigned: bool) -> String {
     unsafe {
         if unsigned && !LLVMIsAConstantInt(v).is_null() && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
@@ -104,10 +124,10 @@ fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, uns
                 return t;
             }
         }
+        // not '\0': a string's end reads `!= 0`
         if !LLVMIsAConstantInt(v).is_null() && is_promoted_char(other) {
-            let c = LLVMConstIntGetSExtValue(v);
-            if (0x20..0x7f).contains(&c) && c != b'\'' as i64 && c != b'\\' as i64 {
-                return format!("'{}'", c as u8 as char);
+            if let Some(c) = char_literal(v) {
+                return c;
             }
         }
     }
@@ -341,8 +361,16 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     );
                     return if nested { format!("({s})") } else { s };
                 }
-                let args: Vec<String> =
-                    (0..n).map(|i| expr(LLVMGetOperand(v, i), names, depth + 1, false)).collect();
+                let args: Vec<String> = (0..n)
+                    .map(|i| {
+                        let a = LLVMGetOperand(v, i);
+                        // the character `strchr`, `strrchr` and `memchr` look for
+                        match (i, name.as_str(), char_literal(a)) {
+                            (1, "strchr" | "strrchr" | "memchr", Some(c)) => c,
+                            _ => expr(a, names, depth + 1, false),
+                        }
+                    })
+                    .collect();
                 format!("{name}({})", args.join(", "))
             }
             LLVMPHI => "φ".into(),

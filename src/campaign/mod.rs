@@ -136,6 +136,35 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
 /// outcome of a two-way check site (its failing outcome, or the check passing), or the failing
 /// outcome of a `switch` check (a `match` on an enum whose default is `unreachable`: its cases
 /// are the `match`'s arms, real decisions, and stay goals).
+/// A note for outcomes set aside as suspected infeasible whose conditions (`texts`) compare
+/// with a character that no string of `domain` can hold (a `'\n'` outside the default printable
+/// alphabet): with it, the size hint alone misleads (a longer string still has no newline).
+fn alphabet_note(texts: &[String], domain: &crate::input::Domain) -> Option<String> {
+    use crate::input::Role;
+    let strings: Vec<(&str, &Vec<u8>)> = domain
+        .fields
+        .iter()
+        .filter_map(|f| match &f.role {
+            Role::Char { alphabet } => Some((f.name.split('[').next().unwrap_or(&f.name), alphabet)),
+            _ => None,
+        })
+        .collect();
+    let (name, _) = *strings.first()?;
+    let mut missing: Vec<u8> = texts.iter().flat_map(|t| crate::program::char_literals(t)).filter(|c| strings.iter().all(|(_, a)| !a.contains(c))).collect();
+    missing.sort_unstable();
+    missing.dedup();
+    if missing.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = missing.iter().map(|&c| format!("'{}'", (c as char).escape_default())).collect();
+    let alphabet: String = missing.iter().map(|&c| (c as char).escape_default().to_string()).collect();
+    let max = domain.fields.iter().filter(|f| matches!(f.role, Role::Char { .. }) && f.name.starts_with(&format!("{name}["))).count();
+    Some(format!(
+        "infeasible?: the outcomes set aside compare with {}, which no string's alphabet holds (printable ASCII unless --string gives one): add it, e.g. --string '{name}={max}: -~{alphabet}'",
+        shown.join(", ")
+    ))
+}
+
 pub fn rust_check_of<'a>(program: &'a crate::program::Program, goal: &dyn Goal) -> Option<&'a evotest_abi::meta::CheckMeta> {
     let (site, outcome) = goal.target_outcome()?;
     let meta = &program.sites[site as usize].meta;
@@ -324,6 +353,12 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
             if given_up.len() == 1 { "" } else { "s" },
             caps.join(", ")
         ));
+    }
+    if !given_up.is_empty() {
+        let texts: Vec<String> = given_up.iter().filter_map(|&g| goals.get(g)).map(|g| g.describe(&target.program)).collect();
+        if let Some(n) = alphabet_note(&texts, target.frontend.domain()) {
+            notes.push(n);
+        }
     }
     if let Some(s) = shortened.filter(|s| s.calls_before > 0) {
         notes.push(format!(
