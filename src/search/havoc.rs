@@ -8,8 +8,9 @@
 //!   constant, the value of another field of the same type (the function-level form of
 //!   input-to-state: `x1 == x2`), or moved by a small amount or negated;
 //! * a bit flipped, a byte set to a random or interesting value, or a byte incremented;
-//! * for a string, three times in ten: a character inserted or deleted, or a string of the
-//!   program's pool inserted (the edits that change its length and shift what follows).
+//! * for a string, three times in ten: a character inserted or deleted, a string of the
+//!   program's pool inserted, or a part of the string copied (the edits that change its length
+//!   and shift what follows).
 //!
 //! The child replaces the parent of the next step when it is at least as good for the goal (a
 //! (1+1) walk across plateaus). An attempt ends when the goal is covered, after `patience`
@@ -75,17 +76,23 @@ fn string_of(d: &crate::input::Domain, i: usize) -> Option<(usize, usize, usize)
     d.string_at(i).map(|(l, n)| (l, l + 1, n))
 }
 
+/// Longest part of a string that one edit copies ([`edit_string`]).
+const MAX_COPIED_PART: usize = 8;
+
 /// A structural edit of the string whose length field is `l` (characters from field `first`, at
 /// most `max`), as a byte fuzzer edits its input: insert a character (a random one of the
-/// alphabet, or a copy of one of the string's), delete one, or insert a string of the program's
-/// pool. A character-wise search cannot turn `7.0.3.0` into `127.0.3.0` (each digit it changes
-/// in place keeps the length); this can.
+/// alphabet, or a copy of one of the string's), delete one, insert a string of the program's
+/// pool, or insert a copy of a part of the string (up to [`MAX_COPIED_PART`] characters, half of
+/// the time right after the part, a repeat; libFuzzer's CopyPart). A character-wise search
+/// cannot turn `7.0.3.0` into `127.0.3.0` (each digit it changes in place keeps the length);
+/// this can. Copies of parts are what inputs of repeated structure need: the events of a state
+/// machine that must go round a cycle three times (`bobx`, then `obx` twice).
 fn edit_string(cx: &mut SearchContext, x: &mut Input, (l, first, max): (usize, usize, usize)) {
     let d = cx.domain;
     let len = (d.get(x, l).as_i128().max(0) as usize).min(max);
     let mut chars: Vec<Value> = (0..len).map(|k| d.get(x, first + k)).collect();
     let at = cx.rng.random_range(0..=len);
-    match cx.rng.random_range(0..3u32) {
+    match cx.rng.random_range(0..4u32) {
         0 if len > 0 => {
             chars.remove(at.min(len - 1));
         }
@@ -93,6 +100,16 @@ fn edit_string(cx: &mut SearchContext, x: &mut Input, (l, first, max): (usize, u
             let s = &d.str_pool[cx.rng.random_range(0..d.str_pool.len())];
             for (k, &c) in s.iter().enumerate() {
                 chars.insert(at + k, Value::Int(c as i128));
+            }
+        }
+        3 if len > 1 => {
+            // a copy of a part of the string, half of the time right after itself (a repeat)
+            let start = cx.rng.random_range(0..len);
+            let n = cx.rng.random_range(1..=(len - start).min(MAX_COPIED_PART));
+            let part: Vec<Value> = chars[start..start + n].to_vec();
+            let to = if cx.rng.random_bool(0.5) { start + n } else { at };
+            for (k, c) in part.into_iter().enumerate() {
+                chars.insert(to + k, c);
             }
         }
         _ => {
