@@ -384,6 +384,24 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
     assert!(after.iter().any(|n| n.starts_with("crash-")));
 }
 
+/// A crash file in the artifact directory that evotest did not write (libFuzzer's, named the
+/// same way) is left alone: not run, not claimed as this run's crash, not minimised away (it was
+/// deleted, and a crash the run never found was reported).
+#[test]
+fn crash_files_evotest_did_not_write_are_left_alone() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let art = d.path().join("art");
+    std::fs::create_dir_all(&art).unwrap();
+    let theirs = art.join("crash-fb74d0d2d6ab2a6d1b9e5e5d31d1c9ed4b6c0f1a");
+    std::fs::write(&theirs, b"BUG!and more bytes").unwrap();
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=1", "-artifact_prefix=art/"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"BUG!and more bytes");
+    assert_eq!(files(&art), vec!["crash-fb74d0d2d6ab2a6d1b9e5e5d31d1c9ed4b6c0f1a".to_string()]);
+}
+
 /// Run by hand, the harness takes libFuzzer's -timeout and -rss_limit_mb (exits 70 and 71, as
 /// libFuzzer's binaries do), prints the stack of a crash without a sanitizer, and -help=1 is
 /// help, not a run on standard input.

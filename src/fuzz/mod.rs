@@ -1500,6 +1500,10 @@ impl Fuzzer<'_> {
         let stem = if report.kind == triage::LEAK_KIND { "leak" } else { "crash" };
         let name = format!("{stem}-{}", sha1_hex(data));
         let artifact = self.opts.artifact(&name);
+        // a file of that name written by someone else (libFuzzer names its artifacts the same
+        // way) is theirs: it stays, whatever minimisation makes of this one
+        let foreign = artifact.exists() && !self.db.pending().contains(&artifact);
+        self.db.intend(&artifact)?;
         write_atomic(&artifact, data).with_context(|| format!("cannot write {}", artifact.display()))?;
         let mut record = CrashRecord {
             signature: signature.clone(),
@@ -1520,11 +1524,13 @@ impl Fuzzer<'_> {
         };
         if !self.db.claim(&record)? {
             // another worker recorded it a moment ago: its artifact is the one to keep
-            if self.db.get(&signature).is_some_and(|r| r.artifact != artifact) {
+            if !foreign && self.db.get(&signature).is_some_and(|r| r.artifact != artifact) {
                 let _ = std::fs::remove_file(&artifact);
             }
+            self.db.settle(&artifact);
             return Ok(());
         }
+        self.db.settle(&artifact);
         self.crashes_found += 1;
         self.unique += 1;
         let top: Vec<String> = report.top_frames().iter().map(|f| f.describe()).collect();
@@ -1548,11 +1554,15 @@ impl Fuzzer<'_> {
             } else {
                 let min_name = format!("{stem}-{}", sha1_hex(&small));
                 let min_path = self.opts.artifact(&min_name);
+                self.db.intend(&min_path)?;
                 write_atomic(&min_path, &small).with_context(|| format!("cannot write {}", min_path.display()))?;
                 record.artifact = min_path.clone();
                 record.size = small.len();
                 self.db.update(&record)?;
-                let _ = std::fs::remove_file(&artifact);
+                self.db.settle(&min_path);
+                if !foreign {
+                    let _ = std::fs::remove_file(&artifact);
+                }
                 self.monitor.println(&format!(
                     "==evotest== minimised from {} to {} bytes: {}",
                     data.len(),
@@ -1636,26 +1646,21 @@ impl Fuzzer<'_> {
         Ok(())
     }
 
-    /// Crash artifacts under the artifact prefix that the crash record does not know (at most
-    /// 100, in name order).
+    /// Crash artifacts this run's state says were being written and were never recorded (a run
+    /// killed in between; at most 100, in name order). Only evotest's own: a `crash-*` file of
+    /// libFuzzer's, or the user's, in the same directory is not evotest's to triage, claim or
+    /// replace. Markers of artifacts that no longer exist, or are recorded, are settled.
     fn orphan_artifacts(&self) -> Vec<PathBuf> {
-        let prefix = Path::new(&self.opts.artifact_prefix);
-        let dir = self.opts.artifact_dir();
-        let stem = if self.opts.artifact_prefix.ends_with('/') {
-            String::new()
-        } else {
-            prefix.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
-        };
         let known: std::collections::HashSet<PathBuf> =
             self.db.all().iter().filter_map(|r| r.artifact.canonicalize().ok()).collect();
-        let Ok(rd) = std::fs::read_dir(&dir) else { return vec![] };
-        let mut orphans: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{stem}crash-"))))
-            .filter(|p| p.is_file() && p.canonicalize().is_ok_and(|c| !known.contains(&c)))
-            .collect();
-        orphans.sort();
+        let mut orphans = Vec::new();
+        for p in self.db.pending() {
+            if p.is_file() && p.canonicalize().is_ok_and(|c| !known.contains(&c)) {
+                orphans.push(p);
+            } else {
+                self.db.settle(&p);
+            }
+        }
         orphans.truncate(100);
         orphans
     }

@@ -533,6 +533,42 @@ impl CrashDb {
     pub fn update(&self, r: &CrashRecord) -> Result<()> {
         write_atomic(&self.path(&r.signature), &serde_json::to_vec_pretty(r)?)
     }
+
+    /// The marker of an artifact this run is about to write: `DIR/pending/<hash of its path>`,
+    /// holding the path.
+    fn marker(&self, artifact: &Path) -> PathBuf {
+        self.dir.join("pending").join(super::corpus::sha1_hex(artifact.as_os_str().as_encoded_bytes()))
+    }
+
+    /// Say that `artifact` is about to be written, before writing it: a run killed before it
+    /// recorded the crash leaves the marker, and the next run triages the artifact
+    /// ([`CrashDb::pending`]). Files evotest did not write are never taken for its own.
+    ///
+    /// Errors: the marker cannot be written.
+    pub fn intend(&self, artifact: &Path) -> Result<()> {
+        let m = self.marker(artifact);
+        std::fs::create_dir_all(m.parent().expect("a marker has a parent")).with_context(|| format!("cannot create {}", self.dir.display()))?;
+        write_atomic(&m, artifact.as_os_str().as_encoded_bytes())
+    }
+
+    /// `artifact` is recorded (or dropped): its marker goes.
+    pub fn settle(&self, artifact: &Path) {
+        let _ = std::fs::remove_file(self.marker(artifact));
+    }
+
+    /// The artifacts whose writing was announced ([`CrashDb::intend`]) and not settled, in
+    /// name order.
+    pub fn pending(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(self.dir.join("pending"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .map(|b| PathBuf::from(std::ffi::OsString::from(String::from_utf8_lossy(&b).into_owned())))
+            .collect();
+        v.sort();
+        v
+    }
 }
 
 #[cfg(test)]
