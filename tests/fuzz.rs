@@ -476,6 +476,19 @@ fn a_harness_run_by_hand_to_fuzz_hands_itself_to_evotest() {
     assert_eq!(r.status.code(), Some(1), "the crash, found by fuzzing: {err}");
     assert!(err.contains("evotest fuzz: ") && err.contains("1 unique crash"), "{err}");
     assert!(!files(&d.path().join("corpus")).is_empty() && !files(&d.path().join("art")).is_empty());
+    // an option of the harness's own (`--special`, which libFuzzer leaves to
+    // LLVMFuzzerInitialize) reaches the harness, and is no error of evotest's
+    let a = build(cc(), "args.c", &["-g", "-O1", "-fsanitize=fuzzer"], d.path(), "args");
+    std::fs::create_dir(d.path().join("corpus-args")).unwrap();
+    let r = Command::new(&a)
+        .args(["--special", "-runs=2000", "-seed=1", "-artifact_prefix=art-args/", "corpus-args"])
+        .env("EVOTEST", &evotest_bin)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "the crash only --special makes: {err}");
+    assert!(err.contains("1 unique crash"), "{err}");
     // no input at all: fuzzed with a temporary corpus, as libFuzzer fuzzes with one in memory
     let r = Command::new(&h).args(["-runs=500", "-seed=1"]).env("EVOTEST", &evotest_bin).current_dir(d.path()).output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);

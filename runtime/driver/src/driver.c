@@ -194,6 +194,7 @@ static int would_fuzz(int argc, char **argv) {
   int budgeted = 0, dirs = 0, inputs = 0;
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-') {
+      if (argv[i][1] == '-') continue;  // the harness's own option, not libFuzzer's
       if (flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
       budgeted |= flag_in(argv[i], budget, sizeof budget / sizeof *budget);
       continue;
@@ -208,17 +209,29 @@ static int would_fuzz(int argc, char **argv) {
 // Run by hand with a fuzzing flag: `evotest fuzz THIS_HARNESS ARGS...`, as a libFuzzer binary
 // would fuzz itself (a project's fuzz test script that ran each file once and passed would be a
 // false pass). evotest is $EVOTEST, else the one built with this driver, else `evotest` on PATH.
+// Arguments that start with `--` are the harness's own (libFuzzer ignores them and leaves them to
+// LLVMFuzzerInitialize, as libsrtp's fuzzer reads `--no_align`): they go after `--`, which
+// `evotest fuzz` passes on to the harness.
 static int hand_to_evotest(int argc, char **argv) {
   char self[4096];
   ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
   if (k <= 0) return -1;
   self[k] = 0;
-  char **args = calloc((size_t)argc + 3, sizeof *args);
+  char **args = calloc((size_t)argc + 4, sizeof *args);
   if (!args) return -1;
   args[0] = "evotest";
   args[1] = "fuzz";
   args[2] = self;
-  for (int i = 1; i < argc; i++) args[i + 2] = argv[i];
+  int n = 3, own = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strncmp(argv[i], "--", 2) == 0) own++;
+    else args[n++] = argv[i];
+  }
+  if (own) {
+    args[n++] = "--";
+    for (int i = 1; i < argc; i++)
+      if (strncmp(argv[i], "--", 2) == 0) args[n++] = argv[i];
+  }
   const char *env = getenv("EVOTEST");
   if (env && *env) execv(env, args);
   if (access(EVOTEST_BIN, X_OK) == 0) execv(EVOTEST_BIN, args);
