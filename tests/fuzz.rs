@@ -384,6 +384,30 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
     assert!(after.iter().any(|n| n.starts_with("crash-")));
 }
 
+/// A UBSan report the binary was compiled to recover from (plain `-fsanitize=undefined`) is no
+/// crash, as under libFuzzer: the code behind it is fuzzed (`v == "DOG!"` needs the report's
+/// input first). It was a crash, whose artifact exited 0 when the harness ran it. With
+/// `UBSAN_OPTIONS=halt_on_error=1` it is one.
+#[test]
+fn recoverable_ubsan_reports_are_recovered_from_as_libfuzzer_does() {
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "ub_recover.c", &["-g", "-O1", "-fsanitize=fuzzer,undefined"], d.path(), "harness");
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=30000", "-artifact_prefix=art/"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    assert_eq!(s["outcomes_covered"], s["outcomes_total"], "the branch behind the report: {s:#}");
+    let halt = d.path().join("halt");
+    std::fs::create_dir(&halt).unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .env("UBSAN_OPTIONS", "halt_on_error=1")
+        .args(["fuzz", "harness", "corpus2", "-seed=1", "-runs=30000", "-artifact_prefix=halt/", "--json", "-q"])
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+}
+
 /// A crash file in the artifact directory that evotest did not write (libFuzzer's, named the
 /// same way) is left alone: not run, not claimed as this run's crash, not minimised away (it was
 /// deleted, and a crash the run never found was reported).

@@ -309,10 +309,10 @@ pub fn set_detect_leaks(on: bool) {
     DETECT_LEAKS.store(on, Ordering::Relaxed);
 }
 
-/// Sanitizer options evotest needs (crashes abort, reports unsymbolised, leak checks only where
-/// `leaks` and [`set_detect_leaks`] allow: evotest's driver runs them itself, after an input,
-/// never at exit), merged under the user's own settings of the same variables; and
-/// `RUST_BACKTRACE=0`.
+/// Sanitizer options evotest needs (crashes abort, reports unsymbolised, recoverable UBSan reports
+/// recovered from as libFuzzer does, leak checks only where `leaks` and [`set_detect_leaks`]
+/// allow: evotest's driver runs them itself, after an input, never at exit), merged under the
+/// user's own settings of the same variables; and `RUST_BACKTRACE=0`.
 pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)> {
     let merge = |var: &str, defaults: &[(&str, String)]| -> (OsString, OsString) {
         let user = std::env::var(var).unwrap_or_default();
@@ -333,9 +333,11 @@ pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)
     if rss_limit_mb > 0 {
         asan.push(("max_allocation_size_mb", rss_limit_mb.to_string()));
     }
+    // no halt_on_error: a report the binary was compiled to recover from (plain
+    // -fsanitize=undefined) is printed and the input goes on, as under libFuzzer; checks compiled
+    // not to recover (OSS-Fuzz's -fno-sanitize-recover) abort, and are crashes
     let ubsan = [
-        ("halt_on_error", "1".to_string()),
-        ("abort_on_error", "1".into()),
+        ("abort_on_error", "1".to_string()),
         ("print_stacktrace", "1".into()),
         ("symbolize", "0".into()),
     ];
