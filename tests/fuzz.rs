@@ -1065,7 +1065,7 @@ fn in_process_peak_memory_is_the_harness_process_s() {
     std::fs::write(d.path().join("seeds/b"), b"B").unwrap();
     for (mode, at_least) in [(&[][..], 0), (&["--in_process"][..], 300)] {
         let corpus = format!("corpus{}", mode.len());
-        let mut args = vec!["harness", corpus.as_str(), "seeds", "-seed=1", "-runs=50"];
+        let mut args = vec!["harness", corpus.as_str(), "seeds", "-seed=1", "-runs=50", "-print_final_stats=1"];
         args.extend_from_slice(mode);
         let (o, s) = fuzz(d.path(), &args);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -274,7 +274,8 @@ pub struct FuzzArgs {
     /// No status display (errors, crashes and the summary still print)
     #[arg(long, short = 'q')]
     quiet: bool,
-    /// Accepted for libFuzzer compatibility; the final stats are always printed
+    /// Print libFuzzer's `stat::` lines at the end (1), as libFuzzer does; the summary line and
+    /// --json are printed either way
     #[arg(long = "print_final_stats", hide = true)]
     print_final_stats: Option<String>,
     /// The target's standard output is always discarded. Its standard error goes into crash
@@ -438,13 +439,16 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     };
     // what a worker is started with: these arguments without -j, with this run's seed
     o.worker_args = worker_args(raw_args, o.seed);
+    let final_stats = a.print_final_stats.as_deref().is_some_and(|v| v != "0");
     let summary = fuzz::run(&o, &INTERRUPTED)?;
-    eprintln!("stat::number_of_executed_units: {}", summary.executions);
-    eprintln!("stat::average_exec_per_sec:     {:.0}", summary.exec_per_sec);
-    eprintln!("stat::new_units_added:          {}", summary.corpus_new);
-    eprintln!("stat::unique_crashes:           {}", summary.unique_crashes);
-    eprintln!("stat::outcomes_covered:         {}", summary.outcomes_covered);
-    eprintln!("stat::peak_rss_mb:              {}", summary.peak_rss_mb);
+    if final_stats {
+        eprintln!("stat::number_of_executed_units: {}", summary.executions);
+        eprintln!("stat::average_exec_per_sec:     {:.0}", summary.exec_per_sec);
+        eprintln!("stat::new_units_added:          {}", summary.corpus_new);
+        eprintln!("stat::unique_crashes:           {}", summary.unique_crashes);
+        eprintln!("stat::outcomes_covered:         {}", summary.outcomes_covered);
+        eprintln!("stat::peak_rss_mb:              {}", summary.peak_rss_mb);
+    }
     eprintln!(
         "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} inputs ({} new) in {}; {} unique crash{}; stats in {}",
         summary.executions,
