@@ -721,7 +721,7 @@ pub(crate) mod testutil {
 
 #[cfg(test)]
 mod literal_tests {
-    use super::{literals, Literal};
+    use super::{char_literals, literals, Literal};
 
     /// Every numeric literal of a predicate, with its sign, and nothing from identifiers or
     /// string literals.

@@ -190,6 +190,13 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
 /// input cut or extended (with zero bytes) to each replacement length ([`int_targets`]) of at
 /// most `max_len` bytes. The length is an input that no byte holds, so substitution on the bytes
 /// never finds it, and havoc under length control reaches a long gate only slowly.
+///
+/// Each resized input comes twice when the input holds a *length field*, an integer of 2 or 4
+/// bytes (either byte order) equal to its length less at most [`MAX_LENGTH_FIELD_OFFSET`] (a
+/// header's total size, WOFF2's `length`, RIFF's size less 8): once as it is, and once with those
+/// fields rewritten for the new length. A format that checks such a field lets no input grow
+/// otherwise: a longer input fails the check, and a field set to a new length fails it too
+/// until the input has that length.
 pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<Vec<u8>> {
     let mut out = Edits::new(data, MAX_CANDIDATES);
     if rec.kind & OPERANDS_FLOAT != 0 {
@@ -197,6 +204,7 @@ pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<V
     }
     let pred = rec.pred();
     let n = data.len() as u64;
+    let fields = length_fields(data);
     for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
         if a != n {
             continue;
@@ -205,11 +213,79 @@ pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<V
             if t <= max_len as u64 && t != n {
                 let mut y = data.to_vec();
                 y.resize(t as usize, 0);
+                if !fields.is_empty() {
+                    let mut z = y.clone();
+                    for f in &fields {
+                        f.write(&mut z, t);
+                    }
+                    out.keep(z);
+                }
                 out.keep(y);
             }
         }
     }
     out.out
+}
+
+/// Largest difference between an input's length and a length field of it ([`length_fields`]).
+pub const MAX_LENGTH_FIELD_OFFSET: u64 = 16;
+
+/// Most length fields an input may hold for [`length_candidates`] to rewrite them (more are
+/// coincidences of small numbers, not fields).
+const MAX_LENGTH_FIELDS: usize = 4;
+
+/// An integer field of an input that holds its length less `offset`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LengthField {
+    at: usize,
+    width: usize,
+    big_endian: bool,
+    offset: u64,
+}
+
+impl LengthField {
+    /// Write `len - offset` into `y` (when it fits the field and `y` holds it).
+    fn write(&self, y: &mut [u8], len: u64) {
+        let v = len.saturating_sub(self.offset);
+        if self.at + self.width > y.len() || (self.width < 8 && v >> (8 * self.width) != 0) {
+            return;
+        }
+        for k in 0..self.width {
+            let byte = (v >> (8 * k)) as u8;
+            let i = if self.big_endian { self.at + self.width - 1 - k } else { self.at + k };
+            y[i] = byte;
+        }
+    }
+}
+
+/// The length fields of `data` (see [`length_candidates`]): integers of 2 or 4 bytes at any
+/// offset, either byte order, whose value is `data.len() - k` for `k` in
+/// `0..=`[`MAX_LENGTH_FIELD_OFFSET`] and at least 8 (smaller numbers are everywhere); none when
+/// there are more than [`MAX_LENGTH_FIELDS`]. A field read both ways counts once, little-endian.
+fn length_fields(data: &[u8]) -> Vec<LengthField> {
+    let n = data.len() as u64;
+    let mut out: Vec<LengthField> = Vec::new();
+    for width in [4usize, 2] {
+        for at in 0..data.len().saturating_sub(width - 1) {
+            for big_endian in [false, true] {
+                let b = &data[at..at + width];
+                let v = if big_endian { b.iter().fold(0u64, |v, &x| v << 8 | x as u64) } else { b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64) };
+                if v < 8 || v > n || n - v > MAX_LENGTH_FIELD_OFFSET {
+                    continue;
+                }
+                // a narrower read inside a wider field already found is that field
+                if out.iter().any(|f| at >= f.at && at + width <= f.at + f.width) {
+                    continue;
+                }
+                out.push(LengthField { at, width, big_endian, offset: n - v });
+                if out.len() > MAX_LENGTH_FIELDS {
+                    return vec![];
+                }
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// The decimal texts of operand `v` of a `width`-byte compare: signed, and unsigned when it
@@ -520,6 +596,26 @@ mod tests {
 
     fn rec(pred: Pred, a: u64, b: u64) -> OperandRec {
         OperandRec { site: 0, kind: pred as u32, a, b }
+    }
+
+    #[test]
+    fn a_length_field_is_rewritten_with_the_length_it_describes() {
+        // a 21-byte input whose big-endian u32 at 8 is its length (WOFF2's header), and `n < 22`
+        let mut data = vec![0u8; 21];
+        data[..4].copy_from_slice(b"wOF2");
+        data[8..12].copy_from_slice(&21u32.to_be_bytes());
+        let c = length_candidates(&data, &rec(Pred::Ult, 21, 22), 4096);
+        let coupled = c.iter().find(|y| y.len() == 22 && y[8..12] == 22u32.to_be_bytes()).expect("the field follows the length");
+        assert_eq!(&coupled[..8], &data[..8]);
+        assert!(c.iter().any(|y| y.len() == 22 && y[8..12] == 21u32.to_be_bytes()), "and the plain resize");
+        // a little-endian size less 8 (RIFF): rewritten the same way
+        let mut riff = b"RIFF".to_vec();
+        riff.extend_from_slice(&8u32.to_le_bytes());
+        riff.extend_from_slice(b"WAVEfmt ");
+        let c = length_candidates(&riff, &rec(Pred::Ult, 16, 40), 4096);
+        assert!(c.iter().any(|y| y.len() == 40 && y[4..8] == 32u32.to_le_bytes()), "{c:?}");
+        // no field: only the plain resizes
+        assert!(length_fields(b"abcdefgh").is_empty());
     }
 
     #[test]
