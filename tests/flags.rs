@@ -1,6 +1,7 @@
 //! Conditions on what a helper function returns (function-assigned flags; Wappler, Baresel &
 //! Wegener 2007): `if (is_magic(x))`, `if (in_band(a) && !in_band(b))`, `if (valid_id(id))` with
-//! `valid_id` calling another helper, and a helper that is a `switch`. The pass gives each
+//! `valid_id` calling another helper, a helper that is a `switch`, and results kept in a local
+//! before the test (`int ok = is_code(x); if (!ok)`). The pass gives each
 //! loop-free helper whose result is a truth value a frame, and its caller's probe takes the
 //! helper's flag distance (`passes/src/flags.rs`). Each function of tests/fixtures/flags.c runs
 //! from both starts, three seeds each, and must be covered well within the cap.
@@ -42,6 +43,13 @@ fn returned_compares_guide_their_callers_conditions() {
 #[test]
 fn a_bool_helper_called_twice_is_covered() {
     covers_everything("band", "20000");
+}
+
+/// Results kept in locals (an `int` and a `bool`) and tested later: the local's shadow carries
+/// the flag distance from the store to the test.
+#[test]
+fn results_kept_in_locals_guide_their_tests() {
+    covers_everything("stored", "20000");
 }
 
 /// Early returns, a helper calling a helper, and a `switch` helper.

@@ -212,12 +212,21 @@ fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
     // ok: two compares; b: one float compare
     assert!(rets.iter().any(|l| l.contains("ptr @ok, i32 2)")), "{rets:#?}");
     assert!(ir.contains("call void @__evotest_frame_fcmp("), "{ir}");
-    // every caller-side compare of a call's result names its callee
-    let cmp_ret: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_cmp_ret(") || l.contains("call void @__evotest_cond_ret(")).collect();
+    // every caller-side compare of a call's result asks for the callee's flag distance, and
+    // the site probe takes it
+    let asked: Vec<&str> = ir.lines().filter(|l| l.contains("call double @__evotest_flag_of(")).collect();
     for name in ["@ok", "@b", "@count", "@twice"] {
-        assert!(cmp_ret.iter().any(|l| l.contains(&format!("ptr {name})"))), "{name}: {cmp_ret:#?}");
+        assert!(asked.iter().any(|l| l.contains(&format!("ptr {name})"))), "{name}: {asked:#?}");
     }
-    assert!(!ir.contains("call void @__evotest_if_on"), "the wrappers were not inlined\n{ir}");
+    assert!(ir.lines().filter(|l| l.contains("call void @__evotest_cmp_flag(") || l.contains("call void @__evotest_cond_flag(")).count() >= 4, "{ir}");
+    assert!(!ir.contains("call void @__evotest_if_on") && !ir.contains("@__evotest_flag_of_if_on("), "the wrappers were not inlined\n{ir}");
+    // a result kept in a local first: its shadow is set after the store and read at the test
+    let src = dir.path().join("local.c");
+    std::fs::write(&src, "static int ok(int x) { return x > 3 && x < 9; }\nint g(int x) { int r = ok(x); if (!r) return 1; return 0; }\n").unwrap();
+    let ir = instrumented_ir(&src, &["-g", "-O0"]);
+    let g = ir.split("define dso_local i32 @g(").nth(1).unwrap_or("");
+    assert!(g.contains("call double @__evotest_flag_of(ptr @ok)") && g.contains("alloca double"), "{g}");
+    assert!(g.contains("call void @__evotest_cmp_flag("), "{g}");
 }
 
 
@@ -293,7 +302,7 @@ fn a_long_chain_of_calls_compiles_quickly_and_decisions_are_unchanged() {
         [
             "decision     5:12   (a > 0 || b > 1) && c == 3  [conditions s0 s1 s2]",
             "decision     7:11   a < -5 && b < -5 && c < -5  [conditions s3 s4 s5]",
-            "decision     9:9    {ctxt != NULL, reg(ctxt, \"x\", 1) != 0, reg(ctxt, \"y\", 2) != 0}  [conditions s6 s7 s8]",
+            "decision     9:9    ctxt != NULL && !reg(ctxt, \"x\", 1) && !reg(ctxt, \"y\", 2)  [conditions s6 s7 s8]",
         ],
         "{out}"
     );

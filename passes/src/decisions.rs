@@ -283,7 +283,7 @@ fn rebuild_negated(exits: &[(Exit, Exit)], texts: &[String]) -> Option<String> {
                     t.clone()
                 } else {
                     match t.strip_suffix(" != 0") {
-                        Some(x) if !x.contains(' ') => format!("!{x}"),
+                        Some(x) if primary(x) => format!("!{x}"),
                         _ => format!("!({t})"),
                     }
                 }
@@ -294,6 +294,32 @@ fn rebuild_negated(exits: &[(Exit, Exit)], texts: &[String]) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether the condition text `t` is a primary expression that `!` may prefix without
+/// parentheses: no space outside parentheses, brackets and quotes (`f`, `p->x`, `reg(c, "x", 1)`,
+/// `a[i + 1]`).
+fn primary(t: &str) -> bool {
+    let (mut depth, mut quote) = (0i32, None::<char>);
+    let mut prev = ' ';
+    for c in t.chars() {
+        match quote {
+            Some(q) => {
+                if c == q && prev != '\\' {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                ' ' if depth == 0 => return false,
+                _ => {}
+            },
+        }
+        prev = c;
+    }
+    !t.is_empty()
 }
 
 /// A rebuilt sub-expression: its text and top operator (see [`rebuild`]).
@@ -855,6 +881,10 @@ mod tests {
         assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "a > 0 && !f");
         let ex = [(Exit::Leaf(1), Exit::False), (Exit::True, Exit::False)];
         assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "a > 0 && f != 0");
+        // a call negated reads `!reg(…)`; an operator inside keeps the parentheses
+        let texts: Vec<String> = ["reg(c, \"x y\", 1) != 0", "a + b != 0"].iter().map(|s| s.to_string()).collect();
+        let ex = [(Exit::False, Exit::Leaf(1)), (Exit::False, Exit::True)];
+        assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "!reg(c, \"x y\", 1) && !(a + b != 0)");
     }
 
     /// The search [`rebuild`] replaced: every split point, recursively, without memoising

@@ -9,8 +9,10 @@
 //! of its conditions (compares, switches, conditions on the results of calls) counts itself there
 //! and keeps the distance to its other outcome, and each return records, for the caller, the flag
 //! distance of the result ([`evotest_abi::distance::flag_distance`]). The caller's probe of a
-//! compare of that result with 0 ([`call_result`]) takes it as the distance of the outcome not
-//! taken. All of it runs only while the trace map's flags have
+//! compare of that result with 0 ([`source`]) takes it as the distance of the outcome not taken,
+//! also when the result was kept in a local first (`int ok = valid(x); … if (!ok)`): such a
+//! local ([`flag_locals`]) gets a shadow that each store into it sets to the flag distance of
+//! what it stores. All of it runs only while the trace map's flags have
 //! [`evotest_abi::shm::FLAG_RETURN_DISTANCES`] (function-level searches); otherwise a frame costs
 //! two stores at the function's entry and a load and a branch per condition.
 
@@ -20,19 +22,29 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
 use std::collections::{HashMap, HashSet};
 
+/// Where a condition's truth value comes from, when it tests a flag for zero ([`source`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The result of a call of this called value.
+    Call(LLVMValueRef),
+    /// A load of this local (an `alloca`), whose shadow holds the flag distance of what was
+    /// stored in it last, when it is one of [`flag_locals`].
+    Local(LLVMValueRef),
+}
+
 /// A condition of a flag function, where its frame probe goes.
 pub enum Point {
-    /// An `icmp` on integers of at most 64 bits (the probe goes right after it); `callee` when it
-    /// compares a call's result with 0.
-    Int { cmp: LLVMValueRef, callee: Option<LLVMValueRef> },
+    /// An `icmp` on integers of at most 64 bits (the probe goes right after it); `source` when
+    /// it tests a flag for zero.
+    Int { cmp: LLVMValueRef, source: Option<Source> },
     /// An `fcmp` on floats of at most 64 bits (right after it).
     Float { cmp: LLVMValueRef },
     /// A `switch` on an integer of at most 64 bits (right before it), with its case values.
     Switch { inst: LLVMValueRef, value: LLVMValueRef, cases: Vec<i64> },
     /// Any other condition the function evaluates (a compare of pointers or of wide integers,
-    /// right after it; a branch on a call's `bool` result, right before the branch, with the
-    /// callee).
-    Other { at: LLVMValueRef, after: bool, value: LLVMValueRef, callee: Option<LLVMValueRef> },
+    /// right after it; a branch on a flag, a call's `bool` result or a local's, right before the
+    /// branch; a call of a flag function, right after it), with the flag it tests.
+    Other { at: LLVMValueRef, after: bool, value: LLVMValueRef, source: Option<Source> },
 }
 
 /// A flag function: its conditions and its `ret` instructions.
@@ -49,6 +61,19 @@ pub struct FlagFunction {
 /// # Safety
 /// `v` must be a value of a valid module.
 pub unsafe fn call_result(v: LLVMValueRef) -> Option<LLVMValueRef> {
+    match source(v)? {
+        Source::Call(c) => Some(c),
+        Source::Local(_) => None,
+    }
+}
+
+/// The flag that `v` tests for zero, if it does ([`call_result`]'s calls, and the loads of an
+/// integer local: `ok`, `!ok`, `ok != 0`). Whether a local's shadow exists is the caller's to
+/// check ([`flag_locals`]).
+///
+/// # Safety
+/// `v` must be a value of a valid module.
+pub unsafe fn source(v: LLVMValueRef) -> Option<Source> {
     let mut v = v;
     for _ in 0..8 {
         if LLVMIsAInstruction(v).is_null() {
@@ -97,12 +122,82 @@ pub unsafe fn call_result(v: LLVMValueRef) -> Option<LLVMValueRef> {
                         return None;
                     }
                 }
-                return Some(callee);
+                return Some(Source::Call(callee));
+            }
+            LLVMOpcode::LLVMLoad => {
+                let a = LLVMGetOperand(v, 0);
+                let t = LLVMTypeOf(v);
+                let int = LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) <= 64;
+                return (!LLVMIsAAllocaInst(a).is_null() && int).then_some(Source::Local(a));
             }
             _ => return None,
         }
     }
     None
+}
+
+/// A local that holds a call's result (`int ok = valid(x);`): its `alloca`, and each store into
+/// it with the callee whose result it stores, if it stores one.
+pub struct FlagLocal {
+    pub alloca: LLVMValueRef,
+    pub stores: Vec<(LLVMValueRef, Option<LLVMValueRef>)>,
+}
+
+/// The locals of `func` that some condition tests for zero ([`source`]) and that hold a call's
+/// result: integer `alloca`s whose address is used only to load and store (and by debug and
+/// lifetime markers), at least one store storing a call's result ([`call_result`]).
+///
+/// # Safety
+/// `func` must be a function with a body in a valid module, not yet instrumented.
+pub unsafe fn flag_locals(func: LLVMValueRef) -> Vec<FlagLocal> {
+    let mut tested: HashSet<LLVMValueRef> = HashSet::new();
+    let mut allocas = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(func);
+    while !bb.is_null() {
+        let mut i = LLVMGetFirstInstruction(bb);
+        while !i.is_null() {
+            match LLVMGetInstructionOpcode(i) {
+                LLVMOpcode::LLVMAlloca => allocas.push(i),
+                LLVMOpcode::LLVMBr if LLVMIsConditional(i) != 0 => {
+                    if let Some(Source::Local(a)) = source(LLVMGetCondition(i)) {
+                        tested.insert(a);
+                    }
+                }
+                LLVMOpcode::LLVMSelect | LLVMOpcode::LLVMICmp => {
+                    if let Some(Source::Local(a)) = source(if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMSelect { LLVMGetOperand(i, 0) } else { i }) {
+                        tested.insert(a);
+                    }
+                }
+                _ => {}
+            }
+            i = LLVMGetNextInstruction(i);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+    let mut out = Vec::new();
+    for a in allocas.into_iter().filter(|a| tested.contains(a)) {
+        let t = LLVMGetAllocatedType(a);
+        if LLVMGetTypeKind(t) != LLVMTypeKind::LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) > 64 {
+            continue;
+        }
+        let mut stores = Vec::new();
+        let mut ok = true;
+        let mut u = LLVMGetFirstUse(a);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            match LLVMGetInstructionOpcode(user) {
+                LLVMOpcode::LLVMLoad => {}
+                LLVMOpcode::LLVMStore if LLVMGetOperand(user, 1) == a => stores.push((user, call_result(LLVMGetOperand(user, 0)))),
+                LLVMOpcode::LLVMCall if { let f = LLVMIsAFunction(LLVMGetCalledValue(user)); !f.is_null() && LLVMGetIntrinsicID(f) != 0 } => {}
+                _ => ok = false,
+            }
+            u = LLVMGetNextUse(u);
+        }
+        if ok && stores.iter().any(|(_, c)| c.is_some()) {
+            out.push(FlagLocal { alloca: a, stores });
+        }
+    }
+    out
 }
 
 unsafe fn is_zero_int(v: LLVMValueRef) -> bool {
@@ -147,7 +242,7 @@ pub unsafe fn analyse(bodies: &[LLVMValueRef]) -> Vec<(LLVMValueRef, FlagFunctio
             let mut i = LLVMGetFirstInstruction(bb);
             while !i.is_null() {
                 if !LLVMIsACallInst(i).is_null() && set.contains(&LLVMGetCalledValue(i)) {
-                    ff.points.push(Point::Other { at: i, after: true, value: i, callee: Some(LLVMGetCalledValue(i)) });
+                    ff.points.push(Point::Other { at: i, after: true, value: i, source: Some(Source::Call(LLVMGetCalledValue(i))) });
                 }
                 i = LLVMGetNextInstruction(i);
             }
@@ -178,9 +273,9 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                     let a = LLVMGetOperand(i, 0);
                     let narrow = int_width(a).is_some_and(|w| w <= 64);
                     if narrow && LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMIntegerTypeKind {
-                        points.push(Point::Int { cmp: i, callee: call_result(i) });
+                        points.push(Point::Int { cmp: i, source: source(i) });
                     } else {
-                        points.push(Point::Other { at: i, after: true, value: i, callee: None });
+                        points.push(Point::Other { at: i, after: true, value: i, source: None });
                     }
                 }
                 LLVMOpcode::LLVMFCmp => {
@@ -188,7 +283,7 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                     if matches!(t, LLVMTypeKind::LLVMHalfTypeKind | LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind | LLVMTypeKind::LLVMBFloatTypeKind) {
                         points.push(Point::Float { cmp: i });
                     } else {
-                        points.push(Point::Other { at: i, after: true, value: i, callee: None });
+                        points.push(Point::Other { at: i, after: true, value: i, source: None });
                     }
                 }
                 LLVMOpcode::LLVMSwitch => {
@@ -205,8 +300,8 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                     let compare = !LLVMIsAInstruction(c).is_null()
                         && matches!(LLVMGetInstructionOpcode(c), LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp);
                     if !compare {
-                        if let Some(callee) = call_result(c) {
-                            points.push(Point::Other { at: i, after: false, value: c, callee: Some(callee) });
+                        if let Some(src) = source(c) {
+                            points.push(Point::Other { at: i, after: false, value: c, source: Some(src) });
                         }
                     }
                 }

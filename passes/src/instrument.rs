@@ -35,10 +35,10 @@ struct Probes<'ctx> {
     bytes: FunctionValue<'ctx>,
     rtn: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
-    /// A compare of a call's result with 0, and a branch on a call's `bool` result
-    /// ([`crate::flags::call_result`]): the callee's flag distance when it has one.
-    cmp_ret: FunctionValue<'ctx>,
-    cond_ret: FunctionValue<'ctx>,
+    /// A compare of a flag with 0, and a branch on a flag that is not compared
+    /// ([`crate::flags::source`]): with the flag's distance.
+    cmp_flag: FunctionValue<'ctx>,
+    cond_flag: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Probes<'ctx> {
@@ -54,8 +54,8 @@ impl<'ctx> Probes<'ctx> {
             (&mut self.ccmp_float, "__evotest_ccmp_float_q"),
             (&mut self.ccond, "__evotest_ccond_q"),
             (&mut self.switch, "__evotest_switch_q"),
-            (&mut self.cmp_ret, "__evotest_cmp_ret_q"),
-            (&mut self.cond_ret, "__evotest_cond_ret_q"),
+            (&mut self.cmp_flag, "__evotest_cmp_flag_q"),
+            (&mut self.cond_flag, "__evotest_cond_flag_q"),
         ] {
             *probe = quiet_path(module, ctx, name, *probe, desc_ty)?;
         }
@@ -178,12 +178,12 @@ impl<'ctx> Probes<'ctx> {
             ),
             rtn: declare(module, names::PROBE_RTN, void.fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false)),
             register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
-            cmp_ret: declare(
+            cmp_flag: declare(
                 module,
-                names::PROBE_CMP_RET,
-                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into(), p.into()], false),
+                names::PROBE_CMP_FLAG,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into(), f64t.into()], false),
             ),
-            cond_ret: declare(module, names::PROBE_COND_RET, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), p.into()], false)),
+            cond_flag: declare(module, names::PROBE_COND_FLAG, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into()], false)),
         }
     }
 }
@@ -299,6 +299,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     }
     // the flag functions, found before any probe call exists
     let flag_functions = unsafe { crate::flags::analyse(&bodies) };
+    let flag_locals: Vec<crate::flags::FlagLocal> = bodies.iter().flat_map(|&f| unsafe { crate::flags::flag_locals(f) }).collect();
 
     // Number sites and outcomes module-wide: every branch site (`br`, `switch`, `select`) of every
     // function first, then the condition-only sites, so that branch sites keep the IDs they had
@@ -478,17 +479,18 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let builder = ctx.create_builder();
     // the routine calls, found before any probe call exists
     let routines: Vec<RoutineCall> = bodies.iter().flat_map(|&f| unsafe { routine_calls(f) }).collect();
+    let flags = Flags::new(module, &ctx, &builder, &flag_locals)?;
     for (d, ids) in drafts.iter().zip(&site_ids) {
         for (s, &id) in d.sites.iter().zip(ids.iter()) {
             let ob = mmeta.sites[id as usize].outcome_base;
-            inject(module, &ctx, &builder, &probes, desc, s, id, ob)?;
+            inject(module, &ctx, &builder, &probes, &flags, desc, s, id, ob)?;
         }
     }
 
     // Flag functions' frames (crate::flags), after the site probes: a frame probe follows its
-    // compare, and a site probe on the same condition may read the frame's callee record too.
+    // compare.
     if !flag_functions.is_empty() {
-        frames(module, &ctx, &builder, &flag_functions)?;
+        frames(module, &ctx, &builder, &flags, &flag_functions)?;
     }
 
     // Definition probes: after each store (before a `ret`), except parameter initialisation and
@@ -761,6 +763,119 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
     Some(RoutineCall { call: i, a: LLVMGetOperand(i, 0), b: LLVMGetOperand(i, 1), n })
 }
 
+/// The flag distances of the module's conditions on flags ([`crate::flags`]): the inline
+/// [`names::FLAG_OF_IF_ON`] for a call's result, and the shadows of the locals that hold one.
+struct Flags<'ctx> {
+    ctx: ContextRef<'ctx>,
+    of_if_on: FunctionValue<'ctx>,
+    /// Local (`alloca`) → its shadow, a `double` local holding the flag distance of what was
+    /// stored in it last (NaN: none).
+    shadows: std::collections::HashMap<LLVMValueRef, inkwell::values::PointerValue<'ctx>>,
+}
+
+impl<'ctx> Flags<'ctx> {
+    /// Declare what flag values need, and give each local of `locals` its shadow: NaN at the
+    /// function's entry, and after each store into the local the flag distance of the call whose
+    /// result it stores, or NaN.
+    fn new(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, locals: &[crate::flags::FlagLocal]) -> Result<Flags<'ctx>, String> {
+        fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+            r.map_err(|e| e.to_string())
+        }
+        let of_if_on = flag_of_wrapper(module, ctx)?;
+        let f64t = ctx.f64_type();
+        let nan = f64t.const_float(f64::NAN);
+        let mut shadows = std::collections::HashMap::new();
+        for l in locals {
+            let entry = unsafe { LLVMGetInstructionParent(l.alloca) };
+            let first = unsafe { LLVMGetFirstInstruction(entry) };
+            builder.position_before(&unsafe { InstructionValue::new(first) });
+            builder.unset_current_debug_location();
+            let shadow = e(builder.build_alloca(f64t, "evotest.flag"))?;
+            e(builder.build_store(shadow, nan))?;
+            for &(store, callee) in &l.stores {
+                let next = unsafe { LLVMGetNextInstruction(store) };
+                if next.is_null() {
+                    continue;
+                }
+                builder.position_before(&unsafe { InstructionValue::new(next) });
+                let v: inkwell::values::FloatValue = match callee {
+                    Some(c) => {
+                        let call = e(builder.build_call(of_if_on, &[unsafe { BasicValueEnum::new(c) }.into()], ""))?;
+                        unsafe { copy_debug_loc(store, call.as_value_ref()) };
+                        call.try_as_basic_value().basic().ok_or("flag_of returns nothing")?.into_float_value()
+                    }
+                    None => nan,
+                };
+                e(builder.build_store(shadow, v))?;
+            }
+            shadows.insert(l.alloca, shadow);
+        }
+        Ok(Flags { ctx: *ctx, of_if_on, shadows })
+    }
+
+    /// The flag distance of the flag `source`, computed at the builder's position (a call of
+    /// [`names::FLAG_OF_IF_ON`] right after the call, or the local's shadow), or `None` when there
+    /// is none to compute (a local without a shadow).
+    fn value(&self, builder: &Builder<'ctx>, source: Option<crate::flags::Source>) -> Result<Option<inkwell::values::FloatValue<'ctx>>, String> {
+        use crate::flags::Source;
+        Ok(match source {
+            Some(Source::Call(c)) => {
+                let call = builder.build_call(self.of_if_on, &[unsafe { BasicValueEnum::new(c) }.into()], "").map_err(|e| e.to_string())?;
+                Some(call.try_as_basic_value().basic().ok_or("flag_of returns nothing")?.into_float_value())
+            }
+            Some(Source::Local(a)) => match self.shadows.get(&a) {
+                Some(&shadow) => Some(builder.build_load(self.ctx.f64_type(), shadow, "").map_err(|e| e.to_string())?.into_float_value()),
+                None => None,
+            },
+            None => None,
+        })
+    }
+
+    /// [`Flags::value`], NaN when there is none.
+    fn value_or_nan(&self, builder: &Builder<'ctx>, source: Option<crate::flags::Source>) -> Result<inkwell::values::FloatValue<'ctx>, String> {
+        Ok(self.value(builder, source)?.unwrap_or_else(|| self.ctx.f64_type().const_float(f64::NAN)))
+    }
+}
+
+/// The module's [`names::FLAG_OF_IF_ON`]: `double (const void *callee)`, always inlined, that
+/// calls [`names::FLAG_OF`] while the trace map's flags have
+/// [`evotest_abi::shm::FLAG_RETURN_DISTANCES`] and gives NaN otherwise.
+fn flag_of_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Result<FunctionValue<'ctx>, String> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    use inkwell::IntPredicate;
+    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+    let p = ctx.ptr_type(AddressSpace::default());
+    let (i32t, f64t) = (ctx.i32_type(), ctx.f64_type());
+    let fty = f64t.fn_type(&[p.into()], false);
+    let of = declare(module, names::FLAG_OF, fty);
+    let f = module.add_function(names::FLAG_OF_IF_ON, fty, Some(Linkage::Internal));
+    for attr in ["alwaysinline", "nounwind"] {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+    }
+    let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
+        let g = module.add_global(p, None, names::FLAGS);
+        g.set_linkage(Linkage::External);
+        g
+    });
+    let (entry, on, off) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "off"));
+    let b = ctx.create_builder();
+    b.position_at_end(entry);
+    let at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
+    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
+    let bits = e(b.build_and(v, i32t.const_int(evotest_abi::shm::FLAG_RETURN_DISTANCES as u64, false), ""))?;
+    let is_off = e(b.build_int_compare(IntPredicate::EQ, bits, i32t.const_zero(), ""))?;
+    e(b.build_conditional_branch(is_off, off, on))?;
+    b.position_at_end(on);
+    let callee = f.get_nth_param(0).ok_or("no parameter")?;
+    let r = e(b.build_call(of, &[callee.into()], ""))?.try_as_basic_value().basic().ok_or("flag_of returns nothing")?;
+    e(b.build_return(Some(&r)))?;
+    b.position_at_end(off);
+    e(b.build_return(Some(&f64t.const_float(f64::NAN))))?;
+    Ok(f)
+}
+
 /// Give each flag function of `flags` its frame ([`crate::flags`]): a zeroed
 /// [`evotest_abi::shm::FlagFrame`] at its entry, a frame probe at each of its conditions and one
 /// before each `ret`, each through an inline test of [`evotest_abi::shm::FLAG_RETURN_DISTANCES`].
@@ -768,6 +883,7 @@ fn frames<'ctx>(
     module: &Module<'ctx>,
     ctx: &ContextRef<'ctx>,
     builder: &Builder<'ctx>,
+    values: &Flags<'ctx>,
     flags: &[(LLVMValueRef, crate::flags::FlagFunction)],
 ) -> Result<(), String> {
     use crate::flags::Point;
@@ -782,13 +898,12 @@ fn frames<'ctx>(
         let f = declare(module, probe, void.fn_type(params, false));
         guard_wrapper(module, ctx, &format!("{}{}", names::FRAME_IF_ON, probe), f, names::FLAGS, on)
     };
-    let icmp = wrap(names::FRAME_CMP_INT, &[p.into(), i32t.into(), i64t.into(), i64t.into(), p.into()])?;
+    let icmp = wrap(names::FRAME_CMP_INT, &[p.into(), i32t.into(), i64t.into(), i64t.into(), f64t.into()])?;
     let fcmp = wrap(names::FRAME_CMP_FLOAT, &[p.into(), i32t.into(), f64t.into(), f64t.into()])?;
     let switch = wrap(names::FRAME_SWITCH, &[p.into(), i64t.into(), i32t.into(), p.into()])?;
-    let cond = wrap(names::FRAME_COND, &[p.into(), i32t.into(), p.into()])?;
+    let cond = wrap(names::FRAME_COND, &[p.into(), i32t.into(), f64t.into()])?;
     let ret = wrap(names::FRAME_RET, &[p.into(), p.into(), i32t.into()])?;
     let frame_ty = ctx.struct_type(&[i32t.into(), f64t.into()], false);
-    let null = p.const_null();
     for (func, ff) in flags {
         let func = *func;
         // the frame, zeroed, at the very start of the entry block
@@ -798,12 +913,6 @@ fn frames<'ctx>(
         builder.unset_current_debug_location();
         let frame = e(builder.build_alloca(frame_ty, "evotest.frame"))?;
         e(builder.build_store(frame, frame_ty.const_zero()))?;
-        let callee_arg = |c: Option<LLVMValueRef>| -> BasicValueEnum<'ctx> {
-            match c {
-                Some(v) => unsafe { BasicValueEnum::new(v) },
-                None => null.into(),
-            }
-        };
         for point in &ff.points {
             let (at, after) = match point {
                 Point::Int { cmp, .. } | Point::Float { cmp } => (*cmp, true),
@@ -816,17 +925,14 @@ fn frames<'ctx>(
             }
             builder.position_before(&unsafe { InstructionValue::new(pos) });
             let call = match point {
-                Point::Int { cmp, callee } => unsafe {
+                Point::Int { cmp, source } => unsafe {
                     let (a, b) = (LLVMGetOperand(*cmp, 0), LLVMGetOperand(*cmp, 1));
                     let pred = evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(*cmp) as u32).unwrap_or(evotest_abi::pred::Pred::Eq);
                     let signed = pred.int_operands_signed();
                     let a = to_i64(ctx, builder, a, signed)?;
                     let b = to_i64(ctx, builder, b, signed)?;
-                    e(builder.build_call(
-                        icmp,
-                        &[frame.into(), i32t.const_int(pred as u64, false).into(), a.into(), b.into(), callee_arg(*callee).into()],
-                        "",
-                    ))?
+                    let flag = values.value_or_nan(builder, *source)?;
+                    e(builder.build_call(icmp, &[frame.into(), i32t.const_int(pred as u64, false).into(), a.into(), b.into(), flag.into()], ""))?
                 },
                 Point::Float { cmp } => unsafe {
                     let pred = evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(*cmp) as u32).unwrap_or(evotest_abi::pred::Pred::Eq);
@@ -845,13 +951,14 @@ fn frames<'ctx>(
                     let n = i32t.const_int(cases.len() as u64, false);
                     e(builder.build_call(switch, &[frame.into(), v.into(), n.into(), g.as_pointer_value().into()], ""))?
                 }
-                Point::Other { value, callee, .. } => {
+                Point::Other { value, source, .. } => {
                     let v = match unsafe { BasicValueEnum::new(*value) } {
                         BasicValueEnum::IntValue(i) => e(builder.build_int_z_extend_or_bit_cast(i, i32t, ""))?,
                         _ => continue,
                     };
                     let v = if v.get_type().get_bit_width() > 32 { e(builder.build_int_truncate(v, i32t, ""))? } else { v };
-                    e(builder.build_call(cond, &[frame.into(), v.into(), callee_arg(*callee).into()], ""))?
+                    let flag = values.value_or_nan(builder, *source)?;
+                    e(builder.build_call(cond, &[frame.into(), v.into(), flag.into()], ""))?
                 }
             };
             unsafe { copy_debug_loc(at, call.as_value_ref()) };
@@ -919,6 +1026,7 @@ fn inject<'ctx>(
     ctx: &ContextRef<'ctx>,
     builder: &Builder<'ctx>,
     probes: &Probes<'ctx>,
+    flags: &Flags<'ctx>,
     desc: GlobalValue<'ctx>,
     s: &collect::SiteDraft,
     id: u32,
@@ -931,21 +1039,21 @@ fn inject<'ctx>(
     let site = i32t.const_int(id as u64, false).into();
     let ob = i32t.const_int(outcome_base as u64, false).into();
     let quiet = s.kind == evotest_abi::meta::SiteKind::Cond;
-    // a branch or select on a call's result tested for zero: the callee's flag distance
-    let callee = if quiet {
+    // a branch or select on a flag tested for zero: the flag's distance
+    let flag = if quiet || !matches!(s.cond, Cond::Int { .. } | Cond::Bool(_)) {
         None
     } else {
-        unsafe {
-            let c = match LLVMGetInstructionOpcode(s.inst) {
+        let c = unsafe {
+            match LLVMGetInstructionOpcode(s.inst) {
                 inkwell::llvm_sys::LLVMOpcode::LLVMBr => LLVMGetCondition(s.inst),
                 inkwell::llvm_sys::LLVMOpcode::LLVMSelect => LLVMGetOperand(s.inst, 0),
                 _ => std::ptr::null_mut(),
-            };
-            if c.is_null() {
-                None
-            } else {
-                crate::flags::call_result(c).map(|v| BasicValueEnum::new(v))
             }
+        };
+        if c.is_null() {
+            None
+        } else {
+            flags.value(builder, unsafe { crate::flags::source(c) })?
         }
     };
     let call = match &s.cond {
@@ -954,8 +1062,8 @@ fn inject<'ctx>(
             let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
-            match callee {
-                Some(f) => builder.build_call(probes.cmp_ret, &[d, site, ob, p, a.into(), b.into(), f.into()], ""),
+            match flag {
+                Some(f) => builder.build_call(probes.cmp_flag, &[d, site, ob, p, a.into(), b.into(), f.into()], ""),
                 None => {
                     let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
                     builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
@@ -976,8 +1084,8 @@ fn inject<'ctx>(
                 BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
                 _ => return Err("non-integer branch condition".into()),
             };
-            match (callee, &s.cond) {
-                (Some(f), Cond::Bool(_)) => builder.build_call(probes.cond_ret, &[d, site, ob, c.into(), f.into()], ""),
+            match (flag, &s.cond) {
+                (Some(f), Cond::Bool(_)) => builder.build_call(probes.cond_flag, &[d, site, ob, c.into(), f.into()], ""),
                 _ => builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into()], ""),
             }
         }

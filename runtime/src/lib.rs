@@ -603,51 +603,51 @@ unsafe fn cmp_int_enter_with(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64,
     }
 }
 
-/// Probe for a compare of a call's result with 0 (see [`evotest_abi::names::PROBE_CMP_RET`]):
-/// [`__evotest_cmp_int`] with the callee's flag distance, when it recorded one, for the outcome
-/// not taken.
+/// Probe for a compare of a flag with 0 (see [`evotest_abi::names::PROBE_CMP_FLAG`]):
+/// [`__evotest_cmp_int`] with the flag distance `flag`, when not NaN, for the outcome not taken.
 ///
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_ret(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64, callee: *const u8) {
+pub unsafe extern "C" fn __evotest_cmp_flag(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64, flag: f64) {
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => {
-            let d = with_flag_distance(icmp_distances(pred, a, b), callee);
+            let d = with_flag(icmp_distances(pred, a, b), flag);
             match repeat_after_entry::<true, true>(desc, site, ob) {
                 Some(slots) => put_min(slots, d),
-                None => cmp_ret_full(desc, site, ob, d, pred, a, b),
+                None => cmp_flag_full(desc, site, ob, d, pred, a, b),
             }
         }
-        Entry::Full => cmp_ret_full(desc, site, ob, with_flag_distance(icmp_distances(pred, a, b), callee), pred, a, b),
+        Entry::Full => cmp_flag_full(desc, site, ob, with_flag(icmp_distances(pred, a, b), flag), pred, a, b),
     }
 }
 
 #[inline(never)]
-unsafe fn cmp_ret_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), pred: u32, a: u64, b: u64) {
+unsafe fn cmp_flag_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), pred: u32, a: u64, b: u64) {
     cmp_int_enter_with(desc, site, ob, d, pred, a, b);
 }
 
-/// Probe for a branch on a call's `bool` result (see [`evotest_abi::names::PROBE_COND_RET`]).
+/// Probe for a branch on a flag that is not compared (see
+/// [`evotest_abi::names::PROBE_COND_FLAG`]).
 ///
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cond_ret(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32, callee: *const u8) {
-    let d = || with_flag_distance(distance::boolean(value != 0), callee);
+pub unsafe extern "C" fn __evotest_cond_flag(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32, flag: f64) {
+    let d = || with_flag(distance::boolean(value != 0), flag);
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => match repeat_after_entry::<true, false>(desc, site, ob) {
             Some(slots) => put_min(slots, d()),
-            None => cond_ret_full(desc, site, ob, d()),
+            None => cond_flag_full(desc, site, ob, d()),
         },
-        Entry::Full => cond_ret_full(desc, site, ob, d()),
+        Entry::Full => cond_flag_full(desc, site, ob, d()),
     }
 }
 
 #[inline(never)]
-unsafe fn cond_ret_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
+unsafe fn cond_flag_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) {
     if let Some(e) = enter(desc, site, ob) {
         record2_entered(&e, d);
     }
@@ -659,28 +659,29 @@ static RET_FUNCTION: AtomicUsize = AtomicUsize::new(0);
 /// `f64` bits.
 static RET_DISTANCE: AtomicU64 = AtomicU64::new(0);
 
-/// The flag distance the return of `callee` just recorded, if it is a flag function and flag
-/// distances are on. Nothing runs between a call's return and the compare of its result, so a
-/// record of the same function is that call's.
-#[inline(always)]
-unsafe fn flag_distance_of(callee: *const u8) -> Option<f64> {
+/// The flag distance the return of `callee` just recorded, NaN when it did not (see
+/// [`evotest_abi::names::FLAG_OF`]).
+///
+/// # Safety
+/// Any pointer may be passed; it is only compared.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_flag_of(callee: *const u8) -> f64 {
     if callee.is_null() || RET_FUNCTION.load(Ordering::Relaxed) != callee as usize {
-        return None;
+        return f64::NAN;
     }
-    if *__evotest_flags.load(Ordering::Relaxed) & FLAG_RETURN_DISTANCES == 0 {
-        return None;
-    }
-    Some(f64::from_bits(RET_DISTANCE.load(Ordering::Relaxed)))
+    f64::from_bits(RET_DISTANCE.load(Ordering::Relaxed))
 }
 
-/// Distances `d` of a condition on `callee`'s result, with the outcome not taken at the callee's
-/// flag distance when it recorded one: turning the result around turns the condition around.
+/// Distances `d` of a condition on a flag, with the outcome not taken at the flag distance
+/// `flag` unless it is NaN: turning the flag around turns the condition around.
 #[inline(always)]
-unsafe fn with_flag_distance(d: (f64, f64), callee: *const u8) -> (f64, f64) {
-    match flag_distance_of(callee) {
-        Some(r) if d.0 == 0.0 => (0.0, r),
-        Some(r) => (r, 0.0),
-        None => d,
+fn with_flag(d: (f64, f64), flag: f64) -> (f64, f64) {
+    if flag.is_nan() {
+        d
+    } else if d.0 == 0.0 {
+        (0.0, flag)
+    } else {
+        (flag, 0.0)
     }
 }
 
@@ -699,8 +700,8 @@ unsafe fn frame_count(frame: *mut FlagFrame, flip: f64) {
 /// # Safety
 /// `frame` points to the calling flag function's frame.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_frame_icmp(frame: *mut FlagFrame, pred: u32, a: u64, b: u64, callee: *const u8) {
-    frame_count(frame, flag_distance_of(callee).unwrap_or_else(|| distance::flip(icmp_distances(pred, a, b))));
+pub unsafe extern "C" fn __evotest_frame_icmp(frame: *mut FlagFrame, pred: u32, a: u64, b: u64, flag: f64) {
+    frame_count(frame, if flag.is_nan() { distance::flip(icmp_distances(pred, a, b)) } else { flag });
 }
 
 /// A float compare in a flag function (see [`evotest_abi::names::FRAME_CMP_FLOAT`]).
@@ -731,8 +732,8 @@ pub unsafe extern "C" fn __evotest_frame_switch(frame: *mut FlagFrame, value: u6
 /// # Safety
 /// `frame` points to the calling flag function's frame.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_frame_cond(frame: *mut FlagFrame, _value: u32, callee: *const u8) {
-    frame_count(frame, flag_distance_of(callee).unwrap_or(evotest_abi::K));
+pub unsafe extern "C" fn __evotest_frame_cond(frame: *mut FlagFrame, _value: u32, flag: f64) {
+    frame_count(frame, if flag.is_nan() { evotest_abi::K } else { flag });
 }
 
 /// A flag function returns (see [`evotest_abi::names::FRAME_RET`]).

@@ -69,25 +69,35 @@ pub mod names {
     pub const PROBE_CMP_FLOAT_COND: &str = "__evotest_ccmp_float";
     /// See [`PROBE_CMP_INT_COND`].
     pub const PROBE_COND_COND: &str = "__evotest_ccond";
-    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u64 a, u64 b, const void
-    /// *callee)`: [`PROBE_CMP_INT`] for a compare of a call's result with 0 (`f(x) != 0`, `!f(x)`,
-    /// through casts), `callee` the called function. When that function is a flag function (see
-    /// [`FRAME_RET`]) whose return just recorded its flag distance, the outcome not taken gets
-    /// that distance instead of the compare's own (0 or K for a result of 0 or 1): the
-    /// function-assigned flag of Wappler, Baresel & Wegener (2007), carried across the call.
-    pub const PROBE_CMP_RET: &str = "__evotest_cmp_ret";
-    /// `void (u32 *module, u32 site, u32 outcome_base, u32 value, const void *callee)`:
-    /// [`PROBE_COND`] for a branch on a call's `bool` result (or its negation), with the flag
-    /// distance of [`PROBE_CMP_RET`].
-    pub const PROBE_COND_RET: &str = "__evotest_cond_ret";
-    /// `void (FlagFrame *frame, u32 pred, u64 a, u64 b, const void *callee)`: an integer compare
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, u64 a, u64 b, double flag)`:
+    /// [`PROBE_CMP_INT`] for a compare of a flag with 0 (`f(x) != 0`, `!ok`, through casts: a
+    /// call's result, or a local that holds one): when `flag` is not NaN, the outcome not taken
+    /// gets it as its distance instead of the compare's own (0 or K for a flag of 0 or 1). The
+    /// pass computes `flag` with [`FLAG_OF_IF_ON`] right after the call, or reads it from the
+    /// local's shadow. The function-assigned flag of Wappler, Baresel & Wegener (2007), carried
+    /// across the call.
+    pub const PROBE_CMP_FLAG: &str = "__evotest_cmp_flag";
+    /// `void (u32 *module, u32 site, u32 outcome_base, u32 value, double flag)`: [`PROBE_COND`]
+    /// for a branch on a flag that is not compared (a call's `bool` result, its negation), with
+    /// the flag distance of [`PROBE_CMP_FLAG`].
+    pub const PROBE_COND_FLAG: &str = "__evotest_cond_flag";
+    /// `double (const void *callee)`: the flag distance the return of `callee` just recorded
+    /// ([`FRAME_RET`]), NaN when `callee` is no flag function or did not just return. Nothing
+    /// runs between a call's return and the pass's call of this, so a record of the same
+    /// function is that call's.
+    pub const FLAG_OF: &str = "__evotest_flag_of";
+    /// The internal, always-inlined function the pass puts in each module that tests flags:
+    /// `double (const void *callee)`, [`FLAG_OF`] while `*`[`FLAGS`] has
+    /// [`crate::shm::FLAG_RETURN_DISTANCES`], else NaN without a call.
+    pub const FLAG_OF_IF_ON: &str = "__evotest_flag_of_if_on";
+    /// `void (FlagFrame *frame, u32 pred, u64 a, u64 b, double flag)`: an integer compare
     /// evaluated in a flag function, a function whose result is a flag (an integer that only
     /// ever holds constants or a compare's truth value, computed without a loop). The runtime
     /// counts the evaluation in the function's frame ([`crate::shm::FlagFrame`], a local of the
-    /// function, zeroed at its entry) and keeps the distance to the outcome not taken (when the
-    /// compare tests the result of a call of `callee`, not null, for zero: that callee's flag
-    /// distance, if it recorded one). Called only while `*`[`FLAGS`]
-    /// has [`crate::shm::FLAG_RETURN_DISTANCES`] (through the wrappers of [`FRAME_IF_ON`]).
+    /// function, zeroed at its entry) and keeps the distance to the outcome not taken (`flag`,
+    /// when not NaN: the compare tests a flag, see [`PROBE_CMP_FLAG`]). Called only while
+    /// `*`[`FLAGS`] has [`crate::shm::FLAG_RETURN_DISTANCES`] (through the wrappers of
+    /// [`FRAME_IF_ON`]).
     pub const FRAME_CMP_INT: &str = "__evotest_frame_icmp";
     /// `void (FlagFrame *frame, u32 pred, double a, double b)`: as [`FRAME_CMP_INT`], an `fcmp`.
     pub const FRAME_CMP_FLOAT: &str = "__evotest_frame_fcmp";
@@ -95,15 +105,14 @@ pub mod names {
     /// function: the distance to leaving the outcome taken (K in a case; the nearest case's
     /// distance in the default).
     pub const FRAME_SWITCH: &str = "__evotest_frame_switch";
-    /// `void (FlagFrame *frame, u32 value, const void *callee)`: a condition in a flag function
-    /// that is not a compare of numbers (a compare of pointers, a call's `bool` result): its
-    /// distance is K, or the flag distance of `callee`'s return when it just recorded one (a flag
-    /// function calling another).
+    /// `void (FlagFrame *frame, u32 value, double flag)`: a condition in a flag function that is
+    /// not a compare of numbers (a compare of pointers, a branch on a flag, a call of a flag
+    /// function): its distance is `flag` when not NaN, else K.
     pub const FRAME_COND: &str = "__evotest_frame_cond";
     /// `void (FlagFrame *frame, const void *function, u32 points)`: a flag function returns.
-    /// The runtime records, for the probes of [`PROBE_CMP_RET`] and [`PROBE_COND_RET`] at its
-    /// caller, the flag distance of this return: (points − evaluated) + normalise(distance to
-    /// the last evaluated condition's other outcome), `points` being the function's conditions
+    /// The runtime records, for [`FLAG_OF`] at its caller, the flag distance of this return:
+    /// (points − evaluated) + the distance to the last evaluated condition's other outcome,
+    /// mapped onto (0, 1), `points` being the function's conditions
     /// ([`crate::distance::flag_distance`]).
     pub const FRAME_RET: &str = "__evotest_frame_ret";
     /// Prefix of the internal, always-inlined wrappers the pass puts in each module with flag
