@@ -13,8 +13,9 @@
 //! * **claim too low**: the union covers more than F outcomes;
 //! * **unconfirmed**: no tool reached F (search failure or a wrong claim);
 //! * **disagrees**: F reached, but llvm-cov counts a different number of untaken outcomes with the same
-//!   structure; **units differ**: F reached, and llvm-cov's outcome total differs from evotest's, so
-//!   the untaken counts cannot be compared (both are shown).
+//!   structure; **units differ**: F reached, and llvm-cov's outcome total differs from evotest's, or
+//!   the program has a `&&`/`||` lowered to a `phi` (whose units differ even where the totals
+//!   agree), so the untaken counts cannot be compared (both are shown).
 
 use super::tools::ProgramCtx;
 use crate::input::Input;
@@ -241,15 +242,21 @@ pub fn check(cx: &ProgramCtx, inputs: &[Input], union_covered: usize) -> Result<
     let (llvm_total, llvm_covered) = if cdc { llvm_cdc(&json, src)?.counts() } else { llvm_counts(&json, src)? };
     let claimed = cx.program.feasible;
     let total = cx.goals.len();
+    // a `&&`/`||` lowered to a `phi` (a loop header's, a value's): under branch coverage evotest
+    // has a site on the `phi` where llvm-cov has one region per operand, so the units differ even
+    // when the totals happen to agree (`i < n && s[i] != 0`: 2 + 2 outcomes either way, one of
+    // llvm-cov's second operand's infeasible where evotest's are all feasible)
+    let phi_decisions = !cdc && cx.target.program.decisions.iter().any(|d| d.meta.form == evotest_abi::meta::DecisionForm::Phi);
     let verdict = if union_covered > claimed {
         format!("claim too low: the union covers {union_covered}, the header claims {claimed} feasible")
     } else if union_covered < claimed {
         format!("unconfirmed: no tool reached the claimed {claimed} (the union covers {union_covered})")
-    } else if llvm_total != total {
+    } else if llvm_total != total || phi_decisions && llvm_total - llvm_covered != total - claimed {
         format!(
-            "units differ: claim reached; llvm-cov counts {} untaken of {llvm_total}, the header {} infeasible of {total}",
+            "units differ: claim reached; llvm-cov counts {} untaken of {llvm_total}, the header {} infeasible of {total}{}",
             llvm_total - llvm_covered,
-            total - claimed
+            total - claimed,
+            if llvm_total == total { " (a && or || lowered to a phi: one outcome pair of evotest's, one per operand of llvm-cov's)" } else { "" }
         )
     } else if llvm_total - llvm_covered == total - claimed {
         "confirmed".to_string()
