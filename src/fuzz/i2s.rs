@@ -204,6 +204,9 @@ pub fn length_candidates(data: &[u8], rec: &OperandRec, max_len: usize) -> Vec<V
     }
     let pred = rec.pred();
     let n = data.len() as u64;
+    if rec.a != n && rec.b != n {
+        return out.out;
+    }
     let fields = length_fields(data);
     for (a, b) in [(rec.a, rec.b), (rec.b, rec.a)] {
         if a != n {
