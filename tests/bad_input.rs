@@ -64,6 +64,18 @@ fn a_range_for_an_unknown_parameter_or_outside_the_type() {
     assert!(e.contains("`it` has no such member") && e.contains("it.qty, it.price"), "{e}");
 }
 
+/// Under --api, arguments are drawn per type: shape and range options, which name parameters,
+/// are refused (they were ignored, even for names that no function has).
+#[test]
+fn parameter_options_are_refused_with_api() {
+    for opt in [&["--string", "s=16"][..], &["--range", "nothere=0..3"], &["--array", "a=4"]] {
+        let mut args = vec!["run", "examples/api/strmap.c", "--api"];
+        args.extend_from_slice(opt);
+        let e = fail(&args);
+        assert!(e.contains("do not apply with --api") && e.contains("strings of up to 16 characters"), "{opt:?}: {e}");
+    }
+}
+
 #[test]
 fn an_unknown_algorithm() {
     let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--algorithm", "magic"]);

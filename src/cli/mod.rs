@@ -757,6 +757,15 @@ impl TargetArgs {
             o.out_dir = d.clone();
         }
         o.globals = self.globals.clone();
+        if o.api.is_some() && (!o.ranges.is_empty() || !o.shapes.is_empty() || !o.globals.is_empty()) {
+            // a call sequence's arguments are typed by the API, not by parameter names
+            anyhow::bail!(
+                "--range, --array, --string, --buffer, --global and a config file's tables do not apply with --api: arguments \
+                 are drawn per type (strings of up to {} characters, buffers of up to {} elements)",
+                crate::input::sequence::MAX_STR,
+                crate::input::sequence::MAX_BUF
+            );
+        }
         if self.krate.is_some() && !o.globals.is_empty() {
             anyhow::bail!("--global applies to C sources, not to a Rust crate");
         }

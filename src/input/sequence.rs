@@ -462,13 +462,14 @@ pub fn random_scalar<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> 
 }
 
 /// A random string: a pooled one (a literal of the program, or a string a compare saw) 40% of the
-/// time, otherwise 0 to 8 printable characters.
+/// time, otherwise 0 to 8 printable characters, or (a fifth of those times) 9 to [`MAX_STR`] (a
+/// `strlen(key) > 12` was never true with 8 at most).
 pub fn random_str<R: Rng>(pools: &ValuePools, rng: &mut R) -> Vec<u8> {
     if !pools.strs.is_empty() && rng.random_bool(0.4) {
         let s = &pools.strs[rng.random_range(0..pools.strs.len())];
         return s.iter().copied().take_while(|&c| c != 0).take(MAX_STR).collect();
     }
-    let n = rng.random_range(0..=8);
+    let n = if rng.random_bool(0.2) { rng.random_range(9..=MAX_STR) } else { rng.random_range(0..=8) };
     (0..n).map(|_| rng.random_range(b' '..=b'~')).collect()
 }
 
