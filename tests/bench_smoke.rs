@@ -69,7 +69,9 @@ fn bench_measures_evotest_fuzz_on_raw_bytes_harnesses() {
     let work = dir.path().join("work");
     let o = evotest()
         .args([
-            "bench", "--programs", "bench/fuzz-sbst.toml", "--only", "triangle,check_isbn,expint", "--runs", "1", "--max-execs", "0",
+            // an execution cap far above what the runs need: the fuzz runs' directed stages then
+            // count executions, not seconds, so a loaded machine does not change them
+            "bench", "--programs", "bench/fuzz-sbst.toml", "--only", "triangle,check_isbn,expint", "--runs", "1", "--max-execs", "100000000",
             "--max-time", "30s", "--tools", "fuzz,fuzz+i2s,fuzz+noguide", "--peer-encoding", "bytes", "--fuzzer-seed", "zero",
             "--name", "fz",
         ])
