@@ -21,7 +21,8 @@ pub struct Shortened {
     pub executions: u64,
 }
 
-/// Shorten every kept sequence of `archive` (see module docs), running them with `executor`.
+/// Shorten every kept sequence of `archive` (see module docs), running them with `executor`,
+/// until `deadline` if there is one (the sequences not reached stay as they are).
 ///
 /// Errors: only when the executor breaks.
 pub fn shorten(
@@ -30,8 +31,9 @@ pub fn shorten(
     goals: &[Box<dyn Goal>],
     archive: &mut Archive,
     interrupt: &AtomicBool,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Shortened> {
-    let stop = Stop { deadline: None, interrupt: Some(interrupt) };
+    let stop = Stop { deadline, interrupt: Some(interrupt) };
     let mut out = Shortened::default();
     let n_tests = archive.tests.len();
     for k in 0..n_tests + archive.faults.len() {
@@ -44,7 +46,7 @@ pub fn shorten(
         let mut i = calls.len();
         while i > 0 && calls.len() > 1 {
             i -= 1;
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 break;
             }
             // the call removed with the later handles re-pointed at the values they picked; else

@@ -326,7 +326,9 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
     }
     let mut shortened = None;
     if let (Some(m), None) = (domain.sequence.clone(), &error) {
-        match minimize::shorten(&m, target.executor.as_mut(), &goals, &mut archive, interrupt) {
+        // a tenth of --max-time (at least a second) after the search, so that a run ends near it
+        let deadline = opts.budget.max_time.map(|t| Instant::now() + (t / 10).max(Duration::from_secs(1)));
+        match minimize::shorten(&m, target.executor.as_mut(), &goals, &mut archive, interrupt, deadline) {
             Ok(s) => shortened = Some(s),
             Err(e) => error = Some(format!("shortening the call sequences: {e:#}")),
         }
