@@ -88,6 +88,13 @@ fn api_options_are_checked() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let suite = read_json(&dir.path().join("c").join("suite.json"));
     assert_eq!(suite["params"]["operations"].as_array().unwrap().len(), 2);
+    // a list without the constructor: the handle is a zeroed block, and a note says why crashes
+    // through it may be misuse
+    let o = evotest().args(["run", "examples/api/strmap.c", "--api=map_put,map_size", "--max-execs", "500", "--out"]).arg(dir.path().join("d")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = read_json(&dir.path().join("d").join("report.json"));
+    let notes: Vec<&str> = r["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(notes.iter().any(|n| n.contains("`struct strmap` is given") && n.contains("`map_new`")), "{notes:?}");
 }
 
 #[test]

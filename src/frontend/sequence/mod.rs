@@ -164,6 +164,23 @@ impl SequenceFrontend {
                     prototype: format!("{c_type} *calloc(1, sizeof({c_type}))"),
                     alloc: Some((c_type, comp.size_bits / 8)),
                 });
+                // a function of the sources that returns it, left out by the globs: its objects
+                // are the library's to make, and a zeroed one may break what they promise
+                let makers: Vec<&str> = functions
+                    .iter()
+                    .filter(|g| g.external && !chosen.iter().any(|c| c.name == g.name) && pointee_key(&g.ret).as_deref() == Some(&key))
+                    .map(|g| g.name.as_str())
+                    .collect();
+                if !makers.is_empty() {
+                    left_out.push(format!(
+                        "api: `{key}` is given to the functions called as a zeroed block, as a caller-allocated object, since {} that \
+                         make{} one {} left out by --api's list: a crash reached through it may be misuse of the API (add {} to the list)",
+                        makers.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+                        if makers.len() == 1 { "s" } else { "" },
+                        if makers.len() == 1 { "is" } else { "are" },
+                        if makers.len() == 1 { "it" } else { "them" },
+                    ));
+                }
                 allocs.push(Alloc { key, raw, ready });
             }
         }
