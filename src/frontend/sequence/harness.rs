@@ -597,7 +597,10 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
             Some(exe) => replay(exe, &t.input.bytes, timeout).unwrap_or_default(),
             None => Vec::new(),
         };
-        let _ = writeln!(s, "/* execution {}: {} */", t.exec, fe.display_calls(&t.input).replace("*/", "* /").replace("/*", "/ *"));
+        // the calls that returned NULL (the harness reports them), so that later calls name the
+        // values they really took
+        let text = fe.display_calls_with(&t.input, crate::input::sequence::null_mask(t.ret.as_ref()));
+        let _ = writeln!(s, "/* execution {}: {} */", t.exec, text.replace("*/", "* /").replace("/*", "/ *"));
         if !e.covers.is_empty() {
             let _ = writeln!(s, "/* covers: {} */", e.covers.join(", ").replace("*/", "* /"));
         }
