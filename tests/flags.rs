@@ -13,23 +13,10 @@
 
 mod common;
 
-use common::*;
-
 const FIXTURE: &str = "tests/fixtures/flags.c";
 
 fn covers_everything(function: &str, cap: &str) {
-    for init in ["biased", "uniform"] {
-        for seed in ["1", "2", "3"] {
-            let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(FIXTURE, function, dir.path(), &["--init", init, "--seed", seed, "--max-execs", cap, "--max-time", "0"]);
-            assert!(r["error"].is_null(), "{function} --init {init} --seed {seed}: error {}", r["error"]);
-            assert_eq!(
-                r["branches_covered"], r["branches_total"],
-                "{function} --init {init} --seed {seed}: uncovered {:?}",
-                uncovered(&r)
-            );
-        }
-    }
+    common::covers_everything(FIXTURE, function, cap);
 }
 
 /// A compare returned as an int, a conjunction returned, and a negated conjunction over two

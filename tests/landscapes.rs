@@ -20,18 +20,7 @@ const FIXTURE: &str = "tests/fixtures/landscapes.c";
 /// the old search needed 54,000–212,000 for `modular` from the biased start and did not finish
 /// the others from the uniform start in 300,000.
 fn covers_everything(function: &str, cap: &str) {
-    for init in ["biased", "uniform"] {
-        for seed in ["1", "2", "3"] {
-            let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(FIXTURE, function, dir.path(), &["--init", init, "--seed", seed, "--max-execs", cap, "--max-time", "0"]);
-            assert!(r["error"].is_null(), "{function} --init {init} --seed {seed}: error {}", r["error"]);
-            assert_eq!(
-                r["branches_covered"], r["branches_total"],
-                "{function} --init {init} --seed {seed}: uncovered {:?}",
-                uncovered(&r)
-            );
-        }
-    }
+    common::covers_everything(FIXTURE, function, cap);
 }
 
 /// Remainders nested under remainders (lattice moves keep the enclosing guard).

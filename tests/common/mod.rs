@@ -151,3 +151,21 @@ pub fn assert_one_line_error(o: &Output) -> String {
     assert!(lines[0].starts_with("error: "), "{}", lines[0]);
     lines[0].to_string()
 }
+
+/// Run `function` of `fixture` from the biased and the uniform start, seeds 1–3, with a cap of
+/// `cap` executions each, and assert full coverage in every run (every outcome of the fixture's
+/// functions is feasible).
+pub fn covers_everything(fixture: &str, function: &str, cap: &str) {
+    for init in ["biased", "uniform"] {
+        for seed in ["1", "2", "3"] {
+            let dir = tempfile::tempdir().unwrap();
+            let (_, r) = run(fixture, function, dir.path(), &["--init", init, "--seed", seed, "--max-execs", cap, "--max-time", "0"]);
+            assert!(r["error"].is_null(), "{function} --init {init} --seed {seed}: error {}", r["error"]);
+            assert_eq!(
+                r["branches_covered"], r["branches_total"],
+                "{function} --init {init} --seed {seed}: uncovered {:?}",
+                uncovered(&r)
+            );
+        }
+    }
+}
