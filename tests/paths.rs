@@ -176,3 +176,22 @@ fn bench_paths_runs_the_listed_paths_beside_the_papers_figures() {
     // evotest's AVM takes every one of tritype's 8 feasible paths
     assert!(records.iter().filter(|r| r["mode"] == "avm").all(|r| r["success"] == true), "{json}");
 }
+
+/// A `&&` in a loop header is one branch on a `phi` after its first condition's branch: a path
+/// with the first condition false and the loop entered is impossible, and the enumeration no
+/// longer lists it (each such path cost the search a whole give-up budget, 60 s apiece in a
+/// robustness check, and was then reported as probably infeasible).
+#[test]
+fn enumeration_leaves_out_what_a_short_circuit_rules_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("sc.c");
+    std::fs::write(&src, "int sc(int n, int limit) {\n    int steps = 0;\n    while (n != 1 && steps < limit) {\n        n--;\n        steps++;\n    }\n    return steps;\n}\n").unwrap();
+    let o = evotest().arg("path").arg(&src).args(["-f", "sc", "--paths", "enumerate:1", "--list"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let paths: Vec<&str> = out.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+    // n != 1 true then the whole condition either way, once or twice; n != 1 false: the whole false
+    assert_eq!(paths.len(), 4, "{out}");
+    assert!(paths.iter().all(|p| !p.contains("3:14:false 3:5:true")), "{out}");
+    assert!(paths.contains(&"3:14:false 3:5:false"), "{out}");
+}

@@ -37,17 +37,30 @@ pub struct Decisions {
     pub function: usize,
     /// By global site ID: whether it is a `br` or `switch` of the function.
     pub is_decision: Vec<bool>,
+    /// A short-circuiting outcome of a `&&`/`||` lowered to a `phi` (a loop header's `while (a &&
+    /// b)`) → the outcome it forces on the branch on the `phi`: `a` false makes the whole
+    /// condition false, so a path with `a` false and the loop entered is impossible.
+    pub forces: std::collections::HashMap<Step, Step>,
 }
 
 impl Decisions {
     /// The decision sites of function `function`.
     pub fn of(program: &Program, function: usize) -> Decisions {
-        let is_decision = program
+        let is_decision: Vec<bool> = program
             .sites
             .iter()
             .map(|s| s.function == function && matches!(s.meta.kind, SiteKind::Br | SiteKind::Switch))
             .collect();
-        Decisions { function, is_decision }
+        let mut forces = std::collections::HashMap::new();
+        for d in program.decisions.iter().filter(|d| d.function == function && d.meta.form == evotest_abi::meta::DecisionForm::Phi) {
+            let Some(phi) = d.site.filter(|&s| is_decision.get(s as usize).copied().unwrap_or(false)) else { continue };
+            for (k, ends) in d.ends.iter().enumerate() {
+                for &(s, o) in ends.iter().filter(|(s, _)| is_decision.get(*s as usize).copied().unwrap_or(false)) {
+                    forces.insert(Step { site: s, k: o }, Step { site: phi, k: k as u32 });
+                }
+            }
+        }
+        Decisions { function, is_decision, forces }
     }
 
     /// Whether global site `s` is one of the decisions.
@@ -357,7 +370,7 @@ pub fn check(program: &Program, d: &Decisions, path: &[Step], prefix: bool) -> R
 /// and whether the list was cut at `max`. Listed paths may be infeasible.
 pub fn enumerate(program: &Program, d: &Decisions, k: u32, max: usize) -> (Vec<Vec<Step>>, bool) {
     let f = &program.functions[d.function];
-    let mut e = Enumeration { d, f, k, max, visits: vec![0; f.meta.blocks.len()], path: Vec::new(), out: Vec::new(), truncated: false };
+    let mut e = Enumeration { d, f, k, max, visits: vec![0; f.meta.blocks.len()], path: Vec::new(), out: Vec::new(), truncated: false, forced: Vec::new() };
     e.dfs(0, 0);
     let (mut out, truncated) = (e.out, e.truncated);
     // a block without a site but several successors can yield the same decision sequence twice
@@ -377,6 +390,9 @@ struct Enumeration<'a> {
     path: Vec<Step>,
     out: Vec<Vec<Step>>,
     truncated: bool,
+    /// Outcomes of `phi` branches that the path's short-circuiting outcomes forced and that it
+    /// has not reached yet ([`Decisions::forces`]).
+    forced: Vec<Step>,
 }
 
 impl Enumeration<'_> {
@@ -392,10 +408,25 @@ impl Enumeration<'_> {
         let f = self.f;
         match f.block_site[b].filter(|s| self.d.contains(*s)) {
             Some(s) => {
+                // a branch on a `phi` whose outcome an earlier short-circuit decided
+                let forced = self.forced.iter().rposition(|f| f.site == s);
+                let taken = forced.map(|i| self.forced.remove(i));
                 for (o, &succ) in f.meta.blocks[b].succs.iter().enumerate() {
-                    self.path.push(Step { site: s, k: o as u32 });
+                    let step = Step { site: s, k: o as u32 };
+                    if taken.is_some_and(|t| t != step) {
+                        continue;
+                    }
+                    let forces = self.d.forces.get(&step).copied();
+                    self.forced.extend(forces);
+                    self.path.push(step);
                     self.dfs(succ as usize, depth + 1);
                     self.path.pop();
+                    if forces.is_some() {
+                        self.forced.pop();
+                    }
+                }
+                if let (Some(i), Some(t)) = (forced, taken) {
+                    self.forced.insert(i, t);
                 }
             }
             None => match f.meta.blocks[b].succs.as_slice() {
