@@ -187,7 +187,7 @@ impl Target {
         config.timeout = timeout;
         let mut e = ForkServer::start(&self.exe, &config)?;
         e.set_switches(switch_tables(&self.program));
-        e.set_max_branch_events(self.options.max_branch_events);
+        e.set_max_branch_events(branch_event_limit(&self.options));
         e.set_memory_limit(self.options.rss_limit_mb << 20);
         e.set_return_distances(return_distances());
         Ok(Box::new(e))
@@ -537,6 +537,16 @@ fn return_distances() -> bool {
     std::env::var_os(ENV_NO_RETURN_DISTANCES).is_none()
 }
 
+/// The branch-event limit of one execution: `--max-branch-events`, per call of a call sequence
+/// under `--api` (a sequence of 64 calls each multiplying two 64×63 matrices is no runaway loop),
+/// 0 for none.
+fn branch_event_limit(opts: &TargetOptions) -> u32 {
+    match &opts.api {
+        Some(api) => opts.max_branch_events.saturating_mul(api.max_calls.clamp(1, u32::MAX as usize) as u32),
+        None => opts.max_branch_events,
+    }
+}
+
 /// Read the metadata of the linked executable `exe`, start its fork server and make the target.
 fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Target> {
     let metas = program::read_metadata(&exe)?;
@@ -557,7 +567,7 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
         config.env.push((evotest_abi::names::ENV_RESTORE_GLOBALS.into(), "1".into()));
     }
     let mut executor = ForkServer::start(&exe, &config)?;
-    executor.set_max_branch_events(opts.max_branch_events);
+    executor.set_max_branch_events(branch_event_limit(opts));
     executor.set_memory_limit(opts.rss_limit_mb << 20);
     executor.set_repeated_operands(true);
     executor.set_return_distances(return_distances());

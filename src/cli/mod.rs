@@ -380,7 +380,8 @@ struct TargetArgs {
     persistent: Option<u32>,
 
     /// Stop an execution after this many executed branch events (0 = no limit); it is recorded as
-    /// a step-limit fault instead of running into the timeout
+    /// a step-limit fault instead of running into the timeout. With --api, per call of a sequence
+    /// (the limit of a sequence is N × --max-calls)
     #[arg(long, default_value_t = target::MAX_BRANCH_EVENTS, value_name = "N")]
     max_branch_events: u32,
 
