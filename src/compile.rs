@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Flags every instrumented compile gets: before any optimisation, with debug info for names and
-/// locations.
-pub const INSTRUMENT_FLAGS: &[&str] = &["-O0", "-g", "-fno-omit-frame-pointer"];
+/// locations. `-fstandalone-debug` describes every C++ class a parameter names member by member
+/// (clang otherwise describes a class with constructors only where one of them is emitted).
+pub const INSTRUMENT_FLAGS: &[&str] = &["-O0", "-g", "-fstandalone-debug", "-fno-omit-frame-pointer"];
 
 /// The linker's own messages: an undefined or multiply defined symbol, a missing library.
 const LINKER_KEYS: &[&str] =

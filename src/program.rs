@@ -155,6 +155,15 @@ pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
 /// are those `ldd` resolves, as the dynamic loader would; a library loaded later with `dlopen`
 /// is not found (its probes then make the target register more code than this describes).
 pub fn read_program_metadata(exe: &Path) -> Result<Vec<ModuleMeta>> {
+    if let Some(real) = libtool_wrapper(exe) {
+        bail!(
+            "{} is a libtool wrapper script, not the program; fuzz the program it runs, {} (with LD_LIBRARY_PATH naming the \
+             build's .libs directories), or run `libtool --mode=execute evotest fuzz {} …`",
+            exe.display(),
+            real.display(),
+            exe.display()
+        );
+    }
     let mut metas = read_metadata(exe)?;
     for lib in shared_libraries(exe) {
         // a library that cannot be read or parsed is not one of ours
@@ -165,8 +174,28 @@ pub fn read_program_metadata(exe: &Path) -> Result<Vec<ModuleMeta>> {
     Ok(metas)
 }
 
+/// Whether `e` is [`read_program_metadata`]'s error for a libtool wrapper script (which says
+/// what to do instead, so callers add no advice of their own).
+pub fn is_wrapper_error(e: &anyhow::Error) -> bool {
+    e.to_string().contains("is a libtool wrapper script")
+}
+
+/// The program a libtool wrapper script `exe` runs (`DIR/.libs/NAME`, or `lt-NAME` there), when
+/// `exe` is such a script (what `make` leaves in place of a program linked with uninstalled
+/// shared libraries); `None` for anything else.
+fn libtool_wrapper(exe: &Path) -> Option<std::path::PathBuf> {
+    let head = std::fs::read(exe).ok()?;
+    let head = &head[..head.len().min(4096)];
+    if !head.starts_with(b"#!") || !head.windows(7).any(|w| w == b"libtool") {
+        return None;
+    }
+    let dir = exe.parent().unwrap_or(Path::new(".")).join(".libs");
+    let name = exe.file_name()?.to_string_lossy().to_string();
+    [dir.join(&name), dir.join(format!("lt-{name}"))].into_iter().find(|p| p.is_file()).or(Some(dir.join(name)))
+}
+
 /// The shared libraries `exe` loads at start-up, as `ldd` resolves them (none if `ldd` fails:
-/// a static executable, or no `ldd`).
+/// a static executable, or no `ldd`), as absolute paths.
 fn shared_libraries(exe: &Path) -> Vec<std::path::PathBuf> {
     let Ok(out) = std::process::Command::new("ldd").arg(exe).stdin(std::process::Stdio::null()).output() else { return vec![] };
     if !out.status.success() {
@@ -175,8 +204,10 @@ fn shared_libraries(exe: &Path) -> Vec<std::path::PathBuf> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_once("=> ").map(|(_, r)| r.split(" (").next().unwrap_or("").trim().to_string()))
-        .filter(|p| p.starts_with('/'))
-        .map(std::path::PathBuf::from)
+        .filter(|p| !p.is_empty() && p != "not found")
+        // a relative LD_LIBRARY_PATH or RUNPATH entry gives a path relative to the working
+        // directory, where ldd and the target both run
+        .filter_map(|p| std::path::absolute(&p).ok())
         .collect()
 }
 
@@ -683,7 +714,7 @@ pub(crate) mod testutil {
 
     /// The program of function `f(...)` with these blocks, sites, variables and definitions.
     pub fn program(blocks: Vec<BlockMeta>, sites: Vec<SiteMeta>, vars: Vec<VarMeta>, defs: Vec<DefMeta>) -> Program {
-        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None, composite: None, array: None };
+        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None, composite: None, array: None, reference: 0 };
         let n_outcomes = sites.iter().map(|s| s.outcome_base + s.n_outcomes).max().unwrap_or(0);
         Program::with_sequential_bases(vec![ModuleMeta {
             version: META_VERSION,

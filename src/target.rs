@@ -308,11 +308,30 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     }
     // the function and the global inputs get external linkage (a `static` one too)
     let expose: Vec<&str> = std::iter::once(opts.function.as_str()).chain(opts.globals.iter().map(String::as_str)).collect();
-    let Instrumented { tc, tmp, objects, metas, defined_in } = instrument_sources(opts, &expose.join(","))?;
+    let mut inst = instrument_sources(opts, &expose.join(","))?;
     let wanted = linkage_name(&opts.function);
+    let find = |inst: &Instrumented| {
+        let all: Vec<&FunctionMeta> = inst.metas.iter().flat_map(|m| m.functions.iter()).collect();
+        find_function(&all, wanted, &opts.function, &opts.sources_display()).map(|(f, call)| (f.clone(), call))
+    };
+    let (fmeta, cxx_call) = match find(&inst) {
+        Ok(found) => found,
+        Err(e) => {
+            // a `static` (or inline) function that nothing calls is not emitted at all: once more,
+            // with every declaration emitted
+            let mut again = opts.clone();
+            again.cflags.push("-femit-all-decls".into());
+            match instrument_sources(&again, &expose.join(",")).ok().and_then(|i| find(&i).ok().map(|found| (i, found))) {
+                Some((i, found)) => {
+                    inst = i;
+                    found
+                }
+                None => return Err(e),
+            }
+        }
+    };
+    let Instrumented { tc, tmp, objects, metas, defined_in } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
-    let (fmeta, cxx_call) = find_function(&all, wanted, &opts.function, &opts.sources_display())?;
-    let fmeta = fmeta.clone();
     let wanted = fmeta.name.as_str();
     let globals = global_inputs(&metas, &opts.globals, &fmeta)?;
     let null_checked = null_checked_params(&metas, &fmeta);
@@ -779,7 +798,7 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
         bail!("{}: no such file", h.exe.display());
     }
     let metas = program::read_program_metadata(&h.exe)
-        .map_err(|e| anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)"))?;
+        .map_err(|e| if program::is_wrapper_error(&e) { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)") })?;
     let driver = has_fuzz_driver(&h.exe)?;
     let uses_file = h.args.iter().any(|a| a == "@@");
     let (delivery, kind) = if driver {

@@ -208,6 +208,11 @@ pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path
         out.push(driver.unwrap_or(runtime).as_os_str().to_owned());
         out.extend(runtime_link_libs(static_link).into_iter().map(OsString::from));
     }
+    if shared && !no_link && linked_inputs > 0 {
+        // the probes are defined by the executable that loads the library: a `-Wl,--no-undefined`
+        // or `-Wl,-z,defs` of the build (meson's default, `b_lundef`) must not refuse them
+        out.push("-Wl,-z,undefs".into());
+    }
     Plan { args: out, compiles, links, fuzzer }
 }
 
@@ -310,8 +315,10 @@ mod tests {
         // an option's value is not an input
         let r = p(&["-o", "out.c", "-I", "inc"]);
         assert!(!r.links && !r.compiles);
-        // a shared library gets no runtime
-        let r = p(&["-shared", "a.o", "-o", "liba.so"]);
+        // a shared library gets no runtime, and may leave the probes undefined even when the
+        // build says --no-undefined
+        let r = p(&["-shared", "a.o", "-Wl,--no-undefined", "-o", "liba.so"]);
+        assert_eq!(r.args.last().unwrap(), "-Wl,-z,undefs");
         assert!(!r.links);
     }
 

@@ -34,7 +34,7 @@ fn an_unknown_function_lists_the_defined_ones() {
 fn an_unsupported_parameter_type_names_the_parameter_and_type() {
     let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "owned_by"]);
     assert!(e.contains("parameter `it`"), "{e}");
-    assert!(e.contains("`struct item` has pointer member `owner`"), "{e}");
+    assert!(e.contains("`struct item` cannot be built member by member (pointer member `owner`)"), "{e}");
 }
 
 #[test]
@@ -130,4 +130,21 @@ fn without_function_the_one_function_is_tested_and_several_are_listed() {
     assert!(e.contains("no function to test"), "{e}");
     let e = fail(&["run", "--crate", "tests/fixtures"]);
     assert!(e.contains("--crate needs --function"), "{e}");
+}
+
+#[test]
+fn a_parameter_the_abi_splits_is_refused_in_one_line() {
+    let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "in_disc"]);
+    assert!(e.contains("parameter `z` of `in_disc` is passed in parts") && e.contains("_Complex"), "{e}");
+}
+
+/// Refused before the target is built, so that an earlier run's results stay as they were.
+#[test]
+fn sequence_algorithms_without_api_and_a_population_of_one_are_refused() {
+    for a in ["seq", "randoop", "godel"] {
+        let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "-a", a]);
+        assert!(e.contains(&format!("-a {a}: it builds call sequences; use it with --api")), "{e}");
+    }
+    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--population", "1"]);
+    assert!(e.contains("--population 1: a population needs at least 2"), "{e}");
 }

@@ -70,3 +70,38 @@ fn reports_show_qualified_names() {
     assert_eq!(site["function"], "geo::near", "{site:#}");
     assert_eq!(site["condition"], "geo::sq(x) == 49", "{site:#}");
 }
+
+/// C++ references (`const T &`, `T &`, `T &&`) to scalars and to structures and classes in a
+/// namespace, and a member function with its object as an input: each is built as one object,
+/// whose address the harness passes; `tests.cpp` passes the object (or calls the method on it).
+#[test]
+fn references_structures_and_member_functions() {
+    for (name, call) in [
+        ("area", "= area(evotest_v0)"),
+        ("bump", "= bump(*evotest_v0_s.evotest_v, *evotest_v1_s.evotest_v)"),
+        ("consume", "= consume(static_cast<struct geo::Pt&&>(evotest_v0))"),
+        ("Acc::add", "= (&evotest_v0)->add("),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = full_and_tests_cpp_pass(name, dir.path(), "1");
+        assert!(text.contains(call), "{name}: {text}");
+    }
+}
+
+/// Classes a `tests.cpp` could not initialise member by member, and `std::string`, are refused
+/// in one line that names the function by its source name.
+#[test]
+fn classes_that_cannot_be_built_are_refused_in_one_line() {
+    for (name, says) in [
+        ("sealed", "private or protected data members"),
+        ("counted", "a constructor of its own"),
+        ("text", "`std::string` parameters are not supported yet"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = evotest().args(["run", "tests/fixtures/cxx.cpp", "-f", name, "--out"]).arg(dir.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{name}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(says) && err.contains(&format!("of `{name}`")), "{name}: {err}");
+    }
+}

@@ -379,3 +379,21 @@ fn tests_c_builds_for_a_static_function_in_a_source_with_main() {
     let t = compile_and_run_tests_c(dir.path(), "tests/fixtures/static_main.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 }
+
+/// A run that ends in an error before it has results of its own (here an unknown function)
+/// leaves an earlier run's results in the same --out as they were.
+#[test]
+fn an_error_before_the_search_keeps_the_earlier_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (_, r, _) = run_in("segfaults", &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled"]);
+    let before = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(r["tests"].as_u64().unwrap() >= 1);
+    let o = evotest().args(["run", FIXTURE, "-f", "no_such_function", "--out"]).arg(&out).output().unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("no_such_function"), "{e}");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("replaced"));
+    assert_eq!(std::fs::read_to_string(out.join("report.json")).unwrap(), before);
+    assert!(out.join("tests.c").exists() && out.join("journal.jsonl").exists());
+    assert!(!out.join(".evotest-previous").exists());
+}

@@ -55,6 +55,23 @@ void registerCallbacks(PassBuilder &PB) {
       });
 }
 
+// The name of a composite type as the source refers to it: qualified by its enclosing
+// namespaces and classes for a C++ type (one with an ODR identifier, `_ZTS...`: `geo::Pt`), so
+// that a tests.cpp that includes the source can name it; the plain name otherwise (C, Rust).
+// Anonymous namespaces are left out (their members are visible in the including file).
+std::string compositeName(const DICompositeType *C) {
+  std::string Name = C->getName().str();
+  if (!C->getIdentifier().starts_with("_ZTS")) return Name;
+  const DIScope *Sc = C->getScope();
+  for (int Depth = 0; Sc && Depth < 32; ++Depth) {
+    if (isa<DIFile>(Sc) || isa<DICompileUnit>(Sc)) break;
+    StringRef N = Sc->getName();
+    if (!N.empty()) Name = N.str() + "::" + Name;
+    Sc = Sc->getScope();
+  }
+  return Name;
+}
+
 // Append the C spelling of T to Out.
 void spell(const DIType *T, std::string &Out, int Depth = 0) {
   if (Depth > 16) { Out += "..."; return; }
@@ -68,14 +85,16 @@ void spell(const DIType *T, std::string &Out, int Depth = 0) {
     case dwarf::DW_TAG_atomic_type: Out += "_Atomic "; spell(D->getBaseType(), Out, Depth + 1); return;
     case dwarf::DW_TAG_restrict_type: spell(D->getBaseType(), Out, Depth + 1); Out += " restrict"; return;
     case dwarf::DW_TAG_pointer_type: spell(D->getBaseType(), Out, Depth + 1); Out += " *"; return;
+    case dwarf::DW_TAG_reference_type: spell(D->getBaseType(), Out, Depth + 1); Out += " &"; return;
+    case dwarf::DW_TAG_rvalue_reference_type: spell(D->getBaseType(), Out, Depth + 1); Out += " &&"; return;
     default: spell(D->getBaseType(), Out, Depth + 1); return;
     }
   }
   if (auto *C = dyn_cast<DICompositeType>(T)) {
     switch (C->getTag()) {
-    case dwarf::DW_TAG_structure_type: Out += "struct " + C->getName().str(); return;
-    case dwarf::DW_TAG_union_type: Out += "union " + C->getName().str(); return;
-    case dwarf::DW_TAG_enumeration_type: Out += "enum " + C->getName().str(); return;
+    case dwarf::DW_TAG_structure_type: Out += "struct " + compositeName(C); return;
+    case dwarf::DW_TAG_union_type: Out += "union " + compositeName(C); return;
+    case dwarf::DW_TAG_enumeration_type: Out += "enum " + compositeName(C); return;
     case dwarf::DW_TAG_array_type: {
       spell(C->getBaseType(), Out, Depth + 1);
       for (const DINode *E : C->getElements()) {
@@ -87,7 +106,7 @@ void spell(const DIType *T, std::string &Out, int Depth = 0) {
       }
       return;
     }
-    default: Out += C->getName().str(); return;
+    default: Out += compositeName(C); return;
     }
   }
   if (isa<DISubroutineType>(T)) { Out += "function"; return; }
@@ -191,13 +210,16 @@ unsigned evotest_ditype_scalar(LLVMMetadataRef Ty, uint64_t *Bits) {
 
 // The pointee of a pointer type, after stripping typedefs and cv-qualifiers around the pointer
 // (`const char *` → `const char`; `uint8_t *` → `uint8_t`), or null when Ty is not a pointer.
+// A C++ reference (`const Pt &`, `int &&`) counts as a pointer: the ABI passes its address.
 LLVMMetadataRef evotest_ditype_pointee(LLVMMetadataRef Ty) {
   const DIType *T = dyn_cast_or_null<DIType>(unwrap(Ty));
   for (int Depth = 0; T && Depth < 32; ++Depth) {
     auto *D = dyn_cast<DIDerivedType>(T);
     if (!D) return nullptr;
     unsigned Tag = D->getTag();
-    if (Tag == dwarf::DW_TAG_pointer_type) return wrap(D->getBaseType());
+    if (Tag == dwarf::DW_TAG_pointer_type || Tag == dwarf::DW_TAG_reference_type ||
+        Tag == dwarf::DW_TAG_rvalue_reference_type)
+      return wrap(D->getBaseType());
     if (Tag == dwarf::DW_TAG_typedef || Tag == dwarf::DW_TAG_const_type ||
         Tag == dwarf::DW_TAG_volatile_type || Tag == dwarf::DW_TAG_restrict_type ||
         Tag == dwarf::DW_TAG_atomic_type) {
@@ -320,6 +342,47 @@ LLVMMetadataRef evotest_ditype_array(LLVMMetadataRef Ty, uint64_t *Count) {
   }
   *Count = N;
   return wrap(C->getBaseType());
+}
+
+// 1 when Ty (after typedefs) is a C++ lvalue reference, 2 for an rvalue reference, else 0.
+unsigned evotest_ditype_reference(LLVMMetadataRef Ty) {
+  const DIType *T = dyn_cast_or_null<DIType>(unwrap(Ty));
+  for (int Depth = 0; T && Depth < 32; ++Depth) {
+    auto *D = dyn_cast<DIDerivedType>(T);
+    if (!D) return 0;
+    switch (D->getTag()) {
+    case dwarf::DW_TAG_reference_type: return 1;
+    case dwarf::DW_TAG_rvalue_reference_type: return 2;
+    case dwarf::DW_TAG_typedef: T = D->getBaseType(); continue;
+    default: return 0;
+    }
+  }
+  return 0;
+}
+
+// Facts about a structure or class type (after typedefs and qualifiers) that C++ adds: bit 0, it
+// is passed by invisible reference (not trivial for the purpose of calls: a user-provided copy
+// constructor or destructor, DIFlagTypePassByReference); bit 1, some data member is private or
+// protected (a class's members are private unless said otherwise); bit 2, it declares a
+// constructor of its own (it is no aggregate, so no `{...}` initialises it). 0 for any other type.
+unsigned evotest_ditype_composite_flags(LLVMMetadataRef Ty) {
+  auto *C = dyn_cast_or_null<DICompositeType>(stripQualifiers(dyn_cast_or_null<DIType>(unwrap(Ty))));
+  if (!C) return 0;
+  unsigned Out = 0;
+  if (C->getFlags() & DINode::FlagTypePassByReference) Out |= 1;
+  bool IsClass = C->getTag() == dwarf::DW_TAG_class_type;
+  for (const DINode *E : C->getElements()) {
+    if (auto *SP = dyn_cast_or_null<DISubprogram>(E)) {
+      if (!SP->isArtificial() && SP->getName() == C->getName()) Out |= 4;
+      continue;
+    }
+    auto *M = dyn_cast_or_null<DIDerivedType>(E);
+    if (!M || M->getTag() != dwarf::DW_TAG_member || M->isStaticMember()) continue;
+    unsigned Access = M->getFlags() & DINode::FlagAccessibility;
+    bool Hidden = Access == DINode::FlagPrivate || Access == DINode::FlagProtected || (Access == 0 && IsClass);
+    if (Hidden) Out |= 2;
+  }
+  return Out;
 }
 
 // Ty after typedefs and qualifiers (null for null).

@@ -554,6 +554,31 @@ unsafe fn sanitizer_check(term: LLVMValueRef) -> bool {
     a != b || no_sanitize(term)
 }
 
+/// Whether two-way branch `term` is clang's inline expansion of `va_arg` (x86-64: whether the
+/// next argument is still in the register save area, `gp_offset <= 40` or `fp_offset <= 160`,
+/// a compare of a field loaded from the `va_list`): no decision of the program, and one whose
+/// outcomes depend on how many arguments the caller passed in registers, not on their values.
+unsafe fn va_arg_check(term: LLVMValueRef) -> bool {
+    let c = LLVMGetCondition(term);
+    if LLVMIsAICmpInst(c).is_null() {
+        return false;
+    }
+    let load = LLVMGetOperand(c, 0);
+    if LLVMIsALoadInst(load).is_null() {
+        return false;
+    }
+    let gep = LLVMGetOperand(load, 0);
+    if LLVMIsAGetElementPtrInst(gep).is_null() {
+        return false;
+    }
+    let ty = LLVMGetGEPSourceElementType(gep);
+    if LLVMGetTypeKind(ty) != inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
+        return false;
+    }
+    let name = LLVMGetStructName(ty);
+    !name.is_null() && std::ffi::CStr::from_ptr(name).to_bytes().ends_with(b"__va_list_tag")
+}
+
 /// The check a two-way `br` or a `switch` makes, if exactly one of its outcomes fails.
 unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
     let n = LLVMGetNumSuccessors(term);
@@ -693,7 +718,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                     block.succs.push(blocks_index[&s]);
                 }
                 match LLVMGetInstructionOpcode(term) {
-                    LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 && !sanitizer_check(term) => {
+                    LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 && !sanitizer_check(term) && !va_arg_check(term) => {
                         let c = LLVMGetCondition(term);
                         let mut s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
                         s.uses = dataflow::uses_of(vars, c);

@@ -40,6 +40,8 @@ extern "C" {
     fn evotest_ditype_array(ty: LLVMMetadataRef, count: *mut u64) -> LLVMMetadataRef;
     fn evotest_ditype_array_dim(ty: LLVMMetadataRef, index: u32) -> i64;
     fn evotest_ditype_strip(ty: LLVMMetadataRef) -> LLVMMetadataRef;
+    fn evotest_ditype_reference(ty: LLVMMetadataRef) -> c_uint;
+    fn evotest_ditype_composite_flags(ty: LLVMMetadataRef) -> c_uint;
     fn evotest_global_ditype(global: LLVMValueRef, local: *mut c_int) -> LLVMMetadataRef;
 }
 
@@ -501,6 +503,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             pointee,
             composite: None,
             array: None,
+            reference: if di.is_null() { 0 } else { (unsafe { evotest_ditype_reference(di) }) as u8 },
         }
     } else {
         let scalar = match ir {
@@ -512,7 +515,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             "double" => Some(ScalarMeta { kind: ScalarKind::Float, bits: 64 }),
             _ => None,
         };
-        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None, composite: None, array: None }
+        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None, composite: None, array: None, reference: 0 }
     }
 }
 
@@ -668,7 +671,11 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         DW_TAG_CLASS_TYPE => "class",
         _ => return None,
     };
-    let refuse = |why: String| Some((CompositeMeta { tag: tag.into(), size_bits, members: vec![], unsupported: Some(why) }, 0));
+    let flags = unsafe { evotest_ditype_composite_flags(di) };
+    let passed_indirectly = flags & 1 != 0;
+    let refuse = |why: String| {
+        Some((CompositeMeta { tag: tag.into(), size_bits, members: vec![], unsupported: Some(why), passed_indirectly }, 0))
+    };
     if tag == "union" {
         return refuse("a union".into());
     }
@@ -678,6 +685,13 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
     let Some(ms) = members(di) else { return refuse("a class with a base class".into()) };
     if ms.is_empty() {
         return refuse("a type without data members".into());
+    }
+    // a tests.cpp could not initialise them member by member
+    if flags & 2 != 0 {
+        return refuse("a class with private or protected data members".into());
+    }
+    if flags & 4 != 0 {
+        return refuse("a class with a constructor of its own".into());
     }
     let mut out = Vec::new();
     let mut leaves = 0u64;
@@ -726,7 +740,7 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         }
         out.push(MemberMeta { name, offset_bits: off, ty: t, count, link });
     }
-    Some((CompositeMeta { tag: tag.into(), size_bits, members: out, unsupported: None }, leaves))
+    Some((CompositeMeta { tag: tag.into(), size_bits, members: out, unsupported: None, passed_indirectly }, leaves))
 }
 
 /// Most characters of a `char *` member, built as a NUL-terminated string (the engine's default

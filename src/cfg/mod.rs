@@ -20,6 +20,10 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Bfs, Reversed};
 use std::collections::HashSet;
 
+/// Most control dependences an approach-level ladder keeps ([`Cfg::ladder`]): a bound on the
+/// time and memory of one ladder, far above the ladders of structured code (tens of entries).
+pub const MAX_LADDER_DEPS: usize = 256;
+
 /// A control dependence: the block is executed (eventually) if `block`'s branch takes outcome
 /// `outcome`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -138,17 +142,27 @@ impl Cfg {
     }
 
     /// The approach-level ladder of `block` (see module docs): `ladder[i]` holds the branches at
-    /// approach level `i + 1`.
+    /// approach level `i + 1`. It keeps its nearest levels up to [`MAX_LADDER_DEPS`] control
+    /// dependences in all (the level that would pass it is left out, and so are those above
+    /// it): in code where control dependence reaches almost every branch (a goto-driven state
+    /// machine, such as a Ragel scanner) a full ladder is as large as the function, for every
+    /// block, and farther levels then count as not reached. Time and memory O(its size).
     pub fn ladder(&self, block: usize) -> Vec<Vec<ControlDep>> {
         let mut seen: HashSet<usize> = HashSet::from([block]);
         let mut levels = Vec::new();
         let mut frontier: Vec<ControlDep> = self.cd[block].to_vec();
+        let mut total = 0;
         while !frontier.is_empty() {
+            total += frontier.len();
+            if total > MAX_LADDER_DEPS && !levels.is_empty() {
+                break;
+            }
             let mut next = Vec::new();
+            let mut in_next: HashSet<ControlDep> = HashSet::new();
             for d in &frontier {
                 if seen.insert(d.block) {
                     for dd in &self.cd[d.block] {
-                        if !seen.contains(&dd.block) && !next.contains(dd) {
+                        if !seen.contains(&dd.block) && in_next.insert(*dd) {
                             next.push(*dd);
                         }
                     }
@@ -186,6 +200,22 @@ mod tests {
         assert_eq!(cfg.ladder(3), vec![vec![dep(2, 0)], vec![dep(0, 1)]]);
         assert!(cfg.post_dominates(5, 0));
         assert!(!cfg.post_dominates(1, 0));
+    }
+
+    /// A chain of 3,000 nested decisions (each block decides whether the next runs): the
+    /// ladder of the innermost keeps its nearest levels, up to MAX_LADDER_DEPS dependences.
+    #[test]
+    fn a_ladder_is_bounded() {
+        let n = 3000;
+        // block i: T -> i + 1, F -> exit (block n)
+        let mut succs: Vec<Vec<u32>> = (0..n as u32).map(|i| vec![i + 1, n as u32]).collect();
+        succs.push(vec![]);
+        succs[n - 1] = vec![n as u32];
+        let cfg = Cfg::new(&succs);
+        let l = cfg.ladder(n - 1);
+        assert_eq!(l.len(), MAX_LADDER_DEPS);
+        assert_eq!(l[0], vec![dep(n - 2, 0)]);
+        assert_eq!(cfg.ladder(5).len(), 5);
     }
 
     /// for (i..) { for (j..) { if (c) B } }

@@ -647,13 +647,20 @@ fn exit_code(code: i32) -> i32 {
     }
 }
 
-/// Lock the output directory for this run and remove an earlier run's results (unless resuming).
-fn prepare_output(dir: &std::path::Path, resume: bool) -> Result<target::OutputLock> {
+/// Lock the output directory for this run and set an earlier run's results aside (unless
+/// resuming): [`replaced`] removes them once the new run has results; an error before that puts
+/// them back ([`report::PreviousResults`]).
+fn prepare_output(dir: &std::path::Path, resume: bool) -> Result<(target::OutputLock, Option<report::PreviousResults>)> {
     let lock = target::lock_output(dir)?;
-    if !resume && report::clear_previous(dir)? {
+    let previous = if resume { None } else { Some(report::PreviousResults::set_aside(dir)?) };
+    Ok((lock, previous))
+}
+
+/// The new run in `dir` has results: remove the earlier run's for good, with a note.
+fn replaced(previous: Option<report::PreviousResults>, dir: &std::path::Path) {
+    if previous.is_some_and(report::PreviousResults::discard) {
         eprintln!("note: replaced the results of an earlier run in {}", dir.display());
     }
-    Ok(lock)
 }
 
 /// First ^C (or SIGTERM) stops the search and writes the results; a second one kills evotest.
@@ -797,6 +804,22 @@ impl RunArgs {
             (None, Some(_)) => crate::search::seq::SPEC.name.to_string(),
             (None, None) => ALGORITHMS[0].name.to_string(),
         };
+        // refused before the build, so that an earlier run's results stay as they were
+        let spec = crate::search::algorithm_or_error(&o.algorithm)?;
+        let sequences_only = crate::search::randoop::SEQUENCE_ALGORITHMS.contains(&spec.name) && spec.name != "random";
+        if o.target.api.is_none() && o.target.rust.is_none() && sequences_only {
+            anyhow::bail!("-a {}: it builds call sequences; use it with --api (or another algorithm, see `evotest list`)", spec.name);
+        }
+        if o.target.api.is_some() && !crate::search::randoop::SEQUENCE_ALGORITHMS.contains(&spec.name) {
+            anyhow::bail!(
+                "-a {}: with --api the inputs are call sequences; the algorithms for them are {}",
+                spec.name,
+                crate::search::randoop::SEQUENCE_ALGORITHMS.join(", ")
+            );
+        }
+        if self.population < 2 {
+            anyhow::bail!("--population {}: a population needs at least 2 individuals", self.population);
+        }
         o.criterion = self.criterion.clone();
         o.budget = budget(self.max_execs, &self.max_time)?;
         o.search = SearchConfig {
@@ -818,12 +841,13 @@ impl RunArgs {
 
 fn run(args: &RunArgs) -> Result<i32> {
     let opts = args.options()?;
-    let _lock = prepare_output(&opts.target.out_dir, opts.resume)?;
+    let (_lock, previous) = prepare_output(&opts.target.out_dir, opts.resume)?;
     install_sigint();
     let mut monitor = ProgressMonitor::new(opts.budget.max_execs);
     let result = campaign::run(&opts, &mut monitor, &INTERRUPTED);
     monitor.finish();
     let result = result?;
+    replaced(previous, &opts.target.out_dir);
     let written = report::write_all(&result)?;
     let table = report::console::render(&result);
     let summary = report::console::summary(&result);
@@ -863,7 +887,10 @@ fn sites(args: &SitesArgs) -> Result<i32> {
         }
         // the source's parameters (a structure passed by value is split or coerced in the IR)
         let source_params = f.meta.source_params.as_ref().unwrap_or(&f.meta.params);
-        let params: Vec<String> = source_params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
+        let mut params: Vec<String> = source_params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
+        if f.meta.variadic {
+            params.push("...".into());
+        }
         let plural = if n == 1 { "" } else { "s" };
         // a C++ function also by its symbol, which `--function` takes to choose an overload
         let symbol = if f.display_name() != f.meta.name { format!(" [{}]", f.meta.name) } else { String::new() };

@@ -1,7 +1,7 @@
 //! `evotest path`: parse or enumerate the target paths, then search for each in turn
 //! ([`crate::campaign::path`]), and report.
 
-use super::{budget, exit_code, install_sigint, prepare_output, PathArgs, Preset};
+use super::{budget, exit_code, install_sigint, prepare_output, replaced, PathArgs, Preset};
 use crate::campaign::path::{self as driver, PathOutcome, PathResult, PathSearch};
 use crate::fitness::path::PathFitness;
 use crate::path::base::{program_key, SolutionsBase, FILE_NAME};
@@ -124,15 +124,19 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         None => (a.algorithm.clone(), a.fitness, a.population.unwrap_or(SearchConfig::default().population)),
     };
     search::algorithm_or_error(&algorithm)?;
+    if population < 2 {
+        bail!("--population {population}: a population needs at least 2 individuals");
+    }
     if fitness == PathFitness::BuenoJino && algorithm != "bjga" {
         bail!("--fitness bueno-jino is relative to a population: use --algorithm bjga (or --preset bueno-jino)");
     }
-    let _lock = prepare_output(&opts.out_dir, false)?;
+    let (_lock, previous) = prepare_output(&opts.out_dir, false)?;
     install_sigint();
     let t0 = Instant::now();
     let mut target = target::build(&opts)?;
     let d = driver::decisions(&target)?;
     let (paths, truncated) = targets(&target.program, &d, a)?;
+    replaced(previous, &opts.out_dir);
     let key = program_key(&target.program, &opts.function, target.frontend.domain());
     let base_file = opts.out_dir.join(FILE_NAME);
     let mut base = SolutionsBase::open(&base_file, &key, &opts.function)?;

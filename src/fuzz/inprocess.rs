@@ -151,7 +151,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         );
     }
     let engine = crate::toolchain::Toolchain::in_process_engine()?;
-    let metas = crate::program::read_program_metadata(&opts.exe).map_err(|e| anyhow!("{e:#}; build it with evotest-cc / evotest-c++"))?;
+    let metas = crate::program::read_program_metadata(&opts.exe)
+        .map_err(|e| if crate::program::is_wrapper_error(&e) { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++") })?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
     if opts.corpus.exists() && !opts.corpus.is_dir() {

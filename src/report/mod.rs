@@ -142,6 +142,76 @@ impl Reporter for TestFileReporter {
 pub const RESULT_FILES: &[&str] =
     &["tests.c", "tests.cpp", "tests.rs", "suite.json", "report.json", "paths.json", "faults", journal::FILE_NAME, journal::RESUMED_NAME];
 
+/// The results of an earlier run, set aside in `DIR/.evotest-previous` while a new run starts,
+/// so that they never mix with the new run's and so that a run that ends in an error before it
+/// has results of its own (a compile error, an unknown function, a bad option the target
+/// reveals) leaves them as they were: dropped without [`PreviousResults::discard`], it puts them
+/// back.
+pub struct PreviousResults {
+    dir: PathBuf,
+    aside: Option<PathBuf>,
+}
+
+/// The directory [`PreviousResults`] keeps an earlier run's results in while a new run starts.
+const ASIDE_DIR: &str = ".evotest-previous";
+
+impl PreviousResults {
+    /// Move the results an earlier run left in `dir` ([`RESULT_FILES`]) aside. A directory set
+    /// aside by a run that was killed is removed first (that run had replaced those results).
+    ///
+    /// Errors: a result cannot be moved.
+    pub fn set_aside(dir: &std::path::Path) -> Result<PreviousResults> {
+        let aside = dir.join(ASIDE_DIR);
+        if aside.exists() {
+            std::fs::remove_dir_all(&aside).with_context(|| format!("cannot remove {}", aside.display()))?;
+        }
+        let mut moved = false;
+        for f in RESULT_FILES {
+            let p = dir.join(f);
+            if p.symlink_metadata().is_ok() {
+                if !moved {
+                    std::fs::create_dir_all(&aside).with_context(|| format!("cannot create {}", aside.display()))?;
+                    moved = true;
+                }
+                std::fs::rename(&p, aside.join(f)).with_context(|| format!("cannot move {} aside", p.display()))?;
+            }
+        }
+        Ok(PreviousResults { dir: dir.to_path_buf(), aside: moved.then_some(aside) })
+    }
+
+    /// The new run has results: remove the earlier ones for good. Returns whether there were any.
+    pub fn discard(mut self) -> bool {
+        match self.aside.take() {
+            Some(a) => {
+                let _ = std::fs::remove_dir_all(a);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Drop for PreviousResults {
+    fn drop(&mut self) {
+        let Some(aside) = self.aside.take() else { return };
+        // a run that failed after it journaled an input keeps what it found (see [`journal`])
+        let found = std::fs::metadata(self.dir.join(journal::FILE_NAME)).is_ok_and(|m| m.len() > 0)
+            || self.dir.join("faults").exists();
+        if found {
+            let _ = std::fs::remove_dir_all(&aside);
+            return;
+        }
+        let _ = clear_previous(&self.dir);
+        for f in RESULT_FILES {
+            let p = aside.join(f);
+            if p.symlink_metadata().is_ok() {
+                let _ = std::fs::rename(&p, self.dir.join(f));
+            }
+        }
+        let _ = std::fs::remove_dir(&aside);
+    }
+}
+
 /// Remove the results of an earlier run from `dir`, so that they never mix with this run's.
 /// Returns whether there were any.
 ///

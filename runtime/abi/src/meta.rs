@@ -458,6 +458,15 @@ pub struct TypeMeta {
     /// `None` elsewhere; `scalar` and `composite` of the array type itself are `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array: Option<Box<ArrayMeta>>,
+    /// A C++ reference: 1 for `T &`, 2 for `T &&`, 0 for any other type. A reference is described
+    /// as a pointer ([`TypeMeta::pointee`] is `T`), which is how the ABI passes it; a harness
+    /// passes the address of one object, a `tests.cpp` the object itself.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reference: u8,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 /// The dimensions and element type of a fixed-size array type ([`TypeMeta::array`]).
@@ -484,6 +493,12 @@ pub struct CompositeMeta {
     /// error message; the members are then left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsupported: Option<String>,
+    /// A C++ class that is not trivial for the purpose of calls (a user-provided copy constructor
+    /// or destructor): the ABI passes it by value through a hidden pointer to a copy, so a
+    /// harness cannot pass it by value as a C structure. Through a pointer or a reference it is
+    /// built like any structure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub passed_indirectly: bool,
 }
 
 /// A data member of a [`CompositeMeta`].

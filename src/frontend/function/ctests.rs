@@ -28,6 +28,14 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
     let a = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v", fe.defining_source.is_some());
     let lines = |v: &[String]| -> String { v.iter().map(|l| format!("    {l}\n")).collect() };
     let (setup, after, args) = (lines(&a.setup), lines(&a.after), a.args);
+    // a C++ member function: its object is the first argument (`this`, built as a structure)
+    let method = fe.cxx_call.is_some() && fe.params.first().is_some_and(|p| p.name == "this" && !p.global);
+    if method && !args.is_empty() {
+        let qualified = fe.signature.shown.split('(').next().unwrap_or("").rsplit(' ').next().unwrap_or("");
+        let name = qualified.rsplit("::").next().unwrap_or(qualified);
+        let (object, rest) = args.split_first().expect("a method has its object");
+        return (setup, format!("({object})->{name}({})", rest.join(", ")), after);
+    }
     let callee = match fe.cxx_call.as_deref() {
         Some(c) => c,
         // the source's `main`, included under another name (see `render`)
@@ -224,7 +232,9 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             cmd.insert(4, fe.sources.clone());
         }
     }
-    let _ = writeln!(s, " *   {} && ./tests", cmd.join(" "));
+    // quoted for a shell (paths with spaces); a word shlex cannot quote (a NUL) stays as it is
+    let words: Vec<String> = cmd.iter().map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.clone())).collect();
+    let _ = writeln!(s, " *   {} && ./tests", words.join(" "));
     let _ = writeln!(s, " *");
     let _ = writeln!(s, " * Returned values are compared exactly; float and double results bit-exactly (their bit");
     let _ = writeln!(s, " * patterns), which holds for the same compiler, flags and machine. Inputs whose recorded run");
@@ -235,6 +245,10 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     }
     let _ = writeln!(s, " */");
     s.push_str(PRELUDE);
+    if fe.cxx_call.is_some() {
+        // the generated locals are spelled in C (`_Bool`)
+        s.push_str("\n#define _Bool bool\n");
+    }
     s.push_str(shape::C_TEST_GUARD);
     if fe.isolate_tests {
         s.push_str(ISOLATED);

@@ -12,7 +12,7 @@ pub mod shape;
 use super::{Frontend, Peer, TestFile};
 use crate::input::spec::RangeSpec;
 use crate::input::{Domain, Input, Range};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use evotest_abi::meta::{FunctionMeta, GlobalMeta};
 use harness::Signature;
 use serde_json::{json, Value as Json};
@@ -74,17 +74,23 @@ impl FunctionFrontend {
         let with_source_params;
         let f = match &f.source_params {
             Some(sp) => {
-                if f.language.as_deref() == Some("c++") {
-                    bail!(
-                        "function `{}` takes a structure or class; evotest builds structure parameters of C functions only",
-                        f.name
-                    );
-                }
                 with_source_params = FunctionMeta { params: sp.clone(), ..f.clone() };
                 &with_source_params
             }
             None => f,
         };
+        // a parameter the ABI passes in parts that are not a structure's members (`double
+        // _Complex z` as `z.0` and `z.8`, a vector type): the harness could not declare it
+        if let Some(p) = f.params.iter().find(|p| p.name.contains('.')) {
+            let whole = p.name.split('.').next().unwrap_or(&p.name);
+            let parts: Vec<&str> = f.params.iter().filter(|q| q.name.split('.').next() == Some(whole)).map(|q| q.name.as_str()).collect();
+            anyhow::bail!(
+                "parameter `{whole}` of `{}` is passed in parts ({}): its type (a `_Complex` number or a vector) is one evotest \
+                 cannot generate yet",
+                f.source_name.as_deref().filter(|n| !n.is_empty()).unwrap_or(&f.name),
+                parts.join(", ")
+            );
+        }
         let guessed = shape::infer_buffers(f, specs, ranges);
         let mut default_caps: Vec<String> = guessed
             .iter()
@@ -115,7 +121,13 @@ impl FunctionFrontend {
         let ranges: Vec<RangeSpec> = ranges.iter().cloned().chain(tied.into_iter().map(|(r, _)| r)).collect();
         let ranges = &ranges[..];
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
-        let (params, fields) = shape::build(f, &all, ranges, globals, null_checked)?;
+        // its messages name a C++ function as its source does (`geo::area`, not `_Z4areaRKN3geo3BoxE`)
+        let (params, fields) = match (&f.source_name, f.language.as_deref()) {
+            (Some(n), Some("c++")) if !n.is_empty() => {
+                shape::build(&FunctionMeta { name: n.clone(), ..f.clone() }, &all, ranges, globals, null_checked)?
+            }
+            _ => shape::build(f, &all, ranges, globals, null_checked)?,
+        };
         for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {
             if !all.iter().any(|s| s.name() == p.name) {
                 let (name, max) = (&p.name, shape::DEFAULT_STRING_MAX);

@@ -104,11 +104,17 @@ impl Record {
     /// members give in order (a packed structure, aligned members).
     pub fn of(c: &CompositeMeta, spelling: &str) -> Result<Record> {
         let spelling = unqualified(spelling);
-        if c.tag != "struct" {
-            bail!("`{spelling}` is a {}; evotest builds C structures only", c.tag);
+        if matches!(spelling.as_str(), "string" | "wstring" | "string_view" | "u8string" | "u16string" | "u32string") {
+            bail!("`std::{spelling}` parameters are not supported yet: test a wrapper that takes `const char *` and builds one");
+        }
+        if spelling.starts_with("std::") || spelling.contains(" std::") {
+            bail!("`{spelling}` is a C++ library type, which evotest cannot build yet (it builds structures and classes of scalars)");
+        }
+        if c.tag != "struct" && c.tag != "class" {
+            bail!("`{spelling}` is a {}; evotest builds structures and classes of scalars only", c.tag);
         }
         if let Some(why) = &c.unsupported {
-            bail!("`{spelling}` has {why}; evotest builds structures of scalars, arrays of them and nested structures");
+            bail!("`{spelling}` cannot be built member by member ({why}); evotest builds structures of scalars, arrays of them and nested structures");
         }
         let mut members = Vec::new();
         for m in &c.members {
@@ -333,7 +339,7 @@ mod tests {
     use evotest_abi::meta::{MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
 
     fn scalar(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None }
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None, reference: 0 }
     }
 
     fn member(name: &str, off: u64, ty: TypeMeta, count: Option<u64>) -> MemberMeta {
@@ -342,7 +348,7 @@ mod tests {
 
     fn point() -> CompositeMeta {
         let int = scalar("int", ScalarKind::Signed, 32);
-        CompositeMeta { tag: "struct".into(), size_bits: 64, members: vec![member("x", 0, int.clone(), None), member("y", 32, int, None)], unsupported: None }
+        CompositeMeta { tag: "struct".into(), size_bits: 64, members: vec![member("x", 0, int.clone(), None), member("y", 32, int, None)], unsupported: None, passed_indirectly: false }
     }
 
     /// struct rect { struct point tl; char c; double d[2]; }: offsets 0, 8, 16; size 32.
@@ -358,6 +364,7 @@ mod tests {
                 member("d", 128, scalar("double", ScalarKind::Float, 64), Some(2)),
             ],
             unsupported: None,
+            passed_indirectly: false,
         }
     }
 
@@ -378,7 +385,7 @@ mod tests {
         let mut u = point();
         u.unsupported = Some("pointer member `next`".into());
         let e = Record::of(&u, "struct node").unwrap_err().to_string();
-        assert!(e.contains("`struct node` has pointer member `next`"), "{e}");
+        assert!(e.contains("`struct node` cannot be built member by member (pointer member `next`)"), "{e}");
         let mut packed = rect();
         packed.members[2].offset_bits = 72; // __attribute__((packed)): d right after c
         packed.size_bits = 200;

@@ -70,6 +70,10 @@ pub struct Param {
     /// For a pointer the function compares with NULL ([`build`]'s `null_checked`): the field
     /// whose value 0 passes NULL in its place (values 1 to [`NULL_FIELD_MAX`] pass the pointer).
     pub null_field: Option<usize>,
+    /// A C++ reference parameter ([`evotest_abi::meta::TypeMeta::reference`]: 1 for `T &`, 2 for
+    /// `T &&`): built as one object (an array of one scalar, or one structure through a pointer),
+    /// whose address the harness passes and which a `tests.cpp` passes itself.
+    pub reference: u8,
 }
 
 /// The largest value of a [`Param::null_field`]: NULL is one value in four of its range, so a
@@ -400,6 +404,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 shape: Shape::LengthOf { buffer: b },
                 global: false,
                 null_field: None,
+                reference: 0,
             });
             continue;
         }
@@ -421,12 +426,28 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 shape: Shape::Scalar { field: g },
                 global: false,
                 null_field: None,
+                reference: 0,
             });
             continue;
         }
         let composite = p.ty.composite.as_deref().map(|c| (c, &p.ty.c_spelling, false));
         let composite = composite.or_else(|| p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true))));
         if let Some((c, spelling, by_pointer)) = composite {
+            if p.ty.reference != 0 {
+                if let Some(s) = spec {
+                    bail!("--{} {}: `{}` is `{}`, a reference to one object; remove its --{}", kind_of(s), p.name, p.name, p.ty.c_spelling, kind_of(s));
+                }
+            }
+            if !by_pointer && c.passed_indirectly {
+                bail!(
+                    "parameter `{}` (#{}) of `{}` is `{}` by value, a class with a copy constructor or destructor of its own, \
+                     which evotest cannot pass yet (it can through a pointer or a reference)",
+                    p.name,
+                    i + 1,
+                    f.name,
+                    p.ty.c_spelling
+                );
+            }
             let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.name))?;
             let linked = by_pointer && record.has_links();
             let (many, len_field) = match spec {
@@ -481,6 +502,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 shape: Shape::Record { first, record: Box::new(record), by_pointer, tag, many, len_field },
                 global: false,
                 null_field: None,
+                reference: p.ty.reference,
             });
             continue;
         }
@@ -500,6 +522,26 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             let is_char = matches!(et, ScalarType::I8 | ScalarType::U8) && pointee.c_spelling.contains("char");
             (et, c_name(&pointee.c_spelling, et), is_char)
         };
+        if p.ty.reference != 0 {
+            // `int &x`, `const double &d`: one object
+            if let Some(s) = spec {
+                bail!("--{} {}: `{}` is `{}`, a reference to one object; remove its --{}", kind_of(s), p.name, p.name, p.ty.c_spelling, kind_of(s));
+            }
+            let first = genes.len();
+            genes.push(Field::full(&p.name, et));
+            params.push(Param {
+                name: p.name.clone(),
+                c_type: format!("{elem_c} *"),
+                elem: et,
+                elem_c,
+                declared: p.ty.c_spelling.clone(),
+                shape: Shape::Array { first, len: 1, inner: vec![] },
+                global: false,
+                null_field: None,
+                reference: p.ty.reference,
+            });
+            continue;
+        }
         let shape = match spec {
             Some(ShapeSpec::Array { len, .. }) => {
                 let first = genes.len();
@@ -549,6 +591,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             shape,
             global: false,
             null_field: None,
+            reference: 0,
         });
     }
 
@@ -559,7 +602,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             Shape::Record { by_pointer, many, .. } => *by_pointer && many.is_none(),
             _ => false,
         };
-        if pointer && null_checked.contains(&p.name) {
+        if pointer && p.reference == 0 && null_checked.contains(&p.name) {
             p.null_field = Some(genes.len());
             genes.push(Field {
                 name: format!("{}:null", p.name),
@@ -684,6 +727,7 @@ fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: 
         shape: Shape::Array { first, len: rows * row, inner },
         global: false,
         null_field: None,
+        reference: 0,
     };
     Ok((param, fields))
 }
@@ -748,6 +792,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag, many, len_field: None },
             global: true,
             null_field: None,
+            reference: 0,
         });
     }
     let Some(t) = scalar_of(&g.ty) else { bail!("--global {name}: its type `{declared}` is not one evotest can generate") };
@@ -766,7 +811,7 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             Shape::Array { first, len: n as usize, inner: vec![] }
         }
     };
-    Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true, null_field: None })
+    Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true, null_field: None, reference: 0 })
 }
 
 fn kind_of(s: &ShapeSpec) -> &'static str {
@@ -1095,6 +1140,25 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
             }
         }
     }
+    // a C++ reference takes the object, not its address
+    for (i, p) in params.iter().filter(|p| !p.global).enumerate() {
+        if p.reference != 0 {
+            if let Some(a) = args.get_mut(i) {
+                let obj = match a.strip_prefix('&') {
+                    Some(var) => var.to_string(),
+                    None => format!("*{a}"),
+                };
+                *a = match (&p.shape, p.reference) {
+                    (Shape::Array { .. }, 2) => format!("static_cast<{}&&>({obj})", p.elem_c),
+                    (Shape::Record { record, tag, .. }, 2) => {
+                        let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+                        format!("static_cast<{t}&&>({obj})")
+                    }
+                    _ => obj,
+                };
+            }
+        }
+    }
     CArgs { setup, args, after }
 }
 
@@ -1310,11 +1374,11 @@ mod tests {
     use evotest_abi::meta::{ScalarKind, ScalarMeta};
 
     fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None }
+        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None, reference: 0 }
     }
 
     fn ptr(c: &str, to: TypeMeta) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)), composite: None, array: None }
+        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)), composite: None, array: None, reference: 0 }
     }
 
     fn func(params: Vec<(&str, TypeMeta)>) -> FunctionMeta {

@@ -577,7 +577,8 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
     let how = if typed { "It includes the source" } else { "It is linked with the sources" };
-    let _ = writeln!(s, " *\n * {how}, without instrumentation. Build and run:\n *   {} && ./tests", cmd.join(" "));
+    let words: Vec<String> = cmd.iter().map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.to_string())).collect();
+    let _ = writeln!(s, " *\n * {how}, without instrumentation. Build and run:\n *   {} && ./tests", words.join(" "));
     let _ = writeln!(s, " *\n * Each test is a sequence of calls as the search ran it; returned values are compared exactly");
     let _ = writeln!(s, " * (floats bit-exactly), pointers only for being NULL or not. */");
     s.push_str(crate::frontend::function::ctests::PRELUDE);
