@@ -513,6 +513,22 @@ fn a_harness_run_by_hand_to_fuzz_hands_itself_to_evotest() {
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "the crash only --special makes: {err}");
     assert!(err.contains("1 unique crash"), "{err}");
+    // a corpus and a seed directory with -max_len, no budget (a project's `make fuzz`): fuzzed
+    // until stopped, as a libFuzzer binary is
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    let mut child = Command::new(&h)
+        .args(["corpus", "seeds", "-max_len=64", "-artifact_prefix=art2/"])
+        .env("EVOTEST", &evotest_bin)
+        .current_dir(d.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("evotest fuzz: ") && err.contains(" executions in "), "{status:?}: {err}");
     // no input at all: fuzzed with a temporary corpus, as libFuzzer fuzzes with one in memory
     let r = Command::new(&h).args(["-runs=500", "-seed=1"]).env("EVOTEST", &evotest_bin).current_dir(d.path()).output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);

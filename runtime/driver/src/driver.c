@@ -185,25 +185,30 @@ static int flag_in(const char *a, const char *const *flags, size_t n_flags) {
 }
 
 // Whether a libFuzzer binary run with these arguments would fuzz (or merge, or minimise) rather
-// than run the files it was given: -merge, -minimize_crash, -jobs, -workers or -fork; or -runs or
-// -max_total_time with a corpus directory or no input at all. (A directory alone is replayed
+// than run the files it was given: -merge, -minimize_crash, -jobs, -workers or -fork; -runs or
+// -max_total_time with a corpus directory or no input at all; two directories or more (a corpus
+// and its seeds); a directory with a flag that only fuzzing reads (-dict, -max_len, -seed, …),
+// as a project's `make fuzz` target runs it. (A directory alone, with no such flag, is replayed
 // here, where libFuzzer would fuzz it without end.)
 static int would_fuzz(int argc, char **argv) {
   static const char *const always[] = {"jobs", "workers", "fork", "merge", "minimize_crash", "set_cover_merge"};
   static const char *const budget[] = {"runs", "max_total_time"};
-  int budgeted = 0, dirs = 0, inputs = 0;
+  static const char *const fuzzing[] = {"dict", "max_len", "seed", "only_ascii", "use_value_profile", "len_control",
+                                        "mutate_depth"};
+  int budgeted = 0, fuzz_flag = 0, dirs = 0, inputs = 0;
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-') {
       if (argv[i][1] == '-') continue;  // the harness's own option, not libFuzzer's
       if (flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
       budgeted |= flag_in(argv[i], budget, sizeof budget / sizeof *budget);
+      fuzz_flag |= flag_in(argv[i], fuzzing, sizeof fuzzing / sizeof *fuzzing);
       continue;
     }
     struct stat st;
     inputs++;
     if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) dirs++;
   }
-  return budgeted && (dirs > 0 || inputs == 0);
+  return (budgeted && (dirs > 0 || inputs == 0)) || dirs >= 2 || (dirs > 0 && fuzz_flag);
 }
 
 // Run by hand with a fuzzing flag: `evotest fuzz THIS_HARNESS ARGS...`, as a libFuzzer binary
