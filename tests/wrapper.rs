@@ -232,3 +232,16 @@ fn a_harness_with_a_relative_library_path_and_a_libtool_wrapper() {
     let e = assert_one_line_error(&o);
     assert!(e.contains("is a libtool wrapper script") && e.contains(".libs/wrapped"), "{e}");
 }
+
+/// `--in_process` loads the engine into the harness with `dlopen`: a `-static` harness is
+/// refused in one line that says so (the fork server fuzzes it).
+#[test]
+fn in_process_refuses_a_static_harness_in_one_line() {
+    let d = dir_with(&[("h.c", "int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return n > 3 && d[0] == 'x'; }\n")]);
+    cc_ok(d.path(), &["-fsanitize=fuzzer", "-static", "h.c", "-o", "h.static"]);
+    let o = evotest().current_dir(d.path()).args(["fuzz", "./h.static", "c1", "-runs=2000", "-seed=1"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = evotest().current_dir(d.path()).args(["fuzz", "./h.static", "c2", "-runs=2000", "-seed=1", "--in_process"]).output().unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("statically linked") && e.contains("without --in_process"), "{e}");
+}

@@ -150,6 +150,13 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             opts.exe.display()
         );
     }
+    if is_static_executable(&opts.exe) {
+        bail!(
+            "{}: --in_process loads evotest's engine into the harness, which a statically linked one cannot do; \
+             fuzz it without --in_process (the fork server), or link it dynamically",
+            opts.exe.display()
+        );
+    }
     let engine = crate::toolchain::Toolchain::in_process_engine()?;
     let metas = crate::program::read_program_metadata(&opts.exe)
         .map_err(|e| if crate::program::is_wrapper_error(&e) { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++") })?;
@@ -315,6 +322,15 @@ const FALLBACK_RESTARTS: u32 = 8;
 const FALLBACK_MEAN_LIFE_SECS: f64 = 3.0;
 
 /// Start one worker and wait for it, passing an interrupt on as `SIGTERM`.
+/// Whether `exe` is an ELF executable without a program interpreter (`-static`, `-static-pie`):
+/// nothing can be loaded into it with `dlopen`. `false` for anything that cannot be read.
+fn is_static_executable(exe: &std::path::Path) -> bool {
+    use object::Object;
+    let Ok(data) = std::fs::read(exe) else { return false };
+    let Ok(file) = object::File::parse(&*data) else { return false };
+    file.format() == object::BinaryFormat::Elf && file.section_by_name(".interp").is_none()
+}
+
 fn run_worker(
     exe: &std::path::Path,
     opts: &FuzzOptions,
