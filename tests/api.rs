@@ -124,3 +124,20 @@ fn caller_allocated_objects_are_zeroed_and_initialized_first() {
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
     assert!(text.contains("struct stack *v0 = calloc(1, sizeof(struct stack));"), "{}", &text[..text.len().min(3000)]);
 }
+
+/// `v = vec_push(v, x)` (C's realloc idiom) replaces the value it is given, and a value returned
+/// that the harness already holds (`vec_dup(v)` returning `v`) is no second value: no sequence
+/// frees one object twice or uses a moved one, so no fault is reported, and tests.c passes.
+#[test]
+fn values_returned_in_place_of_their_argument_are_not_freed_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("vec");
+    let (o, r) = run_api("tests/fixtures/api_grow.c", &out, &["--max-execs", "20000", "--seed", "1"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("`vec_push` returns a value of a type it is given, taken to replace it"), "{stdout}");
+    assert_eq!(r["fault_reproducers"], 0, "{stdout}");
+    // the realloc and the full vector are reached through the values vec_push returned
+    assert!(!uncovered(&r).iter().any(|(_, c, l)| c.contains("v->n == v->cap") && l == "true"), "{:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/api_grow.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}

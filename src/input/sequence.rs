@@ -63,7 +63,9 @@ pub enum ArgKind {
 pub enum OpReturn {
     Void,
     Scalar(ScalarType),
-    /// A value of handle type `i`; NULL is not kept.
+    /// A value of handle type `i`; NULL is not kept, nor a value the harness already holds (a
+    /// call that returns the value it was given, `v = grow(v, x)`): both count as NULL returns
+    /// ([`null_mask`]), so that a destructor frees that value once.
     Handle(usize),
 }
 
@@ -86,15 +88,31 @@ pub struct Op {
 }
 
 impl Op {
-    /// For a destructor, the parameter it frees and its handle type: its last handle parameter.
+    /// The parameter whose value leaves the pool with the call, and its handle type: for a
+    /// destructor, its last handle parameter; for an operation that returns a value of a handle
+    /// type it is also given ([`Op::consumes`]), its first parameter of that type.
     pub fn freed(&self) -> Option<(usize, usize)> {
-        if !self.destructor {
+        if self.destructor {
+            return self.params.iter().enumerate().rev().find_map(|(j, (_, k))| match k {
+                ArgKind::Handle(t) => Some((j, *t)),
+                _ => None,
+            });
+        }
+        self.consumes()
+    }
+
+    /// For an operation that returns a value of a handle type it is also given (`v = grow(v,
+    /// x)`, C's `realloc` idiom: the value given may have been freed or moved, and the one
+    /// returned replaces it), its first parameter of that type and the type; `None` for others,
+    /// and for one whose name says it copies (`copy`, `clone`, `dup`), after which both values
+    /// are alive.
+    pub fn consumes(&self) -> Option<(usize, usize)> {
+        let OpReturn::Handle(t) = self.ret else { return None };
+        let n = self.name.to_ascii_lowercase();
+        if ["copy", "clone", "dup"].iter().any(|w| n.contains(w)) {
             return None;
         }
-        self.params.iter().enumerate().rev().find_map(|(j, (_, k))| match k {
-            ArgKind::Handle(t) => Some((j, *t)),
-            _ => None,
-        })
+        self.params.iter().position(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t)).map(|j| (j, t))
     }
 }
 

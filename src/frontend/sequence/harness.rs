@@ -110,6 +110,8 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
          static uint64_t evotest_nulls;\n\
          static void evotest_add(int t, void *p, unsigned call) {\n\
          \x20   unsigned id = evotest_ids++;\n\
+         \x20   /* a value already held (`v = grow(v, x)` that did not move it) is no new one */\n\
+         \x20   for (unsigned k = 0; p && k < evotest_nh[t]; k++) if (evotest_h[t][k] == p) p = 0;\n\
          \x20   if (!p && call < 64) evotest_nulls |= (uint64_t)1 << call;\n\
          \x20   if (evotest_log) { if (p) fprintf(evotest_log, \"ret h %u\\n\", id); else fputs(\"ret h -\\n\", evotest_log); }\n\
          \x20   if (p && evotest_nh[t] < EVOTEST_MAXH) { evotest_hid[t][evotest_nh[t]] = id; evotest_h[t][evotest_nh[t]++] = p; }\n\
@@ -505,7 +507,15 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
                 }
             }
             (OpReturn::Handle(_), Some(LoggedRet::Handle(None))) if check => {
-                let _ = writeln!(s, "    evotest_check_int(\"{name}\", {call} == 0, 1);");
+                // NULL, or a value already held, which the harness does not keep twice
+                // (`SequenceModel`'s NULL returns): one of the earlier values of its type
+                let same: Vec<String> = handle_c.iter().filter(|(_, t)| *t == oc.ret_c).map(|(id, _)| format!(" || evotest_r == v{id}")).collect();
+                if same.is_empty() {
+                    let _ = writeln!(s, "    evotest_check_int(\"{name}\", {call} == 0, 1);");
+                } else {
+                    let r = declarator(if typed { &oc.ret_c } else { "void *" }, "evotest_r");
+                    let _ = writeln!(s, "    {{ {r} = {call}; evotest_check_int(\"{name}\", evotest_r == 0{}, 1); }}", same.join(""));
+                }
             }
             (OpReturn::Scalar(t), Some(LoggedRet::Int(v))) if check => {
                 let (f, ty, lit) = if t.is_signed() || *t == ScalarType::Bool {

@@ -351,7 +351,16 @@ impl SequenceFrontend {
                 .collect();
             let null = ci < 64 && (nulls >> ci) & 1 == 1;
             let lhs = if matches!(op.ret, OpReturn::Handle(_)) && !null { format!("v{ci} = ") } else { String::new() };
-            let rhs = if matches!(op.ret, OpReturn::Handle(_)) && null { " = NULL" } else { "" };
+            // no new value: NULL, or (when the call was given a value of the type it returns) that value
+            let returns_given = match op.ret {
+                OpReturn::Handle(t) => op.params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t)),
+                _ => false,
+            };
+            let rhs = match (&op.ret, null) {
+                (OpReturn::Handle(_), true) if returns_given => " = NULL or a value it was given",
+                (OpReturn::Handle(_), true) => " = NULL",
+                _ => "",
+            };
             if self.c[c.op].alloc.is_some() {
                 // a caller-allocated object: `v0 = &(struct stack){0}`
                 out.push(format!("{lhs}{}", op.name));
@@ -469,6 +478,16 @@ impl Frontend for SequenceFrontend {
                 "api: {} taken as destructor{} (by name): a value passed to one is never used again",
                 d.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
                 if d.len() == 1 { "" } else { "s" }
+            ));
+        }
+        let c: Vec<&str> = self.model.ops.iter().filter(|o| o.consumes().is_some()).map(|o| o.name.as_str()).collect();
+        if !c.is_empty() {
+            n.push(format!(
+                "api: {} return{} a value of a type {} given, taken to replace it (`v = grow(v, x)`, as `realloc` does): \
+                 later calls use the value returned",
+                c.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+                if c.len() == 1 { "s" } else { "" },
+                if c.len() == 1 { "it is" } else { "they are" }
             ));
         }
         n
