@@ -96,6 +96,7 @@ fn classes_that_cannot_be_built_are_refused_in_one_line() {
         ("sealed", "private or protected data members"),
         ("counted", "a constructor of its own"),
         ("text", "`std::string` parameters are not supported yet"),
+        ("virtual_area", "a class with virtual functions"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = evotest().args(["run", "tests/fixtures/cxx.cpp", "-f", name, "--out"]).arg(dir.path()).output().unwrap();

@@ -702,6 +702,10 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         if name.is_empty() {
             return refuse("an unnamed member".into());
         }
+        if name.starts_with("_vptr") {
+            // clang's hidden pointer to the virtual table
+            return refuse("a class with virtual functions".into());
+        }
         // an array member: its element type and count
         let mut count = 0u64;
         let elem = unsafe { evotest_ditype_array(mty, &mut count) };
