@@ -117,10 +117,7 @@ impl Function {
     /// (`triangle::triangle`, not `_ZN8triangle8triangle17h…E`; `shapes::locate`, not
     /// `_ZN6shapes6locateEdd`), else the linkage name.
     pub fn display_name(&self) -> &str {
-        match (&self.meta.source_name, self.meta.language.as_deref()) {
-            (Some(n), Some("rust" | "c++")) if !n.is_empty() => n,
-            _ => &self.meta.name,
-        }
+        self.meta.display_name()
     }
 }
 
@@ -155,14 +152,8 @@ pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
 /// are those `ldd` resolves, as the dynamic loader would; a library loaded later with `dlopen`
 /// is not found (its probes then make the target register more code than this describes).
 pub fn read_program_metadata(exe: &Path) -> Result<Vec<ModuleMeta>> {
-    if let Some(real) = libtool_wrapper(exe) {
-        bail!(
-            "{} is a libtool wrapper script, not the program; fuzz the program it runs, {} (with LD_LIBRARY_PATH naming the \
-             build's .libs directories), or run `libtool --mode=execute evotest fuzz {} …`",
-            exe.display(),
-            real.display(),
-            exe.display()
-        );
+    if let Some(program) = libtool_wrapper(exe) {
+        return Err(WrapperScript { script: exe.to_path_buf(), program }.into());
     }
     let mut metas = read_metadata(exe)?;
     for lib in shared_libraries(exe) {
@@ -174,10 +165,21 @@ pub fn read_program_metadata(exe: &Path) -> Result<Vec<ModuleMeta>> {
     Ok(metas)
 }
 
-/// Whether `e` is [`read_program_metadata`]'s error for a libtool wrapper script (which says
-/// what to do instead, so callers add no advice of their own).
-pub fn is_wrapper_error(e: &anyhow::Error) -> bool {
-    e.to_string().contains("is a libtool wrapper script")
+/// [`read_program_metadata`]'s error for a libtool wrapper script: it says what to run instead,
+/// so callers add no advice of their own.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{} is a libtool wrapper script, not the program; fuzz the program it runs, {} (with LD_LIBRARY_PATH naming the \
+     build's .libs directories), or run `libtool --mode=execute evotest fuzz {} …`",
+    script.display(),
+    program.display(),
+    script.display()
+)]
+pub struct WrapperScript {
+    /// The script given.
+    pub script: std::path::PathBuf,
+    /// The program it runs (`DIR/.libs/NAME`).
+    pub program: std::path::PathBuf,
 }
 
 /// The program a libtool wrapper script `exe` runs (`DIR/.libs/NAME`, or `lt-NAME` there), when

@@ -798,7 +798,7 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
         bail!("{}: no such file", h.exe.display());
     }
     let metas = program::read_program_metadata(&h.exe)
-        .map_err(|e| if program::is_wrapper_error(&e) { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)") })?;
+        .map_err(|e| if e.is::<program::WrapperScript>() { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)") })?;
     let driver = has_fuzz_driver(&h.exe)?;
     let uses_file = h.args.iter().any(|a| a == "@@");
     let (delivery, kind) = if driver {

@@ -100,9 +100,7 @@ fn classes_that_cannot_be_built_are_refused_in_one_line() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = evotest().args(["run", "tests/fixtures/cxx.cpp", "-f", name, "--out"]).arg(dir.path()).output().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{name}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = assert_one_line_error(&o);
         assert!(err.contains(says) && err.contains(&format!("of `{name}`")), "{name}: {err}");
     }
 }

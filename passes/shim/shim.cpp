@@ -59,10 +59,9 @@ void registerCallbacks(PassBuilder &PB) {
 // namespaces and classes for a C++ type (one with an ODR identifier, `_ZTS...`: `geo::Pt`), so
 // that a tests.cpp that includes the source can name it; the plain name otherwise (C, Rust).
 // Anonymous namespaces are left out (their members are visible in the including file).
-std::string compositeName(const DICompositeType *C) {
-  std::string Name = C->getName().str();
-  if (!C->getIdentifier().starts_with("_ZTS")) return Name;
-  const DIScope *Sc = C->getScope();
+// Name, prefixed with the names of the scopes from Sc outwards (namespaces, types), joined by
+// "::"; unnamed scopes are left out.
+std::string qualified(std::string Name, const DIScope *Sc) {
   for (int Depth = 0; Sc && Depth < 32; ++Depth) {
     if (isa<DIFile>(Sc) || isa<DICompileUnit>(Sc)) break;
     StringRef N = Sc->getName();
@@ -70,6 +69,11 @@ std::string compositeName(const DICompositeType *C) {
     Sc = Sc->getScope();
   }
   return Name;
+}
+
+std::string compositeName(const DICompositeType *C) {
+  if (!C->getIdentifier().starts_with("_ZTS")) return C->getName().str();
+  return qualified(C->getName().str(), C->getScope());
 }
 
 // Append the C spelling of T to Out.
@@ -446,15 +450,7 @@ LLVMValueRef evotest_pointer_base(LLVMValueRef Inst, LLVMValueRef Ptr, int64_t *
 size_t evotest_disubprogram_qualified_name(LLVMMetadataRef SP, char *Buf, size_t Cap) {
   auto *S = dyn_cast_or_null<DISubprogram>(unwrap(SP));
   if (!S) return copyOut("", Buf, Cap);
-  std::string Name = S->getName().str();
-  const DIScope *Sc = S->getScope();
-  for (int Depth = 0; Sc && Depth < 32; ++Depth) {
-    if (isa<DIFile>(Sc) || isa<DICompileUnit>(Sc)) break;
-    StringRef N = Sc->getName();
-    if (!N.empty()) Name = N.str() + "::" + Name;
-    Sc = Sc->getScope();
-  }
-  return copyOut(Name, Buf, Cap);
+  return copyOut(qualified(S->getName().str(), S->getScope()), Buf, Cap);
 }
 
 // Source language of a function's compile unit (DW_LANG_*), 0 when unknown.

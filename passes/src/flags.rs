@@ -158,17 +158,19 @@ pub unsafe fn flag_locals(func: LLVMValueRef) -> Vec<FlagLocal> {
         while !i.is_null() {
             match LLVMGetInstructionOpcode(i) {
                 LLVMOpcode::LLVMAlloca => allocas.push(i),
-                LLVMOpcode::LLVMBr if LLVMIsConditional(i) != 0 => {
-                    if let Some(Source::Local(a)) = source(LLVMGetCondition(i)) {
-                        tested.insert(a);
+                op => {
+                    let cond = match op {
+                        LLVMOpcode::LLVMBr if LLVMIsConditional(i) != 0 => LLVMGetCondition(i),
+                        LLVMOpcode::LLVMSelect => LLVMGetOperand(i, 0),
+                        LLVMOpcode::LLVMICmp => i,
+                        _ => std::ptr::null_mut(),
+                    };
+                    if !cond.is_null() {
+                        if let Some(Source::Local(a)) = source(cond) {
+                            tested.insert(a);
+                        }
                     }
                 }
-                LLVMOpcode::LLVMSelect | LLVMOpcode::LLVMICmp => {
-                    if let Some(Source::Local(a)) = source(if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMSelect { LLVMGetOperand(i, 0) } else { i }) {
-                        tested.insert(a);
-                    }
-                }
-                _ => {}
             }
             i = LLVMGetNextInstruction(i);
         }

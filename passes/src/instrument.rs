@@ -80,9 +80,6 @@ fn quiet_path<'ctx>(
 ) -> Result<FunctionValue<'ctx>, String> {
     use inkwell::attributes::{Attribute, AttributeLoc};
     use inkwell::IntPredicate;
-    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
-        r.map_err(|e| e.to_string())
-    }
     let p = ctx.ptr_type(AddressSpace::default());
     let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
     let f = module.add_function(name, probe.get_type(), Some(Linkage::Internal));
@@ -115,6 +112,11 @@ fn quiet_path<'ctx>(
     e(b.build_call(probe, &args, ""))?;
     e(b.build_return(None))?;
     Ok(f)
+}
+
+/// A builder's result with its error as text (the pass's errors are strings).
+fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
+    r.map_err(|e| e.to_string())
 }
 
 fn declare<'ctx>(module: &Module<'ctx>, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
@@ -651,9 +653,6 @@ fn guard_wrapper<'ctx>(
     });
     let (entry, on, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "done"));
     let b = ctx.create_builder();
-    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
-        r.map_err(|e| e.to_string())
-    }
     b.position_at_end(entry);
     let at = e(b.build_load(p, flag.as_pointer_value(), ""))?.into_pointer_value();
     let v = e(b.build_load(i32t, at, ""))?.into_int_value();
@@ -778,39 +777,30 @@ impl<'ctx> Flags<'ctx> {
     /// function's entry, and after each store into the local the flag distance of the call whose
     /// result it stores, or NaN.
     fn new(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, locals: &[crate::flags::FlagLocal]) -> Result<Flags<'ctx>, String> {
-        fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
-            r.map_err(|e| e.to_string())
-        }
-        let of_if_on = flag_of_wrapper(module, ctx)?;
+        let mut flags = Flags { ctx: *ctx, of_if_on: flag_of_wrapper(module, ctx)?, shadows: std::collections::HashMap::new() };
         let f64t = ctx.f64_type();
-        let nan = f64t.const_float(f64::NAN);
-        let mut shadows = std::collections::HashMap::new();
         for l in locals {
             let entry = unsafe { LLVMGetInstructionParent(l.alloca) };
             let first = unsafe { LLVMGetFirstInstruction(entry) };
             builder.position_before(&unsafe { InstructionValue::new(first) });
             builder.unset_current_debug_location();
             let shadow = e(builder.build_alloca(f64t, "evotest.flag"))?;
-            e(builder.build_store(shadow, nan))?;
+            e(builder.build_store(shadow, f64t.const_float(f64::NAN)))?;
             for &(store, callee) in &l.stores {
                 let next = unsafe { LLVMGetNextInstruction(store) };
                 if next.is_null() {
                     continue;
                 }
                 builder.position_before(&unsafe { InstructionValue::new(next) });
-                let v: inkwell::values::FloatValue = match callee {
-                    Some(c) => {
-                        let call = e(builder.build_call(of_if_on, &[unsafe { BasicValueEnum::new(c) }.into()], ""))?;
-                        unsafe { copy_debug_loc(store, call.as_value_ref()) };
-                        call.try_as_basic_value().basic().ok_or("flag_of returns nothing")?.into_float_value()
-                    }
-                    None => nan,
-                };
+                let v = flags.value_or_nan(builder, callee.map(crate::flags::Source::Call))?;
+                if callee.is_some() {
+                    unsafe { copy_debug_loc(store, v.as_value_ref()) };
+                }
                 e(builder.build_store(shadow, v))?;
             }
-            shadows.insert(l.alloca, shadow);
+            flags.shadows.insert(l.alloca, shadow);
         }
-        Ok(Flags { ctx: *ctx, of_if_on, shadows })
+        Ok(flags)
     }
 
     /// The flag distance of the flag `source`, computed at the builder's position (a call of
@@ -820,11 +810,11 @@ impl<'ctx> Flags<'ctx> {
         use crate::flags::Source;
         Ok(match source {
             Some(Source::Call(c)) => {
-                let call = builder.build_call(self.of_if_on, &[unsafe { BasicValueEnum::new(c) }.into()], "").map_err(|e| e.to_string())?;
+                let call = e(builder.build_call(self.of_if_on, &[unsafe { BasicValueEnum::new(c) }.into()], ""))?;
                 Some(call.try_as_basic_value().basic().ok_or("flag_of returns nothing")?.into_float_value())
             }
             Some(Source::Local(a)) => match self.shadows.get(&a) {
-                Some(&shadow) => Some(builder.build_load(self.ctx.f64_type(), shadow, "").map_err(|e| e.to_string())?.into_float_value()),
+                Some(&shadow) => Some(e(builder.build_load(self.ctx.f64_type(), shadow, ""))?.into_float_value()),
                 None => None,
             },
             None => None,
@@ -843,9 +833,6 @@ impl<'ctx> Flags<'ctx> {
 fn flag_of_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Result<FunctionValue<'ctx>, String> {
     use inkwell::attributes::{Attribute, AttributeLoc};
     use inkwell::IntPredicate;
-    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
-        r.map_err(|e| e.to_string())
-    }
     let p = ctx.ptr_type(AddressSpace::default());
     let (i32t, f64t) = (ctx.i32_type(), ctx.f64_type());
     let fty = f64t.fn_type(&[p.into()], false);
@@ -887,9 +874,6 @@ fn frames<'ctx>(
     flags: &[(LLVMValueRef, crate::flags::FlagFunction)],
 ) -> Result<(), String> {
     use crate::flags::Point;
-    fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
-        r.map_err(|e| e.to_string())
-    }
     let void = ctx.void_type();
     let p = ctx.ptr_type(AddressSpace::default());
     let (i32t, i64t, f64t) = (ctx.i32_type(), ctx.i64_type(), ctx.f64_type());

@@ -220,14 +220,7 @@ pub fn run_algorithm(
 pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observer, interrupt: &AtomicBool) -> Result<Suite> {
     let (criterion, goals) = goals(target, opts)?;
     let rows = criterion.rows(&target.program, &goals);
-    let spec = search::algorithm_or_error(&opts.algorithm)?;
-    if opts.target.api.is_some() && !search::randoop::SEQUENCE_ALGORITHMS.contains(&spec.name) {
-        anyhow::bail!(
-            "-a {}: with --api the inputs are call sequences; the algorithms for them are {}",
-            spec.name,
-            search::randoop::SEQUENCE_ALGORITHMS.join(", ")
-        );
-    }
+    let spec = search::algorithm_for(&opts.algorithm, opts.target.api.is_some())?;
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
     let mut domain = target.frontend.domain().clone();
     domain.init = opts.init;

@@ -21,7 +21,7 @@ use petgraph::visit::{Bfs, Reversed};
 use std::collections::HashSet;
 
 /// Most control dependences an approach-level ladder keeps ([`Cfg::ladder`]): a bound on the
-/// time and memory of one ladder, far above the ladders of structured code (tens of entries).
+/// time and memory of one ladder, meant to lie far above what nested structured code gives.
 pub const MAX_LADDER_DEPS: usize = 256;
 
 /// A control dependence: the block is executed (eventually) if `block`'s branch takes outcome

@@ -805,18 +805,7 @@ impl RunArgs {
             (None, None) => ALGORITHMS[0].name.to_string(),
         };
         // refused before the build, so that an earlier run's results stay as they were
-        let spec = crate::search::algorithm_or_error(&o.algorithm)?;
-        let sequences_only = crate::search::randoop::SEQUENCE_ALGORITHMS.contains(&spec.name) && spec.name != "random";
-        if o.target.api.is_none() && o.target.rust.is_none() && sequences_only {
-            anyhow::bail!("-a {}: it builds call sequences; use it with --api (or another algorithm, see `evotest list`)", spec.name);
-        }
-        if o.target.api.is_some() && !crate::search::randoop::SEQUENCE_ALGORITHMS.contains(&spec.name) {
-            anyhow::bail!(
-                "-a {}: with --api the inputs are call sequences; the algorithms for them are {}",
-                spec.name,
-                crate::search::randoop::SEQUENCE_ALGORITHMS.join(", ")
-            );
-        }
+        crate::search::algorithm_for(&o.algorithm, o.target.api.is_some())?;
         if self.population < 2 {
             anyhow::bail!("--population {}: a population needs at least 2 individuals", self.population);
         }

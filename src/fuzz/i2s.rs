@@ -17,6 +17,7 @@
 //! in the input is replaced by the other ([`str_candidates`]), and the one that does not occur in
 //! the input is a token for havoc ([`str_tokens`]).
 
+use super::avm::Field;
 use crate::trace::{OperandRec, StrOperandRec, OPERANDS_FLOAT};
 use evotest_abi::distance::{str_reads_c_strings, STR_STRNCASECMP, STR_STRNCMP};
 use evotest_abi::pred::{Pred, Rel};
@@ -240,9 +241,7 @@ const MAX_LENGTH_FIELDS: usize = 4;
 /// An integer field of an input that holds its length less `offset`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct LengthField {
-    at: usize,
-    width: usize,
-    big_endian: bool,
+    field: Field,
     offset: u64,
 }
 
@@ -250,14 +249,10 @@ impl LengthField {
     /// Write `len - offset` into `y` (when it fits the field and `y` holds it).
     fn write(&self, y: &mut [u8], len: u64) {
         let v = len.saturating_sub(self.offset);
-        if self.at + self.width > y.len() || (self.width < 8 && v >> (8 * self.width) != 0) {
+        if self.field.width < 8 && v >> (8 * self.field.width) != 0 {
             return;
         }
-        for k in 0..self.width {
-            let byte = (v >> (8 * k)) as u8;
-            let i = if self.big_endian { self.at + self.width - 1 - k } else { self.at + k };
-            y[i] = byte;
-        }
+        self.field.set(y, v);
     }
 }
 
@@ -271,16 +266,16 @@ fn length_fields(data: &[u8]) -> Vec<LengthField> {
     for width in [4usize, 2] {
         for at in 0..data.len().saturating_sub(width - 1) {
             for big_endian in [false, true] {
-                let b = &data[at..at + width];
-                let v = if big_endian { b.iter().fold(0u64, |v, &x| v << 8 | x as u64) } else { b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64) };
+                let field = Field::int(at, width, big_endian);
+                let v = field.get(data);
                 if v < 8 || v > n || n - v > MAX_LENGTH_FIELD_OFFSET {
                     continue;
                 }
                 // a narrower read inside a wider field already found is that field
-                if out.iter().any(|f| at >= f.at && at + width <= f.at + f.width) {
+                if out.iter().any(|f| at >= f.field.offset && at + width <= f.field.offset + f.field.width) {
                     continue;
                 }
-                out.push(LengthField { at, width, big_endian, offset: n - v });
+                out.push(LengthField { field, offset: n - v });
                 if out.len() > MAX_LENGTH_FIELDS {
                     return vec![];
                 }

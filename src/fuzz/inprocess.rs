@@ -159,7 +159,7 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     }
     let engine = crate::toolchain::Toolchain::in_process_engine()?;
     let metas = crate::program::read_program_metadata(&opts.exe)
-        .map_err(|e| if crate::program::is_wrapper_error(&e) { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++") })?;
+        .map_err(|e| if e.is::<crate::program::WrapperScript>() { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++") })?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
     if opts.corpus.exists() && !opts.corpus.is_dir() {
@@ -321,7 +321,6 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
 const FALLBACK_RESTARTS: u32 = 8;
 const FALLBACK_MEAN_LIFE_SECS: f64 = 3.0;
 
-/// Start one worker and wait for it, passing an interrupt on as `SIGTERM`.
 /// Whether `exe` is an ELF executable without a program interpreter (`-static`, `-static-pie`):
 /// nothing can be loaded into it with `dlopen`. `false` for anything that cannot be read.
 fn is_static_executable(exe: &std::path::Path) -> bool {
@@ -331,6 +330,7 @@ fn is_static_executable(exe: &std::path::Path) -> bool {
     file.format() == object::BinaryFormat::Elf && file.section_by_name(".interp").is_none()
 }
 
+/// Start one worker and wait for it, passing an interrupt on as `SIGTERM`.
 fn run_worker(
     exe: &std::path::Path,
     opts: &FuzzOptions,

@@ -127,5 +127,25 @@ pub fn algorithm_or_error(name: &str) -> Result<&'static AlgorithmSpec> {
     })
 }
 
+/// [`algorithm_or_error`] for inputs that are call sequences (`sequences`, `--api`) or not.
+///
+/// Errors (one line): an unknown algorithm; with `--api`, one that does not search call
+/// sequences ([`randoop::SEQUENCE_ALGORITHMS`]); without, one that searches only them.
+pub fn algorithm_for(name: &str, sequences: bool) -> Result<&'static AlgorithmSpec> {
+    let spec = algorithm_or_error(name)?;
+    let for_sequences = randoop::SEQUENCE_ALGORITHMS.contains(&spec.name);
+    if sequences && !for_sequences {
+        anyhow::bail!(
+            "-a {}: with --api the inputs are call sequences; the algorithms for them are {}",
+            spec.name,
+            randoop::SEQUENCE_ALGORITHMS.join(", ")
+        );
+    }
+    if !sequences && for_sequences && spec.name != random::SPEC.name {
+        anyhow::bail!("-a {}: it builds call sequences; use it with --api (or another algorithm, see `evotest list`)", spec.name);
+    }
+    Ok(spec)
+}
+
 #[cfg(test)]
 pub(crate) mod testkit;

@@ -300,6 +300,17 @@ pub struct FunctionMeta {
     pub reads_globals: Vec<String>,
 }
 
+impl FunctionMeta {
+    /// The name a user knows the function by: the qualified source name of a C++ or Rust
+    /// function (`geo::area`), else its symbol.
+    pub fn display_name(&self) -> &str {
+        match (&self.source_name, self.language.as_deref()) {
+            (Some(n), Some("rust" | "c++")) if !n.is_empty() => n,
+            _ => &self.name,
+        }
+    }
+}
+
 /// A mutable global variable defined in the module, with debug info (function-local `static`s
 /// left out): what a harness needs to set it before each call (`evotest run --global NAME`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -87,7 +87,7 @@ impl FunctionFrontend {
             anyhow::bail!(
                 "parameter `{whole}` of `{}` is passed in parts ({}): its type (a `_Complex` number or a vector) is one evotest \
                  cannot generate yet",
-                f.source_name.as_deref().filter(|n| !n.is_empty()).unwrap_or(&f.name),
+                f.display_name(),
                 parts.join(", ")
             );
         }
@@ -121,13 +121,7 @@ impl FunctionFrontend {
         let ranges: Vec<RangeSpec> = ranges.iter().cloned().chain(tied.into_iter().map(|(r, _)| r)).collect();
         let ranges = &ranges[..];
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
-        // its messages name a C++ function as its source does (`geo::area`, not `_Z4areaRKN3geo3BoxE`)
-        let (params, fields) = match (&f.source_name, f.language.as_deref()) {
-            (Some(n), Some("c++")) if !n.is_empty() => {
-                shape::build(&FunctionMeta { name: n.clone(), ..f.clone() }, &all, ranges, globals, null_checked)?
-            }
-            _ => shape::build(f, &all, ranges, globals, null_checked)?,
-        };
+        let (params, fields) = shape::build(f, &all, ranges, globals, null_checked)?;
         for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {
             if !all.iter().any(|s| s.name() == p.name) {
                 let (name, max) = (&p.name, shape::DEFAULT_STRING_MAX);

@@ -345,7 +345,7 @@ fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
          pointers to them as arrays, strings or buffers; structures of them)",
         p.name,
         i + 1,
-        f.name,
+        f.display_name(),
         p.ty.c_spelling
     )
 }
@@ -366,7 +366,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         names
             .iter()
             .position(|x| *x == n)
-            .ok_or_else(|| anyhow!("{what} `{n}`: `{}` has no such parameter (parameters: {})", f.name, names.join(", ")))
+            .ok_or_else(|| anyhow!("{what} `{n}`: `{}` has no such parameter (parameters: {})", f.display_name(), names.join(", ")))
     };
     for s in specs {
         index(s.name(), "shape for")?;
@@ -411,7 +411,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let long_double = is_long_double(&p.ty);
         if let Some(t) = scalar_of(&p.ty).or(long_double.then_some(ScalarType::F64)) {
             if let Some(s) = spec {
-                bail!("parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}", p.name, f.name, p.ty.c_spelling, kind_of(s));
+                bail!("parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}", p.name, f.display_name(), p.ty.c_spelling, kind_of(s));
             }
             let g = genes.len();
             genes.push(Field::full(&p.name, t));
@@ -430,25 +430,24 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             });
             continue;
         }
+        // a C++ reference is one object (a scalar or a structure): it takes no shape
+        if let Some(s) = spec.filter(|_| p.ty.reference != 0) {
+            bail!("--{} {}: `{}` is `{}`, a reference to one object; remove its --{}", kind_of(s), p.name, p.name, p.ty.c_spelling, kind_of(s));
+        }
         let composite = p.ty.composite.as_deref().map(|c| (c, &p.ty.c_spelling, false));
         let composite = composite.or_else(|| p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true))));
         if let Some((c, spelling, by_pointer)) = composite {
-            if p.ty.reference != 0 {
-                if let Some(s) = spec {
-                    bail!("--{} {}: `{}` is `{}`, a reference to one object; remove its --{}", kind_of(s), p.name, p.name, p.ty.c_spelling, kind_of(s));
-                }
-            }
             if !by_pointer && c.passed_indirectly {
                 bail!(
                     "parameter `{}` (#{}) of `{}` is `{}` by value, a class with a copy constructor or destructor of its own, \
                      which evotest cannot pass yet (it can through a pointer or a reference)",
                     p.name,
                     i + 1,
-                    f.name,
+                    f.display_name(),
                     p.ty.c_spelling
                 );
             }
-            let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.name))?;
+            let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.display_name()))?;
             let linked = by_pointer && record.has_links();
             let (many, len_field) = match spec {
                 // a list or a tree: a pool of nodes, the first `len` in use (none: `NULL`)
@@ -524,9 +523,6 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         };
         if p.ty.reference != 0 {
             // `int &x`, `const double &d`: one object
-            if let Some(s) = spec {
-                bail!("--{} {}: `{}` is `{}`, a reference to one object; remove its --{}", kind_of(s), p.name, p.name, p.ty.c_spelling, kind_of(s));
-            }
             let first = genes.len();
             genes.push(Field::full(&p.name, et));
             params.push(Param {
@@ -576,7 +572,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                  array) or --buffer {}=LENPARAM:MAX (a pointer and its length parameter)",
                 p.name,
                 i + 1,
-                f.name,
+                f.display_name(),
                 p.ty.c_spelling,
                 p.name,
                 p.name
@@ -618,7 +614,7 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
 
     for g in globals {
         if params.iter().any(|p| p.name == g.name) {
-            bail!("--global {}: `{}` has a parameter of that name, which hides the global", g.name, f.name);
+            bail!("--global {}: `{}` has a parameter of that name, which hides the global", g.name, f.display_name());
         }
         params.push(global_param(g, &mut genes)?);
     }
@@ -693,7 +689,7 @@ fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: 
              (rows of scalars only)",
             p.name,
             i + 1,
-            f.name,
+            f.display_name(),
             p.ty.c_spelling,
             arr.elem.c_spelling
         )
@@ -707,7 +703,7 @@ fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: 
             "parameter `{n}` (#{}) of `{}` is `{elem_c} (*{n}){dims_c}`, a pointer to rows (what `{elem_c} {n}[ROWS]{dims_c}` \
              declares): say how many rows with --array {n}=ROWS",
             i + 1,
-            f.name
+            f.display_name()
         ),
     };
     let row: usize = inner.iter().product();

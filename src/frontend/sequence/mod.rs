@@ -351,13 +351,14 @@ impl SequenceFrontend {
                 .collect();
             let null = ci < 64 && (nulls >> ci) & 1 == 1;
             let lhs = if matches!(op.ret, OpReturn::Handle(_)) && !null { format!("v{ci} = ") } else { String::new() };
-            // no new value: NULL, or (when the call was given a value of the type it returns) that value
-            let returns_given = match op.ret {
-                OpReturn::Handle(t) => op.params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t)),
+            // no new value: NULL, or a value given to a call that returns its type and does not
+            // replace it (`dup(v)` returning `v`); one that replaces it gave the value up first
+            let may_return_given = match op.ret {
+                OpReturn::Handle(t) => op.consumes().is_none() && op.params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t)),
                 _ => false,
             };
             let rhs = match (&op.ret, null) {
-                (OpReturn::Handle(_), true) if returns_given => " = NULL or a value it was given",
+                (OpReturn::Handle(_), true) if may_return_given => " = NULL or a value it was given",
                 (OpReturn::Handle(_), true) => " = NULL",
                 _ => "",
             };
