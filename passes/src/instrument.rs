@@ -57,7 +57,7 @@ impl<'ctx> Probes<'ctx> {
             (&mut self.cmp_flag, "__evotest_cmp_flag_q"),
             (&mut self.cond_flag, "__evotest_cond_flag_q"),
         ] {
-            *probe = quiet_path(module, ctx, name, *probe, desc_ty)?;
+            *probe = quiet_path(module, ctx, name, *probe, desc_ty, name != "__evotest_switch_q")?;
         }
         Ok(())
     }
@@ -65,31 +65,92 @@ impl<'ctx> Probes<'ctx> {
 
 const _: () = assert!(evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31, "the quiet path tests the sign bit");
 
-/// An internal, always-inlined function `name` with `probe`'s signature (its first two
-/// parameters the module descriptor and the site): when the site's record, read through the
-/// descriptor's `recs` ([`evotest_abi::shm::ModuleDesc::recs`]), has
-/// [`evotest_abi::shm::FIRST_SEQ_QUIET`] in its `first_seq`, it adds one to the record's `hits`
-/// (saturating at `u32::MAX`) and returns; otherwise it calls `probe` (see
-/// [`evotest_abi::names::PROBE_CMP_INT`]).
+/// An internal, always-inlined function `name` with `probe`'s signature (its first three
+/// parameters the module descriptor, the site and the site's first outcome), and, when `holds`,
+/// one more `i1` parameter at the end: whether the site's condition holds (its outcome 0 is
+/// taken). When the site's record, read through the descriptor's `recs`
+/// ([`evotest_abi::shm::ModuleDesc::recs`]), has [`evotest_abi::shm::FIRST_SEQ_QUIET`] in its
+/// `first_seq`, it adds one to the record's `hits` (saturating at `u32::MAX`) and returns;
+/// otherwise it calls `probe` (see [`evotest_abi::names::PROBE_CMP_INT`]).
+///
+/// First of all, in a coverage-only execution ([`evotest_abi::shm::FLAG_LITE`] in
+/// `*`[`names::FLAGS`]) it counts the outcome taken in the lite map, through the descriptor's
+/// `lite` ([`evotest_abi::shm::ModuleDesc::lite`]), inline when it knows the outcome (`holds`)
+/// and the module registered; otherwise it calls the probe's lite variant
+/// ([`names::LITE_SUFFIX`]).
 fn quiet_path<'ctx>(
     module: &Module<'ctx>,
     ctx: &ContextRef<'ctx>,
     name: &str,
     probe: FunctionValue<'ctx>,
     desc_ty: inkwell::types::StructType<'ctx>,
+    holds: bool,
 ) -> Result<FunctionValue<'ctx>, String> {
     use inkwell::attributes::{Attribute, AttributeLoc};
     use inkwell::IntPredicate;
     let p = ctx.ptr_type(AddressSpace::default());
-    let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
-    let f = module.add_function(name, probe.get_type(), Some(Linkage::Internal));
+    let (i8t, i32t, i64t) = (ctx.i8_type(), ctx.i32_type(), ctx.i64_type());
+    let mut params = probe.get_type().get_param_types();
+    if holds {
+        params.push(ctx.bool_type().into());
+    }
+    let params: Vec<inkwell::types::BasicMetadataTypeEnum> = params.into_iter().map(Into::into).collect();
+    let f = module.add_function(name, ctx.void_type().fn_type(&params, false), Some(Linkage::Internal));
     for attr in ["alwaysinline", "nounwind"] {
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
-    let (entry, quiet, call) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "quiet"), ctx.append_basic_block(f, "call"));
+    let block = |n: &str| ctx.append_basic_block(f, n);
+    let (entry, lite, lite_call, check, quiet, call) = (block("entry"), block("lite"), block("lite_call"), block("check"), block("quiet"), block("call"));
     let b = ctx.create_builder();
-    b.position_at_end(entry);
+    let mut args: Vec<_> = f.get_param_iter().map(Into::into).collect();
+    let holds_value = if holds { args.pop().map(|v: inkwell::values::BasicMetadataValueEnum| v.into_int_value()) } else { None };
     let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
+    // a coverage-only execution: the lite map, before the site's record is read
+    b.position_at_end(entry);
+    let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
+        let g = module.add_global(p, None, names::FLAGS);
+        g.set_linkage(Linkage::External);
+        g
+    });
+    let flags_at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
+    let flag_bits = e(b.build_load(i32t, flags_at, ""))?.into_int_value();
+    let lite_bit = e(b.build_and(flag_bits, i32t.const_int(evotest_abi::shm::FLAG_LITE as u64, false), ""))?;
+    let is_lite = e(b.build_int_compare(IntPredicate::NE, lite_bit, i32t.const_zero(), ""))?;
+    e(b.build_conditional_branch(is_lite, lite, check))?;
+    b.position_at_end(lite);
+    match holds_value {
+        Some(h) => {
+            let lite_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_LITE_FIELD, ""))?;
+            let counts = e(b.build_load(p, lite_at, ""))?.into_pointer_value();
+            let unregistered = e(b.build_is_null(counts, ""))?;
+            let count = ctx.append_basic_block(f, "lite_count");
+            e(b.build_conditional_branch(unregistered, lite_call, count))?;
+            b.position_at_end(count);
+            // outcome 0 when the condition holds, 1 when not
+            let ob = f.get_nth_param(2).ok_or("probe without an outcome base")?.into_int_value();
+            let not = e(b.build_not(h, ""))?;
+            let k = e(b.build_int_z_extend(not, i32t, ""))?;
+            let o = e(b.build_int_add(ob, k, ""))?;
+            let o = e(b.build_int_z_extend(o, i64t, ""))?;
+            // SAFETY: the outcome is within the module's n_outcomes bytes of the lite map
+            let at = unsafe { e(b.build_in_bounds_gep(i8t, counts, &[o], ""))? };
+            let c = e(b.build_load(i8t, at, ""))?.into_int_value();
+            let below_max = e(b.build_int_compare(IntPredicate::NE, c, i8t.const_all_ones(), ""))?;
+            let inc = e(b.build_int_z_extend(below_max, i8t, ""))?;
+            let c = e(b.build_int_add(c, inc, ""))?;
+            e(b.build_store(at, c))?;
+            e(b.build_return(None))?;
+        }
+        None => {
+            e(b.build_unconditional_branch(lite_call))?;
+        }
+    }
+    b.position_at_end(lite_call);
+    let probe_name = probe.get_name().to_str().map_err(|e| e.to_string())?.to_string();
+    let lite_probe = declare(module, &format!("{probe_name}{}", names::LITE_SUFFIX), probe.get_type());
+    e(b.build_call(lite_probe, &args, ""))?;
+    e(b.build_return(None))?;
+    b.position_at_end(check);
     let site = f.get_nth_param(1).ok_or("probe without a site")?.into_int_value();
     let recs_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_RECS_FIELD, ""))?;
     let recs = e(b.build_load(p, recs_at, ""))?.into_pointer_value();
@@ -108,7 +169,6 @@ fn quiet_path<'ctx>(
     e(b.build_store(rec, hits))?;
     e(b.build_return(None))?;
     b.position_at_end(call);
-    let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
     e(b.build_call(probe, &args, ""))?;
     e(b.build_return(None))?;
     Ok(f)
@@ -450,6 +510,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             i32t.into(),
             i32t.into(),
             ctx.ptr_type(AddressSpace::default()).into(),
+            ctx.ptr_type(AddressSpace::default()).into(),
         ],
         false,
     );
@@ -471,8 +532,9 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         i32t.const_zero().into(),
         i32t.const_zero().into(),
         i32t.const_int(mmeta.defs.len() as u64, false).into(),
-        i32t.const_int(evotest_abi::shm::DESC_FLAG_RECS as u64, false).into(),
+        i32t.const_int((evotest_abi::shm::DESC_FLAG_RECS | evotest_abi::shm::DESC_FLAG_LITE) as u64, false).into(),
         no_recs.as_pointer_value().into(),
+        ctx.ptr_type(AddressSpace::default()).const_null().into(),
     ]));
 
     // Phase 2: inject.
@@ -985,6 +1047,47 @@ fn to_f64<'ctx>(ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, v: LLVMValueRef
     }
 }
 
+/// inkwell's predicate of an `icmp` predicate (`eq` for a float one, which never reaches here).
+fn int_predicate(p: evotest_abi::pred::Pred) -> inkwell::IntPredicate {
+    use evotest_abi::pred::Pred::*;
+    use inkwell::IntPredicate as I;
+    match p {
+        Ne => I::NE,
+        IUgt => I::UGT,
+        IUge => I::UGE,
+        IUlt => I::ULT,
+        IUle => I::ULE,
+        Sgt => I::SGT,
+        Sge => I::SGE,
+        Slt => I::SLT,
+        Sle => I::SLE,
+        _ => I::EQ,
+    }
+}
+
+/// inkwell's predicate of an `fcmp` predicate; `None` for `false` and `true`.
+fn float_predicate(p: evotest_abi::pred::Pred) -> Option<inkwell::FloatPredicate> {
+    use evotest_abi::pred::Pred::*;
+    use inkwell::FloatPredicate as F;
+    Some(match p {
+        Oeq => F::OEQ,
+        Ogt => F::OGT,
+        Oge => F::OGE,
+        Olt => F::OLT,
+        Ole => F::OLE,
+        One => F::ONE,
+        Ord => F::ORD,
+        Uno => F::UNO,
+        Ueq => F::UEQ,
+        Ugt => F::UGT,
+        Uge => F::UGE,
+        Ult => F::ULT,
+        Ule => F::ULE,
+        Une => F::UNE,
+        _ => return None,
+    })
+}
+
 /// A compare probe's `pred` argument: the predicate, with [`evotest_abi::shm::OPERAND_A_CONST`] /
 /// [`evotest_abi::shm::OPERAND_B_CONST`] set for an operand that is an IR constant, and
 /// [`evotest_abi::shm::OPERANDS_POINTER`] for a compare of pointers.
@@ -1040,17 +1143,22 @@ fn inject<'ctx>(
             flags.value(builder, unsafe { crate::flags::source(c) })?
         }
     };
+    // the wrapped probes' last argument: whether the condition holds (outcome 0), computed from
+    // the operands the probe gets (after optimisation, the program's own compare), for the
+    // inline count of a coverage-only execution (quiet_path)
+    let e = |r: Result<inkwell::values::IntValue<'ctx>, inkwell::builder::BuilderError>| r.map_err(|e| e.to_string());
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
             let signed = pred.int_operands_signed();
             let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
+            let holds = e(builder.build_int_compare(int_predicate(*pred), a.into_int_value(), b.into_int_value(), ""))?;
             match flag {
-                Some(f) => builder.build_call(probes.cmp_flag, &[d, site, ob, p, a.into(), b.into(), f.into()], ""),
+                Some(f) => builder.build_call(probes.cmp_flag, &[d, site, ob, p, a.into(), b.into(), f.into(), holds.into()], ""),
                 None => {
                     let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
-                    builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
+                    builder.build_call(probe, &[d, site, ob, p, a.into(), b.into(), holds.into()], "")
                 }
             }
         }
@@ -1058,8 +1166,12 @@ fn inject<'ctx>(
             let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
             let a = to_f64(ctx, builder, *a)?;
             let b = to_f64(ctx, builder, *b)?;
+            let holds = match float_predicate(*pred) {
+                Some(fp) => e(builder.build_float_compare(fp, a.into_float_value(), b.into_float_value(), ""))?,
+                None => ctx.bool_type().const_int((*pred == evotest_abi::pred::Pred::FTrue) as u64, false),
+            };
             let probe = if quiet { probes.ccmp_float } else { probes.cmp_float };
-            builder.build_call(probe, &[d, site, ob, p, a.into(), b.into()], "")
+            builder.build_call(probe, &[d, site, ob, p, a.into(), b.into(), holds.into()], "")
         }
         // a compare of pointers: its outcome only (collect::Cond::Ptr)
         Cond::Bool(c) | Cond::Ptr { c, .. } => {
@@ -1068,9 +1180,10 @@ fn inject<'ctx>(
                 BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
                 _ => return Err("non-integer branch condition".into()),
             };
+            let holds = e(builder.build_int_compare(inkwell::IntPredicate::NE, c, i32t.const_zero(), ""))?;
             match (flag, &s.cond) {
-                (Some(f), Cond::Bool(_)) => builder.build_call(probes.cond_flag, &[d, site, ob, c.into(), f.into()], ""),
-                _ => builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into()], ""),
+                (Some(f), Cond::Bool(_)) => builder.build_call(probes.cond_flag, &[d, site, ob, c.into(), f.into(), holds.into()], ""),
+                _ => builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into(), holds.into()], ""),
             }
         }
         Cond::Str { pred, func, a, b, n } => {

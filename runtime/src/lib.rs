@@ -189,6 +189,10 @@ pub unsafe extern "C" fn __evotest_register_module(desc: *mut ModuleDesc) {
         // the inline quiet path's records (see evotest_abi::names::PROBE_CMP_INT)
         d.recs = (base.add(layout().sites_off) as *mut SiteRec).add(d.site_base as usize);
     }
+    if d.flags & DESC_FLAG_LITE != 0 {
+        // the inline path's counts in coverage-only executions (see PROBE_CMP_INT)
+        d.lite = base.add(layout().lite_off + d.outcome_base as usize);
+    }
     d.state = DESC_ACTIVE;
 }
 
@@ -418,6 +422,167 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
     if let (true, Some((kind, a, b))) = (first, ops) {
         log_operands(base, gsite, kind, a, b);
     }
+}
+
+// --- coverage-only executions (`FLAG_LITE`, the lite map) -------------------------------------
+
+/// Whether the current execution is coverage-only ([`FLAG_LITE`]).
+#[inline(always)]
+unsafe fn lite_on() -> bool {
+    *__evotest_flags.load(Ordering::Relaxed) & FLAG_LITE != 0
+}
+
+/// Count outcome `ob` of `desc`'s module in the lite map (saturating at 255).
+#[inline(always)]
+unsafe fn lite_count(desc: *mut ModuleDesc, ob: u32) {
+    if !active(desc) {
+        return;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let p = base.add(layout().lite_off + ((*desc).outcome_base + ob) as usize);
+    *p += (*p != u8::MAX) as u8;
+}
+
+/// Whether an integer compare probe's `icmp` holds (its true outcome; an unknown predicate:
+/// `a == b`), as [`icmp_distances`] gives its true outcome distance 0.
+#[inline(always)]
+fn icmp_true(pred: u32, a: u64, b: u64) -> bool {
+    match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
+        Some(p) => distance::icmp_holds(p, a, b),
+        None => a == b,
+    }
+}
+
+/// Whether a float compare probe's `fcmp` holds (see [`icmp_true`]).
+#[inline(always)]
+fn fcmp_true(pred: u32, a: f64, b: f64) -> bool {
+    match Pred::from_u32(pred & OPERANDS_PRED_MASK) {
+        Some(p) => distance::fcmp_holds(p, a, b),
+        None => a == b,
+    }
+}
+
+/// The lite variant of [`__evotest_cmp_int`] ([`evotest_abi::names::LITE_SUFFIX`]): counts the
+/// outcome taken in the lite map, nothing else.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_int_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    lite_count(desc, ob + !icmp_true(pred, a, b) as u32);
+}
+
+/// The lite variant of [`__evotest_ccmp_int`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccmp_int_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    lite_count(desc, ob + !icmp_true(pred, a, b) as u32);
+}
+
+/// The lite variant of [`__evotest_cmp_flag`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_flag_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: u64, b: u64, _flag: f64) {
+    lite_count(desc, ob + !icmp_true(pred, a, b) as u32);
+}
+
+/// The lite variant of [`__evotest_cmp_float`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_float_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    lite_count(desc, ob + !fcmp_true(pred, a, b) as u32);
+}
+
+/// The lite variant of [`__evotest_ccmp_float`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccmp_float_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    lite_count(desc, ob + !fcmp_true(pred, a, b) as u32);
+}
+
+/// The lite variant of [`__evotest_cond`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cond_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, value: u32) {
+    lite_count(desc, ob + (value == 0) as u32);
+}
+
+/// The lite variant of [`__evotest_ccond`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_ccond_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, value: u32) {
+    lite_count(desc, ob + (value == 0) as u32);
+}
+
+/// The lite variant of [`__evotest_cond_flag`].
+///
+/// # Safety
+/// As [`__evotest_cmp_int_lite`].
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cond_flag_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, value: u32, _flag: f64) {
+    lite_count(desc, ob + (value == 0) as u32);
+}
+
+/// The lite variant of [`__evotest_switch`]: a binary search for the case taken (outcome
+/// `i + 1` for case `i`, 0 for the default).
+///
+/// # Safety
+/// As [`__evotest_switch`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __evotest_switch_lite(
+    desc: *mut ModuleDesc,
+    _site: u32,
+    ob: u32,
+    value: u64,
+    _signed: u32,
+    n: u32,
+    cases: *const u64,
+    order: *const u32,
+) {
+    let v = distance::switch_key(value);
+    let (mut lo, mut hi) = (0, n as usize);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if distance::switch_key(*cases.add(*order.add(mid) as usize)) < v {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut taken = 0;
+    if lo < n as usize {
+        let i = *order.add(lo) as usize;
+        if *cases.add(i) == value {
+            taken = i as u32 + 1;
+        }
+    }
+    lite_count(desc, ob + taken);
+}
+
+/// Record a two-outcome evaluation with distances `d` in full, or count its outcome taken in a
+/// coverage-only execution.
+#[inline(always)]
+unsafe fn record2_or_lite(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) -> Option<Entered> {
+    if lite_on() {
+        lite_count(desc, ob + (d.0 != 0.0) as u32);
+        return None;
+    }
+    let e = enter(desc, site, ob)?;
+    record2_entered(&e, d);
+    Some(e)
 }
 
 /// Condition-only variant of [`__evotest_cmp_int`] (see [`evotest_abi::names::PROBE_CMP_INT_COND`]).
@@ -811,9 +976,8 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     n: u64,
 ) {
     let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
-    let Some(e) = enter(desc, site, ob) else { return };
     if a.is_null() || b.is_null() {
-        record2_entered(&e, distance::boolean(a == b));
+        record2_or_lite(desc, site, ob, distance::boolean(a == b));
         return;
     }
     let m = (n.min(MAX_STR as u64)) as usize;
@@ -829,7 +993,7 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     } else {
         distance::folded_distance(sa, sb, fold)
     };
-    record2_entered(&e, distance::string_compare(pred, d));
+    let Some(e) = record2_or_lite(desc, site, ob, distance::string_compare(pred, d)) else { return };
     if logs_str_operands(&e) {
         let logged_n = if matches!(func, distance::STR_STRNCMP | distance::STR_STRNCASECMP | distance::STR_MEMCMP) { n } else { 0 };
         log_str_operands(e.base, e.gsite, func, logged_n, sa, sb);
@@ -907,14 +1071,13 @@ pub unsafe extern "C" fn __evotest_cmp_bytes(
     lb: u64,
 ) {
     let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
-    let Some(e) = enter(desc, site, ob) else { return };
     let (op, fa, fb) = distance::bytes_func_parts(func);
     let (Some(x), Some(y)) = (rust_bytes(a, la, fa), rust_bytes(b, lb, fb)) else {
-        record2_entered(&e, distance::boolean(a == b));
+        record2_or_lite(desc, site, ob, distance::boolean(a == b));
         return;
     };
     let (sa, sb, d) = bytes_compared(op, x, y);
-    record2_entered(&e, distance::string_compare(pred, d));
+    let Some(e) = record2_or_lite(desc, site, ob, distance::string_compare(pred, d)) else { return };
     if logs_str_operands(&e) {
         log_str_operands(e.base, e.gsite, op, 0, sa, sb);
     }

@@ -51,7 +51,7 @@ const SINGLE_DASH: &[&str] = &[
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
     "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
     "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process", "len_control",
-    "reduce_inputs",
+    "reduce_inputs", "lite",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -223,6 +223,13 @@ pub struct FuzzArgs {
     /// found
     #[arg(long = "reduce_inputs", alias = "reduce-inputs", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     reduce_inputs: String,
+    /// 1: part of havoc's executions are coverage-only (the probes count the branch outcomes
+    /// taken and compute no distances, as AFL++ runs its plain build beside its CmpLog build;
+    /// with --guidance on, they get as much time as the full ones, and an input that adds
+    /// coverage runs again in full before it is kept); 0: every execution records branch
+    /// distances
+    #[arg(long = "lite", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
+    lite: String,
     /// Seconds between two looks at the corpus directory for other workers' inputs
     #[arg(long = "sync_interval", alias = "sync-interval", default_value = "5", value_name = "SECS")]
     sync_interval: String,
@@ -426,6 +433,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.in_process = a.in_process;
     o.len_control = a.len_control;
     o.reduce_inputs = a.reduce_inputs == "1";
+    o.lite = a.lite == "1";
     o.show_startup_output = a.close_fd_mask & 2 == 0;
     if a.in_process && a.close_fd_mask & 2 != 0 {
         eprintln!("evotest fuzz: warning: -close_fd_mask=2 does not close the harness's standard error with --in_process (the engine shares it); it is shown");

@@ -614,6 +614,10 @@ impl Executor for ForkServer {
         self.shm.set_quiet(site, true);
     }
 
+    fn set_lite(&mut self, on: bool) -> bool {
+        self.shm.set_lite(on)
+    }
+
     fn set_timeout(&mut self, t: Duration) -> bool {
         self.timeout = t;
         true

@@ -209,6 +209,10 @@ impl Executor for InProcess {
         self.shm.set_quiet(site, true);
     }
 
+    fn set_lite(&mut self, on: bool) -> bool {
+        self.shm.set_lite(on)
+    }
+
     fn suspend_quiet(&mut self, on: bool) {
         self.shm.suspend_quiet(on);
     }

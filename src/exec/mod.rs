@@ -236,6 +236,16 @@ pub trait Executor {
     fn last_distance(&self, _outcome: u32) -> Option<f64> {
         None
     }
+    /// `on`: until called with `false`, [`Executor::run_coverage`] runs coverage-only
+    /// executions: the probes count the outcomes taken and nothing else (no distances, no operand
+    /// logs; [`Executor::last_distance`] is then `None`), which on code with many compares at
+    /// uncovered outcomes runs several times faster (AFL++ runs its fast coverage build and its
+    /// CmpLog build apart; evotest switches one build). Other runs stay full. `false` when the
+    /// executor cannot (the default), or while an ordered trace, a branch-event limit or
+    /// [`Executor::log_every_compare`] is on; nothing changed then.
+    fn set_lite(&mut self, _on: bool) -> bool {
+        false
+    }
     /// From now on, site `site` (global ID) needs only its hit count: after the site's first
     /// evaluation in an execution its probe may only count hits (no distances, no outcome).
     /// For a fuzzer's fully covered sites; the default ignores it.

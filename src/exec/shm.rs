@@ -25,6 +25,15 @@ pub struct SharedMemory {
     sparse_runs: u32,
     /// The quiet map while it is suspended ([`SharedMemory::suspend_quiet`]).
     quiet_saved: Option<Vec<u8>>,
+    /// Sparse runs are coverage-only ([`SharedMemory::set_lite`]), and whether the last run was.
+    lite: bool,
+    last_lite: bool,
+    /// The site of each global outcome (`u32::MAX`: none), for reading the lite map; built from
+    /// the fuzzer's `outcomes` table when the registered outcomes change.
+    outcome_site: Vec<u32>,
+    /// Whether `outcome_site` never decreases (outcome IDs follow site IDs), so that a scan of
+    /// the lite map finds the sites in order.
+    outcome_site_sorted: bool,
 }
 
 /// Sparse runs between two full resets of the site records (against stray writes of processes
@@ -75,7 +84,11 @@ impl SharedMemory {
             }
             // Destroyed when the last process detaches (see module docs).
             libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
-            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None };
+            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None,
+            lite: false,
+            last_lite: false,
+            outcome_site: Vec::new(),
+            outcome_site_sorted: true };
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -104,7 +117,11 @@ impl SharedMemory {
                 bail!("shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})", h.version);
             }
             let layout = Layout::from_header(h);
-            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None })
+            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None,
+            lite: false,
+            last_lite: false,
+            outcome_site: Vec::new(),
+            outcome_site_sorted: true })
         }
     }
 
@@ -156,6 +173,11 @@ impl SharedMemory {
     /// will zero only the site records the last scan found dirty, except every
     /// `FULL_RESET_EVERY`-th; any other run zeroes them all.
     pub fn begin_run(&mut self, sparse: bool) {
+        let lite = self.lite && sparse && !self.lite_conflicts();
+        if lite != self.last_lite {
+            self.set_flags(evotest_abi::shm::FLAG_LITE, lite);
+            self.last_lite = lite;
+        }
         if sparse {
             self.sparse_runs += 1;
             if self.sparse_runs >= FULL_RESET_EVERY {
@@ -185,10 +207,111 @@ impl SharedMemory {
     /// the dirty records of the next sparse run.
     pub fn scan_coverage(&mut self, outcomes: &[(u32, u32)], cov: &mut super::Coverage) {
         cov.clear();
+        if self.last_lite {
+            // the probes wrote no site record
+            self.scan_lite(outcomes, cov);
+            self.dirty.get_or_insert_with(Vec::new).clear();
+            return;
+        }
         self.scan_sites(outcomes, &mut cov.sites, &mut cov.outcomes);
         let dirty = self.dirty.get_or_insert_with(Vec::new);
         dirty.clear();
         dirty.extend(cov.sites.iter().map(|&(s, _)| s));
+    }
+
+    /// Make the following sparse runs (those of [`SharedMemory::scan_coverage`]) coverage-only
+    /// (`on`; see the lite map of [`evotest_abi::shm`]) or not. Refused (`false`, nothing
+    /// changed) while an ordered trace, a branch-event limit or the logging of later operands is
+    /// on, which coverage-only probes do not record. Other runs are always recorded in full.
+    pub fn set_lite(&mut self, on: bool) -> bool {
+        if on && self.lite_conflicts() {
+            return false;
+        }
+        self.lite = on;
+        true
+    }
+
+    /// Whether something is on that coverage-only probes do not record.
+    fn lite_conflicts(&self) -> bool {
+        let h = self.header();
+        h.events_enabled != 0
+            || h.max_branch_events != 0
+            || h.flags & (evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS) != 0
+    }
+
+    /// After a coverage-only run: the outcomes it took and its sites with their hit counts (the
+    /// sum of their outcomes' counts), in site order, from the lite map, whose bytes it zeroes.
+    /// `outcomes[site]` is the site's first global outcome and its number of outcomes.
+    fn scan_lite(&mut self, outcomes: &[(u32, u32)], cov: &mut super::Coverage) {
+        let no = self.header().outcomes_used.min(self.layout.outcome_capacity) as usize;
+        if self.outcome_site.len() != no {
+            self.outcome_site = vec![u32::MAX; no];
+            for (s, &(base, n)) in outcomes.iter().enumerate() {
+                for o in base as usize..(base as usize + n as usize).min(no) {
+                    self.outcome_site[o] = s as u32;
+                }
+            }
+            let mut last = 0;
+            self.outcome_site_sorted = self.outcome_site.iter().filter(|&&s| s != u32::MAX).all(|&s| {
+                let ok = s >= last;
+                last = s;
+                ok
+            });
+        }
+        let site_of = &self.outcome_site;
+        let (sites, taken) = (&mut cov.sites, &mut cov.outcomes);
+        let mut take = |o: usize, c: u8| {
+            let s = site_of[o];
+            if s == u32::MAX {
+                return;
+            }
+            taken.push(o as u32);
+            match sites.last_mut() {
+                Some((ls, h)) if *ls == s => *h += c as u32,
+                _ => sites.push((s, c as u32)),
+            }
+        };
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        // SAFETY: the lite map holds outcome_capacity bytes from lite_off, which is 64-aligned
+        unsafe {
+            let map = self.base.add(self.layout.lite_off);
+            let words = no / 8;
+            let w = map as *mut u64;
+            for i in 0..words {
+                let v = *w.add(i);
+                if v == 0 {
+                    continue;
+                }
+                *w.add(i) = 0;
+                // the high bit of each non-zero byte
+                let mut m = (((v & LOW7) + LOW7) | v) & !LOW7;
+                while m != 0 {
+                    let k = (m.trailing_zeros() / 8) as usize;
+                    m &= m - 1;
+                    take(i * 8 + k, (v >> (8 * k)) as u8);
+                }
+            }
+            for o in words * 8..no {
+                let c = *map.add(o);
+                if c != 0 {
+                    *map.add(o) = 0;
+                    take(o, c);
+                }
+            }
+        }
+        if !self.outcome_site_sorted {
+            let mut sites: Vec<(u32, u32)> = Vec::with_capacity(cov.sites.len());
+            cov.sites.sort_unstable_by_key(|&(s, _)| s);
+            for &(s, h) in &cov.sites {
+                match sites.last_mut() {
+                    Some((ls, lh)) if *ls == s => *lh += h,
+                    _ => sites.push((s, h)),
+                }
+            }
+            cov.sites = sites;
+            let so = &self.outcome_site;
+            cov.outcomes.sort_unstable_by_key(|&o| (so[o as usize], o));
+        }
     }
 
     /// The whole trace of the last execution (site records, distances, operand logs, ordered
@@ -380,6 +503,9 @@ impl SharedMemory {
     /// once (the probe's later evaluations update only the cases around the value;
     /// [`evotest_abi::distance::relax_switch`]). Sites that ran once already hold exact distances.
     pub fn complete_switches(&mut self) {
+        if self.last_lite {
+            return;
+        }
         let ns = self.header().sites_used.min(self.layout.site_capacity);
         let no = self.header().outcomes_used.min(self.layout.outcome_capacity);
         unsafe {
@@ -483,6 +609,9 @@ impl SharedMemory {
     /// The minimum distance of global outcome `o` in the last execution (stale where its site
     /// did not run), or `None` beyond the registered outcomes.
     pub fn distance(&self, o: u32) -> Option<f64> {
+        if self.last_lite {
+            return None;
+        }
         let no = self.header().outcomes_used.min(self.layout.outcome_capacity);
         if o >= no {
             return None;

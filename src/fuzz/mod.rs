@@ -165,6 +165,10 @@ pub struct FuzzOptions {
     /// (libFuzzer's `-reduce_inputs`).
     #[serde(default = "default_true")]
     pub reduce_inputs: bool,
+    /// Run part of havoc's executions coverage-only (see [`Lite`]); off: every execution records
+    /// branch distances.
+    #[serde(default = "default_true")]
+    pub lite: bool,
 }
 
 /// libFuzzer's default `-len_control`.
@@ -214,6 +218,7 @@ impl FuzzOptions {
             in_process: false,
             len_control: DEFAULT_LEN_CONTROL,
             reduce_inputs: true,
+            lite: true,
         }
     }
 
@@ -271,6 +276,9 @@ pub struct Summary {
     /// Executions and outcomes first covered per stage (havoc, input-to-state, AVM, …) of this
     /// worker.
     pub guidance: GuideStats,
+    /// Havoc's coverage-only executions of this worker (`-lite`).
+    #[serde(default)]
+    pub lite: LiteStats,
     /// In-process mode (`--in_process`): times an input ended the worker's process (crash,
     /// timeout, out of memory, exit) and a new worker went on. The stage statistics (`guidance`)
     /// are the last worker's.
@@ -691,6 +699,71 @@ struct Fuzzer<'a> {
     new_features: Vec<feedback::Feature>,
     /// Per global outcome, its global site.
     outcome_site: Vec<u32>,
+    /// Coverage-only havoc executions ([`Lite`]).
+    lite: Lite,
+}
+
+/// The split of havoc's executions between full ones (branch distances for the distance pool)
+/// and coverage-only ones ([`crate::exec::Executor::set_lite`]: the probes count the outcomes
+/// taken and nothing else), as AFL++ splits its coverage build from its CmpLog build. Without
+/// guidance, every havoc execution is coverage-only: nothing reads the distances. With it, a
+/// coverage-only execution gives coverage but no distance, so it must be worth its loss: it is
+/// used only where it runs at least [`LITE_MIN_SPEEDUP`] times as fast as a full one (measured
+/// on the run's own havoc executions, one in [`LITE_SAMPLE_EVERY`] kept coverage-only to go on
+/// measuring), and then the two kinds get equal time, so that the distance pool keeps at least
+/// half of havoc's time. Under an execution budget alone (`-runs`) it is off with guidance, so
+/// that a run stays reproducible from its seed. A coverage-only execution that adds coverage
+/// runs again in full before it is kept, so the corpus, the quiet map and the distance pool see
+/// what a full execution records.
+#[derive(Debug, Default)]
+struct Lite {
+    /// The executor can run coverage-only executions (checked once).
+    able: bool,
+    /// The current havoc execution is coverage-only.
+    now: bool,
+    /// Havoc's executions and seconds, coverage-only and full.
+    execs: u64,
+    full_execs: u64,
+    secs: f64,
+    full_secs: f64,
+    /// Coverage-only executions that added coverage and ran again in full.
+    reruns: u64,
+}
+
+/// What [`Lite`] did, for the run's summary.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+pub struct LiteStats {
+    /// Havoc's coverage-only executions.
+    pub executions: u64,
+    /// Of those, the ones that added coverage and ran again in full.
+    pub reruns: u64,
+    /// Havoc's full executions.
+    pub full_executions: u64,
+    /// How many times as fast as a full havoc execution a coverage-only one ran (1 when either
+    /// kind did not run).
+    pub speedup: f64,
+}
+
+/// A coverage-only execution is used with guidance only where it runs at least this many times
+/// as fast as a full one: it cannot lower a distance, so it is worth less than the full
+/// execution whose time it takes, and at twice the speed two of them stand against that one
+/// (with equal time for both kinds, the run then has one and a half times the executions, half
+/// as many with distances).
+pub const LITE_MIN_SPEEDUP: f64 = 2.0;
+/// Coverage-only executions at the start of a run, before their speed-up is trusted.
+const LITE_SAMPLES: u64 = 16;
+/// One havoc execution in this many is coverage-only whatever the speed-up, to measure it.
+const LITE_SAMPLE_EVERY: u64 = 32;
+
+impl Lite {
+    /// How many times as fast as a full havoc execution a coverage-only one ran, on average
+    /// (with its re-run in full when it added coverage); 1 before both kinds ran.
+    fn speedup(&self) -> f64 {
+        if self.execs == 0 || self.full_execs == 0 || self.secs <= 0.0 {
+            return 1.0;
+        }
+        (self.full_secs / self.full_execs as f64) / (self.secs / self.execs as f64)
+    }
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -861,12 +934,17 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         len_mark: 0,
         loading: false,
         hang_confirmed: false,
+        lite: Lite::default(),
         covered_written: 0,
         reduced: 0,
         reduce_runs: 0,
         new_features: vec![],
         outcome_site,
     };
+    if opts.lite && f.s.target.executor.set_lite(true) {
+        f.s.target.executor.set_lite(false);
+        f.lite.able = true;
+    }
     if opts.display != Display::Quiet && opts.worker.is_none() && carried.restarts == 0 {
         f.monitor.println(&format!(
             "evotest fuzz: {} ({}), {} branch outcomes in {} sites; max_len {max_len}, timeout {:?}, seed {seed}; corpus {}, stats in {}",
@@ -1020,6 +1098,9 @@ impl Fuzzer<'_> {
             corpus_bytes: self.corpus.total_bytes(),
             corpus_reduced: self.reduced,
             reduce_runs: self.reduce_runs,
+            lite_execs: self.lite.execs,
+            lite_reruns: self.lite.reruns,
+            havoc_full_execs: self.lite.full_execs,
             len_limit: self.len_limit,
             // an in-process worker that has not replayed the whole corpus yet: what the workers
             // before it covered
@@ -1183,7 +1264,23 @@ impl Fuzzer<'_> {
             let limit = self.len_limit.max(data.len());
             self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            let plain = self.evaluate(&d, true)?;
+            let lite = self.lite.able && self.lite_next(by_time);
+            if lite {
+                self.lite.now = self.s.target.executor.set_lite(true);
+            }
+            let t0 = Instant::now();
+            let plain = self.evaluate(&d, true);
+            let secs = t0.elapsed().as_secs_f64();
+            if lite {
+                self.s.target.executor.set_lite(false);
+                self.lite.execs += 1;
+                self.lite.secs += secs;
+                self.lite.now = false;
+            } else {
+                self.lite.full_execs += 1;
+                self.lite.full_secs += secs;
+            }
+            let plain = plain?;
             if plain && from_entry && self.opts.reduce_inputs {
                 self.reduce(i, &d)?;
             }
@@ -1349,12 +1446,38 @@ impl Fuzzer<'_> {
         self.s.cov.sites.binary_search_by_key(&site, |&(x, _)| x).is_ok() && (base..base + n).all(|x| self.fb.is_covered(x))
     }
 
+    /// Whether the next havoc execution is coverage-only (see [`Lite`]).
+    fn lite_next(&self, by_time: bool) -> bool {
+        let l = &self.lite;
+        if !self.opts.guidance {
+            return true;
+        }
+        if !by_time {
+            // the speed-up is measured in time, which would make the run depend on the machine
+            return false;
+        }
+        let n = l.execs + l.full_execs;
+        if l.execs < LITE_SAMPLES || n.is_multiple_of(LITE_SAMPLE_EVERY) {
+            return true; // keep measuring what a coverage-only execution costs
+        }
+        l.speedup() >= LITE_MIN_SPEEDUP && l.secs <= l.full_secs
+    }
+
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
     /// directory if `write`), triage a fault. Returns whether the execution was *plain*: it ran to
     /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let t0 = Instant::now();
         let (mut outcome, mut exit) = self.s.run(data)?;
+        if self.lite.now && outcome == Outcome::Normal && self.fb.is_new(&self.s.cov) {
+            // a coverage-only execution found something: run it in full (distances, operands)
+            self.s.target.executor.set_lite(false);
+            self.lite.now = false;
+            self.lite.reruns += 1;
+            self.guide.stats.count(self.stage, 0);
+            (outcome, exit) = self.s.run(data)?;
+        }
+        let lite = self.lite.now;
         if outcome == Outcome::Timeout && self.s.suspected() && self.hang_fb.is_new(&self.s.cov) {
             // not a known hang: the whole timeout decides (a slow input may end normally); a
             // second timeout, at the whole limit, confirms it
@@ -1377,7 +1500,7 @@ impl Fuzzer<'_> {
                 l.input(self.s.executions, self.start.elapsed(), data)?;
             }
         }
-        if self.opts.guidance && matches!(outcome, Outcome::Normal | Outcome::Crash) {
+        if self.opts.guidance && !lite && matches!(outcome, Outcome::Normal | Outcome::Crash) {
             // distance feedback, before triage runs anything else, on a current frontier
             if is_new {
                 self.guide.refresh(&self.fb);
@@ -1784,6 +1907,12 @@ impl Fuzzer<'_> {
             worker_stats,
             interrupted: self.s.interrupt.load(Ordering::Relaxed),
             guidance: self.guide.finish(),
+            lite: LiteStats {
+                executions: self.lite.execs,
+                reruns: self.lite.reruns,
+                full_executions: self.lite.full_execs,
+                speedup: self.lite.speedup(),
+            },
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
             fork_server_fallback: false,
             peak_rss_mb: total.peak_rss_mb.max(self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)),

@@ -45,6 +45,14 @@ pub struct Stats {
     /// quiet sites are seen only so), to decide a replacement.
     #[serde(default)]
     pub reduce_runs: u64,
+    /// Havoc's coverage-only executions (`-lite`), those of them that added coverage and ran
+    /// again in full, and havoc's full executions.
+    #[serde(default)]
+    pub lite_execs: u64,
+    #[serde(default)]
+    pub lite_reruns: u64,
+    #[serde(default)]
+    pub havoc_full_execs: u64,
     /// Length control's current limit on havoc's inputs (`-len_control`; libFuzzer's `lim`).
     #[serde(default)]
     pub len_limit: usize,

@@ -32,7 +32,14 @@ pub mod names {
     /// adds one to its `hits` (saturating) instead of calling, which is what the probe's own
     /// quiet path did, less the branch-event count (`Header::seq`, which a quiet mark implies
     /// nobody limits or orders by beyond the order of first evaluations).
+    ///
+    /// Before the record, the inline path tests [`crate::shm::FLAG_LITE`] in `*`[`FLAGS`]: in a
+    /// coverage-only execution it calls the probe's lite variant instead (the probe's name and
+    /// [`LITE_SUFFIX`], the same arguments), which only counts the outcome taken in the lite map.
     pub const PROBE_CMP_INT: &str = "__evotest_cmp_int";
+    /// Suffix of the lite variant of each probe the pass calls through the inline quiet path
+    /// (see [`PROBE_CMP_INT`]): `__evotest_cmp_int_lite`, …, with the probe's signature.
+    pub const LITE_SUFFIX: &str = "_lite";
     /// `void (u32 *module, u32 site, u32 outcome_base, u32 pred, double a, double b)`: an `fcmp`
     /// (`pred` as for [`PROBE_CMP_INT`]).
     pub const PROBE_CMP_FLOAT: &str = "__evotest_cmp_float";

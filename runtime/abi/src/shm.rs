@@ -10,7 +10,16 @@
 //! layout.str_operands_off [StrOperandRec; STR_LOG_CAPACITY]  compared strings, first hit of each site
 //! layout.touched_off   [u32; site_capacity]            sites run, in the order first reached
 //! layout.quiet_off     [u8; site_capacity]             engine: 1 = the site's distances are not needed
+//! layout.lite_off      [u8; outcome_capacity]          coverage-only executions: times each outcome was taken
 //! ```
+//!
+//! The **lite map** is written only by executions the engine runs with [`FLAG_LITE`] set
+//! (coverage-only executions, AFL++'s split of its fast coverage build from its CmpLog build,
+//! done with one build): every probe then only adds one, saturating at 255, to the byte of the
+//! outcome it took, and records nothing else (no site record, no distance, no touched list, no
+//! operand log, no branch event). The engine reads the map after such an execution and zeroes
+//! the bytes it found set. A site's hit count is the sum of its outcomes' bytes, exact up to
+//! 255 per outcome, which keeps its hit-count bucket exact (the highest bucket starts at 128).
 //!
 //! The **touched list** holds the global ID of every site the execution ran, appended at the
 //! site's first evaluation (`Header::n_touched` entries), so that the engine reads and resets
@@ -63,7 +72,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 10;
+pub const LAYOUT_VERSION: u32 = 11;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -301,6 +310,12 @@ pub const FLAG_REPEATED_STR_OPERANDS: u32 = 2;
 /// 0 or K.
 pub const FLAG_RETURN_DISTANCES: u32 = 4;
 
+/// `Header::flags` bit: a coverage-only execution (see the lite map in the module docs). Set by
+/// the fuzzer for most of its mutation stage's executions, whose distances it does not need;
+/// never together with an ordered trace, a branch-event limit or operand logging of later
+/// evaluations (the probes then record none of these).
+pub const FLAG_LITE: u32 = 8;
+
 /// The frame of a flag function ([`crate::names::FRAME_CMP_INT`]), a local the pass allocates
 /// and zeroes at the function's entry: how many of its conditions this call evaluated, and the
 /// distance to the other outcome of the last one (0: none yet).
@@ -432,6 +447,8 @@ pub struct Layout {
     pub touched_off: usize,
     /// The quiet map: `site_capacity` bytes.
     pub quiet_off: usize,
+    /// The lite map: `outcome_capacity` bytes.
+    pub lite_off: usize,
     /// Total bytes of the segment.
     pub size: usize,
 }
@@ -452,7 +469,8 @@ impl Layout {
         let str_operands_off = round_up(operands_off + operand_capacity(sites) * core::mem::size_of::<OperandRec>(), 64);
         let touched_off = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 64);
         let quiet_off = round_up(touched_off + sites as usize * 4, 64);
-        let size = round_up(quiet_off + sites as usize, 4096);
+        let lite_off = round_up(quiet_off + sites as usize, 64);
+        let size = round_up(lite_off + outcomes as usize, 4096);
         Layout {
             site_capacity: sites,
             outcome_capacity: outcomes,
@@ -466,6 +484,7 @@ impl Layout {
             str_operands_off,
             touched_off,
             quiet_off,
+            lite_off,
             size,
         }
     }
@@ -499,6 +518,11 @@ pub struct ModuleDesc {
     /// records. The inline quiet path reads it ([`crate::names::PROBE_CMP_INT`]): a site whose
     /// record has [`FIRST_SEQ_QUIET`] only counts the hit, without calling the probe.
     pub recs: *mut SiteRec,
+    /// This module's first outcome's byte in the lite map (`n_outcomes` bytes), set at
+    /// registration when `flags` has [`DESC_FLAG_LITE`]; null before (and for a module that was
+    /// dropped). The inline quiet path counts a coverage-only execution's outcomes through it
+    /// ([`crate::names::PROBE_CMP_INT`]).
+    pub lite: *mut u8,
 }
 
 impl Default for ModuleDesc {
@@ -514,6 +538,7 @@ impl Default for ModuleDesc {
             n_defs: 0,
             flags: 0,
             recs: core::ptr::null_mut(),
+            lite: core::ptr::null_mut(),
         }
     }
 }
@@ -523,6 +548,11 @@ impl Default for ModuleDesc {
 pub const DESC_FLAG_RECS: u32 = 1;
 /// Index of `ModuleDesc::recs` among the descriptor's fields (the pass's struct type).
 pub const DESC_RECS_FIELD: u32 = 9;
+/// `ModuleDesc::flags`: the descriptor has the `lite` field, which the runtime sets at
+/// registration.
+pub const DESC_FLAG_LITE: u32 = 2;
+/// Index of `ModuleDesc::lite` among the descriptor's fields.
+pub const DESC_LITE_FIELD: u32 = 10;
 
 /// One mutable global variable of an instrumented module, as the pass registers it
 /// ([`crate::names::REGISTER_GLOBALS`]): its address and its size in bytes.

@@ -1,0 +1,111 @@
+//! Coverage-only executions (`evotest_abi::shm::FLAG_LITE`, `Executor::set_lite`): the probes
+//! count the outcomes taken in the lite map and record nothing else. What the fuzzer reads from
+//! such an execution must be what a full execution gives it: the same outcomes taken and the
+//! same sites, in the same hit-count buckets.
+
+mod common;
+
+use evotest::exec::{Coverage, Executor, ForkServer, ForkServerConfig, Stop};
+use evotest::fuzz::feedback::bucket;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Every kind of probe: integer and float compares, a switch, a branch on a loaded `bool`, a
+/// decision of two conditions, `strcmp`/`memcmp`, some in a loop that runs `d[0]` times (more
+/// than 255 evaluations of one outcome for the largest inputs).
+const HARNESS: &str = r#"
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdbool.h>
+static volatile bool flag_on;
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    if (n < 4) return 0;
+    int odd = 0, k = 0;
+    double x = 0.0;
+    flag_on = d[2] > 100;
+    for (int i = 0; i < d[0] * 2; i++) {
+        if ((d[1] + i) & 1) odd++;
+        switch ((d[1] + i) % 3) { case 0: k += 2; break; case 1: k -= 1; break; default: break; }
+        x += 0.5;
+        if (x > 3.0 && d[1] > 7) k++;
+    }
+    if (flag_on) k++;
+    if (n >= 8 && memcmp(d + 4, "EVO!", 4) == 0) k += 5;
+    char s[5] = {0};
+    memcpy(s, d, n < 4 ? n : 4);
+    if (strcmp(s, "ab") == 0) k--;
+    if (x < -1.0 || d[3] == 'Z') odd--;
+    return odd + k > 1000;
+}
+"#;
+
+fn build(dir: &Path) -> PathBuf {
+    let src = dir.join("h.c");
+    std::fs::write(&src, HARNESS).unwrap();
+    let exe = dir.join("h");
+    let cc = PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc");
+    let o = Command::new(cc).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
+    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
+/// The outcomes table the fuzzer passes to `run_coverage`: per site its first outcome and
+/// number of outcomes, read from a full execution's trace shape and the program's metadata.
+fn outcome_table(exe: &Path, fs: &ForkServer) -> Vec<(u32, u32)> {
+    let metas = evotest::program::read_program_metadata(exe).unwrap();
+    let program = evotest::program::Program::new(metas, &fs.modules()).unwrap();
+    program.sites.iter().map(|s| (s.outcome_base, s.meta.n_outcomes)).collect()
+}
+
+fn buckets(c: &Coverage) -> Vec<(u32, u8)> {
+    c.sites.iter().map(|&(s, h)| (s, bucket(h))).collect()
+}
+
+#[test]
+fn coverage_only_executions_read_as_full_ones() {
+    let _ = common::evotest(); // checks that the pass and runtime were built
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let config = ForkServerConfig { sites: 256, outcomes: 1024, persistent: Some(100), ..Default::default() };
+    let mut fs = ForkServer::start(&exe, &config).unwrap();
+    let table = outcome_table(&exe, &fs);
+    assert!(table.len() >= 8, "{table:?}");
+    let inputs: [&[u8]; 6] = [b"\x00\x00\x00\x00", b"ab\x00\x00", b"\x05\x09\xffZ", b"\xc8\x08\x01ZEVO!", b"\xff\x03\x65QEVO?", b"xy"];
+    let (mut full, mut lite) = (Coverage::default(), Coverage::default());
+    for input in inputs {
+        fs.run_coverage(input, Stop::NONE, &table, &mut full).unwrap();
+        assert!(fs.last_distance(full.outcomes[0]).is_some() || full.outcomes.is_empty());
+        assert!(fs.set_lite(true), "the fork server runs coverage-only executions");
+        fs.run_coverage(input, Stop::NONE, &table, &mut lite).unwrap();
+        let no_distance = lite.outcomes.first().is_none_or(|&o| fs.last_distance(o).is_none());
+        fs.set_lite(false);
+        assert!(no_distance, "a coverage-only execution has no distances");
+        assert_eq!(lite.outcomes, full.outcomes, "outcomes taken by {input:?}");
+        assert_eq!(buckets(&lite), buckets(&full), "sites and hit-count buckets of {input:?}");
+        // and a full execution after it is whole again
+        let mut again = Coverage::default();
+        fs.run_coverage(input, Stop::NONE, &table, &mut again).unwrap();
+        assert_eq!(again, full, "full execution of {input:?} after a coverage-only one");
+    }
+    // the long loop's sites ran more than 255 times per outcome: their buckets still agree
+    fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut full).unwrap();
+    assert!(full.sites.iter().any(|&(_, h)| h > 510), "{:?}", full.sites);
+    fs.set_lite(true);
+    fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut lite).unwrap();
+    fs.set_lite(false);
+    assert_eq!(buckets(&lite), buckets(&full));
+}
+
+#[test]
+fn coverage_only_is_refused_while_operands_are_logged() {
+    let _ = common::evotest();
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let config = ForkServerConfig { sites: 256, outcomes: 1024, ..Default::default() };
+    let mut fs = ForkServer::start(&exe, &config).unwrap();
+    fs.log_every_compare(true);
+    assert!(!fs.set_lite(true));
+    fs.log_every_compare(false);
+    assert!(fs.set_lite(true));
+}
