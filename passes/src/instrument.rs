@@ -73,11 +73,12 @@ const _: () = assert!(evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31, "the quiet p
 /// `first_seq`, it adds one to the record's `hits` (saturating at `u32::MAX`) and returns;
 /// otherwise it calls `probe` (see [`evotest_abi::names::PROBE_CMP_INT`]).
 ///
-/// First of all, in a coverage-only execution ([`evotest_abi::shm::FLAG_LITE`] in
-/// `*`[`names::FLAGS`]) it counts the outcome taken in the lite map, through the descriptor's
-/// `lite` ([`evotest_abi::shm::ModuleDesc::lite`]), inline when it knows the outcome (`holds`)
-/// and the module registered; otherwise it calls the probe's lite variant
-/// ([`names::LITE_SUFFIX`]).
+/// At a site that is not quiet, in a coverage-only execution ([`evotest_abi::shm::FLAG_LITE`] in
+/// `*`[`names::FLAGS`]; its probes mark no record quiet), it counts the outcome taken in the lite
+/// map instead of calling `probe`, through the descriptor's `lite`
+/// ([`evotest_abi::shm::ModuleDesc::lite`]): inline when it knows the outcome (`holds`) and the
+/// module registered, else by calling the probe's lite variant ([`names::LITE_SUFFIX`]). The
+/// quiet test comes first, so that a full execution's fast path costs what it did.
 fn quiet_path<'ctx>(
     module: &Module<'ctx>,
     ctx: &ContextRef<'ctx>,
@@ -100,13 +101,18 @@ fn quiet_path<'ctx>(
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
     let block = |n: &str| ctx.append_basic_block(f, n);
-    let (entry, lite, lite_call, check, quiet, call) = (block("entry"), block("lite"), block("lite_call"), block("check"), block("quiet"), block("call"));
+    let (entry, lite, lite_call, check, quiet, mode, call) =
+        (block("entry"), block("lite"), block("lite_call"), block("check"), block("quiet"), block("mode"), block("call"));
     let b = ctx.create_builder();
     let mut args: Vec<_> = f.get_param_iter().map(Into::into).collect();
     let holds_value = if holds { args.pop().map(|v: inkwell::values::BasicMetadataValueEnum| v.into_int_value()) } else { None };
     let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
-    // a coverage-only execution: the lite map, before the site's record is read
+    // the quiet path first: a full execution's hot path pays nothing for the lite one
     b.position_at_end(entry);
+    e(b.build_unconditional_branch(check))?;
+    // not quiet: a coverage-only execution (whose probes never mark a record quiet) counts in
+    // the lite map; any other calls the probe
+    b.position_at_end(mode);
     let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
         let g = module.add_global(p, None, names::FLAGS);
         g.set_linkage(Linkage::External);
@@ -116,7 +122,7 @@ fn quiet_path<'ctx>(
     let flag_bits = e(b.build_load(i32t, flags_at, ""))?.into_int_value();
     let lite_bit = e(b.build_and(flag_bits, i32t.const_int(evotest_abi::shm::FLAG_LITE as u64, false), ""))?;
     let is_lite = e(b.build_int_compare(IntPredicate::NE, lite_bit, i32t.const_zero(), ""))?;
-    e(b.build_conditional_branch(is_lite, lite, check))?;
+    e(b.build_conditional_branch(is_lite, lite, call))?;
     b.position_at_end(lite);
     match holds_value {
         Some(h) => {
@@ -160,7 +166,7 @@ fn quiet_path<'ctx>(
     let first_seq_at = unsafe { e(b.build_in_bounds_gep(i32t, rec, &[i64t.const_int(1, false)], ""))? };
     let first_seq = e(b.build_load(i32t, first_seq_at, ""))?.into_int_value();
     let is_quiet = e(b.build_int_compare(IntPredicate::SLT, first_seq, i32t.const_zero(), ""))?;
-    e(b.build_conditional_branch(is_quiet, quiet, call))?;
+    e(b.build_conditional_branch(is_quiet, quiet, mode))?;
     b.position_at_end(quiet);
     let hits = e(b.build_load(i32t, rec, ""))?.into_int_value();
     let below_max = e(b.build_int_compare(IntPredicate::NE, hits, i32t.const_all_ones(), ""))?;

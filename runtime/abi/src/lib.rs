@@ -33,9 +33,11 @@ pub mod names {
     /// quiet path did, less the branch-event count (`Header::seq`, which a quiet mark implies
     /// nobody limits or orders by beyond the order of first evaluations).
     ///
-    /// Before the record, the inline path tests [`crate::shm::FLAG_LITE`] in `*`[`FLAGS`]: in a
-    /// coverage-only execution it calls the probe's lite variant instead (the probe's name and
-    /// [`LITE_SUFFIX`], the same arguments), which only counts the outcome taken in the lite map.
+    /// At a site that is not quiet, the inline path then tests [`crate::shm::FLAG_LITE`] in
+    /// `*`[`FLAGS`]: in a coverage-only execution it only counts the outcome taken in the lite
+    /// map ([`crate::shm::ModuleDesc::lite`]), inline (the pass gives the wrapper the condition's
+    /// truth as one more `i1` argument) or through the probe's lite variant (the probe's name and
+    /// [`LITE_SUFFIX`], the probe's arguments).
     pub const PROBE_CMP_INT: &str = "__evotest_cmp_int";
     /// Suffix of the lite variant of each probe the pass calls through the inline quiet path
     /// (see [`PROBE_CMP_INT`]): `__evotest_cmp_int_lite`, …, with the probe's signature.
