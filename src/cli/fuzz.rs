@@ -223,11 +223,10 @@ pub struct FuzzArgs {
     /// found
     #[arg(long = "reduce_inputs", alias = "reduce-inputs", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     reduce_inputs: String,
-    /// 1: part of havoc's executions are coverage-only (the probes count the branch outcomes
-    /// taken and compute no distances, as AFL++ runs its plain build beside its CmpLog build;
-    /// with --guidance on, they get as much time as the full ones, and an input that adds
-    /// coverage runs again in full before it is kept); 0: every execution records branch
-    /// distances
+    /// 1: with --guidance off, havoc's executions are coverage-only (the probes count the
+    /// branch outcomes taken and compute no distance, as AFL++ runs its plain build beside its
+    /// CmpLog build; an input that adds coverage runs again in full before it is kept); with
+    /// guidance every execution records branch distances; 0: always
     #[arg(long = "lite", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     lite: String,
     /// Seconds between two looks at the corpus directory for other workers' inputs

@@ -165,8 +165,8 @@ pub struct FuzzOptions {
     /// (libFuzzer's `-reduce_inputs`).
     #[serde(default = "default_true")]
     pub reduce_inputs: bool,
-    /// Run part of havoc's executions coverage-only (see [`Lite`]); off: every execution records
-    /// branch distances.
+    /// Without guidance, run havoc's executions coverage-only (see [`Lite`]); off: every
+    /// execution records branch distances.
     #[serde(default = "default_true")]
     pub lite: bool,
 }
@@ -703,29 +703,24 @@ struct Fuzzer<'a> {
     lite: Lite,
 }
 
-/// The split of havoc's executions between full ones (branch distances for the distance pool)
-/// and coverage-only ones ([`crate::exec::Executor::set_lite`]: the probes count the outcomes
-/// taken and nothing else), as AFL++ splits its coverage build from its CmpLog build. Without
-/// guidance, every havoc execution is coverage-only: nothing reads the distances. With it, a
-/// coverage-only execution gives coverage but no distance, so it must be worth its loss: it is
-/// used only where it runs at least [`LITE_MIN_SPEEDUP`] times as fast as a full one (measured
-/// on the run's own havoc executions, one in [`LITE_SAMPLE_EVERY`] kept coverage-only to go on
-/// measuring), and then the two kinds get equal time, so that the distance pool keeps at least
-/// half of havoc's time. Under an execution budget alone (`-runs`) it is off with guidance, so
-/// that a run stays reproducible from its seed. A coverage-only execution that adds coverage
-/// runs again in full before it is kept, so the corpus, the quiet map and the distance pool see
-/// what a full execution records.
+/// Havoc's coverage-only executions ([`crate::exec::Executor::set_lite`]: the probes count the
+/// outcomes taken and nothing else; AFL++ runs its plain build beside its CmpLog build for the
+/// same reason). They are used where nothing reads the distances: without guidance, every havoc
+/// execution is coverage-only. With guidance every execution stays full: a coverage-only one
+/// gives the distance pool nothing, and on the eight libraries of `make bench-fuzz` it ran 0.8
+/// to 1.3 times as fast as a full one (evotest's inline quiet path already makes a fully covered
+/// site cheap; see the README's *Coverage-only executions*), too little to pay for that.
+/// A coverage-only execution that adds coverage runs again in full before it is kept, so the
+/// corpus and the quiet map see what a full execution records.
 #[derive(Debug, Default)]
 struct Lite {
     /// The executor can run coverage-only executions (checked once).
     able: bool,
     /// The current havoc execution is coverage-only.
     now: bool,
-    /// Havoc's executions and seconds, coverage-only and full.
+    /// Havoc's coverage-only and full executions.
     execs: u64,
     full_execs: u64,
-    secs: f64,
-    full_secs: f64,
     /// Coverage-only executions that added coverage and ran again in full.
     reruns: u64,
 }
@@ -739,32 +734,8 @@ pub struct LiteStats {
     pub reruns: u64,
     /// Havoc's full executions.
     pub full_executions: u64,
-    /// How many times as fast as a full havoc execution a coverage-only one ran (1 when either
-    /// kind did not run).
-    pub speedup: f64,
 }
 
-/// A coverage-only execution is used with guidance only where it runs at least this many times
-/// as fast as a full one: it cannot lower a distance, so it is worth less than the full
-/// execution whose time it takes, and at twice the speed two of them stand against that one
-/// (with equal time for both kinds, the run then has one and a half times the executions, half
-/// as many with distances).
-pub const LITE_MIN_SPEEDUP: f64 = 2.0;
-/// Coverage-only executions at the start of a run, before their speed-up is trusted.
-const LITE_SAMPLES: u64 = 16;
-/// One havoc execution in this many is coverage-only whatever the speed-up, to measure it.
-const LITE_SAMPLE_EVERY: u64 = 32;
-
-impl Lite {
-    /// How many times as fast as a full havoc execution a coverage-only one ran, on average
-    /// (with its re-run in full when it added coverage); 1 before both kinds ran.
-    fn speedup(&self) -> f64 {
-        if self.execs == 0 || self.full_execs == 0 || self.secs <= 0.0 {
-            return 1.0;
-        }
-        (self.full_secs / self.full_execs as f64) / (self.secs / self.execs as f64)
-    }
-}
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
 ///
@@ -1264,21 +1235,17 @@ impl Fuzzer<'_> {
             let limit = self.len_limit.max(data.len());
             self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            let lite = self.lite.able && self.lite_next(by_time);
+            let lite = self.lite.able && self.lite_next();
             if lite {
                 self.lite.now = self.s.target.executor.set_lite(true);
             }
-            let t0 = Instant::now();
             let plain = self.evaluate(&d, true);
-            let secs = t0.elapsed().as_secs_f64();
             if lite {
                 self.s.target.executor.set_lite(false);
                 self.lite.execs += 1;
-                self.lite.secs += secs;
                 self.lite.now = false;
             } else {
                 self.lite.full_execs += 1;
-                self.lite.full_secs += secs;
             }
             let plain = plain?;
             if plain && from_entry && self.opts.reduce_inputs {
@@ -1447,20 +1414,8 @@ impl Fuzzer<'_> {
     }
 
     /// Whether the next havoc execution is coverage-only (see [`Lite`]).
-    fn lite_next(&self, by_time: bool) -> bool {
-        let l = &self.lite;
-        if !self.opts.guidance {
-            return true;
-        }
-        if !by_time {
-            // the speed-up is measured in time, which would make the run depend on the machine
-            return false;
-        }
-        let n = l.execs + l.full_execs;
-        if l.execs < LITE_SAMPLES || n.is_multiple_of(LITE_SAMPLE_EVERY) {
-            return true; // keep measuring what a coverage-only execution costs
-        }
-        l.speedup() >= LITE_MIN_SPEEDUP && l.secs <= l.full_secs
+    fn lite_next(&self) -> bool {
+        !self.opts.guidance
     }
 
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
@@ -1911,7 +1866,6 @@ impl Fuzzer<'_> {
                 executions: self.lite.execs,
                 reruns: self.lite.reruns,
                 full_executions: self.lite.full_execs,
-                speedup: self.lite.speedup(),
             },
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
             fork_server_fallback: false,
