@@ -589,8 +589,13 @@ mod tests {
         assert!(l.size >= l.str_operands_off + STR_LOG_CAPACITY as usize * 152);
         assert_eq!(core::mem::size_of::<OperandRec>(), 24);
         assert_eq!(core::mem::size_of::<StrOperandRec>(), 152);
-        assert_eq!(core::mem::size_of::<ModuleDesc>(), 48);
+        assert!(l.quiet_off >= l.touched_off + 10 * 4);
+        assert!(l.lite_off >= l.quiet_off + 10);
+        assert_eq!(l.lite_off % 64, 0, "the engine reads the lite map a word at a time");
+        assert!(l.size >= l.lite_off + 25);
+        assert_eq!(core::mem::size_of::<ModuleDesc>(), 56);
         assert_eq!(core::mem::offset_of!(ModuleDesc, recs), 40);
+        assert_eq!(core::mem::offset_of!(ModuleDesc, lite), 48);
         assert_eq!(core::mem::size_of::<ModuleEntry>(), 32);
         assert_eq!(core::mem::size_of::<Event>(), 16);
     }
