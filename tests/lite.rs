@@ -8,7 +8,6 @@ mod common;
 use evotest::exec::{Coverage, Executor, ForkServer, ForkServerConfig, Stop};
 use evotest::fuzz::feedback::bucket;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Every kind of probe: integer and float compares, a switch, a branch on a loaded `bool`, a
 /// decision of two conditions, `strcmp`/`memcmp`, some in a loop that runs `d[0]` times (more
@@ -41,13 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
 "#;
 
 fn build(dir: &Path) -> PathBuf {
-    let src = dir.join("h.c");
-    std::fs::write(&src, HARNESS).unwrap();
-    let exe = dir.join("h");
-    let cc = PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc");
-    let o = Command::new(cc).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
-    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
-    exe
+    common::build_fuzz_harness(dir, HARNESS)
 }
 
 /// The outcomes table the fuzzer passes to `run_coverage`: per site its first outcome and

@@ -7,7 +7,6 @@ mod common;
 
 use evotest::exec::{Executor, ForkServer, ForkServerConfig, Stop};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A harness whose loop evaluates its compares `d[0]` times, and a switch and a compare of
 /// doubles inside it, so that every kind of probe with an inline quiet path runs repeatedly.
@@ -29,13 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
 "#;
 
 fn build(dir: &Path) -> PathBuf {
-    let src = dir.join("h.c");
-    std::fs::write(&src, HARNESS).unwrap();
-    let exe = dir.join("h");
-    let cc = PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc");
-    let o = Command::new(cc).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
-    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
-    exe
+    common::build_fuzz_harness(dir, HARNESS)
 }
 
 #[test]

@@ -113,11 +113,7 @@ fn quiet_path<'ctx>(
     // not quiet: a coverage-only execution (whose probes never mark a record quiet) counts in
     // the lite map; any other calls the probe
     b.position_at_end(mode);
-    let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
-        let g = module.add_global(p, None, names::FLAGS);
-        g.set_linkage(Linkage::External);
-        g
-    });
+    let flags = flags_global(module, ctx);
     let flags_at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
     let flag_bits = e(b.build_load(i32t, flags_at, ""))?.into_int_value();
     let lite_bit = e(b.build_and(flag_bits, i32t.const_int(evotest_abi::shm::FLAG_LITE as u64, false), ""))?;
@@ -178,6 +174,16 @@ fn quiet_path<'ctx>(
     e(b.build_call(probe, &args, ""))?;
     e(b.build_return(None))?;
     Ok(f)
+}
+
+/// The runtime's [`names::FLAGS`] (the address of the trace map's flags), declared in `module`
+/// if it is not yet.
+fn flags_global<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> GlobalValue<'ctx> {
+    module.get_global(names::FLAGS).unwrap_or_else(|| {
+        let g = module.add_global(ctx.ptr_type(AddressSpace::default()), None, names::FLAGS);
+        g.set_linkage(Linkage::External);
+        g
+    })
 }
 
 /// A builder's result with its error as text (the pass's errors are strings).
@@ -909,11 +915,7 @@ fn flag_of_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Resul
     for attr in ["alwaysinline", "nounwind"] {
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
-    let flags = module.get_global(names::FLAGS).unwrap_or_else(|| {
-        let g = module.add_global(p, None, names::FLAGS);
-        g.set_linkage(Linkage::External);
-        g
-    });
+    let flags = flags_global(module, ctx);
     let (entry, on, off) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "off"));
     let b = ctx.create_builder();
     b.position_at_end(entry);

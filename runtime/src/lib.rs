@@ -462,77 +462,32 @@ fn fcmp_true(pred: u32, a: f64, b: f64) -> bool {
     }
 }
 
-/// The lite variant of [`__evotest_cmp_int`] ([`evotest_abi::names::LITE_SUFFIX`]): counts the
-/// outcome taken in the lite map, nothing else.
-///
-/// # Safety
-/// Called only by instrumented code with its module descriptor.
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_int_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    lite_count(desc, ob + !icmp_true(pred, a, b) as u32);
+/// Defines the lite variants ([`evotest_abi::names::LITE_SUFFIX`]) of the two-outcome probes:
+/// each counts the outcome taken in the lite map (outcome 1 when `$not_taken`), nothing else.
+/// The pass's inline path counts by itself where it can; these serve a module not registered
+/// yet.
+macro_rules! lite_variants {
+    ($($probe:ident => $name:ident ($($p:ident : $t:ty),*) outcome 1 when $not_taken:expr;)*) => {$(
+        #[doc = concat!("The lite variant of [`", stringify!($probe), "`].")]
+        ///
+        /// # Safety
+        /// Called only by instrumented code with its module descriptor.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(desc: *mut ModuleDesc, _site: u32, ob: u32, $($p: $t),*) {
+            lite_count(desc, ob + ($not_taken) as u32);
+        }
+    )*};
 }
 
-/// The lite variant of [`__evotest_ccmp_int`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_ccmp_int_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    lite_count(desc, ob + !icmp_true(pred, a, b) as u32);
-}
-
-/// The lite variant of [`__evotest_cmp_flag`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_flag_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: u64, b: u64, _flag: f64) {
-    lite_count(desc, ob + !icmp_true(pred, a, b) as u32);
-}
-
-/// The lite variant of [`__evotest_cmp_float`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_float_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    lite_count(desc, ob + !fcmp_true(pred, a, b) as u32);
-}
-
-/// The lite variant of [`__evotest_ccmp_float`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_ccmp_float_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    lite_count(desc, ob + !fcmp_true(pred, a, b) as u32);
-}
-
-/// The lite variant of [`__evotest_cond`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_cond_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, value: u32) {
-    lite_count(desc, ob + (value == 0) as u32);
-}
-
-/// The lite variant of [`__evotest_ccond`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_ccond_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, value: u32) {
-    lite_count(desc, ob + (value == 0) as u32);
-}
-
-/// The lite variant of [`__evotest_cond_flag`].
-///
-/// # Safety
-/// As [`__evotest_cmp_int_lite`].
-#[no_mangle]
-pub unsafe extern "C" fn __evotest_cond_flag_lite(desc: *mut ModuleDesc, _site: u32, ob: u32, value: u32, _flag: f64) {
-    lite_count(desc, ob + (value == 0) as u32);
+lite_variants! {
+    __evotest_cmp_int => __evotest_cmp_int_lite(pred: u32, a: u64, b: u64) outcome 1 when !icmp_true(pred, a, b);
+    __evotest_ccmp_int => __evotest_ccmp_int_lite(pred: u32, a: u64, b: u64) outcome 1 when !icmp_true(pred, a, b);
+    __evotest_cmp_flag => __evotest_cmp_flag_lite(pred: u32, a: u64, b: u64, _flag: f64) outcome 1 when !icmp_true(pred, a, b);
+    __evotest_cmp_float => __evotest_cmp_float_lite(pred: u32, a: f64, b: f64) outcome 1 when !fcmp_true(pred, a, b);
+    __evotest_ccmp_float => __evotest_ccmp_float_lite(pred: u32, a: f64, b: f64) outcome 1 when !fcmp_true(pred, a, b);
+    __evotest_cond => __evotest_cond_lite(value: u32) outcome 1 when value == 0;
+    __evotest_ccond => __evotest_ccond_lite(value: u32) outcome 1 when value == 0;
+    __evotest_cond_flag => __evotest_cond_flag_lite(value: u32, _flag: f64) outcome 1 when value == 0;
 }
 
 /// The lite variant of [`__evotest_switch`]: a binary search for the case taken (outcome

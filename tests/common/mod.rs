@@ -169,3 +169,15 @@ pub fn covers_everything(fixture: &str, function: &str, cap: &str) {
         }
     }
 }
+
+/// Build the libFuzzer-style harness `source` with `evotest-cc -O1 -fsanitize=fuzzer` into
+/// `dir/h`.
+pub fn build_fuzz_harness(dir: &Path, source: &str) -> PathBuf {
+    let src = dir.join("h.c");
+    std::fs::write(&src, source).unwrap();
+    let exe = dir.join("h");
+    let cc = PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc");
+    let o = Command::new(cc).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
+    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
