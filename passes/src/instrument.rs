@@ -113,11 +113,7 @@ fn quiet_path<'ctx>(
     // not quiet: a coverage-only execution (whose probes never mark a record quiet) counts in
     // the lite map; any other calls the probe
     b.position_at_end(mode);
-    let flags = flags_global(module, ctx);
-    let flags_at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
-    let flag_bits = e(b.build_load(i32t, flags_at, ""))?.into_int_value();
-    let lite_bit = e(b.build_and(flag_bits, i32t.const_int(evotest_abi::shm::FLAG_LITE as u64, false), ""))?;
-    let is_lite = e(b.build_int_compare(IntPredicate::NE, lite_bit, i32t.const_zero(), ""))?;
+    let is_lite = flag_test(&b, ctx, runtime_pointer(module, ctx, names::FLAGS), evotest_abi::shm::FLAG_LITE)?;
     e(b.build_conditional_branch(is_lite, lite, call))?;
     b.position_at_end(lite);
     match holds_value {
@@ -176,14 +172,29 @@ fn quiet_path<'ctx>(
     Ok(f)
 }
 
-/// The runtime's [`names::FLAGS`] (the address of the trace map's flags), declared in `module`
-/// if it is not yet.
-fn flags_global<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> GlobalValue<'ctx> {
-    module.get_global(names::FLAGS).unwrap_or_else(|| {
-        let g = module.add_global(ctx.ptr_type(AddressSpace::default()), None, names::FLAGS);
+/// The runtime's pointer-sized global `name` ([`names::FLAGS`], [`names::EVENTS_FLAG`]: the
+/// address of a word of the trace map's header), declared in `module` if it is not yet.
+fn runtime_pointer<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, name: &str) -> GlobalValue<'ctx> {
+    module.get_global(name).unwrap_or_else(|| {
+        let g = module.add_global(ctx.ptr_type(AddressSpace::default()), None, name);
         g.set_linkage(Linkage::External);
         g
     })
+}
+
+/// At `b`'s position: whether the word the runtime's pointer `global` points at has any bit of
+/// `mask` set (`u32::MAX`: is not 0), as an `i1`.
+fn flag_test<'ctx>(
+    b: &Builder<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    global: GlobalValue<'ctx>,
+    mask: u32,
+) -> Result<inkwell::values::IntValue<'ctx>, String> {
+    let i32t = ctx.i32_type();
+    let at = e(b.build_load(ctx.ptr_type(AddressSpace::default()), global.as_pointer_value(), ""))?.into_pointer_value();
+    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
+    let bits = if mask == u32::MAX { v } else { e(b.build_and(v, i32t.const_int(mask as u64, false), ""))? };
+    e(b.build_int_compare(inkwell::IntPredicate::NE, bits, i32t.const_zero(), ""))
 }
 
 /// A builder's result with its error as text (the pass's errors are strings).
@@ -713,26 +724,15 @@ fn guard_wrapper<'ctx>(
     mask: u32,
 ) -> Result<FunctionValue<'ctx>, String> {
     use inkwell::attributes::{Attribute, AttributeLoc};
-    use inkwell::IntPredicate;
-    let p = ctx.ptr_type(AddressSpace::default());
-    let i32t = ctx.i32_type();
     let f = module.add_function(name, probe.get_type(), Some(Linkage::Internal));
     for attr in ["alwaysinline", "nounwind"] {
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
-    let flag = module.get_global(flag).unwrap_or_else(|| {
-        let g = module.add_global(p, None, flag);
-        g.set_linkage(Linkage::External);
-        g
-    });
     let (entry, on, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "done"));
     let b = ctx.create_builder();
     b.position_at_end(entry);
-    let at = e(b.build_load(p, flag.as_pointer_value(), ""))?.into_pointer_value();
-    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
-    let bits = if mask == u32::MAX { v } else { e(b.build_and(v, i32t.const_int(mask as u64, false), ""))? };
-    let off = e(b.build_int_compare(IntPredicate::EQ, bits, i32t.const_zero(), ""))?;
-    e(b.build_conditional_branch(off, done, on))?;
+    let is_on = flag_test(&b, ctx, runtime_pointer(module, ctx, flag), mask)?;
+    e(b.build_conditional_branch(is_on, on, done))?;
     b.position_at_end(on);
     let args: Vec<_> = f.get_param_iter().map(Into::into).collect();
     e(b.build_call(probe, &args, ""))?;
@@ -906,24 +906,19 @@ impl<'ctx> Flags<'ctx> {
 /// [`evotest_abi::shm::FLAG_RETURN_DISTANCES`] and gives NaN otherwise.
 fn flag_of_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Result<FunctionValue<'ctx>, String> {
     use inkwell::attributes::{Attribute, AttributeLoc};
-    use inkwell::IntPredicate;
     let p = ctx.ptr_type(AddressSpace::default());
-    let (i32t, f64t) = (ctx.i32_type(), ctx.f64_type());
+    let f64t = ctx.f64_type();
     let fty = f64t.fn_type(&[p.into()], false);
     let of = declare(module, names::FLAG_OF, fty);
     let f = module.add_function(names::FLAG_OF_IF_ON, fty, Some(Linkage::Internal));
     for attr in ["alwaysinline", "nounwind"] {
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
-    let flags = flags_global(module, ctx);
     let (entry, on, off) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "off"));
     let b = ctx.create_builder();
     b.position_at_end(entry);
-    let at = e(b.build_load(p, flags.as_pointer_value(), ""))?.into_pointer_value();
-    let v = e(b.build_load(i32t, at, ""))?.into_int_value();
-    let bits = e(b.build_and(v, i32t.const_int(evotest_abi::shm::FLAG_RETURN_DISTANCES as u64, false), ""))?;
-    let is_off = e(b.build_int_compare(IntPredicate::EQ, bits, i32t.const_zero(), ""))?;
-    e(b.build_conditional_branch(is_off, off, on))?;
+    let is_on = flag_test(&b, ctx, runtime_pointer(module, ctx, names::FLAGS), evotest_abi::shm::FLAG_RETURN_DISTANCES)?;
+    e(b.build_conditional_branch(is_on, on, off))?;
     b.position_at_end(on);
     let callee = f.get_nth_param(0).ok_or("no parameter")?;
     let r = e(b.build_call(of, &[callee.into()], ""))?.try_as_basic_value().basic().ok_or("flag_of returns nothing")?;

@@ -29,11 +29,10 @@ pub struct SharedMemory {
     lite: bool,
     last_lite: bool,
     /// The site of each global outcome (`u32::MAX`: none), for reading the lite map; built from
-    /// the fuzzer's `outcomes` table when the registered outcomes change.
+    /// the fuzzer's `outcomes` table when the registered outcomes change. Outcome IDs follow
+    /// site IDs (registration hands both out in order), so a scan in outcome order finds the
+    /// sites in order.
     outcome_site: Vec<u32>,
-    /// Whether `outcome_site` never decreases (outcome IDs follow site IDs), so that a scan of
-    /// the lite map finds the sites in order.
-    outcome_site_sorted: bool,
 }
 
 /// Sparse runs between two full resets of the site records (against stray writes of processes
@@ -87,8 +86,7 @@ impl SharedMemory {
             let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None,
             lite: false,
             last_lite: false,
-            outcome_site: Vec::new(),
-            outcome_site_sorted: true };
+            outcome_site: Vec::new() };
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -120,8 +118,7 @@ impl SharedMemory {
             Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None,
             lite: false,
             last_lite: false,
-            outcome_site: Vec::new(),
-            outcome_site_sorted: true })
+            outcome_site: Vec::new() })
         }
     }
 
@@ -251,12 +248,6 @@ impl SharedMemory {
                     self.outcome_site[o] = s as u32;
                 }
             }
-            let mut last = 0;
-            self.outcome_site_sorted = self.outcome_site.iter().filter(|&&s| s != u32::MAX).all(|&s| {
-                let ok = s >= last;
-                last = s;
-                ok
-            });
         }
         let site_of = &self.outcome_site;
         let (sites, taken) = (&mut cov.sites, &mut cov.outcomes);
@@ -298,19 +289,6 @@ impl SharedMemory {
                     take(o, c);
                 }
             }
-        }
-        if !self.outcome_site_sorted {
-            let mut sites: Vec<(u32, u32)> = Vec::with_capacity(cov.sites.len());
-            cov.sites.sort_unstable_by_key(|&(s, _)| s);
-            for &(s, h) in &cov.sites {
-                match sites.last_mut() {
-                    Some((ls, lh)) if *ls == s => *lh += h,
-                    _ => sites.push((s, h)),
-                }
-            }
-            cov.sites = sites;
-            let so = &self.outcome_site;
-            cov.outcomes.sort_unstable_by_key(|&o| (so[o as usize], o));
         }
     }
 

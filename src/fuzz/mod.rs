@@ -714,7 +714,8 @@ struct Fuzzer<'a> {
 /// corpus and the quiet map see what a full execution records.
 #[derive(Debug, Default)]
 struct Lite {
-    /// The executor can run coverage-only executions (checked once).
+    /// Havoc's executions are coverage-only: `-lite`, no guidance, and an executor that can
+    /// (checked once).
     able: bool,
     /// The current havoc execution is coverage-only.
     now: bool,
@@ -912,7 +913,8 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         new_features: vec![],
         outcome_site,
     };
-    if opts.lite && f.s.target.executor.set_lite(true) {
+    // nothing reads havoc's distances without guidance
+    if opts.lite && !opts.guidance && f.s.target.executor.set_lite(true) {
         f.s.target.executor.set_lite(false);
         f.lite.able = true;
     }
@@ -1235,7 +1237,7 @@ impl Fuzzer<'_> {
             let limit = self.len_limit.max(data.len());
             self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            let lite = self.lite.able && self.lite_next();
+            let lite = self.lite.able;
             if lite {
                 self.lite.now = self.s.target.executor.set_lite(true);
             }
@@ -1411,11 +1413,6 @@ impl Fuzzer<'_> {
         let Some(&site) = self.outcome_site.get(o as usize) else { return false };
         let Some(&(base, n)) = self.s.site_outcomes.get(site as usize) else { return false };
         self.s.cov.sites.binary_search_by_key(&site, |&(x, _)| x).is_ok() && (base..base + n).all(|x| self.fb.is_covered(x))
-    }
-
-    /// Whether the next havoc execution is coverage-only (see [`Lite`]).
-    fn lite_next(&self) -> bool {
-        !self.opts.guidance
     }
 
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
