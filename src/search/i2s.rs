@@ -12,6 +12,11 @@
 //! ([`repairs`]): another field equal to the operand the move left alone turns the compare back
 //! (a check digit takes the new checksum).
 //!
+//! An integer field may show a compare only a part of itself (`x & 0xffff`, `x >> 16`, `(x >> 8)
+//! & 0xff`, a cast to `short`): an operand equal to a byte-aligned slice of the field, and not to
+//! the whole, has the other operand written into that slice ([`slices`]), as REDQUEEN matches
+//! operands at every width.
+//!
 //! The operands come from the trace's operand log ([`crate::trace::Trace::operands`]), the first
 //! evaluation of each compare site in the execution.
 //!
@@ -319,12 +324,21 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
         match (old, float) {
             (Value::Int(v), false) => {
                 for (left, this, other, r) in [(true, rec.a, rec.b, rel), (false, rec.b, rec.a, mirror(rel))] {
-                    if !int_matches(v, this) || !keep(i, left) {
+                    if !keep(i, left) {
                         continue;
                     }
                     let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
-                    let t = int_flip_target(r, holds(r, v.cmp(&o)), o);
-                    targets.push(Value::Int(t));
+                    if int_matches(v, this) && fits(domain, i, o) {
+                        let t = int_flip_target(r, holds(r, v.cmp(&o)), o);
+                        targets.push(Value::Int(t));
+                    } else if !rec.constant(left) {
+                        // a part of the field: the flip in the compare's own signedness
+                        let signed = rec.pred().is_some_and(Pred::int_operands_signed);
+                        let val = |u: u64| if signed { u as i64 as i128 } else { u as i128 };
+                        let (this_v, o) = (val(this), val(other));
+                        let t = int_flip_target(r, holds(r, this_v.cmp(&o)), o);
+                        targets.extend(slices(domain, i, v, this).into_iter().filter_map(|sl| sl.set(v, t)).map(Value::Int));
+                    }
                 }
             }
             (Value::Float(v), true) => {
@@ -492,10 +506,15 @@ pub fn copies(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
         let targets: Vec<Value> = match (old, float) {
             (Value::Int(v), false) => {
                 let mut t = Vec::new();
-                for (this, other) in [(rec.a, rec.b), (rec.b, rec.a)] {
-                    if int_matches(v, this) {
-                        let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
+                for (left, this, other) in [(true, rec.a, rec.b), (false, rec.b, rec.a)] {
+                    let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
+                    if int_matches(v, this) && fits(domain, i, o) {
                         t.extend([o, o.saturating_add(1), o.saturating_sub(1)].map(Value::Int));
+                    } else if !rec.constant(left) {
+                        let o = other as i64 as i128;
+                        for sl in slices(domain, i, v, this) {
+                            t.extend([o, o + 1, o - 1].into_iter().filter_map(|o| sl.set(v, o)).map(Value::Int));
+                        }
                     }
                 }
                 t
@@ -545,10 +564,76 @@ fn int_matches(v: i128, op: u64) -> bool {
     v == op as i64 as i128 || v == op as i128
 }
 
+/// Whether `o` lies in the range of integer field `i`'s type: a field equal to an operand that
+/// the other operand does not fit was compared through a narrower type (`(short)w < -30000` with
+/// `w` unsigned), so its [`slices`] are tried instead.
+fn fits(domain: &Domain, i: usize, o: i128) -> bool {
+    let (lo, hi) = domain.fields[i].ty.int_bounds();
+    (lo..=hi).contains(&o)
+}
+
+/// A byte-aligned bit slice of an integer field: bits `shift .. shift + width`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// Lowest bit of the slice.
+    pub shift: u32,
+    /// Bits in the slice: 8, 16 or 32, less than the field's.
+    pub width: u32,
+    /// Bits in the field (its type's size).
+    pub bits: u32,
+    /// Whether the field's type is signed (its value is read back sign-extended).
+    pub signed: bool,
+}
+
+impl Slice {
+    /// Field value `v` with the slice set to `t`, or `None` when `t` does not fit in the slice's
+    /// width (as an unsigned or a two's-complement number) or leaves `v` as it is.
+    pub fn set(&self, v: i128, t: i128) -> Option<i128> {
+        let w = self.width;
+        if !(-(1i128 << (w - 1))..(1i128 << w)).contains(&t) {
+            return None;
+        }
+        let mask = ((1u128 << w) - 1) << self.shift;
+        let field = (1u128 << self.bits) - 1;
+        let u = ((v as u128 & field & !mask) | (((t as u128) << self.shift) & mask)) & field;
+        let y = if self.signed && u >> (self.bits - 1) & 1 == 1 { u as i128 - (1i128 << self.bits) } else { u as i128 };
+        (y != v).then_some(y)
+    }
+}
+
+/// The byte-aligned slices of field `i` (value `v`, an integer of at least 2 bytes read as a
+/// number) that hold operand `op`, zero- or sign-extended from the slice's width, as `x &
+/// 0xffff`, `x >> 16`, `(x >> 8) & 0xff` or a cast to a narrower type show a part of `x` to a
+/// compare: the partial-width operands of input-to-state (Aschermann et al. 2019, REDQUEEN, which
+/// also matches an operand against the input's bytes at every width). Narrowest first, then from
+/// the lowest bit. A zero operand is not matched: zero bytes are everywhere (the upper bytes of
+/// small numbers), and so are compares of a computed zero (`count == 10` with no count yet), so
+/// the slices that hold it would cost an evaluation each for nothing (measured: luhn's and
+/// counter's executions up by 1.1-2.4x when it was matched against constants).
+pub fn slices(domain: &Domain, i: usize, v: i128, op: u64) -> Vec<Slice> {
+    let f = &domain.fields[i];
+    let bits = f.ty.size() as u32 * 8;
+    if op == 0 || bits < 16 || bits > 64 || f.ty == ScalarType::Bool || !matches!(f.role, Role::Value | Role::Char { .. }) {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    for width in [8u32, 16, 32].into_iter().filter(|&w| w < bits) {
+        for shift in (0..=bits - width).step_by(8) {
+            let part = (v as u128 >> shift) & ((1u128 << width) - 1);
+            let signed = if part >> (width - 1) & 1 == 1 { part as i128 - (1i128 << width) } else { part as i128 };
+            if part == op as u128 || signed == op as i64 as i128 {
+                out.push(Slice { shift, width, bits, signed: f.ty.is_signed() });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::input::Field;
+    use evotest_abi::shm::OPERAND_B_CONST;
 
     fn rec(a: u64, b: u64, float: bool) -> OperandRec {
         OperandRec { site: 0, kind: if float { OPERANDS_FLOAT } else { 0 }, a, b }
@@ -575,6 +660,51 @@ mod tests {
         assert!(c.iter().any(|y| d.get(y, 0) == Value::Float(-3.5)));
         assert!(c.iter().any(|y| d.get(y, 1) == Value::Float(1e300)));
         assert_eq!(c.len(), 6);
+    }
+
+    /// A compare of parts of an integer (`(x & 0xffff) == (x >> 16)`, `(x >> 8 & 0xff) == 0x7f`
+    /// with `0x7f` a program constant): the part that holds an operand takes the other, the
+    /// rest of the field kept; a constant operand is not looked for, nor is zero.
+    #[test]
+    fn a_part_of_an_int_field_equal_to_an_operand_takes_the_other() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::U32)]);
+        let x = d.from_values(&[Value::Int(0xAD01_4A76)]);
+        let eq = |a: u64, b: u64, kind: u32| OperandRec { site: 0, kind: Pred::Eq as u32 | kind, a, b };
+        let flipped: Vec<i128> = flips_of(&d, &x, &eq(0x4A76, 0xAD01, 0), &|_| 1.0).iter().map(|y| d.get(y, 0).as_i128()).collect();
+        assert_eq!(flipped, vec![0xAD01_AD01, 0x4A76_4A76]);
+        let copied: Vec<i128> = copies(&d, &x, &eq(0x4A76, 0xAD01, 0)).iter().map(|y| d.get(y, 0).as_i128()).collect();
+        assert_eq!(copied, vec![0xAD01_AD01, 0xAD01_AD02, 0xAD01_AD00, 0x4A76_4A76, 0x4A77_4A76, 0x4A75_4A76]);
+        // byte 1 (0x4A) against the constant 0x7f: the byte becomes 0x7f, the constant is not
+        // looked for in x
+        let c = flips_of(&d, &x, &eq(0x4A, 0x7F, OPERAND_B_CONST), &|_| 1.0);
+        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![0xAD01_7F76]);
+        // a signed byte compared sign-extended: (signed char)(x >> 24) < -100 with x >> 24 = 0xAD
+        // (-83) becomes -101 there
+        let lt = OperandRec { site: 0, kind: Pred::Slt as u32 | OPERAND_B_CONST, a: -83i64 as u64, b: -100i64 as u64 };
+        let c = flips_of(&d, &x, &lt, &|_| 1.0);
+        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![0x9B01_4A76]);
+        // zero is everywhere: no part matches it
+        let z = d.from_values(&[Value::Int(0x0000_0005)]);
+        assert!(flips_of(&d, &z, &eq(0, 9, OPERAND_B_CONST), &|_| 1.0).is_empty());
+        // a whole match whose other operand does not fit the field's type: `(short)w < -30000`
+        // with w = 32531 unsigned, compared sign-extended; the low half takes -30001
+        let w = d.from_values(&[Value::Int(32531)]);
+        let lt = OperandRec { site: 0, kind: Pred::Slt as u32 | OPERAND_B_CONST, a: 32531, b: -30000i64 as u64 };
+        let c = flips_of(&d, &w, &lt, &|_| 1.0);
+        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![(-30001i128) & 0xffff]);
+        // a target that does not fit the part is not written
+        assert!(flips_of(&d, &x, &eq(0x4A, 0x1234, OPERAND_B_CONST), &|_| 1.0).is_empty());
+    }
+
+    /// A signed field keeps its sign through a part: `short` x = -2 (0xfffe), its low byte 0xfe
+    /// compared with 7 becomes 0xff07 = -249.
+    #[test]
+    fn a_part_of_a_signed_field_reads_back_signed() {
+        let d = Domain::packed(vec![Field::full("x", ScalarType::I16)]);
+        let x = d.from_values(&[Value::Int(-2)]);
+        let rec = OperandRec { site: 0, kind: Pred::Eq as u32 | OPERAND_B_CONST, a: 0xFE, b: 7 };
+        let c = flips_of(&d, &x, &rec, &|_| 1.0);
+        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![-249]);
     }
 
     fn pred_rec(p: Pred, a: u64, b: u64) -> OperandRec {
