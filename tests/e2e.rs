@@ -383,3 +383,34 @@ fn numbers_parsed_from_a_string_are_replaced_in_their_text() {
     let (_, r) = run("tests/fixtures/searches.c", "parse_pair", d.path(), &["--seed", "1", "--max-execs", "100000", "--max-time", "0"]);
     assert_eq!(r["branches_covered"], 6, "{:?}", uncovered(&r));
 }
+
+/// The search trace (`EVOTEST_TRACE_SEARCH`, a developer's tool): one line per execution on
+/// standard error, numbered 1, 2, … without a gap, each with the label of the search that
+/// proposed the input (the default portfolio's `avm goal N`, `explore random`, …), and every
+/// outcome the run covered listed as new on exactly one line. Off, nothing is printed.
+#[test]
+fn the_search_trace_prints_every_execution_with_the_search_that_proposed_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["examples/triangle.c", "-f", "triangle", "--seed", "1", "--max-execs", "300", "-q", "--json", "--out"];
+    let o = evotest().env("EVOTEST_TRACE_SEARCH", "1").arg("run").args(args).arg(dir.path()).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("evotest-trace ")).collect();
+    assert_eq!(lines.len() as u64, report["executions"].as_u64().unwrap());
+    let mut covered = Vec::new();
+    for (n, l) in lines.iter().enumerate() {
+        assert!(l.starts_with(&format!("evotest-trace exec={} by=\"", n + 1)), "{l}");
+        let new = &l[l.find("new=[").unwrap() + 5..l.len() - 1];
+        covered.extend(new.split(", ").filter(|g| !g.is_empty()).map(|g| g.parse::<u32>().unwrap()));
+    }
+    assert!(lines.iter().any(|l| l.contains("by=\"avm goal ")), "{err}");
+    let n = covered.len();
+    covered.sort();
+    covered.dedup();
+    assert_eq!(covered.len(), n, "an outcome listed as new twice");
+    assert_eq!(n as u64, report["branches_covered"].as_u64().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest().arg("run").args(args).arg(dir.path()).output().unwrap();
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("evotest-trace"));
+}

@@ -7,6 +7,13 @@
 //!
 //! [`SearchContext`] joins them with the domain, the random generator and the configuration, and
 //! is the only thing algorithms see.
+//!
+//! **The search trace** (a developer's tool): with the environment variable
+//! [`TRACE_SEARCH_ENV`] set to a non-empty value, every execution prints one line to standard
+//! error, `evotest-trace exec=N by="LABEL" input=[values] new=[goals]`, where LABEL is what the
+//! running search set with [`SearchContext::set_label`] (the portfolio's `avm goal 12`,
+//! `explore random`, …). It shows where a run's executions go: which search proposed each input,
+//! on which goal, and what it covered first.
 
 use super::cache::EvalCache;
 use super::SearchConfig;
@@ -54,7 +61,13 @@ struct Evaluator<'a> {
     /// Hashes of the inputs evaluated so far (up to [`NOVELTY_CAPACITY`]), and how many were new.
     seen: std::collections::HashSet<u64>,
     novel: u64,
+    /// Whether each execution is printed ([`TRACE_SEARCH_ENV`]), and the label it is printed with.
+    trace: bool,
+    label: String,
 }
+
+/// The environment variable that turns on the search trace (see module docs).
+pub const TRACE_SEARCH_ENV: &str = "EVOTEST_TRACE_SEARCH";
 
 /// Most input hashes kept to tell new inputs from repeated ones (8 bytes each); past it every
 /// input counts as new.
@@ -151,6 +164,8 @@ impl<'a> SearchContext<'a> {
                 exhausted: false,
                 seen: Default::default(),
                 novel: 0,
+                trace: std::env::var_os(TRACE_SEARCH_ENV).is_some_and(|v| !v.is_empty()),
+                label: String::new(),
             },
             state: GoalState {
                 goals,
@@ -168,6 +183,17 @@ impl<'a> SearchContext<'a> {
         };
         cx.apply_ordered_trace();
         cx
+    }
+
+    /// Label the executions that follow in the search trace (see module docs); returns the label
+    /// before, for the caller to put back.
+    pub fn set_label(&mut self, label: impl Into<String>) -> String {
+        std::mem::replace(&mut self.eval.label, label.into())
+    }
+
+    /// Whether the search trace is on (so that a search builds labels only then).
+    pub fn tracing(&self) -> bool {
+        self.eval.trace
     }
 
     /// Add an observer of the evaluations that follow.
@@ -427,6 +453,9 @@ impl<'a> SearchContext<'a> {
             }
         }
         s.reached = reached;
+        if self.eval.trace {
+            eprintln!("evotest-trace exec={exec} by={:?} input={:?} new={covers_new:?}", self.eval.label, self.domain.values(&input));
+        }
         let test = TestCase {
             input: input.clone(),
             exit: ex.exit,

@@ -38,6 +38,9 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
             break;
         }
         let before = cx.best(goal).map(|b| b.0);
+        if cx.tracing() {
+            cx.set_label(format!("goal {goal}"));
+        }
         search.attempt(cx, goal)?;
         let attempt = scheduler.attempted(cx, goal, before);
         search.after_attempt(cx, goal, attempt)?;

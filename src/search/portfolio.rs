@@ -67,6 +67,9 @@ pub const START_SHARE: f64 = 0.05;
 /// it had covered one goal in this many executions, exploration as if it had covered none.
 pub const PRIOR: f64 = 10.0;
 
+/// The names of [`Portfolio::new`]'s searches, in order (for the search trace).
+const SEARCHES: [&str; 3] = ["avm", "havoc", "ga"];
+
 /// See module docs.
 pub struct Portfolio {
     searches: Vec<Box<dyn GoalSearch>>,
@@ -135,6 +138,7 @@ impl Explorer {
         self.directed.covered += c.saturating_sub(self.mark.1) as f64;
         while !cx.finished() && (self.explored as f64) < self.share() * cx.executions() as f64 {
             let (n0, c0) = (cx.executions(), cx.archive().n_covered());
+            let label = cx.tracing().then(|| cx.set_label(if self.explored % 2 == 0 { "explore random" } else { "explore havoc" }));
             let x = if self.explored % 2 == 0 {
                 cx.random_input()
             } else {
@@ -142,6 +146,9 @@ impl Explorer {
                 super::havoc::mutant(cx, &p)
             };
             cx.evaluate(&x)?;
+            if let Some(l) = label {
+                cx.set_label(l);
+            }
             self.explored += 1;
             self.exploration.execs += (cx.executions() - n0) as f64;
             self.exploration.covered += cx.archive().n_covered().saturating_sub(c0) as f64;
@@ -179,6 +186,9 @@ impl GoalSearch for Portfolio {
         self.explorer.borrow_mut().run(cx)?;
         if cx.is_covered(goal) || cx.finished() {
             return Ok(());
+        }
+        if cx.tracing() {
+            cx.set_label(format!("{} goal {goal}", SEARCHES[s]));
         }
         let before = cx.set_interleaved(Some(Box::new(Hook(self.explorer.clone()))));
         let r = self.searches[s].attempt(cx, goal);
