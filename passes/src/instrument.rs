@@ -100,16 +100,14 @@ fn quiet_path<'ctx>(
     for attr in ["alwaysinline", "nounwind"] {
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
+    // the quiet test is the entry: a full execution's hot path pays nothing for the lite one
     let block = |n: &str| ctx.append_basic_block(f, n);
-    let (entry, lite, lite_call, check, quiet, mode, call) =
-        (block("entry"), block("lite"), block("lite_call"), block("check"), block("quiet"), block("mode"), block("call"));
+    let (check, quiet, mode, lite, lite_call, call) =
+        (block("check"), block("quiet"), block("mode"), block("lite"), block("lite_call"), block("call"));
     let b = ctx.create_builder();
     let mut args: Vec<_> = f.get_param_iter().map(Into::into).collect();
     let holds_value = if holds { args.pop().map(|v: inkwell::values::BasicMetadataValueEnum| v.into_int_value()) } else { None };
     let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
-    // the quiet path first: a full execution's hot path pays nothing for the lite one
-    b.position_at_end(entry);
-    e(b.build_unconditional_branch(check))?;
     // not quiet: a coverage-only execution (whose probes never mark a record quiet) counts in
     // the lite map; any other calls the probe
     b.position_at_end(mode);
@@ -132,11 +130,7 @@ fn quiet_path<'ctx>(
             let o = e(b.build_int_z_extend(o, i64t, ""))?;
             // SAFETY: the outcome is within the module's n_outcomes bytes of the lite map
             let at = unsafe { e(b.build_in_bounds_gep(i8t, counts, &[o], ""))? };
-            let c = e(b.build_load(i8t, at, ""))?.into_int_value();
-            let below_max = e(b.build_int_compare(IntPredicate::NE, c, i8t.const_all_ones(), ""))?;
-            let inc = e(b.build_int_z_extend(below_max, i8t, ""))?;
-            let c = e(b.build_int_add(c, inc, ""))?;
-            e(b.build_store(at, c))?;
+            saturating_increment(&b, i8t, at)?;
             e(b.build_return(None))?;
         }
         None => {
@@ -160,16 +154,23 @@ fn quiet_path<'ctx>(
     let is_quiet = e(b.build_int_compare(IntPredicate::SLT, first_seq, i32t.const_zero(), ""))?;
     e(b.build_conditional_branch(is_quiet, quiet, mode))?;
     b.position_at_end(quiet);
-    let hits = e(b.build_load(i32t, rec, ""))?.into_int_value();
-    let below_max = e(b.build_int_compare(IntPredicate::NE, hits, i32t.const_all_ones(), ""))?;
-    let inc = e(b.build_int_z_extend(below_max, i32t, ""))?;
-    let hits = e(b.build_int_add(hits, inc, ""))?;
-    e(b.build_store(rec, hits))?;
+    saturating_increment(&b, i32t, rec)?;
     e(b.build_return(None))?;
     b.position_at_end(call);
     e(b.build_call(probe, &args, ""))?;
     e(b.build_return(None))?;
     Ok(f)
+}
+
+/// At `b`'s position: add one to the `ty` integer at `at`, unless it is all ones (a saturating
+/// count: the quiet path's hits, the lite map's bytes).
+fn saturating_increment<'ctx>(b: &Builder<'ctx>, ty: inkwell::types::IntType<'ctx>, at: inkwell::values::PointerValue<'ctx>) -> Result<(), String> {
+    let c = e(b.build_load(ty, at, ""))?.into_int_value();
+    let below_max = e(b.build_int_compare(inkwell::IntPredicate::NE, c, ty.const_all_ones(), ""))?;
+    let inc = e(b.build_int_z_extend(below_max, ty, ""))?;
+    let c = e(b.build_int_add(c, inc, ""))?;
+    e(b.build_store(at, c))?;
+    Ok(())
 }
 
 /// The runtime's pointer-sized global `name` ([`names::FLAGS`], [`names::EVENTS_FLAG`]: the

@@ -507,16 +507,7 @@ pub unsafe extern "C" fn __evotest_switch_lite(
     cases: *const u64,
     order: *const u32,
 ) {
-    let v = distance::switch_key(value);
-    let (mut lo, mut hi) = (0, n as usize);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if distance::switch_key(*cases.add(*order.add(mid) as usize)) < v {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
+    let lo = switch_lower_bound(value, n as usize, cases, order);
     let mut taken = 0;
     if lo < n as usize {
         let i = *order.add(lo) as usize;
@@ -1230,24 +1221,34 @@ unsafe fn switch_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64
     }
 }
 
+/// The first position in value order (`order`) whose case is at least `value` (`n` when none
+/// is), by binary search.
+///
+/// # Safety
+/// `cases` and `order` must point to `n` values each.
+#[inline(always)]
+unsafe fn switch_lower_bound(value: u64, n: usize, cases: *const u64, order: *const u32) -> usize {
+    let v = distance::switch_key(value);
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if distance::switch_key(*cases.add(*order.add(mid) as usize)) < v {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// The case slots of a switch's later evaluation: a binary search finds the case taken, or the
 /// two cases around `value`, and only those are min-ed (see [`__evotest_switch`]). Returns the
 /// outcome taken among the cases (`i + 1`), or 0 for none.
 #[inline(always)]
 unsafe fn switch_cases_later(slots: *mut f64, value: u64, n: usize, cases: *const u64, order: *const u32) -> u32 {
     let mut taken = 0;
-    // the first position in value order whose case is >= value
-    let v = distance::switch_key(value);
     let case_at = |j: usize| *order.add(j) as usize;
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if distance::switch_key(*cases.add(case_at(mid))) < v {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
+    let lo = switch_lower_bound(value, n, cases, order);
     if lo < n {
         let i = case_at(lo);
         let d = distance::switch_case(value, *cases.add(i), true);

@@ -65,6 +65,25 @@ impl SwitchTable {
 }
 
 impl SharedMemory {
+    /// The handle of segment `id`, attached at `base` with `layout`, with the engine's own state
+    /// empty.
+    fn handle(id: i32, base: *mut u8, layout: Layout) -> SharedMemory {
+        SharedMemory {
+            id,
+            base,
+            layout,
+            switches: Vec::new(),
+            scratch: Vec::new(),
+            site_bits: Vec::new(),
+            dirty: None,
+            sparse_runs: 0,
+            quiet_saved: None,
+            lite: false,
+            last_lite: false,
+            outcome_site: Vec::new(),
+        }
+    }
+
     /// Create, attach and initialise a segment with these capacities.
     ///
     /// Errors: the kernel refuses (`shmget`/`shmat`), e.g. `kernel.shmmax` too small.
@@ -83,10 +102,7 @@ impl SharedMemory {
             }
             // Destroyed when the last process detaches (see module docs).
             libc::shmctl(id, libc::IPC_RMID, ptr::null_mut());
-            let shm = SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None,
-            lite: false,
-            last_lite: false,
-            outcome_site: Vec::new() };
+            let shm = SharedMemory::handle(id, p as *mut u8, layout);
             ptr::write_bytes(shm.base, 0, layout.size);
             let h = shm.header_mut();
             h.magic = MAGIC;
@@ -115,10 +131,7 @@ impl SharedMemory {
                 bail!("shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})", h.version);
             }
             let layout = Layout::from_header(h);
-            Ok(SharedMemory { id, base: p as *mut u8, layout, switches: Vec::new(), scratch: Vec::new(), site_bits: Vec::new(), dirty: None, sparse_runs: 0, quiet_saved: None,
-            lite: false,
-            last_lite: false,
-            outcome_site: Vec::new() })
+            Ok(SharedMemory::handle(id, p as *mut u8, layout))
         }
     }
 

@@ -737,7 +737,6 @@ pub struct LiteStats {
     pub full_executions: u64,
 }
 
-
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
 ///
 /// Errors (one line): bad options or seeds, a target that does not start or was not built with
@@ -1237,10 +1236,8 @@ impl Fuzzer<'_> {
             let limit = self.len_limit.max(data.len());
             self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            let lite = self.lite.able;
-            if lite {
-                self.lite.now = self.s.target.executor.set_lite(true);
-            }
+            let lite = self.lite.able && self.s.target.executor.set_lite(true);
+            self.lite.now = lite;
             let plain = self.evaluate(&d, true);
             if lite {
                 self.s.target.executor.set_lite(false);

@@ -596,8 +596,17 @@ impl Slice {
         let mask = ((1u128 << w) - 1) << self.shift;
         let field = (1u128 << self.bits) - 1;
         let u = ((v as u128 & field & !mask) | (((t as u128) << self.shift) & mask)) & field;
-        let y = if self.signed && u >> (self.bits - 1) & 1 == 1 { u as i128 - (1i128 << self.bits) } else { u as i128 };
+        let y = if self.signed { sign_extend(u, self.bits) } else { u as i128 };
         (y != v).then_some(y)
+    }
+}
+
+/// The `bits`-bit two's-complement number in the low bits of `u` (`bits` at most 64).
+fn sign_extend(u: u128, bits: u32) -> i128 {
+    if u >> (bits - 1) & 1 == 1 {
+        u as i128 - (1i128 << bits)
+    } else {
+        u as i128
     }
 }
 
@@ -620,8 +629,7 @@ pub fn slices(domain: &Domain, i: usize, v: i128, op: u64) -> Vec<Slice> {
     for width in [8u32, 16, 32].into_iter().filter(|&w| w < bits) {
         for shift in (0..=bits - width).step_by(8) {
             let part = (v as u128 >> shift) & ((1u128 << width) - 1);
-            let signed = if part >> (width - 1) & 1 == 1 { part as i128 - (1i128 << width) } else { part as i128 };
-            if part == op as u128 || signed == op as i64 as i128 {
+            if part == op as u128 || sign_extend(part, width) == op as i64 as i128 {
                 out.push(Slice { shift, width, bits, signed: f.ty.is_signed() });
             }
         }
