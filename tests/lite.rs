@@ -1,7 +1,8 @@
 //! Coverage-only executions (`evotest_abi::shm::FLAG_LITE`, `Executor::set_lite`): the probes
 //! count the outcomes taken in the lite map and record nothing else. What the fuzzer reads from
 //! such an execution must be what a full execution gives it: the same outcomes taken and the
-//! same sites, in the same hit-count buckets.
+//! same sites, in the same hit-count buckets. The harness is built at `-O1`, so these
+//! executions run the functions' coverage-only clones (`passes/src/lite.rs`).
 
 mod common;
 
@@ -60,6 +61,10 @@ fn coverage_only_executions_read_as_full_ones() {
     let _ = common::evotest(); // checks that the pass and runtime were built
     let dir = tempfile::tempdir().unwrap();
     let exe = build(dir.path());
+    // the harness has its coverage-only clone, which these executions enter
+    let bytes = std::fs::read(&exe).unwrap();
+    let clone = b"LLVMFuzzerTestOneInput.evotest_lite";
+    assert!(bytes.windows(clone.len()).any(|w| w == clone), "no coverage-only clone in {}", exe.display());
     let config = ForkServerConfig { sites: 256, outcomes: 1024, persistent: Some(100), ..Default::default() };
     let mut fs = ForkServer::start(&exe, &config).unwrap();
     let table = outcome_table(&exe, &fs);

@@ -1,5 +1,5 @@
 // The C++ side of the evotest pass plugin. It is deliberately small: everything that decides what
-// to instrument and how lives in Rust (src/). This file does two things the LLVM-C API cannot:
+// to instrument and how lives in Rust (src/). This file does three things the LLVM-C API cannot:
 //
 //  1. Registration with the new pass manager. A PassInfoMixin module pass whose run() calls the
 //     Rust entry point evotest_instrument_module(), registered at pipeline start so it runs before
@@ -11,6 +11,9 @@
 //     DILocalVariable, the types of a DISubprogram, the C spelling / scalar class / size / members
 //     of a DIType; and two IR queries (an argument's `sret`, a pointer's base and constant offset)
 //     used to match IR arguments to source parameters when the ABI splits or indirects them (Rust).
+//
+//  3. Function cloning and entry dispatch for the coverage-only clones (src/lite.rs): LLVM-C has
+//     no CloneFunction.
 
 #include "llvm-c/Core.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -22,6 +25,9 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstring>
 #include <string>
@@ -461,6 +467,83 @@ unsigned evotest_disubprogram_language(LLVMMetadataRef SP) {
       return L.hasVersionedName() ? 0 : L.getName();
     }
   return 0;
+}
+
+// Whether function Fn can have a coverage-only clone (src/lite.rs): a definition that will be
+// emitted (not `available_externally`), optimised (not `optnone`, as every function at -O0 is),
+// not variadic (its clone could not be called with the caller's variable arguments), not naked,
+// not a coroutine before splitting, and with no block whose address is taken (`&&label` tables
+// would jump from the clone into the original).
+bool evotest_can_clone(LLVMValueRef Fn) {
+  auto *F = dyn_cast_or_null<Function>(unwrap(Fn));
+  if (!F || F->isDeclaration() || F->isVarArg() || F->hasAvailableExternallyLinkage() ||
+      F->hasFnAttribute(Attribute::Naked) || F->hasFnAttribute(Attribute::OptimizeNone) ||
+      F->isPresplitCoroutine())
+    return false;
+  for (BasicBlock &BB : *F)
+    if (BB.hasAddressTaken()) return false;
+  return true;
+}
+
+// Clone the body of function Fn into its module as an internal function named Name (its debug
+// subprogram cloned with it). Calls in the clone are not redirected.
+LLVMValueRef evotest_clone_function(LLVMValueRef Fn, const char *Name) {
+  Function *F = unwrap<Function>(Fn);
+  ValueToValueMapTy VMap;
+  Function *C = CloneFunction(F, VMap);
+  C->setName(Name);
+  C->setLinkage(GlobalValue::InternalLinkage);
+  C->setVisibility(GlobalValue::DefaultVisibility);
+  C->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+  C->setComdat(nullptr);
+  C->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return wrap(C);
+}
+
+// At the entry of Fn: when the word the pointer global Flags points at has a bit of Mask set,
+// return what Lite (Fn's clone, of the same type) returns for Fn's arguments; otherwise run Fn's
+// body. The entry block's static allocas stay in the entry block (moved to its start), so that
+// they are still promoted to registers.
+void evotest_lite_dispatch(LLVMValueRef Fn, LLVMValueRef Lite, LLVMValueRef Flags, uint32_t Mask) {
+  Function *F = unwrap<Function>(Fn);
+  Function *L = unwrap<Function>(Lite);
+  LLVMContext &Ctx = F->getContext();
+  BasicBlock &Entry = F->getEntryBlock();
+  // the static allocas first
+  SmallVector<AllocaInst *, 16> Allocas;
+  for (Instruction &I : Entry)
+    if (auto *A = dyn_cast<AllocaInst>(&I))
+      if (A->isStaticAlloca()) Allocas.push_back(A);
+  Instruction *First = &*Entry.getFirstNonPHIIt();
+  for (AllocaInst *A : Allocas)
+    if (A != First) A->moveBefore(First->getIterator());
+  BasicBlock::iterator It = Entry.begin();
+  while (It != Entry.end() && isa<AllocaInst>(&*It) && cast<AllocaInst>(&*It)->isStaticAlloca()) ++It;
+  BasicBlock *Full = Entry.splitBasicBlock(It, "evotest.full");
+  Entry.getTerminator()->eraseFromParent();
+  BasicBlock *LiteBB = BasicBlock::Create(Ctx, "evotest.lite", F, Full);
+  IRBuilder<> B(&Entry);
+  Type *Ptr = PointerType::get(Ctx, 0);
+  Value *At = B.CreateLoad(Ptr, unwrap(Flags));
+  Value *Word = B.CreateLoad(B.getInt32Ty(), At);
+  Value *On = B.CreateICmpNE(B.CreateAnd(Word, B.getInt32(Mask)), B.getInt32(0));
+  B.CreateCondBr(On, LiteBB, Full);
+  IRBuilder<> LB(LiteBB);
+  SmallVector<Value *, 8> Args;
+  for (Argument &A : F->args()) Args.push_back(&A);
+  CallInst *Call = LB.CreateCall(L, Args);
+  Call->setCallingConv(L->getCallingConv());
+  Call->setAttributes(L->getAttributes());
+  Call->setTailCall(true);
+  // the clone stays a function of its own: inlined here, it would double the size of every
+  // caller the original is inlined into
+  Call->addFnAttr(Attribute::NoInline);
+  if (DISubprogram *SP = F->getSubprogram())
+    Call->setDebugLoc(DILocation::get(Ctx, SP->getLine(), 0, SP));
+  if (F->getReturnType()->isVoidTy())
+    LB.CreateRetVoid();
+  else
+    LB.CreateRet(Call);
 }
 
 } // extern "C"

@@ -39,6 +39,9 @@ struct Probes<'ctx> {
     /// ([`crate::flags::source`]): with the flag's distance.
     cmp_flag: FunctionValue<'ctx>,
     cond_flag: FunctionValue<'ctx>,
+    /// Each inline quiet path and its coverage-only twin ([`lite_twin`]), which the
+    /// coverage-only clones call instead ([`crate::lite`]).
+    lite_twins: Vec<(FunctionValue<'ctx>, FunctionValue<'ctx>)>,
 }
 
 impl<'ctx> Probes<'ctx> {
@@ -57,7 +60,10 @@ impl<'ctx> Probes<'ctx> {
             (&mut self.cmp_flag, "__evotest_cmp_flag_q"),
             (&mut self.cond_flag, "__evotest_cond_flag_q"),
         ] {
-            *probe = quiet_path(module, ctx, name, *probe, desc_ty, name != "__evotest_switch_q")?;
+            let holds = name != "__evotest_switch_q";
+            let twin = lite_twin(module, ctx, &format!("{}_l", name.trim_end_matches("_q")), *probe, desc_ty, holds)?;
+            *probe = quiet_path(module, ctx, name, *probe, desc_ty, holds)?;
+            self.lite_twins.push((*probe, twin));
         }
         Ok(())
     }
@@ -76,8 +82,8 @@ const _: () = assert!(evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31, "the quiet p
 /// At a site that is not quiet, in a coverage-only execution ([`evotest_abi::shm::FLAG_LITE`] in
 /// `*`[`names::FLAGS`]; its probes mark no record quiet), it counts the outcome taken in the lite
 /// map instead of calling `probe`, through the descriptor's `lite`
-/// ([`evotest_abi::shm::ModuleDesc::lite`]): inline when it knows the outcome (`holds`) and the
-/// module registered, else by calling the probe's lite variant ([`names::LITE_SUFFIX`]). The
+/// ([`evotest_abi::shm::ModuleDesc::lite`]): inline when it knows the outcome (`holds`), else by
+/// calling the probe's lite variant ([`names::LITE_SUFFIX`]). The
 /// quiet test comes first, so that a full execution's fast path costs what it did.
 fn quiet_path<'ctx>(
     module: &Module<'ctx>,
@@ -90,7 +96,7 @@ fn quiet_path<'ctx>(
     use inkwell::attributes::{Attribute, AttributeLoc};
     use inkwell::IntPredicate;
     let p = ctx.ptr_type(AddressSpace::default());
-    let (i8t, i32t, i64t) = (ctx.i8_type(), ctx.i32_type(), ctx.i64_type());
+    let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
     let mut params = probe.get_type().get_param_types();
     if holds {
         params.push(ctx.bool_type().into());
@@ -116,21 +122,8 @@ fn quiet_path<'ctx>(
     b.position_at_end(lite);
     match holds_value {
         Some(h) => {
-            let lite_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_LITE_FIELD, ""))?;
-            let counts = e(b.build_load(p, lite_at, ""))?.into_pointer_value();
-            let unregistered = e(b.build_is_null(counts, ""))?;
-            let count = ctx.append_basic_block(f, "lite_count");
-            e(b.build_conditional_branch(unregistered, lite_call, count))?;
-            b.position_at_end(count);
-            // outcome 0 when the condition holds, 1 when not
             let ob = f.get_nth_param(2).ok_or("probe without an outcome base")?.into_int_value();
-            let not = e(b.build_not(h, ""))?;
-            let k = e(b.build_int_z_extend(not, i32t, ""))?;
-            let o = e(b.build_int_add(ob, k, ""))?;
-            let o = e(b.build_int_z_extend(o, i64t, ""))?;
-            // SAFETY: the outcome is within the module's n_outcomes bytes of the lite map
-            let at = unsafe { e(b.build_in_bounds_gep(i8t, counts, &[o], ""))? };
-            saturating_increment(&b, i8t, at)?;
+            lite_increment(&b, ctx, desc_ty, desc, ob, h)?;
             e(b.build_return(None))?;
         }
         None => {
@@ -160,6 +153,68 @@ fn quiet_path<'ctx>(
     e(b.build_call(probe, &args, ""))?;
     e(b.build_return(None))?;
     Ok(f)
+}
+
+/// The coverage-only twin of the inline quiet path of `probe` ([`quiet_path`]), which the
+/// coverage-only clones call instead ([`crate::lite`]), with the same parameters. With `holds`,
+/// an internal, always-inlined function `name` that adds one to the outcome taken in the lite map
+/// (through the descriptor's `lite`, which points at a private array until the module registers)
+/// and does nothing else. Without, the probe's lite variant ([`names::LITE_SUFFIX`]).
+///
+/// No quiet test: a coverage-only execution starts with every site record zeroed and writes
+/// none (`SharedMemory::scan_coverage`), so no site is quiet in it.
+fn lite_twin<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    name: &str,
+    probe: FunctionValue<'ctx>,
+    desc_ty: inkwell::types::StructType<'ctx>,
+    holds: bool,
+) -> Result<FunctionValue<'ctx>, String> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    let probe_name = probe.get_name().to_str().map_err(|e| e.to_string())?.to_string();
+    if !holds {
+        return Ok(declare(module, &format!("{probe_name}{}", names::LITE_SUFFIX), probe.get_type()));
+    }
+    let mut params = probe.get_type().get_param_types();
+    params.push(ctx.bool_type().into());
+    let params: Vec<inkwell::types::BasicMetadataTypeEnum> = params.into_iter().map(Into::into).collect();
+    let f = module.add_function(name, ctx.void_type().fn_type(&params, false), Some(Linkage::Internal));
+    for attr in ["alwaysinline", "nounwind"] {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+    }
+    let b = ctx.create_builder();
+    b.position_at_end(ctx.append_basic_block(f, "count"));
+    let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
+    let ob = f.get_nth_param(2).ok_or("probe without an outcome base")?.into_int_value();
+    let h = f.get_last_param().ok_or("probe without parameters")?.into_int_value();
+    lite_increment(&b, ctx, desc_ty, desc, ob, h)?;
+    e(b.build_return(None))?;
+    Ok(f)
+}
+
+/// At `b`'s position: add one to outcome `ob` (when `holds` is true) or `ob + 1` (when not) of
+/// the lite map the descriptor `desc` points at ([`evotest_abi::shm::ModuleDesc::lite`], a
+/// private array until the module registers), saturating at 255.
+fn lite_increment<'ctx>(
+    b: &Builder<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    desc_ty: inkwell::types::StructType<'ctx>,
+    desc: inkwell::values::PointerValue<'ctx>,
+    ob: inkwell::values::IntValue<'ctx>,
+    holds: inkwell::values::IntValue<'ctx>,
+) -> Result<(), String> {
+    let (i8t, i32t, i64t) = (ctx.i8_type(), ctx.i32_type(), ctx.i64_type());
+    let lite_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_LITE_FIELD, ""))?;
+    let counts = e(b.build_load(ctx.ptr_type(AddressSpace::default()), lite_at, ""))?.into_pointer_value();
+    let not = e(b.build_not(holds, ""))?;
+    let k = e(b.build_int_z_extend(not, i32t, ""))?;
+    let o = e(b.build_int_add(ob, k, ""))?;
+    let o = e(b.build_int_z_extend(o, i64t, ""))?;
+    // SAFETY: the outcome is within the module's n_outcomes bytes of the lite map (or of the
+    // private array)
+    let at = unsafe { e(b.build_in_bounds_gep(i8t, counts, &[o], ""))? };
+    saturating_increment(b, i8t, at)
 }
 
 /// At `b`'s position: add one to the `ty` integer at `at`, unless it is all ones (a saturating
@@ -270,6 +325,7 @@ impl<'ctx> Probes<'ctx> {
                 void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into(), f64t.into()], false),
             ),
             cond_flag: declare(module, names::PROBE_COND_FLAG, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into()], false)),
+            lite_twins: Vec::new(),
         }
     }
 }
@@ -544,6 +600,11 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     no_recs.set_linkage(Linkage::Private);
     no_recs.set_alignment(8);
     no_recs.set_initializer(&rec_ty.const_zero());
+    // the lite map the coverage-only clones count in before the module registers
+    let lite_ty = ctx.i8_type().array_type(mmeta.n_outcomes);
+    let no_lite = module.add_global(lite_ty, None, "__evotest_no_lite");
+    no_lite.set_linkage(Linkage::Private);
+    no_lite.set_initializer(&lite_ty.const_zero());
     let desc = module.add_global(desc_ty, None, names::MODULE_DESC);
     desc.set_linkage(Linkage::Private);
     desc.set_alignment(8);
@@ -558,7 +619,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         i32t.const_int(mmeta.defs.len() as u64, false).into(),
         i32t.const_int((evotest_abi::shm::DESC_FLAG_RECS | evotest_abi::shm::DESC_FLAG_LITE) as u64, false).into(),
         no_recs.as_pointer_value().into(),
-        ctx.ptr_type(AddressSpace::default()).const_null().into(),
+        no_lite.as_pointer_value().into(),
     ]));
 
     // Phase 2: inject.
@@ -628,6 +689,14 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 .map_err(|e| e.to_string())?;
             unsafe { copy_debug_loc(r.call, call.as_value_ref()) };
         }
+    }
+
+    // Coverage-only clones of the function bodies, each entered from its original while a
+    // coverage-only execution runs: last, so that they are clones of the whole instrumentation.
+    if opts.lite_clones {
+        // SAFETY: `bodies` are functions of the module, whose probes are all in place
+        let flags = runtime_pointer(module, &ctx, names::FLAGS).as_value_ref();
+        unsafe { crate::lite::clone_bodies(module, &bodies, &probes.lite_twins, flags)? };
     }
 
     // Registration constructor.

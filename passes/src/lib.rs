@@ -30,6 +30,7 @@
 //!   harness can call them.
 //! * `EVOTEST_RENAME_MAIN=1`: rename `main` to `__evotest_target_main`, so that a generated
 //!   harness can provide its own `main`.
+//! * `EVOTEST_LITE_CLONES=0`: no coverage-only clones ([`lite`]; for measuring what they buy).
 
 mod collect;
 mod condtext;
@@ -38,6 +39,7 @@ mod decisions;
 mod debuginfo;
 mod flags;
 mod instrument;
+mod lite;
 
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::module::Module;
@@ -49,6 +51,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub struct Options {
     pub expose: Vec<String>,
     pub rename_main: bool,
+    /// Give each function a coverage-only clone ([`lite`]); off with `EVOTEST_LITE_CLONES=0`.
+    pub lite_clones: bool,
 }
 
 impl Options {
@@ -57,7 +61,8 @@ impl Options {
             .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
             .unwrap_or_default();
         let rename_main = std::env::var(evotest_abi::names::ENV_PASS_RENAME_MAIN).is_ok_and(|v| v == "1");
-        Options { expose, rename_main }
+        let lite_clones = std::env::var(evotest_abi::names::ENV_PASS_LITE_CLONES).map_or(true, |v| v != "0");
+        Options { expose, rename_main, lite_clones }
     }
 }
 

@@ -188,6 +188,9 @@ pub mod names {
     /// Pass option: when `1`, the pass renames `main` to [`RENAMED_MAIN`] so that a generated
     /// harness can provide its own.
     pub const ENV_PASS_RENAME_MAIN: &str = "EVOTEST_RENAME_MAIN";
+    /// Pass option: when `0`, the pass gives no function a coverage-only clone (the clones are
+    /// on by default).
+    pub const ENV_PASS_LITE_CLONES: &str = "EVOTEST_LITE_CLONES";
     /// What `main` is renamed to under [`ENV_PASS_RENAME_MAIN`].
     pub const RENAMED_MAIN: &str = "__evotest_target_main";
 

@@ -1,0 +1,141 @@
+//! Coverage-only clones: a second copy of every function body, for the executions that read
+//! only which outcomes were taken ([`evotest_abi::shm::FLAG_LITE`]).
+//!
+//! The probes are placed before optimisation, so that the optimiser cannot fold the branches
+//! they describe. The price is paid in every execution, also in those that need no distances:
+//! each probe is a call the optimiser cannot see through, which keeps operands alive, blocks
+//! the motion of loads across it and stops the vectoriser. A coverage-only execution counted
+//! the outcomes inline, yet still ran that code (measured: 4× the program's own time, against
+//! 6% for libFuzzer's counters, placed after optimisation).
+//!
+//! So each function `f` that can be cloned ([`evotest_can_clone`]: optimised, not variadic, no
+//! address-taken block) gets an internal clone `f.evotest_lite`, made after all probes are in
+//! place, in which
+//! * every inline quiet path calls its coverage-only twin instead, which counts the outcome in
+//!   the lite map and never calls a probe (the compares' operands become dead code);
+//! * the probes that feed only distances and traces are removed: definition probes, routine
+//!   operand logging, the flag functions' frames, and flag distances (NaN);
+//! * string and byte compares keep their probes, which count in the lite map by themselves;
+//! * direct calls of a cloned function call its clone.
+//!
+//! At `f`'s entry, a test of the flag word sends a coverage-only execution to the clone (two
+//! loads and a branch in the others). What the clone counts is what the original counts in a
+//! coverage-only execution; `tests/lite.rs` checks it. The code grows about twofold.
+
+use evotest_abi::names;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, FunctionValue};
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+
+extern "C" {
+    fn evotest_can_clone(f: LLVMValueRef) -> bool;
+    fn evotest_clone_function(f: LLVMValueRef, name: *const std::ffi::c_char) -> LLVMValueRef;
+    fn evotest_lite_dispatch(f: LLVMValueRef, lite: LLVMValueRef, flags: LLVMValueRef, mask: u32);
+}
+
+/// The suffix of a coverage-only clone's name.
+pub const CLONE_SUFFIX: &str = ".evotest_lite";
+
+/// What a clone does with a call of a runtime function.
+enum Action {
+    /// Call this function instead (same type).
+    Retarget(LLVMValueRef),
+    /// Remove the call; a result is replaced by NaN (a flag distance).
+    Remove,
+    Keep,
+}
+
+/// Give each function of `bodies` that can be cloned its coverage-only clone and the dispatch
+/// at its entry (see the module docs). `twins` pairs each inline quiet path with its
+/// coverage-only twin; `flags` is the runtime's pointer to its flag word ([`names::FLAGS`]).
+/// Returns the number of functions cloned.
+///
+/// # Safety
+/// `bodies` must be function definitions of `module`, instrumented and with all probes in place.
+pub(crate) unsafe fn clone_bodies<'ctx>(
+    module: &Module<'ctx>,
+    bodies: &[LLVMValueRef],
+    twins: &[(FunctionValue<'ctx>, FunctionValue<'ctx>)],
+    flags: LLVMValueRef,
+) -> Result<usize, String> {
+    let mut clones: HashMap<LLVMValueRef, LLVMValueRef> = HashMap::new();
+    for &f in bodies {
+        if !evotest_can_clone(f) {
+            continue;
+        }
+        let name = CString::new(format!("{}{CLONE_SUFFIX}", value_name(f))).map_err(|e| e.to_string())?;
+        let c = evotest_clone_function(f, name.as_ptr());
+        if c.is_null() {
+            return Err(format!("cannot clone {}", value_name(f)));
+        }
+        clones.insert(f, c);
+    }
+    if clones.is_empty() {
+        return Ok(0);
+    }
+    let twins: HashMap<LLVMValueRef, LLVMValueRef> = twins.iter().map(|(q, l)| (q.as_value_ref(), l.as_value_ref())).collect();
+    let action = |callee: LLVMValueRef| -> Action {
+        if let Some(&c) = clones.get(&callee).or_else(|| twins.get(&callee)) {
+            return Action::Retarget(c);
+        }
+        let name = value_name(callee);
+        let removed = name == names::DEF_IF_TRACING
+            || name == names::RTN_IF_LOGGING
+            || name == names::FLAG_OF_IF_ON
+            || name.starts_with(names::FRAME_IF_ON);
+        if removed {
+            Action::Remove
+        } else {
+            Action::Keep
+        }
+    };
+    let ctx = LLVMGetModuleContext(module.as_mut_ptr());
+    let nan = LLVMConstReal(LLVMDoubleTypeInContext(ctx), f64::NAN);
+    for &c in clones.values() {
+        let mut remove = Vec::new();
+        let mut bb = LLVMGetFirstBasicBlock(c);
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if !LLVMIsACallInst(i).is_null() || !LLVMIsAInvokeInst(i).is_null() {
+                    let n = LLVMGetNumOperands(i);
+                    let callee = LLVMGetOperand(i, (n - 1) as u32);
+                    if !LLVMIsAFunction(callee).is_null() {
+                        match action(callee) {
+                            Action::Retarget(to) => LLVMSetOperand(i, (n - 1) as u32, to),
+                            Action::Remove if !LLVMIsACallInst(i).is_null() => remove.push(i),
+                            _ => {}
+                        }
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        for i in remove {
+            if LLVMGetTypeKind(LLVMTypeOf(i)) == inkwell::llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind {
+                LLVMReplaceAllUsesWith(i, nan);
+            } else if !LLVMGetFirstUse(i).is_null() {
+                continue; // a result of another type: not a probe this module knows
+            }
+            LLVMInstructionEraseFromParent(i);
+        }
+    }
+    for (&f, &c) in &clones {
+        evotest_lite_dispatch(f, c, flags, evotest_abi::shm::FLAG_LITE);
+    }
+    Ok(clones.len())
+}
+
+/// The name of a global value, lossily as UTF-8.
+unsafe fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    let p = LLVMGetValueName2(v, &mut len);
+    if p.is_null() {
+        return String::new();
+    }
+    CStr::from_ptr(p).to_string_lossy().into_owned()
+}
