@@ -546,4 +546,56 @@ void evotest_lite_dispatch(LLVMValueRef Fn, LLVMValueRef Lite, LLVMValueRef Flag
     LB.CreateRet(Call);
 }
 
+// In function Fn (a coverage-only clone), replace each call of SwitchLite (the runtime's
+// `__evotest_switch_lite`) that stands before its `switch` by counters on the switch's edges:
+// successor K (0 the default, K > 0 case K - 1) adds one, saturating at 255, to outcome
+// `ob + K` of the lite map, which the descriptor (the call's first argument) points at from byte
+// LiteOffset. The probe counts the same outcome by a binary search over the case values. Calls
+// whose value is not the switch's condition are left as they are. Returns the number replaced.
+unsigned evotest_lite_switch_edges(LLVMValueRef Fn, LLVMValueRef SwitchLite, uint64_t LiteOffset) {
+  Function *F = unwrap<Function>(Fn);
+  Value *SL = unwrap(SwitchLite);
+  SmallVector<CallInst *, 8> Calls;
+  for (BasicBlock &BB : *F)
+    for (Instruction &I : BB)
+      if (auto *CI = dyn_cast<CallInst>(&I))
+        if (CI->getCalledOperand() == SL && CI->arg_size() == 8) Calls.push_back(CI);
+  unsigned Done = 0;
+  LLVMContext &Ctx = F->getContext();
+  Type *I8 = Type::getInt8Ty(Ctx);
+  Type *Ptr = PointerType::get(Ctx, 0);
+  for (CallInst *CI : Calls) {
+    BasicBlock *BB = CI->getParent();
+    auto *SI = dyn_cast<SwitchInst>(BB->getTerminator());
+    if (!SI) continue;
+    Value *V = CI->getArgOperand(3);
+    if (auto *C = dyn_cast<CastInst>(V)) V = C->getOperand(0);
+    auto *OB = dyn_cast<ConstantInt>(CI->getArgOperand(2));
+    auto *N = dyn_cast<ConstantInt>(CI->getArgOperand(5));
+    if (V != SI->getCondition() || !OB || !N || N->getZExtValue() != SI->getNumCases()) continue;
+    Value *Desc = CI->getArgOperand(0);
+    for (unsigned K = 0; K < SI->getNumSuccessors(); ++K) {
+      BasicBlock *Dest = SI->getSuccessor(K);
+      BasicBlock *Edge = BasicBlock::Create(Ctx, "evotest.edge", F, Dest);
+      IRBuilder<> B(Edge);
+      B.SetCurrentDebugLocation(CI->getDebugLoc());
+      Value *Counts = B.CreateLoad(Ptr, B.CreateConstInBoundsGEP1_64(I8, Desc, LiteOffset));
+      Value *At = B.CreateConstInBoundsGEP1_64(I8, Counts, OB->getZExtValue() + K);
+      Value *C = B.CreateLoad(I8, At);
+      Value *Inc = B.CreateZExt(B.CreateICmpNE(C, B.getInt8(255)), I8);
+      B.CreateStore(B.CreateAdd(C, Inc), At);
+      B.CreateBr(Dest);
+      SI->setSuccessor(K, Edge);
+      // one of Dest's incoming entries from BB (one per edge) now comes from Edge
+      for (PHINode &Phi : Dest->phis()) {
+        int Idx = Phi.getBasicBlockIndex(BB);
+        if (Idx >= 0) Phi.setIncomingBlock(Idx, Edge);
+      }
+    }
+    CI->eraseFromParent();
+    ++Done;
+  }
+  return Done;
+}
+
 } // extern "C"

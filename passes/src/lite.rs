@@ -15,6 +15,8 @@
 //!   the lite map and never calls a probe (the compares' operands become dead code);
 //! * the probes that feed only distances and traces are removed: definition probes, routine
 //!   operand logging, the flag functions' frames, and flag distances (NaN);
+//! * a `switch` counts on its edges (`evotest_lite_switch_edges` in the C++ shim): each
+//!   successor's edge gets a block that counts its outcome;
 //! * string and byte compares keep their probes, which count in the lite map by themselves;
 //! * direct calls of a cloned function call its clone.
 //!
@@ -34,10 +36,8 @@ extern "C" {
     fn evotest_can_clone(f: LLVMValueRef) -> bool;
     fn evotest_clone_function(f: LLVMValueRef, name: *const std::ffi::c_char) -> LLVMValueRef;
     fn evotest_lite_dispatch(f: LLVMValueRef, lite: LLVMValueRef, flags: LLVMValueRef, mask: u32);
+    fn evotest_lite_switch_edges(f: LLVMValueRef, switch_lite: LLVMValueRef, lite_offset: u64) -> u32;
 }
-
-/// The suffix of a coverage-only clone's name.
-pub const CLONE_SUFFIX: &str = ".evotest_lite";
 
 /// What a clone does with a call of a runtime function.
 enum Action {
@@ -66,7 +66,7 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
         if !evotest_can_clone(f) {
             continue;
         }
-        let name = CString::new(format!("{}{CLONE_SUFFIX}", value_name(f))).map_err(|e| e.to_string())?;
+        let name = CString::new(format!("{}{}", value_name(f), names::LITE_CLONE_SUFFIX)).map_err(|e| e.to_string())?;
         let c = evotest_clone_function(f, name.as_ptr());
         if c.is_null() {
             return Err(format!("cannot clone {}", value_name(f)));
@@ -122,6 +122,15 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
                 continue; // a result of another type: not a probe this module knows
             }
             LLVMInstructionEraseFromParent(i);
+        }
+    }
+    // a switch counts on its edges, not through the probe's binary search
+    let switch_lite = CString::new(format!("{}{}", names::PROBE_SWITCH, names::LITE_SUFFIX)).map_err(|e| e.to_string())?;
+    let switch_lite = LLVMGetNamedFunction(module.as_mut_ptr(), switch_lite.as_ptr());
+    if !switch_lite.is_null() {
+        let offset = std::mem::offset_of!(evotest_abi::shm::ModuleDesc, lite) as u64;
+        for &c in clones.values() {
+            evotest_lite_switch_edges(c, switch_lite, offset);
         }
     }
     for (&f, &c) in &clones {

@@ -223,10 +223,12 @@ pub struct FuzzArgs {
     /// found
     #[arg(long = "reduce_inputs", alias = "reduce-inputs", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     reduce_inputs: String,
-    /// 1: with --guidance off, havoc's executions are coverage-only (the probes count the
-    /// branch outcomes taken and compute no distance, as AFL++ runs its plain build beside its
-    /// CmpLog build; an input that adds coverage runs again in full before it is kept); with
-    /// guidance every execution records branch distances; 0: always
+    /// 1: havoc's executions may be coverage-only: a build at -O1 or above then runs each
+    /// function's clone that only counts the branch outcomes taken (as AFL++ runs its plain
+    /// build beside its CmpLog build); an input that adds coverage runs again in full, with
+    /// branch distances, before it is kept. Without guidance all of them; with guidance the
+    /// share of havoc's time they save (none under -runs alone); the guidance's own stages run
+    /// in full. 0: every execution records branch distances
     #[arg(long = "lite", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     lite: String,
     /// Seconds between two looks at the corpus directory for other workers' inputs

@@ -22,8 +22,9 @@
 //! 4. Every few seconds the corpus directory is scanned for inputs other workers wrote (`-j N`,
 //!    or other machines sharing the directory), which are run and kept if they add coverage.
 //!
-//! 5. **Guidance** (on unless `--guidance off`, [`guide`]): every execution's branch distances
-//!    of the frontier outcomes (uncovered outcomes of sites where another outcome is covered) are
+//! 5. **Guidance** (on unless `--guidance off`, [`guide`]): every full execution's branch
+//!    distances (havoc's are coverage-only, see [`Lite`], except those that add coverage) of the
+//!    frontier outcomes (uncovered outcomes of sites where another outcome is covered) are
 //!    read, and an input that lowers one's best distance is kept in a distance pool. Directed
 //!    attempts ([`directed`]) on the frontier outcomes whose distance is improving run
 //!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019:
@@ -704,26 +705,60 @@ struct Fuzzer<'a> {
 }
 
 /// Havoc's coverage-only executions ([`crate::exec::Executor::set_lite`]: the probes count the
-/// outcomes taken and nothing else; AFL++ runs its plain build beside its CmpLog build for the
-/// same reason). They are used where nothing reads the distances: without guidance, every havoc
-/// execution is coverage-only. With guidance every execution stays full: a coverage-only one
-/// gives the distance pool nothing, and on the eight libraries of `make bench-fuzz` it ran 0.8
-/// to 1.3 times as fast as a full one (evotest's inline quiet path already makes a fully covered
-/// site cheap; see the README's *Coverage-only executions*), too little to pay for that.
+/// outcomes taken and nothing else, in the functions' coverage-only clones of a build at `-O1`
+/// or above, `passes/src/lite.rs`; AFL++ runs its plain build beside its CmpLog build for the
+/// same reason). Without guidance every havoc execution is coverage-only. With guidance,
+/// coverage-only executions get the share of havoc's time they save ([`Lite::turn`]), and the
+/// guidance reads the distances of the full ones, of its own stages' executions and of havoc's
+/// inputs that add coverage. (With every havoc execution coverage-only, the guidance starved on
+/// small harnesses, where they run no faster: the magic values of `tests/fuzz.rs` were not found
+/// in 1,000 executions; with half of them, one lookup-table run of 14 was not solved in 30,000.)
 /// A coverage-only execution that adds coverage runs again in full before it is kept, so the
-/// corpus and the quiet map see what a full execution records.
+/// corpus, the quiet map and the guidance see what a full execution records.
 #[derive(Debug, Default)]
 struct Lite {
-    /// Havoc's executions are coverage-only: `-lite`, no guidance, and an executor that can
-    /// (checked once).
+    /// Havoc's executions are coverage-only: `-lite` and an executor that can (checked once).
     able: bool,
     /// The current havoc execution is coverage-only.
     now: bool,
-    /// Havoc's coverage-only and full executions.
+    /// Havoc's coverage-only and full executions, and their seconds.
     execs: u64,
     full_execs: u64,
+    secs: f64,
+    full_secs: f64,
     /// Coverage-only executions that added coverage and ran again in full.
     reruns: u64,
+}
+
+impl Lite {
+    /// Executions of each kind before their mean times are compared, and the least share of
+    /// coverage-only executions that keeps their mean time current.
+    const SAMPLE: u64 = 32;
+
+    /// Whether the next havoc execution is coverage-only. Without guidance, always. With
+    /// guidance, under an execution budget alone (not `by_time`), never: a coverage-only
+    /// execution only saves time, and gives the guidance nothing. Otherwise coverage-only
+    /// executions get the share of havoc's time that they save, `1 − t_lite / t_full` of the
+    /// executions' mean times (after [`Lite::SAMPLE`] of each, in turns): none where they run no
+    /// faster, 60% where they run 2.5 times as fast; and at least one execution in
+    /// [`Lite::SAMPLE`].
+    fn turn(&self, guided: bool, by_time: bool) -> bool {
+        if !guided {
+            return true;
+        }
+        if !by_time {
+            return false;
+        }
+        if self.execs < Self::SAMPLE || self.full_execs < Self::SAMPLE {
+            return self.execs <= self.full_execs;
+        }
+        if self.execs * Self::SAMPLE < self.execs + self.full_execs {
+            return true;
+        }
+        let (lite, full) = (self.secs / self.execs as f64, self.full_secs / self.full_execs as f64);
+        let share = if full > 0.0 { (1.0 - lite / full).clamp(0.0, 1.0) } else { 0.0 };
+        self.secs < share * (self.secs + self.full_secs)
+    }
 }
 
 /// What [`Lite`] did, for the run's summary.
@@ -912,8 +947,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         new_features: vec![],
         outcome_site,
     };
-    // nothing reads havoc's distances without guidance
-    if opts.lite && !opts.guidance && f.s.target.executor.set_lite(true) {
+    if opts.lite && f.s.target.executor.set_lite(true) {
         f.s.target.executor.set_lite(false);
         f.lite.able = true;
     }
@@ -1236,15 +1270,19 @@ impl Fuzzer<'_> {
             let limit = self.len_limit.max(data.len());
             self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            let lite = self.lite.able && self.s.target.executor.set_lite(true);
+            let lite = self.lite.able && self.lite.turn(guided, by_time) && self.s.target.executor.set_lite(true);
             self.lite.now = lite;
+            let t0 = Instant::now();
             let plain = self.evaluate(&d, true);
+            let secs = t0.elapsed().as_secs_f64();
             if lite {
                 self.s.target.executor.set_lite(false);
                 self.lite.execs += 1;
+                self.lite.secs += secs;
                 self.lite.now = false;
             } else {
                 self.lite.full_execs += 1;
+                self.lite.full_secs += secs;
             }
             let plain = plain?;
             if plain && from_entry && self.opts.reduce_inputs {

@@ -228,6 +228,7 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
         }
     }
     r.text = lines[start..].iter().take(100).copied().collect::<Vec<_>>().join("\n");
+    r.fold_clones();
     r
 }
 
@@ -303,6 +304,23 @@ impl Report {
             }
         }
         k
+    }
+
+    /// Name the frames of coverage-only clones (the pass's `lite.rs`) as their originals, and
+    /// drop the original's frame that entered its clone, so that a crash found by a
+    /// coverage-only execution has the stack and signature a full one gives it.
+    pub fn fold_clones(&mut self) {
+        let mut i = 0;
+        while i < self.frames.len() {
+            let base = self.frames[i].function.as_deref().and_then(clone_of).map(str::to_string);
+            if let Some(base) = base {
+                if self.frames.get(i + 1).and_then(|f| f.function.as_deref()) == Some(base.as_str()) {
+                    self.frames.remove(i + 1);
+                }
+                self.frames[i].function = Some(base);
+            }
+            i += 1;
+        }
     }
 
     /// The frames that say where the bug is (noise skipped), innermost first.
@@ -438,7 +456,15 @@ impl Symbolizer {
             }
         }
         r.frames = out;
+        r.fold_clones();
     }
+}
+
+/// The original's name of a function of a coverage-only clone (`f.evotest_lite`, as the symbol
+/// table names it, or `f(int) (.evotest_lite)` demangled), `None` for any other.
+fn clone_of(function: &str) -> Option<&str> {
+    let suffix = evotest_abi::names::LITE_CLONE_SUFFIX;
+    function.strip_suffix(suffix).or_else(|| function.strip_suffix(&format!(" ({suffix})") as &str))
 }
 
 /// One unique crash, as recorded in the shared crash directory.
@@ -622,6 +648,31 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
         }
         assert_eq!(r.signature(), "SIGABRT | parse_tag | parse_doc | LLVMFuzzerTestOneInput");
+    }
+
+    #[test]
+    fn frames_of_coverage_only_clones_read_as_the_originals() {
+        // a crash in a coverage-only execution: the clones' frames, and the original that
+        // entered its clone; a full execution of the same input gives the second stack
+        let mut lite = Report { kind: "SIGSEGV".into(), ..Default::default() };
+        for f in ["crash_here", "parse.evotest_lite", "LLVMFuzzerTestOneInput.evotest_lite", "LLVMFuzzerTestOneInput", "main"] {
+            lite.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        }
+        lite.fold_clones();
+        let mut full = Report { kind: "SIGSEGV".into(), ..Default::default() };
+        for f in ["crash_here", "parse", "LLVMFuzzerTestOneInput", "main"] {
+            full.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        }
+        assert_eq!(lite.frames, full.frames);
+        assert_eq!(lite.signature(), "SIGSEGV | crash_here | parse | LLVMFuzzerTestOneInput");
+        // demangled C++ names, and recursion of an original is left alone
+        let mut r = Report { kind: "SIGSEGV".into(), ..Default::default() };
+        for f in ["walk(node*) (.evotest_lite)", "walk(node*)", "walk(node*)", "main"] {
+            r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        }
+        r.fold_clones();
+        let names: Vec<_> = r.frames.iter().map(|f| f.function.clone().unwrap()).collect();
+        assert_eq!(names, ["walk(node*)", "walk(node*)", "main"]);
     }
 
     #[test]

@@ -188,6 +188,9 @@ pub mod names {
     /// Pass option: when `1`, the pass renames `main` to [`RENAMED_MAIN`] so that a generated
     /// harness can provide its own.
     pub const ENV_PASS_RENAME_MAIN: &str = "EVOTEST_RENAME_MAIN";
+    /// The suffix of a function's coverage-only clone (`f.evotest_lite`, see the pass's
+    /// `lite.rs`): crash stacks are folded back to the original's name.
+    pub const LITE_CLONE_SUFFIX: &str = ".evotest_lite";
     /// Pass option: when `0`, the pass gives no function a coverage-only clone (the clones are
     /// on by default).
     pub const ENV_PASS_LITE_CLONES: &str = "EVOTEST_LITE_CLONES";
