@@ -93,19 +93,10 @@ fn quiet_path<'ctx>(
     desc_ty: inkwell::types::StructType<'ctx>,
     holds: bool,
 ) -> Result<FunctionValue<'ctx>, String> {
-    use inkwell::attributes::{Attribute, AttributeLoc};
     use inkwell::IntPredicate;
     let p = ctx.ptr_type(AddressSpace::default());
     let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
-    let mut params = probe.get_type().get_param_types();
-    if holds {
-        params.push(ctx.bool_type().into());
-    }
-    let params: Vec<inkwell::types::BasicMetadataTypeEnum> = params.into_iter().map(Into::into).collect();
-    let f = module.add_function(name, ctx.void_type().fn_type(&params, false), Some(Linkage::Internal));
-    for attr in ["alwaysinline", "nounwind"] {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
-    }
+    let f = always_inlined(module, ctx, name, probe_type(ctx, probe, holds));
     // the quiet test is the entry: a full execution's hot path pays nothing for the lite one
     let block = |n: &str| ctx.append_basic_block(f, n);
     let (check, quiet, mode, lite, lite_call, call) =
@@ -171,18 +162,11 @@ fn lite_twin<'ctx>(
     desc_ty: inkwell::types::StructType<'ctx>,
     holds: bool,
 ) -> Result<FunctionValue<'ctx>, String> {
-    use inkwell::attributes::{Attribute, AttributeLoc};
     let probe_name = probe.get_name().to_str().map_err(|e| e.to_string())?.to_string();
     if !holds {
         return Ok(declare(module, &format!("{probe_name}{}", names::LITE_SUFFIX), probe.get_type()));
     }
-    let mut params = probe.get_type().get_param_types();
-    params.push(ctx.bool_type().into());
-    let params: Vec<inkwell::types::BasicMetadataTypeEnum> = params.into_iter().map(Into::into).collect();
-    let f = module.add_function(name, ctx.void_type().fn_type(&params, false), Some(Linkage::Internal));
-    for attr in ["alwaysinline", "nounwind"] {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
-    }
+    let f = always_inlined(module, ctx, name, probe_type(ctx, probe, true));
     let b = ctx.create_builder();
     b.position_at_end(ctx.append_basic_block(f, "count"));
     let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
@@ -191,6 +175,27 @@ fn lite_twin<'ctx>(
     lite_increment(&b, ctx, desc_ty, desc, ob, h)?;
     e(b.build_return(None))?;
     Ok(f)
+}
+
+/// The type of a wrapper of `probe`: its parameters, and with `holds` one more `i1` (whether the
+/// site's condition holds).
+fn probe_type<'ctx>(ctx: &ContextRef<'ctx>, probe: FunctionValue<'ctx>, holds: bool) -> inkwell::types::FunctionType<'ctx> {
+    let mut params = probe.get_type().get_param_types();
+    if holds {
+        params.push(ctx.bool_type().into());
+    }
+    ctx.void_type().fn_type(&params, false)
+}
+
+/// A new internal function `name` of type `ty`, always inlined and not unwinding (the pass's
+/// inline wrappers).
+fn always_inlined<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    let f = module.add_function(name, ty, Some(Linkage::Internal));
+    for attr in ["alwaysinline", "nounwind"] {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+    }
+    f
 }
 
 /// At `b`'s position: add one to outcome `ob` (when `holds` is true) or `ob + 1` (when not) of
@@ -793,11 +798,7 @@ fn guard_wrapper<'ctx>(
     flag: &str,
     mask: u32,
 ) -> Result<FunctionValue<'ctx>, String> {
-    use inkwell::attributes::{Attribute, AttributeLoc};
-    let f = module.add_function(name, probe.get_type(), Some(Linkage::Internal));
-    for attr in ["alwaysinline", "nounwind"] {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
-    }
+    let f = always_inlined(module, ctx, name, probe.get_type());
     let (entry, on, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "done"));
     let b = ctx.create_builder();
     b.position_at_end(entry);
@@ -975,15 +976,11 @@ impl<'ctx> Flags<'ctx> {
 /// calls [`names::FLAG_OF`] while the trace map's flags have
 /// [`evotest_abi::shm::FLAG_RETURN_DISTANCES`] and gives NaN otherwise.
 fn flag_of_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Result<FunctionValue<'ctx>, String> {
-    use inkwell::attributes::{Attribute, AttributeLoc};
     let p = ctx.ptr_type(AddressSpace::default());
     let f64t = ctx.f64_type();
     let fty = f64t.fn_type(&[p.into()], false);
     let of = declare(module, names::FLAG_OF, fty);
-    let f = module.add_function(names::FLAG_OF_IF_ON, fty, Some(Linkage::Internal));
-    for attr in ["alwaysinline", "nounwind"] {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
-    }
+    let f = always_inlined(module, ctx, names::FLAG_OF_IF_ON, fty);
     let (entry, on, off) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "off"));
     let b = ctx.create_builder();
     b.position_at_end(entry);
