@@ -472,12 +472,14 @@ unsigned evotest_disubprogram_language(LLVMMetadataRef SP) {
 // Whether function Fn can have a coverage-only clone (src/lite.rs): a definition that will be
 // emitted (not `available_externally`), optimised (not `optnone`, as every function at -O0 is),
 // not variadic (its clone could not be called with the caller's variable arguments), not naked,
-// not a coroutine before splitting, and with no block whose address is taken (`&&label` tables
-// would jump from the clone into the original).
+// not `returns_twice` (a context it saves would be its clone's, whose frame is gone when the
+// original returns), not a coroutine before splitting, and with no block whose address is taken
+// (`&&label` tables would jump from the clone into the original).
 bool evotest_can_clone(LLVMValueRef Fn) {
   auto *F = dyn_cast_or_null<Function>(unwrap(Fn));
   if (!F || F->isDeclaration() || F->isVarArg() || F->hasAvailableExternallyLinkage() ||
       F->hasFnAttribute(Attribute::Naked) || F->hasFnAttribute(Attribute::OptimizeNone) ||
+      F->hasFnAttribute(Attribute::ReturnsTwice) ||
       F->isPresplitCoroutine())
     return false;
   for (BasicBlock &BB : *F)
