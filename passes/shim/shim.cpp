@@ -26,7 +26,6 @@
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/MDBuilder.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstring>

@@ -62,7 +62,7 @@ impl<'ctx> Probes<'ctx> {
         ] {
             let holds = name != "__evotest_switch_q";
             let twin = lite_twin(module, ctx, &format!("{}_l", name.trim_end_matches("_q")), *probe, desc_ty, holds)?;
-            *probe = quiet_path(module, ctx, name, *probe, desc_ty, holds)?;
+            *probe = quiet_path(module, ctx, name, *probe, twin, desc_ty, holds)?;
             self.lite_twins.push((*probe, twin));
         }
         Ok(())
@@ -80,16 +80,15 @@ const _: () = assert!(evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31, "the quiet p
 /// otherwise it calls `probe` (see [`evotest_abi::names::PROBE_CMP_INT`]).
 ///
 /// At a site that is not quiet, in a coverage-only execution ([`evotest_abi::shm::FLAG_LITE`] in
-/// `*`[`names::FLAGS`]; its probes mark no record quiet), it counts the outcome taken in the lite
-/// map instead of calling `probe`, through the descriptor's `lite`
-/// ([`evotest_abi::shm::ModuleDesc::lite`]): inline when it knows the outcome (`holds`), else by
-/// calling the probe's lite variant ([`names::LITE_SUFFIX`]). The
-/// quiet test comes first, so that a full execution's fast path costs what it did.
+/// `*`[`names::FLAGS`]; its probes mark no record quiet), it calls `twin` instead of `probe`
+/// ([`lite_twin`]: the outcome taken counted in the lite map, inline when the outcome is known).
+/// The quiet test comes first, so that a full execution's fast path costs what it did.
 fn quiet_path<'ctx>(
     module: &Module<'ctx>,
     ctx: &ContextRef<'ctx>,
     name: &str,
     probe: FunctionValue<'ctx>,
+    twin: FunctionValue<'ctx>,
     desc_ty: inkwell::types::StructType<'ctx>,
     holds: bool,
 ) -> Result<FunctionValue<'ctx>, String> {
@@ -99,11 +98,11 @@ fn quiet_path<'ctx>(
     let f = always_inlined(module, ctx, name, probe_type(ctx, probe, holds));
     // the quiet test is the entry: a full execution's hot path pays nothing for the lite one
     let block = |n: &str| ctx.append_basic_block(f, n);
-    let (check, quiet, mode, lite, lite_call, call) =
-        (block("check"), block("quiet"), block("mode"), block("lite"), block("lite_call"), block("call"));
+    let (check, quiet, mode, lite, call) = (block("check"), block("quiet"), block("mode"), block("lite"), block("call"));
     let b = ctx.create_builder();
-    let mut args: Vec<_> = f.get_param_iter().map(Into::into).collect();
-    let holds_value = if holds { args.pop().map(|v: inkwell::values::BasicMetadataValueEnum| v.into_int_value()) } else { None };
+    let all: Vec<_> = f.get_param_iter().map(Into::into).collect();
+    // the probe has no `holds` parameter
+    let args = &all[..all.len() - holds as usize];
     let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
     // not quiet: a coverage-only execution (whose probes never mark a record quiet) counts in
     // the lite map; any other calls the probe
@@ -111,20 +110,7 @@ fn quiet_path<'ctx>(
     let is_lite = flag_test(&b, ctx, runtime_pointer(module, ctx, names::FLAGS), evotest_abi::shm::FLAG_LITE)?;
     e(b.build_conditional_branch(is_lite, lite, call))?;
     b.position_at_end(lite);
-    match holds_value {
-        Some(h) => {
-            let ob = f.get_nth_param(2).ok_or("probe without an outcome base")?.into_int_value();
-            lite_increment(&b, ctx, desc_ty, desc, ob, h)?;
-            e(b.build_return(None))?;
-        }
-        None => {
-            e(b.build_unconditional_branch(lite_call))?;
-        }
-    }
-    b.position_at_end(lite_call);
-    let probe_name = probe.get_name().to_str().map_err(|e| e.to_string())?.to_string();
-    let lite_probe = declare(module, &format!("{probe_name}{}", names::LITE_SUFFIX), probe.get_type());
-    e(b.build_call(lite_probe, &args, ""))?;
+    e(b.build_call(twin, &all, ""))?;
     e(b.build_return(None))?;
     b.position_at_end(check);
     let site = f.get_nth_param(1).ok_or("probe without a site")?.into_int_value();
@@ -141,7 +127,7 @@ fn quiet_path<'ctx>(
     saturating_increment(&b, i32t, rec)?;
     e(b.build_return(None))?;
     b.position_at_end(call);
-    e(b.build_call(probe, &args, ""))?;
+    e(b.build_call(probe, args, ""))?;
     e(b.build_return(None))?;
     Ok(f)
 }
@@ -171,8 +157,19 @@ fn lite_twin<'ctx>(
     b.position_at_end(ctx.append_basic_block(f, "count"));
     let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
     let ob = f.get_nth_param(2).ok_or("probe without an outcome base")?.into_int_value();
-    let h = f.get_last_param().ok_or("probe without parameters")?.into_int_value();
-    lite_increment(&b, ctx, desc_ty, desc, ob, h)?;
+    let holds = f.get_last_param().ok_or("probe without parameters")?.into_int_value();
+    let (i8t, i32t, i64t) = (ctx.i8_type(), ctx.i32_type(), ctx.i64_type());
+    let lite_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_LITE_FIELD, ""))?;
+    let counts = e(b.build_load(ctx.ptr_type(AddressSpace::default()), lite_at, ""))?.into_pointer_value();
+    // outcome 0 when the condition holds, 1 when not
+    let not = e(b.build_not(holds, ""))?;
+    let k = e(b.build_int_z_extend(not, i32t, ""))?;
+    let o = e(b.build_int_add(ob, k, ""))?;
+    let o = e(b.build_int_z_extend(o, i64t, ""))?;
+    // SAFETY: the outcome is within the module's n_outcomes bytes of the lite map (or of the
+    // private array)
+    let at = unsafe { e(b.build_in_bounds_gep(i8t, counts, &[o], ""))? };
+    saturating_increment(&b, i8t, at)?;
     e(b.build_return(None))?;
     Ok(f)
 }
@@ -196,30 +193,6 @@ fn always_inlined<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, name: &st
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
     }
     f
-}
-
-/// At `b`'s position: add one to outcome `ob` (when `holds` is true) or `ob + 1` (when not) of
-/// the lite map the descriptor `desc` points at ([`evotest_abi::shm::ModuleDesc::lite`], a
-/// private array until the module registers), saturating at 255.
-fn lite_increment<'ctx>(
-    b: &Builder<'ctx>,
-    ctx: &ContextRef<'ctx>,
-    desc_ty: inkwell::types::StructType<'ctx>,
-    desc: inkwell::values::PointerValue<'ctx>,
-    ob: inkwell::values::IntValue<'ctx>,
-    holds: inkwell::values::IntValue<'ctx>,
-) -> Result<(), String> {
-    let (i8t, i32t, i64t) = (ctx.i8_type(), ctx.i32_type(), ctx.i64_type());
-    let lite_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_LITE_FIELD, ""))?;
-    let counts = e(b.build_load(ctx.ptr_type(AddressSpace::default()), lite_at, ""))?.into_pointer_value();
-    let not = e(b.build_not(holds, ""))?;
-    let k = e(b.build_int_z_extend(not, i32t, ""))?;
-    let o = e(b.build_int_add(ob, k, ""))?;
-    let o = e(b.build_int_z_extend(o, i64t, ""))?;
-    // SAFETY: the outcome is within the module's n_outcomes bytes of the lite map (or of the
-    // private array)
-    let at = unsafe { e(b.build_in_bounds_gep(i8t, counts, &[o], ""))? };
-    saturating_increment(b, i8t, at)
 }
 
 /// At `b`'s position: add one to the `ty` integer at `at`, unless it is all ones (a saturating

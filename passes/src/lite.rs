@@ -8,8 +8,8 @@
 //! the outcomes inline, yet still ran that code (measured: 4× the program's own time, against
 //! 6% for libFuzzer's counters, placed after optimisation).
 //!
-//! So each function `f` that can be cloned ([`evotest_can_clone`]: optimised, not variadic, no
-//! address-taken block) gets an internal clone `f.evotest_lite`, made after all probes are in
+//! So each function `f` that can be cloned ([`evotest_can_clone`]: optimised, not variadic, not
+//! `returns_twice`, no address-taken block) gets an internal clone `f.evotest_lite`, made after all probes are in
 //! place, in which
 //! * every inline quiet path calls its coverage-only twin instead, which counts the outcome in
 //!   the lite map and never calls a probe (the compares' operands become dead code);

@@ -1272,9 +1272,10 @@ impl Fuzzer<'_> {
             let d = std::mem::take(&mut data);
             let lite = self.lite.able && self.lite.turn(guided, by_time) && self.s.target.executor.set_lite(true);
             self.lite.now = lite;
-            let t0 = Instant::now();
+            // its seconds, as `evaluate` adds them to havoc's
+            let before = self.guide.stats.secs_havoc;
             let plain = self.evaluate(&d, true);
-            let secs = t0.elapsed().as_secs_f64();
+            let secs = self.guide.stats.secs_havoc - before;
             if lite {
                 self.s.target.executor.set_lite(false);
                 self.lite.execs += 1;
