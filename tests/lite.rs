@@ -7,7 +7,7 @@
 mod common;
 
 use evotest::exec::{Coverage, Executor, ForkServer, ForkServerConfig, Stop};
-use evotest::fuzz::feedback::bucket;
+use evotest::fuzz::feedback::{bucket, Feedback};
 use std::path::{Path, PathBuf};
 
 /// Every kind of probe: integer and float compares, a switch, a branch on a loaded `bool`, a
@@ -52,6 +52,15 @@ fn outcome_table(exe: &Path, fs: &ForkServer) -> Vec<(u32, u32)> {
     program.sites.iter().map(|s| (s.outcome_base, s.meta.n_outcomes)).collect()
 }
 
+/// Per outcome its site, as the fuzzer reads a coverage-only execution's words with.
+fn outcome_sites(table: &[(u32, u32)]) -> Vec<u32> {
+    let mut v = vec![u32::MAX; table.iter().map(|&(b, n)| (b + n) as usize).max().unwrap_or(0)];
+    for (s, &(b, n)) in table.iter().enumerate() {
+        v[b as usize..(b + n) as usize].fill(s as u32);
+    }
+    v
+}
+
 fn buckets(c: &Coverage) -> Vec<(u32, u8)> {
     c.sites.iter().map(|&(s, h)| (s, bucket(h))).collect()
 }
@@ -70,14 +79,30 @@ fn coverage_only_executions_read_as_full_ones() {
     let table = outcome_table(&exe, &fs);
     assert!(table.len() >= 8, "{table:?}");
     let inputs: [&[u8]; 6] = [b"\x00\x00\x00\x00", b"ab\x00\x00", b"\x05\x09\xffZ", b"\xc8\x08\x01ZEVO!", b"\xff\x03\x65QEVO?", b"xy"];
+    let sites = outcome_sites(&table);
+    // what the fuzzer reads from the unlisted words agrees with the lists
+    let mut fb = Feedback::with_sites(table.len(), &sites);
     let (mut full, mut lite) = (Coverage::default(), Coverage::default());
     for input in inputs {
         fs.run_coverage(input, Stop::NONE, &table, &mut full).unwrap();
+        assert!(!full.is_pending());
         assert!(fs.last_distance(full.outcomes[0]).is_some() || full.outcomes.is_empty());
         assert!(fs.set_lite(true), "the fork server runs coverage-only executions");
         fs.run_coverage(input, Stop::NONE, &table, &mut lite).unwrap();
-        let no_distance = lite.outcomes.first().is_none_or(|&o| fs.last_distance(o).is_none());
         fs.set_lite(false);
+        assert!(lite.is_pending(), "a coverage-only execution leaves its lists to the fuzzer");
+        let fresh = fb.is_new_else_count(&lite);
+        lite.list(&sites);
+        assert_eq!(fresh, Some(fb.is_new(&lite)), "new-ness of {input:?}");
+        fb.add(&lite);
+        assert_eq!(fb.is_new_else_count(&{
+            fs.set_lite(true);
+            let mut again = Coverage::default();
+            fs.run_coverage(input, Stop::NONE, &table, &mut again).unwrap();
+            fs.set_lite(false);
+            again
+        }), Some(false), "{input:?} again is nothing new");
+        let no_distance = lite.outcomes.first().is_none_or(|&o| fs.last_distance(o).is_none());
         assert!(no_distance, "a coverage-only execution has no distances");
         assert_eq!(lite.outcomes, full.outcomes, "outcomes taken by {input:?}");
         assert_eq!(buckets(&lite), buckets(&full), "sites and hit-count buckets of {input:?}");
@@ -92,6 +117,7 @@ fn coverage_only_executions_read_as_full_ones() {
     fs.set_lite(true);
     fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut lite).unwrap();
     fs.set_lite(false);
+    lite.list(&sites);
     assert_eq!(buckets(&lite), buckets(&full));
 }
 

@@ -152,19 +152,85 @@ pub const LOGGING_TIMEOUT_FACTOR: u32 = 10;
 /// The coverage of one execution in sparse form, as a fuzzer needs it: the executed sites with
 /// their hit counts and the branch outcomes taken, without a copy of the whole trace map (which
 /// for a library of 50,000 sites costs more than many executions).
+///
+/// After a coverage-only run the executor may leave the lists unbuilt and hold the lite map's
+/// non-zero words instead ([`Coverage::words`]; [`Coverage::is_pending`]): a fuzzer that only
+/// asks whether the execution added anything reads them as they are (one pass over a few
+/// thousand bytes), and [`Coverage::list`] builds the lists when it needs more.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Coverage {
     /// `(global site, hits)` of every executed site, in site order.
     pub sites: Vec<(u32, u32)>,
     /// Global IDs of the outcomes taken, in site order.
     pub outcomes: Vec<u32>,
+    /// While the lists are pending: the non-zero 8-byte words of the lite map, `(word index,
+    /// value)` in index order; byte `k` (little-endian) of word `i` is how many times global
+    /// outcome `8i + k` was taken, wrapping at 256. Empty otherwise.
+    pub words: Vec<(u32, u64)>,
+}
+
+/// The bytes of `v` that are not zero, as a mask of their high bits (`0x80` in each).
+#[inline]
+pub fn nonzero_bytes(v: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    (((v & LOW7) + LOW7) | v) & !LOW7
 }
 
 impl Coverage {
-    /// Empty both lists (keeping their memory).
+    /// Empty both lists and the words (keeping their memory).
     pub fn clear(&mut self) {
         self.sites.clear();
         self.outcomes.clear();
+        self.words.clear();
+    }
+
+    /// Whether the lists are still to be built from [`Coverage::words`].
+    pub fn is_pending(&self) -> bool {
+        !self.words.is_empty()
+    }
+
+    /// Calls `f(outcome, count)` for each outcome the pending words say was taken, in outcome
+    /// order.
+    #[inline]
+    pub fn for_each_word_outcome(&self, mut f: impl FnMut(usize, u8)) {
+        for &(i, v) in &self.words {
+            let mut m = nonzero_bytes(v);
+            while m != 0 {
+                let k = (m.trailing_zeros() / 8) as usize;
+                m &= m - 1;
+                f(i as usize * 8 + k, (v >> (8 * k)) as u8);
+            }
+        }
+    }
+
+    /// Build the lists from pending words (nothing when none are pending). `outcome_site[o]` is
+    /// global outcome `o`'s site (`u32::MAX`, or beyond the slice: no site, not listed); the
+    /// outcomes of one site are consecutive, and a site's hits are the sum of its outcomes'
+    /// counts.
+    pub fn list(&mut self, outcome_site: &[u32]) {
+        if self.words.is_empty() {
+            return;
+        }
+        let words = std::mem::take(&mut self.words);
+        let (sites, taken) = (&mut self.sites, &mut self.outcomes);
+        sites.clear();
+        taken.clear();
+        let pending = Coverage { words, ..Default::default() };
+        pending.for_each_word_outcome(|o, c| {
+            let Some(&s) = outcome_site.get(o) else { return };
+            if s == u32::MAX {
+                return;
+            }
+            taken.push(o as u32);
+            match sites.last_mut() {
+                Some((ls, h)) if *ls == s => *h += c as u32,
+                _ => sites.push((s, c as u32)),
+            }
+        });
+        // keep the words' memory for the next scan
+        let mut words = pending.words;
+        words.clear();
+        self.words = words;
     }
 }
 
@@ -214,7 +280,8 @@ pub trait Executor {
     /// Run one input as [`Executor::run`] does, reporting only its sparse [`Coverage`] into `cov`
     /// (cleared first). `outcomes[site]` is the site's first global outcome and its number of
     /// outcomes. The default runs [`Executor::run`] and converts its trace; the fork server reads
-    /// only the executed sites.
+    /// only the executed sites. After a coverage-only run ([`Executor::set_lite`]) the lists
+    /// may be pending ([`Coverage::is_pending`]).
     fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
         let e = self.run(input, stop)?;
         cov.clear();

@@ -28,11 +28,6 @@ pub struct SharedMemory {
     /// Sparse runs are coverage-only ([`SharedMemory::set_lite`]), and whether the last run was.
     lite: bool,
     last_lite: bool,
-    /// The site of each global outcome (`u32::MAX`: none), for reading the lite map; built from
-    /// the fuzzer's `outcomes` table when the registered outcomes change. Outcome IDs follow
-    /// site IDs (registration hands both out in order), so a scan in outcome order finds the
-    /// sites in order.
-    outcome_site: Vec<u32>,
 }
 
 /// Sparse runs between two full resets of the site records (against stray writes of processes
@@ -80,7 +75,6 @@ impl SharedMemory {
             quiet_saved: None,
             lite: false,
             last_lite: false,
-            outcome_site: Vec::new(),
         }
     }
 
@@ -214,12 +208,13 @@ impl SharedMemory {
     }
 
     /// After a sparse run: its coverage into `cov` ([`SharedMemory::scan_sites`]), and its sites as
-    /// the dirty records of the next sparse run.
+    /// the dirty records of the next sparse run. After a coverage-only run, `cov`'s lists are
+    /// pending: it holds the lite map's words ([`super::Coverage::list`] builds them).
     pub fn scan_coverage(&mut self, outcomes: &[(u32, u32)], cov: &mut super::Coverage) {
         cov.clear();
         if self.last_lite {
             // the probes wrote no site record
-            self.scan_lite(outcomes, cov);
+            self.scan_lite(cov);
             self.dirty.get_or_insert_with(Vec::new).clear();
             return;
         }
@@ -249,58 +244,31 @@ impl SharedMemory {
             || h.flags & (evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS) != 0
     }
 
-    /// After a coverage-only run: the outcomes it took and its sites with their hit counts (the
-    /// sum of their outcomes' counts), in site order, from the lite map, whose bytes it zeroes.
-    /// `outcomes[site]` is the site's first global outcome and its number of outcomes.
-    fn scan_lite(&mut self, outcomes: &[(u32, u32)], cov: &mut super::Coverage) {
+    /// After a coverage-only run: the lite map's non-zero words into `cov.words`, in index order
+    /// (the lists are left to [`super::Coverage::list`]), zeroing them. The lite map holds one
+    /// byte per registered outcome.
+    fn scan_lite(&mut self, cov: &mut super::Coverage) {
         let no = self.header().outcomes_used.min(self.layout.outcome_capacity) as usize;
-        if self.outcome_site.len() != no {
-            self.outcome_site = vec![u32::MAX; no];
-            for (s, &(base, n)) in outcomes.iter().enumerate() {
-                for o in base as usize..(base as usize + n as usize).min(no) {
-                    self.outcome_site[o] = s as u32;
-                }
-            }
-        }
-        let site_of = &self.outcome_site;
-        let (sites, taken) = (&mut cov.sites, &mut cov.outcomes);
-        let mut take = |o: usize, c: u8| {
-            let s = site_of[o];
-            if s == u32::MAX {
-                return;
-            }
-            taken.push(o as u32);
-            match sites.last_mut() {
-                Some((ls, h)) if *ls == s => *h += c as u32,
-                _ => sites.push((s, c as u32)),
-            }
-        };
-        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let out = &mut cov.words;
         // SAFETY: the lite map holds outcome_capacity bytes from lite_off, which is 64-aligned
         unsafe {
             let map = self.base.add(self.layout.lite_off);
             let words = no / 8;
             let w = map as *mut u64;
             for i in 0..words {
-                let v = *w.add(i);
-                if v == 0 {
-                    continue;
-                }
-                *w.add(i) = 0;
-                // the high bit of each non-zero byte
-                let mut m = (((v & LOW7) + LOW7) | v) & !LOW7;
-                while m != 0 {
-                    let k = (m.trailing_zeros() / 8) as usize;
-                    m &= m - 1;
-                    take(i * 8 + k, (v >> (8 * k)) as u8);
+                let v = w.add(i).read();
+                if v != 0 {
+                    w.add(i).write(0);
+                    out.push((i as u32, v));
                 }
             }
+            let mut last = 0u64;
             for o in words * 8..no {
-                let c = *map.add(o);
-                if c != 0 {
-                    *map.add(o) = 0;
-                    take(o, c);
-                }
+                last |= (map.add(o).read() as u64) << (8 * (o - words * 8));
+                map.add(o).write(0);
+            }
+            if last != 0 {
+                out.push((words as u32, last));
             }
         }
     }

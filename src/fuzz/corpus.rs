@@ -178,17 +178,24 @@ impl Corpus {
     /// Recompute every weight from the outcome frequencies of `fb`.
     pub fn reweigh(&mut self, fb: &Feedback) {
         self.cumulative.clear();
-        self.weigh_new(fb);
+        // each outcome's rarity once, not once per entry that took it
+        let rarity: Vec<f64> = (0..fb.outcomes()).map(|o| 1.0 / fb.freq(o as u32).max(1) as f64).collect();
+        self.weigh_new_with(|o| rarity.get(o as usize).copied().unwrap_or(1.0));
     }
 
     /// Weigh the entries added since the weights were last computed, from the outcome
     /// frequencies of `fb` (older entries keep theirs until the next [`Corpus::reweigh`]: a new
     /// entry costs its own outcomes, not the whole corpus's).
     fn weigh_new(&mut self, fb: &Feedback) {
+        self.weigh_new_with(|o| 1.0 / fb.freq(o).max(1) as f64);
+    }
+
+    /// [`Corpus::weigh_new`] with `rarity(o)` the rarity of outcome `o` (1 / its frequency).
+    fn weigh_new_with(&mut self, rarity: impl Fn(u32) -> f64) {
         let mut total = self.cumulative.last().copied().unwrap_or(0.0);
         let typical = self.typical_cost();
         for e in &self.entries[self.cumulative.len()..] {
-            let rarity: f64 = e.outcomes.iter().map(|&o| 1.0 / fb.freq(o).max(1) as f64).sum();
+            let rarity: f64 = e.outcomes.iter().map(|&o| rarity(o)).sum();
             let size = 1.0 + (e.data.len() as f64 / 4096.0).sqrt();
             total += (rarity + 1e-6) / size * cost_factor(e.cost, typical);
             self.cumulative.push(total);
@@ -302,11 +309,11 @@ mod tests {
     #[test]
     fn rare_outcomes_attract_picks() {
         let mut fb = Feedback::new(2, 4);
-        let common = Coverage { sites: vec![(0, 1)], outcomes: vec![0] };
+        let common = Coverage { sites: vec![(0, 1)], outcomes: vec![0], ..Default::default() };
         for _ in 0..1000 {
             fb.count(&common);
         }
-        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2] });
+        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2], ..Default::default() });
         let mut c = Corpus::default();
         c.add(b"common".to_vec(), vec![0], vec![], 1, Duration::ZERO, None).unwrap();
         c.add(b"rare!!".to_vec(), vec![2], vec![], 1, Duration::ZERO, None).unwrap();
@@ -318,8 +325,8 @@ mod tests {
     #[test]
     fn cheap_entries_attract_more_picks_than_costly_ones() {
         let mut fb = Feedback::new(2, 4);
-        fb.count(&Coverage { sites: vec![(0, 1)], outcomes: vec![0] });
-        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2] });
+        fb.count(&Coverage { sites: vec![(0, 1)], outcomes: vec![0], ..Default::default() });
+        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2], ..Default::default() });
         let mut c = Corpus::default();
         // equally rare and of one size; one costs 100 branch evaluations, the other 100,000
         c.add(b"slow".to_vec(), vec![0], vec![], 100_000, Duration::ZERO, None).unwrap();
@@ -331,7 +338,7 @@ mod tests {
         assert!(fast > 870, "fast entry picked {fast} times of 1000");
         let steps: Vec<f64> = [1, 24, 32, 45, 60, 100, 130, 150, 300, 500, 2000].iter().map(|&c| cost_factor(c, 100.0)).collect();
         assert_eq!(steps, [3.0, 3.0, 2.0, 1.5, 1.0, 1.0, 1.0, 0.75, 0.5, 0.25, 0.1]);
-        assert_eq!(cost_of(&Coverage { sites: vec![(0, 3), (5, u32::MAX)], outcomes: vec![] }), FIXED_COST + 3 + u32::MAX as u64);
+        assert_eq!(cost_of(&Coverage { sites: vec![(0, 3), (5, u32::MAX)], outcomes: vec![], ..Default::default() }), FIXED_COST + 3 + u32::MAX as u64);
         assert_eq!(cost_of(&Coverage::default()), FIXED_COST);
     }
 }

@@ -7,7 +7,14 @@
 use crate::exec::Coverage;
 
 /// The hit-count bucket (0..8) of a site run `hits` > 0 times.
+#[inline]
 pub fn bucket(hits: u32) -> u8 {
+    // a table, not a chain of compares: hit counts vary from one execution to the next, and a
+    // mispredicted branch per site is most of a scan's cost
+    BUCKETS[hits.min(128) as usize]
+}
+
+const fn bucket_of(hits: u32) -> u8 {
     match hits {
         0 | 1 => 0,
         2 => 1,
@@ -18,6 +25,31 @@ pub fn bucket(hits: u32) -> u8 {
         32..=127 => 6,
         _ => 7,
     }
+}
+
+const BUCKETS: [u8; 129] = {
+    let mut t = [0u8; 129];
+    let mut h = 0;
+    while h < 129 {
+        t[h] = bucket_of(h as u32);
+        h += 1;
+    }
+    t
+};
+
+/// Words of a coverage-only map fetched ahead by [`Feedback::is_new_else_count`].
+const PREFETCH_AHEAD: usize = 4;
+
+/// Ask the cache for `v[i]`'s line (nothing where `i` is out of range, or on other machines).
+#[inline(always)]
+fn prefetch<T>(v: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if i < v.len() {
+        // SAFETY: in bounds; a prefetch reads nothing the program sees
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(v.as_ptr().add(i) as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
 }
 
 /// One feature (see module docs).
@@ -45,20 +77,59 @@ impl Feature {
 /// The features seen so far, and per outcome the executions that took it.
 #[derive(Clone, Debug)]
 pub struct Feedback {
-    /// Per global outcome: taken by some recorded execution.
-    outcomes: Vec<bool>,
+    /// Per global outcome, one bit: taken by some recorded execution.
+    outcomes: Vec<u64>,
     /// Per global site: bit b set when bucket b was seen.
     buckets: Vec<u8>,
-    /// Per global outcome: executions (counted with [`Feedback::count`]) that took it, saturating.
-    freq: Vec<u32>,
+    /// Per global outcome: its site (`u32::MAX`: unknown, see [`Feedback::with_sites`]), and
+    /// the executions (counted with [`Feedback::count`]) that took it, saturating. Side by side,
+    /// as a scan of a coverage-only execution reads both for each outcome it took.
+    slots: Vec<Slot>,
+    /// The sites of `slots` are known.
+    has_sites: bool,
     covered: usize,
     features: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    site: u32,
+    freq: u32,
 }
 
 impl Feedback {
     /// An empty map of `sites` sites and `outcomes` outcomes.
     pub fn new(sites: usize, outcomes: usize) -> Feedback {
-        Feedback { outcomes: vec![false; outcomes], buckets: vec![0; sites], freq: vec![0; outcomes], covered: 0, features: 0 }
+        Feedback {
+            outcomes: vec![0; outcomes.div_ceil(64)],
+            buckets: vec![0; sites],
+            slots: vec![Slot { site: u32::MAX, freq: 0 }; outcomes],
+            has_sites: false,
+            covered: 0,
+            features: 0,
+        }
+    }
+
+    /// [`Feedback::new`] for `outcome_site.len()` outcomes, knowing each one's site
+    /// (`outcome_site[o]`, `u32::MAX`: none), which [`Feedback::is_new_else_count`] needs.
+    pub fn with_sites(sites: usize, outcome_site: &[u32]) -> Feedback {
+        let mut f = Feedback::new(sites, outcome_site.len());
+        for (slot, &s) in f.slots.iter_mut().zip(outcome_site) {
+            slot.site = s;
+        }
+        f.has_sites = true;
+        f
+    }
+
+    /// Whether outcome `o` is recorded (false when out of range).
+    #[inline]
+    fn seen(&self, o: usize) -> Option<bool> {
+        (o < self.slots.len()).then(|| self.outcomes[o / 64] >> (o % 64) & 1 != 0)
+    }
+
+    /// The number of global outcomes the map has.
+    pub fn outcomes(&self) -> usize {
+        self.slots.len()
     }
 
     /// Outcomes taken by some recorded execution.
@@ -73,27 +144,25 @@ impl Feedback {
 
     /// Whether outcome `o` was taken by a recorded execution.
     pub fn is_covered(&self, o: u32) -> bool {
-        self.outcomes.get(o as usize).copied().unwrap_or(false)
+        self.seen(o as usize) == Some(true)
     }
 
     /// Record outcome `o` as taken without an execution (an earlier in-process worker's, that
     /// this worker's replay of the corpus did not take again: a target whose coverage is not
     /// deterministic). Returns whether it was new. Out-of-range IDs are ignored.
     pub fn mark_covered(&mut self, o: u32) -> bool {
-        match self.outcomes.get_mut(o as usize) {
-            Some(c) if !*c => {
-                *c = true;
-                self.covered += 1;
-                self.features += 1;
-                true
-            }
-            _ => false,
+        if self.seen(o as usize) != Some(false) {
+            return false;
         }
+        self.outcomes[o as usize / 64] |= 1 << (o % 64);
+        self.covered += 1;
+        self.features += 1;
+        true
     }
 
     /// Whether `cov` has a feature not recorded yet.
     pub fn is_new(&self, cov: &Coverage) -> bool {
-        cov.outcomes.iter().any(|&o| self.outcomes.get(o as usize) == Some(&false))
+        cov.outcomes.iter().any(|&o| self.seen(o as usize) == Some(false))
             || cov.sites.iter().any(|&(s, h)| self.buckets.get(s as usize).is_some_and(|b| b & (1 << bucket(h)) == 0))
     }
 
@@ -109,12 +178,10 @@ impl Feedback {
         let mut new_outcomes = 0;
         let mut new = 0;
         for &o in &cov.outcomes {
-            if let Some(seen) = self.outcomes.get_mut(o as usize) {
-                if !*seen {
-                    *seen = true;
-                    new_outcomes += 1;
-                    new_features.push(Feature::Outcome(o));
-                }
+            if self.seen(o as usize) == Some(false) {
+                self.outcomes[o as usize / 64] |= 1 << (o % 64);
+                new_outcomes += 1;
+                new_features.push(Feature::Outcome(o));
             }
         }
         for &(s, h) in &cov.sites {
@@ -132,18 +199,64 @@ impl Feedback {
         (new_outcomes, new + new_outcomes)
     }
 
+    /// For a coverage whose lists are pending ([`Coverage::is_pending`]): whether it has a
+    /// feature not yet recorded, as [`Feedback::is_new`] would answer after [`Coverage::list`]
+    /// with this map's outcome sites; its outcomes are counted ([`Feedback::count`]) either way.
+    /// One pass over the non-zero bytes and no list built: a fuzzer's common case, a
+    /// coverage-only execution that adds nothing, costs that alone. `None` (nothing done) when
+    /// the map was not made [`Feedback::with_sites`].
+    pub fn is_new_else_count(&mut self, cov: &Coverage) -> Option<bool> {
+        if !self.has_sites {
+            return None;
+        }
+        let mut new = false;
+        let (mut site, mut hits) = (u32::MAX, 0u32);
+        let (seen, buckets, slots) = (&self.outcomes, &self.buckets, &mut self.slots);
+        // whether site `s`, run `h` times, is in a bucket not seen (no: no such site); without
+        // branches, as the loop below
+        let site_new = |s: u32, h: u32| buckets.get(s as usize).map_or(0xff, |&b| b) & (1 << bucket(h)) == 0;
+        let words = &cov.words;
+        for (j, &(i, v)) in words.iter().enumerate() {
+            // the slots of a later word, fetched ahead: the target ran in between and left little
+            // of this map in the cache, and a miss per outcome is most of the scan's time
+            if let Some(&(k, _)) = words.get(j + PREFETCH_AHEAD) {
+                prefetch(slots, k as usize * 8);
+            }
+            let mut m = crate::exec::nonzero_bytes(v);
+            while m != 0 {
+                let b = (m.trailing_zeros() / 8) as usize;
+                m &= m - 1;
+                let (o, c) = (i as usize * 8 + b, (v >> (8 * b)) as u8);
+                let Some(slot) = slots.get_mut(o) else { continue };
+                let s = slot.site;
+                if s == u32::MAX {
+                    continue;
+                }
+                slot.freq = slot.freq.saturating_add(1);
+                new |= seen[o / 64] >> (o % 64) & 1 == 0;
+                // the outcomes of a site are consecutive: a new site ends the last one's run
+                let change = s != site;
+                new |= change & site_new(site, hits);
+                hits = if change { 0 } else { hits } + c as u32;
+                site = s;
+            }
+        }
+        new |= site_new(site, hits);
+        Some(new)
+    }
+
     /// Count one execution's outcomes (for [`Feedback::freq`]).
     pub fn count(&mut self, cov: &Coverage) {
         for &o in &cov.outcomes {
-            if let Some(f) = self.freq.get_mut(o as usize) {
-                *f = f.saturating_add(1);
+            if let Some(slot) = self.slots.get_mut(o as usize) {
+                slot.freq = slot.freq.saturating_add(1);
             }
         }
     }
 
     /// Executions counted that took outcome `o`.
     pub fn freq(&self, o: u32) -> u32 {
-        self.freq.get(o as usize).copied().unwrap_or(0)
+        self.slots.get(o as usize).map_or(0, |s| s.freq)
     }
 }
 
@@ -152,7 +265,7 @@ mod tests {
     use super::*;
 
     fn cov(sites: &[(u32, u32)], outcomes: &[u32]) -> Coverage {
-        Coverage { sites: sites.to_vec(), outcomes: outcomes.to_vec() }
+        Coverage { sites: sites.to_vec(), outcomes: outcomes.to_vec(), ..Default::default() }
     }
 
     #[test]
@@ -192,5 +305,73 @@ mod tests {
         assert_eq!((f.covered(), f.features()), (3, 7));
         // out-of-range IDs are ignored, never a panic
         assert!(!f.is_new(&cov(&[(99, 1)], &[99])));
+    }
+
+    /// Sites of 1 to 4 outcomes (consecutive IDs, as the pass hands them out), with a site of
+    /// none between, and one outcome with no site.
+    fn layout() -> (usize, Vec<u32>) {
+        let sizes = [2u32, 2, 1, 0, 4, 2, 3, 2, 2, 1, 2, 2, 4, 2, 2, 2, 3, 2, 2, 2];
+        let mut outcome_site = vec![];
+        for (s, &n) in sizes.iter().enumerate() {
+            outcome_site.extend(std::iter::repeat_n(s as u32, n as usize));
+        }
+        outcome_site[7] = u32::MAX;
+        (sizes.len(), outcome_site)
+    }
+
+    fn pending(counts: &[u8]) -> Coverage {
+        let mut c = Coverage::default();
+        for (i, ch) in counts.chunks(8).enumerate() {
+            let v = ch.iter().enumerate().fold(0u64, |v, (k, &b)| v | (b as u64) << (8 * k));
+            if v != 0 {
+                c.words.push((i as u32, v));
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn pending_words_are_listed_in_site_order_with_summed_hits() {
+        let (_, outcome_site) = layout();
+        // outcomes 0 and 1 (site 0), 7 (no site), 8 (site 4), 9 (site 5), 47 (beyond the table of 42)
+        let mut counts = vec![0u8; 48];
+        (counts[0], counts[1], counts[7], counts[8], counts[9], counts[47]) = (3, 255, 1, 2, 1, 9);
+        let mut c = pending(&counts);
+        assert!(c.is_pending());
+        c.list(&outcome_site);
+        assert!(!c.is_pending());
+        assert_eq!(c.outcomes, [0, 1, 8, 9]);
+        assert_eq!(c.sites, [(0, 258), (4, 2), (5, 1)]);
+    }
+
+    use proptest::prelude::Strategy as _;
+
+    proptest::proptest! {
+        /// The one-pass answer on a coverage-only map is the listed one: the same new-ness, and
+        /// when nothing is new, the same frequencies; a recorded execution is then not new.
+        #[test]
+        fn pending_scan_agrees_with_the_lists(runs in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>().prop_map(|b| if b < 160 { 0 } else { b - 159 }), 40), 1..6)) {
+            let (n_sites, outcome_site) = layout();
+            let mut fast = Feedback::with_sites(n_sites, &outcome_site);
+            let mut slow = Feedback::new(n_sites, outcome_site.len());
+            // each map twice: the second time, nothing is new
+            for counts in runs.iter().chain(&runs) {
+                let mut c = pending(counts);
+                let got = fast.is_new_else_count(&c);
+                c.list(&outcome_site);
+                let want = slow.is_new(&c);
+                proptest::prop_assert_eq!(got, Some(want));
+                slow.count(&c);
+                if want {
+                    proptest::prop_assert_eq!(fast.add(&c), slow.add(&c));
+                    proptest::prop_assert!(!fast.is_new(&c));
+                }
+                for o in 0..outcome_site.len() as u32 {
+                    proptest::prop_assert_eq!(fast.freq(o), slow.freq(o));
+                    proptest::prop_assert_eq!(fast.is_covered(o), slow.is_covered(o));
+                }
+            }
+            proptest::prop_assert_eq!(Feedback::new(1, 2).is_new_else_count(&pending(&[1])), None);
+        }
     }
 }

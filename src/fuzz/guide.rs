@@ -871,7 +871,7 @@ mod tests {
     }
 
     fn cov(sites: &[u32], outcomes: &[u32]) -> Coverage {
-        Coverage { sites: sites.iter().map(|&s| (s, 1)).collect(), outcomes: outcomes.to_vec() }
+        Coverage { sites: sites.iter().map(|&s| (s, 1)).collect(), outcomes: outcomes.to_vec(), ..Default::default() }
     }
 
     #[test]

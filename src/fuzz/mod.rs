@@ -374,7 +374,10 @@ pub struct Session<'a> {
     pub delivery: Delivery,
     /// Per global site: its first global outcome and number of outcomes.
     pub site_outcomes: Vec<(u32, u32)>,
-    /// The coverage of the last execution.
+    /// Per global outcome, its global site (`u32::MAX`: none).
+    pub outcome_site: Vec<u32>,
+    /// The coverage of the last execution. Its lists are built, except after
+    /// [`Session::run_pending`].
     pub cov: Coverage,
     pub symbolizer: Symbolizer,
     pub executions: u64,
@@ -442,12 +445,21 @@ impl<'a> Session<'a> {
                 *x = (s.outcome_base, s.meta.n_outcomes);
             }
         }
+        let mut outcome_site = vec![u32::MAX; target.program.n_outcomes as usize];
+        for (site, &(base, n)) in site_outcomes.iter().enumerate() {
+            for o in base..base + n {
+                if let Some(x) = outcome_site.get_mut(o as usize) {
+                    *x = site as u32;
+                }
+            }
+        }
         let symbolizer = Symbolizer::new(exe);
         Ok(Session {
             target,
             delivery,
             site_outcomes,
-            cov: Coverage::default(),
+            outcome_site,
+                cov: Coverage::default(),
             symbolizer,
             executions: 0,
             slowest: Duration::ZERO,
@@ -480,7 +492,9 @@ impl<'a> Session<'a> {
     ///
     /// Errors: as [`Session::run`].
     pub fn run_full(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
-        self.run_within(data, self.timeout)
+        let r = self.run_within(data, self.timeout);
+        self.list_coverage();
+        r
     }
 
     /// Mark quiet every site of the last execution whose outcomes are all covered in `fb`: its
@@ -512,7 +526,20 @@ impl<'a> Session<'a> {
     ///
     /// Errors: the executor broke (the target cannot be restarted).
     pub fn run(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        let r = self.run_pending(data);
+        self.list_coverage();
+        r
+    }
+
+    /// [`Session::run`], leaving the lists of a coverage-only execution's coverage pending
+    /// ([`Coverage::is_pending`]; [`Session::list_coverage`] builds them).
+    pub fn run_pending(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
         self.run_within(data, self.suspect_limit())
+    }
+
+    /// Build the lists of the last execution's coverage if they are pending.
+    pub fn list_coverage(&mut self) {
+        self.cov.list(&self.outcome_site);
     }
 
     fn run_within(&mut self, data: &[u8], limit: Duration) -> Result<(Outcome, ExitKind)> {
@@ -698,8 +725,6 @@ struct Fuzzer<'a> {
     reduce_runs: u64,
     /// Scratch space for the features a kept input brings.
     new_features: Vec<feedback::Feature>,
-    /// Per global outcome, its global site.
-    outcome_site: Vec<u32>,
     /// Coverage-only havoc executions ([`Lite`]).
     lite: Lite,
 }
@@ -872,14 +897,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     let mutator = Mutator::new(max_len, dict, &ints, &floats, &strs);
     let n_sites = s.site_outcomes.len();
     let n_outcomes = s.n_outcomes();
-    let mut outcome_site = vec![u32::MAX; n_outcomes];
-    for (site, &(base, n)) in s.site_outcomes.iter().enumerate() {
-        for o in base..base + n {
-            if let Some(x) = outcome_site.get_mut(o as usize) {
-                *x = site as u32;
-            }
-        }
-    }
+    let fb = Feedback::with_sites(n_sites, &s.outcome_site);
     let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display }, carried.restarts > 0)?;
     let db = CrashDb::open(&state.join("crashes"))?;
     // an in-process worker after a restart must not repeat the mutations that led its predecessor
@@ -893,7 +911,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     let mut f = Fuzzer {
         opts,
         s,
-        fb: Feedback::new(n_sites, n_outcomes),
+        fb,
         hang_fb: Feedback::new(n_sites, n_outcomes),
         oom_fb: Feedback::new(n_sites, n_outcomes),
         corpus: Corpus::default(),
@@ -945,7 +963,6 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         reduced: 0,
         reduce_runs: 0,
         new_features: vec![],
-        outcome_site,
     };
     if opts.lite && f.s.target.executor.set_lite(true) {
         f.s.target.executor.set_lite(false);
@@ -1216,6 +1233,7 @@ impl Fuzzer<'_> {
         let mut last_tick = Instant::now();
         let mut last_sync = Instant::now();
         let mut since_reweigh = 0u32;
+        let (mut last_reweigh, mut reweigh_took) = (Instant::now(), Duration::ZERO);
         let mut data = Vec::with_capacity(self.max_len);
         while !self.done() {
             // a directed attempt, while they have had no more executions and no more time than
@@ -1291,9 +1309,14 @@ impl Fuzzer<'_> {
             }
             data = d;
             since_reweigh += 1;
-            if since_reweigh >= 2000 {
+            // every 2000 executions, but never more than 2% of the time: a large corpus of
+            // inputs with many outcomes each takes milliseconds to weigh
+            if since_reweigh >= 2000 && last_reweigh.elapsed() >= reweigh_took * 50 {
                 since_reweigh = 0;
+                let t = Instant::now();
                 self.corpus.reweigh(&self.fb);
+                last_reweigh = Instant::now();
+                reweigh_took = last_reweigh - t;
             }
             if self.s.executions.is_multiple_of(64) || last_tick.elapsed() >= Duration::from_secs(1) {
                 if last_tick.elapsed() >= Duration::from_secs(1) {
@@ -1408,6 +1431,8 @@ impl Fuzzer<'_> {
         if data.len() >= e.data.len() || e.unique.is_empty() {
             return Ok(());
         }
+        self.s.list_coverage();
+        let e = &self.corpus.entries[i];
         let mut hidden = false;
         for &f in e.unique.iter().filter(|f| !f.is_in(&self.s.cov)) {
             match f {
@@ -1446,7 +1471,7 @@ impl Fuzzer<'_> {
     /// Whether outcome `o` may have been taken by the last execution unseen: its site ran and is
     /// quiet (every outcome of it covered, [`Session::quiet_covered`]).
     fn quiet_outcome(&self, o: u32) -> bool {
-        let Some(&site) = self.outcome_site.get(o as usize) else { return false };
+        let Some(&site) = self.s.outcome_site.get(o as usize) else { return false };
         let Some(&(base, n)) = self.s.site_outcomes.get(site as usize) else { return false };
         self.s.cov.sites.binary_search_by_key(&site, |&(x, _)| x).is_ok() && (base..base + n).all(|x| self.fb.is_covered(x))
     }
@@ -1456,8 +1481,17 @@ impl Fuzzer<'_> {
     /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let t0 = Instant::now();
-        let (mut outcome, mut exit) = self.s.run(data)?;
-        if self.lite.now && outcome == Outcome::Normal && self.fb.is_new(&self.s.cov) {
+        let (mut outcome, mut exit) = if self.lite.now { self.s.run_pending(data)? } else { self.s.run(data)? };
+        // a coverage-only execution that adds nothing (the common case) is counted from the lite
+        // map's words; its lists are built only if something needs them (see `reduce`)
+        let pending = self.s.cov.is_pending() && outcome == Outcome::Normal;
+        let fresh = if pending { self.fb.is_new_else_count(&self.s.cov) } else { None };
+        // counted: this execution's outcomes are in the frequencies; plain: it added nothing
+        let (counted, plain) = (fresh.is_some(), fresh == Some(false));
+        if !plain {
+            self.s.list_coverage();
+        }
+        if self.lite.now && !plain && outcome == Outcome::Normal && self.fb.is_new(&self.s.cov) {
             // a coverage-only execution found something: run it in full (distances, operands)
             self.s.target.executor.set_lite(false);
             self.lite.now = false;
@@ -1474,7 +1508,7 @@ impl Fuzzer<'_> {
         }
         let ran = t0.elapsed().as_secs_f64();
         let mut new_outcomes = 0;
-        let is_new = outcome == Outcome::Normal && self.fb.is_new(&self.s.cov);
+        let is_new = outcome == Outcome::Normal && !plain && self.fb.is_new(&self.s.cov);
         if is_new {
             self.new_features.clear();
             new_outcomes = self.fb.add_listing(&self.s.cov, &mut self.new_features).0;
@@ -1519,7 +1553,9 @@ impl Fuzzer<'_> {
         match outcome {
             Outcome::Stopped => {}
             Outcome::Normal => {
-                self.fb.count(&self.s.cov);
+                if !counted {
+                    self.fb.count(&self.s.cov);
+                }
                 if is_new {
                     let outcomes = self.s.cov.outcomes.clone();
                     let dir = write.then_some(self.opts.corpus.as_path());
