@@ -204,7 +204,8 @@ impl Fuzzer<'_> {
         Ok(())
     }
 
-    /// Run the next waiting candidates: at most `credit` and [`SLICE`], at least one.
+    /// Run the next waiting candidates: at most `credit` and [`SLICE`], at least one; some of
+    /// them coverage-only where those run faster ([`super::Lite::candidate_turn`]).
     fn cmplog_run(&mut self, credit: u64) -> Result<()> {
         for _ in 0..(credit as usize).clamp(1, SLICE) {
             if self.done() {
@@ -212,7 +213,16 @@ impl Fuzzer<'_> {
             }
             // (no candidate is longer than the largest input: see `cmplog_log_next`)
             let Some(y) = self.cmplog_queue.pop() else { break };
-            self.evaluate(&y, true)?;
+            let by_time = self.opts.runs.is_none() || self.opts.max_total_time.is_some();
+            let lite = self.lite.candidate_turn(by_time) && self.s.target.executor.set_lite(true);
+            self.lite.now = lite;
+            let r = self.evaluate(&y, true);
+            if lite {
+                self.s.target.executor.set_lite(false);
+                self.lite.now = false;
+                self.lite.candidates += 1;
+            }
+            r?;
         }
         Ok(())
     }

@@ -753,6 +753,10 @@ struct Lite {
     full_secs: f64,
     /// Coverage-only executions that added coverage and ran again in full.
     reruns: u64,
+    /// CmpLog candidates run coverage-only ([`Lite::candidate_turn`]), and the credit that
+    /// decides the next one's kind.
+    candidates: u64,
+    candidate_credit: f64,
 }
 
 impl Lite {
@@ -780,9 +784,34 @@ impl Lite {
         if self.execs * Self::SAMPLE < self.execs + self.full_execs {
             return true;
         }
+        self.secs < self.saving() * (self.secs + self.full_secs)
+    }
+
+    /// `1 − t_lite / t_full` of havoc's mean execution times, after [`Lite::SAMPLE`] of each
+    /// kind (0 before, and where coverage-only executions run no faster).
+    fn saving(&self) -> f64 {
+        if self.execs < Self::SAMPLE || self.full_execs < Self::SAMPLE {
+            return 0.0;
+        }
         let (lite, full) = (self.secs / self.execs as f64, self.full_secs / self.full_execs as f64);
-        let share = if full > 0.0 { (1.0 - lite / full).clamp(0.0, 1.0) } else { 0.0 };
-        self.secs < share * (self.secs + self.full_secs)
+        if full > 0.0 { (1.0 - lite / full).clamp(0.0, 1.0) } else { 0.0 }
+    }
+
+    /// Whether the next candidate of the CmpLog stage runs coverage-only: a candidate only asks
+    /// whether a substitution leads somewhere new (AFL++ runs its CmpLog candidates on its plain
+    /// build), and one that does runs again in full, as havoc's do. The share of candidates is
+    /// havoc's [`Lite::saving`], so where coverage-only executions run no faster, every
+    /// candidate still gives the guidance its distances. Never under an execution budget alone.
+    fn candidate_turn(&mut self, by_time: bool) -> bool {
+        if !self.able || !by_time {
+            return false;
+        }
+        self.candidate_credit += self.saving();
+        if self.candidate_credit < 1.0 {
+            return false;
+        }
+        self.candidate_credit -= 1.0;
+        true
     }
 }
 
@@ -795,6 +824,9 @@ pub struct LiteStats {
     pub reruns: u64,
     /// Havoc's full executions.
     pub full_executions: u64,
+    /// CmpLog candidates run coverage-only.
+    #[serde(default)]
+    pub candidates: u64,
 }
 
 /// Run a fuzzing campaign (see module docs), until the budget is spent or `interrupt` is set.
@@ -1935,10 +1967,34 @@ impl Fuzzer<'_> {
                 executions: self.lite.execs,
                 reruns: self.lite.reruns,
                 full_executions: self.lite.full_execs,
+                candidates: self.lite.candidates,
             },
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
             fork_server_fallback: false,
             peak_rss_mb: total.peak_rss_mb.max(self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lite;
+
+    /// Havoc's measurements: `n` executions of each kind, coverage-only ones `speedup` times as
+    /// fast.
+    fn measured(n: u64, speedup: f64) -> Lite {
+        Lite { able: true, execs: n, full_execs: n, secs: n as f64 / speedup, full_secs: n as f64, ..Default::default() }
+    }
+
+    #[test]
+    fn cmplog_candidates_are_coverage_only_in_the_share_havoc_measured_they_save() {
+        let share = |mut l: Lite, by_time: bool| (0..1000).filter(|_| l.candidate_turn(by_time)).count();
+        // four times as fast: three candidates in four
+        assert_eq!(share(measured(64, 4.0), true), 750);
+        // no faster, not yet measured, under an execution budget, or not able: none
+        assert_eq!(share(measured(64, 1.0), true), 0);
+        assert_eq!(share(measured(Lite::SAMPLE - 1, 4.0), true), 0);
+        assert_eq!(share(measured(64, 4.0), false), 0);
+        assert_eq!(share(Lite { able: false, ..measured(64, 4.0) }, true), 0);
     }
 }
