@@ -459,7 +459,7 @@ impl<'a> Session<'a> {
             delivery,
             site_outcomes,
             outcome_site,
-                cov: Coverage::default(),
+            cov: Coverage::default(),
             symbolizer,
             executions: 0,
             slowest: Duration::ZERO,
