@@ -203,6 +203,15 @@ impl Coverage {
         }
     }
 
+    /// How many times (wrapping at 256) the pending words say outcome `o` was taken; 0 when no
+    /// word holds it. A binary search.
+    pub fn count_of(&self, o: u32) -> u8 {
+        match self.words.binary_search_by_key(&(o / 8), |&(i, _)| i) {
+            Ok(k) => (self.words[k].1 >> (8 * (o % 8))) as u8,
+            Err(_) => 0,
+        }
+    }
+
     /// Build the lists from pending words (nothing when none are pending). `outcome_site[o]` is
     /// global outcome `o`'s site (`u32::MAX`, or beyond the slice: no site, not listed); the
     /// outcomes of one site are consecutive, and a site's hits are the sum of its outcomes'

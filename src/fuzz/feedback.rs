@@ -37,21 +37,6 @@ const BUCKETS: [u8; 129] = {
     t
 };
 
-/// Words of a coverage-only map fetched ahead by [`Feedback::is_new_else_count`].
-const PREFETCH_AHEAD: usize = 4;
-
-/// Ask the cache for `v[i]`'s line (nothing where `i` is out of range, or on other machines).
-#[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if i < v.len() {
-        // SAFETY: in bounds; a prefetch reads nothing the program sees
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(v.as_ptr().add(i) as *const i8) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
-}
-
 /// One feature (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Feature {
@@ -70,6 +55,21 @@ impl Feature {
         match self {
             Feature::Outcome(o) => cov.outcomes.binary_search(&o).is_ok(),
             Feature::Bucket(s, b) => cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok_and(|i| bucket(cov.sites[i].1) == b),
+        }
+    }
+}
+
+impl Feature {
+    /// [`Feature::is_in`] for a coverage whose lists are pending ([`Coverage::is_pending`]):
+    /// read from its words, with `site_outcomes[s]` site `s`'s first outcome and number of
+    /// outcomes (a site out of its range: absent).
+    pub fn is_in_words(self, cov: &Coverage, site_outcomes: &[(u32, u32)]) -> bool {
+        match self {
+            Feature::Outcome(o) => cov.count_of(o) != 0,
+            Feature::Bucket(s, b) => site_outcomes.get(s as usize).is_some_and(|&(base, n)| {
+                let hits: u32 = (base..base + n).map(|o| cov.count_of(o) as u32).sum();
+                hits > 0 && bucket(hits) == b
+            }),
         }
     }
 }
@@ -215,13 +215,7 @@ impl Feedback {
         // whether site `s`, run `h` times, is in a bucket not seen (no: no such site); without
         // branches, as the loop below
         let site_new = |s: u32, h: u32| buckets.get(s as usize).map_or(0xff, |&b| b) & (1 << bucket(h)) == 0;
-        let words = &cov.words;
-        for (j, &(i, v)) in words.iter().enumerate() {
-            // the slots of a later word, fetched ahead: the target ran in between and left little
-            // of this map in the cache, and a miss per outcome is most of the scan's time
-            if let Some(&(k, _)) = words.get(j + PREFETCH_AHEAD) {
-                prefetch(slots, k as usize * 8);
-            }
+        for &(i, v) in &cov.words {
             let mut m = crate::exec::nonzero_bytes(v);
             while m != 0 {
                 let b = (m.trailing_zeros() / 8) as usize;
@@ -308,14 +302,14 @@ mod tests {
     }
 
     /// Sites of 1 to 4 outcomes (consecutive IDs, as the pass hands them out), with a site of
-    /// none between, and one outcome with no site.
+    /// none between, and one outcome after them with no site.
     fn layout() -> (usize, Vec<u32>) {
         let sizes = [2u32, 2, 1, 0, 4, 2, 3, 2, 2, 1, 2, 2, 4, 2, 2, 2, 3, 2, 2, 2];
         let mut outcome_site = vec![];
         for (s, &n) in sizes.iter().enumerate() {
             outcome_site.extend(std::iter::repeat_n(s as u32, n as usize));
         }
-        outcome_site[7] = u32::MAX;
+        outcome_site.push(u32::MAX);
         (sizes.len(), outcome_site)
     }
 
@@ -333,15 +327,16 @@ mod tests {
     #[test]
     fn pending_words_are_listed_in_site_order_with_summed_hits() {
         let (_, outcome_site) = layout();
-        // outcomes 0 and 1 (site 0), 7 (no site), 8 (site 4), 9 (site 5), 47 (beyond the table of 42)
+        // outcomes 0 and 1 (site 0), 7 and 8 (site 4), 9 (site 5), 42 (no site), 47 (beyond the
+        // table of 43)
         let mut counts = vec![0u8; 48];
-        (counts[0], counts[1], counts[7], counts[8], counts[9], counts[47]) = (3, 255, 1, 2, 1, 9);
+        (counts[0], counts[1], counts[7], counts[8], counts[9], counts[42], counts[47]) = (3, 255, 1, 2, 1, 4, 9);
         let mut c = pending(&counts);
         assert!(c.is_pending());
         c.list(&outcome_site);
         assert!(!c.is_pending());
-        assert_eq!(c.outcomes, [0, 1, 8, 9]);
-        assert_eq!(c.sites, [(0, 258), (4, 2), (5, 1)]);
+        assert_eq!(c.outcomes, [0, 1, 7, 8, 9]);
+        assert_eq!(c.sites, [(0, 258), (4, 3), (5, 1)]);
     }
 
     use proptest::prelude::Strategy as _;
@@ -350,8 +345,14 @@ mod tests {
         /// The one-pass answer on a coverage-only map is the listed one: the same new-ness, and
         /// when nothing is new, the same frequencies; a recorded execution is then not new.
         #[test]
-        fn pending_scan_agrees_with_the_lists(runs in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>().prop_map(|b| if b < 160 { 0 } else { b - 159 }), 40), 1..6)) {
+        fn pending_scan_agrees_with_the_lists(runs in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>().prop_map(|b| if b < 160 { 0 } else { b - 159 }), 44), 1..6)) {
             let (n_sites, outcome_site) = layout();
+            let mut site_outcomes = vec![(0u32, 0u32); n_sites];
+            for (o, &s) in outcome_site.iter().enumerate().rev() {
+                if let Some(x) = site_outcomes.get_mut(s as usize) {
+                    *x = (o as u32, x.1 + 1);
+                }
+            }
             let mut fast = Feedback::with_sites(n_sites, &outcome_site);
             let mut slow = Feedback::new(n_sites, outcome_site.len());
             // each map twice: the second time, nothing is new
@@ -365,6 +366,13 @@ mod tests {
                 if want {
                     proptest::prop_assert_eq!(fast.add(&c), slow.add(&c));
                     proptest::prop_assert!(!fast.is_new(&c));
+                }
+                // and each feature is read from the words as from the lists (an outcome is a
+                // feature only where it has a site)
+                let words = pending(counts);
+                let sited = |o: &u32| outcome_site.get(*o as usize).is_some_and(|&s| s != u32::MAX);
+                for f in (0..48).filter(sited).map(Feature::Outcome).chain((0..22).flat_map(|s| (0..8).map(move |b| Feature::Bucket(s, b)))) {
+                    proptest::prop_assert_eq!(f.is_in_words(&words, &site_outcomes), f.is_in(&c), "{:?}", f);
                 }
                 for o in 0..outcome_site.len() as u32 {
                     proptest::prop_assert_eq!(fast.freq(o), slow.freq(o));

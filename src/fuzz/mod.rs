@@ -1463,6 +1463,11 @@ impl Fuzzer<'_> {
         if data.len() >= e.data.len() || e.unique.is_empty() {
             return Ok(());
         }
+        // a coverage-only execution counts every evaluation (no quiet site hides an outcome): a
+        // feature its words lack is missing, and its lists are built only for a replacement
+        if self.s.cov.is_pending() && !e.unique.iter().all(|f| f.is_in_words(&self.s.cov, &self.s.site_outcomes)) {
+            return Ok(());
+        }
         self.s.list_coverage();
         let e = &self.corpus.entries[i];
         let mut hidden = false;
