@@ -6,7 +6,7 @@
 
 mod common;
 
-use evotest::exec::{Coverage, Executor, ForkServer, ForkServerConfig, Stop};
+use evotest::exec::{outcome_sites, Coverage, Executor, ForkServer, ForkServerConfig, Stop};
 use evotest::fuzz::feedback::{bucket, Feedback};
 use std::path::{Path, PathBuf};
 
@@ -52,15 +52,6 @@ fn outcome_table(exe: &Path, fs: &ForkServer) -> Vec<(u32, u32)> {
     program.sites.iter().map(|s| (s.outcome_base, s.meta.n_outcomes)).collect()
 }
 
-/// Per outcome its site, as the fuzzer reads a coverage-only execution's words with.
-fn outcome_sites(table: &[(u32, u32)]) -> Vec<u32> {
-    let mut v = vec![u32::MAX; table.iter().map(|&(b, n)| (b + n) as usize).max().unwrap_or(0)];
-    for (s, &(b, n)) in table.iter().enumerate() {
-        v[b as usize..(b + n) as usize].fill(s as u32);
-    }
-    v
-}
-
 fn buckets(c: &Coverage) -> Vec<(u32, u8)> {
     c.sites.iter().map(|&(s, h)| (s, bucket(h))).collect()
 }
@@ -79,7 +70,7 @@ fn coverage_only_executions_read_as_full_ones() {
     let table = outcome_table(&exe, &fs);
     assert!(table.len() >= 8, "{table:?}");
     let inputs: [&[u8]; 6] = [b"\x00\x00\x00\x00", b"ab\x00\x00", b"\x05\x09\xffZ", b"\xc8\x08\x01ZEVO!", b"\xff\x03\x65QEVO?", b"xy"];
-    let sites = outcome_sites(&table);
+    let sites = outcome_sites(&table, table.iter().map(|&(b, n)| (b + n) as usize).max().unwrap_or(0));
     // what the fuzzer reads from the unlisted words agrees with the lists
     let mut fb = Feedback::with_sites(table.len(), &sites);
     let (mut full, mut lite) = (Coverage::default(), Coverage::default());

@@ -227,8 +227,9 @@ pub struct FuzzArgs {
     /// function's clone that only counts the branch outcomes taken (as AFL++ runs its plain
     /// build beside its CmpLog build); an input that adds coverage runs again in full, with
     /// branch distances, before it is kept. Without guidance all of them; with guidance the
-    /// share of havoc's time they save (none under -runs alone); the guidance's own stages run
-    /// in full. 0: every execution records branch distances
+    /// share of havoc's time they save (none under -runs alone), and CmpLog's candidates in
+    /// the same share; the directed attempts run in full. 0: every execution records branch
+    /// distances
     #[arg(long = "lite", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     lite: String,
     /// Seconds between two looks at the corpus directory for other workers' inputs

@@ -171,7 +171,7 @@ pub struct Coverage {
 
 /// The bytes of `v` that are not zero, as a mask of their high bits (`0x80` in each).
 #[inline]
-pub fn nonzero_bytes(v: u64) -> u64 {
+fn nonzero_bytes(v: u64) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     (((v & LOW7) + LOW7) | v) & !LOW7
 }
@@ -192,15 +192,8 @@ impl Coverage {
     /// Calls `f(outcome, count)` for each outcome the pending words say was taken, in outcome
     /// order.
     #[inline]
-    pub fn for_each_word_outcome(&self, mut f: impl FnMut(usize, u8)) {
-        for &(i, v) in &self.words {
-            let mut m = nonzero_bytes(v);
-            while m != 0 {
-                let k = (m.trailing_zeros() / 8) as usize;
-                m &= m - 1;
-                f(i as usize * 8 + k, (v >> (8 * k)) as u8);
-            }
-        }
+    pub fn for_each_word_outcome(&self, f: impl FnMut(usize, u8)) {
+        word_outcomes(&self.words, f)
     }
 
     /// How many times (wrapping at 256) the pending words say outcome `o` was taken; 0 when no
@@ -220,12 +213,10 @@ impl Coverage {
         if self.words.is_empty() {
             return;
         }
-        let words = std::mem::take(&mut self.words);
         let (sites, taken) = (&mut self.sites, &mut self.outcomes);
         sites.clear();
         taken.clear();
-        let pending = Coverage { words, ..Default::default() };
-        pending.for_each_word_outcome(|o, c| {
+        word_outcomes(&self.words, |o, c| {
             let Some(&s) = outcome_site.get(o) else { return };
             if s == u32::MAX {
                 return;
@@ -236,11 +227,35 @@ impl Coverage {
                 _ => sites.push((s, c as u32)),
             }
         });
-        // keep the words' memory for the next scan
-        let mut words = pending.words;
-        words.clear();
-        self.words = words;
+        self.words.clear();
     }
+}
+
+/// [`Coverage::for_each_word_outcome`] on `words`.
+#[inline]
+fn word_outcomes(words: &[(u32, u64)], mut f: impl FnMut(usize, u8)) {
+    for &(i, v) in words {
+        let mut m = nonzero_bytes(v);
+        while m != 0 {
+            let k = (m.trailing_zeros() / 8) as usize;
+            m &= m - 1;
+            f(i as usize * 8 + k, (v >> (8 * k)) as u8);
+        }
+    }
+}
+
+/// Per global outcome, its site: the inverse of `site_outcomes` (per site its first outcome and
+/// number of outcomes), for `n_outcomes` outcomes; `u32::MAX` where no site has the outcome.
+pub fn outcome_sites(site_outcomes: &[(u32, u32)], n_outcomes: usize) -> Vec<u32> {
+    let mut v = vec![u32::MAX; n_outcomes];
+    for (site, &(base, n)) in site_outcomes.iter().enumerate() {
+        for o in base..base + n {
+            if let Some(x) = v.get_mut(o as usize) {
+                *x = site as u32;
+            }
+        }
+    }
+    v
 }
 
 /// What may end an execution early besides its own timeout: a deadline (the search's wall-time

@@ -213,15 +213,9 @@ impl Fuzzer<'_> {
             }
             // (no candidate is longer than the largest input: see `cmplog_log_next`)
             let Some(y) = self.cmplog_queue.pop() else { break };
-            let by_time = self.opts.runs.is_none() || self.opts.max_total_time.is_some();
-            let lite = self.lite.candidate_turn(by_time) && self.s.target.executor.set_lite(true);
-            self.lite.now = lite;
-            let r = self.evaluate(&y, true);
-            if lite {
-                self.s.target.executor.set_lite(false);
-                self.lite.now = false;
-                self.lite.candidates += 1;
-            }
+            let want = self.lite.candidate_turn(self.by_time());
+            let (lite, r) = self.evaluate_maybe_lite(&y, want);
+            self.lite.candidates += lite as u64;
             r?;
         }
         Ok(())

@@ -62,7 +62,8 @@ impl Feature {
 impl Feature {
     /// [`Feature::is_in`] for a coverage whose lists are pending ([`Coverage::is_pending`]):
     /// read from its words, with `site_outcomes[s]` site `s`'s first outcome and number of
-    /// outcomes (a site out of its range: absent).
+    /// outcomes (a site out of its range: absent). An outcome counts as present whether or not a
+    /// site has it; a feature is only ever an outcome that has one.
     pub fn is_in_words(self, cov: &Coverage, site_outcomes: &[(u32, u32)]) -> bool {
         match self {
             Feature::Outcome(o) => cov.count_of(o) != 0,
@@ -215,26 +216,20 @@ impl Feedback {
         // whether site `s`, run `h` times, is in a bucket not seen (no: no such site); without
         // branches, as the loop below
         let site_new = |s: u32, h: u32| buckets.get(s as usize).map_or(0xff, |&b| b) & (1 << bucket(h)) == 0;
-        for &(i, v) in &cov.words {
-            let mut m = crate::exec::nonzero_bytes(v);
-            while m != 0 {
-                let b = (m.trailing_zeros() / 8) as usize;
-                m &= m - 1;
-                let (o, c) = (i as usize * 8 + b, (v >> (8 * b)) as u8);
-                let Some(slot) = slots.get_mut(o) else { continue };
-                let s = slot.site;
-                if s == u32::MAX {
-                    continue;
-                }
-                slot.freq = slot.freq.saturating_add(1);
-                new |= seen[o / 64] >> (o % 64) & 1 == 0;
-                // the outcomes of a site are consecutive: a new site ends the last one's run
-                let change = s != site;
-                new |= change & site_new(site, hits);
-                hits = if change { 0 } else { hits } + c as u32;
-                site = s;
+        cov.for_each_word_outcome(|o, c| {
+            let Some(slot) = slots.get_mut(o) else { return };
+            let s = slot.site;
+            if s == u32::MAX {
+                return;
             }
-        }
+            slot.freq = slot.freq.saturating_add(1);
+            new |= seen[o / 64] >> (o % 64) & 1 == 0;
+            // the outcomes of a site are consecutive: a new site ends the last one's run
+            let change = s != site;
+            new |= change & site_new(site, hits);
+            hits = if change { 0 } else { hits } + c as u32;
+            site = s;
+        });
         new |= site_new(site, hits);
         Some(new)
     }

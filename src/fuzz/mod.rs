@@ -23,7 +23,8 @@
 //!    or other machines sharing the directory), which are run and kept if they add coverage.
 //!
 //! 5. **Guidance** (on unless `--guidance off`, [`guide`]): every full execution's branch
-//!    distances (havoc's are coverage-only, see [`Lite`], except those that add coverage) of the
+//!    distances (some of havoc's and CmpLog's are coverage-only, see [`Lite`], except those that
+//!    add coverage) of the
 //!    frontier outcomes (uncovered outcomes of sites where another outcome is covered) are
 //!    read, and an input that lowers one's best distance is kept in a distance pool. Directed
 //!    attempts ([`directed`]) on the frontier outcomes whose distance is improving run
@@ -445,14 +446,7 @@ impl<'a> Session<'a> {
                 *x = (s.outcome_base, s.meta.n_outcomes);
             }
         }
-        let mut outcome_site = vec![u32::MAX; target.program.n_outcomes as usize];
-        for (site, &(base, n)) in site_outcomes.iter().enumerate() {
-            for o in base..base + n {
-                if let Some(x) = outcome_site.get_mut(o as usize) {
-                    *x = site as u32;
-                }
-            }
-        }
+        let outcome_site = crate::exec::outcome_sites(&site_outcomes, target.program.n_outcomes as usize);
         let symbolizer = Symbolizer::new(exe);
         Ok(Session {
             target,
@@ -733,18 +727,20 @@ struct Fuzzer<'a> {
 /// outcomes taken and nothing else, in the functions' coverage-only clones of a build at `-O1`
 /// or above, `passes/src/lite.rs`; AFL++ runs its plain build beside its CmpLog build for the
 /// same reason). Without guidance every havoc execution is coverage-only. With guidance,
-/// coverage-only executions get the share of havoc's time they save ([`Lite::turn`]), and the
-/// guidance reads the distances of the full ones, of its own stages' executions and of havoc's
-/// inputs that add coverage. (With every havoc execution coverage-only, the guidance starved on
+/// coverage-only executions get the share of havoc's time they save ([`Lite::turn`]), CmpLog's
+/// candidates the same share of them ([`Lite::candidate_turn`]), and the guidance reads the
+/// distances of the full ones, of the directed attempts' executions and of the inputs that add
+/// coverage. (With every havoc execution coverage-only, the guidance starved on
 /// small harnesses, where they run no faster: the magic values of `tests/fuzz.rs` were not found
 /// in 1,000 executions; with half of them, one lookup-table run of 14 was not solved in 30,000.)
 /// A coverage-only execution that adds coverage runs again in full before it is kept, so the
 /// corpus, the quiet map and the guidance see what a full execution records.
 #[derive(Debug, Default)]
 struct Lite {
-    /// Havoc's executions are coverage-only: `-lite` and an executor that can (checked once).
+    /// Havoc's and CmpLog's executions may be coverage-only: `-lite` and an executor that can
+    /// (checked once).
     able: bool,
-    /// The current havoc execution is coverage-only.
+    /// The current execution is coverage-only.
     now: bool,
     /// Havoc's coverage-only and full executions, and their seconds.
     execs: u64,
@@ -1259,9 +1255,7 @@ impl Fuzzer<'_> {
         if guided {
             self.guide.refresh(&self.fb);
         }
-        // the stages share what is budgeted: under an execution budget alone (`-runs`) only
-        // executions, so that a run is reproducible from its seed; otherwise time as well
-        let by_time = self.opts.runs.is_none() || self.opts.max_total_time.is_some();
+        let by_time = self.by_time();
         let mut last_tick = Instant::now();
         let mut last_sync = Instant::now();
         let mut since_reweigh = 0u32;
@@ -1320,17 +1314,14 @@ impl Fuzzer<'_> {
             let limit = self.len_limit.max(data.len());
             self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
-            let lite = self.lite.able && self.lite.turn(guided, by_time) && self.s.target.executor.set_lite(true);
-            self.lite.now = lite;
+            let want = self.lite.able && self.lite.turn(guided, by_time);
             // its seconds, as `evaluate` adds them to havoc's
             let before = self.guide.stats.secs_havoc;
-            let plain = self.evaluate(&d, true);
+            let (lite, plain) = self.evaluate_maybe_lite(&d, want);
             let secs = self.guide.stats.secs_havoc - before;
             if lite {
-                self.s.target.executor.set_lite(false);
                 self.lite.execs += 1;
                 self.lite.secs += secs;
-                self.lite.now = false;
             } else {
                 self.lite.full_execs += 1;
                 self.lite.full_secs += secs;
@@ -1513,14 +1504,34 @@ impl Fuzzer<'_> {
         self.s.cov.sites.binary_search_by_key(&site, |&(x, _)| x).is_ok() && (base..base + n).all(|x| self.fb.is_covered(x))
     }
 
+    /// Whether the stages share time as well as executions: not under an execution budget alone
+    /// (`-runs`), where they share only executions, so that a run is reproducible from its seed.
+    fn by_time(&self) -> bool {
+        self.opts.runs.is_none() || self.opts.max_total_time.is_some()
+    }
+
+    /// [`Fuzzer::evaluate`] of `data`, as a coverage-only execution when `want` and the executor
+    /// can ([`Lite`]); returns whether it was, and `evaluate`'s result.
+    fn evaluate_maybe_lite(&mut self, data: &[u8], want: bool) -> (bool, Result<bool>) {
+        let lite = want && self.s.target.executor.set_lite(true);
+        self.lite.now = lite;
+        let r = self.evaluate(data, true);
+        if lite {
+            self.s.target.executor.set_lite(false);
+            self.lite.now = false;
+        }
+        (lite, r)
+    }
+
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
     /// directory if `write`), triage a fault. Returns whether the execution was *plain*: it ran to
     /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let t0 = Instant::now();
-        let (mut outcome, mut exit) = if self.lite.now { self.s.run_pending(data)? } else { self.s.run(data)? };
+        let (mut outcome, mut exit) = self.s.run_pending(data)?;
         // a coverage-only execution that adds nothing (the common case) is counted from the lite
-        // map's words; its lists are built only if something needs them (see `reduce`)
+        // map's words; its lists are built only if something needs them (see `reduce`); every
+        // other execution's are built here
         let pending = self.s.cov.is_pending() && outcome == Outcome::Normal;
         let fresh = if pending { self.fb.is_new_else_count(&self.s.cov) } else { None };
         // counted: this execution's outcomes are in the frequencies; plain: it added nothing
@@ -1528,7 +1539,7 @@ impl Fuzzer<'_> {
         if !plain {
             self.s.list_coverage();
         }
-        if self.lite.now && !plain && outcome == Outcome::Normal && self.fb.is_new(&self.s.cov) {
+        if self.lite.now && outcome == Outcome::Normal && fresh.unwrap_or_else(|| self.fb.is_new(&self.s.cov)) {
             // a coverage-only execution found something: run it in full (distances, operands)
             self.s.target.executor.set_lite(false);
             self.lite.now = false;
