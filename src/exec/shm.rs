@@ -255,13 +255,19 @@ impl SharedMemory {
             let map = self.base.add(self.layout.lite_off);
             let words = no / 8;
             let w = map as *mut u64;
+            // without a branch per word: which words are zero follows no pattern the branch
+            // predictor learns, so every word is written to the list and the list advances past
+            // the non-zero ones only
+            out.reserve(words + 1);
+            let list = out.as_mut_ptr().add(out.len());
+            let mut n = 0;
             for i in 0..words {
                 let v = w.add(i).read();
-                if v != 0 {
-                    w.add(i).write(0);
-                    out.push((i as u32, v));
-                }
+                list.add(n).write((i as u32, v));
+                n += (v != 0) as usize;
             }
+            out.set_len(out.len() + n);
+            std::ptr::write_bytes(map, 0, words * 8);
             let mut last = 0u64;
             for o in words * 8..no {
                 last |= (map.add(o).read() as u64) << (8 * (o - words * 8));
