@@ -245,7 +245,7 @@ impl SharedMemory {
     }
 
     /// After a coverage-only run: the lite map's non-zero words into `cov.words`, in index order
-    /// (the lists are left to [`super::Coverage::list`]), zeroing them. The lite map holds one
+    /// (the lists are left to [`super::Coverage::list`]), zeroing the map. The lite map holds one
     /// byte per registered outcome.
     fn scan_lite(&mut self, cov: &mut super::Coverage) {
         let no = self.header().outcomes_used.min(self.layout.outcome_capacity) as usize;

@@ -57,9 +57,7 @@ impl Feature {
             Feature::Bucket(s, b) => cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok_and(|i| bucket(cov.sites[i].1) == b),
         }
     }
-}
 
-impl Feature {
     /// [`Feature::is_in`] for a coverage whose lists are pending ([`Coverage::is_pending`]):
     /// read from its words, with `site_outcomes[s]` site `s`'s first outcome and number of
     /// outcomes (a site out of its range: absent). An outcome counts as present whether or not a
@@ -350,8 +348,9 @@ mod tests {
             pool in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>().prop_map(|b| if b < 160 { 0 } else { b - 159 }), 88), 1..4),
             picks in proptest::collection::vec(proptest::collection::vec(0..3usize, 11), 1..12),
         ) {
-            let runs: Vec<Vec<u8>> = picks.iter().map(|p| (0..87).map(|o| pool[p[o / 8] % pool.len()][o]).collect()).collect();
+            // 86 outcomes with a site, one without, and one beyond the table: 11 words
             let (n_sites, outcome_site) = layout_of(&[2u32, 2, 1, 0, 4, 2, 3, 2, 2, 1, 2, 2, 4, 2, 2, 2, 3, 2, 2, 2, 11, 9, 20, 2, 1]);
+            let runs: Vec<Vec<u8>> = picks.iter().map(|p| (0..outcome_site.len() + 1).map(|o| pool[p[o / 8] % pool.len()][o]).collect()).collect();
             let mut site_outcomes = vec![(0u32, 0u32); n_sites];
             for (o, &s) in outcome_site.iter().enumerate().rev() {
                 if let Some(x) = site_outcomes.get_mut(s as usize) {
