@@ -44,6 +44,22 @@ fn build(dir: &Path) -> PathBuf {
     common::build_fuzz_harness(dir, HARNESS)
 }
 
+/// `evotest-cc` next to the test's `evotest`.
+fn evotest_cc() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc")
+}
+
+/// The harness built with `evotest-cc -O1 -fsanitize=fuzzer`, with the pass's environment
+/// `env`, into `dir/h`.
+fn build_with(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
+    let src = dir.join("h.c");
+    std::fs::write(&src, HARNESS).unwrap();
+    let exe = dir.join("h");
+    let o = std::process::Command::new(evotest_cc()).envs(env.iter().copied()).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
+    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
 /// The outcomes table the fuzzer passes to `run_coverage`: per site its first outcome and
 /// number of outcomes, read from a full execution's trace shape and the program's metadata.
 fn outcome_table(exe: &Path, fs: &ForkServer) -> Vec<(u32, u32)> {
@@ -60,7 +76,49 @@ fn buckets(c: &Coverage) -> Vec<(u32, u8)> {
 fn coverage_only_executions_read_as_full_ones() {
     let _ = common::evotest(); // checks that the pass and runtime were built
     let dir = tempfile::tempdir().unwrap();
-    let exe = build(dir.path());
+    reads_as_full(&build(dir.path()));
+}
+
+/// The clones counting their branches with inline counters placed before optimisation
+/// (`EVOTEST_LITE_MARKS=0`, the other way the pass can build them) read as full executions too.
+#[test]
+fn coverage_only_executions_without_marks_read_as_full_ones() {
+    let _ = common::evotest();
+    let dir = tempfile::tempdir().unwrap();
+    reads_as_full(&build_with(dir.path(), &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")]));
+}
+
+/// The clones' marks become counts after optimisation, also in the LTO pre-link pipelines: no
+/// call of the mark is left in the module the compiler writes, and the clone counts on the
+/// branches' edges. Without marks, none is ever made.
+#[test]
+fn marks_are_lowered_after_optimisation() {
+    let _ = common::evotest();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("h.c");
+    std::fs::write(&src, HARNESS).unwrap();
+    let ir = |flags: &[&str], env: &[(&str, &str)]| {
+        let out = dir.path().join("h.ll");
+        let o = std::process::Command::new(evotest_cc()).envs(env.iter().copied()).args(flags).args(["-fno-discard-value-names", "-S", "-emit-llvm", "-c"]).arg(&src).arg("-o").arg(&out).output().unwrap();
+        assert!(o.status.success(), "evotest-cc {flags:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let mark = format!("@{}(", evotest_abi::names::LITE_MARK);
+    for flags in [&["-O1"][..], &["-O2"], &["-O1", "-flto"], &["-O1", "-flto=thin"]] {
+        let ll = ir(flags, &[]);
+        assert!(ll.contains("LLVMFuzzerTestOneInput.evotest_lite"), "{flags:?}: no clone");
+        assert!(!ll.contains(&mark), "{flags:?}: a mark was left:\n{ll}");
+        // the map's address, loaded at the clone's entry, and a count on a branch's edge of its own
+        assert!(ll.contains("%evotest.lite.map = load") && ll.contains("evotest.lite.edge:"), "{flags:?}: no mark was made a count on edges:\n{ll}");
+    }
+    let ll = ir(&["-O1"], &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")]);
+    assert!(ll.contains("LLVMFuzzerTestOneInput.evotest_lite") && !ll.contains(&mark) && !ll.contains("evotest.lite.map"));
+}
+
+/// What the fuzzer reads from coverage-only executions of the harness `exe` is what it reads
+/// from full ones (see the module docs).
+fn reads_as_full(exe: &Path) {
+    let exe = exe.to_path_buf();
     // the harness has its coverage-only clone, which these executions enter
     let bytes = std::fs::read(&exe).unwrap();
     let clone = b"LLVMFuzzerTestOneInput.evotest_lite";

@@ -674,7 +674,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     if opts.lite_clones {
         // SAFETY: `bodies` are functions of the module, whose probes are all in place
         let flags = runtime_pointer(module, &ctx, names::FLAGS).as_value_ref();
-        unsafe { crate::lite::clone_bodies(module, &bodies, &probes.lite_twins, flags)? };
+        unsafe { crate::lite::clone_bodies(module, &bodies, &probes.lite_twins, flags, opts.lite_marks)? };
     }
 
     // Registration constructor.
@@ -1287,6 +1287,15 @@ fn inject<'ctx>(
     .map_err(|e| e.to_string())?;
     // Give the probe the branch's location, so a backtrace inside a probe points at the source.
     unsafe { copy_debug_loc(s.inst, call.as_value_ref()) };
+    // the probe of a `br` or `select` right before it: a coverage-only clone counts it through
+    // a mark on the branch's own condition (crate::lite)
+    if matches!(s.kind, evotest_abi::meta::SiteKind::Br | evotest_abi::meta::SiteKind::Select) {
+        unsafe {
+            let c = LLVMGetModuleContext(module.as_mut_ptr());
+            let kind = LLVMGetMDKindIDInContext(c, names::LITE_BRANCH_MD.as_ptr() as *const _, names::LITE_BRANCH_MD.len() as u32);
+            LLVMSetMetadata(call.as_value_ref(), kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, std::ptr::null_mut(), 0)));
+        }
+    }
     Ok(())
 }
 

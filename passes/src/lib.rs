@@ -31,6 +31,8 @@
 //! * `EVOTEST_RENAME_MAIN=1`: rename `main` to `__evotest_target_main`, so that a generated
 //!   harness can provide its own `main`.
 //! * `EVOTEST_LITE_CLONES=0`: no coverage-only clones ([`lite`]; for measuring what they buy).
+//! * `EVOTEST_LITE_MARKS=0`: the clones count their branches with counters placed before
+//!   optimisation, not through marks lowered after it ([`lite`]; for measuring what they buy).
 
 mod collect;
 mod condtext;
@@ -53,6 +55,9 @@ pub struct Options {
     pub rename_main: bool,
     /// Give each function a coverage-only clone ([`lite`]); off with `EVOTEST_LITE_CLONES=0`.
     pub lite_clones: bool,
+    /// Count the clones' branch outcomes through marks lowered after optimisation ([`lite`]);
+    /// off with `EVOTEST_LITE_MARKS=0`.
+    pub lite_marks: bool,
 }
 
 impl Options {
@@ -62,7 +67,8 @@ impl Options {
             .unwrap_or_default();
         let rename_main = std::env::var(evotest_abi::names::ENV_PASS_RENAME_MAIN).is_ok_and(|v| v == "1");
         let lite_clones = std::env::var(evotest_abi::names::ENV_PASS_LITE_CLONES).map_or(true, |v| v != "0");
-        Options { expose, rename_main, lite_clones }
+        let lite_marks = std::env::var(evotest_abi::names::ENV_PASS_LITE_MARKS).map_or(true, |v| v != "0");
+        Options { expose, rename_main, lite_clones, lite_marks }
     }
 }
 

@@ -443,6 +443,21 @@ unsafe fn lite_count(desc: *mut ModuleDesc, ob: u32) {
     *p += (*p != u8::MAX) as u8;
 }
 
+/// The coverage-only mark of a clone's two-outcome branch ([`evotest_abi::names::LITE_MARK`]):
+/// counts outcome `ob` when `holds`, `ob + 1` when not, in the lite map `*lite` (the module
+/// descriptor's `lite`: the shared map's part of the module once it registered, a private array
+/// before), and returns `holds`. The pass's shim turns every mark into these few instructions
+/// after optimisation; this definition serves a pipeline that left a mark in place.
+///
+/// # Safety
+/// `lite` must point at a module descriptor's `lite` field; `ob + 1` is within its outcomes.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_lite_mark(lite: *const *mut u8, ob: u32, holds: bool) -> bool {
+    let p = (*lite).add(ob as usize + !holds as usize);
+    *p += (*p != u8::MAX) as u8;
+    holds
+}
+
 /// Whether an integer compare probe's `icmp` holds (its true outcome; an unknown predicate:
 /// `a == b`), as [`icmp_distances`] gives its true outcome distance 0.
 #[inline(always)]

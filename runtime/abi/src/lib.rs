@@ -194,6 +194,18 @@ pub mod names {
     /// Pass option: when `0`, the pass gives no function a coverage-only clone (the clones are
     /// on by default).
     pub const ENV_PASS_LITE_CLONES: &str = "EVOTEST_LITE_CLONES";
+    /// Pass option: when `0`, the clones count their branches' outcomes with inline counters
+    /// placed before optimisation, not through marks made counters after it (the marks are on
+    /// by default; for measuring what they buy).
+    pub const ENV_PASS_LITE_MARKS: &str = "EVOTEST_LITE_MARKS";
+    /// The coverage-only mark of a clone's two-outcome branch or select: `h = mark(&desc->lite,
+    /// outcome_base, holds)`, made the count of the outcome taken after optimisation (the pass's
+    /// shim), with the runtime's definition as a fallback for a pipeline that does not lower it.
+    pub const LITE_MARK: &str = "__evotest_lite_mark";
+    /// The metadata kind the pass puts on the probe of a `br` or `select` site, which stands
+    /// right before it: in a coverage-only clone, that probe's count becomes a mark on the
+    /// site's condition ([`LITE_MARK`]).
+    pub const LITE_BRANCH_MD: &str = "evotest.branch";
     /// What `main` is renamed to under [`ENV_PASS_RENAME_MAIN`].
     pub const RENAMED_MAIN: &str = "__evotest_target_main";
 
