@@ -131,19 +131,15 @@ void registerCallbacks(PassBuilder &PB) {
       [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(EvotestProbePass()); });
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) { MPM.addPass(EvotestLowerMarks()); });
-  PB.registerPipelineParsingCallback(
-      [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name == "evotest-lower-marks") {
-          MPM.addPass(EvotestLowerMarks());
-          return true;
-        }
-        return false;
-      });
-  // For opt-22 -load-pass-plugin=... -passes=evotest
+  // For opt-22 -load-pass-plugin=... -passes=evotest (and evotest-lower-marks)
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
         if (Name == "evotest") {
           MPM.addPass(EvotestProbePass());
+          return true;
+        }
+        if (Name == "evotest-lower-marks") {
+          MPM.addPass(EvotestLowerMarks());
           return true;
         }
         return false;
