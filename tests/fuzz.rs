@@ -1250,3 +1250,23 @@ fn a_harness_without_the_pass_is_refused_and_leaves_no_corpus_directory() {
     assert!(err.contains("has no evotest metadata"), "{err}");
     assert!(!d.path().join("fresh-corpus").exists());
 }
+
+/// A harness that puts other files in the places of the fork server's control and status
+/// descriptors: the persistent child cannot speak the protocol any more, which is no fault of the
+/// input (no crash, no exit, no hang), and the run goes on with a process per input.
+#[test]
+fn a_harness_that_replaces_the_protocol_descriptors_invents_no_fault() {
+    let d = tempfile::tempdir().unwrap();
+    harness("descriptors.c", d.path());
+    for (seed, first) in [("1", b"C"), ("2", b"S")] {
+        let seeds = d.path().join(format!("seeds{seed}"));
+        std::fs::create_dir_all(&seeds).unwrap();
+        std::fs::write(seeds.join("a"), b"x").unwrap();
+        std::fs::write(seeds.join("b"), first).unwrap();
+        let corpus = format!("corpus{seed}");
+        let (o, s) = fuzz(d.path(), &["harness", &corpus, seeds.to_str().unwrap(), &format!("-seed={seed}"), "-runs=2000", "-timeout=1"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!((s["unique_crashes"].as_u64(), s["timeouts_total"].as_u64()), (Some(0), Some(0)), "{s}");
+        assert!(s["executions"].as_u64().unwrap() >= 2000, "{s}");
+    }
+}

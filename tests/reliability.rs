@@ -154,11 +154,12 @@ fn a_target_that_kills_its_parent_is_recorded_and_the_run_goes_on() {
     assert_eq!(f["inputs"]["a"], 11);
 }
 
-/// Functions that fork, leave processes behind, or close descriptors: no invented faults, every
-/// outcome covered, tests.c passes, nothing left behind.
+/// Functions that fork, leave processes behind, close the fork server's descriptors or put other
+/// files in their places: no invented faults (no false hang where the request or the answer went
+/// astray), every outcome covered, tests.c passes, nothing left behind.
 #[test]
 fn forks_lingering_children_and_closed_descriptors_invent_no_faults() {
-    for function in ["forks", "lingers", "closes"] {
+    for function in ["forks", "lingers", "closes", "replaces_status", "replaces_control"] {
         for persistent in ["1000", "1"] {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("out");

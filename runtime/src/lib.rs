@@ -44,7 +44,7 @@ use evotest_abi::names::*;
 use evotest_abi::pred::Pred;
 use evotest_abi::shm::*;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// Base of the trace map (shared or private), null until initialised.
 static MAP: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
@@ -1568,12 +1568,21 @@ unsafe fn fork_server(persistent: bool) {
 static mut ITERATION: u64 = 0;
 /// Whether this process is a persistent child of the fork server.
 static mut PERSISTENT_CHILD: bool = false;
-/// The persistent child's pid (a process the target forks is not it) and the identities of the
-/// protocol descriptors it was given (a target may close them, or reuse their numbers).
-static mut PERSISTENT_PID: i32 = 0;
-/// The fork server's pid (a persistent child whose parent is gone must not report an input).
+/// Set in a process the persistent child's target forked (a `pthread_atfork` child handler,
+/// registered by the persistent child): such a process must not speak the protocol. A flag and
+/// not a `getpid()` per input, which cost a system call per execution.
+static FORKED_BY_TARGET: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn forked_by_target() {
+    FORKED_BY_TARGET.store(true, Ordering::Relaxed);
+}
+
+/// The fork server's pid (a persistent child whose parent is gone must not report an input; nor
+/// must a process the target forked, whose parent is the child).
 static mut SERVER_PID: i32 = 0;
-static mut PROTOCOL_FDS: Option<((u64, u64), (u64, u64))> = None;
+/// The identity of the control descriptor the persistent child was given (a target may close it,
+/// or put another file in its place).
+static mut PROTOCOL_CTL: Option<(u64, u64)> = None;
 
 /// The mutable globals the instrumented modules registered ([`__evotest_register_globals`]), and
 /// their contents before a persistent child's first input (taken only under
@@ -1645,17 +1654,20 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
             fork_server(persistent);
             PERSISTENT_CHILD = persistent;
             if persistent {
-                PERSISTENT_PID = libc::getpid();
+                PROTOCOL_CTL = fd_identity(FORKSRV_CTL_FD);
+                // only processes forked from here on run the handler: this child is not one
+                libc::pthread_atfork(None, None, Some(forked_by_target as unsafe extern "C" fn()));
                 SERVER_PID = libc::getppid();
-                PROTOCOL_FDS = fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD));
                 RESTORE_GLOBALS = std::env::var(ENV_RESTORE_GLOBALS).is_ok_and(|v| v == "1");
                 if RESTORE_GLOBALS {
                     snapshot_globals();
                 }
             }
         } else if PERSISTENT_CHILD {
-            if libc::getpid() != PERSISTENT_PID {
-                // a process the target forked: it must not speak the protocol
+            if FORKED_BY_TARGET.load(Ordering::Relaxed) {
+                // a process the target forked (with `fork()`, which runs the handler; a raw
+                // `clone` does not, and its child must not return here): it must not speak the
+                // protocol
                 return ptr::null();
             }
             if libc::getppid() != SERVER_PID {
@@ -1663,8 +1675,13 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
                 // the server gone (and not an input that returned)
                 libc::_exit(0);
             }
-            let given = PROTOCOL_FDS;
-            let intact = given.is_some() && fd_identity(FORKSRV_CTL_FD).zip(fd_identity(FORKSRV_ST_FD)) == given;
+            // The control descriptor must still be the one given: after the answer, a child that
+            // cannot read the next request could no longer say so. The status descriptor is not
+            // checked (one `fstat` less per input): a target that closed it fails the write, and
+            // one that put another file in its place leaves the engine without an answer, which
+            // the engine tells from a hang because the input returned (its `ret_state`).
+            let given = PROTOCOL_CTL;
+            let intact = given.is_some() && fd_identity(FORKSRV_CTL_FD) == given;
             if !intact || !write_u32(FORKSRV_ST_FD, FORKSRV_DONE) {
                 // the target closed or replaced the descriptors: the input did run to the end
                 libc::_exit(PROTOCOL_LOST_EXIT_CODE);

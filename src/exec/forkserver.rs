@@ -9,8 +9,11 @@
 //! `FORKSRV_DONE` when the input ran to the end; a crash, exit or timeout of the child ends it,
 //! and the server then reports the `waitpid` status as usual. After n inputs the engine kills the
 //! child and the next request forks a fresh one. A child that can no longer speak the protocol
-//! (the target closed or reused the descriptors) ends with `PROTOCOL_LOST_EXIT_CODE` after its
-//! input ran; the input counts as returned and the executor falls back to a process per input.
+//! makes the executor fall back to a process per input: one whose target closed the descriptors,
+//! or put another file in the control descriptor's place, ends with `PROTOCOL_LOST_EXIT_CODE`
+//! after its input ran (the input counts as returned); one whose target put another file in the
+//! status descriptor's place (not checked by the child, to spare a system call per input) times
+//! out after its input returned (`ret_state`), and the input counts as returned.
 //!
 //! **Robustness.**
 //! * The server dies with the engine (`PR_SET_PDEATHSIG`), children die with the server, and the
@@ -514,6 +517,13 @@ impl ForkServer {
                 if finished {
                     return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
                 }
+                if matches!(w, Waited::TimedOut) && self.persistent.is_some() && self.returned() {
+                    // Not a hang: the input ran to its end and its answer went astray (the target
+                    // put another file in the status descriptor's place, which the runtime does
+                    // not check, to spare a system call per input).
+                    self.protocol_lost()?;
+                    return Ok(Outcome::Ran(ExitKind::Ok));
+                }
                 let signalled = libc::WIFSIGNALED(s as i32) && libc::WTERMSIG(s as i32) == libc::SIGKILL;
                 return Ok(Outcome::Ran(match w {
                     Waited::TimedOut if signalled => ExitKind::Timeout,
@@ -527,14 +537,20 @@ impl ForkServer {
         // The child is gone.
         self.child = None;
         if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == PROTOCOL_LOST_EXIT_CODE && self.persistent.is_some() {
-            // The target closed or reused the protocol's descriptors; the input ran to the end.
-            // From now on, a process per input.
-            self.persistent = None;
-            self.spawn()?;
-            self.restarts += 1;
+            // The target closed the protocol's descriptors; the input ran to the end.
+            self.protocol_lost()?;
             return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
         }
         Ok(Outcome::Ran(self.classify(status)))
+    }
+
+    /// A persistent child can no longer speak the protocol (the target closed the descriptors or
+    /// put other files in their places): from now on, a process per input.
+    fn protocol_lost(&mut self) -> Result<()> {
+        self.persistent = None;
+        self.spawn()?;
+        self.restarts += 1;
+        Ok(())
     }
 
     /// The exit kind of a `waitpid` status of a child that ended on its own.
