@@ -10,7 +10,8 @@
 #   each linked with lite_replay.c and run over the files of INPUTS (e.g. an AFL++ queue),
 #   evotest's builds coverage-only (LITE=1). ROUNDS passes over the inputs per replay (default
 #   3), REPS replays of each build, alternated (default 5); prints each build's minimum and
-#   median µs per execution (the machine's load moves single replays by ±30%).
+#   median µs per execution (the machine's load moves single replays by ±30%). The target's
+#   own standard error is discarded.
 #   Needs `make build` and `bench/fuzz/build.sh TARGET evotest` first. Work in
 #   bench/work/fuzz/harness-cost/TARGET/.
 set -euo pipefail
@@ -49,7 +50,7 @@ build twins "$cc" "$cxx" EVOTEST_LITE_MARKS=0
 build marks "$cc" "$cxx"
 for k in $(seq "$reps"); do
   for v in plain sancov twins marks; do
-    echo "$v $(LITE=1 "$work/$v/replay" "$inputs" "$rounds" | awk '{print $(NF-1)}')"
+    echo "$v $(LITE=1 "$work/$v/replay" "$inputs" "$rounds" 2>/dev/null | awk '{print $(NF-1)}')"
   done
 done | sort -k1,1 -k2,2n | awk -v t="$t" '{a[$1]=a[$1]" "$2; n[$1]++}
   END { printf "%s: µs per coverage-only execution (min / median of %d replays)\n", t, n["plain"];
