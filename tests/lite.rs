@@ -44,22 +44,6 @@ fn build(dir: &Path) -> PathBuf {
     common::build_fuzz_harness(dir, HARNESS)
 }
 
-/// `evotest-cc` next to the test's `evotest`.
-fn evotest_cc() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc")
-}
-
-/// The harness built with `evotest-cc -O1 -fsanitize=fuzzer`, with the pass's environment
-/// `env`, into `dir/h`.
-fn build_with(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
-    let src = dir.join("h.c");
-    std::fs::write(&src, HARNESS).unwrap();
-    let exe = dir.join("h");
-    let o = std::process::Command::new(evotest_cc()).envs(env.iter().copied()).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
-    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
-    exe
-}
-
 /// The outcomes table the fuzzer passes to `run_coverage`: per site its first outcome and
 /// number of outcomes, read from a full execution's trace shape and the program's metadata.
 fn outcome_table(exe: &Path, fs: &ForkServer) -> Vec<(u32, u32)> {
@@ -85,7 +69,7 @@ fn coverage_only_executions_read_as_full_ones() {
 fn coverage_only_executions_without_marks_read_as_full_ones() {
     let _ = common::evotest();
     let dir = tempfile::tempdir().unwrap();
-    reads_as_full(&build_with(dir.path(), &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")]));
+    reads_as_full(&common::build_fuzz_harness_env(dir.path(), HARNESS, &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")]));
 }
 
 /// The clones' marks become counts after optimisation, also in the LTO pre-link pipelines: no
@@ -99,7 +83,7 @@ fn marks_are_lowered_after_optimisation() {
     std::fs::write(&src, HARNESS).unwrap();
     let ir = |flags: &[&str], env: &[(&str, &str)]| {
         let out = dir.path().join("h.ll");
-        let o = std::process::Command::new(evotest_cc()).envs(env.iter().copied()).args(flags).args(["-fno-discard-value-names", "-S", "-emit-llvm", "-c"]).arg(&src).arg("-o").arg(&out).output().unwrap();
+        let o = std::process::Command::new(common::evotest_cc()).envs(env.iter().copied()).args(flags).args(["-fno-discard-value-names", "-S", "-emit-llvm", "-c"]).arg(&src).arg("-o").arg(&out).output().unwrap();
         assert!(o.status.success(), "evotest-cc {flags:?} failed: {}", String::from_utf8_lossy(&o.stderr));
         std::fs::read_to_string(&out).unwrap()
     };
@@ -118,7 +102,6 @@ fn marks_are_lowered_after_optimisation() {
 /// What the fuzzer reads from coverage-only executions of the harness `exe` is what it reads
 /// from full ones (see the module docs).
 fn reads_as_full(exe: &Path) {
-    let exe = exe.to_path_buf();
     // the harness has its coverage-only clone, which these executions enter
     let bytes = std::fs::read(&exe).unwrap();
     let clone = b"LLVMFuzzerTestOneInput.evotest_lite";

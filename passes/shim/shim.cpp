@@ -52,6 +52,28 @@ struct EvotestProbePass : PassInfoMixin<EvotestProbePass> {
   static bool isRequired() { return true; }
 };
 
+// Add one to the byte at At, unless it is 255 (a saturating count of the lite map), at B.
+void countByte(IRBuilder<> &B, Value *At) {
+  Type *I8 = B.getInt8Ty();
+  Value *C = B.CreateLoad(I8, At);
+  B.CreateStore(B.CreateAdd(C, B.CreateZExt(B.CreateICmpNE(C, B.getInt8(255)), I8)), At);
+}
+
+// A new block named Name on the edge to successor K of Term (in function F): it branches to the
+// successor, and one of the successor's phi entries from Term's block (one per edge) now comes
+// from it. Returns its branch, before which a count goes.
+Instruction *edgeBlock(Instruction *Term, unsigned K, const char *Name) {
+  BasicBlock *BB = Term->getParent(), *Dest = Term->getSuccessor(K);
+  BasicBlock *Edge = BasicBlock::Create(Term->getContext(), Name, BB->getParent(), Dest);
+  Instruction *Br = BranchInst::Create(Dest, Edge);
+  Term->setSuccessor(K, Edge);
+  for (PHINode &Phi : Dest->phis()) {
+    int Idx = Phi.getBasicBlockIndex(BB);
+    if (Idx >= 0) Phi.setIncomingBlock(Idx, Edge);
+  }
+  return Br;
+}
+
 // After optimisation (OptimizerLast): each coverage-only mark `h = __evotest_lite_mark(lite, ob,
 // holds)`, placed in the clones before optimisation (evotest_lite_marks below), becomes the count
 // of the outcome taken in the lite map `*lite` (a saturating byte): outcome `ob` when `holds`,
@@ -75,10 +97,6 @@ struct EvotestLowerMarks : PassInfoMixin<EvotestLowerMarks> {
       if (auto *CI = dyn_cast<CallInst>(U))
         if (CI->getCalledOperand() == Mark && CI->arg_size() == 3 && isa<ConstantInt>(CI->getArgOperand(1)))
           Calls.push_back(CI);
-    auto Increment = [&](IRBuilder<> &B, Value *At) {
-      Value *C = B.CreateLoad(I8, At);
-      B.CreateStore(B.CreateAdd(C, B.CreateZExt(B.CreateICmpNE(C, B.getInt8(255)), I8)), At);
-    };
     // the map's address, loaded once per function at its entry: it is set when the module
     // registers, before any clone runs (a clone runs only in a coverage-only execution)
     DenseMap<std::pair<Function *, Value *>, Value *> Bases;
@@ -94,28 +112,17 @@ struct EvotestLowerMarks : PassInfoMixin<EvotestLowerMarks> {
       auto *Br = CI->hasOneUse() ? dyn_cast<BranchInst>(*CI->user_begin()) : nullptr;
       if (Br && Br->isConditional() && Br->getCondition() == CI && Br->getSuccessor(0) != Br->getSuccessor(1)) {
         // successor 0 is taken when the mark, that is `holds`, is true: outcome `ob`
-        BasicBlock *BB = Br->getParent();
         for (unsigned K = 0; K < 2; ++K) {
           BasicBlock *Dest = Br->getSuccessor(K);
-          Instruction *At;
-          if (Dest->getSinglePredecessor() == BB) {
-            At = &*Dest->getFirstInsertionPt();
-          } else {
-            BasicBlock *Edge = BasicBlock::Create(Ctx, "evotest.lite.edge", F, Dest);
-            At = BranchInst::Create(Dest, Edge);
-            Br->setSuccessor(K, Edge);
-            for (PHINode &Phi : Dest->phis()) {
-              int Idx = Phi.getBasicBlockIndex(BB);
-              if (Idx >= 0) Phi.setIncomingBlock(Idx, Edge);
-            }
-          }
+          Instruction *At = Dest->getSinglePredecessor() == Br->getParent() ? &*Dest->getFirstInsertionPt()
+                                                                           : edgeBlock(Br, K, "evotest.lite.edge");
           IRBuilder<> B(At);
-          Increment(B, B.CreateConstInBoundsGEP1_64(I8, Counts, Ob + K));
+          countByte(B, B.CreateConstInBoundsGEP1_64(I8, Counts, Ob + K));
         }
       } else {
         IRBuilder<> B(CI);
         Value *O = B.CreateAdd(B.getInt64(Ob), B.CreateZExt(B.CreateNot(Holds), I64));
-        Increment(B, B.CreateInBoundsGEP(I8, Counts, O));
+        countByte(B, B.CreateInBoundsGEP(I8, Counts, O));
       }
       CI->replaceAllUsesWith(Holds);
       CI->eraseFromParent();
@@ -662,22 +669,10 @@ unsigned evotest_lite_switch_edges(LLVMValueRef Fn, LLVMValueRef SwitchLite, uin
     if (V != SI->getCondition() || !OB || !N || N->getZExtValue() != SI->getNumCases()) continue;
     Value *Desc = CI->getArgOperand(0);
     for (unsigned K = 0; K < SI->getNumSuccessors(); ++K) {
-      BasicBlock *Dest = SI->getSuccessor(K);
-      BasicBlock *Edge = BasicBlock::Create(Ctx, "evotest.edge", F, Dest);
-      IRBuilder<> B(Edge);
+      IRBuilder<> B(edgeBlock(SI, K, "evotest.edge"));
       B.SetCurrentDebugLocation(CI->getDebugLoc());
       Value *Counts = B.CreateLoad(Ptr, B.CreateConstInBoundsGEP1_64(I8, Desc, LiteOffset));
-      Value *At = B.CreateConstInBoundsGEP1_64(I8, Counts, OB->getZExtValue() + K);
-      Value *C = B.CreateLoad(I8, At);
-      Value *Inc = B.CreateZExt(B.CreateICmpNE(C, B.getInt8(255)), I8);
-      B.CreateStore(B.CreateAdd(C, Inc), At);
-      B.CreateBr(Dest);
-      SI->setSuccessor(K, Edge);
-      // one of Dest's incoming entries from BB (one per edge) now comes from Edge
-      for (PHINode &Phi : Dest->phis()) {
-        int Idx = Phi.getBasicBlockIndex(BB);
-        if (Idx >= 0) Phi.setIncomingBlock(Idx, Edge);
-      }
+      countByte(B, B.CreateConstInBoundsGEP1_64(I8, Counts, OB->getZExtValue() + K));
     }
     CI->eraseFromParent();
     ++Done;
@@ -726,9 +721,9 @@ unsigned evotest_lite_marks(LLVMValueRef Fn, LLVMValueRef *Twins, unsigned NTwin
   Mark->setDoesNotThrow();
   Mark->addFnAttr(Attribute::WillReturn);
   Mark->addFnAttr(Attribute::NoCallback);
+  Type *I8 = Type::getInt8Ty(Ctx);
   for (auto [CI, Site] : Calls) {
     IRBuilder<> B(CI);
-    Type *I8 = Type::getInt8Ty(Ctx);
     Value *Lite = B.CreateConstInBoundsGEP1_64(I8, CI->getArgOperand(0), LiteOffset);
     CallInst *H = B.CreateCall(MarkFn, {Lite, CI->getArgOperand(2), CI->getArgOperand(CI->arg_size() - 1)});
     H->setDebugLoc(CI->getDebugLoc());

@@ -44,7 +44,7 @@ use evotest_abi::names::*;
 use evotest_abi::pred::Pred;
 use evotest_abi::shm::*;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// Base of the trace map (shared or private), null until initialised.
 static MAP: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
@@ -439,7 +439,12 @@ unsafe fn lite_count(desc: *mut ModuleDesc, ob: u32) {
         return;
     }
     let base = MAP.load(Ordering::Relaxed);
-    let p = base.add(layout().lite_off + ((*desc).outcome_base + ob) as usize);
+    count_byte(base.add(layout().lite_off + ((*desc).outcome_base + ob) as usize));
+}
+
+/// Add one to the lite map's byte at `p`, saturating at 255 (as the pass's inline counts do).
+#[inline(always)]
+unsafe fn count_byte(p: *mut u8) {
     *p += (*p != u8::MAX) as u8;
 }
 
@@ -453,8 +458,7 @@ unsafe fn lite_count(desc: *mut ModuleDesc, ob: u32) {
 /// `lite` must point at a module descriptor's `lite` field; `ob + 1` is within its outcomes.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_lite_mark(lite: *const *mut u8, ob: u32, holds: bool) -> bool {
-    let p = (*lite).add(ob as usize + !holds as usize);
-    *p += (*p != u8::MAX) as u8;
+    count_byte((*lite).add(ob as usize + !holds as usize));
     holds
 }
 
@@ -1568,17 +1572,9 @@ unsafe fn fork_server(persistent: bool) {
 static mut ITERATION: u64 = 0;
 /// Whether this process is a persistent child of the fork server.
 static mut PERSISTENT_CHILD: bool = false;
-/// Set in a process the persistent child's target forked (a `pthread_atfork` child handler,
-/// registered by the persistent child): such a process must not speak the protocol. A flag and
-/// not a `getpid()` per input, which cost a system call per execution.
-static FORKED_BY_TARGET: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn forked_by_target() {
-    FORKED_BY_TARGET.store(true, Ordering::Relaxed);
-}
-
-/// The fork server's pid (a persistent child whose parent is gone must not report an input; nor
-/// must a process the target forked, whose parent is the child).
+/// The fork server's pid: a persistent child whose parent is gone must not report an input, nor
+/// may a process the target forked speak the protocol (its parent is the child, or whoever
+/// adopted it; the server adopts nothing).
 static mut SERVER_PID: i32 = 0;
 /// The identity of the control descriptor the persistent child was given (a target may close it,
 /// or put another file in its place).
@@ -1655,8 +1651,6 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
             PERSISTENT_CHILD = persistent;
             if persistent {
                 PROTOCOL_CTL = fd_identity(FORKSRV_CTL_FD);
-                // only processes forked from here on run the handler: this child is not one
-                libc::pthread_atfork(None, None, Some(forked_by_target as unsafe extern "C" fn()));
                 SERVER_PID = libc::getppid();
                 RESTORE_GLOBALS = std::env::var(ENV_RESTORE_GLOBALS).is_ok_and(|v| v == "1");
                 if RESTORE_GLOBALS {
@@ -1664,15 +1658,10 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
                 }
             }
         } else if PERSISTENT_CHILD {
-            if FORKED_BY_TARGET.load(Ordering::Relaxed) {
-                // a process the target forked (with `fork()`, which runs the handler; a raw
-                // `clone` does not, and its child must not return here): it must not speak the
-                // protocol
-                return ptr::null();
-            }
             if libc::getppid() != SERVER_PID {
-                // the input killed the fork server: end without a word, so that the engine sees
-                // the server gone (and not an input that returned)
+                // the input killed the fork server, or this is a process the target forked (one
+                // system call answers both; a `getpid` per input was dropped for it): end without
+                // a word, so that the engine sees the server gone (and not an input that returned)
                 libc::_exit(0);
             }
             // The control descriptor must still be the one given: after the answer, a child that

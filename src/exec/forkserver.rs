@@ -537,7 +537,8 @@ impl ForkServer {
         // The child is gone.
         self.child = None;
         if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == PROTOCOL_LOST_EXIT_CODE && self.persistent.is_some() {
-            // The target closed the protocol's descriptors; the input ran to the end.
+            // The target closed the protocol's descriptors, or put another file in the control
+            // descriptor's place; the input ran to the end.
             self.protocol_lost()?;
             return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
         }

@@ -170,14 +170,23 @@ pub fn covers_everything(fixture: &str, function: &str, cap: &str) {
     }
 }
 
+/// `evotest-cc`, next to the `evotest` under test.
+pub fn evotest_cc() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc")
+}
+
 /// Build the libFuzzer-style harness `source` with `evotest-cc -O1 -fsanitize=fuzzer` into
 /// `dir/h`.
 pub fn build_fuzz_harness(dir: &Path, source: &str) -> PathBuf {
+    build_fuzz_harness_env(dir, source, &[])
+}
+
+/// [`build_fuzz_harness`] with the variables `env` set for the compiler (the pass's options).
+pub fn build_fuzz_harness_env(dir: &Path, source: &str, env: &[(&str, &str)]) -> PathBuf {
     let src = dir.join("h.c");
     std::fs::write(&src, source).unwrap();
     let exe = dir.join("h");
-    let cc = PathBuf::from(env!("CARGO_BIN_EXE_evotest")).with_file_name("evotest-cc");
-    let o = Command::new(cc).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
+    let o = Command::new(evotest_cc()).envs(env.iter().copied()).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
     assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
     exe
 }
