@@ -44,3 +44,20 @@ fn results_kept_in_locals_guide_their_tests() {
 fn nested_helpers_and_switch_helpers_are_covered() {
     covers_everything("nested", "20000");
 }
+
+/// Helpers returning `size_t` and `long long` truth values inside another helper: the pass used
+/// to emit a `zext` to a narrower type there, which LLVM's backend refused at every -O level.
+/// The fixture builds with `evotest-cc` at -O0, -O1 and -O2, and is covered.
+#[test]
+fn helpers_with_wide_truth_values_build_and_are_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    for opt in ["-O0", "-O1", "-O2"] {
+        let out = std::process::Command::new(common::evotest_cc())
+            .args([opt, "-c", FIXTURE, "-o"])
+            .arg(dir.path().join("flags.o"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "evotest-cc {opt}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    covers_everything("wide", "20000");
+}

@@ -231,6 +231,19 @@ fn flag_test<'ctx>(
     e(b.build_int_compare(inkwell::IntPredicate::NE, bits, i32t.const_zero(), ""))
 }
 
+/// Integer `v` as the `i32` truth value a probe takes: `v` zero-extended when it has at most 32
+/// bits, `v != 0` when wider (a `size_t` or `long` truth value of a flag function). Not
+/// `zext_or_bit_cast`: LLVM's builder makes a `zext` to a narrower type without a check, which is
+/// invalid IR that the backend then fails on ("Cannot select").
+fn truth_i32<'ctx>(b: &Builder<'ctx>, v: inkwell::values::IntValue<'ctx>) -> Result<inkwell::values::IntValue<'ctx>, String> {
+    let i32t = v.get_type().get_context().i32_type();
+    if v.get_type().get_bit_width() > 32 {
+        let nz = e(b.build_int_compare(inkwell::IntPredicate::NE, v, v.get_type().const_zero(), ""))?;
+        return e(b.build_int_z_extend(nz, i32t, ""));
+    }
+    e(b.build_int_z_extend_or_bit_cast(v, i32t, ""))
+}
+
 /// A builder's result with its error as text (the pass's errors are strings).
 fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
     r.map_err(|e| e.to_string())
@@ -1042,10 +1055,9 @@ fn frames<'ctx>(
                 }
                 Point::Other { value, source, .. } => {
                     let v = match unsafe { BasicValueEnum::new(*value) } {
-                        BasicValueEnum::IntValue(i) => e(builder.build_int_z_extend_or_bit_cast(i, i32t, ""))?,
+                        BasicValueEnum::IntValue(i) => truth_i32(builder, i)?,
                         _ => continue,
                     };
-                    let v = if v.get_type().get_bit_width() > 32 { e(builder.build_int_truncate(v, i32t, ""))? } else { v };
                     let flag = values.value_or_nan(builder, *source)?;
                     e(builder.build_call(cond, &[frame.into(), v.into(), flag.into()], ""))?
                 }
@@ -1220,7 +1232,7 @@ fn inject<'ctx>(
         Cond::Bool(c) | Cond::Ptr { c, .. } => {
             let c = unsafe { BasicValueEnum::new(*c) };
             let c = match c {
-                BasicValueEnum::IntValue(i) => builder.build_int_z_extend_or_bit_cast(i, i32t, "").map_err(|e| e.to_string())?,
+                BasicValueEnum::IntValue(i) => truth_i32(builder, i)?,
                 _ => return Err("non-integer branch condition".into()),
             };
             let holds = e(builder.build_int_compare(inkwell::IntPredicate::NE, c, i32t.const_zero(), ""))?;
