@@ -890,6 +890,27 @@ fn input_to_state_takes_a_case_insensitive_name_and_a_substring() {
     }
 }
 
+/// String routines whose results are kept in locals before the test (`p = strstr(h, n); if (p
+/// == NULL)`, `int r = strncmp(…); if (r != 0)`), as mbedtls's PEM reader finds its header: the
+/// pass follows the local back to the call, so these are string compares with distances and
+/// operands. Before, they were a pointer and an integer compare: mbedtls 2.28's x509csr fuzzer
+/// stayed at 68 branch outcomes in 60 s (never a PEM header; libFuzzer 229), and 234 in 30 s
+/// after. Here: a crash within 2,000 executions on seeds 1–3; never by havoc alone.
+#[test]
+fn input_to_state_takes_string_results_kept_in_locals() {
+    let d = tempfile::tempdir().unwrap();
+    harness("stored.c", d.path());
+    for seed in 1..=3 {
+        let (found, s) = execs_to_crash(d.path(), seed, 2000, "on");
+        found.unwrap_or_else(|| panic!("seed {seed}: no crash in 2000 executions: {s:#}"));
+        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+        let text = String::from_utf8_lossy(&std::fs::read(art).unwrap()).to_string();
+        assert!(text.contains("-----BEGIN KEY-----token:"), "seed {seed}: {text:?}");
+        let (off, s) = execs_to_crash(d.path(), seed, 2000, "off");
+        assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
+    }
+}
+
 #[test]
 fn input_to_state_replaces_words_compared_by_the_programs_own_routine() {
     let d = tempfile::tempdir().unwrap();

@@ -319,6 +319,42 @@ unsafe fn rust_literal_bytes(p: LLVMValueRef, l: LLVMValueRef, func_form: (u32, 
     }
 }
 
+/// The call whose result `v` is: `v` itself, or, when `v` loads a local that the same block set
+/// to a call's result just before (`p = strstr(h, n); if (p == NULL)` and `int r = strcmp(a, b);
+/// if (r == 0)` before optimisation: a store to an `alloca` and a load of it), that call. Only
+/// instructions that write no memory may lie between the store and the load, so the local and
+/// the call's arguments' bytes are what they were at the call. Anything else: `v`.
+unsafe fn stored_call(v: LLVMValueRef) -> LLVMValueRef {
+    if LLVMIsALoadInst(v).is_null() {
+        return v;
+    }
+    let slot = LLVMGetOperand(v, 0);
+    if LLVMIsAAllocaInst(slot).is_null() {
+        return v;
+    }
+    let mut i = LLVMGetPreviousInstruction(v);
+    while !i.is_null() {
+        if !LLVMIsAStoreInst(i).is_null() {
+            if LLVMGetOperand(i, 1) != slot {
+                return v;
+            }
+            let value = LLVMGetOperand(i, 0);
+            return if LLVMIsACallInst(value).is_null() { v } else { value };
+        }
+        // a debug record is no instruction; anything else that may write memory (a call, an
+        // atomic, a memory intrinsic) ends the search
+        let writes = !LLVMIsACallInst(i).is_null()
+            || !LLVMIsAAtomicRMWInst(i).is_null()
+            || !LLVMIsAAtomicCmpXchgInst(i).is_null()
+            || !LLVMIsAFenceInst(i).is_null();
+        if writes {
+            return v;
+        }
+        i = LLVMGetPreviousInstruction(i);
+    }
+    v
+}
+
 /// If `call` is a call to `strcmp`, `strncmp`, `memcmp`, `bcmp`, `strcasecmp`, `strncasecmp`,
 /// `strstr` or `strcasestr`, its function code ([`evotest_abi::distance::STR_STRCMP`] …) and
 /// arguments (a, b, n); for the substring searches, n is the call's result (the probe's test of
@@ -1068,7 +1104,7 @@ pub fn branch_like(
                             let zero = |v: LLVMValueRef| is_zero(v) || !LLVMIsAConstantPointerNull(v).is_null();
                             let call = if zero(b) { a } else if zero(a) { b } else { std::ptr::null_mut() };
                             if !call.is_null() {
-                                if let Some((func, sa, sb, n)) = string_compare(call) {
+                                if let Some((func, sa, sb, n)) = string_compare(stored_call(call)) {
                                     // `strstr(h, n) != NULL` holds when the needle is found, as
                                     // `strcmp(a, b) == 0` does when the strings are equal
                                     let pred = match (evotest_abi::distance::str_is_search(func), pred) {
