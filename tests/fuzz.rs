@@ -211,14 +211,14 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     assert_eq!(s["delivery"], "stdin");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     assert_eq!(s["crashes"][0]["kind"], "SIGABRT");
-    assert!(std::fs::read(d.path().join(s["crashes"][0]["artifact"].as_str().unwrap())).unwrap().starts_with(b"XYZ"));
+    assert!(first_crash(d.path(), &s).starts_with(b"XYZ"));
 
     build(cc(), "file_prog.c", &["-g", "-O1"], d.path(), "file_prog");
     let (_, s) = fuzz(d.path(), &["file_prog", "c2", "-seed=1", "-runs=20000", "--stop-on-crash", "--", "@@"]);
     assert_eq!(s["delivery"], "file");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert!(first_crash(d.path(), &s).starts_with(b"FILE"));
     let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-    assert!(std::fs::read(&art).unwrap().starts_with(b"FILE"));
     let r = Command::new(d.path().join("file_prog")).arg(&art).output().unwrap();
     assert_eq!(r.status.signal(), Some(libc::SIGABRT));
 }
@@ -261,8 +261,7 @@ fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
         assert!(s["unique_crashes"] == 1, "{mode:?}: {s:#}\n{}", String::from_utf8_lossy(&o.stderr));
         // the library's outcomes are among the outcomes: more than the harness's own
         assert!(s["outcomes_total"].as_u64().unwrap() >= 10, "{s:#}");
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        assert!(std::fs::read(&art).unwrap().starts_with(b"LIB!"));
+        assert!(first_crash(d.path(), &s).starts_with(b"LIB!"));
     }
     assert!(h.exists());
 }
@@ -654,6 +653,22 @@ fn bad_fuzz_input_gets_one_line_errors() {
     assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
 }
 
+/// The bytes of the first crash a run's summary `s` lists (its artifact, under `dir`).
+fn first_crash(dir: &Path, s: &Value) -> Vec<u8> {
+    std::fs::read(dir.join(s["crashes"][0]["artifact"].as_str().unwrap())).unwrap()
+}
+
+/// [`execs_to_crash`] with guidance and without, seed `seed`: asserts that the guided run
+/// crashes within `runs` executions and havoc alone does not; returns the guided run's crash.
+fn crash_only_guided(dir: &Path, seed: u64, runs: u64) -> Vec<u8> {
+    let (found, s) = execs_to_crash(dir, seed, runs, "on");
+    found.unwrap_or_else(|| panic!("seed {seed}: no crash in {runs} executions: {s:#}"));
+    let crash = first_crash(dir, &s);
+    let (off, s) = execs_to_crash(dir, seed, runs, "off");
+    assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
+    crash
+}
+
 /// Run `evotest fuzz` on the harness in `dir` until its first crash (`--stop_on_crash`, no
 /// minimisation) or `runs` executions; returns the executions up to and including the crashing
 /// one (`None`: no crash) and the summary. No `-max_total_time`: with `-runs` alone the guide's
@@ -691,8 +706,7 @@ fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
         // first is a covered outcome, the second crashed
         assert!(g["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {g:#}");
         assert!(g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1, "{g:#}");
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let bytes = std::fs::read(art).unwrap();
+        let bytes = first_crash(d.path(), &s);
         assert_eq!(&bytes[4..10], &[0xef, 0xbe, 0xad, 0xde, 0x12, 0x34], "the reproducer's fields");
     }
 }
@@ -711,8 +725,7 @@ fn input_to_state_on_every_compare_finds_the_entries_of_lookup_tables() {
         assert!(found.is_some(), "seed {seed}: no crash in 5,000 executions: {s:#}");
         // the other table entries' switch cases were taken by it too
         assert!(g["covered_by_cmplog"].as_u64().unwrap() >= 8, "seed {seed}: {g:#}");
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let bytes = std::fs::read(art).unwrap();
+        let bytes = first_crash(d.path(), &s);
         assert_eq!(&bytes[..4], &0x13579BDFu32.to_le_bytes(), "the reproducer's id");
         assert!(bytes[4..].starts_with(b"vacuum"), "the reproducer's keyword: {bytes:?}");
     }
@@ -735,8 +748,7 @@ fn branch_distance_solves_an_arithmetic_relation_that_havoc_does_not() {
         // under -runs alone, with guidance, havoc's executions are full: coverage-only ones
         // would save time, which this budget does not count
         assert_eq!(s["lite"]["executions"], 0, "{:#}", s["lite"]);
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let bytes = std::fs::read(art).unwrap();
+        let bytes = first_crash(d.path(), &s);
         let x = u32::from_le_bytes(bytes[..4].try_into().unwrap());
         assert_eq!(x.wrapping_mul(6).wrapping_add(4), 2000002, "seed {seed}, after {at} executions");
         let (off, s) = execs_to_crash(d.path(), seed, 3000, "off");
@@ -794,8 +806,7 @@ fn input_to_state_takes_a_switch_case_and_a_float_equality() {
         assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
         // the switch's two cases, then (after the case 0x1BADB002) the float compare's false outcome
         assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 2, "seed {seed}: {s:#}");
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let bytes = std::fs::read(art).unwrap();
+        let bytes = first_crash(d.path(), &s);
         assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0x1BADB002);
         assert_eq!(f64::from_le_bytes(bytes[4..12].try_into().unwrap()), -0.0025);
     }
@@ -838,8 +849,7 @@ fn branch_distance_moves_a_double_to_a_root() {
     for seed in 1..=2 {
         let (found, s) = execs_to_crash(d.path(), seed, 10_000, "on");
         assert!(found.is_some(), "seed {seed}: {s:#}");
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let x = f64::from_le_bytes(std::fs::read(art).unwrap()[..8].try_into().unwrap());
+        let x = f64::from_le_bytes(first_crash(d.path(), &s)[..8].try_into().unwrap());
         assert!((x * x - 2.0).abs() < 1e-9, "{x}");
         assert!(s["guidance"]["execs_avm"].as_u64().unwrap() > 0);
         let (off, _) = execs_to_crash(d.path(), seed, 10_000, "off");
@@ -861,8 +871,7 @@ fn input_to_state_replaces_strings_the_program_computes_at_run_time() {
         let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in 1000 executions: {s:#}"));
         let g = &s["guidance"];
         assert!(g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1, "seed {seed}: {g:#}");
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let bytes = std::fs::read(art).unwrap();
+        let bytes = first_crash(d.path(), &s);
         assert_eq!(&bytes[..16], &header[..], "seed {seed}, after {at} executions");
         let rest = &bytes[16..];
         assert_eq!(&rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())], b"xK9#qZ!vR2", "seed {seed}");
@@ -880,13 +889,8 @@ fn input_to_state_takes_a_case_insensitive_name_and_a_substring() {
     let d = tempfile::tempdir().unwrap();
     harness("searches.c", d.path());
     for seed in 1..=3 {
-        let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
-        found.unwrap_or_else(|| panic!("seed {seed}: no crash in 1000 executions: {s:#}"));
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let text = String::from_utf8_lossy(&std::fs::read(art).unwrap()).to_ascii_lowercase();
+        let text = String::from_utf8_lossy(&crash_only_guided(d.path(), seed, 1000)).to_ascii_lowercase();
         assert!(text.starts_with("x-forwarded:") && text[12..].contains("magic-token"), "seed {seed}: {text:?}");
-        let (off, s) = execs_to_crash(d.path(), seed, 1000, "off");
-        assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
     }
 }
 
@@ -901,13 +905,8 @@ fn input_to_state_takes_string_results_kept_in_locals() {
     let d = tempfile::tempdir().unwrap();
     harness("stored.c", d.path());
     for seed in 1..=3 {
-        let (found, s) = execs_to_crash(d.path(), seed, 2000, "on");
-        found.unwrap_or_else(|| panic!("seed {seed}: no crash in 2000 executions: {s:#}"));
-        let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-        let text = String::from_utf8_lossy(&std::fs::read(art).unwrap()).to_string();
+        let text = String::from_utf8_lossy(&crash_only_guided(d.path(), seed, 2000)).to_string();
         assert!(text.contains("-----BEGIN KEY-----token:"), "seed {seed}: {text:?}");
-        let (off, s) = execs_to_crash(d.path(), seed, 2000, "off");
-        assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
     }
 }
 
