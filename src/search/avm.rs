@@ -51,8 +51,12 @@
 //! steps). When no input-to-state move (nor a flip at the start) improves and the first that
 //! changed one variable broke a condition above the goal that no repair restores, a **frozen
 //! search** ([`Local::frozen`]) walks the other variables from it, that one kept: `h == 5.0 &&
-//! a == 3.0` with `h = sqrt(a*a + b*b)` needs b to follow a := 3. Then, when the execution ran
-//! a compare in a loop, **operand moves**
+//! a == 3.0` with `h = sqrt(a*a + b*b)` needs b to follow a := 3. Then **secant moves**
+//! ([`super::secant`], Newton's method with a numeric derivative, as Angora's gradient descent):
+//! each variable set to where the critical branch's operands would meet on the line through the
+//! current input and its exploratory move's input (`num / den == 1.0` in one step; `fabs(q) >
+//! FLT_MAX`, whose distance is flat, still has a slope in its operands). Then, when the execution
+//! ran a compare in a loop, **operand moves**
 //! ([`super::i2s::operand_moves`], once per local optimum, at most [`OPERAND_MOVES`], until one
 //! improves): a variable equal to an operand of any logged compare evaluation set to the other
 //! operand or a neighbour where that turns the compare around (a checker's `n == 10`, where `n`
@@ -108,6 +112,9 @@ const FROZEN_EVALS: u64 = 64;
 
 /// Executions per other variable of a search with a variable frozen, up to [`FROZEN_EVALS`].
 const FROZEN_EVALS_PER_FIELD: u64 = 24;
+
+/// Most steps of one run of the secant method ([`Local::secant`]).
+const SECANT_ITERATIONS: usize = 16;
 
 /// Smallest float step AVM refines to.
 const MIN_FLOAT_STEP: f64 = 1e-9;
@@ -293,6 +300,15 @@ impl Local<'_, '_> {
             }
             let Some((mv, dir)) = chosen else { return Ok(Ok(improved)) };
             improved = true;
+            if matches!(mv, Move::Add(_)) && self.step_from(&start).len() == 1 {
+                // the exploratory move (not repaired) and the input before it give a secant:
+                // jump to its root when that improves, and explore again from there
+                match self.secant(i, &start, false)? {
+                    Ok(Some(true)) => continue,
+                    Ok(_) => {}
+                    Err(s) => return Ok(Err(s)),
+                }
+            }
             let step = self.step_from(&start);
             if step.len() > 1 {
                 // the move was repaired: pattern moves along the step taken, the move and its
@@ -597,6 +613,91 @@ impl Local<'_, '_> {
         Ok(Ok(improved))
     }
 
+    /// Secant moves ([`super::secant`]) at a local optimum: for each integer or float variable,
+    /// [`Self::secant`] through the current input and the input with the variable moved by one
+    /// additive step (an exploratory move's input, so usually a cache hit; the other direction
+    /// when that one changed neither operand), on the values, then for a float on the ordered
+    /// keys ([`super::secant::key_root`]). At most two new executions per variable besides the
+    /// cache's. Returns whether one improved.
+    fn secants(&mut self) -> Result<std::result::Result<bool, Stop>> {
+        let d = self.cx.domain;
+        for i in 0..d.fields.len() {
+            if !(d.fields[i].ty.is_float() || integer_value(&d.fields[i])) {
+                continue;
+            }
+            for dir in [1.0, -1.0] {
+                let Some(y) = self.moved(i, Move::Add(self.step(i)), dir, 1.0) else { continue };
+                let mut tried = false;
+                for key in [false, true] {
+                    if key && !d.fields[i].ty.is_float() {
+                        break;
+                    }
+                    match self.secant(i, &y, key)? {
+                        Ok(Some(true)) => return Ok(Ok(true)),
+                        Ok(Some(false)) => tried = true,
+                        Ok(None) => {}
+                        Err(s) => return Ok(Err(s)),
+                    }
+                }
+                if tried {
+                    break;
+                }
+            }
+        }
+        Ok(Ok(false))
+    }
+
+    /// The secant move of variable `i` through the current input and `other` (the current input
+    /// with variable `i` changed, both evaluated or looked up in the cache): variable `i` set to
+    /// where the operands of the goal's critical branch would meet ([`super::secant::root`], or
+    /// with `key` [`super::secant::key_root`]), moving on improvement. `Ok(None)` when there is no such move (the critical branch is
+    /// not the same compare in both, neither operand moved, or the root is one of the two
+    /// inputs); `Ok(Some(improved))` when one was tried.
+    fn secant(&mut self, i: usize, other: &Input, key: bool) -> Result<std::result::Result<Option<bool>, Stop>> {
+        let mut other = other.clone();
+        let mut tried = None;
+        // the secant method: after a root that improved, the next secant runs through it and the
+        // input before it, a wider base than one step, so a linear operand is met in two
+        for _ in 0..SECANT_ITERATIONS {
+            if self.cx.out_of_budget() {
+                return Ok(Err(Stop::Budget));
+            }
+            let ex = self.cx.evaluate(&self.x)?;
+            let eo = self.cx.evaluate(&other)?;
+            let goal = self.cx.goal(self.goal);
+            let Some(site) = goal.critical_branch(&ex.trace) else { break };
+            if goal.critical_branch(&eo.trace) != Some(site) {
+                break;
+            }
+            let (Some(r0), Some(r1)) = (ex.trace.operands(site), eo.trace.operands(site)) else { break };
+            let d = self.cx.domain;
+            let (v0, v1) = (d.get(&self.x, i), d.get(&eo.input, i));
+            let root = if key { super::secant::key_root } else { super::secant::root };
+            let Some(r) = root(r0, v0.as_f64(), r1, v1.as_f64()) else { break };
+            let w = d.normalise(i, Value::Float(r));
+            if same(w, v0) || same(w, v1) {
+                break;
+            }
+            let mut z = self.x.clone();
+            d.set(&mut z, i, w);
+            let before = self.x.clone();
+            match self.try_move_repaired(z)? {
+                Ok(true) => tried = Some(true),
+                Ok(false) => {
+                    tried = tried.or(Some(false));
+                    break;
+                }
+                Err(s) => return Ok(Err(s)),
+            }
+            // a repaired move changed another field too: no secant in variable i alone
+            if self.step_from(&before).len() != 1 {
+                break;
+            }
+            other = before;
+        }
+        Ok(Ok(tried))
+    }
+
     /// Operand moves ([`super::i2s::operand_moves`]) at a local optimum, once per optimum input,
     /// tried until one improves (the others were made from the old input). Returns whether one
     /// improved.
@@ -652,6 +753,11 @@ impl Local<'_, '_> {
                 Err(s) => return Ok(s),
             }
             match self.snaps()? {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(s) => return Ok(s),
+            }
+            match self.secants()? {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(s) => return Ok(s),

@@ -32,6 +32,7 @@ pub mod mhga;
 pub mod portfolio;
 pub mod random;
 pub mod randoop;
+pub mod secant;
 pub mod seq;
 
 use anyhow::Result;

@@ -1,0 +1,149 @@
+//! Secant moves: Newton's method on the operands of a goal's critical branch, with the
+//! derivative taken numerically from two executions (the gradient descent of Angora, Chen &
+//! Chen 2018, which treats a branch predicate `a ⋈ b` as the function `a − b` of the input and
+//! descends it with finite differences; here in one variable at a time, as AVM moves).
+//!
+//! A compare whose operand is a smooth function of an input variable (`num / den == 1.0`,
+//! `3 * x + 7 > 1000000`, `fabs(q) > FLT_MAX` with `q = num / den`) is solved for that variable
+//! in one step from two points: the current input and the same input with the variable moved by
+//! one step, whose operands the trace's operand log holds. The root of the line through them is
+//! where the operands meet. Pattern moves reach it too, but they need a doubling per binary digit
+//! of the distance and a refinement per decimal digit of a float's precision; and where the
+//! branch distance is flat (`FLT_MAX − q` rounds to `FLT_MAX` in a double for every `q` below
+//! about 1e22, so no move of `q` changes it), they do not move at all. The operands still change
+//! there, so the secant still sees the slope.
+//!
+//! The differences of like operands are taken before the operands are subtracted from each other
+//! (`(a₁ − a₀) − (b₁ − b₀)`), so a small operand's change is not lost next to a large constant.
+
+use evotest_abi::shm::{OperandRec, OPERANDS_FLOAT, OPERANDS_POINTER};
+
+/// The numeric values of a compare's operands `(a, b)`: floats from their bit patterns, integers
+/// read as the predicate reads them (signed or unsigned). `None` for pointers, a predicate that
+/// is not a relation (`fcmp ord`, `uno`, `true`, `false`), or a NaN.
+pub fn operand_values(rec: &OperandRec) -> Option<(f64, f64)> {
+    if rec.kind & OPERANDS_POINTER != 0 {
+        return None;
+    }
+    let pred = rec.pred()?;
+    pred.rel()?;
+    let (a, b) = if rec.kind & OPERANDS_FLOAT != 0 {
+        (f64::from_bits(rec.a), f64::from_bits(rec.b))
+    } else if pred.int_operands_signed() {
+        (rec.a as i64 as f64, rec.b as i64 as f64)
+    } else {
+        (rec.a as f64, rec.b as f64)
+    };
+    (!a.is_nan() && !b.is_nan()).then_some((a, b))
+}
+
+/// [`root`] on the floats' ordered keys: the variable and both operands read as their keys
+/// (a float's bit pattern ordered as the floats are, about a linear function of its logarithm;
+/// an integer operand's sign-flipped value), the root taken there and turned back into a
+/// float. It solves in one step what is linear in the logarithms, as products and quotients
+/// are (`num / den` against `FLT_MAX`, with `den` far from the root), where the value secant
+/// overshoots. For a float variable only; `None` as for [`root`].
+pub fn key_root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
+    use crate::input::mapped::{key64, unkey64};
+    let keyed = |r: &OperandRec| -> Option<OperandRec> {
+        let (a, b) = operand_values(r)?;
+        let k = |v: f64| key64(v.to_bits()) ^ (1 << 63);
+        // the keys as signed integers (`Sgt` reads them so), centred on +0.0
+        Some(OperandRec { site: r.site, kind: evotest_abi::pred::Pred::Sgt as u32, a: k(a), b: k(b) })
+    };
+    let (k0, k1) = (keyed(r0)?, keyed(r1)?);
+    if r0.site != r1.site || r0.kind != r1.kind {
+        return None;
+    }
+    let kv = |v: f64| (key64(v.to_bits()) ^ (1 << 63)) as i64 as f64;
+    let r = root(&k0, kv(v0), &k1, kv(v1))?;
+    let r = r.clamp(i64::MIN as f64, i64::MAX as f64).round() as i64;
+    Some(f64::from_bits(unkey64(r as u64 ^ (1 << 63))))
+}
+
+/// The value of a variable at which the operands of one compare would meet, by the secant
+/// through two executions: variable value `v0` with operand record `r0`, and `v1` with `r1`
+/// (the same compare site, first evaluation in each execution). `None` when the records are of
+/// different compares or predicates, when neither operand moved with the variable, or when the
+/// root is not a finite number.
+pub fn root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
+    if r0.site != r1.site || r0.kind != r1.kind {
+        return None;
+    }
+    let ((a0, b0), (a1, b1)) = (operand_values(r0)?, operand_values(r1)?);
+    let dv = v1 - v0;
+    // like operands first: a small operand's change survives next to a large constant
+    let dg = (a1 - a0) - (b1 - b0);
+    let gap = a1 - b1;
+    if dv == 0.0 || dg == 0.0 || !dv.is_finite() || !dg.is_finite() || !gap.is_finite() {
+        return None;
+    }
+    let r = v1 - gap * (dv / dg);
+    r.is_finite().then_some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evotest_abi::pred::Pred;
+
+    fn int_rec(pred: Pred, a: i64, b: i64) -> OperandRec {
+        OperandRec { site: 3, kind: pred as u32, a: a as u64, b: b as u64 }
+    }
+
+    fn float_rec(pred: Pred, a: f64, b: f64) -> OperandRec {
+        OperandRec { site: 3, kind: pred as u32 | OPERANDS_FLOAT, a: a.to_bits(), b: b.to_bits() }
+    }
+
+    #[test]
+    fn a_linear_operand_is_solved_in_one_step() {
+        // 3x + 7 == 1000000 from x = 10 and x = 11
+        let r = root(&int_rec(Pred::Eq, 37, 1_000_000), 10.0, &int_rec(Pred::Eq, 40, 1_000_000), 11.0).unwrap();
+        assert!((r - 333_331.0).abs() < 1e-6, "{r}");
+        // signed operands are read as signed: -2x > -50 from x = 1 and x = 2 meets at x = 25
+        let r = root(&int_rec(Pred::Sgt, -2, -50), 1.0, &int_rec(Pred::Sgt, -4, -50), 2.0).unwrap();
+        assert!((r - 25.0).abs() < 1e-9, "{r}");
+    }
+
+    #[test]
+    fn a_quotient_far_below_a_huge_constant_still_has_a_slope() {
+        // fabs(num / den) > FLT_MAX with den = 4: num = 1 and num = 2. The branch distance
+        // FLT_MAX - q is the same double for both; the secant still finds num = FLT_MAX * 4.
+        let max = f32::MAX as f64;
+        assert_eq!(max - 0.25, max - 0.5, "the distance is flat here");
+        let r = root(&float_rec(Pred::Ogt, 0.25, max), 1.0, &float_rec(Pred::Ogt, 0.5, max), 2.0).unwrap();
+        assert!((r / (max * 4.0) - 1.0).abs() < 1e-12, "{r}");
+    }
+
+    #[test]
+    fn the_key_secant_solves_what_is_linear_in_the_logarithms() {
+        // q = num / den against FLT_MAX, moving den from 1e30 to 2e30: the value secant
+        // overshoots (a hyperbola), the one on the keys lands within a factor of two of
+        // den = num / FLT_MAX (a key is linear in the logarithm only piecewise)
+        let (num, max) = (1e38, f32::MAX as f64);
+        let (d0, d1) = (1e30, 2e30);
+        let r0 = float_rec(Pred::Ogt, num / d0, max);
+        let r1 = float_rec(Pred::Ogt, num / d1, max);
+        let k = key_root(&r0, d0, &r1, d1).unwrap();
+        let near = |den: f64| den > 0.0 && (0.5..2.0).contains(&(num / den / max));
+        assert!(near(k), "den {k}: q {}", num / k);
+        let v = root(&r0, d0, &r1, d1).unwrap();
+        assert!(!near(v), "the value secant lands at den {v}");
+    }
+
+    #[test]
+    fn no_root_without_a_slope_or_across_compares() {
+        // the operand did not move with the variable
+        assert_eq!(root(&int_rec(Pred::Eq, 5, 9), 1.0, &int_rec(Pred::Eq, 5, 9), 2.0), None);
+        // another compare site, or another predicate
+        let mut other = int_rec(Pred::Eq, 6, 9);
+        other.site = 4;
+        assert_eq!(root(&int_rec(Pred::Eq, 5, 9), 1.0, &other, 2.0), None);
+        assert_eq!(root(&int_rec(Pred::Eq, 5, 9), 1.0, &int_rec(Pred::Ne, 6, 9), 2.0), None);
+        // pointers and NaNs have no numeric value
+        let mut p = int_rec(Pred::Eq, 5, 9);
+        p.kind |= OPERANDS_POINTER;
+        assert_eq!(operand_values(&p), None);
+        assert_eq!(operand_values(&float_rec(Pred::Oeq, f64::NAN, 1.0)), None);
+    }
+}
