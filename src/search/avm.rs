@@ -113,6 +113,11 @@ const FROZEN_EVALS: u64 = 64;
 /// Executions per other variable of a search with a variable frozen, up to [`FROZEN_EVALS`].
 const FROZEN_EVALS_PER_FIELD: u64 = 24;
 
+/// A root of the secant moves ([`super::secant::root`], `key_root`, `wrapped_root`): from two
+/// executions' operand records and the variable's values in them, the variable's value where
+/// the operands meet.
+type Root = fn(&evotest_abi::shm::OperandRec, f64, &evotest_abi::shm::OperandRec, f64) -> Option<f64>;
+
 /// Most steps of one run of the secant method ([`Local::secant`]).
 const SECANT_ITERATIONS: usize = 16;
 
@@ -303,7 +308,7 @@ impl Local<'_, '_> {
             if matches!(mv, Move::Add(_)) && self.step_from(&start).len() == 1 {
                 // the exploratory move (not repaired) and the input before it give a secant:
                 // jump to its root when that improves, and explore again from there
-                match self.secant(i, &start, false)? {
+                match self.secant(i, &start, super::secant::root)? {
                     Ok(Some(true)) => continue,
                     Ok(_) => {}
                     Err(s) => return Ok(Err(s)),
@@ -617,7 +622,8 @@ impl Local<'_, '_> {
     /// [`Self::secant`] through the current input and the input with the variable moved by one
     /// additive step (an exploratory move's input, so usually a cache hit; the other direction
     /// when that one changed neither operand), on the values, then for a float on the ordered
-    /// keys ([`super::secant::key_root`]). At most two new executions per variable besides the
+    /// keys ([`super::secant::key_root`]), for an integer modulo 2^32
+    /// ([`super::secant::wrapped_root`]). At most two new executions per variable besides the
     /// cache's. Returns whether one improved.
     fn secants(&mut self) -> Result<std::result::Result<bool, Stop>> {
         let d = self.cx.domain;
@@ -628,11 +634,10 @@ impl Local<'_, '_> {
             for dir in [1.0, -1.0] {
                 let Some(y) = self.moved(i, Move::Add(self.step(i)), dir, 1.0) else { continue };
                 let mut tried = false;
-                for key in [false, true] {
-                    if key && !d.fields[i].ty.is_float() {
-                        break;
-                    }
-                    match self.secant(i, &y, key)? {
+                let float = d.fields[i].ty.is_float();
+                let roots: [Root; 2] = if float { [super::secant::root, super::secant::key_root] } else { [super::secant::root, super::secant::wrapped_root] };
+                for root in roots {
+                    match self.secant(i, &y, root)? {
                         Ok(Some(true)) => return Ok(Ok(true)),
                         Ok(Some(false)) => tried = true,
                         Ok(None) => {}
@@ -649,11 +654,11 @@ impl Local<'_, '_> {
 
     /// The secant move of variable `i` through the current input and `other` (the current input
     /// with variable `i` changed, both evaluated or looked up in the cache): variable `i` set to
-    /// where the operands of the goal's critical branch would meet ([`super::secant::root`], or
-    /// with `key` [`super::secant::key_root`]), moving on improvement. `Ok(None)` when there is no such move (the critical branch is
+    /// where the operands of the goal's critical branch would meet by `root`, moving on
+    /// improvement. `Ok(None)` when there is no such move (the critical branch is
     /// not the same compare in both, neither operand moved, or the root is one of the two
     /// inputs); `Ok(Some(improved))` when one was tried.
-    fn secant(&mut self, i: usize, other: &Input, key: bool) -> Result<std::result::Result<Option<bool>, Stop>> {
+    fn secant(&mut self, i: usize, other: &Input, root: Root) -> Result<std::result::Result<Option<bool>, Stop>> {
         let mut other = other.clone();
         let mut tried = None;
         // the secant method: after a root that improved, the next secant runs through it and the
@@ -672,9 +677,17 @@ impl Local<'_, '_> {
             let (Some(r0), Some(r1)) = (ex.trace.operands(site), eo.trace.operands(site)) else { break };
             let d = self.cx.domain;
             let (v0, v1) = (d.get(&self.x, i), d.get(&eo.input, i));
-            let root = if key { super::secant::key_root } else { super::secant::root };
             let Some(r) = root(r0, v0.as_f64(), r1, v1.as_f64()) else { break };
-            let w = d.normalise(i, Value::Float(r));
+            let mut w = d.normalise(i, Value::Float(r));
+            if !same(w, Value::Float(r)) && !d.fields[i].ty.is_float() {
+                // an integer root outside the field's range: the same value modulo 2^32 inside
+                // it, if there is one (a wrapped-around root of an `int` field)
+                let c = r.round();
+                let wrapped = [c - 4_294_967_296.0, c + 4_294_967_296.0].into_iter().map(|c| (c, d.normalise(i, Value::Float(c)))).find(|(c, n)| n.as_f64() == *c);
+                if let Some((_, n)) = wrapped {
+                    w = n;
+                }
+            }
             if same(w, v0) || same(w, v1) {
                 break;
             }

@@ -82,6 +82,56 @@ pub fn root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
     r.is_finite().then_some(r)
 }
 
+/// The root of an integer equality whose operands wrapped around in 32 bits, by a linear
+/// congruence: from two executions one unit apart in the variable (`|v1 − v0| = 1`), the
+/// difference of the operands is affine modulo 2^32 in the variable, `g(v1 + t) ≡ g1 + s·t`,
+/// and `s·t ≡ −g1 (mod 2^32)` is solved exactly (`t = (−g1 / 2^z) · (s / 2^z)⁻¹` modulo
+/// 2^(32 − z), with 2^z the largest power of two dividing `s`, when it also divides `g1`). The
+/// solution nearest `v1` is returned (others lie 2^(32 − z) apart). `3 * k + 7 == 1000000` in
+/// `int` from `k = −1206856484`, where `3k` wrapped: the secant on the values meets the
+/// relation's nearest point on that wrapped piece (distance 1), and this gives k = 333331. For
+/// `==` only, when all four operands fit in 32 bits (the pass widens them to 64; wider
+/// operands are not solved); `None` otherwise, or when the congruence has no solution.
+pub fn wrapped_root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
+    if r0.site != r1.site || r0.kind != r1.kind || r0.kind & (OPERANDS_FLOAT | OPERANDS_POINTER) != 0 {
+        return None;
+    }
+    if r0.pred()?.rel()? != evotest_abi::pred::Rel::Eq {
+        return None;
+    }
+    let fits = |v: u64| v <= u32::MAX as u64 || (i32::MIN as i64..0).contains(&(v as i64));
+    if ![r0.a, r0.b, r1.a, r1.b].into_iter().all(fits) {
+        return None;
+    }
+    let g = |r: &OperandRec| (r.a as u32).wrapping_sub(r.b as u32);
+    let (g0, g1) = (g(r0), g(r1));
+    let s = match v1 - v0 {
+        1.0 => g1.wrapping_sub(g0),
+        -1.0 => g0.wrapping_sub(g1),
+        _ => return None,
+    };
+    if s == 0 || g1 == 0 {
+        return None;
+    }
+    let z = s.trailing_zeros();
+    let need = g1.wrapping_neg();
+    if need.trailing_zeros() < z {
+        return None;
+    }
+    // the inverse of the odd part of s modulo 2^32, by Newton's iteration (each step doubles
+    // the correct low bits: 1, 2, 4, … 32 after five)
+    let odd = s >> z;
+    let mut inv = odd;
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u32.wrapping_sub(odd.wrapping_mul(inv)));
+    }
+    let m = 32 - z;
+    let modulus = 1u64 << m;
+    let t = ((need >> z).wrapping_mul(inv) as u64) & (modulus - 1);
+    let t = if t >= modulus / 2 { t as i64 - modulus as i64 } else { t as i64 };
+    Some(v1 + t as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +179,23 @@ mod tests {
         assert!(near(k), "den {k}: q {}", num / k);
         let v = root(&r0, d0, &r1, d1).unwrap();
         assert!(!near(v), "the value secant lands at den {v}");
+    }
+
+    #[test]
+    fn a_wrapped_affine_equality_is_solved_by_a_congruence() {
+        // 3k + 7 == 1000000 in 32 bits, from k = -1206856484 (3k wrapped)
+        let w = |k: i64| (3i64.wrapping_mul(k) + 7) as i32 as i64;
+        let (k0, k1) = (-1_206_856_484i64, -1_206_856_485i64);
+        let r = wrapped_root(&int_rec(Pred::Eq, w(k0), 1_000_000), k0 as f64, &int_rec(Pred::Eq, w(k1), 1_000_000), k1 as f64).unwrap();
+        assert_eq!(w(r as i64), 1_000_000, "k = {r}");
+        // an even slope: 4k == 6 has no solution modulo 2^32, 4k == 8 has k = 2 (+ 2^30 j)
+        let (k0, k1) = (10i64, 11i64);
+        assert_eq!(wrapped_root(&int_rec(Pred::Eq, 4 * k0, 6), 10.0, &int_rec(Pred::Eq, 4 * k1, 6), 11.0), None);
+        let r = wrapped_root(&int_rec(Pred::Eq, 4 * k0, 8), 10.0, &int_rec(Pred::Eq, 4 * k1, 8), 11.0).unwrap();
+        assert_eq!(r, 2.0);
+        // not for an ordering, nor for operands wider than 32 bits
+        assert_eq!(wrapped_root(&int_rec(Pred::Slt, 30, 100), 10.0, &int_rec(Pred::Slt, 33, 100), 11.0), None);
+        assert_eq!(wrapped_root(&int_rec(Pred::Eq, 1 << 40, 0), 10.0, &int_rec(Pred::Eq, (1 << 40) + 3, 0), 11.0), None);
     }
 
     #[test]
