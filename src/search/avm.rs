@@ -678,16 +678,7 @@ impl Local<'_, '_> {
             let d = self.cx.domain;
             let (v0, v1) = (d.get(&self.x, i), d.get(&eo.input, i));
             let Some(r) = root(r0, v0.as_f64(), r1, v1.as_f64()) else { break };
-            let mut w = d.normalise(i, Value::Float(r));
-            if !same(w, Value::Float(r)) && !d.fields[i].ty.is_float() {
-                // an integer root outside the field's range: the same value modulo 2^32 inside
-                // it, if there is one (a wrapped-around root of an `int` field)
-                let c = r.round();
-                let wrapped = [c - 4_294_967_296.0, c + 4_294_967_296.0].into_iter().map(|c| (c, d.normalise(i, Value::Float(c)))).find(|(c, n)| n.as_f64() == *c);
-                if let Some((_, n)) = wrapped {
-                    w = n;
-                }
-            }
+            let w = root_value(d, i, r);
             if same(w, v0) || same(w, v1) {
                 break;
             }
@@ -849,6 +840,22 @@ impl GoalSearch for Avm {
         }
         Ok(())
     }
+}
+
+/// Variable `i`'s value for a secant root `r`: `r` normalised into the field; for an integer
+/// root outside the field's range, the same value modulo 2^32 inside it if there is one (the
+/// wrapped-around root of an `int` field, [`super::secant::wrapped_root`]), else the nearest.
+fn root_value(d: &crate::input::Domain, i: usize, r: f64) -> Value {
+    let w = d.normalise(i, Value::Float(r));
+    if d.fields[i].ty.is_float() || w.as_f64() == r.round() {
+        return w;
+    }
+    let c = r.round();
+    [c - 4_294_967_296.0, c + 4_294_967_296.0]
+        .into_iter()
+        .map(|c| (c, d.normalise(i, Value::Float(c))))
+        .find(|(c, n)| n.as_f64() == *c)
+        .map_or(w, |(_, n)| n)
 }
 
 /// Whether field `g` is an integer value (not a float, `_Bool`, length or other role): the
@@ -1085,6 +1092,17 @@ mod tests {
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.
+    #[test]
+    fn secant_roots_wrap_into_an_int_field_only_when_out_of_its_range() {
+        use crate::input::{Domain, Field};
+        let d = Domain::packed(vec![Field::full("i", ScalarType::I32), Field::full("l", ScalarType::I64)]);
+        // in range: the root itself, in either field
+        assert_eq!(root_value(&d, 0, -1_431_322_434.4), Value::Int(-1_431_322_434));
+        assert_eq!(root_value(&d, 1, 333_331.0), Value::Int(333_331));
+        // beyond an int: the same value modulo 2^32
+        assert_eq!(root_value(&d, 0, 3_000_000_000.0), Value::Int(3_000_000_000 - (1 << 32)));
+    }
+
     #[test]
     fn alternating_variables_cover_a_conjunction() {
         let d = ints(&["x", "y"], Some((-10_000, 10_000)));
