@@ -15,6 +15,12 @@
 //!
 //! The differences of like operands are taken before the operands are subtracted from each other
 //! (`(a₁ − a₀) − (b₁ − b₀)`), so a small operand's change is not lost next to a large constant.
+//!
+//! Three roots: [`root`] on the values; [`key_root`] on the floats' ordered keys, for what is
+//! linear in the logarithms (a quotient, a product); [`wrapped_root`], a linear congruence
+//! modulo 2^32 for an integer equality whose operand wrapped around. The AVM
+//! (`super::avm`) tries them in that order at a local optimum, and [`root`] after every
+//! exploratory move that improves; this module only computes them, from operand records.
 
 use evotest_abi::shm::{OperandRec, OPERANDS_FLOAT, OPERANDS_POINTER};
 
