@@ -484,6 +484,13 @@ impl Program {
         (ints, floats)
     }
 
+    /// Whether some branch's condition text uses a bitwise operator (`&`, `|`, `^`, `~`, `<<`,
+    /// `>>`; not `&&`, `||`, nor `&` taking an address, which a condition text rarely shows): the
+    /// program tests bit patterns, counts or masks bits.
+    pub fn tests_bits(&self) -> bool {
+        self.sites.iter().any(|s| bitwise_operator(&s.meta.cond))
+    }
+
     /// The lattice steps of all modules (moduli, divisors, shift and mask periods; see
     /// [`evotest_abi::meta::ConstantMeta::Lattice`]), with the least common multiples of pairs of
     /// them (`x % 4 == 0 && x % 100 == 0` lives on multiples of 100), sorted.
@@ -510,6 +517,37 @@ impl Program {
         steps.sort();
         steps
     }
+}
+
+/// Whether C-like expression text `text` has a bitwise operator outside string and character
+/// literals: `&` or `|` not doubled, `^`, `~`, `<<` or `>>` (`->` is not one).
+fn bitwise_operator(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' | b'\'' => {
+                // skip the literal
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'&' | b'|' => {
+                if b.get(i + 1) == Some(&b[i]) {
+                    i += 1;
+                } else {
+                    return true;
+                }
+            }
+            b'^' | b'~' => return true,
+            b'<' | b'>' if b.get(i + 1) == Some(&b[i]) => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A numeric literal of a condition text.
@@ -755,6 +793,16 @@ pub(crate) mod testutil {
 #[cfg(test)]
 mod literal_tests {
     use super::{char_literals, literals, Literal};
+
+    #[test]
+    fn bitwise_operators_are_told_from_logical_ones() {
+        for t in ["(x & 65535) == x >> 16", "v & (v - 1)", "a | b", "x ^ y", "~m == 0", "1 << k"] {
+            assert!(super::bitwise_operator(t), "{t}");
+        }
+        for t in ["a && b", "a || b", "x == '&'", "s == \"a|b\"", "p->n < 3", "a < b && b > c"] {
+            assert!(!super::bitwise_operator(t), "{t}");
+        }
+    }
 
     /// Every numeric literal of a predicate, with its sign, and nothing from identifiers or
     /// string literals.

@@ -345,6 +345,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     fe.domain.str_pool = Program::with_sequential_bases(metas.clone()).strings();
     fe.domain.float_pool = float_pool;
     fe.domain.lattice = scratch.lattice_steps();
+    fe.domain.bit_ops = scratch.tests_bits();
     (fe.domain.predicate_ints, fe.domain.predicate_floats) = scratch.predicate_literals();
     let defining = defined_in.iter().find(|(n, _)| n == wanted).map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
@@ -709,6 +710,7 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     fe.domain.float_pool = float_pool;
     fe.domain.str_pool = scratch.strings();
     fe.domain.lattice = scratch.lattice_steps();
+    fe.domain.bit_ops = scratch.tests_bits();
     (fe.domain.predicate_ints, fe.domain.predicate_floats) = scratch.predicate_literals();
     let harness = work.join("harness.rs");
     std::fs::write(&harness, rustfe::harness::generate(&fe)).with_context(|| format!("cannot write in {}", work.display()))?;

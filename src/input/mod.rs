@@ -296,6 +296,10 @@ pub struct Domain {
     /// Lattice steps of the program's integer arithmetic (moduli, divisors, shift and mask periods,
     /// and their pairwise least common multiples): integer moves by these keep remainders.
     pub lattice: Vec<i128>,
+    /// Whether the program's conditions test bit patterns (a bitwise operator, `&`, `|`, `^`,
+    /// `~`, `<<` or `>>`, in a branch's condition text; [`crate::program::Program::tests_bits`]):
+    /// AVM's scale moves are tried only then.
+    pub bit_ops: bool,
     /// String literals the program compares strings with (`strcmp(s, "VIP")`): a pool for
     /// string parameters (grammatical evolution's extended grammar, `search::ge`).
     pub str_pool: Vec<Vec<u8>>,
