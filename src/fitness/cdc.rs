@@ -126,6 +126,20 @@ impl Goal for DecisionGoal {
     fn target_outcome(&self) -> Option<(SiteId, u32)> {
         self.site.as_ref().filter(|_| self.combine.is_none()).map(|s| (s.site, s.k))
     }
+
+    /// The critical branch ([`BranchGoal::critical_branch`]) of the part whose fitness is the
+    /// goal's, chosen as [`DecisionGoal::margin`] chooses it (its own site, branch distances not
+    /// combined, or the end nearest the wanted value), so that input-to-state and secant moves
+    /// read that compare's operands.
+    fn critical_branch(&self, t: &Trace) -> Option<SiteId> {
+        let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
+        own.into_iter()
+            .chain(self.ends.iter())
+            .map(|g| (g.fitness(t), g))
+            .filter(|&(f, _)| f > 0.0)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .and_then(|(_, g)| g.critical_branch(t))
+    }
 }
 
 /// An outcome of a site as a goal: a condition, or a decision of one condition. Condition-only
@@ -158,6 +172,10 @@ impl Goal for SiteGoal {
     fn target_outcome(&self) -> Option<(SiteId, u32)> {
         (!self.condition_only).then_some((self.goal.site, self.goal.k))
     }
+
+    fn critical_branch(&self, t: &Trace) -> Option<SiteId> {
+        self.goal.critical_branch(t)
+    }
 }
 
 /// A `switch` label not taken while the switch ran (the label's false outcome).
@@ -180,6 +198,12 @@ impl Goal for NotLabelGoal {
             .filter_map(|k| t.distance(self.label.site, self.outcome_base + k))
             .map(normalise)
             .fold(1.0, f64::min)
+    }
+
+    /// The switch itself once it ran (its value is no compare operand, so input-to-state finds
+    /// none there), else the label's critical branch on the way to it.
+    fn critical_branch(&self, t: &Trace) -> Option<SiteId> {
+        self.label.critical_branch(t)
     }
 
     fn describe(&self, program: &Program) -> String {
