@@ -684,8 +684,10 @@ impl Local<'_, '_> {
             if self.cx.out_of_budget() {
                 return Ok(Err(Stop::Budget));
             }
-            let ex = self.cx.evaluate(&self.x)?;
-            let eo = self.cx.evaluate(&other)?;
+            // both were evaluated already (the current input, and the exploratory move's input
+            // or the one before the last root): re-read, not new fitness evaluations
+            let ex = self.cx.recall(&self.x)?;
+            let eo = self.cx.recall(&other)?;
             let goal = self.cx.goal(self.goal);
             let Some(site) = goal.critical_branch(&ex.trace) else { break };
             if goal.critical_branch(&eo.trace) != Some(site) {

@@ -396,6 +396,24 @@ impl<'a> SearchContext<'a> {
     ///
     /// Errors: only when the executor breaks.
     pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
+        self.evaluate_counted(input)
+    }
+
+    /// The evaluation of `input` from the cache when it is there, without counting a cache hit
+    /// (a search re-reading the trace of an input it has evaluated, as the secant moves re-read
+    /// the current input's operands, asks for no new fitness evaluation); otherwise
+    /// [`SearchContext::evaluate`].
+    ///
+    /// Errors: only when the executor breaks.
+    pub fn recall(&mut self, input: &Input) -> Result<Evaluation> {
+        let key = self.domain.normalise_input(input);
+        match self.eval.cache.peek(&key) {
+            Some(ev) => Ok(ev),
+            None => self.evaluate(input),
+        }
+    }
+
+    fn evaluate_counted(&mut self, input: &Input) -> Result<Evaluation> {
         let input = self.domain.normalise_input(input);
         let e = &mut self.eval;
         if e.seen.len() >= NOVELTY_CAPACITY {
