@@ -63,6 +63,13 @@ pub struct DecisionGoal {
 }
 
 impl DecisionGoal {
+    /// The parts whose own fitness can be the goal's in execution `t`: its site (unless its
+    /// branch distances are combined and it ran) and the ends.
+    fn parts<'a>(&'a self, t: &Trace) -> impl Iterator<Item = &'a BranchGoal> {
+        let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
+        own.into_iter().chain(self.ends.iter())
+    }
+
     fn covered(&self, t: &Trace) -> bool {
         match &self.site {
             Some(s) => t.covered(s.site, s.outcome),
@@ -106,8 +113,7 @@ impl Goal for DecisionGoal {
     /// (branch distances not combined) or the end nearest the wanted value, the larger margin
     /// among parts of equal fitness.
     fn margin(&self, t: &Trace) -> f64 {
-        let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
-        let parts = own.into_iter().chain(self.ends.iter()).map(|g| (g.fitness(t), g.margin(t))).filter(|&(f, _)| f > 0.0);
+        let parts = self.parts(t).map(|g| (g.fitness(t), g.margin(t))).filter(|&(f, _)| f > 0.0);
         parts.fold(None, |best: Option<(f64, f64)>, p| match best {
             Some(b) if b.0 < p.0 || (b.0 == p.0 && b.1 >= p.1) => Some(b),
             _ => Some(p),
@@ -132,9 +138,7 @@ impl Goal for DecisionGoal {
     /// combined, or the end nearest the wanted value), so that input-to-state and secant moves
     /// read that compare's operands.
     fn critical_branch(&self, t: &Trace) -> Option<SiteId> {
-        let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
-        own.into_iter()
-            .chain(self.ends.iter())
+        self.parts(t)
             .map(|g| (g.fitness(t), g))
             .filter(|&(f, _)| f > 0.0)
             .min_by(|a, b| a.0.total_cmp(&b.0))

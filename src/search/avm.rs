@@ -640,19 +640,22 @@ impl Local<'_, '_> {
     /// additive step (an exploratory move's input, so usually a cache hit; the other direction
     /// when that one changed neither operand), on the values, then for a float on the ordered
     /// keys ([`super::secant::key_root`]), for an integer modulo 2^32
-    /// ([`super::secant::wrapped_root`]). At most two new executions per variable besides the
-    /// cache's. Returns whether one improved.
+    /// ([`super::secant::wrapped_root`]). Where none improves, at most two new executions per
+    /// variable besides the cache's. Returns whether one improved.
     fn secants(&mut self) -> Result<std::result::Result<bool, Stop>> {
         let d = self.cx.domain;
         for i in 0..d.fields.len() {
             if !(d.fields[i].ty.is_float() || integer_value(&d.fields[i])) {
                 continue;
             }
+            let roots: [Root; 2] = if d.fields[i].ty.is_float() {
+                [super::secant::root, super::secant::key_root]
+            } else {
+                [super::secant::root, super::secant::wrapped_root]
+            };
             for dir in [1.0, -1.0] {
                 let Some(y) = self.moved(i, Move::Add(self.step(i)), dir, 1.0) else { continue };
                 let mut tried = false;
-                let float = d.fields[i].ty.is_float();
-                let roots: [Root; 2] = if float { [super::secant::root, super::secant::key_root] } else { [super::secant::root, super::secant::wrapped_root] };
                 for root in roots {
                     match self.secant(i, &y, root)? {
                         Ok(Some(true)) => return Ok(Ok(true)),
@@ -1111,7 +1114,6 @@ mod tests {
         assert!(r.executions < 100, "{r:?}");
     }
 
-    /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.
     /// Scale moves, for a program whose conditions test bits: `popcount(x) == 32` and `== 1`
     /// over a `u32` from 3e9, a flat landscape for additive moves (each flips a few low bits);
     /// halving reaches 1 and doubling the range's top, 0xffffffff, in a few pattern moves (from
@@ -1156,6 +1158,7 @@ mod tests {
         assert_eq!(root_value(&d, 0, 3_000_000_000.0), Value::Int(3_000_000_000 - (1 << 32)));
     }
 
+    /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.
     #[test]
     fn alternating_variables_cover_a_conjunction() {
         let d = ints(&["x", "y"], Some((-10_000, 10_000)));

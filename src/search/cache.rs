@@ -34,12 +34,12 @@ impl EvalCache {
         e
     }
 
-    /// Keep `ev`, evicting the oldest entry when full.
     /// [`EvalCache::get`] without counting a hit.
     pub fn peek(&self, input: &Input) -> Option<Evaluation> {
         self.map.get(input).cloned()
     }
 
+    /// Keep `ev`, evicting the oldest entry when full.
     pub fn put(&mut self, ev: &Evaluation) {
         if self.capacity == 0 {
             let bytes = 64

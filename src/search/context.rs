@@ -389,16 +389,6 @@ impl<'a> SearchContext<'a> {
         self.goal(goal).fitness(&ev.trace)
     }
 
-    /// Normalise `input` into the domain, run it, and update the archive, per-goal bests, faults
-    /// and observers. Callers should check [`SearchContext::finished`] first; this always runs,
-    /// unless the same input was evaluated recently, in which case the cached result is returned
-    /// and nothing is executed.
-    ///
-    /// Errors: only when the executor breaks.
-    pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
-        self.evaluate_counted(input)
-    }
-
     /// The evaluation of `input` from the cache when it is there, without counting a cache hit
     /// (a search re-reading the trace of an input it has evaluated, as the secant moves re-read
     /// the current input's operands, asks for no new fitness evaluation); otherwise
@@ -413,7 +403,13 @@ impl<'a> SearchContext<'a> {
         }
     }
 
-    fn evaluate_counted(&mut self, input: &Input) -> Result<Evaluation> {
+    /// Normalise `input` into the domain, run it, and update the archive, per-goal bests, faults
+    /// and observers. Callers should check [`SearchContext::finished`] first; this always runs,
+    /// unless the same input was evaluated recently, in which case the cached result is returned
+    /// and nothing is executed.
+    ///
+    /// Errors: only when the executor breaks.
+    pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
         let input = self.domain.normalise_input(input);
         let e = &mut self.eval;
         if e.seen.len() >= NOVELTY_CAPACITY {

@@ -51,18 +51,17 @@ pub fn operand_values(rec: &OperandRec) -> Option<(f64, f64)> {
 /// overshoots. For a float variable only; `None` as for [`root`].
 pub fn key_root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
     use crate::input::mapped::{key64, unkey64};
-    let keyed = |r: &OperandRec| -> Option<OperandRec> {
-        let (a, b) = operand_values(r)?;
-        let k = |v: f64| key64(v.to_bits()) ^ (1 << 63);
-        // the keys as signed integers (`Sgt` reads them so), centred on +0.0
-        Some(OperandRec { site: r.site, kind: evotest_abi::pred::Pred::Sgt as u32, a: k(a), b: k(b) })
-    };
-    let (k0, k1) = (keyed(r0)?, keyed(r1)?);
     if r0.site != r1.site || r0.kind != r1.kind {
         return None;
     }
-    let kv = |v: f64| (key64(v.to_bits()) ^ (1 << 63)) as i64 as f64;
-    let r = root(&k0, kv(v0), &k1, kv(v1))?;
+    // a float's ordered key as a signed integer, centred on +0.0
+    let key = |v: f64| key64(v.to_bits()) ^ (1 << 63);
+    // the operands' keys in a record `root` reads as signed integers (`Sgt`)
+    let keyed = |r: &OperandRec| {
+        let (a, b) = operand_values(r)?;
+        Some(OperandRec { site: r.site, kind: evotest_abi::pred::Pred::Sgt as u32, a: key(a), b: key(b) })
+    };
+    let r = root(&keyed(r0)?, key(v0) as i64 as f64, &keyed(r1)?, key(v1) as i64 as f64)?;
     let r = r.clamp(i64::MIN as f64, i64::MAX as f64).round() as i64;
     Some(f64::from_bits(unkey64(r as u64 ^ (1 << 63))))
 }
