@@ -435,7 +435,9 @@ struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     generations: Option<u32>,
 
-    /// End an attempt on a goal after this many evaluations (executions and cache hits) without improving it
+    /// End an attempt on a goal after this many evaluations (executions and cache hits) without
+    /// improving it; a goal's first attempt is a short look, a tenth of it, not counted as
+    /// fruitless when it finds nothing
     #[arg(long, default_value_t = SearchConfig::default().patience, value_parser = clap::value_parser!(u64).range(1..))]
     patience: u64,
 
