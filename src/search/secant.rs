@@ -55,13 +55,9 @@ pub fn key_root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f6
         return None;
     }
     // a float's ordered key as a signed integer, centred on +0.0
-    let key = |v: f64| key64(v.to_bits()) ^ (1 << 63);
-    // the operands' keys in a record `root` reads as signed integers (`Sgt`)
-    let keyed = |r: &OperandRec| {
-        let (a, b) = operand_values(r)?;
-        Some(OperandRec { site: r.site, kind: evotest_abi::pred::Pred::Sgt as u32, a: key(a), b: key(b) })
-    };
-    let r = root(&keyed(r0)?, key(v0) as i64 as f64, &keyed(r1)?, key(v1) as i64 as f64)?;
+    let key = |v: f64| (key64(v.to_bits()) ^ (1 << 63)) as i64 as f64;
+    let keyed = |r: &OperandRec| operand_values(r).map(|(a, b)| (key(a), key(b)));
+    let r = secant(key(v0), keyed(r0)?, key(v1), keyed(r1)?)?;
     let r = r.clamp(i64::MIN as f64, i64::MAX as f64).round() as i64;
     Some(f64::from_bits(unkey64(r as u64 ^ (1 << 63))))
 }
@@ -75,7 +71,13 @@ pub fn root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
     if r0.site != r1.site || r0.kind != r1.kind {
         return None;
     }
-    let ((a0, b0), (a1, b1)) = (operand_values(r0)?, operand_values(r1)?);
+    secant(v0, operand_values(r0)?, v1, operand_values(r1)?)
+}
+
+/// The secant's root for operand pairs `(a0, b0)` at variable value `v0` and `(a1, b1)` at `v1`:
+/// where `a − b` would be 0 if it were linear in the variable. `None` when it does not move or a
+/// value is not finite.
+fn secant(v0: f64, (a0, b0): (f64, f64), v1: f64, (a1, b1): (f64, f64)) -> Option<f64> {
     let dv = v1 - v0;
     // like operands first: a small operand's change survives next to a large constant
     let dg = (a1 - a0) - (b1 - b0);
