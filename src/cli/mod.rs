@@ -437,7 +437,7 @@ struct RunArgs {
 
     /// End an attempt on a goal after this many evaluations (executions and cache hits) without
     /// improving it; a goal's first attempt is a short look, a tenth of it, not counted as
-    /// fruitless when it finds nothing
+    /// fruitless when it finds nothing (unless it is the only open goal)
     #[arg(long, default_value_t = SearchConfig::default().patience, value_parser = clap::value_parser!(u64).range(1..))]
     patience: u64,
 

@@ -79,7 +79,8 @@ pub const FIRST_LOOK: u64 = 10;
 /// Each round visits the open goals, closest first (lowest best fitness), so that easy goals and
 /// the collateral coverage they bring come early (goals of equal fitness in index order: a run
 /// that starts with nothing evaluated takes its first round in the order of the sites). A goal's
-/// first attempt is a short look ([`FIRST_LOOK`]), not counted against it when it finds nothing.
+/// first attempt is a short look ([`FIRST_LOOK`]; not for the only open goal), not counted
+/// against it when it finds nothing.
 /// An attempt that does not improve a goal's best fitness counts against it; after
 /// `give_up_after` such attempts in a row the goal stalls.
 #[derive(Default)]

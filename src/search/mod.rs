@@ -76,7 +76,8 @@ pub struct SearchConfig {
     /// GA population size. Default 50, EvoSuite's `population`.
     pub population: usize,
     /// An attempt on one goal ends after this many evaluations without improving the goal's best
-    /// fitness; a goal's first attempt after a tenth of them ([`drive::FIRST_LOOK`]). Default 1000.
+    /// fitness; a goal's first attempt after a tenth of them when other goals are open
+    /// ([`drive::FIRST_LOOK`]). Default 1000.
     pub patience: u64,
     /// A goal is set aside as suspected infeasible after this many attempts in a row that did not
     /// improve its best fitness. Default 3.
