@@ -63,11 +63,19 @@ pub struct DecisionGoal {
 }
 
 impl DecisionGoal {
-    /// The parts whose own fitness can be the goal's in execution `t`: its site (unless its
-    /// branch distances are combined and it ran) and the ends.
-    fn parts<'a>(&'a self, t: &Trace) -> impl Iterator<Item = &'a BranchGoal> {
+    /// The part whose fitness is the goal's in execution `t`: among its site (unless its branch
+    /// distances are combined and it ran) and the ends, not yet met, the one of least fitness,
+    /// the larger margin among parts of equal fitness. `None` when every part is met.
+    fn nearest_part(&self, t: &Trace) -> Option<&BranchGoal> {
         let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
-        own.into_iter().chain(self.ends.iter())
+        let parts = own.into_iter().chain(self.ends.iter()).map(|g| (g.fitness(t), g)).filter(|&(f, _)| f > 0.0);
+        parts
+            .fold(None, |best: Option<(f64, f64, &BranchGoal)>, (f, g)| match best {
+                Some(b) if b.0 < f => Some(b),
+                Some(b) if b.0 == f && b.1 >= g.margin(t) => Some(b),
+                _ => Some((f, g.margin(t), g)),
+            })
+            .map(|(_, _, g)| g)
     }
 
     fn covered(&self, t: &Trace) -> bool {
@@ -113,12 +121,7 @@ impl Goal for DecisionGoal {
     /// (branch distances not combined) or the end nearest the wanted value, the larger margin
     /// among parts of equal fitness.
     fn margin(&self, t: &Trace) -> f64 {
-        let parts = self.parts(t).map(|g| (g.fitness(t), g.margin(t))).filter(|&(f, _)| f > 0.0);
-        parts.fold(None, |best: Option<(f64, f64)>, p| match best {
-            Some(b) if b.0 < p.0 || (b.0 == p.0 && b.1 >= p.1) => Some(b),
-            _ => Some(p),
-        })
-        .map_or(0.0, |(_, m)| m)
+        self.nearest_part(t).map_or(0.0, |g| g.margin(t))
     }
 
     fn describe(&self, _program: &Program) -> String {
@@ -134,15 +137,11 @@ impl Goal for DecisionGoal {
     }
 
     /// The critical branch ([`BranchGoal::critical_branch`]) of the part whose fitness is the
-    /// goal's, chosen as [`DecisionGoal::margin`] chooses it (its own site, branch distances not
+    /// goal's, the one [`DecisionGoal::margin`] reads (its own site, branch distances not
     /// combined, or the end nearest the wanted value), so that input-to-state and secant moves
     /// read that compare's operands.
     fn critical_branch(&self, t: &Trace) -> Option<SiteId> {
-        self.parts(t)
-            .map(|g| (g.fitness(t), g))
-            .filter(|&(f, _)| f > 0.0)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .and_then(|(_, g)| g.critical_branch(t))
+        self.nearest_part(t).and_then(|g| g.critical_branch(t))
     }
 }
 
