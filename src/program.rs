@@ -358,8 +358,11 @@ impl Program {
         self.functions.iter().enumerate().find(|(_, f)| f.meta.name == name)
     }
 
-    /// Indices of the functions reachable from function `root` through direct calls, `root`
-    /// first. Calls through function pointers are not followed.
+    /// Indices of the functions reachable from function `root`, `root` first: through direct
+    /// calls, and through the functions whose address a reached function uses
+    /// ([`evotest_abi::meta::FunctionMeta::address_refs`]: a callback it passes, a table of
+    /// handlers it reads), which it may call through a pointer. An over-approximation of what
+    /// runs; a function reached only through a pointer that some other function made is missed.
     pub fn reachable_from(&self, root: usize) -> Vec<usize> {
         let mut seen = vec![false; self.functions.len()];
         let mut order = vec![root];
@@ -367,7 +370,7 @@ impl Program {
         let mut i = 0;
         while i < order.len() {
             let f = &self.functions[order[i]];
-            for callee in &f.meta.calls {
+            for callee in f.meta.calls.iter().chain(&f.meta.address_refs) {
                 // prefer a callee in the same module (a static function), else any definition
                 let found = self
                     .functions
@@ -770,6 +773,7 @@ pub(crate) mod testutil {
                 variadic: false,
                 blocks,
                 calls: vec![],
+                address_refs: vec![],
                 writes_globals: false,
                 source_name: None,
                 language: None,

@@ -52,3 +52,16 @@ fn the_tests_c_build_command_survives_spaces_in_paths() {
     assert!(c.status.success(), "{line}: {}", String::from_utf8_lossy(&c.stderr));
     assert!(dir.path().join("tests").is_file());
 }
+
+/// A function called only through a pointer (a table of handlers the function under test reads,
+/// a callback it passes) is in the run's scope: its branches are goals and get covered. Before,
+/// only direct calls were followed, and such a run reported 100% of the outcomes it knew, with
+/// the callees' branches left out. A function whose address nothing in scope takes stays out.
+#[test]
+fn functions_called_through_pointers_are_goals() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/fn_pointers.c", "apply_op", dir.path(), &["--seed", "1", "--max-execs", "20000"]);
+    assert!(r["error"].is_null(), "{r:#}");
+    assert_eq!(r["branches_total"], 8, "{r:#}");
+    assert_eq!(r["branches_covered"], 8, "{:?}", uncovered(&r));
+}

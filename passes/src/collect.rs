@@ -644,7 +644,67 @@ pub struct FunctionDraft {
 
 /// Describe `func` (which must have a body), function number `fi` of the module; its locals are
 /// added to `vars`.
-pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> FunctionDraft {
+/// Add to `out` the names of the functions whose address `v` is or holds: a function itself, or
+/// one inside a constant (a global variable's initializer, a table of pointers, a constant
+/// expression), at most 16 levels deep. Each global's functions are cached in `cache`, keyed by
+/// the global (a global reached again while it is being walked, a cycle, gives nothing then).
+unsafe fn function_refs(v: LLVMValueRef, cache: &mut HashMap<usize, Vec<String>>, out: &mut Vec<String>, depth: u32) {
+    let add = |n: &String, out: &mut Vec<String>| {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    };
+    if depth > 16 || v.is_null() {
+        return;
+    }
+    if !LLVMIsAFunction(v).is_null() {
+        let n = value_name(v);
+        if !n.starts_with("llvm.") && !n.starts_with("__evotest") {
+            add(&n, out);
+        }
+    } else if !LLVMIsAGlobalVariable(v).is_null() {
+        let key = v as usize;
+        if let Some(c) = cache.get(&key) {
+            for n in c {
+                add(n, out);
+            }
+            return;
+        }
+        cache.insert(key, Vec::new());
+        let mut inner = Vec::new();
+        function_refs(LLVMGetInitializer(v), cache, &mut inner, depth + 1);
+        for n in &inner {
+            add(n, out);
+        }
+        cache.insert(key, inner);
+    } else if !LLVMIsAConstantExpr(v).is_null()
+        || !LLVMIsAConstantStruct(v).is_null()
+        || !LLVMIsAConstantArray(v).is_null()
+        || !LLVMIsAConstantVector(v).is_null()
+    {
+        for i in 0..LLVMGetNumOperands(v).max(0) as u32 {
+            function_refs(LLVMGetOperand(v, i), cache, out, depth + 1);
+        }
+    }
+}
+
+/// The functions whose address instruction `inst` uses (see [`FunctionMeta::address_refs`]): in
+/// any operand but a call's callee.
+unsafe fn address_refs_of(inst: LLVMValueRef, cache: &mut HashMap<usize, Vec<String>>, out: &mut Vec<String>) {
+    let call = matches!(LLVMGetInstructionOpcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
+    let n = if call { LLVMGetNumArgOperands(inst) } else { LLVMGetNumOperands(inst).max(0) as u32 };
+    for i in 0..n {
+        let op = LLVMGetOperand(inst, i);
+        if LLVMIsAConstant(op).is_null() {
+            continue;
+        }
+        function_refs(op, cache, out, 0);
+    }
+}
+
+/// `cache`: the functions of the module's global variables' initializers ([`function_refs`]),
+/// shared by the module's functions.
+pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cache: &mut HashMap<usize, Vec<String>>) -> FunctionDraft {
     let names = debuginfo::var_names(func);
     vars.add_locals(func, fi, &names);
     let mut defs = Vec::new();
@@ -665,6 +725,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
     let mut constants = Vec::new();
     let mut func_file = String::new();
     let mut calls: Vec<String> = Vec::new();
+    let mut address_refs: Vec<String> = Vec::new();
     let mut writes_globals = false;
     let mut reads_globals: Vec<String> = Vec::new();
     for (bi, &bb) in bbs.iter().enumerate() {
@@ -686,6 +747,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
                         }
                     }
                 }
+                address_refs_of(inst, cache, &mut address_refs);
                 if let Some(step) = lattice_step(inst) {
                     let c = ConstantMeta::Lattice(step);
                     if !constants.contains(&c) {
@@ -799,6 +861,7 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable) -> F
         variadic,
         blocks,
         calls,
+        address_refs,
         writes_globals,
         source_name: None,
         language: None,

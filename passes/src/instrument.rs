@@ -424,8 +424,9 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         .collect();
     let mut vars = dataflow::VarTable::new(module.as_mut_ptr(), &bodies);
     let mut drafts: Vec<FunctionDraft> = Vec::new();
+    let mut refs_cache = std::collections::HashMap::new();
     for (fi, &f) in bodies.iter().enumerate() {
-        drafts.push(collect::function(f, fi as u32, &mut vars));
+        drafts.push(collect::function(f, fi as u32, &mut vars, &mut refs_cache));
     }
     if drafts.is_empty() {
         return Ok(false);

@@ -272,6 +272,12 @@ pub struct FunctionMeta {
     /// Names of the functions it calls directly (the call graph; indirect calls are not known).
     #[serde(default)]
     pub calls: Vec<String>,
+    /// Names of the functions whose address its code uses other than as a direct call's callee:
+    /// passed as an argument (`qsort(…, cmp)`), stored, or held in a global it refers to (a
+    /// table of handlers, a C++ vtable), so possibly called through a pointer.
+    /// [`Self::calls`] and these together over-approximate what it can call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub address_refs: Vec<String>,
     /// Whether it stores to a global variable (or a function-local `static`), directly or through
     /// an address derived from one: state that could leak from one input to the next if inputs
     /// ran in the same process.

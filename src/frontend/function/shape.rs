@@ -1388,6 +1388,7 @@ mod tests {
             variadic: false,
             blocks: vec![],
             calls: vec![],
+            address_refs: vec![],
             writes_globals: false,
             source_name: None,
             language: None,
