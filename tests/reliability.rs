@@ -398,3 +398,27 @@ fn an_error_before_the_search_keeps_the_earlier_results() {
     assert!(out.join("tests.c").exists() && out.join("journal.jsonl").exists());
     assert!(!out.join(".evotest-previous").exists());
 }
+
+/// A goal covered only by a run that `tests.c` cannot replay (a runaway loop stopped at the limit
+/// of branch events is left as a comment) is named in the file's header, so its coverage line does
+/// not claim more than its tests reach; goals that a replayed test covers are not listed.
+#[test]
+fn tests_c_names_the_goals_only_unreplayed_runs_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("spin.c");
+    // n == 7 returns at once; any other n in 0..9 except 5 loops until the limit
+    std::fs::write(&src, "int spin(int n) {\n  if (n == 7) return -1;\n  int i = 0;\n  while (n != 5) { i++; if (i < 0) break; }\n  return i;\n}\n").unwrap();
+    let out = dir.path().join("out");
+    let (_, r) = run(
+        src.to_str().unwrap(),
+        "spin",
+        &out,
+        &["--range", "n=0..9", "--seed", "1", "--max-execs", "60", "--max-branch-events", "20000", "--timeout", "30s"],
+    );
+    assert!(r["faults"]["step_limit"].as_u64().unwrap_or(0) >= 1, "{r}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    let line = text.lines().find(|l| l.contains("Covered only by runs not replayed here")).unwrap_or_else(|| panic!("{text}"));
+    // `i < 0` false is taken only inside the endless loop; `n == 7` true by a replayed test
+    assert!(line.contains("i < 0:F"), "{line}");
+    assert!(!line.contains("n == 7"), "{line}");
+}

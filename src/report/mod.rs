@@ -8,6 +8,7 @@ pub mod json;
 pub mod progress;
 
 use crate::frontend::{TestEntry, TestFile};
+use crate::exec::ExitKind;
 use crate::suite::Suite;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
@@ -74,7 +75,7 @@ pub struct TestFileReporter;
 
 impl Reporter for TestFileReporter {
     fn report(&self, suite: &Suite) -> Result<Vec<PathBuf>> {
-        let cases = suite
+        let cases: Vec<TestEntry> = suite
             .archive
             .tests
             .iter()
@@ -105,6 +106,28 @@ impl Reporter for TestFileReporter {
             suite.goals.len(),
             i.criterion
         )];
+        // goals that only a run the file cannot replay covered (a runaway loop stopped at the
+        // limit of branch events, a stopped run): the file's own tests reach fewer
+        let replayable = |t: &crate::archive::TestCase| !matches!(t.exit, ExitKind::StepLimit | ExitKind::Stopped);
+        let mut by_replayed = vec![false; suite.goals.len()];
+        for t in cases.iter().map(|e| e.case).filter(|t| replayable(t)) {
+            for &g in &t.covers_all {
+                if let Some(b) = by_replayed.get_mut(g) {
+                    *b = true;
+                }
+            }
+        }
+        let unreplayed: Vec<String> = (0..suite.goals.len())
+            .filter(|&g| suite.archive.is_covered(g) && !by_replayed[g])
+            .map(|g| suite.goal_short(g))
+            .collect();
+        if !unreplayed.is_empty() {
+            header.push(format!(
+                "Covered only by runs not replayed here (the limit of branch events, a stopped run): {} of them, {}",
+                unreplayed.len(),
+                unreplayed.join(", ")
+            ));
+        }
         if let Some([(dt, dc), (ct, cc)]) = part_counts(suite) {
             header.push(format!("Decision outcomes: {dc}/{dt} covered   Condition outcomes: {cc}/{ct} covered"));
             for (r, row) in suite.rows.iter().enumerate() {
