@@ -251,7 +251,8 @@ impl Fuzzer<'_> {
         let left = left.saturating_sub(self.guide.stats.directed() - before).clamp(1, AVM_EXECS);
         self.stage = Stage::Avm;
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
-        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: left };
+        let specials = self.compares_floats;
+        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: left, specials };
         search.run(&mut rng, |y| self.probe(y))?;
         Ok(true)
     }

@@ -657,6 +657,9 @@ struct Fuzzer<'a> {
     last_new: Duration,
     worker: String,
     max_len: usize,
+    /// Whether some branch of the program compares floats (`float`, `double`): the directed AVM
+    /// then also tries their special values ([`avm::Avm::specials`]).
+    compares_floats: bool,
     /// Workers started with `-j` (their stats directories).
     children: Vec<(std::process::Child, PathBuf)>,
     /// Unique crashes in the shared record, as of the last look.
@@ -936,6 +939,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     guide.restrict(in_scope);
     // a worker that takes over from one that died appends to its log, and does not log its replay
     let new_log = opts.new_coverage_log.as_deref().map(|p| newlog::NewLog::create(p, opts.worker, carried.restarts > 0)).transpose()?;
+    let compares_floats = s.target.program.sites.iter().any(|x| matches!(x.meta.operand_type.as_str(), "float" | "double"));
     let mut f = Fuzzer {
         opts,
         s,
@@ -961,6 +965,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         last_new: Duration::ZERO,
         worker,
         max_len,
+        compares_floats,
         children: vec![],
         unique: 0,
         exact_written: false,
