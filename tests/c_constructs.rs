@@ -65,3 +65,19 @@ fn functions_called_through_pointers_are_goals() {
     assert_eq!(r["branches_total"], 8, "{r:#}");
     assert_eq!(r["branches_covered"], 8, "{:?}", uncovered(&r));
 }
+
+/// A `--target` at a site of a function the function under test does not reach is refused with
+/// a one-line error that says so, not that the outcome does not exist.
+#[test]
+fn a_target_outside_the_scope_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .args(["run", "tests/fixtures/fn_pointers.c", "-f", "apply_op", "--target", "28:true", "--max-execs", "100", "--out"])
+        .arg(dir.path())
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let line = assert_one_line_error(&o);
+    assert!(line.contains("`unreached`") && line.contains("does not reach"), "{line}");
+}

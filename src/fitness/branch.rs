@@ -87,6 +87,20 @@ impl Criterion for BranchCoverage {
                 }
             }
             if !found {
+                // a site of the program outside the run's scope: say so, not that it does not exist
+                let elsewhere = program.sites.iter().find(|s| {
+                    let here = match line.trim().strip_prefix('s') {
+                        Some(id) => id.parse::<u32>().ok() == Some(s.id),
+                        None => line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col),
+                    };
+                    here && (0..s.meta.n_outcomes).any(|k| s.label(k) == outcome)
+                });
+                if let Some(s) = elsewhere {
+                    let f = program.functions.get(s.function).map_or("?", |f| f.meta.display_name());
+                    bail!(
+                        "--target {t}: that outcome is in `{f}`, which the function under test does not reach (it neither calls it nor takes its address, directly or through the functions it calls); test `{f}` itself with --function"
+                    );
+                }
                 bail!("--target {t}: no branch outcome `{outcome}` at {loc} among the goals (see `evotest sites`)");
             }
         }
