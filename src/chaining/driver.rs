@@ -90,6 +90,9 @@ pub struct ChainReport {
     /// Whether the ordered trace overflowed in the execution a sequence was built from (the
     /// tree may then miss events).
     pub trace_overflow: bool,
+    /// Whether the chaining tree's root had no child: no definition of a variable the target's
+    /// branch uses (nor a problem node before it) to add, in the execution it started from.
+    pub no_definitions: bool,
 }
 
 /// A [`GoalSearch`] with the chaining approach around it. See module docs.
@@ -149,7 +152,7 @@ pub fn pursue(
     cx.set_ordered_trace(true);
     let start = cx.executions();
     let mut report =
-        ChainReport { goal, target, order, sequences: vec![], covered: false, executions: 0, trace_overflow: false };
+        ChainReport { goal, target, order, sequences: vec![], covered: false, executions: 0, trace_overflow: false, no_definitions: false };
 
     let result = (|| -> Result<()> {
         let seed: Input = match cx.best(goal) {
@@ -180,6 +183,7 @@ pub fn pursue(
             }
         };
         push(&mut frontier, chain.expand(&root, &ev.trace.events), 1, &ev.input, &ev.trace.events);
+        report.no_definitions = frontier.is_empty();
         while let Some((seq, depth, from)) = frontier.pop_front() {
             if cx.is_covered(goal) || cx.out_of_budget() || report.sequences.len() >= max_sequences {
                 break;

@@ -65,17 +65,22 @@ pub fn render(run: &Suite) -> String {
         }
     }
     // attempts that tried no event sequence (the chaining tree had no definition to add, or
-    // the budget ran out first): one line per goal
-    let mut empty: Vec<(&str, usize)> = Vec::new();
+    // the budget ran out first): one line per goal and reason
+    let mut empty: Vec<(&str, bool, usize)> = Vec::new();
     for r in run.chain_reports.iter().filter(|r| r.sequences.is_empty() && !r.covered) {
-        match empty.iter_mut().find(|(t, _)| *t == r.target.as_str()) {
-            Some((_, n)) => *n += 1,
-            None => empty.push((r.target.as_str(), 1)),
+        match empty.iter_mut().find(|(t, d, _)| *t == r.target.as_str() && *d == r.no_definitions) {
+            Some((_, _, n)) => *n += 1,
+            None => empty.push((r.target.as_str(), r.no_definitions, 1)),
         }
     }
-    for (target, n) in &empty {
+    for (target, none, n) in &empty {
         let times = if *n == 1 { String::new() } else { format!(" ({n} attempts)") };
-        let _ = writeln!(s, "\nchaining for {target}: no event sequence tried (no definition to add to the chaining tree, or no budget left){times}");
+        let why = if *none {
+            "the branch reads no variable with a definition the chaining tree could add"
+        } else {
+            "the budget ran out before the first"
+        };
+        let _ = writeln!(s, "\nchaining for {target}: no event sequence tried ({why}){times}");
     }
     for r in run.chain_reports.iter().filter(|r| !r.sequences.is_empty() || r.covered) {
         let _ = writeln!(
