@@ -242,6 +242,18 @@ fn a_float_reinterpreted_as_an_integer_reads_as_its_bits() {
     assert!(out.contains("bits(x) < 0") && out.contains("x < 0.0"), "{out}");
 }
 
+/// `errno` reads as `errno` in a condition, not as the C library's expansion
+/// (`*__errno_location()` in glibc).
+#[test]
+fn errno_reads_as_errno() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("e.c");
+    std::fs::write(&src, "#include <errno.h>\n#include <stdlib.h>\nlong g(const char *s) { errno = 0; long v = strtol(s, 0, 10); if (errno == ERANGE) return -1; return v; }\n").unwrap();
+    let o = evotest().arg("sites").arg(&src).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("errno == 34") && !out.contains("__errno_location"), "{out}");
+}
+
 /// `evotest sites` on C source file `src` with extra compiler flags `cflags`.
 fn sites_of(src: &str, cflags: &[&str]) -> String {
     let mut c = evotest();

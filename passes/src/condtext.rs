@@ -277,6 +277,14 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
         match op {
             LLVMLoad => {
                 let p = LLVMGetOperand(v, 0);
+                // `errno`: C libraries expand it to a load through a call for the thread's own
+                // (glibc `*__errno_location()`, the BSDs' and macOS's `*__error()`)
+                if !LLVMIsACallInst(p).is_null() {
+                    let callee = LLVMGetCalledValue(p);
+                    if !LLVMIsAFunction(callee).is_null() && matches!(value_name(callee).as_str(), "__errno_location" | "__error" | "___errno") {
+                        return "errno".to_string();
+                    }
+                }
                 let s = lvalue(p, names, depth + 1);
                 // a scalar loaded from a global structure's own address is its first member
                 if !LLVMIsAGlobalVariable(p).is_null() && LLVMGetTypeKind(LLVMTypeOf(v)) != inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
