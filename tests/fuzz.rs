@@ -711,6 +711,32 @@ fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
     }
 }
 
+/// A 64-bit token read as hex text (`strtoull(tok, 0, 16) == fnv1a(name)`): input-to-state
+/// finds the token's value as hex digits in the input and writes the hash's there. Before hex
+/// text was one of its encodings, no run reached the crash in 20,000 executions.
+#[test]
+fn input_to_state_rewrites_a_number_read_as_hex_text() {
+    let d = tempfile::tempdir().unwrap();
+    harness("hex_token.c", d.path());
+    for seed in 1..=2 {
+        // a seed that has the form, with a wrong token
+        let corpus = d.path().join(format!("c-on-{seed}"));
+        std::fs::create_dir_all(&corpus).unwrap();
+        std::fs::write(corpus.join("seed"), b"abc:0123456789abcdef").unwrap();
+        let (found, s) = execs_to_crash(d.path(), seed, 20000, "on");
+        let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in 20,000 executions: {s:#}"));
+        let bytes = first_crash(d.path(), &s);
+        let text = String::from_utf8_lossy(&bytes);
+        let (name, tok) = text.split_once(':').unwrap_or_else(|| panic!("{text}"));
+        let mut h: u64 = 1469598103934665603;
+        for c in name.bytes() {
+            h ^= c as u64;
+            h = h.wrapping_mul(1099511628211);
+        }
+        assert_eq!(u64::from_str_radix(tok.trim_end_matches('\0'), 16).ok(), Some(h), "seed {seed}, execution {at}: {text}");
+    }
+}
+
 #[test]
 fn input_to_state_on_every_compare_finds_the_entries_of_lookup_tables() {
     let d = tempfile::tempdir().unwrap();

@@ -6,7 +6,8 @@
 //! Encodings tried, for an integer operand of an `iN` compare (widened to 64 bits by the probe,
 //! by sign or zero extension): the low 1, 2, 4 or 8 bytes (widths up to N/8 that hold the value,
 //! as an unsigned or a signed number), little- and big-endian; and the ASCII decimal text (a
-//! whole run of digits, with its sign). For a float operand (an `f64` bit pattern): the 8 bytes
+//! whole run of digits, with its sign) and hexadecimal text (a whole run of hex digits, in its
+//! case). For a float operand (an `f64` bit pattern): the 8 bytes
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
 //! orders; an ordering compare also tries the neighbours `next_up`/`next_down`.
 //!
@@ -183,6 +184,9 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
     for &(a, b) in &sides {
         decimal(a, b, pred, width, &mut out);
     }
+    for &(a, b) in &sides {
+        hex(a, b, pred, width, &mut out);
+    }
     out.out
 }
 
@@ -323,6 +327,47 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                 out.splice(p, pat.len(), repl.as_bytes());
             }
         }
+    }
+}
+
+/// Candidates replacing a hexadecimal text of `a` in `data` (a maximal run of 2 to 16 hex digits,
+/// zeros in front allowed, whose value is `a` as an unsigned `width`-byte number: what
+/// `strtoul(s, 0, 16)` or `sscanf("%x")` read) by the hex text of `b` (and `b ± 1` for an
+/// ordering compare), in the run's case and zero-padded to its length when it fits (a token of
+/// 16 hex digits stays 16). REDQUEEN's ASCII encodings; issue 13's "ASCII decimal and hex".
+fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
+    let data = out.data;
+    let bits = 8 * width.clamp(1, 8) as u32;
+    let mask = |v: u64| if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+    let a = mask(a);
+    let mut p = 0;
+    while p < data.len() {
+        if !data[p].is_ascii_hexdigit() {
+            p += 1;
+            continue;
+        }
+        let end = p + data[p..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        let run = &data[p..end];
+        // a run of decimal digits only is read as decimal first ([`decimal`]); as hex it still
+        // counts (`strtoul(s, 0, 16)` of "10" is 16)
+        if (2..=16).contains(&run.len()) {
+            let v = u64::from_str_radix(std::str::from_utf8(run).unwrap_or(""), 16).ok();
+            if v == Some(a) {
+                let upper = run.iter().any(|c| c.is_ascii_uppercase());
+                for t in int_targets(a, b, pred) {
+                    if out.full() {
+                        return;
+                    }
+                    let t = mask(t);
+                    let mut text = if upper { format!("{t:X}") } else { format!("{t:x}") };
+                    if text.len() < run.len() {
+                        text = format!("{}{text}", "0".repeat(run.len() - text.len()));
+                    }
+                    out.splice(p, run.len(), text.as_bytes());
+                }
+            }
+        }
+        p = end;
     }
 }
 
@@ -679,6 +724,22 @@ mod tests {
         let neg = b"x=-3".to_vec();
         let c = candidates(&neg, &rec(Pred::Eq, -3i64 as u64, -42i64 as u64), 4);
         assert!(c.contains(&b"x=-42".to_vec()), "{c:?}");
+    }
+
+    /// A number read as hex text (`strtoull(tok, 0, 16) == hash`): the token is replaced by the
+    /// other operand's hex digits, in its case and padded to its length.
+    #[test]
+    fn hex_text_is_replaced_in_its_case_and_length() {
+        let data = b"AUTH 00000000DEADBEEF\n".to_vec();
+        let c = candidates(&data, &rec(Pred::Eq, 0xdead_beef, 0x0123_4567_89ab_cdef), 8);
+        let texts: Vec<String> = c.iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        assert!(texts.contains(&"AUTH 0123456789ABCDEF\n".to_string()), "{texts:?}");
+        let data = b"id=0x1f;".to_vec();
+        let c = candidates(&data, &rec(Pred::Eq, 0x1f, 0x2a), 4);
+        let texts: Vec<String> = c.iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        assert!(texts.contains(&"id=0x2a;".to_string()), "{texts:?}");
+        // part of a longer run is no match
+        assert!(candidates(b"x=1fab", &rec(Pred::Eq, 0x1f, 0x2a), 4).is_empty());
     }
 
     #[test]
