@@ -287,6 +287,22 @@ fn an_asan_heap_overflow_is_reported_with_its_frames() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("heap-buffer-overflow"));
 }
 
+/// An `abort()` in a harness built with AddressSanitizer, run by hand on the input: the stack is
+/// printed with function names and source lines, as libFuzzer's handler prints it (ASan leaves
+/// SIGABRT alone; evotest's handler printed addresses only), and the process still dies by the
+/// signal.
+#[test]
+fn an_abort_run_by_hand_under_asan_prints_a_symbolised_stack() {
+    let d = tempfile::tempdir().unwrap();
+    let h = build(cc(), "asserts.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
+    std::fs::write(d.path().join("a"), b"A").unwrap();
+    let r = Command::new(&h).arg(d.path().join("a")).output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.signal(), Some(libc::SIGABRT), "{err}");
+    assert!(err.contains("deadly signal 6"), "{err}");
+    assert!(err.contains("in check") && err.contains("asserts.c:") && err.contains("in LLVMFuzzerTestOneInput"), "{err}");
+}
+
 /// A memory leak is a crash of its own, `leak-<sha1>`, as with libFuzzer's -detect_leaks=1; an
 /// input that frees what it allocates is not; -detect_leaks=0 turns the check off.
 #[test]

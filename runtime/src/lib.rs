@@ -1724,7 +1724,7 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
 /// Call once, from the main thread, before running inputs.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_install_crash_stacks() {
-    crash_stacks::install();
+    crash_stacks::install_by_hand();
 }
 
 /// # Safety
@@ -1808,6 +1808,22 @@ mod crash_stacks {
     static mut EXE: [u8; 4096] = [0; 4096];
     static mut EXE_BASE: usize = 0;
     static mut EXE_BIAS: usize = 0;
+    /// A sanitizer's `__sanitizer_print_stack_trace`, for runs by hand
+    /// ([`install_by_hand`]): it prints the frames with function names and source lines, as
+    /// libFuzzer's own handler does. Resolved before any signal (`dlsym` is not safe in a
+    /// handler).
+    static mut SANITIZER_STACK: Option<unsafe extern "C" fn()> = None;
+
+    /// [`install`], for the driver's runs by hand: when a sanitizer's runtime is linked in, its
+    /// symbolising stack printer prints the frames (an `abort()` under AddressSanitizer, whose
+    /// handler leaves SIGABRT alone, otherwise showed addresses only).
+    pub unsafe fn install_by_hand() {
+        let f = libc::dlsym(libc::RTLD_DEFAULT, c"__sanitizer_print_stack_trace".as_ptr());
+        if !f.is_null() {
+            SANITIZER_STACK = Some(std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn()>(f));
+        }
+        install();
+    }
 
     unsafe extern "C" fn first_bias(info: *mut libc::dl_phdr_info, _size: usize, data: *mut libc::c_void) -> i32 {
         *(data as *mut usize) = (*info).dlpi_addr as usize;
@@ -1930,6 +1946,12 @@ mod crash_stacks {
         b.put(b" ");
         b.dec(sig as u64);
         b.put(b"\n");
+        if let Some(print) = SANITIZER_STACK {
+            super::write_all(2, &b.b[..b.n]);
+            print();
+            libc::raise(sig);
+            return;
+        }
         for (i, &pc) in frames[first..n].iter().enumerate() {
             b.put(b"    #");
             b.dec(i as u64);
