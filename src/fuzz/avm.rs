@@ -411,9 +411,7 @@ impl Avm {
                 let mut y = self.data.clone();
                 f.set(&mut y, key);
                 let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
-                if fy < self.best {
-                    self.data = y;
-                    self.best = fy;
+                if self.take_if_better(y, fy) {
                     improved = true;
                     if fy == 0.0 {
                         return Ok(Some(true));
@@ -422,6 +420,16 @@ impl Avm {
             }
         }
         Ok(Some(improved))
+    }
+
+    /// Move to `y`, of fitness `fy`, if it is better than the current input; whether it moved.
+    fn take_if_better(&mut self, y: Vec<u8>, fy: f64) -> bool {
+        if fy < self.best {
+            self.data = y;
+            self.best = fy;
+            return true;
+        }
+        false
     }
 
     /// Pair moves at a local optimum of the single-field moves (as the function-level AVM's,
@@ -449,9 +457,7 @@ impl Avm {
                                 f.set(&mut y, f.get(&self.data).wrapping_add(by as u64) & f.mask());
                             }
                             let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
-                            if fy < self.best {
-                                self.data = y;
-                                self.best = fy;
+                            if self.take_if_better(y, fy) {
                                 improved = true;
                                 if fy == 0.0 {
                                     return Ok(Some(true));
