@@ -753,6 +753,25 @@ fn input_to_state_rewrites_a_number_read_as_hex_text() {
     }
 }
 
+/// A number read as text with `strtod` and tested with `isnan`: input-to-state finds the
+/// number's decimal text and writes `nan` there. Before floats had a text encoding, no run
+/// reached the crash in 5,000 executions.
+#[test]
+fn input_to_state_writes_nan_over_a_number_read_as_text() {
+    let d = tempfile::tempdir().unwrap();
+    harness("float_text.c", d.path());
+    for seed in 1..=2 {
+        let corpus = d.path().join(format!("c-on-{seed}"));
+        std::fs::create_dir_all(&corpus).unwrap();
+        std::fs::write(corpus.join("seed"), b"x=0.5").unwrap();
+        let (found, s) = execs_to_crash(d.path(), seed, 5000, "on");
+        assert!(found.is_some(), "seed {seed}: no crash in 5,000 executions: {s:#}");
+        let bytes = first_crash(d.path(), &s);
+        let text = String::from_utf8_lossy(&bytes).to_lowercase();
+        assert!(text.starts_with("x=") && text.contains("nan"), "seed {seed}: {text}");
+    }
+}
+
 #[test]
 fn input_to_state_on_every_compare_finds_the_entries_of_lookup_tables() {
     let d = tempfile::tempdir().unwrap();

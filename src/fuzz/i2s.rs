@@ -9,7 +9,8 @@
 //! whole run of digits, with its sign) and hexadecimal text (a whole run of hex digits, in its
 //! case). For a float operand (an `f64` bit pattern): the 8 bytes
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
-//! orders; an ordering compare also tries the neighbours `next_up`/`next_down`.
+//! orders; an ordering compare also tries the neighbours `next_up`/`next_down`; and its decimal
+//! text (what `strtod` read), replaced by the other operand's, or by `nan` for an `isnan` test.
 //!
 //! For a string compare (`strcmp`, `strncmp`, `memcmp`, `bcmp`, and the arguments of any call of
 //! a routine that takes two pointers; REDQUEEN's "routine" operands, CmpLog's `rtn`), the two
@@ -152,6 +153,9 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
     if rec.kind & OPERANDS_FLOAT != 0 {
         for &(a, b) in &sides {
             floats(f64::from_bits(a), f64::from_bits(b), pred, &mut out);
+        }
+        for &(a, b) in &sides {
+            float_text(f64::from_bits(a), f64::from_bits(b), pred, &mut out);
         }
         return out.out;
     }
@@ -364,6 +368,72 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                         text = format!("{}{text}", "0".repeat(run.len() - text.len()));
                     }
                     out.splice(p, run.len(), text.as_bytes());
+                }
+            }
+        }
+        p = end;
+    }
+}
+
+/// The text `strtod` reads as `v`: the shortest decimal that round-trips, in exponent form beyond
+/// 1e16 or below 1e-4; `inf`, `-inf`, `nan`.
+fn float_to_text(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if v != 0.0 && (v.abs() >= 1e16 || v.abs() < 1e-4) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Candidates replacing a decimal text of the float `a` in `data` (a maximal run of the
+/// characters of a decimal floating constant, `0-9 + - . e E`, with a digit, or a word such as
+/// `inf` or `nan`, that reads as `a`, or as `a` rounded to `float`: what `strtod`, `strtof` or
+/// `atof` parsed) by the text of `b` (and its neighbours for an ordering compare); for an
+/// `isnan`-style test (`fcmp uno`/`ord`, whose operands are the value twice) by `nan` and by `0`.
+/// A number a configuration file or a JSON document holds as text is out of reach of the binary
+/// encodings (REDQUEEN's ASCII encodings, for floats).
+fn float_text(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
+    let data = out.data;
+    let texts: Vec<String> = match pred {
+        Some(Pred::Uno) | Some(Pred::Ord) => vec!["nan".into(), "0".into()],
+        _ => {
+            let mut t = vec![b];
+            if !matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) && b.is_finite() {
+                t.extend([b.next_up(), b.next_down()]);
+            }
+            t.into_iter().map(float_to_text).collect()
+        }
+    };
+    let numeric = |c: u8| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E');
+    let mut p = 0;
+    while p < data.len() {
+        let (end, word) = if data[p].is_ascii_alphabetic() {
+            (p + data[p..].iter().take_while(|c| c.is_ascii_alphabetic()).count(), true)
+        } else if numeric(data[p]) {
+            (p + data[p..].iter().take_while(|&&c| numeric(c)).count(), false)
+        } else {
+            p += 1;
+            continue;
+        };
+        let run = &data[p..end];
+        let candidate = (word && (3..=8).contains(&run.len())) || (!word && run.iter().any(u8::is_ascii_digit) && run.len() <= 40);
+        if candidate {
+            // a sign before a word (`-inf`) belongs to it
+            let (at, len) = if word && p > 0 && matches!(data[p - 1], b'-' | b'+') { (p - 1, run.len() + 1) } else { (p, run.len()) };
+            let v = std::str::from_utf8(&data[at..at + len]).ok().and_then(|t| t.parse::<f64>().ok());
+            if let Some(v) = v {
+                let same = |x: f64| x == a || (x.is_nan() && a.is_nan());
+                if same(v) || same(v as f32 as f64) {
+                    for t in &texts {
+                        if out.full() {
+                            return;
+                        }
+                        out.splice(at, len, t.as_bytes());
+                    }
                 }
             }
         }
@@ -740,6 +810,24 @@ mod tests {
         assert!(texts.contains(&"id=0x2a;".to_string()), "{texts:?}");
         // part of a longer run is no match
         assert!(candidates(b"x=1fab", &rec(Pred::Eq, 0x1f, 0x2a), 4).is_empty());
+    }
+
+    /// A float read from text (`strtod`): `x > 100.5` with x = 0.25 rewrites "0.25" to "100.5"
+    /// and its neighbours; an `isnan` test (`fcmp uno x, x`) rewrites it to "nan".
+    #[test]
+    fn float_text_is_replaced() {
+        let data = b"gain=0.25;n=3".to_vec();
+        let r = OperandRec { site: 0, kind: Pred::Ogt as u32 | OPERANDS_FLOAT, a: 0.25f64.to_bits(), b: 100.5f64.to_bits() };
+        let texts: Vec<String> = candidates(&data, &r, 8).iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        assert!(texts.contains(&"gain=100.5;n=3".to_string()), "{texts:?}");
+        assert!(texts.iter().any(|t| t.starts_with("gain=100.50000000000001")), "{texts:?}");
+        let r = OperandRec { site: 0, kind: Pred::Uno as u32 | OPERANDS_FLOAT, a: 0.25f64.to_bits(), b: 0.25f64.to_bits() };
+        let texts: Vec<String> = candidates(&data, &r, 8).iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        assert!(texts.contains(&"gain=nan;n=3".to_string()), "{texts:?}");
+        // a float read with strtof: 0.1f is 0.10000000149011612 as a double
+        let r = OperandRec { site: 0, kind: Pred::Oeq as u32 | OPERANDS_FLOAT, a: (0.1f32 as f64).to_bits(), b: 2.0f64.to_bits() };
+        let texts: Vec<String> = candidates(b"r=0.1", &r, 4).iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        assert!(texts.contains(&"r=2".to_string()), "{texts:?}");
     }
 
     #[test]
