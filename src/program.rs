@@ -494,6 +494,11 @@ impl Program {
         self.sites.iter().any(|s| bitwise_operator(&s.meta.cond))
     }
 
+    /// Whether some branch compares floats (operands of type `float` or `double`).
+    pub fn compares_floats(&self) -> bool {
+        self.sites.iter().any(|s| matches!(s.meta.operand_type.as_str(), "float" | "double"))
+    }
+
     /// The lattice steps of all modules (moduli, divisors, shift and mask periods; see
     /// [`evotest_abi::meta::ConstantMeta::Lattice`]), with the least common multiples of pairs of
     /// them (`x % 4 == 0 && x % 100 == 0` lives on multiples of 100), sorted.

@@ -727,6 +727,18 @@ fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
     }
 }
 
+/// The first crash of a guided run with seed `seed`, at most `runs` executions, from a corpus of
+/// one input `start`: the crash's bytes as text, and the execution that found it. Panics when
+/// there is none.
+fn crash_from(dir: &Path, start: &[u8], seed: u64, runs: u64) -> (String, u64) {
+    let corpus = dir.join(format!("c-on-{seed}"));
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("seed"), start).unwrap();
+    let (found, s) = execs_to_crash(dir, seed, runs, "on");
+    let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in {runs} executions: {s:#}"));
+    (String::from_utf8_lossy(&first_crash(dir, &s)).into_owned(), at)
+}
+
 /// A 64-bit token read as hex text (`strtoull(tok, 0, 16) == fnv1a(name)`): input-to-state
 /// finds the token's value as hex digits in the input and writes the hash's there. Before hex
 /// text was one of its encodings, no run reached the crash in 20,000 executions.
@@ -736,13 +748,7 @@ fn input_to_state_rewrites_a_number_read_as_hex_text() {
     harness("hex_token.c", d.path());
     for seed in 1..=2 {
         // a seed that has the form, with a wrong token
-        let corpus = d.path().join(format!("c-on-{seed}"));
-        std::fs::create_dir_all(&corpus).unwrap();
-        std::fs::write(corpus.join("seed"), b"abc:0123456789abcdef").unwrap();
-        let (found, s) = execs_to_crash(d.path(), seed, 20000, "on");
-        let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in 20,000 executions: {s:#}"));
-        let bytes = first_crash(d.path(), &s);
-        let text = String::from_utf8_lossy(&bytes);
+        let (text, at) = crash_from(d.path(), b"abc:0123456789abcdef", seed, 20000);
         let (name, tok) = text.split_once(':').unwrap_or_else(|| panic!("{text}"));
         let mut h: u64 = 1469598103934665603;
         for c in name.bytes() {
@@ -761,14 +767,9 @@ fn input_to_state_writes_nan_over_a_number_read_as_text() {
     let d = tempfile::tempdir().unwrap();
     harness("float_text.c", d.path());
     for seed in 1..=2 {
-        let corpus = d.path().join(format!("c-on-{seed}"));
-        std::fs::create_dir_all(&corpus).unwrap();
-        std::fs::write(corpus.join("seed"), b"x=0.5").unwrap();
-        let (found, s) = execs_to_crash(d.path(), seed, 5000, "on");
-        assert!(found.is_some(), "seed {seed}: no crash in 5,000 executions: {s:#}");
-        let bytes = first_crash(d.path(), &s);
-        let text = String::from_utf8_lossy(&bytes).to_lowercase();
-        assert!(text.starts_with("x=") && text.contains("nan"), "seed {seed}: {text}");
+        let (text, at) = crash_from(d.path(), b"x=0.5", seed, 5000);
+        let text = text.to_lowercase();
+        assert!(text.starts_with("x=") && text.contains("nan"), "seed {seed}, execution {at}: {text}");
     }
 }
 

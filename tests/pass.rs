@@ -249,8 +249,7 @@ fn errno_reads_as_errno() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("e.c");
     std::fs::write(&src, "#include <errno.h>\n#include <stdlib.h>\nlong g(const char *s) { errno = 0; long v = strtol(s, 0, 10); if (errno == ERANGE) return -1; return v; }\n").unwrap();
-    let o = evotest().arg("sites").arg(&src).output().unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = sites_of(src.to_str().unwrap(), &[]);
     assert!(out.contains("errno == 34") && !out.contains("__errno_location"), "{out}");
 }
 

@@ -73,28 +73,23 @@ impl Criterion for BranchCoverage {
                 Some((l, c)) => (l, c.trim().parse::<u32>().ok()),
                 None => (loc, None),
             };
+            // whether site `s` is the one the spec names
+            let at = |s: &crate::program::Site| match line.trim().strip_prefix('s') {
+                Some(id) => id.parse::<u32>().ok() == Some(s.id),
+                None => line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col),
+            };
             let mut found = false;
             for (g, goal) in goals.iter().enumerate() {
                 let Some((site, k)) = goal.target_outcome() else { continue };
                 let s = &program.sites[site as usize];
-                let here = match line.trim().strip_prefix('s') {
-                    Some(id) => id.parse::<u32>().ok() == Some(site),
-                    None => line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col),
-                };
-                if here && s.label(k) == outcome {
+                if at(s) && s.label(k) == outcome {
                     keep[g] = true;
                     found = true;
                 }
             }
             if !found {
                 // a site of the program outside the run's scope: say so, not that it does not exist
-                let elsewhere = program.sites.iter().find(|s| {
-                    let here = match line.trim().strip_prefix('s') {
-                        Some(id) => id.parse::<u32>().ok() == Some(s.id),
-                        None => line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col),
-                    };
-                    here && (0..s.meta.n_outcomes).any(|k| s.label(k) == outcome)
-                });
+                let elsewhere = program.sites.iter().find(|s| at(s) && (0..s.meta.n_outcomes).any(|k| s.label(k) == outcome));
                 if let Some(s) = elsewhere {
                     let f = program.functions.get(s.function).map_or("?", |f| f.meta.display_name());
                     bail!(

@@ -70,10 +70,10 @@ impl DecisionGoal {
         let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
         let parts = own.into_iter().chain(self.ends.iter()).map(|g| (g.fitness(t), g)).filter(|&(f, _)| f > 0.0);
         parts
-            .fold(None, |best: Option<(f64, f64, &BranchGoal)>, (f, g)| match best {
-                Some(b) if b.0 < f => Some(b),
-                Some(b) if b.0 == f && b.1 >= g.margin(t) => Some(b),
-                _ => Some((f, g.margin(t), g)),
+            .map(|(f, g)| (f, g.margin(t), g))
+            .fold(None, |best: Option<(f64, f64, &BranchGoal)>, p| match best {
+                Some(b) if b.0 < p.0 || (b.0 == p.0 && b.1 >= p.1) => Some(b),
+                _ => Some(p),
             })
             .map(|(_, _, g)| g)
     }

@@ -294,11 +294,17 @@ fn length_fields(data: &[u8]) -> Vec<LengthField> {
     out
 }
 
+/// Operand `v` of a `width`-byte compare (1 to 8) as an unsigned number of that width.
+fn unsigned_in(v: u64, width: usize) -> u64 {
+    let bits = 8 * width.clamp(1, 8) as u32;
+    if bits == 64 { v } else { v & ((1u64 << bits) - 1) }
+}
+
 /// The decimal texts of operand `v` of a `width`-byte compare: signed, and unsigned when it
 /// differs.
 fn decimal_forms(v: u64, width: usize) -> Vec<String> {
     let bits = 8 * width.clamp(1, 8) as u32;
-    let unsigned = if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+    let unsigned = unsigned_in(v, width);
     let signed = if bits == 64 { v as i64 } else { ((unsigned << (64 - bits)) as i64) >> (64 - bits) };
     let mut f = vec![signed.to_string()];
     if unsigned as i128 != signed as i128 {
@@ -341,9 +347,7 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
 /// 16 hex digits stays 16). REDQUEEN's ASCII encodings; issue 13's "ASCII decimal and hex".
 fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
     let data = out.data;
-    let bits = 8 * width.clamp(1, 8) as u32;
-    let mask = |v: u64| if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
-    let a = mask(a);
+    let a = unsigned_in(a, width);
     let mut p = 0;
     while p < data.len() {
         if !data[p].is_ascii_hexdigit() {
@@ -362,7 +366,7 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                     if out.full() {
                         return;
                     }
-                    let t = mask(t);
+                    let t = unsigned_in(t, width);
                     let mut text = if upper { format!("{t:X}") } else { format!("{t:x}") };
                     if text.len() < run.len() {
                         text = format!("{}{text}", "0".repeat(run.len() - text.len()));
@@ -400,13 +404,7 @@ fn float_text(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
     let data = out.data;
     let texts: Vec<String> = match pred {
         Some(Pred::Uno) | Some(Pred::Ord) => vec!["nan".into(), "0".into()],
-        _ => {
-            let mut t = vec![b];
-            if !matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) && b.is_finite() {
-                t.extend([b.next_up(), b.next_down()]);
-            }
-            t.into_iter().map(float_to_text).collect()
-        }
+        _ => float_targets(a, b, pred).into_iter().map(float_to_text).collect(),
     };
     let numeric = |c: u8| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E');
     let mut p = 0;
@@ -441,16 +439,21 @@ fn float_text(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
     }
 }
 
+/// The values a float operand `a` is replaced by: `b`, and its neighbours for an ordering compare
+/// or when the operands are already equal (the outcome wanted is `!=`).
+fn float_targets(a: f64, b: f64, pred: Option<Pred>) -> Vec<f64> {
+    let mut targets = vec![b];
+    if (!matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) || a == b) && b.is_finite() {
+        targets.extend([b.next_up(), b.next_down()]);
+    }
+    targets
+}
+
 /// Candidates replacing the `f64` or `f32` encoding of `a` by that of `b` (and its neighbours for
 /// an ordering compare).
 fn floats(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
     let data = out.data;
-    let mut targets = vec![b];
-    // an ordering compare, or operands already equal (the outcome wanted is `!=`): the
-    // neighbours too
-    if (!matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) || a == b) && b.is_finite() {
-        targets.extend([b.next_up(), b.next_down()]);
-    }
+    let targets = float_targets(a, b, pred);
     for big in [false, true] {
         let pat = if big { a.to_be_bytes() } else { a.to_le_bytes() };
         for p in aligned_first(positions(data, &pat), 8) {

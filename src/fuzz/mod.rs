@@ -658,7 +658,7 @@ struct Fuzzer<'a> {
     worker: String,
     max_len: usize,
     /// Whether some branch of the program compares floats (`float`, `double`): the directed AVM
-    /// then also tries their special values ([`avm::Avm::specials`]).
+    /// then also tries their special values ([`avm::Avm::specials`]; [`crate::program::Program::compares_floats`]).
     compares_floats: bool,
     /// Workers started with `-j` (their stats directories).
     children: Vec<(std::process::Child, PathBuf)>,
@@ -939,7 +939,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     guide.restrict(in_scope);
     // a worker that takes over from one that died appends to its log, and does not log its replay
     let new_log = opts.new_coverage_log.as_deref().map(|p| newlog::NewLog::create(p, opts.worker, carried.restarts > 0)).transpose()?;
-    let compares_floats = s.target.program.sites.iter().any(|x| matches!(x.meta.operand_type.as_str(), "float" | "double"));
+    let compares_floats = s.target.program.compares_floats();
     let mut f = Fuzzer {
         opts,
         s,
