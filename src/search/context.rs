@@ -13,7 +13,9 @@
 //! error, `evotest-trace exec=N by="LABEL" input=[values] new=[goals]`, where LABEL is what the
 //! running search set with [`SearchContext::set_label`] (the portfolio's `avm goal 12`,
 //! `explore random`, …). It shows where a run's executions go: which search proposed each input,
-//! on which goal, and what it covered first.
+//! on which goal, and what it covered first. An evaluation answered from the cache prints
+//! `evotest-trace cache by="LABEL" input=[values]` (a replayed attempt's answers, which are not
+//! counted, print nothing).
 
 use super::cache::EvalCache;
 use super::SearchConfig;
@@ -64,6 +66,11 @@ struct Evaluator<'a> {
     /// Whether each execution is printed ([`TRACE_SEARCH_ENV`]), and the label it is printed with.
     trace: bool,
     label: String,
+    /// Hashes of the inputs evaluated since [`SearchContext::record`] (an attempt being recorded).
+    recording: Option<Vec<u64>>,
+    /// A recorded attempt being replayed ([`SearchContext::replay`]): its input hashes and how far
+    /// the evaluations since have followed them.
+    replay: Option<(Vec<u64>, usize)>,
 }
 
 /// The environment variable that turns on the search trace (see module docs).
@@ -166,6 +173,8 @@ impl<'a> SearchContext<'a> {
                 novel: 0,
                 trace: std::env::var_os(TRACE_SEARCH_ENV).is_some_and(|v| !v.is_empty()),
                 label: String::new(),
+                recording: None,
+                replay: None,
             },
             state: GoalState {
                 goals,
@@ -260,6 +269,33 @@ impl<'a> SearchContext<'a> {
     /// Whether the ordered trace is recorded now.
     pub fn ordered_trace(&self) -> bool {
         self.eval.ordered
+    }
+
+    /// Start recording the inputs evaluated (an attempt that may be replayed later, see
+    /// [`SearchContext::replay`]); a recording in progress is dropped.
+    pub fn record(&mut self) {
+        self.eval.recording = Some(Vec::new());
+    }
+
+    /// Stop recording; the hashes of the inputs evaluated since [`SearchContext::record`], in
+    /// order (empty if nothing was being recorded).
+    pub fn take_recording(&mut self) -> Vec<u64> {
+        self.eval.recording.take().unwrap_or_default()
+    }
+
+    /// Replay a recorded attempt: while the evaluations that follow ask, in order, for the
+    /// inputs of `recording` (as a deterministic search restarted from the same state does), they
+    /// are answered from the cache without counting as evaluations (neither executions nor cache
+    /// hits), so that an attempt cut short and started again costs what resuming it would. The
+    /// first evaluation that departs from the recording ends the replay; so does
+    /// [`SearchContext::end_replay`].
+    pub fn replay(&mut self, recording: Vec<u64>) {
+        self.eval.replay = (!recording.is_empty()).then_some((recording, 0));
+    }
+
+    /// End a replay ([`SearchContext::replay`]) early.
+    pub fn end_replay(&mut self) {
+        self.eval.replay = None;
     }
 
     /// Evaluations answered from the cache instead of executing (not counted as executions).
@@ -412,17 +448,32 @@ impl<'a> SearchContext<'a> {
     pub fn evaluate(&mut self, input: &Input) -> Result<Evaluation> {
         let input = self.domain.normalise_input(input);
         let e = &mut self.eval;
-        if e.seen.len() >= NOVELTY_CAPACITY {
-            e.novel += 1;
-        } else {
+        let hash = {
             use std::hash::{Hash, Hasher};
             let mut h = std::hash::DefaultHasher::new();
             input.hash(&mut h);
-            if e.seen.insert(h.finish()) {
-                e.novel += 1;
+            h.finish()
+        };
+        if let Some(r) = &mut e.recording {
+            r.push(hash);
+        }
+        if let Some((inputs, at)) = &mut e.replay {
+            if inputs.get(*at) == Some(&hash) {
+                if let Some(ev) = e.cache.peek(&input) {
+                    // the replayed attempt asks what it asked before: answered, not counted again
+                    *at += 1;
+                    return Ok(ev);
+                }
             }
+            e.replay = None;
+        }
+        if e.seen.len() >= NOVELTY_CAPACITY || e.seen.insert(hash) {
+            e.novel += 1;
         }
         if let Some(ev) = self.eval.cache.get(&input) {
+            if self.eval.trace {
+                eprintln!("evotest-trace cache by={:?} input={:?}", self.eval.label, self.domain.values(&input));
+            }
             self.update_aux(&ev);
             return Ok(ev);
         }
@@ -504,7 +555,10 @@ impl<'a> SearchContext<'a> {
         self.eval.cache.put(&ev);
         // taken out while it runs, so that its own evaluations do not call it again
         if let Some(mut hook) = self.interleaved.take() {
+            // the hook's evaluations are not the recorded attempt's
+            let recording = self.eval.recording.take();
             let r = hook.between(self);
+            self.eval.recording = recording;
             self.interleaved = Some(hook);
             r?;
         }

@@ -44,16 +44,33 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
         // a first look only where another goal is open to turn to (a run with one target, as
         // chaining's, gains nothing from cutting its attempt short)
         let first_look = scheduler.first_look(goal) && cx.open_goals().len() > 1;
+        let start = cx.best(goal).map(|(_, x)| x.clone());
+        if first_look && start.as_ref().is_some_and(|x| scheduler.looked_from.contains(x)) {
+            // another goal's first look from this same input found nothing, and none of the
+            // inputs it asked improved this goal either (every execution updates every goal's
+            // best): a first look here would ask them again from the cache. Later rounds give
+            // the goal its full attempts.
+            continue;
+        }
         let patience = cx.config.patience;
         if first_look {
             cx.config.patience = (patience / FIRST_LOOK).max(1);
+            cx.record();
+        } else if let Some(look) = scheduler.fruitless_looks.remove(&goal) {
+            // the goal's next attempt starts where its first look did: what it asks again is
+            // not counted again, as if the look were resumed
+            cx.replay(look);
         }
         search.attempt(cx, goal)?;
         cx.config.patience = patience;
+        cx.end_replay();
+        let look = if first_look { cx.take_recording() } else { Vec::new() };
         let improved = cx.is_covered(goal) || before.is_none() || cx.best(goal).map(|b| b.0) != before;
         if first_look && !improved {
             // a first look that found nothing does not count against the goal, nor moves it on
             // to another search: it gets its full attempts in later rounds
+            scheduler.fruitless_looks.insert(goal, look);
+            scheduler.looked_from.extend(start);
             continue;
         }
         let attempt = scheduler.attempted(cx, goal, before);
@@ -80,7 +97,11 @@ pub const FIRST_LOOK: u64 = 10;
 /// the collateral coverage they bring come early (goals of equal fitness in index order: a run
 /// that starts with nothing evaluated takes its first round in the order of the sites). A goal's
 /// first attempt is a short look ([`FIRST_LOOK`]; not for the only open goal), not counted
-/// against it when it finds nothing.
+/// against it when it finds nothing; its next attempt replays the look's inputs without counting
+/// them ([`SearchContext::replay`]), as if resuming it. A goal whose best input is where another
+/// goal's fruitless first look started gets no first look: none of the inputs that look asked
+/// improved it, and its own look would ask them again from the cache (merit, under
+/// condition-decision coverage: four goals each asked 127 cache answers and ran nothing).
 /// An attempt that does not improve a goal's best fitness counts against it; after
 /// `give_up_after` such attempts in a row the goal stalls.
 #[derive(Default)]
@@ -93,6 +114,11 @@ pub struct GoalScheduler {
     revivals_without_executions: u32,
     /// Goals attempted at least once.
     looked: Vec<bool>,
+    /// The inputs (hashes) of each goal's first look that found nothing, replayed uncounted by
+    /// its next attempt ([`SearchContext::replay`]).
+    fruitless_looks: std::collections::HashMap<usize, Vec<u64>>,
+    /// The inputs fruitless first looks started from.
+    looked_from: std::collections::HashSet<crate::input::Input>,
 }
 
 impl GoalScheduler {
@@ -233,8 +259,9 @@ mod tests {
             drive(cx, &mut rec).unwrap();
         });
         // goals: 0 = x == 100 true, 1 = false (covered), 2 = y == 5000 true, 3 = false (covered);
-        // the first looks find nothing and do not count, the second attempts set the goals aside
-        assert_eq!(rec.order, vec![0, 2, 0, 2], "{r:?}");
+        // goal 0's first look finds nothing and does not count; goal 2 gets no first look (its
+        // best input is where goal 0's fruitless look started); the full attempts set them aside
+        assert_eq!(rec.order, vec![0, 0, 2], "{r:?}");
         assert_eq!(r.covered, 2);
         assert_eq!(r.given_up, vec![0, 2]);
     }
@@ -268,6 +295,36 @@ mod tests {
             drive(cx, &mut p).unwrap();
         });
         assert_eq!(p.0, vec![1000, 1000]);
+    }
+
+    /// A goal's attempt after its fruitless first look starts where the look did and asks the
+    /// same inputs first: those answers are not counted again (neither executions nor cache
+    /// hits), as if the look were resumed; what it asks beyond them is.
+    #[test]
+    fn the_attempt_after_a_fruitless_first_look_resumes_it() {
+        /// Asks x = 1, 2, 3, … from 1 each attempt, two more each time.
+        struct Walk(i64);
+        impl GoalSearch for Walk {
+            fn attempt(&mut self, cx: &mut SearchContext, _goal: usize) -> Result<()> {
+                for v in 1..=self.0 {
+                    cx.evaluate(&cx.domain.from_values(&[Value::Int(v as i128), Value::Int(0)]))?;
+                }
+                self.0 += 2;
+                Ok(())
+            }
+        }
+        let d = ints(&["x", "y"], None);
+        let c = SearchConfig { give_up_after: 1, stop_when_stalled: true, ..SearchConfig::default() };
+        let start = d.from_values(&[Value::Int(1), Value::Int(0)]);
+        let r = run_with(&d, eq_landscape(vec![-100, -200]), c, 1, 100, |cx| {
+            cx.evaluate(&start).unwrap();
+            drive(cx, &mut Walk(3)).unwrap();
+        });
+        // goal 0 (x == -100): its first look asks 1, 2, 3 (1 from the cache); goal 2 (y == -200)
+        // gets no first look (same start); goal 0's attempt asks 1..5: 1, 2, 3 replayed
+        // uncounted, 4, 5 run; goal 2's attempt asks 1..7: all but 6, 7 from the cache
+        assert_eq!((r.executions, r.cache_hits), (7, 1 + 5), "{r:?}");
+        assert_eq!(r.given_up, vec![0, 2]);
     }
 
     /// A goal whose attempts never improve it is set aside after `give_up_after` attempts; when
