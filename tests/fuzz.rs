@@ -1208,6 +1208,11 @@ fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_b
         assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
         assert_eq!(s["fork_server_fallback"], false, "{s:#}");
     }
+    // without -q, each restart line names the sanitizer's report, not only the signal (SIGABRT)
+    // it ended the worker with
+    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "corpus2", "-seed=1", "-runs=2000", "--in_process"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("ended the worker (AddressSanitizer: heap-buffer-overflow, "), "{err}");
 }
 
 /// Sizes of the files of `dir` (not its state directory), largest first.

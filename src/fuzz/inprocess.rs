@@ -215,7 +215,7 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             interrupted: interrupt.load(Ordering::Relaxed),
         };
         write_atomic(&job_path, &serde_json::to_vec(&job)?).with_context(|| format!("cannot write {}", job_path.display()))?;
-        let status = run_worker(&exe, opts, &engine, shm.id(), &job_path, interrupt)?;
+        let (status, sanitizer) = run_worker(&exe, opts, &engine, shm.id(), &job_path, interrupt)?;
         // the summary of the run: the last worker's, with what the workers before it did
         let finish = |mut summary: Summary, restarts: u32| {
             summary.worker_restarts = restarts;
@@ -311,7 +311,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             return Ok(summary);
         }
         if opts.display != Display::Quiet {
-            eprintln!("==evotest== in-process: an input ended the worker ({exit}); triaging it in a fresh process and restarting (restart {})", carry.restarts);
+            let what = sanitizer.map_or_else(|| exit.to_string(), |kind| format!("{kind}, {exit}"));
+            eprintln!("==evotest== in-process: an input ended the worker ({what}); triaging it in a fresh process and restarting (restart {})", carry.restarts);
         }
     }
 }
@@ -330,7 +331,10 @@ fn is_static_executable(exe: &std::path::Path) -> bool {
     file.format() == object::BinaryFormat::Elf && file.section_by_name(".interp").is_none()
 }
 
-/// Start one worker and wait for it, passing an interrupt on as `SIGTERM`.
+/// Start one worker and wait for it, passing an interrupt on as `SIGTERM`; its standard error
+/// is relayed to ours. Returns its exit status and the kind its last sanitizer report named
+/// (`AddressSanitizer: heap-buffer-overflow`, from the report's `SUMMARY:` line), if any: a
+/// sanitizer ends the worker with `SIGABRT`, which alone says little.
 fn run_worker(
     exe: &std::path::Path,
     opts: &FuzzOptions,
@@ -338,7 +342,7 @@ fn run_worker(
     shm_id: i32,
     job: &std::path::Path,
     interrupt: &AtomicBool,
-) -> Result<std::process::ExitStatus> {
+) -> Result<(std::process::ExitStatus, Option<String>)> {
     let file_limit = if opts.file_limit_mb == 0 { libc::RLIM_INFINITY } else { opts.file_limit_mb << 20 };
     let mut cmd = std::process::Command::new(exe);
     // no leak checks in-process: the engine's own memory shares the process
@@ -364,11 +368,20 @@ fn run_worker(
         });
     }
     let mut child = cmd.spawn().with_context(|| format!("cannot start {}", exe.display()))?;
-    let relay = child.stderr.take().map(|mut from| {
-        let (done, finished) = std::sync::mpsc::channel::<()>();
+    let relay = child.stderr.take().map(|from| {
+        let (done, finished) = std::sync::mpsc::channel::<Option<String>>();
         std::thread::spawn(move || {
-            let _ = std::io::copy(&mut from, &mut std::io::stderr());
-            let _ = done.send(());
+            use std::io::{BufRead, Write};
+            let mut from = std::io::BufReader::new(from);
+            let (mut line, mut kind) = (Vec::new(), None);
+            while from.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                let _ = std::io::stderr().write_all(&line);
+                if let Some(k) = sanitizer_summary(&line) {
+                    kind = Some(k);
+                }
+                line.clear();
+            }
+            let _ = done.send(kind);
         });
         finished
     });
@@ -376,10 +389,8 @@ fn run_worker(
     loop {
         if let Some(st) = child.try_wait()? {
             // what the worker wrote last, unless a process it left behind keeps the pipe open
-            if let Some(finished) = relay {
-                let _ = finished.recv_timeout(Duration::from_secs(1));
-            }
-            return Ok(st);
+            let kind = relay.and_then(|finished| finished.recv_timeout(Duration::from_secs(1)).ok().flatten());
+            return Ok((st, kind));
         }
         if !told && interrupt.load(Ordering::Relaxed) {
             told = true;
@@ -387,6 +398,16 @@ fn run_worker(
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// The sanitizer and kind a sanitizer report's `SUMMARY:` line names
+/// (`SUMMARY: AddressSanitizer: heap-buffer-overflow (/x/h+0x12) …` gives
+/// `AddressSanitizer: heap-buffer-overflow`), or `None` for any other line.
+fn sanitizer_summary(line: &[u8]) -> Option<String> {
+    let line = std::str::from_utf8(line).ok()?.trim_end();
+    let (sanitizer, what) = line.strip_prefix("SUMMARY: ")?.split_once(": ")?;
+    let kind = what.split_whitespace().next()?;
+    sanitizer.ends_with("Sanitizer").then(|| format!("{sanitizer}: {kind}"))
 }
 
 /// The worker's interrupt flag (`SIGINT`/`SIGTERM`).
@@ -517,5 +538,21 @@ impl super::Fuzzer<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitizer_summary;
+
+    #[test]
+    fn a_sanitizer_summary_line_names_the_report() {
+        let line = b"SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/h+0x12c441) (BuildId: 12)\n";
+        assert_eq!(sanitizer_summary(line).as_deref(), Some("AddressSanitizer: heap-buffer-overflow"));
+        let ub = b"SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior h.c:5:12\n";
+        assert_eq!(sanitizer_summary(ub).as_deref(), Some("UndefinedBehaviorSanitizer: undefined-behavior"));
+        assert_eq!(sanitizer_summary(b"SUMMARY: libFuzzer: deadly signal\n"), None);
+        assert_eq!(sanitizer_summary(b"==1==ERROR: AddressSanitizer: SEGV\n"), None);
+        assert_eq!(sanitizer_summary(b"\xff\xfe"), None);
     }
 }
