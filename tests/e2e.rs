@@ -387,7 +387,8 @@ fn numbers_parsed_from_a_string_are_replaced_in_their_text() {
 /// The search trace (`EVOTEST_TRACE_SEARCH`, a developer's tool): one line per execution on
 /// standard error, numbered 1, 2, … without a gap, each with the label of the search that
 /// proposed the input (the default portfolio's `avm goal N`, `explore random`, …), and every
-/// outcome the run covered listed as new on exactly one line. Off, nothing is printed.
+/// outcome the run covered listed as new on exactly one line; a cache answer prints a `cache`
+/// line. Off, nothing is printed.
 #[test]
 fn the_search_trace_prints_every_execution_with_the_search_that_proposed_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -396,8 +397,11 @@ fn the_search_trace_prints_every_execution_with_the_search_that_proposed_it() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("evotest-trace ")).collect();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("evotest-trace exec=")).collect();
     assert_eq!(lines.len() as u64, report["executions"].as_u64().unwrap());
+    // an evaluation answered from the cache prints a line of its own, without a number
+    let cached = err.lines().filter(|l| l.starts_with("evotest-trace cache by=\"")).count();
+    assert_eq!(cached as u64, report["cache_hits"].as_u64().unwrap(), "{err}");
     let mut covered = Vec::new();
     for (n, l) in lines.iter().enumerate() {
         assert!(l.starts_with(&format!("evotest-trace exec={} by=\"", n + 1)), "{l}");
