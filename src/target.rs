@@ -732,8 +732,9 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
 pub struct HarnessOptions {
     /// The executable.
     pub exe: PathBuf,
-    /// Its arguments; an argument `@@` is replaced by the file each input is written to (AFL++'s
-    /// convention), and makes a whole program read that file instead of standard input. A
+    /// Its arguments; `@@`, alone or inside an argument (`--in=@@`), is replaced by the absolute
+    /// path of the file each input is written to (AFL++'s convention), and makes a whole program
+    /// read that file instead of standard input. A
     /// libFuzzer harness gets them after the input file arguments it ignores.
     pub args: Vec<std::ffi::OsString>,
     /// Where `@@` inputs are written (a file of this name in the run's private directory).
@@ -775,6 +776,36 @@ pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
     open_harness_with(h, None)
 }
 
+/// Whether a target's arguments name the input file: an argument that is `@@` or contains it
+/// (`--in=@@`), as AFL++ reads them.
+pub fn uses_input_file(args: &[std::ffi::OsString]) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    args.iter().any(|a| a.as_bytes().windows(2).any(|w| w == b"@@"))
+}
+
+/// `args` with every `@@` replaced by `file` (in `--in=@@` too, as AFL++ does).
+pub fn input_file_args(args: &[std::ffi::OsString], file: &Path) -> Vec<std::ffi::OsString> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let file = file.as_os_str().as_bytes();
+    args.iter()
+        .map(|a| {
+            let a = a.as_bytes();
+            let mut out = Vec::with_capacity(a.len());
+            let mut i = 0;
+            while i < a.len() {
+                if a[i..].starts_with(b"@@") {
+                    out.extend_from_slice(file);
+                    i += 2;
+                } else {
+                    out.push(a[i]);
+                    i += 1;
+                }
+            }
+            std::ffi::OsString::from_vec(out)
+        })
+        .collect()
+}
+
 /// Where an in-process worker's harness runs: the harness's entry points in this process and the
 /// supervisor's shared memory ([`crate::exec::inprocess`]).
 #[derive(Clone, Copy, Debug)]
@@ -802,15 +833,18 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
     let metas = program::read_program_metadata(&h.exe)
         .map_err(|e| if e.is::<program::WrapperScript>() { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++ (-fsanitize=fuzzer links evotest's libFuzzer driver)") })?;
     let driver = has_fuzz_driver(&h.exe)?;
-    let uses_file = h.args.iter().any(|a| a == "@@");
+    let uses_file = uses_input_file(&h.args);
+    // absolute, as AFL++ passes it: a program that changes directory before it opens its input
+    // (with a relative corpus directory) read nothing, silently
+    let input_file = std::path::absolute(&h.input_file).unwrap_or_else(|_| h.input_file.clone());
     let (delivery, kind) = if driver {
         (InputDelivery::Harness, Delivery::LibFuzzer)
     } else if uses_file {
-        (InputDelivery::File(h.input_file.clone()), Delivery::File)
+        (InputDelivery::File(input_file.clone()), Delivery::File)
     } else {
         (InputDelivery::Stdin, Delivery::Stdin)
     };
-    let args = h.args.iter().map(|a| if a == "@@" { h.input_file.clone().into_os_string() } else { a.clone() }).collect();
+    let args = input_file_args(&h.args, &input_file);
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
     let persistent = (driver && h.persistent > 1).then_some(h.persistent);

@@ -213,6 +213,8 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     assert_eq!(s["crashes"][0]["kind"], "SIGABRT");
     assert!(first_crash(d.path(), &s).starts_with(b"XYZ"));
 
+    // the program changes directory before it opens its input, and the corpus directory is
+    // relative: the input file's path must be absolute (it was not, and nothing was read)
     build(cc(), "file_prog.c", &["-g", "-O1"], d.path(), "file_prog");
     let (_, s) = fuzz(d.path(), &["file_prog", "c2", "-seed=1", "-runs=20000", "--stop-on-crash", "--", "@@"]);
     assert_eq!(s["delivery"], "file");
@@ -221,6 +223,11 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
     let r = Command::new(d.path().join("file_prog")).arg(&art).output().unwrap();
     assert_eq!(r.status.signal(), Some(libc::SIGABRT));
+    // `@@` inside an argument is replaced too, as AFL++ does (it was passed as it was, and the
+    // program was fuzzed through standard input it never read)
+    let (_, s) = fuzz(d.path(), &["file_prog", "c3", "-seed=1", "-runs=20000", "--stop-on-crash", "--", "--in=@@"]);
+    assert_eq!(s["delivery"], "file");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
 }
 
 #[test]

@@ -147,7 +147,8 @@ pub struct FuzzArgs {
     /// The output corpus directory (created if missing), then seed directories or files; with
     /// --merge, the output directory then the input directories
     dirs: Vec<PathBuf>,
-    /// Arguments of the target after `--`; `@@` is replaced by the input file
+    /// Arguments of the target after `--`; `@@` (alone or inside an argument, `--in=@@`) is
+    /// replaced by the input file's absolute path
     #[arg(last = true, value_name = "TARGET_ARGS")]
     target_args: Vec<OsString>,
 

@@ -435,7 +435,7 @@ impl<'a> Session<'a> {
         let target = target::open_harness_with(&h, in_process)?;
         let delivery = if target::has_fuzz_driver(exe)? {
             Delivery::LibFuzzer
-        } else if args.iter().any(|a| a == "@@") {
+        } else if target::uses_input_file(args) {
             Delivery::File
         } else {
             Delivery::Stdin
