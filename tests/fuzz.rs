@@ -230,6 +230,23 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
 }
 
+/// A whole program's non-zero exit is a crash only for a report of a sanitizer it is built
+/// with: a program without one that echoes its input in an error message is not crashing when
+/// the input holds a sanitizer report's text (found on yajl's json_verify, whose parse error
+/// echoes the input: `{"a": runtime error: }` was a unique crash).
+#[test]
+fn report_text_from_a_program_without_sanitizers_is_not_a_crash() {
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "echo_error.c", &["-g", "-O1"], d.path(), "echo_error");
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("ub"), b"{\"a\": runtime error: }").unwrap();
+    std::fs::write(seeds.join("asan"), b"==1==ERROR: AddressSanitizer: heap-buffer-overflow\nSUMMARY: AddressSanitizer: heap-buffer-overflow x\n").unwrap();
+    let (o, s) = fuzz(d.path(), &["echo_error", "corpus", "seeds", "-runs=0"]);
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn a_cxx_harness_is_fuzzed() {
     let d = tempfile::tempdir().unwrap();

@@ -397,6 +397,10 @@ pub struct Session<'a> {
     /// In-process mode: inputs that ended a worker, by length; never run in-process again
     /// ([`Session::run`] answers [`Outcome::Stopped`] for them).
     killers: std::collections::HashMap<usize, Vec<Vec<u8>>>,
+    /// The sanitizers linked into the executable ([`triage::linked_sanitizers`]; `None`: it has
+    /// no symbol table to tell): a whole program's non-zero exit is a crash only for a report
+    /// of one of them, not for text that looks like one (a parser echoing its input in an error).
+    sanitizers: Option<Vec<&'static str>>,
 }
 
 impl<'a> Session<'a> {
@@ -464,6 +468,7 @@ impl<'a> Session<'a> {
             fixed_limit: false,
             interrupt,
             killers: Default::default(),
+            sanitizers: triage::linked_sanitizers(exe),
         })
     }
 
@@ -554,8 +559,11 @@ impl<'a> Session<'a> {
         let outcome = match exit {
             ExitKind::Ok | ExitKind::StepLimit => Outcome::Normal,
             ExitKind::Exit { code } if self.delivery != Delivery::LibFuzzer => {
-                // a whole program's exit is normal, unless a sanitizer reported (abort_on_error=0)
-                if code != 0 && self.report(exit).sanitizer.is_some() {
+                // a whole program's exit is normal, unless a sanitizer it is built with reported
+                // (abort_on_error=0)
+                let reported = if code != 0 { self.report(exit).sanitizer } else { None };
+                let linked = |s: &String| self.sanitizers.as_ref().is_none_or(|l| l.contains(&s.as_str()));
+                if reported.as_ref().is_some_and(linked) {
                     Outcome::Crash
                 } else {
                     Outcome::Normal

@@ -167,6 +167,41 @@ pub fn parse_frame(line: &str) -> Option<(usize, Frame)> {
     Some((n, f))
 }
 
+/// The sanitizers linked into executable `exe`, by the names their reports give
+/// (`AddressSanitizer` and its `LeakSanitizer`, `UndefinedBehaviorSanitizer`, `MemorySanitizer`,
+/// `ThreadSanitizer`), from its symbols (`__asan_init`, `__ubsan_handle_…`, …). `None` when it
+/// has no symbols to tell (stripped, or not readable as an object file).
+pub fn linked_sanitizers(exe: &Path) -> Option<Vec<&'static str>> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(exe).ok()?;
+    let file = object::File::parse(&*data).ok()?;
+    let mut any = false;
+    let mut found = Vec::new();
+    for sym in file.symbols().chain(file.dynamic_symbols()) {
+        any = true;
+        let Ok(name) = sym.name() else { continue };
+        let hit: &[&'static str] = if name.starts_with("__asan_") {
+            &["AddressSanitizer", "LeakSanitizer"]
+        } else if name.starts_with("__lsan_") {
+            &["LeakSanitizer"]
+        } else if name.starts_with("__ubsan_") {
+            &["UndefinedBehaviorSanitizer"]
+        } else if name.starts_with("__msan_") {
+            &["MemorySanitizer"]
+        } else if name.starts_with("__tsan_") {
+            &["ThreadSanitizer"]
+        } else {
+            &[]
+        };
+        for h in hit {
+            if !found.contains(h) {
+                found.push(*h);
+            }
+        }
+    }
+    any.then_some(found)
+}
+
 /// Parse the standard error of an execution that ended with `exit`.
 pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
     let text = String::from_utf8_lossy(stderr);
