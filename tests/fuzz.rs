@@ -247,6 +247,23 @@ fn report_text_from_a_program_without_sanitizers_is_not_a_crash() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// A crash after more than a megabyte of standard error keeps its stack (evotest keeps the
+/// first and the last half megabyte): two crash sites are two unique crashes, each with its
+/// function (with the first megabyte only, both were "SIGABRT, no stack" and one was lost).
+#[test]
+fn a_crash_after_megabytes_of_standard_error_keeps_its_stack() {
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "noisy_crash.c", &["-g", "-O1"], d.path(), "noisy");
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"AAAA").unwrap();
+    std::fs::write(seeds.join("b"), b"BBBB").unwrap();
+    let (_, s) = fuzz(d.path(), &["noisy", "corpus", "seeds", "-runs=0", "-artifact_prefix=art/"]);
+    assert_eq!(s["unique_crashes"], 2, "{s:#}");
+    let frames: Vec<String> = s["crashes"].as_array().unwrap().iter().map(|c| c["frames"].to_string()).collect();
+    assert!(frames.iter().any(|f| f.contains("crash_a")) && frames.iter().any(|f| f.contains("crash_b")), "{frames:?}");
+}
+
 #[test]
 fn a_cxx_harness_is_fuzzed() {
     let d = tempfile::tempdir().unwrap();

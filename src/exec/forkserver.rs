@@ -116,7 +116,10 @@ impl Default for ForkServerConfig {
     }
 }
 
-/// Most bytes of a captured standard error kept for one execution.
+/// Most bytes of a captured standard error kept for one execution: its first and last halves
+/// when it is longer (a sanitizer's report or a crash's stack comes last, after whatever the
+/// program printed; with only the first megabyte kept, a program that warned 2 MB before it
+/// aborted lost its stack, and two crash sites were taken for one).
 const STDERR_KEEP: u64 = 1 << 20;
 
 /// Executes inputs through a fork server in the target.
@@ -666,10 +669,23 @@ impl Executor for ForkServer {
     fn last_stderr(&mut self) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let f = self.stderr.as_ref()?;
-        let len = f.metadata().ok()?.len().min(STDERR_KEEP);
-        let mut buf = vec![0u8; len as usize];
-        let n = f.read_at(&mut buf, 0).ok()?;
-        buf.truncate(n);
+        let read = |at: u64, len: u64| -> Option<Vec<u8>> {
+            let mut buf = vec![0u8; len as usize];
+            let n = f.read_at(&mut buf, at).ok()?;
+            buf.truncate(n);
+            Some(buf)
+        };
+        let len = f.metadata().ok()?.len();
+        if len <= STDERR_KEEP {
+            return read(0, len);
+        }
+        let half = STDERR_KEEP / 2;
+        let mut buf = read(0, half)?;
+        buf.extend_from_slice(format!("\n[evotest: {} bytes of standard error left out]\n", len - 2 * half).as_bytes());
+        let tail = read(len - half, half)?;
+        // from the tail's first whole line
+        let from = tail.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
+        buf.extend_from_slice(&tail[from..]);
         Some(buf)
     }
 
