@@ -776,6 +776,15 @@ pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
     open_harness_with(h, None)
 }
 
+/// The name of the file a whole program reads its inputs from (`@@`): `cur_input`, or
+/// `cur_input.EXT` with an extension (AFL++'s `-e`, for programs that choose a format by it).
+pub fn input_file_name(extension: Option<&str>) -> String {
+    match extension.map(|e| e.trim_start_matches('.')).filter(|e| !e.is_empty()) {
+        Some(e) => format!("cur_input.{e}"),
+        None => "cur_input".to_string(),
+    }
+}
+
 /// Whether a target's arguments name the input file: an argument that is `@@` or contains it
 /// (`--in=@@`), as AFL++ reads them.
 pub fn uses_input_file(args: &[std::ffi::OsString]) -> bool {

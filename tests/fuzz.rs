@@ -228,6 +228,14 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     let (_, s) = fuzz(d.path(), &["file_prog", "c3", "-seed=1", "-runs=20000", "--stop-on-crash", "--", "--in=@@"]);
     assert_eq!(s["delivery"], "file");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    // --input_extension names the file as AFL++'s -e does: the program reads a .txt file as text
+    std::fs::create_dir(d.path().join("text")).unwrap();
+    std::fs::write(d.path().join("text/t"), b"TEXT").unwrap();
+    let (_, s) = fuzz(d.path(), &["file_prog", "c4", "text", "-runs=0", "--", "@@"]);
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    let (_, s) = fuzz(d.path(), &["file_prog", "c5", "text", "-runs=0", "--input_extension=txt", "--", "@@"]);
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert!(first_crash(d.path(), &s).starts_with(b"TEXT"), "{s:#}");
 }
 
 /// A whole program's non-zero exit is a crash only for a report of a sanitizer it is built

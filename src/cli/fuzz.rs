@@ -49,7 +49,7 @@ until the budget ends).";
 const SINGLE_DASH: &[&str] = &[
     "max_len", "timeout", "rss_limit_mb", "detect_leaks", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "exact_artifact_path", "jobs", "workers",
     "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
-    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "cargo_fuzz", "guidance",
+    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "input_extension", "cargo_fuzz", "guidance",
     "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process", "len_control",
     "reduce_inputs", "lite",
 ];
@@ -169,6 +169,10 @@ pub struct FuzzArgs {
     /// and a leak is a crash of its own (`leak-<sha1>`). Fork server only (not --in_process); 0: off
     #[arg(long = "detect_leaks", alias = "detect-leaks", default_value_t = 1, value_name = "0|1")]
     detect_leaks: u8,
+    /// A whole program reading `@@`: the extension of the file it gets (`cur_input.EXT`), for
+    /// programs that choose a format by the file name (AFL++'s -e)
+    #[arg(long = "input_extension", alias = "input-extension", value_name = "EXT")]
+    input_extension: Option<String>,
     /// Largest file the target may write, in MB; 0 = no limit
     #[arg(long = "max_file_mb", alias = "max-file-mb", default_value_t = crate::target::FILE_LIMIT_MB, value_name = "N")]
     max_file_mb: u64,
@@ -344,7 +348,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             max_execs: runs.unwrap_or(10_000),
             deadline: Some(Instant::now() + max_total.unwrap_or(Duration::from_secs(60))),
         };
-        let m = minimize::minimize_crash(&a.harness, &a.target_args, &file, &a.artifact_prefix, a.exact_artifact_path.as_deref(), timeout, a.rss_limit_mb, budget, &INTERRUPTED)?;
+        let m = minimize::minimize_crash(&a.harness, &a.target_args, a.input_extension.as_deref(), &file, &a.artifact_prefix, a.exact_artifact_path.as_deref(), timeout, a.rss_limit_mb, budget, &INTERRUPTED)?;
         eprintln!(
             "CRASH_MIN: {} ({}, {} bytes) minimised to {} bytes in {} executions: {}",
             m.input.display(),
@@ -367,7 +371,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         if inputs.is_empty() {
             bail!("--merge {}: give the input directories after the output directory", out.display());
         }
-        let m = minimize::merge(&a.harness, &a.target_args, out, inputs, timeout, a.rss_limit_mb, &INTERRUPTED)?;
+        let m = minimize::merge(&a.harness, &a.target_args, a.input_extension.as_deref(), out, inputs, timeout, a.rss_limit_mb, &INTERRUPTED)?;
         eprintln!(
             "MERGE-OUTER: {} new files added to {} ({} there before); {} branch outcomes covered (before: {}); {} inputs that crashed or hung left out",
             m.added,
@@ -403,6 +407,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     let _scratch = scratch;
     let mut o = FuzzOptions::new(&a.harness, &corpus);
     o.args = a.target_args.clone();
+    o.input_extension = a.input_extension.clone();
     o.seeds = seeds;
     o.dict = a.dict.clone();
     o.max_len = a.max_len;

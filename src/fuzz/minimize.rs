@@ -78,6 +78,7 @@ pub struct Minimized {
 pub fn minimize_crash(
     exe: &Path,
     args: &[std::ffi::OsString],
+    input_extension: Option<&str>,
     file: &Path,
     artifact_prefix: &str,
     exact: Option<&Path>,
@@ -88,7 +89,7 @@ pub fn minimize_crash(
 ) -> Result<Minimized> {
     let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let mut s = Session::open(exe, args, &work.path().join("cur_input"), data.len().max(1), timeout, 1, rss_limit_mb, 0, interrupt, None)?;
+    let mut s = Session::open(exe, args, &work.path().join(crate::target::input_file_name(input_extension)), data.len().max(1), timeout, 1, rss_limit_mb, 0, interrupt, None)?;
     let (outcome, exit) = s.run_full(&data)?;
     if outcome != Outcome::Crash {
         bail!("{} does not crash {} (it ended: {exit})", file.display(), exe.display());
@@ -134,6 +135,7 @@ pub struct Merged {
 pub fn merge(
     exe: &Path,
     args: &[std::ffi::OsString],
+    input_extension: Option<&str>,
     out: &Path,
     inputs: &[PathBuf],
     timeout: Duration,
@@ -155,7 +157,7 @@ pub fn merge(
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
     let max_len = existing.iter().chain(&candidates).map(size).max().unwrap_or(1).clamp(1, super::MAX_LEN_LIMIT);
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let mut s = Session::open(exe, args, &work.path().join("cur_input"), max_len, timeout, super::DEFAULT_PERSISTENT, rss_limit_mb, 0, interrupt, None)?;
+    let mut s = Session::open(exe, args, &work.path().join(crate::target::input_file_name(input_extension)), max_len, timeout, super::DEFAULT_PERSISTENT, rss_limit_mb, 0, interrupt, None)?;
     let mut fb = super::feedback::Feedback::new(s.site_outcomes.len(), s.n_outcomes());
     let mut faulty = Vec::new();
     for p in &existing {

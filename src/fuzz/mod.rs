@@ -103,6 +103,9 @@ pub struct FuzzOptions {
     pub exe: PathBuf,
     /// Its arguments (`@@` is replaced by the input file).
     pub args: Vec<OsString>,
+    /// The input file's extension (`--input_extension`; AFL++'s `-e`), if any.
+    #[serde(default)]
+    pub input_extension: Option<String>,
     /// The output corpus directory (created if missing).
     pub corpus: PathBuf,
     /// Seed directories or files, read but never written.
@@ -191,6 +194,7 @@ impl FuzzOptions {
         FuzzOptions {
             exe: exe.to_path_buf(),
             args: vec![],
+            input_extension: None,
             corpus: corpus.to_path_buf(),
             seeds: vec![],
             dict: None,
@@ -909,7 +913,7 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
             }
         }
     };
-    let input_file = stats_dir.join("cur_input");
+    let input_file = stats_dir.join(target::input_file_name(opts.input_extension.as_deref()));
     let mut s = Session::open(
         &opts.exe,
         &opts.args,
