@@ -73,7 +73,7 @@ pub struct Minimized {
 /// original>` under `artifact_prefix`.
 ///
 /// Errors (one line): the file cannot be read, it does not crash the target, the target does
-/// not start.
+/// not start. `input_extension`: as for [`merge`].
 #[allow(clippy::too_many_arguments)]
 pub fn minimize_crash(
     exe: &Path,
@@ -131,7 +131,9 @@ pub struct Merged {
 /// feature (see [`super::feedback`]).
 ///
 /// Errors (one line): an input directory that does not exist, an unwritable output directory,
-/// a target that does not start.
+/// a target that does not start. `input_extension`: the input file's extension for a whole
+/// program reading `@@` ([`crate::target::input_file_name`]).
+#[allow(clippy::too_many_arguments)]
 pub fn merge(
     exe: &Path,
     args: &[std::ffi::OsString],
