@@ -246,10 +246,8 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
 fn report_text_from_a_program_without_sanitizers_is_not_a_crash() {
     let d = tempfile::tempdir().unwrap();
     build(cc(), "echo_error.c", &["-g", "-O1"], d.path(), "echo_error");
-    let seeds = d.path().join("seeds");
-    std::fs::create_dir(&seeds).unwrap();
-    std::fs::write(seeds.join("ub"), b"{\"a\": runtime error: }").unwrap();
-    std::fs::write(seeds.join("asan"), b"==1==ERROR: AddressSanitizer: heap-buffer-overflow\nSUMMARY: AddressSanitizer: heap-buffer-overflow x\n").unwrap();
+    let report = b"==1==ERROR: AddressSanitizer: heap-buffer-overflow\nSUMMARY: AddressSanitizer: heap-buffer-overflow x\n";
+    seed_dir(d.path(), &[("ub", b"{\"a\": runtime error: }"), ("asan", report)]);
     let (o, s) = fuzz(d.path(), &["echo_error", "corpus", "seeds", "-runs=0"]);
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
@@ -262,10 +260,7 @@ fn report_text_from_a_program_without_sanitizers_is_not_a_crash() {
 fn a_crash_after_megabytes_of_standard_error_keeps_its_stack() {
     let d = tempfile::tempdir().unwrap();
     build(cc(), "noisy_crash.c", &["-g", "-O1"], d.path(), "noisy");
-    let seeds = d.path().join("seeds");
-    std::fs::create_dir(&seeds).unwrap();
-    std::fs::write(seeds.join("a"), b"AAAA").unwrap();
-    std::fs::write(seeds.join("b"), b"BBBB").unwrap();
+    seed_dir(d.path(), &[("a", b"AAAA"), ("b", b"BBBB")]);
     let (_, s) = fuzz(d.path(), &["noisy", "corpus", "seeds", "-runs=0", "-artifact_prefix=art/"]);
     assert_eq!(s["unique_crashes"], 2, "{s:#}");
     let frames: Vec<String> = s["crashes"].as_array().unwrap().iter().map(|c| c["frames"].to_string()).collect();
@@ -1262,6 +1257,16 @@ fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_b
     let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "corpus2", "-seed=1", "-runs=2000", "--in_process"]).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("ended the worker (AddressSanitizer: heap-buffer-overflow, "), "{err}");
+}
+
+/// A directory `seeds` under `dir` holding the `files` (name, contents).
+fn seed_dir(dir: &Path, files: &[(&str, &[u8])]) -> PathBuf {
+    let seeds = dir.join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    for (name, data) in files {
+        std::fs::write(seeds.join(name), data).unwrap();
+    }
+    seeds
 }
 
 /// Sizes of the files of `dir` (not its state directory), largest first.
