@@ -472,7 +472,8 @@ impl<'a> Session<'a> {
             fixed_limit: false,
             interrupt,
             killers: Default::default(),
-            sanitizers: triage::linked_sanitizers(exe),
+            // (read for whole programs only: a harness's every exit is a crash)
+            sanitizers: if delivery == Delivery::LibFuzzer { None } else { triage::linked_sanitizers(exe) },
         })
     }
 
