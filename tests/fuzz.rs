@@ -308,6 +308,17 @@ fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
         assert!(first_crash(d.path(), &s).starts_with(b"LIB!"));
     }
     assert!(h.exists());
+    // with an uninstrumented copy of the library first in LD_LIBRARY_PATH (the system's copy of
+    // a library a project also builds), the run says which copy is loaded and where the
+    // instrumented one is
+    let sys = d.path().join("sys");
+    std::fs::create_dir(&sys).unwrap();
+    build(Command::new("clang-22"), "shlib_lib.c", &["-g", "-O1", "-fPIC", "-shared"], &sys, "libshlib.so");
+    let o = evotest().current_dir(d.path()).env("LD_LIBRARY_PATH", &sys).args(["fuzz", "harness", "corpus3", "-runs=10"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let want = format!("{} is loaded without evotest's instrumentation; an instrumented copy is {}", sys.join("libshlib.so").display(), d.path().join("libshlib.so").display());
+    assert!(err.contains(&want), "{err}");
 }
 
 #[test]

@@ -1028,6 +1028,14 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         if opts.guidance && scope_counts.left_out() > 0 {
             f.monitor.println(&format!("evotest fuzz: guidance: {}", scope_line(&scope_counts, n_sites)));
         }
+        for (loaded, copy) in crate::program::uninstrumented_libraries(&opts.exe) {
+            f.monitor.println(&format!(
+                "evotest fuzz: warning: {} is loaded without evotest's instrumentation; an instrumented copy is {} (set LD_LIBRARY_PATH={} to fuzz it)",
+                loaded.display(),
+                copy.display(),
+                copy.parent().map_or_else(String::new, |p| p.display().to_string())
+            ));
+        }
         if let Some(d) = &opts.dict {
             // as libFuzzer's `Dictionary: N entries`
             f.monitor.println(&format!("evotest fuzz: dictionary {}: {} entries", d.display(), dict_entries));
