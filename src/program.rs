@@ -225,11 +225,12 @@ pub fn uninstrumented_libraries(exe: &Path) -> Vec<(std::path::PathBuf, std::pat
     let mut out = Vec::new();
     for lib in shared_libraries(&exe) {
         let Some(name) = lib.file_name() else { continue };
-        if !matches!(read_section(&lib), Ok(None)) {
+        // (a copy beside the program first: a stat, where reading the libraries costs more)
+        let copies: Vec<_> = places.iter().map(|p| p.join(name)).filter(|c| c.is_file() && *c != lib).collect();
+        if copies.is_empty() || !matches!(read_section(&lib), Ok(None)) {
             continue;
         }
-        let copy = places.iter().map(|p| p.join(name)).find(|c| c.is_file() && *c != lib && matches!(read_section(c), Ok(Some(_))));
-        if let Some(c) = copy {
+        if let Some(c) = copies.into_iter().find(|c| matches!(read_section(c), Ok(Some(_)))) {
             out.push((lib, c));
         }
     }
