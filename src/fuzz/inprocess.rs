@@ -404,9 +404,7 @@ fn run_worker(
 /// (`SUMMARY: AddressSanitizer: heap-buffer-overflow (/x/h+0x12) …` gives
 /// `AddressSanitizer: heap-buffer-overflow`), or `None` for any other line.
 fn sanitizer_summary(line: &[u8]) -> Option<String> {
-    let line = std::str::from_utf8(line).ok()?.trim_end();
-    let (sanitizer, what) = line.strip_prefix("SUMMARY: ")?.split_once(": ")?;
-    let kind = what.split_whitespace().next()?;
+    let (sanitizer, kind) = super::triage::summary(std::str::from_utf8(line).ok()?)?;
     sanitizer.ends_with("Sanitizer").then(|| format!("{sanitizer}: {kind}"))
 }
 

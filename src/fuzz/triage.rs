@@ -170,15 +170,16 @@ pub fn parse_frame(line: &str) -> Option<(usize, Frame)> {
 /// The sanitizers linked into executable `exe`, by the names their reports give
 /// (`AddressSanitizer` and its `LeakSanitizer`, `UndefinedBehaviorSanitizer`, `MemorySanitizer`,
 /// `ThreadSanitizer`), from its symbols (`__asan_init`, `__ubsan_handle_…`, …). `None` when it
-/// has no symbols to tell (stripped, or not readable as an object file).
+/// has no symbol table to tell (stripped: a statically linked UBSan runtime exports nothing, so
+/// the dynamic symbols alone would not show it), or is not readable as an object file.
 pub fn linked_sanitizers(exe: &Path) -> Option<Vec<&'static str>> {
     use object::{Object, ObjectSymbol};
     let data = std::fs::read(exe).ok()?;
     let file = object::File::parse(&*data).ok()?;
-    let mut any = false;
+    // a symbol table, or nothing to tell
+    file.symbols().next()?;
     let mut found = Vec::new();
     for sym in file.symbols().chain(file.dynamic_symbols()) {
-        any = true;
         let Ok(name) = sym.name() else { continue };
         let hit: &[&'static str] = if name.starts_with("__asan_") {
             &["AddressSanitizer", "LeakSanitizer"]
@@ -199,7 +200,15 @@ pub fn linked_sanitizers(exe: &Path) -> Option<Vec<&'static str>> {
             }
         }
     }
-    any.then_some(found)
+    Some(found)
+}
+
+/// The tool and kind a report's `SUMMARY:` line names (`SUMMARY: AddressSanitizer:
+/// heap-buffer-overflow (/x/h+0x12) …` gives `("AddressSanitizer", "heap-buffer-overflow")`), or
+/// `None` for any other line.
+pub fn summary(line: &str) -> Option<(&str, &str)> {
+    let (tool, what) = line.strip_prefix("SUMMARY: ")?.split_once(": ")?;
+    Some((tool, what.split_whitespace().next()?))
 }
 
 /// Parse the standard error of an execution that ended with `exit`.
@@ -238,13 +247,9 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
         }
     }
     // the SUMMARY line names the kind best (`allocation-size-too-big`, `heap-buffer-overflow`)
-    if let Some(s) = lines[start..].iter().find(|l| l.starts_with("SUMMARY: ")) {
-        if let Some((_, what)) = s["SUMMARY: ".len()..].split_once(": ") {
-            if let Some(k) = what.split_whitespace().next() {
-                if !matches!(r.sanitizer.as_deref(), Some("UndefinedBehaviorSanitizer" | "LeakSanitizer")) {
-                    r.kind = k.to_string();
-                }
-            }
+    if let Some((_, k)) = lines[start..].iter().find_map(|l| summary(l)) {
+        if !matches!(r.sanitizer.as_deref(), Some("UndefinedBehaviorSanitizer" | "LeakSanitizer")) {
+            r.kind = k.to_string();
         }
     }
     // the first stack after the start

@@ -44,8 +44,8 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
         // a first look only where another goal is open to turn to (a run with one target, as
         // chaining's, gains nothing from cutting its attempt short)
         let first_look = scheduler.first_look(goal) && cx.open_goals().len() > 1;
-        let start = cx.best(goal).map(|(_, x)| x.clone());
-        if first_look && start.as_ref().is_some_and(|x| scheduler.looked_from.contains(x)) {
+        let start = if first_look { cx.best(goal).map(|(_, x)| x.clone()) } else { None };
+        if start.as_ref().is_some_and(|x| scheduler.looked_from.contains(x)) {
             // another goal's first look from this same input found nothing, and none of the
             // inputs it asked improved this goal either (every execution updates every goal's
             // best): a first look here would ask them again from the cache. Later rounds give
