@@ -130,6 +130,30 @@ fn a_pointer_followed_by_a_length_is_a_buffer_without_being_told() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("say how to build it"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// Count first (`int n, int a[n]`): without a shape, `a` is a buffer of length `n`; with
+/// `--array a=8`, `n` ranges over 0..8. Before, `--array` left `n` over every int and the run
+/// reported SIGSEGVs that were the harness's (reading past the array), and without a shape the
+/// run stopped to ask for one.
+#[test]
+fn a_length_before_its_pointer_is_its_length() {
+    let suite = full_and_tests_pass("count_first", &["--seed", "1"]);
+    assert_eq!(suite["params"][1]["shape"], serde_json::json!({"buffer": 16}));
+    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"length_of": "a"}));
+    for t in suite["tests"].as_array().unwrap() {
+        assert_eq!(t["inputs"]["n"], t["inputs"]["a"].as_array().unwrap().len(), "{t}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "count_first", dir.path(), &["--array", "a=8", "--range", "a=-10..10", "--max-execs", "3000", "--seed", "1"]);
+    let notes = r["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("`n` ranges over 0..8")), "{notes:?}");
+    assert!(r["faults"].as_object().is_none_or(|f| f.values().all(|v| v == 0)), "{}", r["faults"]);
+    let suite = read_json(&dir.path().join("suite.json"));
+    for t in suite["tests"].as_array().unwrap() {
+        let n = t["inputs"]["n"].as_i64().unwrap();
+        assert!((0..=8).contains(&n), "n = {n} beside an 8-element array");
+    }
+}
+
 #[test]
 fn a_sources_main_is_called_by_its_tests() {
     let dir = tempfile::tempdir().unwrap();

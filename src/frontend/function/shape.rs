@@ -109,17 +109,38 @@ fn named_by_user(n: &str, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> bool {
     ranges.iter().any(|r| r.name == n) || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
 }
 
+/// The (pointer, length) candidates of a parameter list, by position only (the callers check
+/// types and names): each pointer with the integer parameter whose name reads as a length
+/// ([`length_like`]) right after it; then each pointer without one, with such a parameter right
+/// before it that no pointer takes as its following length (`int n, int a[n]`; in `int *a, int
+/// n, int *b` the `n` is `a`'s). In parameter order.
+fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
+    let is_len = |l: &ParamMeta| length_like(&l.name) && matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
+    let is_ptr = |p: &ParamMeta| p.ty.pointee.is_some() || is_void_pointer(&p.ty);
+    let follows = |i: usize| i + 1 < params.len() && is_ptr(&params[i]) && is_len(&params[i + 1]);
+    let mut out = Vec::new();
+    for i in 0..params.len() {
+        if follows(i) {
+            out.push((&params[i], &params[i + 1]));
+        } else if i > 0 && is_ptr(&params[i]) && is_len(&params[i - 1]) && !(i >= 2 && follows(i - 2)) {
+            out.push((&params[i], &params[i - 1]));
+        }
+    }
+    out
+}
+
 /// The buffers of `f` that the user did not shape but its signature gives away: a pointer to
 /// scalars (`const uint8_t *data`, `int *a`, `const char *buf`) immediately followed by an integer
 /// parameter whose name reads as a length (`size_t size`, `int n`, `unsigned len`), neither of them
 /// named in `specs` or `ranges`. Each becomes `--buffer NAME=LENPARAM:16` ([`DEFAULT_BUFFER_MAX`]), the
-/// convention of libFuzzer's `(data, size)` and of C's `(array, n)`. A `char *` followed by some
-/// other integer stays a string.
+/// convention of libFuzzer's `(data, size)` and of C's `(array, n)`; or, for a pointer without
+/// such a parameter after it, immediately *preceded* by one that no pointer before it takes (the
+/// count-first convention: a C99 array parameter `int n, int a[n]`, `argc, argv`, BLAS's `n, x`).
+/// A `char *` followed by some other integer stays a string.
 pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<ShapeSpec> {
     let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
-    for w in f.params.windows(2) {
-        let (p, l) = (&w[0], &w[1]);
+    for (p, l) in length_pairs(&f.params) {
         // scalars, or structures (`struct point *pts, int n`)
         let pointee_scalar = is_void_pointer(&p.ty)
             || p.ty.pointee.as_deref().is_some_and(|t| scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none()));
@@ -132,16 +153,16 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
 }
 
 /// The length parameters of `f` that `--array` left free: a pointer given a fixed length by an
-/// `--array NAME=LEN` of `specs`, immediately followed by an integer parameter whose name reads as
-/// a length ([`length_like`]) and that `specs` and `ranges` do not name. Each gets the range
-/// `0..=LEN`, so that the function is never told the array is longer than it is (an unranged
-/// `size_t n` beside a 5-element array made tests that read past it). Returns the ranges and
-/// the array each one follows.
+/// `--array NAME=LEN` of `specs`, immediately followed (or, count first, preceded: see
+/// [`length_pairs`]) by an integer parameter whose name reads as a length ([`length_like`]) and
+/// that `specs` and `ranges` do not name. Each gets the range `0..=LEN`, so that the function is
+/// never told the array is longer than it is (an unranged `size_t n` beside a 5-element array
+/// made tests that read past it; `int n, int a[n]` with `--array a=8` made SIGSEGVs that were the
+/// harness's, not the function's). Returns the ranges and the array each one belongs to.
 pub fn array_length_ranges(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<(RangeSpec, String)> {
     let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
-    for w in f.params.windows(2) {
-        let (p, l) = (&w[0], &w[1]);
+    for (p, l) in length_pairs(&f.params) {
         let Some(len) = specs.iter().find_map(|s| match s {
             ShapeSpec::Array { name, len } if *name == p.name => Some(*len),
             _ => None,
