@@ -154,6 +154,29 @@ fn a_length_before_its_pointer_is_its_length() {
     }
 }
 
+/// `tests.c` builds with `-Wall -Werror`: its helpers that a suite does not call are marked
+/// unused, and an input holding `/*` or `*/` is shown in its comment with those escaped (`/\\*`,
+/// `*\\/`; it opened a nested comment, which `-Wcomment` flags, or ended the comment).
+#[test]
+fn tests_c_builds_without_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/shapes.c", "delimiters", dir.path(), &["--string", "s=6:*/ab", "--seed", "1", "--max-execs", "20000"]);
+    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let text = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
+    assert!(text.contains("/\\*") && text.contains("*\\/"), "no input with both delimiters shown:\n{text}");
+    let cmd = tests_c_build_command(dir.path());
+    let c = std::process::Command::new(&cmd[0])
+        .args(["-Wall", "-Werror", "-o"])
+        .arg(dir.path().join("tests-bin"))
+        .args(&cmd[3..])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/shapes.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
 #[test]
 fn a_sources_main_is_called_by_its_tests() {
     let dir = tempfile::tempdir().unwrap();

@@ -125,3 +125,23 @@ pub trait Frontend: Send + Sync {
         Vec::new()
     }
 }
+
+/// `text` made safe inside a C block comment of a generated file: `*/` (which would end it) is
+/// written `*\/`, and `/*` (which `-Wcomment` flags) `/\*`; nothing else changes, so an input
+/// shown in a comment reads as it is, with those two escapes.
+pub fn comment_text(text: &str) -> String {
+    text.replace("*/", "*\\/").replace("/*", "/\\*")
+}
+
+#[cfg(test)]
+mod comment_tests {
+    #[test]
+    fn comment_text_neither_ends_nor_opens_a_comment() {
+        for t in ["1`/*W|C #q*/)", "*/*", "/*/", "a*/b/*c", "plain"] {
+            let c = super::comment_text(t);
+            assert!(!c.contains("*/") && !c.contains("/*"), "{t} -> {c}");
+        }
+        assert_eq!(super::comment_text("x*/y"), "x*\\/y");
+        assert_eq!(super::comment_text("plain"), "plain");
+    }
+}
