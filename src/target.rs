@@ -333,7 +333,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let Instrumented { tc, tmp, objects, metas, defined_in } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let wanted = fmeta.name.as_str();
-    let globals = global_inputs(&metas, &opts.globals, &fmeta)?;
+    let globals = global_inputs(&metas, &opts.globals, &all, &fmeta)?;
     let null_checked = null_checked_params(&metas, &fmeta);
     let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals, &null_checked)?;
     fe.unset_globals = unset_globals(&metas, &all, &fmeta, &opts.globals);
@@ -446,7 +446,12 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
 ///
 /// Errors (one line each): a name that is no mutable global variable with debug info of the
 /// sources (listing those the function reads), a name given twice.
-fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &FunctionMeta) -> Result<Vec<evotest_abi::meta::GlobalMeta>> {
+fn global_inputs(
+    metas: &[evotest_abi::meta::ModuleMeta],
+    names: &[String],
+    all: &[&FunctionMeta],
+    f: &FunctionMeta,
+) -> Result<Vec<evotest_abi::meta::GlobalMeta>> {
     let mut out: Vec<evotest_abi::meta::GlobalMeta> = Vec::new();
     for n in names {
         if out.iter().any(|g| &g.name == n) {
@@ -459,9 +464,10 @@ fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &
                      only scalars, arrays and structures of them can be"
                 );
             }
-            let known: Vec<&str> = f.reads_globals.iter().map(String::as_str).filter(|r| metas.iter().flat_map(|m| &m.globals).any(|g| &g.name == r)).collect();
+            let read = globals_read(all, f);
+            let known: Vec<&str> = read.iter().map(String::as_str).filter(|r| metas.iter().flat_map(|m| &m.globals).any(|g| &g.name == r)).collect();
             bail!(
-                "--global {n}: the sources define no mutable global variable `{n}` with debug info (`{}` reads: {})",
+                "--global {n}: the sources define no mutable global variable `{n}` with debug info (`{}` and the functions it calls read: {})",
                 f.name,
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
             );
@@ -471,9 +477,6 @@ fn global_inputs(metas: &[evotest_abi::meta::ModuleMeta], names: &[String], f: &
     Ok(out)
 }
 
-/// The mutable global variables the function under test or the functions it calls directly read
-/// and that are not inputs: they keep their initial values in every execution (a note). Those
-/// that cannot be inputs (a pointer, …: [`evotest_abi::meta::ModuleMeta::other_globals`]) too.
 /// The parameters of `f` that it compares with NULL itself (a site `p == NULL` or `p != NULL`,
 /// `if (!p)` included): NULL is an input such a function expects, so the input model offers it.
 fn null_checked_params(metas: &[evotest_abi::meta::ModuleMeta], f: &FunctionMeta) -> Vec<String> {
@@ -494,15 +497,38 @@ fn null_checked_params(metas: &[evotest_abi::meta::ModuleMeta], f: &FunctionMeta
     out
 }
 
-fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta], f: &FunctionMeta, inputs: &[String]) -> Vec<String> {
-    let mut reads: Vec<String> = f.reads_globals.clone();
-    for c in &f.calls {
-        if let Some(g) = all.iter().find(|g| &g.name == c) {
-            reads.extend(g.reads_globals.iter().cloned());
+/// The global variables `f` and the functions it calls, directly or through others, read (by
+/// name, from the calls the pass lists; calls through pointers are not followed), without
+/// repeats, `f`'s own first. `all`: every instrumented function.
+fn globals_read(all: &[&FunctionMeta], f: &FunctionMeta) -> Vec<String> {
+    let mut reads: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = vec![f.name.as_str()];
+    let mut queue: std::collections::VecDeque<&FunctionMeta> = [f].into();
+    while let Some(g) = queue.pop_front() {
+        for r in &g.reads_globals {
+            if !reads.contains(r) {
+                reads.push(r.clone());
+            }
+        }
+        for c in &g.calls {
+            if !seen.contains(&c.as_str()) {
+                seen.push(c);
+                if let Some(h) = all.iter().find(|h| &h.name == c) {
+                    queue.push_back(h);
+                }
+            }
         }
     }
+    reads
+}
+
+/// The mutable global variables the function under test or the functions it calls (directly or
+/// not: [`globals_read`]) read and that are not inputs: they keep their initial values in every
+/// execution (a note). Those that cannot be inputs (a pointer, …:
+/// [`evotest_abi::meta::ModuleMeta::other_globals`]) too.
+fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta], f: &FunctionMeta, inputs: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for r in reads {
+    for r in globals_read(all, f) {
         let of_source = metas.iter().any(|m| m.globals.iter().any(|g| g.name == r) || m.other_globals.contains(&r));
         if !inputs.contains(&r) && !out.contains(&r) && of_source {
             out.push(r);

@@ -339,6 +339,19 @@ fn global_variables_become_inputs_with_global() {
     assert!(err.contains("--global Table") && err.contains("Cur_Vertical_Sep"), "{err}");
 }
 
+/// A global read by a helper of a helper is named by the note and by `--global`'s error (only the
+/// function's own reads and its direct callees' were: TCAS's `Climb_Inhibit`, and the outcome
+/// that needed it was set aside with no word about it).
+#[test]
+fn globals_read_through_calls_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run("tests/fixtures/globals.c", "deep_read", &dir.path().join("none"), &["--max-execs", "300"]);
+    let notes = format!("{}", r["notes"]);
+    assert!(notes.contains("`Climb_Inhibit`"), "{notes}");
+    let err = global_error("deep_read", "Nope", &dir.path().join("bad"));
+    assert!(err.contains("Climb_Inhibit"), "{err}");
+}
+
 /// The one-line error of `evotest run tests/fixtures/globals.c -f FUNCTION --global NAME`.
 fn global_error(function: &str, name: &str, out: &std::path::Path) -> String {
     let o = evotest().args(["run", "tests/fixtures/globals.c", "-f", function, "--global", name, "--out"]).arg(out).output().unwrap();

@@ -40,7 +40,7 @@ pub struct FunctionFrontend {
     /// For a C++ function: the expression `tests.cpp` calls it by (`geo::classify`, or for an
     /// overload `static_cast<int (*)(int)>(&f)`); the harness calls it by its linkage name.
     pub cxx_call: Option<String>,
-    /// Mutable global variables the function (or a function it calls directly) reads that are not
+    /// Mutable global variables the function (or a function it calls, directly or not) reads that are not
     /// inputs, for a note.
     pub unset_globals: Vec<String>,
     /// Those of `unset_globals` that cannot be inputs (a pointer, a union, …), for the note.
@@ -249,7 +249,7 @@ impl Frontend for FunctionFrontend {
         let mut n = self.inferred.clone();
         if !self.unset_globals.is_empty() {
             n.push(format!(
-                "globals: `{}` reads {}, which keep{} {} initial value{} in every execution; --global NAME makes one an input",
+                "globals: `{}` (with the functions it calls) reads {}, which keep{} {} initial value{} in every execution; --global NAME makes one an input",
                 self.signature.name,
                 self.unset_globals.iter().map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", "),
                 if self.unset_globals.len() == 1 { "s" } else { "" },
