@@ -44,7 +44,10 @@ pub struct Archive {
 
 impl Archive {
     pub fn new(n_goals: usize) -> Archive {
-        Archive { covered_by: vec![None; n_goals], ..Default::default() }
+        Archive {
+            covered_by: vec![None; n_goals],
+            ..Default::default()
+        }
     }
 
     pub fn is_covered(&self, goal: usize) -> bool {
@@ -65,8 +68,12 @@ impl Archive {
         if k == 0 {
             return Some((0, std::time::Duration::ZERO));
         }
-        let mut firsts: Vec<(u64, std::time::Duration)> =
-            self.covered_by.iter().flatten().map(|&t| (self.tests[t].exec, self.tests[t].at)).collect();
+        let mut firsts: Vec<(u64, std::time::Duration)> = self
+            .covered_by
+            .iter()
+            .flatten()
+            .map(|&t| (self.tests[t].exec, self.tests[t].at))
+            .collect();
         firsts.sort();
         firsts.get(k - 1).copied()
     }
@@ -75,7 +82,8 @@ impl Archive {
     /// no goal at all (a function without a branch), if it is the first test and ended
     /// normally: a suite then still checks the function's result. Returns its index.
     pub fn add_test(&mut self, test: TestCase) -> Option<usize> {
-        let only_test = self.covered_by.is_empty() && self.tests.is_empty() && !test.exit.is_fault();
+        let only_test =
+            self.covered_by.is_empty() && self.tests.is_empty() && !test.exit.is_fault();
         if test.covers_new.is_empty() && !only_test {
             return None;
         }
@@ -92,7 +100,10 @@ impl Archive {
     /// Record a faulting execution; keeps it if its (kind, coverage) is new and the kind's cap is
     /// not reached. Returns whether it was kept.
     pub fn add_fault(&mut self, test: TestCase) -> bool {
-        *self.fault_counts.entry(test.exit.name().to_string()).or_default() += 1;
+        *self
+            .fault_counts
+            .entry(test.exit.name().to_string())
+            .or_default() += 1;
         let key = (test.exit, test.covers_all.clone());
         if self.fault_keys.contains(&key) {
             return false;

@@ -11,11 +11,18 @@ use std::process::Command;
 /// Flags every instrumented compile gets: before any optimisation, with debug info for names and
 /// locations. `-fstandalone-debug` describes every C++ class a parameter names member by member
 /// (clang otherwise describes a class with constructors only where one of them is emitted).
-pub const INSTRUMENT_FLAGS: &[&str] = &["-O0", "-g", "-fstandalone-debug", "-fno-omit-frame-pointer"];
+pub const INSTRUMENT_FLAGS: &[&str] =
+    &["-O0", "-g", "-fstandalone-debug", "-fno-omit-frame-pointer"];
 
 /// The linker's own messages: an undefined or multiply defined symbol, a missing library.
-const LINKER_KEYS: &[&str] =
-    &["undefined reference", "undefined symbol", "multiple definition", "duplicate symbol", "cannot find", "relocation"];
+const LINKER_KEYS: &[&str] = &[
+    "undefined reference",
+    "undefined symbol",
+    "multiple definition",
+    "duplicate symbol",
+    "cannot find",
+    "relocation",
+];
 
 /// The key lines of a failed tool's stderr, for a one-line error: the first error and, after a
 /// linker's own messages (`undefined reference to `f'`, `multiple definition of`, `cannot find
@@ -28,18 +35,28 @@ fn key_lines(stderr: &str) -> String {
     let trim = |l: &str| -> String {
         let l = l.trim();
         match l.split_once(": ") {
-            Some((prog, rest)) if matches!(prog.rsplit('/').next(), Some("ld" | "ld.bfd" | "ld.gold")) => rest.to_string(),
+            Some((prog, rest))
+                if matches!(prog.rsplit('/').next(), Some("ld" | "ld.bfd" | "ld.gold")) =>
+            {
+                rest.to_string()
+            }
             _ => l.to_string(),
         }
     };
     // not clang's summary "N errors generated."
     let summary = |l: &str| l.trim_end().ends_with(" generated.");
-    let mut errors: Vec<&str> =
-        stderr.lines().filter(|l| (l.contains("error") || is_linker(l)) && !generic(l) && !summary(l)).collect();
+    let mut errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| (l.contains("error") || is_linker(l)) && !generic(l) && !summary(l))
+        .collect();
     if errors.is_empty() {
         errors = stderr.lines().filter(|l| l.contains("error")).collect();
     }
-    let Some(first) = errors.first().copied().or_else(|| stderr.lines().find(|l| !l.trim().is_empty())) else {
+    let Some(first) = errors
+        .first()
+        .copied()
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+    else {
         return "no message".to_string();
     };
     let mut shown = vec![trim(first)];
@@ -52,14 +69,20 @@ fn key_lines(stderr: &str) -> String {
         }
     }
     let rest = errors.len().saturating_sub(shown.len().max(1));
-    let more = if rest > 0 { format!(" (and {rest} more errors)") } else { String::new() };
+    let more = if rest > 0 {
+        format!(" (and {rest} more errors)")
+    } else {
+        String::new()
+    };
     format!("{}{more}", shown.join("; "))
 }
 
 /// Run a command; on failure, a one-line error quoting the first diagnostic (for a link, the
 /// linker's own lines, see [`key_lines`]).
 pub(crate) fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
-    let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
     if out.status.success() {
         return Ok(());
     }
@@ -71,7 +94,13 @@ pub(crate) fn run_tool(mut cmd: Command, what: &str) -> Result<()> {
 /// and the source's own `main` is renamed so that the harness can provide one.
 ///
 /// Errors: the file does not compile (clang's first error is quoted).
-pub fn instrument(tc: &Toolchain, source: &Path, out_obj: &Path, function: &str, cflags: &[String]) -> Result<()> {
+pub fn instrument(
+    tc: &Toolchain,
+    source: &Path,
+    out_obj: &Path,
+    function: &str,
+    cflags: &[String],
+) -> Result<()> {
     let mut cmd = tc.clang();
     cmd.args(INSTRUMENT_FLAGS)
         .arg(format!("-fpass-plugin={}", tc.pass.display()))
@@ -86,7 +115,13 @@ pub fn instrument(tc: &Toolchain, source: &Path, out_obj: &Path, function: &str,
 }
 
 /// Compile the harness and link it with the instrumented objects and the runtime into `out_exe`.
-pub fn link(tc: &Toolchain, harness_c: &Path, objects: &[PathBuf], out_exe: &Path, ldflags: &[String]) -> Result<()> {
+pub fn link(
+    tc: &Toolchain,
+    harness_c: &Path,
+    objects: &[PathBuf],
+    out_exe: &Path,
+    ldflags: &[String],
+) -> Result<()> {
     let mut cmd = tc.clang();
     cmd.arg("-O1")
         .arg("-g")
@@ -115,7 +150,10 @@ mod tests {
         assert_eq!(key_lines(lld), "ld.lld: error: undefined symbol: c_tolower");
         // nothing but the driver's line: quoted
         let bare = "clang-22: error: linker command failed with exit code 1\n";
-        assert_eq!(key_lines(bare), "clang-22: error: linker command failed with exit code 1");
+        assert_eq!(
+            key_lines(bare),
+            "clang-22: error: linker command failed with exit code 1"
+        );
         // compile errors: the first and a count, as before
         let cc = "a.c:1:5: error: x\na.c:2:5: error: y\na.c:3:5: error: z\n3 errors generated.\n";
         assert_eq!(key_lines(cc), "a.c:1:5: error: x (and 2 more errors)");

@@ -44,7 +44,11 @@ pub struct Config {
 }
 
 /// Parse `--array`, `--string` and `--buffer` values.
-pub fn parse_shapes(arrays: &[String], strings: &[String], buffers: &[String]) -> Result<Vec<ShapeSpec>> {
+pub fn parse_shapes(
+    arrays: &[String],
+    strings: &[String],
+    buffers: &[String],
+) -> Result<Vec<ShapeSpec>> {
     let mut out = Vec::new();
     for a in arrays {
         out.push(ShapeSpec::parse_array(a)?);
@@ -62,24 +66,41 @@ pub fn parse_shapes(arrays: &[String], strings: &[String], buffers: &[String]) -
 ///
 /// Errors: unreadable file, bad TOML, or a malformed entry.
 pub fn load(path: &Path) -> Result<Config> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config {}", path.display()))?;
-    let cfg: ConfigFile = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config {}", path.display()))?;
+    let cfg: ConfigFile =
+        toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
     let mut shapes = Vec::new();
     for (name, len) in &cfg.arrays {
-        shapes.push(ShapeSpec::parse_array(&format!("{name}={len}")).with_context(|| path.display().to_string())?);
+        shapes.push(
+            ShapeSpec::parse_array(&format!("{name}={len}"))
+                .with_context(|| path.display().to_string())?,
+        );
     }
     for (name, v) in &cfg.strings {
         let s = match v {
             toml::Value::Integer(n) => n.to_string(),
             toml::Value::String(s) => s.clone(),
-            _ => bail!("{}: strings.{name} must be MAX or \"MAX:ALPHABET\"", path.display()),
+            _ => bail!(
+                "{}: strings.{name} must be MAX or \"MAX:ALPHABET\"",
+                path.display()
+            ),
         };
-        shapes.push(ShapeSpec::parse_string(&format!("{name}={s}")).with_context(|| path.display().to_string())?);
+        shapes.push(
+            ShapeSpec::parse_string(&format!("{name}={s}"))
+                .with_context(|| path.display().to_string())?,
+        );
     }
     for (name, s) in &cfg.buffers {
-        shapes.push(ShapeSpec::parse_buffer(&format!("{name}={s}")).with_context(|| path.display().to_string())?);
+        shapes.push(
+            ShapeSpec::parse_buffer(&format!("{name}={s}"))
+                .with_context(|| path.display().to_string())?,
+        );
     }
-    Ok(Config { ranges: ranges_of(&cfg, path)?, shapes })
+    Ok(Config {
+        ranges: ranges_of(&cfg, path)?,
+        shapes,
+    })
 }
 
 /// Ranges from a TOML file (see module docs).
@@ -91,7 +112,12 @@ fn ranges_of(cfg: &ConfigFile, path: &Path) -> Result<Vec<RangeSpec>> {
     let mut out = Vec::new();
     for (name, v) in &cfg.ranges {
         let name = name.clone();
-        let bad = || anyhow!("{}: range of `{name}` must be \"LO..HI\" or [LO, HI]", path.display());
+        let bad = || {
+            anyhow!(
+                "{}: range of `{name}` must be \"LO..HI\" or [LO, HI]",
+                path.display()
+            )
+        };
         let (lo, hi) = match v {
             toml::Value::String(s) => split_range(s).ok_or_else(bad)?,
             toml::Value::Array(a) if a.len() == 2 => {
@@ -128,7 +154,10 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
     } else {
         (s, 1.0)
     };
-    let v: f64 = num.trim().parse().map_err(|_| anyhow!("invalid duration `{s}` (examples: 500ms, 2s, 3m)"))?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| anyhow!("invalid duration `{s}` (examples: 500ms, 2s, 3m)"))?;
     if !(v.is_finite() && v > 0.0) {
         bail!("invalid duration `{s}`: must be positive");
     }
@@ -220,14 +249,32 @@ mod tests {
         std::fs::write(&p, "[ranges]\na = \"-10..10\"\nx = [0.5, 2]\n").unwrap();
         let r = load_ranges(&p).unwrap();
         assert_eq!(r.len(), 2);
-        assert_eq!(r[0], RangeSpec { name: "a".into(), lo: "-10".into(), hi: "10".into() });
+        assert_eq!(
+            r[0],
+            RangeSpec {
+                name: "a".into(),
+                lo: "-10".into(),
+                hi: "10".into()
+            }
+        );
         assert_eq!(r[1].lo, "0.5");
         std::fs::write(&p, "[ranges]\na = 5\n").unwrap();
         assert!(load_ranges(&p).is_err());
-        std::fs::write(&p, "[arrays]\na = 10\n[strings]\ns = \"5:a-z\"\nt = 3\n[buffers]\nb = \"n:4\"\n").unwrap();
+        std::fs::write(
+            &p,
+            "[arrays]\na = 10\n[strings]\ns = \"5:a-z\"\nt = 3\n[buffers]\nb = \"n:4\"\n",
+        )
+        .unwrap();
         let c = load(&p).unwrap();
         assert_eq!(c.shapes.len(), 4);
-        assert!(c.shapes.contains(&ShapeSpec::Array { name: "a".into(), len: 10 }));
-        assert!(c.shapes.contains(&ShapeSpec::Buffer { name: "b".into(), len_param: "n".into(), max: 4 }));
+        assert!(c.shapes.contains(&ShapeSpec::Array {
+            name: "a".into(),
+            len: 10
+        }));
+        assert!(c.shapes.contains(&ShapeSpec::Buffer {
+            name: "b".into(),
+            len_param: "n".into(),
+            max: 4
+        }));
     }
 }

@@ -4,7 +4,9 @@
 //! registration (`evotest_abi::shm::ModuleEntry`).
 
 use anyhow::{anyhow, bail, Context, Result};
-use evotest_abi::meta::{unframe_all, DecisionMeta, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind, VarMeta};
+use evotest_abi::meta::{
+    unframe_all, DecisionMeta, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind, VarMeta,
+};
 use evotest_abi::names::META_SECTION;
 use evotest_abi::shm::ModuleEntry;
 use object::{Object, ObjectSection};
@@ -67,12 +69,21 @@ impl Site {
 
     /// The label of outcome `k` (`true`, `false`, `default`, `case 3`), or `?`.
     pub fn label(&self, k: u32) -> &str {
-        self.meta.outcome_labels.get(k as usize).map(String::as_str).unwrap_or("?")
+        self.meta
+            .outcome_labels
+            .get(k as usize)
+            .map(String::as_str)
+            .unwrap_or("?")
     }
 
     /// `file:line:col `cond` → label`: outcome `k` for people.
     pub fn describe(&self, k: u32) -> String {
-        format!("{} `{}` → {}", self.location(), self.meta.cond, self.label(k))
+        format!(
+            "{} `{}` → {}",
+            self.location(),
+            self.meta.cond,
+            self.label(k)
+        )
     }
 
     /// `L14 a <= 0:T`: outcome `k` in short, for listings and test-file comments.
@@ -142,8 +153,12 @@ pub struct Program {
 /// Errors: unreadable file, not an object file, no `evotest_meta` section (not built with the
 /// evotest pass), or a malformed blob.
 pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
-    read_section(path)?
-        .ok_or_else(|| anyhow!("{} has no evotest metadata (was it compiled with the evotest pass?)", path.display()))
+    read_section(path)?.ok_or_else(|| {
+        anyhow!(
+            "{} has no evotest metadata (was it compiled with the evotest pass?)",
+            path.display()
+        )
+    })
 }
 
 /// The metadata of a whole executable: its own ([`read_metadata`]; errors as there), then that
@@ -153,7 +168,11 @@ pub fn read_metadata(path: &Path) -> Result<Vec<ModuleMeta>> {
 /// is not found (its probes then make the target register more code than this describes).
 pub fn read_program_metadata(exe: &Path) -> Result<Vec<ModuleMeta>> {
     if let Some(program) = libtool_wrapper(exe) {
-        return Err(WrapperScript { script: exe.to_path_buf(), program }.into());
+        return Err(WrapperScript {
+            script: exe.to_path_buf(),
+            program,
+        }
+        .into());
     }
     let mut metas = read_metadata(exe)?;
     for lib in shared_libraries(exe) {
@@ -193,19 +212,31 @@ fn libtool_wrapper(exe: &Path) -> Option<std::path::PathBuf> {
     }
     let dir = exe.parent().unwrap_or(Path::new(".")).join(".libs");
     let name = exe.file_name()?.to_string_lossy().to_string();
-    [dir.join(&name), dir.join(format!("lt-{name}"))].into_iter().find(|p| p.is_file()).or(Some(dir.join(name)))
+    [dir.join(&name), dir.join(format!("lt-{name}"))]
+        .into_iter()
+        .find(|p| p.is_file())
+        .or(Some(dir.join(name)))
 }
 
 /// The shared libraries `exe` loads at start-up, as `ldd` resolves them (none if `ldd` fails:
 /// a static executable, or no `ldd`), as absolute paths.
 fn shared_libraries(exe: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(out) = std::process::Command::new("ldd").arg(exe).stdin(std::process::Stdio::null()).output() else { return vec![] };
+    let Ok(out) = std::process::Command::new("ldd")
+        .arg(exe)
+        .stdin(std::process::Stdio::null())
+        .output()
+    else {
+        return vec![];
+    };
     if !out.status.success() {
         return vec![];
     }
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter_map(|l| l.split_once("=> ").map(|(_, r)| r.split(" (").next().unwrap_or("").trim().to_string()))
+        .filter_map(|l| {
+            l.split_once("=> ")
+                .map(|(_, r)| r.split(" (").next().unwrap_or("").trim().to_string())
+        })
         .filter(|p| !p.is_empty() && p != "not found")
         // a relative LD_LIBRARY_PATH or RUNPATH entry gives a path relative to the working
         // directory, where ldd and the target both run
@@ -224,13 +255,22 @@ pub fn uninstrumented_libraries(exe: &Path) -> Vec<(std::path::PathBuf, std::pat
     let places = [dir.clone(), dir.join(".libs"), dir.join("../lib")];
     let mut out = Vec::new();
     for lib in shared_libraries(&exe) {
-        let Some(name) = lib.file_name() else { continue };
+        let Some(name) = lib.file_name() else {
+            continue;
+        };
         // (a copy beside the program first: a stat, where reading the libraries costs more)
-        let copies: Vec<_> = places.iter().map(|p| p.join(name)).filter(|c| c.is_file() && *c != lib).collect();
+        let copies: Vec<_> = places
+            .iter()
+            .map(|p| p.join(name))
+            .filter(|c| c.is_file() && *c != lib)
+            .collect();
         if copies.is_empty() || !matches!(read_section(&lib), Ok(None)) {
             continue;
         }
-        if let Some(c) = copies.into_iter().find(|c| matches!(read_section(c), Ok(Some(_)))) {
+        if let Some(c) = copies
+            .into_iter()
+            .find(|c| matches!(read_section(c), Ok(Some(_))))
+        {
             out.push((lib, c));
         }
     }
@@ -245,15 +285,27 @@ pub fn read_metadata_if_any(path: &Path) -> Result<Vec<ModuleMeta>> {
 
 fn read_section(path: &Path) -> Result<Option<Vec<ModuleMeta>>> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let file = object::File::parse(&*data).with_context(|| format!("{} is not an object file", path.display()))?;
-    let Some(sec) = file.section_by_name(META_SECTION) else { return Ok(None) };
+    let file = object::File::parse(&*data)
+        .with_context(|| format!("{} is not an object file", path.display()))?;
+    let Some(sec) = file.section_by_name(META_SECTION) else {
+        return Ok(None);
+    };
     let bytes = sec.data().context("cannot read the evotest_meta section")?;
-    let blobs = unframe_all(bytes).map_err(|at| anyhow!("malformed evotest metadata at byte {at} of {}", path.display()))?;
+    let blobs = unframe_all(bytes).map_err(|at| {
+        anyhow!(
+            "malformed evotest metadata at byte {at} of {}",
+            path.display()
+        )
+    })?;
     let mut out = Vec::new();
     for b in blobs {
         let m: ModuleMeta = serde_json::from_slice(b).context("malformed evotest metadata")?;
         if m.version != evotest_abi::meta::META_VERSION {
-            bail!("{} was instrumented by another evotest version (metadata v{})", path.display(), m.version);
+            bail!(
+                "{} was instrumented by another evotest version (metadata v{})",
+                path.display(),
+                m.version
+            );
         }
         out.push(m);
     }
@@ -268,9 +320,17 @@ impl Program {
             let e = entries
                 .iter()
                 .find(|e| e.module_id == m.module_id)
-                .ok_or_else(|| anyhow!("instrumented module {} did not register with the runtime", m.source_file))?;
+                .ok_or_else(|| {
+                    anyhow!(
+                        "instrumented module {} did not register with the runtime",
+                        m.source_file
+                    )
+                })?;
             if e.n_sites as usize != m.sites.len() || e.n_outcomes != m.n_outcomes {
-                bail!("module {} registered with sizes that disagree with its metadata", m.source_file);
+                bail!(
+                    "module {} registered with sizes that disagree with its metadata",
+                    m.source_file
+                );
             }
             bases.push((e.site_base, e.outcome_base, e.def_base));
         }
@@ -292,11 +352,21 @@ impl Program {
 
     fn build(modules: Vec<ModuleMeta>, bases: &[(u32, u32, u32)]) -> Program {
         let mut functions = Vec::new();
-        let n_sites: usize = bases.iter().zip(&modules).map(|(b, m)| b.0 as usize + m.sites.len()).max().unwrap_or(0);
+        let n_sites: usize = bases
+            .iter()
+            .zip(&modules)
+            .map(|(b, m)| b.0 as usize + m.sites.len())
+            .max()
+            .unwrap_or(0);
         let mut sites: Vec<Option<Site>> = vec![None; n_sites];
         let mut n_outcomes = 0;
         let mut vars: Vec<Var> = Vec::new();
-        let n_defs: usize = bases.iter().zip(&modules).map(|(b, m)| b.2 as usize + m.defs.len()).max().unwrap_or(0);
+        let n_defs: usize = bases
+            .iter()
+            .zip(&modules)
+            .map(|(b, m)| b.2 as usize + m.defs.len())
+            .max()
+            .unwrap_or(0);
         let mut defs: Vec<Option<Def>> = vec![None; n_defs];
         let mut decisions = Vec::new();
         for (mi, (m, &(sb, ob, db))) in modules.iter().zip(bases).enumerate() {
@@ -305,11 +375,19 @@ impl Program {
             let mut var_map = Vec::with_capacity(m.vars.len());
             for v in &m.vars {
                 let existing = (v.kind == VarKind::Global)
-                    .then(|| vars.iter().find(|g| g.meta.kind == VarKind::Global && g.meta.name == v.name).map(|g| g.id))
+                    .then(|| {
+                        vars.iter()
+                            .find(|g| g.meta.kind == VarKind::Global && g.meta.name == v.name)
+                            .map(|g| g.id)
+                    })
                     .flatten();
                 let id = existing.unwrap_or_else(|| {
                     let id = vars.len() as VarId;
-                    vars.push(Var { id, function: v.function.map(|f| fbase + f as usize), meta: v.clone() });
+                    vars.push(Var {
+                        id,
+                        function: v.function.map(|f| fbase + f as usize),
+                        meta: v.clone(),
+                    });
                     id
                 });
                 var_map.push(id);
@@ -321,7 +399,11 @@ impl Program {
                     var: var_map[d.var as usize],
                     function: fbase + d.function as usize,
                     meta: d.clone(),
-                    uses: d.uses.iter().filter_map(|u| var_map.get(*u as usize).copied()).collect(),
+                    uses: d
+                        .uses
+                        .iter()
+                        .filter_map(|u| var_map.get(*u as usize).copied())
+                        .collect(),
                 });
             }
             for f in &m.functions {
@@ -329,7 +411,11 @@ impl Program {
                     module: mi,
                     meta: f.clone(),
                     block_site: f.blocks.iter().map(|b| b.site.map(|s| s + sb)).collect(),
-                    block_selects: f.blocks.iter().map(|b| b.selects.iter().map(|s| s + sb).collect()).collect(),
+                    block_selects: f
+                        .blocks
+                        .iter()
+                        .map(|b| b.selects.iter().map(|s| s + sb).collect())
+                        .collect(),
                 });
             }
             for s in &m.sites {
@@ -339,7 +425,11 @@ impl Program {
                     outcome_base: ob + s.outcome_base,
                     function: fbase + s.function as usize,
                     meta: s.clone(),
-                    uses: s.uses.iter().filter_map(|u| var_map.get(*u as usize).copied()).collect(),
+                    uses: s
+                        .uses
+                        .iter()
+                        .filter_map(|u| var_map.get(*u as usize).copied())
+                        .collect(),
                 });
             }
             for d in &m.decisions {
@@ -379,7 +469,10 @@ impl Program {
 
     /// The function with this linkage name.
     pub fn function(&self, name: &str) -> Option<(usize, &Function)> {
-        self.functions.iter().enumerate().find(|(_, f)| f.meta.name == name)
+        self.functions
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.meta.name == name)
     }
 
     /// Indices of the functions reachable from function `root`, `root` first: through direct
@@ -428,9 +521,16 @@ impl Program {
         for (g, f) in self.functions.iter().enumerate() {
             for (b, block) in f.meta.blocks.iter().enumerate() {
                 for &k in &block.calls {
-                    let Some(name) = f.meta.calls.get(k as usize) else { continue };
-                    let Some(defs) = by_name.get(name.as_str()) else { continue };
-                    let callee = defs.iter().copied().min_by_key(|&j| (self.functions[j].module != f.module) as u8);
+                    let Some(name) = f.meta.calls.get(k as usize) else {
+                        continue;
+                    };
+                    let Some(defs) = by_name.get(name.as_str()) else {
+                        continue;
+                    };
+                    let callee = defs
+                        .iter()
+                        .copied()
+                        .min_by_key(|&j| (self.functions[j].module != f.module) as u8);
                     if let Some(j) = callee {
                         if !out[j].contains(&(g, b)) {
                             out[j].push((g, b));
@@ -445,7 +545,10 @@ impl Program {
     /// The site and outcome index of a global outcome ID.
     pub fn outcome(&self, o: OutcomeId) -> Option<(&Site, u32)> {
         // sites are sorted by id and outcome bases increase with id within a module
-        self.sites.iter().find(|s| s.outcomes().contains(&o)).map(|s| (s, o - s.outcome_base))
+        self.sites
+            .iter()
+            .find(|s| s.outcomes().contains(&o))
+            .map(|s| (s, o - s.outcome_base))
     }
 
     /// String literals compared with `strcmp` and its kin, then those of the modules' tables
@@ -503,7 +606,9 @@ impl Program {
             for lit in literals(&s.meta.cond) {
                 match lit {
                     Literal::Int(i) if !ints.contains(&i) => ints.push(i),
-                    Literal::Float(f) if !floats.iter().any(|x| x.to_bits() == f.to_bits()) => floats.push(f),
+                    Literal::Float(f) if !floats.iter().any(|x| x.to_bits() == f.to_bits()) => {
+                        floats.push(f)
+                    }
                     _ => {}
                 }
             }
@@ -520,7 +625,9 @@ impl Program {
 
     /// Whether some branch compares floats (operands of type `float` or `double`).
     pub fn compares_floats(&self) -> bool {
-        self.sites.iter().any(|s| matches!(s.meta.operand_type.as_str(), "float" | "double"))
+        self.sites
+            .iter()
+            .any(|s| matches!(s.meta.operand_type.as_str(), "float" | "double"))
     }
 
     /// The lattice steps of all modules (moduli, divisors, shift and mask periods; see
@@ -694,7 +801,10 @@ pub fn literals(text: &str) -> Vec<Literal> {
             }
             // a sign: a '-' right before, itself after an operator, a parenthesis or the start
             let negative = start > 0 && b[start - 1] == b'-' && {
-                let before = b[..start - 1].iter().rev().find(|c| !c.is_ascii_whitespace());
+                let before = b[..start - 1]
+                    .iter()
+                    .rev()
+                    .find(|c| !c.is_ascii_whitespace());
                 before.is_none_or(|p| !ident(*p) && *p != b')' && *p != b']')
             };
             let lit = if hex {
@@ -720,12 +830,24 @@ pub fn literals(text: &str) -> Vec<Literal> {
 /// when remapped, `…/lib/rustlib/src/…` from the `rust-src` component), the toolchains rustup
 /// installs, and the crates cargo downloads (registry and git dependencies, under any
 /// `CARGO_HOME`).
-const RUST_LIBRARY_MARKERS: &[&str] = &["/lib/rustlib/", "/.rustup/", "/cargo/registry/src/", "/.cargo/registry/", "/cargo/git/checkouts/", "/.cargo/git/"];
+const RUST_LIBRARY_MARKERS: &[&str] = &[
+    "/lib/rustlib/",
+    "/.rustup/",
+    "/cargo/registry/src/",
+    "/.cargo/registry/",
+    "/cargo/git/checkouts/",
+    "/.cargo/git/",
+];
 
 /// Directory prefixes of C and C++ system headers and the headers of installed libraries:
 /// libc's, the compilers' (`/usr/lib/gcc/…/include`, `/usr/lib/llvm-N/…`), libstdc++'s and
 /// libc++'s.
-const SYSTEM_PREFIXES: &[&str] = &["/usr/include/", "/usr/lib/", "/usr/lib64/", "/usr/local/include/"];
+const SYSTEM_PREFIXES: &[&str] = &[
+    "/usr/include/",
+    "/usr/lib/",
+    "/usr/lib64/",
+    "/usr/local/include/",
+];
 
 /// Whether source file `file` (as debug info records it) is library code rather than the user's
 /// project: Rust's std/core/alloc (`/rustc/…`, a toolchain's `lib/rustlib`, `.rustup/`), crates
@@ -756,7 +878,13 @@ pub(crate) mod testutil {
 
     /// A block with successors `succs`, ended by site `site`.
     pub fn block(succs: Vec<u32>, site: Option<u32>) -> BlockMeta {
-        BlockMeta { succs, site, selects: vec![], line: 1, calls: vec![] }
+        BlockMeta {
+            succs,
+            site,
+            selects: vec![],
+            line: 1,
+            calls: vec![],
+        }
     }
 
     /// A two-outcome `br` site `id` in `block`, at line 10 + id, outcomes 2·id and 2·id + 1.
@@ -785,9 +913,26 @@ pub(crate) mod testutil {
     }
 
     /// The program of function `f(...)` with these blocks, sites, variables and definitions.
-    pub fn program(blocks: Vec<BlockMeta>, sites: Vec<SiteMeta>, vars: Vec<VarMeta>, defs: Vec<DefMeta>) -> Program {
-        let ty = TypeMeta { c_spelling: "int".into(), ir: "i32".into(), scalar: None, pointee: None, composite: None, array: None, reference: 0 };
-        let n_outcomes = sites.iter().map(|s| s.outcome_base + s.n_outcomes).max().unwrap_or(0);
+    pub fn program(
+        blocks: Vec<BlockMeta>,
+        sites: Vec<SiteMeta>,
+        vars: Vec<VarMeta>,
+        defs: Vec<DefMeta>,
+    ) -> Program {
+        let ty = TypeMeta {
+            c_spelling: "int".into(),
+            ir: "i32".into(),
+            scalar: None,
+            pointee: None,
+            composite: None,
+            array: None,
+            reference: 0,
+        };
+        let n_outcomes = sites
+            .iter()
+            .map(|s| s.outcome_base + s.n_outcomes)
+            .max()
+            .unwrap_or(0);
         Program::with_sequential_bases(vec![ModuleMeta {
             version: META_VERSION,
             module_id: 1,
@@ -829,10 +974,24 @@ mod literal_tests {
 
     #[test]
     fn bitwise_operators_are_told_from_logical_ones() {
-        for t in ["(x & 65535) == x >> 16", "v & (v - 1)", "a | b", "x ^ y", "~m == 0", "1 << k"] {
+        for t in [
+            "(x & 65535) == x >> 16",
+            "v & (v - 1)",
+            "a | b",
+            "x ^ y",
+            "~m == 0",
+            "1 << k",
+        ] {
             assert!(super::bitwise_operator(t), "{t}");
         }
-        for t in ["a && b", "a || b", "x == '&'", "s == \"a|b\"", "p->n < 3", "a < b && b > c"] {
+        for t in [
+            "a && b",
+            "a || b",
+            "x == '&'",
+            "s == \"a|b\"",
+            "p->n < 3",
+            "a < b && b > c",
+        ] {
             assert!(!super::bitwise_operator(t), "{t}");
         }
     }
@@ -841,7 +1000,18 @@ mod literal_tests {
     /// string literals.
     #[test]
     fn literals_of_condition_texts() {
-        let ints = |t: &str| literals(t).into_iter().map(|l| if let Literal::Int(i) = l { i } else { panic!("{l:?}") }).collect::<Vec<_>>();
+        let ints = |t: &str| {
+            literals(t)
+                .into_iter()
+                .map(|l| {
+                    if let Literal::Int(i) = l {
+                        i
+                    } else {
+                        panic!("{l:?}")
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
         assert_eq!(ints("y % 400 == 0"), [400, 0]);
         assert_eq!(ints("len != hdr + 10"), [10]);
         assert_eq!(ints("v6 > -384"), [-384]);
@@ -849,9 +1019,15 @@ mod literal_tests {
         assert_eq!(ints("m == '+' && c != '\\n'"), [43, 10]);
         assert_eq!(ints("strcmp(s, \"a1 22\") == 0x1F"), [31]);
         assert_eq!(ints("p[3] < 10u"), [3, 10]);
-        assert_eq!(literals("nmol < 25.0 || x > -1.5e3"), [Literal::Float(25.0), Literal::Float(-1500.0)]);
+        assert_eq!(
+            literals("nmol < 25.0 || x > -1.5e3"),
+            [Literal::Float(25.0), Literal::Float(-1500.0)]
+        );
         assert_eq!(char_literals("strchr(t, '\\n') != NULL"), [b'\n']);
-        assert_eq!(char_literals("*s == 'q' || strcmp(s, \"'x'\") == 0 || c == '\\''"), [b'q', b'\'']);
+        assert_eq!(
+            char_literals("*s == 'q' || strcmp(s, \"'x'\") == 0 || c == '\\''"),
+            [b'q', b'\'']
+        );
         assert_eq!(char_literals("x == 10"), Vec::<u8>::new());
     }
 }

@@ -34,7 +34,11 @@ pub struct RunInfo {
 impl RunInfo {
     /// The sources, space-separated.
     pub fn sources_display(&self) -> String {
-        self.sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(" ")
+        self.sources
+            .iter()
+            .map(|s| s.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 

@@ -123,7 +123,13 @@ impl TargetOptions {
     }
 
     /// The fork server's configuration for a map of `sites`, `outcomes` and `input_capacity`.
-    pub fn fork_server(&self, sites: u32, outcomes: u32, input_capacity: u32, persistent: Option<u32>) -> ForkServerConfig {
+    pub fn fork_server(
+        &self,
+        sites: u32,
+        outcomes: u32,
+        input_capacity: u32,
+        persistent: Option<u32>,
+    ) -> ForkServerConfig {
         ForkServerConfig {
             sites,
             outcomes,
@@ -137,7 +143,11 @@ impl TargetOptions {
 
     /// The sources, space-separated, for messages and generated comments.
     pub fn sources_display(&self) -> String {
-        self.sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(" ")
+        self.sources
+            .iter()
+            .map(|s| s.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -167,7 +177,10 @@ impl Target {
     /// Errors: the function is not in the program.
     pub fn function_index(&self) -> Result<usize> {
         let name = self.function_name();
-        self.program.function(name).map(|(i, _)| i).ok_or_else(|| anyhow!("function `{name}` not in the target"))
+        self.program
+            .function(name)
+            .map(|(i, _)| i)
+            .ok_or_else(|| anyhow!("function `{name}` not in the target"))
     }
 
     /// A new executor of the same executable that runs every input in a fresh process (to check
@@ -181,8 +194,14 @@ impl Target {
     /// [`Target::fresh_executor`] with per-execution `timeout` in place of the target's.
     ///
     /// Errors: the target does not start.
-    pub fn fresh_executor_with_timeout(&self, timeout: std::time::Duration) -> Result<Box<dyn Executor>> {
-        let mut config = self.fresh.clone().ok_or_else(|| anyhow!("this target has no fresh executor"))?;
+    pub fn fresh_executor_with_timeout(
+        &self,
+        timeout: std::time::Duration,
+    ) -> Result<Box<dyn Executor>> {
+        let mut config = self
+            .fresh
+            .clone()
+            .ok_or_else(|| anyhow!("this target has no fresh executor"))?;
         config.persistent = None;
         config.timeout = timeout;
         let mut e = ForkServer::start(&self.exe, &config)?;
@@ -196,7 +215,10 @@ impl Target {
     /// The chaining approach's view of the program (built once, then shared).
     pub fn chain(&mut self) -> Arc<Chain> {
         if self.chain.is_none() {
-            self.chain = Some(Arc::new(Chain::new(&self.program, &Analysis::new(&self.program))));
+            self.chain = Some(Arc::new(Chain::new(
+                &self.program,
+                &Analysis::new(&self.program),
+            )));
         }
         self.chain.clone().expect("just built")
     }
@@ -225,16 +247,30 @@ const MORE_CODE: &str = "the target registered more instrumented code than its m
 /// Errors (one line): no such function (the defined ones listed by the names a user would give),
 /// or a C++ name that several functions carry (each listed with its linkage name, which
 /// `--function` also takes).
-fn find_function<'a>(all: &[&'a FunctionMeta], wanted: &str, function: &str, sources: &str) -> Result<(&'a FunctionMeta, Option<String>)> {
+fn find_function<'a>(
+    all: &[&'a FunctionMeta],
+    wanted: &str,
+    function: &str,
+    sources: &str,
+) -> Result<(&'a FunctionMeta, Option<String>)> {
     let is_cxx = |f: &FunctionMeta| f.language.as_deref() == Some("c++");
-    let source_name = |f: &FunctionMeta| f.source_name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| f.name.clone());
+    let source_name = |f: &FunctionMeta| {
+        f.source_name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| f.name.clone())
+    };
     let named = |f: &FunctionMeta, n: &str| {
         let s = source_name(f);
         s == n || s.strip_suffix(n).is_some_and(|p| p.ends_with("::"))
     };
     let found: Vec<&FunctionMeta> = match all.iter().find(|f| f.name == wanted) {
         Some(f) => vec![*f],
-        None => all.iter().filter(|f| is_cxx(f) && named(f, function)).copied().collect(),
+        None => all
+            .iter()
+            .filter(|f| is_cxx(f) && named(f, function))
+            .copied()
+            .collect(),
     };
     match found.as_slice() {
         [f] => {
@@ -244,7 +280,12 @@ fn find_function<'a>(all: &[&'a FunctionMeta], wanted: &str, function: &str, sou
                 }
                 let qualified = source_name(f);
                 // the qualified name may name several overloads: pick this one by its type
-                if all.iter().filter(|g| is_cxx(g) && source_name(g) == qualified).count() > 1 {
+                if all
+                    .iter()
+                    .filter(|g| is_cxx(g) && source_name(g) == qualified)
+                    .count()
+                    > 1
+                {
                     format!("static_cast<{}>(&{qualified})", cxx_pointer_type(f))
                 } else {
                     qualified
@@ -255,16 +296,41 @@ fn find_function<'a>(all: &[&'a FunctionMeta], wanted: &str, function: &str, sou
         [] => {
             let names: Vec<String> = all
                 .iter()
-                .filter(|f| !(is_cxx(f) && (source_name(f).starts_with("std::") || source_name(f).starts_with("__"))))
-                .map(|f| if f.name == RENAMED_MAIN { "main".to_string() } else if is_cxx(f) { source_name(f) } else { f.name.clone() })
+                .filter(|f| {
+                    !(is_cxx(f)
+                        && (source_name(f).starts_with("std::")
+                            || source_name(f).starts_with("__")))
+                })
+                .map(|f| {
+                    if f.name == RENAMED_MAIN {
+                        "main".to_string()
+                    } else if is_cxx(f) {
+                        source_name(f)
+                    } else {
+                        f.name.clone()
+                    }
+                })
                 .collect();
             bail!(
                 "function `{function}` not found in {sources} (defined: {})",
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
             )
         }
         many => {
-            let list: Vec<String> = many.iter().map(|f| format!("{} ({})", cxx_pointer_type(f).replace("(*)", &source_name(f)), f.name)).collect();
+            let list: Vec<String> = many
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} ({})",
+                        cxx_pointer_type(f).replace("(*)", &source_name(f)),
+                        f.name
+                    )
+                })
+                .collect();
             bail!("`{function}` names {} functions in {sources}: {}; give --function the linkage name of one", many.len(), list.join(", "))
         }
     }
@@ -272,7 +338,13 @@ fn find_function<'a>(all: &[&'a FunctionMeta], wanted: &str, function: &str, sou
 
 /// The C++ function-pointer type of `f` from its debug-info types: `int (*)(int, double)`.
 fn cxx_pointer_type(f: &FunctionMeta) -> String {
-    let spell = |t: &evotest_abi::meta::TypeMeta| if t.c_spelling.is_empty() { "void".to_string() } else { t.c_spelling.clone() };
+    let spell = |t: &evotest_abi::meta::TypeMeta| {
+        if t.c_spelling.is_empty() {
+            "void".to_string()
+        } else {
+            t.c_spelling.clone()
+        }
+    };
     let params: Vec<String> = f.params.iter().map(|p| spell(&p.ty)).collect();
     format!("{} (*)({})", spell(&f.ret), params.join(", "))
 }
@@ -307,12 +379,15 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         return build_api(opts, api);
     }
     // the function and the global inputs get external linkage (a `static` one too)
-    let expose: Vec<&str> = std::iter::once(opts.function.as_str()).chain(opts.globals.iter().map(String::as_str)).collect();
+    let expose: Vec<&str> = std::iter::once(opts.function.as_str())
+        .chain(opts.globals.iter().map(String::as_str))
+        .collect();
     let mut inst = instrument_sources(opts, &expose.join(","))?;
     let wanted = linkage_name(&opts.function);
     let find = |inst: &Instrumented| {
         let all: Vec<&FunctionMeta> = inst.metas.iter().flat_map(|m| m.functions.iter()).collect();
-        find_function(&all, wanted, &opts.function, &opts.sources_display()).map(|(f, call)| (f.clone(), call))
+        find_function(&all, wanted, &opts.function, &opts.sources_display())
+            .map(|(f, call)| (f.clone(), call))
     };
     let (fmeta, cxx_call) = match find(&inst) {
         Ok(found) => found,
@@ -321,7 +396,10 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
             // with every declaration emitted
             let mut again = opts.clone();
             again.cflags.push("-femit-all-decls".into());
-            match instrument_sources(&again, &expose.join(",")).ok().and_then(|i| find(&i).ok().map(|found| (i, found))) {
+            match instrument_sources(&again, &expose.join(","))
+                .ok()
+                .and_then(|i| find(&i).ok().map(|found| (i, found)))
+            {
                 Some((i, found)) => {
                     inst = i;
                     found
@@ -330,14 +408,32 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
             }
         }
     };
-    let Instrumented { tc, tmp, objects, metas, defined_in } = inst;
+    let Instrumented {
+        tc,
+        tmp,
+        objects,
+        metas,
+        defined_in,
+    } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let wanted = fmeta.name.as_str();
     let globals = global_inputs(&metas, &opts.globals, &all, &fmeta)?;
     let null_checked = null_checked_params(&metas, &fmeta);
-    let mut fe = FunctionFrontend::new(&fmeta, &opts.shapes, &opts.ranges, &opts.sources_display(), &globals, &null_checked)?;
+    let mut fe = FunctionFrontend::new(
+        &fmeta,
+        &opts.shapes,
+        &opts.ranges,
+        &opts.sources_display(),
+        &globals,
+        &null_checked,
+    )?;
     fe.unset_globals = unset_globals(&metas, &all, &fmeta, &opts.globals);
-    fe.unsettable_globals = fe.unset_globals.iter().filter(|g| metas.iter().any(|m| m.other_globals.contains(g))).cloned().collect();
+    fe.unsettable_globals = fe
+        .unset_globals
+        .iter()
+        .filter(|g| metas.iter().any(|m| m.other_globals.contains(g)))
+        .cloned()
+        .collect();
     fe.isolate_tests = global_state(&metas) != GlobalState::Untouched;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
@@ -347,9 +443,18 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     fe.domain.lattice = scratch.lattice_steps();
     fe.domain.bit_ops = scratch.tests_bits();
     (fe.domain.predicate_ints, fe.domain.predicate_floats) = scratch.predicate_literals();
-    let defining = defined_in.iter().find(|(n, _)| n == wanted).map(|(_, i)| *i);
+    let defining = defined_in
+        .iter()
+        .find(|(n, _)| n == wanted)
+        .map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
-    fe.other_sources = opts.sources.iter().enumerate().filter(|(i, _)| Some(*i) != defining).map(|(_, s)| s.clone()).collect();
+    fe.other_sources = opts
+        .sources
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != defining)
+        .map(|(_, s)| s.clone())
+        .collect();
     fe.cflags = opts.cflags.clone();
     fe.cxx_call = cxx_call;
 
@@ -357,7 +462,10 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let exe = link_harness(opts, &tc, tmp, &objects, &fe.harness_c(), cxx)?;
     if fe.cxx_call.is_some() && fmeta.name != opts.function {
         // a C++ function given by its source-level name: the target knows it by its linkage name
-        let opts = TargetOptions { function: fmeta.name.clone(), ..opts.clone() };
+        let opts = TargetOptions {
+            function: fmeta.name.clone(),
+            ..opts.clone()
+        };
         return start(&opts, exe, Arc::new(fe));
     }
     start(opts, exe, Arc::new(fe))
@@ -384,11 +492,17 @@ struct Instrumented {
 fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented> {
     check_sources(&opts.sources)?;
     let tc = Toolchain::locate()?;
-    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let tmp = tempfile::Builder::new()
         .prefix(".build-")
         .tempdir_in(&opts.out_dir)
-        .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot create a build directory in {}",
+                opts.out_dir.display()
+            )
+        })?;
     let mut objects = Vec::new();
     let mut metas = Vec::new();
     let mut defined_in = Vec::new();
@@ -397,11 +511,21 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
         compile::instrument(&tc, src, &obj, expose, &opts.cflags)?;
         // a source without functions has no metadata section
         let m = program::read_metadata_if_any(&obj)?;
-        defined_in.extend(m.iter().flat_map(|m| m.functions.iter()).map(|f| (f.name.clone(), i)));
+        defined_in.extend(
+            m.iter()
+                .flat_map(|m| m.functions.iter())
+                .map(|f| (f.name.clone(), i)),
+        );
         metas.extend(m);
         objects.push(obj);
     }
-    Ok(Instrumented { tc, tmp, objects, metas, defined_in })
+    Ok(Instrumented {
+        tc,
+        tmp,
+        objects,
+        metas,
+        defined_in,
+    })
 }
 
 /// Write `harness` (C) in the build directory `tmp`, link it with the instrumented `objects`, the
@@ -409,14 +533,28 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
 /// place as the output directory's `build/`. Returns the executable's path.
 ///
 /// Errors (one line each): the harness cannot be written, the link fails.
-fn link_harness(opts: &TargetOptions, tc: &Toolchain, tmp: tempfile::TempDir, objects: &[PathBuf], harness: &str, cxx: bool) -> Result<PathBuf> {
+fn link_harness(
+    opts: &TargetOptions,
+    tc: &Toolchain,
+    tmp: tempfile::TempDir,
+    objects: &[PathBuf],
+    harness: &str,
+    cxx: bool,
+) -> Result<PathBuf> {
     let work = tmp.path();
-    std::fs::write(work.join("harness.c"), harness).with_context(|| format!("cannot write in {}", work.display()))?;
+    std::fs::write(work.join("harness.c"), harness)
+        .with_context(|| format!("cannot write in {}", work.display()))?;
     let mut ldflags = opts.ldflags.clone();
     if cxx {
         ldflags.push("-lstdc++".to_string());
     }
-    compile::link(tc, &work.join("harness.c"), objects, &work.join("target"), &ldflags)?;
+    compile::link(
+        tc,
+        &work.join("harness.c"),
+        objects,
+        &work.join("target"),
+        &ldflags,
+    )?;
     let build_dir = opts.out_dir.join("build");
     replace_dir(tmp, &build_dir)?;
     Ok(build_dir.join("target"))
@@ -427,9 +565,20 @@ fn link_harness(opts: &TargetOptions, tc: &Toolchain, tmp: tempfile::TempDir, ob
 ///
 /// Errors (one line each): missing source, compile errors, no function that can be an operation.
 pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
-    let Instrumented { tc, tmp, objects, metas, .. } = instrument_sources(opts, "")?;
+    let Instrumented {
+        tc,
+        tmp,
+        objects,
+        metas,
+        ..
+    } = instrument_sources(opts, "")?;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
-    let mut fe = crate::frontend::sequence::SequenceFrontend::new(&all, &api.patterns, api.max_calls, &opts.sources)?;
+    let mut fe = crate::frontend::sequence::SequenceFrontend::new(
+        &all,
+        &api.patterns,
+        api.max_calls,
+        &opts.sources,
+    )?;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
@@ -437,7 +586,14 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
     fe.domain.str_pool = scratch.strings();
     fe.cflags = opts.cflags.clone();
     // (C++ sources are refused by the frontend)
-    let exe = link_harness(opts, &tc, tmp, &objects, &crate::frontend::sequence::harness::generate(&fe), false)?;
+    let exe = link_harness(
+        opts,
+        &tc,
+        tmp,
+        &objects,
+        &crate::frontend::sequence::harness::generate(&fe),
+        false,
+    )?;
     fe.exe = Some(std::fs::canonicalize(&exe).unwrap_or(exe.clone()));
     start(opts, exe, Arc::new(fe))
 }
@@ -465,7 +621,11 @@ fn global_inputs(
                 );
             }
             let read = globals_read(all, f);
-            let known: Vec<&str> = read.iter().map(String::as_str).filter(|r| metas.iter().flat_map(|m| &m.globals).any(|g| &g.name == r)).collect();
+            let known: Vec<&str> = read
+                .iter()
+                .map(String::as_str)
+                .filter(|r| metas.iter().flat_map(|m| &m.globals).any(|g| &g.name == r))
+                .collect();
             bail!(
                 "--global {n}: the sources define no mutable global variable `{n}` with debug info (`{}` and the functions it calls read: {})",
                 f.name,
@@ -483,13 +643,25 @@ fn null_checked_params(metas: &[evotest_abi::meta::ModuleMeta], f: &FunctionMeta
     let mut out: Vec<String> = Vec::new();
     for m in metas {
         for site in &m.sites {
-            let Some(g) = m.functions.get(site.function as usize) else { continue };
+            let Some(g) = m.functions.get(site.function as usize) else {
+                continue;
+            };
             if g.name != f.name || g.file != f.file {
                 continue;
             }
             let c = site.cond.as_str();
-            let Some(name) = c.strip_suffix(" == NULL").or_else(|| c.strip_suffix(" != NULL")) else { continue };
-            if f.params.iter().chain(f.source_params.iter().flatten()).any(|p| p.name == name) && !out.iter().any(|o| o == name) {
+            let Some(name) = c
+                .strip_suffix(" == NULL")
+                .or_else(|| c.strip_suffix(" != NULL"))
+            else {
+                continue;
+            };
+            if f.params
+                .iter()
+                .chain(f.source_params.iter().flatten())
+                .any(|p| p.name == name)
+                && !out.iter().any(|o| o == name)
+            {
                 out.push(name.to_string());
             }
         }
@@ -526,10 +698,17 @@ fn globals_read(all: &[&FunctionMeta], f: &FunctionMeta) -> Vec<String> {
 /// not: [`globals_read`]) read and that are not inputs: they keep their initial values in every
 /// execution (a note). Those that cannot be inputs (a pointer, …:
 /// [`evotest_abi::meta::ModuleMeta::other_globals`]) too.
-fn unset_globals(metas: &[evotest_abi::meta::ModuleMeta], all: &[&FunctionMeta], f: &FunctionMeta, inputs: &[String]) -> Vec<String> {
+fn unset_globals(
+    metas: &[evotest_abi::meta::ModuleMeta],
+    all: &[&FunctionMeta],
+    f: &FunctionMeta,
+    inputs: &[String],
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in globals_read(all, f) {
-        let of_source = metas.iter().any(|m| m.globals.iter().any(|g| g.name == r) || m.other_globals.contains(&r));
+        let of_source = metas
+            .iter()
+            .any(|m| m.globals.iter().any(|g| g.name == r) || m.other_globals.contains(&r));
         if !inputs.contains(&r) && !out.contains(&r) && of_source {
             out.push(r);
         }
@@ -554,7 +733,11 @@ enum GlobalState {
 /// See [`GlobalState`]. Conservative: a global written in one module may be defined in another,
 /// so every module must be restorable.
 fn global_state(metas: &[evotest_abi::meta::ModuleMeta]) -> GlobalState {
-    if !metas.iter().flat_map(|m| &m.functions).any(|f| f.writes_globals) {
+    if !metas
+        .iter()
+        .flat_map(|m| &m.functions)
+        .any(|f| f.writes_globals)
+    {
         GlobalState::Untouched
     } else if metas.iter().all(|m| m.globals_restorable) {
         GlobalState::Restorable
@@ -588,7 +771,9 @@ fn return_distances() -> bool {
 /// 0 for none.
 fn branch_event_limit(opts: &TargetOptions) -> u32 {
     match &opts.api {
-        Some(api) => opts.max_branch_events.saturating_mul(api.max_calls.clamp(1, u32::MAX as usize) as u32),
+        Some(api) => opts
+            .max_branch_events
+            .saturating_mul(api.max_calls.clamp(1, u32::MAX as usize) as u32),
         None => opts.max_branch_events,
     }
 }
@@ -608,9 +793,16 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
         None if state == GlobalState::Unrestorable => None,
         None => Some(PERSISTENT_INPUTS),
     };
-    let mut config = opts.fork_server(n_sites.max(1), n_outcomes.max(1), input_capacity, persistent);
+    let mut config = opts.fork_server(
+        n_sites.max(1),
+        n_outcomes.max(1),
+        input_capacity,
+        persistent,
+    );
     if state == GlobalState::Restorable {
-        config.env.push((evotest_abi::names::ENV_RESTORE_GLOBALS.into(), "1".into()));
+        config
+            .env
+            .push((evotest_abi::names::ENV_RESTORE_GLOBALS.into(), "1".into()));
     }
     let mut executor = ForkServer::start(&exe, &config)?;
     executor.set_max_branch_events(branch_event_limit(opts));
@@ -641,7 +833,9 @@ pub fn is_user_rust_function(f: &evotest_abi::meta::FunctionMeta) -> bool {
     let file = &f.file;
     let std_name = f.source_name.as_deref().is_some_and(|n| {
         let n = n.trim_start_matches('<');
-        ["core::", "alloc::", "std::"].iter().any(|p| n.starts_with(p))
+        ["core::", "alloc::", "std::"]
+            .iter()
+            .any(|p| n.starts_with(p))
     });
     !(std_name || crate::program::is_library_file(file))
 }
@@ -655,10 +849,14 @@ pub fn is_user_rust_function(f: &evotest_abi::meta::FunctionMeta) -> bool {
 /// (listing the crate's functions), an unsupported parameter type, a harness that does not
 /// compile (e.g. a private function), a target that will not start.
 pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
-    let rust = opts.rust.as_ref().ok_or_else(|| anyhow!("not a Rust target"))?;
+    let rust = opts
+        .rust
+        .as_ref()
+        .ok_or_else(|| anyhow!("not a Rust target"))?;
     let manifest = rustfe::build::manifest(&rust.krate)?;
     let tc = Toolchain::locate()?;
-    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let cargo_dir = opts.out_dir.join("cargo-target");
     let mut cargo_dir = std::path::absolute(&cargo_dir).unwrap_or(cargo_dir);
     if cargo_dir.to_string_lossy().contains(':') {
@@ -670,19 +868,38 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     let tmp = tempfile::Builder::new()
         .prefix(".build-")
         .tempdir_in(&opts.out_dir)
-        .with_context(|| format!("cannot create a build directory in {}", opts.out_dir.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot create a build directory in {}",
+                opts.out_dir.display()
+            )
+        })?;
     let work = tmp.path();
     let (obj, rlib) = rustfe::build::instrument(&tc, &krate, work)?;
     let metas = program::read_metadata_if_any(&obj)?;
     // the function: by its path, with or without the crate's name
     let wanted = opts.function.trim_start_matches("crate::").to_string();
-    let full = if wanted.starts_with(&format!("{}::", krate.name)) { wanted.clone() } else { format!("{}::{wanted}", krate.name) };
-    let user: Vec<&evotest_abi::meta::FunctionMeta> =
-        metas.iter().flat_map(|m| m.functions.iter()).filter(|f| is_user_rust_function(f) && f.source_name.is_some()).collect();
-    if user.iter().any(|f| f.source_name.as_deref().is_some_and(|n| n.starts_with(&format!("{full}<")))) {
+    let full = if wanted.starts_with(&format!("{}::", krate.name)) {
+        wanted.clone()
+    } else {
+        format!("{}::{wanted}", krate.name)
+    };
+    let user: Vec<&evotest_abi::meta::FunctionMeta> = metas
+        .iter()
+        .flat_map(|m| m.functions.iter())
+        .filter(|f| is_user_rust_function(f) && f.source_name.is_some())
+        .collect();
+    if user.iter().any(|f| {
+        f.source_name
+            .as_deref()
+            .is_some_and(|n| n.starts_with(&format!("{full}<")))
+    }) {
         bail!("`{}` is generic; evotest can call only non-generic functions (write a non-generic wrapper)", opts.function);
     }
-    if !user.iter().any(|f| f.source_name.as_deref() == Some(full.as_str())) {
+    if !user
+        .iter()
+        .any(|f| f.source_name.as_deref() == Some(full.as_str()))
+    {
         // not in the bitcode: a generic function (no instance to call) is the likely reason
         let short = full.rsplit("::").next().unwrap_or(&full);
         if let Some(file) = generic_fn_in_sources(&krate.dir.join("src"), short) {
@@ -693,17 +910,28 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
             );
         }
     }
-    let fmeta = user.iter().find(|f| f.source_name.as_deref() == Some(full.as_str())).ok_or_else(|| {
-        let mut names: Vec<&str> = user.iter().filter_map(|f| f.source_name.as_deref()).filter(|n| !n.contains('{')).collect();
-        names.sort();
-        names.dedup();
-        anyhow!(
-            "function `{}` not found in crate `{}` (functions: {})",
-            opts.function,
-            krate.name,
-            if names.is_empty() { "none".to_string() } else { names.join(", ") }
-        )
-    })?;
+    let fmeta = user
+        .iter()
+        .find(|f| f.source_name.as_deref() == Some(full.as_str()))
+        .ok_or_else(|| {
+            let mut names: Vec<&str> = user
+                .iter()
+                .filter_map(|f| f.source_name.as_deref())
+                .filter(|n| !n.contains('{'))
+                .collect();
+            names.sort();
+            names.dedup();
+            anyhow!(
+                "function `{}` not found in crate `{}` (functions: {})",
+                opts.function,
+                krate.name,
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })?;
     let src_path = {
         let p = PathBuf::from(&fmeta.file);
         // relative to where cargo ran rustc: the crate, or for a workspace member the
@@ -711,12 +939,19 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
         if p.is_absolute() {
             p
         } else {
-            krate.dir.ancestors().map(|a| a.join(&p)).find(|c| c.is_file()).unwrap_or_else(|| krate.dir.join(&p))
+            krate
+                .dir
+                .ancestors()
+                .map(|a| a.join(&p))
+                .find(|c| c.is_file())
+                .unwrap_or_else(|| krate.dir.join(&p))
         }
     };
-    let source = std::fs::read_to_string(&src_path).with_context(|| format!("cannot read {}", src_path.display()))?;
+    let source = std::fs::read_to_string(&src_path)
+        .with_context(|| format!("cannot read {}", src_path.display()))?;
     let short = full.rsplit("::").next().unwrap_or(&full).to_string();
-    let sig = rustfe::sig::read(&source, &short, fmeta.line).with_context(|| format!("{}:{}", src_path.display(), fmeta.line))?;
+    let sig = rustfe::sig::read(&source, &short, fmeta.line)
+        .with_context(|| format!("{}:{}", src_path.display(), fmeta.line))?;
     if !sig.is_pub {
         bail!(
             "`{}` is not `pub` ({}:{}): evotest calls it from outside the crate, as an integration test would (make it `pub`, or test a public function that calls it)",
@@ -729,7 +964,16 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     let mut module: Vec<String> = full.split("::").skip(1).map(str::to_string).collect();
     module.pop();
     let types = rustfe::structs::CrateTypes::scan(&krate.src_path);
-    let mut fe = RustFrontend::new(sig, &krate.name, &full, &module, &types, &opts.shapes, &opts.ranges, krate.dir.clone())?;
+    let mut fe = RustFrontend::new(
+        sig,
+        &krate.name,
+        &full,
+        &module,
+        &types,
+        &opts.shapes,
+        &opts.ranges,
+        krate.dir.clone(),
+    )?;
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
@@ -739,7 +983,8 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
     fe.domain.bit_ops = scratch.tests_bits();
     (fe.domain.predicate_ints, fe.domain.predicate_floats) = scratch.predicate_literals();
     let harness = work.join("harness.rs");
-    std::fs::write(&harness, rustfe::harness::generate(&fe)).with_context(|| format!("cannot write in {}", work.display()))?;
+    std::fs::write(&harness, rustfe::harness::generate(&fe))
+        .with_context(|| format!("cannot write in {}", work.display()))?;
     rustfe::build::link_harness(&tc, &krate, &rlib, &harness, &work.join("target"))?;
     let build_dir = opts.out_dir.join("build");
     replace_dir(tmp, &build_dir)?;
@@ -785,9 +1030,13 @@ pub struct HarnessOptions {
 pub fn has_fuzz_driver(exe: &Path) -> Result<bool> {
     use object::{Object, ObjectSymbol};
     let data = std::fs::read(exe).with_context(|| format!("cannot read {}", exe.display()))?;
-    let file = object::File::parse(&*data).with_context(|| format!("{} is not an executable", exe.display()))?;
+    let file = object::File::parse(&*data)
+        .with_context(|| format!("{} is not an executable", exe.display()))?;
     let marker = evotest_abi::names::DRIVER_MARKER;
-    Ok(file.symbols().chain(file.dynamic_symbols()).any(|s| s.name() == Ok(marker) && !s.is_undefined()))
+    Ok(file
+        .symbols()
+        .chain(file.dynamic_symbols())
+        .any(|s| s.name() == Ok(marker) && !s.is_undefined()))
 }
 
 /// Open an existing executable built with `evotest-cc`/`evotest-c++`: read its metadata, start
@@ -805,7 +1054,10 @@ pub fn open_harness(h: &HarnessOptions) -> Result<Target> {
 /// The name of the file a whole program reads its inputs from (`@@`): `cur_input`, or
 /// `cur_input.EXT` with an extension (AFL++'s `-e`, for programs that choose a format by it).
 pub fn input_file_name(extension: Option<&str>) -> String {
-    match extension.map(|e| e.trim_start_matches('.')).filter(|e| !e.is_empty()) {
+    match extension
+        .map(|e| e.trim_start_matches('.'))
+        .filter(|e| !e.is_empty())
+    {
         Some(e) => format!("cur_input.{e}"),
         None => "cur_input".to_string(),
     }
@@ -815,7 +1067,8 @@ pub fn input_file_name(extension: Option<&str>) -> String {
 /// (`--in=@@`), as AFL++ reads them.
 pub fn uses_input_file(args: &[std::ffi::OsString]) -> bool {
     use std::os::unix::ffi::OsStrExt;
-    args.iter().any(|a| a.as_bytes().windows(2).any(|w| w == b"@@"))
+    args.iter()
+        .any(|a| a.as_bytes().windows(2).any(|w| w == b"@@"))
 }
 
 /// `args` with every `@@` replaced by `file` (in `--in=@@` too, as AFL++ does).
@@ -856,7 +1109,10 @@ pub struct InProcessTarget {
 ///
 /// Errors: as [`open_harness`]; in-process, a harness without evotest's driver, or shared memory
 /// that cannot be attached.
-pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>) -> Result<Target> {
+pub fn open_harness_with(
+    h: &HarnessOptions,
+    in_process: Option<InProcessTarget>,
+) -> Result<Target> {
     use crate::exec::InputDelivery;
     use crate::frontend::bytes::{BytesFrontend, Delivery};
     if h.exe.is_dir() {
@@ -909,9 +1165,17 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
         }
         Some(ip) => {
             if !driver {
-                bail!("{}: in-process fuzzing needs a libFuzzer harness linked with evotest's driver", h.exe.display());
+                bail!(
+                    "{}: in-process fuzzing needs a libFuzzer harness linked with evotest's driver",
+                    h.exe.display()
+                );
             }
-            let mut executor = crate::exec::inprocess::InProcess::new(ip.shm_id, ip.hooks, h.timeout, h.rss_limit_mb << 20)?;
+            let mut executor = crate::exec::inprocess::InProcess::new(
+                ip.shm_id,
+                ip.hooks,
+                h.timeout,
+                h.rss_limit_mb << 20,
+            )?;
             executor.set_max_branch_events(0);
             if executor.overflow() != 0 {
                 bail!("{}: {MORE_CODE}", h.exe.display());
@@ -921,10 +1185,17 @@ pub fn open_harness_with(h: &HarnessOptions, in_process: Option<InProcessTarget>
             (Box::new(executor), program)
         }
     };
-    let name = h.exe.file_name().map_or_else(|| h.exe.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = h.exe.file_name().map_or_else(
+        || h.exe.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let options = TargetOptions {
         sources: vec![h.exe.clone()],
-        function: if driver { "LLVMFuzzerTestOneInput".into() } else { "main".into() },
+        function: if driver {
+            "LLVMFuzzerTestOneInput".into()
+        } else {
+            "main".into()
+        },
         out_dir: h.out_dir.clone(),
         timeout: h.timeout,
         persistent: Some(persistent.unwrap_or(1)),
@@ -949,10 +1220,12 @@ fn replace_dir(tmp: tempfile::TempDir, dest: &Path) -> Result<()> {
     let tmp = tmp.keep();
     if dest.exists() {
         let old = dest.with_extension(format!("old-{}", std::process::id()));
-        std::fs::rename(dest, &old).with_context(|| format!("cannot replace {}", dest.display()))?;
+        std::fs::rename(dest, &old)
+            .with_context(|| format!("cannot replace {}", dest.display()))?;
         let _ = std::fs::remove_dir_all(&old);
     }
-    std::fs::rename(&tmp, dest).with_context(|| format!("cannot move the build to {}", dest.display()))
+    std::fs::rename(&tmp, dest)
+        .with_context(|| format!("cannot move the build to {}", dest.display()))
 }
 
 /// An exclusive lock on an output directory, held while it lives.
@@ -982,7 +1255,11 @@ pub fn lock_output(dir: &Path) -> Result<OutputLock> {
         bail!(
             "{} is in use by another evotest run{}; give this run its own --out DIR",
             dir.display(),
-            if who.is_empty() { String::new() } else { format!(" (pid {who})") }
+            if who.is_empty() {
+                String::new()
+            } else {
+                format!(" (pid {who})")
+            }
         );
     }
     let _ = f.set_len(0);
@@ -1007,7 +1284,9 @@ fn generic_fn_in_sources(dir: &Path, name: &str) -> Option<PathBuf> {
             if p.extension().is_none_or(|x| x != "rs") {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
             let mut from = 0;
             while let Some(i) = text[from..].find(&needle) {
                 let at = from + i + needle.len();

@@ -22,7 +22,15 @@ pub struct Toolchain {
 }
 
 /// Libraries the Rust runtime needs at link time (`rustc --print native-static-libs`).
-pub const RUNTIME_LINK_LIBS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+pub const RUNTIME_LINK_LIBS: &[&str] = &[
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-ldl",
+    "-lc",
+];
 
 /// The libraries that the runtime archive `libevotest_rt.a` (and the driver that includes it)
 /// really needs, for the compiler wrappers, which must not add libraries the user's code could
@@ -70,7 +78,10 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
     };
     let path_key = key(&|h| archive.hash(h));
     let version_key = key(&|h| (meta.len(), meta.modified().ok()).hash(h));
-    let stem = archive.file_stem().and_then(|s| s.to_str()).unwrap_or("archive");
+    let stem = archive
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("archive");
     let prefix = format!("{stem}-{path_key:016x}-");
     let name = format!("{prefix}{version_key:016x}.a");
     let mut dirs = Vec::new();
@@ -90,23 +101,35 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
     // `/usr/lib/llvm-22/bin`), else LLVM 22's directory
     let tool = |t: &str| -> Result<PathBuf> {
         let real = clang.canonicalize().unwrap_or_else(|_| clang.to_path_buf());
-        [real.parent().map(|d| d.join(t)), Some(Path::new("/usr/lib/llvm-22/bin").join(t))]
-            .into_iter()
-            .flatten()
-            .find(|p| p.is_file())
-            .with_context(|| format!("{t} of LLVM 22 not found"))
+        [
+            real.parent().map(|d| d.join(t)),
+            Some(Path::new("/usr/lib/llvm-22/bin").join(t)),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .with_context(|| format!("{t} of LLVM 22 not found"))
     };
-    let nm = Command::new(tool("llvm-nm")?).args(["-A", "--defined-only", "--extern-only"]).arg(&archive).output()?;
+    let nm = Command::new(tool("llvm-nm")?)
+        .args(["-A", "--defined-only", "--extern-only"])
+        .arg(&archive)
+        .output()?;
     let listing = String::from_utf8_lossy(&nm.stdout);
     let mut names: Vec<&str> = listing
         .lines()
         .filter(|l| l.contains("compiler_builtins"))
         .filter_map(|l| l.rsplit(' ').next())
-        .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && n.chars().all(|c| c.is_ascii_alphanumeric()))
+        .filter(|n| {
+            n.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && n.chars().all(|c| c.is_ascii_alphanumeric())
+        })
         .collect();
     names.sort_unstable();
     names.dedup();
-    let map: String = names.iter().map(|n| format!("{n} __evotest_libm_{n}\n")).collect();
+    let map: String = names
+        .iter()
+        .map(|n| format!("{n} __evotest_libm_{n}\n"))
+        .collect();
     let mut last_err = anyhow::anyhow!("no cache directory");
     for d in &dirs {
         let made = (|| -> Result<PathBuf> {
@@ -114,7 +137,11 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
             let tmp = d.join(format!("{name}.tmp{}", std::process::id()));
             let syms = d.join(format!("{name}.syms{}", std::process::id()));
             std::fs::write(&syms, &map)?;
-            let st = Command::new(tool("llvm-objcopy")?).arg(format!("--redefine-syms={}", syms.display())).arg(&archive).arg(&tmp).status();
+            let st = Command::new(tool("llvm-objcopy")?)
+                .arg(format!("--redefine-syms={}", syms.display()))
+                .arg(&archive)
+                .arg(&tmp)
+                .status();
             let _ = std::fs::remove_file(&syms);
             if !st?.success() {
                 let _ = std::fs::remove_file(&tmp);
@@ -146,7 +173,11 @@ fn glibc_before_2_34() -> bool {
     {
         // SAFETY: gnu_get_libc_version returns a static NUL-terminated string.
         let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
-        let mut parts = v.to_str().unwrap_or("").split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let mut parts = v
+            .to_str()
+            .unwrap_or("")
+            .split('.')
+            .map(|p| p.parse::<u32>().unwrap_or(0));
         let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
         (major, minor) < (2, 34)
     }
@@ -162,7 +193,11 @@ impl Toolchain {
         let clang = find_clang()?;
         let pass = find_artifact("EVOTEST_PASS", "libevotest_pass.so")?;
         let runtime = find_artifact("EVOTEST_RUNTIME", "libevotest_rt.a")?;
-        Ok(Toolchain { clang, pass, runtime })
+        Ok(Toolchain {
+            clang,
+            pass,
+            runtime,
+        })
     }
 
     /// As [`Toolchain::locate`], without running clang to check its version (the compiler
@@ -183,7 +218,11 @@ impl Toolchain {
         };
         let pass = find_artifact("EVOTEST_PASS", "libevotest_pass.so")?;
         let runtime = find_artifact("EVOTEST_RUNTIME", "libevotest_rt.a")?;
-        Ok(Toolchain { clang, pass, runtime })
+        Ok(Toolchain {
+            clang,
+            pass,
+            runtime,
+        })
     }
 
     /// evotest's libFuzzer-compatible driver, `libevotest_driver.a` (it includes the runtime):
@@ -232,10 +271,17 @@ fn find_clang() -> Result<PathBuf> {
 }
 
 fn check_clang(p: &Path) -> Result<()> {
-    let out = Command::new(p).arg("--version").output().with_context(|| format!("cannot run {}", p.display()))?;
+    let out = Command::new(p)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("cannot run {}", p.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() || !text.contains("clang version 22.") {
-        bail!("{} is not clang 22 ({})", p.display(), text.lines().next().unwrap_or("no version"));
+        bail!(
+            "{} is not clang 22 ({})",
+            p.display(),
+            text.lines().next().unwrap_or("no version")
+        );
     }
     Ok(())
 }
@@ -251,7 +297,11 @@ fn find_artifact(var: &str, file: &str) -> Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot locate the evotest executable")?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let mut looked = Vec::new();
-    for d in [dir.to_path_buf(), dir.join(".."), dir.join("../lib/evotest")] {
+    for d in [
+        dir.to_path_buf(),
+        dir.join(".."),
+        dir.join("../lib/evotest"),
+    ] {
         let c = d.join(file);
         if c.is_file() {
             return Ok(c.canonicalize().unwrap_or(c));

@@ -2,9 +2,11 @@
 //! outcome, the minimum branch distance (meaningful only where the site was executed).
 
 use crate::program::{OutcomeId, SiteId};
-pub use evotest_abi::shm::{Event, EVENT_DEF};
 use evotest_abi::shm::SiteRec;
-pub use evotest_abi::shm::{OperandRec, StrOperandRec, OPERANDS_FLOAT, OPERANDS_POINTER, OPERANDS_REPEATED, STR_OPERAND_CAP};
+pub use evotest_abi::shm::{Event, EVENT_DEF};
+pub use evotest_abi::shm::{
+    OperandRec, StrOperandRec, OPERANDS_FLOAT, OPERANDS_POINTER, OPERANDS_REPEATED, STR_OPERAND_CAP,
+};
 
 /// A copy of the trace map after one execution, indexed by global IDs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -49,7 +51,10 @@ impl Trace {
 
     /// Order in which `site` was first reached (1-based), or `None`.
     pub fn first_seq(&self, site: SiteId) -> Option<u32> {
-        self.sites.get(site as usize).filter(|r| r.hits > 0).map(|r| r.order())
+        self.sites
+            .get(site as usize)
+            .filter(|r| r.hits > 0)
+            .map(|r| r.order())
     }
 
     /// Minimum branch distance of `outcome` of `site` over the execution, or `None` when the site
@@ -82,22 +87,36 @@ impl Trace {
     /// evaluation, in the order the sites were first reached; compares of pointers left out
     /// ([`OPERANDS_POINTER`]).
     pub fn operand_pairs(&self) -> impl Iterator<Item = (u32, Operand, Operand)> + '_ {
-        self.operands.iter().filter(|r| r.kind & (OPERANDS_REPEATED | OPERANDS_POINTER) == 0).map(|r| {
-            if r.kind & OPERANDS_FLOAT != 0 {
-                (r.site, Operand::Float(f64::from_bits(r.a)), Operand::Float(f64::from_bits(r.b)))
-            } else {
-                (r.site, Operand::Int(r.a as i64), Operand::Int(r.b as i64))
-            }
-        })
+        self.operands
+            .iter()
+            .filter(|r| r.kind & (OPERANDS_REPEATED | OPERANDS_POINTER) == 0)
+            .map(|r| {
+                if r.kind & OPERANDS_FLOAT != 0 {
+                    (
+                        r.site,
+                        Operand::Float(f64::from_bits(r.a)),
+                        Operand::Float(f64::from_bits(r.b)),
+                    )
+                } else {
+                    (r.site, Operand::Int(r.a as i64), Operand::Int(r.b as i64))
+                }
+            })
     }
 
     /// A trace built by hand (tests): `executed` sites with hits 1, and the given distances.
     pub fn from_parts(n_sites: usize, executed: &[SiteId], dist: Vec<f64>) -> Trace {
         let mut sites = vec![SiteRec::default(); n_sites];
         for (i, &s) in executed.iter().enumerate() {
-            sites[s as usize] = SiteRec { hits: 1, first_seq: i as u32 + 1 };
+            sites[s as usize] = SiteRec {
+                hits: 1,
+                first_seq: i as u32 + 1,
+            };
         }
-        Trace { sites, dist, ..Default::default() }
+        Trace {
+            sites,
+            dist,
+            ..Default::default()
+        }
     }
 }
 
@@ -112,14 +131,40 @@ mod tests {
         let eq = evotest_abi::pred::Pred::Eq as u32;
         let t = Trace {
             operands: vec![
-                OperandRec { site: 0, kind: eq, a: 3, b: 7 },
-                OperandRec { site: 0, kind: eq | OPERANDS_REPEATED, a: 4, b: 7 },
-                OperandRec { site: 1, kind: eq | OPERANDS_POINTER, a: 0x5555_0000, b: 0 },
-                OperandRec { site: 2, kind: eq | OPERANDS_FLOAT, a: 1.5f64.to_bits(), b: 2.0f64.to_bits() },
+                OperandRec {
+                    site: 0,
+                    kind: eq,
+                    a: 3,
+                    b: 7,
+                },
+                OperandRec {
+                    site: 0,
+                    kind: eq | OPERANDS_REPEATED,
+                    a: 4,
+                    b: 7,
+                },
+                OperandRec {
+                    site: 1,
+                    kind: eq | OPERANDS_POINTER,
+                    a: 0x5555_0000,
+                    b: 0,
+                },
+                OperandRec {
+                    site: 2,
+                    kind: eq | OPERANDS_FLOAT,
+                    a: 1.5f64.to_bits(),
+                    b: 2.0f64.to_bits(),
+                },
             ],
             ..Default::default()
         };
         let pairs: Vec<(u32, Operand, Operand)> = t.operand_pairs().collect();
-        assert_eq!(pairs, vec![(0, Operand::Int(3), Operand::Int(7)), (2, Operand::Float(1.5), Operand::Float(2.0))]);
+        assert_eq!(
+            pairs,
+            vec![
+                (0, Operand::Int(3), Operand::Int(7)),
+                (2, Operand::Float(1.5), Operand::Float(2.0))
+            ]
+        );
     }
 }

@@ -28,17 +28,27 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    std::io::Write::write_all(&mut tmp, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     // A temporary file is created 0600; give the result the mode a plain write would (0644), or
     // keep the mode of the file it replaces.
-    let mode = std::fs::metadata(path).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions())).unwrap_or(0o644);
-    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode))
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mode = std::fs::metadata(path)
+        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
+        .unwrap_or(0o644);
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(mode),
+    )
+    .with_context(|| format!("cannot write {}", path.display()))?;
     if sync {
-        tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
+        tmp.as_file()
+            .sync_all()
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 
@@ -70,13 +80,19 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }
-    (0..s.len() / 2).map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect()
 }
 
 /// The path of `to` relative to directory `from` (both made absolute and canonical first when they
 /// exist), e.g. `../../examples/triangle.c`; `to` itself when that is impossible.
 pub fn relative_path(from: &Path, to: &Path) -> std::path::PathBuf {
-    let abs = |p: &Path| p.canonicalize().or_else(|_| std::path::absolute(p)).unwrap_or_else(|_| p.to_path_buf());
+    let abs = |p: &Path| {
+        p.canonicalize()
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
     let (from, to) = (abs(from), abs(to));
     let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
     let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
@@ -110,8 +126,14 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(relative_path(Path::new("/a/b/out"), Path::new("/a/src/x.c")), Path::new("../../src/x.c"));
-        assert_eq!(relative_path(Path::new("/a"), Path::new("/a/x.c")), Path::new("x.c"));
+        assert_eq!(
+            relative_path(Path::new("/a/b/out"), Path::new("/a/src/x.c")),
+            Path::new("../../src/x.c")
+        );
+        assert_eq!(
+            relative_path(Path::new("/a"), Path::new("/a/x.c")),
+            Path::new("x.c")
+        );
     }
 
     #[test]

@@ -31,16 +31,66 @@ use std::process::Command;
 
 /// Options whose value is the next argument (so that the value is not taken for an input file).
 const TAKES_VALUE: &[&str] = &[
-    "-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-iprefix",
-    "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-x", "-MF", "-MT", "-MQ", "-MJ", "-L", "-l",
-    "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-mllvm", "-target", "-arch", "-z", "-T",
-    "-u", "-e", "--sysroot", "-F", "-framework", "-include-pch", "-ivfsoverlay", "-resource-dir",
-    "-gcc-toolchain", "-dependency-file", "-serialize-diagnostics", "--param", "-Xoffload-linker",
-    "-B", "-aux-info", "-isystem-after", "-cxx-isystem", "-idirafter",
+    "-o",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-isysroot",
+    "-x",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-MJ",
+    "-L",
+    "-l",
+    "-Xlinker",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xclang",
+    "-mllvm",
+    "-target",
+    "-arch",
+    "-z",
+    "-T",
+    "-u",
+    "-e",
+    "--sysroot",
+    "-F",
+    "-framework",
+    "-include-pch",
+    "-ivfsoverlay",
+    "-resource-dir",
+    "-gcc-toolchain",
+    "-dependency-file",
+    "-serialize-diagnostics",
+    "--param",
+    "-Xoffload-linker",
+    "-B",
+    "-aux-info",
+    "-isystem-after",
+    "-cxx-isystem",
+    "-idirafter",
 ];
 
 /// Flags after which clang does not link.
-const NO_LINK: &[&str] = &["-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-llvm", "-###"];
+const NO_LINK: &[&str] = &[
+    "-c",
+    "-S",
+    "-E",
+    "-M",
+    "-MM",
+    "-fsyntax-only",
+    "-emit-llvm",
+    "-###",
+];
 
 /// What a command line asks the compiler to do, as far as the wrapper cares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +112,19 @@ fn is_source(arg: &OsStr) -> bool {
     let ext = s.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
     matches!(
         ext,
-        "c" | "cc" | "cpp" | "cxx" | "c++" | "C" | "cp" | "CPP" | "i" | "ii" | "m" | "mm" | "ll" | "bc"
+        "c" | "cc"
+            | "cpp"
+            | "cxx"
+            | "c++"
+            | "C"
+            | "cp"
+            | "CPP"
+            | "i"
+            | "ii"
+            | "m"
+            | "mm"
+            | "ll"
+            | "bc"
     )
 }
 
@@ -103,7 +165,11 @@ fn is_header(arg: &OsStr) -> bool {
 /// linker by `-Wl,` or `-Xlinker`), which must get neither the runtime nor libraries.
 fn is_relocatable(arg: &str, linker_value: bool) -> bool {
     const R: &[&str] = &["-r", "--relocatable", "-relocatable"];
-    R.contains(&arg) || (!linker_value && arg.strip_prefix("-Wl,").is_some_and(|l| l.split(',').any(|x| R.contains(&x))))
+    R.contains(&arg)
+        || (!linker_value
+            && arg
+                .strip_prefix("-Wl,")
+                .is_some_and(|l| l.split(',').any(|x| R.contains(&x))))
 }
 
 /// The clang command line for the user's `args` (without the program name), given the pass, the
@@ -115,7 +181,12 @@ fn is_relocatable(arg: &str, linker_value: bool) -> bool {
 /// `-shared`, a relocatable link (`-r`, `-Wl,-r`), or one whose inputs are all headers (a
 /// precompiled header: `h.h -o h.pch`, `-x c-header`). `-static`, `-static-pie` and
 /// `-static-libgcc` get the static unwinder (`-lgcc_eh`) instead of `-lgcc_s`.
-pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path, driver: Option<&std::path::Path>) -> Plan {
+pub fn plan(
+    args: &[OsString],
+    pass: &std::path::Path,
+    runtime: &std::path::Path,
+    driver: Option<&std::path::Path>,
+) -> Plan {
     let mut user = Vec::new();
     let mut fuzzer = false;
     let mut no_link = false;
@@ -144,7 +215,10 @@ pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path
         if s == "-shared" {
             shared = true;
         }
-        if matches!(s.as_ref(), "-static" | "--static" | "-static-pie" | "-static-libgcc") {
+        if matches!(
+            s.as_ref(),
+            "-static" | "--static" | "-static-pie" | "-static-libgcc"
+        ) {
             static_link = true;
         }
         relocatable |= is_relocatable(&s, false);
@@ -206,14 +280,23 @@ pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path
         }
         // last, for the probes of the user's objects (the driver includes the runtime)
         out.push(driver.unwrap_or(runtime).as_os_str().to_owned());
-        out.extend(runtime_link_libs(static_link).into_iter().map(OsString::from));
+        out.extend(
+            runtime_link_libs(static_link)
+                .into_iter()
+                .map(OsString::from),
+        );
     }
     if shared && !no_link && linked_inputs > 0 {
         // the probes are defined by the executable that loads the library: a `-Wl,--no-undefined`
         // or `-Wl,-z,defs` of the build (meson's default, `b_lundef`) must not refuse them
         out.push("-Wl,-z,undefs".into());
     }
-    Plan { args: out, compiles, links, fuzzer }
+    Plan {
+        args: out,
+        compiles,
+        links,
+        fuzzer,
+    }
 }
 
 /// Run the wrapper: `cxx` selects C++ (`clang --driver-mode=g++`), `args` are the arguments
@@ -226,8 +309,14 @@ pub fn plan(args: &[OsString], pass: &std::path::Path, runtime: &std::path::Path
 pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
     use std::os::unix::process::CommandExt;
     let tc = Toolchain::locate_unchecked()?;
-    let wants_driver = args.iter().any(|a| strip_fuzzer(&a.to_string_lossy()).is_some_and(|(_, f)| f));
-    let driver: Option<PathBuf> = if wants_driver { Some(Toolchain::driver()?) } else { None };
+    let wants_driver = args
+        .iter()
+        .any(|a| strip_fuzzer(&a.to_string_lossy()).is_some_and(|(_, f)| f));
+    let driver: Option<PathBuf> = if wants_driver {
+        Some(Toolchain::driver()?)
+    } else {
+        None
+    };
     let mut p = plan(args, &tc.pass, &tc.runtime, driver.as_deref());
     if p.links {
         // with the runtime's own libm private, so that the user's code needs `-lm` as with clang
@@ -239,7 +328,9 @@ pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
     if cxx {
         cmd.arg("--driver-mode=g++");
     }
-    cmd.args(&p.args).env_remove(ENV_PASS_RENAME_MAIN).env_remove(ENV_PASS_EXPOSE);
+    cmd.args(&p.args)
+        .env_remove(ENV_PASS_RENAME_MAIN)
+        .env_remove(ENV_PASS_EXPOSE);
     let e = cmd.exec();
     anyhow::bail!("cannot run {}: {e}", tc.clang.display())
 }
@@ -265,16 +356,31 @@ mod tests {
 
     fn p(args: &[&str]) -> Plan {
         let a: Vec<OsString> = args.iter().map(OsString::from).collect();
-        plan(&a, Path::new("/x/pass.so"), Path::new("/x/rt.a"), Some(Path::new("/x/driver.a")))
+        plan(
+            &a,
+            Path::new("/x/pass.so"),
+            Path::new("/x/rt.a"),
+            Some(Path::new("/x/driver.a")),
+        )
     }
 
     fn strs(p: &Plan) -> Vec<String> {
-        p.args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+        p.args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
     }
 
     #[test]
     fn compile_only_gets_the_pass_and_no_runtime() {
-        let r = p(&["-O2", "-fsanitize=address,fuzzer-no-link", "-c", "a.c", "-o", "a.o"]);
+        let r = p(&[
+            "-O2",
+            "-fsanitize=address,fuzzer-no-link",
+            "-c",
+            "a.c",
+            "-o",
+            "a.o",
+        ]);
         assert!(r.compiles && !r.links && !r.fuzzer);
         let a = strs(&r);
         assert_eq!(a[0], "-fpass-plugin=/x/pass.so");
@@ -307,10 +413,18 @@ mod tests {
         let r = p(&["prog.c", "-o", "prog"]);
         assert!(r.compiles && r.links);
         assert!(strs(&r).contains(&"/x/rt.a".to_string()));
-        for q in [&["--version"][..], &["-print-search-dirs"], &["-dumpmachine"], &["-E", "-dM", "-"]] {
+        for q in [
+            &["--version"][..],
+            &["-print-search-dirs"],
+            &["-dumpmachine"],
+            &["-E", "-dM", "-"],
+        ] {
             let r = p(q);
             assert!(!r.links && !r.compiles, "{q:?}");
-            assert_eq!(strs(&r), q.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            assert_eq!(
+                strs(&r),
+                q.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+            );
         }
         // an option's value is not an input
         let r = p(&["-o", "out.c", "-I", "inc"]);
@@ -324,7 +438,10 @@ mod tests {
 
     #[test]
     fn sticky_language_is_reset_before_the_runtime() {
-        for args in [&["-x", "c", "prog.txt", "-o", "p"][..], &["-xc", "-", "-o", "p"]] {
+        for args in [
+            &["-x", "c", "prog.txt", "-o", "p"][..],
+            &["-xc", "-", "-o", "p"],
+        ] {
             let r = p(args);
             assert!(r.compiles && r.links, "{args:?}");
             let a = strs(&r);
@@ -332,10 +449,17 @@ mod tests {
             assert_eq!(&a[rt - 2..rt], ["-x", "none"], "{a:?}");
         }
         // no `-x` of the user: nothing added; a user's own `-x none` ends it
-        for args in [&["prog.c", "-o", "p"][..], &["-x", "c", "a.txt", "-x", "none", "b.o", "-o", "p"]] {
+        for args in [
+            &["prog.c", "-o", "p"][..],
+            &["-x", "c", "a.txt", "-x", "none", "b.o", "-o", "p"],
+        ] {
             let nones = |v: &[&str]| v.iter().filter(|x| **x == "none").count();
             let a = strs(&p(args));
-            assert_eq!(nones(&a.iter().map(String::as_str).collect::<Vec<_>>()), nones(args), "{a:?}");
+            assert_eq!(
+                nones(&a.iter().map(String::as_str).collect::<Vec<_>>()),
+                nones(args),
+                "{a:?}"
+            );
         }
     }
 
@@ -354,7 +478,10 @@ mod tests {
             let r = p(args);
             assert!(!r.links, "{args:?}");
             let a = strs(&r);
-            assert!(!a.iter().any(|x| x.ends_with(".a") || x.starts_with("-l")), "{a:?}");
+            assert!(
+                !a.iter().any(|x| x.ends_with(".a") || x.starts_with("-l")),
+                "{a:?}"
+            );
         }
         // `-Wl,-rpath,…` is not `-r`; a source next to a header still links
         assert!(p(&["-Wl,-rpath,/x", "a.o", "-o", "p"]).links);
@@ -364,9 +491,15 @@ mod tests {
     #[test]
     fn static_links_get_the_static_unwinder_and_no_libm() {
         let a = strs(&p(&["-static", "a.c", "-o", "a"]));
-        assert!(a.contains(&"-lgcc_eh".to_string()) && !a.contains(&"-lgcc_s".to_string()), "{a:?}");
+        assert!(
+            a.contains(&"-lgcc_eh".to_string()) && !a.contains(&"-lgcc_s".to_string()),
+            "{a:?}"
+        );
         let a = strs(&p(&["a.c", "-o", "a"]));
-        assert!(a.contains(&"-lgcc_s".to_string()) && !a.contains(&"-lgcc_eh".to_string()), "{a:?}");
+        assert!(
+            a.contains(&"-lgcc_s".to_string()) && !a.contains(&"-lgcc_eh".to_string()),
+            "{a:?}"
+        );
         for lib in ["-lm", "-lutil"] {
             assert!(!a.contains(&lib.to_string()), "{a:?}");
         }

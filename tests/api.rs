@@ -6,9 +6,23 @@ mod common;
 use common::*;
 
 /// Run `evotest run FILE --api ARGS… --out OUT` and return report.json.
-fn run_api(file: &str, out: &std::path::Path, args: &[&str]) -> (std::process::Output, serde_json::Value) {
-    let o = evotest().args(["run", file, "--api", "--out"]).arg(out).args(args).output().expect("run evotest");
-    assert!(o.status.success(), "evotest run {file} --api {args:?} failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+fn run_api(
+    file: &str,
+    out: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Output, serde_json::Value) {
+    let o = evotest()
+        .args(["run", file, "--api", "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .expect("run evotest");
+    assert!(
+        o.status.success(),
+        "evotest run {file} --api {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
     (o, read_json(&out.join("report.json")))
 }
 
@@ -16,113 +30,255 @@ fn run_api(file: &str, out: &std::path::Path, args: &[&str]) -> (std::process::O
 fn call_sequences_cover_an_api_and_tests_c_replays_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bag");
-    let (o, r) = run_api("tests/fixtures/api.c", &out, &["--max-execs", "30000", "--seed", "1"]);
+    let (o, r) = run_api(
+        "tests/fixtures/api.c",
+        &out,
+        &["--max-execs", "30000", "--seed", "1"],
+    );
     assert_eq!(r["algorithm"], "seq");
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("`bag_free` taken as destructor"), "{stdout}");
+    assert!(
+        stdout.contains("`bag_free` taken as destructor"),
+        "{stdout}"
+    );
     // the operations: external functions only, with their source prototypes
     let suite = read_json(&out.join("suite.json"));
-    let ops: Vec<String> = suite["params"]["operations"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    let ops: Vec<String> = suite["params"]["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
     assert_eq!(ops.len(), 8, "{ops:?}");
     assert!(ops.iter().any(|p| p == "Bag *bag_new(void)"), "{ops:?}");
-    assert!(ops.iter().any(|p| p == "int bag_add(Bag *b, const char *name, double w)"), "{ops:?}");
-    assert!(!ops.iter().any(|p| p.contains("valid_weight")), "a static function is no operation: {ops:?}");
+    assert!(
+        ops.iter()
+            .any(|p| p == "int bag_add(Bag *b, const char *name, double w)"),
+        "{ops:?}"
+    );
+    assert!(
+        !ops.iter().any(|p| p.contains("valid_weight")),
+        "a static function is no operation: {ops:?}"
+    );
     // the test that first covered the lookup of an added name: shortened to what it needs (a
     // bag, an add and the lookup of the same name, maybe more), within the sequence limit
     let tests = suite["tests"].as_array().unwrap();
     let found = tests
         .iter()
-        .find(|t| t["covers_first"].as_array().unwrap().iter().any(|c| c.as_str().unwrap().contains("`strcmp(?, name) == 0` → true")))
+        .find(|t| {
+            t["covers_first"].as_array().unwrap().iter().any(|c| {
+                c.as_str()
+                    .unwrap()
+                    .contains("`strcmp(?, name) == 0` → true")
+            })
+        })
         .expect("a test covering the found name");
     let calls = found["inputs"]["calls"].as_array().unwrap();
-    assert!(calls.len() >= 3 && calls.len() <= 8, "{}", found["inputs"]["text"]);
-    assert!(stdout.contains("api: the kept sequences were shortened from"), "{stdout}");
+    assert!(
+        calls.len() >= 3 && calls.len() <= 8,
+        "{}",
+        found["inputs"]["text"]
+    );
+    assert!(
+        stdout.contains("api: the kept sequences were shortened from"),
+        "{stdout}"
+    );
     // tests.c: every call as the run made it, its return values asserted, and it passes
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    assert!(text.contains("Bag *v0 = bag_new();"), "{}", &text[..text.len().min(3000)]);
-    assert!(text.contains("evotest_check_int(\"test_"), "return values are asserted");
-    assert!(text.contains("evotest_check_f64(\"test_"), "double returns are asserted bit-exactly");
+    assert!(
+        text.contains("Bag *v0 = bag_new();"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+    assert!(
+        text.contains("evotest_check_int(\"test_"),
+        "return values are asserted"
+    );
+    assert!(
+        text.contains("evotest_check_f64(\"test_"),
+        "double returns are asserted bit-exactly"
+    );
     // a (buffer, length) pair: the elements, and their count as the length
-    let call = text.lines().find(|l| l.contains("bag_add_weights(v") && l.contains("(double[]){")).expect("a bag_add_weights call with elements");
+    let call = text
+        .lines()
+        .find(|l| l.contains("bag_add_weights(v") && l.contains("(double[]){"))
+        .expect("a bag_add_weights call with elements");
     let inside = call.split("(double[]){").nth(1).unwrap();
     let (elems, rest) = inside.split_once('}').unwrap();
     let n = elems.split(", ").count();
-    assert!(rest.starts_with(&format!(", {n})")), "the length is the count of elements: {call}");
+    assert!(
+        rest.starts_with(&format!(", {n})")),
+        "the length is the count of elements: {call}"
+    );
 }
 
 #[test]
 fn a_bug_that_needs_a_sequence_is_found_and_replayed() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ring");
-    let (_, r) = run_api("examples/api/ringbuf.c", &out, &["--max-execs", "20000", "--seed", "0"]);
-    assert!(r["faults"]["crash"].as_u64().unwrap_or(0) > 0, "the resize bug was not found: {}", r["faults"]);
+    let (_, r) = run_api(
+        "examples/api/ringbuf.c",
+        &out,
+        &["--max-execs", "20000", "--seed", "0"],
+    );
+    assert!(
+        r["faults"]["crash"].as_u64().unwrap_or(0) > 0,
+        "the resize bug was not found: {}",
+        r["faults"]
+    );
     assert!(r["fault_reproducers"].as_u64().unwrap() >= 1);
     // tests.c expects the abort in a child, after the sequence that leads to it
     let t = compile_and_run_tests_c(&out, "examples/api/ringbuf.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    assert!(text.contains("/* recorded: crashes with SIGABRT, in the call of ring_pop */"), "{}", &text[..text.len().min(2000)]);
-    assert!(text.contains("ring_resize(v"), "the sequence shrinks a buffer");
+    assert!(
+        text.contains("/* recorded: crashes with SIGABRT, in the call of ring_pop */"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    assert!(
+        text.contains("ring_resize(v"),
+        "the sequence shrinks a buffer"
+    );
 }
 
 #[test]
 fn api_options_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     // a per-goal algorithm has nothing to search in a call sequence
-    let o = evotest().args(["run", "tests/fixtures/api.c", "--api", "-a", "avm", "--out"]).arg(dir.path().join("a")).output().unwrap();
+    let o = evotest()
+        .args(["run", "tests/fixtures/api.c", "--api", "-a", "avm", "--out"])
+        .arg(dir.path().join("a"))
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("seq, randoop, godel, random"), "{e}");
     // C++ sources
-    let o = evotest().args(["run", "tests/fixtures/cxx.cpp", "--api", "--out"]).arg(dir.path().join("x")).output().unwrap();
+    let o = evotest()
+        .args(["run", "tests/fixtures/cxx.cpp", "--api", "--out"])
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("--api tests C APIs"), "{e}");
     // globs that match no function
-    let o = evotest().args(["run", "tests/fixtures/api.c", "--api=queue_*", "--out"]).arg(dir.path().join("b")).output().unwrap();
+    let o = evotest()
+        .args(["run", "tests/fixtures/api.c", "--api=queue_*", "--out"])
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("no external function matches"), "{e}");
     // narrowed by a glob: bag_new and bag_add only
-    let o = evotest().args(["run", "tests/fixtures/api.c", "--api=bag_new,bag_add", "--max-execs", "3000", "--out"]).arg(dir.path().join("c")).output().unwrap();
+    let o = evotest()
+        .args([
+            "run",
+            "tests/fixtures/api.c",
+            "--api=bag_new,bag_add",
+            "--max-execs",
+            "3000",
+            "--out",
+        ])
+        .arg(dir.path().join("c"))
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let suite = read_json(&dir.path().join("c").join("suite.json"));
     assert_eq!(suite["params"]["operations"].as_array().unwrap().len(), 2);
     // a list without the constructor: the handle is a zeroed block, and a note says why crashes
     // through it may be misuse
-    let o = evotest().args(["run", "examples/api/strmap.c", "--api=map_put,map_size", "--max-execs", "500", "--out"]).arg(dir.path().join("d")).output().unwrap();
+    let o = evotest()
+        .args([
+            "run",
+            "examples/api/strmap.c",
+            "--api=map_put,map_size",
+            "--max-execs",
+            "500",
+            "--out",
+        ])
+        .arg(dir.path().join("d"))
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = read_json(&dir.path().join("d").join("report.json"));
-    let notes: Vec<&str> = r["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
-    assert!(notes.iter().any(|n| n.contains("`struct strmap` is given") && n.contains("`map_new`")), "{notes:?}");
+    let notes: Vec<&str> = r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`struct strmap` is given") && n.contains("`map_new`")),
+        "{notes:?}"
+    );
 }
 
 #[test]
 fn caller_allocated_objects_are_zeroed_and_initialized_first() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("init");
-    let (o, r) = run_api("tests/fixtures/api_init.c", &out, &["--max-execs", "20000", "--seed", "2"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (o, r) = run_api(
+        "tests/fixtures/api_init.c",
+        &out,
+        &["--max-execs", "20000", "--seed", "2"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     // an uninitialized stack never reaches stack_push: no fault
-    assert!(r["faults"].as_object().is_none_or(|f| f.is_empty()), "{}", r["faults"]);
+    assert!(
+        r["faults"].as_object().is_none_or(|f| f.is_empty()),
+        "{}",
+        r["faults"]
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     // in every test, a caller-allocated stack is allocated zeroed, and the first call that takes
     // it is the initializer
-    let tests: Vec<&str> = stdout.lines().filter(|l| l.contains("= &(struct stack){0}")).collect();
+    let tests: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("= &(struct stack){0}"))
+        .collect();
     assert!(!tests.is_empty(), "{stdout}");
     for t in tests {
         for part in t.split("; ") {
-            if let Some(v) = part.trim().split(" = &(struct stack){0}").next().filter(|_| part.contains("= &(struct stack){0}")) {
+            if let Some(v) = part
+                .trim()
+                .split(" = &(struct stack){0}")
+                .next()
+                .filter(|_| part.contains("= &(struct stack){0}"))
+            {
                 let v = v.rsplit(' ').next().unwrap_or(v);
-                let first_use = t.split("; ").find(|c| c.contains(&format!("({v},")) || c.contains(&format!("({v})")));
-                assert!(first_use.is_none_or(|c| c.contains(&format!("stack_init({v},"))), "{v} used before stack_init in {t}");
+                let first_use = t
+                    .split("; ")
+                    .find(|c| c.contains(&format!("({v},")) || c.contains(&format!("({v})")));
+                assert!(
+                    first_use.is_none_or(|c| c.contains(&format!("stack_init({v},"))),
+                    "{v} used before stack_init in {t}"
+                );
             }
         }
     }
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_init.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    assert!(text.contains("struct stack *v0 = calloc(1, sizeof(struct stack));"), "{}", &text[..text.len().min(3000)]);
+    assert!(
+        text.contains("struct stack *v0 = calloc(1, sizeof(struct stack));"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
 }
 
 /// `v = vec_push(v, x)` (C's realloc idiom) replaces the value it is given, and a value returned
@@ -132,12 +288,25 @@ fn caller_allocated_objects_are_zeroed_and_initialized_first() {
 fn values_returned_in_place_of_their_argument_are_not_freed_twice() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("vec");
-    let (o, r) = run_api("tests/fixtures/api_grow.c", &out, &["--max-execs", "20000", "--seed", "1"]);
+    let (o, r) = run_api(
+        "tests/fixtures/api_grow.c",
+        &out,
+        &["--max-execs", "20000", "--seed", "1"],
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("`vec_push` returns a value of a type it is given, taken to replace it"), "{stdout}");
+    assert!(
+        stdout.contains("`vec_push` returns a value of a type it is given, taken to replace it"),
+        "{stdout}"
+    );
     assert_eq!(r["fault_reproducers"], 0, "{stdout}");
     // the realloc and the full vector are reached through the values vec_push returned
-    assert!(!uncovered(&r).iter().any(|(_, c, l)| c.contains("v->n == v->cap") && l == "true"), "{:?}", uncovered(&r));
+    assert!(
+        !uncovered(&r)
+            .iter()
+            .any(|(_, c, l)| c.contains("v->n == v->cap") && l == "true"),
+        "{:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_grow.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 }

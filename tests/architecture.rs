@@ -80,13 +80,20 @@ fn references(code: &str) -> BTreeSet<String> {
         if let Some(group) = rest.strip_prefix('{') {
             let end = group.find('}').unwrap_or(group.len());
             for item in group[..end].split(',') {
-                let name: String = item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
                 if !name.is_empty() {
                     refs.insert(name);
                 }
             }
         } else {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             if !name.is_empty() {
                 refs.insert(name);
             }
@@ -114,7 +121,14 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for f in files {
         let rel = f.strip_prefix(&src).unwrap();
-        let top = rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
         if top == "main" || top == "lib" {
             continue;
         }
@@ -135,7 +149,13 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 
 /// A cycle through `start`, if there is one (depth-first search).
 fn cycle_from(g: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
-    fn dfs(g: &BTreeMap<String, BTreeSet<String>>, at: &str, start: &str, path: &mut Vec<String>, seen: &mut BTreeSet<String>) -> bool {
+    fn dfs(
+        g: &BTreeMap<String, BTreeSet<String>>,
+        at: &str,
+        start: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
         for next in g.get(at).into_iter().flatten() {
             if next == start {
                 return true;
@@ -170,12 +190,18 @@ fn no_dependency_cycle_between_top_level_modules() {
 fn the_checker_sees_uses_and_ignores_comments() {
     let code = strip_comments("use crate::{a, b::c};\n// crate::d\n/* crate::e */ let s = \"// crate::f\"; let q = b'\"'; crate::g::h();");
     let r = references(&code);
-    assert_eq!(r, ["a", "b", "f", "g"].iter().map(|s| s.to_string()).collect());
+    assert_eq!(
+        r,
+        ["a", "b", "f", "g"].iter().map(|s| s.to_string()).collect()
+    );
     // and a real cycle is found
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     g.entry("x".into()).or_default().insert("y".into());
     g.entry("y".into()).or_default().insert("x".into());
-    assert_eq!(cycle_from(&g, "x"), Some(vec!["x".to_string(), "y".to_string()]));
+    assert_eq!(
+        cycle_from(&g, "x"),
+        Some(vec!["x".to_string(), "y".to_string()])
+    );
 }
 
 /// Papers are cited by author and year in `--help`, `evotest list` and the README, never as the
@@ -194,16 +220,28 @@ fn user_facing_text_cites_papers_by_author_and_year() {
     ] {
         let o = evotest().args(&args).output().unwrap();
         assert!(o.status.success(), "evotest {args:?} failed");
-        texts.push((format!("evotest {}", args.join(" ")), String::from_utf8_lossy(&o.stdout).to_string()));
+        texts.push((
+            format!("evotest {}", args.join(" ")),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+        ));
     }
     for f in ["README.md", "ARCHITECTURE.md", "REFERENCES.md"] {
-        texts.push((f.to_string(), std::fs::read_to_string(path(f)).unwrap_or_else(|e| panic!("{f}: {e}"))));
+        texts.push((
+            f.to_string(),
+            std::fs::read_to_string(path(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
+        ));
     }
     for (what, t) in texts {
         for (i, line) in t.lines().enumerate() {
             let l = line.to_lowercase();
-            let handle = ["seed 000", "seed 001", "seed 002", "seed 003", "seed 004"].iter().any(|s| l.contains(s));
-            assert!(!handle, "{what}:{}: cites a paper as a seed handle: {line}", i + 1);
+            let handle = ["seed 000", "seed 001", "seed 002", "seed 003", "seed 004"]
+                .iter()
+                .any(|s| l.contains(s));
+            assert!(
+                !handle,
+                "{what}:{}: cites a paper as a seed handle: {line}",
+                i + 1
+            );
         }
     }
 }

@@ -6,7 +6,12 @@ use common::*;
 
 fn fail(args: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let o = evotest().args(args).arg("--out").arg(dir.path()).output().unwrap();
+    let o = evotest()
+        .args(args)
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert_one_line_error(&o)
 }
 
@@ -20,7 +25,10 @@ fn a_missing_file() {
 fn c_that_does_not_compile_shows_clangs_message() {
     let e = fail(&["run", "tests/fixtures/bad_syntax.c", "-f", "broken"]);
     assert!(e.contains("does not compile"), "{e}");
-    assert!(e.contains("undeclared_variable"), "clang's message is missing: {e}");
+    assert!(
+        e.contains("undeclared_variable"),
+        "clang's message is missing: {e}"
+    );
 }
 
 #[test]
@@ -34,7 +42,10 @@ fn an_unknown_function_lists_the_defined_ones() {
 fn an_unsupported_parameter_type_names_the_parameter_and_type() {
     let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "owned_by"]);
     assert!(e.contains("parameter `it`"), "{e}");
-    assert!(e.contains("`struct item` cannot be built member by member (pointer member `owner`)"), "{e}");
+    assert!(
+        e.contains("`struct item` cannot be built member by member (pointer member `owner`)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -53,33 +64,84 @@ fn llvm_not_installed() {
 
 #[test]
 fn a_range_for_an_unknown_parameter_or_outside_the_type() {
-    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "z=1..2"]);
-    assert!(e.contains("no such parameter") && e.contains("a, b, c"), "{e}");
-    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "a=0..99999999999"]);
+    let e = fail(&[
+        "run",
+        "examples/triangle.c",
+        "-f",
+        "triangle",
+        "--range",
+        "z=1..2",
+    ]);
+    assert!(
+        e.contains("no such parameter") && e.contains("a, b, c"),
+        "{e}"
+    );
+    let e = fail(&[
+        "run",
+        "examples/triangle.c",
+        "-f",
+        "triangle",
+        "--range",
+        "a=0..99999999999",
+    ]);
     assert!(e.contains("within"), "{e}");
-    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--range", "a"]);
+    let e = fail(&[
+        "run",
+        "examples/triangle.c",
+        "-f",
+        "triangle",
+        "--range",
+        "a",
+    ]);
     assert!(e.contains("NAME=LO..HI"), "{e}");
     // a member a structure parameter does not have: named, with the members it has
-    let e = fail(&["run", "tests/fixtures/null_guards.c", "-f", "describe", "--range", "it.nothere=0..3"]);
-    assert!(e.contains("`it` has no such member") && e.contains("it.qty, it.price"), "{e}");
+    let e = fail(&[
+        "run",
+        "tests/fixtures/null_guards.c",
+        "-f",
+        "describe",
+        "--range",
+        "it.nothere=0..3",
+    ]);
+    assert!(
+        e.contains("`it` has no such member") && e.contains("it.qty, it.price"),
+        "{e}"
+    );
 }
 
 /// Under --api, arguments are drawn per type: shape and range options, which name parameters,
 /// are refused (they were ignored, even for names that no function has).
 #[test]
 fn parameter_options_are_refused_with_api() {
-    for opt in [&["--string", "s=16"][..], &["--range", "nothere=0..3"], &["--array", "a=4"]] {
+    for opt in [
+        &["--string", "s=16"][..],
+        &["--range", "nothere=0..3"],
+        &["--array", "a=4"],
+    ] {
         let mut args = vec!["run", "examples/api/strmap.c", "--api"];
         args.extend_from_slice(opt);
         let e = fail(&args);
-        assert!(e.contains("do not apply with --api") && e.contains("strings of up to 16 characters"), "{opt:?}: {e}");
+        assert!(
+            e.contains("do not apply with --api") && e.contains("strings of up to 16 characters"),
+            "{opt:?}: {e}"
+        );
     }
 }
 
 #[test]
 fn an_unknown_algorithm() {
-    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--algorithm", "magic"]);
-    assert!(e.contains("unknown algorithm `magic`") && e.contains("avm"), "{e}");
+    let e = fail(&[
+        "run",
+        "examples/triangle.c",
+        "-f",
+        "triangle",
+        "--algorithm",
+        "magic",
+    ]);
+    assert!(
+        e.contains("unknown algorithm `magic`") && e.contains("avm"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -91,7 +153,10 @@ fn a_directory_is_not_called_a_missing_file() {
 #[test]
 fn an_empty_source_says_it_defines_no_function() {
     let e = fail(&["run", "tests/fixtures/empty.c", "-f", "f"]);
-    assert!(e.contains("`f` not found") && e.contains("defined: none"), "{e}");
+    assert!(
+        e.contains("`f` not found") && e.contains("defined: none"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -107,11 +172,19 @@ fn absurd_durations_and_limits_are_one_line_errors() {
         let mut a = vec!["run", "examples/triangle.c", "-f", "triangle"];
         a.extend(args.iter());
         let dir = tempfile::tempdir().unwrap();
-        let o = evotest().args(&a).arg("--out").arg(dir.path()).output().unwrap();
+        let o = evotest()
+            .args(&a)
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap();
         assert!(!o.status.success(), "{args:?} was accepted");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(err.lines().filter(|l| l.starts_with("error")).count() == 1, "{args:?}: {err}");
+        assert!(
+            err.lines().filter(|l| l.starts_with("error")).count() == 1,
+            "{args:?}: {err}"
+        );
     }
 }
 
@@ -119,13 +192,20 @@ fn absurd_durations_and_limits_are_one_line_errors() {
 fn without_function_the_one_function_is_tested_and_several_are_listed() {
     // one function besides main: it is the one tested
     let dir = tempfile::tempdir().unwrap();
-    let o = evotest().args(["run", "examples/triangle.c", "--max-execs", "2000", "--out"]).arg(dir.path()).output().unwrap();
+    let o = evotest()
+        .args(["run", "examples/triangle.c", "--max-execs", "2000", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = read_json(&dir.path().join("report.json"));
     assert_eq!(r["function"], "triangle", "{r}");
     // several: a one-line error that lists them
     let e = fail(&["run", "tests/fixtures/shapes.c"]);
-    assert!(e.contains("give --function NAME") && e.contains("matrix") && e.contains("arr"), "{e}");
+    assert!(
+        e.contains("give --function NAME") && e.contains("matrix") && e.contains("arr"),
+        "{e}"
+    );
     let e = fail(&["run", "tests/fixtures/empty.c"]);
     assert!(e.contains("no function to test"), "{e}");
     let e = fail(&["run", "--crate", "tests/fixtures"]);
@@ -135,7 +215,10 @@ fn without_function_the_one_function_is_tested_and_several_are_listed() {
 #[test]
 fn a_parameter_the_abi_splits_is_refused_in_one_line() {
     let e = fail(&["run", "tests/fixtures/unsupported.c", "-f", "in_disc"]);
-    assert!(e.contains("parameter `z` of `in_disc` is passed in parts") && e.contains("_Complex"), "{e}");
+    assert!(
+        e.contains("parameter `z` of `in_disc` is passed in parts") && e.contains("_Complex"),
+        "{e}"
+    );
 }
 
 /// Refused before the target is built, so that an earlier run's results stay as they were.
@@ -143,8 +226,23 @@ fn a_parameter_the_abi_splits_is_refused_in_one_line() {
 fn sequence_algorithms_without_api_and_a_population_of_one_are_refused() {
     for a in ["seq", "randoop", "godel"] {
         let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "-a", a]);
-        assert!(e.contains(&format!("-a {a}: it builds call sequences; use it with --api")), "{e}");
+        assert!(
+            e.contains(&format!(
+                "-a {a}: it builds call sequences; use it with --api"
+            )),
+            "{e}"
+        );
     }
-    let e = fail(&["run", "examples/triangle.c", "-f", "triangle", "--population", "1"]);
-    assert!(e.contains("--population 1: a population needs at least 2"), "{e}");
+    let e = fail(&[
+        "run",
+        "examples/triangle.c",
+        "-f",
+        "triangle",
+        "--population",
+        "1",
+    ]);
+    assert!(
+        e.contains("--population 1: a population needs at least 2"),
+        "{e}"
+    );
 }

@@ -12,8 +12,19 @@ fn bench_runs_every_tool_and_writes_its_results() {
     let work = dir.path().join("work");
     let o = evotest()
         .args([
-            "bench", "--only", "triangle", "--runs", "1", "--max-execs", "3000", "--max-time", "3s",
-            "--tools", "avm,ga,random,avm+uniform,libfuzzer,afl", "--name", "smoke",
+            "bench",
+            "--only",
+            "triangle",
+            "--runs",
+            "1",
+            "--max-execs",
+            "3000",
+            "--max-time",
+            "3s",
+            "--tools",
+            "avm,ga,random,avm+uniform,libfuzzer,afl",
+            "--name",
+            "smoke",
         ])
         .arg("--out")
         .arg(&out)
@@ -26,7 +37,10 @@ fn bench_runs_every_tool_and_writes_its_results() {
     let j = read_json(&out.join("smoke.json"));
     let cells = j["cells"].as_array().unwrap();
     let tools: Vec<&str> = cells.iter().map(|c| c["tool"].as_str().unwrap()).collect();
-    assert_eq!(tools, vec!["avm", "ga", "random", "avm+uniform", "libfuzzer", "afl"]);
+    assert_eq!(
+        tools,
+        vec!["avm", "ga", "random", "avm+uniform", "libfuzzer", "afl"]
+    );
     for c in cells {
         assert_eq!(c["total"], 22, "{c}");
         // every tool covers something (the starting input alone covers a few outcomes)
@@ -47,17 +61,38 @@ fn bench_runs_every_tool_and_writes_its_results() {
         if r["success"] == true {
             assert_eq!(missed, 0, "{r}");
         } else {
-            assert_eq!(missed, r["total"].as_u64().unwrap() - r["covered"].as_u64().unwrap(), "{r}");
+            assert_eq!(
+                missed,
+                r["total"].as_u64().unwrap() - r["covered"].as_u64().unwrap(),
+                "{r}"
+            );
             let label = r["missed"][0].as_str().unwrap();
-            assert!(label.starts_with('L') && (label.ends_with(":T") || label.ends_with(":F")), "{r}");
-            assert!(md.contains("Runs that missed full feasible coverage") && md.contains(&format!("`{label}`")), "{md}");
+            assert!(
+                label.starts_with('L') && (label.ends_with(":T") || label.ends_with(":F")),
+                "{r}"
+            );
+            assert!(
+                md.contains("Runs that missed full feasible coverage")
+                    && md.contains(&format!("`{label}`")),
+                "{md}"
+            );
         }
     }
     // ground truth: the union of all suites covers the claimed 22, and llvm-cov agrees
-    assert_eq!(j["ground_truth"][0]["verdict"], "confirmed", "{}", j["ground_truth"]);
-    assert!(md.contains("| triangle |") && md.contains("Ground truth"), "{md}");
+    assert_eq!(
+        j["ground_truth"][0]["verdict"], "confirmed",
+        "{}",
+        j["ground_truth"]
+    );
+    assert!(
+        md.contains("| triangle |") && md.contains("Ground truth"),
+        "{md}"
+    );
     let svg = std::fs::read_to_string(out.join("smoke-triangle.svg")).unwrap();
-    assert!(svg.contains("<svg") && svg.contains("libfuzzer"), "plot lacks the peers");
+    assert!(
+        svg.contains("<svg") && svg.contains("libfuzzer"),
+        "plot lacks the peers"
+    );
 }
 
 /// `evotest fuzz` as a benchmark tool, on the raw-bytes harnesses of bench/fuzz-sbst.toml from an
@@ -71,9 +106,25 @@ fn bench_measures_evotest_fuzz_on_raw_bytes_harnesses() {
         .args([
             // an execution cap far above what the runs need: the fuzz runs' directed stages then
             // count executions, not seconds, so a loaded machine does not change them
-            "bench", "--programs", "bench/fuzz-sbst.toml", "--only", "triangle,check_isbn,expint", "--runs", "1", "--max-execs", "100000000",
-            "--max-time", "30s", "--tools", "fuzz,fuzz+i2s,fuzz+noguide", "--peer-encoding", "bytes", "--fuzzer-seed", "zero",
-            "--name", "fz",
+            "bench",
+            "--programs",
+            "bench/fuzz-sbst.toml",
+            "--only",
+            "triangle,check_isbn,expint",
+            "--runs",
+            "1",
+            "--max-execs",
+            "100000000",
+            "--max-time",
+            "30s",
+            "--tools",
+            "fuzz,fuzz+i2s,fuzz+noguide",
+            "--peer-encoding",
+            "bytes",
+            "--fuzzer-seed",
+            "zero",
+            "--name",
+            "fz",
         ])
         .arg("--out")
         .arg(&out)
@@ -85,14 +136,25 @@ fn bench_measures_evotest_fuzz_on_raw_bytes_harnesses() {
     assert!(o.status.success(), "{err}");
     let j = read_json(&out.join("fz.json"));
     let recs = j["records"].as_array().unwrap();
-    let rec = |p: &str, t: &str| recs.iter().find(|r| r["program"] == p && r["tool"] == t).unwrap().clone();
+    let rec = |p: &str, t: &str| {
+        recs.iter()
+            .find(|r| r["program"] == p && r["tool"] == t)
+            .unwrap()
+            .clone()
+    };
     for t in ["fuzz", "fuzz+i2s", "fuzz+noguide"] {
         // every mode covers triangle's 22 outcomes; the run is stopped there
         let r = rec("triangle", t);
         assert_eq!(r["success"], true, "{r}");
         let full = r["executions_to_full"].as_u64().unwrap();
-        assert!(full >= 1 && r["executions"].as_u64().unwrap() >= full, "{r}");
-        assert!(r["seconds"].as_f64().unwrap() < 25.0, "not stopped at full coverage: {r}");
+        assert!(
+            full >= 1 && r["executions"].as_u64().unwrap() >= full,
+            "{r}"
+        );
+        assert!(
+            r["seconds"].as_f64().unwrap() < 25.0,
+            "not stopped at full coverage: {r}"
+        );
         // check_isbn's string is read as raw bytes: it covers most of its 30 outcomes
         let r = rec("check_isbn", t);
         assert!(r["covered"].as_u64().unwrap() >= 20, "{r}");
@@ -101,13 +163,32 @@ fn bench_measures_evotest_fuzz_on_raw_bytes_harnesses() {
     let r = rec("expint", "fuzz");
     assert!(r["covered"].as_u64().unwrap() >= 20, "{r}");
     // guidance: triangle's equalities of raw 32-bit ints by input-to-state, havoc needs thousands
-    let guided = rec("triangle", "fuzz+i2s")["executions_to_full"].as_u64().unwrap();
-    let havoc = rec("triangle", "fuzz+noguide")["executions_to_full"].as_u64().unwrap();
-    assert!(guided < 1000 && guided < havoc, "i2s {guided}, havoc {havoc}");
+    let guided = rec("triangle", "fuzz+i2s")["executions_to_full"]
+        .as_u64()
+        .unwrap();
+    let havoc = rec("triangle", "fuzz+noguide")["executions_to_full"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        guided < 1000 && guided < havoc,
+        "i2s {guided}, havoc {havoc}"
+    );
     // the harnesses read raw bytes: a string up to its first NUL, no length field
     let h = std::fs::read_to_string(work.join("check_isbn/fuzz/harness.c")).unwrap();
-    assert!(h.contains("strnlen") && h.contains("LLVMFuzzerTestOneInput") && !h.contains("__evotest_observe"), "{h}");
-    assert_eq!(j["ground_truth"][0]["verdict"], "confirmed", "{}", j["ground_truth"]);
+    assert!(
+        h.contains("strnlen")
+            && h.contains("LLVMFuzzerTestOneInput")
+            && !h.contains("__evotest_observe"),
+        "{h}"
+    );
+    assert_eq!(
+        j["ground_truth"][0]["verdict"], "confirmed",
+        "{}",
+        j["ground_truth"]
+    );
     let md = std::fs::read_to_string(out.join("fz.md")).unwrap();
-    assert!(md.contains("all-zero input") && md.contains("| fuzz | fuzz+i2s | fuzz+noguide |"), "{md}");
+    assert!(
+        md.contains("all-zero input") && md.contains("| fuzz | fuzz+i2s | fuzz+noguide |"),
+        "{md}"
+    );
 }

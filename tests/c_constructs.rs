@@ -11,7 +11,12 @@ use std::process::Command;
 #[test]
 fn a_static_function_nothing_calls_is_found() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/unsupported.c", "unused_helper", dir.path(), &["--seed", "1", "--max-execs", "2000"]);
+    let (_, r) = run(
+        "tests/fixtures/unsupported.c",
+        "unused_helper",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "2000"],
+    );
     assert_eq!(r["branches_total"], 2, "{r:#}");
     assert_eq!(r["branches_covered"], 2, "{:?}", uncovered(&r));
 }
@@ -20,12 +25,26 @@ fn a_static_function_nothing_calls_is_found() {
 /// outcomes depend on how many arguments the caller passed in registers.
 #[test]
 fn the_compare_inside_va_arg_is_no_site() {
-    let o = evotest().args(["sites", "tests/fixtures/unsupported.c"]).current_dir(root()).output().unwrap();
+    let o = evotest()
+        .args(["sites", "tests/fixtures/unsupported.c"])
+        .current_dir(root())
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success());
-    let block: Vec<&str> = text.lines().skip_while(|l| !l.contains("sum_args(")).skip(1).take_while(|l| l.starts_with(' ')).collect();
+    let block: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("sum_args("))
+        .skip(1)
+        .take_while(|l| l.starts_with(' '))
+        .collect();
     assert!(!block.is_empty(), "{text}");
-    assert!(block.iter().all(|l| !l.contains("gp_offset") || l.contains("def ")), "{text}");
+    assert!(
+        block
+            .iter()
+            .all(|l| !l.contains("gp_offset") || l.contains("def ")),
+        "{text}"
+    );
     assert!(text.contains("int sum_args(int n, ...)"), "{text}");
 }
 
@@ -36,20 +55,46 @@ fn the_tests_c_build_command_survives_spaces_in_paths() {
     let dir = tempfile::tempdir().unwrap();
     let src_dir = dir.path().join("my sources");
     std::fs::create_dir_all(&src_dir).unwrap();
-    std::fs::copy(root().join("examples/triangle.c"), src_dir.join("tri angle.c")).unwrap();
+    std::fs::copy(
+        root().join("examples/triangle.c"),
+        src_dir.join("tri angle.c"),
+    )
+    .unwrap();
     let out = dir.path().join("out dir");
     let o = evotest()
         .current_dir(dir.path())
-        .args(["run", "my sources/tri angle.c", "-f", "triangle", "--max-execs", "3000", "-q", "--out", "out dir"])
+        .args([
+            "run",
+            "my sources/tri angle.c",
+            "-f",
+            "triangle",
+            "--max-execs",
+            "3000",
+            "-q",
+            "--out",
+            "out dir",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    let line = text.lines().map(|l| l.trim_start_matches(" *").trim()).find(|l| l.starts_with("clang-22 -o tests ")).expect("a build command");
+    let line = text
+        .lines()
+        .map(|l| l.trim_start_matches(" *").trim())
+        .find(|l| l.starts_with("clang-22 -o tests "))
+        .expect("a build command");
     let words = shlex::split(line.split(" && ").next().unwrap()).expect("a shell command");
     assert!(words.iter().any(|w| w == "out dir/tests.c"), "{line}");
-    let c = Command::new(&words[0]).args(&words[1..]).current_dir(dir.path()).output().unwrap();
-    assert!(c.status.success(), "{line}: {}", String::from_utf8_lossy(&c.stderr));
+    let c = Command::new(&words[0])
+        .args(&words[1..])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        c.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&c.stderr)
+    );
     assert!(dir.path().join("tests").is_file());
 }
 
@@ -60,7 +105,12 @@ fn the_tests_c_build_command_survives_spaces_in_paths() {
 #[test]
 fn functions_called_through_pointers_are_goals() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/fn_pointers.c", "apply_op", dir.path(), &["--seed", "1", "--max-execs", "20000"]);
+    let (_, r) = run(
+        "tests/fixtures/fn_pointers.c",
+        "apply_op",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "20000"],
+    );
     assert!(r["error"].is_null(), "{r:#}");
     assert_eq!(r["branches_total"], 8, "{r:#}");
     assert_eq!(r["branches_covered"], 8, "{:?}", uncovered(&r));
@@ -72,12 +122,25 @@ fn functions_called_through_pointers_are_goals() {
 fn a_target_outside_the_scope_is_named_as_such() {
     let dir = tempfile::tempdir().unwrap();
     let o = evotest()
-        .args(["run", "tests/fixtures/fn_pointers.c", "-f", "apply_op", "--target", "28:true", "--max-execs", "100", "--out"])
+        .args([
+            "run",
+            "tests/fixtures/fn_pointers.c",
+            "-f",
+            "apply_op",
+            "--target",
+            "28:true",
+            "--max-execs",
+            "100",
+            "--out",
+        ])
         .arg(dir.path())
         .current_dir(root())
         .output()
         .unwrap();
     assert!(!o.status.success());
     let line = assert_one_line_error(&o);
-    assert!(line.contains("`unreached`") && line.contains("does not reach"), "{line}");
+    assert!(
+        line.contains("`unreached`") && line.contains("does not reach"),
+        "{line}"
+    );
 }

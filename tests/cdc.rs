@@ -29,7 +29,12 @@ fn rows(r: &Value) -> Vec<(String, u64, u64, String, Vec<(String, bool)>)> {
                     .as_array()
                     .unwrap()
                     .iter()
-                    .map(|o| (o["label"].as_str().unwrap().to_string(), o["covered"].as_bool().unwrap()))
+                    .map(|o| {
+                        (
+                            o["label"].as_str().unwrap().to_string(),
+                            o["covered"].as_bool().unwrap(),
+                        )
+                    })
                     .collect(),
             )
         })
@@ -42,7 +47,12 @@ fn llvm_view(out: &Path) -> LlvmCdc {
     let cmd = tests_c_build_command(out);
     let exe = out.join("tests-cov");
     let c = Command::new(&cmd[0])
-        .args(["-fprofile-instr-generate", "-fcoverage-mapping", "-fcoverage-mcdc", "-o"])
+        .args([
+            "-fprofile-instr-generate",
+            "-fcoverage-mapping",
+            "-fcoverage-mcdc",
+            "-o",
+        ])
         .arg(&exe)
         .args(&cmd[3..])
         .current_dir(root())
@@ -50,10 +60,21 @@ fn llvm_view(out: &Path) -> LlvmCdc {
         .unwrap();
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     let raw = out.join("cov.profraw");
-    let st = Command::new(&exe).env("LLVM_PROFILE_FILE", &raw).stdout(std::process::Stdio::null()).status().unwrap();
+    let st = Command::new(&exe)
+        .env("LLVM_PROFILE_FILE", &raw)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
     assert!(st.success());
     let prof = out.join("cov.profdata");
-    assert!(Command::new("llvm-profdata-22").arg("merge").arg("-o").arg(&prof).arg(&raw).status().unwrap().success());
+    assert!(Command::new("llvm-profdata-22")
+        .arg("merge")
+        .arg("-o")
+        .arg(&prof)
+        .arg(&raw)
+        .status()
+        .unwrap()
+        .success());
     let src = path(FIXTURE);
     let json = Command::new("llvm-cov-22")
         .arg("export")
@@ -62,7 +83,11 @@ fn llvm_view(out: &Path) -> LlvmCdc {
         .arg(&src)
         .output()
         .unwrap();
-    assert!(json.status.success(), "{}", String::from_utf8_lossy(&json.stderr));
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
     llvm_cdc(&String::from_utf8_lossy(&json.stdout), &src).unwrap()
 }
 
@@ -70,7 +95,19 @@ fn llvm_view(out: &Path) -> LlvmCdc {
 #[test]
 fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run(FIXTURE, "cdc", dir.path(), &["--criterion", "condition-decision", "--seed", "2", "--max-execs", "20000"]);
+    let (_, r) = run(
+        FIXTURE,
+        "cdc",
+        dir.path(),
+        &[
+            "--criterion",
+            "condition-decision",
+            "--seed",
+            "2",
+            "--max-execs",
+            "20000",
+        ],
+    );
     let rows = rows(&r);
     let kinds = |k: &str| rows.iter().filter(|x| x.0 == k).count();
     // decisions: 7 of several conditions (the && / || chains of lines 11, 13, the & and | of 15,
@@ -79,7 +116,13 @@ fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
     // and the stored `a > b` of line 19
     let multi: Vec<_> = rows
         .iter()
-        .filter(|x| x.0 == "decision" && !x.3.contains("!= 0") && [" && ", " || ", " & ", " | "].iter().any(|o| x.3.contains(o)))
+        .filter(|x| {
+            x.0 == "decision"
+                && !x.3.contains("!= 0")
+                && [" && ", " || ", " & ", " | "]
+                    .iter()
+                    .any(|o| x.3.contains(o))
+        })
         .collect();
     assert_eq!(multi.len(), 7, "{rows:#?}");
     assert_eq!(kinds("decision"), 10, "{rows:#?}");
@@ -89,7 +132,12 @@ fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
     assert_eq!(cd["decision_outcomes_total"], 26);
     assert_eq!(cd["condition_outcomes_total"], 32);
     assert_eq!(r["branches_total"], 58, "n = 2(l + m) = 2 (13 + 16)");
-    assert_eq!(r["branches_covered"], 58, "every objective is feasible: {:?}", uncovered(&r));
+    assert_eq!(
+        r["branches_covered"],
+        58,
+        "every objective is feasible: {:?}",
+        uncovered(&r)
+    );
 
     let llvm = llvm_view(dir.path());
     let src = std::fs::read_to_string(path(FIXTURE)).unwrap();
@@ -99,8 +147,20 @@ fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
     for d in &llvm.decisions {
         let ours = rows
             .iter()
-            .find(|x| x.0 == "decision" && x.1 as usize == d.line && (x.2 as usize) >= d.col && (x.2 as usize) <= d.end_col)
-            .unwrap_or_else(|| panic!("no decision of ours at {}:{}: {}", d.line, d.col, line_text(d.line)));
+            .find(|x| {
+                x.0 == "decision"
+                    && x.1 as usize == d.line
+                    && (x.2 as usize) >= d.col
+                    && (x.2 as usize) <= d.end_col
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "no decision of ours at {}:{}: {}",
+                    d.line,
+                    d.col,
+                    line_text(d.line)
+                )
+            });
         let covered: Vec<bool> = ours.4.iter().map(|o| o.1).collect();
         assert_eq!(covered, d.outcomes, "decision at line {}", d.line);
     }
@@ -110,7 +170,10 @@ fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
     let (mut conditions, mut others) = (0, 0);
     for b in &llvm.branches {
         let text = line_text(b.line).get(b.col - 1..).unwrap_or("");
-        let leaf = llvm.decisions.iter().any(|d| d.line == b.line && d.col <= b.col && b.end_col <= d.end_col);
+        let leaf = llvm
+            .decisions
+            .iter()
+            .any(|d| d.line == b.line && d.col <= b.col && b.end_col <= d.end_col);
         let inside = |x: &&(String, u64, u64, String, Vec<(String, bool)>)| {
             x.1 as usize == b.line && (x.2 as usize) >= b.col && (x.2 as usize) <= b.end_col
         };
@@ -122,9 +185,21 @@ fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
         } else {
             rows.iter().find(|x| x.0 == "decision" && inside(x))
         };
-        let ours = ours.unwrap_or_else(|| panic!("no objective of ours for llvm-cov's region {}:{}-{}: {}", b.line, b.col, b.end_col, text));
+        let ours = ours.unwrap_or_else(|| {
+            panic!(
+                "no objective of ours for llvm-cov's region {}:{}-{}: {}",
+                b.line, b.col, b.end_col, text
+            )
+        });
         let covered: Vec<bool> = ours.4.iter().map(|o| o.1).collect();
-        assert_eq!(covered, vec![b.true_count > 0, b.false_count > 0], "region {}:{} ({})", b.line, b.col, ours.3);
+        assert_eq!(
+            covered,
+            vec![b.true_count > 0, b.false_count > 0],
+            "region {}:{} ({})",
+            b.line,
+            b.col,
+            ours.3
+        );
         if leaf {
             conditions += 1;
         } else {
@@ -143,16 +218,34 @@ fn condition_decision_counts_agree_with_llvm_cov_branch_and_mcdc_views() {
 #[test]
 fn branch_coverage_ignores_condition_only_sites() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run(FIXTURE, "cdc", dir.path(), &["--seed", "1", "--max-execs", "20000"]);
+    let (_, r) = run(
+        FIXTURE,
+        "cdc",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "20000"],
+    );
     assert!(r["condition_decision"].is_null());
     let sites = r["sites"].as_array().unwrap();
     assert!(sites.iter().all(|s| s["kind"] != "cond"), "{sites:#?}");
     let o = evotest().args(["sites", FIXTURE]).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains(&format!("{} branch sites", sites.len())), "{text}");
+    assert!(
+        text.contains(&format!("{} branch sites", sites.len())),
+        "{text}"
+    );
     assert_eq!(sites.len(), 17);
-    assert_eq!(text.lines().filter(|l| l.contains(" cond ")).count(), 8, "{text}");
-    assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("decision")).count(), 7, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" cond ")).count(),
+        8,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("decision"))
+            .count(),
+        7,
+        "{text}"
+    );
 }
 
 /// evotest's GE on a plateau (Set 1's gpa): `g >= 350 && credits == 15` needs three courses of
@@ -170,11 +263,30 @@ fn grammatical_evolution_leaves_a_plateau_through_the_margin_tie_break() {
             "examples/set1/gpa.c",
             "gpa",
             dir.path(),
-            &["-a", "ge-ext", "--criterion", "condition-decision", "--seed", seed, "--max-execs", "200000"],
+            &[
+                "-a",
+                "ge-ext",
+                "--criterion",
+                "condition-decision",
+                "--seed",
+                seed,
+                "--max-execs",
+                "200000",
+            ],
         );
         let cdc = &r["condition_decision"];
-        assert_eq!(cdc["decision_outcomes_covered"], 24, "seed {seed}: {:?}", uncovered(&r));
-        assert_eq!(cdc["condition_outcomes_covered"], 26, "seed {seed}: {:?}", uncovered(&r));
+        assert_eq!(
+            cdc["decision_outcomes_covered"],
+            24,
+            "seed {seed}: {:?}",
+            uncovered(&r)
+        );
+        assert_eq!(
+            cdc["condition_outcomes_covered"],
+            26,
+            "seed {seed}: {:?}",
+            uncovered(&r)
+        );
     }
 }
 
@@ -184,25 +296,65 @@ fn grammatical_evolution_leaves_a_plateau_through_the_margin_tie_break() {
 /// backwards when its last condition was negated (found by a robustness check, 2026-11-28).
 #[test]
 fn negated_conditions_keep_the_decisions_outcomes_the_right_way_round() {
-    for (function, text) in [("last_negated", "a > 0 && !f"), ("first_negated", "!a && b > 5"), ("both_negated", "!(a > 3) || !b")] {
+    for (function, text) in [
+        ("last_negated", "a > 0 && !f"),
+        ("first_negated", "!a && b > 5"),
+        ("both_negated", "!(a > 3) || !b"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
-        let (_, r) = run("tests/fixtures/cdc_negated.c", function, dir.path(), &["--criterion", "condition-decision", "--seed", "1", "--max-execs", "20000"]);
-        assert_eq!(r["branches_covered"], r["branches_total"], "{function}: {:?}", uncovered(&r));
-        let decision = rows(&r).into_iter().find(|x| x.0 == "decision").unwrap_or_else(|| panic!("{function}: no decision"));
+        let (_, r) = run(
+            "tests/fixtures/cdc_negated.c",
+            function,
+            dir.path(),
+            &[
+                "--criterion",
+                "condition-decision",
+                "--seed",
+                "1",
+                "--max-execs",
+                "20000",
+            ],
+        );
+        assert_eq!(
+            r["branches_covered"],
+            r["branches_total"],
+            "{function}: {:?}",
+            uncovered(&r)
+        );
+        let decision = rows(&r)
+            .into_iter()
+            .find(|x| x.0 == "decision")
+            .unwrap_or_else(|| panic!("{function}: no decision"));
         assert_eq!(decision.3, text, "{function}");
         let suite = read_json(&dir.path().join("suite.json"));
         let mut seen = [false; 2];
         for t in suite["tests"].as_array().unwrap() {
             let returned = t["return"]["value"].as_i64().unwrap();
-            for c in t["covers"].as_array().unwrap().iter().filter_map(|c| c.as_str()) {
-                if let Some(outcome) = c.strip_prefix(&format!("decision `{text}` → ")).or_else(|| c.split_once(&format!("decision `{text}` → ")).map(|x| x.1)) {
+            for c in t["covers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|c| c.as_str())
+            {
+                if let Some(outcome) = c
+                    .strip_prefix(&format!("decision `{text}` → "))
+                    .or_else(|| c.split_once(&format!("decision `{text}` → ")).map(|x| x.1))
+                {
                     let holds = outcome == "true";
-                    assert_eq!(holds, returned == 1, "{function}: {c} with a return value of {returned}");
+                    assert_eq!(
+                        holds,
+                        returned == 1,
+                        "{function}: {c} with a return value of {returned}"
+                    );
                     seen[holds as usize] = true;
                 }
             }
         }
-        assert_eq!(seen, [true, true], "{function}: both outcomes of the decision");
+        assert_eq!(
+            seen,
+            [true, true],
+            "{function}: both outcomes of the decision"
+        );
     }
 }
 
@@ -215,7 +367,26 @@ fn negated_conditions_keep_the_decisions_outcomes_the_right_way_round() {
 fn condition_decision_goals_get_input_to_state_through_their_critical_branch() {
     for seed in ["1", "2", "3", "4", "5"] {
         let dir = tempfile::tempdir().unwrap();
-        let (_, r) = run("examples/comp/comp_n3_c3.c", "comp_n3_c3", dir.path(), &["--criterion", "condition-decision", "--seed", seed, "--max-execs", "500", "--max-time", "0"]);
-        assert_eq!(r["branches_covered"], r["branches_total"], "seed {seed}: {:?}", uncovered(&r));
+        let (_, r) = run(
+            "examples/comp/comp_n3_c3.c",
+            "comp_n3_c3",
+            dir.path(),
+            &[
+                "--criterion",
+                "condition-decision",
+                "--seed",
+                seed,
+                "--max-execs",
+                "500",
+                "--max-time",
+                "0",
+            ],
+        );
+        assert_eq!(
+            r["branches_covered"],
+            r["branches_total"],
+            "seed {seed}: {:?}",
+            uncovered(&r)
+        );
     }
 }

@@ -8,8 +8,18 @@ mod common;
 use common::*;
 
 const FLAG_ASSIGNMENT: [&str; 12] = [
-    "--range", "a=-50000..50000@0.001", "--range", "b=-50000..50000@0.001", "--init", "uniform", "--target", "35:true",
-    "--max-execs", "20000", "--algorithm", "avm",
+    "--range",
+    "a=-50000..50000@0.001",
+    "--range",
+    "b=-50000..50000@0.001",
+    "--init",
+    "uniform",
+    "--target",
+    "35:true",
+    "--max-execs",
+    "20000",
+    "--algorithm",
+    "avm",
 ];
 
 #[test]
@@ -20,9 +30,17 @@ fn flag_assignment_is_covered_with_chaining_and_not_by_plain_search_in_the_same_
     let dir = tempfile::tempdir().unwrap();
     let mut args = FLAG_ASSIGNMENT.to_vec();
     args.extend(["--chaining", "off", "--seed", "4"]);
-    let (_, plain) = run("examples/flag_assignment.c", "flag_assignment", dir.path(), &args);
+    let (_, plain) = run(
+        "examples/flag_assignment.c",
+        "flag_assignment",
+        dir.path(),
+        &args,
+    );
     assert_eq!(plain["branches_total"], 1);
-    assert_eq!(plain["branches_covered"], 0, "plain search covered the flag target");
+    assert_eq!(
+        plain["branches_covered"], 0,
+        "plain search covered the flag target"
+    );
     assert_eq!(plain["executions"], 20000);
     assert!(plain["chaining"].as_array().unwrap().is_empty());
 
@@ -30,15 +48,29 @@ fn flag_assignment_is_covered_with_chaining_and_not_by_plain_search_in_the_same_
     let dir = tempfile::tempdir().unwrap();
     let mut args = FLAG_ASSIGNMENT.to_vec();
     args.extend(["--chaining", "on", "--seed", "4"]);
-    let (o, chained) = run("examples/flag_assignment.c", "flag_assignment", dir.path(), &args);
-    assert_eq!(chained["branches_covered"], 1, "chaining did not cover the flag target");
+    let (o, chained) = run(
+        "examples/flag_assignment.c",
+        "flag_assignment",
+        dir.path(),
+        &args,
+    );
+    assert_eq!(
+        chained["branches_covered"], 1,
+        "chaining did not cover the flag target"
+    );
     let reports = chained["chaining"].as_array().unwrap();
     assert_eq!(reports.len(), 1);
     let seqs = reports[0]["sequences"].as_array().unwrap();
-    let winner = seqs.iter().find(|s| s["succeeded"] == true).expect("a successful sequence");
+    let winner = seqs
+        .iter()
+        .find(|s| s["succeeded"] == true)
+        .expect("a successful sequence");
     // the successful sequence executes `flag = 1` and keeps it until the target
     let text = winner["sequence"].as_str().unwrap();
-    assert!(text.contains("flag = 1, {flag}") && text.contains("flag != 0 → true"), "{text}");
+    assert!(
+        text.contains("flag = 1, {flag}") && text.contains("flag != 0 → true"),
+        "{text}"
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("chaining for") && out.contains("✓"), "{out}");
 }
@@ -47,18 +79,46 @@ fn flag_assignment_is_covered_with_chaining_and_not_by_plain_search_in_the_same_
 fn counter_needs_a_chain_of_five_increments() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
-        "--array", "a=10", "--range", "a=-15000..15000", "--init", "uniform", "--target", "36:true", "--max-execs",
-        "60000", "--seed", "2", "--algorithm", "hc",
+        "--array",
+        "a=10",
+        "--range",
+        "a=-15000..15000",
+        "--init",
+        "uniform",
+        "--target",
+        "36:true",
+        "--max-execs",
+        "60000",
+        "--seed",
+        "2",
+        "--algorithm",
+        "hc",
     ];
     let mut plain = args.to_vec();
     plain.extend(["--chaining", "off"]);
-    let (_, p) = run("examples/counter.c", "counter", tempfile::tempdir().unwrap().path(), &plain);
-    assert_eq!(p["branches_covered"], 0, "the hill climber alone covered the counter target");
+    let (_, p) = run(
+        "examples/counter.c",
+        "counter",
+        tempfile::tempdir().unwrap().path(),
+        &plain,
+    );
+    assert_eq!(
+        p["branches_covered"], 0,
+        "the hill climber alone covered the counter target"
+    );
     let (_, r) = run("examples/counter.c", "counter", dir.path(), &args);
     assert_eq!(r["branches_covered"], 1, "{}", r["chaining"]);
     let seqs = r["chaining"][0]["sequences"].as_array().unwrap();
     let winner = seqs.iter().find(|s| s["succeeded"] == true).unwrap();
-    assert_eq!(winner["sequence"].as_str().unwrap().matches("count = count + 1").count(), 5, "{winner}");
+    assert_eq!(
+        winner["sequence"]
+            .as_str()
+            .unwrap()
+            .matches("count = count + 1")
+            .count(),
+        5,
+        "{winner}"
+    );
     assert_eq!(winner["depth"], 5);
     // the chaining tree is explored breadth-first by default, and says so
     assert_eq!(r["chaining"][0]["order"], "bfs");

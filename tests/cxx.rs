@@ -9,20 +9,48 @@ use std::process::Command;
 /// Build `tests.cpp` in `out` with the command its header documents and run it; its last line.
 fn run_tests_cpp(out: &std::path::Path) -> String {
     let text = std::fs::read_to_string(out.join("tests.cpp")).expect("tests.cpp");
-    let line = text.lines().map(|l| l.trim_start_matches(" *").trim()).find(|l| l.starts_with("clang++-22 -o tests ")).expect("a build command");
-    let cmd: Vec<&str> = line.split(" && ").next().unwrap().split_whitespace().collect();
+    let line = text
+        .lines()
+        .map(|l| l.trim_start_matches(" *").trim())
+        .find(|l| l.starts_with("clang++-22 -o tests "))
+        .expect("a build command");
+    let cmd: Vec<&str> = line
+        .split(" && ")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
     let exe = out.join("tests-bin");
-    let c = Command::new(cmd[0]).arg("-o").arg(&exe).args(&cmd[3..]).current_dir(root()).output().unwrap();
-    assert!(c.status.success(), "tests.cpp does not build: {}", String::from_utf8_lossy(&c.stderr));
+    let c = Command::new(cmd[0])
+        .arg("-o")
+        .arg(&exe)
+        .args(&cmd[3..])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        c.status.success(),
+        "tests.cpp does not build: {}",
+        String::from_utf8_lossy(&c.stderr)
+    );
     let o = Command::new(&exe).output().unwrap();
-    String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or("").to_string()
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Run `evotest run` on the fixture's function `name` into `dir`; it must reach full coverage and
 /// write a `tests.cpp` (no `tests.c`) that builds and passes. Returns the text of `tests.cpp`.
 fn full_and_tests_cpp_pass(name: &str, dir: &std::path::Path, seed: &str) -> String {
     let (_, r) = run("tests/fixtures/cxx.cpp", name, dir, &["--seed", seed]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{name}: {:?}", uncovered(&r));
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{name}: {:?}",
+        uncovered(&r)
+    );
     assert!(!dir.join("tests.c").exists());
     assert!(run_tests_cpp(dir).ends_with("passed, 0 failed"));
     std::fs::read_to_string(dir.join("tests.cpp")).unwrap()
@@ -33,25 +61,43 @@ fn a_namespaced_function_by_its_qualified_or_plain_name() {
     for name in ["geo::classify", "classify"] {
         let dir = tempfile::tempdir().unwrap();
         let text = full_and_tests_cpp_pass(name, dir.path(), "1");
-        assert!(text.contains("= geo::classify("), "calls it by its qualified name");
+        assert!(
+            text.contains("= geo::classify("),
+            "calls it by its qualified name"
+        );
     }
 }
 
 #[test]
 fn an_overload_is_chosen_by_its_linkage_name() {
     let dir = tempfile::tempdir().unwrap();
-    let out = evotest().args(["run", "tests/fixtures/cxx.cpp", "-f", "over", "--out"]).arg(dir.path()).output().unwrap();
+    let out = evotest()
+        .args(["run", "tests/fixtures/cxx.cpp", "-f", "over", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("_Z4overi") && err.contains("_Z4overd") && err.contains("int over(double)"), "{err}");
+    assert!(
+        err.contains("_Z4overi") && err.contains("_Z4overd") && err.contains("int over(double)"),
+        "{err}"
+    );
     let text = full_and_tests_cpp_pass("_Z4overd", dir.path(), "2");
-    assert!(text.contains("static_cast<int (*)(double)>(&over)("), "{text}");
+    assert!(
+        text.contains("static_cast<int (*)(double)>(&over)("),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_function_that_needs_the_cxx_runtime_links() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/cxx.cpp", "digits", dir.path(), &["--seed", "3", "--max-execs", "20000"]);
+    let (_, r) = run(
+        "tests/fixtures/cxx.cpp",
+        "digits",
+        dir.path(),
+        &["--seed", "3", "--max-execs", "20000"],
+    );
     assert!(r["error"].is_null(), "{}", r["error"]);
     // its own two outcomes at least (the rest are std::string's, instantiated in the same unit)
     assert!(r["tests"].as_u64().unwrap() >= 2, "{}", r["tests"]);
@@ -64,7 +110,12 @@ fn a_function_that_needs_the_cxx_runtime_links() {
 #[test]
 fn reports_show_qualified_names() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/cxx.cpp", "geo::near", dir.path(), &["--seed", "1", "--max-execs", "2000"]);
+    let (_, r) = run(
+        "tests/fixtures/cxx.cpp",
+        "geo::near",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "2000"],
+    );
     assert_eq!(r["prototype"], "int geo::near(int x)", "{r:#}");
     let site = &r["sites"][0];
     assert_eq!(site["function"], "geo::near", "{site:#}");
@@ -78,8 +129,14 @@ fn reports_show_qualified_names() {
 fn references_structures_and_member_functions() {
     for (name, call) in [
         ("area", "= area(evotest_v0)"),
-        ("bump", "= bump(*evotest_v0_s.evotest_v, *evotest_v1_s.evotest_v)"),
-        ("consume", "= consume(static_cast<struct geo::Pt&&>(evotest_v0))"),
+        (
+            "bump",
+            "= bump(*evotest_v0_s.evotest_v, *evotest_v1_s.evotest_v)",
+        ),
+        (
+            "consume",
+            "= consume(static_cast<struct geo::Pt&&>(evotest_v0))",
+        ),
         ("Acc::add", "= (&evotest_v0)->add("),
     ] {
         let dir = tempfile::tempdir().unwrap();
@@ -99,8 +156,15 @@ fn classes_that_cannot_be_built_are_refused_in_one_line() {
         ("virtual_area", "a class with virtual functions"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let o = evotest().args(["run", "tests/fixtures/cxx.cpp", "-f", name, "--out"]).arg(dir.path()).output().unwrap();
+        let o = evotest()
+            .args(["run", "tests/fixtures/cxx.cpp", "-f", name, "--out"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
         let err = assert_one_line_error(&o);
-        assert!(err.contains(says) && err.contains(&format!("of `{name}`")), "{name}: {err}");
+        assert!(
+            err.contains(says) && err.contains(&format!("of `{name}`")),
+            "{name}: {err}"
+        );
     }
 }

@@ -56,7 +56,10 @@ fn commands(text: &str, help: bool) -> Vec<String> {
             continue;
         }
         let t = l.trim().trim_start_matches("$ ");
-        if !["evotest ", "evotest-cc ", "evotest-c++ "].iter().any(|p| t.starts_with(p)) {
+        if !["evotest ", "evotest-cc ", "evotest-c++ "]
+            .iter()
+            .any(|p| t.starts_with(p))
+        {
             continue;
         }
         // output shown after a command (`evotest fuzz: 780827 executions …`) is not a command
@@ -81,7 +84,19 @@ fn commands(text: &str, help: bool) -> Vec<String> {
 }
 
 fn is_template(cmd: &str) -> bool {
-    ["FILE", "NAME", "SPEC", "prog.c", "[options]", "…", "...", "<", "DIR"].iter().any(|p| cmd.contains(p))
+    [
+        "FILE",
+        "NAME",
+        "SPEC",
+        "prog.c",
+        "[options]",
+        "…",
+        "...",
+        "<",
+        "DIR",
+    ]
+    .iter()
+    .any(|p| cmd.contains(p))
 }
 
 /// A working directory for documented commands: `examples/` and `tests/` link to the
@@ -105,7 +120,11 @@ fn run_documented(cmd: &str, source: &str, cwd: &std::path::Path) {
         "evotest-c++" => std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cxx")),
         w => panic!("not an evotest command: {w}"),
     };
-    let sub = if words[0] == "evotest" { words.get(1).map(String::as_str).unwrap_or("") } else { "" };
+    let sub = if words[0] == "evotest" {
+        words.get(1).map(String::as_str).unwrap_or("")
+    } else {
+        ""
+    };
     let dir = tempfile::tempdir().unwrap();
     match sub {
         "fuzz" => {
@@ -130,7 +149,9 @@ fn run_documented(cmd: &str, source: &str, cwd: &std::path::Path) {
     }
     let o = c.args(&args).current_dir(cwd).output().unwrap();
     // `evotest fuzz` exits 1 when it found a new crash, which a documented example may do
-    let found_crash = sub == "fuzz" && o.status.code() == Some(1) && String::from_utf8_lossy(&o.stderr).contains("unique crash");
+    let found_crash = sub == "fuzz"
+        && o.status.code() == Some(1)
+        && String::from_utf8_lossy(&o.stderr).contains("unique crash");
     assert!(
         o.status.success() || found_crash,
         "documented command failed ({source}): {cmd}\n{}{}",
@@ -143,7 +164,12 @@ fn run_documented(cmd: &str, source: &str, cwd: &std::path::Path) {
 fn the_commands_in_the_help_texts_work() {
     let cwd = workdir();
     let mut n = 0;
-    for help in [vec!["--help"], vec!["run", "--help"], vec!["path", "--help"], vec!["sites", "--help"]] {
+    for help in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["path", "--help"],
+        vec!["sites", "--help"],
+    ] {
         let o = evotest().args(&help).output().unwrap();
         let text = String::from_utf8_lossy(&o.stdout).to_string();
         for cmd in commands(&text, true) {
@@ -175,6 +201,12 @@ fn the_commands_in_the_readme_work() {
 #[test]
 fn the_command_extraction_reads_continuations_and_quotes() {
     let c = commands("x\n```\n$ evotest path a.c --path '1:true 2:false' \\\n   --max-execs 5   # note\n```\nevotest is prose\n", false);
-    assert_eq!(c, vec!["evotest path a.c --path '1:true 2:false' --max-execs 5"]);
-    assert_eq!(shell_words(&c[0])[3..5], ["--path".to_string(), "1:true 2:false".to_string()]);
+    assert_eq!(
+        c,
+        vec!["evotest path a.c --path '1:true 2:false' --max-execs 5"]
+    );
+    assert_eq!(
+        shell_words(&c[0])[3..5],
+        ["--path".to_string(), "1:true 2:false".to_string()]
+    );
 }

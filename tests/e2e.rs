@@ -13,10 +13,22 @@ fn triangle_reaches_full_coverage_within_20000_executions_for_5_seeds() {
             "examples/triangle.c",
             "triangle",
             dir.path(),
-            &["--seed", &seed.to_string(), "--max-execs", "20000", "--max-time", "0"],
+            &[
+                "--seed",
+                &seed.to_string(),
+                "--max-execs",
+                "20000",
+                "--max-time",
+                "0",
+            ],
         );
         assert_eq!(r["branches_total"], 22, "seed {seed}");
-        assert_eq!(r["branches_covered"], 22, "seed {seed}: uncovered {:?}", uncovered(&r));
+        assert_eq!(
+            r["branches_covered"],
+            22,
+            "seed {seed}: uncovered {:?}",
+            uncovered(&r)
+        );
         let at = r["full_coverage_at_execution"].as_u64().unwrap();
         assert!(at <= 20_000, "seed {seed}: full coverage only at {at}");
     }
@@ -25,7 +37,12 @@ fn triangle_reaches_full_coverage_within_20000_executions_for_5_seeds() {
 #[test]
 fn triangle_tests_c_compiles_with_the_source_and_passes() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("examples/triangle.c", "triangle", dir.path(), &["--seed", "3"]);
+    let (_, r) = run(
+        "examples/triangle.c",
+        "triangle",
+        dir.path(),
+        &["--seed", "3"],
+    );
     let n_tests = r["tests"].as_u64().unwrap();
     let out = compile_and_run_tests_c(dir.path(), "examples/triangle.c");
     assert_eq!(out.trim(), format!("{n_tests} passed, 0 failed"));
@@ -40,7 +57,12 @@ fn triangle_tests_c_compiles_with_the_source_and_passes() {
     std::fs::write(dir.path().join("tests.c"), broken).unwrap();
     let exe = dir.path().join("broken");
     // tests.c includes the source it tests
-    let c = Command::new("clang-22").arg("-o").arg(&exe).arg(dir.path().join("tests.c")).status().unwrap();
+    let c = Command::new("clang-22")
+        .arg("-o")
+        .arg(&exe)
+        .arg(dir.path().join("tests.c"))
+        .status()
+        .unwrap();
     assert!(c.success());
     let o = Command::new(&exe).output().unwrap();
     assert!(!o.status.success());
@@ -50,7 +72,12 @@ fn triangle_tests_c_compiles_with_the_source_and_passes() {
 #[test]
 fn expint_reaches_all_feasible_outcomes_over_the_full_float_range() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("examples/expint.c", "expint", dir.path(), &["--seed", "1", "--max-time", "0"]);
+    let (_, r) = run(
+        "examples/expint.c",
+        "expint",
+        dir.path(),
+        &["--seed", "1", "--max-time", "0"],
+    );
     // 15 sites; all 30 outcomes are feasible when x may be huge, +inf or NaN (see the header)
     assert_eq!(r["branches_total"], 30);
     assert_eq!(r["branches_covered"], 30, "uncovered {:?}", uncovered(&r));
@@ -65,14 +92,27 @@ fn expint_with_finite_x_covers_28_and_suspects_the_two_loop_exhaustions() {
         "examples/expint.c",
         "expint",
         dir.path(),
-        &["--seed", "2", "--range", "x=-10..1e30", "--max-time", "0", "--patience", "300", "--stop-when-stalled"],
+        &[
+            "--seed",
+            "2",
+            "--range",
+            "x=-10..1e30",
+            "--max-time",
+            "0",
+            "--patience",
+            "300",
+            "--stop-when-stalled",
+        ],
     );
     assert_eq!(r["branches_covered"], 28, "uncovered {:?}", uncovered(&r));
     let mut u = uncovered(&r);
     u.sort();
     assert_eq!(
         u,
-        vec![(52, "i <= 100".to_string(), "false".to_string()), (67, "i <= 100".to_string(), "false".to_string())]
+        vec![
+            (52, "i <= 100".to_string(), "false".to_string()),
+            (67, "i <= 100".to_string(), "false".to_string())
+        ]
     );
     assert_eq!(r["branches_infeasible_suspected"], 2);
 }
@@ -82,7 +122,12 @@ fn the_same_seed_gives_the_same_suite() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     for d in [&a, &b] {
-        run("examples/expint.c", "expint", d.path(), &["--seed", "11", "--max-time", "0"]);
+        run(
+            "examples/expint.c",
+            "expint",
+            d.path(),
+            &["--seed", "11", "--max-time", "0"],
+        );
     }
     let sa = read_json(&a.path().join("suite.json"));
     let sb = read_json(&b.path().join("suite.json"));
@@ -93,13 +138,21 @@ fn the_same_seed_gives_the_same_suite() {
 #[test]
 fn a_segfaulting_target_is_recorded_with_a_reproducer() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/faults.c", "crashy", dir.path(), &["--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/faults.c",
+        "crashy",
+        dir.path(),
+        &["--seed", "1"],
+    );
     assert_eq!(r["branches_covered"], r["branches_total"]);
     assert!(r["faults"]["crash"].as_u64().unwrap() >= 1);
     let repro = dir.path().join("faults/crash-1.input");
     assert!(repro.is_file());
     // The reproducer crashes the instrumented target again, with SIGSEGV.
-    let st = Command::new(dir.path().join("build/target")).arg(&repro).status().unwrap();
+    let st = Command::new(dir.path().join("build/target"))
+        .arg(&repro)
+        .status()
+        .unwrap();
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(st.signal(), Some(libc::SIGSEGV));
     // suite.json names the fault; tests.c expects the crash and passes.
@@ -113,7 +166,12 @@ fn a_segfaulting_target_is_recorded_with_a_reproducer() {
 #[test]
 fn a_hanging_target_is_recorded_with_a_reproducer() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/faults.c", "hangy", dir.path(), &["--seed", "1", "--timeout", "200ms"]);
+    let (_, r) = run(
+        "tests/fixtures/faults.c",
+        "hangy",
+        dir.path(),
+        &["--seed", "1", "--timeout", "200ms"],
+    );
     assert_eq!(r["branches_covered"], r["branches_total"]);
     assert!(r["faults"]["timeout"].as_u64().unwrap() >= 1);
     let repro = dir.path().join("faults/timeout-1.input");
@@ -126,10 +184,18 @@ fn a_hanging_target_is_recorded_with_a_reproducer() {
 #[test]
 fn an_exiting_target_is_recorded_with_its_status() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/faults.c", "exity", dir.path(), &["--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/faults.c",
+        "exity",
+        dir.path(),
+        &["--seed", "1"],
+    );
     assert_eq!(r["branches_covered"], r["branches_total"]);
     let suite = read_json(&dir.path().join("suite.json"));
-    assert_eq!(suite["faults"][0]["exit"], serde_json::json!({"kind": "exit", "code": 3}));
+    assert_eq!(
+        suite["faults"][0]["exit"],
+        serde_json::json!({"kind": "exit", "code": 3})
+    );
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/faults.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
@@ -138,13 +204,26 @@ fn an_exiting_target_is_recorded_with_its_status() {
 fn json_flag_prints_the_report_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let o = evotest()
-        .args(["run", "examples/triangle.c", "-f", "triangle", "--json", "--out"])
+        .args([
+            "run",
+            "examples/triangle.c",
+            "-f",
+            "triangle",
+            "--json",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
-    for k in ["branches_total", "branches_covered", "branches_infeasible_suspected", "executions", "seconds"] {
+    for k in [
+        "branches_total",
+        "branches_covered",
+        "branches_infeasible_suspected",
+        "executions",
+        "seconds",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
 }
@@ -152,12 +231,20 @@ fn json_flag_prints_the_report_on_stdout() {
 #[test]
 fn the_console_table_lists_every_site_and_what_each_test_covers() {
     let dir = tempfile::tempdir().unwrap();
-    let (o, _) = run("examples/triangle.c", "triangle", dir.path(), &["--seed", "1"]);
+    let (o, _) = run(
+        "examples/triangle.c",
+        "triangle",
+        dir.path(),
+        &["--seed", "1"],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     for cond in ["a <= 0", "sa + sb <= sc", "a == c"] {
         assert!(out.contains(cond), "missing {cond} in\n{out}");
     }
-    assert!(out.contains("covered 22/22 branch outcomes (100.0%)"), "{out}");
+    assert!(
+        out.contains("covered 22/22 branch outcomes (100.0%)"),
+        "{out}"
+    );
     assert!(out.contains("covers"), "{out}");
 }
 
@@ -165,11 +252,24 @@ fn the_console_table_lists_every_site_and_what_each_test_covers() {
 fn persistent_and_fork_per_input_give_the_same_suite() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
-    let (_, ra) = run("examples/triangle.c", "triangle", a.path(), &["--seed", "5", "--persistent", "1"]);
-    let (_, rb) = run("examples/triangle.c", "triangle", b.path(), &["--seed", "5", "--persistent", "500"]);
+    let (_, ra) = run(
+        "examples/triangle.c",
+        "triangle",
+        a.path(),
+        &["--seed", "5", "--persistent", "1"],
+    );
+    let (_, rb) = run(
+        "examples/triangle.c",
+        "triangle",
+        b.path(),
+        &["--seed", "5", "--persistent", "500"],
+    );
     assert_eq!(ra["inputs_per_process"], 1);
     assert_eq!(rb["inputs_per_process"], 500);
-    assert_eq!(read_json(&a.path().join("suite.json"))["tests"], read_json(&b.path().join("suite.json"))["tests"]);
+    assert_eq!(
+        read_json(&a.path().join("suite.json"))["tests"],
+        read_json(&b.path().join("suite.json"))["tests"]
+    );
     assert_eq!(ra["executions"], rb["executions"]);
 }
 
@@ -181,7 +281,12 @@ fn persistent_and_fork_per_input_give_the_same_suite() {
 #[test]
 fn global_state_is_restored_before_each_input() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/stateful_kinds.c", "kinds", dir.path(), &["--max-execs", "3000", "--stop-when-stalled"]);
+    let (_, r) = run(
+        "tests/fixtures/stateful_kinds.c",
+        "kinds",
+        dir.path(),
+        &["--max-execs", "3000", "--stop-when-stalled"],
+    );
     assert_eq!(r["inputs_per_process"], 1000, "persistent mode");
     let mut u = uncovered(&r);
     u.sort();
@@ -197,7 +302,10 @@ fn global_state_is_restored_before_each_input() {
     .iter()
     .map(|(l, c, o)| (*l, c.to_string(), o.to_string()))
     .collect();
-    assert_eq!(u, want, "only the outcomes that need leaked state are uncovered");
+    assert_eq!(
+        u, want,
+        "only the outcomes that need leaked state are uncovered"
+    );
     assert_eq!(r["verification"]["changed"], 0, "{}", r["verification"]);
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/stateful_kinds.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
@@ -206,11 +314,20 @@ fn global_state_is_restored_before_each_input() {
 #[test]
 fn a_module_with_its_own_constructor_gets_a_process_per_input() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/stateful_ctor.c", "stateful_ctor", dir.path(), &["--max-execs", "3000", "--stop-when-stalled"]);
+    let (_, r) = run(
+        "tests/fixtures/stateful_ctor.c",
+        "stateful_ctor",
+        dir.path(),
+        &["--max-execs", "3000", "--stop-when-stalled"],
+    );
     assert_eq!(r["inputs_per_process"], 1);
     // `calls > 1` can only be true if state leaked from an earlier input
     let u = uncovered(&r);
-    assert_eq!(u, vec![(18, "calls > 1".to_string(), "true".to_string())], "{u:?}");
+    assert_eq!(
+        u,
+        vec![(18, "calls > 1".to_string(), "true".to_string())],
+        "{u:?}"
+    );
     // forced to share a process, the state leaks and the search sees `calls > 1` taken; the check
     // of the suite in fresh processes finds that no input takes it on its own, so the suite does
     // not claim it, and its tests.c passes
@@ -219,11 +336,29 @@ fn a_module_with_its_own_constructor_gets_a_process_per_input() {
         "tests/fixtures/stateful_ctor.c",
         "stateful_ctor",
         dir.path(),
-        &["--max-execs", "300", "--persistent", "100", "--stop-when-stalled"],
+        &[
+            "--max-execs",
+            "300",
+            "--persistent",
+            "100",
+            "--stop-when-stalled",
+        ],
     );
-    assert!(uncovered(&r).contains(&(18, "calls > 1".to_string(), "true".to_string())), "{:?}", uncovered(&r));
-    assert!(r["verification"]["changed"].as_u64().unwrap() >= 1, "{}", r["verification"]);
-    assert!(r["verification"]["lost_goals"].as_u64().unwrap() >= 1, "{}", r["verification"]);
+    assert!(
+        uncovered(&r).contains(&(18, "calls > 1".to_string(), "true".to_string())),
+        "{:?}",
+        uncovered(&r)
+    );
+    assert!(
+        r["verification"]["changed"].as_u64().unwrap() >= 1,
+        "{}",
+        r["verification"]
+    );
+    assert!(
+        r["verification"]["lost_goals"].as_u64().unwrap() >= 1,
+        "{}",
+        r["verification"]
+    );
     assert!(String::from_utf8_lossy(&o.stdout).contains("--persistent 1"));
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/stateful_ctor.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
@@ -237,13 +372,30 @@ fn a_module_with_its_own_constructor_gets_a_process_per_input() {
 fn a_goal_in_a_callee_is_guided_through_the_callers_branch() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
-        "--algorithm", "avm", "--chaining", "off", "--init", "uniform", "--target", "5:true", "--max-execs", "3000",
-        "--seed", "1",
+        "--algorithm",
+        "avm",
+        "--chaining",
+        "off",
+        "--init",
+        "uniform",
+        "--target",
+        "5:true",
+        "--max-execs",
+        "3000",
+        "--seed",
+        "1",
     ];
     let (_, r) = run("tests/fixtures/callee.c", "outer", dir.path(), &args);
     assert_eq!(r["branches_total"], 1);
-    assert_eq!(r["branches_covered"], 1, "the callee's goal was not covered");
-    assert!(r["executions"].as_u64().unwrap() < 500, "{}", r["executions"]);
+    assert_eq!(
+        r["branches_covered"], 1,
+        "the callee's goal was not covered"
+    );
+    assert!(
+        r["executions"].as_u64().unwrap() < 500,
+        "{}",
+        r["executions"]
+    );
 }
 
 /// A `long double` compare is recorded by the outcome the program takes, not by its operands
@@ -254,19 +406,46 @@ fn a_goal_in_a_callee_is_guided_through_the_callers_branch() {
 fn long_double_compares_record_the_outcome_taken() {
     let d = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/long_double.c";
-    let (_, r) = run(fixture, "ld_eq", d.path(), &["--seed", "1", "--max-execs", "3000", "--max-time", "0"]);
+    let (_, r) = run(
+        fixture,
+        "ld_eq",
+        d.path(),
+        &["--seed", "1", "--max-execs", "3000", "--max-time", "0"],
+    );
     assert_eq!(r["branches_covered"], 1, "{r:#}");
     let un = uncovered(&r);
     assert_eq!(un.len(), 1, "{un:?}");
-    assert_eq!((un[0].1.as_str(), un[0].2.as_str()), ("x == 0.1L", "true"), "{un:?}");
+    assert_eq!(
+        (un[0].1.as_str(), un[0].2.as_str()),
+        ("x == 0.1L", "true"),
+        "{un:?}"
+    );
     let out = compile_and_run_tests_c(d.path(), fixture);
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 
     let d = tempfile::tempdir().unwrap();
-    let (_, r) = run(fixture, "ld_sq", d.path(), &["--seed", "1", "--max-execs", "2000", "--max-time", "0", "--range", "x=1e201..1e202"]);
+    let (_, r) = run(
+        fixture,
+        "ld_sq",
+        d.path(),
+        &[
+            "--seed",
+            "1",
+            "--max-execs",
+            "2000",
+            "--max-time",
+            "0",
+            "--range",
+            "x=1e201..1e202",
+        ],
+    );
     let un = uncovered(&r);
     assert_eq!(un.len(), 1, "{un:?}");
-    assert_eq!((un[0].1.as_str(), un[0].2.as_str()), ("x * x > 1e400L", "false"), "{un:?}");
+    assert_eq!(
+        (un[0].1.as_str(), un[0].2.as_str()),
+        ("x * x > 1e400L", "false"),
+        "{un:?}"
+    );
 }
 
 /// tests.c includes the source, so its own identifiers must not be names a source's macros take
@@ -275,7 +454,12 @@ fn long_double_compares_record_the_outcome_taken() {
 fn tests_c_builds_beside_a_source_s_short_macros() {
     let d = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/macros.c";
-    let (_, r) = run(fixture, "first_above", d.path(), &["--seed", "1", "--max-execs", "5000", "--max-time", "0"]);
+    let (_, r) = run(
+        fixture,
+        "first_above",
+        d.path(),
+        &["--seed", "1", "--max-execs", "5000", "--max-time", "0"],
+    );
     assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
     let out = compile_and_run_tests_c(d.path(), fixture);
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
@@ -288,7 +472,12 @@ fn tests_c_builds_beside_a_source_s_short_macros() {
 fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
     let d = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/strlen_buffer.c";
-    let (_, r) = run(fixture, "repeat_fits", d.path(), &["--seed", "1", "--max-execs", "20000", "--max-time", "0"]);
+    let (_, r) = run(
+        fixture,
+        "repeat_fits",
+        d.path(),
+        &["--seed", "1", "--max-execs", "20000", "--max-time", "0"],
+    );
     assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
     let exe = d.path().join("tests-asan");
     let c = std::process::Command::new("clang-22")
@@ -301,7 +490,11 @@ fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     let t = std::process::Command::new(&exe).output().unwrap();
     let out = String::from_utf8_lossy(&t.stdout);
-    assert!(t.status.success() && out.trim().ends_with("passed, 0 failed"), "{out}{}", String::from_utf8_lossy(&t.stderr));
+    assert!(
+        t.status.success() && out.trim().ends_with("passed, 0 failed"),
+        "{out}{}",
+        String::from_utf8_lossy(&t.stderr)
+    );
 }
 
 /// `strstr` compared with NULL and `strcasecmp` compared with 0 are string compares (their
@@ -312,10 +505,33 @@ fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
 fn substring_searches_and_case_insensitive_compares_are_string_compares() {
     for init in ["biased", "uniform"] {
         let d = tempfile::tempdir().unwrap();
-        let (_, r) = run("tests/fixtures/searches.c", "classify", d.path(), &["--seed", "1", "--max-execs", "1000", "--max-time", "0", "--init", init]);
+        let (_, r) = run(
+            "tests/fixtures/searches.c",
+            "classify",
+            d.path(),
+            &[
+                "--seed",
+                "1",
+                "--max-execs",
+                "1000",
+                "--max-time",
+                "0",
+                "--init",
+                init,
+            ],
+        );
         assert_eq!(r["branches_covered"], 4, "{init}: {:?}", uncovered(&r));
-        let conds: Vec<&str> = r["sites"].as_array().unwrap().iter().map(|s| s["condition"].as_str().unwrap()).collect();
-        assert!(conds.iter().any(|c| c.contains("strstr")) && conds.iter().any(|c| c.contains("strcasecmp")), "{conds:?}");
+        let conds: Vec<&str> = r["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["condition"].as_str().unwrap())
+            .collect();
+        assert!(
+            conds.iter().any(|c| c.contains("strstr"))
+                && conds.iter().any(|c| c.contains("strcasecmp")),
+            "{conds:?}"
+        );
     }
 }
 
@@ -326,22 +542,58 @@ fn substring_searches_and_case_insensitive_compares_are_string_compares() {
 fn pointers_the_function_checks_for_null_are_sometimes_null() {
     let fixture = "tests/fixtures/null_guards.c";
     let d = tempfile::tempdir().unwrap();
-    let (_, r) = run(fixture, "describe", d.path(), &["--seed", "1", "--max-execs", "5000", "--max-time", "0"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    let (_, r) = run(
+        fixture,
+        "describe",
+        d.path(),
+        &["--seed", "1", "--max-execs", "5000", "--max-time", "0"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{:?}",
+        uncovered(&r)
+    );
     let out = compile_and_run_tests_c(d.path(), fixture);
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
     let tests = std::fs::read_to_string(d.path().join("tests.c")).unwrap();
     assert!(tests.contains("describe(NULL,"), "{tests}");
     // `--range P:null=1..3` rules NULL out
     let d = tempfile::tempdir().unwrap();
-    let (_, r) = run(fixture, "describe", d.path(), &["--seed", "1", "--max-execs", "2000", "--max-time", "0", "--range", "label:null=1..3"]);
+    let (_, r) = run(
+        fixture,
+        "describe",
+        d.path(),
+        &[
+            "--seed",
+            "1",
+            "--max-execs",
+            "2000",
+            "--max-time",
+            "0",
+            "--range",
+            "label:null=1..3",
+        ],
+    );
     let un = uncovered(&r);
-    assert!(un.iter().any(|u| u.1 == "label == NULL" && u.2 == "true"), "{un:?}");
+    assert!(
+        un.iter().any(|u| u.1 == "label == NULL" && u.2 == "true"),
+        "{un:?}"
+    );
 
     let d = tempfile::tempdir().unwrap();
-    let (_, r) = run(fixture, "peek", d.path(), &["--seed", "1", "--max-execs", "3000", "--max-time", "0"]);
+    let (_, r) = run(
+        fixture,
+        "peek",
+        d.path(),
+        &["--seed", "1", "--max-execs", "3000", "--max-time", "0"],
+    );
     assert_eq!(r["branches_covered"], 2, "{r:#}");
-    assert!(r["faults"].as_object().is_none_or(|f| f.is_empty()), "{}", r["faults"]);
+    assert!(
+        r["faults"].as_object().is_none_or(|f| f.is_empty()),
+        "{}",
+        r["faults"]
+    );
 }
 
 /// A function without a branch has no goal; its suite is still one test, which checks the
@@ -350,11 +602,19 @@ fn pointers_the_function_checks_for_null_are_sometimes_null() {
 fn a_function_without_a_branch_gets_a_test_of_its_result() {
     let d = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/branchless.c";
-    let (o, r) = run(fixture, "scale", d.path(), &["--seed", "1", "--max-execs", "100", "--max-time", "0"]);
+    let (o, r) = run(
+        fixture,
+        "scale",
+        d.path(),
+        &["--seed", "1", "--max-execs", "100", "--max-time", "0"],
+    );
     assert_eq!(r["branches_total"], 0, "{r:#}");
     // not "covered 0/0 (100.0%)": there was nothing to cover, and the summary says where it looked
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("no branch outcomes to cover: `scale` and the functions it calls directly"), "{text}");
+    assert!(
+        text.contains("no branch outcomes to cover: `scale` and the functions it calls directly"),
+        "{text}"
+    );
     let out = compile_and_run_tests_c(d.path(), fixture);
     assert_eq!(out.trim(), "1 passed, 0 failed");
     let suite = read_json(&d.path().join("suite.json"));
@@ -367,9 +627,19 @@ fn a_function_without_a_branch_gets_a_test_of_its_result() {
 fn a_void_pointer_and_its_size_are_a_buffer_of_bytes() {
     let d = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/void_buffer.c";
-    let (_, r) = run(fixture, "parse_header", d.path(), &["--seed", "1", "--max-execs", "20000", "--max-time", "0"]);
+    let (_, r) = run(
+        fixture,
+        "parse_header",
+        d.path(),
+        &["--seed", "1", "--max-execs", "20000", "--max-time", "0"],
+    );
     assert!(r["error"].is_null(), "{}", r["error"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{:?}",
+        uncovered(&r)
+    );
     let out = compile_and_run_tests_c(d.path(), fixture);
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
@@ -380,7 +650,12 @@ fn a_void_pointer_and_its_size_are_a_buffer_of_bytes() {
 #[test]
 fn numbers_parsed_from_a_string_are_replaced_in_their_text() {
     let d = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/searches.c", "parse_pair", d.path(), &["--seed", "1", "--max-execs", "100000", "--max-time", "0"]);
+    let (_, r) = run(
+        "tests/fixtures/searches.c",
+        "parse_pair",
+        d.path(),
+        &["--seed", "1", "--max-execs", "100000", "--max-time", "0"],
+    );
     assert_eq!(r["branches_covered"], 6, "{:?}", uncovered(&r));
 }
 
@@ -392,21 +667,55 @@ fn numbers_parsed_from_a_string_are_replaced_in_their_text() {
 #[test]
 fn the_search_trace_prints_every_execution_with_the_search_that_proposed_it() {
     let dir = tempfile::tempdir().unwrap();
-    let args = ["examples/triangle.c", "-f", "triangle", "--seed", "1", "--max-execs", "300", "-q", "--json", "--out"];
-    let o = evotest().env("EVOTEST_TRACE_SEARCH", "1").arg("run").args(args).arg(dir.path()).output().unwrap();
+    let args = [
+        "examples/triangle.c",
+        "-f",
+        "triangle",
+        "--seed",
+        "1",
+        "--max-execs",
+        "300",
+        "-q",
+        "--json",
+        "--out",
+    ];
+    let o = evotest()
+        .env("EVOTEST_TRACE_SEARCH", "1")
+        .arg("run")
+        .args(args)
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("evotest-trace exec=")).collect();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("evotest-trace exec="))
+        .collect();
     assert_eq!(lines.len() as u64, report["executions"].as_u64().unwrap());
     // an evaluation answered from the cache prints a line of its own, without a number
-    let cached = err.lines().filter(|l| l.starts_with("evotest-trace cache by=\"")).count();
-    assert_eq!(cached as u64, report["cache_hits"].as_u64().unwrap(), "{err}");
+    let cached = err
+        .lines()
+        .filter(|l| l.starts_with("evotest-trace cache by=\""))
+        .count();
+    assert_eq!(
+        cached as u64,
+        report["cache_hits"].as_u64().unwrap(),
+        "{err}"
+    );
     let mut covered = Vec::new();
     for (n, l) in lines.iter().enumerate() {
-        assert!(l.starts_with(&format!("evotest-trace exec={} by=\"", n + 1)), "{l}");
+        assert!(
+            l.starts_with(&format!("evotest-trace exec={} by=\"", n + 1)),
+            "{l}"
+        );
         let new = &l[l.find("new=[").unwrap() + 5..l.len() - 1];
-        covered.extend(new.split(", ").filter(|g| !g.is_empty()).map(|g| g.parse::<u32>().unwrap()));
+        covered.extend(
+            new.split(", ")
+                .filter(|g| !g.is_empty())
+                .map(|g| g.parse::<u32>().unwrap()),
+        );
     }
     assert!(lines.iter().any(|l| l.contains("by=\"avm goal ")), "{err}");
     let n = covered.len();
@@ -415,6 +724,11 @@ fn the_search_trace_prints_every_execution_with_the_search_that_proposed_it() {
     assert_eq!(covered.len(), n, "an outcome listed as new twice");
     assert_eq!(n as u64, report["branches_covered"].as_u64().unwrap());
     let dir = tempfile::tempdir().unwrap();
-    let o = evotest().arg("run").args(args).arg(dir.path()).output().unwrap();
+    let o = evotest()
+        .arg("run")
+        .args(args)
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(!String::from_utf8_lossy(&o.stderr).contains("evotest-trace"));
 }

@@ -57,7 +57,11 @@ fn helpers_with_wide_truth_values_build_and_are_covered() {
             .arg(dir.path().join("flags.o"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "evotest-cc {opt}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "evotest-cc {opt}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     covers_everything("wide", "20000");
 }

@@ -22,14 +22,30 @@ fn cxx() -> Command {
 fn build(compiler: Command, name: &str, flags: &[&str], dir: &Path, out: &str) -> PathBuf {
     let exe = dir.join(out);
     let mut c = compiler;
-    let o = c.args(flags).arg(path(&format!("tests/fixtures/fuzz/{name}"))).arg("-o").arg(&exe).output().unwrap();
-    assert!(o.status.success(), "building {name} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let o = c
+        .args(flags)
+        .arg(path(&format!("tests/fixtures/fuzz/{name}")))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "building {name} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     exe
 }
 
 /// A libFuzzer harness of fixture `name`, built as OSS-Fuzz does (`-fsanitize=fuzzer`).
 fn harness(name: &str, dir: &Path) -> PathBuf {
-    build(cc(), name, &["-g", "-O1", "-fsanitize=fuzzer"], dir, "harness")
+    build(
+        cc(),
+        name,
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        dir,
+        "harness",
+    )
 }
 
 /// Run `evotest fuzz ARGS… --json -q` in `dir`; returns the output and the summary.
@@ -43,17 +59,32 @@ fn fuzz_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (Output, Value)
     let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
     let mut c = evotest();
     c.envs(env.iter().copied());
-    let o = c.current_dir(dir).arg("fuzz").args(&args[..at]).args(["--json", "-q"]).args(&args[at..]).output().unwrap();
+    let o = c
+        .current_dir(dir)
+        .arg("fuzz")
+        .args(&args[..at])
+        .args(["--json", "-q"])
+        .args(&args[at..])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
-        panic!("evotest fuzz {args:?}: no JSON summary ({e}):\n{text}\n{}", String::from_utf8_lossy(&o.stderr))
+        panic!(
+            "evotest fuzz {args:?}: no JSON summary ({e}):\n{text}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        )
     });
     (o, v)
 }
 
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.starts_with('.')).collect())
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.starts_with('.'))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -63,33 +94,79 @@ fn files(dir: &Path) -> Vec<String> {
 fn magic_value_crash_is_found_deduplicated_minimised_and_reproduced() {
     let d = tempfile::tempdir().unwrap();
     let h = harness("magic.c", d.path());
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=60000", "-artifact_prefix=art/", "-exact_artifact_path=the-crash"]);
-    assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{}", String::from_utf8_lossy(&o.stderr));
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=60000",
+            "-artifact_prefix=art/",
+            "-exact_artifact_path=the-crash",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a run that found a crash exits 1:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
-    assert!(s["crashes_total"].as_u64().unwrap() >= 2, "many crashing inputs, one unique crash: {s:#}");
+    assert!(
+        s["crashes_total"].as_u64().unwrap() >= 2,
+        "many crashing inputs, one unique crash: {s:#}"
+    );
     let c = &s["crashes"][0];
     assert_eq!(c["kind"], "SIGSEGV");
-    assert!(c["signature"].as_str().unwrap().contains("crash_here"), "{c:#}");
+    assert!(
+        c["signature"].as_str().unwrap().contains("crash_here"),
+        "{c:#}"
+    );
     assert_eq!(c["minimized"], true);
     let art = d.path().join(c["artifact"].as_str().unwrap());
-    assert_eq!(std::fs::read(&art).unwrap(), b"BUG!", "the minimised reproducer");
-    assert!(art.file_name().unwrap().to_string_lossy().starts_with("crash-"));
+    assert_eq!(
+        std::fs::read(&art).unwrap(),
+        b"BUG!",
+        "the minimised reproducer"
+    );
+    assert!(art
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("crash-"));
     // -exact_artifact_path: the same bytes at exactly that path, the artifact kept as well
     assert_eq!(std::fs::read(d.path().join("the-crash")).unwrap(), b"BUG!");
     // the harness alone reproduces it, as a libFuzzer binary does
     let r = Command::new(&h).arg(&art).output().unwrap();
-    assert_eq!(r.status.signal(), Some(libc::SIGSEGV), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        r.status.signal(),
+        Some(libc::SIGSEGV),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     // corpus files are named by SHA-1 and run cleanly
     let corpus = files(&d.path().join("corpus"));
-    assert!(corpus.len() >= 3 && corpus.iter().all(|n| n.len() == 40), "{corpus:?}");
-    let r = Command::new(&h).arg(d.path().join("corpus")).output().unwrap();
+    assert!(
+        corpus.len() >= 3 && corpus.iter().all(|n| n.len() == 40),
+        "{corpus:?}"
+    );
+    let r = Command::new(&h)
+        .arg(d.path().join("corpus"))
+        .output()
+        .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     // stats
     let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
     assert_eq!(stats["done"], true, "{stats:#}");
     assert!(stats["execs_done"].as_u64().unwrap() >= 60000);
     assert!(d.path().join("corpus/.evotest/main/coverage.svg").is_file());
-    assert!(std::fs::read_to_string(d.path().join("corpus/.evotest/main/coverage.csv")).unwrap().lines().count() >= 2);
+    assert!(
+        std::fs::read_to_string(d.path().join("corpus/.evotest/main/coverage.csv"))
+            .unwrap()
+            .lines()
+            .count()
+            >= 2
+    );
 }
 
 /// Two assertions in one function have the same stack; their locations make them two unique
@@ -104,15 +181,50 @@ fn two_assertions_in_one_function_are_two_crashes() {
         std::fs::write(d.path().join(dir).join("seed"), bytes).unwrap();
     }
     // the first bug alone, then both on the same corpus
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "a", "-runs=0", "-artifact_prefix=art1/"]);
-    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(1), &serde_json::json!(1)), "{s:#}");
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "a", "b", "-runs=0", "-artifact_prefix=art2/"]);
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "a",
+            "-runs=0",
+            "-artifact_prefix=art1/",
+        ],
+    );
+    assert_eq!(
+        (o.status.code(), &s["unique_crashes"]),
+        (Some(1), &serde_json::json!(1)),
+        "{s:#}"
+    );
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "a",
+            "b",
+            "-runs=0",
+            "-artifact_prefix=art2/",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1), "a new unique crash: {s:#}");
-    let sigs: Vec<&str> = s["crashes"].as_array().unwrap().iter().map(|c| c["signature"].as_str().unwrap()).collect();
+    let sigs: Vec<&str> = s["crashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["signature"].as_str().unwrap())
+        .collect();
     assert!(sigs.iter().any(|g| g.contains("asserts.c:9")), "{sigs:?}");
-    assert_eq!(files(&d.path().join("art2")).len(), 1, "the second bug's artifact");
+    assert_eq!(
+        files(&d.path().join("art2")).len(),
+        1,
+        "the second bug's artifact"
+    );
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("Assertion `c != 'B'' failed."), "the message is shown:\n{stderr}");
+    assert!(
+        stderr.contains("Assertion `c != 'B'' failed."),
+        "the message is shown:\n{stderr}"
+    );
 }
 
 /// An input that crashes after 0.3 s outlives the 0.1 s suspect limit of a fresh run: in-process
@@ -126,14 +238,47 @@ fn slow_crashes_and_slow_inputs_are_judged_at_the_whole_timeout() {
         std::fs::create_dir_all(d.path().join(dir)).unwrap();
         std::fs::write(d.path().join(dir).join("seed"), bytes).unwrap();
     }
-    let (o, s) = fuzz(d.path(), &["harness", "c1", "crash", "-runs=50", "-seed=1", "-timeout=5", "--in_process", "-artifact_prefix=art/"]);
-    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(1), &serde_json::json!(1)), "{s:#}");
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-minimize_crash=1", "-timeout=5", "crash/seed"]).output().unwrap();
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c1",
+            "crash",
+            "-runs=50",
+            "-seed=1",
+            "-timeout=5",
+            "--in_process",
+            "-artifact_prefix=art/",
+        ],
+    );
+    assert_eq!(
+        (o.status.code(), &s["unique_crashes"]),
+        (Some(1), &serde_json::json!(1)),
+        "{s:#}"
+    );
+    let o = evotest()
+        .current_dir(d.path())
+        .args([
+            "fuzz",
+            "harness",
+            "-minimize_crash=1",
+            "-timeout=5",
+            "crash/seed",
+        ])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("CRASH_MIN: crash/seed (SIGSEGV"), "{err}");
-    let o = evotest().current_dir(d.path()).args(["fuzz", "-merge=1", "-timeout=5", "harness", "merged", "ok"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "-merge=1", "-timeout=5", "harness", "merged", "ok"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && err.contains("1 new files added to merged"), "{err}");
+    assert!(
+        o.status.success() && err.contains("1 new files added to merged"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -159,12 +304,27 @@ fn known_hangs_cost_a_fraction_of_the_timeout() {
     std::fs::create_dir_all(&seeds).unwrap();
     std::fs::write(seeds.join("h"), b"Hxx").unwrap();
     std::fs::write(seeds.join("a"), b"abc").unwrap();
-    let (_, s) = fuzz(d.path(), &["harness", "corpus", "seeds", "-seed=1", "-max_total_time=12", "-timeout=2", "-rss_limit_mb=64", "-artifact_prefix=art/"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "seeds",
+            "-seed=1",
+            "-max_total_time=12",
+            "-timeout=2",
+            "-rss_limit_mb=64",
+            "-artifact_prefix=art/",
+        ],
+    );
     let total = s["timeouts_total"].as_u64().unwrap();
     assert!(total >= 10, "{total} timed-out executions in 12 s: {s:#}");
     let kept = s["timeouts"].as_array().unwrap();
     assert!(!kept.is_empty() && kept.len() <= 2, "{s:#}");
-    assert_eq!(std::fs::read(d.path().join(kept[0].as_str().unwrap())).unwrap()[0], b'H');
+    assert_eq!(
+        std::fs::read(d.path().join(kept[0].as_str().unwrap())).unwrap()[0],
+        b'H'
+    );
 }
 
 #[test]
@@ -175,10 +335,24 @@ fn hangs_and_out_of_memory_are_classified() {
     // guide's credit, which a time cap makes count seconds)
     let (o, s) = fuzz(
         d.path(),
-        &["harness", "corpus", "-seed=2", "-runs=4000", "-max_total_time=90", "-timeout=1", "-rss_limit_mb=64", "-artifact_prefix=art/"],
+        &[
+            "harness",
+            "corpus",
+            "-seed=2",
+            "-runs=4000",
+            "-max_total_time=90",
+            "-timeout=1",
+            "-rss_limit_mb=64",
+            "-artifact_prefix=art/",
+        ],
     );
     // no crash; a timeout kept: libFuzzer's exit code for it
-    assert_eq!(o.status.code(), Some(70), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(70),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
     let first_bytes = |key: &str, prefix: &str| -> Vec<u8> {
         s[key]
@@ -186,15 +360,27 @@ fn hangs_and_out_of_memory_are_classified() {
             .unwrap()
             .iter()
             .map(|p| d.path().join(p.as_str().unwrap()))
-            .inspect(|p| assert!(p.file_name().unwrap().to_string_lossy().starts_with(prefix), "{}", p.display()))
+            .inspect(|p| {
+                assert!(
+                    p.file_name().unwrap().to_string_lossy().starts_with(prefix),
+                    "{}",
+                    p.display()
+                )
+            })
             .map(|p| std::fs::read(p).unwrap()[0])
             .collect()
     };
     assert!(first_bytes("timeouts", "timeout-").contains(&b'H'), "{s:#}");
     assert!(first_bytes("ooms", "oom-").contains(&b'M'), "{s:#}");
     // every execution that timed out is counted, kept or not
-    assert!(s["timeouts_total"].as_u64().unwrap() >= s["timeouts"].as_array().unwrap().len() as u64, "{s:#}");
-    assert!(s["ooms_total"].as_u64().unwrap() >= s["ooms"].as_array().unwrap().len() as u64, "{s:#}");
+    assert!(
+        s["timeouts_total"].as_u64().unwrap() >= s["timeouts"].as_array().unwrap().len() as u64,
+        "{s:#}"
+    );
+    assert!(
+        s["ooms_total"].as_u64().unwrap() >= s["ooms"].as_array().unwrap().len() as u64,
+        "{s:#}"
+    );
 }
 
 #[test]
@@ -202,12 +388,25 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     let d = tempfile::tempdir().unwrap();
     let p = build(cc(), "stdin_prog.c", &["-g", "-O1"], d.path(), "stdin_prog");
     // still an ordinary program
-    let mut c = Command::new(&p).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut c = Command::new(&p)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     use std::io::Write;
     c.stdin.take().unwrap().write_all(b"hello").unwrap();
     let out = c.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "read 5 bytes\n");
-    let (_, s) = fuzz(d.path(), &["stdin_prog", "c1", "-seed=1", "-runs=20000", "--stop-on-crash"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "stdin_prog",
+            "c1",
+            "-seed=1",
+            "-runs=20000",
+            "--stop-on-crash",
+        ],
+    );
     assert_eq!(s["delivery"], "stdin");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     assert_eq!(s["crashes"][0]["kind"], "SIGABRT");
@@ -216,24 +415,63 @@ fn whole_programs_reading_stdin_or_a_file_are_fuzzed() {
     // the program changes directory before it opens its input, and the corpus directory is
     // relative: the input file's path must be absolute (it was not, and nothing was read)
     build(cc(), "file_prog.c", &["-g", "-O1"], d.path(), "file_prog");
-    let (_, s) = fuzz(d.path(), &["file_prog", "c2", "-seed=1", "-runs=20000", "--stop-on-crash", "--", "@@"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "file_prog",
+            "c2",
+            "-seed=1",
+            "-runs=20000",
+            "--stop-on-crash",
+            "--",
+            "@@",
+        ],
+    );
     assert_eq!(s["delivery"], "file");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     assert!(first_crash(d.path(), &s).starts_with(b"FILE"));
     let art = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
-    let r = Command::new(d.path().join("file_prog")).arg(&art).output().unwrap();
+    let r = Command::new(d.path().join("file_prog"))
+        .arg(&art)
+        .output()
+        .unwrap();
     assert_eq!(r.status.signal(), Some(libc::SIGABRT));
     // `@@` inside an argument is replaced too, as AFL++ does (it was passed as it was, and the
     // program was fuzzed through standard input it never read)
-    let (_, s) = fuzz(d.path(), &["file_prog", "c3", "-seed=1", "-runs=20000", "--stop-on-crash", "--", "--in=@@"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "file_prog",
+            "c3",
+            "-seed=1",
+            "-runs=20000",
+            "--stop-on-crash",
+            "--",
+            "--in=@@",
+        ],
+    );
     assert_eq!(s["delivery"], "file");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     // --input_extension names the file as AFL++'s -e does: the program reads a .txt file as text
     std::fs::create_dir(d.path().join("text")).unwrap();
     std::fs::write(d.path().join("text/t"), b"TEXT").unwrap();
-    let (_, s) = fuzz(d.path(), &["file_prog", "c4", "text", "-runs=0", "--", "@@"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &["file_prog", "c4", "text", "-runs=0", "--", "@@"],
+    );
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
-    let (_, s) = fuzz(d.path(), &["file_prog", "c5", "text", "-runs=0", "--input_extension=txt", "--", "@@"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "file_prog",
+            "c5",
+            "text",
+            "-runs=0",
+            "--input_extension=txt",
+            "--",
+            "@@",
+        ],
+    );
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     assert!(first_crash(d.path(), &s).starts_with(b"TEXT"), "{s:#}");
 }
@@ -247,10 +485,18 @@ fn report_text_from_a_program_without_sanitizers_is_not_a_crash() {
     let d = tempfile::tempdir().unwrap();
     build(cc(), "echo_error.c", &["-g", "-O1"], d.path(), "echo_error");
     let report = b"==1==ERROR: AddressSanitizer: heap-buffer-overflow\nSUMMARY: AddressSanitizer: heap-buffer-overflow x\n";
-    seed_dir(d.path(), &[("ub", b"{\"a\": runtime error: }"), ("asan", report)]);
+    seed_dir(
+        d.path(),
+        &[("ub", b"{\"a\": runtime error: }"), ("asan", report)],
+    );
     let (o, s) = fuzz(d.path(), &["echo_error", "corpus", "seeds", "-runs=0"]);
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// A crash after more than a megabyte of standard error keeps its stack (evotest keeps the
@@ -261,17 +507,50 @@ fn a_crash_after_megabytes_of_standard_error_keeps_its_stack() {
     let d = tempfile::tempdir().unwrap();
     build(cc(), "noisy_crash.c", &["-g", "-O1"], d.path(), "noisy");
     seed_dir(d.path(), &[("a", b"AAAA"), ("b", b"BBBB")]);
-    let (_, s) = fuzz(d.path(), &["noisy", "corpus", "seeds", "-runs=0", "-artifact_prefix=art/"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "noisy",
+            "corpus",
+            "seeds",
+            "-runs=0",
+            "-artifact_prefix=art/",
+        ],
+    );
     assert_eq!(s["unique_crashes"], 2, "{s:#}");
-    let frames: Vec<String> = s["crashes"].as_array().unwrap().iter().map(|c| c["frames"].to_string()).collect();
-    assert!(frames.iter().any(|f| f.contains("crash_a")) && frames.iter().any(|f| f.contains("crash_b")), "{frames:?}");
+    let frames: Vec<String> = s["crashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["frames"].to_string())
+        .collect();
+    assert!(
+        frames.iter().any(|f| f.contains("crash_a"))
+            && frames.iter().any(|f| f.contains("crash_b")),
+        "{frames:?}"
+    );
 }
 
 #[test]
 fn a_cxx_harness_is_fuzzed() {
     let d = tempfile::tempdir().unwrap();
-    let h = build(cxx(), "cxx_harness.cc", &["-g", "-O1", "-fsanitize=fuzzer"], d.path(), "harness");
-    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
+    let h = build(
+        cxx(),
+        "cxx_harness.cc",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "harness",
+    );
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=40000",
+            "--stop-on-crash",
+        ],
+    );
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     let c = &s["crashes"][0];
     assert_eq!(c["kind"], "SIGABRT");
@@ -279,19 +558,30 @@ fn a_cxx_harness_is_fuzzed() {
     assert!(frames.contains("LLVMFuzzerTestOneInput"), "{frames}");
     let art = d.path().join(c["artifact"].as_str().unwrap());
     assert!(std::fs::read(&art).unwrap().starts_with(b"CXX"));
-    assert_eq!(Command::new(&h).arg(&art).output().unwrap().status.signal(), Some(libc::SIGABRT));
+    assert_eq!(
+        Command::new(&h).arg(&art).output().unwrap().status.signal(),
+        Some(libc::SIGABRT)
+    );
 }
 
 #[test]
 fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
     // as `CC=evotest-cc ./configure && make` builds a library by default: shared
     let d = tempfile::tempdir().unwrap();
-    build(cc(), "shlib_lib.c", &["-g", "-O1", "-fPIC", "-shared"], d.path(), "libshlib.so");
+    build(
+        cc(),
+        "shlib_lib.c",
+        &["-g", "-O1", "-fPIC", "-shared"],
+        d.path(),
+        "libshlib.so",
+    );
     let rpath = format!("-Wl,-rpath,{}", d.path().display());
     let libdir = format!("-L{}", d.path().display());
     let h = {
         let mut c = cc();
-        c.args(["-g", "-O1", "-fsanitize=fuzzer"]).arg(path("tests/fixtures/fuzz/shlib_harness.c")).args([libdir.as_str(), "-lshlib", rpath.as_str()]);
+        c.args(["-g", "-O1", "-fsanitize=fuzzer"])
+            .arg(path("tests/fixtures/fuzz/shlib_harness.c"))
+            .args([libdir.as_str(), "-lshlib", rpath.as_str()]);
         let exe = d.path().join("harness");
         let o = c.arg("-o").arg(&exe).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -299,10 +589,20 @@ fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
     };
     for mode in [&[][..], &["--in_process"][..]] {
         let corpus = if mode.is_empty() { "corpus" } else { "corpus2" };
-        let mut args = vec!["harness", corpus, "-seed=1", "-runs=40000", "--stop-on-crash"];
+        let mut args = vec![
+            "harness",
+            corpus,
+            "-seed=1",
+            "-runs=40000",
+            "--stop-on-crash",
+        ];
         args.extend_from_slice(mode);
         let (o, s) = fuzz(d.path(), &args);
-        assert!(s["unique_crashes"] == 1, "{mode:?}: {s:#}\n{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            s["unique_crashes"] == 1,
+            "{mode:?}: {s:#}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         // the library's outcomes are among the outcomes: more than the harness's own
         assert!(s["outcomes_total"].as_u64().unwrap() >= 10, "{s:#}");
         assert!(first_crash(d.path(), &s).starts_with(b"LIB!"));
@@ -313,26 +613,65 @@ fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
     // instrumented one is
     let sys = d.path().join("sys");
     std::fs::create_dir(&sys).unwrap();
-    build(Command::new("clang-22"), "shlib_lib.c", &["-g", "-O1", "-fPIC", "-shared"], &sys, "libshlib.so");
-    let o = evotest().current_dir(d.path()).env("LD_LIBRARY_PATH", &sys).args(["fuzz", "harness", "corpus3", "-runs=10"]).output().unwrap();
+    build(
+        Command::new("clang-22"),
+        "shlib_lib.c",
+        &["-g", "-O1", "-fPIC", "-shared"],
+        &sys,
+        "libshlib.so",
+    );
+    let o = evotest()
+        .current_dir(d.path())
+        .env("LD_LIBRARY_PATH", &sys)
+        .args(["fuzz", "harness", "corpus3", "-runs=10"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    let want = format!("{} is loaded without evotest's instrumentation; an instrumented copy is {}", sys.join("libshlib.so").display(), d.path().join("libshlib.so").display());
+    let want = format!(
+        "{} is loaded without evotest's instrumentation; an instrumented copy is {}",
+        sys.join("libshlib.so").display(),
+        d.path().join("libshlib.so").display()
+    );
     assert!(err.contains(&want), "{err}");
 }
 
 #[test]
 fn an_asan_heap_overflow_is_reported_with_its_frames() {
     let d = tempfile::tempdir().unwrap();
-    let h = build(cc(), "asan_overflow.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
-    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
+    let h = build(
+        cc(),
+        "asan_overflow.c",
+        &["-g", "-O1", "-fsanitize=address,fuzzer"],
+        d.path(),
+        "harness",
+    );
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=40000",
+            "--stop-on-crash",
+        ],
+    );
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     let c = &s["crashes"][0];
     assert_eq!(c["kind"], "heap-buffer-overflow", "{c:#}");
     assert_eq!(c["sanitizer"], "AddressSanitizer");
-    let frames: Vec<String> = c["frames"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
-    let copy = frames.iter().position(|f| f.starts_with("copy_name") && f.contains("asan_overflow.c:"));
-    let entry = frames.iter().position(|f| f.starts_with("LLVMFuzzerTestOneInput"));
+    let frames: Vec<String> = c["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    let copy = frames
+        .iter()
+        .position(|f| f.starts_with("copy_name") && f.contains("asan_overflow.c:"));
+    let entry = frames
+        .iter()
+        .position(|f| f.starts_with("LLVMFuzzerTestOneInput"));
     assert!(copy.is_some() && copy < entry, "frames: {frames:#?}");
     assert!(c["signature"].as_str().unwrap().contains("copy_name"));
     // the reproducer, run by hand, gets AddressSanitizer's report
@@ -349,13 +688,24 @@ fn an_asan_heap_overflow_is_reported_with_its_frames() {
 #[test]
 fn an_abort_run_by_hand_under_asan_prints_a_symbolised_stack() {
     let d = tempfile::tempdir().unwrap();
-    let h = build(cc(), "asserts.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
+    let h = build(
+        cc(),
+        "asserts.c",
+        &["-g", "-O1", "-fsanitize=address,fuzzer"],
+        d.path(),
+        "harness",
+    );
     std::fs::write(d.path().join("a"), b"A").unwrap();
     let r = Command::new(&h).arg(d.path().join("a")).output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.signal(), Some(libc::SIGABRT), "{err}");
     assert!(err.contains("deadly signal 6"), "{err}");
-    assert!(err.contains("in check") && err.contains("asserts.c:") && err.contains("in LLVMFuzzerTestOneInput"), "{err}");
+    assert!(
+        err.contains("in check")
+            && err.contains("asserts.c:")
+            && err.contains("in LLVMFuzzerTestOneInput"),
+        "{err}"
+    );
 }
 
 /// A memory leak is a crash of its own, `leak-<sha1>`, as with libFuzzer's -detect_leaks=1; an
@@ -363,20 +713,56 @@ fn an_abort_run_by_hand_under_asan_prints_a_symbolised_stack() {
 #[test]
 fn a_memory_leak_is_reported_as_libfuzzer_does() {
     let d = tempfile::tempdir().unwrap();
-    build(cc(), "leak.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
+    build(
+        cc(),
+        "leak.c",
+        &["-g", "-O1", "-fsanitize=address,fuzzer"],
+        d.path(),
+        "harness",
+    );
     for (dir, bytes) in [("leaky", &b"LEAK"[..]), ("clean", &b"LEAX"[..])] {
         std::fs::create_dir_all(d.path().join(dir)).unwrap();
         std::fs::write(d.path().join(dir).join("seed"), bytes).unwrap();
     }
     let (o, s) = fuzz(d.path(), &["harness", "c1", "clean", "-runs=0"]);
-    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(0), &serde_json::json!(0)), "{s:#}");
-    let (o, s) = fuzz(d.path(), &["harness", "c2", "leaky", "-runs=0", "-artifact_prefix=art/"]);
-    assert_eq!((o.status.code(), &s["unique_crashes"]), (Some(1), &serde_json::json!(1)), "{s:#}");
+    assert_eq!(
+        (o.status.code(), &s["unique_crashes"]),
+        (Some(0), &serde_json::json!(0)),
+        "{s:#}"
+    );
+    let (o, s) = fuzz(
+        d.path(),
+        &["harness", "c2", "leaky", "-runs=0", "-artifact_prefix=art/"],
+    );
+    assert_eq!(
+        (o.status.code(), &s["unique_crashes"]),
+        (Some(1), &serde_json::json!(1)),
+        "{s:#}"
+    );
     let c = &s["crashes"][0];
-    assert_eq!((&c["kind"], &c["sanitizer"]), (&serde_json::json!("memory-leak"), &serde_json::json!("LeakSanitizer")), "{c:#}");
-    assert!(c["artifact"].as_str().unwrap().starts_with("art/leak-"), "{c:#}");
-    assert!(c["signature"].as_str().unwrap().contains("LLVMFuzzerTestOneInput"), "{c:#}");
-    let (_, s) = fuzz(d.path(), &["harness", "c3", "leaky", "-runs=0", "-detect_leaks=0"]);
+    assert_eq!(
+        (&c["kind"], &c["sanitizer"]),
+        (
+            &serde_json::json!("memory-leak"),
+            &serde_json::json!("LeakSanitizer")
+        ),
+        "{c:#}"
+    );
+    assert!(
+        c["artifact"].as_str().unwrap().starts_with("art/leak-"),
+        "{c:#}"
+    );
+    assert!(
+        c["signature"]
+            .as_str()
+            .unwrap()
+            .contains("LLVMFuzzerTestOneInput"),
+        "{c:#}"
+    );
+    let (_, s) = fuzz(
+        d.path(),
+        &["harness", "c3", "leaky", "-runs=0", "-detect_leaks=0"],
+    );
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
 }
 
@@ -388,7 +774,17 @@ fn jobs_share_one_corpus_directory() {
     // input-to-state steps, write the same files, and have nothing to exchange
     let (_, s) = fuzz(
         d.path(),
-        &["harness", "corpus", "-seed=1", "-j", "2", "-max_total_time=6", "-sync_interval=0.3", "-artifact_prefix=art/", "--guidance=off"],
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-j",
+            "2",
+            "-max_total_time=6",
+            "-sync_interval=0.3",
+            "-artifact_prefix=art/",
+            "--guidance=off",
+        ],
     );
     assert_eq!(s["workers"], 2);
     let w = s["worker_stats"].as_array().unwrap();
@@ -398,16 +794,33 @@ fn jobs_share_one_corpus_directory() {
     let main = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
     // each ran inputs the other wrote
     let synced = main["corpus_synced"].as_u64().unwrap() + w[0]["corpus_synced"].as_u64().unwrap();
-    assert!(synced > 0, "no input crossed between the workers: {main:#} {w:#?}");
+    assert!(
+        synced > 0,
+        "no input crossed between the workers: {main:#} {w:#?}"
+    );
     assert!(s["executions"].as_u64().unwrap() > main["execs_done"].as_u64().unwrap());
     // the summary's coverage is the union of the workers' (at least what the shared corpus
     // covers when merged), not the larger of the two
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-merge=1", "merged", "corpus", "--json"]).output().unwrap();
-    let m: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
-    assert!(s["outcomes_covered"].as_u64() >= m["outcomes_after"].as_u64(), "{s:#} {m:#}");
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "-merge=1", "merged", "corpus", "--json"])
+        .output()
+        .unwrap();
+    let m: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert!(
+        s["outcomes_covered"].as_u64() >= m["outcomes_after"].as_u64(),
+        "{s:#} {m:#}"
+    );
     // one crash, found by either, recorded once
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
-    assert_eq!(files(&d.path().join("art")).iter().filter(|n| n.starts_with("crash-")).count(), 1);
+    assert_eq!(
+        files(&d.path().join("art"))
+            .iter()
+            .filter(|n| n.starts_with("crash-"))
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -416,7 +829,15 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
     harness("magic.c", d.path());
     let mut child = evotest()
         .current_dir(d.path())
-        .args(["fuzz", "harness", "corpus", "-seed=3", "-max_total_time=120", "-artifact_prefix=art/", "-q"])
+        .args([
+            "fuzz",
+            "harness",
+            "corpus",
+            "-seed=3",
+            "-max_total_time=120",
+            "-artifact_prefix=art/",
+            "-q",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -424,18 +845,34 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
     let t0 = Instant::now();
     let art = d.path().join("art");
     while files(&art).iter().all(|n| !n.starts_with("crash-")) {
-        assert!(t0.elapsed() < Duration::from_secs(60), "no crash found within 60 s");
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no crash found within 60 s"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let corpus_before = files(&d.path().join("corpus"));
-    let crashes_before: Vec<String> = files(&art).into_iter().filter(|n| n.starts_with("crash-")).collect();
+    let crashes_before: Vec<String> = files(&art)
+        .into_iter()
+        .filter(|n| n.starts_with("crash-"))
+        .collect();
     assert!(!corpus_before.is_empty());
     // without input reduction, which replaces an entry's file by a shorter one's by design (the
     // kill's moment decides the corpus, and so whether the restart finds one to shorten)
-    let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=4", "-runs=2000", "-artifact_prefix=art/", "-reduce_inputs=0"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=4",
+            "-runs=2000",
+            "-artifact_prefix=art/",
+            "-reduce_inputs=0",
+        ],
+    );
     let corpus_after = files(&d.path().join("corpus"));
     for f in &corpus_before {
         assert!(corpus_after.contains(f), "corpus entry {f} lost");
@@ -444,13 +881,23 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
     // every entry was written whole: each is a file named by the SHA-1 of its content
     for f in &corpus_after {
         let data = std::fs::read(d.path().join("corpus").join(f)).unwrap();
-        let o = Command::new("sha1sum").arg(d.path().join("corpus").join(f)).output().unwrap();
-        assert!(String::from_utf8_lossy(&o.stdout).starts_with(f.as_str()), "{f}: {} bytes, not its SHA-1", data.len());
+        let o = Command::new("sha1sum")
+            .arg(d.path().join("corpus").join(f))
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&o.stdout).starts_with(f.as_str()),
+            "{f}: {} bytes, not its SHA-1",
+            data.len()
+        );
     }
     // the crash is still there and still known
     assert!(s["unique_crashes"].as_u64().unwrap() >= 1, "{s:#}");
     let after: Vec<String> = files(&art);
-    assert!(crashes_before.iter().all(|c| after.contains(c)) || s["crashes"][0]["minimized"] == true, "{crashes_before:?} -> {after:?}");
+    assert!(
+        crashes_before.iter().all(|c| after.contains(c)) || s["crashes"][0]["minimized"] == true,
+        "{crashes_before:?} -> {after:?}"
+    );
     assert!(after.iter().any(|n| n.starts_with("crash-")));
 }
 
@@ -461,17 +908,49 @@ fn kill_9_loses_no_corpus_entry_and_no_crash() {
 #[test]
 fn recoverable_ubsan_reports_are_recovered_from_as_libfuzzer_does() {
     let d = tempfile::tempdir().unwrap();
-    build(cc(), "ub_recover.c", &["-g", "-O1", "-fsanitize=fuzzer,undefined"], d.path(), "harness");
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=30000", "-artifact_prefix=art/"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    build(
+        cc(),
+        "ub_recover.c",
+        &["-g", "-O1", "-fsanitize=fuzzer,undefined"],
+        d.path(),
+        "harness",
+    );
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=30000",
+            "-artifact_prefix=art/",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
-    assert_eq!(s["outcomes_covered"], s["outcomes_total"], "the branch behind the report: {s:#}");
+    assert_eq!(
+        s["outcomes_covered"], s["outcomes_total"],
+        "the branch behind the report: {s:#}"
+    );
     let halt = d.path().join("halt");
     std::fs::create_dir(&halt).unwrap();
     let o = evotest()
         .current_dir(d.path())
         .env("UBSAN_OPTIONS", "halt_on_error=1")
-        .args(["fuzz", "harness", "corpus2", "-seed=1", "-runs=30000", "-artifact_prefix=halt/", "--json", "-q"])
+        .args([
+            "fuzz",
+            "harness",
+            "corpus2",
+            "-seed=1",
+            "-runs=30000",
+            "-artifact_prefix=halt/",
+            "--json",
+            "-q",
+        ])
         .output()
         .unwrap();
     let s: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -489,11 +968,28 @@ fn crash_files_evotest_did_not_write_are_left_alone() {
     std::fs::create_dir_all(&art).unwrap();
     let theirs = art.join("crash-fb74d0d2d6ab2a6d1b9e5e5d31d1c9ed4b6c0f1a");
     std::fs::write(&theirs, b"BUG!and more bytes").unwrap();
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=1", "-artifact_prefix=art/"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=1",
+            "-artifact_prefix=art/",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
     assert_eq!(std::fs::read(&theirs).unwrap(), b"BUG!and more bytes");
-    assert_eq!(files(&art), vec!["crash-fb74d0d2d6ab2a6d1b9e5e5d31d1c9ed4b6c0f1a".to_string()]);
+    assert_eq!(
+        files(&art),
+        vec!["crash-fb74d0d2d6ab2a6d1b9e5e5d31d1c9ed4b6c0f1a".to_string()]
+    );
 }
 
 /// Run by hand, the harness takes libFuzzer's -timeout and -rss_limit_mb (exits 70 and 71, as
@@ -506,19 +1002,57 @@ fn harness_by_hand_reproduces_hangs_and_out_of_memory_as_libfuzzer_s_does() {
     std::fs::write(d.path().join("h"), b"H").unwrap();
     std::fs::write(d.path().join("m"), b"M").unwrap();
     let t0 = std::time::Instant::now();
-    let o = Command::new(&h).args(["-timeout=1", "h"]).current_dir(d.path()).output().unwrap();
-    assert_eq!(o.status.code(), Some(70), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(&h)
+        .args(["-timeout=1", "h"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(70),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(t0.elapsed() < std::time::Duration::from_secs(10));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("timeout after 1 seconds"), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(&h).args(["-rss_limit_mb=64", "m"]).current_dir(d.path()).output().unwrap();
-    assert_eq!(o.status.code(), Some(71), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(&h).args(["-help=1"]).stdin(std::process::Stdio::null()).output().unwrap();
-    assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains("usage:"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("timeout after 1 seconds"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = Command::new(&h)
+        .args(["-rss_limit_mb=64", "m"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(71),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = Command::new(&h)
+        .args(["-help=1"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stderr).contains("usage:"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let m = harness("magic.c", d.path());
     std::fs::write(d.path().join("bug"), b"BUG!").unwrap();
-    let o = Command::new(&m).arg("bug").current_dir(d.path()).output().unwrap();
+    let o = Command::new(&m)
+        .arg("bug")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("deadly signal 11"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("deadly signal 11"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -530,25 +1064,73 @@ fn harness_runs_files_by_hand_and_calls_initialize() {
     std::fs::write(d.path().join("dir/a"), b"x").unwrap();
     std::fs::write(d.path().join("dir/b"), b"y").unwrap();
     // files, and a directory without a fuzzing flag, are run once each
-    let r = Command::new(&h).args(["-runs=10", "ok", "dir/a"]).arg(d.path().join("dir/b")).current_dir(d.path()).output().unwrap();
+    let r = Command::new(&h)
+        .args(["-runs=10", "ok", "dir/a"])
+        .arg(d.path().join("dir/b"))
+        .current_dir(d.path())
+        .output()
+        .unwrap();
     assert!(r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(err.matches("Running: ").count(), 3, "{err}");
     assert_eq!(err.matches("Executed ").count(), 3, "{err}");
-    let r = Command::new(&h).args(["ok"]).arg(d.path().join("dir")).current_dir(d.path()).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&r.stderr).matches("Executed ").count(), 3);
+    let r = Command::new(&h)
+        .args(["ok"])
+        .arg(d.path().join("dir"))
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&r.stderr)
+            .matches("Executed ")
+            .count(),
+        3
+    );
     std::fs::write(d.path().join("init"), b"INIT").unwrap();
-    assert_eq!(Command::new(&h).arg(d.path().join("init")).output().unwrap().status.signal(), Some(libc::SIGABRT));
+    assert_eq!(
+        Command::new(&h)
+            .arg(d.path().join("init"))
+            .output()
+            .unwrap()
+            .status
+            .signal(),
+        Some(libc::SIGABRT)
+    );
     // under the engine, LLVMFuzzerInitialize runs too, and what it wrote is shown once (the
     // fork server hid it: a harness without its file made a run that looked normal)
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=40000", "--stop-on-crash"]);
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=40000",
+            "--stop-on-crash",
+        ],
+    );
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.matches("unable to parse file 'settings.xml'").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("unable to parse file 'settings.xml'").count(),
+        1,
+        "{err}"
+    );
     assert!(err.contains("while starting"), "{err}");
-    let (o, _) = fuzz(d.path(), &["harness", "corpus2", "-seed=1", "-runs=100", "-close_fd_mask=2"]);
+    let (o, _) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus2",
+            "-seed=1",
+            "-runs=100",
+            "-close_fd_mask=2",
+        ],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("settings.xml"), "-close_fd_mask=2 hides it: {err}");
+    assert!(
+        !err.contains("settings.xml"),
+        "-close_fd_mask=2 hides it: {err}"
+    );
 }
 
 /// Run by hand where a libFuzzer binary would fuzz (-runs or -max_total_time with a corpus
@@ -567,21 +1149,46 @@ fn a_harness_run_by_hand_to_fuzz_hands_itself_to_evotest() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(1), "the crash, found by fuzzing: {err}");
-    assert!(err.contains("evotest fuzz: ") && err.contains("1 unique crash"), "{err}");
-    assert!(!files(&d.path().join("corpus")).is_empty() && !files(&d.path().join("art")).is_empty());
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "the crash, found by fuzzing: {err}"
+    );
+    assert!(
+        err.contains("evotest fuzz: ") && err.contains("1 unique crash"),
+        "{err}"
+    );
+    assert!(
+        !files(&d.path().join("corpus")).is_empty() && !files(&d.path().join("art")).is_empty()
+    );
     // an option of the harness's own (`--special`, which libFuzzer leaves to
     // LLVMFuzzerInitialize) reaches the harness, and is no error of evotest's
-    let a = build(cc(), "args.c", &["-g", "-O1", "-fsanitize=fuzzer"], d.path(), "args");
+    let a = build(
+        cc(),
+        "args.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "args",
+    );
     std::fs::create_dir(d.path().join("corpus-args")).unwrap();
     let r = Command::new(&a)
-        .args(["--special", "-runs=2000", "-seed=1", "-artifact_prefix=art-args/", "corpus-args"])
+        .args([
+            "--special",
+            "-runs=2000",
+            "-seed=1",
+            "-artifact_prefix=art-args/",
+            "corpus-args",
+        ])
         .env("EVOTEST", &evotest_bin)
         .current_dir(d.path())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(1), "the crash only --special makes: {err}");
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "the crash only --special makes: {err}"
+    );
     assert!(err.contains("1 unique crash"), "{err}");
     // a corpus and a seed directory with -max_len, no budget (a project's `make fuzz`): fuzzed
     // until stopped, as a libFuzzer binary is
@@ -598,11 +1205,22 @@ fn a_harness_run_by_hand_to_fuzz_hands_itself_to_evotest() {
     let status = child.wait().unwrap();
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(err.contains("evotest fuzz: ") && err.contains(" executions in "), "{status:?}: {err}");
+    assert!(
+        err.contains("evotest fuzz: ") && err.contains(" executions in "),
+        "{status:?}: {err}"
+    );
     // no input at all: fuzzed with a temporary corpus, as libFuzzer fuzzes with one in memory
-    let r = Command::new(&h).args(["-runs=500", "-seed=1"]).env("EVOTEST", &evotest_bin).current_dir(d.path()).output().unwrap();
+    let r = Command::new(&h)
+        .args(["-runs=500", "-seed=1"])
+        .env("EVOTEST", &evotest_bin)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(matches!(r.status.code(), Some(0) | Some(1)) && err.contains("no corpus directory given"), "{err}");
+    assert!(
+        matches!(r.status.code(), Some(0) | Some(1)) && err.contains("no corpus directory given"),
+        "{err}"
+    );
     assert!(err.contains(" executions in "), "{err}");
 }
 
@@ -612,11 +1230,27 @@ fn merge_and_minimize_crash_do_what_libfuzzer_does() {
     let h = harness("magic.c", d.path());
     let inputs = d.path().join("in");
     std::fs::create_dir(&inputs).unwrap();
-    for (i, data) in [&b"OK"[..], b"OKOK", b"OK!", b"B", b"BU", b"BUx", b"zz", b"BUG"].iter().enumerate() {
+    for (i, data) in [
+        &b"OK"[..],
+        b"OKOK",
+        b"OK!",
+        b"B",
+        b"BU",
+        b"BUx",
+        b"zz",
+        b"BUG",
+    ]
+    .iter()
+    .enumerate()
+    {
         std::fs::write(inputs.join(format!("i{i}")), data).unwrap();
     }
     std::fs::write(inputs.join("crashy"), b"BUG!!").unwrap();
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--merge", "out", "in", "--json"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "--merge", "out", "in", "--json"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m: Value = serde_json::from_slice(&o.stdout).unwrap();
     let merged = files(&d.path().join("out"));
@@ -626,24 +1260,57 @@ fn merge_and_minimize_crash_do_what_libfuzzer_does() {
     assert_eq!(merged.len(), 4);
     assert_eq!(m["faulty"].as_array().unwrap().len(), 1);
     // merging again adds nothing
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-merge=1", "out", "in", "--json"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "-merge=1", "out", "in", "--json"])
+        .output()
+        .unwrap();
     let m: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(m["added"], 0);
 
-    std::fs::write(d.path().join("big-crash"), b"BUG!and a long tail of bytes that do not matter").unwrap();
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--minimize-crash", "big-crash", "--json"]).output().unwrap();
+    std::fs::write(
+        d.path().join("big-crash"),
+        b"BUG!and a long tail of bytes that do not matter",
+    )
+    .unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "--minimize-crash", "big-crash", "--json"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m: Value = serde_json::from_slice(&o.stdout).unwrap();
     let out = d.path().join(m["output"].as_str().unwrap());
-    assert!(out.file_name().unwrap().to_string_lossy().starts_with("minimized-from-"));
+    assert!(out
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("minimized-from-"));
     assert_eq!(std::fs::read(&out).unwrap(), b"BUG!");
-    assert_eq!(Command::new(&h).arg(&out).output().unwrap().status.signal(), Some(libc::SIGSEGV));
+    assert_eq!(
+        Command::new(&h).arg(&out).output().unwrap().status.signal(),
+        Some(libc::SIGSEGV)
+    );
     // -exact_artifact_path names the minimised file, as ClusterFuzz's minimisation expects
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "-minimize_crash=1", "-exact_artifact_path=min.bin", "big-crash"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args([
+            "fuzz",
+            "harness",
+            "-minimize_crash=1",
+            "-exact_artifact_path=min.bin",
+            "big-crash",
+        ])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read(d.path().join("min.bin")).unwrap(), b"BUG!");
     // a file that does not crash is refused in one line
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "--minimize-crash", "in/i0"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "--minimize-crash", "in/i0"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not crash"));
 }
@@ -664,18 +1331,37 @@ fn the_compiler_wrappers_build_as_oss_fuzz_scripts_do() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new("ar").arg("rcs").arg(d.path().join("libmagic.a")).arg(&obj).output().unwrap();
+    let o = Command::new("ar")
+        .arg("rcs")
+        .arg(d.path().join("libmagic.a"))
+        .arg(&obj)
+        .output()
+        .unwrap();
     assert!(o.status.success());
     let exe = d.path().join("harness");
-    let o = cxx().arg("-fsanitize=fuzzer").arg(d.path().join("libmagic.a")).arg("-o").arg(&exe).output().unwrap();
+    let o = cxx()
+        .arg("-fsanitize=fuzzer")
+        .arg(d.path().join("libmagic.a"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let (_, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=2000"]);
     assert_eq!(s["delivery"], "libfuzzer");
     assert!(s["outcomes_covered"].as_u64().unwrap() >= 2, "{s:#}");
     // a program's own main is kept
-    let o = cc().arg(path("tests/fixtures/fuzz/stdin_prog.c")).arg("-o").arg(d.path().join("prog")).output().unwrap();
+    let o = cc()
+        .arg(path("tests/fixtures/fuzz/stdin_prog.c"))
+        .arg("-o")
+        .arg(d.path().join("prog"))
+        .output()
+        .unwrap();
     assert!(o.status.success());
-    let nm = Command::new("nm").arg(d.path().join("prog")).output().unwrap();
+    let nm = Command::new("nm")
+        .arg(d.path().join("prog"))
+        .output()
+        .unwrap();
     let syms = String::from_utf8_lossy(&nm.stdout);
     assert!(syms.contains(" T main") && !syms.contains("__evotest_target_main"));
 }
@@ -684,44 +1370,111 @@ fn the_compiler_wrappers_build_as_oss_fuzz_scripts_do() {
 fn bad_fuzz_input_gets_one_line_errors() {
     let d = tempfile::tempdir().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["fuzz", "/nonexistent/harness", "corpus"], "no such file"),
+        (
+            vec!["fuzz", "/nonexistent/harness", "corpus"],
+            "no such file",
+        ),
         (vec!["fuzz", "/bin/true", "corpus"], "evotest-cc"),
         (vec!["fuzz", "/bin/true"], "corpus directory"),
-        (vec!["fuzz", "/bin/true", "corpus", "-timeout=abc"], "not a number"),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "-timeout=abc"],
+            "not a number",
+        ),
         (vec!["fuzz", "/bin/true", "corpus", "-max_len=0"], "max_len"),
-        (vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"], "no such seed"),
-        (vec!["fuzz", "/bin/true", "corpus", "--guidance=maybe"], "possible values: on, off"),
-        (vec!["fuzz", "/bin/true", "corpus", "-guidance=2"], "possible values: on, off"),
-        (vec!["fuzz", "/bin/true", "corpus", "--frontier_exclude=src:"], "empty pattern"),
-        (vec!["fuzz", "/bin/true", "corpus", "--in_process"], "evotest-cc"),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"],
+            "no such seed",
+        ),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "--guidance=maybe"],
+            "possible values: on, off",
+        ),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "-guidance=2"],
+            "possible values: on, off",
+        ),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "--frontier_exclude=src:"],
+            "empty pattern",
+        ),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "--in_process"],
+            "evotest-cc",
+        ),
     ];
     for (args, want) in cases {
-        let o = evotest().current_dir(d.path()).args(&args).output().unwrap();
+        let o = evotest()
+            .current_dir(d.path())
+            .args(&args)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{args:?}: {err}");
+        assert_eq!(
+            err.trim()
+                .lines()
+                .filter(|l| l.starts_with("error"))
+                .count(),
+            1,
+            "{args:?}: {err}"
+        );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     // a malformed dictionary names its line
     let h = harness("magic.c", d.path());
     std::fs::write(d.path().join("bad.dict"), "\"ok\"\nbroken line\n").unwrap();
-    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "-dict=bad.dict"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .arg("fuzz")
+        .arg(&h)
+        .args(["corpus", "-dict=bad.dict"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.dict:2:"), "{err}");
     // in-process fuzzing runs one worker
-    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "--in_process", "-j", "2"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .arg("fuzz")
+        .arg(&h)
+        .args(["corpus", "--in_process", "-j", "2"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--in_process runs one worker"), "{err}");
-    assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
+    assert_eq!(
+        err.trim()
+            .lines()
+            .filter(|l| l.starts_with("error"))
+            .count(),
+        1,
+        "{err}"
+    );
     // a new-coverage log that cannot be created
-    let o = evotest().current_dir(d.path()).arg("fuzz").arg(&h).args(["corpus", "-new_coverage_log=/nonexistent/dir/log"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .arg("fuzz")
+        .arg(&h)
+        .args(["corpus", "-new_coverage_log=/nonexistent/dir/log"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("--new_coverage_log: cannot create /nonexistent/dir/log"), "{err}");
-    assert_eq!(err.trim().lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
+    assert!(
+        err.contains("--new_coverage_log: cannot create /nonexistent/dir/log"),
+        "{err}"
+    );
+    assert_eq!(
+        err.trim()
+            .lines()
+            .filter(|l| l.starts_with("error"))
+            .count(),
+        1,
+        "{err}"
+    );
 }
 
 /// The bytes of the first crash a run's summary `s` lists (its artifact, under `dir`).
@@ -760,7 +1513,11 @@ fn execs_to_crash(dir: &Path, seed: u64, runs: u64, guidance: &str) -> (Option<u
             &format!("-artifact_prefix={art}"),
         ],
     );
-    let found = s["crashes"].as_array().unwrap().first().map(|c| c["found_executions"].as_u64().unwrap());
+    let found = s["crashes"]
+        .as_array()
+        .unwrap()
+        .first()
+        .map(|c| c["found_executions"].as_u64().unwrap());
     (found, s)
 }
 
@@ -775,10 +1532,20 @@ fn input_to_state_finds_a_little_endian_word_then_a_big_endian_half_word() {
         assert!(at <= 1000, "{s:#}");
         // the two compares (magic == 0xDEADBEEF, tag == 0x1234) were taken by substitution: the
         // first is a covered outcome, the second crashed
-        assert!(g["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {g:#}");
-        assert!(g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1, "{g:#}");
+        assert!(
+            g["covered_by_i2s"].as_u64().unwrap() >= 1,
+            "seed {seed}: {g:#}"
+        );
+        assert!(
+            g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1,
+            "{g:#}"
+        );
         let bytes = first_crash(d.path(), &s);
-        assert_eq!(&bytes[4..10], &[0xef, 0xbe, 0xad, 0xde, 0x12, 0x34], "the reproducer's fields");
+        assert_eq!(
+            &bytes[4..10],
+            &[0xef, 0xbe, 0xad, 0xde, 0x12, 0x34],
+            "the reproducer's fields"
+        );
     }
 }
 
@@ -791,7 +1558,10 @@ fn crash_from(dir: &Path, start: &[u8], seed: u64, runs: u64) -> (String, u64) {
     std::fs::write(corpus.join("seed"), start).unwrap();
     let (found, s) = execs_to_crash(dir, seed, runs, "on");
     let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in {runs} executions: {s:#}"));
-    (String::from_utf8_lossy(&first_crash(dir, &s)).into_owned(), at)
+    (
+        String::from_utf8_lossy(&first_crash(dir, &s)).into_owned(),
+        at,
+    )
 }
 
 /// A 64-bit token read as hex text (`strtoull(tok, 0, 16) == fnv1a(name)`): input-to-state
@@ -810,7 +1580,11 @@ fn input_to_state_rewrites_a_number_read_as_hex_text() {
             h ^= c as u64;
             h = h.wrapping_mul(1099511628211);
         }
-        assert_eq!(u64::from_str_radix(tok.trim_end_matches('\0'), 16).ok(), Some(h), "seed {seed}, execution {at}: {text}");
+        assert_eq!(
+            u64::from_str_radix(tok.trim_end_matches('\0'), 16).ok(),
+            Some(h),
+            "seed {seed}, execution {at}: {text}"
+        );
     }
 }
 
@@ -824,7 +1598,10 @@ fn input_to_state_writes_nan_over_a_number_read_as_text() {
     for seed in 1..=2 {
         let (text, at) = crash_from(d.path(), b"x=0.5", seed, 5000);
         let text = text.to_lowercase();
-        assert!(text.starts_with("x=") && text.contains("nan"), "seed {seed}, execution {at}: {text}");
+        assert!(
+            text.starts_with("x=") && text.contains("nan"),
+            "seed {seed}, execution {at}: {text}"
+        );
     }
 }
 
@@ -839,12 +1616,25 @@ fn input_to_state_on_every_compare_finds_the_entries_of_lookup_tables() {
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 5000, "on");
         let g = &s["guidance"];
-        assert!(found.is_some(), "seed {seed}: no crash in 5,000 executions: {s:#}");
+        assert!(
+            found.is_some(),
+            "seed {seed}: no crash in 5,000 executions: {s:#}"
+        );
         // the other table entries' switch cases were taken by it too
-        assert!(g["covered_by_cmplog"].as_u64().unwrap() >= 8, "seed {seed}: {g:#}");
+        assert!(
+            g["covered_by_cmplog"].as_u64().unwrap() >= 8,
+            "seed {seed}: {g:#}"
+        );
         let bytes = first_crash(d.path(), &s);
-        assert_eq!(&bytes[..4], &0x13579BDFu32.to_le_bytes(), "the reproducer's id");
-        assert!(bytes[4..].starts_with(b"vacuum"), "the reproducer's keyword: {bytes:?}");
+        assert_eq!(
+            &bytes[..4],
+            &0x13579BDFu32.to_le_bytes(),
+            "the reproducer's id"
+        );
+        assert!(
+            bytes[4..].starts_with(b"vacuum"),
+            "the reproducer's keyword: {bytes:?}"
+        );
     }
     // input-to-state only (no AVM) does the same
     let (found, _) = execs_to_crash(d.path(), 1, 5000, "i2s");
@@ -859,23 +1649,44 @@ fn branch_distance_solves_an_arithmetic_relation_that_havoc_does_not() {
     // 249 on seeds 1–5); havoc alone finds nothing in 100,000 on seeds 1–5
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 3000, "on");
-        let at = found.unwrap_or_else(|| panic!("seed {seed}: guidance found no crash in 3000 executions: {s:#}"));
+        let at = found.unwrap_or_else(|| {
+            panic!("seed {seed}: guidance found no crash in 3000 executions: {s:#}")
+        });
         let g = &s["guidance"];
-        assert!(g["execs_avm"].as_u64().unwrap() > 0 && g["distance_improvements"].as_u64().unwrap() > 5, "{g:#}");
+        assert!(
+            g["execs_avm"].as_u64().unwrap() > 0
+                && g["distance_improvements"].as_u64().unwrap() > 5,
+            "{g:#}"
+        );
         // under -runs alone, with guidance, havoc's executions are full: coverage-only ones
         // would save time, which this budget does not count
         assert_eq!(s["lite"]["executions"], 0, "{:#}", s["lite"]);
         let bytes = first_crash(d.path(), &s);
         let x = u32::from_le_bytes(bytes[..4].try_into().unwrap());
-        assert_eq!(x.wrapping_mul(6).wrapping_add(4), 2000002, "seed {seed}, after {at} executions");
+        assert_eq!(
+            x.wrapping_mul(6).wrapping_add(4),
+            2000002,
+            "seed {seed}, after {at} executions"
+        );
         let (off, s) = execs_to_crash(d.path(), seed, 3000, "off");
         assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
         assert_eq!(s["executions"], 3000);
         // without guidance: havoc's executions are coverage-only
         let lite = &s["lite"];
-        assert!(lite["executions"].as_u64().unwrap() > 2000 && lite["full_executions"] == 0, "{lite:#}");
+        assert!(
+            lite["executions"].as_u64().unwrap() > 2000 && lite["full_executions"] == 0,
+            "{lite:#}"
+        );
         let g = &s["guidance"];
-        assert_eq!((g["enabled"].as_bool(), g["execs_avm"].as_u64(), g["execs_i2s"].as_u64()), (Some(false), Some(0), Some(0)), "{g:#}");
+        assert_eq!(
+            (
+                g["enabled"].as_bool(),
+                g["execs_avm"].as_u64(),
+                g["execs_i2s"].as_u64()
+            ),
+            (Some(false), Some(0), Some(0)),
+            "{g:#}"
+        );
     }
 }
 
@@ -887,7 +1698,10 @@ fn guidance_solves_byte_compares_faster_than_havoc() {
         let (on, s) = execs_to_crash(d.path(), seed, 2000, "on");
         assert!(on.is_some(), "seed {seed}: {s:#}");
         let (off, _) = execs_to_crash(d.path(), seed, 2000, "off");
-        assert_eq!(off, None, "seed {seed}: havoc alone found BUG! in 2000 executions");
+        assert_eq!(
+            off, None,
+            "seed {seed}: havoc alone found BUG! in 2000 executions"
+        );
     }
 }
 
@@ -898,20 +1712,55 @@ fn branches_out_of_the_guidance_scope_get_no_directed_attempts_but_count_as_cove
     let (_, all) = fuzz(d.path(), &["harness", "all", "-seed=1", "-runs=3000"]);
     let g = &all["guidance"];
     assert!(g["attempts"].as_u64().unwrap() > 0, "{g:#}");
-    assert_eq!(g["sites_left_out"], 0, "the harness is the user's code: {g:#}");
+    assert_eq!(
+        g["sites_left_out"], 0,
+        "the harness is the user's code: {g:#}"
+    );
     // the harness's file out of scope (the end of its path, libFuzzer spelling): the frontier is
     // empty, so no directed attempts, and its outcomes still count as coverage
-    let (o, none) = fuzz(d.path(), &["harness", "none", "-seed=1", "-runs=3000", "-frontier_exclude=src:magic.c"]);
+    let (o, none) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "none",
+            "-seed=1",
+            "-runs=3000",
+            "-frontier_exclude=src:magic.c",
+        ],
+    );
     let g = &none["guidance"];
-    assert_eq!((g["frontier"].as_u64(), g["attempts"].as_u64(), g["execs_avm"].as_u64()), (Some(0), Some(0), Some(0)), "{g:#}");
-    assert!(g["sites_left_out"].as_u64().unwrap() > 0 && g["frontier_left_out"].as_u64().unwrap() > 0, "{g:#}");
+    assert_eq!(
+        (
+            g["frontier"].as_u64(),
+            g["attempts"].as_u64(),
+            g["execs_avm"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0)),
+        "{g:#}"
+    );
+    assert!(
+        g["sites_left_out"].as_u64().unwrap() > 0 && g["frontier_left_out"].as_u64().unwrap() > 0,
+        "{g:#}"
+    );
     assert_eq!(none["outcomes_total"], all["outcomes_total"]);
     assert!(none["outcomes_covered"].as_u64().unwrap() >= 2, "{none:#}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("branch sites out of scope"), "{err}");
     // an include pattern that names the harness's function puts its branches back
-    let (_, back) = fuzz(d.path(), &["harness", "back", "-seed=1", "-runs=3000", "--frontier_include=fun:LLVMFuzzerTestOneInput"]);
-    assert!(back["guidance"]["attempts"].as_u64().unwrap() > 0, "{back:#}");
+    let (_, back) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "back",
+            "-seed=1",
+            "-runs=3000",
+            "--frontier_include=fun:LLVMFuzzerTestOneInput",
+        ],
+    );
+    assert!(
+        back["guidance"]["attempts"].as_u64().unwrap() > 0,
+        "{back:#}"
+    );
 }
 
 #[test]
@@ -920,12 +1769,24 @@ fn input_to_state_takes_a_switch_case_and_a_float_equality() {
     harness("switch_float.c", d.path());
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
-        assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
+        assert!(
+            found.is_some(),
+            "seed {seed}: no crash in 1000 executions: {s:#}"
+        );
         // the switch's two cases, then (after the case 0x1BADB002) the float compare's false outcome
-        assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 2, "seed {seed}: {s:#}");
+        assert!(
+            s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 2,
+            "seed {seed}: {s:#}"
+        );
         let bytes = first_crash(d.path(), &s);
-        assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0x1BADB002);
-        assert_eq!(f64::from_le_bytes(bytes[4..12].try_into().unwrap()), -0.0025);
+        assert_eq!(
+            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
+            0x1BADB002
+        );
+        assert_eq!(
+            f64::from_le_bytes(bytes[4..12].try_into().unwrap()),
+            -0.0025
+        );
     }
 }
 
@@ -935,8 +1796,14 @@ fn input_to_state_passes_a_checksum_computed_in_the_harness() {
     harness("crc.c", d.path());
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
-        assert!(found.is_some(), "seed {seed}: no crash in 1000 executions: {s:#}");
-        assert!(s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 1, "seed {seed}: {s:#}");
+        assert!(
+            found.is_some(),
+            "seed {seed}: no crash in 1000 executions: {s:#}"
+        );
+        assert!(
+            s["guidance"]["covered_by_i2s"].as_u64().unwrap() >= 1,
+            "seed {seed}: {s:#}"
+        );
     }
 }
 
@@ -945,15 +1812,29 @@ fn a_stalled_distance_does_not_trap_the_fuzzer() {
     let d = tempfile::tempdir().unwrap();
     harness("stall.c", d.path());
     let (_, on) = fuzz(d.path(), &["harness", "on", "-seed=1", "-runs=20000"]);
-    let (_, off) = fuzz(d.path(), &["harness", "off", "-seed=1", "-runs=20000", "--guidance=off"]);
+    let (_, off) = fuzz(
+        d.path(),
+        &["harness", "off", "-seed=1", "-runs=20000", "--guidance=off"],
+    );
     let g = &on["guidance"];
     // the hashed compare stays uncovered: its attempts stall, and havoc keeps most executions
     assert_eq!(g["frontier"], 1, "{g:#}");
-    assert!(g["attempts"].as_u64().unwrap() > g["attempts_won"].as_u64().unwrap(), "{g:#}");
+    assert!(
+        g["attempts"].as_u64().unwrap() > g["attempts_won"].as_u64().unwrap(),
+        "{g:#}"
+    );
     let havoc = g["execs_havoc"].as_u64().unwrap();
-    let directed = g["execs_i2s"].as_u64().unwrap() + g["execs_influence"].as_u64().unwrap() + g["execs_avm"].as_u64().unwrap();
-    assert!(havoc >= 10_000 && havoc >= directed, "havoc {havoc}, directed {directed}: {g:#}");
-    assert!(on["outcomes_covered"].as_u64() >= off["outcomes_covered"].as_u64(), "on {on:#}\noff {off:#}");
+    let directed = g["execs_i2s"].as_u64().unwrap()
+        + g["execs_influence"].as_u64().unwrap()
+        + g["execs_avm"].as_u64().unwrap();
+    assert!(
+        havoc >= 10_000 && havoc >= directed,
+        "havoc {havoc}, directed {directed}: {g:#}"
+    );
+    assert!(
+        on["outcomes_covered"].as_u64() >= off["outcomes_covered"].as_u64(),
+        "on {on:#}\noff {off:#}"
+    );
 }
 
 #[test]
@@ -982,16 +1863,29 @@ fn input_to_state_replaces_strings_the_program_computes_at_run_time() {
     // with the string operand log, 11 to 17 executions on seeds 1–5 (11 to 26 before length
     // control); without it (the AVM on the
     // byte distance does it) 4,100 to 19,300; havoc alone finds nothing in 5,000
-    let header: Vec<u8> = (0..16).map(|i| b'A' + ((i * 7 + 0x42) % 26) as u8).collect();
+    let header: Vec<u8> = (0..16)
+        .map(|i| b'A' + ((i * 7 + 0x42) % 26) as u8)
+        .collect();
     for seed in 1..=3 {
         let (found, s) = execs_to_crash(d.path(), seed, 1000, "on");
         let at = found.unwrap_or_else(|| panic!("seed {seed}: no crash in 1000 executions: {s:#}"));
         let g = &s["guidance"];
-        assert!(g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1, "seed {seed}: {g:#}");
+        assert!(
+            g["execs_i2s"].as_u64().unwrap() > 0 && g["attempts_won"].as_u64().unwrap() >= 1,
+            "seed {seed}: {g:#}"
+        );
         let bytes = first_crash(d.path(), &s);
-        assert_eq!(&bytes[..16], &header[..], "seed {seed}, after {at} executions");
+        assert_eq!(
+            &bytes[..16],
+            &header[..],
+            "seed {seed}, after {at} executions"
+        );
         let rest = &bytes[16..];
-        assert_eq!(&rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())], b"xK9#qZ!vR2", "seed {seed}");
+        assert_eq!(
+            &rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())],
+            b"xK9#qZ!vR2",
+            "seed {seed}"
+        );
         let (off, s) = execs_to_crash(d.path(), seed, 1000, "off");
         assert_eq!(off, None, "seed {seed}: havoc alone found it: {s:#}");
     }
@@ -1006,8 +1900,12 @@ fn input_to_state_takes_a_case_insensitive_name_and_a_substring() {
     let d = tempfile::tempdir().unwrap();
     harness("searches.c", d.path());
     for seed in 1..=3 {
-        let text = String::from_utf8_lossy(&crash_only_guided(d.path(), seed, 1000)).to_ascii_lowercase();
-        assert!(text.starts_with("x-forwarded:") && text[12..].contains("magic-token"), "seed {seed}: {text:?}");
+        let text =
+            String::from_utf8_lossy(&crash_only_guided(d.path(), seed, 1000)).to_ascii_lowercase();
+        assert!(
+            text.starts_with("x-forwarded:") && text[12..].contains("magic-token"),
+            "seed {seed}: {text:?}"
+        );
     }
 }
 
@@ -1023,7 +1921,10 @@ fn input_to_state_takes_string_results_kept_in_locals() {
     harness("stored.c", d.path());
     for seed in 1..=3 {
         let text = String::from_utf8_lossy(&crash_only_guided(d.path(), seed, 2000)).to_string();
-        assert!(text.contains("-----BEGIN KEY-----token:"), "seed {seed}: {text:?}");
+        assert!(
+            text.contains("-----BEGIN KEY-----token:"),
+            "seed {seed}: {text:?}"
+        );
     }
 }
 
@@ -1050,22 +1951,42 @@ fn input_to_state_replaces_words_compared_by_the_programs_own_routine() {
 fn the_new_coverage_log_lists_the_inputs_that_added_coverage_and_they_replay_it() {
     let d = tempfile::tempdir().unwrap();
     harness("i2s_fields.c", d.path());
-    let (_, s) = fuzz(d.path(), &["harness", "c1", "-seed=3", "-runs=3000", "--new_coverage_log=new.log", "-artifact_prefix=art1/"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c1",
+            "-seed=3",
+            "-runs=3000",
+            "--new_coverage_log=new.log",
+            "-artifact_prefix=art1/",
+        ],
+    );
     let text = std::fs::read_to_string(d.path().join("new.log")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     // the last line ends the run with its executions
     let end: Vec<&str> = lines.last().unwrap().split(' ').collect();
-    assert_eq!((end[0], end[1].parse::<u64>().unwrap()), ("end", s["executions"].as_u64().unwrap()), "{text}");
+    assert_eq!(
+        (end[0], end[1].parse::<u64>().unwrap()),
+        ("end", s["executions"].as_u64().unwrap()),
+        "{text}"
+    );
     // one line per input kept, execution numbers increasing from the first (the empty input)
     let entries: Vec<(u64, Vec<u8>)> = lines[..lines.len() - 1]
         .iter()
         .map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
-            let bytes = (0..f[2].len() / 2).map(|i| u8::from_str_radix(&f[2][2 * i..2 * i + 2], 16).unwrap()).collect();
+            let bytes = (0..f[2].len() / 2)
+                .map(|i| u8::from_str_radix(&f[2][2 * i..2 * i + 2], 16).unwrap())
+                .collect();
             (f[0].parse().unwrap(), bytes)
         })
         .collect();
-    assert_eq!(entries.len() as u64, s["corpus_new"].as_u64().unwrap(), "{text}");
+    assert_eq!(
+        entries.len() as u64,
+        s["corpus_new"].as_u64().unwrap(),
+        "{text}"
+    );
     assert_eq!(entries[0], (1, vec![]), "{text}");
     assert!(entries.windows(2).all(|w| w[0].0 < w[1].0), "{text}");
     // the logged inputs alone, as seeds, cover what the run covered (a crash's outcomes are not
@@ -1076,11 +1997,23 @@ fn the_new_coverage_log_lists_the_inputs_that_added_coverage_and_they_replay_it(
         std::fs::write(seeds.join(format!("s{i:04}")), b).unwrap();
     }
     // `-runs=0` runs the seeds and nothing more, as libFuzzer's does
-    let (_, again) = fuzz(d.path(), &["harness", "c2", "seeds", "-runs=0", "-artifact_prefix=art2/"]);
+    let (_, again) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c2",
+            "seeds",
+            "-runs=0",
+            "-artifact_prefix=art2/",
+        ],
+    );
     assert_eq!(again["executions"].as_u64().unwrap(), entries.len() as u64);
     // the seeds copied into the corpus are not new units (libFuzzer's new_units_added)
     assert_eq!(again["corpus_new"], 0, "{again:#}");
-    assert_eq!(again["outcomes_covered"], s["outcomes_covered"], "{again:#}\n{s:#}");
+    assert_eq!(
+        again["outcomes_covered"], s["outcomes_covered"],
+        "{again:#}\n{s:#}"
+    );
 }
 
 /// In-process, a worker that takes over from one a crash ended appends to the new-coverage log
@@ -1090,13 +2023,35 @@ fn the_new_coverage_log_lists_the_inputs_that_added_coverage_and_they_replay_it(
 fn the_new_coverage_log_survives_in_process_restarts() {
     let d = tempfile::tempdir().unwrap();
     harness("magic.c", d.path());
-    let (_, s) = fuzz(d.path(), &["harness", "c", "-seed=1", "-runs=20000", "--in_process", "--new_coverage_log=new.log", "-artifact_prefix=art/"]);
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c",
+            "-seed=1",
+            "-runs=20000",
+            "--in_process",
+            "--new_coverage_log=new.log",
+            "-artifact_prefix=art/",
+        ],
+    );
     assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
     let text = std::fs::read_to_string(d.path().join("new.log")).unwrap();
-    let execs: Vec<u64> = text.lines().filter(|l| !l.starts_with("end")).map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect();
-    assert!(execs.first().is_some_and(|&e| e <= 10), "the first worker's entries are gone:\n{text}");
+    let execs: Vec<u64> = text
+        .lines()
+        .filter(|l| !l.starts_with("end"))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        execs.first().is_some_and(|&e| e <= 10),
+        "the first worker's entries are gone:\n{text}"
+    );
     assert!(execs.windows(2).all(|w| w[0] < w[1]), "{text}");
-    assert_eq!(text.lines().filter(|l| l.starts_with("end")).count(), 1, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("end")).count(),
+        1,
+        "{text}"
+    );
 }
 
 #[test]
@@ -1109,8 +2064,15 @@ fn guidance_i2s_substitutes_operands_but_runs_no_avm() {
     assert_eq!(found, None, "{s:#}");
     // (attempts run no input of their own here: their start inputs' operand records were kept
     // from the executions that found them, and no operand is in the input)
-    assert!(g["enabled"].as_bool().unwrap() && g["attempts"].as_u64().unwrap() > 0, "{g:#}");
-    assert_eq!((g["execs_influence"].as_u64(), g["execs_avm"].as_u64()), (Some(0), Some(0)), "{g:#}");
+    assert!(
+        g["enabled"].as_bool().unwrap() && g["attempts"].as_u64().unwrap() > 0,
+        "{g:#}"
+    );
+    assert_eq!(
+        (g["execs_influence"].as_u64(), g["execs_avm"].as_u64()),
+        (Some(0), Some(0)),
+        "{g:#}"
+    );
     // the same compares of i2s_fields.c as with full guidance
     harness("i2s_fields.c", d.path());
     let (found, s) = execs_to_crash(d.path(), 1, 1000, "i2s");
@@ -1125,18 +2087,37 @@ fn in_process_mode_keeps_triages_and_goes_on_after_each_crash() {
     std::fs::create_dir(d.path().join("seeds")).unwrap();
     std::fs::write(d.path().join("seeds/b"), b"B").unwrap();
     std::fs::write(d.path().join("seeds/bu"), b"BU").unwrap();
-    let args = ["harness", "corpus", "seeds", "-seed=1", "-runs=30000", "-artifact_prefix=art/", "--in_process"];
+    let args = [
+        "harness",
+        "corpus",
+        "seeds",
+        "-seed=1",
+        "-runs=30000",
+        "-artifact_prefix=art/",
+        "--in_process",
+    ];
     let (o, s) = fuzz(d.path(), &args);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a run that found a crash exits 1:\n{err}"
+    );
     // every crashing input ended a worker; each was triaged in a fresh process, one unique crash
     assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
     let c = &s["crashes"][0];
     assert_eq!(c["kind"], "SIGSEGV");
     assert_eq!(c["reproduced"], true);
-    assert!(c["signature"].as_str().unwrap().contains("crash_here"), "{c:#}");
-    assert_eq!(std::fs::read(d.path().join(c["artifact"].as_str().unwrap())).unwrap(), b"BUG!", "the minimised reproducer");
+    assert!(
+        c["signature"].as_str().unwrap().contains("crash_here"),
+        "{c:#}"
+    );
+    assert_eq!(
+        std::fs::read(d.path().join(c["artifact"].as_str().unwrap())).unwrap(),
+        b"BUG!",
+        "the minimised reproducer"
+    );
     // the executions of all workers add up to the budget, and the coverage is the run's
     assert!(s["executions"].as_u64().unwrap() >= 30000, "{s:#}");
     assert!(s["outcomes_covered"].as_u64().unwrap() >= 10, "{s:#}");
@@ -1145,13 +2126,26 @@ fn in_process_mode_keeps_triages_and_goes_on_after_each_crash() {
     assert_eq!(st["outcomes_covered"], s["outcomes_covered"], "{st:#}");
     assert_eq!(st["corpus_new"], s["corpus_new"], "{st:#}");
     // the seeds copied in are not counted after the restarts (the directory's growth was)
-    assert!(s["corpus_new"].as_u64().unwrap() + 2 <= s["corpus_count"].as_u64().unwrap(), "{s:#}");
-    assert!(st["run_time_seconds"].as_f64().unwrap() + 2.0 >= (st["last_update"].as_u64().unwrap() - st["start_time"].as_u64().unwrap()) as f64, "{st:#}");
+    assert!(
+        s["corpus_new"].as_u64().unwrap() + 2 <= s["corpus_count"].as_u64().unwrap(),
+        "{s:#}"
+    );
+    assert!(
+        st["run_time_seconds"].as_f64().unwrap() + 2.0
+            >= (st["last_update"].as_u64().unwrap() - st["start_time"].as_u64().unwrap()) as f64,
+        "{st:#}"
+    );
     // the corpus the workers wrote runs cleanly by hand; the supervisor's files are gone
-    let r = Command::new(&h).arg(d.path().join("corpus")).output().unwrap();
+    let r = Command::new(&h)
+        .arg(d.path().join("corpus"))
+        .output()
+        .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let state = files(&d.path().join("corpus/.evotest"));
-    assert!(!state.iter().any(|n| n.starts_with("in-process-")), "{state:?}");
+    assert!(
+        !state.iter().any(|n| n.starts_with("in-process-")),
+        "{state:?}"
+    );
 }
 
 /// A target whose coverage differs between processes: the outcomes an in-process worker took
@@ -1162,14 +2156,33 @@ fn in_process_coverage_is_the_union_of_the_workers() {
     let d = tempfile::tempdir().unwrap();
     harness("nondet.c", d.path());
     let marker = d.path().join("marker");
-    let (o, s) = fuzz_env(d.path(), &["harness", "corpus", "-seed=1", "-runs=20000", "-artifact_prefix=art/", "--in_process"], &[("NONDET_MARKER", &marker)]);
+    let (o, s) = fuzz_env(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=20000",
+            "-artifact_prefix=art/",
+            "--in_process",
+        ],
+        &[("NONDET_MARKER", &marker)],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "a run that found a crash exits 1:\n{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a run that found a crash exits 1:\n{err}"
+    );
     assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
     // both outcomes of each `if (first)`, the first worker's and the later ones': every outcome
     // but the crash's own `data[1] == '!'` (a crashing execution's coverage does not count, as
     // in libFuzzer); the larger of the workers' counts was 10
-    assert_eq!(s["outcomes_covered"].as_u64().unwrap() + 1, s["outcomes_total"].as_u64().unwrap(), "{s:#}");
+    assert_eq!(
+        s["outcomes_covered"].as_u64().unwrap() + 1,
+        s["outcomes_total"].as_u64().unwrap(),
+        "{s:#}"
+    );
 }
 
 /// A harness that writes to standard error on every input, under a run whose standard error is a
@@ -1182,12 +2195,27 @@ fn in_process_output_to_a_log_file_is_not_held_to_the_file_size_limit() {
     let log = d.path().join("fuzz.log");
     let o = evotest()
         .current_dir(d.path())
-        .args(["fuzz", "harness", "corpus", "-seed=1", "-runs=4000", "-max_file_mb=1", "--in_process", "--json", "-q"])
+        .args([
+            "fuzz",
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=4000",
+            "-max_file_mb=1",
+            "--in_process",
+            "--json",
+            "-q",
+        ])
         .stderr(std::fs::File::create(&log).unwrap())
         .output()
         .unwrap();
     let text = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", &text[text.len().saturating_sub(2000)..]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        &text[text.len().saturating_sub(2000)..]
+    );
     let s: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(s["executions"].as_u64().unwrap() >= 4000, "{s:#}");
     assert_eq!(s["worker_restarts"], 0, "{s:#}");
@@ -1201,13 +2229,32 @@ fn in_process_timeouts_and_out_of_memory_end_the_worker_and_are_kept() {
     harness("hang.c", d.path());
     let (o, s) = fuzz(
         d.path(),
-        &["harness", "corpus", "-seed=2", "-runs=3000", "-timeout=1", "-rss_limit_mb=256", "-artifact_prefix=art/", "--in_process"],
+        &[
+            "harness",
+            "corpus",
+            "-seed=2",
+            "-runs=3000",
+            "-timeout=1",
+            "-rss_limit_mb=256",
+            "-artifact_prefix=art/",
+            "--in_process",
+        ],
     );
     // no crash; a timeout kept: libFuzzer's exit code for it
-    assert_eq!(o.status.code(), Some(70), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(70),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
     let firsts = |key: &str| -> Vec<u8> {
-        s[key].as_array().unwrap().iter().map(|p| std::fs::read(d.path().join(p.as_str().unwrap())).unwrap()[0]).collect()
+        s[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| std::fs::read(d.path().join(p.as_str().unwrap())).unwrap()[0])
+            .collect()
     };
     assert!(firsts("timeouts").contains(&b'H'), "{s:#}");
     assert!(firsts("ooms").contains(&b'M'), "{s:#}");
@@ -1224,14 +2271,24 @@ fn in_process_peak_memory_is_the_harness_process_s() {
     std::fs::write(d.path().join("seeds/b"), b"B").unwrap();
     for (mode, at_least) in [(&[][..], 0), (&["--in_process"][..], 300)] {
         let corpus = format!("corpus{}", mode.len());
-        let mut args = vec!["harness", corpus.as_str(), "seeds", "-seed=1", "-runs=50", "-print_final_stats=1"];
+        let mut args = vec![
+            "harness",
+            corpus.as_str(),
+            "seeds",
+            "-seed=1",
+            "-runs=50",
+            "-print_final_stats=1",
+        ];
         args.extend_from_slice(mode);
         let (o, s) = fuzz(d.path(), &args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{err}");
         let peak = s["peak_rss_mb"].as_u64().unwrap();
         assert!(peak >= at_least, "{mode:?}: {peak} MB\n{s:#}");
-        let line = err.lines().find(|l| l.starts_with("stat::peak_rss_mb")).and_then(|l| l.split_whitespace().last());
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("stat::peak_rss_mb"))
+            .and_then(|l| l.split_whitespace().last());
         assert_eq!(line, Some(peak.to_string().as_str()), "{err}");
         if mode.is_empty() {
             // the fork server's targets are other processes: evotest's own memory only
@@ -1243,8 +2300,24 @@ fn in_process_peak_memory_is_the_harness_process_s() {
 #[test]
 fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_back() {
     let d = tempfile::tempdir().unwrap();
-    build(cc(), "asan_overflow.c", &["-g", "-O1", "-fsanitize=address,fuzzer"], d.path(), "harness");
-    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=20000", "-artifact_prefix=art/", "--in_process"]);
+    build(
+        cc(),
+        "asan_overflow.c",
+        &["-g", "-O1", "-fsanitize=address,fuzzer"],
+        d.path(),
+        "harness",
+    );
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=20000",
+            "-artifact_prefix=art/",
+            "--in_process",
+        ],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
@@ -1258,16 +2331,33 @@ fn in_process_mode_on_a_shallow_asan_crash_reports_the_runs_coverage_and_falls_b
         assert_eq!(s["worker_restarts"], 8, "{s:#}");
         // and the summary says so
         assert_eq!(s["fork_server_fallback"], true, "{s:#}");
-        assert!(err.contains("the rest of the run used the fork server"), "{err}");
+        assert!(
+            err.contains("the rest of the run used the fork server"),
+            "{err}"
+        );
     } else {
         assert!(s["worker_restarts"].as_u64().unwrap() >= 1, "{s:#}");
         assert_eq!(s["fork_server_fallback"], false, "{s:#}");
     }
     // without -q, each restart line names the sanitizer's report, not only the signal (SIGABRT)
     // it ended the worker with
-    let o = evotest().current_dir(d.path()).args(["fuzz", "harness", "corpus2", "-seed=1", "-runs=2000", "--in_process"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args([
+            "fuzz",
+            "harness",
+            "corpus2",
+            "-seed=1",
+            "-runs=2000",
+            "--in_process",
+        ])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("ended the worker (AddressSanitizer: heap-buffer-overflow, "), "{err}");
+    assert!(
+        err.contains("ended the worker (AddressSanitizer: heap-buffer-overflow, "),
+        "{err}"
+    );
 }
 
 /// A directory `seeds` under `dir` holding the `files` (name, contents).
@@ -1282,7 +2372,10 @@ fn seed_dir(dir: &Path, files: &[(&str, &[u8])]) -> PathBuf {
 
 /// Sizes of the files of `dir` (not its state directory), largest first.
 fn file_sizes(dir: &Path) -> Vec<u64> {
-    let mut v: Vec<u64> = files(dir).iter().map(|n| std::fs::metadata(dir.join(n)).unwrap().len()).collect();
+    let mut v: Vec<u64> = files(dir)
+        .iter()
+        .map(|n| std::fs::metadata(dir.join(n)).unwrap().len())
+        .collect();
     v.sort_unstable_by(|a, b| b.cmp(a));
     v
 }
@@ -1305,28 +2398,65 @@ fn reduce_inputs_shortens_corpus_entries_and_the_corpus_keeps_its_coverage() {
     let d = tempfile::tempdir().unwrap();
     harness("words.c", d.path());
     padded_words_seed(d.path());
-    let args = ["harness", "corpus", "seeds", "-seed=3", "-runs=20000", "--guidance", "off"];
-    let (_, kept) = fuzz(d.path(), &[&args[..], &["-reduce_inputs=0", "-stats_dir=s0"]].concat());
-    assert!(file_sizes(&d.path().join("corpus")).contains(&600), "without reduction the seed's copy stays: {kept:#}");
+    let args = [
+        "harness",
+        "corpus",
+        "seeds",
+        "-seed=3",
+        "-runs=20000",
+        "--guidance",
+        "off",
+    ];
+    let (_, kept) = fuzz(
+        d.path(),
+        &[&args[..], &["-reduce_inputs=0", "-stats_dir=s0"]].concat(),
+    );
+    assert!(
+        file_sizes(&d.path().join("corpus")).contains(&600),
+        "without reduction the seed's copy stays: {kept:#}"
+    );
     std::fs::remove_dir_all(d.path().join("corpus")).unwrap();
     let (_, s) = fuzz(d.path(), &args);
     let sizes = file_sizes(&d.path().join("corpus"));
     // the words' loop runs 128 times or more in the seed (a hit-count bucket of its own), so the
     // entry cannot go below 128 bytes; the filler around the words goes
-    assert!(sizes[0] <= 400, "largest corpus file {} bytes: {sizes:?}", sizes[0]);
+    assert!(
+        sizes[0] <= 400,
+        "largest corpus file {} bytes: {sizes:?}",
+        sizes[0]
+    );
     let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
     assert!(stats["corpus_reduced"].as_u64().unwrap() > 0, "{stats:#}");
-    assert_eq!(stats["corpus_bytes"].as_u64().unwrap(), sizes.iter().sum::<u64>(), "{stats:#}");
+    assert_eq!(
+        stats["corpus_bytes"].as_u64().unwrap(),
+        sizes.iter().sum::<u64>(),
+        "{stats:#}"
+    );
     // replaying the corpus directory alone (one execution per file) covers what the run covered
-    let (_, again) = fuzz(d.path(), &["harness", "corpus", "-seed=3", "-runs=0", "-stats_dir=s2"]);
-    assert_eq!(again["executions"].as_u64().unwrap(), sizes.len() as u64, "{again:#}");
-    assert_eq!(again["outcomes_covered"], s["outcomes_covered"], "{again:#}\n{s:#}");
+    let (_, again) = fuzz(
+        d.path(),
+        &["harness", "corpus", "-seed=3", "-runs=0", "-stats_dir=s2"],
+    );
+    assert_eq!(
+        again["executions"].as_u64().unwrap(),
+        sizes.len() as u64,
+        "{again:#}"
+    );
+    assert_eq!(
+        again["outcomes_covered"], s["outcomes_covered"],
+        "{again:#}\n{s:#}"
+    );
     assert_eq!(again["features"], s["features"], "{again:#}\n{s:#}");
 }
 
 /// The longest input the harness of `lengths.c` ran, from the lengths its processes logged.
 fn longest_run(log: &Path) -> u64 {
-    std::fs::read_to_string(log).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).max().unwrap_or(0)
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .max()
+        .unwrap_or(0)
 }
 
 #[test]
@@ -1338,18 +2468,40 @@ fn length_control_keeps_havocs_inputs_under_a_limit_that_grows() {
     std::fs::write(seeds.join("s"), b"0123456789").unwrap();
     let run = |extra: &[&str], log: &str| {
         let _ = std::fs::remove_dir_all(d.path().join("corpus"));
-        let args = [&["harness", "corpus", "seeds", "-seed=5", "-runs=3000", "-max_len=4096", "--guidance", "off"][..], extra].concat();
+        let args = [
+            &[
+                "harness",
+                "corpus",
+                "seeds",
+                "-seed=5",
+                "-runs=3000",
+                "-max_len=4096",
+                "--guidance",
+                "off",
+            ][..],
+            extra,
+        ]
+        .concat();
         let (o, _) = fuzz_env(d.path(), &args, &[("LENGTHS_LOG", &d.path().join(log))]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let stats = read_json(&d.path().join("corpus/.evotest/main/fuzzer_stats.json"));
-        (longest_run(&d.path().join(log)), stats["len_limit"].as_u64().unwrap())
+        (
+            longest_run(&d.path().join(log)),
+            stats["len_limit"].as_u64().unwrap(),
+        )
     };
     let (longest, limit) = run(&[], "controlled");
     // the limit starts at the largest seed and grows by log2(limit) bytes at a time
     assert!((10..100).contains(&limit), "limit {limit}");
-    assert!((10..=limit).contains(&longest), "ran {longest} bytes under a limit of {limit}");
+    assert!(
+        (10..=limit).contains(&longest),
+        "ran {longest} bytes under a limit of {limit}"
+    );
     let (free, _) = run(&["-len_control=0"], "free");
-    assert!(free > 4 * limit, "without length control the longest input was {free} bytes (limit {limit})");
+    assert!(
+        free > 4 * limit,
+        "without length control the longest input was {free} bytes (limit {limit})"
+    );
 }
 
 /// Under an execution budget alone (`-runs`) the stages share executions only, not time, so a
@@ -1362,8 +2514,19 @@ fn a_guided_run_under_an_execution_budget_is_reproducible() {
     let run = |corpus: &str| {
         let (_, s) = fuzz(d.path(), &["harness", corpus, "-seed=7", "-runs=6000"]);
         let g = &s["guidance"];
-        let keys = ["execs_havoc", "execs_i2s", "execs_influence", "execs_avm", "execs_cmplog", "attempts", "distance_improvements"];
-        (s["outcomes_covered"].clone(), keys.map(|k| g[k].as_u64().unwrap()))
+        let keys = [
+            "execs_havoc",
+            "execs_i2s",
+            "execs_influence",
+            "execs_avm",
+            "execs_cmplog",
+            "attempts",
+            "distance_improvements",
+        ];
+        (
+            s["outcomes_covered"].clone(),
+            keys.map(|k| g[k].as_u64().unwrap()),
+        )
     };
     let (a, b) = (run("c1"), run("c2"));
     assert!(a.1[3] > 0, "the AVM ran: {a:?}");
@@ -1380,10 +2543,28 @@ fn addresses_behind_routine_arguments_leave_runs_reproducible() {
     let inputs = |log: &str| -> Vec<String> {
         let text = std::fs::read_to_string(d.path().join(log)).unwrap();
         // `EXECUTION MICROSECONDS HEX`: the executions and inputs, not the times
-        text.lines().map(|l| l.split(' ').enumerate().filter(|(i, _)| *i != 1).map(|(_, w)| w).collect::<Vec<_>>().join(" ")).collect()
+        text.lines()
+            .map(|l| {
+                l.split(' ')
+                    .enumerate()
+                    .filter(|(i, _)| *i != 1)
+                    .map(|(_, w)| w)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
     };
     for (corpus, log) in [("c1", "l1"), ("c2", "l2")] {
-        let (o, _) = fuzz(d.path(), &["harness", corpus, "-seed=3", "-runs=20000", &format!("--new_coverage_log={log}")]);
+        let (o, _) = fuzz(
+            d.path(),
+            &[
+                "harness",
+                corpus,
+                "-seed=3",
+                "-runs=20000",
+                &format!("--new_coverage_log={log}"),
+            ],
+        );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let (a, b) = (inputs("l1"), inputs("l2"));
@@ -1395,8 +2576,18 @@ fn addresses_behind_routine_arguments_leave_runs_reproducible() {
 #[test]
 fn a_harness_without_the_pass_is_refused_and_leaves_no_corpus_directory() {
     let d = tempfile::tempdir().unwrap();
-    build(Command::new("clang-22"), "magic.c", &["-g", "-O1", "-fsanitize=fuzzer"], d.path(), "plain");
-    let o = evotest().current_dir(d.path()).args(["fuzz", "plain", "fresh-corpus", "-runs=10"]).output().unwrap();
+    build(
+        Command::new("clang-22"),
+        "magic.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "plain",
+    );
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "plain", "fresh-corpus", "-runs=10"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("has no evotest metadata"), "{err}");
@@ -1416,9 +2607,23 @@ fn a_harness_that_replaces_the_protocol_descriptors_invents_no_fault() {
         std::fs::write(seeds.join("a"), b"x").unwrap();
         std::fs::write(seeds.join("b"), first).unwrap();
         let corpus = format!("corpus{seed}");
-        let (o, s) = fuzz(d.path(), &["harness", &corpus, seeds.to_str().unwrap(), &format!("-seed={seed}"), "-runs=2000", "-timeout=1"]);
+        let (o, s) = fuzz(
+            d.path(),
+            &[
+                "harness",
+                &corpus,
+                seeds.to_str().unwrap(),
+                &format!("-seed={seed}"),
+                "-runs=2000",
+                "-timeout=1",
+            ],
+        );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert_eq!((s["unique_crashes"].as_u64(), s["timeouts_total"].as_u64()), (Some(0), Some(0)), "{s}");
+        assert_eq!(
+            (s["unique_crashes"].as_u64(), s["timeouts_total"].as_u64()),
+            (Some(0), Some(0)),
+            "{s}"
+        );
         assert!(s["executions"].as_u64().unwrap() >= 2000, "{s}");
     }
 }

@@ -56,8 +56,27 @@ fn an_arithmetic_relation_is_covered_from_both_starts() {
 fn nan_checks_are_flipped_from_the_uniform_start() {
     for seed in ["1", "2", "3", "4", "5"] {
         let dir = tempfile::tempdir().unwrap();
-        let (_, r) = run(FIXTURE, "nanchecks", dir.path(), &["--init", "uniform", "--seed", seed, "--max-execs", "60", "--max-time", "0"]);
-        assert_eq!(r["branches_covered"], 6, "seed {seed}: uncovered {:?}", uncovered(&r));
+        let (_, r) = run(
+            FIXTURE,
+            "nanchecks",
+            dir.path(),
+            &[
+                "--init",
+                "uniform",
+                "--seed",
+                seed,
+                "--max-execs",
+                "60",
+                "--max-time",
+                "0",
+            ],
+        );
+        assert_eq!(
+            r["branches_covered"],
+            6,
+            "seed {seed}: uncovered {:?}",
+            uncovered(&r)
+        );
     }
 }
 
@@ -71,8 +90,27 @@ fn parts_of_an_integer_are_set_by_input_to_state_from_both_starts() {
     for init in ["biased", "uniform"] {
         for seed in ["1", "2", "3", "4", "5"] {
             let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(FIXTURE, "packed", dir.path(), &["--init", init, "--seed", seed, "--max-execs", "30", "--max-time", "0"]);
-            assert_eq!(r["branches_covered"], 6, "{init} start, seed {seed}: uncovered {:?}", uncovered(&r));
+            let (_, r) = run(
+                FIXTURE,
+                "packed",
+                dir.path(),
+                &[
+                    "--init",
+                    init,
+                    "--seed",
+                    seed,
+                    "--max-execs",
+                    "30",
+                    "--max-time",
+                    "0",
+                ],
+            );
+            assert_eq!(
+                r["branches_covered"],
+                6,
+                "{init} start, seed {seed}: uncovered {:?}",
+                uncovered(&r)
+            );
         }
     }
 }
@@ -102,18 +140,44 @@ fn a_quotient_equal_to_a_constant_is_met_by_secant_moves() {
     for init in ["biased", "uniform"] {
         for seed in ["1", "2", "3", "4", "5"] {
             let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(FIXTURE, "quotients", dir.path(), &["--init", init, "--seed", seed, "--max-execs", "1000", "--max-time", "0"]);
-            assert_eq!(r["branches_covered"], r["branches_total"], "{init} start, seed {seed}: uncovered {:?}", uncovered(&r));
+            let (_, r) = run(
+                FIXTURE,
+                "quotients",
+                dir.path(),
+                &[
+                    "--init",
+                    init,
+                    "--seed",
+                    seed,
+                    "--max-execs",
+                    "1000",
+                    "--max-time",
+                    "0",
+                ],
+            );
+            assert_eq!(
+                r["branches_covered"],
+                r["branches_total"],
+                "{init} start, seed {seed}: uncovered {:?}",
+                uncovered(&r)
+            );
             let first = r["sites"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|s| s["condition"].as_str().is_some_and(|c| c.starts_with("q == 1")))
+                .filter(|s| {
+                    s["condition"]
+                        .as_str()
+                        .is_some_and(|c| c.starts_with("q == 1"))
+                })
                 .flat_map(|s| s["outcomes"].as_array().unwrap().iter())
                 .find(|o| o["label"] == "true")
                 .and_then(|o| o["first_execution"].as_u64())
                 .expect("the outcome q == 1.0 → true");
-            assert!(first <= 60, "{init} start, seed {seed}: q == 1.0 first covered at execution {first}");
+            assert!(
+                first <= 60,
+                "{init} start, seed {seed}: q == 1.0 first covered at execution {first}"
+            );
         }
     }
 }

@@ -49,7 +49,11 @@ fn build(dir: &Path) -> PathBuf {
 fn outcome_table(exe: &Path, fs: &ForkServer) -> Vec<(u32, u32)> {
     let metas = evotest::program::read_program_metadata(exe).unwrap();
     let program = evotest::program::Program::new(metas, &fs.modules()).unwrap();
-    program.sites.iter().map(|s| (s.outcome_base, s.meta.n_outcomes)).collect()
+    program
+        .sites
+        .iter()
+        .map(|s| (s.outcome_base, s.meta.n_outcomes))
+        .collect()
 }
 
 fn buckets(c: &Coverage) -> Vec<(u32, u8)> {
@@ -69,7 +73,11 @@ fn coverage_only_executions_read_as_full_ones() {
 fn coverage_only_executions_without_marks_read_as_full_ones() {
     let _ = common::evotest();
     let dir = tempfile::tempdir().unwrap();
-    reads_as_full(&common::build_fuzz_harness_env(dir.path(), HARNESS, &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")]));
+    reads_as_full(&common::build_fuzz_harness_env(
+        dir.path(),
+        HARNESS,
+        &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")],
+    ));
 }
 
 /// The clones' marks become counts after optimisation, also in the LTO pre-link pipelines: no
@@ -83,20 +91,47 @@ fn marks_are_lowered_after_optimisation() {
     std::fs::write(&src, HARNESS).unwrap();
     let ir = |flags: &[&str], env: &[(&str, &str)]| {
         let out = dir.path().join("h.ll");
-        let o = std::process::Command::new(common::evotest_cc()).envs(env.iter().copied()).args(flags).args(["-fno-discard-value-names", "-S", "-emit-llvm", "-c"]).arg(&src).arg("-o").arg(&out).output().unwrap();
-        assert!(o.status.success(), "evotest-cc {flags:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+        let o = std::process::Command::new(common::evotest_cc())
+            .envs(env.iter().copied())
+            .args(flags)
+            .args(["-fno-discard-value-names", "-S", "-emit-llvm", "-c"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "evotest-cc {flags:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         std::fs::read_to_string(&out).unwrap()
     };
     let mark = format!("@{}(", evotest_abi::names::LITE_MARK);
-    for flags in [&["-O1"][..], &["-O2"], &["-O1", "-flto"], &["-O1", "-flto=thin"]] {
+    for flags in [
+        &["-O1"][..],
+        &["-O2"],
+        &["-O1", "-flto"],
+        &["-O1", "-flto=thin"],
+    ] {
         let ll = ir(flags, &[]);
-        assert!(ll.contains("LLVMFuzzerTestOneInput.evotest_lite"), "{flags:?}: no clone");
+        assert!(
+            ll.contains("LLVMFuzzerTestOneInput.evotest_lite"),
+            "{flags:?}: no clone"
+        );
         assert!(!ll.contains(&mark), "{flags:?}: a mark was left:\n{ll}");
         // the map's address, loaded at the clone's entry, and a count on a branch's edge of its own
-        assert!(ll.contains("%evotest.lite.map = load") && ll.contains("evotest.lite.edge:"), "{flags:?}: no mark was made a count on edges:\n{ll}");
+        assert!(
+            ll.contains("%evotest.lite.map = load") && ll.contains("evotest.lite.edge:"),
+            "{flags:?}: no mark was made a count on edges:\n{ll}"
+        );
     }
     let ll = ir(&["-O1"], &[(evotest_abi::names::ENV_PASS_LITE_MARKS, "0")]);
-    assert!(ll.contains("LLVMFuzzerTestOneInput.evotest_lite") && !ll.contains(&mark) && !ll.contains("evotest.lite.map"));
+    assert!(
+        ll.contains("LLVMFuzzerTestOneInput.evotest_lite")
+            && !ll.contains(&mark)
+            && !ll.contains("evotest.lite.map")
+    );
 }
 
 /// What the fuzzer reads from coverage-only executions of the harness `exe` is what it reads
@@ -105,49 +140,98 @@ fn reads_as_full(exe: &Path) {
     // the harness has its coverage-only clone, which these executions enter
     let bytes = std::fs::read(&exe).unwrap();
     let clone = b"LLVMFuzzerTestOneInput.evotest_lite";
-    assert!(bytes.windows(clone.len()).any(|w| w == clone), "no coverage-only clone in {}", exe.display());
-    let config = ForkServerConfig { sites: 256, outcomes: 1024, persistent: Some(100), ..Default::default() };
+    assert!(
+        bytes.windows(clone.len()).any(|w| w == clone),
+        "no coverage-only clone in {}",
+        exe.display()
+    );
+    let config = ForkServerConfig {
+        sites: 256,
+        outcomes: 1024,
+        persistent: Some(100),
+        ..Default::default()
+    };
     let mut fs = ForkServer::start(&exe, &config).unwrap();
     let table = outcome_table(&exe, &fs);
     assert!(table.len() >= 8, "{table:?}");
-    let inputs: [&[u8]; 6] = [b"\x00\x00\x00\x00", b"ab\x00\x00", b"\x05\x09\xffZ", b"\xc8\x08\x01ZEVO!", b"\xff\x03\x65QEVO?", b"xy"];
-    let sites = outcome_sites(&table, table.iter().map(|&(b, n)| (b + n) as usize).max().unwrap_or(0));
+    let inputs: [&[u8]; 6] = [
+        b"\x00\x00\x00\x00",
+        b"ab\x00\x00",
+        b"\x05\x09\xffZ",
+        b"\xc8\x08\x01ZEVO!",
+        b"\xff\x03\x65QEVO?",
+        b"xy",
+    ];
+    let sites = outcome_sites(
+        &table,
+        table
+            .iter()
+            .map(|&(b, n)| (b + n) as usize)
+            .max()
+            .unwrap_or(0),
+    );
     // what the fuzzer reads from the unlisted words agrees with the lists
     let mut fb = Feedback::with_sites(table.len(), &sites);
     let (mut full, mut lite) = (Coverage::default(), Coverage::default());
     for input in inputs {
-        fs.run_coverage(input, Stop::NONE, &table, &mut full).unwrap();
+        fs.run_coverage(input, Stop::NONE, &table, &mut full)
+            .unwrap();
         assert!(!full.is_pending());
         assert!(fs.last_distance(full.outcomes[0]).is_some() || full.outcomes.is_empty());
-        assert!(fs.set_lite(true), "the fork server runs coverage-only executions");
-        fs.run_coverage(input, Stop::NONE, &table, &mut lite).unwrap();
+        assert!(
+            fs.set_lite(true),
+            "the fork server runs coverage-only executions"
+        );
+        fs.run_coverage(input, Stop::NONE, &table, &mut lite)
+            .unwrap();
         fs.set_lite(false);
-        assert!(lite.is_pending(), "a coverage-only execution leaves its lists to the fuzzer");
+        assert!(
+            lite.is_pending(),
+            "a coverage-only execution leaves its lists to the fuzzer"
+        );
         let fresh = fb.is_new_else_count(&lite);
         lite.list(&sites);
         assert_eq!(fresh, Some(fb.is_new(&lite)), "new-ness of {input:?}");
         fb.add(&lite);
-        assert_eq!(fb.is_new_else_count(&{
-            fs.set_lite(true);
-            let mut again = Coverage::default();
-            fs.run_coverage(input, Stop::NONE, &table, &mut again).unwrap();
-            fs.set_lite(false);
-            again
-        }), Some(false), "{input:?} again is nothing new");
-        let no_distance = lite.outcomes.first().is_none_or(|&o| fs.last_distance(o).is_none());
+        assert_eq!(
+            fb.is_new_else_count(&{
+                fs.set_lite(true);
+                let mut again = Coverage::default();
+                fs.run_coverage(input, Stop::NONE, &table, &mut again)
+                    .unwrap();
+                fs.set_lite(false);
+                again
+            }),
+            Some(false),
+            "{input:?} again is nothing new"
+        );
+        let no_distance = lite
+            .outcomes
+            .first()
+            .is_none_or(|&o| fs.last_distance(o).is_none());
         assert!(no_distance, "a coverage-only execution has no distances");
         assert_eq!(lite.outcomes, full.outcomes, "outcomes taken by {input:?}");
-        assert_eq!(buckets(&lite), buckets(&full), "sites and hit-count buckets of {input:?}");
+        assert_eq!(
+            buckets(&lite),
+            buckets(&full),
+            "sites and hit-count buckets of {input:?}"
+        );
         // and a full execution after it is whole again
         let mut again = Coverage::default();
-        fs.run_coverage(input, Stop::NONE, &table, &mut again).unwrap();
-        assert_eq!(again, full, "full execution of {input:?} after a coverage-only one");
+        fs.run_coverage(input, Stop::NONE, &table, &mut again)
+            .unwrap();
+        assert_eq!(
+            again, full,
+            "full execution of {input:?} after a coverage-only one"
+        );
     }
     // the long loop's sites ran more than 255 times per outcome: their buckets still agree
-    fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut full).unwrap();
+    fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut full)
+        .unwrap();
     assert!(full.sites.iter().any(|&(_, h)| h > 510), "{:?}", full.sites);
     fs.set_lite(true);
-    fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut lite).unwrap();
+    fs.run_coverage(b"\xff\x01\x00\x00", Stop::NONE, &table, &mut lite)
+        .unwrap();
     fs.set_lite(false);
     lite.list(&sites);
     assert_eq!(buckets(&lite), buckets(&full));
@@ -158,7 +242,11 @@ fn coverage_only_is_refused_while_operands_are_logged() {
     let _ = common::evotest();
     let dir = tempfile::tempdir().unwrap();
     let exe = build(dir.path());
-    let config = ForkServerConfig { sites: 256, outcomes: 1024, ..Default::default() };
+    let config = ForkServerConfig {
+        sites: 256,
+        outcomes: 1024,
+        ..Default::default()
+    };
     let mut fs = ForkServer::start(&exe, &config).unwrap();
     fs.log_every_compare(true);
     assert!(!fs.set_lite(true));

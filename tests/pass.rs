@@ -6,25 +6,49 @@ use common::*;
 
 #[test]
 fn sites_lists_switch_float_bool_char_and_callee_sites() {
-    let o = evotest().args(["sites", "tests/fixtures/kinds.c"]).output().unwrap();
+    let o = evotest()
+        .args(["sites", "tests/fixtures/kinds.c"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("switch  s  [default, case 3, case 10, case 11]"), "{out}");
+    assert!(
+        out.contains("switch  s  [default, case 3, case 10, case 11]"),
+        "{out}"
+    );
     assert!(out.contains("d >= 2.5"), "{out}");
     assert!(out.contains("d < 2.75"), "{out}");
     assert!(out.contains("c == 'x'"), "{out}");
     assert!(out.contains("u > 4000000000"), "{out}");
-    assert!(out.contains("int kinds(int s, double d, unsigned int u, _Bool flag, char c)"), "{out}");
+    assert!(
+        out.contains("int kinds(int s, double d, unsigned int u, _Bool flag, char c)"),
+        "{out}"
+    );
 }
 
 #[test]
 fn every_outcome_of_every_site_kind_is_covered_including_a_static_callee() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/kinds.c", "kinds", dir.path(), &["--seed", "4"]);
+    let (_, r) = run(
+        "tests/fixtures/kinds.c",
+        "kinds",
+        dir.path(),
+        &["--seed", "4"],
+    );
     // switch: 4 outcomes; d >= 2.5, d < 2.75, flag, c == 'x', helper's u > 4e9: 2 each
     assert_eq!(r["branches_total"], 4 + 2 * 5);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
-    let funcs: Vec<&str> = r["sites"].as_array().unwrap().iter().map(|s| s["function"].as_str().unwrap()).collect();
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
+    let funcs: Vec<&str> = r["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["function"].as_str().unwrap())
+        .collect();
     assert!(funcs.contains(&"helper"));
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/kinds.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
@@ -34,7 +58,16 @@ fn every_outcome_of_every_site_kind_is_covered_including_a_static_callee() {
 fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
     let dir = tempfile::tempdir().unwrap();
     let o = evotest()
-        .args(["run", "tests/fixtures/multi_a.c", "tests/fixtures/multi_b.c", "-f", "check", "--seed", "1", "--out"])
+        .args([
+            "run",
+            "tests/fixtures/multi_a.c",
+            "tests/fixtures/multi_b.c",
+            "-f",
+            "check",
+            "--seed",
+            "1",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -47,13 +80,23 @@ fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
     assert_eq!(ids.len(), sites.len(), "duplicate site ids: {sites:?}");
     // check's a > b, both local_helper's, and classify's x > 100: 4 sites in 2 files
     assert_eq!(sites.len(), 4);
-    let files: std::collections::BTreeSet<&str> = sites.iter().map(|s| s["file"].as_str().unwrap()).collect();
+    let files: std::collections::BTreeSet<&str> =
+        sites.iter().map(|s| s["file"].as_str().unwrap()).collect();
     assert_eq!(files.len(), 2, "{files:?}");
-    let conds: Vec<&str> = sites.iter().map(|s| s["condition"].as_str().unwrap()).collect();
-    assert!(conds.contains(&"v < -5") && conds.contains(&"v == 42"), "{conds:?}");
+    let conds: Vec<&str> = sites
+        .iter()
+        .map(|s| s["condition"].as_str().unwrap())
+        .collect();
+    assert!(
+        conds.contains(&"v < -5") && conds.contains(&"v == 42"),
+        "{conds:?}"
+    );
     // v == 42 is only reachable through classify(a - b) with a - b == 42
     assert_eq!(r["branches_covered"], 8, "uncovered {:?}", uncovered(&r));
-    let out = compile_and_run_tests_c_with(dir.path(), &["tests/fixtures/multi_a.c", "tests/fixtures/multi_b.c"]);
+    let out = compile_and_run_tests_c_with(
+        dir.path(),
+        &["tests/fixtures/multi_a.c", "tests/fixtures/multi_b.c"],
+    );
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
 
@@ -63,21 +106,50 @@ fn two_translation_units_keep_site_ids_unique_and_statics_apart() {
 fn condition_texts_keep_the_parentheses_c_needs() {
     let dir = tempfile::tempdir().unwrap();
     let o = evotest()
-        .args(["run", "tests/fixtures/bitmasks.c", "-f", "bitmasks", "--seed", "1", "--max-execs", "2000", "--out"])
+        .args([
+            "run",
+            "tests/fixtures/bitmasks.c",
+            "-f",
+            "bitmasks",
+            "--seed",
+            "1",
+            "--max-execs",
+            "2000",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = read_json(&dir.path().join("report.json"));
-    let conds: Vec<&str> = r["sites"].as_array().unwrap().iter().map(|s| s["condition"].as_str().unwrap()).collect();
-    for want in ["(x & m) != 0", "(x ^ m) == 3", "(x | m) == 7", "x + (m * 2) > 10"] {
+    let conds: Vec<&str> = r["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["condition"].as_str().unwrap())
+        .collect();
+    for want in [
+        "(x & m) != 0",
+        "(x ^ m) == 3",
+        "(x | m) == 7",
+        "x + (m * 2) > 10",
+    ] {
         assert!(conds.contains(&want), "{want:?} not in {conds:?}");
     }
     // llvm.fmuladd as the arithmetic it contracts, clang's `0 - o` as `-o`, and glibc's
     // expansion of the <ctype.h> macros as the macro
-    let out = evotest().args(["sites", "tests/fixtures/bitmasks.c"]).output().unwrap();
+    let out = evotest()
+        .args(["sites", "tests/fixtures/bitmasks.c"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for want in ["px * px + (py * py) <= r * r + 1e-9", "-o > 5", "isalnum(*p)", "isdigit(p[1])", "isspace(p[2])"] {
+    for want in [
+        "px * px + (py * py) <= r * r + 1e-9",
+        "-o > 5",
+        "isalnum(*p)",
+        "isdigit(p[1])",
+        "isspace(p[2])",
+    ] {
         assert!(text.contains(want), "no `{want}` in:\n{text}");
     }
     // characters as C writes them, escapes too, also as the character strchr looks for
@@ -85,7 +157,12 @@ fn condition_texts_keep_the_parentheses_c_needs() {
     std::fs::write(&src, "#include <string.h>\nint f(const char *s) { return (*s == '\\t') + (*s == '\\\\') + (s[1] == 'q') + (strchr(s, '\\n') != 0); }\n").unwrap();
     let out = evotest().arg("sites").arg(&src).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for want in ["*s == '\\t'", "*s == '\\\\'", "s[1] == 'q'", "strchr(s, '\\n')"] {
+    for want in [
+        "*s == '\\t'",
+        "*s == '\\\\'",
+        "s[1] == 'q'",
+        "strchr(s, '\\n')",
+    ] {
         assert!(text.contains(want), "no `{want}` in:\n{text}");
     }
 }
@@ -109,7 +186,11 @@ fn instrumented_ir(src: &std::path::Path, flags: &[&str]) -> String {
 fn compare_probes_flag_constant_operands() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("cf.c");
-    std::fs::write(&src, "int f(int x, int y) { if (x == 7) return 1; if (x < y) return 2; return 0; }\n").unwrap();
+    std::fs::write(
+        &src,
+        "int f(int x, int y) { if (x == 7) return 1; if (x < y) return 2; return 0; }\n",
+    )
+    .unwrap();
     let ir = instrumented_ir(&src, &[]);
     let preds: Vec<u32> = ir
         .lines()
@@ -135,11 +216,20 @@ fn definition_probes_are_called_only_under_the_ordered_trace() {
     std::fs::write(&src, "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) { s += a[i]; if (s > 100) s = 0; } return s; }\n").unwrap();
     for opt in ["-O0", "-O1", "-O2"] {
         let ir = instrumented_ir(&src, &["-g", opt]);
-        let calls = ir.lines().filter(|l| l.contains("call void @__evotest_def(")).count();
+        let calls = ir
+            .lines()
+            .filter(|l| l.contains("call void @__evotest_def("))
+            .count();
         assert!(calls > 0, "{opt}: no definition probe\n{ir}");
-        assert!(!ir.contains("call void @__evotest_def_if_tracing"), "{opt}: the wrapper was not inlined\n{ir}");
+        assert!(
+            !ir.contains("call void @__evotest_def_if_tracing"),
+            "{opt}: the wrapper was not inlined\n{ir}"
+        );
         // the global's declaration, and one load of it before each call
-        assert!(ir.matches("@__evotest_events_flag").count() > calls, "{opt}: the flag is not loaded before every call\n{ir}");
+        assert!(
+            ir.matches("@__evotest_events_flag").count() > calls,
+            "{opt}: the flag is not loaded before every call\n{ir}"
+        );
     }
 }
 
@@ -165,14 +255,29 @@ fn routine_calls_with_two_pointer_arguments_are_probed_behind_the_flags() {
     .unwrap();
     for opt in ["-O0", "-O2"] {
         let ir = instrumented_ir(&src, &["-g", opt]);
-        let probes: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_cmp_rtn(")).collect();
+        let probes: Vec<&str> = ir
+            .lines()
+            .filter(|l| l.contains("call void @__evotest_cmp_rtn("))
+            .collect();
         // eq and eqn; not copy (void) nor at (one pointer)
         assert_eq!(probes.len(), 2, "{opt}: {probes:#?}\n{ir}");
         // eq's length is unknown (all ones); eqn's is its third argument, 6
-        assert!(probes.iter().any(|l| l.contains("i64 -1)")), "{opt}: {probes:#?}");
-        assert!(probes.iter().any(|l| l.contains("i64 6)")), "{opt}: {probes:#?}");
-        assert!(!ir.contains("call void @__evotest_rtn_if_logging"), "{opt}: the wrapper was not inlined\n{ir}");
-        assert!(ir.matches("@__evotest_flags").count() > probes.len(), "{opt}: the flags are not loaded before every call\n{ir}");
+        assert!(
+            probes.iter().any(|l| l.contains("i64 -1)")),
+            "{opt}: {probes:#?}"
+        );
+        assert!(
+            probes.iter().any(|l| l.contains("i64 6)")),
+            "{opt}: {probes:#?}"
+        );
+        assert!(
+            !ir.contains("call void @__evotest_rtn_if_logging"),
+            "{opt}: the wrapper was not inlined\n{ir}"
+        );
+        assert!(
+            ir.matches("@__evotest_flags").count() > probes.len(),
+            "{opt}: the flags are not loaded before every call\n{ir}"
+        );
     }
 }
 
@@ -201,34 +306,64 @@ fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
     )
     .unwrap();
     let ir = instrumented_ir(&src, &["-g", "-O0"]);
-    let rets: Vec<&str> = ir.lines().filter(|l| l.contains("call void @__evotest_frame_ret(")).collect();
+    let rets: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains("call void @__evotest_frame_ret("))
+        .collect();
     // ok, b and f itself (it returns constants); not count (a loop) nor twice (2 * x)
     for name in ["@ok", "@b", "@f"] {
-        assert!(rets.iter().any(|l| l.contains(&format!("ptr {name},"))), "{name} has no frame: {rets:#?}");
+        assert!(
+            rets.iter().any(|l| l.contains(&format!("ptr {name},"))),
+            "{name} has no frame: {rets:#?}"
+        );
     }
     for name in ["@count", "@twice"] {
-        assert!(!rets.iter().any(|l| l.contains(&format!("ptr {name},"))), "{name} has a frame: {rets:#?}");
+        assert!(
+            !rets.iter().any(|l| l.contains(&format!("ptr {name},"))),
+            "{name} has a frame: {rets:#?}"
+        );
     }
     // ok: two compares; b: one float compare
-    assert!(rets.iter().any(|l| l.contains("ptr @ok, i32 2)")), "{rets:#?}");
+    assert!(
+        rets.iter().any(|l| l.contains("ptr @ok, i32 2)")),
+        "{rets:#?}"
+    );
     assert!(ir.contains("call void @__evotest_frame_fcmp("), "{ir}");
     // every caller-side compare of a call's result asks for the callee's flag distance, and
     // the site probe takes it
-    let asked: Vec<&str> = ir.lines().filter(|l| l.contains("call double @__evotest_flag_of(")).collect();
+    let asked: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains("call double @__evotest_flag_of("))
+        .collect();
     for name in ["@ok", "@b", "@count", "@twice"] {
-        assert!(asked.iter().any(|l| l.contains(&format!("ptr {name})"))), "{name}: {asked:#?}");
+        assert!(
+            asked.iter().any(|l| l.contains(&format!("ptr {name})"))),
+            "{name}: {asked:#?}"
+        );
     }
-    assert!(ir.lines().filter(|l| l.contains("call void @__evotest_cmp_flag(") || l.contains("call void @__evotest_cond_flag(")).count() >= 4, "{ir}");
-    assert!(!ir.contains("call void @__evotest_if_on") && !ir.contains("@__evotest_flag_of_if_on("), "the wrappers were not inlined\n{ir}");
+    assert!(
+        ir.lines()
+            .filter(|l| l.contains("call void @__evotest_cmp_flag(")
+                || l.contains("call void @__evotest_cond_flag("))
+            .count()
+            >= 4,
+        "{ir}"
+    );
+    assert!(
+        !ir.contains("call void @__evotest_if_on") && !ir.contains("@__evotest_flag_of_if_on("),
+        "the wrappers were not inlined\n{ir}"
+    );
     // a result kept in a local first: its shadow is set after the store and read at the test
     let src = dir.path().join("local.c");
     std::fs::write(&src, "static int ok(int x) { return x > 3 && x < 9; }\nint g(int x) { int r = ok(x); if (!r) return 1; return 0; }\n").unwrap();
     let ir = instrumented_ir(&src, &["-g", "-O0"]);
     let g = ir.split("define dso_local i32 @g(").nth(1).unwrap_or("");
-    assert!(g.contains("call double @__evotest_flag_of(ptr @ok)") && g.contains("alloca double"), "{g}");
+    assert!(
+        g.contains("call double @__evotest_flag_of(ptr @ok)") && g.contains("alloca double"),
+        "{g}"
+    );
     assert!(g.contains("call void @__evotest_cmp_flag("), "{g}");
 }
-
 
 /// `signbit(x)` compares the float's bit pattern as an integer with 0: the condition reads
 /// `bits(x) < 0`, not `x < 0` (false for -0.0 and for a NaN with the sign bit set).
@@ -239,7 +374,10 @@ fn a_float_reinterpreted_as_an_integer_reads_as_its_bits() {
     std::fs::write(&src, "#include <math.h>\nint g(double x) { if (signbit(x)) return 1; if (x < 0) return 2; return 0; }\n").unwrap();
     let o = evotest().arg("sites").arg(&src).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("bits(x) < 0") && out.contains("x < 0.0"), "{out}");
+    assert!(
+        out.contains("bits(x) < 0") && out.contains("x < 0.0"),
+        "{out}"
+    );
 }
 
 /// `errno` reads as `errno` in a condition, not as the C library's expansion
@@ -250,7 +388,10 @@ fn errno_reads_as_errno() {
     let src = dir.path().join("e.c");
     std::fs::write(&src, "#include <errno.h>\n#include <stdlib.h>\nlong g(const char *s) { errno = 0; long v = strtol(s, 0, 10); if (errno == ERANGE) return -1; return v; }\n").unwrap();
     let out = sites_of(src.to_str().unwrap(), &[]);
-    assert!(out.contains("errno == 34") && !out.contains("__errno_location"), "{out}");
+    assert!(
+        out.contains("errno == 34") && !out.contains("__errno_location"),
+        "{out}"
+    );
 }
 
 /// `evotest sites` on C source file `src` with extra compiler flags `cflags`.
@@ -302,12 +443,22 @@ fn a_long_chain_of_calls_compiles_quickly_and_decisions_are_unchanged() {
     assert!(status.success(), "{status}");
     // one decision of the 42 conditions, in the braces of a chain without && / || text
     let out = sites_of(src.to_str().unwrap(), &[]);
-    let decision = out.lines().find(|l| l.trim_start().starts_with("decision")).unwrap_or_else(|| panic!("{out}"));
-    assert!(decision.contains("{ctxt != NULL, prefix != NULL, g(ctxt, \"f0\", 0) != 0,"), "{decision}");
+    let decision = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("decision"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        decision.contains("{ctxt != NULL, prefix != NULL, g(ctxt, \"f0\", 0) != 0,"),
+        "{decision}"
+    );
     assert_eq!(decision.matches(" s").count(), 42, "{decision}");
 
     let out = sites_of("tests/fixtures/chains.c", &[]);
-    let decisions: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("decision")).map(str::trim).collect();
+    let decisions: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("decision"))
+        .map(str::trim)
+        .collect();
     assert_eq!(
         decisions,
         [
@@ -334,11 +485,22 @@ fn tail_recursion_is_still_eliminated_at_o2() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = std::process::Command::new(&exe).output().unwrap();
-    assert!(o.status.success(), "{:?} {}", o.status, String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "5000000050000000 0");
+    assert!(
+        o.status.success(),
+        "{:?} {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "5000000050000000 0"
+    );
     // the other return values keep their probes (chaining's ordered trace needs them)
     let ir = instrumented_ir(&path("tests/fixtures/tail_recursion.c"), &["-O0"]);
-    let defs = ir.lines().filter(|l| l.contains("call void @__evotest_def(")).count();
+    let defs = ir
+        .lines()
+        .filter(|l| l.contains("call void @__evotest_def("))
+        .count();
     // `return acc`, `return 1`, `n = …`, main's `return 0`
     assert_eq!(defs, 4, "{ir}");
 }
@@ -351,7 +513,15 @@ fn tail_recursion_is_still_eliminated_at_o2() {
 fn sanitizer_checks_are_not_sites() {
     let fixture = "tests/fixtures/sanitized.c";
     let site_lines = |out: &str| -> Vec<String> {
-        out.lines().filter(|l| l.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit())).map(str::to_string).collect()
+        out.lines()
+            .filter(|l| {
+                l.trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            })
+            .map(str::to_string)
+            .collect()
     };
     let plain = site_lines(&sites_of(fixture, &[]));
     assert_eq!(plain.len(), 6, "{plain:#?}");
@@ -372,20 +542,39 @@ fn sanitizer_checks_are_not_sites() {
 #[test]
 fn pointer_compares_pass_no_addresses_to_the_probes() {
     let ir = instrumented_ir(&path("tests/fixtures/pointer_compares.c"), &["-g"]);
-    let addresses: Vec<&str> =
-        ir.lines().filter(|l| l.contains(" = ptrtoint ")).map(|l| l.trim().split(' ').next().unwrap()).collect();
-    let int_probes: Vec<&str> =
-        ir.lines().filter(|l| l.contains("call void @__evotest_cmp_int(") || l.contains("call void @__evotest_ccmp_int(")).collect();
+    let addresses: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains(" = ptrtoint "))
+        .map(|l| l.trim().split(' ').next().unwrap())
+        .collect();
+    let int_probes: Vec<&str> = ir
+        .lines()
+        .filter(|l| {
+            l.contains("call void @__evotest_cmp_int(")
+                || l.contains("call void @__evotest_ccmp_int(")
+        })
+        .collect();
     for l in &int_probes {
         for a in &addresses {
-            assert!(!l.contains(&format!("{a},")) && !l.contains(&format!("{a})")), "{l}\n{ir}");
+            assert!(
+                !l.contains(&format!("{a},")) && !l.contains(&format!("{a})")),
+                "{l}\n{ir}"
+            );
         }
     }
     // *p == 'a'
     assert_eq!(int_probes.len(), 1, "{int_probes:#?}");
     // p < end, p == mark, q != NULL (br and select), p == end (stored)
-    let conds = ir.lines().filter(|l| l.contains("call void @__evotest_cond(") || l.contains("call void @__evotest_ccond(")).count();
+    let conds = ir
+        .lines()
+        .filter(|l| {
+            l.contains("call void @__evotest_cond(") || l.contains("call void @__evotest_ccond(")
+        })
+        .count();
     assert_eq!(conds, 5, "{ir}");
     let out = sites_of("tests/fixtures/pointer_compares.c", &[]);
-    assert!(out.contains("p < end") && out.contains("p == mark") && out.contains("q != NULL"), "{out}");
+    assert!(
+        out.contains("p < end") && out.contains("p == mark") && out.contains("q != NULL"),
+        "{out}"
+    );
 }

@@ -5,21 +5,35 @@ mod common;
 
 use common::*;
 
-const TRITYPE: &[&str] = &["--range", "a=1..100", "--range", "b=1..100", "--range", "c=1..100"];
+const TRITYPE: &[&str] = &[
+    "--range", "a=1..100", "--range", "b=1..100", "--range", "c=1..100",
+];
 /// a >= b, b >= c, a < b + c, a != b, a != b, b != c, a² = b² + c²: the right-angled triangle.
-const RIGHT_ANGLED: &str = "47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:false 60:32:true";
+const RIGHT_ANGLED: &str =
+    "47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:false 60:32:true";
 
 #[test]
 fn tritype_right_angled_path_is_covered_and_its_test_replays() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = TRITYPE.to_vec();
-    args.extend(["--path", RIGHT_ANGLED, "--no-reuse", "--seed", "1", "--max-execs", "20000"]);
+    args.extend([
+        "--path",
+        RIGHT_ANGLED,
+        "--no-reuse",
+        "--seed",
+        "1",
+        "--max-execs",
+        "20000",
+    ]);
     let r = path_run("examples/tritype.c", "tritype", dir.path(), &args);
     let p = &r["paths"][0];
     assert_eq!(p["status"], "covered", "{p}");
     assert!(p["executions"].as_u64().unwrap() <= 20_000);
     // the input really is a right-angled triangle with sides in non-increasing order
-    let v: Vec<i64> = ["a", "b", "c"].iter().map(|k| p["inputs"][k].as_i64().unwrap()).collect();
+    let v: Vec<i64> = ["a", "b", "c"]
+        .iter()
+        .map(|k| p["inputs"][k].as_i64().unwrap())
+        .collect();
     let (a, b, c) = (v[0], v[1], v[2]);
     assert!(a > b && b > c && a * a == b * b + c * c, "{v:?}");
     // tests.c calls it and checks the recorded result (RIGHT_ANGLED * 10000 + area)
@@ -35,13 +49,27 @@ fn an_infeasible_path_is_reported_with_its_suspect_predicate() {
         "examples/quotient.c",
         "quotient",
         dir.path(),
-        &["--range", "n=-100..1000", "--range", "d=-100..1000", "--path", "39:11:false 39:20:false 42:14:true 42:14:false 44:14:false", "--seed", "2"],
+        &[
+            "--range",
+            "n=-100..1000",
+            "--range",
+            "d=-100..1000",
+            "--path",
+            "39:11:false 39:20:false 42:14:true 42:14:false 44:14:false",
+            "--seed",
+            "2",
+        ],
     );
     let p = &r["paths"][0];
     assert_eq!(p["status"], "probably_infeasible", "{p}");
     assert_eq!(p["matched"], 4);
     let suspect = p["suspect_text"].as_str().unwrap();
-    assert!(suspect.contains("quotient.c:44:14") && suspect.contains("`w != d`") && suspect.ends_with("→ false"), "{suspect}");
+    assert!(
+        suspect.contains("quotient.c:44:14")
+            && suspect.contains("`w != d`")
+            && suspect.ends_with("→ false"),
+        "{suspect}"
+    );
     // it stopped on stagnation, long before the budget of 100,000 executions per path
     assert!(p["executions"].as_u64().unwrap() < 50_000, "{p}");
     assert_eq!(r["paths_covered"], 0);
@@ -50,7 +78,14 @@ fn an_infeasible_path_is_reported_with_its_suspect_predicate() {
         "examples/quotient.c",
         "quotient",
         dir.path(),
-        &["--range", "n=-100..1000", "--range", "d=-100..1000", "--path", "39:11:false 39:20:false 42:14:true 42:14:false 44:14:true 47:15:true 44:14:false"],
+        &[
+            "--range",
+            "n=-100..1000",
+            "--range",
+            "d=-100..1000",
+            "--path",
+            "39:11:false 39:20:false 42:14:true 42:14:false 44:14:true 47:15:true 44:14:false",
+        ],
     );
     assert_eq!(r["paths"][0]["status"], "covered", "{}", r["paths"][0]);
 }
@@ -67,7 +102,10 @@ fn the_solutions_base_answers_known_paths_and_seeds_branch_runs() {
     assert_eq!(r["paths_probably_infeasible"], 4);
     for p in r["paths"].as_array().unwrap() {
         if p["status"] == "probably_infeasible" {
-            assert!(p["suspect_text"].as_str().unwrap().contains("`a == b`"), "{p}");
+            assert!(
+                p["suspect_text"].as_str().unwrap().contains("`a == b`"),
+                "{p}"
+            );
         }
     }
     let base = std::fs::read_to_string(dir.path().join("solutions.jsonl")).unwrap();
@@ -82,7 +120,15 @@ fn the_solutions_base_answers_known_paths_and_seeds_branch_runs() {
     // a branch-coverage run in the same directory starts from the base's inputs: the right-angled
     // outcome (line 60 true) is covered within the first stored inputs
     let mut run_args = TRITYPE.to_vec();
-    run_args.extend(["--reuse", "--seed", "5", "--target", "60:true", "--max-execs", "12"]);
+    run_args.extend([
+        "--reuse",
+        "--seed",
+        "5",
+        "--target",
+        "60:true",
+        "--max-execs",
+        "12",
+    ]);
     let (_, rep) = run("examples/tritype.c", "tritype", dir.path(), &run_args);
     assert_eq!(rep["branches_covered"], 1, "{rep}");
 }
@@ -92,9 +138,24 @@ fn the_paper_preset_covers_a_path_with_nc_minus_ep_over_mep() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = TRITYPE.to_vec();
     // isosceles with b == c: a >= b, b >= c, a < b + c, a != b, a != b, b == c
-    args.extend(["--path", "47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:true", "--preset", "bueno-jino", "--no-reuse", "--seed", "1"]);
+    args.extend([
+        "--path",
+        "47:11:true 47:21:true 49:16:true 54:19:false 57:26:false 57:36:true",
+        "--preset",
+        "bueno-jino",
+        "--no-reuse",
+        "--seed",
+        "1",
+    ]);
     let r = path_run("examples/tritype.c", "tritype", dir.path(), &args);
-    assert_eq!((r["algorithm"].as_str(), r["fitness"].as_str(), r["population"].as_u64()), (Some("bjga"), Some("bueno-jino"), Some(80)));
+    assert_eq!(
+        (
+            r["algorithm"].as_str(),
+            r["fitness"].as_str(),
+            r["population"].as_u64()
+        ),
+        (Some("bjga"), Some("bueno-jino"), Some(80))
+    );
     assert_eq!(r["paths"][0]["status"], "covered", "{}", r["paths"][0]);
 }
 
@@ -109,7 +170,15 @@ fn bad_paths_get_one_line_errors() {
         ("47:11:maybe", "no outcome `maybe`"),
     ] {
         let o = evotest()
-            .args(["path", "examples/tritype.c", "-f", "tritype", "--path", spec, "--out"])
+            .args([
+                "path",
+                "examples/tritype.c",
+                "-f",
+                "tritype",
+                "--path",
+                spec,
+                "--out",
+            ])
             .arg(dir.path())
             .output()
             .unwrap();
@@ -117,7 +186,17 @@ fn bad_paths_get_one_line_errors() {
         assert!(line.contains(want), "{spec}: {line}");
     }
     let o = evotest()
-        .args(["path", "examples/quotient.c", "-f", "quotient", "--path", "39:11:true", "--fitness", "bueno-jino", "--out"])
+        .args([
+            "path",
+            "examples/quotient.c",
+            "-f",
+            "quotient",
+            "--path",
+            "39:11:true",
+            "--fitness",
+            "bueno-jino",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -134,7 +213,18 @@ fn strcmp_gets_a_string_distance() {
             "examples/strcomp.c",
             "strcomp",
             dir.path(),
-            &["--string", "name=5", "--target", "41:false", "--seed", seed, "--max-execs", "5000", "--max-time", "0"],
+            &[
+                "--string",
+                "name=5",
+                "--target",
+                "41:false",
+                "--seed",
+                seed,
+                "--max-execs",
+                "5000",
+                "--max-time",
+                "0",
+            ],
         );
         assert_eq!(r["branches_covered"], 1, "seed {seed}: {r}");
     }
@@ -144,12 +234,25 @@ fn strcmp_gets_a_string_distance() {
 fn runaway_loops_stop_at_the_branch_event_limit() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("spin.c");
-    std::fs::write(&src, "int spin(int n) { int i = 0; while (n != 5) { i++; if (i < 0) break; } return i; }\n").unwrap();
+    std::fs::write(
+        &src,
+        "int spin(int n) { int i = 0; while (n != 5) { i++; if (i < 0) break; } return i; }\n",
+    )
+    .unwrap();
     let (_, r) = run(
         src.to_str().unwrap(),
         "spin",
         &dir.path().join("out"),
-        &["--range", "n=0..4", "--max-execs", "3", "--max-branch-events", "100000", "--timeout", "30s"],
+        &[
+            "--range",
+            "n=0..4",
+            "--max-execs",
+            "3",
+            "--max-branch-events",
+            "100000",
+            "--timeout",
+            "30s",
+        ],
     );
     // every input loops forever: each is stopped by the limit, recorded, and the run goes on
     assert_eq!(r["executions"], 3);
@@ -161,7 +264,19 @@ fn runaway_loops_stop_at_the_branch_event_limit() {
 fn bench_paths_runs_the_listed_paths_beside_the_papers_figures() {
     let dir = tempfile::tempdir().unwrap();
     let o = evotest()
-        .args(["bench-paths", "--only", "tritype", "--attempts", "1", "--modes", "avm,random", "-q", "--name", "t", "--out"])
+        .args([
+            "bench-paths",
+            "--only",
+            "tritype",
+            "--attempts",
+            "1",
+            "--modes",
+            "avm,random",
+            "-q",
+            "--name",
+            "t",
+            "--out",
+        ])
         .arg(dir.path())
         .arg("--work")
         .arg(dir.path().join("work"))
@@ -169,12 +284,21 @@ fn bench_paths_runs_the_listed_paths_beside_the_papers_figures() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(dir.path().join("t.md")).unwrap();
-    assert!(md.contains("| tritype | 8 (0) | 100000 | 373.0 | 608.4 | 3861.4 |"), "{md}");
+    assert!(
+        md.contains("| tritype | 8 (0) | 100000 | 373.0 | 608.4 | 3861.4 |"),
+        "{md}"
+    );
     let json = read_json(&dir.path().join("t.json"));
     let records = json["records"].as_array().unwrap();
     assert_eq!(records.len(), 16);
     // evotest's AVM takes every one of tritype's 8 feasible paths
-    assert!(records.iter().filter(|r| r["mode"] == "avm").all(|r| r["success"] == true), "{json}");
+    assert!(
+        records
+            .iter()
+            .filter(|r| r["mode"] == "avm")
+            .all(|r| r["success"] == true),
+        "{json}"
+    );
 }
 
 /// A `&&` in a loop header is one branch on a `phi` after its first condition's branch: a path
@@ -186,12 +310,23 @@ fn enumeration_leaves_out_what_a_short_circuit_rules_out() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("sc.c");
     std::fs::write(&src, "int sc(int n, int limit) {\n    int steps = 0;\n    while (n != 1 && steps < limit) {\n        n--;\n        steps++;\n    }\n    return steps;\n}\n").unwrap();
-    let o = evotest().arg("path").arg(&src).args(["-f", "sc", "--paths", "enumerate:1", "--list"]).output().unwrap();
+    let o = evotest()
+        .arg("path")
+        .arg(&src)
+        .args(["-f", "sc", "--paths", "enumerate:1", "--list"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
-    let paths: Vec<&str> = out.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+    let paths: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
     // n != 1 true then the whole condition either way, once or twice; n != 1 false: the whole false
     assert_eq!(paths.len(), 4, "{out}");
-    assert!(paths.iter().all(|p| !p.contains("3:14:false 3:5:true")), "{out}");
+    assert!(
+        paths.iter().all(|p| !p.contains("3:14:false 3:5:true")),
+        "{out}"
+    );
     assert!(paths.contains(&"3:14:false 3:5:false"), "{out}");
 }

@@ -36,7 +36,12 @@ fn quiet_sites_count_the_same_hits_and_outcomes_as_recorded_ones() {
     let _ = common::evotest(); // checks that the pass and runtime were built
     let dir = tempfile::tempdir().unwrap();
     let exe = build(dir.path());
-    let config = ForkServerConfig { sites: 64, outcomes: 256, persistent: Some(100), ..Default::default() };
+    let config = ForkServerConfig {
+        sites: 64,
+        outcomes: 256,
+        persistent: Some(100),
+        ..Default::default()
+    };
     let mut fs = ForkServer::start(&exe, &config).unwrap();
     let inputs: [&[u8]; 3] = [&[40, 9], &[7, 2], &[200, 8]];
     let mut recorded = vec![];
@@ -53,7 +58,11 @@ fn quiet_sites_count_the_same_hits_and_outcomes_as_recorded_ones() {
             .collect::<Vec<_>>()
     };
     let looped = recorded[2].sites.iter().filter(|r| r.hits >= 200).count();
-    assert!(looped >= 4, "the loop's sites ran 200 times each: {:?}", hits(&recorded[2]));
+    assert!(
+        looped >= 4,
+        "the loop's sites ran 200 times each: {:?}",
+        hits(&recorded[2])
+    );
     // every site quiet: later evaluations take the inline path
     for s in 0..recorded[2].sites.len() as u32 {
         fs.set_quiet(s);
@@ -61,11 +70,18 @@ fn quiet_sites_count_the_same_hits_and_outcomes_as_recorded_ones() {
     for (input, before) in inputs.iter().zip(&recorded) {
         let after = fs.run(input, Stop::NONE).unwrap().trace;
         assert_eq!(hits(&after), hits(before), "hit counts of {input:?}");
-        assert_eq!(reached(&after), reached(before), "sites reached by {input:?}");
+        assert_eq!(
+            reached(&after),
+            reached(before),
+            "sites reached by {input:?}"
+        );
     }
     // and the sites come back when the quiet map is suspended
     fs.suspend_quiet(true);
     let again = fs.run(inputs[2], Stop::NONE).unwrap().trace;
-    assert_eq!(again.dist, recorded[2].dist, "every evaluation recorded again");
+    assert_eq!(
+        again.dist, recorded[2].dist,
+        "every evaluation recorded again"
+    );
     assert_eq!(hits(&again), hits(&recorded[2]));
 }

@@ -20,7 +20,9 @@ fn processes_under(dir: &Path) -> Vec<i32> {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
         if let Ok(exe) = std::fs::read_link(e.path().join("exe")) {
             if exe.starts_with(&dir) {
                 out.push(pid);
@@ -35,7 +37,12 @@ fn segments_of(pid: u32) -> usize {
     let text = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
     text.lines()
         .skip(1)
-        .filter(|l| l.split_whitespace().nth(4).and_then(|c| c.parse::<u32>().ok()) == Some(pid))
+        .filter(|l| {
+            l.split_whitespace()
+                .nth(4)
+                .and_then(|c| c.parse::<u32>().ok())
+                == Some(pid)
+        })
         .count()
 }
 
@@ -45,8 +52,17 @@ fn assert_no_leftovers(dir: &Path, evotest_pid: u32) {
     while !processes_under(dir).is_empty() && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(processes_under(dir), Vec::<i32>::new(), "processes left behind under {}", dir.display());
-    assert_eq!(segments_of(evotest_pid), 0, "shared memory left behind by evotest (pid {evotest_pid})");
+    assert_eq!(
+        processes_under(dir),
+        Vec::<i32>::new(),
+        "processes left behind under {}",
+        dir.display()
+    );
+    assert_eq!(
+        segments_of(evotest_pid),
+        0,
+        "shared memory left behind by evotest (pid {evotest_pid})"
+    );
 }
 
 /// Run `evotest run FIXTURE -f function --out dir args…` in `cwd`, expecting success; returns the
@@ -83,11 +99,29 @@ fn faulty(function: &str, args: &[&str], kind: &str) -> (tempfile::TempDir, Valu
     let mut a = vec!["--max-execs", "3000", "--stop-when-stalled"];
     a.extend_from_slice(args);
     let (_, r, pid) = run_in(function, &out, dir.path(), &a);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
-    assert!(r["faults"][kind].as_u64().unwrap_or(0) >= 1, "{function}: no {kind} fault in {}", r["faults"]);
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{function}: uncovered {:?}",
+        uncovered(&r)
+    );
+    assert!(
+        r["faults"][kind].as_u64().unwrap_or(0) >= 1,
+        "{function}: no {kind} fault in {}",
+        r["faults"]
+    );
     let suite = read_json(&out.join("suite.json"));
-    let f = suite["faults"].as_array().unwrap().iter().find(|f| f["exit"]["kind"] == kind).unwrap_or_else(|| panic!("{suite}"));
-    assert!(out.join(f["file"].as_str().unwrap()).is_file(), "reproducer {}", f["file"]);
+    let f = suite["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["exit"]["kind"] == kind)
+        .unwrap_or_else(|| panic!("{suite}"));
+    assert!(
+        out.join(f["file"].as_str().unwrap()).is_file(),
+        "reproducer {}",
+        f["file"]
+    );
     let t = compile_and_run_tests_c(&out, FIXTURE);
     assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
     assert_no_leftovers(dir.path(), pid);
@@ -97,21 +131,31 @@ fn faulty(function: &str, args: &[&str], kind: &str) -> (tempfile::TempDir, Valu
 /// The reproducer of fault `f` (from suite.json) run by hand through the instrumented target.
 fn replay(dir: &Path, f: &Value, cwd: &Path) -> std::process::ExitStatus {
     let out = dir.join("out");
-    Command::new(out.join("build/target")).arg(out.join(f["file"].as_str().unwrap())).current_dir(cwd).status().unwrap()
+    Command::new(out.join("build/target"))
+        .arg(out.join(f["file"].as_str().unwrap()))
+        .current_dir(cwd)
+        .status()
+        .unwrap()
 }
 
 #[test]
 fn a_segfault_is_a_crash_that_replays() {
     let (dir, f) = faulty("segfaults", &[], "crash");
     assert_eq!(f["exit"]["signal"], libc::SIGSEGV);
-    assert_eq!(replay(dir.path(), &f, dir.path()).signal(), Some(libc::SIGSEGV));
+    assert_eq!(
+        replay(dir.path(), &f, dir.path()).signal(),
+        Some(libc::SIGSEGV)
+    );
 }
 
 #[test]
 fn an_abort_is_a_crash_that_replays() {
     let (dir, f) = faulty("aborts", &[], "crash");
     assert_eq!(f["exit"]["signal"], libc::SIGABRT);
-    assert_eq!(replay(dir.path(), &f, dir.path()).signal(), Some(libc::SIGABRT));
+    assert_eq!(
+        replay(dir.path(), &f, dir.path()).signal(),
+        Some(libc::SIGABRT)
+    );
 }
 
 #[test]
@@ -131,12 +175,19 @@ fn an_exit_is_recorded_with_its_status() {
 fn a_stack_overflow_is_a_crash() {
     let (dir, f) = faulty("overflows", &[], "crash");
     assert_eq!(f["exit"]["signal"], libc::SIGSEGV);
-    assert_eq!(replay(dir.path(), &f, dir.path()).signal(), Some(libc::SIGSEGV));
+    assert_eq!(
+        replay(dir.path(), &f, dir.path()).signal(),
+        Some(libc::SIGSEGV)
+    );
 }
 
 #[test]
 fn a_10_gb_allocation_is_out_of_memory_not_a_timeout() {
-    let (_, f) = faulty("allocates", &["--rss-limit-mb", "256", "--timeout", "20s"], "oom");
+    let (_, f) = faulty(
+        "allocates",
+        &["--rss-limit-mb", "256", "--timeout", "20s"],
+        "oom",
+    );
     assert_eq!(f["inputs"]["a"], 10);
 }
 
@@ -159,17 +210,40 @@ fn a_target_that_kills_its_parent_is_recorded_and_the_run_goes_on() {
 /// astray), every outcome covered, tests.c passes, nothing left behind.
 #[test]
 fn forks_lingering_children_and_closed_descriptors_invent_no_faults() {
-    for function in ["forks", "lingers", "closes", "replaces_status", "replaces_control"] {
+    for function in [
+        "forks",
+        "lingers",
+        "closes",
+        "replaces_status",
+        "replaces_control",
+    ] {
         for persistent in ["1000", "1"] {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("out");
-            let (_, r, pid) =
-                run_in(function, &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled", "--persistent", persistent]);
+            let (_, r, pid) = run_in(
+                function,
+                &out,
+                dir.path(),
+                &[
+                    "--max-execs",
+                    "2000",
+                    "--stop-when-stalled",
+                    "--persistent",
+                    persistent,
+                ],
+            );
             // in `lingers`, only the forked child takes `fork() == 0`; whether its record arrives
             // before the parent's status is a race
-            let u: Vec<_> = uncovered(&r).into_iter().filter(|u| !(function == "lingers" && u.1 == "fork() == 0")).collect();
+            let u: Vec<_> = uncovered(&r)
+                .into_iter()
+                .filter(|u| !(function == "lingers" && u.1 == "fork() == 0"))
+                .collect();
             assert!(u.is_empty(), "{function}: {u:?}");
-            assert_eq!(r["faults"], serde_json::json!({}), "{function} --persistent {persistent}: invented faults");
+            assert_eq!(
+                r["faults"],
+                serde_json::json!({}),
+                "{function} --persistent {persistent}: invented faults"
+            );
             let t = compile_and_run_tests_c(&out, FIXTURE);
             assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
             assert_no_leftovers(dir.path(), pid);
@@ -182,9 +256,21 @@ fn forks_lingering_children_and_closed_descriptors_invent_no_faults() {
 fn hidden_state_is_found_before_the_suite_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let (o, r, _) = run_in("hidden", &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled"]);
-    assert!(r["inputs_per_process"].as_u64().unwrap() > 1, "no global store is visible: persistent mode");
-    assert!(r["verification"]["changed"].as_u64().unwrap() >= 1, "{}", r["verification"]);
+    let (o, r, _) = run_in(
+        "hidden",
+        &out,
+        dir.path(),
+        &["--max-execs", "2000", "--stop-when-stalled"],
+    );
+    assert!(
+        r["inputs_per_process"].as_u64().unwrap() > 1,
+        "no global store is visible: persistent mode"
+    );
+    assert!(
+        r["verification"]["changed"].as_u64().unwrap() >= 1,
+        "{}",
+        r["verification"]
+    );
     assert!(String::from_utf8_lossy(&o.stdout).contains("--persistent 1"));
     let t = compile_and_run_tests_c(&out, FIXTURE);
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
@@ -196,7 +282,19 @@ fn hidden_state_is_found_before_the_suite_is_written() {
 fn a_tiny_timeout_leaves_no_false_timeout_in_the_suite() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let (_, _, pid) = run_in("segfaults", &out, dir.path(), &["--max-execs", "2000", "--timeout", "1ms", "--persistent", "1"]);
+    let (_, _, pid) = run_in(
+        "segfaults",
+        &out,
+        dir.path(),
+        &[
+            "--max-execs",
+            "2000",
+            "--timeout",
+            "1ms",
+            "--persistent",
+            "1",
+        ],
+    );
     let t = compile_and_run_tests_c(&out, FIXTURE);
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     assert_no_leftovers(dir.path(), pid);
@@ -219,11 +317,16 @@ fn spawn_run(function: &str, out: &Path, args: &[&str]) -> Child {
 fn wait_for_journal(out: &Path, n: usize) {
     let t0 = Instant::now();
     loop {
-        let lines = std::fs::read_to_string(out.join("journal.jsonl")).map(|t| t.lines().count()).unwrap_or(0);
+        let lines = std::fs::read_to_string(out.join("journal.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
         if lines >= n {
             return;
         }
-        assert!(t0.elapsed() < Duration::from_secs(30), "the run kept no input in 30 s");
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the run kept no input in 30 s"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -247,13 +350,22 @@ fn signals_interrupt_a_long_execution_and_results_are_written() {
     for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
-        let child = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"]);
+        let child = spawn_run(
+            "hangs",
+            &out,
+            &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"],
+        );
         let pid = child.id();
         wait_for_journal(&out, 1);
         std::thread::sleep(Duration::from_millis(1500));
         unsafe { libc::kill(pid as i32, sig) };
         let o = wait_with_limit(child, Duration::from_secs(20));
-        assert_eq!(o.status.code(), Some(code), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let r = read_json(&out.join("report.json"));
         assert_eq!(r["interrupted"], true);
         assert!(r["tests"].as_u64().unwrap() >= 1);
@@ -267,11 +379,19 @@ fn the_time_budget_interrupts_a_long_execution() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let t0 = Instant::now();
-    let child = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "2s", "--max-execs", "0"]);
+    let child = spawn_run(
+        "hangs",
+        &out,
+        &["--timeout", "1h", "--max-time", "2s", "--max-execs", "0"],
+    );
     let pid = child.id();
     let o = wait_with_limit(child, Duration::from_secs(30));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(t0.elapsed() < Duration::from_secs(15), "took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        t0.elapsed()
+    );
     assert_no_leftovers(dir.path(), pid);
 }
 
@@ -281,11 +401,18 @@ fn the_time_budget_interrupts_a_long_execution() {
 fn kill_9_leaves_nothing_running_and_resume_continues() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let child = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"]);
+    let child = spawn_run(
+        "hangs",
+        &out,
+        &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"],
+    );
     let pid = child.id();
     wait_for_journal(&out, 1);
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(!processes_under(dir.path()).is_empty(), "the target should be running (hanging)");
+    assert!(
+        !processes_under(dir.path()).is_empty(),
+        "the target should be running (hanging)"
+    );
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     let _ = wait_with_limit(child, Duration::from_secs(5));
     assert_no_leftovers(dir.path(), pid);
@@ -293,9 +420,29 @@ fn kill_9_leaves_nothing_running_and_resume_continues() {
     let kept = journal.lines().count();
     assert!(kept >= 1);
     // resume with a sane timeout: everything the killed run kept comes back, and the run completes
-    let (_, r, pid) = run_in("hangs", &out, dir.path(), &["--resume", "--timeout", "200ms", "--max-execs", "3000", "--stop-when-stalled"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{:?}", uncovered(&r));
-    assert!(r["tests"].as_u64().unwrap() as usize + r["fault_reproducers"].as_u64().unwrap() as usize >= kept.min(2));
+    let (_, r, pid) = run_in(
+        "hangs",
+        &out,
+        dir.path(),
+        &[
+            "--resume",
+            "--timeout",
+            "200ms",
+            "--max-execs",
+            "3000",
+            "--stop-when-stalled",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{:?}",
+        uncovered(&r)
+    );
+    assert!(
+        r["tests"].as_u64().unwrap() as usize + r["fault_reproducers"].as_u64().unwrap() as usize
+            >= kept.min(2)
+    );
     assert!(!out.join("journal.resumed.jsonl").exists());
     assert_no_leftovers(dir.path(), pid);
 }
@@ -305,21 +452,42 @@ fn kill_9_leaves_nothing_running_and_resume_continues() {
 fn an_output_directory_in_use_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let first = spawn_run("hangs", &out, &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"]);
+    let first = spawn_run(
+        "hangs",
+        &out,
+        &["--timeout", "1h", "--max-time", "0", "--max-execs", "0"],
+    );
     wait_for_journal(&out, 1);
-    let o = evotest().args(["run", FIXTURE, "-f", "segfaults", "--out"]).arg(&out).output().unwrap();
+    let o = evotest()
+        .args(["run", FIXTURE, "-f", "segfaults", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("in use by another evotest run"), "{e}");
     unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
     let o = wait_with_limit(first, Duration::from_secs(20));
     assert_eq!(o.status.code(), Some(130));
     // free again: a new run replaces the earlier results, never mixes them
-    let (o, r, _) = run_in("segfaults", &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled"]);
+    let (o, r, _) = run_in(
+        "segfaults",
+        &out,
+        dir.path(),
+        &["--max-execs", "2000", "--stop-when-stalled"],
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("replaced the results of an earlier run"));
-    let faults: Vec<String> =
-        std::fs::read_dir(out.join("faults")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
-    assert!(faults.iter().all(|f| f.starts_with("crash-")), "stale reproducers: {faults:?}");
-    assert_eq!(faults.len() as u64, r["fault_reproducers"].as_u64().unwrap());
+    let faults: Vec<String> = std::fs::read_dir(out.join("faults"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
+    assert!(
+        faults.iter().all(|f| f.starts_with("crash-")),
+        "stale reproducers: {faults:?}"
+    );
+    assert_eq!(
+        faults.len() as u64,
+        r["fault_reproducers"].as_u64().unwrap()
+    );
 }
 
 /// A domain of one value cannot give new inputs: the run ends even without any budget.
@@ -328,7 +496,11 @@ fn a_search_without_new_inputs_ends() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let t0 = Instant::now();
-    let child = spawn_run("one_value", &out, &["--range", "x=0..1@5", "--max-time", "0", "--max-execs", "0"]);
+    let child = spawn_run(
+        "one_value",
+        &out,
+        &["--range", "x=0..1@5", "--max-time", "0", "--max-execs", "0"],
+    );
     let o = wait_with_limit(child, Duration::from_secs(60));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(t0.elapsed() < Duration::from_secs(30));
@@ -343,15 +515,37 @@ fn a_path_through_a_crash_is_a_fault_with_a_reproducer() {
     let dir = tempfile::tempdir().unwrap();
     // the lines of crash_path's two decisions
     let text = std::fs::read_to_string(path(FIXTURE)).unwrap();
-    let start = text.lines().position(|l| l.starts_with("int crash_path")).unwrap();
-    let line_of = |needle: &str| start + 1 + text.lines().skip(start).position(|l| l.contains(needle)).unwrap();
-    let spec = format!("{}:true {}:true", line_of("if (a == 12)"), line_of("if (b > 3)"));
-    let r = path_run(FIXTURE, "crash_path", dir.path(), &["--path", &spec, "--max-execs", "5000"]);
+    let start = text
+        .lines()
+        .position(|l| l.starts_with("int crash_path"))
+        .unwrap();
+    let line_of = |needle: &str| {
+        start
+            + 1
+            + text
+                .lines()
+                .skip(start)
+                .position(|l| l.contains(needle))
+                .unwrap()
+    };
+    let spec = format!(
+        "{}:true {}:true",
+        line_of("if (a == 12)"),
+        line_of("if (b > 3)")
+    );
+    let r = path_run(
+        FIXTURE,
+        "crash_path",
+        dir.path(),
+        &["--path", &spec, "--max-execs", "5000"],
+    );
     let p = &r["paths"][0];
     assert_eq!(p["status"], "fault", "{p}");
     assert_eq!(p["exit"]["kind"], "crash");
     assert_eq!(r["paths_with_faults"], 1);
-    let faults: Vec<_> = std::fs::read_dir(dir.path().join("faults")).unwrap().collect();
+    let faults: Vec<_> = std::fs::read_dir(dir.path().join("faults"))
+        .unwrap()
+        .collect();
     assert!(!faults.is_empty());
 }
 
@@ -359,7 +553,11 @@ fn a_path_through_a_crash_is_a_fault_with_a_reproducer() {
 fn union_and_complex_returns_are_refused_in_one_line_and_structures_are_called() {
     for (f, ty) in [("mkunion", "union u"), ("mkcomplex", "complex")] {
         let dir = tempfile::tempdir().unwrap();
-        let o = evotest().args(["run", "tests/fixtures/returns.c", "-f", f, "--out"]).arg(dir.path()).output().unwrap();
+        let o = evotest()
+            .args(["run", "tests/fixtures/returns.c", "-f", f, "--out"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
         let e = assert_one_line_error(&o);
         assert!(e.contains(&format!("returns `{ty}`")), "{f}: {e}");
     }
@@ -367,7 +565,12 @@ fn union_and_complex_returns_are_refused_in_one_line_and_structures_are_called()
     // (their values are not recorded)
     for f in ["mkptr", "mksmall", "mkbig"] {
         let dir = tempfile::tempdir().unwrap();
-        let (_, r) = run("tests/fixtures/returns.c", f, dir.path(), &["--max-execs", "500"]);
+        let (_, r) = run(
+            "tests/fixtures/returns.c",
+            f,
+            dir.path(),
+            &["--max-execs", "500"],
+        );
         assert_eq!(r["branches_covered"], 2, "{f}");
     }
 }
@@ -375,7 +578,12 @@ fn union_and_complex_returns_are_refused_in_one_line_and_structures_are_called()
 #[test]
 fn tests_c_builds_for_a_static_function_in_a_source_with_main() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/static_main.c", "classify", dir.path(), &["--max-execs", "2000"]);
+    let (_, r) = run(
+        "tests/fixtures/static_main.c",
+        "classify",
+        dir.path(),
+        &["--max-execs", "2000"],
+    );
     assert_eq!(r["branches_covered"], 4);
     let t = compile_and_run_tests_c(dir.path(), "tests/fixtures/static_main.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
@@ -387,14 +595,26 @@ fn tests_c_builds_for_a_static_function_in_a_source_with_main() {
 fn an_error_before_the_search_keeps_the_earlier_results() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let (_, r, _) = run_in("segfaults", &out, dir.path(), &["--max-execs", "2000", "--stop-when-stalled"]);
+    let (_, r, _) = run_in(
+        "segfaults",
+        &out,
+        dir.path(),
+        &["--max-execs", "2000", "--stop-when-stalled"],
+    );
     let before = std::fs::read_to_string(out.join("report.json")).unwrap();
     assert!(r["tests"].as_u64().unwrap() >= 1);
-    let o = evotest().args(["run", FIXTURE, "-f", "no_such_function", "--out"]).arg(&out).output().unwrap();
+    let o = evotest()
+        .args(["run", FIXTURE, "-f", "no_such_function", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("no_such_function"), "{e}");
     assert!(!String::from_utf8_lossy(&o.stderr).contains("replaced"));
-    assert_eq!(std::fs::read_to_string(out.join("report.json")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.json")).unwrap(),
+        before
+    );
     assert!(out.join("tests.c").exists() && out.join("journal.jsonl").exists());
     assert!(!out.join(".evotest-previous").exists());
 }
@@ -413,11 +633,25 @@ fn tests_c_names_the_goals_only_unreplayed_runs_covered() {
         src.to_str().unwrap(),
         "spin",
         &out,
-        &["--range", "n=0..9", "--seed", "1", "--max-execs", "60", "--max-branch-events", "20000", "--timeout", "30s"],
+        &[
+            "--range",
+            "n=0..9",
+            "--seed",
+            "1",
+            "--max-execs",
+            "60",
+            "--max-branch-events",
+            "20000",
+            "--timeout",
+            "30s",
+        ],
     );
     assert!(r["faults"]["step_limit"].as_u64().unwrap_or(0) >= 1, "{r}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    let line = text.lines().find(|l| l.contains("Covered only by runs not replayed here")).unwrap_or_else(|| panic!("{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.contains("Covered only by runs not replayed here"))
+        .unwrap_or_else(|| panic!("{text}"));
     // `i < 0` false is taken only inside the endless loop; `n == 7` true by a replayed test
     assert!(line.contains("i < 0:F"), "{line}");
     assert!(!line.contains("n == 7"), "{line}");

@@ -7,7 +7,12 @@ use common::*;
 fn full_and_tests_pass(function: &str, args: &[&str]) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let (_, r) = run("tests/fixtures/shapes.c", function, dir.path(), args);
-    assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{function}: uncovered {:?}",
+        uncovered(&r)
+    );
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/shapes.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
     read_json(&dir.path().join("suite.json"))
@@ -15,10 +20,18 @@ fn full_and_tests_pass(function: &str, args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn fixed_length_array() {
-    let suite = full_and_tests_pass("arr", &["--array", "a=4", "--range", "a=-10..10", "--seed", "1"]);
+    let suite = full_and_tests_pass(
+        "arr",
+        &["--array", "a=4", "--range", "a=-10..10", "--seed", "1"],
+    );
     assert_eq!(suite["params"][0]["shape"], serde_json::json!({"array": 4}));
     // the input that returns 2 has four equal elements and k equal to them
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 2)
+        .expect("a test returning 2");
     let a = t["inputs"]["a"].as_array().unwrap();
     assert_eq!(a.len(), 4);
     assert!(a.iter().all(|x| x == &t["inputs"]["k"]));
@@ -27,15 +40,38 @@ fn fixed_length_array() {
 #[test]
 fn char_pointer_is_a_string_by_default() {
     let suite = full_and_tests_pass("str", &["--seed", "2"]);
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 1)
+        .expect("a test returning 1");
     let s = t["inputs"]["s"].as_str().unwrap();
-    assert!(s.len() == 3 && s.starts_with('a') && s.ends_with('z'), "{s}");
+    assert!(
+        s.len() == 3 && s.starts_with('a') && s.ends_with('z'),
+        "{s}"
+    );
 }
 
 #[test]
 fn pointer_and_length_buffer() {
-    let suite = full_and_tests_pass("buf", &["--buffer", "data=n:5", "--range", "data=-20..20", "--seed", "3"]);
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let suite = full_and_tests_pass(
+        "buf",
+        &[
+            "--buffer",
+            "data=n:5",
+            "--range",
+            "data=-20..20",
+            "--seed",
+            "3",
+        ],
+    );
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 1)
+        .expect("a test returning 1");
     let data = t["inputs"]["data"].as_array().unwrap();
     assert_eq!(t["inputs"]["n"], 5);
     assert_eq!(data.len(), 5);
@@ -47,9 +83,19 @@ fn pointer_and_length_buffer() {
 #[test]
 fn an_array_keeps_its_length_parameter_within_it() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "buf", dir.path(), &["--array", "data=4", "--max-execs", "2000", "--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "buf",
+        dir.path(),
+        &["--array", "data=4", "--max-execs", "2000", "--seed", "1"],
+    );
     let notes = r["notes"].as_array().unwrap();
-    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("`n` ranges over 0..4")), "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("`n` ranges over 0..4")),
+        "{notes:?}"
+    );
     let suite = read_json(&dir.path().join("suite.json"));
     let tests = suite["tests"].as_array().unwrap();
     assert!(!tests.is_empty());
@@ -59,8 +105,24 @@ fn an_array_keeps_its_length_parameter_within_it() {
     }
     // --range says otherwise
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "buf", dir.path(), &["--array", "data=4", "--range", "n=0..2", "--max-execs", "500"]);
-    assert!(!r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("ranges over")));
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "buf",
+        dir.path(),
+        &[
+            "--array",
+            "data=4",
+            "--range",
+            "n=0..2",
+            "--max-execs",
+            "500",
+        ],
+    );
+    assert!(!r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("ranges over")));
 }
 
 /// An outcome that needs more than the default 16 characters is set aside as suspected
@@ -69,14 +131,34 @@ fn an_array_keeps_its_length_parameter_within_it() {
 #[test]
 fn goals_set_aside_under_default_sizes_say_so() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "long_name", dir.path(), &["--max-execs", "20000", "--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "long_name",
+        dir.path(),
+        &["--max-execs", "20000", "--seed", "1"],
+    );
     assert_eq!(r["branches_infeasible_suspected"], 1, "{r:#}");
     let notes = r["notes"].as_array().unwrap();
-    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("`s` (at most 16 characters: --string s=N)")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("`s` (at most 16 characters: --string s=N)")),
+        "{notes:?}"
+    );
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "long_name", dir.path(), &["--string", "s=24", "--max-execs", "20000", "--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "long_name",
+        dir.path(),
+        &["--string", "s=24", "--max-execs", "20000", "--seed", "1"],
+    );
     assert_eq!(r["branches_covered"], 4, "{r:#}");
-    assert!(!r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("infeasible?")));
+    assert!(!r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().starts_with("infeasible?")));
 }
 
 /// An outcome set aside because the string's alphabet lacks a character the condition looks for
@@ -85,49 +167,113 @@ fn goals_set_aside_under_default_sizes_say_so() {
 #[test]
 fn goals_set_aside_for_a_character_outside_the_alphabet_say_so() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "has_newline", dir.path(), &["--max-execs", "5000", "--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "has_newline",
+        dir.path(),
+        &["--max-execs", "5000", "--seed", "1"],
+    );
     assert_eq!(r["branches_infeasible_suspected"], 1, "{r:#}");
-    let notes: Vec<&str> = r["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
-    let note = notes.iter().find(|n| n.contains("compare with '\\n'")).unwrap_or_else(|| panic!("{notes:?}"));
+    let notes: Vec<&str> = r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let note = notes
+        .iter()
+        .find(|n| n.contains("compare with '\\n'"))
+        .unwrap_or_else(|| panic!("{notes:?}"));
     assert!(note.contains("--string 't=16: -~\\n'"), "{note}");
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "has_newline", dir.path(), &["--string", "t=16: -~\\n", "--max-execs", "5000", "--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "has_newline",
+        dir.path(),
+        &[
+            "--string",
+            "t=16: -~\\n",
+            "--max-execs",
+            "5000",
+            "--seed",
+            "1",
+        ],
+    );
     assert_eq!(r["branches_covered"], 2, "{r:#}");
 }
 
 #[test]
 fn an_alphabet_restricts_string_characters() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, _) = run("tests/fixtures/shapes.c", "str", dir.path(), &["--string", "s=4:a-c", "--max-execs", "300"]);
+    let (_, _) = run(
+        "tests/fixtures/shapes.c",
+        "str",
+        dir.path(),
+        &["--string", "s=4:a-c", "--max-execs", "300"],
+    );
     let suite = read_json(&dir.path().join("suite.json"));
     for t in suite["tests"].as_array().unwrap() {
         let s = t["inputs"]["s"].as_str().unwrap();
-        assert!(s.len() <= 4 && s.chars().all(|c| ('a'..='c').contains(&c)), "{s}");
+        assert!(
+            s.len() <= 4 && s.chars().all(|c| ('a'..='c').contains(&c)),
+            "{s}"
+        );
     }
 }
 
 #[test]
 fn a_pointer_followed_by_a_length_is_a_buffer_without_being_told() {
     let suite = full_and_tests_pass("bytes", &["--seed", "4"]);
-    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"buffer": 16}));
-    assert_eq!(suite["params"][1]["shape"], serde_json::json!({"length_of": "data"}));
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    assert_eq!(
+        suite["params"][0]["shape"],
+        serde_json::json!({"buffer": 16})
+    );
+    assert_eq!(
+        suite["params"][1]["shape"],
+        serde_json::json!({"length_of": "data"})
+    );
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 1)
+        .expect("a test returning 1");
     let data = t["inputs"]["data"].as_array().unwrap();
     assert_eq!(t["inputs"]["size"], data.len());
     assert_eq!(data[5], 0x7f);
     // the report says what was inferred
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "bytes", dir.path(), &["--max-execs", "50"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "bytes",
+        dir.path(),
+        &["--max-execs", "50"],
+    );
     let notes = r["notes"].as_array().unwrap();
-    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("--buffer data=size:16")), "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("--buffer data=size:16")),
+        "{notes:?}"
+    );
     // a pointer followed by an integer that is not named as a length still needs its shape
     let out = evotest()
-        .args(["run", "tests/fixtures/shapes.c", "-f", "not_a_length", "--out"])
+        .args([
+            "run",
+            "tests/fixtures/shapes.c",
+            "-f",
+            "not_a_length",
+            "--out",
+        ])
         .arg(dir.path().join("k"))
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("say how to build it"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("say how to build it"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Count first (`int n, int a[n]`): without a shape, `a` is a buffer of length `n`; with
@@ -137,16 +283,51 @@ fn a_pointer_followed_by_a_length_is_a_buffer_without_being_told() {
 #[test]
 fn a_length_before_its_pointer_is_its_length() {
     let suite = full_and_tests_pass("count_first", &["--seed", "1"]);
-    assert_eq!(suite["params"][1]["shape"], serde_json::json!({"buffer": 16}));
-    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"length_of": "a"}));
+    assert_eq!(
+        suite["params"][1]["shape"],
+        serde_json::json!({"buffer": 16})
+    );
+    assert_eq!(
+        suite["params"][0]["shape"],
+        serde_json::json!({"length_of": "a"})
+    );
     for t in suite["tests"].as_array().unwrap() {
-        assert_eq!(t["inputs"]["n"], t["inputs"]["a"].as_array().unwrap().len(), "{t}");
+        assert_eq!(
+            t["inputs"]["n"],
+            t["inputs"]["a"].as_array().unwrap().len(),
+            "{t}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "count_first", dir.path(), &["--array", "a=8", "--range", "a=-10..10", "--max-execs", "3000", "--seed", "1"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "count_first",
+        dir.path(),
+        &[
+            "--array",
+            "a=8",
+            "--range",
+            "a=-10..10",
+            "--max-execs",
+            "3000",
+            "--seed",
+            "1",
+        ],
+    );
     let notes = r["notes"].as_array().unwrap();
-    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("`n` ranges over 0..8")), "{notes:?}");
-    assert!(r["faults"].as_object().is_none_or(|f| f.values().all(|v| v == 0)), "{}", r["faults"]);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("`n` ranges over 0..8")),
+        "{notes:?}"
+    );
+    assert!(
+        r["faults"]
+            .as_object()
+            .is_none_or(|f| f.values().all(|v| v == 0)),
+        "{}",
+        r["faults"]
+    );
     let suite = read_json(&dir.path().join("suite.json"));
     for t in suite["tests"].as_array().unwrap() {
         let n = t["inputs"]["n"].as_i64().unwrap();
@@ -160,10 +341,30 @@ fn a_length_before_its_pointer_is_its_length() {
 #[test]
 fn tests_c_builds_without_warnings() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "delimiters", dir.path(), &["--string", "s=6:*/ab", "--seed", "1", "--max-execs", "20000"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "delimiters",
+        dir.path(),
+        &[
+            "--string",
+            "s=6:*/ab",
+            "--seed",
+            "1",
+            "--max-execs",
+            "20000",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let text = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
-    assert!(text.contains("/\\*") && text.contains("*\\/"), "no input with both delimiters shown:\n{text}");
+    assert!(
+        text.contains("/\\*") && text.contains("*\\/"),
+        "no input with both delimiters shown:\n{text}"
+    );
     let cmd = tests_c_build_command(dir.path());
     let c = std::process::Command::new(&cmd[0])
         .args(["-Wall", "-Werror", "-o"])
@@ -180,7 +381,12 @@ fn tests_c_builds_without_warnings() {
 #[test]
 fn a_sources_main_is_called_by_its_tests() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/main_void.c", "main", dir.path(), &["--max-execs", "100"]);
+    let (_, r) = run(
+        "tests/fixtures/main_void.c",
+        "main",
+        dir.path(),
+        &["--max-execs", "100"],
+    );
     assert_eq!(r["branches_covered"], 1, "{r:#}");
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/main_void.c");
     assert!(out.trim().ends_with("1 passed, 0 failed"), "{out}");
@@ -195,21 +401,43 @@ fn structure_parameters_by_value_and_through_a_pointer() {
     let dir = tempfile::tempdir().unwrap();
     for (function, seed) in [("quadrant", "1"), ("inside", "2"), ("classify", "3")] {
         let out = dir.path().join(function);
-        let (_, r) = run("tests/fixtures/structs.c", function, &out, &["--seed", seed, "--max-execs", "50000"]);
-        assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+        let (_, r) = run(
+            "tests/fixtures/structs.c",
+            function,
+            &out,
+            &["--seed", seed, "--max-execs", "50000"],
+        );
+        assert_eq!(
+            r["branches_covered"],
+            r["branches_total"],
+            "{function}: uncovered {:?}",
+            uncovered(&r)
+        );
         let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
         assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
         let suite = read_json(&out.join("suite.json"));
         let tests = suite["tests"].as_array().unwrap();
         match function {
             "inside" => {
-                assert_eq!(suite["params"][0]["shape"], serde_json::json!({"struct": "struct point", "by_pointer": true}));
-                let t = tests.iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
-                let (x, w) = (t["inputs"]["p"]["x"].as_f64().unwrap(), t["inputs"]["s"]["w"].as_f64().unwrap());
+                assert_eq!(
+                    suite["params"][0]["shape"],
+                    serde_json::json!({"struct": "struct point", "by_pointer": true})
+                );
+                let t = tests
+                    .iter()
+                    .find(|t| t["return"]["value"] == 1)
+                    .expect("a test returning 1");
+                let (x, w) = (
+                    t["inputs"]["p"]["x"].as_f64().unwrap(),
+                    t["inputs"]["s"]["w"].as_f64().unwrap(),
+                );
                 assert!(x >= 0.0 && x <= w, "{t}");
             }
             "classify" => {
-                let t = tests.iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+                let t = tests
+                    .iter()
+                    .find(|t| t["return"]["value"] == 2)
+                    .expect("a test returning 2");
                 assert_eq!(t["inputs"]["r"]["tags"][2], 7, "{t}");
                 assert_eq!(t["inputs"]["r"]["kind"], 'q' as u32, "{t}");
             }
@@ -221,31 +449,84 @@ fn structure_parameters_by_value_and_through_a_pointer() {
             "inside" => "p->x <= s.w",
             _ => "r.tags[2] == 7",
         };
-        assert!(text.contains(member), "{function}: the condition texts name the members: {text}");
+        assert!(
+            text.contains(member),
+            "{function}: the condition texts name the members: {text}"
+        );
     }
     // a (pointer, length) buffer of structures, inferred from the names, and an array of them
     let out = dir.path().join("centroid");
-    let (_, r) = run("tests/fixtures/structs.c", "centroid_quadrant", &out, &["--seed", "4", "--max-execs", "50000"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/structs.c",
+        "centroid_quadrant",
+        &out,
+        &["--seed", "4", "--max-execs", "50000"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let suite = read_json(&out.join("suite.json"));
-    assert_eq!(suite["params"][0]["shape"]["buffer"], 16, "{}", suite["params"]);
-    let five = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 5).expect("a test returning 5");
+    assert_eq!(
+        suite["params"][0]["shape"]["buffer"], 16,
+        "{}",
+        suite["params"]
+    );
+    let five = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 5)
+        .expect("a test returning 5");
     let pts = five["inputs"]["pts"].as_array().unwrap();
-    assert_eq!(pts.len() as u64, five["inputs"]["n"].as_u64().unwrap(), "{five}");
+    assert_eq!(
+        pts.len() as u64,
+        five["inputs"]["n"].as_u64().unwrap(),
+        "{five}"
+    );
     assert!(pts.iter().any(|p| p["x"] == p["y"]), "{five}");
     let out = dir.path().join("centroid-array");
-    let (_, r) = run("tests/fixtures/structs.c", "centroid_quadrant", &out, &["--array", "pts=4", "--range", "n=2..4", "--max-execs", "50000"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/structs.c",
+        "centroid_quadrant",
+        &out,
+        &[
+            "--array",
+            "pts=4",
+            "--range",
+            "n=2..4",
+            "--max-execs",
+            "50000",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 
     // structures returned in registers and through a hidden pointer: called, not asserted
     for function in ["midpoint", "grow"] {
         let out = dir.path().join(function);
-        let (_, r) = run("tests/fixtures/structs.c", function, &out, &["--max-execs", "20000"]);
-        assert_eq!(r["branches_covered"], r["branches_total"], "{function}: uncovered {:?}", uncovered(&r));
+        let (_, r) = run(
+            "tests/fixtures/structs.c",
+            function,
+            &out,
+            &["--max-execs", "20000"],
+        );
+        assert_eq!(
+            r["branches_covered"],
+            r["branches_total"],
+            "{function}: uncovered {:?}",
+            uncovered(&r)
+        );
         let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
         assert!(t.trim().ends_with("passed, 0 failed"), "{function}: {t}");
     }
@@ -253,19 +534,46 @@ fn structure_parameters_by_value_and_through_a_pointer() {
     // `char *` members are strings: each input's are allocated (and freed) by the harness, and
     // written as string literals in tests.c
     let out = dir.path().join("greet");
-    let (_, r) = run("tests/fixtures/structs.c", "greet", &out, &["--seed", "5", "--max-execs", "50000", "--range", "p=-100..100"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "greet: uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/structs.c",
+        "greet",
+        &out,
+        &[
+            "--seed",
+            "5",
+            "--max-execs",
+            "50000",
+            "--range",
+            "p=-100..100",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "greet: uncovered {:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/structs.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "greet: {t}");
     let suite = read_json(&out.join("suite.json"));
-    let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let two = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 2)
+        .expect("a test returning 2");
     assert_eq!(two["inputs"]["p"]["name"], "ada", "{two}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
     assert!(text.contains(".name = \"ada\""), "{text}");
 
     // a range on one member
     let out = dir.path().join("ranged");
-    run("tests/fixtures/structs.c", "quadrant", &out, &["--range", "p.x=-5..5", "--max-execs", "2000"]);
+    run(
+        "tests/fixtures/structs.c",
+        "quadrant",
+        &out,
+        &["--range", "p.x=-5..5", "--max-execs", "2000"],
+    );
     let suite = read_json(&out.join("suite.json"));
     for t in suite["tests"].as_array().unwrap() {
         let x = t["inputs"]["p"]["x"].as_i64().unwrap();
@@ -286,7 +594,10 @@ fn packed_structures_and_unions_are_refused_with_the_reason() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{function}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
-        assert!(err.contains(why) && err.contains("parameter `"), "{function}: {err}");
+        assert!(
+            err.contains(why) && err.contains("parameter `"),
+            "{function}: {err}"
+        );
     }
 }
 
@@ -296,10 +607,24 @@ fn packed_structures_and_unions_are_refused_with_the_reason() {
 #[test]
 fn global_variables_become_inputs_with_global() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/globals.c", "alt_sep_test", &dir.path().join("none"), &["--max-execs", "2000"]);
-    assert!(r["branches_covered"].as_u64() < r["branches_total"].as_u64(), "{r}");
+    let (_, r) = run(
+        "tests/fixtures/globals.c",
+        "alt_sep_test",
+        &dir.path().join("none"),
+        &["--max-execs", "2000"],
+    );
+    assert!(
+        r["branches_covered"].as_u64() < r["branches_total"].as_u64(),
+        "{r}"
+    );
     let notes = format!("{}", r["notes"]);
-    for g in ["Cur_Vertical_Sep", "High_Confidence", "Alt_Limit", "Thresholds", "Options"] {
+    for g in [
+        "Cur_Vertical_Sep",
+        "High_Confidence",
+        "Alt_Limit",
+        "Thresholds",
+        "Options",
+    ] {
         assert!(notes.contains(&format!("`{g}`")), "{g}: {notes}");
     }
     assert!(!notes.contains("Table"), "a constant is no input: {notes}");
@@ -318,17 +643,43 @@ fn global_variables_become_inputs_with_global() {
         "1",
     ];
     let (_, r) = run("tests/fixtures/globals.c", "alt_sep_test", &out, &args);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
-    assert_eq!(r["notes"].as_array().map_or(0, Vec::len), 0, "{}", r["notes"]);
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
+    assert_eq!(
+        r["notes"].as_array().map_or(0, Vec::len),
+        0,
+        "{}",
+        r["notes"]
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/globals.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let suite = read_json(&out.join("suite.json"));
-    assert!(suite["params"].as_array().unwrap().iter().all(|p| p["global"] == true), "{}", suite["params"]);
-    let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    assert!(
+        suite["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["global"] == true),
+        "{}",
+        suite["params"]
+    );
+    let two = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 2)
+        .expect("a test returning 2");
     assert_eq!(two["inputs"]["Thresholds"][2], 740, "{two}");
     assert_eq!(two["inputs"]["Options"]["mode"], 3, "{two}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    assert!(text.contains("Alt_Limit = ") && text.contains("Options.mode == 3"), "{text}");
+    assert!(
+        text.contains("Alt_Limit = ") && text.contains("Options.mode == 3"),
+        "{text}"
+    );
     for t in suite["tests"].as_array().unwrap() {
         let l = t["inputs"]["Alt_Limit"].as_i64().unwrap();
         assert!((0..=1000).contains(&l), "a range narrows a global: {t}");
@@ -336,7 +687,10 @@ fn global_variables_become_inputs_with_global() {
 
     // a name that is no mutable global: one line that lists the ones it reads
     let err = global_error("alt_sep_test", "Table", &dir.path().join("bad"));
-    assert!(err.contains("--global Table") && err.contains("Cur_Vertical_Sep"), "{err}");
+    assert!(
+        err.contains("--global Table") && err.contains("Cur_Vertical_Sep"),
+        "{err}"
+    );
 }
 
 /// A global read by a helper of a helper is named by the note and by `--global`'s error (only the
@@ -345,7 +699,12 @@ fn global_variables_become_inputs_with_global() {
 #[test]
 fn globals_read_through_calls_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/globals.c", "deep_read", &dir.path().join("none"), &["--max-execs", "300"]);
+    let (_, r) = run(
+        "tests/fixtures/globals.c",
+        "deep_read",
+        &dir.path().join("none"),
+        &["--max-execs", "300"],
+    );
     let notes = format!("{}", r["notes"]);
     assert!(notes.contains("`Climb_Inhibit`"), "{notes}");
     let err = global_error("deep_read", "Nope", &dir.path().join("bad"));
@@ -354,9 +713,24 @@ fn globals_read_through_calls_are_named() {
 
 /// The one-line error of `evotest run tests/fixtures/globals.c -f FUNCTION --global NAME`.
 fn global_error(function: &str, name: &str, out: &std::path::Path) -> String {
-    let o = evotest().args(["run", "tests/fixtures/globals.c", "-f", function, "--global", name, "--out"]).arg(out).output().unwrap();
+    let o = evotest()
+        .args([
+            "run",
+            "tests/fixtures/globals.c",
+            "-f",
+            function,
+            "--global",
+            name,
+            "--out",
+        ])
+        .arg(out)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+    assert!(
+        !o.status.success() && err.trim().lines().count() == 1,
+        "{err}"
+    );
     err
 }
 
@@ -365,40 +739,85 @@ fn global_error(function: &str, name: &str, out: &std::path::Path) -> String {
 #[test]
 fn a_pointer_global_is_named_but_is_no_input() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/globals.c", "window_check", &dir.path().join("none"), &["--max-execs", "500"]);
+    let (_, r) = run(
+        "tests/fixtures/globals.c",
+        "window_check",
+        &dir.path().join("none"),
+        &["--max-execs", "500"],
+    );
     let notes = format!("{}", r["notes"]);
-    assert!(notes.contains("reads `Window`") && notes.contains("(not `Window`: a pointer"), "{notes}");
+    assert!(
+        notes.contains("reads `Window`") && notes.contains("(not `Window`: a pointer"),
+        "{notes}"
+    );
     let err = global_error("window_check", "Window", &dir.path().join("bad"));
-    assert!(err.contains("--global Window") && err.contains("a pointer"), "{err}");
+    assert!(
+        err.contains("--global Window") && err.contains("a pointer"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_pointer_to_rows_is_a_matrix_given_its_rows() {
     // `int m[3][3]` arrives as `int (*m)[3]`: the rows are not in the type, so they are asked for
     let dir = tempfile::tempdir().unwrap();
-    let out = evotest().args(["run", "tests/fixtures/shapes.c", "-f", "matrix", "--out"]).arg(dir.path().join("a")).output().unwrap();
+    let out = evotest()
+        .args(["run", "tests/fixtures/shapes.c", "-f", "matrix", "--out"])
+        .arg(dir.path().join("a"))
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("int (*m)[3]") && err.contains("--array m=ROWS") && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("int (*m)[3]") && err.contains("--array m=ROWS") && err.lines().count() == 1,
+        "{err}"
+    );
 
-    let suite = full_and_tests_pass("matrix", &["--array", "m=3", "--range", "m=-10..10", "--seed", "5"]);
-    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"array": 3, "row_dims": [3]}));
+    let suite = full_and_tests_pass(
+        "matrix",
+        &["--array", "m=3", "--range", "m=-10..10", "--seed", "5"],
+    );
+    assert_eq!(
+        suite["params"][0]["shape"],
+        serde_json::json!({"array": 3, "row_dims": [3]})
+    );
     assert_eq!(suite["params"][0]["c_type"], "int (*)[3]");
     // values are rows: the test returning 2 has row 2 equal to row 0 reversed at the corners
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 2)
+        .expect("a test returning 2");
     let m = &t["inputs"]["m"];
     assert_eq!(m.as_array().unwrap().len(), 3);
     assert_eq!(m[2][0], m[0][2]);
     assert_eq!(m[2][2], m[0][0]);
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 1)
+        .expect("a test returning 1");
     assert_eq!(t["inputs"]["m"][0][0], 7);
 }
 
 #[test]
 fn rows_of_several_dimensions() {
-    let suite = full_and_tests_pass("cube", &["--array", "c=2", "--range", "c=-1000..1000", "--seed", "6"]);
-    assert_eq!(suite["params"][0]["shape"], serde_json::json!({"array": 2, "row_dims": [2, 3]}));
-    let t = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let suite = full_and_tests_pass(
+        "cube",
+        &["--array", "c=2", "--range", "c=-1000..1000", "--seed", "6"],
+    );
+    assert_eq!(
+        suite["params"][0]["shape"],
+        serde_json::json!({"array": 2, "row_dims": [2, 3]})
+    );
+    let t = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 1)
+        .expect("a test returning 1");
     let k = t["inputs"]["k"].as_u64().unwrap() as usize;
     let c = &t["inputs"]["c"];
     assert!(c[k][1][2].as_f64().unwrap() > 100.0, "{c}");
@@ -415,18 +834,36 @@ fn a_long_double_is_searched_as_a_double() {
         assert_eq!(t["return"]["type"], "f64");
         f64::from_bits(t["return"]["value"].as_u64().unwrap())
     };
-    let t = tests.iter().find(|t| ret(t) == 2.0).expect("a test returning 2");
+    let t = tests
+        .iter()
+        .find(|t| ret(t) == 2.0)
+        .expect("a test returning 2");
     assert_eq!(t["inputs"]["x"], 0.125);
-    let t = tests.iter().find(|t| t["inputs"]["k"] == 3 && t["inputs"]["x"].as_f64().is_some_and(|x| x < -5.5)).expect("x < -5.5, k == 3");
+    let t = tests
+        .iter()
+        .find(|t| t["inputs"]["k"] == 3 && t["inputs"]["x"].as_f64().is_some_and(|x| x < -5.5))
+        .expect("x < -5.5, k == 3");
     assert_eq!(ret(t), 2.0 * t["inputs"]["x"].as_f64().unwrap());
 }
 
 #[test]
 fn conditions_name_matrix_elements_by_row_and_column() {
-    let out = evotest().args(["sites", "tests/fixtures/shapes.c"]).output().unwrap();
+    let out = evotest()
+        .args(["sites", "tests/fixtures/shapes.c"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for want in ["m[0][0] == 7", "m[2][0] == m[0][2]", "c[k][1][2] > 100.0", "c[1 - k][0][0] < -3.5"] {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "m[0][0] == 7",
+        "m[2][0] == m[0][2]",
+        "c[k][1][2] > 100.0",
+        "c[1 - k][0][0] < -3.5",
+    ] {
         assert!(text.contains(want), "no `{want}` in:\n{text}");
     }
 }
@@ -435,18 +872,51 @@ fn conditions_name_matrix_elements_by_row_and_column() {
 fn a_global_array_of_structures_is_an_input_member_by_member() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("route");
-    let (_, r) = run("tests/fixtures/globals.c", "route_check", &out, &["--global", "Route", "--range", "Route=-100..100", "--seed", "2"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/globals.c",
+        "route_check",
+        &out,
+        &[
+            "--global",
+            "Route",
+            "--range",
+            "Route=-100..100",
+            "--seed",
+            "2",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/globals.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let suite = read_json(&out.join("suite.json"));
-    let one = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 1).expect("a test returning 1");
+    let one = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 1)
+        .expect("a test returning 1");
     let route = one["inputs"]["Route"].as_array().unwrap();
     assert_eq!(route.len(), 3, "{one}");
     assert_eq!(route[2]["y"], -40, "{one}");
     assert!(route[0]["x"].as_i64() > route[1]["x"].as_i64(), "{one}");
-    let two = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
-    assert!(two["inputs"]["Route"][1]["name"].as_str().unwrap().starts_with('W'), "{two}");
+    let two = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == 2)
+        .expect("a test returning 2");
+    assert!(
+        two["inputs"]["Route"][1]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with('W'),
+        "{two}"
+    );
 }
 
 /// Follows `next` links from node 0 of a pool as the suite gives it (a link is a node's index or
@@ -458,7 +928,10 @@ fn list_values(nodes: &serde_json::Value) -> Vec<i64> {
         let n = &nodes[k];
         out.push(n["value"].as_i64().unwrap());
         at = n["next"].as_u64().map(|t| t as usize);
-        assert!(out.len() <= nodes.as_array().unwrap().len(), "a cycle: {nodes}");
+        assert!(
+            out.len() <= nodes.as_array().unwrap().len(),
+            "a cycle: {nodes}"
+        );
     }
     out
 }
@@ -467,28 +940,65 @@ fn list_values(nodes: &serde_json::Value) -> Vec<i64> {
 fn lists_and_trees_are_built_from_a_pool_of_nodes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("list");
-    let (_, r) = run("tests/fixtures/linked.c", "sorted_with_42", &out, &["--range", "list=-100..100", "--seed", "3"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/linked.c",
+        "sorted_with_42",
+        &out,
+        &["--range", "list=-100..100", "--seed", "3"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/linked.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let suite = read_json(&out.join("suite.json"));
-    assert_eq!(suite["params"][0]["shape"]["pool"], 8, "{}", suite["params"]);
+    assert_eq!(
+        suite["params"][0]["shape"]["pool"], 8,
+        "{}",
+        suite["params"]
+    );
     let tests = suite["tests"].as_array().unwrap();
     // NULL: no node in use
-    assert!(tests.iter().any(|t| t["return"]["value"] == 0 && t["inputs"]["list"].as_array().unwrap().is_empty()));
+    assert!(tests
+        .iter()
+        .any(|t| t["return"]["value"] == 0 && t["inputs"]["list"].as_array().unwrap().is_empty()));
     // the list reached from node 0 is ascending, at least 3 long and holds 42
-    let two = tests.iter().find(|t| t["return"]["value"] == 2).expect("a test returning 2");
+    let two = tests
+        .iter()
+        .find(|t| t["return"]["value"] == 2)
+        .expect("a test returning 2");
     let values = list_values(&two["inputs"]["list"]);
-    assert!(values.len() >= 3 && values.contains(&42) && values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
+    assert!(
+        values.len() >= 3 && values.contains(&42) && values.windows(2).all(|w| w[0] <= w[1]),
+        "{values:?}"
+    );
 
     // a tree with two links (a typedef'd structure): every outcome, and tests.c agrees
     let out = dir.path().join("tree");
-    let (_, r) = run("tests/fixtures/linked.c", "bst_find", &out, &["--seed", "4"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/linked.c",
+        "bst_find",
+        &out,
+        &["--seed", "4"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/linked.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     let suite = read_json(&out.join("suite.json"));
-    let deep = suite["tests"].as_array().unwrap().iter().find(|t| t["return"]["value"] == -2).expect("a test returning -2");
+    let deep = suite["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["return"]["value"] == -2)
+        .expect("a test returning -2");
     // links point forwards only: no node is its own descendant
     for (k, n) in deep["inputs"]["t"].as_array().unwrap().iter().enumerate() {
         for l in ["left", "right"] {
@@ -503,17 +1013,39 @@ fn writing_past_a_parameter_is_a_fault_not_silent_corruption() {
     // harness's guard), the note says how to give an output buffer its size, and tests.c ends
     // those tests the same way (its arrays carry the same guard)
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "hexify", dir.path(), &["--seed", "1", "--max-execs", "3000"]);
-    assert!(r["faults"]["crash"].as_u64().unwrap_or(0) > 0, "{}", r["faults"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "hexify",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "3000"],
+    );
+    assert!(
+        r["faults"]["crash"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        r["faults"]
+    );
     let notes = r["notes"].to_string();
     assert!(notes.contains("--array out=N"), "{notes}");
     let suite = read_json(&dir.path().join("suite.json"));
-    assert!(suite["tests"].as_array().unwrap().iter().any(|t| t["exit"]["signal"] == 6), "{}", suite["tests"]);
+    assert!(
+        suite["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["exit"]["signal"] == 6),
+        "{}",
+        suite["tests"]
+    );
     let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/shapes.c");
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
     // with its size given, no fault
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/shapes.c", "hexify", dir.path(), &["--array", "out=33", "--seed", "1", "--max-execs", "3000"]);
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "hexify",
+        dir.path(),
+        &["--array", "out=33", "--seed", "1", "--max-execs", "3000"],
+    );
     assert_eq!(r["faults"], serde_json::json!({}), "{}", r["faults"]);
     assert_eq!(r["branches_covered"], r["branches_total"]);
 }
@@ -523,6 +1055,16 @@ fn writing_past_a_parameter_is_a_fault_not_silent_corruption() {
 #[test]
 fn literals_of_a_keyword_table_seed_strings() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, r) = run("tests/fixtures/keywords.c", "keyword_class", dir.path(), &["--seed", "1", "--max-execs", "3000"]);
-    assert_eq!(r["branches_covered"], r["branches_total"], "uncovered {:?}", uncovered(&r));
+    let (_, r) = run(
+        "tests/fixtures/keywords.c",
+        "keyword_class",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "3000"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
 }

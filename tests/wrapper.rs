@@ -29,13 +29,21 @@ fn cc_in(dir: &Path, args: &[&str], stdin: &str, limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
             let _ = child.kill();
             let o = child.wait_with_output().unwrap();
-            panic!("evotest-cc {args:?} still running after {limit:?}:\n{}", String::from_utf8_lossy(&o.stderr));
+            panic!(
+                "evotest-cc {args:?} still running after {limit:?}:\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -45,14 +53,20 @@ fn cc_in(dir: &Path, args: &[&str], stdin: &str, limit: Duration) -> Output {
 /// Run `evotest-cc ARGS…` in `dir`, which must succeed within 60 s.
 fn cc_ok(dir: &Path, args: &[&str]) -> Output {
     let o = cc_in(dir, args, "", Duration::from_secs(60));
-    assert!(o.status.success(), "evotest-cc {args:?} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "evotest-cc {args:?} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     o
 }
 
 /// Run program `exe` and return its exit status code.
 fn run(exe: &Path, args: &[&str]) -> i32 {
     let o = Command::new(exe).args(args).output().unwrap();
-    o.status.code().unwrap_or_else(|| panic!("{} killed: {:?}", exe.display(), o.status))
+    o.status
+        .code()
+        .unwrap_or_else(|| panic!("{} killed: {:?}", exe.display(), o.status))
 }
 
 /// A fresh temporary directory with `files` (name, text) written in it.
@@ -74,7 +88,10 @@ fn elf(p: &Path) -> (object::FileKind, Vec<u8>) {
 fn defined_symbols(data: &[u8]) -> Vec<String> {
     use object::{Object, ObjectSymbol};
     let f = object::File::parse(data).unwrap();
-    f.symbols().filter(|s| s.is_definition()).filter_map(|s| s.name().ok().map(String::from)).collect()
+    f.symbols()
+        .filter(|s| s.is_definition())
+        .filter_map(|s| s.name().ok().map(String::from))
+        .collect()
 }
 
 #[test]
@@ -87,18 +104,39 @@ fn a_sticky_language_does_not_apply_to_the_runtime() {
     cc_ok(d.path(), &["-x", "c", "prog.txt", "-o", "p"]);
     assert_eq!(run(&d.path().join("p"), &["a", "b"]), 3);
     // the joined form, from standard input
-    let o = cc_in(d.path(), &["-xc", "-", "-o", "s"], "int main(void) { return 5; }\n", Duration::from_secs(60));
-    assert!(o.status.success(), "stdin: {}", String::from_utf8_lossy(&o.stderr));
+    let o = cc_in(
+        d.path(),
+        &["-xc", "-", "-o", "s"],
+        "int main(void) { return 5; }\n",
+        Duration::from_secs(60),
+    );
+    assert!(
+        o.status.success(),
+        "stdin: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(run(&d.path().join("s"), &[]), 5);
     // preprocessed assembler: the archive must not be preprocessed (that took minutes)
-    let o = cc_in(d.path(), &["-x", "assembler-with-cpp", "m.S", "-o", "m"], "", Duration::from_secs(30));
-    assert!(o.status.success(), "assembler: {}", String::from_utf8_lossy(&o.stderr));
+    let o = cc_in(
+        d.path(),
+        &["-x", "assembler-with-cpp", "m.S", "-o", "m"],
+        "",
+        Duration::from_secs(30),
+    );
+    assert!(
+        o.status.success(),
+        "assembler: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(run(&d.path().join("m"), &[]), 0);
 }
 
 #[test]
 fn static_links_run_and_relocatable_links_get_no_runtime() {
-    let d = dir_with(&[("a.c", "int f(int x) { return x > 3 ? 7 : 9; }\nint main(int c, char **v) { return f(c); }\n")]);
+    let d = dir_with(&[(
+        "a.c",
+        "int f(int x) { return x > 3 ? 7 : 9; }\nint main(int c, char **v) { return f(c); }\n",
+    )]);
     // -static: links (no -lgcc_s), is static, runs
     cc_ok(d.path(), &["-static", "a.c", "-o", "st"]);
     let st = d.path().join("st");
@@ -106,15 +144,27 @@ fn static_links_run_and_relocatable_links_get_no_runtime() {
     {
         use object::Object;
         let f = object::File::parse(&*data).unwrap();
-        assert!(f.section_by_name(".interp").is_none(), "-static gave a dynamic executable");
+        assert!(
+            f.section_by_name(".interp").is_none(),
+            "-static gave a dynamic executable"
+        );
     }
-    assert!(defined_symbols(&data).iter().any(|s| s == "__evotest_register_module"), "no runtime in the static program");
+    assert!(
+        defined_symbols(&data)
+            .iter()
+            .any(|s| s == "__evotest_register_module"),
+        "no runtime in the static program"
+    );
     assert_eq!(run(&st, &[]), 9);
     assert_eq!(run(&st, &["a", "b", "c", "d"]), 7);
     // -r, -Wl,-r: a relocatable object without the runtime, which then links as usual (the linker's
     // `-r` needs `-nostdlib -no-pie`, as with clang)
     cc_ok(d.path(), &["-c", "a.c", "-o", "a.o"]);
-    for (flags, out) in [(&["-r"][..], "r1.o"), (&["-nostdlib", "-no-pie", "-Wl,-r"], "r2.o"), (&["-nostdlib", "-no-pie", "-Xlinker", "-r"], "r3.o")] {
+    for (flags, out) in [
+        (&["-r"][..], "r1.o"),
+        (&["-nostdlib", "-no-pie", "-Wl,-r"], "r2.o"),
+        (&["-nostdlib", "-no-pie", "-Xlinker", "-r"], "r3.o"),
+    ] {
         let mut args = flags.to_vec();
         args.extend(["a.o", "-o", out]);
         cc_ok(d.path(), &args);
@@ -127,7 +177,12 @@ fn static_links_run_and_relocatable_links_get_no_runtime() {
         }
         let defs = defined_symbols(&data);
         assert!(defs.iter().any(|s| s == "f"), "{flags:?}: {defs:?}");
-        assert!(!defs.iter().any(|s| s.starts_with("__evotest_register") || s.starts_with("_ZN") || s.starts_with("_R")), "{flags:?}: the runtime was linked in");
+        assert!(
+            !defs.iter().any(|s| s.starts_with("__evotest_register")
+                || s.starts_with("_ZN")
+                || s.starts_with("_R")),
+            "{flags:?}: the runtime was linked in"
+        );
     }
     cc_ok(d.path(), &["r1.o", "-o", "fromr"]);
     assert_eq!(run(&d.path().join("fromr"), &[]), 9);
@@ -140,9 +195,17 @@ fn libm_is_linked_only_when_asked_for() {
         ("probe.c", "char cbrt ();\nint main (void) { return cbrt (); }\n"),
         ("m.c", "#include <math.h>\nint main(int c, char **v) { return (int)(cbrt(27.0 * c) + floor(0.5 * c)); }\n"),
     ]);
-    let o = cc_in(d.path(), &["probe.c", "-o", "probe"], "", Duration::from_secs(60));
+    let o = cc_in(
+        d.path(),
+        &["probe.c", "-o", "probe"],
+        "",
+        Duration::from_secs(60),
+    );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("undefined reference to `cbrt'"), "cbrt resolved without -lm:\n{err}");
+    assert!(
+        !o.status.success() && err.contains("undefined reference to `cbrt'"),
+        "cbrt resolved without -lm:\n{err}"
+    );
     cc_ok(d.path(), &["probe.c", "-o", "probe", "-lm"]);
     let o = cc_in(d.path(), &["m.c", "-o", "m"], "", Duration::from_secs(60));
     assert!(!o.status.success(), "math functions resolved without -lm");
@@ -153,7 +216,11 @@ fn libm_is_linked_only_when_asked_for() {
     // the runtime's own needs are met without libraries of the user (`-lpthread`, `-ldl`, …),
     // in C++ too
     let d2 = dir_with(&[("p.cc", "#include <string>\nint main(int c, char **) { std::string s(c, 'x'); return s.size() > 1 ? 6 : 2; }\n")]);
-    let o = wrapper("evotest-cxx").current_dir(d2.path()).args(["p.cc", "-o", "p"]).output().unwrap();
+    let o = wrapper("evotest-cxx")
+        .current_dir(d2.path())
+        .args(["p.cc", "-o", "p"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(run(&d2.path().join("p"), &[]), 2);
 }
@@ -162,12 +229,21 @@ fn libm_is_linked_only_when_asked_for() {
 fn a_precompiled_header_is_not_a_link() {
     let d = dir_with(&[
         ("h.h", "static inline int hh(int x) { return x > 5; }\n"),
-        ("use.c", "int main(int c, char **v) { return hh(c + 5) ? 4 : 8; }\n"),
+        (
+            "use.c",
+            "int main(int c, char **v) { return hh(c + 5) ? 4 : 8; }\n",
+        ),
     ]);
-    for (args, out) in [(&["-x", "c-header", "h.h", "-o", "h.pch"][..], "h.pch"), (&["h.h", "-o", "h2.pch"], "h2.pch")] {
+    for (args, out) in [
+        (&["-x", "c-header", "h.h", "-o", "h.pch"][..], "h.pch"),
+        (&["h.h", "-o", "h2.pch"], "h2.pch"),
+    ] {
         cc_ok(d.path(), args);
         let data = std::fs::read(d.path().join(out)).unwrap();
-        assert!(data.starts_with(b"CPCH"), "{args:?}: {out} is no precompiled header");
+        assert!(
+            data.starts_with(b"CPCH"),
+            "{args:?}: {out} is no precompiled header"
+        );
     }
     // and it is usable
     cc_ok(d.path(), &["-include-pch", "h.pch", "use.c", "-o", "u"]);
@@ -190,7 +266,10 @@ fn run_quotes_the_linkers_message() {
         .unwrap();
     let line = assert_one_line_error(&o);
     assert!(line.contains("linking the harness failed"), "{line}");
-    assert!(line.contains("undefined reference to `c_tolower'"), "{line}");
+    assert!(
+        line.contains("undefined reference to `c_tolower'"),
+        "{line}"
+    );
     assert!(line.len() < 400, "too long: {line}");
 }
 
@@ -203,9 +282,22 @@ fn a_shared_library_links_under_no_undefined() {
         ("main.c", "int pick(int);\nint main(int argc, char **argv) { (void)argv; return pick(argc + 5); }\n"),
     ]);
     for flag in ["-Wl,--no-undefined", "-Wl,-z,defs"] {
-        cc_ok(d.path(), &["-shared", "-fPIC", flag, "lib.c", "-o", "libpick.so"]);
+        cc_ok(
+            d.path(),
+            &["-shared", "-fPIC", flag, "lib.c", "-o", "libpick.so"],
+        );
     }
-    cc_ok(d.path(), &["main.c", "-L.", "-lpick", "-Wl,-rpath,$ORIGIN", "-o", "prog"]);
+    cc_ok(
+        d.path(),
+        &[
+            "main.c",
+            "-L.",
+            "-lpick",
+            "-Wl,-rpath,$ORIGIN",
+            "-o",
+            "prog",
+        ],
+    );
     assert_eq!(run(&d.path().join("prog"), &[]), 1);
 }
 
@@ -220,17 +312,42 @@ fn a_harness_with_a_relative_library_path_and_a_libtool_wrapper() {
         ("h.c", "int pick(const unsigned char *, unsigned long);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { pick(d, n); return 0; }\n"),
     ]);
     std::fs::create_dir_all(d.path().join("lib")).unwrap();
-    cc_ok(d.path(), &["-shared", "-fPIC", "lib.c", "-o", "lib/libpick.so"]);
-    cc_ok(d.path(), &["-fsanitize=fuzzer", "h.c", "-Llib", "-lpick", "-Wl,-rpath,lib", "-o", "harness"]);
-    let o = evotest().current_dir(d.path()).args(["fuzz", "./harness", "corpus", "-runs=3000", "-seed=1"]).output().unwrap();
+    cc_ok(
+        d.path(),
+        &["-shared", "-fPIC", "lib.c", "-o", "lib/libpick.so"],
+    );
+    cc_ok(
+        d.path(),
+        &[
+            "-fsanitize=fuzzer",
+            "h.c",
+            "-Llib",
+            "-lpick",
+            "-Wl,-rpath,lib",
+            "-o",
+            "harness",
+        ],
+    );
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "./harness", "corpus", "-runs=3000", "-seed=1"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     // the library's two sites count: 4 outcomes of pick, besides the harness's none
     assert!(err.contains("/4 branch outcomes"), "{err}");
     std::fs::write(d.path().join("wrapped"), "#! /bin/sh\n# wrapped - temporary wrapper script for .libs/wrapped\n# Generated by libtool (GNU libtool) 2.4.7\nexit 1\n").unwrap();
-    let o = evotest().current_dir(d.path()).args(["fuzz", "./wrapped", "corpus2", "-seed=1"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "./wrapped", "corpus2", "-seed=1"])
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
-    assert!(e.contains("is a libtool wrapper script") && e.contains(".libs/wrapped"), "{e}");
+    assert!(
+        e.contains("is a libtool wrapper script") && e.contains(".libs/wrapped"),
+        "{e}"
+    );
 }
 
 /// `--in_process` loads the engine into the harness with `dlopen`: a `-static` harness is
@@ -238,10 +355,31 @@ fn a_harness_with_a_relative_library_path_and_a_libtool_wrapper() {
 #[test]
 fn in_process_refuses_a_static_harness_in_one_line() {
     let d = dir_with(&[("h.c", "int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return n > 3 && d[0] == 'x'; }\n")]);
-    cc_ok(d.path(), &["-fsanitize=fuzzer", "-static", "h.c", "-o", "h.static"]);
-    let o = evotest().current_dir(d.path()).args(["fuzz", "./h.static", "c1", "-runs=2000", "-seed=1"]).output().unwrap();
+    cc_ok(
+        d.path(),
+        &["-fsanitize=fuzzer", "-static", "h.c", "-o", "h.static"],
+    );
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "./h.static", "c1", "-runs=2000", "-seed=1"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = evotest().current_dir(d.path()).args(["fuzz", "./h.static", "c2", "-runs=2000", "-seed=1", "--in_process"]).output().unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args([
+            "fuzz",
+            "./h.static",
+            "c2",
+            "-runs=2000",
+            "-seed=1",
+            "--in_process",
+        ])
+        .output()
+        .unwrap();
     let e = assert_one_line_error(&o);
-    assert!(e.contains("statically linked") && e.contains("without --in_process"), "{e}");
+    assert!(
+        e.contains("statically linked") && e.contains("without --in_process"),
+        "{e}"
+    );
 }

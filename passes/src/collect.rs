@@ -14,26 +14,50 @@ use std::collections::HashMap;
 /// How a site's condition will be probed.
 pub enum Cond {
     /// `icmp pred a, b` on integers of at most 64 bits.
-    Int { pred: Pred, a: LLVMValueRef, b: LLVMValueRef },
+    Int {
+        pred: Pred,
+        a: LLVMValueRef,
+        b: LLVMValueRef,
+    },
     /// `icmp pred a, b` on pointers (`c` is the compare): probed by its outcome only, as a
     /// [`Cond::Bool`]. Its operands are addresses, which move with address randomisation, so a
     /// distance or an operand log computed from them would make two runs of the same input
     /// differ (and says nothing about what an input holds).
     Ptr { pred: Pred, c: LLVMValueRef },
     /// `fcmp pred a, b`.
-    Float { pred: Pred, a: LLVMValueRef, b: LLVMValueRef },
+    Float {
+        pred: Pred,
+        a: LLVMValueRef,
+        b: LLVMValueRef,
+    },
     /// Any other `i1` condition.
     Bool(LLVMValueRef),
     /// A `switch` on an integer of at most 64 bits; case values sign-extended.
-    Switch { value: LLVMValueRef, cases: Vec<i64> },
+    Switch {
+        value: LLVMValueRef,
+        cases: Vec<i64>,
+    },
     /// `icmp eq/ne (call strcmp|strncmp|memcmp|bcmp(a, b[, n])), 0`: compared as strings or
     /// bytes, with a distance over their contents (Bueno & Jino 2002, §6.3).
-    Str { pred: Pred, func: u32, a: LLVMValueRef, b: LLVMValueRef, n: Option<LLVMValueRef> },
+    Str {
+        pred: Pred,
+        func: u32,
+        a: LLVMValueRef,
+        b: LLVMValueRef,
+        n: Option<LLVMValueRef>,
+    },
     /// A branch on a call of Rust std's `==`/`!=`, `starts_with` or `ends_with` of two byte
     /// strings ([`rust_bytes_compare`]): `func` is [`evotest_abi::distance::bytes_func`] (the
     /// operation and each operand's form), `a`/`b` the operands' pointers and `la`/`lb` their
     /// lengths (a slice's length argument, an array's constant size, else the constant 0).
-    Bytes { pred: Pred, func: u32, a: LLVMValueRef, la: LLVMValueRef, b: LLVMValueRef, lb: LLVMValueRef },
+    Bytes {
+        pred: Pred,
+        func: u32,
+        a: LLVMValueRef,
+        la: LLVMValueRef,
+        b: LLVMValueRef,
+        lb: LLVMValueRef,
+    },
 }
 
 /// The last path segment of a Rust function's qualified name, without generic arguments:
@@ -85,7 +109,12 @@ fn byte_string_form(name: &str) -> Option<(u32, u32, u64)> {
         "alloc::string::String" => Some((BYTES_STRING, ind, 0)),
         "alloc::vec::Vec<u8, alloc::alloc::Global>" => Some((BYTES_VEC, ind, 0)),
         _ => {
-            let n = t.strip_prefix("[u8; ")?.strip_suffix(']')?.trim().parse::<u64>().ok()?;
+            let n = t
+                .strip_prefix("[u8; ")?
+                .strip_suffix(']')?
+                .trim()
+                .parse::<u64>()
+                .ok()?;
             Some((BYTES_ARRAY, ind, n))
         }
     }
@@ -119,9 +148,23 @@ unsafe fn di_type_name(ty: LLVMMetadataRef) -> String {
 /// are byte strings. `<[u8]>::starts_with`/`ends_with`, which rustc may call as an instance
 /// shared from another crate (a declaration without debug info), are recognised by their v0
 /// symbol names (`…5sliceSh11starts_with…`).
-unsafe fn rust_bytes_compare(call: LLVMValueRef, names: &debuginfo::VarNames) -> Option<(Pred, u32, LLVMValueRef, LLVMValueRef, LLVMValueRef, LLVMValueRef)> {
-    use evotest_abi::distance::{bytes_func, BYTES_SLICE, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX};
-    if (LLVMIsACallInst(call).is_null() && LLVMIsAInvokeInst(call).is_null()) || int_width(call) != Some(1) {
+unsafe fn rust_bytes_compare(
+    call: LLVMValueRef,
+    names: &debuginfo::VarNames,
+) -> Option<(
+    Pred,
+    u32,
+    LLVMValueRef,
+    LLVMValueRef,
+    LLVMValueRef,
+    LLVMValueRef,
+)> {
+    use evotest_abi::distance::{
+        bytes_func, BYTES_SLICE, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX,
+    };
+    if (LLVMIsACallInst(call).is_null() && LLVMIsAInvokeInst(call).is_null())
+        || int_width(call) != Some(1)
+    {
         return None;
     }
     let callee = LLVMGetCalledValue(call);
@@ -145,13 +188,21 @@ unsafe fn rust_bytes_compare(call: LLVMValueRef, names: &debuginfo::VarNames) ->
             if tys.len() != 3 || di_type_name(tys[0]) != "bool" {
                 return None;
             }
-            (op, pred, [byte_string_form(&di_type_name(tys[1]))?, byte_string_form(&di_type_name(tys[2]))?])
+            (
+                op,
+                pred,
+                [
+                    byte_string_form(&di_type_name(tys[1]))?,
+                    byte_string_form(&di_type_name(tys[2]))?,
+                ],
+            )
         }
         Some(_) => return None,
         None => {
             let mut len = 0;
             let name = LLVMGetValueName2(callee, &mut len);
-            let name = std::str::from_utf8(std::slice::from_raw_parts(name as *const u8, len)).ok()?;
+            let name =
+                std::str::from_utf8(std::slice::from_raw_parts(name as *const u8, len)).ok()?;
             if let Some(found) = shared_reference_eq(call, name, names) {
                 found
             } else {
@@ -203,7 +254,11 @@ unsafe fn rust_bytes_compare(call: LLVMValueRef, names: &debuginfo::VarNames) ->
 /// call's arguments, each either storage whose `#dbg_declare` gives its type (`t: &str`, the
 /// argument `&t` an `&&str`) or a constant `&"literal"` global. `None` unless both are byte
 /// strings ([`byte_string_form`]); the forms (pred, [form of a, form of b]) otherwise.
-unsafe fn shared_reference_eq(call: LLVMValueRef, symbol: &str, names: &debuginfo::VarNames) -> Option<(u32, Pred, [(u32, u32, u64); 2])> {
+unsafe fn shared_reference_eq(
+    call: LLVMValueRef,
+    symbol: &str,
+    names: &debuginfo::VarNames,
+) -> Option<(u32, Pred, [(u32, u32, u64); 2])> {
     use evotest_abi::distance::{BYTES_SLICE, STR_BYTES_EQ};
     let d = condtext::rust_legacy_demangle(symbol)?;
     let rest = d.strip_prefix("core::cmp::impls::<impl core::cmp::PartialEq<&")?;
@@ -217,12 +272,20 @@ unsafe fn shared_reference_eq(call: LLVMValueRef, symbol: &str, names: &debuginf
     }
     // a constant `&"literal"`: <{ ptr @bytes, [8 x i8] <len> }>, @bytes an array of bytes
     let literal = |p: LLVMValueRef| -> bool {
-        if LLVMIsAGlobalVariable(p).is_null() || rust_literal_bytes(p, p, (BYTES_SLICE, 1)).is_none() {
+        if LLVMIsAGlobalVariable(p).is_null()
+            || rust_literal_bytes(p, p, (BYTES_SLICE, 1)).is_none()
+        {
             return false;
         }
         let bytes = LLVMGetOperand(LLVMGetInitializer(p), 0);
-        let init = if LLVMIsAGlobalVariable(bytes).is_null() { std::ptr::null_mut() } else { LLVMGetInitializer(bytes) };
-        !init.is_null() && LLVMGetTypeKind(LLVMTypeOf(init)) == LLVMTypeKind::LLVMArrayTypeKind && int_width_of_type(LLVMGetElementType(LLVMTypeOf(init))) == Some(8)
+        let init = if LLVMIsAGlobalVariable(bytes).is_null() {
+            std::ptr::null_mut()
+        } else {
+            LLVMGetInitializer(bytes)
+        };
+        !init.is_null()
+            && LLVMGetTypeKind(LLVMTypeOf(init)) == LLVMTypeKind::LLVMArrayTypeKind
+            && int_width_of_type(LLVMGetElementType(LLVMTypeOf(init))) == Some(8)
     };
     let (a, b) = (LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
     let form = |p: LLVMValueRef, other: LLVMValueRef| -> Option<(u32, u32, u64)> {
@@ -252,11 +315,15 @@ unsafe fn int_width_of_type(t: LLVMTypeRef) -> Option<u32> {
 unsafe fn alloc_size(alloca: LLVMValueRef) -> Option<u64> {
     let t = LLVMGetAllocatedType(alloca);
     match LLVMGetTypeKind(t) {
-        LLVMTypeKind::LLVMArrayTypeKind if int_width_of_type(LLVMGetElementType(t)) == Some(8) => Some(LLVMGetArrayLength2(t)),
+        LLVMTypeKind::LLVMArrayTypeKind if int_width_of_type(LLVMGetElementType(t)) == Some(8) => {
+            Some(LLVMGetArrayLength2(t))
+        }
         LLVMTypeKind::LLVMStructTypeKind if LLVMCountStructElementTypes(t) == 2 => {
             let mut el = [std::ptr::null_mut(); 2];
             LLVMGetStructElementTypes(t, el.as_mut_ptr());
-            (LLVMGetTypeKind(el[0]) == LLVMTypeKind::LLVMPointerTypeKind && int_width_of_type(el[1]) == Some(64)).then_some(16)
+            (LLVMGetTypeKind(el[0]) == LLVMTypeKind::LLVMPointerTypeKind
+                && int_width_of_type(el[1]) == Some(64))
+            .then_some(16)
         }
         _ => None,
     }
@@ -265,7 +332,11 @@ unsafe fn alloc_size(alloca: LLVMValueRef) -> Option<u64> {
 /// The bytes of a constant Rust byte-string operand: a slice literal (pointer to constant bytes,
 /// constant length) or a reference to one (a constant global holding the pointer and the
 /// length, as rustc emits `&"GET"`).
-unsafe fn rust_literal_bytes(p: LLVMValueRef, l: LLVMValueRef, func_form: (u32, u32)) -> Option<Vec<u8>> {
+unsafe fn rust_literal_bytes(
+    p: LLVMValueRef,
+    l: LLVMValueRef,
+    func_form: (u32, u32),
+) -> Option<Vec<u8>> {
     use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE};
     let bytes_of = |g: LLVMValueRef, n: u64| -> Option<Vec<u8>> {
         if LLVMIsAGlobalVariable(g).is_null() || LLVMIsGlobalConstant(g) == 0 {
@@ -293,7 +364,10 @@ unsafe fn rust_literal_bytes(p: LLVMValueRef, l: LLVMValueRef, func_form: (u32, 
                 return None;
             }
             let init = LLVMGetInitializer(p);
-            if init.is_null() || LLVMIsAConstantStruct(init).is_null() || LLVMGetNumOperands(init) != 2 {
+            if init.is_null()
+                || LLVMIsAConstantStruct(init).is_null()
+                || LLVMGetNumOperands(init) != 2
+            {
                 return None;
             }
             let (ptr, len) = (LLVMGetOperand(init, 0), LLVMGetOperand(init, 1));
@@ -302,12 +376,17 @@ unsafe fn rust_literal_bytes(p: LLVMValueRef, l: LLVMValueRef, func_form: (u32, 
             }
             let mut n = 0;
             let s = LLVMGetAsString(len, &mut n);
-            let lb: [u8; 8] = std::slice::from_raw_parts(s as *const u8, n).try_into().ok()?;
+            let lb: [u8; 8] = std::slice::from_raw_parts(s as *const u8, n)
+                .try_into()
+                .ok()?;
             bytes_of(ptr, u64::from_le_bytes(lb))
         }
         (BYTES_ARRAY, 1) => {
             // a constant global holding the pointer to the bytes
-            if LLVMIsAGlobalVariable(p).is_null() || LLVMIsGlobalConstant(p) == 0 || LLVMGetInitializer(p).is_null() {
+            if LLVMIsAGlobalVariable(p).is_null()
+                || LLVMIsGlobalConstant(p) == 0
+                || LLVMGetInitializer(p).is_null()
+            {
                 return None;
             }
             if LLVMIsAConstantInt(l).is_null() {
@@ -339,7 +418,11 @@ unsafe fn stored_call(v: LLVMValueRef) -> LLVMValueRef {
                 return v;
             }
             let value = LLVMGetOperand(i, 0);
-            return if LLVMIsACallInst(value).is_null() { v } else { value };
+            return if LLVMIsACallInst(value).is_null() {
+                v
+            } else {
+                value
+            };
         }
         // a debug record is no instruction; anything else that may write memory (a call, an
         // atomic, a memory intrinsic) ends the search
@@ -359,8 +442,13 @@ unsafe fn stored_call(v: LLVMValueRef) -> LLVMValueRef {
 /// `strstr` or `strcasestr`, its function code ([`evotest_abi::distance::STR_STRCMP`] …) and
 /// arguments (a, b, n); for the substring searches, n is the call's result (the probe's test of
 /// whether the needle was found).
-unsafe fn string_compare(call: LLVMValueRef) -> Option<(u32, LLVMValueRef, LLVMValueRef, Option<LLVMValueRef>)> {
-    use evotest_abi::distance::{STR_MEMCMP, STR_STRCASECMP, STR_STRCASESTR, STR_STRCMP, STR_STRNCASECMP, STR_STRNCMP, STR_STRSTR};
+unsafe fn string_compare(
+    call: LLVMValueRef,
+) -> Option<(u32, LLVMValueRef, LLVMValueRef, Option<LLVMValueRef>)> {
+    use evotest_abi::distance::{
+        STR_MEMCMP, STR_STRCASECMP, STR_STRCASESTR, STR_STRCMP, STR_STRNCASECMP, STR_STRNCMP,
+        STR_STRSTR,
+    };
     if LLVMIsACallInst(call).is_null() {
         return None;
     }
@@ -470,9 +558,16 @@ fn check_kind(callee: &str) -> &'static str {
         "ub_check"
     } else if has("panic_misaligned_pointer_dereference") || has("panic_null_pointer_dereference") {
         "pointer_check"
-    } else if has("handle_alloc_error") || (has("raw_vec") && has("handle_error")) || has("capacity_overflow") {
+    } else if has("handle_alloc_error")
+        || (has("raw_vec") && has("handle_error"))
+        || has("capacity_overflow")
+    {
         "alloc"
-    } else if has("9panicking") || has("begin_panic") || has("assert_failed") || has("unreachable_display") {
+    } else if has("9panicking")
+        || has("begin_panic")
+        || has("assert_failed")
+        || has("unreachable_display")
+    {
         "panic"
     } else {
         "noreturn"
@@ -508,7 +603,10 @@ unsafe fn failing_block(bb: LLVMBasicBlockRef) -> Option<(&'static str, String)>
         }
         _ => return None,
     };
-    if !matches!(LLVMGetInstructionOpcode(call), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) {
+    if !matches!(
+        LLVMGetInstructionOpcode(call),
+        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke
+    ) {
         return None;
     }
     let callee = LLVMGetCalledValue(call);
@@ -567,7 +665,10 @@ unsafe fn sanitizer_handler(bb: LLVMBasicBlockRef) -> bool {
     let mut handler = false;
     let mut i = LLVMGetFirstInstruction(bb);
     while !i.is_null() && i != term {
-        if matches!(LLVMGetInstructionOpcode(i), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) {
+        if matches!(
+            LLVMGetInstructionOpcode(i),
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke
+        ) {
             if sanitizer_call(i) {
                 handler = true;
             } else if LLVMIsAIntrinsicInst(i).is_null() || !no_sanitize(i) {
@@ -586,7 +687,10 @@ unsafe fn sanitizer_handler(bb: LLVMBasicBlockRef) -> bool {
 /// == 0`). It is no decision of the program and gets no site (its outcomes would be goals that
 /// only a bug reaches, and 90% of the outcomes of a sanitized build).
 unsafe fn sanitizer_check(term: LLVMValueRef) -> bool {
-    let (a, b) = (sanitizer_handler(LLVMGetSuccessor(term, 0)), sanitizer_handler(LLVMGetSuccessor(term, 1)));
+    let (a, b) = (
+        sanitizer_handler(LLVMGetSuccessor(term, 0)),
+        sanitizer_handler(LLVMGetSuccessor(term, 1)),
+    );
     a != b || no_sanitize(term)
 }
 
@@ -612,7 +716,10 @@ unsafe fn va_arg_check(term: LLVMValueRef) -> bool {
         return false;
     }
     let name = LLVMGetStructName(ty);
-    !name.is_null() && std::ffi::CStr::from_ptr(name).to_bytes().ends_with(b"__va_list_tag")
+    !name.is_null()
+        && std::ffi::CStr::from_ptr(name)
+            .to_bytes()
+            .ends_with(b"__va_list_tag")
 }
 
 /// The check a two-way `br` or a `switch` makes, if exactly one of its outcomes fails.
@@ -624,7 +731,11 @@ unsafe fn panic_check(term: LLVMValueRef) -> Option<Check> {
             if found.is_some() {
                 return None; // every way out fails: not a check
             }
-            found = Some(Check { kind, outcome: i, callee });
+            found = Some(Check {
+                kind,
+                outcome: i,
+                callee,
+            });
         }
     }
     // A switch's failing default is only a check when the cases do not all fail too (above).
@@ -648,7 +759,12 @@ pub struct FunctionDraft {
 /// one inside a constant (a global variable's initializer, a table of pointers, a constant
 /// expression), at most 16 levels deep. Each global's functions are cached in `cache`, keyed by
 /// the global (a global reached again while it is being walked, a cycle, gives nothing then).
-unsafe fn function_refs(v: LLVMValueRef, cache: &mut HashMap<usize, Vec<String>>, out: &mut Vec<String>, depth: u32) {
+unsafe fn function_refs(
+    v: LLVMValueRef,
+    cache: &mut HashMap<usize, Vec<String>>,
+    out: &mut Vec<String>,
+    depth: u32,
+) {
     let add = |n: &String, out: &mut Vec<String>| {
         if !out.contains(n) {
             out.push(n.clone());
@@ -690,9 +806,20 @@ unsafe fn function_refs(v: LLVMValueRef, cache: &mut HashMap<usize, Vec<String>>
 
 /// The functions whose address instruction `inst` uses (see [`FunctionMeta::address_refs`]): in
 /// any operand but a call's callee.
-unsafe fn address_refs_of(inst: LLVMValueRef, cache: &mut HashMap<usize, Vec<String>>, out: &mut Vec<String>) {
-    let call = matches!(LLVMGetInstructionOpcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
-    let n = if call { LLVMGetNumArgOperands(inst) } else { LLVMGetNumOperands(inst).max(0) as u32 };
+unsafe fn address_refs_of(
+    inst: LLVMValueRef,
+    cache: &mut HashMap<usize, Vec<String>>,
+    out: &mut Vec<String>,
+) {
+    let call = matches!(
+        LLVMGetInstructionOpcode(inst),
+        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr
+    );
+    let n = if call {
+        LLVMGetNumArgOperands(inst)
+    } else {
+        LLVMGetNumOperands(inst).max(0) as u32
+    };
     for i in 0..n {
         let op = LLVMGetOperand(inst, i);
         if LLVMIsAConstant(op).is_null() {
@@ -704,7 +831,12 @@ unsafe fn address_refs_of(inst: LLVMValueRef, cache: &mut HashMap<usize, Vec<Str
 
 /// `cache`: the functions of the module's global variables' initializers ([`function_refs`]),
 /// shared by the module's functions.
-pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cache: &mut HashMap<usize, Vec<String>>) -> FunctionDraft {
+pub fn function(
+    func: LLVMValueRef,
+    fi: u32,
+    vars: &mut dataflow::VarTable,
+    cache: &mut HashMap<usize, Vec<String>>,
+) -> FunctionDraft {
     let names = debuginfo::var_names(func);
     vars.add_locals(func, fi, &names);
     let mut defs = Vec::new();
@@ -729,7 +861,13 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cach
     let mut writes_globals = false;
     let mut reads_globals: Vec<String> = Vec::new();
     for (bi, &bb) in bbs.iter().enumerate() {
-        let mut block = BlockMeta { succs: vec![], site: None, selects: vec![], line: 0, calls: vec![] };
+        let mut block = BlockMeta {
+            succs: vec![],
+            site: None,
+            selects: vec![],
+            line: 0,
+            calls: vec![],
+        };
         unsafe {
             let mut inst = LLVMGetFirstInstruction(bb);
             let mut index = 0u32;
@@ -755,12 +893,17 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cach
                     }
                 }
                 match LLVMGetInstructionOpcode(inst) {
-                    LLVMOpcode::LLVMStore => writes_globals |= based_on_global(LLVMGetOperand(inst, 1)),
+                    LLVMOpcode::LLVMStore => {
+                        writes_globals |= based_on_global(LLVMGetOperand(inst, 1))
+                    }
                     LLVMOpcode::LLVMLoad => {
                         if let Some(g) = global_base(LLVMGetOperand(inst, 0)) {
                             if LLVMIsGlobalConstant(g) == 0 {
                                 let n = value_name(g);
-                                if !n.is_empty() && !n.starts_with("__evotest") && !reads_globals.contains(&n) {
+                                if !n.is_empty()
+                                    && !n.starts_with("__evotest")
+                                    && !reads_globals.contains(&n)
+                                {
                                     reads_globals.push(n);
                                 }
                             }
@@ -797,7 +940,14 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cach
                 if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMSelect && !no_sanitize(inst) {
                     let c = LLVMGetOperand(inst, 0);
                     if LLVMGetTypeKind(LLVMTypeOf(c)) == LLVMTypeKind::LLVMIntegerTypeKind {
-                        let mut s = branch_like(SiteKind::Select, inst, c, bi as u32, &names, &mut constants);
+                        let mut s = branch_like(
+                            SiteKind::Select,
+                            inst,
+                            c,
+                            bi as u32,
+                            &names,
+                            &mut constants,
+                        );
                         s.uses = dataflow::uses_of(vars, c);
                         s.index = index;
                         block.selects.push(sites.len() as u32);
@@ -816,9 +966,14 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cach
                     block.succs.push(blocks_index[&s]);
                 }
                 match LLVMGetInstructionOpcode(term) {
-                    LLVMOpcode::LLVMBr if LLVMIsConditional(term) != 0 && !sanitizer_check(term) && !va_arg_check(term) => {
+                    LLVMOpcode::LLVMBr
+                        if LLVMIsConditional(term) != 0
+                            && !sanitizer_check(term)
+                            && !va_arg_check(term) =>
+                    {
                         let c = LLVMGetCondition(term);
-                        let mut s = branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
+                        let mut s =
+                            branch_like(SiteKind::Br, term, c, bi as u32, &names, &mut constants);
                         s.uses = dataflow::uses_of(vars, c);
                         s.index = term_index;
                         s.check = panic_check(term);
@@ -841,7 +996,15 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cach
         blocks.push(block);
     }
 
-    let decisions = crate::decisions::analyse(func, &bbs, &blocks_index, &mut sites, &names, &mut constants, vars);
+    let decisions = crate::decisions::analyse(
+        func,
+        &bbs,
+        &blocks_index,
+        &mut sites,
+        &names,
+        &mut constants,
+        vars,
+    );
     let (params, ret, variadic) = signature(func, &names);
     let returns_composite = ret.composite.is_some();
     let meta = FunctionMeta {
@@ -874,17 +1037,32 @@ pub fn function(func: LLVMValueRef, fi: u32, vars: &mut dataflow::VarTable, cach
         meta.source_name = Some(n);
         meta.language = Some(lang.to_string());
     }
-    FunctionDraft { meta, sites, constants, defs, decisions }
+    FunctionDraft {
+        meta,
+        sites,
+        constants,
+        defs,
+        decisions,
+    }
 }
 
 /// The parameters as the source declares them, when some parameter is (or points to) a
 /// structure, union or class, or points to a fixed-size array ([`FunctionMeta::source_params`]): types from the subprogram's type
 /// array, names from the parameters' debug records (`argN` for an unnamed one). Also given when
 /// the function returns a structure (`returns_composite`).
-fn source_params(func: LLVMValueRef, names: &VarNames, returns_composite: bool) -> Option<Vec<ParamMeta>> {
+fn source_params(
+    func: LLVMValueRef,
+    names: &VarNames,
+    returns_composite: bool,
+) -> Option<Vec<ParamMeta>> {
     let di = debuginfo::subprogram_types(func)?;
     // a trailing null entry stands for a variadic function's `...`
-    let tys: Vec<_> = di.iter().skip(1).take_while(|t| !t.is_null()).map(|&t| debuginfo::source_type_meta(t)).collect();
+    let tys: Vec<_> = di
+        .iter()
+        .skip(1)
+        .take_while(|t| !t.is_null())
+        .map(|&t| debuginfo::source_type_meta(t))
+        .collect();
     // a structure return adds a hidden `sret` argument, or is coerced: the source's parameters too
     if !tys.iter().any(debuginfo::has_composite) && !returns_composite {
         return None;
@@ -893,8 +1071,15 @@ fn source_params(func: LLVMValueRef, names: &VarNames, returns_composite: bool) 
         tys.into_iter()
             .enumerate()
             .map(|(i, ty)| {
-                let name = names.params.get(&(i as u32 + 1)).map(|(n, _)| n.clone()).filter(|n| !n.is_empty());
-                ParamMeta { name: name.unwrap_or_else(|| format!("arg{i}")), ty }
+                let name = names
+                    .params
+                    .get(&(i as u32 + 1))
+                    .map(|(n, _)| n.clone())
+                    .filter(|n| !n.is_empty());
+                ParamMeta {
+                    name: name.unwrap_or_else(|| format!("arg{i}")),
+                    ty,
+                }
             })
             .collect(),
     )
@@ -912,9 +1097,10 @@ fn signature(
         let di = debuginfo::subprogram_types(func);
         let ret = match &di {
             // a structure return is described member by member (a harness declares its type)
-            Some(t) if !t.is_empty() && !t[0].is_null() => {
-                evotest_abi::meta::TypeMeta { ir: ret_ir.clone(), ..debuginfo::source_type_meta(t[0]) }
-            }
+            Some(t) if !t.is_empty() && !t[0].is_null() => evotest_abi::meta::TypeMeta {
+                ir: ret_ir.clone(),
+                ..debuginfo::source_type_meta(t[0])
+            },
             Some(t) if !t.is_empty() => debuginfo::type_meta(t[0], true, &ret_ir),
             _ => debuginfo::type_meta(std::ptr::null_mut(), false, &ret_ir),
         };
@@ -937,7 +1123,11 @@ fn signature(
             let ir = type_string(LLVMTypeOf(p));
             let value_name_or = |fallback: String| {
                 let v = value_name(p);
-                if v.is_empty() { fallback } else { v }
+                if v.is_empty() {
+                    fallback
+                } else {
+                    v
+                }
             };
             if debuginfo::is_sret(p) {
                 params.push(ParamMeta {
@@ -948,15 +1138,25 @@ fn signature(
             }
             if let Some(src) = sources[i as usize] {
                 let name = debuginfo::var_name(src.var);
-                let name = if name.is_empty() { value_name_or(format!("arg{i}")) } else { name };
+                let name = if name.is_empty() {
+                    value_name_or(format!("arg{i}"))
+                } else {
+                    name
+                };
                 // Prefer the subprogram's type array; fall back to the variable's type.
-                let pty = di_param(src.arg).filter(|t| !t.is_null()).unwrap_or_else(|| debuginfo::var_type(src.var));
-                let whole = src.indirect || (src.offset == 0 && {
-                    let b = debuginfo::type_bits(pty);
-                    b == 0 || b == src.bits
-                });
+                let pty = di_param(src.arg)
+                    .filter(|t| !t.is_null())
+                    .unwrap_or_else(|| debuginfo::var_type(src.var));
+                let whole = src.indirect
+                    || (src.offset == 0 && {
+                        let b = debuginfo::type_bits(pty);
+                        b == 0 || b == src.bits
+                    });
                 if whole {
-                    params.push(ParamMeta { name, ty: debuginfo::type_meta(pty, true, &ir) });
+                    params.push(ParamMeta {
+                        name,
+                        ty: debuginfo::type_meta(pty, true, &ir),
+                    });
                 } else {
                     // Part of a parameter: a member of its (structure) type, e.g. `s.data_ptr` and
                     // `s.length` of a `&str`, `t.__0` of a tuple.
@@ -974,7 +1174,10 @@ fn signature(
                 continue;
             }
             if index_rule {
-                let (name, _) = names.params.get(&(i + 1)).cloned().unwrap_or_else(|| (value_name_or(format!("arg{i}")), std::ptr::null_mut()));
+                let (name, _) =
+                    names.params.get(&(i + 1)).cloned().unwrap_or_else(|| {
+                        (value_name_or(format!("arg{i}")), std::ptr::null_mut())
+                    });
                 let ty = match di_param(i + 1) {
                     Some(t) => debuginfo::type_meta(t, true, &ir),
                     None => debuginfo::type_meta(std::ptr::null_mut(), false, &ir),
@@ -1037,7 +1240,10 @@ unsafe fn nan_class_test(call: LLVMValueRef) -> Option<(Pred, LLVMValueRef)> {
         return None;
     }
     let callee = LLVMGetCalledValue(call);
-    if callee.is_null() || LLVMIsAFunction(callee).is_null() || !value_name(callee).starts_with("llvm.is.fpclass.") {
+    if callee.is_null()
+        || LLVMIsAFunction(callee).is_null()
+        || !value_name(callee).starts_with("llvm.is.fpclass.")
+    {
         return None;
     }
     let (x, mask) = (LLVMGetOperand(call, 0), LLVMGetOperand(call, 1));
@@ -1054,7 +1260,12 @@ unsafe fn nan_class_test(call: LLVMValueRef) -> Option<(Pred, LLVMValueRef)> {
 /// Whether `v` is a floating-point value that a `double` cannot hold exactly (`x86_fp80`,
 /// `fp128`).
 fn wider_than_double(v: LLVMValueRef) -> bool {
-    unsafe { matches!(LLVMGetTypeKind(LLVMTypeOf(v)), LLVMTypeKind::LLVMX86_FP80TypeKind | LLVMTypeKind::LLVMFP128TypeKind) }
+    unsafe {
+        matches!(
+            LLVMGetTypeKind(LLVMTypeOf(v)),
+            LLVMTypeKind::LLVMX86_FP80TypeKind | LLVMTypeKind::LLVMFP128TypeKind
+        )
+    }
 }
 
 fn is_float(v: LLVMValueRef) -> bool {
@@ -1078,7 +1289,10 @@ fn lattice_step(inst: LLVMValueRef) -> Option<i64> {
     unsafe {
         use LLVMOpcode::*;
         let op = LLVMGetInstructionOpcode(inst);
-        if !matches!(op, LLVMSRem | LLVMURem | LLVMSDiv | LLVMUDiv | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd) {
+        if !matches!(
+            op,
+            LLVMSRem | LLVMURem | LLVMSDiv | LLVMUDiv | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd
+        ) {
             return None;
         }
         let c = LLVMGetOperand(inst, 1);
@@ -1142,11 +1356,19 @@ pub fn branch_like(
     let mut text = None;
     unsafe {
         let is_inst = !LLVMIsAInstruction(c).is_null();
-        let op = if is_inst { Some(LLVMGetInstructionOpcode(c)) } else { None };
+        let op = if is_inst {
+            Some(LLVMGetInstructionOpcode(c))
+        } else {
+            None
+        };
         if is_inst {
             loc = inst_loc(c).filter(|l| l.line != 0);
         }
-        let nan_test = if op == Some(LLVMOpcode::LLVMCall) { nan_class_test(c) } else { None };
+        let nan_test = if op == Some(LLVMOpcode::LLVMCall) {
+            nan_class_test(c)
+        } else {
+            None
+        };
         match op {
             Some(LLVMOpcode::LLVMICmp) => {
                 let a = LLVMGetOperand(c, 0);
@@ -1158,32 +1380,51 @@ pub fn branch_like(
                         text = Some(condtext::compare(a, pred, b, names));
                         harvest(a, constants);
                         harvest(b, constants);
-                        cond = if LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMPointerTypeKind {
+                        cond = if LLVMGetTypeKind(LLVMTypeOf(a))
+                            == LLVMTypeKind::LLVMPointerTypeKind
+                        {
                             Cond::Ptr { pred, c }
                         } else {
                             Cond::Int { pred, a, b }
                         };
                         if matches!(pred, Pred::Eq | Pred::Ne) {
-                            let zero = |v: LLVMValueRef| is_zero(v) || !LLVMIsAConstantPointerNull(v).is_null();
-                            let call = if zero(b) { a } else if zero(a) { b } else { std::ptr::null_mut() };
+                            let zero = |v: LLVMValueRef| {
+                                is_zero(v) || !LLVMIsAConstantPointerNull(v).is_null()
+                            };
+                            let call = if zero(b) {
+                                a
+                            } else if zero(a) {
+                                b
+                            } else {
+                                std::ptr::null_mut()
+                            };
                             if !call.is_null() {
                                 if let Some((func, sa, sb, n)) = string_compare(stored_call(call)) {
                                     // `strstr(h, n) != NULL` holds when the needle is found, as
                                     // `strcmp(a, b) == 0` does when the strings are equal
-                                    let pred = match (evotest_abi::distance::str_is_search(func), pred) {
-                                        (true, Pred::Ne) => Pred::Eq,
-                                        (true, _) => Pred::Ne,
-                                        (false, p) => p,
-                                    };
+                                    let pred =
+                                        match (evotest_abi::distance::str_is_search(func), pred) {
+                                            (true, Pred::Ne) => Pred::Eq,
+                                            (true, _) => Pred::Ne,
+                                            (false, p) => p,
+                                        };
                                     for s in [sa, sb] {
-                                        if let Some(text) = condtext::string_bytes(s).and_then(|b| String::from_utf8(b).ok()) {
+                                        if let Some(text) = condtext::string_bytes(s)
+                                            .and_then(|b| String::from_utf8(b).ok())
+                                        {
                                             let c = ConstantMeta::Str(text);
                                             if !constants.contains(&c) {
                                                 constants.push(c);
                                             }
                                         }
                                     }
-                                    cond = Cond::Str { pred, func, a: sa, b: sb, n };
+                                    cond = Cond::Str {
+                                        pred,
+                                        func,
+                                        a: sa,
+                                        b: sb,
+                                        n,
+                                    };
                                 }
                             }
                         }
@@ -1223,13 +1464,24 @@ pub fn branch_like(
                         }
                     }
                     text = Some(match op {
-                        evotest_abi::distance::STR_BYTES_PREFIX => format!("{}.starts_with({})", texts[0], texts[1]),
-                        evotest_abi::distance::STR_BYTES_SUFFIX => format!("{}.ends_with({})", texts[0], texts[1]),
+                        evotest_abi::distance::STR_BYTES_PREFIX => {
+                            format!("{}.starts_with({})", texts[0], texts[1])
+                        }
+                        evotest_abi::distance::STR_BYTES_SUFFIX => {
+                            format!("{}.ends_with({})", texts[0], texts[1])
+                        }
                         _ if pred == Pred::Ne => format!("{} != {}", texts[0], texts[1]),
                         _ => format!("{} == {}", texts[0], texts[1]),
                     });
                     operand_type = "bytes".to_string();
-                    cond = Cond::Bytes { pred, func, a, la, b, lb };
+                    cond = Cond::Bytes {
+                        pred,
+                        func,
+                        a,
+                        la,
+                        b,
+                        lb,
+                    };
                 }
             }
             Some(LLVMOpcode::LLVMFCmp) => {
@@ -1318,18 +1570,33 @@ mod tests {
 
     #[test]
     fn rust_callee_names_and_byte_string_types() {
-        assert_eq!(last_segment("core::cmp::impls::{impl#9}::eq<alloc::string::String, &str>"), "eq");
-        assert_eq!(last_segment("core::str::{impl#0}::starts_with<&str>"), "starts_with");
+        assert_eq!(
+            last_segment("core::cmp::impls::{impl#9}::eq<alloc::string::String, &str>"),
+            "eq"
+        );
+        assert_eq!(
+            last_segment("core::str::{impl#0}::starts_with<&str>"),
+            "starts_with"
+        );
         assert_eq!(last_segment("core::cmp::PartialEq::ne<str, str>"), "ne");
         assert_eq!(last_segment("eq"), "eq");
         assert_eq!(byte_string_form("&str"), Some((BYTES_SLICE, 0, 0)));
         assert_eq!(byte_string_form("&&[u8]"), Some((BYTES_SLICE, 1, 0)));
         assert_eq!(byte_string_form("&mut [u8]"), Some((BYTES_SLICE, 0, 0)));
         assert_eq!(byte_string_form("&&[u8; 3]"), Some((BYTES_ARRAY, 1, 3)));
-        assert_eq!(byte_string_form("&alloc::string::String"), Some((BYTES_STRING, 0, 0)));
-        assert_eq!(byte_string_form("&&alloc::vec::Vec<u8, alloc::alloc::Global>"), Some((BYTES_VEC, 1, 0)));
+        assert_eq!(
+            byte_string_form("&alloc::string::String"),
+            Some((BYTES_STRING, 0, 0))
+        );
+        assert_eq!(
+            byte_string_form("&&alloc::vec::Vec<u8, alloc::alloc::Global>"),
+            Some((BYTES_VEC, 1, 0))
+        );
         assert_eq!(byte_string_form("&[u16]"), None);
-        assert_eq!(byte_string_form("&alloc::vec::Vec<i32, alloc::alloc::Global>"), None);
+        assert_eq!(
+            byte_string_form("&alloc::vec::Vec<i32, alloc::alloc::Global>"),
+            None
+        );
         assert_eq!(byte_string_form("str"), None);
         assert_eq!(byte_string_form("&core::option::Option<&str>"), None);
     }

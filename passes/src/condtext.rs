@@ -65,15 +65,23 @@ const CTYPE_CLASSES: [(&str, i64); 12] = [
 fn ctype_test(v: LLVMValueRef, names: &VarNames) -> Option<String> {
     unsafe {
         let and = through_casts(v);
-        if LLVMIsAInstruction(and).is_null() || LLVMGetInstructionOpcode(and) != LLVMOpcode::LLVMAnd {
+        if LLVMIsAInstruction(and).is_null() || LLVMGetInstructionOpcode(and) != LLVMOpcode::LLVMAnd
+        {
             return None;
         }
         let (x, m) = (LLVMGetOperand(and, 0), LLVMGetOperand(and, 1));
-        let (entry, mask) = if LLVMIsAConstantInt(m).is_null() { (m, x) } else { (x, m) };
+        let (entry, mask) = if LLVMIsAConstantInt(m).is_null() {
+            (m, x)
+        } else {
+            (x, m)
+        };
         if LLVMIsAConstantInt(mask).is_null() {
             return None;
         }
-        let class = CTYPE_CLASSES.iter().find(|c| c.1 == LLVMConstIntGetSExtValue(mask))?.0;
+        let class = CTYPE_CLASSES
+            .iter()
+            .find(|c| c.1 == LLVMConstIntGetSExtValue(mask))?
+            .0;
         let load = through_casts(entry);
         if LLVMIsALoadInst(load).is_null() {
             return None;
@@ -87,10 +95,15 @@ fn ctype_test(v: LLVMValueRef, names: &VarNames) -> Option<String> {
             return None;
         }
         let call = LLVMGetOperand(table, 0);
-        if LLVMIsACallInst(call).is_null() || value_name(LLVMGetCalledValue(call)) != "__ctype_b_loc" {
+        if LLVMIsACallInst(call).is_null()
+            || value_name(LLVMGetCalledValue(call)) != "__ctype_b_loc"
+        {
             return None;
         }
-        Some(format!("{class}({})", expr(through_casts(LLVMGetOperand(gep, 1)), names, 0, false)))
+        Some(format!(
+            "{class}({})",
+            expr(through_casts(LLVMGetOperand(gep, 1)), names, 0, false)
+        ))
     }
 }
 
@@ -114,13 +127,21 @@ fn char_literal(v: LLVMValueRef) -> Option<String> {
     }
 }
 
-fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, unsigned: bool) -> String {
+fn operand_near_char(
+    v: LLVMValueRef,
+    other: LLVMValueRef,
+    names: &VarNames,
+    unsigned: bool,
+) -> String {
     unsafe {
-        if unsigned && !LLVMIsAConstantInt(v).is_null() && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
+        if unsigned && !LLVMIsAConstantInt(v).is_null() && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64
+        {
             return LLVMConstIntGetZExtValue(v).to_string();
         }
         if !LLVMIsAConstantInt(v).is_null() {
-            if let Some(t) = constant(v).and_then(|t| bit_pattern(&t, LLVMGetIntTypeWidth(LLVMTypeOf(v)), unsigned)) {
+            if let Some(t) = constant(v)
+                .and_then(|t| bit_pattern(&t, LLVMGetIntTypeWidth(LLVMTypeOf(v)), unsigned))
+            {
                 return t;
             }
         }
@@ -139,7 +160,10 @@ fn operand_near_char(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames, uns
         names.by_value.get(&u).is_none()
             && !LLVMIsAInstruction(u).is_null()
             && match LLVMGetInstructionOpcode(u) {
-                LLVMOpcode::LLVMAnd | LLVMOpcode::LLVMOr | LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp => true,
+                LLVMOpcode::LLVMAnd
+                | LLVMOpcode::LLVMOr
+                | LLVMOpcode::LLVMICmp
+                | LLVMOpcode::LLVMFCmp => true,
                 // `x ^ true` prints as the logical not `!x`, which needs none
                 LLVMOpcode::LLVMXor => constant(LLVMGetOperand(u, 1)).as_deref() != Some("true"),
                 _ => false,
@@ -158,7 +182,11 @@ fn bit_pattern(signed: &str, width: u32, unsigned: bool) -> Option<String> {
     if v >= 0 || !(32..=128).contains(&width) {
         return None;
     }
-    let mask = if width == 128 { u128::MAX } else { (1u128 << width) - 1 };
+    let mask = if width == 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    };
     let bits = (v as u128) & mask;
     if unsigned {
         return Some(bits.to_string());
@@ -204,7 +232,14 @@ fn constant(v: LLVMValueRef) -> Option<String> {
         if !LLVMIsAConstantInt(v).is_null() {
             let w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
             if w == 1 {
-                return Some(if LLVMConstIntGetZExtValue(v) != 0 { "true" } else { "false" }.into());
+                return Some(
+                    if LLVMConstIntGetZExtValue(v) != 0 {
+                        "true"
+                    } else {
+                        "false"
+                    }
+                    .into(),
+                );
             }
             if w > 64 {
                 // i128 (Rust's u128/i128): the 64-bit accessors truncate; LLVM prints "i128 N".
@@ -281,27 +316,43 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                 // (glibc `*__errno_location()`, the BSDs' and macOS's `*__error()`)
                 if !LLVMIsACallInst(p).is_null() {
                     let callee = LLVMGetCalledValue(p);
-                    if !LLVMIsAFunction(callee).is_null() && matches!(value_name(callee).as_str(), "__errno_location" | "__error" | "___errno") {
+                    if !LLVMIsAFunction(callee).is_null()
+                        && matches!(
+                            value_name(callee).as_str(),
+                            "__errno_location" | "__error" | "___errno"
+                        )
+                    {
                         return "errno".to_string();
                     }
                 }
                 let s = lvalue(p, names, depth + 1);
                 // a scalar loaded from a global structure's own address is its first member
-                if !LLVMIsAGlobalVariable(p).is_null() && LLVMGetTypeKind(LLVMTypeOf(v)) != inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
-                    if let Some(m) = crate::debuginfo::member_path(crate::debuginfo::global_type(p), 0).filter(|m| m.starts_with('.')) {
+                if !LLVMIsAGlobalVariable(p).is_null()
+                    && LLVMGetTypeKind(LLVMTypeOf(v))
+                        != inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+                {
+                    if let Some(m) =
+                        crate::debuginfo::member_path(crate::debuginfo::global_type(p), 0)
+                            .filter(|m| m.starts_with('.'))
+                    {
                         return format!("{s}{m}");
                     }
                 }
                 s
             }
             // a float's bit pattern as an integer (what `signbit(x)` compares with 0)
-            LLVMBitCast if is_float_type(LLVMTypeOf(LLVMGetOperand(v, 0))) && !is_float_type(LLVMTypeOf(v)) => {
-                format!("bits({})", expr(LLVMGetOperand(v, 0), names, depth + 1, false))
+            LLVMBitCast
+                if is_float_type(LLVMTypeOf(LLVMGetOperand(v, 0)))
+                    && !is_float_type(LLVMTypeOf(v)) =>
+            {
+                format!(
+                    "bits({})",
+                    expr(LLVMGetOperand(v, 0), names, depth + 1, false)
+                )
             }
-            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMSIToFP | LLVMUIToFP | LLVMFPToSI
-            | LLVMFPToUI | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr | LLVMAddrSpaceCast => {
-                expr(LLVMGetOperand(v, 0), names, depth + 1, nested)
-            }
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMSIToFP | LLVMUIToFP
+            | LLVMFPToSI | LLVMFPToUI | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr
+            | LLVMAddrSpaceCast => expr(LLVMGetOperand(v, 0), names, depth + 1, nested),
             LLVMFNeg => format!("-{}", expr(LLVMGetOperand(v, 0), names, depth + 1, true)),
             LLVMICmp | LLVMFCmp => {
                 let pred = if op == LLVMICmp {
@@ -313,7 +364,11 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     Some(p) => compare(LLVMGetOperand(v, 0), p, LLVMGetOperand(v, 1), names),
                     None => "?".into(),
                 };
-                if nested { format!("({s})") } else { s }
+                if nested {
+                    format!("({s})")
+                } else {
+                    s
+                }
             }
             LLVMSelect => format!(
                 "({} ? {} : {})",
@@ -399,7 +454,11 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                         expr(a, names, depth + 1, true),
                         expr(b, names, depth + 1, true)
                     );
-                    if nested { format!("({s})") } else { s }
+                    if nested {
+                        format!("({s})")
+                    } else {
+                        s
+                    }
                 }
                 None => "?".into(),
             },
@@ -461,14 +520,18 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
 
 /// Whether `v` is a GEP instruction or a constant GEP expression (`board[1]` of a global).
 unsafe fn is_gep(v: LLVMValueRef) -> bool {
-    !LLVMIsAGetElementPtrInst(v).is_null() || (!LLVMIsAConstantExpr(v).is_null() && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMGetElementPtr)
+    !LLVMIsAGetElementPtrInst(v).is_null()
+        || (!LLVMIsAConstantExpr(v).is_null()
+            && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMGetElementPtr)
 }
 
 /// Whether `v` is a chain of GEPs over arrays and scalars only (no structure's member index,
 /// which would print as a subscript), down to a value that is not a GEP.
 unsafe fn array_geps(mut v: LLVMValueRef) -> bool {
     while is_gep(v) {
-        if LLVMGetTypeKind(LLVMGetGEPSourceElementType(v)) == inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
+        if LLVMGetTypeKind(LLVMGetGEPSourceElementType(v))
+            == inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+        {
             return false;
         }
         v = LLVMGetOperand(v, 0);
@@ -491,7 +554,8 @@ unsafe fn member_text(ptr: LLVMValueRef, names: &VarNames) -> Option<String> {
     // through a pointer variable: `load ptr, ptr %p.addr`
     if !LLVMIsALoadInst(base).is_null() {
         let slot = LLVMGetOperand(base, 0);
-        if let (Some(n), Some(&ty)) = (names.by_storage.get(&slot), names.storage_types.get(&slot)) {
+        if let (Some(n), Some(&ty)) = (names.by_storage.get(&slot), names.storage_types.get(&slot))
+        {
             let pointee = crate::debuginfo::pointee_type(ty);
             // past the first object pointed to (`p[2].y`), or a pointer to rows (`int (*m)[4]`,
             // a matrix parameter, always indexed: `m[0][0]`): the index of the object first
@@ -543,7 +607,9 @@ fn rust_v0_source_name(callee: LLVMValueRef, name: &str) -> Option<String> {
     if !name.starts_with("_R") || unsafe { LLVMIsAFunction(callee) }.is_null() {
         return None;
     }
-    crate::debuginfo::source_name(callee).map(|(n, _)| n).filter(|n| !n.is_empty())
+    crate::debuginfo::source_name(callee)
+        .map(|(n, _)| n)
+        .filter(|n| !n.is_empty())
 }
 
 /// A C++ function's qualified name (`std::isnan`, `shapes::detail::sq`, not `_ZSt5isnand`) from
@@ -553,7 +619,10 @@ fn cxx_source_name(callee: LLVMValueRef, name: &str) -> Option<String> {
     if !name.starts_with("_Z") || unsafe { LLVMIsAFunction(callee) }.is_null() {
         return None;
     }
-    crate::debuginfo::source_name(callee).filter(|(_, lang)| *lang == "c++").map(|(n, _)| n).filter(|n| !n.is_empty())
+    crate::debuginfo::source_name(callee)
+        .filter(|(_, lang)| *lang == "c++")
+        .map(|(n, _)| n)
+        .filter(|n| !n.is_empty())
 }
 
 /// A Rust symbol in the legacy mangling (`_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h…E`, the
@@ -574,10 +643,19 @@ pub fn rust_legacy_demangle(name: &str) -> Option<String> {
     }
     // The last segment of a Rust legacy symbol is `h` and 16 hex digits.
     let hash = parts.pop()?;
-    if hash.len() != 17 || !hash.starts_with('h') || !hash[1..].bytes().all(|b| b.is_ascii_hexdigit()) {
+    if hash.len() != 17
+        || !hash.starts_with('h')
+        || !hash[1..].bytes().all(|b| b.is_ascii_hexdigit())
+    {
         return None;
     }
-    Some(parts.iter().map(|p| evotest_abi::rust_names::unescape_legacy(p)).collect::<Vec<_>>().join("::"))
+    Some(
+        parts
+            .iter()
+            .map(|p| evotest_abi::rust_names::unescape_legacy(p))
+            .collect::<Vec<_>>()
+            .join("::"),
+    )
 }
 
 /// `llvm.fabs.f64` → `fabs`; other names unchanged.
@@ -598,7 +676,11 @@ fn wide_float_text(t: &str) -> Option<String> {
         let se = u16::from_str_radix(&h[..4], 16).ok()?;
         let m = u64::from_str_radix(&h[4..], 16).ok()?;
         // m / 2^63, with the integer bit explicit
-        (se >> 15 == 1, i32::from(se & 0x7fff), m as f64 / 2f64.powi(63))
+        (
+            se >> 15 == 1,
+            i32::from(se & 0x7fff),
+            m as f64 / 2f64.powi(63),
+        )
     } else if let Some(h) = t.strip_prefix("0xL").filter(|h| h.len() == 32) {
         let lo = u64::from_str_radix(&h[..16], 16).ok()?;
         let hi = u64::from_str_radix(&h[16..], 16).ok()?;
@@ -643,7 +725,10 @@ fn float_text(d: f64) -> String {
 pub fn string_bytes(v: LLVMValueRef) -> Option<Vec<u8>> {
     unsafe {
         let mut g = v;
-        if LLVMIsAGlobalVariable(g).is_null() && !LLVMIsAConstantExpr(g).is_null() && LLVMGetNumOperands(g) > 0 {
+        if LLVMIsAGlobalVariable(g).is_null()
+            && !LLVMIsAConstantExpr(g).is_null()
+            && LLVMGetNumOperands(g) > 0
+        {
             g = LLVMGetOperand(g, 0);
         }
         if LLVMIsAGlobalVariable(g).is_null() || LLVMIsGlobalConstant(g) == 0 {
@@ -653,7 +738,10 @@ pub fn string_bytes(v: LLVMValueRef) -> Option<Vec<u8>> {
         if !init.is_null() && !LLVMIsAConstantAggregateZero(init).is_null() {
             return Some(vec![]); // `""` is a zeroinitializer
         }
-        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() || LLVMIsConstantString(init) == 0 {
+        if init.is_null()
+            || LLVMIsAConstantDataSequential(init).is_null()
+            || LLVMIsConstantString(init) == 0
+        {
             return None;
         }
         let mut len = 0;
@@ -676,7 +764,10 @@ unsafe fn string_literal(g: LLVMValueRef) -> Option<String> {
     }
     // LLVMIsConstantString casts without checking: a zeroinitializer or an aggregate would be
     // read as garbage (a crash of clang on libxml2's encoding.c)
-    if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() || LLVMIsConstantString(init) == 0 {
+    if init.is_null()
+        || LLVMIsAConstantDataSequential(init).is_null()
+        || LLVMIsConstantString(init) == 0
+    {
         return None;
     }
     let mut len = 0;
@@ -708,14 +799,23 @@ mod tests {
     #[test]
     fn bit_patterns_of_wide_negative_constants() {
         use super::bit_pattern;
-        assert_eq!(bit_pattern("-559038737", 32, false).as_deref(), Some("0xdeadbeef"));
+        assert_eq!(
+            bit_pattern("-559038737", 32, false).as_deref(),
+            Some("0xdeadbeef")
+        );
         assert_eq!(bit_pattern("-1", 32, false), None);
         assert_eq!(bit_pattern("-100000", 32, false), None);
         assert_eq!(bit_pattern("7", 32, false), None);
         assert_eq!(bit_pattern("-5", 8, false), None);
         // u128 0xdead_beef_0000_0000_0000_0000_cafe_babe, as LLVM holds it
-        assert_eq!(bit_pattern("-44291611906805079772436429346422474050", 128, false).as_deref(), Some("0xdeadbeef0000000000000000cafebabe"));
-        assert_eq!(bit_pattern("-1", 128, true).as_deref(), Some(&u128::MAX.to_string()[..]));
+        assert_eq!(
+            bit_pattern("-44291611906805079772436429346422474050", 128, false).as_deref(),
+            Some("0xdeadbeef0000000000000000cafebabe")
+        );
+        assert_eq!(
+            bit_pattern("-1", 128, true).as_deref(),
+            Some(&u128::MAX.to_string()[..])
+        );
     }
 
     use super::{constant, rust_legacy_demangle};
@@ -727,7 +827,10 @@ mod tests {
             let ctx = LLVMContextCreate();
             let i128t = LLVMIntTypeInContext(ctx, 128);
             let big = LLVMConstIntOfString(i128t, c"12345678901234567890123456789".as_ptr(), 10);
-            assert_eq!(constant(big).as_deref(), Some("12345678901234567890123456789"));
+            assert_eq!(
+                constant(big).as_deref(),
+                Some("12345678901234567890123456789")
+            );
             let neg = LLVMConstIntOfString(i128t, c"-1180591620717411303424".as_ptr(), 10);
             assert_eq!(constant(neg).as_deref(), Some("-1180591620717411303424"));
             let small = LLVMConstInt(LLVMInt32TypeInContext(ctx), (-5i64) as u64, 1);
@@ -754,7 +857,8 @@ mod tests {
     #[test]
     fn legacy_rust_symbols_demangle_without_their_hash() {
         assert_eq!(
-            rust_legacy_demangle("_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h5330d6936824c6b3E").as_deref(),
+            rust_legacy_demangle("_ZN4core3f3221_$LT$impl$u20$f32$GT$3abs17h5330d6936824c6b3E")
+                .as_deref(),
             Some("core::f32::<impl f32>::abs")
         );
         assert_eq!(
@@ -771,7 +875,10 @@ mod tests {
         // C, C++ and Rust v0 names are left alone.
         assert_eq!(rust_legacy_demangle("strcmp"), None);
         assert_eq!(rust_legacy_demangle("_ZN3foo3barEv"), None);
-        assert_eq!(rust_legacy_demangle("_RNvNtCsgEmfK2I1SDS_4core9panicking18panic_bounds_check"), None);
+        assert_eq!(
+            rust_legacy_demangle("_RNvNtCsgEmfK2I1SDS_4core9panicking18panic_bounds_check"),
+            None
+        );
     }
 }
 
@@ -780,6 +887,12 @@ fn is_float_type(t: LLVMTypeRef) -> bool {
     use inkwell::llvm_sys::LLVMTypeKind::*;
     matches!(
         unsafe { LLVMGetTypeKind(t) },
-        LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind | LLVMPPC_FP128TypeKind
+        LLVMHalfTypeKind
+            | LLVMBFloatTypeKind
+            | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind
+            | LLVMX86_FP80TypeKind
+            | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind
     )
 }

@@ -39,7 +39,12 @@ pub struct VarTable {
 impl VarTable {
     fn add(&mut self, name: String, kind: VarKind, function: Option<u32>) -> u32 {
         let id = self.vars.len() as u32;
-        self.vars.push(VarMeta { id, name, kind, function });
+        self.vars.push(VarMeta {
+            id,
+            name,
+            kind,
+            function,
+        });
         id
     }
 
@@ -51,7 +56,10 @@ impl VarTable {
             let mut g = LLVMGetFirstGlobal(module);
             while !g.is_null() {
                 let name = value_name(g);
-                if LLVMIsGlobalConstant(g) == 0 && !name.starts_with("__evotest") && !name.starts_with("llvm.") {
+                if LLVMIsGlobalConstant(g) == 0
+                    && !name.starts_with("__evotest")
+                    && !name.starts_with("llvm.")
+                {
                     let short = name.rsplit('.').next().unwrap_or(&name).to_string();
                     let id = t.add(short, VarKind::Global, None);
                     t.by_storage.insert(g, id);
@@ -65,7 +73,11 @@ impl VarTable {
                     // their mangled symbol
                     let sym = value_name(f);
                     let shown = crate::condtext::rust_legacy_demangle(&sym)
-                        .or_else(|| sym.starts_with("_R").then(|| crate::debuginfo::source_name(f).map(|(n, _)| n)).flatten())
+                        .or_else(|| {
+                            sym.starts_with("_R")
+                                .then(|| crate::debuginfo::source_name(f).map(|(n, _)| n))
+                                .flatten()
+                        })
                         .unwrap_or(sym);
                     let id = t.add(format!("{shown}()"), VarKind::Retval, Some(i as u32));
                     t.retval_of.insert(f, id);
@@ -77,7 +89,11 @@ impl VarTable {
 
     /// Add the locals of function `fi` (named allocas, parameters' copies) and its `retval` slot.
     pub fn add_locals(&mut self, func: LLVMValueRef, fi: u32, names: &VarNames) {
-        let mut storage: Vec<(LLVMValueRef, String)> = names.by_storage.iter().map(|(k, v)| (*k, v.clone())).collect();
+        let mut storage: Vec<(LLVMValueRef, String)> = names
+            .by_storage
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
         // deterministic order: by position in the entry block
         unsafe {
             let mut order = HashMap::new();
@@ -100,7 +116,11 @@ impl VarTable {
                     continue;
                 }
             }
-            let kind = if names.param_storage.contains(&alloca) { VarKind::Param } else { VarKind::Local };
+            let kind = if names.param_storage.contains(&alloca) {
+                VarKind::Param
+            } else {
+                VarKind::Local
+            };
             let id = self.add(name, kind, Some(fi));
             self.by_storage.insert(alloca, id);
         }
@@ -116,7 +136,10 @@ pub fn retval_slot(func: LLVMValueRef) -> Option<LLVMValueRef> {
         let mut bb = LLVMGetFirstBasicBlock(func);
         while !bb.is_null() {
             let t = LLVMGetBasicBlockTerminator(bb);
-            if !t.is_null() && LLVMGetInstructionOpcode(t) == LLVMOpcode::LLVMRet && LLVMGetNumOperands(t) == 1 {
+            if !t.is_null()
+                && LLVMGetInstructionOpcode(t) == LLVMOpcode::LLVMRet
+                && LLVMGetNumOperands(t) == 1
+            {
                 let v = LLVMGetOperand(t, 0);
                 if !LLVMIsALoadInst(v).is_null() {
                     let p = LLVMGetOperand(v, 0);
@@ -190,7 +213,11 @@ pub fn def_of(
                 let (var, partial) = store_target(vars, ptr)?;
                 let param_init = !LLVMIsAArgument(value).is_null();
                 let lhs = &vars.vars[var as usize].name;
-                let lhs = if partial { format!("{lhs}[…]") } else { lhs.clone() };
+                let lhs = if partial {
+                    format!("{lhs}[…]")
+                } else {
+                    lhs.clone()
+                };
                 let rhs = condtext::text(value, names);
                 let retval = vars.vars[var as usize].kind == VarKind::Retval;
                 let text = if retval {
@@ -245,7 +272,8 @@ fn tail_call_value(v: LLVMValueRef) -> bool {
     fn walk(v: LLVMValueRef, block: LLVMBasicBlockRef, depth: u32) -> bool {
         use LLVMOpcode::*;
         unsafe {
-            if depth > 6 || LLVMIsAInstruction(v).is_null() || LLVMGetInstructionParent(v) != block {
+            if depth > 6 || LLVMIsAInstruction(v).is_null() || LLVMGetInstructionParent(v) != block
+            {
                 return false;
             }
             match LLVMGetInstructionOpcode(v) {
@@ -254,10 +282,14 @@ fn tail_call_value(v: LLVMValueRef) -> bool {
                     // an intrinsic is no call the optimiser can turn into a jump
                     LLVMIsAFunction(callee).is_null() || LLVMGetIntrinsicID(callee) == 0
                 }
-                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMBitCast | LLVMPtrToInt | LLVMIntToPtr
-                | LLVMFNeg => walk(LLVMGetOperand(v, 0), block, depth + 1),
-                LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMAnd | LLVMOr | LLVMXor => {
-                    walk(LLVMGetOperand(v, 0), block, depth + 1) || walk(LLVMGetOperand(v, 1), block, depth + 1)
+                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMBitCast
+                | LLVMPtrToInt | LLVMIntToPtr | LLVMFNeg => {
+                    walk(LLVMGetOperand(v, 0), block, depth + 1)
+                }
+                LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMAnd | LLVMOr
+                | LLVMXor => {
+                    walk(LLVMGetOperand(v, 0), block, depth + 1)
+                        || walk(LLVMGetOperand(v, 1), block, depth + 1)
                 }
                 _ => false,
             }

@@ -3,7 +3,9 @@
 //! LLVM-C can give an instruction's `DILocation` and the variable of a debug record, but not a
 //! variable's name or type; those few accessors are in the C++ shim (`shim/shim.cpp`).
 
-use evotest_abi::meta::{ArrayMeta, CompositeMeta, GlobalMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
+use evotest_abi::meta::{
+    ArrayMeta, CompositeMeta, GlobalMeta, MemberMeta, ScalarKind, ScalarMeta, TypeMeta,
+};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
@@ -16,20 +18,38 @@ extern "C" {
     fn evotest_divar_name(var: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
     fn evotest_divar_arg(var: LLVMMetadataRef) -> c_uint;
     fn evotest_divar_type(var: LLVMMetadataRef) -> LLVMMetadataRef;
-    fn evotest_disubprogram_types(sp: LLVMMetadataRef, out: *mut LLVMMetadataRef, cap: c_uint) -> c_int;
+    fn evotest_disubprogram_types(
+        sp: LLVMMetadataRef,
+        out: *mut LLVMMetadataRef,
+        cap: c_uint,
+    ) -> c_int;
     fn evotest_disubprogram_line(sp: LLVMMetadataRef) -> c_uint;
     fn evotest_ditype_spelling(ty: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
     fn evotest_ditype_scalar(ty: LLVMMetadataRef, bits: *mut u64) -> c_uint;
     fn evotest_ditype_pointee(ty: LLVMMetadataRef) -> LLVMMetadataRef;
     fn evotest_divar_subprogram(var: LLVMMetadataRef) -> LLVMMetadataRef;
     fn evotest_ditype_size_bits(ty: LLVMMetadataRef) -> u64;
-    fn evotest_ditype_member_at(ty: LLVMMetadataRef, offset_bits: u64, buf: *mut c_char, cap: usize) -> LLVMMetadataRef;
+    fn evotest_ditype_member_at(
+        ty: LLVMMetadataRef,
+        offset_bits: u64,
+        buf: *mut c_char,
+        cap: usize,
+    ) -> LLVMMetadataRef;
     fn evotest_arg_is_sret(arg: LLVMValueRef) -> bool;
-    fn evotest_disubprogram_qualified_name(sp: LLVMMetadataRef, buf: *mut c_char, cap: usize) -> usize;
+    fn evotest_disubprogram_qualified_name(
+        sp: LLVMMetadataRef,
+        buf: *mut c_char,
+        cap: usize,
+    ) -> usize;
     fn evotest_disubprogram_language(sp: LLVMMetadataRef) -> c_uint;
-    fn evotest_pointer_base(inst: LLVMValueRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
+    fn evotest_pointer_base(
+        inst: LLVMValueRef,
+        ptr: LLVMValueRef,
+        offset: *mut i64,
+    ) -> LLVMValueRef;
     fn evotest_ditype_composite_tag(ty: LLVMMetadataRef, size_bits: *mut u64) -> c_uint;
-    fn evotest_ditype_members(ty: LLVMMetadataRef, out: *mut LLVMMetadataRef, cap: c_uint) -> c_int;
+    fn evotest_ditype_members(ty: LLVMMetadataRef, out: *mut LLVMMetadataRef, cap: c_uint)
+        -> c_int;
     fn evotest_dimember(
         member: LLVMMetadataRef,
         offset_bits: *mut u64,
@@ -91,7 +111,11 @@ pub fn inst_loc(inst: LLVMValueRef) -> Option<Loc> {
         let line = LLVMDILocationGetLine(loc);
         let col = LLVMDILocationGetColumn(loc);
         let scope = LLVMDILocationGetScope(loc);
-        Some(Loc { file: scope_file(scope), line, col })
+        Some(Loc {
+            file: scope_file(scope),
+            line,
+            col,
+        })
     }
 }
 
@@ -118,7 +142,11 @@ pub unsafe fn read_unit_dirs(m: LLVMModuleRef) {
         .filter(|v| !v.is_null())
         .map(|v| {
             let file = LLVMDIScopeGetFile(LLVMValueAsMetadata(v));
-            if file.is_null() { String::new() } else { file_part(file, LLVMDIFileGetDirectory) }
+            if file.is_null() {
+                String::new()
+            } else {
+                file_part(file, LLVMDIFileGetDirectory)
+            }
         })
         .filter(|d| !d.is_empty())
         .collect();
@@ -126,13 +154,17 @@ pub unsafe fn read_unit_dirs(m: LLVMModuleRef) {
 }
 
 /// One string of a `DIFile` (its name or directory).
-unsafe fn file_part(file: LLVMMetadataRef, get: unsafe extern "C" fn(LLVMMetadataRef, *mut c_uint) -> *const c_char) -> String {
+unsafe fn file_part(
+    file: LLVMMetadataRef,
+    get: unsafe extern "C" fn(LLVMMetadataRef, *mut c_uint) -> *const c_char,
+) -> String {
     let mut len = 0u32;
     let p = get(file, &mut len);
     if p.is_null() {
         String::new()
     } else {
-        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+            .into_owned()
     }
 }
 
@@ -144,7 +176,11 @@ unsafe fn file_part(file: LLVMMetadataRef, get: unsafe extern "C" fn(LLVMMetadat
 /// (`/rustc/<hash>/library/core/src/…`) and no longer look like the user's `src/lib.rs`.
 fn scope_file(scope: LLVMMetadataRef) -> String {
     unsafe {
-        let file = if scope.is_null() { std::ptr::null_mut() } else { LLVMDIScopeGetFile(scope) };
+        let file = if scope.is_null() {
+            std::ptr::null_mut()
+        } else {
+            LLVMDIScopeGetFile(scope)
+        };
         if file.is_null() {
             return String::new();
         }
@@ -154,7 +190,9 @@ fn scope_file(scope: LLVMMetadataRef) -> String {
         }
         let dir = file_part(file, LLVMDIFileGetDirectory);
         let dir = dir.trim_end_matches('/');
-        if !dir.starts_with('/') || UNIT_DIRS.with(|u| u.borrow().iter().any(|d| d.trim_end_matches('/') == dir)) {
+        if !dir.starts_with('/')
+            || UNIT_DIRS.with(|u| u.borrow().iter().any(|d| d.trim_end_matches('/') == dir))
+        {
             return name;
         }
         format!("{dir}/{name}")
@@ -202,19 +240,30 @@ pub fn var_names(func: LLVMValueRef) -> VarNames {
                 let mut rec = LLVMGetFirstDbgRecord(inst);
                 while !rec.is_null() {
                     let kind = LLVMDbgRecordGetKind(rec);
-                    if matches!(kind, LLVMDbgRecordKind::LLVMDbgRecordDeclare | LLVMDbgRecordKind::LLVMDbgRecordValue) {
+                    if matches!(
+                        kind,
+                        LLVMDbgRecordKind::LLVMDbgRecordDeclare
+                            | LLVMDbgRecordKind::LLVMDbgRecordValue
+                    ) {
                         let var = LLVMDbgVariableRecordGetVariable(rec);
                         let value = LLVMDbgVariableRecordGetValue(rec, 0);
                         if !var.is_null() {
                             let name = read_string(|b, c| evotest_divar_name(var, b, c));
                             let mut arg = evotest_divar_arg(var);
-                            if arg > 0 && !own_sp.is_null() && evotest_divar_subprogram(var) != own_sp {
+                            if arg > 0
+                                && !own_sp.is_null()
+                                && evotest_divar_subprogram(var) != own_sp
+                            {
                                 arg = 0; // a parameter of an inlined function: a local here
                             }
                             if arg > 0 {
-                                names.params.entry(arg).or_insert((name.clone(), evotest_divar_type(var)));
+                                names
+                                    .params
+                                    .entry(arg)
+                                    .or_insert((name.clone(), evotest_divar_type(var)));
                                 if !value.is_null() {
-                                    let declare = matches!(kind, LLVMDbgRecordKind::LLVMDbgRecordDeclare);
+                                    let declare =
+                                        matches!(kind, LLVMDbgRecordKind::LLVMDbgRecordDeclare);
                                     names.param_records.push((value, arg, var, declare));
                                 }
                             }
@@ -224,7 +273,10 @@ pub fn var_names(func: LLVMValueRef) -> VarNames {
                                         names.param_storage.insert(value);
                                     }
                                     names.by_storage.entry(value).or_insert(name);
-                                    names.storage_types.entry(value).or_insert(evotest_divar_type(var));
+                                    names
+                                        .storage_types
+                                        .entry(value)
+                                        .or_insert(evotest_divar_type(var));
                                 } else {
                                     names.by_value.entry(value).or_insert(name);
                                 }
@@ -309,7 +361,13 @@ pub fn arg_sources(func: LLVMValueRef, names: &VarNames) -> Vec<Option<ArgSource
             let mut found = None;
             for &(v, arg, var, declare) in &names.param_records {
                 if v == p {
-                    found = Some(ArgSource { arg, var, offset: 0, indirect: declare, bits });
+                    found = Some(ArgSource {
+                        arg,
+                        var,
+                        offset: 0,
+                        indirect: declare,
+                        bits,
+                    });
                     break;
                 }
             }
@@ -353,7 +411,13 @@ unsafe fn stored_into_param(
             for &(s, arg, var, declare) in &names.param_records {
                 if s == base && declare {
                     let bits = value_bits(td, LLVMTypeOf(v));
-                    return Some(ArgSource { arg, var, offset: off as u64, indirect: false, bits });
+                    return Some(ArgSource {
+                        arg,
+                        var,
+                        offset: off as u64,
+                        indirect: false,
+                        bits,
+                    });
                 }
             }
         }
@@ -414,7 +478,9 @@ pub fn member_at(ty: LLVMMetadataRef, offset_bits: u64) -> Option<(String, LLVMM
         return None;
     }
     let mut buf = vec![0u8; 256];
-    let found = unsafe { evotest_ditype_member_at(ty, offset_bits, buf.as_mut_ptr() as *mut c_char, buf.len()) };
+    let found = unsafe {
+        evotest_ditype_member_at(ty, offset_bits, buf.as_mut_ptr() as *mut c_char, buf.len())
+    };
     if found.is_null() {
         return None;
     }
@@ -481,7 +547,11 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
     if di_known {
         let c_spelling = read_string(|b, c| unsafe { evotest_ditype_spelling(di, b, c) });
         let mut bits = 0u64;
-        let enc = if di.is_null() { 0 } else { unsafe { evotest_ditype_scalar(di, &mut bits) } };
+        let enc = if di.is_null() {
+            0
+        } else {
+            unsafe { evotest_ditype_scalar(di, &mut bits) }
+        };
         let kind = match enc {
             DW_ATE_BOOLEAN => Some(ScalarKind::Bool),
             DW_ATE_SIGNED | DW_ATE_SIGNED_CHAR => Some(ScalarKind::Signed),
@@ -499,23 +569,48 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
         TypeMeta {
             c_spelling,
             ir: ir.to_string(),
-            scalar: kind.map(|kind| ScalarMeta { kind, bits: bits as u32 }),
+            scalar: kind.map(|kind| ScalarMeta {
+                kind,
+                bits: bits as u32,
+            }),
             pointee,
             composite: None,
             array: None,
-            reference: if di.is_null() { 0 } else { (unsafe { evotest_ditype_reference(di) }) as u8 },
+            reference: if di.is_null() {
+                0
+            } else {
+                (unsafe { evotest_ditype_reference(di) }) as u8
+            },
         }
     } else {
         let scalar = match ir {
-            "i1" => Some(ScalarMeta { kind: ScalarKind::Bool, bits: 8 }),
-            "i8" | "i16" | "i32" | "i64" => {
-                Some(ScalarMeta { kind: ScalarKind::Signed, bits: ir[1..].parse().unwrap_or(32) })
-            }
-            "float" => Some(ScalarMeta { kind: ScalarKind::Float, bits: 32 }),
-            "double" => Some(ScalarMeta { kind: ScalarKind::Float, bits: 64 }),
+            "i1" => Some(ScalarMeta {
+                kind: ScalarKind::Bool,
+                bits: 8,
+            }),
+            "i8" | "i16" | "i32" | "i64" => Some(ScalarMeta {
+                kind: ScalarKind::Signed,
+                bits: ir[1..].parse().unwrap_or(32),
+            }),
+            "float" => Some(ScalarMeta {
+                kind: ScalarKind::Float,
+                bits: 32,
+            }),
+            "double" => Some(ScalarMeta {
+                kind: ScalarKind::Float,
+                bits: 64,
+            }),
             _ => None,
         };
-        TypeMeta { c_spelling: ir.to_string(), ir: ir.to_string(), scalar, pointee: None, composite: None, array: None, reference: 0 }
+        TypeMeta {
+            c_spelling: ir.to_string(),
+            ir: ir.to_string(),
+            scalar,
+            pointee: None,
+            composite: None,
+            array: None,
+            reference: 0,
+        }
     }
 }
 
@@ -559,9 +654,15 @@ fn member_path_at(ty: LLVMMetadataRef, offset_bits: u64, depth: u32) -> Option<S
         return (offset_bits == 0 && tag != DW_TAG_UNION_TYPE).then(String::new);
     }
     // the last member that starts at or before the offset
-    let m = members(ty)?.into_iter().filter(|m| m.offset_bits <= offset_bits && !m.bit_field).last()?;
+    let m = members(ty)?
+        .into_iter()
+        .filter(|m| m.offset_bits <= offset_bits && !m.bit_field)
+        .last()?;
     let (name, off, mty) = (m.name, m.offset_bits, m.ty);
-    Some(format!(".{name}{}", member_path_at(mty, offset_bits - off, depth + 1)?))
+    Some(format!(
+        ".{name}{}",
+        member_path_at(mty, offset_bits - off, depth + 1)?
+    ))
 }
 
 /// Whether `ty` (after typedefs and qualifiers) is an array type of fixed size.
@@ -608,7 +709,10 @@ fn array_meta(di: LLVMMetadataRef) -> Option<ArrayMeta> {
     }
     let mut elem_meta = type_meta(elem, true, "");
     elem_meta.composite = composite_meta(elem, 0).map(|(c, _)| Box::new(c));
-    Some(ArrayMeta { dims, elem: elem_meta })
+    Some(ArrayMeta {
+        dims,
+        elem: elem_meta,
+    })
 }
 
 /// Whether global variable `g` has debug info of its own and is not a function-local `static`:
@@ -640,7 +744,11 @@ pub fn global_meta(g: LLVMValueRef, name: &str) -> Option<GlobalMeta> {
     if ty.scalar.is_none() && ty.composite.is_none() {
         return None;
     }
-    Some(GlobalMeta { name: name.to_string(), ty, count })
+    Some(GlobalMeta {
+        name: name.to_string(),
+        ty,
+        count,
+    })
 }
 
 /// Whether `member` is a pointer to the structure `owner` itself (after typedefs and
@@ -653,7 +761,10 @@ unsafe fn self_link(member: LLVMMetadataRef, owner: LLVMMetadataRef) -> bool {
 /// Whether `t` is, or points to, a composite, or points to a fixed-size array
 /// ([`source_type_meta`]).
 pub fn has_composite(t: &TypeMeta) -> bool {
-    t.composite.is_some() || t.pointee.as_ref().is_some_and(|p| p.composite.is_some() || p.array.is_some())
+    t.composite.is_some()
+        || t.pointee
+            .as_ref()
+            .is_some_and(|p| p.composite.is_some() || p.array.is_some())
 }
 
 /// The description of a structure, union or class type `di` and its number of scalar leaves;
@@ -674,7 +785,16 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
     let flags = unsafe { evotest_ditype_composite_flags(di) };
     let passed_indirectly = flags & 1 != 0;
     let refuse = |why: String| {
-        Some((CompositeMeta { tag: tag.into(), size_bits, members: vec![], unsupported: Some(why), passed_indirectly }, 0))
+        Some((
+            CompositeMeta {
+                tag: tag.into(),
+                size_bits,
+                members: vec![],
+                unsupported: Some(why),
+                passed_indirectly,
+            },
+            0,
+        ))
     };
     if tag == "union" {
         return refuse("a union".into());
@@ -682,7 +802,9 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
     if depth >= MAX_NESTING {
         return refuse("nested too deeply".into());
     }
-    let Some(ms) = members(di) else { return refuse("a class with a base class".into()) };
+    let Some(ms) = members(di) else {
+        return refuse("a class with a base class".into());
+    };
     if ms.is_empty() {
         return refuse("a type without data members".into());
     }
@@ -695,7 +817,13 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
     }
     let mut out = Vec::new();
     let mut leaves = 0u64;
-    for Member { name, offset_bits: off, bit_field, ty: mty } in ms {
+    for Member {
+        name,
+        offset_bits: off,
+        bit_field,
+        ty: mty,
+    } in ms
+    {
         if bit_field {
             return refuse(format!("bit-field member `{name}`"));
         }
@@ -742,9 +870,24 @@ fn composite_meta(di: LLVMMetadataRef, depth: u32) -> Option<(CompositeMeta, u64
         if leaves > MAX_LEAVES {
             return refuse(format!("more than {MAX_LEAVES} scalar members"));
         }
-        out.push(MemberMeta { name, offset_bits: off, ty: t, count, link });
+        out.push(MemberMeta {
+            name,
+            offset_bits: off,
+            ty: t,
+            count,
+            link,
+        });
     }
-    Some((CompositeMeta { tag: tag.into(), size_bits, members: out, unsupported: None, passed_indirectly }, leaves))
+    Some((
+        CompositeMeta {
+            tag: tag.into(),
+            size_bits,
+            members: out,
+            unsupported: None,
+            passed_indirectly,
+        },
+        leaves,
+    ))
 }
 
 /// Most characters of a `char *` member, built as a NUL-terminated string (the engine's default
@@ -753,7 +896,9 @@ const STRING_MEMBER_MAX: u64 = 16;
 
 /// Whether `t` is a plain, signed or unsigned `char` (the pointee of a string).
 fn is_char(t: &TypeMeta) -> bool {
-    t.scalar.is_some_and(|s| s.bits == 8 && s.kind != ScalarKind::Bool) && t.c_spelling.contains("char")
+    t.scalar
+        .is_some_and(|s| s.bits == 8 && s.kind != ScalarKind::Bool)
+        && t.c_spelling.contains("char")
 }
 
 /// A data member as the debug info gives it.
@@ -778,9 +923,25 @@ fn members(ty: LLVMMetadataRef) -> Option<Vec<Member>> {
         .map(|m| {
             let (mut offset_bits, mut bit_field) = (0u64, 0 as c_int);
             let mut buf = vec![0u8; 256];
-            let ty = unsafe { evotest_dimember(m, &mut offset_bits, &mut bit_field, buf.as_mut_ptr() as *mut c_char, buf.len()) };
-            let name = String::from_utf8_lossy(&buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]).into_owned();
-            Member { name, offset_bits, bit_field: bit_field != 0, ty }
+            let ty = unsafe {
+                evotest_dimember(
+                    m,
+                    &mut offset_bits,
+                    &mut bit_field,
+                    buf.as_mut_ptr() as *mut c_char,
+                    buf.len(),
+                )
+            };
+            let name = String::from_utf8_lossy(
+                &buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())],
+            )
+            .into_owned();
+            Member {
+                name,
+                offset_bits,
+                bit_field: bit_field != 0,
+                ty,
+            }
         })
         .collect();
     Some(out)

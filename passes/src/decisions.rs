@@ -73,7 +73,9 @@ impl Func<'_> {
             if t.is_null() {
                 return vec![];
             }
-            (0..LLVMGetNumSuccessors(t)).map(|i| self.index[&LLVMGetSuccessor(t, i)] as usize).collect()
+            (0..LLVMGetNumSuccessors(t))
+                .map(|i| self.index[&LLVMGetSuccessor(t, i)] as usize)
+                .collect()
         }
     }
 
@@ -82,7 +84,9 @@ impl Func<'_> {
             if LLVMIsAInstruction(v).is_null() {
                 return None;
             }
-            self.index.get(&LLVMGetInstructionParent(v)).map(|&b| b as usize)
+            self.index
+                .get(&LLVMGetInstructionParent(v))
+                .map(|&b| b as usize)
         }
     }
 
@@ -219,10 +223,15 @@ fn cond_site(
     let mut s = collect::branch_like(SiteKind::Cond, at, value, block, names, constants);
     if let Cond::Str { .. } = s.cond {
         // a string compare stored or combined: probed as its integer compare with 0
-        if let (Some(LLVMOpcode::LLVMICmp), Some(p)) =
-            (opcode(value), evotest_abi::pred::Pred::from_u32(unsafe { LLVMGetICmpPredicate(value) } as u32))
-        {
-            s.cond = Cond::Int { pred: p, a: unsafe { LLVMGetOperand(value, 0) }, b: unsafe { LLVMGetOperand(value, 1) } };
+        if let (Some(LLVMOpcode::LLVMICmp), Some(p)) = (
+            opcode(value),
+            evotest_abi::pred::Pred::from_u32(unsafe { LLVMGetICmpPredicate(value) } as u32),
+        ) {
+            s.cond = Cond::Int {
+                pred: p,
+                a: unsafe { LLVMGetOperand(value, 0) },
+                b: unsafe { LLVMGetOperand(value, 1) },
+            };
         }
     }
     s.uses = crate::dataflow::uses_of(vars, value);
@@ -250,7 +259,14 @@ fn next_of(v: LLVMValueRef) -> LLVMValueRef {
 /// when its last leaf's exits are exactly `(t, f)` (true of every expression the recursion can
 /// build), so a chain that no `&&`/`||` expression fits (e.g. `!f() && …`, whose `br`s swap
 /// their targets) costs polynomial time, not one attempt per way of splitting it.
-fn rebuild(exits: &[(Exit, Exit)], texts: &[String], i: usize, k: usize, t: Exit, f: Exit) -> Option<(String, Option<&'static str>)> {
+fn rebuild(
+    exits: &[(Exit, Exit)],
+    texts: &[String],
+    i: usize,
+    k: usize,
+    t: Exit,
+    f: Exit,
+) -> Option<(String, Option<&'static str>)> {
     rebuild_memo(exits, texts, i, k, t, f, &mut HashMap::new())
 }
 
@@ -274,7 +290,11 @@ fn rebuild_negated(exits: &[(Exit, Exit)], texts: &[String]) -> Option<String> {
     masks.sort_by_key(|m| m.count_ones());
     for m in masks {
         let neg = |j: usize| m & (1 << j) != 0;
-        let ex: Vec<(Exit, Exit)> = exits.iter().enumerate().map(|(j, &(a, b))| if neg(j) { (b, a) } else { (a, b) }).collect();
+        let ex: Vec<(Exit, Exit)> = exits
+            .iter()
+            .enumerate()
+            .map(|(j, &(a, b))| if neg(j) { (b, a) } else { (a, b) })
+            .collect();
         let tx: Vec<String> = texts
             .iter()
             .enumerate()
@@ -355,14 +375,26 @@ fn rebuild_memo(
             }
             let ok = (i..m).all(|j| {
                 let (a, b) = exits[j];
-                [a, b].iter().all(|&e| inside(e, j, m) || e == lt || e == lf)
+                [a, b]
+                    .iter()
+                    .all(|&e| inside(e, j, m) || e == lt || e == lf)
             });
             if !ok {
                 continue;
             }
-            let Some((l, lop)) = rebuild_memo(exits, texts, i, m, lt, lf, memo) else { continue };
-            let Some((r, rop)) = rebuild_memo(exits, texts, m, k, t, f, memo) else { continue };
-            let wrap = |s: String, o: Option<&str>| if o.is_some_and(|o| o != op) { format!("({s})") } else { s };
+            let Some((l, lop)) = rebuild_memo(exits, texts, i, m, lt, lf, memo) else {
+                continue;
+            };
+            let Some((r, rop)) = rebuild_memo(exits, texts, m, k, t, f, memo) else {
+                continue;
+            };
+            let wrap = |s: String, o: Option<&str>| {
+                if o.is_some_and(|o| o != op) {
+                    format!("({s})")
+                } else {
+                    s
+                }
+            };
             found = Some((format!("{} {op} {}", wrap(l, lop), wrap(r, rop)), Some(op)));
             break 'split;
         }
@@ -449,7 +481,10 @@ fn phi_chain(f: &Func, phi: LLVMValueRef, depth: u32) -> Option<PhiChain> {
                 if group.contains(&z) || !f.br_site.contains_key(&z) {
                     continue;
                 }
-                if f.succs(z).iter().all(|s| targets.contains(s) || group.contains(s)) {
+                if f.succs(z)
+                    .iter()
+                    .all(|s| targets.contains(s) || group.contains(s))
+                {
                     group.insert(z);
                     added = true;
                 }
@@ -460,7 +495,11 @@ fn phi_chain(f: &Func, phi: LLVMValueRef, depth: u32) -> Option<PhiChain> {
         }
     }
     // exactly one entry, and it comes first
-    let entries: Vec<usize> = group.iter().copied().filter(|&y| f.preds[y].iter().any(|p| !group.contains(p)) || f.preds[y].is_empty()).collect();
+    let entries: Vec<usize> = group
+        .iter()
+        .copied()
+        .filter(|&y| f.preds[y].iter().any(|p| !group.contains(p)) || f.preds[y].is_empty())
+        .collect();
     if entries.len() != 1 || group.iter().any(|&y| y < entries[0]) {
         return None;
     }
@@ -486,7 +525,12 @@ pub fn analyse(
             br_site.insert(s.block as usize, i);
         }
     }
-    let f0 = Func { bbs, index, preds: vec![], br_site };
+    let f0 = Func {
+        bbs,
+        index,
+        preds: vec![],
+        br_site,
+    };
     for b in 0..bbs.len() {
         for s in f0.succs(b) {
             if !preds[s].contains(&b) {
@@ -500,7 +544,12 @@ pub fn analyse(
     let mut taken: HashSet<LLVMValueRef> = sites
         .iter()
         .map(|s| match s.cond {
-            Cond::Int { .. } | Cond::Ptr { .. } | Cond::Float { .. } | Cond::Str { .. } | Cond::Bytes { .. } | Cond::Bool(_) => unsafe {
+            Cond::Int { .. }
+            | Cond::Ptr { .. }
+            | Cond::Float { .. }
+            | Cond::Str { .. }
+            | Cond::Bytes { .. }
+            | Cond::Bool(_) => unsafe {
                 match s.kind {
                     SiteKind::Br => LLVMGetCondition(s.inst),
                     SiteKind::Select => LLVMGetOperand(s.inst, 0),
@@ -523,23 +572,37 @@ pub fn analyse(
             }
         }
     }
-    let inner_phi = |p: LLVMValueRef| users(p).iter().any(|&u| unsafe { !LLVMIsAPHINode(u).is_null() });
+    let inner_phi = |p: LLVMValueRef| {
+        users(p)
+            .iter()
+            .any(|&u| unsafe { !LLVMIsAPHINode(u).is_null() })
+    };
     for &(j, phi) in &phis {
         if inner_phi(phi) {
             continue;
         }
-        let Some(chain) = phi_chain(&f, phi, 0) else { continue };
+        let Some(chain) = phi_chain(&f, phi, 0) else {
+            continue;
+        };
         if chain.group.iter().any(|b| in_phi_chain.contains(b)) {
             continue;
         }
         // leaves in layout order: the `br` sites of the group and the last condition
-        let mut blocks: Vec<usize> = chain.group.iter().copied().filter(|b| f.br_site.contains_key(b)).collect();
+        let mut blocks: Vec<usize> = chain
+            .group
+            .iter()
+            .copied()
+            .filter(|b| f.br_site.contains_key(b))
+            .collect();
         blocks.push(chain.rhs.0);
         blocks.sort();
         blocks.dedup();
         let leaves: Vec<Leaf> = blocks
             .iter()
-            .map(|&b| Leaf { block: b, value: (b == chain.rhs.0).then_some(chain.rhs.1) })
+            .map(|&b| Leaf {
+                block: b,
+                value: (b == chain.rhs.0).then_some(chain.rhs.1),
+            })
             .collect();
         if leaves.len() < 2 || leaves.last().map(|l| l.value.is_none()).unwrap_or(true) {
             continue;
@@ -555,13 +618,18 @@ pub fn analyse(
             let e: Vec<Exit> = f
                 .succs(l.block)
                 .iter()
-                .map(|&s| match (leaf_at(s), chain.joins.get(&s).and_then(|m| m.get(&l.block))) {
-                    (_, Some(true)) => Exit::True,
-                    (_, Some(false)) => Exit::False,
-                    (Some(k), None) => Exit::Leaf(k),
-                    (None, None) => {
-                        ok = false;
-                        Exit::False
+                .map(|&s| {
+                    match (
+                        leaf_at(s),
+                        chain.joins.get(&s).and_then(|m| m.get(&l.block)),
+                    ) {
+                        (_, Some(true)) => Exit::True,
+                        (_, Some(false)) => Exit::False,
+                        (Some(k), None) => Exit::Leaf(k),
+                        (None, None) => {
+                            ok = false;
+                            Exit::False
+                        }
                     }
                 })
                 .collect();
@@ -579,14 +647,27 @@ pub fn analyse(
         let rsite = sites.len();
         sites.push(cond_site(rv, f.term(rb), rb as u32, names, constants, vars));
         taken.insert(rv);
-        let site_of_leaf: Vec<usize> =
-            leaves.iter().map(|l| if l.value.is_some() { rsite } else { f.br_site[&l.block] }).collect();
-        let texts: Vec<String> = site_of_leaf.iter().map(|&s| sites[s].text.clone()).collect();
+        let site_of_leaf: Vec<usize> = leaves
+            .iter()
+            .map(|l| {
+                if l.value.is_some() {
+                    rsite
+                } else {
+                    f.br_site[&l.block]
+                }
+            })
+            .collect();
+        let texts: Vec<String> = site_of_leaf
+            .iter()
+            .map(|&s| sites[s].text.clone())
+            .collect();
         // the decision's own site: the br or select on the phi, or a condition-only site on it
         let dsite = users(phi).iter().find_map(|&u| {
             sites.iter().position(|s| {
                 (s.kind == SiteKind::Br && s.inst == u && unsafe { LLVMGetCondition(u) } == phi)
-                    || (s.kind == SiteKind::Select && s.inst == u && unsafe { LLVMGetOperand(u, 0) } == phi)
+                    || (s.kind == SiteKind::Select
+                        && s.inst == u
+                        && unsafe { LLVMGetOperand(u, 0) } == phi)
             })
         });
         let dsite = match dsite {
@@ -597,12 +678,15 @@ pub fn analyse(
                     continue;
                 }
                 let mut s = cond_site(phi, at, j as u32, names, constants, vars);
-                s.loc = inst_loc(sites[site_of_leaf[0]].inst).filter(|l| l.line != 0).unwrap_or(sites[site_of_leaf[0]].loc.clone());
+                s.loc = inst_loc(sites[site_of_leaf[0]].inst)
+                    .filter(|l| l.line != 0)
+                    .unwrap_or(sites[site_of_leaf[0]].loc.clone());
                 sites.push(s);
                 sites.len() - 1
             }
         };
-        let text = rebuild_negated(&exits, &texts).unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
+        let text =
+            rebuild_negated(&exits, &texts).unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
         sites[dsite].text = text.clone();
         let mut ends = [Vec::new(), Vec::new()];
         for (k, &(t, e)) in exits.iter().enumerate() {
@@ -640,7 +724,12 @@ pub fn analyse(
         }
         r
     }
-    let mut brs: Vec<usize> = f.br_site.keys().copied().filter(|b| !in_phi_chain.contains(b)).collect();
+    let mut brs: Vec<usize> = f
+        .br_site
+        .keys()
+        .copied()
+        .filter(|b| !in_phi_chain.contains(b))
+        .collect();
     brs.sort();
     for &s in &brs {
         if s == 0 || !f.pure(s) || f.preds[s].is_empty() {
@@ -650,7 +739,10 @@ pub fn analyse(
         if scope.is_null() {
             continue;
         }
-        if f.preds[s].iter().all(|p| brs.contains(p) && scope_of(f.term(*p)) == scope) {
+        if f.preds[s]
+            .iter()
+            .all(|p| brs.contains(p) && scope_of(f.term(*p)) == scope)
+        {
             for &p in &f.preds[s] {
                 let (a, b) = (find(&mut parent, p), find(&mut parent, s));
                 parent[a] = b;
@@ -694,14 +786,20 @@ pub fn analyse(
         // last condition's true target: `a > 0 && !f` branches on `f != 0` towards the false
         // one, and `!(a > 3) || !b` reads as its complement `a > 3 && b != 0` that way round.
         let (t, fl) = (ls[0].min(ls[1]), ls[0].max(ls[1]));
-        let Some(exits) = exits_towards(t, fl) else { continue };
+        let Some(exits) = exits_towards(t, fl) else {
+            continue;
+        };
         // only the first block may be entered from outside the chain
-        if g[1..].iter().any(|&b| f.preds[b].iter().any(|p| !g.contains(p))) {
+        if g[1..]
+            .iter()
+            .any(|&b| f.preds[b].iter().any(|p| !g.contains(p)))
+        {
             continue;
         }
         let site_of: Vec<usize> = g.iter().map(|b| f.br_site[b]).collect();
         let texts: Vec<String> = site_of.iter().map(|&s| sites[s].text.clone()).collect();
-        let text = rebuild_negated(&exits, &texts).unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
+        let text =
+            rebuild_negated(&exits, &texts).unwrap_or_else(|| format!("{{{}}}", texts.join(", ")));
         let mut ends = [Vec::new(), Vec::new()];
         for (k, &(a, b)) in exits.iter().enumerate() {
             for (o, x) in [(0u32, a), (1u32, b)] {
@@ -740,8 +838,10 @@ pub fn analyse(
         let top = unsafe {
             match opcode(c) {
                 Some(LLVMOpcode::LLVMICmp)
-                    if matches!(evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(c) as u32), Some(evotest_abi::pred::Pred::Ne))
-                        && !LLVMIsAConstantInt(LLVMGetOperand(c, 1)).is_null()
+                    if matches!(
+                        evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(c) as u32),
+                        Some(evotest_abi::pred::Pred::Ne)
+                    ) && !LLVMIsAConstantInt(LLVMGetOperand(c, 1)).is_null()
                         && LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1)) == 0 =>
                 {
                     LLVMGetOperand(c, 0)
@@ -760,9 +860,14 @@ pub fn analyse(
             match opcode(v) {
                 Some(o @ (LLVMOpcode::LLVMAnd | LLVMOpcode::LLVMOr)) => {
                     ops.insert(o == LLVMOpcode::LLVMAnd);
-                    unsafe { walk(LLVMGetOperand(v, 0), leaves, ops) && walk(LLVMGetOperand(v, 1), leaves, ops) }
+                    unsafe {
+                        walk(LLVMGetOperand(v, 0), leaves, ops)
+                            && walk(LLVMGetOperand(v, 1), leaves, ops)
+                    }
                 }
-                Some(LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt) if is_i1(unsafe { LLVMGetOperand(v, 0) }) => {
+                Some(LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt)
+                    if is_i1(unsafe { LLVMGetOperand(v, 0) }) =>
+                {
                     let l = unsafe { LLVMGetOperand(v, 0) };
                     if opcode(l).is_none() {
                         return false;
@@ -777,7 +882,10 @@ pub fn analyse(
                 _ => false,
             }
         }
-        if !walk(top, &mut leaves, &mut ops) || leaves.len() < 2 || leaves.iter().any(|l| taken.contains(l)) {
+        if !walk(top, &mut leaves, &mut ops)
+            || leaves.len() < 2
+            || leaves.iter().any(|l| taken.contains(l))
+        {
             continue;
         }
         let mut conds = Vec::new();
@@ -815,7 +923,10 @@ pub fn analyse(
             let mut i = LLVMGetFirstInstruction(bb);
             while !i.is_null() {
                 let next = LLVMGetNextInstruction(i);
-                if matches!(opcode(i), Some(LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp)) && !taken.contains(&i) && stored(i, names, 0) {
+                if matches!(opcode(i), Some(LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp))
+                    && !taken.contains(&i)
+                    && stored(i, names, 0)
+                {
                     let at = next_of(i);
                     if !at.is_null() {
                         sites.push(cond_site(i, at, b as u32, names, constants, vars));
@@ -835,7 +946,9 @@ fn stored(v: LLVMValueRef, names: &VarNames, depth: u32) -> bool {
         return false;
     }
     users(v).into_iter().any(|u| match opcode(u) {
-        Some(LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMTrunc) => stored(u, names, depth + 1),
+        Some(LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMTrunc) => {
+            stored(u, names, depth + 1)
+        }
         Some(LLVMOpcode::LLVMStore) => unsafe {
             let ptr = LLVMGetOperand(u, 1);
             LLVMGetOperand(u, 0) != ptr
@@ -853,17 +966,53 @@ mod tests {
     fn rebuilds_and_or_with_parentheses() {
         let texts: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
         // (a || b) && c: a: T->c F->b; b: T->c F->F; c: T, F
-        let ex = [(Exit::Leaf(2), Exit::Leaf(1)), (Exit::Leaf(2), Exit::False), (Exit::True, Exit::False)];
-        assert_eq!(rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False).unwrap().0, "(a || b) && c");
+        let ex = [
+            (Exit::Leaf(2), Exit::Leaf(1)),
+            (Exit::Leaf(2), Exit::False),
+            (Exit::True, Exit::False),
+        ];
+        assert_eq!(
+            rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False)
+                .unwrap()
+                .0,
+            "(a || b) && c"
+        );
         // a && b && c
-        let ex = [(Exit::Leaf(1), Exit::False), (Exit::Leaf(2), Exit::False), (Exit::True, Exit::False)];
-        assert_eq!(rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False).unwrap().0, "a && b && c");
+        let ex = [
+            (Exit::Leaf(1), Exit::False),
+            (Exit::Leaf(2), Exit::False),
+            (Exit::True, Exit::False),
+        ];
+        assert_eq!(
+            rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False)
+                .unwrap()
+                .0,
+            "a && b && c"
+        );
         // a || b && c
-        let ex = [(Exit::True, Exit::Leaf(1)), (Exit::Leaf(2), Exit::False), (Exit::True, Exit::False)];
-        assert_eq!(rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False).unwrap().0, "a || (b && c)");
+        let ex = [
+            (Exit::True, Exit::Leaf(1)),
+            (Exit::Leaf(2), Exit::False),
+            (Exit::True, Exit::False),
+        ];
+        assert_eq!(
+            rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False)
+                .unwrap()
+                .0,
+            "a || (b && c)"
+        );
         // (a && b) || c
-        let ex = [(Exit::Leaf(1), Exit::Leaf(2)), (Exit::True, Exit::Leaf(2)), (Exit::True, Exit::False)];
-        assert_eq!(rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False).unwrap().0, "(a && b) || c");
+        let ex = [
+            (Exit::Leaf(1), Exit::Leaf(2)),
+            (Exit::True, Exit::Leaf(2)),
+            (Exit::True, Exit::False),
+        ];
+        assert_eq!(
+            rebuild(&ex, &texts, 0, 3, Exit::True, Exit::False)
+                .unwrap()
+                .0,
+            "(a && b) || c"
+        );
         // exits that no && / || expression has: no text
         let ex = [(Exit::False, Exit::True), (Exit::True, Exit::False)];
         assert!(rebuild(&ex, &texts, 0, 2, Exit::True, Exit::False).is_none());
@@ -882,14 +1031,27 @@ mod tests {
         let ex = [(Exit::Leaf(1), Exit::False), (Exit::True, Exit::False)];
         assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "a > 0 && f != 0");
         // a call negated reads `!reg(…)`; an operator inside keeps the parentheses
-        let texts: Vec<String> = ["reg(c, \"x y\", 1) != 0", "a + b != 0"].iter().map(|s| s.to_string()).collect();
+        let texts: Vec<String> = ["reg(c, \"x y\", 1) != 0", "a + b != 0"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let ex = [(Exit::False, Exit::Leaf(1)), (Exit::False, Exit::True)];
-        assert_eq!(rebuild_negated(&ex, &texts).unwrap(), "!reg(c, \"x y\", 1) && !(a + b != 0)");
+        assert_eq!(
+            rebuild_negated(&ex, &texts).unwrap(),
+            "!reg(c, \"x y\", 1) && !(a + b != 0)"
+        );
     }
 
     /// The search [`rebuild`] replaced: every split point, recursively, without memoising
     /// (exponential on a chain that no `&&`/`||` expression fits).
-    fn rebuild_naive(exits: &[(Exit, Exit)], texts: &[String], i: usize, k: usize, t: Exit, f: Exit) -> Option<(String, Option<&'static str>)> {
+    fn rebuild_naive(
+        exits: &[(Exit, Exit)],
+        texts: &[String],
+        i: usize,
+        k: usize,
+        t: Exit,
+        f: Exit,
+    ) -> Option<(String, Option<&'static str>)> {
         if k - i == 1 {
             return (exits[i] == (t, f)).then(|| (texts[i].clone(), None));
         }
@@ -898,13 +1060,24 @@ mod tests {
             for (op, lt, lf) in [("&&", Exit::Leaf(m), f), ("||", t, Exit::Leaf(m))] {
                 let ok = (i..m).all(|j| {
                     let (a, b) = exits[j];
-                    [a, b].iter().all(|&e| inside(e, j, m) || e == lt || e == lf)
+                    [a, b]
+                        .iter()
+                        .all(|&e| inside(e, j, m) || e == lt || e == lf)
                 });
                 if !ok {
                     continue;
                 }
-                if let (Some((l, lop)), Some((r, rop))) = (rebuild_naive(exits, texts, i, m, lt, lf), rebuild_naive(exits, texts, m, k, t, f)) {
-                    let wrap = |s: String, o: Option<&str>| if o.is_some_and(|o| o != op) { format!("({s})") } else { s };
+                if let (Some((l, lop)), Some((r, rop))) = (
+                    rebuild_naive(exits, texts, i, m, lt, lf),
+                    rebuild_naive(exits, texts, m, k, t, f),
+                ) {
+                    let wrap = |s: String, o: Option<&str>| {
+                        if o.is_some_and(|o| o != op) {
+                            format!("({s})")
+                        } else {
+                            s
+                        }
+                    };
                     return Some((format!("{} {op} {}", wrap(l, lop), wrap(r, rop)), Some(op)));
                 }
             }
@@ -914,7 +1087,10 @@ mod tests {
 
     /// The exits leaf `j` of `n` may have: a later leaf, or either outcome.
     fn exit_choices(j: usize, n: usize) -> Vec<Exit> {
-        (j + 1..n).map(Exit::Leaf).chain([Exit::True, Exit::False]).collect()
+        (j + 1..n)
+            .map(Exit::Leaf)
+            .chain([Exit::True, Exit::False])
+            .collect()
     }
 
     /// The memoised [`rebuild`] gives what the exhaustive search gives: on every exit table of up
@@ -939,14 +1115,16 @@ mod tests {
                     .into_iter()
                     .flat_map(|t| {
                         let c = &c;
-                        c.iter().flat_map(move |&a| c.iter().map({
-                            let t = t.clone();
-                            move |&b| {
-                                let mut t = t.clone();
-                                t.push((a, b));
-                                t
-                            }
-                        }))
+                        c.iter().flat_map(move |&a| {
+                            c.iter().map({
+                                let t = t.clone();
+                                move |&b| {
+                                    let mut t = t.clone();
+                                    t.push((a, b));
+                                    t
+                                }
+                            })
+                        })
                     })
                     .collect();
             }
@@ -969,7 +1147,13 @@ mod tests {
             let t: Vec<(Exit, Exit)> = (0..n)
                 .map(|j| {
                     let c = exit_choices(j, n);
-                    let pick = |next: &mut dyn FnMut(usize) -> usize| if j + 1 < n && next(3) == 0 { Exit::Leaf(j + 1) } else { c[next(c.len())] };
+                    let pick = |next: &mut dyn FnMut(usize) -> usize| {
+                        if j + 1 < n && next(3) == 0 {
+                            Exit::Leaf(j + 1)
+                        } else {
+                            c[next(c.len())]
+                        }
+                    };
                     (pick(&mut next), pick(&mut next))
                 })
                 .collect();
@@ -983,11 +1167,17 @@ mod tests {
     fn rebuild_gives_up_on_a_long_unfit_chain_quickly() {
         let n = 60;
         let texts: Vec<String> = (0..n).map(|k| format!("g{k}() != 0")).collect();
-        let mut ex: Vec<(Exit, Exit)> = (0..n - 1).map(|j| (Exit::False, Exit::Leaf(j + 1))).collect();
+        let mut ex: Vec<(Exit, Exit)> = (0..n - 1)
+            .map(|j| (Exit::False, Exit::Leaf(j + 1)))
+            .collect();
         ex[0] = (Exit::Leaf(1), Exit::False);
         ex.push((Exit::False, Exit::True));
         let t = std::time::Instant::now();
         assert!(rebuild(&ex, &texts, 0, n, Exit::True, Exit::False).is_none());
-        assert!(t.elapsed() < std::time::Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "{:?}",
+            t.elapsed()
+        );
     }
 }

@@ -36,15 +36,27 @@ pub enum Source {
 pub enum Point {
     /// An `icmp` on integers of at most 64 bits (the probe goes right after it); `source` when
     /// it tests a flag for zero.
-    Int { cmp: LLVMValueRef, source: Option<Source> },
+    Int {
+        cmp: LLVMValueRef,
+        source: Option<Source>,
+    },
     /// An `fcmp` on floats of at most 64 bits (right after it).
     Float { cmp: LLVMValueRef },
     /// A `switch` on an integer of at most 64 bits (right before it), with its case values.
-    Switch { inst: LLVMValueRef, value: LLVMValueRef, cases: Vec<i64> },
+    Switch {
+        inst: LLVMValueRef,
+        value: LLVMValueRef,
+        cases: Vec<i64>,
+    },
     /// Any other condition the function evaluates (a compare of pointers or of wide integers,
     /// right after it; a branch on a flag, a call's `bool` result or a local's, right before the
     /// branch; a call of a flag function, right after it), with the flag it tests.
-    Other { at: LLVMValueRef, after: bool, value: LLVMValueRef, source: Option<Source> },
+    Other {
+        at: LLVMValueRef,
+        after: bool,
+        value: LLVMValueRef,
+        source: Option<Source>,
+    },
 }
 
 /// A flag function: its conditions and its `ret` instructions.
@@ -80,7 +92,9 @@ pub unsafe fn source(v: LLVMValueRef) -> Option<Source> {
             return None;
         }
         match LLVMGetInstructionOpcode(v) {
-            LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMTrunc => v = LLVMGetOperand(v, 0),
+            LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMTrunc => {
+                v = LLVMGetOperand(v, 0)
+            }
             LLVMOpcode::LLVMXor => {
                 let (a, b) = (LLVMGetOperand(v, 0), LLVMGetOperand(v, 1));
                 v = if is_all_ones(b) {
@@ -92,7 +106,10 @@ pub unsafe fn source(v: LLVMValueRef) -> Option<Source> {
                 };
             }
             LLVMOpcode::LLVMICmp => {
-                if !matches!(LLVMGetICmpPredicate(v), LLVMIntPredicate::LLVMIntEQ | LLVMIntPredicate::LLVMIntNE) {
+                if !matches!(
+                    LLVMGetICmpPredicate(v),
+                    LLVMIntPredicate::LLVMIntEQ | LLVMIntPredicate::LLVMIntNE
+                ) {
                     return None;
                 }
                 let (a, b) = (LLVMGetOperand(v, 0), LLVMGetOperand(v, 1));
@@ -106,7 +123,9 @@ pub unsafe fn source(v: LLVMValueRef) -> Option<Source> {
             }
             LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
                 let t = LLVMTypeOf(v);
-                if LLVMGetTypeKind(t) != LLVMTypeKind::LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) > 64 {
+                if LLVMGetTypeKind(t) != LLVMTypeKind::LLVMIntegerTypeKind
+                    || LLVMGetIntTypeWidth(t) > 64
+                {
                     return None;
                 }
                 let callee = LLVMGetCalledValue(v);
@@ -127,7 +146,8 @@ pub unsafe fn source(v: LLVMValueRef) -> Option<Source> {
             LLVMOpcode::LLVMLoad => {
                 let a = LLVMGetOperand(v, 0);
                 let t = LLVMTypeOf(v);
-                let int = LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) <= 64;
+                let int = LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind
+                    && LLVMGetIntTypeWidth(t) <= 64;
                 return (!LLVMIsAAllocaInst(a).is_null() && int).then_some(Source::Local(a));
             }
             _ => return None,
@@ -189,8 +209,14 @@ pub unsafe fn flag_locals(func: LLVMValueRef) -> Vec<FlagLocal> {
             let user = LLVMGetUser(u);
             match LLVMGetInstructionOpcode(user) {
                 LLVMOpcode::LLVMLoad => {}
-                LLVMOpcode::LLVMStore if LLVMGetOperand(user, 1) == a => stores.push((user, call_result(LLVMGetOperand(user, 0)))),
-                LLVMOpcode::LLVMCall if { let f = LLVMIsAFunction(LLVMGetCalledValue(user)); !f.is_null() && LLVMGetIntrinsicID(f) != 0 } => {}
+                LLVMOpcode::LLVMStore if LLVMGetOperand(user, 1) == a => {
+                    stores.push((user, call_result(LLVMGetOperand(user, 0))))
+                }
+                LLVMOpcode::LLVMCall
+                    if {
+                        let f = LLVMIsAFunction(LLVMGetCalledValue(user));
+                        !f.is_null() && LLVMGetIntrinsicID(f) != 0
+                    } => {}
                 _ => ok = false,
             }
             u = LLVMGetNextUse(u);
@@ -203,7 +229,9 @@ pub unsafe fn flag_locals(func: LLVMValueRef) -> Vec<FlagLocal> {
 }
 
 unsafe fn is_zero_int(v: LLVMValueRef) -> bool {
-    !LLVMIsAConstantInt(v).is_null() && LLVMConstIntGetZExtValue(v) == 0 && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64
+    !LLVMIsAConstantInt(v).is_null()
+        && LLVMConstIntGetZExtValue(v) == 0
+        && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64
 }
 
 unsafe fn is_all_ones(v: LLVMValueRef) -> bool {
@@ -226,11 +254,18 @@ unsafe fn is_all_ones(v: LLVMValueRef) -> bool {
 /// # Safety
 /// `bodies` must be functions with bodies in a valid module, not yet instrumented.
 pub unsafe fn analyse(bodies: &[LLVMValueRef]) -> Vec<(LLVMValueRef, FlagFunction)> {
-    let mut candidates: Vec<(LLVMValueRef, FlagFunction)> = bodies.iter().filter_map(|&f| candidate(f).map(|c| (f, c))).collect();
+    let mut candidates: Vec<(LLVMValueRef, FlagFunction)> = bodies
+        .iter()
+        .filter_map(|&f| candidate(f).map(|c| (f, c)))
+        .collect();
     loop {
         let set: HashSet<LLVMValueRef> = candidates.iter().map(|(f, _)| *f).collect();
         let before = candidates.len();
-        candidates.retain(|(_, ff)| ff.rets.iter().all(|&r| truth_value(LLVMGetOperand(r, 0), &set, &mut HashSet::new())));
+        candidates.retain(|(_, ff)| {
+            ff.rets
+                .iter()
+                .all(|&r| truth_value(LLVMGetOperand(r, 0), &set, &mut HashSet::new()))
+        });
         if candidates.len() == before {
             break;
         }
@@ -244,7 +279,12 @@ pub unsafe fn analyse(bodies: &[LLVMValueRef]) -> Vec<(LLVMValueRef, FlagFunctio
             let mut i = LLVMGetFirstInstruction(bb);
             while !i.is_null() {
                 if !LLVMIsACallInst(i).is_null() && set.contains(&LLVMGetCalledValue(i)) {
-                    ff.points.push(Point::Other { at: i, after: true, value: i, source: Some(Source::Call(LLVMGetCalledValue(i))) });
+                    ff.points.push(Point::Other {
+                        at: i,
+                        after: true,
+                        value: i,
+                        source: Some(Source::Call(LLVMGetCalledValue(i))),
+                    });
                 }
                 i = LLVMGetNextInstruction(i);
             }
@@ -258,7 +298,9 @@ pub unsafe fn analyse(bodies: &[LLVMValueRef]) -> Vec<(LLVMValueRef, FlagFunctio
 /// and `ret`s, or `None` when it cannot be one.
 unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
     let ret_ty = LLVMGetReturnType(LLVMGlobalGetValueType(func));
-    if LLVMGetTypeKind(ret_ty) != LLVMTypeKind::LLVMIntegerTypeKind || LLVMGetIntTypeWidth(ret_ty) > 64 {
+    if LLVMGetTypeKind(ret_ty) != LLVMTypeKind::LLVMIntegerTypeKind
+        || LLVMGetIntTypeWidth(ret_ty) > 64
+    {
         return None;
     }
     if has_cycle(func) {
@@ -274,18 +316,38 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                 LLVMOpcode::LLVMICmp => {
                     let a = LLVMGetOperand(i, 0);
                     let narrow = int_width(a).is_some_and(|w| w <= 64);
-                    if narrow && LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMIntegerTypeKind {
-                        points.push(Point::Int { cmp: i, source: source(i) });
+                    if narrow && LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMIntegerTypeKind
+                    {
+                        points.push(Point::Int {
+                            cmp: i,
+                            source: source(i),
+                        });
                     } else {
-                        points.push(Point::Other { at: i, after: true, value: i, source: None });
+                        points.push(Point::Other {
+                            at: i,
+                            after: true,
+                            value: i,
+                            source: None,
+                        });
                     }
                 }
                 LLVMOpcode::LLVMFCmp => {
                     let t = LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                    if matches!(t, LLVMTypeKind::LLVMHalfTypeKind | LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind | LLVMTypeKind::LLVMBFloatTypeKind) {
+                    if matches!(
+                        t,
+                        LLVMTypeKind::LLVMHalfTypeKind
+                            | LLVMTypeKind::LLVMFloatTypeKind
+                            | LLVMTypeKind::LLVMDoubleTypeKind
+                            | LLVMTypeKind::LLVMBFloatTypeKind
+                    ) {
                         points.push(Point::Float { cmp: i });
                     } else {
-                        points.push(Point::Other { at: i, after: true, value: i, source: None });
+                        points.push(Point::Other {
+                            at: i,
+                            after: true,
+                            value: i,
+                            source: None,
+                        });
                     }
                 }
                 LLVMOpcode::LLVMSwitch => {
@@ -293,17 +355,32 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                     if int_width(value).is_some_and(|w| w <= 64) {
                         let n = LLVMGetNumOperands(i) as u32;
                         // operands: value, default, then (case value, destination) pairs
-                        let cases = (2..n).step_by(2).map(|k| LLVMConstIntGetSExtValue(LLVMGetOperand(i, k))).collect();
-                        points.push(Point::Switch { inst: i, value, cases });
+                        let cases = (2..n)
+                            .step_by(2)
+                            .map(|k| LLVMConstIntGetSExtValue(LLVMGetOperand(i, k)))
+                            .collect();
+                        points.push(Point::Switch {
+                            inst: i,
+                            value,
+                            cases,
+                        });
                     }
                 }
                 LLVMOpcode::LLVMBr if LLVMIsConditional(i) != 0 => {
                     let c = LLVMGetCondition(i);
                     let compare = !LLVMIsAInstruction(c).is_null()
-                        && matches!(LLVMGetInstructionOpcode(c), LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp);
+                        && matches!(
+                            LLVMGetInstructionOpcode(c),
+                            LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp
+                        );
                     if !compare {
                         if let Some(src) = source(c) {
-                            points.push(Point::Other { at: i, after: false, value: c, source: Some(src) });
+                            points.push(Point::Other {
+                                at: i,
+                                after: false,
+                                value: c,
+                                source: Some(src),
+                            });
                         }
                     }
                 }
@@ -315,7 +392,8 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                     let before = LLVMGetPreviousInstruction(i);
                     if !before.is_null()
                         && !LLVMIsACallInst(before).is_null()
-                        && LLVMGetTailCallKind(before) == inkwell::llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail
+                        && LLVMGetTailCallKind(before)
+                            == inkwell::llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail
                     {
                         return None;
                     }
@@ -336,7 +414,11 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
 /// Whether `v` only ever holds a constant or a truth value (see [`analyse`]), the results of
 /// calls of the functions of `flags` counting as truth values. `seen` guards against cycles
 /// through `phi`s and locals.
-unsafe fn truth_value(v: LLVMValueRef, flags: &HashSet<LLVMValueRef>, seen: &mut HashSet<LLVMValueRef>) -> bool {
+unsafe fn truth_value(
+    v: LLVMValueRef,
+    flags: &HashSet<LLVMValueRef>,
+    seen: &mut HashSet<LLVMValueRef>,
+) -> bool {
     if !LLVMIsAConstantInt(v).is_null() {
         return true;
     }
@@ -348,9 +430,16 @@ unsafe fn truth_value(v: LLVMValueRef, flags: &HashSet<LLVMValueRef>, seen: &mut
         return false;
     }
     match LLVMGetInstructionOpcode(v) {
-        LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMTrunc => truth_value(LLVMGetOperand(v, 0), flags, seen),
-        LLVMOpcode::LLVMPHI => (0..LLVMCountIncoming(v)).all(|k| truth_value(LLVMGetIncomingValue(v, k), flags, seen)),
-        LLVMOpcode::LLVMSelect => truth_value(LLVMGetOperand(v, 1), flags, seen) && truth_value(LLVMGetOperand(v, 2), flags, seen),
+        LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMTrunc => {
+            truth_value(LLVMGetOperand(v, 0), flags, seen)
+        }
+        LLVMOpcode::LLVMPHI => {
+            (0..LLVMCountIncoming(v)).all(|k| truth_value(LLVMGetIncomingValue(v, k), flags, seen))
+        }
+        LLVMOpcode::LLVMSelect => {
+            truth_value(LLVMGetOperand(v, 1), flags, seen)
+                && truth_value(LLVMGetOperand(v, 2), flags, seen)
+        }
         LLVMOpcode::LLVMCall => flags.contains(&LLVMGetCalledValue(v)),
         LLVMOpcode::LLVMLoad => {
             let a = LLVMGetOperand(v, 0);
@@ -364,7 +453,10 @@ unsafe fn truth_value(v: LLVMValueRef, flags: &HashSet<LLVMValueRef>, seen: &mut
                 let user = LLVMGetUser(u);
                 let ok = match LLVMGetInstructionOpcode(user) {
                     LLVMOpcode::LLVMLoad => true,
-                    LLVMOpcode::LLVMStore => LLVMGetOperand(user, 1) == a && truth_value(LLVMGetOperand(user, 0), flags, seen),
+                    LLVMOpcode::LLVMStore => {
+                        LLVMGetOperand(user, 1) == a
+                            && truth_value(LLVMGetOperand(user, 0), flags, seen)
+                    }
                     LLVMOpcode::LLVMCall => {
                         let f = LLVMIsAFunction(LLVMGetCalledValue(user));
                         !f.is_null() && LLVMGetIntrinsicID(f) != 0
@@ -392,7 +484,11 @@ unsafe fn has_cycle(func: LLVMValueRef) -> bool {
     state.insert(entry, 1);
     while let Some(&mut (bb, ref mut next)) = stack.last_mut() {
         let term = LLVMGetBasicBlockTerminator(bb);
-        let n = if term.is_null() { 0 } else { LLVMGetNumSuccessors(term) };
+        let n = if term.is_null() {
+            0
+        } else {
+            LLVMGetNumSuccessors(term)
+        };
         if *next < n {
             let s = LLVMGetSuccessor(term, *next);
             *next += 1;

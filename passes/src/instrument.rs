@@ -2,21 +2,21 @@
 //! site, create the module descriptor and its registration constructor, and embed the metadata.
 
 use crate::collect::{self, Cond, FunctionDraft};
-use crate::dataflow;
 use crate::condtext;
+use crate::dataflow;
 use crate::debuginfo;
 use crate::Options;
 use evotest_abi::meta::{self, ConstantMeta, DefMeta, ModuleMeta, SiteMeta, META_VERSION};
 use evotest_abi::names;
 use inkwell::builder::Builder;
+use inkwell::context::AsContextRef;
 use inkwell::context::ContextRef;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMLinkage, LLVMTypeKind, LLVMVisibility};
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{BasicValueEnum, FunctionValue, GlobalValue, InstructionValue};
 use inkwell::values::AsValueRef;
-use inkwell::context::AsContextRef;
+use inkwell::values::{BasicValueEnum, FunctionValue, GlobalValue, InstructionValue};
 use inkwell::AddressSpace;
 use std::ffi::CString;
 
@@ -48,7 +48,12 @@ impl<'ctx> Probes<'ctx> {
     /// Route the probes of compares, conditions and switches through an inline quiet path
     /// ([`quiet_path`]): what a fully covered site in a hot loop costs, most of a fuzzer's probe
     /// evaluations.
-    fn quiet_paths(&mut self, module: &Module<'ctx>, ctx: &ContextRef<'ctx>, desc_ty: inkwell::types::StructType<'ctx>) -> Result<(), String> {
+    fn quiet_paths(
+        &mut self,
+        module: &Module<'ctx>,
+        ctx: &ContextRef<'ctx>,
+        desc_ty: inkwell::types::StructType<'ctx>,
+    ) -> Result<(), String> {
         for (probe, name) in [
             (&mut self.cmp_int, "__evotest_cmp_int_q"),
             (&mut self.cmp_float, "__evotest_cmp_float_q"),
@@ -61,7 +66,14 @@ impl<'ctx> Probes<'ctx> {
             (&mut self.cond_flag, "__evotest_cond_flag_q"),
         ] {
             let holds = name != "__evotest_switch_q";
-            let twin = lite_twin(module, ctx, &format!("{}_l", name.trim_end_matches("_q")), *probe, desc_ty, holds)?;
+            let twin = lite_twin(
+                module,
+                ctx,
+                &format!("{}_l", name.trim_end_matches("_q")),
+                *probe,
+                desc_ty,
+                holds,
+            )?;
             *probe = quiet_path(module, ctx, name, *probe, twin, desc_ty, holds)?;
             self.lite_twins.push((*probe, twin));
         }
@@ -69,7 +81,10 @@ impl<'ctx> Probes<'ctx> {
     }
 }
 
-const _: () = assert!(evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31, "the quiet path tests the sign bit");
+const _: () = assert!(
+    evotest_abi::shm::FIRST_SEQ_QUIET == 1 << 31,
+    "the quiet path tests the sign bit"
+);
 
 /// An internal, always-inlined function `name` with `probe`'s signature (its first three
 /// parameters the module descriptor, the site and the site's first outcome), and, when `holds`,
@@ -98,28 +113,46 @@ fn quiet_path<'ctx>(
     let f = always_inlined(module, ctx, name, probe_type(ctx, probe, holds));
     // the quiet test is the entry: a full execution's hot path pays nothing for the lite one
     let block = |n: &str| ctx.append_basic_block(f, n);
-    let (check, quiet, mode, lite, call) = (block("check"), block("quiet"), block("mode"), block("lite"), block("call"));
+    let (check, quiet, mode, lite, call) = (
+        block("check"),
+        block("quiet"),
+        block("mode"),
+        block("lite"),
+        block("call"),
+    );
     let b = ctx.create_builder();
     let all: Vec<_> = f.get_param_iter().map(Into::into).collect();
     // the probe has no `holds` parameter
     let args = &all[..all.len() - holds as usize];
-    let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
+    let desc = f
+        .get_nth_param(0)
+        .ok_or("probe without parameters")?
+        .into_pointer_value();
     // not quiet: a coverage-only execution (whose probes never mark a record quiet) counts in
     // the lite map; any other calls the probe
     b.position_at_end(mode);
-    let is_lite = flag_test(&b, ctx, runtime_pointer(module, ctx, names::FLAGS), evotest_abi::shm::FLAG_LITE)?;
+    let is_lite = flag_test(
+        &b,
+        ctx,
+        runtime_pointer(module, ctx, names::FLAGS),
+        evotest_abi::shm::FLAG_LITE,
+    )?;
     e(b.build_conditional_branch(is_lite, lite, call))?;
     b.position_at_end(lite);
     e(b.build_call(twin, &all, ""))?;
     e(b.build_return(None))?;
     b.position_at_end(check);
-    let site = f.get_nth_param(1).ok_or("probe without a site")?.into_int_value();
+    let site = f
+        .get_nth_param(1)
+        .ok_or("probe without a site")?
+        .into_int_value();
     let recs_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_RECS_FIELD, ""))?;
     let recs = e(b.build_load(p, recs_at, ""))?.into_pointer_value();
     let site64 = e(b.build_int_z_extend(site, i64t, ""))?;
     // SAFETY: the record index is within the module's n_sites records (the pass numbered them)
     let rec = unsafe { e(b.build_in_bounds_gep(i64t, recs, &[site64], ""))? };
-    let first_seq_at = unsafe { e(b.build_in_bounds_gep(i32t, rec, &[i64t.const_int(1, false)], ""))? };
+    let first_seq_at =
+        unsafe { e(b.build_in_bounds_gep(i32t, rec, &[i64t.const_int(1, false)], ""))? };
     let first_seq = e(b.build_load(i32t, first_seq_at, ""))?.into_int_value();
     let is_quiet = e(b.build_int_compare(IntPredicate::SLT, first_seq, i32t.const_zero(), ""))?;
     e(b.build_conditional_branch(is_quiet, quiet, mode))?;
@@ -148,19 +181,37 @@ fn lite_twin<'ctx>(
     desc_ty: inkwell::types::StructType<'ctx>,
     holds: bool,
 ) -> Result<FunctionValue<'ctx>, String> {
-    let probe_name = probe.get_name().to_str().map_err(|e| e.to_string())?.to_string();
+    let probe_name = probe
+        .get_name()
+        .to_str()
+        .map_err(|e| e.to_string())?
+        .to_string();
     if !holds {
-        return Ok(declare(module, &format!("{probe_name}{}", names::LITE_SUFFIX), probe.get_type()));
+        return Ok(declare(
+            module,
+            &format!("{probe_name}{}", names::LITE_SUFFIX),
+            probe.get_type(),
+        ));
     }
     let f = always_inlined(module, ctx, name, probe_type(ctx, probe, true));
     let b = ctx.create_builder();
     b.position_at_end(ctx.append_basic_block(f, "count"));
-    let desc = f.get_nth_param(0).ok_or("probe without parameters")?.into_pointer_value();
-    let ob = f.get_nth_param(2).ok_or("probe without an outcome base")?.into_int_value();
-    let holds = f.get_last_param().ok_or("probe without parameters")?.into_int_value();
+    let desc = f
+        .get_nth_param(0)
+        .ok_or("probe without parameters")?
+        .into_pointer_value();
+    let ob = f
+        .get_nth_param(2)
+        .ok_or("probe without an outcome base")?
+        .into_int_value();
+    let holds = f
+        .get_last_param()
+        .ok_or("probe without parameters")?
+        .into_int_value();
     let (i8t, i32t, i64t) = (ctx.i8_type(), ctx.i32_type(), ctx.i64_type());
     let lite_at = e(b.build_struct_gep(desc_ty, desc, evotest_abi::shm::DESC_LITE_FIELD, ""))?;
-    let counts = e(b.build_load(ctx.ptr_type(AddressSpace::default()), lite_at, ""))?.into_pointer_value();
+    let counts =
+        e(b.build_load(ctx.ptr_type(AddressSpace::default()), lite_at, ""))?.into_pointer_value();
     // outcome 0 when the condition holds, 1 when not
     let not = e(b.build_not(holds, ""))?;
     let k = e(b.build_int_z_extend(not, i32t, ""))?;
@@ -176,7 +227,11 @@ fn lite_twin<'ctx>(
 
 /// The type of a wrapper of `probe`: its parameters, and with `holds` one more `i1` (whether the
 /// site's condition holds).
-fn probe_type<'ctx>(ctx: &ContextRef<'ctx>, probe: FunctionValue<'ctx>, holds: bool) -> inkwell::types::FunctionType<'ctx> {
+fn probe_type<'ctx>(
+    ctx: &ContextRef<'ctx>,
+    probe: FunctionValue<'ctx>,
+    holds: bool,
+) -> inkwell::types::FunctionType<'ctx> {
     let mut params = probe.get_type().get_param_types();
     if holds {
         params.push(ctx.bool_type().into());
@@ -186,18 +241,30 @@ fn probe_type<'ctx>(ctx: &ContextRef<'ctx>, probe: FunctionValue<'ctx>, holds: b
 
 /// A new internal function `name` of type `ty`, always inlined and not unwinding (the pass's
 /// inline wrappers).
-fn always_inlined<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
+fn always_inlined<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    name: &str,
+    ty: inkwell::types::FunctionType<'ctx>,
+) -> FunctionValue<'ctx> {
     use inkwell::attributes::{Attribute, AttributeLoc};
     let f = module.add_function(name, ty, Some(Linkage::Internal));
     for attr in ["alwaysinline", "nounwind"] {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0));
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0),
+        );
     }
     f
 }
 
 /// At `b`'s position: add one to the `ty` integer at `at`, unless it is all ones (a saturating
 /// count: the quiet path's hits, the lite map's bytes).
-fn saturating_increment<'ctx>(b: &Builder<'ctx>, ty: inkwell::types::IntType<'ctx>, at: inkwell::values::PointerValue<'ctx>) -> Result<(), String> {
+fn saturating_increment<'ctx>(
+    b: &Builder<'ctx>,
+    ty: inkwell::types::IntType<'ctx>,
+    at: inkwell::values::PointerValue<'ctx>,
+) -> Result<(), String> {
     let c = e(b.build_load(ty, at, ""))?.into_int_value();
     let below_max = e(b.build_int_compare(inkwell::IntPredicate::NE, c, ty.const_all_ones(), ""))?;
     let inc = e(b.build_int_z_extend(below_max, ty, ""))?;
@@ -208,7 +275,11 @@ fn saturating_increment<'ctx>(b: &Builder<'ctx>, ty: inkwell::types::IntType<'ct
 
 /// The runtime's pointer-sized global `name` ([`names::FLAGS`], [`names::EVENTS_FLAG`]: the
 /// address of a word of the trace map's header), declared in `module` if it is not yet.
-fn runtime_pointer<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, name: &str) -> GlobalValue<'ctx> {
+fn runtime_pointer<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    name: &str,
+) -> GlobalValue<'ctx> {
     module.get_global(name).unwrap_or_else(|| {
         let g = module.add_global(ctx.ptr_type(AddressSpace::default()), None, name);
         g.set_linkage(Linkage::External);
@@ -225,9 +296,18 @@ fn flag_test<'ctx>(
     mask: u32,
 ) -> Result<inkwell::values::IntValue<'ctx>, String> {
     let i32t = ctx.i32_type();
-    let at = e(b.build_load(ctx.ptr_type(AddressSpace::default()), global.as_pointer_value(), ""))?.into_pointer_value();
+    let at = e(b.build_load(
+        ctx.ptr_type(AddressSpace::default()),
+        global.as_pointer_value(),
+        "",
+    ))?
+    .into_pointer_value();
     let v = e(b.build_load(i32t, at, ""))?.into_int_value();
-    let bits = if mask == u32::MAX { v } else { e(b.build_and(v, i32t.const_int(mask as u64, false), ""))? };
+    let bits = if mask == u32::MAX {
+        v
+    } else {
+        e(b.build_and(v, i32t.const_int(mask as u64, false), ""))?
+    };
     e(b.build_int_compare(inkwell::IntPredicate::NE, bits, i32t.const_zero(), ""))
 }
 
@@ -235,10 +315,14 @@ fn flag_test<'ctx>(
 /// bits, `v != 0` when wider (a `size_t` or `long` truth value of a flag function). Not
 /// `zext_or_bit_cast`: LLVM's builder makes a `zext` to a narrower type without a check, which is
 /// invalid IR that the backend then fails on ("Cannot select").
-fn truth_i32<'ctx>(b: &Builder<'ctx>, v: inkwell::values::IntValue<'ctx>) -> Result<inkwell::values::IntValue<'ctx>, String> {
+fn truth_i32<'ctx>(
+    b: &Builder<'ctx>,
+    v: inkwell::values::IntValue<'ctx>,
+) -> Result<inkwell::values::IntValue<'ctx>, String> {
     let i32t = v.get_type().get_context().i32_type();
     if v.get_type().get_bit_width() > 32 {
-        let nz = e(b.build_int_compare(inkwell::IntPredicate::NE, v, v.get_type().const_zero(), ""))?;
+        let nz =
+            e(b.build_int_compare(inkwell::IntPredicate::NE, v, v.get_type().const_zero(), ""))?;
         return e(b.build_int_z_extend(nz, i32t, ""));
     }
     e(b.build_int_z_extend_or_bit_cast(v, i32t, ""))
@@ -249,8 +333,14 @@ fn e<T>(r: Result<T, inkwell::builder::BuilderError>) -> Result<T, String> {
     r.map_err(|e| e.to_string())
 }
 
-fn declare<'ctx>(module: &Module<'ctx>, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
-    module.get_function(name).unwrap_or_else(|| module.add_function(name, ty, Some(Linkage::External)))
+fn declare<'ctx>(
+    module: &Module<'ctx>,
+    name: &str,
+    ty: inkwell::types::FunctionType<'ctx>,
+) -> FunctionValue<'ctx> {
+    module
+        .get_function(name)
+        .unwrap_or_else(|| module.add_function(name, ty, Some(Linkage::External)))
 }
 
 impl<'ctx> Probes<'ctx> {
@@ -264,39 +354,109 @@ impl<'ctx> Probes<'ctx> {
             cmp_int: declare(
                 module,
                 names::PROBE_CMP_INT,
-                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into()], false),
+                void.fn_type(
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i64t.into(),
+                        i64t.into(),
+                    ],
+                    false,
+                ),
             ),
             cmp_float: declare(
                 module,
                 names::PROBE_CMP_FLOAT,
-                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into(), f64t.into()], false),
+                void.fn_type(
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        f64t.into(),
+                        f64t.into(),
+                    ],
+                    false,
+                ),
             ),
-            cond: declare(module, names::PROBE_COND, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false)),
+            cond: declare(
+                module,
+                names::PROBE_COND,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false),
+            ),
             ccmp_int: declare(
                 module,
                 names::PROBE_CMP_INT_COND,
-                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into()], false),
+                void.fn_type(
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i64t.into(),
+                        i64t.into(),
+                    ],
+                    false,
+                ),
             ),
             ccmp_float: declare(
                 module,
                 names::PROBE_CMP_FLOAT_COND,
-                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into(), f64t.into()], false),
+                void.fn_type(
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        f64t.into(),
+                        f64t.into(),
+                    ],
+                    false,
+                ),
             ),
-            ccond: declare(module, names::PROBE_COND_COND, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false)),
+            ccond: declare(
+                module,
+                names::PROBE_COND_COND,
+                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into()], false),
+            ),
             switch: declare(
                 module,
                 names::PROBE_SWITCH,
                 void.fn_type(
-                    &[p.into(), i32t.into(), i32t.into(), i64t.into(), i32t.into(), i32t.into(), p.into(), p.into()],
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i64t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        p.into(),
+                        p.into(),
+                    ],
                     false,
                 ),
             ),
-            def: declare(module, names::PROBE_DEF, void.fn_type(&[p.into(), i32t.into()], false)),
+            def: declare(
+                module,
+                names::PROBE_DEF,
+                void.fn_type(&[p.into(), i32t.into()], false),
+            ),
             str: declare(
                 module,
                 names::PROBE_STR,
                 void.fn_type(
-                    &[p.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), p.into(), p.into(), i64t.into()],
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        p.into(),
+                        p.into(),
+                        i64t.into(),
+                    ],
                     false,
                 ),
             ),
@@ -304,18 +464,54 @@ impl<'ctx> Probes<'ctx> {
                 module,
                 names::PROBE_BYTES,
                 void.fn_type(
-                    &[p.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), p.into(), i64t.into(), p.into(), i64t.into()],
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        p.into(),
+                        i64t.into(),
+                        p.into(),
+                        i64t.into(),
+                    ],
                     false,
                 ),
             ),
-            rtn: declare(module, names::PROBE_RTN, void.fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false)),
-            register: declare(module, names::REGISTER_MODULE, void.fn_type(&[p.into()], false)),
+            rtn: declare(
+                module,
+                names::PROBE_RTN,
+                void.fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false),
+            ),
+            register: declare(
+                module,
+                names::REGISTER_MODULE,
+                void.fn_type(&[p.into()], false),
+            ),
             cmp_flag: declare(
                 module,
                 names::PROBE_CMP_FLAG,
-                void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), i64t.into(), i64t.into(), f64t.into()], false),
+                void.fn_type(
+                    &[
+                        p.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i32t.into(),
+                        i64t.into(),
+                        i64t.into(),
+                        f64t.into(),
+                    ],
+                    false,
+                ),
             ),
-            cond_flag: declare(module, names::PROBE_COND_FLAG, void.fn_type(&[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into()], false)),
+            cond_flag: declare(
+                module,
+                names::PROBE_COND_FLAG,
+                void.fn_type(
+                    &[p.into(), i32t.into(), i32t.into(), i32t.into(), f64t.into()],
+                    false,
+                ),
+            ),
             lite_twins: Vec::new(),
         }
     }
@@ -343,13 +539,21 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         // a C++ function is named by its source-level name (`geo::classify`, or `classify`)
         let cxx_named = || {
             debuginfo::source_name(f.as_value_ref()).is_some_and(|(n, lang)| {
-                lang == "c++" && opts.expose.iter().any(|e| n == *e || n.strip_suffix(e.as_str()).is_some_and(|p| p.ends_with("::")))
+                lang == "c++"
+                    && opts.expose.iter().any(|e| {
+                        n == *e
+                            || n.strip_suffix(e.as_str())
+                                .is_some_and(|p| p.ends_with("::"))
+                    })
             })
         };
         if opts.expose.contains(&name) || (!opts.expose.is_empty() && cxx_named()) {
             unsafe {
                 let v = f.as_value_ref();
-                if matches!(LLVMGetLinkage(v), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage) {
+                if matches!(
+                    LLVMGetLinkage(v),
+                    LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage
+                ) {
                     LLVMSetLinkage(v, LLVMLinkage::LLVMExternalLinkage);
                     LLVMSetVisibility(v, LLVMVisibility::LLVMDefaultVisibility);
                 }
@@ -383,15 +587,24 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         while !g.is_null() {
             let name = debuginfo::value_name(g);
             if opts.expose.contains(&name)
-                && matches!(LLVMGetLinkage(g), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage)
+                && matches!(
+                    LLVMGetLinkage(g),
+                    LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage
+                )
             {
                 LLVMSetLinkage(g, LLVMLinkage::LLVMExternalLinkage);
                 LLVMSetVisibility(g, LLVMVisibility::LLVMDefaultVisibility);
             }
-            if !LLVMGetInitializer(g).is_null() && !name.starts_with("__evotest") && !name.starts_with("llvm.") {
+            if !LLVMGetInitializer(g).is_null()
+                && !name.starts_with("__evotest")
+                && !name.starts_with("llvm.")
+            {
                 collect_table_strings(LLVMGetInitializer(g), 0, &mut table_strings);
             }
-            if !LLVMGetInitializer(g).is_null() && LLVMIsGlobalConstant(g) == 0 && !name.starts_with("__evotest") {
+            if !LLVMGetInitializer(g).is_null()
+                && LLVMIsGlobalConstant(g) == 0
+                && !name.starts_with("__evotest")
+            {
                 match debuginfo::global_meta(g, &name) {
                     Some(m) => globals_meta.push(m),
                     None if debuginfo::is_source_global(g) => other_globals.push(name.clone()),
@@ -433,7 +646,10 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     }
     // the flag functions, found before any probe call exists
     let flag_functions = unsafe { crate::flags::analyse(&bodies) };
-    let flag_locals: Vec<crate::flags::FlagLocal> = bodies.iter().flat_map(|&f| unsafe { crate::flags::flag_locals(f) }).collect();
+    let flag_locals: Vec<crate::flags::FlagLocal> = bodies
+        .iter()
+        .flat_map(|&f| unsafe { crate::flags::flag_locals(f) })
+        .collect();
 
     // Number sites and outcomes module-wide: every branch site (`br`, `switch`, `select`) of every
     // function first, then the condition-only sites, so that branch sites keep the IDs they had
@@ -469,7 +685,11 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             col: s.loc.col,
             cond: s.text.clone(),
             pred: match s.cond {
-                Cond::Int { pred, .. } | Cond::Ptr { pred, .. } | Cond::Float { pred, .. } | Cond::Str { pred, .. } | Cond::Bytes { pred, .. } => Some(pred),
+                Cond::Int { pred, .. }
+                | Cond::Ptr { pred, .. }
+                | Cond::Float { pred, .. }
+                | Cond::Str { pred, .. }
+                | Cond::Bytes { pred, .. } => Some(pred),
                 _ => None,
             },
             operand_type: s.operand_type.clone(),
@@ -480,9 +700,15 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 Cond::Switch { cases, .. } => cases.clone(),
                 _ => vec![],
             },
-            check: s.check.as_ref().map(|c| meta::CheckMeta { kind: c.kind.to_string(), outcome: c.outcome, callee: c.callee.clone() }),
+            check: s.check.as_ref().map(|c| meta::CheckMeta {
+                kind: c.kind.to_string(),
+                outcome: c.outcome,
+                callee: c.callee.clone(),
+            }),
             string_compare: match s.cond {
-                Cond::Str { func, .. } | Cond::Bytes { func, .. } => Some(evotest_abi::distance::str_func_name(func).to_string()),
+                Cond::Str { func, .. } | Cond::Bytes { func, .. } => {
+                    Some(evotest_abi::distance::str_func_name(func).to_string())
+                }
                 _ => None,
             },
         });
@@ -505,7 +731,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             }
         }
         for dd in &d.decisions {
-            let map = |v: &Vec<(usize, u32)>| v.iter().map(|&(s, o)| (ids[s], o)).collect::<Vec<_>>();
+            let map =
+                |v: &Vec<(usize, u32)>| v.iter().map(|&(s, o)| (ids[s], o)).collect::<Vec<_>>();
             decisions_meta.push(evotest_abi::meta::DecisionMeta {
                 function: fi as u32,
                 file: dd.loc.file.clone(),
@@ -562,7 +789,9 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         table_strings,
         globals_restorable: !unrestorable,
     };
-    let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> { serde_json::to_vec(m).map_err(|e| e.to_string()) };
+    let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> {
+        serde_json::to_vec(m).map_err(|e| e.to_string())
+    };
     let unhashed = to_json(&mmeta)?;
     mmeta.module_id = meta::fnv1a(&unhashed);
     let blob = meta::frame(&to_json(&mmeta)?);
@@ -600,26 +829,35 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let desc = module.add_global(desc_ty, None, names::MODULE_DESC);
     desc.set_linkage(Linkage::Private);
     desc.set_alignment(8);
-    desc.set_initializer(&desc_ty.const_named_struct(&[
-        i32t.const_zero().into(),
-        i32t.const_zero().into(),
-        i32t.const_int(mmeta.sites.len() as u64, false).into(),
-        i32t.const_int(mmeta.n_outcomes as u64, false).into(),
-        i64t.const_int(mmeta.module_id, false).into(),
-        i32t.const_zero().into(),
-        i32t.const_zero().into(),
-        i32t.const_int(mmeta.defs.len() as u64, false).into(),
-        i32t.const_int((evotest_abi::shm::DESC_FLAG_RECS | evotest_abi::shm::DESC_FLAG_LITE) as u64, false).into(),
-        no_recs.as_pointer_value().into(),
-        no_lite.as_pointer_value().into(),
-    ]));
+    desc.set_initializer(
+        &desc_ty.const_named_struct(&[
+            i32t.const_zero().into(),
+            i32t.const_zero().into(),
+            i32t.const_int(mmeta.sites.len() as u64, false).into(),
+            i32t.const_int(mmeta.n_outcomes as u64, false).into(),
+            i64t.const_int(mmeta.module_id, false).into(),
+            i32t.const_zero().into(),
+            i32t.const_zero().into(),
+            i32t.const_int(mmeta.defs.len() as u64, false).into(),
+            i32t.const_int(
+                (evotest_abi::shm::DESC_FLAG_RECS | evotest_abi::shm::DESC_FLAG_LITE) as u64,
+                false,
+            )
+            .into(),
+            no_recs.as_pointer_value().into(),
+            no_lite.as_pointer_value().into(),
+        ]),
+    );
 
     // Phase 2: inject.
     let mut probes = Probes::declare(module, &ctx);
     probes.quiet_paths(module, &ctx, desc_ty)?;
     let builder = ctx.create_builder();
     // the routine calls, found before any probe call exists
-    let routines: Vec<RoutineCall> = bodies.iter().flat_map(|&f| unsafe { routine_calls(f) }).collect();
+    let routines: Vec<RoutineCall> = bodies
+        .iter()
+        .flat_map(|&f| unsafe { routine_calls(f) })
+        .collect();
     let flags = Flags::new(module, &ctx, &builder, &flag_locals)?;
     for (d, ids) in drafts.iter().zip(&site_ids) {
         for (s, &id) in d.sites.iter().zip(ids.iter()) {
@@ -644,9 +882,20 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         }
         let def = match def_if_tracing {
             Some(f) => f,
-            None => *def_if_tracing.insert(guard_wrapper(module, &ctx, names::DEF_IF_TRACING, probes.def, names::EVENTS_FLAG, u32::MAX)?),
+            None => *def_if_tracing.insert(guard_wrapper(
+                module,
+                &ctx,
+                names::DEF_IF_TRACING,
+                probes.def,
+                names::EVENTS_FLAG,
+                u32::MAX,
+            )?),
         };
-        let at = if after { unsafe { LLVMGetNextInstruction(inst) } } else { inst };
+        let at = if after {
+            unsafe { LLVMGetNextInstruction(inst) }
+        } else {
+            inst
+        };
         if at.is_null() {
             continue;
         }
@@ -654,7 +903,10 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         let call = builder
             .build_call(
                 def,
-                &[desc.as_pointer_value().into(), i32t.const_int(id as u64, false).into()],
+                &[
+                    desc.as_pointer_value().into(),
+                    i32t.const_int(id as u64, false).into(),
+                ],
                 "",
             )
             .map_err(|e| e.to_string())?;
@@ -664,20 +916,34 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     // Routine probes: before each call of a routine whose first two parameters are pointers,
     // through the inline test of the string operand log's flag.
     if !routines.is_empty() {
-        let rtn = guard_wrapper(module, &ctx, names::RTN_IF_LOGGING, probes.rtn, names::FLAGS, evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS)?;
+        let rtn = guard_wrapper(
+            module,
+            &ctx,
+            names::RTN_IF_LOGGING,
+            probes.rtn,
+            names::FLAGS,
+            evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS,
+        )?;
         let i64t = ctx.i64_type();
         for r in routines {
             builder.position_before(&unsafe { InstructionValue::new(r.call) });
             let n: BasicValueEnum = match r.n {
                 Some(n) => match unsafe { BasicValueEnum::new(n) } {
-                    BasicValueEnum::IntValue(i) => builder.build_int_cast_sign_flag(i, i64t, false, "").map_err(|e| e.to_string())?.into(),
+                    BasicValueEnum::IntValue(i) => builder
+                        .build_int_cast_sign_flag(i, i64t, false, "")
+                        .map_err(|e| e.to_string())?
+                        .into(),
                     _ => i64t.const_all_ones().into(),
                 },
                 None => i64t.const_all_ones().into(),
             };
             let (a, b) = unsafe { (BasicValueEnum::new(r.a), BasicValueEnum::new(r.b)) };
             let call = builder
-                .build_call(rtn, &[desc.as_pointer_value().into(), a.into(), b.into(), n.into()], "")
+                .build_call(
+                    rtn,
+                    &[desc.as_pointer_value().into(), a.into(), b.into(), n.into()],
+                    "",
+                )
                 .map_err(|e| e.to_string())?;
             unsafe { copy_debug_loc(r.call, call.as_value_ref()) };
         }
@@ -688,7 +954,9 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     if opts.lite_clones {
         // SAFETY: `bodies` are functions of the module, whose probes are all in place
         let flags = runtime_pointer(module, &ctx, names::FLAGS).as_value_ref();
-        unsafe { crate::lite::clone_bodies(module, &bodies, &probes.lite_twins, flags, opts.lite_marks)? };
+        unsafe {
+            crate::lite::clone_bodies(module, &bodies, &probes.lite_twins, flags, opts.lite_marks)?
+        };
     }
 
     // Registration constructor.
@@ -703,10 +971,20 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     if !restorable.is_empty() && !unrestorable {
         // SAFETY: the module and the globals are valid for the whole call
         let ranges = unsafe { global_ranges(module, &restorable) };
-        let ty = ctx.void_type().fn_type(&[ctx.ptr_type(AddressSpace::default()).into(), i64t.into()], false);
+        let ty = ctx.void_type().fn_type(
+            &[ctx.ptr_type(AddressSpace::default()).into(), i64t.into()],
+            false,
+        );
         let f = declare(module, names::REGISTER_GLOBALS, ty);
         builder
-            .build_call(f, &[ranges.as_pointer_value().into(), i64t.const_int(restorable.len() as u64, false).into()], "")
+            .build_call(
+                f,
+                &[
+                    ranges.as_pointer_value().into(),
+                    i64t.const_int(restorable.len() as u64, false).into(),
+                ],
+                "",
+            )
             .map_err(|e| e.to_string())?;
     }
     builder.build_return(None).map_err(|e| e.to_string())?;
@@ -724,11 +1002,21 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         let m = module.as_mut_ptr();
         let c = ctx.as_ctx_ref();
         let ptr_ty = LLVMPointerTypeInContext(c, 0);
-        append_global_array(m, "llvm.used", ptr_ty, &[g.as_value_ref()], Some("llvm.metadata"));
+        append_global_array(
+            m,
+            "llvm.used",
+            ptr_ty,
+            &[g.as_value_ref()],
+            Some("llvm.metadata"),
+        );
         let mut fields = [LLVMInt32TypeInContext(c), ptr_ty, ptr_ty];
         let ctor_elem_ty = LLVMStructTypeInContext(c, fields.as_mut_ptr(), 3, 0);
         let mut vals = [
-            LLVMConstInt(LLVMInt32TypeInContext(c), names::MODULE_CTOR_PRIORITY as u64, 0),
+            LLVMConstInt(
+                LLVMInt32TypeInContext(c),
+                names::MODULE_CTOR_PRIORITY as u64,
+                0,
+            ),
             ctor.as_value_ref(),
             LLVMConstPointerNull(ptr_ty),
         ];
@@ -743,7 +1031,10 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
 ///
 /// # Safety
 /// `globals` must be global variables of `module`.
-unsafe fn global_ranges<'ctx>(module: &Module<'ctx>, globals: &[LLVMValueRef]) -> GlobalValue<'ctx> {
+unsafe fn global_ranges<'ctx>(
+    module: &Module<'ctx>,
+    globals: &[LLVMValueRef],
+) -> GlobalValue<'ctx> {
     let m = module.as_mut_ptr();
     let c = LLVMGetModuleContext(m);
     let td = inkwell::llvm_sys::target::LLVMGetModuleDataLayout(m);
@@ -786,7 +1077,11 @@ fn guard_wrapper<'ctx>(
     mask: u32,
 ) -> Result<FunctionValue<'ctx>, String> {
     let f = always_inlined(module, ctx, name, probe.get_type());
-    let (entry, on, done) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "done"));
+    let (entry, on, done) = (
+        ctx.append_basic_block(f, "entry"),
+        ctx.append_basic_block(f, "on"),
+        ctx.append_basic_block(f, "done"),
+    );
     let b = ctx.create_builder();
     b.position_at_end(entry);
     let is_on = flag_test(&b, ctx, runtime_pointer(module, ctx, flag), mask)?;
@@ -816,9 +1111,29 @@ unsafe fn copy_debug_loc(of: LLVMValueRef, call: LLVMValueRef) {
 /// (or into what it points to): they compare nothing, and their destination holds whatever was
 /// there before (on the stack, addresses).
 const COPY_ROUTINES: &[&[u8]] = &[
-    b"memcpy", b"memmove", b"mempcpy", b"memccpy", b"strcpy", b"stpcpy", b"strncpy", b"stpncpy", b"strcat", b"strncat",
-    b"strlcpy", b"strlcat", b"strtod", b"strtof", b"strtold", b"strtol", b"strtoll", b"strtoul", b"strtoull",
-    b"strtoimax", b"strtoumax", b"vsprintf", b"vsnprintf",
+    b"memcpy",
+    b"memmove",
+    b"mempcpy",
+    b"memccpy",
+    b"strcpy",
+    b"stpcpy",
+    b"strncpy",
+    b"stpncpy",
+    b"strcat",
+    b"strncat",
+    b"strlcpy",
+    b"strlcat",
+    b"strtod",
+    b"strtof",
+    b"strtold",
+    b"strtol",
+    b"strtoll",
+    b"strtoul",
+    b"strtoull",
+    b"strtoimax",
+    b"strtoumax",
+    b"vsprintf",
+    b"vsnprintf",
 ];
 
 /// A call of a routine whose first two parameters are pointers and that returns a value: the
@@ -867,7 +1182,8 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
     let mut len = 0usize;
     let name = LLVMGetValueName2(callee, &mut len);
     let name = std::slice::from_raw_parts(name as *const u8, len);
-    if name.starts_with(b"__evotest") || name.starts_with(b"llvm.") || COPY_ROUTINES.contains(&name) {
+    if name.starts_with(b"__evotest") || name.starts_with(b"llvm.") || COPY_ROUTINES.contains(&name)
+    {
         return None;
     }
     let ty = LLVMGlobalGetValueType(callee);
@@ -877,7 +1193,10 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
         return None;
     }
     let np = LLVMCountParamTypes(ty) as usize;
-    if np < 2 || LLVMGetNumArgOperands(i) < 2 || LLVMGetTypeKind(LLVMGetReturnType(ty)) == LLVMTypeKind::LLVMVoidTypeKind {
+    if np < 2
+        || LLVMGetNumArgOperands(i) < 2
+        || LLVMGetTypeKind(LLVMGetReturnType(ty)) == LLVMTypeKind::LLVMVoidTypeKind
+    {
         return None;
     }
     let mut params = vec![std::ptr::null_mut(); np];
@@ -890,8 +1209,13 @@ unsafe fn routine_call(i: LLVMValueRef) -> Option<RoutineCall> {
         && LLVMGetNumArgOperands(i) >= 3
         && LLVMGetTypeKind(params[2]) == LLVMTypeKind::LLVMIntegerTypeKind
         && matches!(LLVMGetIntTypeWidth(params[2]), 32 | 64))
-        .then(|| LLVMGetOperand(i, 2));
-    Some(RoutineCall { call: i, a: LLVMGetOperand(i, 0), b: LLVMGetOperand(i, 1), n })
+    .then(|| LLVMGetOperand(i, 2));
+    Some(RoutineCall {
+        call: i,
+        a: LLVMGetOperand(i, 0),
+        b: LLVMGetOperand(i, 1),
+        n,
+    })
 }
 
 /// The flag distances of the module's conditions on flags ([`crate::flags`]): the inline
@@ -908,8 +1232,17 @@ impl<'ctx> Flags<'ctx> {
     /// Declare what flag values need, and give each local of `locals` its shadow: NaN at the
     /// function's entry, and after each store into the local the flag distance of the call whose
     /// result it stores, or NaN.
-    fn new(module: &Module<'ctx>, ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, locals: &[crate::flags::FlagLocal]) -> Result<Flags<'ctx>, String> {
-        let mut flags = Flags { ctx: *ctx, of_if_on: flag_of_wrapper(module, ctx)?, shadows: std::collections::HashMap::new() };
+    fn new(
+        module: &Module<'ctx>,
+        ctx: &ContextRef<'ctx>,
+        builder: &Builder<'ctx>,
+        locals: &[crate::flags::FlagLocal],
+    ) -> Result<Flags<'ctx>, String> {
+        let mut flags = Flags {
+            ctx: *ctx,
+            of_if_on: flag_of_wrapper(module, ctx)?,
+            shadows: std::collections::HashMap::new(),
+        };
         let f64t = ctx.f64_type();
         for l in locals {
             let entry = unsafe { LLVMGetInstructionParent(l.alloca) };
@@ -938,15 +1271,30 @@ impl<'ctx> Flags<'ctx> {
     /// The flag distance of the flag `source`, computed at the builder's position (a call of
     /// [`names::FLAG_OF_IF_ON`] right after the call, or the local's shadow), or `None` when there
     /// is none to compute (a local without a shadow).
-    fn value(&self, builder: &Builder<'ctx>, source: Option<crate::flags::Source>) -> Result<Option<inkwell::values::FloatValue<'ctx>>, String> {
+    fn value(
+        &self,
+        builder: &Builder<'ctx>,
+        source: Option<crate::flags::Source>,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, String> {
         use crate::flags::Source;
         Ok(match source {
             Some(Source::Call(c)) => {
-                let call = e(builder.build_call(self.of_if_on, &[unsafe { BasicValueEnum::new(c) }.into()], ""))?;
-                Some(call.try_as_basic_value().basic().ok_or("flag_of returns nothing")?.into_float_value())
+                let call = e(builder.build_call(
+                    self.of_if_on,
+                    &[unsafe { BasicValueEnum::new(c) }.into()],
+                    "",
+                ))?;
+                Some(
+                    call.try_as_basic_value()
+                        .basic()
+                        .ok_or("flag_of returns nothing")?
+                        .into_float_value(),
+                )
             }
             Some(Source::Local(a)) => match self.shadows.get(&a) {
-                Some(&shadow) => Some(e(builder.build_load(self.ctx.f64_type(), shadow, ""))?.into_float_value()),
+                Some(&shadow) => {
+                    Some(e(builder.build_load(self.ctx.f64_type(), shadow, ""))?.into_float_value())
+                }
                 None => None,
             },
             None => None,
@@ -954,28 +1302,49 @@ impl<'ctx> Flags<'ctx> {
     }
 
     /// [`Flags::value`], NaN when there is none.
-    fn value_or_nan(&self, builder: &Builder<'ctx>, source: Option<crate::flags::Source>) -> Result<inkwell::values::FloatValue<'ctx>, String> {
-        Ok(self.value(builder, source)?.unwrap_or_else(|| self.ctx.f64_type().const_float(f64::NAN)))
+    fn value_or_nan(
+        &self,
+        builder: &Builder<'ctx>,
+        source: Option<crate::flags::Source>,
+    ) -> Result<inkwell::values::FloatValue<'ctx>, String> {
+        Ok(self
+            .value(builder, source)?
+            .unwrap_or_else(|| self.ctx.f64_type().const_float(f64::NAN)))
     }
 }
 
 /// The module's [`names::FLAG_OF_IF_ON`]: `double (const void *callee)`, always inlined, that
 /// calls [`names::FLAG_OF`] while the trace map's flags have
 /// [`evotest_abi::shm::FLAG_RETURN_DISTANCES`] and gives NaN otherwise.
-fn flag_of_wrapper<'ctx>(module: &Module<'ctx>, ctx: &ContextRef<'ctx>) -> Result<FunctionValue<'ctx>, String> {
+fn flag_of_wrapper<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+) -> Result<FunctionValue<'ctx>, String> {
     let p = ctx.ptr_type(AddressSpace::default());
     let f64t = ctx.f64_type();
     let fty = f64t.fn_type(&[p.into()], false);
     let of = declare(module, names::FLAG_OF, fty);
     let f = always_inlined(module, ctx, names::FLAG_OF_IF_ON, fty);
-    let (entry, on, off) = (ctx.append_basic_block(f, "entry"), ctx.append_basic_block(f, "on"), ctx.append_basic_block(f, "off"));
+    let (entry, on, off) = (
+        ctx.append_basic_block(f, "entry"),
+        ctx.append_basic_block(f, "on"),
+        ctx.append_basic_block(f, "off"),
+    );
     let b = ctx.create_builder();
     b.position_at_end(entry);
-    let is_on = flag_test(&b, ctx, runtime_pointer(module, ctx, names::FLAGS), evotest_abi::shm::FLAG_RETURN_DISTANCES)?;
+    let is_on = flag_test(
+        &b,
+        ctx,
+        runtime_pointer(module, ctx, names::FLAGS),
+        evotest_abi::shm::FLAG_RETURN_DISTANCES,
+    )?;
     e(b.build_conditional_branch(is_on, on, off))?;
     b.position_at_end(on);
     let callee = f.get_nth_param(0).ok_or("no parameter")?;
-    let r = e(b.build_call(of, &[callee.into()], ""))?.try_as_basic_value().basic().ok_or("flag_of returns nothing")?;
+    let r = e(b.build_call(of, &[callee.into()], ""))?
+        .try_as_basic_value()
+        .basic()
+        .ok_or("flag_of returns nothing")?;
     e(b.build_return(Some(&r)))?;
     b.position_at_end(off);
     e(b.build_return(Some(&f64t.const_float(f64::NAN))))?;
@@ -997,13 +1366,31 @@ fn frames<'ctx>(
     let p = ctx.ptr_type(AddressSpace::default());
     let (i32t, i64t, f64t) = (ctx.i32_type(), ctx.i64_type(), ctx.f64_type());
     let on = evotest_abi::shm::FLAG_RETURN_DISTANCES;
-    let wrap = |probe: &str, params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>]| -> Result<FunctionValue<'ctx>, String> {
+    let wrap = |probe: &str,
+                params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>]|
+     -> Result<FunctionValue<'ctx>, String> {
         let f = declare(module, probe, void.fn_type(params, false));
-        guard_wrapper(module, ctx, &format!("{}{}", names::FRAME_IF_ON, probe), f, names::FLAGS, on)
+        guard_wrapper(
+            module,
+            ctx,
+            &format!("{}{}", names::FRAME_IF_ON, probe),
+            f,
+            names::FLAGS,
+            on,
+        )
     };
-    let icmp = wrap(names::FRAME_CMP_INT, &[p.into(), i32t.into(), i64t.into(), i64t.into(), f64t.into()])?;
-    let fcmp = wrap(names::FRAME_CMP_FLOAT, &[p.into(), i32t.into(), f64t.into(), f64t.into()])?;
-    let switch = wrap(names::FRAME_SWITCH, &[p.into(), i64t.into(), i32t.into(), p.into()])?;
+    let icmp = wrap(
+        names::FRAME_CMP_INT,
+        &[p.into(), i32t.into(), i64t.into(), i64t.into(), f64t.into()],
+    )?;
+    let fcmp = wrap(
+        names::FRAME_CMP_FLOAT,
+        &[p.into(), i32t.into(), f64t.into(), f64t.into()],
+    )?;
+    let switch = wrap(
+        names::FRAME_SWITCH,
+        &[p.into(), i64t.into(), i32t.into(), p.into()],
+    )?;
     let cond = wrap(names::FRAME_COND, &[p.into(), i32t.into(), f64t.into()])?;
     let ret = wrap(names::FRAME_RET, &[p.into(), p.into(), i32t.into()])?;
     let frame_ty = ctx.struct_type(&[i32t.into(), f64t.into()], false);
@@ -1022,7 +1409,11 @@ fn frames<'ctx>(
                 Point::Switch { inst, .. } => (*inst, false),
                 Point::Other { at, after, .. } => (*at, *after),
             };
-            let pos = if after { unsafe { LLVMGetNextInstruction(at) } } else { at };
+            let pos = if after {
+                unsafe { LLVMGetNextInstruction(at) }
+            } else {
+                at
+            };
             if pos.is_null() {
                 continue;
             }
@@ -1030,29 +1421,62 @@ fn frames<'ctx>(
             let call = match point {
                 Point::Int { cmp, source } => unsafe {
                     let (a, b) = (LLVMGetOperand(*cmp, 0), LLVMGetOperand(*cmp, 1));
-                    let pred = evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(*cmp) as u32).unwrap_or(evotest_abi::pred::Pred::Eq);
+                    let pred = evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(*cmp) as u32)
+                        .unwrap_or(evotest_abi::pred::Pred::Eq);
                     let signed = pred.int_operands_signed();
                     let a = to_i64(ctx, builder, a, signed)?;
                     let b = to_i64(ctx, builder, b, signed)?;
                     let flag = values.value_or_nan(builder, *source)?;
-                    e(builder.build_call(icmp, &[frame.into(), i32t.const_int(pred as u64, false).into(), a.into(), b.into(), flag.into()], ""))?
+                    e(builder.build_call(
+                        icmp,
+                        &[
+                            frame.into(),
+                            i32t.const_int(pred as u64, false).into(),
+                            a.into(),
+                            b.into(),
+                            flag.into(),
+                        ],
+                        "",
+                    ))?
                 },
                 Point::Float { cmp } => unsafe {
-                    let pred = evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(*cmp) as u32).unwrap_or(evotest_abi::pred::Pred::Eq);
+                    let pred = evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(*cmp) as u32)
+                        .unwrap_or(evotest_abi::pred::Pred::Eq);
                     let a = to_f64(ctx, builder, LLVMGetOperand(*cmp, 0))?;
                     let b = to_f64(ctx, builder, LLVMGetOperand(*cmp, 1))?;
-                    e(builder.build_call(fcmp, &[frame.into(), i32t.const_int(pred as u64, false).into(), a.into(), b.into()], ""))?
+                    e(builder.build_call(
+                        fcmp,
+                        &[
+                            frame.into(),
+                            i32t.const_int(pred as u64, false).into(),
+                            a.into(),
+                            b.into(),
+                        ],
+                        "",
+                    ))?
                 },
                 Point::Switch { value, cases, .. } => {
                     let v = to_i64(ctx, builder, *value, true)?;
-                    let vals: Vec<_> = cases.iter().map(|c| i64t.const_int(*c as u64, true)).collect();
+                    let vals: Vec<_> = cases
+                        .iter()
+                        .map(|c| i64t.const_int(*c as u64, true))
+                        .collect();
                     let arr = i64t.const_array(&vals);
                     let g = module.add_global(arr.get_type(), None, "__evotest_frame_cases");
                     g.set_linkage(Linkage::Private);
                     g.set_constant(true);
                     g.set_initializer(&arr);
                     let n = i32t.const_int(cases.len() as u64, false);
-                    e(builder.build_call(switch, &[frame.into(), v.into(), n.into(), g.as_pointer_value().into()], ""))?
+                    e(builder.build_call(
+                        switch,
+                        &[
+                            frame.into(),
+                            v.into(),
+                            n.into(),
+                            g.as_pointer_value().into(),
+                        ],
+                        "",
+                    ))?
                 }
                 Point::Other { value, source, .. } => {
                     let v = match unsafe { BasicValueEnum::new(*value) } {
@@ -1069,7 +1493,8 @@ fn frames<'ctx>(
         let function = unsafe { BasicValueEnum::new(func) };
         for &r in &ff.rets {
             builder.position_before(&unsafe { InstructionValue::new(r) });
-            let call = e(builder.build_call(ret, &[frame.into(), function.into(), points.into()], ""))?;
+            let call =
+                e(builder.build_call(ret, &[frame.into(), function.into(), points.into()], ""))?;
             unsafe { copy_debug_loc(r, call.as_value_ref()) };
         }
     }
@@ -1086,19 +1511,30 @@ fn to_i64<'ctx>(
     let i64t = ctx.i64_type();
     let v = unsafe { BasicValueEnum::new(v) };
     Ok(match v {
-        BasicValueEnum::PointerValue(p) => builder.build_ptr_to_int(p, i64t, "").map_err(|e| e.to_string())?.into(),
-        BasicValueEnum::IntValue(i) => builder.build_int_cast_sign_flag(i, i64t, signed, "").map_err(|e| e.to_string())?.into(),
+        BasicValueEnum::PointerValue(p) => builder
+            .build_ptr_to_int(p, i64t, "")
+            .map_err(|e| e.to_string())?
+            .into(),
+        BasicValueEnum::IntValue(i) => builder
+            .build_int_cast_sign_flag(i, i64t, signed, "")
+            .map_err(|e| e.to_string())?
+            .into(),
         _ => return Err("integer compare on a non-integer operand".into()),
     })
 }
 
 /// Convert a floating operand to double (exactly for half/float; rounding for wider types).
-fn to_f64<'ctx>(ctx: &ContextRef<'ctx>, builder: &Builder<'ctx>, v: LLVMValueRef) -> Result<BasicValueEnum<'ctx>, String> {
+fn to_f64<'ctx>(
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    v: LLVMValueRef,
+) -> Result<BasicValueEnum<'ctx>, String> {
     let v = unsafe { BasicValueEnum::new(v) };
     match v {
-        BasicValueEnum::FloatValue(f) => {
-            Ok(builder.build_float_cast(f, ctx.f64_type(), "").map_err(|e| e.to_string())?.into())
-        }
+        BasicValueEnum::FloatValue(f) => Ok(builder
+            .build_float_cast(f, ctx.f64_type(), "")
+            .map_err(|e| e.to_string())?
+            .into()),
         _ => Err("float compare on a non-float operand".into()),
     }
 }
@@ -1202,32 +1638,70 @@ fn inject<'ctx>(
     // the wrapped probes' last argument: whether the condition holds (outcome 0), computed from
     // the operands the probe gets (after optimisation, the program's own compare), for the
     // inline count of a coverage-only execution (quiet_path)
-    let e = |r: Result<inkwell::values::IntValue<'ctx>, inkwell::builder::BuilderError>| r.map_err(|e| e.to_string());
+    let e = |r: Result<inkwell::values::IntValue<'ctx>, inkwell::builder::BuilderError>| {
+        r.map_err(|e| e.to_string())
+    };
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
             let signed = pred.int_operands_signed();
-            let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
+            let p = i32t
+                .const_int(pred_with_constants(*pred, *a, *b), false)
+                .into();
             let a = to_i64(ctx, builder, *a, signed)?;
             let b = to_i64(ctx, builder, *b, signed)?;
-            let holds = e(builder.build_int_compare(int_predicate(*pred), a.into_int_value(), b.into_int_value(), ""))?;
+            let holds = e(builder.build_int_compare(
+                int_predicate(*pred),
+                a.into_int_value(),
+                b.into_int_value(),
+                "",
+            ))?;
             match flag {
-                Some(f) => builder.build_call(probes.cmp_flag, &[d, site, ob, p, a.into(), b.into(), f.into(), holds.into()], ""),
+                Some(f) => builder.build_call(
+                    probes.cmp_flag,
+                    &[d, site, ob, p, a.into(), b.into(), f.into(), holds.into()],
+                    "",
+                ),
                 None => {
-                    let probe = if quiet { probes.ccmp_int } else { probes.cmp_int };
-                    builder.build_call(probe, &[d, site, ob, p, a.into(), b.into(), holds.into()], "")
+                    let probe = if quiet {
+                        probes.ccmp_int
+                    } else {
+                        probes.cmp_int
+                    };
+                    builder.build_call(
+                        probe,
+                        &[d, site, ob, p, a.into(), b.into(), holds.into()],
+                        "",
+                    )
                 }
             }
         }
         Cond::Float { pred, a, b } => {
-            let p = i32t.const_int(pred_with_constants(*pred, *a, *b), false).into();
+            let p = i32t
+                .const_int(pred_with_constants(*pred, *a, *b), false)
+                .into();
             let a = to_f64(ctx, builder, *a)?;
             let b = to_f64(ctx, builder, *b)?;
             let holds = match float_predicate(*pred) {
-                Some(fp) => e(builder.build_float_compare(fp, a.into_float_value(), b.into_float_value(), ""))?,
-                None => ctx.bool_type().const_int((*pred == evotest_abi::pred::Pred::FTrue) as u64, false),
+                Some(fp) => e(builder.build_float_compare(
+                    fp,
+                    a.into_float_value(),
+                    b.into_float_value(),
+                    "",
+                ))?,
+                None => ctx
+                    .bool_type()
+                    .const_int((*pred == evotest_abi::pred::Pred::FTrue) as u64, false),
             };
-            let probe = if quiet { probes.ccmp_float } else { probes.cmp_float };
-            builder.build_call(probe, &[d, site, ob, p, a.into(), b.into(), holds.into()], "")
+            let probe = if quiet {
+                probes.ccmp_float
+            } else {
+                probes.cmp_float
+            };
+            builder.build_call(
+                probe,
+                &[d, site, ob, p, a.into(), b.into(), holds.into()],
+                "",
+            )
         }
         // a compare of pointers: its outcome only (collect::Cond::Ptr)
         Cond::Bool(c) | Cond::Ptr { c, .. } => {
@@ -1236,13 +1710,28 @@ fn inject<'ctx>(
                 BasicValueEnum::IntValue(i) => truth_i32(builder, i)?,
                 _ => return Err("non-integer branch condition".into()),
             };
-            let holds = e(builder.build_int_compare(inkwell::IntPredicate::NE, c, i32t.const_zero(), ""))?;
+            let holds =
+                e(builder.build_int_compare(inkwell::IntPredicate::NE, c, i32t.const_zero(), ""))?;
             match (flag, &s.cond) {
-                (Some(f), Cond::Bool(_)) => builder.build_call(probes.cond_flag, &[d, site, ob, c.into(), f.into(), holds.into()], ""),
-                _ => builder.build_call(if quiet { probes.ccond } else { probes.cond }, &[d, site, ob, c.into(), holds.into()], ""),
+                (Some(f), Cond::Bool(_)) => builder.build_call(
+                    probes.cond_flag,
+                    &[d, site, ob, c.into(), f.into(), holds.into()],
+                    "",
+                ),
+                _ => builder.build_call(
+                    if quiet { probes.ccond } else { probes.cond },
+                    &[d, site, ob, c.into(), holds.into()],
+                    "",
+                ),
             }
         }
-        Cond::Str { pred, func, a, b, n } => {
+        Cond::Str {
+            pred,
+            func,
+            a,
+            b,
+            n,
+        } => {
             let a = unsafe { BasicValueEnum::new(*a) };
             let b = unsafe { BasicValueEnum::new(*b) };
             let n = match n {
@@ -1251,21 +1740,39 @@ fn inject<'ctx>(
             };
             let p = i32t.const_int(*pred as u64, false).into();
             let f = i32t.const_int(*func as u64, false).into();
-            builder.build_call(probes.str, &[d, site, ob, p, f, a.into(), b.into(), n.into()], "")
+            builder.build_call(
+                probes.str,
+                &[d, site, ob, p, f, a.into(), b.into(), n.into()],
+                "",
+            )
         }
-        Cond::Bytes { pred, func, a, la, b, lb } => {
+        Cond::Bytes {
+            pred,
+            func,
+            a,
+            la,
+            b,
+            lb,
+        } => {
             let a = unsafe { BasicValueEnum::new(*a) };
             let b = unsafe { BasicValueEnum::new(*b) };
             let la = to_i64(ctx, builder, *la, false)?;
             let lb = to_i64(ctx, builder, *lb, false)?;
             let p = i32t.const_int(*pred as u64, false).into();
             let f = i32t.const_int(*func as u64, false).into();
-            builder.build_call(probes.bytes, &[d, site, ob, p, f, a.into(), la.into(), b.into(), lb.into()], "")
+            builder.build_call(
+                probes.bytes,
+                &[d, site, ob, p, f, a.into(), la.into(), b.into(), lb.into()],
+                "",
+            )
         }
         Cond::Switch { value, cases } => {
             let v = to_i64(ctx, builder, *value, true)?;
             let i64t = ctx.i64_type();
-            let vals: Vec<_> = cases.iter().map(|c| i64t.const_int(*c as u64, true)).collect();
+            let vals: Vec<_> = cases
+                .iter()
+                .map(|c| i64t.const_int(*c as u64, true))
+                .collect();
             let arr = i64t.const_array(&vals);
             let g = module.add_global(arr.get_type(), None, "__evotest_switch_cases");
             g.set_linkage(Linkage::Private);
@@ -1275,7 +1782,10 @@ fn inject<'ctx>(
             // binary search
             let mut order: Vec<u32> = (0..cases.len() as u32).collect();
             order.sort_by_key(|&k| cases[k as usize]);
-            let ord: Vec<_> = order.iter().map(|&k| i32t.const_int(k as u64, false)).collect();
+            let ord: Vec<_> = order
+                .iter()
+                .map(|&k| i32t.const_int(k as u64, false))
+                .collect();
             let ord = i32t.const_array(&ord);
             let og = module.add_global(ord.get_type(), None, "__evotest_switch_order");
             og.set_linkage(Linkage::Private);
@@ -1302,11 +1812,22 @@ fn inject<'ctx>(
     unsafe { copy_debug_loc(s.inst, call.as_value_ref()) };
     // the probe of a `br` or `select` right before it: a coverage-only clone counts it through
     // a mark on the branch's own condition (crate::lite)
-    if matches!(s.kind, evotest_abi::meta::SiteKind::Br | evotest_abi::meta::SiteKind::Select) {
+    if matches!(
+        s.kind,
+        evotest_abi::meta::SiteKind::Br | evotest_abi::meta::SiteKind::Select
+    ) {
         unsafe {
             let c = LLVMGetModuleContext(module.as_mut_ptr());
-            let kind = LLVMGetMDKindIDInContext(c, names::LITE_BRANCH_MD.as_ptr() as *const _, names::LITE_BRANCH_MD.len() as u32);
-            LLVMSetMetadata(call.as_value_ref(), kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, std::ptr::null_mut(), 0)));
+            let kind = LLVMGetMDKindIDInContext(
+                c,
+                names::LITE_BRANCH_MD.as_ptr() as *const _,
+                names::LITE_BRANCH_MD.len() as u32,
+            );
+            LLVMSetMetadata(
+                call.as_value_ref(),
+                kind,
+                LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, std::ptr::null_mut(), 0)),
+            );
         }
     }
     Ok(())
@@ -1358,7 +1879,9 @@ const MAX_TABLE_STRING_LEN: usize = 64;
 /// UTF-8 and at most [`MAX_TABLE_STRING_LEN`] bytes.
 fn collect_table_strings(init: LLVMValueRef, depth: u32, out: &mut Vec<String>) {
     unsafe {
-        if depth > 3 || (LLVMIsAConstantArray(init).is_null() && LLVMIsAConstantStruct(init).is_null()) {
+        if depth > 3
+            || (LLVMIsAConstantArray(init).is_null() && LLVMIsAConstantStruct(init).is_null())
+        {
             return;
         }
         for i in 0..LLVMGetNumOperands(init).max(0) as u32 {
@@ -1366,8 +1889,13 @@ fn collect_table_strings(init: LLVMValueRef, depth: u32, out: &mut Vec<String>) 
                 return;
             }
             let op = LLVMGetOperand(init, i);
-            if LLVMGetTypeKind(LLVMTypeOf(op)) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind {
-                if let Some(t) = condtext::string_bytes(op).filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN).and_then(|b| String::from_utf8(b).ok()) {
+            if LLVMGetTypeKind(LLVMTypeOf(op))
+                == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+            {
+                if let Some(t) = condtext::string_bytes(op)
+                    .filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN)
+                    .and_then(|b| String::from_utf8(b).ok())
+                {
                     if !out.contains(&t) {
                         out.push(t);
                     }

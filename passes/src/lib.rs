@@ -37,8 +37,8 @@
 mod collect;
 mod condtext;
 mod dataflow;
-mod decisions;
 mod debuginfo;
+mod decisions;
 mod flags;
 mod instrument;
 mod lite;
@@ -63,12 +63,25 @@ pub struct Options {
 impl Options {
     pub fn from_env() -> Options {
         let expose = std::env::var(evotest_abi::names::ENV_PASS_EXPOSE)
-            .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
             .unwrap_or_default();
-        let rename_main = std::env::var(evotest_abi::names::ENV_PASS_RENAME_MAIN).is_ok_and(|v| v == "1");
-        let lite_clones = std::env::var(evotest_abi::names::ENV_PASS_LITE_CLONES).map_or(true, |v| v != "0");
-        let lite_marks = std::env::var(evotest_abi::names::ENV_PASS_LITE_MARKS).map_or(true, |v| v != "0");
-        Options { expose, rename_main, lite_clones, lite_marks }
+        let rename_main =
+            std::env::var(evotest_abi::names::ENV_PASS_RENAME_MAIN).is_ok_and(|v| v == "1");
+        let lite_clones =
+            std::env::var(evotest_abi::names::ENV_PASS_LITE_CLONES).map_or(true, |v| v != "0");
+        let lite_marks =
+            std::env::var(evotest_abi::names::ENV_PASS_LITE_MARKS).map_or(true, |v| v != "0");
+        Options {
+            expose,
+            rename_main,
+            lite_clones,
+            lite_marks,
+        }
     }
 }
 
@@ -84,7 +97,12 @@ pub struct PassPluginLibraryInfo {
 }
 
 extern "C" {
-    fn evotest_plugin_info(api: *mut u32, name: *mut *const c_char, version: *mut *const c_char, reg: *mut *const c_void);
+    fn evotest_plugin_info(
+        api: *mut u32,
+        name: *mut *const c_char,
+        version: *mut *const c_char,
+        reg: *mut *const c_void,
+    );
 }
 
 /// The plugin entry point clang looks up after `dlopen`. Defined in Rust because a cdylib only
@@ -129,7 +147,9 @@ pub unsafe extern "C" fn evotest_instrument_module(m: LLVMModuleRef) -> bool {
             std::process::exit(70);
         }
         Err(_) => {
-            eprintln!("error: evotest pass: internal error (panic); please report with the source file");
+            eprintln!(
+                "error: evotest pass: internal error (panic); please report with the source file"
+            );
             std::process::exit(70);
         }
     }

@@ -48,8 +48,17 @@ extern "C" {
     fn evotest_can_clone(f: LLVMValueRef) -> bool;
     fn evotest_clone_function(f: LLVMValueRef, name: *const std::ffi::c_char) -> LLVMValueRef;
     fn evotest_lite_dispatch(f: LLVMValueRef, lite: LLVMValueRef, flags: LLVMValueRef, mask: u32);
-    fn evotest_lite_marks(f: LLVMValueRef, twins: *const LLVMValueRef, n: u32, lite_offset: u64) -> u32;
-    fn evotest_lite_switch_edges(f: LLVMValueRef, switch_lite: LLVMValueRef, lite_offset: u64) -> u32;
+    fn evotest_lite_marks(
+        f: LLVMValueRef,
+        twins: *const LLVMValueRef,
+        n: u32,
+        lite_offset: u64,
+    ) -> u32;
+    fn evotest_lite_switch_edges(
+        f: LLVMValueRef,
+        switch_lite: LLVMValueRef,
+        lite_offset: u64,
+    ) -> u32;
 }
 
 /// What a clone does with a call of a runtime function.
@@ -81,7 +90,8 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
         if !evotest_can_clone(f) {
             continue;
         }
-        let name = CString::new(format!("{}{}", value_name(f), names::LITE_CLONE_SUFFIX)).map_err(|e| e.to_string())?;
+        let name = CString::new(format!("{}{}", value_name(f), names::LITE_CLONE_SUFFIX))
+            .map_err(|e| e.to_string())?;
         let c = evotest_clone_function(f, name.as_ptr());
         if c.is_null() {
             return Err(format!("cannot clone {}", value_name(f)));
@@ -91,7 +101,10 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
     if clones.is_empty() {
         return Ok(0);
     }
-    let twins: HashMap<LLVMValueRef, LLVMValueRef> = twins.iter().map(|(q, l)| (q.as_value_ref(), l.as_value_ref())).collect();
+    let twins: HashMap<LLVMValueRef, LLVMValueRef> = twins
+        .iter()
+        .map(|(q, l)| (q.as_value_ref(), l.as_value_ref()))
+        .collect();
     let action = |callee: LLVMValueRef| -> Action {
         if let Some(&c) = clones.get(&callee).or_else(|| twins.get(&callee)) {
             return Action::Retarget(c);
@@ -131,7 +144,8 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
             bb = LLVMGetNextBasicBlock(bb);
         }
         for i in remove {
-            if LLVMGetTypeKind(LLVMTypeOf(i)) == inkwell::llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind {
+            if LLVMGetTypeKind(LLVMTypeOf(i)) == inkwell::llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind
+            {
                 LLVMReplaceAllUsesWith(i, nan);
             } else if !LLVMGetFirstUse(i).is_null() {
                 continue; // a result of another type: not a probe this module knows
@@ -140,7 +154,8 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
         }
     }
     // a switch counts on its edges, not through the probe's binary search
-    let switch_lite = CString::new(format!("{}{}", names::PROBE_SWITCH, names::LITE_SUFFIX)).map_err(|e| e.to_string())?;
+    let switch_lite = CString::new(format!("{}{}", names::PROBE_SWITCH, names::LITE_SUFFIX))
+        .map_err(|e| e.to_string())?;
     let switch_lite = LLVMGetNamedFunction(module.as_mut_ptr(), switch_lite.as_ptr());
     if !switch_lite.is_null() {
         let offset = std::mem::offset_of!(evotest_abi::shm::ModuleDesc, lite) as u64;

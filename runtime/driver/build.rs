@@ -6,7 +6,22 @@ fn main() {
     println!("cargo:rerun-if-changed=src/driver.c");
     // OUT_DIR is <target>/<profile>/build/<package>-<hash>/out; the binaries are in <target>/<profile>
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
-    let bin = out.ancestors().nth(3).map(|d| d.join("evotest")).unwrap_or_default();
-    let quoted = format!("\"{}\"", bin.display().to_string().replace('\\', "\\\\").replace('"', "\\\""));
-    cc::Build::new().file("src/driver.c").define("EVOTEST_BIN", quoted.as_str()).opt_level(2).warnings(true).compile("evotest_driver_main");
+    let bin = out
+        .ancestors()
+        .nth(3)
+        .map(|d| d.join("evotest"))
+        .unwrap_or_default();
+    let quoted = format!(
+        "\"{}\"",
+        bin.display()
+            .to_string()
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+    );
+    cc::Build::new()
+        .file("src/driver.c")
+        .define("EVOTEST_BIN", quoted.as_str())
+        .opt_level(2)
+        .warnings(true)
+        .compile("evotest_driver_main");
 }

@@ -59,7 +59,8 @@ static NO_EVENTS: u32 = 0;
 /// one is attached), read inline by instrumented code before it calls [`__evotest_def`]
 /// ([`evotest_abi::names::EVENTS_FLAG`]).
 #[no_mangle]
-pub static __evotest_events_flag: AtomicPtr<u32> = AtomicPtr::new(&NO_EVENTS as *const u32 as *mut u32);
+pub static __evotest_events_flag: AtomicPtr<u32> =
+    AtomicPtr::new(&NO_EVENTS as *const u32 as *mut u32);
 
 /// What [`__evotest_flags`] points at before a trace map is attached: no flags.
 static NO_FLAGS: u32 = 0;
@@ -78,8 +79,14 @@ static mut LAYOUT: Layout = Layout::new(0, 0, 0, 0);
 unsafe fn set_map(p: *mut u8) {
     LAYOUT = Layout::from_header(&*(p as *const Header));
     MAP.store(p, Ordering::Relaxed);
-    __evotest_events_flag.store(ptr::addr_of_mut!((*(p as *mut Header)).events_enabled), Ordering::Relaxed);
-    __evotest_flags.store(ptr::addr_of_mut!((*(p as *mut Header)).flags), Ordering::Relaxed);
+    __evotest_events_flag.store(
+        ptr::addr_of_mut!((*(p as *mut Header)).events_enabled),
+        Ordering::Relaxed,
+    );
+    __evotest_flags.store(
+        ptr::addr_of_mut!((*(p as *mut Header)).flags),
+        Ordering::Relaxed,
+    );
 }
 
 /// The layout of the attached trace map.
@@ -104,7 +111,10 @@ unsafe fn header() -> *mut Header {
 /// Attach the engine's segment, or create a private one.
 #[cold]
 unsafe fn init_map() -> *mut u8 {
-    if let Some(id) = std::env::var(ENV_SHM_ID).ok().and_then(|s| s.parse::<i32>().ok()) {
+    if let Some(id) = std::env::var(ENV_SHM_ID)
+        .ok()
+        .and_then(|s| s.parse::<i32>().ok())
+    {
         let p = libc::shmat(id, ptr::null(), 0);
         if p as isize != -1 {
             let h = p as *mut Header;
@@ -113,7 +123,9 @@ unsafe fn init_map() -> *mut u8 {
                 set_map(p as *mut u8);
                 return p as *mut u8;
             }
-            eprintln!("evotest runtime: shared memory {id} has a foreign layout; tracing privately");
+            eprintln!(
+                "evotest runtime: shared memory {id} has a foreign layout; tracing privately"
+            );
             libc::shmdt(p);
         } else {
             eprintln!("evotest runtime: cannot attach shared memory {id}; tracing privately");
@@ -240,11 +252,20 @@ unsafe fn enter(desc: *mut ModuleDesc, site: u32, outcome_base: u32) -> Option<E
     }
     let first = rec.hits == 0;
     if first {
-        rec.first_seq = h.seq.min(FIRST_SEQ_QUIET - 1) | quiet_mark(h, base, layout.quiet_off, gsite);
+        rec.first_seq =
+            h.seq.min(FIRST_SEQ_QUIET - 1) | quiet_mark(h, base, layout.quiet_off, gsite);
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
-    Some(Entered { slots, first, gsite, h, base, events_off: layout.events_off, hits: rec.hits })
+    Some(Entered {
+        slots,
+        first,
+        gsite,
+        h,
+        base,
+        events_off: layout.events_off,
+        hits: rec.hits,
+    })
 }
 
 /// The fast path of every probe at a quiet site after its first evaluation in the execution
@@ -286,7 +307,10 @@ unsafe fn quiet_hit<const SEQ: bool>(desc: *mut ModuleDesc, site: u32) -> Entry 
 /// [`quiet_hit`]), else 0. Read once per site and execution, at its first evaluation.
 #[inline(always)]
 unsafe fn quiet_mark(h: *const Header, base: *mut u8, quiet_off: usize, gsite: u32) -> u32 {
-    if (*h).events_enabled == 0 && (*h).max_branch_events == 0 && *base.add(quiet_off + gsite as usize) != 0 {
+    if (*h).events_enabled == 0
+        && (*h).max_branch_events == 0
+        && *base.add(quiet_off + gsite as usize) != 0
+    {
         FIRST_SEQ_QUIET
     } else {
         0
@@ -315,7 +339,11 @@ enum Entry {
 /// later evaluations' operands are logged ([`FLAG_REPEATED_OPERANDS`], `OPS` only: compare
 /// probes).
 #[inline(always)]
-unsafe fn repeat_after_entry<const SEQ: bool, const OPS: bool>(desc: *mut ModuleDesc, site: u32, ob: u32) -> Option<*mut f64> {
+unsafe fn repeat_after_entry<const SEQ: bool, const OPS: bool>(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+) -> Option<*mut f64> {
     let base = MAP.load(Ordering::Relaxed);
     let h = &mut *(base as *mut Header);
     if OPS && h.flags & FLAG_REPEATED_OPERANDS != 0 {
@@ -382,7 +410,14 @@ unsafe fn put(slot: *mut f64, d: f64, first: bool) {
 /// Append an event to the ordered trace of the map at `base` (header `h`, events at
 /// `events_off`), if it is enabled for this execution; overflow is flagged, never silent.
 #[inline(always)]
-unsafe fn push_event(h: *mut Header, base: *mut u8, events_off: usize, id: u32, outcome: u32, alt: f64) {
+unsafe fn push_event(
+    h: *mut Header,
+    base: *mut u8,
+    events_off: usize,
+    id: u32,
+    outcome: u32,
+    alt: f64,
+) {
     let h = &mut *h;
     if h.events_enabled == 0 {
         return;
@@ -400,7 +435,13 @@ unsafe fn push_event(h: *mut Header, base: *mut u8, events_off: usize, id: u32, 
 /// count, first-reached order (the current branch-event count, which it does not advance) and the
 /// minimum distance of each outcome; no ordered-trace event and no branch-event limit.
 #[inline(always)]
-unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64, f64), ops: Option<(u32, u64, u64)>) {
+unsafe fn record2_quiet(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    (t, f): (f64, f64),
+    ops: Option<(u32, u64, u64)>,
+) {
     if !active(desc) {
         return;
     }
@@ -413,7 +454,8 @@ unsafe fn record2_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, (t, f): (f64,
     let slots = (base.add(layout.outcomes_off) as *mut f64).add(goutcome as usize);
     let first = rec.hits == 0;
     if first {
-        rec.first_seq = h.seq.clamp(1, FIRST_SEQ_QUIET - 1) | quiet_mark(h, base, layout.quiet_off, gsite);
+        rec.first_seq =
+            h.seq.clamp(1, FIRST_SEQ_QUIET - 1) | quiet_mark(h, base, layout.quiet_off, gsite);
         touch(h, base, layout.touched_off, gsite);
     }
     rec.hits = rec.hits.saturating_add(1);
@@ -540,7 +582,12 @@ pub unsafe extern "C" fn __evotest_switch_lite(
 /// Record a two-outcome evaluation with distances `d` in full, or count its outcome taken in a
 /// coverage-only execution.
 #[inline(always)]
-unsafe fn record2_or_lite(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)) -> Option<Entered> {
+unsafe fn record2_or_lite(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    d: (f64, f64),
+) -> Option<Entered> {
     if lite_on() {
         lite_count(desc, ob + (d.0 != 0.0) as u32);
         return None;
@@ -555,11 +602,26 @@ unsafe fn record2_or_lite(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f6
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_ccmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
-    let Some(slots) = cond_only_entry(desc, site, ob) else { return };
+pub unsafe extern "C" fn __evotest_ccmp_int(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: u64,
+    b: u64,
+) {
+    let Some(slots) = cond_only_entry(desc, site, ob) else {
+        return;
+    };
     match slots {
         Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
-        None => record2_quiet(desc, site, ob, icmp_distances(pred, a, b), Some((pred, a, b))),
+        None => record2_quiet(
+            desc,
+            site,
+            ob,
+            icmp_distances(pred, a, b),
+            Some((pred, a, b)),
+        ),
     }
 }
 
@@ -604,11 +666,26 @@ fn fcmp_distances(pred: u32, a: f64, b: f64) -> (f64, f64) {
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
-    let Some(slots) = cond_only_entry(desc, site, ob) else { return };
+pub unsafe extern "C" fn __evotest_ccmp_float(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: f64,
+    b: f64,
+) {
+    let Some(slots) = cond_only_entry(desc, site, ob) else {
+        return;
+    };
     match slots {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
-        None => record2_quiet(desc, site, ob, fcmp_distances(pred, a, b), Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits()))),
+        None => record2_quiet(
+            desc,
+            site,
+            ob,
+            fcmp_distances(pred, a, b),
+            Some((pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits())),
+        ),
     }
 }
 
@@ -618,7 +695,9 @@ pub unsafe extern "C" fn __evotest_ccmp_float(desc: *mut ModuleDesc, site: u32, 
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    let Some(slots) = cond_only_entry(desc, site, ob) else { return };
+    let Some(slots) = cond_only_entry(desc, site, ob) else {
+        return;
+    };
     match slots {
         Some(slots) => put_min(slots, distance::boolean(value != 0)),
         None => record2_quiet(desc, site, ob, distance::boolean(value != 0), None),
@@ -641,7 +720,12 @@ unsafe fn log_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b: u64) {
     if (h.n_operands as usize) < operand_capacity(h.site_capacity) {
         let off = layout().operands_off;
         let r = (base.add(off) as *mut OperandRec).add(h.n_operands as usize);
-        *r = OperandRec { site: gsite, kind, a, b };
+        *r = OperandRec {
+            site: gsite,
+            kind,
+            a,
+            b,
+        };
         h.n_operands += 1;
     }
 }
@@ -670,7 +754,12 @@ unsafe fn log_repeated_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b:
         return;
     }
     let recs = base.add(layout().operands_off) as *mut OperandRec;
-    let rec = OperandRec { site: gsite, kind: kind | OPERANDS_REPEATED, a, b };
+    let rec = OperandRec {
+        site: gsite,
+        kind: kind | OPERANDS_REPEATED,
+        a,
+        b,
+    };
     if n > 0 && *recs.add(n - 1) == rec {
         return;
     }
@@ -694,7 +783,14 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
         return;
     }
     let events_off = layout().events_off;
-    push_event(h, base, events_off, EVENT_DEF | ((*desc).def_base + def), 0, 0.0);
+    push_event(
+        h,
+        base,
+        events_off,
+        EVENT_DEF | ((*desc).def_base + def),
+        0,
+        0.0,
+    );
 }
 
 /// Probe for `icmp pred a, b` deciding a two-outcome site. See [`evotest_abi::names::PROBE_CMP_INT`].
@@ -702,7 +798,14 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_int(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+pub unsafe extern "C" fn __evotest_cmp_int(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: u64,
+    b: u64,
+) {
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => cmp_int_not_quiet(desc, site, ob, pred, a, b),
@@ -727,7 +830,15 @@ unsafe fn cmp_int_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a:
 
 /// The full probe of an integer compare site whose distances `d` are given.
 #[inline(always)]
-unsafe fn cmp_int_enter_with(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), pred: u32, a: u64, b: u64) {
+unsafe fn cmp_int_enter_with(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    d: (f64, f64),
+    pred: u32,
+    a: u64,
+    b: u64,
+) {
     if let Some(e) = enter(desc, site, ob) {
         record_cmp_entered(&e, d, pred, a, b);
     }
@@ -739,7 +850,15 @@ unsafe fn cmp_int_enter_with(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64,
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_flag(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64, flag: f64) {
+pub unsafe extern "C" fn __evotest_cmp_flag(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: u64,
+    b: u64,
+    flag: f64,
+) {
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => {
@@ -749,12 +868,28 @@ pub unsafe extern "C" fn __evotest_cmp_flag(desc: *mut ModuleDesc, site: u32, ob
                 None => cmp_flag_full(desc, site, ob, d, pred, a, b),
             }
         }
-        Entry::Full => cmp_flag_full(desc, site, ob, with_flag(icmp_distances(pred, a, b), flag), pred, a, b),
+        Entry::Full => cmp_flag_full(
+            desc,
+            site,
+            ob,
+            with_flag(icmp_distances(pred, a, b), flag),
+            pred,
+            a,
+            b,
+        ),
     }
 }
 
 #[inline(never)]
-unsafe fn cmp_flag_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64), pred: u32, a: u64, b: u64) {
+unsafe fn cmp_flag_full(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    d: (f64, f64),
+    pred: u32,
+    a: u64,
+    b: u64,
+) {
     cmp_int_enter_with(desc, site, ob, d, pred, a, b);
 }
 
@@ -764,7 +899,13 @@ unsafe fn cmp_flag_full(desc: *mut ModuleDesc, site: u32, ob: u32, d: (f64, f64)
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cond_flag(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32, flag: f64) {
+pub unsafe extern "C" fn __evotest_cond_flag(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    value: u32,
+    flag: f64,
+) {
     let d = || with_flag(distance::boolean(value != 0), flag);
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
@@ -830,8 +971,21 @@ unsafe fn frame_count(frame: *mut FlagFrame, flip: f64) {
 /// # Safety
 /// `frame` points to the calling flag function's frame.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_frame_icmp(frame: *mut FlagFrame, pred: u32, a: u64, b: u64, flag: f64) {
-    frame_count(frame, if flag.is_nan() { distance::flip(icmp_distances(pred, a, b)) } else { flag });
+pub unsafe extern "C" fn __evotest_frame_icmp(
+    frame: *mut FlagFrame,
+    pred: u32,
+    a: u64,
+    b: u64,
+    flag: f64,
+) {
+    frame_count(
+        frame,
+        if flag.is_nan() {
+            distance::flip(icmp_distances(pred, a, b))
+        } else {
+            flag
+        },
+    );
 }
 
 /// A float compare in a flag function (see [`evotest_abi::names::FRAME_CMP_FLOAT`]).
@@ -848,12 +1002,24 @@ pub unsafe extern "C" fn __evotest_frame_fcmp(frame: *mut FlagFrame, pred: u32, 
 /// # Safety
 /// `frame` points to the calling flag function's frame, `cases` to `n` values.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_frame_switch(frame: *mut FlagFrame, value: u64, n: u32, cases: *const u64) {
+pub unsafe extern "C" fn __evotest_frame_switch(
+    frame: *mut FlagFrame,
+    value: u64,
+    n: u32,
+    cases: *const u64,
+) {
     let mut nearest = f64::INFINITY;
     for i in 0..n as usize {
         nearest = nearest.min(distance::switch_case(value, *cases.add(i), true));
     }
-    frame_count(frame, if nearest == 0.0 || !nearest.is_finite() { evotest_abi::K } else { nearest });
+    frame_count(
+        frame,
+        if nearest == 0.0 || !nearest.is_finite() {
+            evotest_abi::K
+        } else {
+            nearest
+        },
+    );
 }
 
 /// A condition of a flag function that is not a compare of numbers (see
@@ -871,9 +1037,16 @@ pub unsafe extern "C" fn __evotest_frame_cond(frame: *mut FlagFrame, _value: u32
 /// # Safety
 /// `frame` points to the returning flag function's frame.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_frame_ret(frame: *mut FlagFrame, function: *const u8, points: u32) {
+pub unsafe extern "C" fn __evotest_frame_ret(
+    frame: *mut FlagFrame,
+    function: *const u8,
+    points: u32,
+) {
     let Some(f) = frame.as_ref() else { return };
-    RET_DISTANCE.store(distance::flag_distance(points, f.evaluated, f.flip).to_bits(), Ordering::Relaxed);
+    RET_DISTANCE.store(
+        distance::flag_distance(points, f.evaluated, f.flip).to_bits(),
+        Ordering::Relaxed,
+    );
     RET_FUNCTION.store(function as usize, Ordering::Relaxed);
 }
 
@@ -882,7 +1055,14 @@ pub unsafe extern "C" fn __evotest_frame_ret(frame: *mut FlagFrame, function: *c
 /// # Safety
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+pub unsafe extern "C" fn __evotest_cmp_float(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: f64,
+    b: f64,
+) {
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => cmp_float_not_quiet(desc, site, ob, pred, a, b),
@@ -893,7 +1073,14 @@ pub unsafe extern "C" fn __evotest_cmp_float(desc: *mut ModuleDesc, site: u32, o
 /// The out-of-line part of [`__evotest_cmp_float`] at a site that is not quiet (see
 /// [`cmp_int_not_quiet`]).
 #[inline(never)]
-unsafe fn cmp_float_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+unsafe fn cmp_float_not_quiet(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: f64,
+    b: f64,
+) {
     match repeat_after_entry::<true, true>(desc, site, ob) {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
         None => cmp_float_enter(desc, site, ob, pred, a, b),
@@ -903,7 +1090,13 @@ unsafe fn cmp_float_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u
 #[inline(never)]
 unsafe fn cmp_float_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
     if let Some(e) = enter(desc, site, ob) {
-        record_cmp_entered(&e, fcmp_distances(pred, a, b), pred | OPERANDS_FLOAT, a.to_bits(), b.to_bits());
+        record_cmp_entered(
+            &e,
+            fcmp_distances(pred, a, b),
+            pred | OPERANDS_FLOAT,
+            a.to_bits(),
+            b.to_bits(),
+        );
     }
 }
 
@@ -949,7 +1142,10 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     let (sa, sb) = match func {
         distance::STR_STRNCMP | distance::STR_STRNCASECMP => (c_bytes(a, m), c_bytes(b, m)),
         f if distance::str_reads_c_strings(f) => (c_bytes(a, MAX_STR), c_bytes(b, MAX_STR)),
-        _ => (std::slice::from_raw_parts(a, m), std::slice::from_raw_parts(b, m)),
+        _ => (
+            std::slice::from_raw_parts(a, m),
+            std::slice::from_raw_parts(b, m),
+        ),
     };
     let fold = distance::str_folds_case(func);
     let d = if distance::str_is_search(func) {
@@ -958,9 +1154,18 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     } else {
         distance::folded_distance(sa, sb, fold)
     };
-    let Some(e) = record2_or_lite(desc, site, ob, distance::string_compare(pred, d)) else { return };
+    let Some(e) = record2_or_lite(desc, site, ob, distance::string_compare(pred, d)) else {
+        return;
+    };
     if logs_str_operands(&e) {
-        let logged_n = if matches!(func, distance::STR_STRNCMP | distance::STR_STRNCASECMP | distance::STR_MEMCMP) { n } else { 0 };
+        let logged_n = if matches!(
+            func,
+            distance::STR_STRNCMP | distance::STR_STRNCASECMP | distance::STR_MEMCMP
+        ) {
+            n
+        } else {
+            0
+        };
         log_str_operands(e.base, e.gsite, func, logged_n, sa, sb);
     }
 }
@@ -973,7 +1178,11 @@ unsafe fn rust_bytes<'a>(p: *const u8, n: u64, form: (u32, u32)) -> Option<&'a [
     let mut q = p;
     // a slice passed as pointer and length has no indirection; in memory, its last
     // indirection leads to the `&[u8]` itself, which is read below
-    let loads = if base == distance::BYTES_SLICE { ind.saturating_sub(1) } else { ind };
+    let loads = if base == distance::BYTES_SLICE {
+        ind.saturating_sub(1)
+    } else {
+        ind
+    };
     for _ in 0..loads {
         if q.is_null() {
             return None;
@@ -1042,7 +1251,9 @@ pub unsafe extern "C" fn __evotest_cmp_bytes(
         return;
     };
     let (sa, sb, d) = bytes_compared(op, x, y);
-    let Some(e) = record2_or_lite(desc, site, ob, distance::string_compare(pred, d)) else { return };
+    let Some(e) = record2_or_lite(desc, site, ob, distance::string_compare(pred, d)) else {
+        return;
+    };
     if logs_str_operands(&e) {
         log_str_operands(e.base, e.gsite, op, 0, sa, sb);
     }
@@ -1088,10 +1299,19 @@ unsafe fn read_readable(pid: libc::pid_t, p: *const u8, buf: &mut [u8]) -> usize
     }
     let page_end = (p as usize | 4095) + 1;
     let first = (page_end - p as usize).min(buf.len());
-    let local = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+    let local = libc::iovec {
+        iov_base: buf.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
     let remote = [
-        libc::iovec { iov_base: p as *mut libc::c_void, iov_len: first },
-        libc::iovec { iov_base: page_end as *mut libc::c_void, iov_len: buf.len() - first },
+        libc::iovec {
+            iov_base: p as *mut libc::c_void,
+            iov_len: first,
+        },
+        libc::iovec {
+            iov_base: page_end as *mut libc::c_void,
+            iov_len: buf.len() - first,
+        },
     ];
     let pieces = if first < buf.len() { 2 } else { 1 };
     let n = libc::process_vm_readv(pid, &local, 1, remote.as_ptr(), pieces, 0);
@@ -1112,7 +1332,12 @@ unsafe fn read_readable(pid: libc::pid_t, p: *const u8, buf: &mut [u8]) -> usize
 /// # Safety
 /// Called only by instrumented code with its module descriptor, before the call.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, b: *const u8, n: u64) {
+pub unsafe extern "C" fn __evotest_cmp_rtn(
+    desc: *mut ModuleDesc,
+    a: *const u8,
+    b: *const u8,
+    n: u64,
+) {
     if !active(desc) {
         return;
     }
@@ -1130,19 +1355,30 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(desc: *mut ModuleDesc, a: *const u8, 
     // routine's arguments point to a structure as often as to a string; addresses change from
     // run to run, and no input holds one)
     let (la, lb) = if n == u64::MAX {
-        (before_address(&ba[..la], a as u64, b as u64), before_address(&bb[..lb], a as u64, b as u64))
+        (
+            before_address(&ba[..la], a as u64, b as u64),
+            before_address(&bb[..lb], a as u64, b as u64),
+        )
     } else {
         (la, lb)
     };
     let (sa, sb) = (&ba[..la], &bb[..lb]);
-    let (na, nb) = (sa.iter().position(|&c| c == 0), sb.iter().position(|&c| c == 0));
+    let (na, nb) = (
+        sa.iter().position(|&c| c == 0),
+        sb.iter().position(|&c| c == 0),
+    );
     let (func, sa, sb, len) = match (na, nb) {
         (Some(x), Some(y)) if n == u64::MAX => (distance::STR_STRCMP, &sa[..x], &sb[..y], 0),
         _ => {
             // the length argument's bytes, or (n = 0) bytes of unknown extent: a struct's, as
             // often as not, which the engine does not take as tokens
             let k = la.min(lb);
-            (distance::STR_MEMCMP, &sa[..k], &sb[..k], if n == u64::MAX { 0 } else { k as u64 })
+            (
+                distance::STR_MEMCMP,
+                &sa[..k],
+                &sb[..k],
+                if n == u64::MAX { 0 } else { k as u64 },
+            )
         }
     };
     if sa.is_empty() || sb.is_empty() || sa == sb {
@@ -1230,7 +1466,16 @@ pub unsafe extern "C" fn __evotest_switch(
 /// evaluation's case slots ([`repeat_after_entry`]), or the full probe.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn switch_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, signed: u32, n: u32, cases: *const u64, order: *const u32) {
+unsafe fn switch_not_quiet(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    value: u64,
+    signed: u32,
+    n: u32,
+    cases: *const u64,
+    order: *const u32,
+) {
     match repeat_after_entry::<true, false>(desc, site, ob) {
         Some(slots) => {
             let taken = switch_cases_later(slots, value, n as usize, cases, order);
@@ -1264,7 +1509,13 @@ unsafe fn switch_lower_bound(value: u64, n: usize, cases: *const u64, order: *co
 /// two cases around `value`, and only those are min-ed (see [`__evotest_switch`]). Returns the
 /// outcome taken among the cases (`i + 1`), or 0 for none.
 #[inline(always)]
-unsafe fn switch_cases_later(slots: *mut f64, value: u64, n: usize, cases: *const u64, order: *const u32) -> u32 {
+unsafe fn switch_cases_later(
+    slots: *mut f64,
+    value: u64,
+    n: usize,
+    cases: *const u64,
+    order: *const u32,
+) -> u32 {
     let mut taken = 0;
     let case_at = |j: usize| *order.add(j) as usize;
     let lo = switch_lower_bound(value, n, cases, order);
@@ -1278,15 +1529,30 @@ unsafe fn switch_cases_later(slots: *mut f64, value: u64, n: usize, cases: *cons
     }
     if taken == 0 && lo > 0 {
         let i = case_at(lo - 1);
-        put(slots.add(i + 1), distance::switch_case(value, *cases.add(i), true), false);
+        put(
+            slots.add(i + 1),
+            distance::switch_case(value, *cases.add(i), true),
+            false,
+        );
     }
     taken
 }
 
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, signed: u32, n: u32, cases: *const u64, order: *const u32) {
-    let Some(e) = enter(desc, site, ob) else { return };
+unsafe fn switch_full(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    value: u64,
+    signed: u32,
+    n: u32,
+    cases: *const u64,
+    order: *const u32,
+) {
+    let Some(e) = enter(desc, site, ob) else {
+        return;
+    };
     let (slots, n) = (e.slots, n as usize);
     let mut taken = 0;
     if e.first {
@@ -1300,8 +1566,16 @@ unsafe fn switch_full(desc: *mut ModuleDesc, site: u32, ob: u32, value: u64, sig
     } else {
         taken = switch_cases_later(slots, value, n, cases, order);
     }
-    put(slots, if taken != 0 { evotest_abi::K } else { 0.0 }, e.first);
-    let v = if signed != 0 { value as i64 as f64 } else { value as f64 };
+    put(
+        slots,
+        if taken != 0 { evotest_abi::K } else { 0.0 },
+        e.first,
+    );
+    let v = if signed != 0 {
+        value as i64 as f64
+    } else {
+        value as f64
+    };
     push_event(e.h, e.base, e.events_off, e.gsite, taken, v);
 }
 
@@ -1349,11 +1623,18 @@ static mut OBSERVER: Option<Observer> = None;
 unsafe fn observer() -> &'static mut Observer {
     if OBSERVER.is_none() {
         let log = std::env::var_os("EVOTEST_OBSERVE_LOG").and_then(|p| {
-            std::fs::OpenOptions::new().create(true).append(true).open(&p).map_err(|e| {
-                eprintln!("evotest observer: cannot open {}: {e}", p.to_string_lossy());
-            }).ok()
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&p)
+                .map_err(|e| {
+                    eprintln!("evotest observer: cannot open {}: {e}", p.to_string_lossy());
+                })
+                .ok()
         });
-        let stop_at = std::env::var("EVOTEST_OBSERVE_STOP").ok().and_then(|v| v.parse().ok());
+        let stop_at = std::env::var("EVOTEST_OBSERVE_STOP")
+            .ok()
+            .and_then(|v| v.parse().ok());
         OBSERVER = Some(Observer {
             covered: Vec::new(),
             n_covered: 0,
@@ -1403,9 +1684,16 @@ pub unsafe extern "C" fn __evotest_observe_begin() {
     let h = &mut *header();
     let l = Layout::from_header(h);
     let base = h as *mut Header as *mut u8;
-    ptr::write_bytes(base.add(l.sites_off), 0, h.sites_used as usize * std::mem::size_of::<SiteRec>());
+    ptr::write_bytes(
+        base.add(l.sites_off),
+        0,
+        h.sites_used as usize * std::mem::size_of::<SiteRec>(),
+    );
     // Slots of sites that do not run must not read as covered: fill with +inf.
-    let d = std::slice::from_raw_parts_mut(base.add(l.outcomes_off) as *mut f64, h.outcomes_used as usize);
+    let d = std::slice::from_raw_parts_mut(
+        base.add(l.outcomes_off) as *mut f64,
+        h.outcomes_used as usize,
+    );
     d.fill(f64::INFINITY);
     h.seq = 0;
     h.n_operands = 0;
@@ -1429,7 +1717,10 @@ pub unsafe extern "C" fn __evotest_observe_end(data: *const u8, size: usize) {
     let h = &*header();
     let l = Layout::from_header(h);
     let base = h as *const Header as *const u8;
-    let d = std::slice::from_raw_parts(base.add(l.outcomes_off) as *const f64, h.outcomes_used as usize);
+    let d = std::slice::from_raw_parts(
+        base.add(l.outcomes_off) as *const f64,
+        h.outcomes_used as usize,
+    );
     let o = observer();
     o.executions += 1;
     if o.covered.len() < d.len() {
@@ -1448,7 +1739,12 @@ pub unsafe extern "C" fn __evotest_observe_end(data: *const u8, size: usize) {
             use std::io::Write;
             let bytes = std::slice::from_raw_parts(data, size);
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            let _ = writeln!(f, "{} {} {hex}", o.executions, o.start.elapsed().as_micros());
+            let _ = writeln!(
+                f,
+                "{} {} {hex}",
+                o.executions,
+                o.start.elapsed().as_micros()
+            );
         }
         if o.stop_at.is_some_and(|n| o.n_covered >= n) {
             observer_write_end();
@@ -1536,7 +1832,8 @@ unsafe fn fork_server(persistent: bool) {
                 let mut b = 0u8;
                 while libc::read(sync[0], &mut b as *mut u8 as *mut libc::c_void, 1) < 0
                     && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-                {}
+                {
+                }
                 libc::close(sync[0]);
             } else {
                 libc::close(FORKSRV_CTL_FD);
@@ -1638,7 +1935,11 @@ static mut UNDER_FORKSRV: bool = false;
 /// # Safety
 /// `argv` must hold `argc` valid C strings; `len` must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_char, len: *mut usize) -> *const u8 {
+pub unsafe extern "C" fn __evotest_next(
+    argc: i32,
+    argv: *const *const libc::c_char,
+    len: *mut usize,
+) -> *const u8 {
     let h = header();
     if ITERATION == 0 {
         // Read the environment once: this function runs once per input.
@@ -1694,7 +1995,9 @@ pub unsafe extern "C" fn __evotest_next(argc: i32, argv: *const *const libc::c_c
     }
     ITERATION = 1;
     let data = if argc >= 2 && !(*argv.add(1)).is_null() {
-        let path = std::ffi::CStr::from_ptr(*argv.add(1)).to_string_lossy().into_owned();
+        let path = std::ffi::CStr::from_ptr(*argv.add(1))
+            .to_string_lossy()
+            .into_owned();
         match std::fs::read(&path) {
             Ok(d) => d,
             Err(e) => {
@@ -1744,7 +2047,9 @@ static EARLY_FORK_SERVER: unsafe extern "C" fn() = early_fork_server;
 /// Under the engine with `__EVOTEST_PROGRAM_INPUT` set: run the fork server; in each child, place
 /// the input where the program reads it, then return (into `main`).
 unsafe extern "C" fn early_fork_server() {
-    let Some(mode) = std::env::var_os(ENV_PROGRAM_INPUT) else { return };
+    let Some(mode) = std::env::var_os(ENV_PROGRAM_INPUT) else {
+        return;
+    };
     if !std::env::var(ENV_FORKSRV).is_ok_and(|v| v == "1") {
         return;
     }
@@ -1769,8 +2074,14 @@ unsafe extern "C" fn early_fork_server() {
         libc::close(fd);
     } else {
         use std::os::unix::ffi::OsStrExt;
-        let Ok(path) = std::ffi::CString::new(mode.as_bytes()) else { libc::_exit(3) };
-        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC, 0o600);
+        let Ok(path) = std::ffi::CString::new(mode.as_bytes()) else {
+            libc::_exit(3)
+        };
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+            0o600,
+        );
         if fd < 0 || !write_all(fd, data) {
             libc::_exit(3);
         }
@@ -1799,7 +2110,14 @@ mod crash_stacks {
     use evotest_abi::names::CRASH_STACK_BANNER;
     use std::ptr;
 
-    const SIGNALS: [i32; 6] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT, libc::SIGTRAP];
+    const SIGNALS: [i32; 6] = [
+        libc::SIGSEGV,
+        libc::SIGBUS,
+        libc::SIGFPE,
+        libc::SIGILL,
+        libc::SIGABRT,
+        libc::SIGTRAP,
+    ];
     /// The alternate signal stack (so that a stack overflow can be reported).
     const ALT_STACK: usize = 1 << 16;
     /// `/proc/self/exe`, NUL-terminated; the start of the executable's mapping (as `dladdr`
@@ -1818,14 +2136,24 @@ mod crash_stacks {
     /// symbolising stack printer prints the frames (an `abort()` under AddressSanitizer, whose
     /// handler leaves SIGABRT alone, otherwise showed addresses only).
     pub unsafe fn install_by_hand() {
-        let f = libc::dlsym(libc::RTLD_DEFAULT, c"__sanitizer_print_stack_trace".as_ptr());
+        let f = libc::dlsym(
+            libc::RTLD_DEFAULT,
+            c"__sanitizer_print_stack_trace".as_ptr(),
+        );
         if !f.is_null() {
-            SANITIZER_STACK = Some(std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn()>(f));
+            SANITIZER_STACK = Some(std::mem::transmute::<
+                *mut libc::c_void,
+                unsafe extern "C" fn(),
+            >(f));
         }
         install();
     }
 
-    unsafe extern "C" fn first_bias(info: *mut libc::dl_phdr_info, _size: usize, data: *mut libc::c_void) -> i32 {
+    unsafe extern "C" fn first_bias(
+        info: *mut libc::dl_phdr_info,
+        _size: usize,
+        data: *mut libc::c_void,
+    ) -> i32 {
         *(data as *mut usize) = (*info).dlpi_addr as usize;
         1
     }
@@ -1844,13 +2172,21 @@ mod crash_stacks {
         if stack == libc::MAP_FAILED {
             return;
         }
-        let ss = libc::stack_t { ss_sp: stack, ss_flags: 0, ss_size: ALT_STACK };
+        let ss = libc::stack_t {
+            ss_sp: stack,
+            ss_flags: 0,
+            ss_size: ALT_STACK,
+        };
         libc::sigaltstack(&ss, ptr::null_mut());
         // The first call loads the unwinder; do it now, not in a signal handler.
         let mut frames = [ptr::null_mut(); 4];
         libc::backtrace(frames.as_mut_ptr(), 4);
         #[allow(static_mut_refs)]
-        let n = libc::readlink(c"/proc/self/exe".as_ptr(), EXE.as_mut_ptr() as *mut libc::c_char, EXE.len() - 1);
+        let n = libc::readlink(
+            c"/proc/self/exe".as_ptr(),
+            EXE.as_mut_ptr() as *mut libc::c_char,
+            EXE.len() - 1,
+        );
         if n > 0 {
             EXE[n as usize] = 0;
         }
@@ -1859,16 +2195,21 @@ mod crash_stacks {
             EXE_BASE = info.dli_fbase as usize;
         }
         let mut bias = 0usize;
-        libc::dl_iterate_phdr(Some(first_bias), &mut bias as *mut usize as *mut libc::c_void);
+        libc::dl_iterate_phdr(
+            Some(first_bias),
+            &mut bias as *mut usize as *mut libc::c_void,
+        );
         EXE_BIAS = bias;
         for sig in SIGNALS {
             let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+            if libc::sigaction(sig, ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL
+            {
                 continue;
             }
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = deadly as *const () as usize;
-            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND | libc::SA_NODEFER;
+            sa.sa_flags =
+                libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND | libc::SA_NODEFER;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, ptr::null_mut());
         }
@@ -1930,15 +2271,22 @@ mod crash_stacks {
         // start at the interrupted instruction: skip this handler and the signal trampoline
         #[cfg(target_arch = "x86_64")]
         let first = {
-            let pc = (*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
-            frames[..n].iter().position(|&f| f as usize == pc).unwrap_or(0)
+            let pc = (*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs[libc::REG_RIP as usize]
+                as usize;
+            frames[..n]
+                .iter()
+                .position(|&f| f as usize == pc)
+                .unwrap_or(0)
         };
         #[cfg(not(target_arch = "x86_64"))]
         let first = {
             let _ = ctx;
             0
         };
-        let mut b = Buf { b: [0; 16384], n: 0 };
+        let mut b = Buf {
+            b: [0; 16384],
+            n: 0,
+        };
         b.put(b"==");
         b.dec(libc::getpid() as u64);
         b.put(b"==");
@@ -1962,8 +2310,16 @@ mod crash_stacks {
                 b.put(b" (");
                 let in_exe = info.dli_fbase as usize == EXE_BASE;
                 #[allow(static_mut_refs)]
-                let name = if in_exe && EXE[0] != 0 { c_str(EXE.as_ptr() as *const libc::c_char) } else { c_str(info.dli_fname) };
-                let base = if in_exe { EXE_BIAS } else { info.dli_fbase as usize };
+                let name = if in_exe && EXE[0] != 0 {
+                    c_str(EXE.as_ptr() as *const libc::c_char)
+                } else {
+                    c_str(info.dli_fname)
+                };
+                let base = if in_exe {
+                    EXE_BIAS
+                } else {
+                    info.dli_fbase as usize
+                };
                 b.put(name);
                 b.put(b"+");
                 b.hex((pc as usize).wrapping_sub(base) as u64);
@@ -1981,7 +2337,12 @@ mod tests {
     use super::*;
 
     fn desc(id: u64, sites: u32, outcomes: u32) -> Box<ModuleDesc> {
-        Box::new(ModuleDesc { n_sites: sites, n_outcomes: outcomes, module_id: id, ..Default::default() })
+        Box::new(ModuleDesc {
+            n_sites: sites,
+            n_outcomes: outcomes,
+            module_id: id,
+            ..Default::default()
+        })
     }
 
     unsafe fn rec(global_site: u32) -> SiteRec {
@@ -2024,11 +2385,24 @@ mod tests {
             let (cases, order) = ([7u64, 3], [1u32, 0]);
             __evotest_switch(&mut *a, 0, 0, 100, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!(rec(0).hits, 1);
-            assert_eq!((dist(0), dist(1), dist(2)), (0.0, 93.0, 97.0), "first evaluation: every case");
+            assert_eq!(
+                (dist(0), dist(1), dist(2)),
+                (0.0, 93.0, 97.0),
+                "first evaluation: every case"
+            );
             // later evaluations update the cases around the value (5: both), or the case taken
             __evotest_switch(&mut *a, 0, 0, 5, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!((dist(1), dist(2)), (2.0, 2.0));
-            __evotest_switch(&mut *a, 0, 0, (-4i64) as u64, 1, 2, cases.as_ptr(), order.as_ptr());
+            __evotest_switch(
+                &mut *a,
+                0,
+                0,
+                (-4i64) as u64,
+                1,
+                2,
+                cases.as_ptr(),
+                order.as_ptr(),
+            );
             __evotest_switch(&mut *a, 0, 0, 3, 1, 2, cases.as_ptr(), order.as_ptr());
             assert_eq!((dist(0), dist(1), dist(2)), (0.0, 2.0, 0.0));
             assert_eq!(rec(0).hits, 4);
@@ -2041,15 +2415,35 @@ mod tests {
             *base.add(layout().quiet_off + 4) = 1;
             *(base.add(layout().sites_off) as *mut SiteRec).add(4) = SiteRec::default();
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 12, 10);
-            assert_eq!((rec(4).hits, dist(8), dist(9)), (1, 3.0, 0.0), "quiet: the first evaluation records");
-            assert_ne!(rec(4).first_seq & FIRST_SEQ_QUIET, 0, "marked quiet at its first evaluation");
+            assert_eq!(
+                (rec(4).hits, dist(8), dist(9)),
+                (1, 3.0, 0.0),
+                "quiet: the first evaluation records"
+            );
+            assert_ne!(
+                rec(4).first_seq & FIRST_SEQ_QUIET,
+                0,
+                "marked quiet at its first evaluation"
+            );
             assert_eq!(rec(4).order(), (*header()).seq);
             let seq = (*header()).seq;
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 11, 10);
-            assert_eq!((rec(4).hits, dist(8), dist(9)), (2, 3.0, 0.0), "quiet: the distances stay");
+            assert_eq!(
+                (rec(4).hits, dist(8), dist(9)),
+                (2, 3.0, 0.0),
+                "quiet: the distances stay"
+            );
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
-            assert_eq!((rec(4).hits, dist(8), dist(9)), (3, 3.0, 0.0), "quiet: only the hit is counted");
-            assert_eq!((*header()).seq, seq + 2, "quiet: each evaluation is a branch event");
+            assert_eq!(
+                (rec(4).hits, dist(8), dist(9)),
+                (3, 3.0, 0.0),
+                "quiet: only the hit is counted"
+            );
+            assert_eq!(
+                (*header()).seq,
+                seq + 2,
+                "quiet: each evaluation is a branch event"
+            );
             // with the ordered trace on, a quiet site records as any other
             (*header()).events_enabled = 1;
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 3, 10);
@@ -2065,20 +2459,61 @@ mod tests {
             let long = [b'q'; STR_OPERAND_CAP + 5];
             let mut long_c = long.to_vec();
             long_c.push(0);
-            __evotest_cmp_str(&mut *a, 1, 3, Pred::Eq as u32, distance::STR_STRCMP, c"abc".as_ptr() as *const u8, long_c.as_ptr(), 0);
-            __evotest_cmp_str(&mut *a, 1, 3, Pred::Eq as u32, distance::STR_STRCMP, c"zz".as_ptr() as *const u8, c"zz".as_ptr() as *const u8, 0);
-            __evotest_cmp_str(&mut *b, 0, 0, Pred::Ne as u32, distance::STR_MEMCMP, b"KEY\0x".as_ptr(), b"KEZ\0y".as_ptr(), 5);
+            __evotest_cmp_str(
+                &mut *a,
+                1,
+                3,
+                Pred::Eq as u32,
+                distance::STR_STRCMP,
+                c"abc".as_ptr() as *const u8,
+                long_c.as_ptr(),
+                0,
+            );
+            __evotest_cmp_str(
+                &mut *a,
+                1,
+                3,
+                Pred::Eq as u32,
+                distance::STR_STRCMP,
+                c"zz".as_ptr() as *const u8,
+                c"zz".as_ptr() as *const u8,
+                0,
+            );
+            __evotest_cmp_str(
+                &mut *b,
+                0,
+                0,
+                Pred::Ne as u32,
+                distance::STR_MEMCMP,
+                b"KEY\0x".as_ptr(),
+                b"KEZ\0y".as_ptr(),
+                5,
+            );
             assert_eq!(rec(1).hits, 2);
             assert_eq!(dist(3), 0.0, "the second call took `true`");
             assert_eq!(h.n_str_operands, 2, "one record per site");
             let base = MAP.load(Ordering::Relaxed);
             let l = Layout::from_header(h);
-            let log = std::slice::from_raw_parts(base.add(l.str_operands_off) as *const StrOperandRec, 2);
-            assert_eq!((log[0].site, log[0].func, log[0].n), (1, distance::STR_STRCMP, 0));
-            assert_eq!((log[0].a(), log[0].b()), (&b"abc"[..], &long[..STR_OPERAND_CAP]));
+            let log =
+                std::slice::from_raw_parts(base.add(l.str_operands_off) as *const StrOperandRec, 2);
+            assert_eq!(
+                (log[0].site, log[0].func, log[0].n),
+                (1, distance::STR_STRCMP, 0)
+            );
+            assert_eq!(
+                (log[0].a(), log[0].b()),
+                (&b"abc"[..], &long[..STR_OPERAND_CAP])
+            );
             assert_eq!(log[0].b_len as usize, STR_OPERAND_CAP + 5);
-            assert_eq!((log[1].site, log[1].func, log[1].n), (3, distance::STR_MEMCMP, 5));
-            assert_eq!((log[1].a(), log[1].b()), (&b"KEY\0x"[..], &b"KEZ\0y"[..]), "memcmp: n bytes, NULs included");
+            assert_eq!(
+                (log[1].site, log[1].func, log[1].n),
+                (3, distance::STR_MEMCMP, 5)
+            );
+            assert_eq!(
+                (log[1].a(), log[1].b()),
+                (&b"KEY\0x"[..], &b"KEZ\0y"[..]),
+                "memcmp: n bytes, NULs included"
+            );
 
             // later evaluations of sites that are not quiet take the repeat path: they min the
             // distances and count the hit and the branch event, and add no touched entry and no
@@ -2090,17 +2525,40 @@ mod tests {
             __evotest_cond(&mut *c, 1, 2, 0);
             __evotest_ccmp_int(&mut *c, 2, 4, Pred::Eq as u32, 10, 3);
             let (touched, ops, seq) = (h.n_touched, h.n_operands, h.seq);
-            assert_eq!((dist(11), dist(12), dist(13), dist(14), dist(15), dist(16)), (6.5, 0.0, 1.0, 0.0, 7.0, 0.0));
+            assert_eq!(
+                (dist(11), dist(12), dist(13), dist(14), dist(15), dist(16)),
+                (6.5, 0.0, 1.0, 0.0, 7.0, 0.0)
+            );
             __evotest_cmp_float(&mut *c, 0, 0, Pred::Olt as u32, 3.0, 2.0);
             __evotest_cmp_float(&mut *c, 0, 0, Pred::Olt as u32, 9.0, 2.0);
             __evotest_cond(&mut *c, 1, 2, 1);
             __evotest_ccmp_int(&mut *c, 2, 4, Pred::Eq as u32, 4, 3);
-            assert_eq!((dist(11), dist(12)), (2.0, 0.0), "float: the least distance");
-            assert_eq!((dist(13), dist(14)), (0.0, 0.0), "condition: both outcomes taken");
-            assert_eq!((dist(15), dist(16)), (1.0, 0.0), "condition-only compare: the least distance");
+            assert_eq!(
+                (dist(11), dist(12)),
+                (2.0, 0.0),
+                "float: the least distance"
+            );
+            assert_eq!(
+                (dist(13), dist(14)),
+                (0.0, 0.0),
+                "condition: both outcomes taken"
+            );
+            assert_eq!(
+                (dist(15), dist(16)),
+                (1.0, 0.0),
+                "condition-only compare: the least distance"
+            );
             assert_eq!((rec(5).hits, rec(6).hits, rec(7).hits), (3, 2, 2));
-            assert_eq!((h.n_touched, h.n_operands), (touched, ops), "no new touched entry, no operand record");
-            assert_eq!(h.seq, seq + 3, "a branch event each, the condition-only compare excepted");
+            assert_eq!(
+                (h.n_touched, h.n_operands),
+                (touched, ops),
+                "no new touched entry, no operand record"
+            );
+            assert_eq!(
+                h.seq,
+                seq + 3,
+                "a branch event each, the condition-only compare excepted"
+            );
             // logging later evaluations' operands (what the search's input-to-state reads) takes
             // the full path again
             (*header()).flags |= FLAG_REPEATED_OPERANDS;
@@ -2116,27 +2574,48 @@ mod tests {
 #[cfg(test)]
 mod bytes_tests {
     use super::*;
-    use evotest_abi::distance::{BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC, STR_BYTES_EQ, STR_BYTES_PREFIX, STR_BYTES_SUFFIX};
+    use evotest_abi::distance::{
+        BYTES_ARRAY, BYTES_SLICE, BYTES_STRING, BYTES_VEC, STR_BYTES_EQ, STR_BYTES_PREFIX,
+        STR_BYTES_SUFFIX,
+    };
 
     #[test]
     fn operands_are_read_in_every_form() {
         unsafe {
             let s: &str = "launch";
-            assert_eq!(rust_bytes(s.as_ptr(), 6, (BYTES_SLICE, 0)), Some(&b"launch"[..]));
+            assert_eq!(
+                rust_bytes(s.as_ptr(), 6, (BYTES_SLICE, 0)),
+                Some(&b"launch"[..])
+            );
             // `&&str`: a pointer to the fat pointer; `&&&str`: one more
             let r: &&str = &s;
-            assert_eq!(rust_bytes(r as *const &str as *const u8, 0, (BYTES_SLICE, 1)), Some(&b"launch"[..]));
+            assert_eq!(
+                rust_bytes(r as *const &str as *const u8, 0, (BYTES_SLICE, 1)),
+                Some(&b"launch"[..])
+            );
             let rr: &&&str = &r;
-            assert_eq!(rust_bytes(rr as *const &&str as *const u8, 0, (BYTES_SLICE, 2)), Some(&b"launch"[..]));
+            assert_eq!(
+                rust_bytes(rr as *const &&str as *const u8, 0, (BYTES_SLICE, 2)),
+                Some(&b"launch"[..])
+            );
             let owned = String::from("GET");
-            assert_eq!(rust_bytes(&owned as *const String as *const u8, 0, (BYTES_STRING, 0)), Some(&b"GET"[..]));
+            assert_eq!(
+                rust_bytes(&owned as *const String as *const u8, 0, (BYTES_STRING, 0)),
+                Some(&b"GET"[..])
+            );
             let v: Vec<u8> = vec![1, 2];
             let rv: &Vec<u8> = &v;
-            assert_eq!(rust_bytes(&rv as *const &Vec<u8> as *const u8, 0, (BYTES_VEC, 1)), Some(&[1u8, 2][..]));
+            assert_eq!(
+                rust_bytes(&rv as *const &Vec<u8> as *const u8, 0, (BYTES_VEC, 1)),
+                Some(&[1u8, 2][..])
+            );
             let a = *b"PK\x03\x04";
             assert_eq!(rust_bytes(a.as_ptr(), 4, (BYTES_ARRAY, 0)), Some(&a[..]));
             let ra: &[u8; 4] = &a;
-            assert_eq!(rust_bytes(&ra as *const &[u8; 4] as *const u8, 4, (BYTES_ARRAY, 1)), Some(&a[..]));
+            assert_eq!(
+                rust_bytes(&ra as *const &[u8; 4] as *const u8, 4, (BYTES_ARRAY, 1)),
+                Some(&a[..])
+            );
             assert_eq!(rust_bytes(std::ptr::null(), 0, (BYTES_SLICE, 1)), None);
         }
     }
@@ -2145,12 +2624,21 @@ mod bytes_tests {
     fn distances_are_zero_exactly_when_the_operation_holds() {
         assert_eq!(bytes_compared(STR_BYTES_EQ, b"launch", b"launch").2, 0.0);
         assert_eq!(bytes_compared(STR_BYTES_EQ, b"lbunch", b"launch").2, 1.0);
-        assert_eq!(bytes_compared(STR_BYTES_EQ, b"lau", b"launch").2, 3.0 * distance::LENGTH_PENALTY);
+        assert_eq!(
+            bytes_compared(STR_BYTES_EQ, b"lau", b"launch").2,
+            3.0 * distance::LENGTH_PENALTY
+        );
         // starts_with: the haystack's first bytes against the pattern
         let (a, b, d) = bytes_compared(STR_BYTES_PREFIX, b"/apx/v1", b"/api/");
         assert_eq!((a, b, d), (&b"/apx/"[..], &b"/api/"[..], 15.0));
-        assert_eq!(bytes_compared(STR_BYTES_PREFIX, b"/api/v1", b"/api/").2, 0.0);
-        assert_eq!(bytes_compared(STR_BYTES_PREFIX, b"/a", b"/api/").2, 3.0 * distance::LENGTH_PENALTY);
+        assert_eq!(
+            bytes_compared(STR_BYTES_PREFIX, b"/api/v1", b"/api/").2,
+            0.0
+        );
+        assert_eq!(
+            bytes_compared(STR_BYTES_PREFIX, b"/a", b"/api/").2,
+            3.0 * distance::LENGTH_PENALTY
+        );
         // ends_with: the last bytes
         let (a, _, d) = bytes_compared(STR_BYTES_SUFFIX, b"x.jsoo", b".json");
         assert_eq!((a, d), (&b".jsoo"[..], 1.0));

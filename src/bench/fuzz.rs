@@ -40,7 +40,12 @@ impl Fuzz {
             "fuzz+noguide" => "off",
             _ => return None,
         };
-        Some(Fuzz { name: name.to_string(), guidance, encoding, exe: None })
+        Some(Fuzz {
+            name: name.to_string(),
+            guidance,
+            encoding,
+            exe: None,
+        })
     }
 
     fn dir(&self, cx: &ProgramCtx) -> PathBuf {
@@ -109,8 +114,19 @@ impl Tool for Fuzz {
         std::fs::write(&harness_c, h)?;
         let exe = dir.join("fuzzer");
         // what `evotest-cc -O1 -g -fsanitize=fuzzer harness.c sources… -lm -o fuzzer` runs
-        let mut args: Vec<OsString> = vec!["-O1".into(), "-g".into(), "-fsanitize=fuzzer".into(), harness_c.into_os_string()];
-        args.extend(cx.options.target.sources.iter().map(|s| s.clone().into_os_string()));
+        let mut args: Vec<OsString> = vec![
+            "-O1".into(),
+            "-g".into(),
+            "-fsanitize=fuzzer".into(),
+            harness_c.into_os_string(),
+        ];
+        args.extend(
+            cx.options
+                .target
+                .sources
+                .iter()
+                .map(|s| s.clone().into_os_string()),
+        );
         args.extend(cx.options.target.cflags.iter().map(OsString::from));
         args.extend(cx.options.target.ldflags.iter().map(OsString::from));
         // the C math library, as the peers' builds get it (the wrappers add no library the
@@ -125,7 +141,10 @@ impl Tool for Fuzz {
     }
 
     fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed> {
-        let exe = self.exe.clone().ok_or_else(|| anyhow!("{} not prepared", self.name))?;
+        let exe = self
+            .exe
+            .clone()
+            .ok_or_else(|| anyhow!("{} not prepared", self.name))?;
         let rd = self.dir(cx).join(format!("run{}", spec.run));
         fresh_dir(&rd)?;
         let corpus = rd.join("corpus");
@@ -143,8 +162,14 @@ impl Tool for Fuzz {
             .arg(&corpus)
             .arg(&seeds)
             .arg(format!("--seed={}", spec.seed + 1))
-            .arg(format!("--max_len={}", mapped::input_len(cx.target.frontend.domain(), self.encoding).max(1)))
-            .arg(format!("--timeout={}", spec.timeout.as_secs_f64().max(0.001)))
+            .arg(format!(
+                "--max_len={}",
+                mapped::input_len(cx.target.frontend.domain(), self.encoding).max(1)
+            ))
+            .arg(format!(
+                "--timeout={}",
+                spec.timeout.as_secs_f64().max(0.001)
+            ))
             .arg(format!("--guidance={}", self.guidance))
             .arg("--new_coverage_log")
             .arg(&log)
@@ -164,7 +189,13 @@ impl Tool for Fuzz {
         let mut first = vec![None; cx.goals.len()];
         let mut inputs = Vec::new();
         let (mut read, mut end, mut last_exec) = (0, None, 0);
-        let deadline = t0 + spec.max_time + if by_execs { Duration::ZERO } else { Duration::from_secs(30) };
+        let deadline = t0
+            + spec.max_time
+            + if by_execs {
+                Duration::ZERO
+            } else {
+                Duration::from_secs(30)
+            };
         let mut stopping: Option<Instant> = None;
         let status = loop {
             let exited = child.try_wait()?;
@@ -192,10 +223,17 @@ impl Tool for Fuzz {
             std::thread::sleep(Duration::from_millis(50));
         };
         let elapsed = t0.elapsed().as_secs_f64();
-        let note = (!status.success() && stopping.is_none())
-            .then(|| format!("evotest fuzz ended with {status}; see {}", rd.join("fuzz.log").display()));
+        let note = (!status.success() && stopping.is_none()).then(|| {
+            format!(
+                "evotest fuzz ended with {status}; see {}",
+                rd.join("fuzz.log").display()
+            )
+        });
         if end.is_none() && !status.success() && stopping.is_none() {
-            bail!("evotest fuzz failed ({status}): see {}", rd.join("fuzz.log").display());
+            bail!(
+                "evotest fuzz failed ({status}): see {}",
+                rd.join("fuzz.log").display()
+            );
         }
         Ok(Observed {
             first,
@@ -230,8 +268,18 @@ mod tests {
 
     #[test]
     fn tool_names() {
-        assert_eq!(Fuzz::by_name("fuzz+i2s", PeerEncoding::Bytes).unwrap().guidance, "i2s");
-        assert_eq!(Fuzz::by_name("fuzz+noguide", PeerEncoding::Bytes).unwrap().guidance, "off");
+        assert_eq!(
+            Fuzz::by_name("fuzz+i2s", PeerEncoding::Bytes)
+                .unwrap()
+                .guidance,
+            "i2s"
+        );
+        assert_eq!(
+            Fuzz::by_name("fuzz+noguide", PeerEncoding::Bytes)
+                .unwrap()
+                .guidance,
+            "off"
+        );
         assert!(Fuzz::by_name("fuzz+x", PeerEncoding::Bytes).is_none());
     }
 }

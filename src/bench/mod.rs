@@ -28,12 +28,12 @@ use crate::input::mapped::PeerEncoding;
 use crate::input::spec::{parse_range_arg, RangeSpec};
 use crate::target::{self, TargetOptions};
 use anyhow::{anyhow, bail, Context, Result};
+use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use rand::SeedableRng;
 use tools::{Observed, ProgramCtx, RunSpec, Tool};
 
 /// What a benchmark program file names about one subject: the source, the function under test,
@@ -75,12 +75,26 @@ impl Subject {
     pub fn options(&self, root: &Path, out_dir: PathBuf) -> Result<TargetOptions> {
         let mut o = TargetOptions::new(&root.join(&self.file), &self.function);
         o.out_dir = out_dir;
-        o.ranges = self.ranges.iter().map(|r| parse_range_arg(r)).collect::<Result<Vec<RangeSpec>>>()?;
+        o.ranges = self
+            .ranges
+            .iter()
+            .map(|r| parse_range_arg(r))
+            .collect::<Result<Vec<RangeSpec>>>()?;
         o.shapes = crate::config::parse_shapes(&self.arrays, &self.strings, &self.buffers)?;
         o.globals = self.globals.clone();
         if let Some(globs) = &self.api {
-            let patterns = globs.split(',').map(str::trim).filter(|g| !g.is_empty()).map(String::from).collect();
-            o.api = Some(target::ApiTarget { patterns, max_calls: self.max_calls.unwrap_or(crate::frontend::sequence::MAX_CALLS) });
+            let patterns = globs
+                .split(',')
+                .map(str::trim)
+                .filter(|g| !g.is_empty())
+                .map(String::from)
+                .collect();
+            o.api = Some(target::ApiTarget {
+                patterns,
+                max_calls: self
+                    .max_calls
+                    .unwrap_or(crate::frontend::sequence::MAX_CALLS),
+            });
         }
         Ok(o)
     }
@@ -112,8 +126,10 @@ struct ProgramsFile<T> {
 ///
 /// Errors: unreadable file, or TOML that does not match `T` (one line, with the file name).
 pub fn read_programs<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let f: ProgramsFile<T> = toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let f: ProgramsFile<T> =
+        toml::from_str(&text).map_err(|e| anyhow!("{}: {}", path.display(), e.message()))?;
     Ok(f.program)
 }
 
@@ -210,8 +226,16 @@ impl RunRecord {
     fn new(program: &BenchProgram, tool: &str, spec: &RunSpec, o: &Observed) -> RunRecord {
         let mut firsts: Vec<(u64, f64)> = o.first.iter().flatten().copied().collect();
         firsts.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let reached = if program.feasible == 0 { Some((0, 0.0)) } else { firsts.get(program.feasible - 1).copied() };
-        let curve = firsts.iter().enumerate().map(|(i, f)| (f.0, i + 1)).collect();
+        let reached = if program.feasible == 0 {
+            Some((0, 0.0))
+        } else {
+            firsts.get(program.feasible - 1).copied()
+        };
+        let curve = firsts
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.0, i + 1))
+            .collect();
         RunRecord {
             program: program.name.clone(),
             tool: tool.to_string(),
@@ -263,7 +287,11 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 /// Summarise the runs of one program × tool.
@@ -274,7 +302,10 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
     // a failure counts at the cap, or, for a run without an execution cap, at what it ran
     let ae = records
         .iter()
-        .map(|r| r.executions_to_full.unwrap_or(if cap == u64::MAX { r.executions } else { cap }) as f64)
+        .map(|r| {
+            r.executions_to_full
+                .unwrap_or(if cap == u64::MAX { r.executions } else { cap }) as f64
+        })
         .sum::<f64>()
         / n as f64;
     let execs: u64 = records.iter().map(|r| r.executions).sum();
@@ -285,7 +316,11 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
         runs: n,
         sr: ok.len() as f64 / n as f64,
         ae,
-        median_executions: median(ok.iter().filter_map(|r| r.executions_to_full.map(|e| e as f64)).collect()),
+        median_executions: median(
+            ok.iter()
+                .filter_map(|r| r.executions_to_full.map(|e| e as f64))
+                .collect(),
+        ),
         median_seconds: median(ok.iter().filter_map(|r| r.seconds_to_full).collect()),
         mc: records.iter().map(|r| r.covered).max().unwrap_or(0),
         total: first.total,
@@ -298,7 +333,12 @@ pub fn summarise(records: &[&RunRecord], cap: u64) -> Option<Cell> {
 }
 
 /// Build a program once for all its runs.
-fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path, opts: &BenchOptions) -> Result<ProgramCtx<'a>> {
+fn build<'a>(
+    p: &'a BenchProgram,
+    work: &Path,
+    root: &Path,
+    opts: &BenchOptions,
+) -> Result<ProgramCtx<'a>> {
     let dir = work.join(&p.name);
     let o = p.subject.options(root, dir.clone())?;
     let target = target::build(&o).with_context(|| format!("building {}", p.name))?;
@@ -310,12 +350,20 @@ fn build<'a>(p: &'a BenchProgram, work: &Path, root: &Path, opts: &BenchOptions)
     }
     run.search.generations = opts.generations;
     let (_, goals) = campaign::goals(&target, &run)?;
-    Ok(ProgramCtx { program: p, target, options: run, goals, dir })
+    Ok(ProgramCtx {
+        program: p,
+        target,
+        options: run,
+        goals,
+        dir,
+    })
 }
 
 /// The starting input of run `seed` of a program: drawn uniformly from the domain.
 pub fn start_input(d: &crate::input::Domain, seed: u64) -> crate::input::Input {
-    d.sample_uniform(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed_5eed_5eed))
+    d.sample_uniform(&mut rand_chacha::ChaCha8Rng::seed_from_u64(
+        seed ^ 0x5eed_5eed_5eed_5eed,
+    ))
 }
 
 /// Most uncovered goals the report lists for one failed run.
@@ -333,7 +381,11 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
     if opts.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let mut tools: Vec<Box<dyn Tool>> = opts.tools.iter().map(|t| tools::by_name(t, opts.peer_encoding)).collect::<Result<_>>()?;
+    let mut tools: Vec<Box<dyn Tool>> = opts
+        .tools
+        .iter()
+        .map(|t| tools::by_name(t, opts.peer_encoding))
+        .collect::<Result<_>>()?;
     std::fs::create_dir_all(&opts.work)?;
     // Peers run in their own directories: every path must be absolute.
     let work = std::path::absolute(&opts.work)?;
@@ -344,10 +396,17 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
         let mut union_inputs: Vec<crate::input::Input> = Vec::new();
         let mut union_goals = vec![false; cx.goals.len()];
         if cx.goals.len() < p.feasible {
-            bail!("{}: the programs file claims {} feasible {} goals, but the program has only {}", p.name, p.feasible, opts.criterion, cx.goals.len());
+            bail!(
+                "{}: the programs file claims {} feasible {} goals, but the program has only {}",
+                p.name,
+                p.feasible,
+                opts.criterion,
+                cx.goals.len()
+            );
         }
         for tool in tools.iter_mut() {
-            tool.prepare(&cx).with_context(|| format!("{} on {}", tool.name(), p.name))?;
+            tool.prepare(&cx)
+                .with_context(|| format!("{} on {}", tool.name(), p.name))?;
             let (runs, max_execs, max_time) = opts.caps(tool.is_peer());
             for run in 0..runs {
                 let seed = opts.seed_base + run as u64;
@@ -371,7 +430,13 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
                 };
                 let mut rec = RunRecord::new(p, &tool.name(), &spec, &obs);
                 if !rec.success {
-                    rec.missed = obs.first.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(g, _)| cx.goals[g].short(&cx.target.program)).collect();
+                    rec.missed = obs
+                        .first
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| f.is_none())
+                        .map(|(g, _)| cx.goals[g].short(&cx.target.program))
+                        .collect();
                 }
                 for (g, f) in obs.first.iter().enumerate() {
                     union_goals[g] |= f.is_some();
@@ -393,7 +458,10 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
                             Some(e) => format!("full feasible coverage at execution {e}"),
                             None => format!("not full after {} executions", rec.executions),
                         },
-                        rec.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+                        rec.note
+                            .as_ref()
+                            .map(|n| format!(" ({n})"))
+                            .unwrap_or_default()
                     );
                 }
                 records.push(rec);
@@ -412,7 +480,11 @@ pub fn run(opts: &BenchOptions, root: &Path) -> Result<Results> {
             }
         }
     }
-    let results = Results { cells: cells(opts, &records)?, records, truths };
+    let results = Results {
+        cells: cells(opts, &records)?,
+        records,
+        truths,
+    };
     write_results(opts, &results)?;
     Ok(results)
 }
@@ -423,7 +495,10 @@ fn cells(opts: &BenchOptions, records: &[RunRecord]) -> Result<Vec<Cell>> {
     for p in &opts.programs {
         for t in &opts.tools {
             let peer = tools::by_name(t, opts.peer_encoding)?.is_peer();
-            let rs: Vec<&RunRecord> = records.iter().filter(|r| r.program == p.name && &r.tool == t).collect();
+            let rs: Vec<&RunRecord> = records
+                .iter()
+                .filter(|r| r.program == p.name && &r.tool == t)
+                .collect();
             cells.extend(summarise(&rs, opts.caps(peer).1));
         }
     }
@@ -449,7 +524,9 @@ pub fn run_parallel(
     while !queue.is_empty() || !running.is_empty() {
         while running.len() < jobs.max(1) as usize {
             let Some(p) = queue.pop_front() else { break };
-            let c = child(p).spawn().with_context(|| format!("cannot start the benchmark of {}", p.name))?;
+            let c = child(p)
+                .spawn()
+                .with_context(|| format!("cannot start the benchmark of {}", p.name))?;
             running.push((p, c));
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -472,12 +549,22 @@ pub fn run_parallel(
     let mut truths = Vec::new();
     for p in &opts.programs {
         let f = parts.join(format!("{}.{}.json", opts.name, p.name));
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?)
-            .with_context(|| format!("reading {}", f.display()))?;
-        records.extend(serde_json::from_value::<Vec<RunRecord>>(v["records"].clone())?);
-        truths.extend(serde_json::from_value::<Vec<truth::Truth>>(v["ground_truth"].clone())?);
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?,
+        )
+        .with_context(|| format!("reading {}", f.display()))?;
+        records.extend(serde_json::from_value::<Vec<RunRecord>>(
+            v["records"].clone(),
+        )?);
+        truths.extend(serde_json::from_value::<Vec<truth::Truth>>(
+            v["ground_truth"].clone(),
+        )?);
     }
-    let results = Results { cells: cells(opts, &records)?, records, truths };
+    let results = Results {
+        cells: cells(opts, &records)?,
+        records,
+        truths,
+    };
     write_results(opts, &results)?;
     Ok(results)
 }
@@ -504,7 +591,13 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
     let mut s = String::new();
     let _ = writeln!(s, "# Benchmark `{}`\n", opts.name);
     let _ = writeln!(s, "Command: `{command}`\n");
-    let execs_cap = |n: u64| if n == u64::MAX { "no execution cap".to_string() } else { format!("{n} executions") };
+    let execs_cap = |n: u64| {
+        if n == u64::MAX {
+            "no execution cap".to_string()
+        } else {
+            format!("{n} executions")
+        }
+    };
     let _ = writeln!(
         s,
         "{} runs per cell (seeds {}..{}), caps of {} and {} s per run. Success = all feasible \
@@ -514,10 +607,20 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         opts.seed_base + opts.runs as u64 - 1,
         execs_cap(opts.caps(false).1),
         opts.max_time.as_secs_f64(),
-        if opts.criterion == "branch" { "branch-outcome".to_string() } else { opts.criterion.clone() }
+        if opts.criterion == "branch" {
+            "branch-outcome".to_string()
+        } else {
+            opts.criterion.clone()
+        }
     );
-    let has_peer = opts.tools.iter().any(|t| tools::by_name(t, opts.peer_encoding).is_ok_and(|t| t.is_peer()));
-    let has_fuzz = opts.tools.iter().any(|t| fuzz::Fuzz::by_name(t, opts.peer_encoding).is_some());
+    let has_peer = opts
+        .tools
+        .iter()
+        .any(|t| tools::by_name(t, opts.peer_encoding).is_ok_and(|t| t.is_peer()));
+    let has_fuzz = opts
+        .tools
+        .iter()
+        .any(|t| fuzz::Fuzz::by_name(t, opts.peer_encoding).is_some());
     if has_peer || has_fuzz {
         let (runs, execs, time) = opts.caps(true);
         let _ = writeln!(
@@ -558,40 +661,97 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         for p in programs {
             let row: Vec<String> = tools
                 .iter()
-                .map(|t| cells.iter().find(|c| &c.program == p && &c.tool == t).map(f).unwrap_or_default())
+                .map(|t| {
+                    cells
+                        .iter()
+                        .find(|c| &c.program == p && &c.tool == t)
+                        .map(f)
+                        .unwrap_or_default()
+                })
                 .collect();
             let _ = writeln!(s, "| {p} | {} |", row.join(" | "));
         }
         s.push('\n');
     };
-    metric(&mut s, "SR: success rate", &|c| format!("{:.0}%", c.sr * 100.0));
-    metric(&mut s, "Median executions to full feasible coverage (successful runs)", &|c| fmt_opt(c.median_executions, 0));
-    metric(&mut s, "AE: mean executions, failures counted at the cap", &|c| format!("{:.1}", c.ae));
-    metric(&mut s, "Median seconds to full feasible coverage", &|c| fmt_opt(c.median_seconds, 3));
-    metric(&mut s, "MC: maximum coverage (outcomes covered / feasible / total)", &|c| {
-        format!("{}/{}/{}", c.mc, c.feasible, c.total)
+    metric(&mut s, "SR: success rate", &|c| {
+        format!("{:.0}%", c.sr * 100.0)
     });
-    metric(&mut s, "Executions per second", &|c| format!("{:.0}", c.exec_per_sec));
-    if cells.iter().any(|c| c.mean_sequences > 0.0) || opts.programs.iter().any(|p| !p.targets.is_empty()) || opts.criterion != "branch" {
-        metric(&mut s, "Mean fitness evaluations (all runs; executions + cache hits)", &|c| format!("{:.0}", c.mean_evaluations));
-        metric(&mut s, "Mean seconds per run", &|c| format!("{:.2}", c.mean_seconds));
-        metric(&mut s, "Mean event sequences tried (chaining)", &|c| format!("{:.1}", c.mean_sequences));
+    metric(
+        &mut s,
+        "Median executions to full feasible coverage (successful runs)",
+        &|c| fmt_opt(c.median_executions, 0),
+    );
+    metric(
+        &mut s,
+        "AE: mean executions, failures counted at the cap",
+        &|c| format!("{:.1}", c.ae),
+    );
+    metric(&mut s, "Median seconds to full feasible coverage", &|c| {
+        fmt_opt(c.median_seconds, 3)
+    });
+    metric(
+        &mut s,
+        "MC: maximum coverage (outcomes covered / feasible / total)",
+        &|c| format!("{}/{}/{}", c.mc, c.feasible, c.total),
+    );
+    metric(&mut s, "Executions per second", &|c| {
+        format!("{:.0}", c.exec_per_sec)
+    });
+    if cells.iter().any(|c| c.mean_sequences > 0.0)
+        || opts.programs.iter().any(|p| !p.targets.is_empty())
+        || opts.criterion != "branch"
+    {
+        metric(
+            &mut s,
+            "Mean fitness evaluations (all runs; executions + cache hits)",
+            &|c| format!("{:.0}", c.mean_evaluations),
+        );
+        metric(&mut s, "Mean seconds per run", &|c| {
+            format!("{:.2}", c.mean_seconds)
+        });
+        metric(&mut s, "Mean event sequences tried (chaining)", &|c| {
+            format!("{:.1}", c.mean_sequences)
+        });
     }
-    let failed: Vec<&RunRecord> = results.records.iter().filter(|r| !r.success && !r.missed.is_empty()).collect();
+    let failed: Vec<&RunRecord> = results
+        .records
+        .iter()
+        .filter(|r| !r.success && !r.missed.is_empty())
+        .collect();
     if !failed.is_empty() {
-        let _ = writeln!(s, "## Runs that missed full feasible coverage, and the goals they left uncovered
-");
-        let _ = writeln!(s, "| program | tool | seed | covered | goals left uncovered |\n|---|---|---:|---:|---|");
+        let _ = writeln!(
+            s,
+            "## Runs that missed full feasible coverage, and the goals they left uncovered
+"
+        );
+        let _ = writeln!(
+            s,
+            "| program | tool | seed | covered | goals left uncovered |\n|---|---|---:|---:|---|"
+        );
         for r in failed {
-            let mut goals = r.missed.iter().take(MISSED_SHOWN).map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", ");
+            let mut goals = r
+                .missed
+                .iter()
+                .take(MISSED_SHOWN)
+                .map(|g| format!("`{g}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             if r.missed.len() > MISSED_SHOWN {
                 let _ = write!(goals, " and {} more", r.missed.len() - MISSED_SHOWN);
             }
-            let _ = writeln!(s, "| {} | {} | {} | {}/{} | {goals} |", r.program, r.tool, r.seed, r.covered, r.feasible);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {}/{} | {goals} |",
+                r.program, r.tool, r.seed, r.covered, r.feasible
+            );
         }
         s.push('\n');
     }
-    let with_paper: Vec<&BenchProgram> = opts.programs.iter().filter(|p| !p.paper.is_empty()).collect();
+    let with_paper: Vec<&BenchProgram> = opts
+        .programs
+        .iter()
+        .filter(|p| !p.paper.is_empty())
+        .collect();
     if !with_paper.is_empty() {
         let _ = writeln!(s, "## The papers' own figures for these programs\n");
         let _ = writeln!(s, "They measure other things (a path, or one target branch, not full branch coverage), so they sit \
@@ -605,7 +765,10 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
         s.push('\n');
     }
     if !results.truths.is_empty() {
-        let _ = writeln!(s, "## Ground truth: the claimed feasible counts, checked with llvm-cov\n");
+        let _ = writeln!(
+            s,
+            "## Ground truth: the claimed feasible counts, checked with llvm-cov\n"
+        );
         let _ = writeln!(
             s,
             "The union of every input any tool kept, replayed in a `clang-22 -fprofile-instr-generate \
@@ -617,7 +780,13 @@ pub fn markdown(opts: &BenchOptions, results: &Results, command: &str) -> String
             let _ = writeln!(
                 s,
                 "| {} | {}/{} | {} | {}/{} | {} |",
-                t.program, t.claimed, t.total, t.union_covered, t.llvm_covered, t.llvm_total, t.verdict
+                t.program,
+                t.claimed,
+                t.total,
+                t.union_covered,
+                t.llvm_covered,
+                t.llvm_total,
+                t.verdict
             );
         }
         s.push('\n');
@@ -634,7 +803,12 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
     std::fs::create_dir_all(&opts.out)?;
     for p in &opts.programs {
         let rs: Vec<&RunRecord> = records.iter().filter(|r| r.program == p.name).collect();
-        plot::coverage(&opts.out.join(format!("{}-{}.svg", opts.name, p.name)), p, &rs, opts.max_execs)?;
+        plot::coverage(
+            &opts.out.join(format!("{}-{}.svg", opts.name, p.name)),
+            p,
+            &rs,
+            opts.max_execs,
+        )?;
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let md = markdown(opts, results, &command);
@@ -657,6 +831,9 @@ fn write_results(opts: &BenchOptions, results: &Results) -> Result<()> {
         "ground_truth": results.truths,
         "records": records,
     });
-    crate::util::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    crate::util::write_atomic(
+        &opts.out.join(format!("{}.json", opts.name)),
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+    )?;
     Ok(())
 }

@@ -80,11 +80,36 @@ pub const MODES: &[(&str, &str)] = &[
 /// The search of a mode.
 fn mode_search(mode: &str, cap: u64, max_time: Duration) -> Result<PathSearch> {
     let (algorithm, fitness, population, reuse) = match mode {
-        "bj-reuse" => ("bjga", PathFitness::BuenoJino, crate::search::bjga::POPULATION, true),
-        "bj" => ("bjga", PathFitness::BuenoJino, crate::search::bjga::POPULATION, false),
-        "random" => ("random", PathFitness::Stationary, SearchConfig::default().population, false),
-        "avm-reuse" => ("avm", PathFitness::Stationary, SearchConfig::default().population, true),
-        "avm" => ("avm", PathFitness::Stationary, SearchConfig::default().population, false),
+        "bj-reuse" => (
+            "bjga",
+            PathFitness::BuenoJino,
+            crate::search::bjga::POPULATION,
+            true,
+        ),
+        "bj" => (
+            "bjga",
+            PathFitness::BuenoJino,
+            crate::search::bjga::POPULATION,
+            false,
+        ),
+        "random" => (
+            "random",
+            PathFitness::Stationary,
+            SearchConfig::default().population,
+            false,
+        ),
+        "avm-reuse" => (
+            "avm",
+            PathFitness::Stationary,
+            SearchConfig::default().population,
+            true,
+        ),
+        "avm" => (
+            "avm",
+            PathFitness::Stationary,
+            SearchConfig::default().population,
+            false,
+        ),
         _ => {
             let names: Vec<&str> = MODES.iter().map(|m| m.0).collect();
             bail!("unknown mode `{mode}` (modes: {})", names.join(", "))
@@ -93,12 +118,24 @@ fn mode_search(mode: &str, cap: u64, max_time: Duration) -> Result<PathSearch> {
     // The paper's modes run every search to the cap (its Table 3 counts failures at the cap);
     // evotest's modes keep the default infeasibility heuristic, so giving up on one of these
     // feasible paths counts as a failure at the cap.
-    let give_up_after = if algorithm == "bjga" { u32::MAX } else { GIVE_UP_AFTER };
+    let give_up_after = if algorithm == "bjga" {
+        u32::MAX
+    } else {
+        GIVE_UP_AFTER
+    };
     Ok(PathSearch {
         algorithm: algorithm.to_string(),
-        config: SearchConfig { population, patience: PATIENCE, give_up_after, ..SearchConfig::default() },
+        config: SearchConfig {
+            population,
+            patience: PATIENCE,
+            give_up_after,
+            ..SearchConfig::default()
+        },
         fitness,
-        budget: Budget { max_execs: Some(cap), max_time: Some(max_time) },
+        budget: Budget {
+            max_execs: Some(cap),
+            max_time: Some(max_time),
+        },
         seed: 0,
         init: InitMode::Uniform,
         reuse,
@@ -165,7 +202,11 @@ fn build(p: &PathProgram, work: &Path, root: &Path) -> Result<Target> {
 }
 
 /// Run the benchmark; writes `<out>/<name>.md` and `.json`.
-pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<PathRecord>, Vec<PathCell>)> {
+pub fn run(
+    opts: &PathsBenchOptions,
+    root: &Path,
+    command: &str,
+) -> Result<(Vec<PathRecord>, Vec<PathCell>)> {
     for m in &opts.modes {
         mode_search(m, 1, opts.max_time)?;
     }
@@ -177,8 +218,10 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
         let function = target.options.function.clone();
         let mut paths = Vec::new();
         for (i, e) in p.path.iter().enumerate() {
-            let steps = parse(&target.program, &decisions, &e.spec).with_context(|| format!("{} path {}", p.name, i + 1))?;
-            check(&target.program, &decisions, &steps, false).with_context(|| format!("{} path {}", p.name, i + 1))?;
+            let steps = parse(&target.program, &decisions, &e.spec)
+                .with_context(|| format!("{} path {}", p.name, i + 1))?;
+            check(&target.program, &decisions, &steps, false)
+                .with_context(|| format!("{} path {}", p.name, i + 1))?;
             paths.push(steps);
         }
         let key = program_key(&target.program, &function, target.frontend.domain());
@@ -190,7 +233,15 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
                     let seed = opts.seed_base + attempt as u64 * 1000 + j as u64;
                     let mut s = ps.clone();
                     s.seed = seed;
-                    let r = driver::search_path(&mut target, &decisions, steps, &s, &mut base, &mut Silent, &interrupt)?;
+                    let r = driver::search_path(
+                        &mut target,
+                        &decisions,
+                        steps,
+                        &s,
+                        &mut base,
+                        &mut Silent,
+                        &interrupt,
+                    )?;
                     let success = r.covered();
                     let rec = PathRecord {
                         program: p.name.clone(),
@@ -199,10 +250,20 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
                         path: j,
                         seed,
                         success,
-                        executions: if success { r.executions } else { p.cap.max(r.executions) },
+                        executions: if success {
+                            r.executions
+                        } else {
+                            p.cap.max(r.executions)
+                        },
                         seconds: r.seconds,
-                        reused: matches!(r.outcome, driver::PathOutcome::Covered { reused: true, .. }),
-                        gave_up: matches!(r.outcome, driver::PathOutcome::ProbablyInfeasible { .. }),
+                        reused: matches!(
+                            r.outcome,
+                            driver::PathOutcome::Covered { reused: true, .. }
+                        ),
+                        gave_up: matches!(
+                            r.outcome,
+                            driver::PathOutcome::ProbablyInfeasible { .. }
+                        ),
                         loop_iterations: r.loop_iterations,
                     };
                     if !opts.quiet && !success {
@@ -213,7 +274,11 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
                             attempt + 1,
                             j + 1,
                             r.executions,
-                            if rec.gave_up { ", gave up as probably infeasible" } else { "" }
+                            if rec.gave_up {
+                                ", gave up as probably infeasible"
+                            } else {
+                                ""
+                            }
                         );
                     }
                     records.push(rec);
@@ -239,11 +304,15 @@ pub fn run(opts: &PathsBenchOptions, root: &Path, command: &str) -> Result<(Vec<
             }
         }
     }
-    std::fs::create_dir_all(&opts.out).with_context(|| format!("cannot create {}", opts.out.display()))?;
+    std::fs::create_dir_all(&opts.out)
+        .with_context(|| format!("cannot create {}", opts.out.display()))?;
     let md = markdown(opts, &records, &cells, command);
     crate::util::write_atomic(&opts.out.join(format!("{}.md", opts.name)), md.as_bytes())?;
     let json = serde_json::json!({ "command": command, "programs": opts.programs, "modes": opts.modes, "attempts": opts.attempts, "cells": cells, "records": records });
-    crate::util::write_atomic(&opts.out.join(format!("{}.json", opts.name)), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    crate::util::write_atomic(
+        &opts.out.join(format!("{}.json", opts.name)),
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+    )?;
     Ok((records, cells))
 }
 
@@ -252,8 +321,16 @@ fn cell(records: &[PathRecord], program: &str, mode: &str) -> Option<PathCell> {
 }
 
 /// The cell of `program` × `mode` over the records `keep` accepts (`None` if there are none).
-fn cell_of(records: &[PathRecord], program: &str, mode: &str, keep: impl Fn(&PathRecord) -> bool) -> Option<PathCell> {
-    let rs: Vec<&PathRecord> = records.iter().filter(|r| r.program == program && r.mode == mode && keep(r)).collect();
+fn cell_of(
+    records: &[PathRecord],
+    program: &str,
+    mode: &str,
+    keep: impl Fn(&PathRecord) -> bool,
+) -> Option<PathCell> {
+    let rs: Vec<&PathRecord> = records
+        .iter()
+        .filter(|r| r.program == program && r.mode == mode && keep(r))
+        .collect();
     if rs.is_empty() {
         return None;
     }
@@ -276,7 +353,12 @@ fn fmt_cell(c: Option<&PathCell>) -> String {
 }
 
 /// The results table, with the paper's Table 3 beside it.
-pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathCell], command: &str) -> String {
+pub fn markdown(
+    opts: &PathsBenchOptions,
+    records: &[PathRecord],
+    cells: &[PathCell],
+    command: &str,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Path testing: {}\n", opts.name);
     let _ = writeln!(s, "Command: `{command}`\n");
@@ -292,7 +374,8 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
         let _ = writeln!(s, "* `{m}`: {about}");
     }
     let _ = writeln!(s);
-    let mut header = "| program | paths (with loops) | cap | paper [i] | paper [ii] | paper [iii] |".to_string();
+    let mut header =
+        "| program | paths (with loops) | cap | paper [i] | paper [ii] | paper [iii] |".to_string();
     let mut rule = "|---|---|---|---|---|---|".to_string();
     for m in &opts.modes {
         let _ = write!(header, " {m} |");
@@ -301,10 +384,27 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
     let _ = writeln!(s, "{header}\n{rule}");
     for p in &opts.programs {
         let loops = (0..p.path.len())
-            .filter(|&i| records.iter().any(|r| r.program == p.name && r.path == i && r.loop_iterations > 0))
+            .filter(|&i| {
+                records
+                    .iter()
+                    .any(|r| r.program == p.name && r.path == i && r.loop_iterations > 0)
+            })
             .count();
-        let paper = |k: &str| p.paper.get(k).map_or("–".to_string(), |v| format!("{v:.1}"));
-        let _ = write!(s, "| {} | {} ({loops}) | {} | {} | {} | {} |", p.name, p.path.len(), p.cap, paper("i"), paper("ii"), paper("iii"));
+        let paper = |k: &str| {
+            p.paper
+                .get(k)
+                .map_or("–".to_string(), |v| format!("{v:.1}"))
+        };
+        let _ = write!(
+            s,
+            "| {} | {} ({loops}) | {} | {} | {} | {} |",
+            p.name,
+            p.path.len(),
+            p.cap,
+            paper("i"),
+            paper("ii"),
+            paper("iii")
+        );
         for m in &opts.modes {
             let c = cells.iter().find(|c| c.program == p.name && &c.mode == m);
             let _ = write!(s, " {} |", fmt_cell(c));
@@ -312,23 +412,47 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
         let _ = writeln!(s);
     }
     // overall
-    let _ = write!(s, "| **overall success** | {} | | 100% | 98.2% | 70.0% |", opts.programs.iter().map(|p| p.path.len()).sum::<usize>());
+    let _ = write!(
+        s,
+        "| **overall success** | {} | | 100% | 98.2% | 70.0% |",
+        opts.programs.iter().map(|p| p.path.len()).sum::<usize>()
+    );
     for m in &opts.modes {
         let rs: Vec<&PathRecord> = records.iter().filter(|r| &r.mode == m).collect();
-        let sr = if rs.is_empty() { 0.0 } else { 100.0 * rs.iter().filter(|r| r.success).count() as f64 / rs.len() as f64 };
+        let sr = if rs.is_empty() {
+            0.0
+        } else {
+            100.0 * rs.iter().filter(|r| r.success).count() as f64 / rs.len() as f64
+        };
         let _ = write!(s, " {sr:.1}% |");
     }
     let _ = writeln!(s);
-    let _ = write!(s, "| **executions per attempt** | | | 2,360.4 | 5,119.2 | 22,849.1 |");
+    let _ = write!(
+        s,
+        "| **executions per attempt** | | | 2,360.4 | 5,119.2 | 22,849.1 |"
+    );
     for m in &opts.modes {
         let rs: Vec<&PathRecord> = records.iter().filter(|r| &r.mode == m).collect();
-        let ae = if rs.is_empty() { 0.0 } else { rs.iter().map(|r| r.executions as f64).sum::<f64>() / rs.len() as f64 };
+        let ae = if rs.is_empty() {
+            0.0
+        } else {
+            rs.iter().map(|r| r.executions as f64).sum::<f64>() / rs.len() as f64
+        };
         let _ = write!(s, " {ae:.1} |");
     }
     let _ = writeln!(s, "\n");
     // noted paths
-    let noted: Vec<(&PathProgram, usize, &PathEntry)> =
-        opts.programs.iter().flat_map(|p| p.path.iter().enumerate().filter(|(_, e)| !e.note.is_empty()).map(move |(i, e)| (p, i, e))).collect();
+    let noted: Vec<(&PathProgram, usize, &PathEntry)> = opts
+        .programs
+        .iter()
+        .flat_map(|p| {
+            p.path
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.note.is_empty())
+                .map(move |(i, e)| (p, i, e))
+        })
+        .collect();
     if !noted.is_empty() {
         let _ = writeln!(s, "Mean executions on single paths:\n");
         let mut header = "| program | path | note |".to_string();
@@ -350,4 +474,3 @@ pub fn markdown(opts: &PathsBenchOptions, records: &[PathRecord], cells: &[PathC
     }
     s
 }
-

@@ -23,8 +23,8 @@ use crate::toolchain::{Toolchain, RUNTIME_LINK_LIBS};
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::ENV_PASS_EXPOSE;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -47,7 +47,10 @@ pub fn replay(
 ) -> Result<()> {
     for e in entries {
         let input = mapped::decode(cx.target.frontend.domain(), &e.bytes, enc);
-        let ex = cx.target.executor.run(&input.bytes, crate::exec::Stop::NONE)?;
+        let ex = cx
+            .target
+            .executor
+            .run(&input.bytes, crate::exec::Stop::NONE)?;
         let mut new = false;
         for (g, goal) in cx.goals.iter().enumerate() {
             if first[g].is_none() && goal.fitness(&ex.trace) == 0.0 {
@@ -70,10 +73,19 @@ pub(super) use crate::compile::run_tool;
 
 /// Write the run's seed into `dir` as `start`: an all-zero input of the harness's length when
 /// `spec.zero_seed`, else the run's starting input in encoding `enc`.
-pub(super) fn write_seed(dir: &Path, cx: &ProgramCtx, spec: &RunSpec, enc: PeerEncoding) -> Result<()> {
+pub(super) fn write_seed(
+    dir: &Path,
+    cx: &ProgramCtx,
+    spec: &RunSpec,
+    enc: PeerEncoding,
+) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     let d = cx.target.frontend.domain();
-    let bytes = if spec.zero_seed { vec![0u8; mapped::input_len(d, enc).max(1)] } else { mapped::encode(d, &spec.start, enc) };
+    let bytes = if spec.zero_seed {
+        vec![0u8; mapped::input_len(d, enc).max(1)]
+    } else {
+        mapped::encode(d, &spec.start, enc)
+    };
     std::fs::write(dir.join("start"), bytes)?;
     Ok(())
 }
@@ -97,7 +109,11 @@ pub struct LibFuzzer {
 
 impl LibFuzzer {
     pub fn new(encoding: PeerEncoding) -> LibFuzzer {
-        LibFuzzer { exe: None, early_stop: false, encoding }
+        LibFuzzer {
+            exe: None,
+            early_stop: false,
+            encoding,
+        }
     }
 }
 
@@ -116,7 +132,11 @@ impl Tool for LibFuzzer {
         std::fs::create_dir_all(&dir)?;
         let src = &cx.options.target.sources;
         let harness_c = dir.join("harness.c");
-        let h = cx.target.frontend.peer_harness(Peer::LibFuzzer, self.encoding).ok_or_else(|| anyhow!("this target has no libFuzzer harness"))?;
+        let h = cx
+            .target
+            .frontend
+            .peer_harness(Peer::LibFuzzer, self.encoding)
+            .ok_or_else(|| anyhow!("this target has no libFuzzer harness"))?;
         std::fs::write(&harness_c, h)?;
         let mut objects = Vec::new();
         for (i, s) in src.iter().enumerate() {
@@ -143,18 +163,25 @@ impl Tool for LibFuzzer {
             .args(RUNTIME_LINK_LIBS)
             .arg("-o")
             .arg(&exe);
-        run_tool(c, "linking the libFuzzer harness (is libclang-rt-22-dev installed? run `make setup`)")?;
+        run_tool(
+            c,
+            "linking the libFuzzer harness (is libclang-rt-22-dev installed? run `make setup`)",
+        )?;
         // The observer counts outcomes of the whole binary; stopping early is exact only when that
         // is the same set as the goals.
         let metas = crate::program::read_metadata(&exe)?;
         let outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
-        self.early_stop = outcomes as usize == cx.goals.len() && outcomes == cx.target.program.n_outcomes;
+        self.early_stop =
+            outcomes as usize == cx.goals.len() && outcomes == cx.target.program.n_outcomes;
         self.exe = Some(exe);
         Ok(())
     }
 
     fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed> {
-        let exe = self.exe.clone().ok_or_else(|| anyhow!("libFuzzer not prepared"))?;
+        let exe = self
+            .exe
+            .clone()
+            .ok_or_else(|| anyhow!("libFuzzer not prepared"))?;
         let rd = cx.dir.join("libfuzzer").join(format!("run{}", spec.run));
         fresh_dir(&rd)?;
         let corpus = rd.join("corpus");
@@ -166,10 +193,20 @@ impl Tool for LibFuzzer {
         let mut cmd = Command::new(&exe);
         cmd.arg("-use_value_profile=1")
             .arg(format!("-seed={}", spec.seed + 1))
-            .arg(if spec.max_execs == u64::MAX { "-runs=-1".to_string() } else { format!("-runs={}", spec.max_execs) })
+            .arg(if spec.max_execs == u64::MAX {
+                "-runs=-1".to_string()
+            } else {
+                format!("-runs={}", spec.max_execs)
+            })
             .arg(format!("-max_total_time={secs}"))
-            .arg(format!("-max_len={}", mapped::input_len(cx.target.frontend.domain(), self.encoding).max(1)))
-            .arg(format!("-timeout={}", spec.timeout.as_secs_f64().ceil().max(1.0) as u64))
+            .arg(format!(
+                "-max_len={}",
+                mapped::input_len(cx.target.frontend.domain(), self.encoding).max(1)
+            ))
+            .arg(format!(
+                "-timeout={}",
+                spec.timeout.as_secs_f64().ceil().max(1.0) as u64
+            ))
             .arg("-print_final_stats=1")
             .arg("-close_fd_mask=3")
             .arg(&corpus)
@@ -183,7 +220,9 @@ impl Tool for LibFuzzer {
             cmd.env("EVOTEST_OBSERVE_STOP", cx.program.feasible.to_string());
         }
         let t0 = Instant::now();
-        let status = cmd.status().with_context(|| format!("cannot run {}", exe.display()))?;
+        let status = cmd
+            .status()
+            .with_context(|| format!("cannot run {}", exe.display()))?;
         let elapsed = t0.elapsed().as_secs_f64();
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         let mut entries = Vec::new();
@@ -204,11 +243,17 @@ impl Tool for LibFuzzer {
         let mut first = vec![None; cx.goals.len()];
         let mut inputs = Vec::new();
         replay(cx, self.encoding, &entries, &mut first, &mut inputs)?;
-        let note = (!status.success() && status.code() != Some(0))
-            .then(|| format!("libFuzzer ended with {status} (a crash or timeout stops it); see {}", rd.join("libfuzzer.log").display()));
+        let note = (!status.success() && status.code() != Some(0)).then(|| {
+            format!(
+                "libFuzzer ended with {status} (a crash or timeout stops it); see {}",
+                rd.join("libfuzzer.log").display()
+            )
+        });
         Ok(Observed {
             first,
-            executions: executions.or_else(|| entries.last().map(|e| e.exec)).unwrap_or(0),
+            executions: executions
+                .or_else(|| entries.last().map(|e| e.exec))
+                .unwrap_or(0),
             seconds: elapsed,
             note,
             inputs,
@@ -230,10 +275,18 @@ struct KillLeftovers {
 impl Drop for KillLeftovers {
     fn drop(&mut self) {
         unsafe { libc::kill(-self.group, libc::SIGKILL) };
-        let exes: Vec<PathBuf> = self.exes.iter().filter_map(|e| e.canonicalize().ok()).collect();
-        let Ok(procs) = std::fs::read_dir("/proc") else { return };
+        let exes: Vec<PathBuf> = self
+            .exes
+            .iter()
+            .filter_map(|e| e.canonicalize().ok())
+            .collect();
+        let Ok(procs) = std::fs::read_dir("/proc") else {
+            return;
+        };
         for p in procs.flatten() {
-            let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+                continue;
+            };
             if let Ok(exe) = std::fs::read_link(p.path().join("exe")) {
                 if exes.contains(&exe) {
                     unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -255,7 +308,10 @@ pub struct Afl {
 
 impl Afl {
     pub fn new(encoding: PeerEncoding) -> Afl {
-        Afl { exe: None, encoding }
+        Afl {
+            exe: None,
+            encoding,
+        }
     }
 }
 
@@ -298,7 +354,11 @@ impl Tool for Afl {
         let dir = cx.dir.join("afl");
         std::fs::create_dir_all(&dir)?;
         let harness_c = dir.join("harness.c");
-        let h = cx.target.frontend.peer_harness(Peer::Afl, self.encoding).ok_or_else(|| anyhow!("this target has no AFL++ harness"))?;
+        let h = cx
+            .target
+            .frontend
+            .peer_harness(Peer::Afl, self.encoding)
+            .ok_or_else(|| anyhow!("this target has no AFL++ harness"))?;
         std::fs::write(&harness_c, h)?;
         let exe = dir.join("target");
         let cmplog = dir.join("target.cmplog");
@@ -322,7 +382,10 @@ impl Tool for Afl {
     }
 
     fn run(&mut self, cx: &mut ProgramCtx, spec: &RunSpec) -> Result<Observed> {
-        let (exe, cmplog) = self.exe.clone().ok_or_else(|| anyhow!("AFL++ not prepared"))?;
+        let (exe, cmplog) = self
+            .exe
+            .clone()
+            .ok_or_else(|| anyhow!("AFL++ not prepared"))?;
         let rd = cx.dir.join("afl").join(format!("run{}", spec.run));
         fresh_dir(&rd)?;
         let input = rd.join("in");
@@ -338,7 +401,11 @@ impl Tool for Afl {
             .arg((spec.seed + 1).to_string())
             .arg("-V")
             .arg(secs.to_string())
-            .args(if spec.max_execs == u64::MAX { vec![] } else { vec!["-E".to_string(), spec.max_execs.to_string()] })
+            .args(if spec.max_execs == u64::MAX {
+                vec![]
+            } else {
+                vec!["-E".to_string(), spec.max_execs.to_string()]
+            })
             .arg("-t")
             .arg((spec.timeout.as_millis().max(1)).to_string())
             .arg("-c")
@@ -360,7 +427,10 @@ impl Tool for Afl {
         cmd.process_group(0);
         let t0 = Instant::now();
         let mut child = cmd.spawn().context("cannot start afl-fuzz")?;
-        let _cleanup = KillLeftovers { group: child.id() as i32, exes: vec![exe.clone(), cmplog.clone()] };
+        let _cleanup = KillLeftovers {
+            group: child.id() as i32,
+            exes: vec![exe.clone(), cmplog.clone()],
+        };
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut first = vec![None; cx.goals.len()];
         let mut inputs = Vec::new();
@@ -383,15 +453,22 @@ impl Tool for Afl {
         let stats = std::fs::read_to_string(out.join("default/fuzzer_stats")).unwrap_or_default();
         let execs = stats
             .lines()
-            .find_map(|l| l.strip_prefix("execs_done").map(|v| v.trim_start_matches([' ', ':']).trim().parse::<u64>()))
+            .find_map(|l| {
+                l.strip_prefix("execs_done")
+                    .map(|v| v.trim_start_matches([' ', ':']).trim().parse::<u64>())
+            })
             .and_then(|r| r.ok());
         let note = if seen.is_empty() {
-            Some(format!("AFL++ produced no queue; see {}", rd.join("afl.log").display()))
+            Some(format!(
+                "AFL++ produced no queue; see {}",
+                rd.join("afl.log").display()
+            ))
         } else {
             None
         };
         Ok(Observed {
-            executions: execs.unwrap_or_else(|| first.iter().flatten().map(|f| f.0).max().unwrap_or(0)),
+            executions: execs
+                .unwrap_or_else(|| first.iter().flatten().map(|f| f.0).max().unwrap_or(0)),
             first,
             seconds: elapsed,
             note,
@@ -414,15 +491,23 @@ impl Afl {
     ) -> Result<()> {
         let mut entries = Vec::new();
         for sub in ["queue", "crashes", "hangs"] {
-            let Ok(rd) = std::fs::read_dir(out.join("default").join(sub)) else { continue };
+            let Ok(rd) = std::fs::read_dir(out.join("default").join(sub)) else {
+                continue;
+            };
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
                 if !name.starts_with("id:") || !seen.insert(format!("{sub}/{name}")) {
                     continue;
                 }
-                let Some((exec, seconds)) = afl_meta(&name) else { continue };
+                let Some((exec, seconds)) = afl_meta(&name) else {
+                    continue;
+                };
                 if let Ok(bytes) = std::fs::read(e.path()) {
-                    entries.push(Entry { exec, seconds, bytes });
+                    entries.push(Entry {
+                        exec,
+                        seconds,
+                        bytes,
+                    });
                 }
             }
         }
@@ -437,8 +522,14 @@ mod tests {
 
     #[test]
     fn afl_queue_names() {
-        assert_eq!(afl_meta("id:000002,src:000000,time:359,execs:25,op:havoc,rep:16,+cov"), Some((25, 0.359)));
-        assert_eq!(afl_meta("id:000000,time:0,execs:0,orig:start"), Some((0, 0.0)));
+        assert_eq!(
+            afl_meta("id:000002,src:000000,time:359,execs:25,op:havoc,rep:16,+cov"),
+            Some((25, 0.359))
+        );
+        assert_eq!(
+            afl_meta("id:000000,time:0,execs:0,orig:start"),
+            Some((0, 0.0))
+        );
         assert_eq!(afl_meta("README.txt"), None);
         assert_eq!(hex("00ff10"), vec![0, 255, 16]);
     }

@@ -19,41 +19,78 @@ const COLORS: [RGBColor; 8] = [
 
 /// Covered outcomes of a run at execution `x`.
 fn at(r: &RunRecord, x: f64) -> usize {
-    r.curve.iter().take_while(|(e, _)| (*e as f64) <= x).last().map_or(0, |c| c.1)
+    r.curve
+        .iter()
+        .take_while(|(e, _)| (*e as f64) <= x)
+        .last()
+        .map_or(0, |c| c.1)
 }
 
 /// Write the plot of `records` (one program, all tools) to `path`.
-pub fn coverage(path: &Path, program: &BenchProgram, records: &[&RunRecord], cap: u64) -> Result<()> {
+pub fn coverage(
+    path: &Path,
+    program: &BenchProgram,
+    records: &[&RunRecord],
+    cap: u64,
+) -> Result<()> {
     let e = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("plotting {}: {e}", path.display());
     let total = records.iter().map(|r| r.total).max().unwrap_or(1).max(1);
-    let xmax = records.iter().map(|r| r.executions).max().unwrap_or(1).max(cap).max(10) as f64;
+    let xmax = records
+        .iter()
+        .map(|r| r.executions)
+        .max()
+        .unwrap_or(1)
+        .max(cap)
+        .max(10) as f64;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{}: branch outcomes covered (feasible {})", program.name, program.feasible), ("sans-serif", 18))
+        .caption(
+            format!(
+                "{}: branch outcomes covered (feasible {})",
+                program.name, program.feasible
+            ),
+            ("sans-serif", 18),
+        )
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(44)
         .build_cartesian_2d((1f64..xmax).log_scale(), 0f64..(total as f64 + 0.5))
         .map_err(e)?;
-    chart.configure_mesh().x_desc("executions (log scale)").y_desc("outcomes covered (mean over runs)").draw().map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("executions (log scale)")
+        .y_desc("outcomes covered (mean over runs)")
+        .draw()
+        .map_err(e)?;
     let mut tools: Vec<&str> = Vec::new();
     for r in records {
         if !tools.contains(&r.tool.as_str()) {
             tools.push(&r.tool);
         }
     }
-    let xs: Vec<f64> = (0..=200).map(|i| 10f64.powf(xmax.log10() * i as f64 / 200.0)).collect();
+    let xs: Vec<f64> = (0..=200)
+        .map(|i| 10f64.powf(xmax.log10() * i as f64 / 200.0))
+        .collect();
     for (k, t) in tools.iter().enumerate() {
         let rs: Vec<&&RunRecord> = records.iter().filter(|r| r.tool == *t).collect();
         let color = COLORS[k % COLORS.len()];
-        let pts: Vec<(f64, f64)> =
-            xs.iter().map(|&x| (x, rs.iter().map(|r| at(r, x) as f64).sum::<f64>() / rs.len().max(1) as f64)).collect();
+        let pts: Vec<(f64, f64)> = xs
+            .iter()
+            .map(|&x| {
+                (
+                    x,
+                    rs.iter().map(|r| at(r, x) as f64).sum::<f64>() / rs.len().max(1) as f64,
+                )
+            })
+            .collect();
         chart
             .draw_series(LineSeries::new(pts, color.stroke_width(2)))
             .map_err(e)?
             .label(t.to_string())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()

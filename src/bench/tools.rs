@@ -104,7 +104,10 @@ impl Tool for Evotest {
         o.target.timeout = spec.timeout;
         // the benchmark measures the search; the fresh-process check is for suites users keep
         o.verify = false;
-        o.budget = Budget { max_execs: Some(spec.max_execs), max_time: Some(spec.max_time) };
+        o.budget = Budget {
+            max_execs: Some(spec.max_execs),
+            max_time: Some(spec.max_time),
+        };
         // nothing is measured after full feasible coverage: stop there (the executions to it do
         // not change; the ground truth is checked on the union of every tool's inputs, peers'
         // whole runs included)
@@ -117,9 +120,18 @@ impl Tool for Evotest {
             bail!("{} on {}: {e}", self.name(), cx.program.name);
         }
         let first = (0..r.goals.len())
-            .map(|g| r.archive.covered_by[g].map(|t| (r.archive.tests[t].exec, r.archive.tests[t].at.as_secs_f64())))
+            .map(|g| {
+                r.archive.covered_by[g]
+                    .map(|t| (r.archive.tests[t].exec, r.archive.tests[t].at.as_secs_f64()))
+            })
             .collect();
-        let inputs = r.archive.tests.iter().chain(&r.archive.faults).map(|t| t.input.clone()).collect();
+        let inputs = r
+            .archive
+            .tests
+            .iter()
+            .chain(&r.archive.faults)
+            .map(|t| t.input.clone())
+            .collect();
         Ok(Observed {
             first,
             executions: r.executions,
@@ -138,7 +150,10 @@ impl Tool for Evotest {
 /// harness of the function, guidance on, input-to-state only, off; [`super::fuzz`]); and
 /// `libfuzzer`, `afl`.
 pub fn names() -> Vec<String> {
-    let mut v: Vec<String> = search::ALGORITHMS.iter().map(|a| format!("{}[+uniform][+nochain|+chain]", a.name)).collect();
+    let mut v: Vec<String> = search::ALGORITHMS
+        .iter()
+        .map(|a| format!("{}[+uniform][+nochain|+chain]", a.name))
+        .collect();
     v.push("fuzz[+i2s|+noguide]".into());
     v.push("libfuzzer".into());
     v.push("afl".into());
@@ -163,11 +178,22 @@ pub fn by_name(name: &str, encoding: PeerEncoding) -> Result<Box<dyn Tool>> {
             "uniform" => init = InitMode::Uniform,
             "nochain" => chaining = Chaining::Off,
             "chain" => chaining = Chaining::On,
-            _ => bail!("unknown modifier `+{m}` in benchmark tool `{name}` (available: {})", names().join(", ")),
+            _ => bail!(
+                "unknown modifier `+{m}` in benchmark tool `{name}` (available: {})",
+                names().join(", ")
+            ),
         }
     }
     if search::algorithm(algo).is_none() {
-        bail!("unknown benchmark tool `{name}` (available: {})", names().join(", "));
+        bail!(
+            "unknown benchmark tool `{name}` (available: {})",
+            names().join(", ")
+        );
     }
-    Ok(Box::new(Evotest { algorithm: algo.to_string(), init, chaining, name: name.to_string() }))
+    Ok(Box::new(Evotest {
+        algorithm: algo.to_string(),
+        init,
+        chaining,
+        name: name.to_string(),
+    }))
 }

@@ -42,7 +42,11 @@ pub struct Truth {
 }
 
 fn llvm_tool(tc: &Toolchain, name: &str) -> PathBuf {
-    let dir = tc.clang.canonicalize().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    let dir = tc
+        .clang
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
     match dir {
         Some(d) if d.join(name).is_file() => d.join(name),
         _ => PathBuf::from(format!("{name}-22")),
@@ -55,19 +59,33 @@ fn llvm_counts(json: &str, source: &Path) -> Result<(usize, usize)> {
     let text = std::fs::read_to_string(source)?;
     let lines: Vec<&str> = text.lines().collect();
     let canon = source.canonicalize()?;
-    let files = v["data"][0]["files"].as_array().ok_or_else(|| anyhow!("llvm-cov export: no files"))?;
+    let files = v["data"][0]["files"]
+        .as_array()
+        .ok_or_else(|| anyhow!("llvm-cov export: no files"))?;
     let file = files
         .iter()
-        .find(|f| f["filename"].as_str().is_some_and(|n| Path::new(n).canonicalize().ok().as_ref() == Some(&canon)))
+        .find(|f| {
+            f["filename"]
+                .as_str()
+                .is_some_and(|n| Path::new(n).canonicalize().ok().as_ref() == Some(&canon))
+        })
         .ok_or_else(|| anyhow!("llvm-cov export has no data for {}", source.display()))?;
     let (mut total, mut covered) = (0, 0);
     for b in file["branches"].as_array().into_iter().flatten() {
-        let a: Vec<u64> = b.as_array().into_iter().flatten().filter_map(|x| x.as_u64()).collect();
+        let a: Vec<u64> = b
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_u64())
+            .collect();
         if a.len() < 6 {
             continue;
         }
         let (line, col, t, f) = (a[0] as usize, a[1] as usize, a[4], a[5]);
-        let at = lines.get(line.wrapping_sub(1)).map(|l| l.get(col.saturating_sub(1)..).unwrap_or("")).unwrap_or("");
+        let at = lines
+            .get(line.wrapping_sub(1))
+            .map(|l| l.get(col.saturating_sub(1)..).unwrap_or(""))
+            .unwrap_or("");
         if at.starts_with("case") || at.starts_with("default") {
             total += 1;
             covered += (t > 0) as usize;
@@ -116,8 +134,16 @@ impl LlvmCdc {
     /// and of every MC/DC decision.
     pub fn counts(&self) -> (usize, usize) {
         let total = 2 * (self.branches.len() + self.decisions.len());
-        let covered = self.branches.iter().map(|b| (b.true_count > 0) as usize + (b.false_count > 0) as usize).sum::<usize>()
-            + self.decisions.iter().map(|d| d.outcomes.iter().filter(|o| **o).count()).sum::<usize>();
+        let covered = self
+            .branches
+            .iter()
+            .map(|b| (b.true_count > 0) as usize + (b.false_count > 0) as usize)
+            .sum::<usize>()
+            + self
+                .decisions
+                .iter()
+                .map(|d| d.outcomes.iter().filter(|o| **o).count())
+                .sum::<usize>();
         (total, covered)
     }
 }
@@ -128,14 +154,25 @@ impl LlvmCdc {
 pub fn llvm_cdc(json: &str, source: &Path) -> Result<LlvmCdc> {
     let v: serde_json::Value = serde_json::from_str(json).context("llvm-cov export output")?;
     let canon = source.canonicalize()?;
-    let files = v["data"][0]["files"].as_array().ok_or_else(|| anyhow!("llvm-cov export: no files"))?;
+    let files = v["data"][0]["files"]
+        .as_array()
+        .ok_or_else(|| anyhow!("llvm-cov export: no files"))?;
     let file = files
         .iter()
-        .find(|f| f["filename"].as_str().is_some_and(|n| Path::new(n).canonicalize().ok().as_ref() == Some(&canon)))
+        .find(|f| {
+            f["filename"]
+                .as_str()
+                .is_some_and(|n| Path::new(n).canonicalize().ok().as_ref() == Some(&canon))
+        })
         .ok_or_else(|| anyhow!("llvm-cov export has no data for {}", source.display()))?;
     let mut out = LlvmCdc::default();
     for b in file["branches"].as_array().into_iter().flatten() {
-        let a: Vec<u64> = b.as_array().into_iter().flatten().filter_map(|x| x.as_u64()).collect();
+        let a: Vec<u64> = b
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_u64())
+            .collect();
         if a.len() < 6 {
             continue;
         }
@@ -149,9 +186,14 @@ pub fn llvm_cdc(json: &str, source: &Path) -> Result<LlvmCdc> {
         });
     }
     for m in file["mcdc_records"].as_array().into_iter().flatten() {
-        let a = m.as_array().ok_or_else(|| anyhow!("llvm-cov export: malformed MC/DC record"))?;
+        let a = m
+            .as_array()
+            .ok_or_else(|| anyhow!("llvm-cov export: malformed MC/DC record"))?;
         let n = |i: usize| a.get(i).and_then(|x| x.as_u64()).unwrap_or(0) as usize;
-        let conditions = a.iter().find_map(|x| x.as_array().filter(|v| v.iter().all(|b| b.is_boolean()))).map_or(0, |v| v.len());
+        let conditions = a
+            .iter()
+            .find_map(|x| x.as_array().filter(|v| v.iter().all(|b| b.is_boolean())))
+            .map_or(0, |v| v.len());
         let mut outcomes = [false; 2];
         for tv in a.iter().filter_map(|x| x.as_array()).flatten() {
             if tv["executed"].as_bool() == Some(true) {
@@ -162,7 +204,14 @@ pub fn llvm_cdc(json: &str, source: &Path) -> Result<LlvmCdc> {
                 }
             }
         }
-        out.decisions.push(LlvmDecision { line: n(0), col: n(1), end_line: n(2), end_col: n(3), conditions, outcomes });
+        out.decisions.push(LlvmDecision {
+            line: n(0),
+            col: n(1),
+            end_line: n(2),
+            end_col: n(3),
+            conditions,
+            outcomes,
+        });
     }
     Ok(out)
 }
@@ -172,7 +221,13 @@ pub fn llvm_cdc(json: &str, source: &Path) -> Result<LlvmCdc> {
 /// llvm-cov's view of the first source.
 ///
 /// Errors: a build, run, merge or export that fails (one line).
-pub fn replay_cdc(tc: &Toolchain, dir: &Path, replay: &str, sources: &[PathBuf], cflags: &[String]) -> Result<LlvmCdc> {
+pub fn replay_cdc(
+    tc: &Toolchain,
+    dir: &Path,
+    replay: &str,
+    sources: &[PathBuf],
+    cflags: &[String],
+) -> Result<LlvmCdc> {
     let (exe, prof) = replay_build(tc, dir, replay, sources, cflags, true)?;
     let src = sources.first().ok_or_else(|| anyhow!("no source"))?;
     llvm_cdc(&export(tc, &exe, &prof, src)?, src)
@@ -180,7 +235,14 @@ pub fn replay_cdc(tc: &Toolchain, dir: &Path, replay: &str, sources: &[PathBuf],
 
 /// Build and run a replay driver with coverage (and MC/DC when `mcdc`); returns the executable
 /// and the merged profile.
-fn replay_build(tc: &Toolchain, dir: &Path, replay: &str, sources: &[PathBuf], cflags: &[String], mcdc: bool) -> Result<(PathBuf, PathBuf)> {
+fn replay_build(
+    tc: &Toolchain,
+    dir: &Path,
+    replay: &str,
+    sources: &[PathBuf],
+    cflags: &[String],
+    mcdc: bool,
+) -> Result<(PathBuf, PathBuf)> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
@@ -193,11 +255,26 @@ fn replay_build(tc: &Toolchain, dir: &Path, replay: &str, sources: &[PathBuf], c
     if mcdc {
         cmd.arg("-fcoverage-mcdc");
     }
-    let out = cmd.arg(&drv).args(sources).args(cflags).arg("-lm").arg("-o").arg(&exe).output()?;
+    let out = cmd
+        .arg(&drv)
+        .args(sources)
+        .args(cflags)
+        .arg("-lm")
+        .arg("-o")
+        .arg(&exe)
+        .output()?;
     if !out.status.success() {
-        bail!("ground truth build failed: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""));
+        bail!(
+            "ground truth build failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        );
     }
-    let st = Command::new(&exe).env("LLVM_PROFILE_FILE", dir.join("run-%p.profraw")).status()?;
+    let st = Command::new(&exe)
+        .env("LLVM_PROFILE_FILE", dir.join("run-%p.profraw"))
+        .status()?;
     if !st.success() {
         bail!("ground truth driver failed: {st}");
     }
@@ -207,7 +284,12 @@ fn replay_build(tc: &Toolchain, dir: &Path, replay: &str, sources: &[PathBuf], c
         .filter(|p| p.extension().is_some_and(|e| e == "profraw"))
         .collect();
     let prof = dir.join("truth.profdata");
-    let st = Command::new(llvm_tool(tc, "llvm-profdata")).arg("merge").arg("-o").arg(&prof).args(&raws).status()?;
+    let st = Command::new(llvm_tool(tc, "llvm-profdata"))
+        .arg("merge")
+        .arg("-o")
+        .arg(&prof)
+        .args(&raws)
+        .status()?;
     if !st.success() {
         bail!("llvm-profdata merge failed");
     }
@@ -223,7 +305,13 @@ fn export(tc: &Toolchain, exe: &Path, prof: &Path, src: &Path) -> Result<String>
         .arg(src)
         .output()?;
     if !out.status.success() {
-        bail!("llvm-cov export failed: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""));
+        bail!(
+            "llvm-cov export failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        );
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -234,23 +322,53 @@ fn export(tc: &Toolchain, exe: &Path, prof: &Path, src: &Path) -> Result<String>
 pub fn check(cx: &ProgramCtx, inputs: &[Input], union_covered: usize) -> Result<Truth> {
     let tc = Toolchain::locate()?;
     let dir = cx.dir.join("truth");
-    let program = cx.target.frontend.replay_program(inputs).ok_or_else(|| anyhow!("this frontend has no replay program"))?;
-    let src = cx.options.target.sources.first().ok_or_else(|| anyhow!("no source"))?;
+    let program = cx
+        .target
+        .frontend
+        .replay_program(inputs)
+        .ok_or_else(|| anyhow!("this frontend has no replay program"))?;
+    let src = cx
+        .options
+        .target
+        .sources
+        .first()
+        .ok_or_else(|| anyhow!("no source"))?;
     let cdc = cx.options.criterion == "condition-decision";
-    let (exe, prof) = replay_build(&tc, &dir, &program, &cx.options.target.sources, &cx.options.target.cflags, cdc)?;
+    let (exe, prof) = replay_build(
+        &tc,
+        &dir,
+        &program,
+        &cx.options.target.sources,
+        &cx.options.target.cflags,
+        cdc,
+    )?;
     let json = export(&tc, &exe, &prof, src)?;
-    let (llvm_total, llvm_covered) = if cdc { llvm_cdc(&json, src)?.counts() } else { llvm_counts(&json, src)? };
+    let (llvm_total, llvm_covered) = if cdc {
+        llvm_cdc(&json, src)?.counts()
+    } else {
+        llvm_counts(&json, src)?
+    };
     let claimed = cx.program.feasible;
     let total = cx.goals.len();
     // a `&&`/`||` lowered to a `phi` (a loop header's, a value's): under branch coverage evotest
     // has a site on the `phi` where llvm-cov has one region per operand, so the units differ even
     // when the totals happen to agree (`i < n && s[i] != 0`: 2 + 2 outcomes either way, one of
     // llvm-cov's second operand's infeasible where evotest's are all feasible)
-    let phi_decisions = !cdc && cx.target.program.decisions.iter().any(|d| d.meta.form == evotest_abi::meta::DecisionForm::Phi);
+    let phi_decisions = !cdc
+        && cx
+            .target
+            .program
+            .decisions
+            .iter()
+            .any(|d| d.meta.form == evotest_abi::meta::DecisionForm::Phi);
     let verdict = if union_covered > claimed {
-        format!("claim too low: the union covers {union_covered}, the header claims {claimed} feasible")
+        format!(
+            "claim too low: the union covers {union_covered}, the header claims {claimed} feasible"
+        )
     } else if union_covered < claimed {
-        format!("unconfirmed: no tool reached the claimed {claimed} (the union covers {union_covered})")
+        format!(
+            "unconfirmed: no tool reached the claimed {claimed} (the union covers {union_covered})"
+        )
     } else if llvm_total != total || phi_decisions && llvm_total - llvm_covered != total - claimed {
         format!(
             "units differ: claim reached; llvm-cov counts {} untaken of {llvm_total}, the header {} infeasible of {total}{}",

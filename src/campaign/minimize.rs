@@ -33,11 +33,18 @@ pub fn shorten(
     interrupt: &AtomicBool,
     deadline: Option<std::time::Instant>,
 ) -> Result<Shortened> {
-    let stop = Stop { deadline, interrupt: Some(interrupt) };
+    let stop = Stop {
+        deadline,
+        interrupt: Some(interrupt),
+    };
     let mut out = Shortened::default();
     let n_tests = archive.tests.len();
     for k in 0..n_tests + archive.faults.len() {
-        let t = if k < n_tests { &archive.tests[k] } else { &archive.faults[k - n_tests] };
+        let t = if k < n_tests {
+            &archive.tests[k]
+        } else {
+            &archive.faults[k - n_tests]
+        };
         let (want_goals, want_exit) = (t.covers_new.clone(), t.exit);
         let mut calls = model.parse(&t.input.bytes);
         let mut nulls = crate::input::sequence::null_mask(t.ret.as_ref());
@@ -46,7 +53,9 @@ pub fn shorten(
         let mut i = calls.len();
         while i > 0 && calls.len() > 1 {
             i -= 1;
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed) || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed)
+                || deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            {
                 break;
             }
             // the call removed with the later handles re-pointed at the values they picked; else
@@ -67,11 +76,23 @@ pub fn shorten(
                 if ex.exit == ExitKind::Stopped {
                     break;
                 }
-                let keeps = if want_exit.is_fault() { ex.exit == want_exit } else { ex.exit == ExitKind::Ok };
-                if keeps && want_goals.iter().all(|&g| goals[g].fitness(&ex.trace) == 0.0) {
+                let keeps = if want_exit.is_fault() {
+                    ex.exit == want_exit
+                } else {
+                    ex.exit == ExitKind::Ok
+                };
+                if keeps
+                    && want_goals
+                        .iter()
+                        .all(|&g| goals[g].fitness(&ex.trace) == 0.0)
+                {
                     calls = shorter;
                     // the run's own record of its NULL returns (a fault's run returns none)
-                    nulls = if ex.exit == ExitKind::Ok { crate::input::sequence::null_mask(ex.ret.as_ref()) } else { shorter_nulls };
+                    nulls = if ex.exit == ExitKind::Ok {
+                        crate::input::sequence::null_mask(ex.ret.as_ref())
+                    } else {
+                        shorter_nulls
+                    };
                     last = Some(ex);
                     break;
                 }
@@ -79,11 +100,17 @@ pub fn shorten(
         }
         out.calls_after += calls.len();
         if let Some(ex) = last {
-            let t = if k < n_tests { &mut archive.tests[k] } else { &mut archive.faults[k - n_tests] };
+            let t = if k < n_tests {
+                &mut archive.tests[k]
+            } else {
+                &mut archive.faults[k - n_tests]
+            };
             t.input = Input::new(model.encode(&calls));
             t.exit = ex.exit;
             t.ret = ex.ret;
-            t.covers_all = (0..goals.len()).filter(|&g| goals[g].fitness(&ex.trace) == 0.0).collect();
+            t.covers_all = (0..goals.len())
+                .filter(|&g| goals[g].fitness(&ex.trace) == 0.0)
+                .collect();
         }
     }
     Ok(out)

@@ -61,7 +61,10 @@ impl RunOptions {
             algorithm: search::ALGORITHMS[0].name.to_string(),
             criterion: fitness::CRITERIA[0].name.to_string(),
             seed: 0,
-            budget: Budget { max_execs: Some(100_000), max_time: Some(Duration::from_secs(60)) },
+            budget: Budget {
+                max_execs: Some(100_000),
+                max_time: Some(Duration::from_secs(60)),
+            },
             init: InitMode::Biased,
             search: SearchConfig::default(),
             chain: ChainConfig::default(),
@@ -93,7 +96,11 @@ impl RunOptions {
 /// Build the target and search. An error during the search is kept in [`Suite::error`].
 ///
 /// Errors: bad options or a target that does not build (one line each).
-pub fn run(opts: &RunOptions, observer: &mut dyn Observer, interrupt: &AtomicBool) -> Result<Suite> {
+pub fn run(
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+    interrupt: &AtomicBool,
+) -> Result<Suite> {
     search::algorithm_or_error(&opts.algorithm)?;
     fitness::criterion(&opts.criterion)?;
     let mut target = target::build(&opts.target)?;
@@ -122,13 +129,19 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
     }
     let goals = criterion.goals(program, &Analysis::new(program), &scope);
     let goals: Vec<Box<dyn Goal>> = match &opts.target.rust {
-        Some(r) if r.checks == crate::frontend::rust::RustChecks::Ignore => {
-            goals.into_iter().filter(|g| rust_check_of(program, g.as_ref()).is_none()).collect()
-        }
+        Some(r) if r.checks == crate::frontend::rust::RustChecks::Ignore => goals
+            .into_iter()
+            .filter(|g| rust_check_of(program, g.as_ref()).is_none())
+            .collect(),
         _ => goals,
     };
     let keep = criterion.select(program, &goals, &opts.targets)?;
-    let goals = goals.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| g).collect();
+    let goals = goals
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(g, _)| g)
+        .collect();
     Ok((criterion, goals))
 }
 
@@ -145,41 +158,66 @@ fn alphabet_note(texts: &[String], domain: &crate::input::Domain) -> Option<Stri
         .fields
         .iter()
         .filter_map(|f| match &f.role {
-            Role::Char { alphabet } => Some((f.name.split('[').next().unwrap_or(&f.name), alphabet)),
+            Role::Char { alphabet } => {
+                Some((f.name.split('[').next().unwrap_or(&f.name), alphabet))
+            }
             _ => None,
         })
         .collect();
     let (name, _) = *strings.first()?;
-    let mut missing: Vec<u8> = texts.iter().flat_map(|t| crate::program::char_literals(t)).filter(|c| strings.iter().all(|(_, a)| !a.contains(c))).collect();
+    let mut missing: Vec<u8> = texts
+        .iter()
+        .flat_map(|t| crate::program::char_literals(t))
+        .filter(|c| strings.iter().all(|(_, a)| !a.contains(c)))
+        .collect();
     missing.sort_unstable();
     missing.dedup();
     if missing.is_empty() {
         return None;
     }
-    let shown: Vec<String> = missing.iter().map(|&c| format!("'{}'", (c as char).escape_default())).collect();
-    let alphabet: String = missing.iter().map(|&c| (c as char).escape_default().to_string()).collect();
-    let max = domain.fields.iter().filter(|f| matches!(f.role, Role::Char { .. }) && f.name.starts_with(&format!("{name}["))).count();
+    let shown: Vec<String> = missing
+        .iter()
+        .map(|&c| format!("'{}'", (c as char).escape_default()))
+        .collect();
+    let alphabet: String = missing
+        .iter()
+        .map(|&c| (c as char).escape_default().to_string())
+        .collect();
+    let max = domain
+        .fields
+        .iter()
+        .filter(|f| matches!(f.role, Role::Char { .. }) && f.name.starts_with(&format!("{name}[")))
+        .count();
     Some(format!(
         "infeasible?: the outcomes set aside compare with {}, which no string's alphabet holds (printable ASCII unless --string gives one): add it, e.g. --string '{name}={max}: -~{alphabet}'",
         shown.join(", ")
     ))
 }
 
-pub fn rust_check_of<'a>(program: &'a crate::program::Program, goal: &dyn Goal) -> Option<&'a evotest_abi::meta::CheckMeta> {
+pub fn rust_check_of<'a>(
+    program: &'a crate::program::Program,
+    goal: &dyn Goal,
+) -> Option<&'a evotest_abi::meta::CheckMeta> {
     let (site, outcome) = goal.target_outcome()?;
     let meta = &program.sites[site as usize].meta;
-    meta.check.as_ref().filter(|c| c.is_compiler_inserted() && (meta.n_outcomes <= 2 || c.outcome == outcome))
+    meta.check
+        .as_ref()
+        .filter(|c| c.is_compiler_inserted() && (meta.n_outcomes <= 2 || c.outcome == outcome))
 }
 
 /// The compiler-inserted check sites of the crate's functions in `scope` of the function under
 /// test, by kind: `(kind, sites)`, for the report of a Rust run.
 pub fn rust_check_sites(target: &Target) -> Vec<(String, usize)> {
     let program = &target.program;
-    let Ok(root) = target.function_index() else { return vec![] };
+    let Ok(root) = target.function_index() else {
+        return vec![];
+    };
     let scope = program.reachable_from(root);
     let mut counts = std::collections::BTreeMap::new();
     for s in &program.sites {
-        if !scope.contains(&s.function) || !target::is_user_rust_function(&program.functions[s.function].meta) {
+        if !scope.contains(&s.function)
+            || !target::is_user_rust_function(&program.functions[s.function].meta)
+        {
             continue;
         }
         if let Some(c) = s.meta.check.as_ref().filter(|c| c.is_compiler_inserted()) {
@@ -217,7 +255,12 @@ pub fn run_algorithm(
 ///
 /// Errors: bad options (unknown algorithm or criterion, a bad `--target`), an unreadable
 /// solutions base. An error of the search itself is kept in [`Suite::error`].
-pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observer, interrupt: &AtomicBool) -> Result<Suite> {
+pub fn search(
+    target: &mut Target,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+    interrupt: &AtomicBool,
+) -> Result<Suite> {
     let (criterion, goals) = goals(target, opts)?;
     let rows = criterion.rows(&target.program, &goals);
     let spec = search::algorithm_for(&opts.algorithm, opts.target.api.is_some())?;
@@ -228,17 +271,32 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
     let mut base = match opts.reuse {
         true => {
             let key = program_key(&target.program, &opts.target.function, &domain);
-            Some(SolutionsBase::open(&opts.target.out_dir.join(FILE_NAME), &key, &opts.target.function)?)
+            Some(SolutionsBase::open(
+                &opts.target.out_dir.join(FILE_NAME),
+                &key,
+                &opts.target.function,
+            )?)
         }
         false => None,
     };
     let decisions = match base {
-        Some(_) => Some(crate::path::Decisions::of(&target.program, target.function_index()?)),
+        Some(_) => Some(crate::path::Decisions::of(
+            &target.program,
+            target.function_index()?,
+        )),
         None => None,
     };
     let out = opts.target.out_dir.clone();
-    let resumed = if opts.resume { journal::resume(&out)? } else { vec![] };
-    let mut journal = if opts.journal { Some(Journal::open(&out)?) } else { None };
+    let resumed = if opts.resume {
+        journal::resume(&out)?
+    } else {
+        vec![]
+    };
+    let mut journal = if opts.journal {
+        Some(Journal::open(&out)?)
+    } else {
+        None
+    };
     let t0 = Instant::now();
     let restarts_before = target.executor.restarts();
     let (mut archive, given_up, executions, cache_hits, mut error, chain_reports, exhausted) = {
@@ -282,7 +340,8 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
                 Err(e) => error = Some(format!("{e:#}")),
             }
         }
-        if error.is_none() && goals.is_empty() && cx.archive().tests.is_empty() && !cx.interrupted() {
+        if error.is_none() && goals.is_empty() && cx.archive().tests.is_empty() && !cx.interrupted()
+        {
             // a function without a branch: one input, which the archive keeps as a test of the
             // function's result (Archive::add_test)
             let x = cx.random_input();
@@ -307,7 +366,15 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
             }
         }
         let given_up = cx.given_up();
-        (cx.take_archive(), given_up, cx.executions(), cx.cache_hits(), error, reports, cx.exhausted())
+        (
+            cx.take_archive(),
+            given_up,
+            cx.executions(),
+            cx.cache_hits(),
+            error,
+            reports,
+            cx.exhausted(),
+        )
     };
     if error.is_none() {
         if opts.resume {
@@ -320,8 +387,18 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
     let mut shortened = None;
     if let (Some(m), None) = (domain.sequence.clone(), &error) {
         // a tenth of --max-time (at least a second) after the search, so that a run ends near it
-        let deadline = opts.budget.max_time.map(|t| Instant::now() + (t / 10).max(Duration::from_secs(1)));
-        match minimize::shorten(&m, target.executor.as_mut(), &goals, &mut archive, interrupt, deadline) {
+        let deadline = opts
+            .budget
+            .max_time
+            .map(|t| Instant::now() + (t / 10).max(Duration::from_secs(1)));
+        match minimize::shorten(
+            &m,
+            target.executor.as_mut(),
+            &goals,
+            &mut archive,
+            interrupt,
+            deadline,
+        ) {
             Ok(s) => shortened = Some(s),
             Err(e) => error = Some(format!("shortening the call sequences: {e:#}")),
         }
@@ -333,7 +410,10 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
             Err(e) => error = Some(format!("checking the suite in a fresh process: {e:#}")),
         }
     }
-    let given_up: Vec<_> = given_up.into_iter().filter(|&g| !archive.is_covered(g)).collect();
+    let given_up: Vec<_> = given_up
+        .into_iter()
+        .filter(|&g| !archive.is_covered(g))
+        .collect();
     let elapsed = t0.elapsed();
     if let Some(b) = base.as_mut() {
         b.save()?;
@@ -350,7 +430,11 @@ pub fn search(target: &mut Target, opts: &RunOptions, observer: &mut dyn Observe
         ));
     }
     if !given_up.is_empty() {
-        let texts: Vec<String> = given_up.iter().filter_map(|&g| goals.get(g)).map(|g| g.describe(&target.program)).collect();
+        let texts: Vec<String> = given_up
+            .iter()
+            .filter_map(|&g| goals.get(g))
+            .map(|g| g.describe(&target.program))
+            .collect();
         if let Some(n) = alphabet_note(&texts, target.frontend.domain()) {
             notes.push(n);
         }

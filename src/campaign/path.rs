@@ -72,15 +72,36 @@ pub struct PathSearch {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum PathOutcome {
     /// Taken by `input`, found in the solutions base (`reused`) or by the search.
-    Covered { input: Input, reused: bool, exit: ExitKind, ret: Option<RetVal> },
+    Covered {
+        input: Input,
+        reused: bool,
+        exit: ExitKind,
+        ret: Option<RetVal>,
+    },
     /// The search stagnated: probably infeasible, because of the decision `suspect` (which the
     /// closest execution could not take after matching `matched` decisions).
-    ProbablyInfeasible { suspect: Option<Step>, suspect_text: String, matched: usize, closest: Option<Input> },
+    ProbablyInfeasible {
+        suspect: Option<Step>,
+        suspect_text: String,
+        matched: usize,
+        closest: Option<Input>,
+    },
     /// The budget ran out first.
-    Exhausted { suspect: Option<Step>, suspect_text: String, matched: usize, closest: Option<Input> },
+    Exhausted {
+        suspect: Option<Step>,
+        suspect_text: String,
+        matched: usize,
+        closest: Option<Input>,
+    },
     /// The closest execution ended in a fault (crash, hang, exit, …) after matching `matched`
     /// decisions, before the path could be completed: `input` reproduces it.
-    Fault { exit: ExitKind, suspect: Option<Step>, suspect_text: String, matched: usize, input: Input },
+    Fault {
+        exit: ExitKind,
+        suspect: Option<Step>,
+        suspect_text: String,
+        matched: usize,
+        input: Input,
+    },
 }
 
 /// What happened to one path.
@@ -122,7 +143,10 @@ impl PathResult {
 ///
 /// Errors: the function is not in the program.
 pub fn decisions(target: &Target) -> Result<Arc<Decisions>> {
-    Ok(Arc::new(Decisions::of(&target.program, target.function_index()?)))
+    Ok(Arc::new(Decisions::of(
+        &target.program,
+        target.function_index()?,
+    )))
 }
 
 /// Text of a suspect decision: `examples/quotient.c:44:14 `w != d` → false`.
@@ -146,18 +170,33 @@ pub fn search_path(
 ) -> Result<PathResult> {
     let t0 = Instant::now();
     let program = target.program.clone();
-    let criterion =
-        PathCriterion { decisions: decisions.clone(), paths: vec![steps.to_vec()], prefix: opts.prefix, form: opts.fitness };
+    let criterion = PathCriterion {
+        decisions: decisions.clone(),
+        paths: vec![steps.to_vec()],
+        prefix: opts.prefix,
+        form: opts.fitness,
+    };
     let goal = criterion.goal(&program, 0);
     let goals: Vec<Box<dyn Goal>> = vec![Box::new(goal.clone())];
     let spec = search::algorithm_or_error(&opts.algorithm)?;
-    let config = SearchConfig { stop_when_stalled: true, ..opts.config.clone() };
+    let config = SearchConfig {
+        stop_when_stalled: true,
+        ..opts.config.clone()
+    };
     let algo = (spec.build)(&config);
     let mut domain = target.frontend.domain().clone();
     domain.init = opts.init;
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
     let mut log = PathLog::new(decisions.clone());
-    let mut cx = SearchContext::new(&domain, &goals, rng, config, opts.budget, target.executor.as_mut(), interrupt);
+    let mut cx = SearchContext::new(
+        &domain,
+        &goals,
+        rng,
+        config,
+        opts.budget,
+        target.executor.as_mut(),
+        interrupt,
+    );
     cx.observe(observer);
     cx.observe(&mut log);
 
@@ -165,7 +204,11 @@ pub fn search_path(
     let mut seeded = 0;
     let mut best_similarity = 0;
     if opts.reuse {
-        let stored = if opts.prefix { base.with_prefix(steps).cloned() } else { base.exact(steps).cloned() };
+        let stored = if opts.prefix {
+            base.with_prefix(steps).cloned()
+        } else {
+            base.exact(steps).cloned()
+        };
         if let Some(x) = stored {
             cx.evaluate(&x)?;
             reused = cx.is_covered(0);
@@ -191,8 +234,14 @@ pub fn search_path(
         }
     }
     let executions = cx.executions();
-    let outcome = if let Some(t) = cx.archive().covered_by[0].map(|i| cx.archive().tests[i].clone()) {
-        PathOutcome::Covered { input: t.input, reused, exit: t.exit, ret: t.ret }
+    let outcome = if let Some(t) = cx.archive().covered_by[0].map(|i| cx.archive().tests[i].clone())
+    {
+        PathOutcome::Covered {
+            input: t.input,
+            reused,
+            exit: t.exit,
+            ret: t.ret,
+        }
     } else {
         let closest = cx.best(0).map(|b| b.1.clone());
         let ev = match &closest {
@@ -201,15 +250,36 @@ pub fn search_path(
         };
         let m = ev.as_ref().map(|ev| goal.matching(&ev.trace));
         let suspect = m.and_then(|m| goal.suspect(&m));
-        let suspect_text = suspect.map(|s| step_description(&program, s)).unwrap_or_default();
+        let suspect_text = suspect
+            .map(|s| step_description(&program, s))
+            .unwrap_or_default();
         let matched = m.map_or(0, |m| m.matched);
-        let ended = matches!(m.map(|m| m.deviation), Some(crate::fitness::path::Deviation::Ended));
+        let ended = matches!(
+            m.map(|m| m.deviation),
+            Some(crate::fitness::path::Deviation::Ended)
+        );
         if let (Some(ev), true) = (ev.filter(|e| e.exit.is_fault()), ended) {
-            PathOutcome::Fault { exit: ev.exit, suspect, suspect_text, matched, input: ev.input }
+            PathOutcome::Fault {
+                exit: ev.exit,
+                suspect,
+                suspect_text,
+                matched,
+                input: ev.input,
+            }
         } else if cx.given_up().is_empty() {
-            PathOutcome::Exhausted { suspect, suspect_text, matched, closest }
+            PathOutcome::Exhausted {
+                suspect,
+                suspect_text,
+                matched,
+                closest,
+            }
         } else {
-            PathOutcome::ProbablyInfeasible { suspect, suspect_text, matched, closest }
+            PathOutcome::ProbablyInfeasible {
+                suspect,
+                suspect_text,
+                matched,
+                closest,
+            }
         }
     };
     let cache_hits = cx.cache_hits();
@@ -224,7 +294,8 @@ pub fn search_path(
     }
     let inputs = match &outcome {
         PathOutcome::Covered { input, .. } => Some(target.frontend.json(input)),
-        PathOutcome::ProbablyInfeasible { closest, .. } | PathOutcome::Exhausted { closest, .. } => {
+        PathOutcome::ProbablyInfeasible { closest, .. }
+        | PathOutcome::Exhausted { closest, .. } => {
             closest.as_ref().map(|x| target.frontend.json(x))
         }
         PathOutcome::Fault { input, .. } => Some(target.frontend.json(input)),
@@ -248,18 +319,30 @@ pub fn search_path(
 
 /// The suite of a path run: the paths are the goals of a [`PathCriterion`], and each covered
 /// path's input is the test that covers it.
-pub fn suite(target: &Target, decisions: &Arc<Decisions>, info: RunInfo, ps: &PathSearch, results: &[PathResult], elapsed: Duration) -> Suite {
+pub fn suite(
+    target: &Target,
+    decisions: &Arc<Decisions>,
+    info: RunInfo,
+    ps: &PathSearch,
+    results: &[PathResult],
+    elapsed: Duration,
+) -> Suite {
     let criterion = PathCriterion {
         decisions: decisions.clone(),
         paths: results.iter().map(|r| r.steps.clone()).collect(),
         prefix: ps.prefix,
         form: ps.fitness,
     };
-    let goals: Vec<Box<dyn Goal>> = (0..results.len()).map(|i| Box::new(criterion.goal(&target.program, i)) as Box<dyn Goal>).collect();
+    let goals: Vec<Box<dyn Goal>> = (0..results.len())
+        .map(|i| Box::new(criterion.goal(&target.program, i)) as Box<dyn Goal>)
+        .collect();
     let mut archive = Archive::new(results.len());
     let mut execs_before = 0;
     for (i, r) in results.iter().enumerate() {
-        if let PathOutcome::Covered { input, exit, ret, .. } = &r.outcome {
+        if let PathOutcome::Covered {
+            input, exit, ret, ..
+        } = &r.outcome
+        {
             archive.add_test(TestCase {
                 input: input.clone(),
                 exit: *exit,
@@ -271,7 +354,12 @@ pub fn suite(target: &Target, decisions: &Arc<Decisions>, info: RunInfo, ps: &Pa
             });
         }
         for f in &r.faults {
-            archive.add_fault(TestCase { exec: execs_before + f.exec, covers_new: vec![], covers_all: vec![], ..f.clone() });
+            archive.add_fault(TestCase {
+                exec: execs_before + f.exec,
+                covers_new: vec![],
+                covers_all: vec![],
+                ..f.clone()
+            });
         }
         execs_before += r.executions;
     }

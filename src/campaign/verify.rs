@@ -16,18 +16,28 @@
 use crate::archive::{Archive, TestCase};
 use crate::exec::{ExitKind, Stop};
 use crate::fitness::Goal;
+use crate::suite::Verification;
 use crate::target::Target;
 use anyhow::Result;
-use crate::suite::Verification;
 use std::sync::atomic::AtomicBool;
 
 /// Replay the kept inputs of `archive` that need it (see module docs) through a fresh executor of
 /// `target`, and rebuild the archive from the results.
 ///
 /// Errors: the fresh executor does not start, or breaks.
-pub fn verify(target: &Target, goals: &[Box<dyn Goal>], archive: &mut Archive, interrupt: &AtomicBool) -> Result<Verification> {
+pub fn verify(
+    target: &Target,
+    goals: &[Box<dyn Goal>],
+    archive: &mut Archive,
+    interrupt: &AtomicBool,
+) -> Result<Verification> {
     let persistent = target.executor.inputs_per_process() > 1;
-    let mut cases: Vec<TestCase> = archive.tests.iter().chain(&archive.faults).cloned().collect();
+    let mut cases: Vec<TestCase> = archive
+        .tests
+        .iter()
+        .chain(&archive.faults)
+        .cloned()
+        .collect();
     cases.sort_by_key(|c| c.exec);
     cases.dedup_by_key(|c| c.exec);
     let needs = |c: &TestCase| persistent || c.exit.is_fault();
@@ -41,7 +51,10 @@ pub fn verify(target: &Target, goals: &[Box<dyn Goal>], archive: &mut Archive, i
     // expects a hang from an input that, given time, crashes or returns (e.g. on a loaded
     // machine with a timeout of a few milliseconds)
     let mut patient: Option<Box<dyn crate::exec::Executor>> = None;
-    let stop = Stop { deadline: None, interrupt: Some(interrupt) };
+    let stop = Stop {
+        deadline: None,
+        interrupt: Some(interrupt),
+    };
     let mut rebuilt = Archive::new(goals.len());
     for c in cases {
         let mut t = c.clone();
@@ -53,26 +66,39 @@ pub fn verify(target: &Target, goals: &[Box<dyn Goal>], archive: &mut Archive, i
                     if patient.is_none() {
                         patient = Some(target.fresh_executor_with_timeout(limit)?);
                     }
-                    ex = patient.as_mut().expect("just started").run(&c.input.bytes, stop)?;
+                    ex = patient
+                        .as_mut()
+                        .expect("just started")
+                        .run(&c.input.bytes, stop)?;
                 }
             }
             if ex.exit != ExitKind::Stopped {
                 v.replayed += 1;
-                let covers_all: Vec<usize> = (0..goals.len()).filter(|&g| goals[g].fitness(&ex.trace) == 0.0).collect();
+                let covers_all: Vec<usize> = (0..goals.len())
+                    .filter(|&g| goals[g].fitness(&ex.trace) == 0.0)
+                    .collect();
                 if ex.exit != c.exit || ex.ret != c.ret || covers_all != c.covers_all {
                     v.changed += 1;
                 }
                 if ex.exit.is_fault() && ex.exit != c.exit {
                     // a fault only the fresh run shows (e.g. an input that kills the fork server,
                     // which a persistent child can outrun): count it with the search's
-                    *archive.fault_counts.entry(ex.exit.name().to_string()).or_default() += 1;
+                    *archive
+                        .fault_counts
+                        .entry(ex.exit.name().to_string())
+                        .or_default() += 1;
                 }
                 t.exit = ex.exit;
                 t.ret = ex.ret;
                 t.covers_all = covers_all;
             }
         }
-        t.covers_new = t.covers_all.iter().copied().filter(|&g| !rebuilt.is_covered(g)).collect();
+        t.covers_new = t
+            .covers_all
+            .iter()
+            .copied()
+            .filter(|&g| !rebuilt.is_covered(g))
+            .collect();
         if t.exit.is_fault() {
             rebuilt.add_fault(t.clone());
         }

@@ -67,7 +67,11 @@ impl Cfg {
                 graph.add_edge(NodeIndex::new(b), exit, Edge::Exit);
             }
             for (k, &s) in ss.iter().enumerate() {
-                graph.add_edge(NodeIndex::new(b), NodeIndex::new(s as usize), Edge::Outcome(k as u32));
+                graph.add_edge(
+                    NodeIndex::new(b),
+                    NodeIndex::new(s as usize),
+                    Edge::Outcome(k as u32),
+                );
             }
         }
         // Blocks that cannot reach the exit (infinite loops) get an augmentation edge.
@@ -85,7 +89,11 @@ impl Cfg {
 
         let doms = simple_fast(Reversed(&graph), exit);
         let ipdom: Vec<Option<usize>> = (0..n)
-            .map(|b| doms.immediate_dominator(NodeIndex::new(b)).filter(|d| *d != exit).map(|d| d.index()))
+            .map(|b| {
+                doms.immediate_dominator(NodeIndex::new(b))
+                    .filter(|d| *d != exit)
+                    .map(|d| d.index())
+            })
             .collect();
 
         let mut cd: Vec<Vec<ControlDep>> = vec![Vec::new(); n];
@@ -100,7 +108,10 @@ impl Cfg {
                 if Some(x) == stop || guard > n {
                     break;
                 }
-                let dep = ControlDep { block: a, outcome: k };
+                let dep = ControlDep {
+                    block: a,
+                    outcome: k,
+                };
                 if !cd[x].contains(&dep) {
                     cd[x].push(dep);
                 }
@@ -111,7 +122,12 @@ impl Cfg {
         for v in &mut cd {
             v.sort();
         }
-        Cfg { graph, exit, ipdom, cd }
+        Cfg {
+            graph,
+            exit,
+            ipdom,
+            cd,
+        }
     }
 
     /// Number of blocks (without the virtual exit).
@@ -243,7 +259,10 @@ mod tests {
         assert_eq!(cfg.control_deps(5), &[dep(4, 0)]);
         // the outer header is control dependent on itself (the loop repeats)
         assert_eq!(cfg.control_deps(1), &[dep(1, 0)]);
-        assert_eq!(cfg.ladder(5), vec![vec![dep(4, 0)], vec![dep(3, 0)], vec![dep(1, 0)]]);
+        assert_eq!(
+            cfg.ladder(5),
+            vec![vec![dep(4, 0)], vec![dep(3, 0)], vec![dep(1, 0)]]
+        );
     }
 
     /// if (a) return 1; if (b) return 2; return 3;

@@ -71,7 +71,11 @@ impl ReachingDefs {
                     }
                 }
                 let mut out = gen[b].clone();
-                out.extend(inb.iter().copied().filter(|d| !killed_vars[b].contains(&var_of[d])));
+                out.extend(
+                    inb.iter()
+                        .copied()
+                        .filter(|d| !killed_vars[b].contains(&var_of[d])),
+                );
                 if out != reach_out[b] {
                     reach_out[b] = out;
                     changed = true;
@@ -79,13 +83,20 @@ impl ReachingDefs {
                 reach_in[b] = inb;
             }
         }
-        ReachingDefs { reach_in, by_block, var_of }
+        ReachingDefs {
+            reach_in,
+            by_block,
+            var_of,
+        }
     }
 
     /// Definitions of `var` (from this function) that reach instruction `index` of `block`.
     pub fn at(&self, block: usize, index: u32, var: VarId) -> Vec<DefId> {
-        let mut set: BTreeSet<DefId> =
-            self.reach_in[block].iter().copied().filter(|d| self.var_of[d] == var).collect();
+        let mut set: BTreeSet<DefId> = self.reach_in[block]
+            .iter()
+            .copied()
+            .filter(|d| self.var_of[d] == var)
+            .collect();
         for &(i, d, v, partial) in &self.by_block[block] {
             if i >= index {
                 break;
@@ -135,9 +146,23 @@ mod tests {
     ///   3: flag=0 (d2) -> 5;  5: i=i+1 (d3) -> 1;  4: if (flag) at index 1
     #[test]
     fn flag_in_a_loop_reaches_from_both_assignments() {
-        let cfg = Cfg::new(&[vec![1], vec![2, 4], vec![3, 5], vec![5], vec![6, 7], vec![1], vec![], vec![]]);
+        let cfg = Cfg::new(&[
+            vec![1],
+            vec![2, 4],
+            vec![3, 5],
+            vec![5],
+            vec![6, 7],
+            vec![1],
+            vec![],
+            vec![],
+        ]);
         let (flag, i) = (0, 1);
-        let defs = [def(0, flag, 0, 0, false), def(1, i, 0, 1, false), def(2, flag, 3, 0, false), def(3, i, 5, 0, false)];
+        let defs = [
+            def(0, flag, 0, 0, false),
+            def(1, i, 0, 1, false),
+            def(2, flag, 3, 0, false),
+            def(3, i, 5, 0, false),
+        ];
         let rd = ReachingDefs::new(&cfg, defs.iter());
         assert_eq!(rd.at(4, 1, flag), vec![0, 2]);
         assert_eq!(rd.at(1, 0, i), vec![1, 3]);
@@ -152,7 +177,12 @@ mod tests {
     fn a_later_definition_kills_and_a_partial_one_does_not() {
         let cfg = Cfg::new(&[vec![1, 2], vec![3], vec![3], vec![]]);
         let (x, a) = (0, 1);
-        let defs = [def(0, x, 0, 0, false), def(1, x, 1, 0, false), def(2, a, 2, 0, true), def(3, a, 0, 1, false)];
+        let defs = [
+            def(0, x, 0, 0, false),
+            def(1, x, 1, 0, false),
+            def(2, a, 2, 0, true),
+            def(3, a, 0, 1, false),
+        ];
         let rd = ReachingDefs::new(&cfg, defs.iter());
         assert_eq!(rd.at(3, 0, x), vec![0, 1]);
         assert_eq!(rd.at(3, 0, a), vec![2, 3]);

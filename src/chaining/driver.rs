@@ -57,7 +57,12 @@ pub struct ChainConfig {
 
 impl Default for ChainConfig {
     fn default() -> Self {
-        ChainConfig { mode: Chaining::Auto, depth: 5, order: ChainOrder::Bfs, max_sequences: 50 }
+        ChainConfig {
+            mode: Chaining::Auto,
+            depth: 5,
+            order: ChainOrder::Bfs,
+            max_sequences: 50,
+        }
     }
 }
 
@@ -108,8 +113,18 @@ pub struct Chained<'s> {
 }
 
 impl<'s> Chained<'s> {
-    pub fn new(inner: &'s mut dyn GoalSearch, chain: Arc<Chain>, config: ChainConfig) -> Chained<'s> {
-        Chained { inner, chain, config, chained: HashMap::new(), reports: Vec::new() }
+    pub fn new(
+        inner: &'s mut dyn GoalSearch,
+        chain: Arc<Chain>,
+        config: ChainConfig,
+    ) -> Chained<'s> {
+        Chained {
+            inner,
+            chain,
+            config,
+            chained: HashMap::new(),
+            reports: Vec::new(),
+        }
     }
 }
 
@@ -146,13 +161,23 @@ pub fn pursue(
     config: &ChainConfig,
     goal: usize,
 ) -> Result<Option<ChainReport>> {
-    let Some((site, k)) = cx.goal(goal).target_outcome() else { return Ok(None) };
+    let Some((site, k)) = cx.goal(goal).target_outcome() else {
+        return Ok(None);
+    };
     let target = cx.goal(goal).describe(chain.program());
     let (depth_limit, order, max_sequences) = (config.depth, config.order, config.max_sequences);
     cx.set_ordered_trace(true);
     let start = cx.executions();
-    let mut report =
-        ChainReport { goal, target, order, sequences: vec![], covered: false, executions: 0, trace_overflow: false, no_definitions: false };
+    let mut report = ChainReport {
+        goal,
+        target,
+        order,
+        sequences: vec![],
+        covered: false,
+        executions: 0,
+        trace_overflow: false,
+        no_definitions: false,
+    };
 
     let result = (|| -> Result<()> {
         let seed: Input = match cx.best(goal) {
@@ -170,11 +195,17 @@ pub fn pursue(
                     x: &Input,
                     events: &[crate::trace::Event]| {
             match order {
-                ChainOrder::Bfs => kids.into_iter().for_each(|s| frontier.push_back((s, depth, x.clone()))),
+                ChainOrder::Bfs => kids
+                    .into_iter()
+                    .for_each(|s| frontier.push_back((s, depth, x.clone()))),
                 // depth-first: the first child is explored next
-                ChainOrder::Dfs => kids.into_iter().rev().for_each(|s| frontier.push_front((s, depth, x.clone()))),
+                ChainOrder::Dfs => kids
+                    .into_iter()
+                    .rev()
+                    .for_each(|s| frontier.push_front((s, depth, x.clone()))),
                 ChainOrder::Best => {
-                    kids.into_iter().for_each(|s| frontier.push_back((s, depth, x.clone())));
+                    kids.into_iter()
+                        .for_each(|s| frontier.push_back((s, depth, x.clone())));
                     let key = |s: &Sequence| chain.fitness(s, events).0;
                     let mut v: Vec<_> = frontier.drain(..).map(|e| (key(&e.0), e)).collect();
                     v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1 .1.cmp(&b.1 .1)));
@@ -182,23 +213,36 @@ pub fn pursue(
                 }
             }
         };
-        push(&mut frontier, chain.expand(&root, &ev.trace.events), 1, &ev.input, &ev.trace.events);
+        push(
+            &mut frontier,
+            chain.expand(&root, &ev.trace.events),
+            1,
+            &ev.input,
+            &ev.trace.events,
+        );
         report.no_definitions = frontier.is_empty();
         while let Some((seq, depth, from)) = frontier.pop_front() {
-            if cx.is_covered(goal) || cx.out_of_budget() || report.sequences.len() >= max_sequences {
+            if cx.is_covered(goal) || cx.out_of_budget() || report.sequences.len() >= max_sequences
+            {
                 break;
             }
             if !seen.insert(seq.clone()) {
                 continue;
             }
             let before = cx.executions();
-            let aux = cx.add_aux(Box::new(SequenceGoal { chain: chain.clone(), seq: seq.clone() }));
+            let aux = cx.add_aux(Box::new(SequenceGoal {
+                chain: chain.clone(),
+                seq: seq.clone(),
+            }));
             // start from the input the parent sequence got closest with
             cx.evaluate(&from)?;
             if !cx.is_covered(aux) && !cx.is_covered(goal) {
                 search.attempt(cx, aux)?;
             }
-            let (best_fitness, best) = cx.best(aux).map(|(f, x)| (*f, x.clone())).unwrap_or((f64::INFINITY, from.clone()));
+            let (best_fitness, best) = cx
+                .best(aux)
+                .map(|(f, x)| (*f, x.clone()))
+                .unwrap_or((f64::INFINITY, from.clone()));
             cx.pop_aux();
             let succeeded = cx.is_covered(goal);
             report.sequences.push(SequenceReport {
@@ -214,7 +258,11 @@ pub fn pursue(
             if depth < depth_limit {
                 let ev = cx.evaluate(&best)?;
                 report.trace_overflow |= ev.trace.events_overflow;
-                let kids: Vec<Sequence> = chain.expand(&seq, &ev.trace.events).into_iter().filter(|s| !seen.contains(s)).collect();
+                let kids: Vec<Sequence> = chain
+                    .expand(&seq, &ev.trace.events)
+                    .into_iter()
+                    .filter(|s| !seen.contains(s))
+                    .collect();
                 push(&mut frontier, kids, depth + 1, &best, &ev.trace.events);
             }
         }

@@ -69,12 +69,22 @@ pub struct Chain {
     in_loop: Vec<Vec<bool>>,
 }
 
-fn ladder_of(program: &Program, analysis: &Analysis, function: usize, block: usize) -> Vec<Vec<(SiteId, u32)>> {
+fn ladder_of(
+    program: &Program,
+    analysis: &Analysis,
+    function: usize,
+    block: usize,
+) -> Vec<Vec<(SiteId, u32)>> {
     let f = &program.functions[function];
     analysis.cfgs[function]
         .ladder(block)
         .into_iter()
-        .map(|level| level.into_iter().filter_map(|d| Some((f.block_site[d.block]?, d.outcome))).collect::<Vec<_>>())
+        .map(|level| {
+            level
+                .into_iter()
+                .filter_map(|d| Some((f.block_site[d.block]?, d.outcome)))
+                .collect::<Vec<_>>()
+        })
         .filter(|l: &Vec<_>| !l.is_empty())
         .collect()
 }
@@ -82,12 +92,23 @@ fn ladder_of(program: &Program, analysis: &Analysis, function: usize, block: usi
 impl Chain {
     /// Prepare the analyses of `program`.
     pub fn new(program: &Program, analysis: &Analysis) -> Chain {
-        let site_ladder =
-            program.sites.iter().map(|s| ladder_of(program, analysis, s.function, s.meta.block as usize)).collect();
-        let def_ladder =
-            program.defs.iter().map(|d| ladder_of(program, analysis, d.function, d.meta.block as usize)).collect();
+        let site_ladder = program
+            .sites
+            .iter()
+            .map(|s| ladder_of(program, analysis, s.function, s.meta.block as usize))
+            .collect();
+        let def_ladder = program
+            .defs
+            .iter()
+            .map(|d| ladder_of(program, analysis, d.function, d.meta.block as usize))
+            .collect();
         let reaching = (0..program.functions.len())
-            .map(|f| ReachingDefs::new(&analysis.cfgs[f], program.defs.iter().filter(|d| d.function == f)))
+            .map(|f| {
+                ReachingDefs::new(
+                    &analysis.cfgs[f],
+                    program.defs.iter().filter(|d| d.function == f),
+                )
+            })
             .collect();
         let def_var = program.defs.iter().map(|d| d.var).collect();
         let in_loop = analysis
@@ -106,13 +127,23 @@ impl Chain {
                 v
             })
             .collect();
-        Chain { program: program.clone(), site_ladder, def_ladder, reaching, def_var, in_loop }
+        Chain {
+            program: program.clone(),
+            site_ladder,
+            def_ladder,
+            reaching,
+            def_var,
+            in_loop,
+        }
     }
 
     /// Whether definition `d` is in a loop of its function (else it runs at most once per call).
     fn def_in_loop(&self, d: DefId) -> bool {
         let def = &self.program.defs[d as usize];
-        self.in_loop[def.function].get(def.meta.block as usize).copied().unwrap_or(true)
+        self.in_loop[def.function]
+            .get(def.meta.block as usize)
+            .copied()
+            .unwrap_or(true)
     }
 
     /// Whether inserting definition `d` at `at` into `events` can ever match: a definition outside
@@ -127,7 +158,11 @@ impl Chain {
         let f = self.program.defs[d as usize].function;
         !events[..at].iter().any(|e| {
             let (ef, block, _) = self.place(e.node);
-            ef == f && self.in_loop[ef].get(block as usize).copied().unwrap_or(false)
+            ef == f
+                && self.in_loop[ef]
+                    .get(block as usize)
+                    .copied()
+                    .unwrap_or(false)
         })
     }
 
@@ -149,7 +184,9 @@ impl Chain {
                 return evotest_abi::K;
             }
             let cases = &self.program.sites[site as usize].meta.case_values;
-            return cases.get(want as usize - 1).map_or(evotest_abi::D_MAX, |&c| (e.alt - c as f64).abs());
+            return cases
+                .get(want as usize - 1)
+                .map_or(evotest_abi::D_MAX, |&c| (e.alt - c as f64).abs());
         }
         e.alt
     }
@@ -179,7 +216,11 @@ impl Chain {
         for (k, level) in self.ladder(node).iter().enumerate() {
             let best = level
                 .iter()
-                .flat_map(|&(s, o)| seg.iter().filter(move |e| e.id == s && e.outcome != o).map(move |e| (s, e, o)))
+                .flat_map(|&(s, o)| {
+                    seg.iter()
+                        .filter(move |e| e.id == s && e.outcome != o)
+                        .map(move |e| (s, e, o))
+                })
                 .map(|(s, e, o)| self.dist_to(s, e, o))
                 .reduce(f64::min);
             if let Some(d) = best {
@@ -199,7 +240,11 @@ impl Chain {
     /// Normalised distance of the last branch before position `at` (the alternative branch that
     /// would have avoided what happens at `at`).
     fn alt_before(&self, events: &[Event], at: usize) -> f64 {
-        events[..at].iter().rev().find(|e| e.id & EVENT_DEF == 0).map_or(1.0, |e| normalise(e.alt))
+        events[..at]
+            .iter()
+            .rev()
+            .find(|e| e.id & EVENT_DEF == 0)
+            .map_or(1.0, |e| normalise(e.alt))
     }
 
     fn violations(&self, constraint: &[VarId], events: &[Event], from: usize, to: usize) -> f64 {
@@ -210,7 +255,10 @@ impl Chain {
             .filter(|&i| {
                 let e = &events[i];
                 e.id & EVENT_DEF != 0
-                    && self.def_var.get((e.id & !EVENT_DEF) as usize).is_some_and(|v| constraint.contains(v))
+                    && self
+                        .def_var
+                        .get((e.id & !EVENT_DEF) as usize)
+                        .is_some_and(|v| constraint.contains(v))
             })
             .map(|i| self.alt_before(events, i))
             .sum()
@@ -236,7 +284,11 @@ impl Chain {
             if k > 0 && seq.events[k - 1].node != ev.node {
                 run_start = pos;
             }
-            match events[pos..].iter().position(|e| Self::matches(ev.node, e)).map(|i| i + pos) {
+            match events[pos..]
+                .iter()
+                .position(|e| Self::matches(ev.node, e))
+                .map(|i| i + pos)
+            {
                 Some(q) => {
                     if let Some((pq, pe)) = prev {
                         total += self.violations(&pe.constraint, events, pq + 1, q);
@@ -316,7 +368,9 @@ impl Chain {
             VarKind::Global | VarKind::Retval => p.defs_of(v).map(|d| d.id).collect(),
             VarKind::Local | VarKind::Param => self.reaching[function].at(block, index, v),
         };
-        ids.into_iter().filter(|d| p.defs[*d as usize].meta.probed).collect()
+        ids.into_iter()
+            .filter(|d| p.defs[*d as usize].meta.probed)
+            .collect()
     }
 
     /// The children of `seq` in the chaining tree, given the execution of its best input: new
@@ -324,7 +378,9 @@ impl Chain {
     /// event that did not happen, and (influencing set) for the variables the preceding
     /// definition's value depends on.
     pub fn expand(&self, seq: &Sequence, events: &[Event]) -> Vec<Sequence> {
-        let (_, Some(k)) = self.fitness(seq, events) else { return vec![] };
+        let (_, Some(k)) = self.fitness(seq, events) else {
+            return vec![];
+        };
         let mut out: Vec<Sequence> = Vec::new();
         let mut push = |s: Sequence| {
             if !out.contains(&s) && &s != seq {
@@ -333,9 +389,16 @@ impl Chain {
         };
         if let Some((psite, pout)) = self.problem(seq, k, events) {
             let site = &self.program.sites[psite as usize];
-            let problem = ChainEvent { node: Node::Take { site: psite, outcome: pout }, constraint: vec![] };
+            let problem = ChainEvent {
+                node: Node::Take {
+                    site: psite,
+                    outcome: pout,
+                },
+                constraint: vec![],
+            };
             for &v in &site.uses {
-                for d in self.last_defs(site.function, site.meta.block as usize, site.meta.index, v) {
+                for d in self.last_defs(site.function, site.meta.block as usize, site.meta.index, v)
+                {
                     let mut events = seq.events[..k].to_vec();
                     if seq.events[k].node != problem.node {
                         events.push(problem.clone());
@@ -343,7 +406,13 @@ impl Chain {
                     events.extend_from_slice(&seq.events[k..]);
                     let at = self.insertion_point(&events, k, d);
                     if self.plausible(&events, at, d) {
-                        events.insert(at, ChainEvent { node: Node::Def { def: d }, constraint: vec![v] });
+                        events.insert(
+                            at,
+                            ChainEvent {
+                                node: Node::Def { def: d },
+                                constraint: vec![v],
+                            },
+                        );
                         push(Sequence { events });
                     }
                 }
@@ -362,7 +431,13 @@ impl Chain {
                         let mut events = seq.events.clone();
                         let at = self.insertion_point(&events, k - 1, d2);
                         if self.plausible(&events, at, d2) {
-                            events.insert(at, ChainEvent { node: Node::Def { def: d2 }, constraint: vec![v] });
+                            events.insert(
+                                at,
+                                ChainEvent {
+                                    node: Node::Def { def: d2 },
+                                    constraint: vec![v],
+                                },
+                            );
                             push(Sequence { events });
                         }
                     }
@@ -424,7 +499,11 @@ impl Chain {
                 if e.constraint.is_empty() {
                     format!("({node}, ∅)")
                 } else {
-                    let c: Vec<&str> = e.constraint.iter().map(|v| p.vars[*v as usize].meta.name.as_str()).collect();
+                    let c: Vec<&str> = e
+                        .constraint
+                        .iter()
+                        .map(|v| p.vars[*v as usize].meta.name.as_str())
+                        .collect();
                     format!("({node}, {{{}}})", c.join(", "))
                 }
             })
@@ -455,7 +534,12 @@ impl Goal for SequenceGoal {
 
 /// The initial sequence for a branch-outcome goal: ⟨(target, ∅)⟩.
 pub fn initial(site: SiteId, outcome: u32) -> Sequence {
-    Sequence { events: vec![ChainEvent { node: Node::Take { site, outcome }, constraint: vec![] }] }
+    Sequence {
+        events: vec![ChainEvent {
+            node: Node::Take { site, outcome },
+            constraint: vec![],
+        }],
+    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,11 @@ const FLAG: u32 = 0;
 const I: u32 = 1;
 
 fn program() -> Program {
-    let site = |id: u32, block: u32, index: u32, cond: &str, uses: Vec<u32>| SiteMeta { index, uses, ..testutil::site(id, block, cond) };
+    let site = |id: u32, block: u32, index: u32, cond: &str, uses: Vec<u32>| SiteMeta {
+        index,
+        uses,
+        ..testutil::site(id, block, cond)
+    };
     let def = |id: u32, var: u32, block: u32, index: u32, text: &str| DefMeta {
         id,
         var,
@@ -34,7 +38,12 @@ fn program() -> Program {
         probed: true,
         uses: vec![],
     };
-    let var = |id: u32, name: &str| VarMeta { id, name: name.into(), kind: VarKind::Local, function: Some(0) };
+    let var = |id: u32, name: &str| VarMeta {
+        id,
+        name: name.into(),
+        kind: VarKind::Local,
+        function: Some(0),
+    };
     let blk = testutil::block;
     testutil::program(
         vec![
@@ -47,7 +56,11 @@ fn program() -> Program {
             blk(vec![], None),
             blk(vec![], None),
         ],
-        vec![site(0, 1, 0, "i < 3", vec![I]), site(1, 2, 0, "a[i] != 0", vec![I]), site(2, 4, 1, "flag != 0", vec![FLAG])],
+        vec![
+            site(0, 1, 0, "i < 3", vec![I]),
+            site(1, 2, 0, "a[i] != 0", vec![I]),
+            site(2, 4, 1, "flag != 0", vec![FLAG]),
+        ],
         vec![var(FLAG, "flag"), var(I, "i")],
         vec![
             def(0, FLAG, 0, 0, "flag = 1"),
@@ -59,11 +72,19 @@ fn program() -> Program {
 }
 
 fn br(site: u32, outcome: u32, alt: f64) -> Event {
-    Event { id: site, outcome, alt }
+    Event {
+        id: site,
+        outcome,
+        alt,
+    }
 }
 
 fn def(d: u32) -> Event {
-    Event { id: EVENT_DEF | d, outcome: 0, alt: 0.0 }
+    Event {
+        id: EVENT_DEF | d,
+        outcome: 0,
+        alt: 0.0,
+    }
 }
 
 /// The trace of a = {5, 0, 7}: the flag is reset twice.
@@ -116,8 +137,17 @@ fn violations_of_the_constraint_guide_every_element_to_zero() {
     let c = chain();
     let avoid = Sequence {
         events: vec![
-            ChainEvent { node: Node::Def { def: 0 }, constraint: vec![FLAG] },
-            ChainEvent { node: Node::Take { site: 2, outcome: 0 }, constraint: vec![] },
+            ChainEvent {
+                node: Node::Def { def: 0 },
+                constraint: vec![FLAG],
+            },
+            ChainEvent {
+                node: Node::Take {
+                    site: 2,
+                    outcome: 0,
+                },
+                constraint: vec![],
+            },
         ],
     };
     // flag = 0 ran twice, after a[0] != 0 (distance 5) and a[2] != 0 (distance 7)
@@ -125,12 +155,39 @@ fn violations_of_the_constraint_guide_every_element_to_zero() {
     assert_eq!(k, Some(1));
     assert_eq!(f, 5.0 / 6.0 + 7.0 / 8.0 + 0.5);
     // with a = {1, 0, 0} only one reset, and a nearer one: better
-    let t = vec![def(0), def(1), br(0, 0, 3.0), br(1, 0, 1.0), def(2), def(3), br(0, 0, 2.0), br(1, 1, 1.0), def(3),
-                 br(0, 0, 1.0), br(1, 1, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
+    let t = vec![
+        def(0),
+        def(1),
+        br(0, 0, 3.0),
+        br(1, 0, 1.0),
+        def(2),
+        def(3),
+        br(0, 0, 2.0),
+        br(1, 1, 1.0),
+        def(3),
+        br(0, 0, 1.0),
+        br(1, 1, 1.0),
+        def(3),
+        br(0, 1, 1.0),
+        br(2, 1, 1.0),
+    ];
     assert!(c.fitness(&avoid, &t).0 < f);
     // all zeros: the sequence is executed and the fitness is 0
-    let t = vec![def(0), def(1), br(0, 0, 3.0), br(1, 1, 1.0), def(3), br(0, 0, 2.0), br(1, 1, 1.0), def(3),
-                 br(0, 0, 1.0), br(1, 1, 1.0), def(3), br(0, 1, 1.0), br(2, 0, 1.0)];
+    let t = vec![
+        def(0),
+        def(1),
+        br(0, 0, 3.0),
+        br(1, 1, 1.0),
+        def(3),
+        br(0, 0, 2.0),
+        br(1, 1, 1.0),
+        def(3),
+        br(0, 0, 1.0),
+        br(1, 1, 1.0),
+        def(3),
+        br(0, 1, 1.0),
+        br(2, 0, 1.0),
+    ];
     assert_eq!(c.fitness(&avoid, &t), (0.0, None));
 }
 
@@ -141,11 +198,28 @@ fn an_unreached_definition_scores_its_approach_level_and_distance() {
     // a[i] != 0 taking true, whose nearest miss is distance 1; the target is then scored too
     let reset = Sequence {
         events: vec![
-            ChainEvent { node: Node::Def { def: 2 }, constraint: vec![FLAG] },
-            ChainEvent { node: Node::Take { site: 2, outcome: 0 }, constraint: vec![] },
+            ChainEvent {
+                node: Node::Def { def: 2 },
+                constraint: vec![FLAG],
+            },
+            ChainEvent {
+                node: Node::Take {
+                    site: 2,
+                    outcome: 0,
+                },
+                constraint: vec![],
+            },
         ],
     };
-    let t = vec![def(0), def(1), br(0, 0, 3.0), br(1, 1, 1.0), def(3), br(0, 1, 1.0), br(2, 0, 1.0)];
+    let t = vec![
+        def(0),
+        def(1),
+        br(0, 0, 3.0),
+        br(1, 1, 1.0),
+        def(3),
+        br(0, 1, 1.0),
+        br(2, 0, 1.0),
+    ];
     let (f, k) = c.fitness(&reset, &t);
     assert_eq!(k, Some(0));
     // eq1(def 2) = approach level 1 + d(1)/(1+1); then 1 for the target, not reached in sequence
@@ -159,12 +233,32 @@ fn first_fit_matches_the_earliest_occurrence_after_the_previous_event() {
     // ⟨(i = i + 1), (i = i + 1), target⟩ on a trace with two increments
     let two = Sequence {
         events: vec![
-            ChainEvent { node: Node::Def { def: 3 }, constraint: vec![I] },
-            ChainEvent { node: Node::Def { def: 3 }, constraint: vec![I] },
-            ChainEvent { node: Node::Take { site: 2, outcome: 1 }, constraint: vec![] },
+            ChainEvent {
+                node: Node::Def { def: 3 },
+                constraint: vec![I],
+            },
+            ChainEvent {
+                node: Node::Def { def: 3 },
+                constraint: vec![I],
+            },
+            ChainEvent {
+                node: Node::Take {
+                    site: 2,
+                    outcome: 1,
+                },
+                constraint: vec![],
+            },
         ],
     };
-    let t = vec![def(1), br(0, 0, 1.0), def(3), br(0, 0, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
+    let t = vec![
+        def(1),
+        br(0, 0, 1.0),
+        def(3),
+        br(0, 0, 1.0),
+        def(3),
+        br(0, 1, 1.0),
+        br(2, 1, 1.0),
+    ];
     assert_eq!(c.fitness(&two, &t), (0.0, None));
     // only one increment: the second is unmatched
     let t = vec![def(1), br(0, 0, 1.0), def(3), br(0, 1, 1.0), br(2, 1, 1.0)];
@@ -178,13 +272,16 @@ fn first_fit_matches_the_earliest_occurrence_after_the_previous_event() {
 #[test]
 fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
     use crate::exec::mock::MockRun;
-    use crate::search::testkit::{ints, run_with, Scenario};
     use crate::fitness::Criterion;
+    use crate::search::testkit::{ints, run_with, Scenario};
     use crate::search::{drive, SearchConfig};
     let p = program();
     let analysis = Analysis::new(&p);
     let goals = crate::fitness::branch::BranchCoverage.goals(&p, &analysis, &[0]);
-    let target = goals.iter().position(|g| g.target_outcome() == Some((2, 0))).unwrap();
+    let target = goals
+        .iter()
+        .position(|g| g.target_outcome() == Some((2, 0)))
+        .unwrap();
     let mock = |v: &[crate::input::Value], r: &mut MockRun| {
         let a: Vec<i128> = v.iter().map(|x| x.as_i128()).collect();
         let mut flag = 1;
@@ -204,21 +301,44 @@ fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
         r.branch(0, 0, &[1.0, 0.0]);
         r.branch(2, 4, if flag != 0 { &[0.0, 1.0] } else { &[1.0, 0.0] });
     };
-    let d = ints(&["a0", "a1", "a2", "a3", "a4", "a5"], Some((-1_000_000, 1_000_000)));
+    let d = ints(
+        &["a0", "a1", "a2", "a3", "a4", "a5"],
+        Some((-1_000_000, 1_000_000)),
+    );
     let chain = Arc::new(Chain::new(&p, &analysis));
     let run = |mode: Chaining| {
-        let sc = Scenario { sites: 3, outcomes: 6, program: Box::new(mock), goals: crate::fitness::branch::BranchCoverage.goals(&p, &analysis, &[0]) };
+        let sc = Scenario {
+            sites: 3,
+            outcomes: 6,
+            program: Box::new(mock),
+            goals: crate::fitness::branch::BranchCoverage.goals(&p, &analysis, &[0]),
+        };
         let mut reports = vec![];
-        let config = SearchConfig { patience: 200, ..SearchConfig::default() };
+        let config = SearchConfig {
+            patience: 200,
+            ..SearchConfig::default()
+        };
         let chain = chain.clone();
         let r = run_with(&d, sc, config, 7, 30_000, |cx| {
             // start away from the all-zero corner
-            cx.evaluate(&d.from_values(&[crate::input::Value::Int(500); 6])).unwrap();
+            cx.evaluate(&d.from_values(&[crate::input::Value::Int(500); 6]))
+                .unwrap();
             let mut avm = crate::search::avm::Avm;
-            let mut c = Chained::new(&mut avm, chain, ChainConfig { mode, ..ChainConfig::default() });
+            let mut c = Chained::new(
+                &mut avm,
+                chain,
+                ChainConfig {
+                    mode,
+                    ..ChainConfig::default()
+                },
+            );
             drive(cx, &mut c).unwrap();
             reports = c.reports;
-            assert_eq!(cx.is_covered(target), mode != Chaining::Off, "mode {mode:?}");
+            assert_eq!(
+                cx.is_covered(target),
+                mode != Chaining::Off,
+                "mode {mode:?}"
+            );
         });
         (r, reports)
     };
@@ -227,6 +347,15 @@ fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
     assert_eq!(plain.covered, plain.goals - 1, "{plain:?}");
     let (chained, reports) = run(Chaining::Auto);
     assert_eq!(chained.covered, chained.goals, "{chained:?}");
-    let r = reports.iter().find(|r| r.goal == target).expect("a chaining report for the flag");
-    assert!(r.covered && r.sequences.iter().any(|s| s.succeeded && s.sequence.contains("flag = 1")), "{r:?}");
+    let r = reports
+        .iter()
+        .find(|r| r.goal == target)
+        .expect("a chaining report for the flag");
+    assert!(
+        r.covered
+            && r.sequences
+                .iter()
+                .any(|s| s.succeeded && s.sequence.contains("flag = 1")),
+        "{r:?}"
+    );
 }

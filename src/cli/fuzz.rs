@@ -47,15 +47,52 @@ until the budget ends).";
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
 const SINGLE_DASH: &[&str] = &[
-    "max_len", "timeout", "rss_limit_mb", "detect_leaks", "runs", "max_total_time", "seed", "dict", "artifact_prefix", "exact_artifact_path", "jobs", "workers",
-    "print_final_stats", "close_fd_mask", "merge", "minimize_crash", "stats_dir", "persistent", "use_value_profile",
-    "sync_interval", "json", "quiet", "no_minimize", "stop_on_crash", "max_file_mb", "input_extension", "cargo_fuzz", "guidance",
-    "frontier_include", "frontier_exclude", "instrument_crates", "new_coverage_log", "in_process", "len_control",
-    "reduce_inputs", "lite",
+    "max_len",
+    "timeout",
+    "rss_limit_mb",
+    "detect_leaks",
+    "runs",
+    "max_total_time",
+    "seed",
+    "dict",
+    "artifact_prefix",
+    "exact_artifact_path",
+    "jobs",
+    "workers",
+    "print_final_stats",
+    "close_fd_mask",
+    "merge",
+    "minimize_crash",
+    "stats_dir",
+    "persistent",
+    "use_value_profile",
+    "sync_interval",
+    "json",
+    "quiet",
+    "no_minimize",
+    "stop_on_crash",
+    "max_file_mb",
+    "input_extension",
+    "cargo_fuzz",
+    "guidance",
+    "frontier_include",
+    "frontier_exclude",
+    "instrument_crates",
+    "new_coverage_log",
+    "in_process",
+    "len_control",
+    "reduce_inputs",
+    "lite",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
-const BOOLEAN: &[&str] = &["json", "quiet", "no_minimize", "stop_on_crash", "in_process"];
+const BOOLEAN: &[&str] = &[
+    "json",
+    "quiet",
+    "no_minimize",
+    "stop_on_crash",
+    "in_process",
+];
 
 /// Rewrite the arguments after `fuzz`: `-name=value` of a known flag becomes `--name=value`; an
 /// unknown single-dash libFuzzer flag (`-foo=1`) is dropped with a warning; `-jobs=N` and
@@ -142,7 +179,12 @@ pub struct FuzzArgs {
     /// and arbitrary, as cargo-fuzz does). Their branches are then covered, counted and, like
     /// the local crates' (debug info names their files relative to their package), in the
     /// guidance's frontier; std code instantiated in them stays out
-    #[arg(long = "instrument_crates", alias = "instrument-crates", value_name = "CRATES", value_delimiter = ',')]
+    #[arg(
+        long = "instrument_crates",
+        alias = "instrument-crates",
+        value_name = "CRATES",
+        value_delimiter = ','
+    )]
     instrument_crates: Vec<String>,
     /// The output corpus directory (created if missing), then seed directories or files; with
     /// --merge, the output directory then the input directories
@@ -167,11 +209,20 @@ pub struct FuzzArgs {
     /// 1: report memory leaks, as libFuzzer does with LeakSanitizer linked (-fsanitize=address
     /// or =leak): an input after which more blocks were allocated than freed gets a leak check,
     /// and a leak is a crash of its own (`leak-<sha1>`). Fork server only (not --in_process); 0: off
-    #[arg(long = "detect_leaks", alias = "detect-leaks", default_value_t = 1, value_name = "0|1")]
+    #[arg(
+        long = "detect_leaks",
+        alias = "detect-leaks",
+        default_value_t = 1,
+        value_name = "0|1"
+    )]
     detect_leaks: u8,
     /// A whole program reading `@@`: the extension of the file it gets (`cur_input.EXT`), for
     /// programs that choose a format by the file name (AFL++'s -e)
-    #[arg(long = "input_extension", alias = "input-extension", value_name = "EXT")]
+    #[arg(
+        long = "input_extension",
+        alias = "input-extension",
+        value_name = "EXT"
+    )]
     input_extension: Option<String>,
     /// Largest file the target may write, in MB; 0 = no limit
     #[arg(long = "max_file_mb", alias = "max-file-mb", default_value_t = crate::target::FILE_LIMIT_MB, value_name = "N")]
@@ -181,7 +232,12 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = -1, allow_hyphen_values = true, value_name = "N")]
     runs: i64,
     /// Stop after SECS seconds (0: no limit)
-    #[arg(long = "max_total_time", alias = "max-total-time", default_value = "0", value_name = "SECS")]
+    #[arg(
+        long = "max_total_time",
+        alias = "max-total-time",
+        default_value = "0",
+        value_name = "SECS"
+    )]
     max_total_time: String,
     /// Random seed (0 picks one from the clock, as libFuzzer does); the same seed and -runs give
     /// the same run
@@ -191,17 +247,32 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "FILE")]
     dict: Option<PathBuf>,
     /// Where artifacts go: a directory ending in `/`, or a file-name prefix
-    #[arg(long = "artifact_prefix", alias = "artifact-prefix", default_value = "./", value_name = "PREFIX")]
+    #[arg(
+        long = "artifact_prefix",
+        alias = "artifact-prefix",
+        default_value = "./",
+        value_name = "PREFIX"
+    )]
     artifact_prefix: String,
     /// Write the run's first artifact (crash, leak, timeout or out-of-memory input; minimised when
     /// it can be) to exactly this path as well, as libFuzzer writes its single one; later ones and
     /// the first itself are still kept under -artifact_prefix. With -minimize_crash, the minimised
     /// input goes there instead of -artifact_prefix's minimized-from-<sha1>
-    #[arg(long = "exact_artifact_path", alias = "exact-artifact-path", value_name = "FILE")]
+    #[arg(
+        long = "exact_artifact_path",
+        alias = "exact-artifact-path",
+        value_name = "FILE"
+    )]
     exact_artifact_path: Option<PathBuf>,
     /// Workers: N processes fuzzing together, sharing the corpus directory (libFuzzer's
     /// -workers=M gives M; -jobs=N alone min(N, half the cores), one campaign, not N runs)
-    #[arg(short = 'j', long, alias = "workers", default_value_t = 1, value_name = "N")]
+    #[arg(
+        short = 'j',
+        long,
+        alias = "workers",
+        default_value_t = 1,
+        value_name = "N"
+    )]
     jobs: u32,
     /// Directory of this worker's fuzzer_stats.json, coverage.csv and coverage.svg
     /// [default: CORPUS/.evotest/main]
@@ -238,7 +309,12 @@ pub struct FuzzArgs {
     #[arg(long = "lite", default_value = "1", value_name = "0|1", value_parser = ["0", "1"])]
     lite: String,
     /// Seconds between two looks at the corpus directory for other workers' inputs
-    #[arg(long = "sync_interval", alias = "sync-interval", default_value = "5", value_name = "SECS")]
+    #[arg(
+        long = "sync_interval",
+        alias = "sync-interval",
+        default_value = "5",
+        value_name = "SECS"
+    )]
     sync_interval: String,
     /// Keep crash reproducers as found (do not minimise them)
     #[arg(long = "no_minimize", alias = "no-minimize")]
@@ -267,7 +343,11 @@ pub struct FuzzArgs {
     /// in hex), and `end EXECUTIONS MICROSECONDS` when the run ends; worker K of -j writes
     /// FILE.worker-K. Replaying the inputs in order tells when any branch of interest was first
     /// covered (the benchmark's `fuzz` tools do so)
-    #[arg(long = "new_coverage_log", alias = "new-coverage-log", value_name = "FILE")]
+    #[arg(
+        long = "new_coverage_log",
+        alias = "new-coverage-log",
+        value_name = "FILE"
+    )]
     new_coverage_log: Option<PathBuf>,
     /// Leave the branches GLOB matches out of the guidance's frontier (repeatable; AFL++'s
     /// denylist entries): a glob (`*` any text, `?` one character) of the source file (the whole
@@ -275,12 +355,20 @@ pub struct FuzzArgs {
     /// matches files only, `fun:GLOB` functions only. Library code (Rust std/core/alloc and
     /// cargo-registry crates, C headers under /usr/include and /usr/lib) is left out already.
     /// Coverage still counts every branch
-    #[arg(long = "frontier_exclude", alias = "frontier-exclude", value_name = "GLOB")]
+    #[arg(
+        long = "frontier_exclude",
+        alias = "frontier-exclude",
+        value_name = "GLOB"
+    )]
     frontier_exclude: Vec<String>,
     /// Only the branches GLOB matches may join the guidance's frontier (repeatable; AFL++'s
     /// allowlist entries; same globs as --frontier_exclude), library code too if it matches:
     /// `--frontier_include='*'` steers towards every branch
-    #[arg(long = "frontier_include", alias = "frontier-include", value_name = "GLOB")]
+    #[arg(
+        long = "frontier_include",
+        alias = "frontier-include",
+        value_name = "GLOB"
+    )]
     frontier_include: Vec<String>,
     /// Print the final summary as JSON on stdout
     #[arg(long)]
@@ -296,7 +384,12 @@ pub struct FuzzArgs {
     /// reports; with the fork server it is otherwise hidden, except what the harness writes while
     /// it starts (LLVMFuzzerInitialize), which is shown unless bit 2 is set (as libFuzzer's
     /// -close_fd_mask=2). With --in_process the harness's standard error is shown as it is written
-    #[arg(long = "close_fd_mask", alias = "close-fd-mask", default_value_t = 0, value_name = "MASK")]
+    #[arg(
+        long = "close_fd_mask",
+        alias = "close-fd-mask",
+        default_value_t = 0,
+        value_name = "MASK"
+    )]
     close_fd_mask: u32,
     /// Accepted for libFuzzer compatibility; evotest's probes always record compared values
     #[arg(long = "use_value_profile", hide = true)]
@@ -308,7 +401,10 @@ pub struct FuzzArgs {
 
 /// Seconds (a number, fractions allowed) as a duration.
 fn seconds(s: &str, flag: &str) -> Result<Duration> {
-    let v: f64 = s.trim().parse().with_context(|| format!("-{flag}={s}: not a number of seconds"))?;
+    let v: f64 = s
+        .trim()
+        .parse()
+        .with_context(|| format!("-{flag}={s}: not a number of seconds"))?;
     if !v.is_finite() || !(0.0..=1e9).contains(&v) {
         bail!("-{flag}={s}: must be a number of seconds between 0 and 1e9");
     }
@@ -325,7 +421,11 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         Some(dir) => cargo_fuzz_target(dir, &a.harness, a.worker.is_some(), &a.instrument_crates)?,
         None => a.harness.clone(),
     };
-    let a = &FuzzArgs { harness, cargo_fuzz: None, ..a.clone() };
+    let a = &FuzzArgs {
+        harness,
+        cargo_fuzz: None,
+        ..a.clone()
+    };
     let timeout = seconds(&a.timeout, "timeout")?;
     if timeout < Duration::from_millis(1) {
         bail!("-timeout={}: must be at least 0.001 seconds", a.timeout);
@@ -335,12 +435,17 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     let runs = (a.runs >= 0).then_some(a.runs as u64);
     if let Some(m) = a.max_len {
         if m == 0 || m > fuzz::MAX_LEN_LIMIT {
-            bail!("-max_len={m}: must be between 1 and {}", fuzz::MAX_LEN_LIMIT);
+            bail!(
+                "-max_len={m}: must be between 1 and {}",
+                fuzz::MAX_LEN_LIMIT
+            );
         }
     }
     if let Some(file) = &a.minimize_crash {
         let file = if file.as_os_str() == "1" {
-            a.dirs.first().cloned().ok_or_else(|| anyhow::anyhow!("-minimize_crash=1 needs the crashing input as an argument"))?
+            a.dirs.first().cloned().ok_or_else(|| {
+                anyhow::anyhow!("-minimize_crash=1 needs the crashing input as an argument")
+            })?
         } else {
             file.clone()
         };
@@ -348,7 +453,18 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             max_execs: runs.unwrap_or(10_000),
             deadline: Some(Instant::now() + max_total.unwrap_or(Duration::from_secs(60))),
         };
-        let m = minimize::minimize_crash(&a.harness, &a.target_args, a.input_extension.as_deref(), &file, &a.artifact_prefix, a.exact_artifact_path.as_deref(), timeout, a.rss_limit_mb, budget, &INTERRUPTED)?;
+        let m = minimize::minimize_crash(
+            &a.harness,
+            &a.target_args,
+            a.input_extension.as_deref(),
+            &file,
+            &a.artifact_prefix,
+            a.exact_artifact_path.as_deref(),
+            timeout,
+            a.rss_limit_mb,
+            budget,
+            &INTERRUPTED,
+        )?;
         eprintln!(
             "CRASH_MIN: {} ({}, {} bytes) minimised to {} bytes in {} executions: {}",
             m.input.display(),
@@ -367,11 +483,25 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         if a.merge.as_deref() == Some("0") {
             bail!("-merge=0: nothing to do (use -merge=1 OUT IN...)");
         }
-        let Some((out, inputs)) = a.dirs.split_first() else { bail!("--merge needs an output directory and input directories") };
+        let Some((out, inputs)) = a.dirs.split_first() else {
+            bail!("--merge needs an output directory and input directories")
+        };
         if inputs.is_empty() {
-            bail!("--merge {}: give the input directories after the output directory", out.display());
+            bail!(
+                "--merge {}: give the input directories after the output directory",
+                out.display()
+            );
         }
-        let m = minimize::merge(&a.harness, &a.target_args, a.input_extension.as_deref(), out, inputs, timeout, a.rss_limit_mb, &INTERRUPTED)?;
+        let m = minimize::merge(
+            &a.harness,
+            &a.target_args,
+            a.input_extension.as_deref(),
+            out,
+            inputs,
+            timeout,
+            a.rss_limit_mb,
+            &INTERRUPTED,
+        )?;
         eprintln!(
             "MERGE-OUTER: {} new files added to {} ({} there before); {} branch outcomes covered (before: {}); {} inputs that crashed or hung left out",
             m.added,
@@ -393,7 +523,10 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     let (corpus, seeds): (PathBuf, Vec<PathBuf>) = match a.dirs.split_first() {
         Some((c, s)) => (c.clone(), s.to_vec()),
         None if a.jobs <= 1 && a.worker.is_none() => {
-            let t = tempfile::Builder::new().prefix("evotest-corpus-").tempdir().context("cannot create a temporary corpus directory")?;
+            let t = tempfile::Builder::new()
+                .prefix("evotest-corpus-")
+                .tempdir()
+                .context("cannot create a temporary corpus directory")?;
             eprintln!(
                 "evotest fuzz: no corpus directory given: the run's corpus is kept in {} and removed at the end (give CORPUS_DIR to keep it)",
                 t.path().display()
@@ -402,7 +535,10 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             scratch = Some(t);
             (dir, vec![])
         }
-        None => bail!("give a corpus directory: evotest fuzz {} CORPUS_DIR [SEED_DIRS...]", a.harness.display()),
+        None => bail!(
+            "give a corpus directory: evotest fuzz {} CORPUS_DIR [SEED_DIRS...]",
+            a.harness.display()
+        ),
     };
     let _scratch = scratch;
     let mut o = FuzzOptions::new(&a.harness, &corpus);
@@ -417,7 +553,10 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.runs = runs;
     o.max_total_time = max_total;
     o.seed = if a.seed == 0 {
-        let s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64 % 1_000_000_007).max(1);
+        let s = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64 % 1_000_000_007)
+            .max(1);
         if a.worker.is_none() {
             eprintln!("evotest fuzz: seed {s} (give -seed=N to repeat a run)");
         }
@@ -459,10 +598,16 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     let summary = fuzz::run(&o, &INTERRUPTED)?;
     if final_stats {
         eprintln!("stat::number_of_executed_units: {}", summary.executions);
-        eprintln!("stat::average_exec_per_sec:     {:.0}", summary.exec_per_sec);
+        eprintln!(
+            "stat::average_exec_per_sec:     {:.0}",
+            summary.exec_per_sec
+        );
         eprintln!("stat::new_units_added:          {}", summary.corpus_new);
         eprintln!("stat::unique_crashes:           {}", summary.unique_crashes);
-        eprintln!("stat::outcomes_covered:         {}", summary.outcomes_covered);
+        eprintln!(
+            "stat::outcomes_covered:         {}",
+            summary.outcomes_covered
+        );
         eprintln!("stat::peak_rss_mb:              {}", summary.peak_rss_mb);
     }
     eprintln!(
@@ -485,8 +630,16 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         eprintln!(
             "evotest fuzz: in-process: inputs ended {} worker{}{}",
             summary.worker_restarts,
-            if summary.worker_restarts == 1 { "" } else { "s" },
-            if summary.fork_server_fallback { "; the rest of the run used the fork server" } else { "" }
+            if summary.worker_restarts == 1 {
+                ""
+            } else {
+                "s"
+            },
+            if summary.fork_server_fallback {
+                "; the rest of the run used the fork server"
+            } else {
+                ""
+            }
         );
     }
     let g = &summary.guidance;
@@ -497,9 +650,17 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         );
     }
     for c in &summary.crashes {
-        eprintln!("  crash {}: {} ({} bytes{})", c.kind, c.artifact.display(), c.size, if c.minimized { ", minimised" } else { "" });
+        eprintln!(
+            "  crash {}: {} ({} bytes{})",
+            c.kind,
+            c.artifact.display(),
+            c.size,
+            if c.minimized { ", minimised" } else { "" }
+        );
     }
-    if summary.timeouts_total > summary.timeouts.len() as u64 || summary.ooms_total > summary.ooms.len() as u64 {
+    if summary.timeouts_total > summary.timeouts.len() as u64
+        || summary.ooms_total > summary.ooms.len() as u64
+    {
         eprintln!(
             "evotest fuzz: {} executions timed out and {} ran out of memory; {} and {} kept as artifacts (one is kept when it recurs in a fresh process and reached coverage no earlier one did)",
             summary.timeouts_total,
@@ -519,7 +680,11 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     }
     // as libFuzzer: a run that found a crash exits non-zero (after spending its whole budget),
     // one that kept a timeout or an out-of-memory input with libFuzzer's codes for them
-    Ok(exit_code(finding_code(summary.new_crashes, summary.timeouts.len(), summary.ooms.len())))
+    Ok(exit_code(finding_code(
+        summary.new_crashes,
+        summary.timeouts.len(),
+        summary.ooms.len(),
+    )))
 }
 
 /// libFuzzer's exit code for a timeout (`-timeout_exitcode`'s default).
@@ -549,12 +714,24 @@ fn finding_code(crashes: usize, timeouts: usize, ooms: usize) -> i32 {
 /// and the first process built it already.
 ///
 /// Errors: the build fails.
-fn cargo_fuzz_target(dir: &std::path::Path, name: &std::path::Path, worker: bool, instrument: &[String]) -> Result<PathBuf> {
+fn cargo_fuzz_target(
+    dir: &std::path::Path,
+    name: &std::path::Path,
+    worker: bool,
+    instrument: &[String],
+) -> Result<PathBuf> {
     let name = name.to_string_lossy().into_owned();
     if name.contains('/') {
-        bail!("--cargo-fuzz {}: give the fuzz target's name (e.g. fuzz_parse), not a path: {name}", dir.display());
+        bail!(
+            "--cargo-fuzz {}: give the fuzz target's name (e.g. fuzz_parse), not a path: {name}",
+            dir.display()
+        );
     }
-    let base = if dir.join("fuzz").join("Cargo.toml").is_file() { dir.join("fuzz") } else { dir.to_path_buf() };
+    let base = if dir.join("fuzz").join("Cargo.toml").is_file() {
+        dir.join("fuzz")
+    } else {
+        dir.to_path_buf()
+    };
     let work = base.join("target").join("evotest");
     let exe = work.join(&name);
     if worker && exe.is_file() {
@@ -562,9 +739,16 @@ fn cargo_fuzz_target(dir: &std::path::Path, name: &std::path::Path, worker: bool
     }
     let tc = crate::toolchain::Toolchain::locate()?;
     if instrument.is_empty() {
-        eprintln!("evotest fuzz: building fuzz target {name} of {} (local crates instrumented)", dir.display());
+        eprintln!(
+            "evotest fuzz: building fuzz target {name} of {} (local crates instrumented)",
+            dir.display()
+        );
     } else {
-        eprintln!("evotest fuzz: building fuzz target {name} of {} (local crates and {} instrumented)", dir.display(), instrument.join(", "));
+        eprintln!(
+            "evotest fuzz: building fuzz target {name} of {} (local crates and {} instrumented)",
+            dir.display(),
+            instrument.join(", ")
+        );
     }
     crate::frontend::rust::build::build_fuzz_target(&tc, dir, &name, &work, instrument)
 }
@@ -617,23 +801,65 @@ mod tests {
 
     #[test]
     fn libfuzzer_spellings_become_long_flags() {
-        let r = rewrite_args(os(&["h", "c", "-max_len=10", "-use_value_profile=1", "-foo=2", "--runs=3", "-j", "2", "-stop_on_crash=1", "-json=0", "--", "-x=1"]));
-        assert_eq!(r, os(&["h", "c", "--max_len=10", "--use_value_profile=1", "--runs=3", "-j", "2", "--stop_on_crash", "--", "-x=1"]));
+        let r = rewrite_args(os(&[
+            "h",
+            "c",
+            "-max_len=10",
+            "-use_value_profile=1",
+            "-foo=2",
+            "--runs=3",
+            "-j",
+            "2",
+            "-stop_on_crash=1",
+            "-json=0",
+            "--",
+            "-x=1",
+        ]));
+        assert_eq!(
+            r,
+            os(&[
+                "h",
+                "c",
+                "--max_len=10",
+                "--use_value_profile=1",
+                "--runs=3",
+                "-j",
+                "2",
+                "--stop_on_crash",
+                "--",
+                "-x=1"
+            ])
+        );
     }
 
     #[test]
     fn libfuzzer_jobs_and_workers_become_one_worker_count() {
-        assert_eq!(rewrite_args(os(&["h", "c", "-jobs=4", "-workers=2", "-runs=9"])), os(&["h", "c", "--runs=9", "--jobs=2"]));
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-jobs=4", "-workers=2", "-runs=9"])),
+            os(&["h", "c", "--runs=9", "--jobs=2"])
+        );
         let half = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
-        assert_eq!(rewrite_args(os(&["h", "c", "-jobs=64"])), os(&["h", "c", &format!("--jobs={half}")]));
-        assert_eq!(rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])), os(&["h", "c", "--jobs=3", "--", "@@"]));
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-jobs=64"])),
+            os(&["h", "c", &format!("--jobs={half}")])
+        );
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])),
+            os(&["h", "c", "--jobs=3", "--", "@@"])
+        );
         // a known flag without its value
-        assert_eq!(rewrite_args(os(&["h", "c", "-runs", "5", "-stop_on_crash"])), os(&["h", "c", "--runs", "5", "--stop_on_crash"]));
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-runs", "5", "-stop_on_crash"])),
+            os(&["h", "c", "--runs", "5", "--stop_on_crash"])
+        );
     }
 
     #[test]
     fn workers_get_the_arguments_without_jobs_and_with_the_seed() {
-        let w = worker_args(&os(&["h", "c", "-j", "2", "--seed=5", "--jobs=3", "--", "@@"]), 9);
+        let w = worker_args(
+            &os(&["h", "c", "-j", "2", "--seed=5", "--jobs=3", "--", "@@"]),
+            9,
+        );
         assert_eq!(w, os(&["h", "c", "--seed=9", "--", "@@"]));
     }
 }

@@ -115,7 +115,12 @@ struct BenchPathsArgs {
     only: Vec<String>,
     /// Modes (comma-separated): bj-reuse ([i]), bj ([ii]), random ([iii]), avm-reuse (evotest's
     /// default), avm
-    #[arg(long, value_delimiter = ',', default_value = "bj-reuse,bj,random,avm-reuse,avm", value_name = "MODES")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "bj-reuse,bj,random,avm-reuse,avm",
+        value_name = "MODES"
+    )]
     modes: Vec<String>,
     /// Attempts per path and mode (seeds differ)
     #[arg(long, default_value_t = 10)]
@@ -153,7 +158,12 @@ struct BenchArgs {
     /// program constants and small values), fuzz, fuzz+i2s, fuzz+noguide (`evotest fuzz` on a
     /// libFuzzer harness of the function: guidance on, input-to-state only, off), libfuzzer,
     /// afl. The random baseline is random+uniform: pure random testing over the domain
-    #[arg(long, value_delimiter = ',', default_value = "auto,auto+uniform,avm,ga,random+uniform,libfuzzer,afl", value_name = "TOOLS")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "auto,auto+uniform,avm,ga,random+uniform,libfuzzer,afl",
+        value_name = "TOOLS"
+    )]
     tools: Vec<String>,
     /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
     #[arg(long, default_value_t = 10)]
@@ -227,7 +237,11 @@ impl BenchArgs {
     /// The arguments of an `evotest bench` for `program` alone, writing `<name>.<program>.*`
     /// into `out` (a child of `--jobs`).
     fn child_args(&self, program: &str, out: &std::path::Path) -> Vec<String> {
-        let mut v: Vec<String> = vec!["bench".into(), "--programs".into(), self.programs.display().to_string()];
+        let mut v: Vec<String> = vec![
+            "bench".into(),
+            "--programs".into(),
+            self.programs.display().to_string(),
+        ];
         let mut kv = |k: &str, val: String| {
             v.push(k.into());
             v.push(val);
@@ -652,23 +666,37 @@ fn exit_code(code: i32) -> i32 {
 /// Lock the output directory for this run and set an earlier run's results aside (unless
 /// resuming): [`replaced`] removes them once the new run has results; an error before that puts
 /// them back ([`report::PreviousResults`]).
-fn prepare_output(dir: &std::path::Path, resume: bool) -> Result<(target::OutputLock, Option<report::PreviousResults>)> {
+fn prepare_output(
+    dir: &std::path::Path,
+    resume: bool,
+) -> Result<(target::OutputLock, Option<report::PreviousResults>)> {
     let lock = target::lock_output(dir)?;
-    let previous = if resume { None } else { Some(report::PreviousResults::set_aside(dir)?) };
+    let previous = if resume {
+        None
+    } else {
+        Some(report::PreviousResults::set_aside(dir)?)
+    };
     Ok((lock, previous))
 }
 
 /// The new run in `dir` has results: remove the earlier run's for good, with a note.
 fn replaced(previous: Option<report::PreviousResults>, dir: &std::path::Path) {
     if previous.is_some_and(report::PreviousResults::discard) {
-        eprintln!("note: replaced the results of an earlier run in {}", dir.display());
+        eprintln!(
+            "note: replaced the results of an earlier run in {}",
+            dir.display()
+        );
     }
 }
 
 /// First ^C (or SIGTERM) stops the search and writes the results; a second one kills evotest.
 fn install_sigint() {
     use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let sa = SigAction::new(SigHandler::Handler(on_sigint), SaFlags::SA_RESETHAND, SigSet::empty());
+    let sa = SigAction::new(
+        SigHandler::Handler(on_sigint),
+        SaFlags::SA_RESETHAND,
+        SigSet::empty(),
+    );
     unsafe {
         let _ = sigaction(Signal::SIGINT, &sa);
         let _ = sigaction(Signal::SIGTERM, &sa);
@@ -707,22 +735,45 @@ impl TargetArgs {
             let obj = dir.path().join(format!("f{i}.o"));
             crate::compile::instrument(&tc, src, &obj, "", &self.compile.all())?;
             for m in program::read_metadata_if_any(&obj)? {
-                for f in m.functions.into_iter().filter(|f| f.name != evotest_abi::names::RENAMED_MAIN) {
-                    found.push((f.source_name.clone().filter(|n| !n.is_empty()).unwrap_or(f.name), f.external));
+                for f in m
+                    .functions
+                    .into_iter()
+                    .filter(|f| f.name != evotest_abi::names::RENAMED_MAIN)
+                {
+                    found.push((
+                        f.source_name
+                            .clone()
+                            .filter(|n| !n.is_empty())
+                            .unwrap_or(f.name),
+                        f.external,
+                    ));
                 }
             }
         }
         let external: Vec<&String> = found.iter().filter(|(_, e)| *e).map(|(n, _)| n).collect();
         let all: Vec<&String> = found.iter().map(|(n, _)| n).collect();
-        let sources = self.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ");
+        let sources = self
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
         match (external.as_slice(), all.as_slice()) {
             ([one], _) | ([], [one]) => Ok(one.to_string()),
             (_, []) => anyhow::bail!("{sources}: no function to test besides main"),
             (_, many) => {
                 let list: Vec<&str> = many.iter().take(20).map(|s| s.as_str()).collect();
                 let more = if many.len() > 20 { ", …" } else { "" };
-                let verb = if self.files.len() == 1 { "defines" } else { "define" };
-                anyhow::bail!("{sources} {verb} {} functions: give --function NAME ({}{more})", many.len(), list.join(", "))
+                let verb = if self.files.len() == 1 {
+                    "defines"
+                } else {
+                    "define"
+                };
+                anyhow::bail!(
+                    "{sources} {verb} {} functions: give --function NAME ({}{more})",
+                    many.len(),
+                    list.join(", ")
+                )
             }
         }
     }
@@ -734,15 +785,26 @@ impl TargetArgs {
             Some(k) => {
                 let mut o = TargetOptions::new(k, &function);
                 o.out_dir = PathBuf::from("evotest-out").join(function.replace("::", "-"));
-                o.rust = Some(target::RustTarget { krate: k.clone(), checks: self.rust_checks });
+                o.rust = Some(target::RustTarget {
+                    krate: k.clone(),
+                    checks: self.rust_checks,
+                });
                 o
             }
             None => {
                 let mut o = TargetOptions::new(&self.files[0], &function);
                 o.sources = self.files.clone();
                 if let Some(globs) = &self.api {
-                    let patterns = globs.split(',').map(str::trim).filter(|g| !g.is_empty()).map(String::from).collect();
-                    o.api = Some(target::ApiTarget { patterns, max_calls: self.max_calls as usize });
+                    let patterns = globs
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|g| !g.is_empty())
+                        .map(String::from)
+                        .collect();
+                    o.api = Some(target::ApiTarget {
+                        patterns,
+                        max_calls: self.max_calls as usize,
+                    });
                 }
                 o
             }
@@ -767,7 +829,9 @@ impl TargetArgs {
             o.out_dir = d.clone();
         }
         o.globals = self.globals.clone();
-        if o.api.is_some() && (!o.ranges.is_empty() || !o.shapes.is_empty() || !o.globals.is_empty()) {
+        if o.api.is_some()
+            && (!o.ranges.is_empty() || !o.shapes.is_empty() || !o.globals.is_empty())
+        {
             // a call sequence's arguments are typed by the API, not by parameter names
             anyhow::bail!(
                 "--range, --array, --string, --buffer, --global and a config file's tables do not apply with --api: arguments \
@@ -793,7 +857,10 @@ impl TargetArgs {
 }
 
 fn budget(max_execs: u64, max_time: &str) -> Result<Budget> {
-    Ok(Budget { max_execs: (max_execs > 0).then_some(max_execs), max_time: optional_limit(max_time).context("--max-time")? })
+    Ok(Budget {
+        max_execs: (max_execs > 0).then_some(max_execs),
+        max_time: optional_limit(max_time).context("--max-time")?,
+    })
 }
 
 impl RunArgs {
@@ -809,7 +876,10 @@ impl RunArgs {
         // refused before the build, so that an earlier run's results stay as they were
         crate::search::algorithm_for(&o.algorithm, o.target.api.is_some())?;
         if self.population < 2 {
-            anyhow::bail!("--population {}: a population needs at least 2 individuals", self.population);
+            anyhow::bail!(
+                "--population {}: a population needs at least 2 individuals",
+                self.population
+            );
         }
         o.criterion = self.criterion.clone();
         o.budget = budget(self.max_execs, &self.max_time)?;
@@ -821,7 +891,12 @@ impl RunArgs {
             generations: self.generations,
             stop_at_covered: None,
         };
-        o.chain = ChainConfig { mode: self.chaining, depth: self.chain_depth, order: self.chain_order, ..ChainConfig::default() };
+        o.chain = ChainConfig {
+            mode: self.chaining,
+            depth: self.chain_depth,
+            order: self.chain_order,
+            ..ChainConfig::default()
+        };
         o.targets = self.targets.clone();
         o.reuse = self.reuse;
         o.resume = self.resume;
@@ -844,7 +919,10 @@ fn run(args: &RunArgs) -> Result<i32> {
     let summary = report::console::summary(&result);
     if args.json {
         eprint!("{table}");
-        outln!("{}", serde_json::to_string_pretty(&report::json::report_value(&result))?);
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report::json::report_value(&result))?
+        );
     } else if args.quiet {
         outln!("{summary}");
     } else {
@@ -872,19 +950,30 @@ fn sites(args: &SitesArgs) -> Result<i32> {
     }
     let p = program::Program::with_sequential_bases(metas);
     for f in &p.functions {
-        let n = p.sites.iter().filter(|s| p.functions[s.function].meta.name == f.meta.name && s.meta.kind.is_branch()).count();
+        let n = p
+            .sites
+            .iter()
+            .filter(|s| p.functions[s.function].meta.name == f.meta.name && s.meta.kind.is_branch())
+            .count();
         if f.meta.name == evotest_abi::names::RENAMED_MAIN {
             continue;
         }
         // the source's parameters (a structure passed by value is split or coerced in the IR)
         let source_params = f.meta.source_params.as_ref().unwrap_or(&f.meta.params);
-        let mut params: Vec<String> = source_params.iter().map(|x| format!("{} {}", x.ty.c_spelling, x.name)).collect();
+        let mut params: Vec<String> = source_params
+            .iter()
+            .map(|x| format!("{} {}", x.ty.c_spelling, x.name))
+            .collect();
         if f.meta.variadic {
             params.push("...".into());
         }
         let plural = if n == 1 { "" } else { "s" };
         // a C++ function also by its symbol, which `--function` takes to choose an overload
-        let symbol = if f.display_name() != f.meta.name { format!(" [{}]", f.meta.name) } else { String::new() };
+        let symbol = if f.display_name() != f.meta.name {
+            format!(" [{}]", f.meta.name)
+        } else {
+            String::new()
+        };
         outln!(
             "{} {}({}){symbol}  — {} blocks, {n} branch site{plural}",
             f.meta.ret.c_spelling,
@@ -893,11 +982,23 @@ fn sites(args: &SitesArgs) -> Result<i32> {
             f.meta.blocks.len()
         );
         // branch sites, then condition-only sites (condition-decision coverage only)
-        let mut listed: Vec<&program::Site> = p.sites.iter().filter(|s| std::ptr::eq(&p.functions[s.function], f)).collect();
+        let mut listed: Vec<&program::Site> = p
+            .sites
+            .iter()
+            .filter(|s| std::ptr::eq(&p.functions[s.function], f))
+            .collect();
         listed.sort_by_key(|s| !s.meta.kind.is_branch());
         for s in listed {
-            let uses: Vec<&str> = s.uses.iter().map(|v| p.vars[*v as usize].meta.name.as_str()).collect();
-            let uses = if uses.is_empty() { String::new() } else { format!("  uses {}", uses.join(", ")) };
+            let uses: Vec<&str> = s
+                .uses
+                .iter()
+                .map(|v| p.vars[*v as usize].meta.name.as_str())
+                .collect();
+            let uses = if uses.is_empty() {
+                String::new()
+            } else {
+                format!("  uses {}", uses.join(", "))
+            };
             outln!(
                 "  {:>4}  {:>5}:{:<3}  {:<7} {}  [{}]{uses}",
                 s.id,
@@ -908,9 +1009,16 @@ fn sites(args: &SitesArgs) -> Result<i32> {
                 s.meta.outcome_labels.join(", ")
             );
         }
-        for d in p.decisions.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f)) {
+        for d in p
+            .decisions
+            .iter()
+            .filter(|d| std::ptr::eq(&p.functions[d.function], f))
+        {
             let conds: Vec<String> = d.conditions.iter().map(|c| format!("s{c}")).collect();
-            let site = d.site.map(|s| format!(", outcome of s{s}")).unwrap_or_default();
+            let site = d
+                .site
+                .map(|s| format!(", outcome of s{s}"))
+                .unwrap_or_default();
             outln!(
                 "  decision {:>5}:{:<3}  {}  [conditions {}{site}]",
                 d.meta.line,
@@ -919,8 +1027,18 @@ fn sites(args: &SitesArgs) -> Result<i32> {
                 conds.join(" ")
             );
         }
-        for d in p.defs.iter().filter(|d| std::ptr::eq(&p.functions[d.function], f) && !d.meta.param_init) {
-            outln!("  def {:>3}  {:>5}:{:<3}  {}", d.id, d.meta.line, d.meta.col, d.meta.text);
+        for d in p
+            .defs
+            .iter()
+            .filter(|d| std::ptr::eq(&p.functions[d.function], f) && !d.meta.param_init)
+        {
+            outln!(
+                "  def {:>3}  {:>5}:{:<3}  {}",
+                d.id,
+                d.meta.line,
+                d.meta.col,
+                d.meta.text
+            );
         }
     }
     Ok(0)
@@ -932,7 +1050,11 @@ fn bench(a: &BenchArgs) -> Result<i32> {
         for n in &a.only {
             if !programs.iter().any(|p| &p.name == n) {
                 let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
-                anyhow::bail!("--only {n}: no such program in {} (programs: {})", a.programs.display(), names.join(", "));
+                anyhow::bail!(
+                    "--only {n}: no such program in {} (programs: {})",
+                    a.programs.display(),
+                    names.join(", ")
+                );
             }
         }
         programs.retain(|p| a.only.contains(&p.name));
@@ -972,7 +1094,8 @@ fn bench(a: &BenchArgs) -> Result<i32> {
         let exe = std::env::current_exe().context("cannot find evotest's own executable")?;
         let child = |p: &crate::bench::BenchProgram| {
             let mut c = std::process::Command::new(&exe);
-            c.args(a.child_args(&p.name, &parts)).stdout(std::process::Stdio::null());
+            c.args(a.child_args(&p.name, &parts))
+                .stdout(std::process::Stdio::null());
             c
         };
         crate::bench::run_parallel(&opts, a.jobs, &parts, &child)?
@@ -991,7 +1114,11 @@ fn bench_paths(a: &BenchPathsArgs) -> Result<i32> {
         for n in &a.only {
             if !programs.iter().any(|p| &p.name == n) {
                 let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
-                anyhow::bail!("--only {n}: no such program in {} (programs: {})", a.paths.display(), names.join(", "));
+                anyhow::bail!(
+                    "--only {n}: no such program in {} (programs: {})",
+                    a.paths.display(),
+                    names.join(", ")
+                );
             }
         }
         programs.retain(|p| a.only.contains(&p.name));
@@ -1010,7 +1137,10 @@ fn bench_paths(a: &BenchPathsArgs) -> Result<i32> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let root = std::env::current_dir()?;
     let (records, cells) = crate::bench::paths::run(&opts, &root, &command)?;
-    out!("{}", crate::bench::paths::markdown(&opts, &records, &cells, &command));
+    out!(
+        "{}",
+        crate::bench::paths::markdown(&opts, &records, &cells, &command)
+    );
     outln!("wrote {}/{}.md and .json", opts.out.display(), opts.name);
     Ok(0)
 }
@@ -1018,13 +1148,22 @@ fn bench_paths(a: &BenchPathsArgs) -> Result<i32> {
 fn list() -> Result<i32> {
     outln!("search algorithms (--algorithm):");
     for (i, a) in ALGORITHMS.iter().enumerate() {
-        outln!("  {:<8} {}{}", a.name, a.about, if i == 0 { " [default]" } else { "" });
+        outln!(
+            "  {:<8} {}{}",
+            a.name,
+            a.about,
+            if i == 0 { " [default]" } else { "" }
+        );
     }
     outln!("\ncoverage criteria (--criterion):");
     for c in CRITERIA {
         outln!("  {:<8} {}", c.name, c.about);
     }
-    outln!("  {:<8} {}", "path", "given paths through a function, one at a time (evotest path; Bueno & Jino 2002)");
+    outln!(
+        "  {:<8} {}",
+        "path",
+        "given paths through a function, one at a time (evotest path; Bueno & Jino 2002)"
+    );
     Ok(0)
 }
 

@@ -21,7 +21,10 @@ use std::time::Instant;
 fn enumerate_k(s: &str) -> Result<u32> {
     match s.trim().split_once(':') {
         None if s.trim() == "enumerate" => Ok(0),
-        Some(("enumerate", k)) => k.trim().parse().map_err(|_| anyhow!("--paths {s}: K must be a number (loop iterations)")),
+        Some(("enumerate", k)) => k
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("--paths {s}: K must be a number (loop iterations)")),
         _ => bail!("--paths {s}: expected enumerate or enumerate:K"),
     }
 }
@@ -65,13 +68,27 @@ fn list(a: &PathArgs) -> Result<i32> {
     }
     let p = Program::with_sequential_bases(metas);
     let name = target::linkage_name(&function);
-    let (fi, _) = p.function(name).ok_or_else(|| anyhow!("function `{function}` not found in {}", t.files[0].display()))?;
+    let (fi, _) = p.function(name).ok_or_else(|| {
+        anyhow!(
+            "function `{function}` not found in {}",
+            t.files[0].display()
+        )
+    })?;
     let d = Arc::new(Decisions::of(&p, fi));
     let (paths, truncated) = targets(&p, &d, a)?;
     for (i, q) in paths.iter().enumerate() {
         let loops = crate::path::loop_iterations(q);
-        let l = if loops > 0 { format!(", {loops} repeated") } else { String::new() };
-        outln!("# path {} ({}{l})\n{}", i + 1, decisions_text(q.len()), path_text(&p, q));
+        let l = if loops > 0 {
+            format!(", {loops} repeated")
+        } else {
+            String::new()
+        };
+        outln!(
+            "# path {} ({}{l})\n{}",
+            i + 1,
+            decisions_text(q.len()),
+            path_text(&p, q)
+        );
     }
     if truncated {
         eprintln!("note: stopped at --max-paths {}", a.max_paths);
@@ -117,11 +134,21 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     }
     let opts = a.target.options()?;
     if opts.api.is_some() {
-        anyhow::bail!("--api applies to `evotest run`: path testing follows the paths of one function");
+        anyhow::bail!(
+            "--api applies to `evotest run`: path testing follows the paths of one function"
+        );
     }
     let (algorithm, fitness, population) = match a.preset {
-        Some(Preset::BuenoJino) => ("bjga".to_string(), PathFitness::BuenoJino, a.population.unwrap_or(search::bjga::POPULATION)),
-        None => (a.algorithm.clone(), a.fitness, a.population.unwrap_or(SearchConfig::default().population)),
+        Some(Preset::BuenoJino) => (
+            "bjga".to_string(),
+            PathFitness::BuenoJino,
+            a.population.unwrap_or(search::bjga::POPULATION),
+        ),
+        None => (
+            a.algorithm.clone(),
+            a.fitness,
+            a.population.unwrap_or(SearchConfig::default().population),
+        ),
     };
     search::algorithm_or_error(&algorithm)?;
     if population < 2 {
@@ -141,11 +168,20 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     let base_file = opts.out_dir.join(FILE_NAME);
     let mut base = SolutionsBase::open(&base_file, &key, &opts.function)?;
     if base.skipped_lines > 0 {
-        eprintln!("warning: {}: skipped {} unreadable lines", base_file.display(), base.skipped_lines);
+        eprintln!(
+            "warning: {}: skipped {} unreadable lines",
+            base_file.display(),
+            base.skipped_lines
+        );
     }
     let ps = PathSearch {
         algorithm,
-        config: SearchConfig { population, patience: a.patience, give_up_after: a.give_up_after, ..SearchConfig::default() },
+        config: SearchConfig {
+            population,
+            patience: a.patience,
+            give_up_after: a.give_up_after,
+            ..SearchConfig::default()
+        },
         fitness,
         budget: budget(a.max_execs, &a.max_time)?,
         seed: a.target.seed,
@@ -164,14 +200,27 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         let mut monitor = ProgressMonitor::new(ps.budget.max_execs);
         let mut psi = ps.clone();
         psi.seed = ps.seed.wrapping_add(i as u64);
-        let r = driver::search_path(&mut target, &decisions, p, &psi, &mut base, &mut monitor, interrupted);
+        let r = driver::search_path(
+            &mut target,
+            &decisions,
+            p,
+            &psi,
+            &mut base,
+            &mut monitor,
+            interrupted,
+        );
         monitor.finish();
         // save after every path: a killed run keeps what it found
         base.save()?;
         match r {
             Ok(r) => {
                 if !a.quiet && !a.json {
-                    outln!("path {} ({}): {}", i + 1, decisions_text(r.length), describe(&r));
+                    outln!(
+                        "path {} ({}): {}",
+                        i + 1,
+                        decisions_text(r.length),
+                        describe(&r)
+                    );
                 }
                 results.push(r);
             }
@@ -182,8 +231,12 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         }
     }
     let covered = results.iter().filter(|r| r.covered()).count();
-    let infeasible = results.iter().filter(|r| matches!(r.outcome, PathOutcome::ProbablyInfeasible { .. })).count();
-    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let infeasible = results
+        .iter()
+        .filter(|r| matches!(r.outcome, PathOutcome::ProbablyInfeasible { .. }))
+        .count();
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let json = serde_json::json!({
         "function": opts.function,
         "sources": opts.sources,
@@ -206,7 +259,10 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         "error": error,
         "paths": results,
     });
-    crate::report::write_atomic(&opts.out_dir.join("paths.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    crate::report::write_atomic(
+        &opts.out_dir.join("paths.json"),
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+    )?;
     let info = RunInfo {
         sources: opts.sources.clone(),
         function: opts.function.clone(),
@@ -238,7 +294,10 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
                 "wrote {}, {}{}",
                 opts.out_dir.join("paths.json").display(),
                 base_file.display(),
-                test_files.iter().map(|p| format!(", {}", p.display())).collect::<String>()
+                test_files
+                    .iter()
+                    .map(|p| format!(", {}", p.display()))
+                    .collect::<String>()
             );
         }
     }

@@ -42,7 +42,13 @@ impl CpuLease {
 impl Drop for CpuLease {
     fn drop(&mut self) {
         // by thread ID: the lease may be dropped on another thread than the one it binds
-        unsafe { libc::sched_setaffinity(self.tid, std::mem::size_of::<libc::cpu_set_t>(), &self.saved) };
+        unsafe {
+            libc::sched_setaffinity(
+                self.tid,
+                std::mem::size_of::<libc::cpu_set_t>(),
+                &self.saved,
+            )
+        };
     }
 }
 
@@ -71,7 +77,9 @@ pub fn bound_cpu(status: &str) -> Option<usize> {
     if !status.lines().any(|l| l.starts_with("VmSize:")) {
         return None;
     }
-    let list = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
     match parse_cpu_list(list)?.as_slice() {
         [c] => Some(*c),
         _ => None,
@@ -81,7 +89,9 @@ pub fn bound_cpu(status: &str) -> Option<usize> {
 /// The CPUs some process other than this one is bound to alone.
 fn busy_cpus() -> Vec<usize> {
     let me = std::process::id().to_string();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     let mut busy = Vec::new();
     for e in dir.flatten() {
         let name = e.file_name();
@@ -89,7 +99,11 @@ fn busy_cpus() -> Vec<usize> {
         if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
             continue;
         }
-        if let Some(c) = std::fs::read_to_string(e.path().join("status")).ok().as_deref().and_then(bound_cpu) {
+        if let Some(c) = std::fs::read_to_string(e.path().join("status"))
+            .ok()
+            .as_deref()
+            .and_then(bound_cpu)
+        {
             busy.push(c);
         }
     }
@@ -97,8 +111,15 @@ fn busy_cpus() -> Vec<usize> {
 }
 
 /// The first of `allowed` (in order) that is not in `busy` and for which `try_lock` succeeds.
-pub fn choose_cpu<L>(allowed: &[usize], busy: &[usize], mut try_lock: impl FnMut(usize) -> Option<L>) -> Option<(usize, L)> {
-    allowed.iter().filter(|c| !busy.contains(c)).find_map(|&c| try_lock(c).map(|l| (c, l)))
+pub fn choose_cpu<L>(
+    allowed: &[usize],
+    busy: &[usize],
+    mut try_lock: impl FnMut(usize) -> Option<L>,
+) -> Option<(usize, L)> {
+    allowed
+        .iter()
+        .filter(|c| !busy.contains(c))
+        .find_map(|&c| try_lock(c).map(|l| (c, l)))
 }
 
 fn lock_path(cpu: usize) -> PathBuf {
@@ -108,7 +129,12 @@ fn lock_path(cpu: usize) -> PathBuf {
 /// Take CPU `cpu`'s lock without waiting. `Some(None)` when lock files cannot be made (a
 /// read-only temporary directory): the `/proc` check alone then decides.
 fn try_lock(cpu: usize) -> Option<Option<File>> {
-    let f = match std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(lock_path(cpu)) {
+    let f = match std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path(cpu))
+    {
         Ok(f) => f,
         Err(_) => return Some(None),
     };
@@ -129,7 +155,9 @@ pub fn bind_to_free_cpu() -> Option<CpuLease> {
         if libc::sched_getaffinity(0, size, &mut saved) != 0 {
             return None;
         }
-        let allowed: Vec<usize> = (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &saved)).collect();
+        let allowed: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &saved))
+            .collect();
         if allowed.len() <= 1 {
             return None;
         }
@@ -139,7 +167,12 @@ pub fn bind_to_free_cpu() -> Option<CpuLease> {
         if libc::sched_setaffinity(0, size, &one) != 0 {
             return None;
         }
-        Some(CpuLease { cpu, tid: libc::gettid(), saved, _lock: lock })
+        Some(CpuLease {
+            cpu,
+            tid: libc::gettid(),
+            saved,
+            _lock: lock,
+        })
     }
 }
 
@@ -149,7 +182,10 @@ mod tests {
 
     #[test]
     fn cpu_lists_parse_as_the_kernel_prints_them() {
-        assert_eq!(parse_cpu_list("0-3,8,10-11\n"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
+        assert_eq!(
+            parse_cpu_list("0-3,8,10-11\n"),
+            Some(vec![0, 1, 2, 3, 8, 10, 11])
+        );
         assert_eq!(parse_cpu_list("\t5"), Some(vec![5]));
         assert_eq!(parse_cpu_list("3-1"), None);
         assert_eq!(parse_cpu_list("x"), None);
@@ -157,7 +193,8 @@ mod tests {
 
     #[test]
     fn a_process_is_bound_when_it_allows_one_cpu_and_is_not_a_kernel_thread() {
-        let user = |list: &str| format!("Name:\tx\nVmSize:\t  1000 kB\nCpus_allowed_list:\t{list}\n");
+        let user =
+            |list: &str| format!("Name:\tx\nVmSize:\t  1000 kB\nCpus_allowed_list:\t{list}\n");
         assert_eq!(bound_cpu(&user("1")), Some(1));
         assert_eq!(bound_cpu(&user("0-1")), None);
         assert_eq!(bound_cpu(&user("0,2")), None);
@@ -178,8 +215,14 @@ mod tests {
     #[test]
     fn a_bound_thread_and_the_processes_it_starts_run_on_its_cpu() {
         std::thread::spawn(|| {
-            let Some(lease) = bind_to_free_cpu() else { return };
-            let out = std::process::Command::new("sh").arg("-c").arg("grep Cpus_allowed_list /proc/self/status").output().unwrap();
+            let Some(lease) = bind_to_free_cpu() else {
+                return;
+            };
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg("grep Cpus_allowed_list /proc/self/status")
+                .output()
+                .unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
             let list = text.split(':').nth(1).and_then(parse_cpu_list);
             assert_eq!(list, Some(vec![lease.cpu()]), "{text}");

@@ -29,16 +29,14 @@
 //!   beyond it the target gets `SIGXFSZ`, a crash), and it dumps no core.
 
 use super::shm::{SharedMemory, SwitchTable};
-use super::{Execution, ExitKind, Executor, Stop};
+use super::Coverage;
+use super::{Execution, Executor, ExitKind, Stop};
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::{
-    ENV_CRASH_STACKS, ENV_FORKSRV, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID, FORKSRV_CTL_FD, FORKSRV_DONE,
-    FORKSRV_HELLO, FORKSRV_ST_FD, PROGRAM_INPUT_STDIN,
+    ENV_CRASH_STACKS, ENV_FORKSRV, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID, FORKSRV_CTL_FD,
+    FORKSRV_DONE, FORKSRV_HELLO, FORKSRV_ST_FD, PROGRAM_INPUT_STDIN,
 };
-use evotest_abi::shm::{
-    ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_RETURNED,
-};
-use super::Coverage;
+use evotest_abi::shm::{ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_RETURNED};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
@@ -175,9 +173,15 @@ pub unsafe fn confine_target(engine: i32, file_limit: libc::rlim_t) {
     if libc::getppid() != engine {
         libc::_exit(0);
     }
-    let rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     libc::setrlimit(libc::RLIMIT_CORE, &rl);
-    let fl = libc::rlimit { rlim_cur: file_limit, rlim_max: file_limit };
+    let fl = libc::rlimit {
+        rlim_cur: file_limit,
+        rlim_max: file_limit,
+    };
     libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
     libc::setpgid(0, 0);
 }
@@ -218,7 +222,11 @@ fn read_u32(fd: i32, timeout: Duration) -> Result<Option<u32>> {
 /// Wait until `fd` is readable (true) or `timeout` passes (false).
 fn wait_readable(fd: i32, timeout: Duration) -> Result<bool> {
     loop {
-        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         let r = unsafe { libc::poll(&mut pfd, 1, ms) };
         if r < 0 {
@@ -271,7 +279,8 @@ impl ForkServer {
     pub fn start(exe: &Path, c: &ForkServerConfig) -> Result<ForkServer> {
         let shm = SharedMemory::create(c.sites, c.outcomes, c.input_capacity, EVENT_CAPACITY)?;
         let stderr = if c.capture_stderr {
-            let f = tempfile::tempfile().context("cannot create a file for the target's standard error")?;
+            let f = tempfile::tempfile()
+                .context("cannot create a file for the target's standard error")?;
             // children append: truncating between executions must not leave holes
             unsafe {
                 let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
@@ -281,7 +290,11 @@ impl ForkServer {
         } else {
             None
         };
-        let persistent = if c.delivery == InputDelivery::Harness { c.persistent } else { None };
+        let persistent = if c.delivery == InputDelivery::Harness {
+            c.persistent
+        } else {
+            None
+        };
         // before the server starts, so that it and every child inherit the CPU
         let cpu = super::affinity::bind_to_free_cpu();
         let mut fs = ForkServer {
@@ -320,7 +333,8 @@ impl ForkServer {
     /// them: function-level searches, whose goals behind a helper's `bool` result would
     /// otherwise see a distance of 0 or K only.
     pub fn set_return_distances(&mut self, on: bool) {
-        self.shm.set_flags(evotest_abi::shm::FLAG_RETURN_DISTANCES, on);
+        self.shm
+            .set_flags(evotest_abi::shm::FLAG_RETURN_DISTANCES, on);
     }
 
     /// Modules the runtime registered (global site/outcome bases).
@@ -345,7 +359,11 @@ impl ForkServer {
         let (st_r, st_w) = pipe()?;
         let (cr, sw) = (ctl_r.as_raw_fd(), st_w.as_raw_fd());
         let engine = std::process::id() as i32;
-        let file_limit = if self.file_limit == 0 { libc::RLIM_INFINITY } else { self.file_limit };
+        let file_limit = if self.file_limit == 0 {
+            libc::RLIM_INFINITY
+        } else {
+            self.file_limit
+        };
         let mut cmd = Command::new(&self.exe);
         cmd.args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -354,7 +372,10 @@ impl ForkServer {
             .env_remove(evotest_abi::names::ENV_IN_PROCESS)
             .env_remove(evotest_abi::names::ENV_IN_PROCESS_JOB)
             .env(ENV_FORKSRV, "1")
-            .env(ENV_PERSISTENT, if self.persistent.is_some() { "1" } else { "0" })
+            .env(
+                ENV_PERSISTENT,
+                if self.persistent.is_some() { "1" } else { "0" },
+            )
             .env("LD_BIND_NOW", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null());
@@ -365,7 +386,11 @@ impl ForkServer {
         };
         match &self.stderr {
             Some(f) => {
-                cmd.stderr(f.try_clone().context("cannot share the standard-error file")?).env(ENV_CRASH_STACKS, "1");
+                cmd.stderr(
+                    f.try_clone()
+                        .context("cannot share the standard-error file")?,
+                )
+                .env(ENV_CRASH_STACKS, "1");
             }
             None => {
                 cmd.stderr(Stdio::null()).env_remove(ENV_CRASH_STACKS);
@@ -380,17 +405,26 @@ impl ForkServer {
                 Ok(())
             });
         }
-        let child = cmd.spawn().with_context(|| format!("cannot start {}", self.exe.display()))?;
+        let child = cmd
+            .spawn()
+            .with_context(|| format!("cannot start {}", self.exe.display()))?;
         drop(ctl_r);
         drop(st_w);
         let ctl = File::from(ctl_w);
-        let mut running = Running { child, ctl, st: st_r };
+        let mut running = Running {
+            child,
+            ctl,
+            st: st_r,
+        };
         match read_u32(running.st.as_raw_fd(), STARTUP_TIMEOUT) {
             Ok(Some(h)) if h == FORKSRV_HELLO => {}
             Ok(Some(h)) => {
                 let _ = running.child.kill();
                 let _ = running.child.wait();
-                bail!("{} speaks another fork-server protocol (hello {h:#x})", self.exe.display());
+                bail!(
+                    "{} speaks another fork-server protocol (hello {h:#x})",
+                    self.exe.display()
+                );
             }
             Ok(None) | Err(_) => {
                 let _ = running.child.kill();
@@ -451,7 +485,8 @@ impl ForkServer {
     fn reap(&self, st: i32) -> Result<(u32, bool)> {
         let mut finished = false;
         loop {
-            let s = read_u32(st, STARTUP_TIMEOUT)?.ok_or_else(|| anyhow!("killed child was not reaped"))?;
+            let s = read_u32(st, STARTUP_TIMEOUT)?
+                .ok_or_else(|| anyhow!("killed child was not reaped"))?;
             if s == FORKSRV_DONE && self.persistent.is_some() {
                 finished = true;
                 continue;
@@ -466,7 +501,12 @@ impl ForkServer {
 
     /// One attempt at the prepared input.
     fn attempt(&mut self, stop: &Stop) -> Result<Outcome> {
-        let st = self.server.as_ref().ok_or_else(|| anyhow!("fork server not running"))?.st.as_raw_fd();
+        let st = self
+            .server
+            .as_ref()
+            .ok_or_else(|| anyhow!("fork server not running"))?
+            .st
+            .as_raw_fd();
         // Recycle a persistent child that has run its share.
         if let (Some((pid, n)), Some(max)) = (self.child, self.persistent) {
             if n >= max {
@@ -477,9 +517,14 @@ impl ForkServer {
                 }
             }
         }
-        let r = self.server.as_mut().ok_or_else(|| anyhow!("fork server not running"))?;
+        let r = self
+            .server
+            .as_mut()
+            .ok_or_else(|| anyhow!("fork server not running"))?;
         if let Err(e) = r.ctl.write_all(&0u32.to_le_bytes()) {
-            return Ok(Outcome::Broken(anyhow!(e).context("fork server control pipe")));
+            return Ok(Outcome::Broken(
+                anyhow!(e).context("fork server control pipe"),
+            ));
         }
         let pid = match self.child {
             Some((pid, _)) => pid,
@@ -507,7 +552,11 @@ impl ForkServer {
                 if let Some((_, n)) = self.child.as_mut() {
                     *n += 1;
                 }
-                return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
+                return Ok(Outcome::Ran(if self.returned() {
+                    ExitKind::Ok
+                } else {
+                    ExitKind::Exit { code: 0 }
+                }));
             }
             Waited::Status(s) => s as i32,
             w => {
@@ -518,7 +567,11 @@ impl ForkServer {
                     Err(e) => return Ok(Outcome::Broken(e)),
                 };
                 if finished {
-                    return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
+                    return Ok(Outcome::Ran(if self.returned() {
+                        ExitKind::Ok
+                    } else {
+                        ExitKind::Exit { code: 0 }
+                    }));
                 }
                 if matches!(w, Waited::TimedOut) && self.persistent.is_some() && self.returned() {
                     // Not a hang: the input ran to its end and its answer went astray (the target
@@ -527,7 +580,8 @@ impl ForkServer {
                     self.protocol_lost()?;
                     return Ok(Outcome::Ran(ExitKind::Ok));
                 }
-                let signalled = libc::WIFSIGNALED(s as i32) && libc::WTERMSIG(s as i32) == libc::SIGKILL;
+                let signalled =
+                    libc::WIFSIGNALED(s as i32) && libc::WTERMSIG(s as i32) == libc::SIGKILL;
                 return Ok(Outcome::Ran(match w {
                     Waited::TimedOut if signalled => ExitKind::Timeout,
                     Waited::Oom if signalled => ExitKind::Oom,
@@ -539,11 +593,18 @@ impl ForkServer {
         };
         // The child is gone.
         self.child = None;
-        if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == PROTOCOL_LOST_EXIT_CODE && self.persistent.is_some() {
+        if libc::WIFEXITED(status)
+            && libc::WEXITSTATUS(status) == PROTOCOL_LOST_EXIT_CODE
+            && self.persistent.is_some()
+        {
             // The target closed the protocol's descriptors, or put another file in the control
             // descriptor's place; the input ran to the end.
             self.protocol_lost()?;
-            return Ok(Outcome::Ran(if self.returned() { ExitKind::Ok } else { ExitKind::Exit { code: 0 } }));
+            return Ok(Outcome::Ran(if self.returned() {
+                ExitKind::Ok
+            } else {
+                ExitKind::Exit { code: 0 }
+            }));
         }
         Ok(Outcome::Ran(self.classify(status)))
     }
@@ -562,7 +623,9 @@ impl ForkServer {
         if self.shm.header().step_limit_hit != 0 {
             ExitKind::StepLimit
         } else if libc::WIFSIGNALED(status) {
-            ExitKind::Crash { signal: libc::WTERMSIG(status) }
+            ExitKind::Crash {
+                signal: libc::WTERMSIG(status),
+            }
         } else if libc::WIFEXITED(status) {
             let code = libc::WEXITSTATUS(status);
             if code == 0 && self.returned() && self.persistent.is_none() {
@@ -599,7 +662,8 @@ impl ForkServer {
                 Outcome::Broken(e) => {
                     broke += 1;
                     self.restarts += 1;
-                    self.spawn().with_context(|| format!("restarting the fork server after: {e:#}"))?;
+                    self.spawn()
+                        .with_context(|| format!("restarting the fork server after: {e:#}"))?;
                     if broke >= 2 {
                         // the same input broke the server twice: it kills its parent
                         break ExitKind::ParentKilled;
@@ -620,7 +684,13 @@ impl ForkServer {
 }
 
 impl Executor for ForkServer {
-    fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
+    fn run_coverage(
+        &mut self,
+        input: &[u8],
+        stop: Stop,
+        outcomes: &[(u32, u32)],
+        cov: &mut Coverage,
+    ) -> Result<ExitKind> {
         let exit = self.execute(input, &stop, true)?;
         self.shm.scan_coverage(outcomes, cov);
         Ok(exit)
@@ -648,7 +718,10 @@ impl Executor for ForkServer {
     }
 
     fn log_every_compare(&mut self, on: bool) {
-        self.shm.set_flags(evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS, on);
+        self.shm.set_flags(
+            evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS,
+            on,
+        );
         self.timeout_factor = if on { super::LOGGING_TIMEOUT_FACTOR } else { 1 };
     }
 
@@ -681,7 +754,13 @@ impl Executor for ForkServer {
         }
         let half = STDERR_KEEP / 2;
         let mut buf = read(0, half)?;
-        buf.extend_from_slice(format!("\n[evotest: {} bytes of standard error left out]\n", len - 2 * half).as_bytes());
+        buf.extend_from_slice(
+            format!(
+                "\n[evotest: {} bytes of standard error left out]\n",
+                len - 2 * half
+            )
+            .as_bytes(),
+        );
         let tail = read(len - half, half)?;
         // from the tail's first whole line
         let from = tail.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -693,7 +772,16 @@ impl Executor for ForkServer {
         let t0 = Instant::now();
         let exit = self.execute(input, &stop, false)?;
         let trace = self.shm.read_full_trace();
-        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.shm.ret_val() } else { None }, trace, duration: t0.elapsed() })
+        Ok(Execution {
+            exit,
+            ret: if exit == ExitKind::Ok {
+                self.shm.ret_val()
+            } else {
+                None
+            },
+            trace,
+            duration: t0.elapsed(),
+        })
     }
 
     fn executions(&self) -> u64 {

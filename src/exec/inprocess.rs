@@ -15,7 +15,7 @@
 //! process, as libFuzzer's alarm and RSS threads do.
 
 use super::shm::{SharedMemory, SwitchTable};
-use super::{Coverage, Execution, ExitKind, Executor, Stop};
+use super::{Coverage, Execution, Executor, ExitKind, Stop};
 use anyhow::Result;
 use evotest_abi::shm::{ModuleEntry, INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -54,38 +54,46 @@ impl Watchdog {
     /// Start watching: `header` is the address of the shared header (it outlives the process's
     /// engine), `timeout` the per-execution limit, `rss_limit` in bytes (0 = none).
     fn start(header: usize, timeout: Duration, rss_limit: u64) -> Watchdog {
-        let clock = Arc::new(Clock { base: Instant::now(), started: AtomicU64::new(0), factor: AtomicU32::new(1) });
+        let clock = Arc::new(Clock {
+            base: Instant::now(),
+            started: AtomicU64::new(0),
+            factor: AtomicU32::new(1),
+        });
         let c = clock.clone();
         // check a few times per timeout, at least every 250 ms and at most every 5 ms
         let period = (timeout / 4).clamp(Duration::from_millis(5), Duration::from_millis(250));
-        let _ = std::thread::Builder::new().name("evotest-watchdog".into()).spawn(move || {
-            let mut last_rss = Instant::now();
-            loop {
-                std::thread::sleep(period);
-                let s = c.started.load(Ordering::Acquire);
-                if s == 0 {
-                    continue;
-                }
-                let ran = c.base.elapsed().saturating_sub(Duration::from_nanos(s - 1));
-                let mut fault = 0;
-                if ran > timeout * c.factor.load(Ordering::Acquire) {
-                    fault = INPROC_FAULT_TIMEOUT;
-                } else if rss_limit > 0 && last_rss.elapsed() >= Duration::from_millis(250) {
-                    last_rss = Instant::now();
-                    if super::forkserver::resident_bytes(std::process::id() as i32).is_some_and(|b| b > rss_limit) {
-                        fault = INPROC_FAULT_OOM;
+        let _ = std::thread::Builder::new()
+            .name("evotest-watchdog".into())
+            .spawn(move || {
+                let mut last_rss = Instant::now();
+                loop {
+                    std::thread::sleep(period);
+                    let s = c.started.load(Ordering::Acquire);
+                    if s == 0 {
+                        continue;
+                    }
+                    let ran = c.base.elapsed().saturating_sub(Duration::from_nanos(s - 1));
+                    let mut fault = 0;
+                    if ran > timeout * c.factor.load(Ordering::Acquire) {
+                        fault = INPROC_FAULT_TIMEOUT;
+                    } else if rss_limit > 0 && last_rss.elapsed() >= Duration::from_millis(250) {
+                        last_rss = Instant::now();
+                        if super::forkserver::resident_bytes(std::process::id() as i32)
+                            .is_some_and(|b| b > rss_limit)
+                        {
+                            fault = INPROC_FAULT_OOM;
+                        }
+                    }
+                    // the execution may have ended meanwhile: only one still running is a fault
+                    if fault != 0 && c.started.load(Ordering::Acquire) == s {
+                        unsafe {
+                            let h = header as *mut evotest_abi::shm::Header;
+                            std::ptr::write_volatile(&mut (*h).inproc_fault, fault);
+                            libc::_exit(WATCHDOG_EXIT_CODE);
+                        }
                     }
                 }
-                // the execution may have ended meanwhile: only one still running is a fault
-                if fault != 0 && c.started.load(Ordering::Acquire) == s {
-                    unsafe {
-                        let h = header as *mut evotest_abi::shm::Header;
-                        std::ptr::write_volatile(&mut (*h).inproc_fault, fault);
-                        libc::_exit(WATCHDOG_EXIT_CODE);
-                    }
-                }
-            }
-        });
+            });
         Watchdog { clock }
     }
 
@@ -116,7 +124,12 @@ impl InProcess {
     pub fn new(shm_id: i32, hooks: Hooks, timeout: Duration, rss_limit: u64) -> Result<InProcess> {
         let shm = SharedMemory::attach(shm_id)?;
         let watchdog = Watchdog::start(shm.header() as *const _ as usize, timeout, rss_limit);
-        Ok(InProcess { shm, hooks, watchdog, executions: 0 })
+        Ok(InProcess {
+            shm,
+            hooks,
+            watchdog,
+            executions: 0,
+        })
     }
 
     /// Modules the runtime registered in this process (global site/outcome bases).
@@ -166,10 +179,25 @@ impl Executor for InProcess {
         let t0 = Instant::now();
         let exit = self.execute(input, &stop, false)?;
         let trace = self.shm.read_full_trace();
-        Ok(Execution { exit, ret: if exit == ExitKind::Ok { self.shm.ret_val() } else { None }, trace, duration: t0.elapsed() })
+        Ok(Execution {
+            exit,
+            ret: if exit == ExitKind::Ok {
+                self.shm.ret_val()
+            } else {
+                None
+            },
+            trace,
+            duration: t0.elapsed(),
+        })
     }
 
-    fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
+    fn run_coverage(
+        &mut self,
+        input: &[u8],
+        stop: Stop,
+        outcomes: &[(u32, u32)],
+        cov: &mut Coverage,
+    ) -> Result<ExitKind> {
         let exit = self.execute(input, &stop, true)?;
         if exit == ExitKind::Stopped {
             cov.clear();
@@ -218,8 +246,14 @@ impl Executor for InProcess {
     }
 
     fn log_every_compare(&mut self, on: bool) {
-        self.shm.set_flags(evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS, on);
-        self.watchdog.clock.factor.store(if on { super::LOGGING_TIMEOUT_FACTOR } else { 1 }, Ordering::Release);
+        self.shm.set_flags(
+            evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS,
+            on,
+        );
+        self.watchdog.clock.factor.store(
+            if on { super::LOGGING_TIMEOUT_FACTOR } else { 1 },
+            Ordering::Release,
+        );
     }
 
     fn last_operands(&self, out: &mut Vec<crate::trace::OperandRec>) -> bool {

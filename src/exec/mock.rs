@@ -5,7 +5,7 @@
 //! outcomes it wants to report (sites that are not touched read as not executed), optionally
 //! ordered-trace events, and how the execution ended.
 
-use super::{Execution, ExitKind, Executor, RetVal, Stop};
+use super::{Execution, Executor, ExitKind, RetVal, Stop};
 use crate::trace::{Event, Trace};
 use anyhow::Result;
 use evotest_abi::shm::SiteRec;
@@ -24,7 +24,11 @@ pub struct MockRun {
 impl MockRun {
     fn new(sites: usize, outcomes: usize) -> MockRun {
         MockRun {
-            trace: Trace { sites: vec![SiteRec::default(); sites], dist: vec![f64::INFINITY; outcomes], ..Default::default() },
+            trace: Trace {
+                sites: vec![SiteRec::default(); sites],
+                dist: vec![f64::INFINITY; outcomes],
+                ..Default::default()
+            },
             seq: 0,
             exit: ExitKind::Ok,
             ret: Some(RetVal::Void),
@@ -49,8 +53,16 @@ impl MockRun {
             }
         }
         let taken = dists.iter().position(|&d| d == 0.0).unwrap_or(0) as u32;
-        let alt = dists.iter().enumerate().find(|(k, _)| *k as u32 != taken).map_or(0.0, |(_, d)| *d);
-        self.trace.events.push(Event { id: site, outcome: taken, alt });
+        let alt = dists
+            .iter()
+            .enumerate()
+            .find(|(k, _)| *k as u32 != taken)
+            .map_or(0.0, |(_, d)| *d);
+        self.trace.events.push(Event {
+            id: site,
+            outcome: taken,
+            alt,
+        });
     }
 
     /// Site `site` compared these operands (integers widened to 64 bits, or `f64` bit patterns
@@ -58,8 +70,14 @@ impl MockRun {
     /// before [`MockRun::branch`] for the same evaluation.
     pub fn operands(&mut self, site: u32, float: bool, a: u64, b: u64) {
         if self.trace.sites[site as usize].hits == 0 {
-            let kind = if float { evotest_abi::shm::OPERANDS_FLOAT } else { 0 };
-            self.trace.operands.push(evotest_abi::shm::OperandRec { site, kind, a, b });
+            let kind = if float {
+                evotest_abi::shm::OPERANDS_FLOAT
+            } else {
+                0
+            };
+            self.trace
+                .operands
+                .push(evotest_abi::shm::OperandRec { site, kind, a, b });
         }
     }
 
@@ -75,7 +93,12 @@ impl MockRun {
         if hits == 0 {
             self.trace.operands.push(OperandRec { site, kind, a, b });
         } else if hits < OPERAND_EVALS {
-            let rec = OperandRec { site, kind: kind | OPERANDS_REPEATED, a, b };
+            let rec = OperandRec {
+                site,
+                kind: kind | OPERANDS_REPEATED,
+                a,
+                b,
+            };
             if self.trace.operands.last() != Some(&rec) {
                 self.trace.operands.push(rec);
             }
@@ -87,13 +110,19 @@ impl MockRun {
     /// comparison. Call it before [`MockRun::branch`] for the same evaluation.
     pub fn str_operands(&mut self, site: u32, func: u32, n: u64, a: &[u8], b: &[u8]) {
         if self.trace.sites[site as usize].hits == 0 {
-            self.trace.str_operands.push(evotest_abi::shm::StrOperandRec::new(site, func, n, a, b));
+            self.trace
+                .str_operands
+                .push(evotest_abi::shm::StrOperandRec::new(site, func, n, a, b));
         }
     }
 
     /// Definition `def` executed (an ordered-trace event only).
     pub fn def(&mut self, def: u32) {
-        self.trace.events.push(Event { id: evotest_abi::shm::EVENT_DEF | def, outcome: 0, alt: 0.0 });
+        self.trace.events.push(Event {
+            id: evotest_abi::shm::EVENT_DEF | def,
+            outcome: 0,
+            alt: 0.0,
+        });
     }
 }
 
@@ -113,7 +142,14 @@ impl<F: FnMut(&[u8], &mut MockRun)> MockExecutor<F> {
     /// A mock target with `sites` branch sites and `outcomes` outcomes in all, whose executions
     /// `f` describes.
     pub fn new(sites: usize, outcomes: usize, f: F) -> Self {
-        MockExecutor { sites, outcomes, f, executions: 0, ordered: false, last: None }
+        MockExecutor {
+            sites,
+            outcomes,
+            f,
+            executions: 0,
+            ordered: false,
+            last: None,
+        }
     }
 }
 
@@ -126,9 +162,18 @@ impl<F: FnMut(&[u8], &mut MockRun)> Executor for MockExecutor<F> {
         if !self.ordered {
             trace.events.clear();
         }
-        let ret = if run.exit == ExitKind::Ok { run.ret } else { None };
+        let ret = if run.exit == ExitKind::Ok {
+            run.ret
+        } else {
+            None
+        };
         self.last = Some(trace.clone());
-        Ok(Execution { exit: run.exit, ret, trace, duration: Duration::ZERO })
+        Ok(Execution {
+            exit: run.exit,
+            ret,
+            trace,
+            duration: Duration::ZERO,
+        })
     }
 
     fn executions(&self) -> u64 {

@@ -73,7 +73,9 @@ impl std::fmt::Display for ExitKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExitKind::Ok => write!(f, "ok"),
-            ExitKind::Crash { signal } => write!(f, "crash (signal {signal}, {})", signal_name(*signal)),
+            ExitKind::Crash { signal } => {
+                write!(f, "crash (signal {signal}, {})", signal_name(*signal))
+            }
             ExitKind::Timeout => write!(f, "timeout"),
             ExitKind::Exit { code } => write!(f, "exit({code})"),
             ExitKind::StepLimit => write!(f, "branch-event limit exceeded"),
@@ -217,7 +219,9 @@ impl Coverage {
         sites.clear();
         taken.clear();
         word_outcomes(&self.words, |o, c| {
-            let Some(&s) = outcome_site.get(o) else { return };
+            let Some(&s) = outcome_site.get(o) else {
+                return;
+            };
             if s == u32::MAX {
                 return;
             }
@@ -269,11 +273,15 @@ pub struct Stop<'a> {
 
 impl Stop<'_> {
     /// No deadline, no interrupt.
-    pub const NONE: Stop<'static> = Stop { deadline: None, interrupt: None };
+    pub const NONE: Stop<'static> = Stop {
+        deadline: None,
+        interrupt: None,
+    };
 
     /// Whether the execution must stop now.
     pub fn now(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d) || self.interrupt.is_some_and(|i| i.load(Ordering::Relaxed))
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.interrupt.is_some_and(|i| i.load(Ordering::Relaxed))
     }
 }
 
@@ -306,7 +314,13 @@ pub trait Executor {
     /// outcomes. The default runs [`Executor::run`] and converts its trace; the fork server reads
     /// only the executed sites. After a coverage-only run ([`Executor::set_lite`]) the lists
     /// may be pending ([`Coverage::is_pending`]).
-    fn run_coverage(&mut self, input: &[u8], stop: Stop, outcomes: &[(u32, u32)], cov: &mut Coverage) -> Result<ExitKind> {
+    fn run_coverage(
+        &mut self,
+        input: &[u8],
+        stop: Stop,
+        outcomes: &[(u32, u32)],
+        cov: &mut Coverage,
+    ) -> Result<ExitKind> {
         let e = self.run(input, stop)?;
         cov.clear();
         for (i, r) in e.trace.sites.iter().enumerate() {
@@ -315,7 +329,9 @@ pub trait Executor {
             }
             cov.sites.push((i as u32, r.hits));
             if let Some(&(base, n)) = outcomes.get(i) {
-                cov.outcomes.extend((base..base + n).filter(|&o| e.trace.dist.get(o as usize) == Some(&0.0)));
+                cov.outcomes.extend(
+                    (base..base + n).filter(|&o| e.trace.dist.get(o as usize) == Some(&0.0)),
+                );
             }
         }
         Ok(e.exit)

@@ -6,7 +6,10 @@
 //! even if evotest is killed.
 
 use anyhow::{bail, Result};
-use evotest_abi::shm::{Event, Header, Layout, OperandRec, SiteRec, StrOperandRec, LAYOUT_VERSION, MAGIC, STR_LOG_CAPACITY};
+use evotest_abi::shm::{
+    Event, Header, Layout, OperandRec, SiteRec, StrOperandRec, LAYOUT_VERSION, MAGIC,
+    STR_LOG_CAPACITY,
+};
 use std::ptr;
 
 /// An attached segment laid out as [`evotest_abi::shm`] describes.
@@ -52,10 +55,19 @@ impl SwitchTable {
         let mut cases: Vec<(u64, u32)> = case_values
             .iter()
             .enumerate()
-            .map(|(k, &v)| (evotest_abi::distance::switch_key(v as u64), outcome_base + k as u32 + 1))
+            .map(|(k, &v)| {
+                (
+                    evotest_abi::distance::switch_key(v as u64),
+                    outcome_base + k as u32 + 1,
+                )
+            })
             .collect();
         cases.sort_unstable();
-        SwitchTable { site, keys: cases.iter().map(|c| c.0).collect(), outcomes: cases.iter().map(|c| c.1).collect() }
+        SwitchTable {
+            site,
+            keys: cases.iter().map(|c| c.0).collect(),
+            outcomes: cases.iter().map(|c| c.1).collect(),
+        }
     }
 }
 
@@ -84,9 +96,17 @@ impl SharedMemory {
     pub fn create(sites: u32, outcomes: u32, input: u32, events: u32) -> Result<SharedMemory> {
         let layout = Layout::new(sites, outcomes, input, events);
         unsafe {
-            let id = libc::shmget(libc::IPC_PRIVATE, layout.size, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
+            let id = libc::shmget(
+                libc::IPC_PRIVATE,
+                layout.size,
+                libc::IPC_CREAT | libc::IPC_EXCL | 0o600,
+            );
             if id < 0 {
-                bail!("cannot create shared memory of {} bytes: {}", layout.size, std::io::Error::last_os_error());
+                bail!(
+                    "cannot create shared memory of {} bytes: {}",
+                    layout.size,
+                    std::io::Error::last_os_error()
+                );
             }
             let p = libc::shmat(id, ptr::null(), 0);
             if p as isize == -1 {
@@ -117,12 +137,18 @@ impl SharedMemory {
         unsafe {
             let p = libc::shmat(id, ptr::null(), 0);
             if p as isize == -1 {
-                bail!("cannot attach shared memory {id}: {}", std::io::Error::last_os_error());
+                bail!(
+                    "cannot attach shared memory {id}: {}",
+                    std::io::Error::last_os_error()
+                );
             }
             let h = &*(p as *const Header);
             if h.magic != MAGIC || h.version != LAYOUT_VERSION {
                 libc::shmdt(p);
-                bail!("shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})", h.version);
+                bail!(
+                    "shared memory {id} has another layout (version {}, expected {LAYOUT_VERSION})",
+                    h.version
+                );
             }
             let layout = Layout::from_header(h);
             Ok(SharedMemory::handle(id, p as *mut u8, layout))
@@ -144,7 +170,8 @@ impl SharedMemory {
     pub fn in_process_last_input(&self) -> (Vec<u8>, bool) {
         let h = self.header();
         let n = h.input_len.min(self.layout.input_capacity) as usize;
-        let data = unsafe { std::slice::from_raw_parts(self.base.add(self.layout.input_off), n) }.to_vec();
+        let data =
+            unsafe { std::slice::from_raw_parts(self.base.add(self.layout.input_off), n) }.to_vec();
         (data, h.ret_state != evotest_abi::shm::RET_RETURNED)
     }
 
@@ -160,7 +187,11 @@ impl SharedMemory {
     /// In-process mode: what [`SharedMemory::set_in_process_coverage`] last recorded.
     pub fn in_process_coverage(&self) -> (u64, u64, u64) {
         let h = self.header();
-        (h.inproc_outcomes_covered, h.inproc_features, h.inproc_corpus_new)
+        (
+            h.inproc_outcomes_covered,
+            h.inproc_features,
+            h.inproc_corpus_new,
+        )
     }
 
     /// In-process mode: count one execution started (kept in the header for the supervisor).
@@ -241,14 +272,20 @@ impl SharedMemory {
         let h = self.header();
         h.events_enabled != 0
             || h.max_branch_events != 0
-            || h.flags & (evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS) != 0
+            || h.flags
+                & (evotest_abi::shm::FLAG_REPEATED_OPERANDS
+                    | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS)
+                != 0
     }
 
     /// After a coverage-only run: the lite map's non-zero words into `cov.words`, in index order
     /// (the lists are left to [`super::Coverage::list`]), zeroing the map. The lite map holds one
     /// byte per registered outcome.
     fn scan_lite(&mut self, cov: &mut super::Coverage) {
-        let no = self.header().outcomes_used.min(self.layout.outcome_capacity) as usize;
+        let no = self
+            .header()
+            .outcomes_used
+            .min(self.layout.outcome_capacity) as usize;
         let out = &mut cov.words;
         // SAFETY: the lite map holds outcome_capacity bytes from lite_off, which is 64-aligned
         unsafe {
@@ -292,8 +329,8 @@ impl SharedMemory {
 
     /// The value the harness recorded as returned in the last execution, if it returned.
     pub fn ret_val(&self) -> Option<super::RetVal> {
-        use evotest_abi::shm::{RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
         use super::RetVal;
+        use evotest_abi::shm::{RET_FLOAT32, RET_FLOAT64, RET_RETURNED, RET_SIGNED, RET_UNSIGNED};
         let h = self.header();
         if h.ret_state != RET_RETURNED {
             return None;
@@ -361,11 +398,19 @@ impl SharedMemory {
     /// Errors: `input` is larger than the input capacity.
     pub fn prepare(&mut self, input: &[u8]) -> Result<()> {
         if input.len() > self.layout.input_capacity as usize {
-            bail!("input of {} bytes exceeds the capacity of {}", input.len(), self.layout.input_capacity);
+            bail!(
+                "input of {} bytes exceeds the capacity of {}",
+                input.len(),
+                self.layout.input_capacity
+            );
         }
         let used = (self.header().sites_used.min(self.layout.site_capacity)) as usize;
         unsafe {
-            ptr::write_bytes(self.base.add(self.layout.sites_off), 0, used * std::mem::size_of::<SiteRec>());
+            ptr::write_bytes(
+                self.base.add(self.layout.sites_off),
+                0,
+                used * std::mem::size_of::<SiteRec>(),
+            );
         }
         self.reset_and_place(input);
         Ok(())
@@ -386,7 +431,11 @@ impl SharedMemory {
         h.n_touched = 0;
         h.input_len = input.len() as u32;
         unsafe {
-            ptr::copy_nonoverlapping(input.as_ptr(), self.base.add(self.layout.input_off), input.len());
+            ptr::copy_nonoverlapping(
+                input.as_ptr(),
+                self.base.add(self.layout.input_off),
+                input.len(),
+            );
         }
     }
 
@@ -396,7 +445,11 @@ impl SharedMemory {
     /// Errors: `input` is larger than the input capacity.
     pub fn prepare_sparse(&mut self, input: &[u8], dirty: &[u32]) -> Result<()> {
         if input.len() > self.layout.input_capacity as usize {
-            bail!("input of {} bytes exceeds the capacity of {}", input.len(), self.layout.input_capacity);
+            bail!(
+                "input of {} bytes exceeds the capacity of {}",
+                input.len(),
+                self.layout.input_capacity
+            );
         }
         let cap = self.layout.site_capacity;
         unsafe {
@@ -442,7 +495,12 @@ impl SharedMemory {
     /// lost, they stayed on the probes' slower paths for the rest of the run). Two copies of a
     /// byte per site.
     pub fn suspend_quiet(&mut self, on: bool) {
-        let map = unsafe { std::slice::from_raw_parts_mut(self.base.add(self.layout.quiet_off), self.layout.site_capacity as usize) };
+        let map = unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.add(self.layout.quiet_off),
+                self.layout.site_capacity as usize,
+            )
+        };
         match (on, self.quiet_saved.take()) {
             (true, None) => {
                 self.quiet_saved = Some(map.to_vec());
@@ -472,16 +530,23 @@ impl SharedMemory {
             return;
         }
         let ns = self.header().sites_used.min(self.layout.site_capacity);
-        let no = self.header().outcomes_used.min(self.layout.outcome_capacity);
+        let no = self
+            .header()
+            .outcomes_used
+            .min(self.layout.outcome_capacity);
         unsafe {
             let recs = self.base.add(self.layout.sites_off) as *const SiteRec;
             let dist = self.base.add(self.layout.outcomes_off) as *mut f64;
             for t in &self.switches {
-                if t.site >= ns || (*recs.add(t.site as usize)).hits < 2 || t.outcomes.iter().any(|&o| o >= no) {
+                if t.site >= ns
+                    || (*recs.add(t.site as usize)).hits < 2
+                    || t.outcomes.iter().any(|&o| o >= no)
+                {
                     continue;
                 }
                 self.scratch.clear();
-                self.scratch.extend(t.outcomes.iter().map(|&o| *dist.add(o as usize)));
+                self.scratch
+                    .extend(t.outcomes.iter().map(|&o| *dist.add(o as usize)));
                 evotest_abi::distance::relax_switch(&t.keys, &mut self.scratch);
                 for (&o, &d) in t.outcomes.iter().zip(&self.scratch) {
                     *dist.add(o as usize) = d;
@@ -494,7 +559,12 @@ impl SharedMemory {
     /// and for each, the outcomes it took (distance exactly 0) among `outcomes[site]` (first global
     /// outcome, number of outcomes), appended to `taken`. Reads only the records of the sites the
     /// runtime listed as run (the touched list), not the whole site array.
-    pub fn scan_sites(&mut self, outcomes: &[(u32, u32)], sites: &mut Vec<(u32, u32)>, taken: &mut Vec<u32>) {
+    pub fn scan_sites(
+        &mut self,
+        outcomes: &[(u32, u32)],
+        sites: &mut Vec<(u32, u32)>,
+        taken: &mut Vec<u32>,
+    ) {
         let h = self.header();
         let ns = h.sites_used.min(self.layout.site_capacity);
         let no = h.outcomes_used.min(self.layout.outcome_capacity);
@@ -506,7 +576,10 @@ impl SharedMemory {
             self.site_bits.resize(words, 0);
         }
         unsafe {
-            let touched = std::slice::from_raw_parts(self.base.add(self.layout.touched_off) as *const u32, nt);
+            let touched = std::slice::from_raw_parts(
+                self.base.add(self.layout.touched_off) as *const u32,
+                nt,
+            );
             for &s in touched {
                 if s < ns {
                     self.site_bits[s as usize / 64] |= 1 << (s % 64);
@@ -544,7 +617,10 @@ impl SharedMemory {
         }
         let n = h.n_events.min(self.layout.event_capacity) as usize;
         unsafe {
-            let e = std::slice::from_raw_parts(self.base.add(self.layout.events_off) as *const Event, n);
+            let e = std::slice::from_raw_parts(
+                self.base.add(self.layout.events_off) as *const Event,
+                n,
+            );
             events.extend_from_slice(e);
         }
         h.events_overflow != 0
@@ -553,10 +629,15 @@ impl SharedMemory {
     /// The operand log of the last execution (see [`evotest_abi::shm`]).
     pub fn read_operands(&self, ops: &mut Vec<OperandRec>) {
         let h = self.header();
-        let n = (h.n_operands as usize).min(evotest_abi::shm::operand_capacity(self.layout.site_capacity));
+        let n = (h.n_operands as usize).min(evotest_abi::shm::operand_capacity(
+            self.layout.site_capacity,
+        ));
         ops.clear();
         unsafe {
-            ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.operands_off) as *const OperandRec, n));
+            ops.extend_from_slice(std::slice::from_raw_parts(
+                self.base.add(self.layout.operands_off) as *const OperandRec,
+                n,
+            ));
         }
     }
 
@@ -567,7 +648,10 @@ impl SharedMemory {
         let n = self.header().n_str_operands.min(STR_LOG_CAPACITY) as usize;
         ops.clear();
         unsafe {
-            ops.extend_from_slice(std::slice::from_raw_parts(self.base.add(self.layout.str_operands_off) as *const StrOperandRec, n));
+            ops.extend_from_slice(std::slice::from_raw_parts(
+                self.base.add(self.layout.str_operands_off) as *const StrOperandRec,
+                n,
+            ));
         }
     }
 
@@ -577,7 +661,10 @@ impl SharedMemory {
         if self.last_lite {
             return None;
         }
-        let no = self.header().outcomes_used.min(self.layout.outcome_capacity);
+        let no = self
+            .header()
+            .outcomes_used
+            .min(self.layout.outcome_capacity);
         if o >= no {
             return None;
         }
@@ -590,8 +677,14 @@ impl SharedMemory {
         let ns = h.sites_used.min(self.layout.site_capacity) as usize;
         let no = h.outcomes_used.min(self.layout.outcome_capacity) as usize;
         unsafe {
-            let s = std::slice::from_raw_parts(self.base.add(self.layout.sites_off) as *const SiteRec, ns);
-            let d = std::slice::from_raw_parts(self.base.add(self.layout.outcomes_off) as *const f64, no);
+            let s = std::slice::from_raw_parts(
+                self.base.add(self.layout.sites_off) as *const SiteRec,
+                ns,
+            );
+            let d = std::slice::from_raw_parts(
+                self.base.add(self.layout.outcomes_off) as *const f64,
+                no,
+            );
             sites.clear();
             sites.extend_from_slice(s);
             dist.clear();
@@ -629,7 +722,11 @@ mod tests {
     #[test]
     fn the_quiet_map_comes_back_with_the_sites_marked_while_suspended() {
         let mut shm = SharedMemory::create(4, 8, 16, 0).unwrap();
-        let quiet = |shm: &SharedMemory| -> Vec<u8> { (0..4).map(|s| unsafe { *shm.base.add(shm.layout.quiet_off + s) }).collect() };
+        let quiet = |shm: &SharedMemory| -> Vec<u8> {
+            (0..4)
+                .map(|s| unsafe { *shm.base.add(shm.layout.quiet_off + s) })
+                .collect()
+        };
         shm.set_quiet(1, true);
         shm.suspend_quiet(true);
         assert_eq!(quiet(&shm), vec![0, 0, 0, 0]);
@@ -656,7 +753,10 @@ mod tests {
         // what the probe leaves after the values 100 (every case) and 12 (cases 10 and 20)
         put(&shm, 2, [8.0, 100.0, 2.0]);
         shm.complete_switches();
-        assert_eq!((shm.distance(3), shm.distance(4), shm.distance(5)), (Some(8.0), Some(12.0), Some(2.0)));
+        assert_eq!(
+            (shm.distance(3), shm.distance(4), shm.distance(5)),
+            (Some(8.0), Some(12.0), Some(2.0))
+        );
         // a site that ran once is left as the probe wrote it
         put(&shm, 1, [80.0, 100.0, 90.0]);
         shm.complete_switches();

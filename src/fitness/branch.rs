@@ -37,7 +37,17 @@ pub struct BranchGoal {
 pub fn rivals(program: &Program, ladder: &[Vec<(SiteId, OutcomeId)>]) -> Vec<Vec<Vec<OutcomeId>>> {
     ladder
         .iter()
-        .map(|level| level.iter().map(|&(s, o)| program.sites[s as usize].outcomes().filter(|&r| r != o).collect()).collect())
+        .map(|level| {
+            level
+                .iter()
+                .map(|&(s, o)| {
+                    program.sites[s as usize]
+                        .outcomes()
+                        .filter(|&r| r != o)
+                        .collect()
+                })
+                .collect()
+        })
         .collect()
 }
 
@@ -48,18 +58,33 @@ impl Criterion for BranchCoverage {
 
     fn goals(&self, program: &Program, analysis: &Analysis, scope: &[usize]) -> Vec<Box<dyn Goal>> {
         let mut goals: Vec<Box<dyn Goal>> = Vec::new();
-        for site in program.sites.iter().filter(|s| scope.contains(&s.function) && s.meta.kind.is_branch()) {
+        for site in program
+            .sites
+            .iter()
+            .filter(|s| scope.contains(&s.function) && s.meta.kind.is_branch())
+        {
             let ladder = ladder(program, analysis, site.function, site.meta.block as usize);
             let rivals = rivals(program, &ladder);
             for (k, outcome) in site.outcomes().enumerate() {
-                goals.push(Box::new(BranchGoal { site: site.id, outcome, k: k as u32, ladder: ladder.clone(), rivals: rivals.clone() }));
+                goals.push(Box::new(BranchGoal {
+                    site: site.id,
+                    outcome,
+                    k: k as u32,
+                    ladder: ladder.clone(),
+                    rivals: rivals.clone(),
+                }));
             }
         }
         goals
     }
 
     /// `LINE:OUTCOME` (e.g. `38:true`, `70:case 1`), `LINE:COL:OUTCOME`, or `sSITE:OUTCOME`.
-    fn select(&self, program: &Program, goals: &[Box<dyn Goal>], specs: &[String]) -> Result<Vec<bool>> {
+    fn select(
+        &self,
+        program: &Program,
+        goals: &[Box<dyn Goal>],
+        specs: &[String],
+    ) -> Result<Vec<bool>> {
         if specs.is_empty() {
             return Ok(vec![true; goals.len()]);
         }
@@ -76,11 +101,16 @@ impl Criterion for BranchCoverage {
             // whether site `s` is the one the spec names
             let at = |s: &crate::program::Site| match line.trim().strip_prefix('s') {
                 Some(id) => id.parse::<u32>().ok() == Some(s.id),
-                None => line.trim().parse::<u32>().ok() == Some(s.meta.line) && col.is_none_or(|c| c == s.meta.col),
+                None => {
+                    line.trim().parse::<u32>().ok() == Some(s.meta.line)
+                        && col.is_none_or(|c| c == s.meta.col)
+                }
             };
             let mut found = false;
             for (g, goal) in goals.iter().enumerate() {
-                let Some((site, k)) = goal.target_outcome() else { continue };
+                let Some((site, k)) = goal.target_outcome() else {
+                    continue;
+                };
                 let s = &program.sites[site as usize];
                 if at(s) && s.label(k) == outcome {
                     keep[g] = true;
@@ -89,9 +119,15 @@ impl Criterion for BranchCoverage {
             }
             if !found {
                 // a site of the program outside the run's scope: say so, not that it does not exist
-                let elsewhere = program.sites.iter().find(|s| at(s) && (0..s.meta.n_outcomes).any(|k| s.label(k) == outcome));
+                let elsewhere = program
+                    .sites
+                    .iter()
+                    .find(|s| at(s) && (0..s.meta.n_outcomes).any(|k| s.label(k) == outcome));
                 if let Some(s) = elsewhere {
-                    let f = program.functions.get(s.function).map_or("?", |f| f.meta.display_name());
+                    let f = program
+                        .functions
+                        .get(s.function)
+                        .map_or("?", |f| f.meta.display_name());
                     bail!(
                         "--target {t}: that outcome is in `{f}`, which the function under test does not reach (it neither calls it nor takes its address, directly or through the functions it calls); test `{f}` itself with --function"
                     );
@@ -104,8 +140,11 @@ impl Criterion for BranchCoverage {
 
     /// One row per site with at least one goal, in site order.
     fn rows(&self, program: &Program, goals: &[Box<dyn Goal>]) -> Vec<Row> {
-        let goal_of: HashMap<(SiteId, u32), usize> =
-            goals.iter().enumerate().filter_map(|(g, goal)| goal.target_outcome().map(|o| (o, g))).collect();
+        let goal_of: HashMap<(SiteId, u32), usize> = goals
+            .iter()
+            .enumerate()
+            .filter_map(|(g, goal)| goal.target_outcome().map(|o| (o, g)))
+            .collect();
         program
             .sites
             .iter()
@@ -116,10 +155,16 @@ impl Criterion for BranchCoverage {
                 file: site.meta.file.clone(),
                 line: site.meta.line,
                 col: site.meta.col,
-                kind: serde_json::to_value(site.meta.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                kind: serde_json::to_value(site.meta.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
                 text: site.meta.cond.clone(),
                 cells: (0..site.meta.n_outcomes)
-                    .map(|k| RowCell { label: site.label(k).to_string(), goal: goal_of.get(&(site.id, k)).copied() })
+                    .map(|k| RowCell {
+                        label: site.label(k).to_string(),
+                        goal: goal_of.get(&(site.id, k)).copied(),
+                    })
                     .collect(),
             })
             .collect()
@@ -129,13 +174,25 @@ impl Criterion for BranchCoverage {
 /// The approach-level ladder of block `block` of function `function`: `ladder[i]` holds the
 /// branch outcomes (site, global outcome) at approach level i + 1, across calls
 /// ([`interprocedural_ladder`] over [`crate::cfg::Cfg::ladder`]).
-pub fn ladder(program: &Program, analysis: &Analysis, function: usize, block: usize) -> Vec<Vec<(SiteId, OutcomeId)>> {
-    interprocedural_ladder(&analysis.callers, function, block, |f, b| intra_ladder(program, &analysis.cfgs[f], f, b))
+pub fn ladder(
+    program: &Program,
+    analysis: &Analysis,
+    function: usize,
+    block: usize,
+) -> Vec<Vec<(SiteId, OutcomeId)>> {
+    interprocedural_ladder(&analysis.callers, function, block, |f, b| {
+        intra_ladder(program, &analysis.cfgs[f], f, b)
+    })
 }
 
 /// The ladder of block `block` of function `function` within the function's CFG `cfg`, as
 /// (site, global outcome) pairs per level (levels without a branch site are dropped).
-pub fn intra_ladder(program: &Program, cfg: &crate::cfg::Cfg, function: usize, block: usize) -> Vec<Vec<(SiteId, OutcomeId)>> {
+pub fn intra_ladder(
+    program: &Program,
+    cfg: &crate::cfg::Cfg,
+    function: usize,
+    block: usize,
+) -> Vec<Vec<(SiteId, OutcomeId)>> {
     let f = &program.functions[function];
     if block >= cfg.n_blocks() {
         return vec![];
@@ -217,7 +274,8 @@ pub fn caller_ladder(
                 }
             }
         }
-        let merged: Vec<Vec<(SiteId, OutcomeId)>> = merged.into_iter().map(|(order, _)| order).collect();
+        let merged: Vec<Vec<(SiteId, OutcomeId)>> =
+            merged.into_iter().map(|(order, _)| order).collect();
         if next.is_empty() {
             break;
         }
@@ -233,7 +291,13 @@ impl BranchGoal {
     pub fn new(program: &Program, analysis: &Analysis, site: SiteId, k: u32) -> BranchGoal {
         let s = &program.sites[site as usize];
         let ladder = ladder(program, analysis, s.function, s.meta.block as usize);
-        BranchGoal { site, outcome: s.outcome_base + k, k, rivals: rivals(program, &ladder), ladder }
+        BranchGoal {
+            site,
+            outcome: s.outcome_base + k,
+            k,
+            rivals: rivals(program, &ladder),
+            ladder,
+        }
     }
 
     /// The margin of an execution (in [0, 1], larger is safer; a tie-break, never a fitness):
@@ -250,12 +314,19 @@ impl BranchGoal {
     pub fn margin(&self, trace: &Trace) -> f64 {
         let (al, _) = self.distance(trace);
         let level = al as usize;
-        let (Some(rungs), Some(rivals)) = (self.ladder.get(level), self.rivals.get(level)) else { return 0.0 };
+        let (Some(rungs), Some(rivals)) = (self.ladder.get(level), self.rivals.get(level)) else {
+            return 0.0;
+        };
         rungs
             .iter()
             .zip(rivals)
             .filter(|((s, o), _)| trace.hits(*s) == 1 && trace.covered(*s, *o))
-            .map(|((s, _), rs)| rs.iter().filter_map(|&r| trace.distance(*s, r)).map(normalise).fold(1.0f64, f64::min))
+            .map(|((s, _), rs)| {
+                rs.iter()
+                    .filter_map(|&r| trace.distance(*s, r))
+                    .map(normalise)
+                    .fold(1.0f64, f64::min)
+            })
             .fold(0.0, f64::max)
     }
 
@@ -291,7 +362,12 @@ impl Goal for BranchGoal {
     fn reach(&self) -> Option<(Vec<(SiteId, u32)>, f64)> {
         // with none of these run, `distance` finds no level: (ladder length + 1, 0)
         let mut sites: Vec<(SiteId, u32)> = std::iter::once((self.site, 0))
-            .chain(self.ladder.iter().enumerate().flat_map(|(i, l)| l.iter().map(move |&(s, _)| (s, i as u32 + 1))))
+            .chain(
+                self.ladder
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, l)| l.iter().map(move |&(s, _)| (s, i as u32 + 1))),
+            )
             .collect();
         // each site at its smallest level
         sites.sort_unstable();
@@ -306,7 +382,11 @@ impl Goal for BranchGoal {
             return None;
         }
         let rungs = self.ladder.get(level as usize - 1)?;
-        let best = rungs.iter().filter_map(|&(s, o)| trace.distance(s, o)).map(normalise).fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.min(d))))?;
+        let best = rungs
+            .iter()
+            .filter_map(|&(s, o)| trace.distance(s, o))
+            .map(normalise)
+            .fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.min(d))))?;
         Some(level as f64 + best)
     }
 
@@ -350,7 +430,12 @@ mod tests {
     /// blocks: 0 [a>0: T->1, F->2]; 1 [b==7: T->3, F->2]; 2 ret; 3 ret
     fn program() -> Program {
         program_with(
-            vec![block(vec![1, 2], Some(0)), block(vec![3, 2], Some(1)), block(vec![], None), block(vec![], None)],
+            vec![
+                block(vec![1, 2], Some(0)),
+                block(vec![3, 2], Some(1)),
+                block(vec![], None),
+                block(vec![], None),
+            ],
             &[(0, "a > 0"), (1, "b == 7")],
         )
     }
@@ -371,7 +456,10 @@ mod tests {
         };
         let l = interprocedural_ladder(&callers, 0, 3, intra);
         // f0's own level, then f1's and f2's call blocks merged, then f1's caller f2 is visited
-        assert_eq!(l, vec![vec![(0, 0)], vec![(10, 20), (20, 40)], vec![(11, 22)]]);
+        assert_eq!(
+            l,
+            vec![vec![(0, 0)], vec![(10, 20), (20, 40)], vec![(11, 22)]]
+        );
         // a function nobody calls keeps its own ladder
         let l = interprocedural_ladder(&[vec![]], 0, 3, |_, _| vec![vec![(0, 1)]]);
         assert_eq!(l, vec![vec![(0, 1)]]);
@@ -379,7 +467,14 @@ mod tests {
 
     /// Sites given as (block, condition); site i has outcomes 2i, 2i+1.
     fn program_with(blocks: Vec<BlockMeta>, sites: &[(u32, &str)]) -> Program {
-        let sites = sites.iter().enumerate().map(|(i, (b, c))| SiteMeta { line: 1, ..site(i as u32, *b, c) }).collect();
+        let sites = sites
+            .iter()
+            .enumerate()
+            .map(|(i, (b, c))| SiteMeta {
+                line: 1,
+                ..site(i as u32, *b, c)
+            })
+            .collect();
         crate::program::testutil::program(blocks, sites, vec![], vec![])
     }
 
@@ -388,8 +483,11 @@ mod tests {
         let p = program();
         let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
         assert_eq!(goals.len(), 4);
-        let target = goals.iter().find(|g| g.target_outcome() == Some((1, 0))).unwrap(); // b == 7 → true
-        // a = -4: only the outer site ran, false taken; distance to its true outcome is 5
+        let target = goals
+            .iter()
+            .find(|g| g.target_outcome() == Some((1, 0)))
+            .unwrap(); // b == 7 → true
+                       // a = -4: only the outer site ran, false taken; distance to its true outcome is 5
         let t = Trace::from_parts(2, &[0], vec![5.0, 0.0, 9.0, 9.0]);
         assert_eq!(target.fitness(&t), 1.0 + 5.0 / 6.0);
         assert_eq!(target.critical_branch(&t), Some(0));
@@ -416,12 +514,21 @@ mod tests {
             let t = Trace::from_parts(2, executed, vec![3.0, 0.0, 2.0, 0.0]);
             for g in &goals {
                 let (sites, unreached) = g.reach().expect("a branch goal has a reach");
-                let level = sites.iter().filter(|(s, _)| t.executed(*s)).map(|(_, l)| *l).min();
+                let level = sites
+                    .iter()
+                    .filter(|(s, _)| t.executed(*s))
+                    .map(|(_, l)| *l)
+                    .min();
                 let f = match level {
                     None => unreached,
                     Some(l) => g.fitness_at(&t, l).unwrap_or_else(|| g.fitness(&t)),
                 };
-                assert_eq!(f, g.fitness(&t), "{:?} with {executed:?} run", g.target_outcome());
+                assert_eq!(
+                    f,
+                    g.fitness(&t),
+                    "{:?} with {executed:?} run",
+                    g.target_outcome()
+                );
             }
         }
     }
@@ -433,20 +540,29 @@ mod tests {
     fn the_margin_is_the_distance_to_losing_the_nearest_satisfied_rung() {
         let p = program();
         let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
-        let target = goals.iter().find(|g| g.target_outcome() == Some((1, 0))).unwrap(); // b == 7 → true
+        let target = goals
+            .iter()
+            .find(|g| g.target_outcome() == Some((1, 0)))
+            .unwrap(); // b == 7 → true
         let far = Trace::from_parts(2, &[0, 1], vec![0.0, 3.0, 4.0, 0.0]);
         let near = Trace::from_parts(2, &[0, 1], vec![0.0, 1.0, 4.0, 0.0]);
         assert_eq!(target.fitness(&far), target.fitness(&near));
         assert_eq!(target.margin(&far), 0.75);
         assert_eq!(target.margin(&near), 0.5);
         // the outer site turned away (approach level 1): no satisfied rung above it
-        assert_eq!(target.margin(&Trace::from_parts(2, &[0], vec![5.0, 0.0, 9.0, 9.0])), 0.0);
+        assert_eq!(
+            target.margin(&Trace::from_parts(2, &[0], vec![5.0, 0.0, 9.0, 9.0])),
+            0.0
+        );
         // a rung evaluated twice (in a loop) has no margin
         let mut looped = far.clone();
         looped.sites[0].hits = 2;
         assert_eq!(target.margin(&looped), 0.0);
         // the outer goal itself: nothing encloses it
-        let outer = goals.iter().find(|g| g.target_outcome() == Some((0, 1))).unwrap();
+        let outer = goals
+            .iter()
+            .find(|g| g.target_outcome() == Some((0, 1)))
+            .unwrap();
         assert_eq!(outer.margin(&far), 0.0);
     }
 
@@ -469,7 +585,10 @@ mod tests {
             &[(1, "i < n"), (3, "j < m"), (4, "x == 5")],
         );
         let goals = BranchCoverage.goals(&p, &Analysis::new(&p), &[0]);
-        let target = goals.iter().find(|g| g.target_outcome() == Some((2, 0))).unwrap();
+        let target = goals
+            .iter()
+            .find(|g| g.target_outcome() == Some((2, 0)))
+            .unwrap();
         let g = |executed: &[u32], d: Vec<f64>| {
             let b = target.as_ref() as &dyn Goal;
             b.fitness(&Trace::from_parts(3, executed, d))

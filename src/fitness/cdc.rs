@@ -67,14 +67,24 @@ impl DecisionGoal {
     /// distances are combined and it ran) and the ends, not yet met, the one of least fitness,
     /// the larger margin among parts of equal fitness. `None` when every part is met.
     fn nearest_part(&self, t: &Trace) -> Option<&BranchGoal> {
-        let own = self.site.as_ref().filter(|s| self.combine.is_none() || !t.executed(s.site));
-        let parts = own.into_iter().chain(self.ends.iter()).map(|g| (g.fitness(t), g)).filter(|&(f, _)| f > 0.0);
+        let own = self
+            .site
+            .as_ref()
+            .filter(|s| self.combine.is_none() || !t.executed(s.site));
+        let parts = own
+            .into_iter()
+            .chain(self.ends.iter())
+            .map(|g| (g.fitness(t), g))
+            .filter(|&(f, _)| f > 0.0);
         parts
             .map(|(f, g)| (f, g.margin(t), g))
-            .fold(None, |best: Option<(f64, f64, &BranchGoal)>, p| match best {
-                Some(b) if b.0 < p.0 || (b.0 == p.0 && b.1 >= p.1) => Some(b),
-                _ => Some(p),
-            })
+            .fold(
+                None,
+                |best: Option<(f64, f64, &BranchGoal)>, p| match best {
+                    Some(b) if b.0 < p.0 || (b.0 == p.0 && b.1 >= p.1) => Some(b),
+                    _ => Some(p),
+                },
+            )
             .map(|(_, _, g)| g)
     }
 
@@ -95,9 +105,16 @@ impl Goal for DecisionGoal {
         if let Some(s) = &self.site {
             best = match (&self.combine, t.executed(s.site)) {
                 (Some((all, conds)), true) => {
-                    let ds: Vec<f64> = conds.iter().map(|c| t.distance(c.site, c.outcome).unwrap_or(K)).collect();
+                    let ds: Vec<f64> = conds
+                        .iter()
+                        .map(|c| t.distance(c.site, c.outcome).unwrap_or(K))
+                        .collect();
                     // all of the wanted outcomes: sum; any: minimum (Bueno & Jino 2002, Table 1)
-                    let d = if *all { ds.iter().sum::<f64>() } else { ds.iter().copied().fold(f64::INFINITY, f64::min) };
+                    let d = if *all {
+                        ds.iter().sum::<f64>()
+                    } else {
+                        ds.iter().copied().fold(f64::INFINITY, f64::min)
+                    };
                     // the site did not take the outcome, whatever the per-outcome minima say
                     normalise(d.max(K))
                 }
@@ -125,15 +142,26 @@ impl Goal for DecisionGoal {
     }
 
     fn describe(&self, _program: &Program) -> String {
-        format!("{}:{}:{} decision `{}` → {}", self.file, self.line, self.col, self.text, self.value)
+        format!(
+            "{}:{}:{} decision `{}` → {}",
+            self.file, self.line, self.col, self.text, self.value
+        )
     }
 
     fn short(&self, _program: &Program) -> String {
-        format!("L{} {}:{}", self.line, self.text, if self.value { "T" } else { "F" })
+        format!(
+            "L{} {}:{}",
+            self.line,
+            self.text,
+            if self.value { "T" } else { "F" }
+        )
     }
 
     fn target_outcome(&self) -> Option<(SiteId, u32)> {
-        self.site.as_ref().filter(|_| self.combine.is_none()).map(|s| (s.site, s.k))
+        self.site
+            .as_ref()
+            .filter(|_| self.combine.is_none())
+            .map(|s| (s.site, s.k))
     }
 
     /// The critical branch ([`BranchGoal::critical_branch`]) of the part whose fitness is the
@@ -163,9 +191,18 @@ impl Goal for SiteGoal {
     }
 
     fn describe(&self, program: &Program) -> String {
-        let what = if self.part == Part::Condition { "condition " } else { "" };
+        let what = if self.part == Part::Condition {
+            "condition "
+        } else {
+            ""
+        };
         let s = &program.sites[self.goal.site as usize];
-        format!("{} {what}`{}` → {}", s.location(), s.meta.cond, s.label(self.goal.k))
+        format!(
+            "{} {what}`{}` → {}",
+            s.location(),
+            s.meta.cond,
+            s.label(self.goal.k)
+        )
     }
 
     fn short(&self, program: &Program) -> String {
@@ -211,12 +248,22 @@ impl Goal for NotLabelGoal {
 
     fn describe(&self, program: &Program) -> String {
         let s = &program.sites[self.label.site as usize];
-        format!("{} `switch ({})` → not {}", s.location(), s.meta.cond, s.label(self.label.k))
+        format!(
+            "{} `switch ({})` → not {}",
+            s.location(),
+            s.meta.cond,
+            s.label(self.label.k)
+        )
     }
 
     fn short(&self, program: &Program) -> String {
         let s = &program.sites[self.label.site as usize];
-        format!("L{} {}:not {}", s.meta.line, s.meta.cond, s.label(self.label.k))
+        format!(
+            "L{} {}:not {}",
+            s.meta.line,
+            s.meta.cond,
+            s.label(self.label.k)
+        )
     }
 }
 
@@ -232,7 +279,16 @@ struct Unit {
     children: Vec<(Row, Vec<(String, Box<dyn Goal>)>)>,
 }
 
-fn row(program: &Program, id: u32, function: usize, file: &str, line: u32, col: u32, kind: &str, text: String) -> Row {
+fn row(
+    program: &Program,
+    id: u32,
+    function: usize,
+    file: &str,
+    line: u32,
+    col: u32,
+    kind: &str,
+    text: String,
+) -> Row {
     Row {
         id,
         function: program.functions[function].display_name().to_string(),
@@ -245,11 +301,20 @@ fn row(program: &Program, id: u32, function: usize, file: &str, line: u32, col: 
     }
 }
 
-fn site_goals(program: &Program, analysis: &Analysis, site: SiteId, part: Part) -> Vec<(String, Box<dyn Goal>)> {
+fn site_goals(
+    program: &Program,
+    analysis: &Analysis,
+    site: SiteId,
+    part: Part,
+) -> Vec<(String, Box<dyn Goal>)> {
     let s = &program.sites[site as usize];
     (0..s.meta.n_outcomes)
         .map(|k| {
-            let g = SiteGoal { goal: BranchGoal::new(program, analysis, site, k), part: part.clone(), condition_only: s.meta.kind == SiteKind::Cond };
+            let g = SiteGoal {
+                goal: BranchGoal::new(program, analysis, site, k),
+                part: part.clone(),
+                condition_only: s.meta.kind == SiteKind::Cond,
+            };
             (s.label(k).to_string(), Box::new(g) as Box<dyn Goal>)
         })
         .collect()
@@ -259,11 +324,24 @@ impl ConditionDecision {
     fn units(&self, program: &Program, analysis: &Analysis, scope: &[usize]) -> Vec<Unit> {
         let mut units = Vec::new();
         let mut in_decision: HashSet<SiteId> = HashSet::new();
-        for d in program.decisions.iter().filter(|d| scope.contains(&d.function)) {
+        for d in program
+            .decisions
+            .iter()
+            .filter(|d| scope.contains(&d.function))
+        {
             in_decision.extend(d.conditions.iter().copied());
             in_decision.extend(d.site);
             let first = d.conditions.first().copied().unwrap_or(0);
-            let mut r = row(program, d.site.unwrap_or(first), d.function, &d.meta.file, d.meta.line, d.meta.col, "decision", d.meta.text.clone());
+            let mut r = row(
+                program,
+                d.site.unwrap_or(first),
+                d.function,
+                &d.meta.file,
+                d.meta.line,
+                d.meta.col,
+                "decision",
+                d.meta.text.clone(),
+            );
             let combine_and = match d.meta.form {
                 DecisionForm::And => Some(true),
                 DecisionForm::Or => Some(false),
@@ -271,13 +349,24 @@ impl ConditionDecision {
             };
             let mut goals: Vec<(String, Box<dyn Goal>)> = Vec::new();
             for (v, value) in [(0usize, true), (1usize, false)] {
-                let site = d.site.map(|s| BranchGoal::new(program, analysis, s, v as u32));
-                let ends = d.ends[v].iter().map(|&(s, k)| BranchGoal::new(program, analysis, s, k)).collect();
+                let site = d
+                    .site
+                    .map(|s| BranchGoal::new(program, analysis, s, v as u32));
+                let ends = d.ends[v]
+                    .iter()
+                    .map(|&(s, k)| BranchGoal::new(program, analysis, s, k))
+                    .collect();
                 // AND true / OR false: every condition must take the wanted value (sum of their
                 // distances); AND false / OR true: any one (minimum)
                 let combine = combine_and.map(|and| {
                     let want = if value { 0 } else { 1 };
-                    (and == value, d.conditions.iter().map(|&c| BranchGoal::new(program, analysis, c, want)).collect())
+                    (
+                        and == value,
+                        d.conditions
+                            .iter()
+                            .map(|&c| BranchGoal::new(program, analysis, c, want))
+                            .collect(),
+                    )
                 });
                 goals.push((
                     value.to_string(),
@@ -299,20 +388,49 @@ impl ConditionDecision {
                 .iter()
                 .map(|&c| {
                     let s = &program.sites[c as usize];
-                    let cr = row(program, c, d.function, &s.meta.file, s.meta.line, s.meta.col, "condition", format!("└ {}", s.meta.cond));
+                    let cr = row(
+                        program,
+                        c,
+                        d.function,
+                        &s.meta.file,
+                        s.meta.line,
+                        s.meta.col,
+                        "condition",
+                        format!("└ {}", s.meta.cond),
+                    );
                     (cr, site_goals(program, analysis, c, Part::Condition))
                 })
                 .collect();
-            units.push(Unit { function: d.function, line: d.meta.line, col: d.meta.col, row: r, goals, children });
+            units.push(Unit {
+                function: d.function,
+                line: d.meta.line,
+                col: d.meta.col,
+                row: r,
+                goals,
+                children,
+            });
         }
-        for s in program.sites.iter().filter(|s| scope.contains(&s.function) && !in_decision.contains(&s.id)) {
+        for s in program
+            .sites
+            .iter()
+            .filter(|s| scope.contains(&s.function) && !in_decision.contains(&s.id))
+        {
             let m = &s.meta;
             match m.kind {
                 SiteKind::Br | SiteKind::Select => units.push(Unit {
                     function: s.function,
                     line: m.line,
                     col: m.col,
-                    row: row(program, s.id, s.function, &m.file, m.line, m.col, "decision", m.cond.clone()),
+                    row: row(
+                        program,
+                        s.id,
+                        s.function,
+                        &m.file,
+                        m.line,
+                        m.col,
+                        "decision",
+                        m.cond.clone(),
+                    ),
                     goals: site_goals(program, analysis, s.id, Part::Decision),
                     children: vec![],
                 }),
@@ -320,21 +438,50 @@ impl ConditionDecision {
                     function: s.function,
                     line: m.line,
                     col: m.col,
-                    row: row(program, s.id, s.function, &m.file, m.line, m.col, "condition", m.cond.clone()),
+                    row: row(
+                        program,
+                        s.id,
+                        s.function,
+                        &m.file,
+                        m.line,
+                        m.col,
+                        "condition",
+                        m.cond.clone(),
+                    ),
                     goals: site_goals(program, analysis, s.id, Part::Condition),
                     children: vec![],
                 }),
                 SiteKind::Switch => {
                     for k in 0..m.n_outcomes {
                         let label = BranchGoal::new(program, analysis, s.id, k);
-                        let not = NotLabelGoal { label: label.clone(), n_outcomes: m.n_outcomes, outcome_base: s.outcome_base };
+                        let not = NotLabelGoal {
+                            label: label.clone(),
+                            n_outcomes: m.n_outcomes,
+                            outcome_base: s.outcome_base,
+                        };
                         units.push(Unit {
                             function: s.function,
                             line: m.line,
                             col: m.col,
-                            row: row(program, s.id, s.function, &m.file, m.line, m.col, "case", format!("switch ({}) {}", m.cond, s.label(k))),
+                            row: row(
+                                program,
+                                s.id,
+                                s.function,
+                                &m.file,
+                                m.line,
+                                m.col,
+                                "case",
+                                format!("switch ({}) {}", m.cond, s.label(k)),
+                            ),
                             goals: vec![
-                                ("true".into(), Box::new(SiteGoal { goal: label, part: Part::Decision, condition_only: false })),
+                                (
+                                    "true".into(),
+                                    Box::new(SiteGoal {
+                                        goal: label,
+                                        part: Part::Decision,
+                                        condition_only: false,
+                                    }),
+                                ),
                                 ("false".into(), Box::new(not)),
                             ],
                             children: vec![],
@@ -345,7 +492,13 @@ impl ConditionDecision {
         }
         // source order within each function, functions in scope order
         let pos: HashMap<usize, usize> = scope.iter().enumerate().map(|(i, &f)| (f, i)).collect();
-        units.sort_by_key(|u| (pos.get(&u.function).copied().unwrap_or(usize::MAX), u.line, u.col));
+        units.sort_by_key(|u| {
+            (
+                pos.get(&u.function).copied().unwrap_or(usize::MAX),
+                u.line,
+                u.col,
+            )
+        });
         units
     }
 }
@@ -380,7 +533,9 @@ impl Criterion for ConditionDecision {
         let mut rows = Vec::new();
         let mut push = |mut r: Row, gs: Vec<(String, Box<dyn Goal>)>, rows: &mut Vec<Row>| {
             for (label, goal) in gs {
-                let here = index.get_mut(&goal.describe(program)).and_then(|q| q.pop_front());
+                let here = index
+                    .get_mut(&goal.describe(program))
+                    .and_then(|q| q.pop_front());
                 r.cells.push(RowCell { label, goal: here });
             }
             if r.cells.iter().any(|c| c.goal.is_some()) {
@@ -407,9 +562,24 @@ mod tests {
     /// `if (a > 0 && b == 7) T else F`: blocks 0 [a > 0: T->1, F->3], 1 [b == 7: T->2, F->3],
     /// 2 then, 3 else; one decision of two conditions.
     fn program() -> Program {
-        let sites = vec![SiteMeta { line: 1, ..site(0, 0, "a > 0") }, SiteMeta { line: 1, col: 12, ..site(1, 1, "b == 7") }];
+        let sites = vec![
+            SiteMeta {
+                line: 1,
+                ..site(0, 0, "a > 0")
+            },
+            SiteMeta {
+                line: 1,
+                col: 12,
+                ..site(1, 1, "b == 7")
+            },
+        ];
         let mut p = crate::program::testutil::program(
-            vec![block(vec![1, 3], Some(0)), block(vec![2, 3], Some(1)), block(vec![], None), block(vec![], None)],
+            vec![
+                block(vec![1, 3], Some(0)),
+                block(vec![2, 3], Some(1)),
+                block(vec![], None),
+                block(vec![], None),
+            ],
             sites,
             vec![],
             vec![],
@@ -442,12 +612,22 @@ mod tests {
         let goals = ConditionDecision.goals(&p, &Analysis::new(&p), &[0]);
         assert_eq!(goals.len(), 6);
         let rows = ConditionDecision.rows(&p, &goals);
-        assert_eq!(rows.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>(), ["decision", "condition", "condition"]);
-        assert_eq!(rows[0].cells.iter().map(|c| c.goal).collect::<Vec<_>>(), [Some(0), Some(1)]);
+        assert_eq!(
+            rows.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>(),
+            ["decision", "condition", "condition"]
+        );
+        assert_eq!(
+            rows[0].cells.iter().map(|c| c.goal).collect::<Vec<_>>(),
+            [Some(0), Some(1)]
+        );
         // a = 5, b = 3: a > 0 true, b == 7 false (distance 4): decision false covered
         let t = Trace::from_parts(2, &[0, 1], vec![0.0, 1.0, 4.0, 0.0]);
         assert_eq!(goals[1].fitness(&t), 0.0, "decision false");
-        assert_eq!(goals[0].fitness(&t), 4.0 / 5.0, "decision true: b == 7 is 4 away");
+        assert_eq!(
+            goals[0].fitness(&t),
+            4.0 / 5.0,
+            "decision true: b == 7 is 4 away"
+        );
         assert_eq!(goals[2].fitness(&t), 0.0, "a > 0 true");
         assert!(goals[3].fitness(&t) > 0.0, "a > 0 false not taken");
         // a = -2: only the first condition ran; the decision is false, b == 7 is one level away
@@ -468,7 +648,12 @@ mod tests {
             ..site(0, 0, "c")
         };
         let p = crate::program::testutil::program(
-            vec![block(vec![1, 2, 3], Some(0)), block(vec![], None), block(vec![], None), block(vec![], None)],
+            vec![
+                block(vec![1, 2, 3], Some(0)),
+                block(vec![], None),
+                block(vec![], None),
+                block(vec![], None),
+            ],
             vec![sw],
             vec![],
             vec![],

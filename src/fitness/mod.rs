@@ -33,9 +33,20 @@ impl Analysis {
         let cfgs = program
             .functions
             .iter()
-            .map(|f| Cfg::new(&f.meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>()))
+            .map(|f| {
+                Cfg::new(
+                    &f.meta
+                        .blocks
+                        .iter()
+                        .map(|b| b.succs.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
             .collect();
-        Analysis { cfgs, callers: program.callers() }
+        Analysis {
+            cfgs,
+            callers: program.callers(),
+        }
     }
 }
 
@@ -143,9 +154,17 @@ pub trait Criterion {
     /// Which of `goals` the `--target` specs name (`keep[g]`).
     ///
     /// Errors (one line): a spec that does not parse or names no goal.
-    fn select(&self, _program: &Program, _goals: &[Box<dyn Goal>], specs: &[String]) -> Result<Vec<bool>> {
+    fn select(
+        &self,
+        _program: &Program,
+        _goals: &[Box<dyn Goal>],
+        specs: &[String],
+    ) -> Result<Vec<bool>> {
         if let Some(s) = specs.first() {
-            bail!("--target {s}: the {} criterion does not take targets", self.name());
+            bail!(
+                "--target {s}: the {} criterion does not take targets",
+                self.name()
+            );
         }
         Ok(vec![true; _goals.len()])
     }
@@ -184,7 +203,10 @@ pub fn criterion(name: &str) -> Result<Box<dyn Criterion>> {
         Some(c) => Ok((c.build)()),
         None => {
             let names: Vec<_> = CRITERIA.iter().map(|c| c.name).collect();
-            bail!("unknown criterion `{name}` (available: {})", names.join(", "))
+            bail!(
+                "unknown criterion `{name}` (available: {})",
+                names.join(", ")
+            )
         }
     }
 }

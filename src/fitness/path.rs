@@ -152,14 +152,25 @@ fn negate(r: Rel) -> Rel {
 
 impl PathGoal {
     /// The goal of taking `steps` (decisions of `decisions.function`).
-    pub fn new(program: &Program, decisions: Arc<Decisions>, steps: Vec<Step>, prefix: bool) -> PathGoal {
+    pub fn new(
+        program: &Program,
+        decisions: Arc<Decisions>,
+        steps: Vec<Step>,
+        prefix: bool,
+    ) -> PathGoal {
         let wanted = steps
             .iter()
             .map(|s| {
                 let site = &program.sites[s.site as usize];
                 if site.meta.kind == SiteKind::Switch {
-                    let case = s.k.checked_sub(1).and_then(|c| site.meta.case_values.get(c as usize).copied());
-                    return Wanted { case, switch: true, ep: EpKind::Switch };
+                    let case =
+                        s.k.checked_sub(1)
+                            .and_then(|c| site.meta.case_values.get(c as usize).copied());
+                    return Wanted {
+                        case,
+                        switch: true,
+                        ep: EpKind::Switch,
+                    };
                 }
                 let ep = match site.meta.pred.and_then(|p| p.rel()) {
                     None => EpKind::Bool,
@@ -170,10 +181,20 @@ impl PathGoal {
                         Rel::Ne => EpKind::Ne,
                     },
                 };
-                Wanted { case: None, switch: false, ep }
+                Wanted {
+                    case: None,
+                    switch: false,
+                    ep,
+                }
             })
             .collect();
-        PathGoal { steps, prefix, decisions, form: PathFitness::Stationary, wanted }
+        PathGoal {
+            steps,
+            prefix,
+            decisions,
+            form: PathFitness::Stationary,
+            wanted,
+        }
     }
 
     /// The same goal with fitness form `form` for population-based selection.
@@ -185,17 +206,30 @@ impl PathGoal {
     /// Compare the execution's path (from `trace.events`, which must be recorded) with the goal's.
     pub fn matching(&self, trace: &Trace) -> PathMatch {
         let mut m = 0usize;
-        for e in trace.events.iter().filter(|e| e.id & EVENT_DEF == 0 && self.decisions.contains(e.id)) {
+        for e in trace
+            .events
+            .iter()
+            .filter(|e| e.id & EVENT_DEF == 0 && self.decisions.contains(e.id))
+        {
             if m == self.steps.len() {
                 return if self.prefix {
-                    PathMatch { matched: m, deviation: Deviation::None }
+                    PathMatch {
+                        matched: m,
+                        deviation: Deviation::None,
+                    }
                 } else {
-                    PathMatch { matched: m, deviation: Deviation::Extra }
+                    PathMatch {
+                        matched: m,
+                        deviation: Deviation::Extra,
+                    }
                 };
             }
             let want = self.steps[m];
             if e.id != want.site {
-                return PathMatch { matched: m, deviation: Deviation::Elsewhere };
+                return PathMatch {
+                    matched: m,
+                    deviation: Deviation::Elsewhere,
+                };
             }
             if e.outcome != want.k {
                 let w = self.wanted[m];
@@ -207,14 +241,23 @@ impl PathGoal {
                 } else {
                     e.alt
                 };
-                return PathMatch { matched: m, deviation: Deviation::At { step: m, d } };
+                return PathMatch {
+                    matched: m,
+                    deviation: Deviation::At { step: m, d },
+                };
             }
             m += 1;
         }
         if m == self.steps.len() {
-            PathMatch { matched: m, deviation: Deviation::None }
+            PathMatch {
+                matched: m,
+                deviation: Deviation::None,
+            }
         } else {
-            PathMatch { matched: m, deviation: Deviation::Ended }
+            PathMatch {
+                matched: m,
+                deviation: Deviation::Ended,
+            }
         }
     }
 
@@ -329,9 +372,17 @@ impl RelativeFitness for PathGoal {
     fn scores(&self, members: &[&Summary]) -> Vec<f64> {
         let matches: Vec<PathMatch> = members
             .iter()
-            .map(|m| m.downcast_ref::<PathMatch>().copied().unwrap_or(PathMatch { matched: 0, deviation: Deviation::Ended }))
+            .map(|m| {
+                m.downcast_ref::<PathMatch>().copied().unwrap_or(PathMatch {
+                    matched: 0,
+                    deviation: Deviation::Ended,
+                })
+            })
             .collect();
-        bueno_jino(self, &matches).into_iter().map(|x| x.max(0.0)).collect()
+        bueno_jino(self, &matches)
+            .into_iter()
+            .map(|x| x.max(0.0))
+            .collect()
     }
 }
 
@@ -346,7 +397,13 @@ pub struct PathCriterion {
 impl PathCriterion {
     /// The goal of path `i`.
     pub fn goal(&self, program: &Program, i: usize) -> PathGoal {
-        PathGoal::new(program, self.decisions.clone(), self.paths[i].clone(), self.prefix).with_fitness(self.form)
+        PathGoal::new(
+            program,
+            self.decisions.clone(),
+            self.paths[i].clone(),
+            self.prefix,
+        )
+        .with_fitness(self.form)
     }
 }
 
@@ -355,8 +412,15 @@ impl Criterion for PathCriterion {
         "path"
     }
 
-    fn goals(&self, program: &Program, _analysis: &Analysis, _scope: &[usize]) -> Vec<Box<dyn Goal>> {
-        (0..self.paths.len()).map(|i| Box::new(self.goal(program, i)) as Box<dyn Goal>).collect()
+    fn goals(
+        &self,
+        program: &Program,
+        _analysis: &Analysis,
+        _scope: &[usize],
+    ) -> Vec<Box<dyn Goal>> {
+        (0..self.paths.len())
+            .map(|i| Box::new(self.goal(program, i)) as Box<dyn Goal>)
+            .collect()
     }
 
     /// One row per path, numbered from 1, with one cell: taken.
@@ -371,7 +435,10 @@ impl Criterion for PathCriterion {
                 col: 0,
                 kind: "path".into(),
                 text: path_text(program, &self.paths[i]),
-                cells: vec![RowCell { label: "taken".into(), goal: Some(i) }],
+                cells: vec![RowCell {
+                    label: "taken".into(),
+                    goal: Some(i),
+                }],
             })
             .collect()
     }

@@ -80,7 +80,12 @@ pub trait Frontend: Send + Sync {
     /// pointer): `triangle(a=1, b=2, c=3) = 4` by default.
     fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
         match ret {
-            Some(r) if *r != crate::exec::RetVal::Void => format!("{}({}) = {}", self.name(), self.display(input), self.result_text(r)),
+            Some(r) if *r != crate::exec::RetVal::Void => format!(
+                "{}({}) = {}",
+                self.name(),
+                self.display(input),
+                self.result_text(r)
+            ),
             _ => format!("{}({})", self.name(), self.display(input)),
         }
     }
@@ -100,7 +105,11 @@ pub trait Frontend: Send + Sync {
     }
     /// The source of a harness through which `peer` runs the target, reading the peer's bytes
     /// into the domain with `encoding` (`None` if this frontend has none).
-    fn peer_harness(&self, _peer: Peer, _encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
+    fn peer_harness(
+        &self,
+        _peer: Peer,
+        _encoding: crate::input::mapped::PeerEncoding,
+    ) -> Option<String> {
         None
     }
     /// What a fault's input did, in words, when the frontend can tell more than its exit status

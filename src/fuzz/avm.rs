@@ -39,40 +39,71 @@ pub struct Field {
 /// order of the floats' values (−NaN < −∞ < … < −0 < +0 < … < +∞ < +NaN).
 pub fn float_key(r: u64, bits: u32) -> u64 {
     let sign = 1u64 << (bits - 1);
-    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    if r & sign != 0 { !r & mask } else { r | sign }
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    if r & sign != 0 {
+        !r & mask
+    } else {
+        r | sign
+    }
 }
 
 /// The float pattern of ordered key `k` (the inverse of [`float_key`]).
 pub fn float_from_key(k: u64, bits: u32) -> u64 {
     let sign = 1u64 << (bits - 1);
-    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    if k & sign != 0 { k & !sign & mask } else { !k & mask }
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    if k & sign != 0 {
+        k & !sign & mask
+    } else {
+        !k & mask
+    }
 }
 
 impl Field {
     /// An integer field.
     pub fn int(offset: usize, width: usize, big_endian: bool) -> Field {
-        Field { offset, width, big_endian, float: false }
+        Field {
+            offset,
+            width,
+            big_endian,
+            float: false,
+        }
     }
 
     /// The field's value in `data` (zero-extended to 64 bits, or the float's ordered key); 0 if
     /// it lies outside.
     pub fn get(&self, data: &[u8]) -> u64 {
         let r = self.raw(data);
-        if self.float { float_key(r, 8 * self.width as u32) } else { r }
+        if self.float {
+            float_key(r, 8 * self.width as u32)
+        } else {
+            r
+        }
     }
 
     /// Write value `v` (the low `width` bytes, or the float of ordered key `v`) into `data`
     /// (nothing if the field lies outside).
     pub fn set(&self, data: &mut [u8], v: u64) {
-        let v = if self.float { float_from_key(v & self.mask(), 8 * self.width as u32) } else { v };
+        let v = if self.float {
+            float_from_key(v & self.mask(), 8 * self.width as u32)
+        } else {
+            v
+        };
         self.set_raw(data, v);
     }
 
     /// The bytes as an unsigned integer.
     fn raw(&self, data: &[u8]) -> u64 {
-        let Some(b) = data.get(self.offset..self.offset + self.width) else { return 0 };
+        let Some(b) = data.get(self.offset..self.offset + self.width) else {
+            return 0;
+        };
         let mut le = [0u8; 8];
         le[..self.width].copy_from_slice(b);
         if self.big_endian {
@@ -83,7 +114,9 @@ impl Field {
 
     /// Write the low `width` bytes of `v`.
     fn set_raw(&self, data: &mut [u8], v: u64) {
-        let Some(b) = data.get_mut(self.offset..self.offset + self.width) else { return };
+        let Some(b) = data.get_mut(self.offset..self.offset + self.width) else {
+            return;
+        };
         let le = v.to_le_bytes();
         b.copy_from_slice(&le[..self.width]);
         if self.big_endian {
@@ -131,7 +164,12 @@ pub enum End {
 /// docs), in order, probing at most `max_execs` inputs. `Ok(None)`: stopped by `eval`.
 ///
 /// Errors: those of `eval`.
-pub fn influencing<F>(data: &[u8], base: f64, max_execs: usize, mut eval: F) -> Result<Option<Vec<usize>>>
+pub fn influencing<F>(
+    data: &[u8],
+    base: f64,
+    max_execs: usize,
+    mut eval: F,
+) -> Result<Option<Vec<usize>>>
 where
     F: FnMut(&[u8]) -> Result<Option<f64>>,
 {
@@ -143,7 +181,11 @@ where
         *spent += 1;
         let mut y = data.to_vec();
         for b in &mut y[lo..hi] {
-            *b = if flip == 0 { b.wrapping_add(1) } else { *b ^ flip };
+            *b = if flip == 0 {
+                b.wrapping_add(1)
+            } else {
+                *b ^ flip
+            };
         }
         Ok(eval(&y)?.map(|f| f != base))
     };
@@ -207,7 +249,11 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
             }
             let mut o = s;
             while o < s + l {
-                let width = if o + w <= s + l { w } else { [4, 2, 1].into_iter().find(|&x| o + x <= s + l).unwrap_or(1) };
+                let width = if o + w <= s + l {
+                    w
+                } else {
+                    [4, 2, 1].into_iter().find(|&x| o + x <= s + l).unwrap_or(1)
+                };
                 let f = Field::int(o, width, big && width > 1);
                 if !out.contains(&f) {
                     out.push(f);
@@ -232,7 +278,12 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
             for big in [false, true] {
                 for o in (s..s + l).step_by(w) {
                     if o + w <= s + l {
-                        out.push(Field { offset: o, width: w, big_endian: big, float: true });
+                        out.push(Field {
+                            offset: o,
+                            width: w,
+                            big_endian: big,
+                            float: true,
+                        });
                     }
                 }
             }
@@ -252,11 +303,21 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
                 };
                 if s + l >= wide {
                     add(Field::int(s + l - wide, wide, false));
-                    add(Field { offset: s + l - wide, width: wide, big_endian: false, float: true });
+                    add(Field {
+                        offset: s + l - wide,
+                        width: wide,
+                        big_endian: false,
+                        float: true,
+                    });
                 }
                 if s + wide <= len {
                     add(Field::int(s, wide, true));
-                    add(Field { offset: s, width: wide, big_endian: true, float: true });
+                    add(Field {
+                        offset: s,
+                        width: wide,
+                        big_endian: true,
+                        float: true,
+                    });
                 }
             }
         }
@@ -297,13 +358,37 @@ const MAX_SPECIAL_FIELDS: usize = 4;
 /// rewards x → 1 (expint's "continued fraction failed").
 fn special_floats(width: usize) -> Vec<u64> {
     if width == 4 {
-        [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, f32::MIN, f32::MIN_POSITIVE, f32::from_bits(1), 0.0, -0.0, 1.0, -1.0]
-            .map(|f| f.to_bits() as u64)
-            .to_vec()
+        [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+        ]
+        .map(|f| f.to_bits() as u64)
+        .to_vec()
     } else {
-        [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN, f64::MIN_POSITIVE, f64::from_bits(1), 0.0, -0.0, 1.0, -1.0]
-            .map(f64::to_bits)
-            .to_vec()
+        [
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            f64::from_bits(1),
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+        ]
+        .map(f64::to_bits)
+        .to_vec()
     }
 }
 
@@ -359,20 +444,38 @@ impl Avm {
             // a local optimum: restart one of the widest fields from a random value of random
             // magnitude (a float: of a random binade between 2^-32 and 2^32, either sign)
             let widest = self.fields.iter().map(|f| f.width).max().unwrap_or(1);
-            let cands: Vec<Field> = self.fields.iter().filter(|f| f.width == widest).copied().collect();
+            let cands: Vec<Field> = self
+                .fields
+                .iter()
+                .filter(|f| f.width == widest)
+                .copied()
+                .collect();
             let f = cands[rng.random_range(0..cands.len())];
             let mut y = self.data.clone();
             if f.float {
                 let m: f64 = rng.random::<f64>() + 1.0;
-                let x = m * 2f64.powi(rng.random_range(-32..=32)) * if rng.random::<bool>() { 1.0 } else { -1.0 };
-                let bits = if f.width == 8 { x.to_bits() } else { (x as f32).to_bits() as u64 };
+                let x = m
+                    * 2f64.powi(rng.random_range(-32..=32))
+                    * if rng.random::<bool>() { 1.0 } else { -1.0 };
+                let bits = if f.width == 8 {
+                    x.to_bits()
+                } else {
+                    (x as f32).to_bits() as u64
+                };
                 f.set(&mut y, float_key(bits, 8 * f.width as u32));
             } else {
                 let bits = rng.random_range(1..=8 * f.width as u32);
-                let v = rng.random::<u64>() & (if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 });
+                let v = rng.random::<u64>()
+                    & (if bits >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    });
                 f.set(&mut y, v);
             }
-            let Some(fy) = self.eval(&y, &mut eval)? else { return Ok(End::Stopped) };
+            let Some(fy) = self.eval(&y, &mut eval)? else {
+                return Ok(End::Stopped);
+            };
             // the restart point becomes the current one even if it is worse
             self.data = y;
             self.best = fy;
@@ -383,7 +486,11 @@ impl Avm {
     }
 
     /// One evaluation, counted against the budget; `None` when spent or stopped.
-    fn eval<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, y: &[u8], eval: &mut F) -> Result<Option<f64>> {
+    fn eval<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+        &mut self,
+        y: &[u8],
+        eval: &mut F,
+    ) -> Result<Option<f64>> {
         if self.budget == 0 {
             return Ok(None);
         }
@@ -400,9 +507,18 @@ impl Avm {
     /// reproducible runs): median executions to full coverage 1,126 → 345 (rank test z = −4.0 on
     /// 40 of them), floatcomp, tritype, quadratic and deceptive unchanged run for run.
     /// `Some(improved)`, or `None` when stopped.
-    fn special_values<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, eval: &mut F) -> Result<Option<bool>> {
+    fn special_values<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+        &mut self,
+        eval: &mut F,
+    ) -> Result<Option<bool>> {
         let mut improved = false;
-        for f in self.fields.clone().into_iter().filter(|f| f.float).take(MAX_SPECIAL_FIELDS) {
+        for f in self
+            .fields
+            .clone()
+            .into_iter()
+            .filter(|f| f.float)
+            .take(MAX_SPECIAL_FIELDS)
+        {
             for bits in special_floats(f.width) {
                 let key = float_key(bits, 8 * f.width as u32);
                 if f.get(&self.data) == key {
@@ -410,7 +526,9 @@ impl Avm {
                 }
                 let mut y = self.data.clone();
                 f.set(&mut y, key);
-                let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                let Some(fy) = self.eval(&y, eval)? else {
+                    return Ok(None);
+                };
                 if self.take_if_better(y, fy) {
                     improved = true;
                     if fy == 0.0 {
@@ -439,11 +557,25 @@ impl Avm {
     /// move, or a relation such as `a*a == b*b + c*c`, linear along `b + k, c + k`. Only for a
     /// width and byte order with 2 to [`MAX_PAIR_FIELDS`] fields. `Some(improved)`, or `None` when
     /// stopped.
-    fn pairs<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, eval: &mut F) -> Result<Option<bool>> {
+    fn pairs<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+        &mut self,
+        eval: &mut F,
+    ) -> Result<Option<bool>> {
         let mut improved = false;
-        for (width, big) in [(8, false), (8, true), (4, false), (4, true), (2, false), (2, true)] {
-            let group: Vec<Field> =
-                self.fields.iter().filter(|f| !f.float && f.width == width && f.big_endian == big).copied().collect();
+        for (width, big) in [
+            (8, false),
+            (8, true),
+            (4, false),
+            (4, true),
+            (2, false),
+            (2, true),
+        ] {
+            let group: Vec<Field> = self
+                .fields
+                .iter()
+                .filter(|f| !f.float && f.width == width && f.big_endian == big)
+                .copied()
+                .collect();
             if group.len() < 2 || group.len() > MAX_PAIR_FIELDS {
                 continue;
             }
@@ -456,7 +588,9 @@ impl Avm {
                             for (f, by) in [(fi, di * k), (fj, dj * k)] {
                                 f.set(&mut y, f.get(&self.data).wrapping_add(by as u64) & f.mask());
                             }
-                            let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                            let Some(fy) = self.eval(&y, eval)? else {
+                                return Ok(None);
+                            };
                             if self.take_if_better(y, fy) {
                                 improved = true;
                                 if fy == 0.0 {
@@ -479,7 +613,11 @@ impl Avm {
 
     /// Exploratory and pattern moves on field `k` until it stops improving. `Some(improved)`, or
     /// `None` when stopped (or the budget is spent).
-    fn field<F: FnMut(&[u8]) -> Result<Option<f64>>>(&mut self, k: usize, eval: &mut F) -> Result<Option<bool>> {
+    fn field<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+        &mut self,
+        k: usize,
+        eval: &mut F,
+    ) -> Result<Option<bool>> {
         let f = self.fields[k];
         let mask = f.mask();
         let mut improved = false;
@@ -493,7 +631,9 @@ impl Avm {
                 let dir = dir * base;
                 let mut y = self.data.clone();
                 f.set(&mut y, v.wrapping_add(dir as u64) & mask);
-                let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                let Some(fy) = self.eval(&y, eval)? else {
+                    return Ok(None);
+                };
                 if fy < self.best {
                     self.data = y;
                     self.best = fy;
@@ -508,7 +648,9 @@ impl Avm {
                         let cur = f.get(&self.data);
                         let mut y = self.data.clone();
                         f.set(&mut y, cur.wrapping_add(step as u64) & mask);
-                        let Some(fy) = self.eval(&y, eval)? else { return Ok(None) };
+                        let Some(fy) = self.eval(&y, eval)? else {
+                            return Ok(None);
+                        };
                         if fy < self.best {
                             self.data = y;
                             self.best = fy;
@@ -559,7 +701,12 @@ mod tests {
     fn runs_of_influencing_bytes_become_fields() {
         let f = fields(&[0, 1, 2, 3, 7], 8);
         let l = Field::int;
-        let fl = |o, w, b| Field { offset: o, width: w, big_endian: b, float: true };
+        let fl = |o, w, b| Field {
+            offset: o,
+            width: w,
+            big_endian: b,
+            float: true,
+        };
         assert_eq!(
             f,
             vec![
@@ -578,40 +725,87 @@ mod tests {
         );
         let f = fields(&[2, 3, 4], 8);
         assert_eq!(f[..3], [l(2, 2, false), l(4, 1, false), l(2, 2, true)]);
-        assert!(f.contains(&l(1, 4, false)) && f.contains(&l(2, 4, true)) && f.contains(&l(2, 1, false)), "{f:?}");
+        assert!(
+            f.contains(&l(1, 4, false))
+                && f.contains(&l(2, 4, true))
+                && f.contains(&l(2, 1, false)),
+            "{f:?}"
+        );
         // the high bytes of a little-endian double at 0: its 8-byte window ending at byte 6
         let f = fields(&[5, 6, 7], 8);
-        assert!(f.contains(&Field { offset: 0, width: 8, big_endian: false, float: true }), "{f:?}");
-        assert!(f.contains(&Field::int(0, 8, false)) && !f.iter().any(|x| x.offset + x.width > 8), "{f:?}");
+        assert!(
+            f.contains(&Field {
+                offset: 0,
+                width: 8,
+                big_endian: false,
+                float: true
+            }),
+            "{f:?}"
+        );
+        assert!(
+            f.contains(&Field::int(0, 8, false)) && !f.iter().any(|x| x.offset + x.width > 8),
+            "{f:?}"
+        );
         // three 32-bit ints in a row: an 8-byte chunk and a 4-byte tail, and each int as well
         let f = fields(&(0..12).collect::<Vec<_>>(), 12);
         assert_eq!(f[..2], [l(0, 8, false), l(8, 4, false)]);
         for big in [false, true] {
-            assert!([0, 4, 8].iter().all(|&o| f.contains(&l(o, 4, big))), "{f:?}");
+            assert!(
+                [0, 4, 8].iter().all(|&o| f.contains(&l(o, 4, big))),
+                "{f:?}"
+            );
         }
     }
 
     #[test]
     fn float_keys_follow_the_order_of_values() {
-        let xs = [f64::NEG_INFINITY, -1e300, -2.5, -0.0, 0.0, 1e-300, 1.0, 1e300, f64::INFINITY];
+        let xs = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -0.0,
+            0.0,
+            1e-300,
+            1.0,
+            1e300,
+            f64::INFINITY,
+        ];
         let keys: Vec<u64> = xs.iter().map(|x| float_key(x.to_bits(), 64)).collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
         for x in xs {
             assert_eq!(float_from_key(float_key(x.to_bits(), 64), 64), x.to_bits());
         }
         let ys = [-3.5f32, -0.0, 0.0, 2.0, 1e30];
-        let keys: Vec<u64> = ys.iter().map(|y| float_key(y.to_bits() as u64, 32)).collect();
-        assert!(keys.windows(2).all(|w| w[0] < w[1]) && keys.iter().all(|&k| k <= u32::MAX as u64), "{keys:?}");
+        let keys: Vec<u64> = ys
+            .iter()
+            .map(|y| float_key(y.to_bits() as u64, 32))
+            .collect();
+        assert!(
+            keys.windows(2).all(|w| w[0] < w[1]) && keys.iter().all(|&k| k <= u32::MAX as u64),
+            "{keys:?}"
+        );
         // a field reads and writes through the key
-        let f = Field { offset: 0, width: 8, big_endian: false, float: true };
+        let f = Field {
+            offset: 0,
+            width: 8,
+            big_endian: false,
+            float: true,
+        };
         let mut d = (-2.5f64).to_le_bytes().to_vec();
         let k = f.get(&d);
         f.set(&mut d, k + 1);
-        assert_eq!(f64::from_le_bytes(d[..8].try_into().unwrap()), (-2.5f64).next_up());
+        assert_eq!(
+            f64::from_le_bytes(d[..8].try_into().unwrap()),
+            (-2.5f64).next_up()
+        );
     }
 
     /// Run `avm` on fitness `f`; the end and the number of evaluations.
-    fn counted(avm: &mut Avm, rng: &mut rand_chacha::ChaCha8Rng, f: fn(&[u8]) -> f64) -> (End, usize) {
+    fn counted(
+        avm: &mut Avm,
+        rng: &mut rand_chacha::ChaCha8Rng,
+        f: fn(&[u8]) -> f64,
+    ) -> (End, usize) {
         let mut n = 0;
         let end = avm
             .run(rng, |y| {
@@ -625,7 +819,15 @@ mod tests {
     /// `x` near 1e300 must fall into [0, 10]: the fitness is the distance to the interval
     fn interval(d: &[u8]) -> f64 {
         let x = f64::from_le_bytes(d[..8].try_into().unwrap());
-        let dist = if x.is_nan() { f64::MAX } else if x < 0.0 { -x } else if x > 10.0 { x - 10.0 } else { 0.0 };
+        let dist = if x.is_nan() {
+            f64::MAX
+        } else if x < 0.0 {
+            -x
+        } else if x > 10.0 {
+            x - 10.0
+        } else {
+            0.0
+        };
         crate::fuzz::guide::normalise(dist)
     }
 
@@ -633,8 +835,19 @@ mod tests {
     fn avm_moves_a_float_across_binades() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = 1e300f64.to_le_bytes().to_vec();
-        let fl = Field { offset: 0, width: 8, big_endian: false, float: true };
-        let mut avm = Avm { fields: vec![fl], best: interval(&d), data: d, budget: 1000, specials: false };
+        let fl = Field {
+            offset: 0,
+            width: 8,
+            big_endian: false,
+            float: true,
+        };
+        let mut avm = Avm {
+            fields: vec![fl],
+            best: interval(&d),
+            data: d,
+            budget: 1000,
+            specials: false,
+        };
         let (end, n) = counted(&mut avm, &mut rng, interval);
         assert_eq!(end, End::Done(0.0));
         assert!(n <= 200, "{n} evaluations");
@@ -645,7 +858,11 @@ mod tests {
     /// convergence test that rewards x → 1): fitness 0 for NaN, else a normalised |x − 1| + 1.
     fn nan_only(d: &[u8]) -> f64 {
         let x = f32::from_le_bytes(d[4..8].try_into().unwrap()) as f64;
-        if x.is_nan() { 0.0 } else { crate::fuzz::guide::normalise((x - 1.0).abs() + 1.0) }
+        if x.is_nan() {
+            0.0
+        } else {
+            crate::fuzz::guide::normalise((x - 1.0).abs() + 1.0)
+        }
     }
 
     /// The special values are tried at the first local optimum when the program compares floats,
@@ -653,12 +870,25 @@ mod tests {
     /// stalls at x = 1.
     #[test]
     fn special_float_values_reach_a_nan_the_distance_does_not_lead_to() {
-        let d = [7u8, 0, 0, 0].into_iter().chain(250.5f32.to_le_bytes()).collect::<Vec<u8>>();
+        let d = [7u8, 0, 0, 0]
+            .into_iter()
+            .chain(250.5f32.to_le_bytes())
+            .collect::<Vec<u8>>();
         let run = |specials: bool| {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-            let mut avm = Avm { fields: fields(&[4, 5, 6, 7], 8), best: nan_only(&d), data: d.clone(), budget: 400, specials };
+            let mut avm = Avm {
+                fields: fields(&[4, 5, 6, 7], 8),
+                best: nan_only(&d),
+                data: d.clone(),
+                budget: 400,
+                specials,
+            };
             let (end, n) = counted(&mut avm, &mut rng, nan_only);
-            (end, n, f32::from_le_bytes(avm.data[4..8].try_into().unwrap()))
+            (
+                end,
+                n,
+                f32::from_le_bytes(avm.data[4..8].try_into().unwrap()),
+            )
         };
         let (end, n, x) = run(true);
         assert_eq!(end, End::Done(0.0), "{n} evaluations, x = {x}");
@@ -693,10 +923,21 @@ mod tests {
     fn avm_solves_an_arithmetic_relation_by_distance() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8, 0, 1, 2, 3, 0, 0];
-        let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d, budget: 5000, specials: false };
+        let mut avm = Avm {
+            fields: fields(&[2, 3, 4, 5], 7),
+            best: relation(&d),
+            data: d,
+            budget: 5000,
+            specials: false,
+        };
         let (end, n) = counted(&mut avm, &mut rng, relation);
         assert_eq!(end, End::Done(0.0), "after {n} evaluations");
-        assert_eq!(u32::from_le_bytes(avm.data[2..6].try_into().unwrap()).wrapping_mul(6).wrapping_add(4), 2000002);
+        assert_eq!(
+            u32::from_le_bytes(avm.data[2..6].try_into().unwrap())
+                .wrapping_mul(6)
+                .wrapping_add(4),
+            2000002
+        );
         assert!(n < 2000, "{n} evaluations");
     }
 
@@ -704,11 +945,23 @@ mod tests {
     fn avm_stops_when_told_and_when_the_budget_is_spent() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8, 0, 1, 2, 3, 0, 0];
-        let mut avm = Avm { fields: fields(&[2, 3, 4, 5], 7), best: relation(&d), data: d.clone(), budget: 10, specials: false };
+        let mut avm = Avm {
+            fields: fields(&[2, 3, 4, 5], 7),
+            best: relation(&d),
+            data: d.clone(),
+            budget: 10,
+            specials: false,
+        };
         let (end, n) = counted(&mut avm, &mut rng, relation);
         assert_eq!(end, End::Stopped);
         assert_eq!(n, 10);
-        let mut avm = Avm { fields: fields(&[2], 7), best: relation(&d), data: d, budget: 100, specials: false };
+        let mut avm = Avm {
+            fields: fields(&[2], 7),
+            best: relation(&d),
+            data: d,
+            budget: 100,
+            specials: false,
+        };
         assert_eq!(avm.run(&mut rng, |_| Ok(None)).unwrap(), End::Stopped);
     }
 
@@ -725,10 +978,19 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = vec![0u8; 8];
         let fs = vec![Field::int(0, 4, false), Field::int(4, 4, false)];
-        let mut avm = Avm { fields: fs, best: ridge(&d), data: d, budget: 200, specials: false };
+        let mut avm = Avm {
+            fields: fs,
+            best: ridge(&d),
+            data: d,
+            budget: 200,
+            specials: false,
+        };
         let (end, n) = counted(&mut avm, &mut rng, ridge);
         assert_eq!(end, End::Done(0.0), "after {n} evaluations");
-        assert_eq!((&avm.data[..4], &avm.data[4..]), (&500u32.to_le_bytes()[..], &500u32.to_le_bytes()[..]));
+        assert_eq!(
+            (&avm.data[..4], &avm.data[4..]),
+            (&500u32.to_le_bytes()[..], &500u32.to_le_bytes()[..])
+        );
         assert!(n <= 60, "{n} evaluations");
     }
 }

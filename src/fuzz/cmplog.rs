@@ -71,29 +71,46 @@ pub fn candidates<'a>(
     let (mut differ, mut equal): (Vec<Either>, Vec<Either>) = (Vec::new(), Vec::new());
     for r in strs {
         if seen_str.insert((r.a(), r.b())) {
-            if r.a() != r.b() { differ.push(Either::Str(r)) } else { equal.push(Either::Str(r)) }
+            if r.a() != r.b() {
+                differ.push(Either::Str(r))
+            } else {
+                equal.push(Either::Str(r))
+            }
         }
     }
     for r in recs {
         if seen_int.insert((r.kind & !evotest_abi::shm::OPERANDS_REPEATED, r.a, r.b)) {
-            if r.a != r.b { differ.push(Either::Int(r)) } else { equal.push(Either::Int(r)) }
+            if r.a != r.b {
+                differ.push(Either::Int(r))
+            } else {
+                equal.push(Either::Int(r))
+            }
         }
     }
     // compares not tried for an earlier entry before those that were (the same substitution in
     // another input can still lead elsewhere: a keyword after a new header)
-    let (fresh_d, old_d): (Vec<Either>, Vec<Either>) = differ.into_iter().partition(|e| !tried.contains(&e.key()));
-    let (fresh_e, old_e): (Vec<Either>, Vec<Either>) = equal.into_iter().partition(|e| !tried.contains(&e.key()));
+    let (fresh_d, old_d): (Vec<Either>, Vec<Either>) =
+        differ.into_iter().partition(|e| !tried.contains(&e.key()));
+    let (fresh_e, old_e): (Vec<Either>, Vec<Either>) =
+        equal.into_iter().partition(|e| !tried.contains(&e.key()));
     let mut lists: Vec<Vec<Vec<u8>>> = Vec::new();
     let mut old_lists = 0;
     let old_d: Vec<(bool, Either)> = old_d.into_iter().map(|e| (true, e)).collect();
     let old_e: Vec<(bool, Either)> = old_e.into_iter().map(|e| (true, e)).collect();
     let fresh = |v: Vec<Either<'a>>| v.into_iter().map(|e| (false, e)).collect::<Vec<_>>();
     // within [`CANDIDATE_BYTES`]: the lists' length, and so the candidates in all
-    let n_lists = (fresh_d.len() + fresh_e.len() + old_d.len().min(MAX_TRIED_PER_ENTRY) + old_e.len()).clamp(1, cap.max(1));
+    let n_lists =
+        (fresh_d.len() + fresh_e.len() + old_d.len().min(MAX_TRIED_PER_ENTRY) + old_e.len())
+            .clamp(1, cap.max(1));
     let room = CANDIDATE_BYTES / data.len().max(1);
     let cap = cap.min(room.max(SLICE));
     let per_list = (room / n_lists).clamp(1, i2s::MAX_CANDIDATES);
-    for (old, e) in fresh(fresh_d).into_iter().chain(old_d).chain(fresh(fresh_e)).chain(old_e) {
+    for (old, e) in fresh(fresh_d)
+        .into_iter()
+        .chain(old_d)
+        .chain(fresh(fresh_e))
+        .chain(old_e)
+    {
         if lists.len() >= cap {
             break;
         }
@@ -148,7 +165,9 @@ impl Either<'_> {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         match self {
-            Either::Int(r) => (0u8, r.kind & !evotest_abi::shm::OPERANDS_REPEATED, r.a, r.b).hash(&mut h),
+            Either::Int(r) => {
+                (0u8, r.kind & !evotest_abi::shm::OPERANDS_REPEATED, r.a, r.b).hash(&mut h)
+            }
             Either::Str(r) => (1u8, r.func, r.a(), r.b()).hash(&mut h),
         }
         h.finish()
@@ -164,7 +183,11 @@ impl Fuzzer<'_> {
     /// Errors: the executor broke, an artifact could not be written.
     pub(super) fn cmplog_step(&mut self, credit: u64) -> Result<()> {
         self.stage = Stage::Cmplog;
-        let r = if self.cmplog_queue.is_empty() { self.cmplog_log_next() } else { self.cmplog_run(credit) };
+        let r = if self.cmplog_queue.is_empty() {
+            self.cmplog_log_next()
+        } else {
+            self.cmplog_run(credit)
+        };
         self.stage = Stage::Havoc;
         r
     }
@@ -173,7 +196,9 @@ impl Fuzzer<'_> {
     fn cmplog_log_next(&mut self) -> Result<()> {
         let i = self.cmplog_at;
         self.cmplog_at += 1;
-        let Some(data) = self.corpus.entries.get(i).map(|e| e.data.clone()) else { return Ok(()) };
+        let Some(data) = self.corpus.entries.get(i).map(|e| e.data.clone()) else {
+            return Ok(());
+        };
         if data.is_empty() {
             return Ok(());
         }
@@ -193,12 +218,24 @@ impl Fuzzer<'_> {
         self.harvest_strings(&data);
         let strs = &self.str_ops;
         let sites = &self.s.target.program.sites;
-        let width = |s: u32| sites.get(s as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
+        let width = |s: u32| {
+            sites
+                .get(s as usize)
+                .and_then(|s| i2s::operand_width(&s.meta.operand_type))
+        };
         // no longer than length control lets havoc's inputs be (or the entry itself): a compare
         // with a value that happens to equal the input's length made inputs of up to the
         // largest length, and libyaml's run slowed fourfold on them
         let limit = self.len_limit.max(data.len()).min(self.max_len);
-        let mut cands = candidates(&data, &ops, strs, width, limit, MAX_CANDIDATES_PER_ENTRY, &mut self.cmplog_tried);
+        let mut cands = candidates(
+            &data,
+            &ops,
+            strs,
+            width,
+            limit,
+            MAX_CANDIDATES_PER_ENTRY,
+            &mut self.cmplog_tried,
+        );
         cands.reverse();
         self.cmplog_queue = cands;
         Ok(())
@@ -212,7 +249,9 @@ impl Fuzzer<'_> {
                 break;
             }
             // (no candidate is longer than the largest input: see `cmplog_log_next`)
-            let Some(y) = self.cmplog_queue.pop() else { break };
+            let Some(y) = self.cmplog_queue.pop() else {
+                break;
+            };
             let want = self.lite.candidate_turn(self.by_time());
             let (lite, r) = self.evaluate_maybe_lite(&y, want);
             self.lite.candidates += lite as u64;
@@ -234,7 +273,12 @@ mod tests {
     use evotest_abi::pred::Pred;
 
     fn rec(site: u32, a: u64, b: u64) -> OperandRec {
-        OperandRec { site, kind: Pred::Eq as u32, a, b }
+        OperandRec {
+            site,
+            kind: Pred::Eq as u32,
+            a,
+            b,
+        }
     }
 
     #[test]
@@ -244,9 +288,22 @@ mod tests {
         let data = vec![0u8; 400_000];
         let recs: Vec<OperandRec> = (0..300).map(|k| rec(k, 0, 1 + k as u64 % 250)).collect();
         let t = std::time::Instant::now();
-        let c = candidates(&data, &recs, &[], |_| Some(1), data.len(), MAX_CANDIDATES_PER_ENTRY, &mut HashSet::new());
+        let c = candidates(
+            &data,
+            &recs,
+            &[],
+            |_| Some(1),
+            data.len(),
+            MAX_CANDIDATES_PER_ENTRY,
+            &mut HashSet::new(),
+        );
         assert!(!c.is_empty());
-        assert!(c.len() * data.len() <= CANDIDATE_BYTES, "{} candidates of {} bytes", c.len(), data.len());
+        assert!(
+            c.len() * data.len() <= CANDIDATE_BYTES,
+            "{} candidates of {} bytes",
+            c.len(),
+            data.len()
+        );
         // a guard against a quadratic search (minutes), not a speed figure: 3.5 s in a debug
         // build on an idle machine of two cores, 5.1 s with a build beside it
         assert!(t.elapsed().as_secs_f64() < 30.0, "{:?}", t.elapsed());
@@ -263,32 +320,76 @@ mod tests {
         let data = [7u8, 0, 0];
         let recs = [rec(1, 7, 7), rec(1, 7, 255), rec(1, 7, 255), rec(1, 7, 128)];
         let c = candidates(&data, &recs, &[], |_| Some(1), 64, 10, &mut HashSet::new());
-        assert_eq!(c[0], vec![255, 0, 0], "differing operands first, in log order");
+        assert_eq!(
+            c[0],
+            vec![255, 0, 0],
+            "differing operands first, in log order"
+        );
         assert_eq!(c[1], vec![128, 0, 0]);
         // the equal pair's neighbours come after: 8 and 6
-        assert!(c[2..].contains(&vec![8, 0, 0]) && c[2..].contains(&vec![6, 0, 0]), "{c:?}");
+        assert!(
+            c[2..].contains(&vec![8, 0, 0]) && c[2..].contains(&vec![6, 0, 0]),
+            "{c:?}"
+        );
         assert_eq!(c.len(), 4, "the repeated record gives nothing new: {c:?}");
         // no candidate longer than max_len: a string substitution that grows the input
-        let strs = [StrOperandRec::new(2, evotest_abi::distance::STR_STRCMP, 0, b"\x07", b"LONGER")];
+        let strs = [StrOperandRec::new(
+            2,
+            evotest_abi::distance::STR_STRCMP,
+            0,
+            b"\x07",
+            b"LONGER",
+        )];
         assert!(candidates(&data, &[], &strs, |_| Some(1), 6, 10, &mut HashSet::new()).is_empty());
         assert!(!candidates(&data, &[], &strs, |_| Some(1), 8, 10, &mut HashSet::new()).is_empty());
         // the cap
-        assert_eq!(candidates(&data, &recs, &[], |_| Some(1), 64, 1, &mut HashSet::new()), vec![vec![255, 0, 0]]);
+        assert_eq!(
+            candidates(&data, &recs, &[], |_| Some(1), 64, 1, &mut HashSet::new()),
+            vec![vec![255, 0, 0]]
+        );
         // a compare with the input's length gives lengths up to max_len only (a huge operand
         // gives none)
-        let len = [OperandRec { site: 3, kind: Pred::IUlt as u32, a: 3, b: u64::MAX - 1 }, OperandRec { site: 3, kind: Pred::IUlt as u32, a: 3, b: 8 }];
+        let len = [
+            OperandRec {
+                site: 3,
+                kind: Pred::IUlt as u32,
+                a: 3,
+                b: u64::MAX - 1,
+            },
+            OperandRec {
+                site: 3,
+                kind: Pred::IUlt as u32,
+                a: 3,
+                b: 8,
+            },
+        ];
         let c = candidates(&data, &len, &[], |_| Some(1), 64, 10, &mut HashSet::new());
-        assert!(c.iter().all(|y| y.len() <= 64) && c.contains(&vec![7, 0, 0, 0, 0, 0, 0, 0]), "{c:?}");
+        assert!(
+            c.iter().all(|y| y.len() <= 64) && c.contains(&vec![7, 0, 0, 0, 0, 0, 0, 0]),
+            "{c:?}"
+        );
         // compares tried for an earlier entry come after the others
         let mut tried = HashSet::new();
-        assert_eq!(candidates(&data, &recs, &[], |_| Some(1), 64, 10, &mut tried).len(), 4);
+        assert_eq!(
+            candidates(&data, &recs, &[], |_| Some(1), 64, 10, &mut tried).len(),
+            4
+        );
         let more = [rec(1, 7, 255), rec(1, 7, 99)];
-        assert_eq!(candidates(&[7, 1, 1], &more, &[], |_| Some(1), 64, 10, &mut tried), vec![vec![99, 1, 1], vec![255, 1, 1]]);
+        assert_eq!(
+            candidates(&[7, 1, 1], &more, &[], |_| Some(1), 64, 10, &mut tried),
+            vec![vec![99, 1, 1], vec![255, 1, 1]]
+        );
         // at most MAX_TRIED_PER_ENTRY of the tried compares again
         let many: Vec<OperandRec> = (0..40).map(|v| rec(1, 7, 100 + v)).collect();
         let mut tried = HashSet::new();
-        assert_eq!(candidates(&data, &many, &[], |_| Some(1), 64, 256, &mut tried).len(), 40);
-        assert_eq!(candidates(&[7, 2, 2], &many, &[], |_| Some(1), 64, 256, &mut tried).len(), MAX_TRIED_PER_ENTRY);
+        assert_eq!(
+            candidates(&data, &many, &[], |_| Some(1), 64, 256, &mut tried).len(),
+            40
+        );
+        assert_eq!(
+            candidates(&[7, 2, 2], &many, &[], |_| Some(1), 64, 256, &mut tried).len(),
+            MAX_TRIED_PER_ENTRY
+        );
         // a site of unknown width gives no integer candidates
         assert!(candidates(&data, &recs, &[], |_| None, 64, 10, &mut HashSet::new()).is_empty());
     }
@@ -302,8 +403,14 @@ mod tests {
             StrOperandRec::new(2, STR_STRCMP, 0, b"SELEC", b"INSERT"),
         ];
         let c = candidates(data, &[], &strs, |_| Some(4), 64, 10, &mut HashSet::new());
-        assert!(c.contains(&b"SELECT x".to_vec()) && c.contains(&b"INSERT x".to_vec()), "{c:?}");
+        assert!(
+            c.contains(&b"SELECT x".to_vec()) && c.contains(&b"INSERT x".to_vec()),
+            "{c:?}"
+        );
         // round-robin: the first candidate of each compare before any second one
-        assert!(c[0].starts_with(b"SELECT") && c[1].starts_with(b"INSERT"), "{c:?}");
+        assert!(
+            c[0].starts_with(b"SELECT") && c[1].starts_with(b"INSERT"),
+            "{c:?}"
+        );
     }
 }

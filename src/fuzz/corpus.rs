@@ -115,21 +115,40 @@ impl Corpus {
     /// exists. Returns whether a file was written.
     ///
     /// Errors: the file cannot be written.
-    pub fn add(&mut self, data: Vec<u8>, outcomes: Vec<u32>, unique: Vec<Feature>, cost: u64, found: Duration, dir: Option<&Path>) -> Result<bool> {
+    pub fn add(
+        &mut self,
+        data: Vec<u8>,
+        outcomes: Vec<u32>,
+        unique: Vec<Feature>,
+        cost: u64,
+        found: Duration,
+        dir: Option<&Path>,
+    ) -> Result<bool> {
         let name = sha1_hex(&data);
         let wrote = self.write(dir, &name, &data)?;
         self.known.insert(name.clone());
         self.bytes += data.len() as u64;
         let cost = cost.max(1);
         self.ln_cost += (cost as f64).ln();
-        self.entries.push(Entry { data, name, outcomes, found, picked: 0, unique, cost });
+        self.entries.push(Entry {
+            data,
+            name,
+            outcomes,
+            found,
+            picked: 0,
+            unique,
+            cost,
+        });
         Ok(wrote)
     }
 
     /// Write `data` as `dir/name` unless there is no `dir` or the file exists; whether it wrote.
     fn write(&self, dir: Option<&Path>, name: &str, data: &[u8]) -> Result<bool> {
-        let Some(p) = dir.map(|d| d.join(name)).filter(|p| !p.exists()) else { return Ok(false) };
-        write_atomic(&p, data).with_context(|| format!("cannot write corpus entry {}", p.display()))?;
+        let Some(p) = dir.map(|d| d.join(name)).filter(|p| !p.exists()) else {
+            return Ok(false);
+        };
+        write_atomic(&p, data)
+            .with_context(|| format!("cannot write corpus entry {}", p.display()))?;
         Ok(true)
     }
 
@@ -143,7 +162,14 @@ impl Corpus {
     /// same bytes, and removing its file later must not remove this one's).
     ///
     /// Errors: the new file cannot be written.
-    pub fn replace(&mut self, i: usize, data: Vec<u8>, outcomes: Vec<u32>, cost: u64, dir: Option<&Path>) -> Result<bool> {
+    pub fn replace(
+        &mut self,
+        i: usize,
+        data: Vec<u8>,
+        outcomes: Vec<u32>,
+        cost: u64,
+        dir: Option<&Path>,
+    ) -> Result<bool> {
         let name = sha1_hex(&data);
         if self.known.contains(&name) {
             return Ok(false);
@@ -179,7 +205,9 @@ impl Corpus {
     pub fn reweigh(&mut self, fb: &Feedback) {
         self.cumulative.clear();
         // each outcome's rarity once, not once per entry that took it
-        let rarity: Vec<f64> = (0..fb.outcomes()).map(|o| 1.0 / fb.freq(o as u32).max(1) as f64).collect();
+        let rarity: Vec<f64> = (0..fb.outcomes())
+            .map(|o| 1.0 / fb.freq(o as u32).max(1) as f64)
+            .collect();
         self.weigh_new_with(|o| rarity.get(o as usize).copied().unwrap_or(1.0));
     }
 
@@ -229,7 +257,9 @@ impl Corpus {
         } else {
             let total = *self.cumulative.last().unwrap_or(&0.0);
             let x = rng.random::<f64>() * total;
-            self.cumulative.partition_point(|&c| c <= x).min(self.entries.len() - 1)
+            self.cumulative
+                .partition_point(|&c| c <= x)
+                .min(self.entries.len() - 1)
         };
         self.entries[i].picked += 1;
         Some(i)
@@ -244,7 +274,8 @@ pub fn list_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let rd = std::fs::read_dir(&d).with_context(|| format!("cannot read directory {}", d.display()))?;
+        let rd = std::fs::read_dir(&d)
+            .with_context(|| format!("cannot read directory {}", d.display()))?;
         for e in rd.flatten() {
             if e.file_name().to_string_lossy().starts_with('.') {
                 continue;
@@ -271,7 +302,15 @@ mod tests {
     fn entries_are_files_named_by_sha1() {
         let d = tempfile::tempdir().unwrap();
         let mut c = Corpus::default();
-        c.add(b"abc".to_vec(), vec![0], vec![], 1, Duration::ZERO, Some(d.path())).unwrap();
+        c.add(
+            b"abc".to_vec(),
+            vec![0],
+            vec![],
+            1,
+            Duration::ZERO,
+            Some(d.path()),
+        )
+        .unwrap();
         let name = "a9993e364706816aba3e25717850c26c9cd0d89d";
         assert_eq!(std::fs::read(d.path().join(name)).unwrap(), b"abc");
         assert!(c.knows(name));
@@ -287,17 +326,41 @@ mod tests {
     fn a_replaced_entry_changes_file_but_not_place() {
         let d = tempfile::tempdir().unwrap();
         let mut c = Corpus::default();
-        c.add(b"first".to_vec(), vec![0], vec![Feature::Outcome(0)], 1, Duration::ZERO, Some(d.path())).unwrap();
-        c.add(b"a long input".to_vec(), vec![1, 2], vec![Feature::Outcome(2)], 1, Duration::ZERO, Some(d.path())).unwrap();
+        c.add(
+            b"first".to_vec(),
+            vec![0],
+            vec![Feature::Outcome(0)],
+            1,
+            Duration::ZERO,
+            Some(d.path()),
+        )
+        .unwrap();
+        c.add(
+            b"a long input".to_vec(),
+            vec![1, 2],
+            vec![Feature::Outcome(2)],
+            1,
+            Duration::ZERO,
+            Some(d.path()),
+        )
+        .unwrap();
         // a user's own file of another name is never removed
         std::fs::write(d.path().join("mine"), b"a long input").unwrap();
-        assert!(c.replace(1, b"short".to_vec(), vec![2], 1, Some(d.path())).unwrap());
+        assert!(c
+            .replace(1, b"short".to_vec(), vec![2], 1, Some(d.path()))
+            .unwrap());
         // bytes another entry holds: no replacement
-        assert!(!c.replace(1, b"first".to_vec(), vec![0], 1, Some(d.path())).unwrap());
+        assert!(!c
+            .replace(1, b"first".to_vec(), vec![0], 1, Some(d.path()))
+            .unwrap());
         assert_eq!(c.entries[1].data, b"short");
         assert_eq!(c.entries[1].unique, [Feature::Outcome(2)]);
         assert_eq!(c.entries[1].outcomes, [2]);
-        let mut files: Vec<String> = list_files(d.path()).unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        let mut files: Vec<String> = list_files(d.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
         files.sort();
         let mut want = vec![sha1_hex(b"first"), sha1_hex(b"short"), "mine".to_string()];
         want.sort();
@@ -309,36 +372,84 @@ mod tests {
     #[test]
     fn rare_outcomes_attract_picks() {
         let mut fb = Feedback::new(2, 4);
-        let common = Coverage { sites: vec![(0, 1)], outcomes: vec![0], ..Default::default() };
+        let common = Coverage {
+            sites: vec![(0, 1)],
+            outcomes: vec![0],
+            ..Default::default()
+        };
         for _ in 0..1000 {
             fb.count(&common);
         }
-        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2], ..Default::default() });
+        fb.count(&Coverage {
+            sites: vec![(1, 1)],
+            outcomes: vec![2],
+            ..Default::default()
+        });
         let mut c = Corpus::default();
-        c.add(b"common".to_vec(), vec![0], vec![], 1, Duration::ZERO, None).unwrap();
-        c.add(b"rare!!".to_vec(), vec![2], vec![], 1, Duration::ZERO, None).unwrap();
+        c.add(b"common".to_vec(), vec![0], vec![], 1, Duration::ZERO, None)
+            .unwrap();
+        c.add(b"rare!!".to_vec(), vec![2], vec![], 1, Duration::ZERO, None)
+            .unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let rare = (0..1000).filter(|_| c.pick(&mut rng, &fb) == Some(1)).count();
+        let rare = (0..1000)
+            .filter(|_| c.pick(&mut rng, &fb) == Some(1))
+            .count();
         assert!(rare > 850, "rare entry picked {rare} times of 1000");
     }
 
     #[test]
     fn cheap_entries_attract_more_picks_than_costly_ones() {
         let mut fb = Feedback::new(2, 4);
-        fb.count(&Coverage { sites: vec![(0, 1)], outcomes: vec![0], ..Default::default() });
-        fb.count(&Coverage { sites: vec![(1, 1)], outcomes: vec![2], ..Default::default() });
+        fb.count(&Coverage {
+            sites: vec![(0, 1)],
+            outcomes: vec![0],
+            ..Default::default()
+        });
+        fb.count(&Coverage {
+            sites: vec![(1, 1)],
+            outcomes: vec![2],
+            ..Default::default()
+        });
         let mut c = Corpus::default();
         // equally rare and of one size; one costs 100 branch evaluations, the other 100,000
-        c.add(b"slow".to_vec(), vec![0], vec![], 100_000, Duration::ZERO, None).unwrap();
-        c.add(b"fast".to_vec(), vec![2], vec![], 100, Duration::ZERO, None).unwrap();
-        assert!((c.typical_cost() - 3162.28).abs() < 0.1, "{}", c.typical_cost());
+        c.add(
+            b"slow".to_vec(),
+            vec![0],
+            vec![],
+            100_000,
+            Duration::ZERO,
+            None,
+        )
+        .unwrap();
+        c.add(b"fast".to_vec(), vec![2], vec![], 100, Duration::ZERO, None)
+            .unwrap();
+        assert!(
+            (c.typical_cost() - 3162.28).abs() < 0.1,
+            "{}",
+            c.typical_cost()
+        );
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let fast = (0..1000).filter(|_| c.pick(&mut rng, &fb) == Some(1)).count();
+        let fast = (0..1000)
+            .filter(|_| c.pick(&mut rng, &fb) == Some(1))
+            .count();
         // weights 3 and 0.1: 97% of the weighted picks, half of the uniform tenth
         assert!(fast > 870, "fast entry picked {fast} times of 1000");
-        let steps: Vec<f64> = [1, 24, 32, 45, 60, 100, 130, 150, 300, 500, 2000].iter().map(|&c| cost_factor(c, 100.0)).collect();
-        assert_eq!(steps, [3.0, 3.0, 2.0, 1.5, 1.0, 1.0, 1.0, 0.75, 0.5, 0.25, 0.1]);
-        assert_eq!(cost_of(&Coverage { sites: vec![(0, 3), (5, u32::MAX)], outcomes: vec![], ..Default::default() }), FIXED_COST + 3 + u32::MAX as u64);
+        let steps: Vec<f64> = [1, 24, 32, 45, 60, 100, 130, 150, 300, 500, 2000]
+            .iter()
+            .map(|&c| cost_factor(c, 100.0))
+            .collect();
+        assert_eq!(
+            steps,
+            [3.0, 3.0, 2.0, 1.5, 1.0, 1.0, 1.0, 0.75, 0.5, 0.25, 0.1]
+        );
+        assert_eq!(
+            cost_of(&Coverage {
+                sites: vec![(0, 3), (5, u32::MAX)],
+                outcomes: vec![],
+                ..Default::default()
+            }),
+            FIXED_COST + 3 + u32::MAX as u64
+        );
         assert_eq!(cost_of(&Coverage::default()), FIXED_COST);
     }
 }

@@ -31,8 +31,12 @@ pub fn parse_line(line: &str) -> Result<Option<Vec<u8>>> {
             Some(b'\\') => out.push(b'\\'),
             Some(b'"') => out.push(b'"'),
             Some(b'x') => {
-                let h = body.get(i + 2..i + 4).ok_or_else(|| anyhow!("\\x needs two hex digits"))?;
-                let v = std::str::from_utf8(h).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                let h = body
+                    .get(i + 2..i + 4)
+                    .ok_or_else(|| anyhow!("\\x needs two hex digits"))?;
+                let v = std::str::from_utf8(h)
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 out.push(v.ok_or_else(|| anyhow!("\\x needs two hex digits"))?);
                 i += 4;
                 continue;
@@ -49,14 +53,19 @@ pub fn parse_line(line: &str) -> Result<Option<Vec<u8>>> {
 ///
 /// Errors (one line): the file cannot be read, or a line is malformed (`FILE:LINE: why`).
 pub fn load(path: &Path) -> Result<Vec<Vec<u8>>> {
-    let text = std::fs::read(path).with_context(|| format!("cannot read dictionary {}", path.display()))?;
+    let text = std::fs::read(path)
+        .with_context(|| format!("cannot read dictionary {}", path.display()))?;
     let text = String::from_utf8_lossy(&text);
     let mut tokens: Vec<Vec<u8>> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         match parse_line(line) {
             Ok(Some(t)) if !t.is_empty() && !tokens.contains(&t) => tokens.push(t),
             Ok(_) => {}
-            Err(e) => bail!("{}:{}: {e} (dictionary lines are \"value\" or name=\"value\")", path.display(), i + 1),
+            Err(e) => bail!(
+                "{}:{}: {e} (dictionary lines are \"value\" or name=\"value\")",
+                path.display(),
+                i + 1
+            ),
         }
     }
     Ok(tokens)
@@ -68,8 +77,14 @@ mod tests {
 
     #[test]
     fn afl_and_libfuzzer_lines() {
-        assert_eq!(parse_line("kw1=\"<?xml\"").unwrap(), Some(b"<?xml".to_vec()));
-        assert_eq!(parse_line("  \"a\\\"b\\\\c\\x00\\xff\"  ").unwrap(), Some(b"a\"b\\c\x00\xff".to_vec()));
+        assert_eq!(
+            parse_line("kw1=\"<?xml\"").unwrap(),
+            Some(b"<?xml".to_vec())
+        );
+        assert_eq!(
+            parse_line("  \"a\\\"b\\\\c\\x00\\xff\"  ").unwrap(),
+            Some(b"a\"b\\c\x00\xff".to_vec())
+        );
         assert_eq!(parse_line("tok@2=\"x\"").unwrap(), Some(b"x".to_vec()));
         assert_eq!(parse_line("# comment").unwrap(), None);
         assert_eq!(parse_line("").unwrap(), None);

@@ -7,17 +7,17 @@
 
 use super::avm::{self, Avm};
 use super::guide::{SiteLadder, Stage};
+use super::{i2s, Fuzzer};
 use crate::cfg::Cfg;
 use crate::fitness::branch::{caller_ladder, intra_ladder};
-use std::rc::Rc;
-use super::{i2s, Fuzzer};
 use crate::trace::{OperandRec, StrOperandRec};
-use evotest_abi::shm::OPERAND_B_CONST;
 use anyhow::Result;
 use evotest_abi::meta::SiteKind;
 use evotest_abi::pred::Pred;
+use evotest_abi::shm::OPERAND_B_CONST;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::rc::Rc;
 
 /// Most executions of the influence probe in one attempt.
 pub const INFLUENCE_EXECS: usize = 160;
@@ -91,7 +91,9 @@ impl Fuzzer<'_> {
 
     fn compute_ladder(&mut self, site: u32) -> SiteLadder {
         let p = &self.s.target.program;
-        let Some(s) = p.sites.get(site as usize) else { return SiteLadder::default() };
+        let Some(s) = p.sites.get(site as usize) else {
+            return SiteLadder::default();
+        };
         let callers = self.callers.get_or_insert_with(|| p.callers());
         let cfgs = &mut self.cfgs;
         // a function's call sites appear in the ladders of every function it calls: compute the
@@ -102,7 +104,14 @@ impl Fuzzer<'_> {
                 .entry((f, b))
                 .or_insert_with(|| {
                     let cfg = cfgs.entry(f).or_insert_with(|| {
-                        Cfg::new(&p.functions[f].meta.blocks.iter().map(|b| b.succs.clone()).collect::<Vec<_>>())
+                        Cfg::new(
+                            &p.functions[f]
+                                .meta
+                                .blocks
+                                .iter()
+                                .map(|b| b.succs.clone())
+                                .collect::<Vec<_>>(),
+                        )
                     });
                     intra_ladder(p, cfg, f, b)
                 })
@@ -128,19 +137,31 @@ impl Fuzzer<'_> {
     /// Errors: the executor broke, an artifact could not be written.
     pub(super) fn attempt(&mut self, t: usize, credit: u64, search_credit: u64) -> Result<()> {
         let target = &self.guide.targets[t];
-        let (site, outcome, start, i2s) = (target.site, target.outcome, target.best, target.needs_i2s());
-        let Some(x) = target.pool.last().cloned() else { return Ok(()) };
+        let (site, outcome, start, i2s) =
+            (target.site, target.outcome, target.best, target.needs_i2s());
+        let Some(x) = target.pool.last().cloned() else {
+            return Ok(());
+        };
         let cached = target.influence_for(x.len()).map(<[usize]>::to_vec);
-        let kept = target.start_ops.clone().map(|ops| Kept { ops, fitness: target.best, distance: self.guide.best_distance(t) });
+        let kept = target.start_ops.clone().map(|ops| Kept {
+            ops,
+            fitness: target.best,
+            distance: self.guide.best_distance(t),
+        });
         self.i2s_origin = target.made_by;
         let ladder = self.ladder(site);
-        self.focus = Some(Focus { site, outcome, ladder });
+        self.focus = Some(Focus {
+            site,
+            outcome,
+            ladder,
+        });
         let i2s = i2s.then(|| (self.guide.targets[t].improvements, self.guide.start_i2s(t)));
         let r = self.attempt_from(site, outcome, x, i2s, (credit, search_credit), cached, kept);
         self.focus = None;
         self.i2s_origin = None;
         self.stage = Stage::Havoc;
-        self.guide.finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
+        self.guide
+            .finish_attempt(outcome, start, *r.as_ref().unwrap_or(&false));
         r.map(|_| ())
     }
 
@@ -177,17 +198,35 @@ impl Fuzzer<'_> {
         let (mut cur, mut cur_f) = (x, f0);
         if let Some((at, first)) = i2s {
             let (recs, str_recs) = match kept {
-                Some(k) => (self.compared_in(site, outcome, k.ops.0, Some(k.distance)), k.ops.1),
+                Some(k) => (
+                    self.compared_in(site, outcome, k.ops.0, Some(k.distance)),
+                    k.ops.1,
+                ),
                 None => {
                     let recs = self.compared(site, outcome);
                     self.harvest_strings(&cur);
-                    (recs, self.str_ops.iter().filter(|r| r.site == site).copied().collect())
+                    (
+                        recs,
+                        self.str_ops
+                            .iter()
+                            .filter(|r| r.site == site)
+                            .copied()
+                            .collect(),
+                    )
                 }
             };
-            let width = self.s.target.program.sites.get(site as usize).and_then(|s| i2s::operand_width(&s.meta.operand_type));
+            let width = self
+                .s
+                .target
+                .program
+                .sites
+                .get(site as usize)
+                .and_then(|s| i2s::operand_width(&s.meta.operand_type));
             // the candidates up to the end of this slice, and one more to tell whether the list
             // goes on
-            let end = first.saturating_add((credit as usize).max(I2S_SLICE)).min(i2s::MAX_CANDIDATES);
+            let end = first
+                .saturating_add((credit as usize).max(I2S_SLICE))
+                .min(i2s::MAX_CANDIDATES);
             let limit = (end + 1).min(i2s::MAX_CANDIDATES);
             let mut cands: Vec<Vec<u8>> = Vec::new();
             let mut seen = std::collections::HashSet::new();
@@ -218,7 +257,9 @@ impl Fuzzer<'_> {
             let done = end == cands.len();
             self.guide.i2s_progress(outcome, at, end, done);
             for y in cands.into_iter().take(end).skip(first) {
-                let Some(f) = self.probe(&y)? else { return Ok(false) };
+                let Some(f) = self.probe(&y)? else {
+                    return Ok(false);
+                };
                 if f < cur_f {
                     (cur, cur_f) = (y, f);
                 }
@@ -230,7 +271,9 @@ impl Fuzzer<'_> {
         if !cur_f.is_finite() || self.opts.i2s_only {
             return Ok(false);
         }
-        let left = search_credit.min(credit).saturating_sub(self.guide.stats.directed() - spent_before);
+        let left = search_credit
+            .min(credit)
+            .saturating_sub(self.guide.stats.directed() - spent_before);
         let cached = cached.filter(|_| cur.len() == x_len);
         if left < avm_need(cur.len(), cached.is_some()) {
             return Ok(false);
@@ -240,7 +283,10 @@ impl Fuzzer<'_> {
         let pos = match cached {
             Some(p) => p,
             None => {
-                let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))? else { return Ok(true) };
+                let Some(pos) = avm::influencing(&cur, cur_f, INFLUENCE_EXECS, |y| self.probe(y))?
+                else {
+                    return Ok(true);
+                };
                 self.guide.set_influence(outcome, cur.len(), pos.clone());
                 pos
             }
@@ -248,11 +294,19 @@ impl Fuzzer<'_> {
         if pos.is_empty() {
             return Ok(true);
         }
-        let left = left.saturating_sub(self.guide.stats.directed() - before).clamp(1, AVM_EXECS);
+        let left = left
+            .saturating_sub(self.guide.stats.directed() - before)
+            .clamp(1, AVM_EXECS);
         self.stage = Stage::Avm;
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
         let specials = self.compares_floats;
-        let mut search = Avm { fields: avm::fields(&pos, cur.len()), data: cur, best: cur_f, budget: left, specials };
+        let mut search = Avm {
+            fields: avm::fields(&pos, cur.len()),
+            data: cur,
+            best: cur_f,
+            budget: left,
+            specials,
+        };
         search.run(&mut rng, |y| self.probe(y))?;
         Ok(true)
     }
@@ -272,15 +326,37 @@ impl Fuzzer<'_> {
 
     /// [`Fuzzer::compared`] from `out`, the site's operand records of an execution in which
     /// `outcome`'s distance was `d`.
-    fn compared_in(&self, site: u32, outcome: u32, mut out: Vec<OperandRec>, d: Option<f64>) -> Vec<OperandRec> {
-        let Some(meta) = self.s.target.program.sites.get(site as usize).map(|s| &s.meta) else { return out };
+    fn compared_in(
+        &self,
+        site: u32,
+        outcome: u32,
+        mut out: Vec<OperandRec>,
+        d: Option<f64>,
+    ) -> Vec<OperandRec> {
+        let Some(meta) = self
+            .s
+            .target
+            .program
+            .sites
+            .get(site as usize)
+            .map(|s| &s.meta)
+        else {
+            return out;
+        };
         if meta.kind == SiteKind::Switch {
-            let k = outcome.wrapping_sub(self.s.target.program.sites[site as usize].outcome_base) as usize;
-            if let (Some(&c), Some(d)) = (k.checked_sub(1).and_then(|k| meta.case_values.get(k)), d) {
+            let k = outcome.wrapping_sub(self.s.target.program.sites[site as usize].outcome_base)
+                as usize;
+            if let (Some(&c), Some(d)) = (k.checked_sub(1).and_then(|k| meta.case_values.get(k)), d)
+            {
                 if d.is_finite() && d > 0.0 && d < 9.0e15 {
                     let d = d as i64;
                     for v in [c.wrapping_add(d), c.wrapping_sub(d)] {
-                        out.push(OperandRec { site, kind: Pred::Eq as u32 | OPERAND_B_CONST, a: v as u64, b: c as u64 });
+                        out.push(OperandRec {
+                            site,
+                            kind: Pred::Eq as u32 | OPERAND_B_CONST,
+                            a: v as u64,
+                            b: c as u64,
+                        });
                     }
                 }
             }

@@ -54,7 +54,10 @@ impl Feature {
     pub fn is_in(self, cov: &Coverage) -> bool {
         match self {
             Feature::Outcome(o) => cov.outcomes.binary_search(&o).is_ok(),
-            Feature::Bucket(s, b) => cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok_and(|i| bucket(cov.sites[i].1) == b),
+            Feature::Bucket(s, b) => cov
+                .sites
+                .binary_search_by_key(&s, |&(x, _)| x)
+                .is_ok_and(|i| bucket(cov.sites[i].1) == b),
         }
     }
 
@@ -102,7 +105,13 @@ impl Feedback {
         Feedback {
             outcomes: vec![0; outcomes.div_ceil(64)],
             buckets: vec![0; sites],
-            slots: vec![Slot { site: u32::MAX, freq: 0 }; outcomes],
+            slots: vec![
+                Slot {
+                    site: u32::MAX,
+                    freq: 0
+                };
+                outcomes
+            ],
             has_sites: false,
             covered: 0,
             features: 0,
@@ -161,8 +170,14 @@ impl Feedback {
 
     /// Whether `cov` has a feature not recorded yet.
     pub fn is_new(&self, cov: &Coverage) -> bool {
-        cov.outcomes.iter().any(|&o| self.seen(o as usize) == Some(false))
-            || cov.sites.iter().any(|&(s, h)| self.buckets.get(s as usize).is_some_and(|b| b & (1 << bucket(h)) == 0))
+        cov.outcomes
+            .iter()
+            .any(|&o| self.seen(o as usize) == Some(false))
+            || cov.sites.iter().any(|&(s, h)| {
+                self.buckets
+                    .get(s as usize)
+                    .is_some_and(|b| b & (1 << bucket(h)) == 0)
+            })
     }
 
     /// Record the features of `cov`; returns how many were new (`(outcomes, all features)`).
@@ -173,7 +188,11 @@ impl Feedback {
     /// [`Feedback::add`], also appending the new features to `new_features` (outcomes first, in
     /// `cov`'s order, then buckets): the features an input kept for them brings to the corpus
     /// alone, which an input that replaces it must keep (libFuzzer's `-reduce_inputs`).
-    pub fn add_listing(&mut self, cov: &Coverage, new_features: &mut Vec<Feature>) -> (usize, usize) {
+    pub fn add_listing(
+        &mut self,
+        cov: &Coverage,
+        new_features: &mut Vec<Feature>,
+    ) -> (usize, usize) {
         let mut new_outcomes = 0;
         let mut new = 0;
         for &o in &cov.outcomes {
@@ -213,7 +232,8 @@ impl Feedback {
         let (seen, buckets, slots) = (&self.outcomes, &self.buckets, &mut self.slots);
         // whether site `s`, run `h` times, is in a bucket not seen (no: no such site); without
         // branches, as the loop below
-        let site_new = |s: u32, h: u32| buckets.get(s as usize).map_or(0xff, |&b| b) & (1 << bucket(h)) == 0;
+        let site_new =
+            |s: u32, h: u32| buckets.get(s as usize).map_or(0xff, |&b| b) & (1 << bucket(h)) == 0;
         cov.for_each_word_outcome(|o, c| {
             let Some(slot) = slots.get_mut(o) else { return };
             let s = slot.site;
@@ -252,12 +272,19 @@ mod tests {
     use super::*;
 
     fn cov(sites: &[(u32, u32)], outcomes: &[u32]) -> Coverage {
-        Coverage { sites: sites.to_vec(), outcomes: outcomes.to_vec(), ..Default::default() }
+        Coverage {
+            sites: sites.to_vec(),
+            outcomes: outcomes.to_vec(),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn buckets_follow_afl() {
-        let b: Vec<u8> = [1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 127, 128, 100000].iter().map(|&h| bucket(h)).collect();
+        let b: Vec<u8> = [1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 127, 128, 100000]
+            .iter()
+            .map(|&h| bucket(h))
+            .collect();
         assert_eq!(b, [0, 1, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]);
     }
 
@@ -284,7 +311,15 @@ mod tests {
         let c = cov(&[(1, 2), (2, 40)], &[2, 4]);
         let mut new = vec![];
         assert_eq!(f.add_listing(&c, &mut new), (2, 4));
-        assert_eq!(new, [Feature::Outcome(2), Feature::Outcome(4), Feature::Bucket(1, 1), Feature::Bucket(2, 6)]);
+        assert_eq!(
+            new,
+            [
+                Feature::Outcome(2),
+                Feature::Outcome(4),
+                Feature::Bucket(1, 1),
+                Feature::Bucket(2, 6)
+            ]
+        );
         assert!(new.iter().all(|x| x.is_in(&c)));
         let other = cov(&[(1, 2), (2, 3)], &[2, 5]);
         let found: Vec<bool> = new.iter().map(|x| x.is_in(&other)).collect();
@@ -297,7 +332,9 @@ mod tests {
     /// Sites of 1 to 4 outcomes (consecutive IDs, as the pass hands them out), with a site of
     /// none between, and one outcome after them with no site.
     fn layout() -> (usize, Vec<u32>) {
-        layout_of(&[2u32, 2, 1, 0, 4, 2, 3, 2, 2, 1, 2, 2, 4, 2, 2, 2, 3, 2, 2, 2])
+        layout_of(&[
+            2u32, 2, 1, 0, 4, 2, 3, 2, 2, 1, 2, 2, 4, 2, 2, 2, 3, 2, 2, 2,
+        ])
     }
 
     /// Per outcome its site, for sites of `sizes` outcomes, and one outcome with no site after.
@@ -313,7 +350,10 @@ mod tests {
     fn pending(counts: &[u8]) -> Coverage {
         let mut c = Coverage::default();
         for (i, ch) in counts.chunks(8).enumerate() {
-            let v = ch.iter().enumerate().fold(0u64, |v, (k, &b)| v | (b as u64) << (8 * k));
+            let v = ch
+                .iter()
+                .enumerate()
+                .fold(0u64, |v, (k, &b)| v | (b as u64) << (8 * k));
             if v != 0 {
                 c.words.push((i as u32, v));
             }
@@ -327,7 +367,9 @@ mod tests {
         // outcomes 0 and 1 (site 0), 7 and 8 (site 4), 9 (site 5), 42 (no site), 47 (beyond the
         // table of 43)
         let mut counts = vec![0u8; 48];
-        (counts[0], counts[1], counts[7], counts[8], counts[9], counts[42], counts[47]) = (3, 255, 1, 2, 1, 4, 9);
+        (
+            counts[0], counts[1], counts[7], counts[8], counts[9], counts[42], counts[47],
+        ) = (3, 255, 1, 2, 1, 4, 9);
         let mut c = pending(&counts);
         assert!(c.is_pending());
         c.list(&outcome_site);

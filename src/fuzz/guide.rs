@@ -140,7 +140,10 @@ impl Target {
     /// The influencing positions of the last influence probe if it probed an input of `len`
     /// bytes (see [`Target::influence`]).
     pub fn influence_for(&self, len: usize) -> Option<&[usize]> {
-        self.influence.as_ref().filter(|(l, _)| *l == len).map(|(_, p)| p.as_slice())
+        self.influence
+            .as_ref()
+            .filter(|(l, _)| *l == len)
+            .map(|(_, p)| p.as_slice())
     }
 
     /// Whether input-to-state substitution has candidates of the current best input left to try.
@@ -377,7 +380,8 @@ impl GuideStats {
         *e += 1;
         *c += new_outcomes;
         if let Some(arm) = Arm::of(stage) {
-            let total = self.execs_havoc + self.execs_influence + self.execs_avm + self.execs_cmplog;
+            let total =
+                self.execs_havoc + self.execs_influence + self.execs_avm + self.execs_cmplog;
             self.yields.count(arm, new_outcomes, total);
         }
     }
@@ -406,7 +410,11 @@ impl GuideStats {
     /// the directed stages' own rate so far (havoc's before they have run). The smaller of the
     /// two. Without `by_time` the credit depends on executions only, so a run is reproducible.
     pub fn credit(&self, by_time: bool) -> Option<u64> {
-        self.lead((self.execs_havoc as f64, self.secs_havoc), (self.directed(), self.directed_secs()), by_time)
+        self.lead(
+            (self.execs_havoc as f64, self.secs_havoc),
+            (self.directed(), self.directed_secs()),
+            by_time,
+        )
     }
 
     /// The executions by which `allowed` (executions, seconds) leads `spent`: in executions, and
@@ -449,7 +457,10 @@ impl GuideStats {
         let share = self.share(arm);
         let spent = match arm {
             Arm::Havoc => return Some(credit),
-            Arm::Search => (self.execs_influence + self.execs_avm, self.secs_influence + self.secs_avm),
+            Arm::Search => (
+                self.execs_influence + self.execs_avm,
+                self.secs_influence + self.secs_avm,
+            ),
             Arm::Cmplog => (self.execs_cmplog, self.secs_cmplog),
         };
         let allowed = (self.execs_havoc as f64 * share, self.secs_havoc * share);
@@ -510,7 +521,10 @@ impl Guide {
             wake: true,
             wake_at_credit: u64::MAX,
             wake_at_havoc: u64::MAX,
-            stats: GuideStats { enabled, ..Default::default() },
+            stats: GuideStats {
+                enabled,
+                ..Default::default()
+            },
             improved: Vec::new(),
         }
     }
@@ -531,8 +545,12 @@ impl Guide {
             return;
         }
         self.covered_when = fb.covered();
-        let mut old: std::collections::HashMap<u32, (Target, f64)> =
-            self.targets.drain(..).zip(&self.keys).map(|(t, k)| (t.outcome, (t, k.best_d))).collect();
+        let mut old: std::collections::HashMap<u32, (Target, f64)> = self
+            .targets
+            .drain(..)
+            .zip(&self.keys)
+            .map(|(t, k)| (t.outcome, (t, k.best_d)))
+            .collect();
         self.first_target.fill(NO_TARGET);
         self.keys.clear();
         let mut left_out = 0;
@@ -546,31 +564,38 @@ impl Guide {
                 continue;
             }
             for o in outs.filter(|&o| !fb.is_covered(o)) {
-                let (mut t, best_d) = old.remove(&o).unwrap_or((Target {
-                    outcome: o,
-                    site: s as u32,
-                    best: UNREACHED,
-                    pool: vec![],
-                    improvements: 0,
-                    attempts: 0,
-                    stalls: 0,
-                    stalled: false,
-                    retry_at: 0,
-                    reached_zero: false,
-                    i2s_at: None,
-                    i2s_next: 0,
-                    i2s_done: false,
-                    influence: None,
-                    start_ops: None,
-                    made_by: None,
-                }, f64::INFINITY));
+                let (mut t, best_d) = old.remove(&o).unwrap_or((
+                    Target {
+                        outcome: o,
+                        site: s as u32,
+                        best: UNREACHED,
+                        pool: vec![],
+                        improvements: 0,
+                        attempts: 0,
+                        stalls: 0,
+                        stalled: false,
+                        retry_at: 0,
+                        reached_zero: false,
+                        i2s_at: None,
+                        i2s_next: 0,
+                        i2s_done: false,
+                        influence: None,
+                        start_ops: None,
+                        made_by: None,
+                    },
+                    f64::INFINITY,
+                ));
                 if t.stalled && t.stalls < MAX_STALLS {
                     t.stalled = false;
                 }
                 if self.first_target[s] == NO_TARGET {
                     self.first_target[s] = self.targets.len() as u32;
                 }
-                self.keys.push(TargetKey { site: t.site, outcome: t.outcome, best_d });
+                self.keys.push(TargetKey {
+                    site: t.site,
+                    outcome: t.outcome,
+                    best_d,
+                });
                 self.targets.push(t);
             }
         }
@@ -587,18 +612,29 @@ impl Guide {
 
     /// Whether site `s` has frontier outcomes.
     pub fn is_frontier_site(&self, s: u32) -> bool {
-        self.first_target.get(s as usize).is_some_and(|&t| t != NO_TARGET)
+        self.first_target
+            .get(s as usize)
+            .is_some_and(|&t| t != NO_TARGET)
     }
 
     /// Record one execution of `data` with coverage `cov` and outcome distances `dist` (global
     /// outcome → minimum distance of the execution): every frontier outcome whose best fitness
     /// it strictly lowers gets `data` in its pool. Returns how many it lowered.
-    pub fn observe(&mut self, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>, data: &[u8]) -> usize {
+    pub fn observe(
+        &mut self,
+        cov: &Coverage,
+        dist: impl Fn(u32) -> Option<f64>,
+        data: &[u8],
+    ) -> usize {
         let mut improved = 0;
         self.improved.clear();
         debug_assert_eq!(self.keys.len(), self.targets.len());
         for &(s, _) in &cov.sites {
-            let first = self.first_target.get(s as usize).copied().unwrap_or(NO_TARGET);
+            let first = self
+                .first_target
+                .get(s as usize)
+                .copied()
+                .unwrap_or(NO_TARGET);
             if first == NO_TARGET {
                 continue;
             }
@@ -645,7 +681,13 @@ impl Guide {
     /// with an executed site, `d` the least distance of its outcomes there; `ladder.len() + 1`
     /// when none ran (the function was not reached). Without a ladder, an unreached site is
     /// [`UNREACHED`].
-    pub fn fitness(site: u32, outcome: u32, ladder: &SiteLadder, cov: &Coverage, dist: impl Fn(u32) -> Option<f64>) -> f64 {
+    pub fn fitness(
+        site: u32,
+        outcome: u32,
+        ladder: &SiteLadder,
+        cov: &Coverage,
+        dist: impl Fn(u32) -> Option<f64>,
+    ) -> f64 {
         let ran = |s: u32| cov.sites.binary_search_by_key(&s, |&(x, _)| x).is_ok();
         if ran(site) {
             return dist(outcome).map_or(1.0, normalise);
@@ -654,7 +696,12 @@ impl Guide {
             return UNREACHED;
         }
         for (i, level) in ladder.levels().enumerate() {
-            let best = level.iter().filter(|&&(s, _)| ran(s)).filter_map(|&(_, o)| dist(o)).map(normalise).reduce(f64::min);
+            let best = level
+                .iter()
+                .filter(|&&(s, _)| ran(s))
+                .filter_map(|&(_, o)| dist(o))
+                .map(normalise)
+                .reduce(f64::min);
             if let Some(b) = best {
                 return (i + 1) as f64 + b;
             }
@@ -669,7 +716,11 @@ impl Guide {
     /// `avm_need(target)` executions of `credit` (the executions havoc has had beyond the
     /// directed stages', see `fuzz/mod.rs`); `None` from `avm_need`: no AVM (`--guidance i2s`).
     /// A stalled outcome is eligible once havoc's executions reach its [`Target::retry_at`].
-    pub fn pick(&mut self, credit: u64, avm_need: impl Fn(&Target) -> Option<u64>) -> Option<usize> {
+    pub fn pick(
+        &mut self,
+        credit: u64,
+        avm_need: impl Fn(&Target) -> Option<u64>,
+    ) -> Option<usize> {
         let havoc = self.stats.execs_havoc;
         if !self.wake && credit < self.wake_at_credit && havoc < self.wake_at_havoc {
             return None;
@@ -722,7 +773,9 @@ impl Guide {
     /// Input-to-state substitution runs on target `t` from its current best input: the index of
     /// the first candidate to try (0 for a new best input).
     pub fn start_i2s(&mut self, t: usize) -> usize {
-        let Some(t) = self.targets.get_mut(t) else { return 0 };
+        let Some(t) = self.targets.get_mut(t) else {
+            return 0;
+        };
         if t.i2s_at != Some(t.improvements) {
             (t.i2s_at, t.i2s_next, t.i2s_done) = (Some(t.improvements), 0, false);
         }
@@ -791,7 +844,13 @@ mod tests {
     /// whichever is less; none once they are ahead in either.
     #[test]
     fn directed_stages_get_neither_more_executions_nor_more_time_than_havoc() {
-        let st = |execs_havoc, secs_havoc, execs_avm, secs_avm| GuideStats { execs_havoc, secs_havoc, execs_avm, secs_avm, ..Default::default() };
+        let st = |execs_havoc, secs_havoc, execs_avm, secs_avm| GuideStats {
+            execs_havoc,
+            secs_havoc,
+            execs_avm,
+            secs_avm,
+            ..Default::default()
+        };
         // nothing directed yet: havoc's lead in executions
         assert_eq!(st(1000, 1.0, 0, 0.0).credit(true), Some(1000));
         // as fast as havoc: the lead in executions
@@ -833,10 +892,22 @@ mod tests {
         assert_eq!(st.share(Arm::Cmplog), 1.0);
         // the arms spent as much as havoc: no credit left
         assert_eq!(st.arm_credit(Arm::Search, false), None);
-        let mut fresh = GuideStats { execs_havoc: 10_000, secs_havoc: 10.0, ..Default::default() };
+        let mut fresh = GuideStats {
+            execs_havoc: 10_000,
+            secs_havoc: 10.0,
+            ..Default::default()
+        };
         fresh.yields = st.yields.clone();
-        assert_eq!(fresh.arm_credit(Arm::Search, false), Some(1_000), "a tenth of havoc's executions");
-        assert_eq!(fresh.arm_credit(Arm::Search, true), Some(1_000), "and of its time, at havoc's rate");
+        assert_eq!(
+            fresh.arm_credit(Arm::Search, false),
+            Some(1_000),
+            "a tenth of havoc's executions"
+        );
+        assert_eq!(
+            fresh.arm_credit(Arm::Search, true),
+            Some(1_000),
+            "and of its time, at havoc's rate"
+        );
         assert_eq!(fresh.arm_credit(Arm::Cmplog, false), Some(10_000));
         // then nothing covers anything for ten times as long: the early leads fade and the
         // shares even out
@@ -855,23 +926,43 @@ mod tests {
         y.credit(Arm::Havoc, 5);
         let before = y.ratio(Arm::Search);
         y.credit(Arm::Search, 10);
-        assert!(y.ratio(Arm::Search) > 2.0 * before, "{before} -> {}", y.ratio(Arm::Search));
+        assert!(
+            y.ratio(Arm::Search) > 2.0 * before,
+            "{before} -> {}",
+            y.ratio(Arm::Search)
+        );
     }
 
     #[test]
     fn approach_level_counts_the_control_dependences_missed() {
         // site 5 (outcomes 10, 11) depends on site 3 taking outcome 6, which depends on site 1
         // taking outcome 2
-        let ladder = SiteLadder { own: vec![vec![(3, 6)]], callers: std::rc::Rc::new(vec![vec![(1, 2)]]) };
+        let ladder = SiteLadder {
+            own: vec![vec![(3, 6)]],
+            callers: std::rc::Rc::new(vec![vec![(1, 2)]]),
+        };
         let dist = |o: u32| Some(if o == 2 { 1.0 } else { 3.0 });
-        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist), normalise(3.0));
-        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist), 1.0 + normalise(3.0));
-        assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[1], &[]), dist), 2.0 + normalise(1.0));
+        assert_eq!(
+            Guide::fitness(5, 10, &ladder, &cov(&[1, 3, 5], &[]), dist),
+            normalise(3.0)
+        );
+        assert_eq!(
+            Guide::fitness(5, 10, &ladder, &cov(&[1, 3], &[]), dist),
+            1.0 + normalise(3.0)
+        );
+        assert_eq!(
+            Guide::fitness(5, 10, &ladder, &cov(&[1], &[]), dist),
+            2.0 + normalise(1.0)
+        );
         assert_eq!(Guide::fitness(5, 10, &ladder, &cov(&[], &[]), dist), 3.0);
     }
 
     fn cov(sites: &[u32], outcomes: &[u32]) -> Coverage {
-        Coverage { sites: sites.iter().map(|&s| (s, 1)).collect(), outcomes: outcomes.to_vec(), ..Default::default() }
+        Coverage {
+            sites: sites.iter().map(|&s| (s, 1)).collect(),
+            outcomes: outcomes.to_vec(),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -909,7 +1000,14 @@ mod tests {
         assert!(!g.is_frontier_site(1));
         assert_eq!((g.stats.sites_left_out, g.stats.frontier_left_out), (1, 1));
         // an execution nearer to outcome 3 than to outcome 1 feeds only outcome 1's pool
-        assert_eq!(g.observe(&cov(&[0, 1], &[0, 2]), |o| Some(if o == 3 { 0.5 } else { 9.0 }), b"x"), 1);
+        assert_eq!(
+            g.observe(
+                &cov(&[0, 1], &[0, 2]),
+                |o| Some(if o == 3 { 0.5 } else { 9.0 }),
+                b"x"
+            ),
+            1
+        );
         assert_eq!(g.targets.len(), 1);
         // the coverage map still counts the left-out site's outcome when an input takes it
         fb.add(&cov(&[1], &[3]));
@@ -922,17 +1020,29 @@ mod tests {
     fn strictly_lower_distances_are_kept_in_a_capped_pool() {
         let mut g = one_site_guide();
         let c = cov(&[0], &[0]);
-        for (i, d) in [10.0, 10.0, 5.0, 7.0, 4.0, 3.0, 2.0, 1.0].iter().enumerate() {
+        for (i, d) in [10.0, 10.0, 5.0, 7.0, 4.0, 3.0, 2.0, 1.0]
+            .iter()
+            .enumerate()
+        {
             g.observe(&c, |o| (o == 1).then_some(*d), &[i as u8]);
         }
         let t = &g.targets[0];
         assert_eq!(t.best, normalise(1.0));
-        assert_eq!(t.improvements, 6, "10, 5, 4, 3, 2, 1; not the repeated 10 nor 7");
+        assert_eq!(
+            t.improvements, 6,
+            "10, 5, 4, 3, 2, 1; not the repeated 10 nor 7"
+        );
         assert_eq!(t.pool, vec![vec![4], vec![5], vec![6], vec![7]]);
         // an execution that does not reach the site changes nothing
         assert_eq!(g.observe(&cov(&[], &[]), |_| Some(0.0), &[9]), 0);
-        assert_eq!(Guide::fitness(0, 1, &SiteLadder::default(), &cov(&[], &[]), |_| Some(0.0)), UNREACHED);
-        assert_eq!(Guide::fitness(0, 1, &SiteLadder::default(), &c, |_| Some(3.0)), normalise(3.0));
+        assert_eq!(
+            Guide::fitness(0, 1, &SiteLadder::default(), &cov(&[], &[]), |_| Some(0.0)),
+            UNREACHED
+        );
+        assert_eq!(
+            Guide::fitness(0, 1, &SiteLadder::default(), &c, |_| Some(3.0)),
+            normalise(3.0)
+        );
     }
 
     /// A guide for one two-outcome site whose outcome 0 is covered: outcome 1 is its frontier.
@@ -951,11 +1061,18 @@ mod tests {
         let mut g = Guide::new(vec![(0, 2), (2, 2)], true);
         g.refresh(&fb);
         let need = |_: &Target| Some(10);
-        assert_eq!(g.pick(100, need), None, "no input reached a frontier distance yet");
+        assert_eq!(
+            g.pick(100, need),
+            None,
+            "no input reached a frontier distance yet"
+        );
         let both = cov(&[0, 1], &[0, 2]);
         g.observe(&both, |o| Some(if o == 1 { 8.0 } else { 3.0 }), b"x");
         let first = g.pick(100, need).unwrap();
-        assert_eq!(g.targets[first].outcome, 3, "equal attempts: the lower fitness first");
+        assert_eq!(
+            g.targets[first].outcome, 3,
+            "equal attempts: the lower fitness first"
+        );
         g.start_i2s(first);
         g.i2s_progress(3, 1, 0, true);
         g.finish_attempt(g.targets[first].outcome, g.targets[first].best, true);
@@ -987,7 +1104,11 @@ mod tests {
         assert_eq!(g.pick(100, need), None, "stalled");
         assert_eq!(g.pick(100, need), None, "nothing new");
         g.stats.execs_havoc = 2_000;
-        assert_eq!(g.pick(100, need), Some(t), "havoc's executions doubled: tried again");
+        assert_eq!(
+            g.pick(100, need),
+            Some(t),
+            "havoc's executions doubled: tried again"
+        );
         g.finish_attempt(1, g.targets[t].best, true);
         g.stats.execs_havoc = 3_999;
         assert_eq!(g.pick(100, need), None, "stalled again, until 4,000");
@@ -1008,14 +1129,21 @@ mod tests {
         // a slice of the candidates: the next attempt goes on from there
         g.i2s_progress(1, 1, 16, false);
         g.finish_attempt(1, g.targets[t].best, false);
-        assert!(!g.targets[t].stalled, "substitution alone does not stall an outcome");
+        assert!(
+            !g.targets[t].stalled,
+            "substitution alone does not stall an outcome"
+        );
         assert_eq!(g.pick(0, need), Some(t));
         assert_eq!(g.start_i2s(t), 16);
         g.i2s_progress(1, 1, 20, true);
         g.finish_attempt(1, g.targets[t].best, false);
         // the same best input: only the AVM is left, and it waits for its credit
         assert_eq!(g.pick(39, need), None);
-        assert_eq!(g.pick(39, need), None, "nothing new: no scan until the credit is there");
+        assert_eq!(
+            g.pick(39, need),
+            None,
+            "nothing new: no scan until the credit is there"
+        );
         assert_eq!(g.pick(40, need), Some(t));
         // --guidance i2s: never the AVM
         assert_eq!(g.pick(1000, |_| None), None);

@@ -30,7 +30,8 @@ pub const MAX_CANDIDATES: usize = 96;
 /// A hash of an input, to tell repeated candidates apart without comparing or keeping copies.
 pub fn input_hash(y: &[u8]) -> u64 {
     use std::hash::BuildHasher;
-    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(y)
+    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+        .hash_one(y)
 }
 
 /// The candidates of one input as they are found: each is an edit of `data` (bytes
@@ -47,7 +48,12 @@ struct Edits<'a> {
 
 impl<'a> Edits<'a> {
     fn new(data: &'a [u8], limit: usize) -> Edits<'a> {
-        Edits { data, limit: limit.min(MAX_CANDIDATES), seen: Default::default(), out: Vec::new() }
+        Edits {
+            data,
+            limit: limit.min(MAX_CANDIDATES),
+            seen: Default::default(),
+            out: Vec::new(),
+        }
     }
 
     fn full(&self) -> bool {
@@ -56,7 +62,10 @@ impl<'a> Edits<'a> {
 
     /// Keep `data` with `at..at + remove` replaced by `insert` (see the type's docs).
     fn splice(&mut self, at: usize, remove: usize, insert: &[u8]) {
-        if self.full() || at + remove > self.data.len() || (remove == insert.len() && &self.data[at..at + remove] == insert) {
+        if self.full()
+            || at + remove > self.data.len()
+            || (remove == insert.len() && &self.data[at..at + remove] == insert)
+        {
             return;
         }
         let mut y = Vec::with_capacity(self.data.len() - remove + insert.len());
@@ -82,7 +91,9 @@ pub fn operand_width(ty: &str) -> Option<usize> {
         "double" => Some(8),
         t => {
             let bits: usize = t.strip_prefix('i')?.parse().ok()?;
-            (1..=64).contains(&bits).then(|| bits.div_ceil(8).next_power_of_two().min(8))
+            (1..=64)
+                .contains(&bits)
+                .then(|| bits.div_ceil(8).next_power_of_two().min(8))
         }
     }
 }
@@ -111,7 +122,9 @@ fn positions(data: &[u8], pat: &[u8]) -> Vec<usize> {
     if pat.is_empty() || data.len() < pat.len() {
         return vec![];
     }
-    (0..=data.len() - pat.len()).filter(|&p| &data[p..p + pat.len()] == pat).collect()
+    (0..=data.len() - pat.len())
+        .filter(|&p| &data[p..p + pat.len()] == pat)
+        .collect()
 }
 
 /// `ps` with the offsets that are multiples of `width` first (binary formats align their fields;
@@ -149,7 +162,11 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
     let pred = rec.pred();
     // a constant operand is never looked for: it does not come from the input (an all-zero seed
     // holds `x == 0`'s 0 at every offset)
-    let sides: Vec<(u64, u64)> = [(true, rec.a, rec.b), (false, rec.b, rec.a)].into_iter().filter(|&(left, ..)| !rec.constant(left)).map(|(_, a, b)| (a, b)).collect();
+    let sides: Vec<(u64, u64)> = [(true, rec.a, rec.b), (false, rec.b, rec.a)]
+        .into_iter()
+        .filter(|&(left, ..)| !rec.constant(left))
+        .map(|(_, a, b)| (a, b))
+        .collect();
     if rec.kind & OPERANDS_FLOAT != 0 {
         for &(a, b) in &sides {
             floats(f64::from_bits(a), f64::from_bits(b), pred, &mut out);
@@ -173,7 +190,10 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
                         continue;
                     }
                     let pat = encode(a, w, big);
-                    for p in positions(data, &pat).into_iter().filter(|p| (p % w == 0) == aligned) {
+                    for p in positions(data, &pat)
+                        .into_iter()
+                        .filter(|p| (p % w == 0) == aligned)
+                    {
                         if out.full() {
                             return out.out;
                         }
@@ -280,10 +300,16 @@ fn length_fields(data: &[u8]) -> Vec<LengthField> {
                     continue;
                 }
                 // a narrower read inside a wider field already found is that field
-                if out.iter().any(|f| at >= f.field.offset && at + width <= f.field.offset + f.field.width) {
+                if out
+                    .iter()
+                    .any(|f| at >= f.field.offset && at + width <= f.field.offset + f.field.width)
+                {
                     continue;
                 }
-                out.push(LengthField { field, offset: n - v });
+                out.push(LengthField {
+                    field,
+                    offset: n - v,
+                });
                 if out.len() > MAX_LENGTH_FIELDS {
                     return vec![];
                 }
@@ -297,7 +323,11 @@ fn length_fields(data: &[u8]) -> Vec<LengthField> {
 /// Operand `v` of a `width`-byte compare (1 to 8) as an unsigned number of that width.
 fn unsigned_in(v: u64, width: usize) -> u64 {
     let bits = 8 * width.clamp(1, 8) as u32;
-    if bits == 64 { v } else { v & ((1u64 << bits) - 1) }
+    if bits == 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
 }
 
 /// The decimal texts of operand `v` of a `width`-byte compare: signed, and unsigned when it
@@ -305,7 +335,11 @@ fn unsigned_in(v: u64, width: usize) -> u64 {
 fn decimal_forms(v: u64, width: usize) -> Vec<String> {
     let bits = 8 * width.clamp(1, 8) as u32;
     let unsigned = unsigned_in(v, width);
-    let signed = if bits == 64 { v as i64 } else { ((unsigned << (64 - bits)) as i64) >> (64 - bits) };
+    let signed = if bits == 64 {
+        v as i64
+    } else {
+        ((unsigned << (64 - bits)) as i64) >> (64 - bits)
+    };
     let mut f = vec![signed.to_string()];
     if unsigned as i128 != signed as i128 {
         f.push(unsigned.to_string());
@@ -324,7 +358,8 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                 return;
             }
             let end = p + pat.len();
-            let digit_before = p > 0 && data[p - 1].is_ascii_digit() || !text.starts_with('-') && p > 0 && data[p - 1] == b'-';
+            let digit_before = p > 0 && data[p - 1].is_ascii_digit()
+                || !text.starts_with('-') && p > 0 && data[p - 1] == b'-';
             if digit_before || data.get(end).is_some_and(|c| c.is_ascii_digit()) {
                 continue;
             }
@@ -354,7 +389,10 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
             p += 1;
             continue;
         }
-        let end = p + data[p..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        let end = p + data[p..]
+            .iter()
+            .take_while(|c| c.is_ascii_hexdigit())
+            .count();
         let run = &data[p..end];
         // a run of decimal digits only is read as decimal first ([`decimal`]); as hex it still
         // counts (`strtoul(s, 0, 16)` of "10" is 16)
@@ -367,7 +405,11 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                         return;
                     }
                     let t = unsigned_in(t, width);
-                    let mut text = if upper { format!("{t:X}") } else { format!("{t:x}") };
+                    let mut text = if upper {
+                        format!("{t:X}")
+                    } else {
+                        format!("{t:x}")
+                    };
                     if text.len() < run.len() {
                         text = format!("{}{text}", "0".repeat(run.len() - text.len()));
                     }
@@ -385,7 +427,11 @@ fn float_to_text(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
     } else if v.is_infinite() {
-        if v > 0.0 { "inf".into() } else { "-inf".into() }
+        if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else if v != 0.0 && (v.abs() >= 1e16 || v.abs() < 1e-4) {
         format!("{v:e}")
     } else {
@@ -404,25 +450,44 @@ fn float_text(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
     let data = out.data;
     let texts: Vec<String> = match pred {
         Some(Pred::Uno) | Some(Pred::Ord) => vec!["nan".into(), "0".into()],
-        _ => float_targets(a, b, pred).into_iter().map(float_to_text).collect(),
+        _ => float_targets(a, b, pred)
+            .into_iter()
+            .map(float_to_text)
+            .collect(),
     };
     let numeric = |c: u8| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E');
     let mut p = 0;
     while p < data.len() {
         let (end, word) = if data[p].is_ascii_alphabetic() {
-            (p + data[p..].iter().take_while(|c| c.is_ascii_alphabetic()).count(), true)
+            (
+                p + data[p..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .count(),
+                true,
+            )
         } else if numeric(data[p]) {
-            (p + data[p..].iter().take_while(|&&c| numeric(c)).count(), false)
+            (
+                p + data[p..].iter().take_while(|&&c| numeric(c)).count(),
+                false,
+            )
         } else {
             p += 1;
             continue;
         };
         let run = &data[p..end];
-        let candidate = (word && (3..=8).contains(&run.len())) || (!word && run.iter().any(u8::is_ascii_digit) && run.len() <= 40);
+        let candidate = (word && (3..=8).contains(&run.len()))
+            || (!word && run.iter().any(u8::is_ascii_digit) && run.len() <= 40);
         if candidate {
             // a sign before a word (`-inf`) belongs to it
-            let (at, len) = if word && p > 0 && matches!(data[p - 1], b'-' | b'+') { (p - 1, run.len() + 1) } else { (p, run.len()) };
-            let v = std::str::from_utf8(&data[at..at + len]).ok().and_then(|t| t.parse::<f64>().ok());
+            let (at, len) = if word && p > 0 && matches!(data[p - 1], b'-' | b'+') {
+                (p - 1, run.len() + 1)
+            } else {
+                (p, run.len())
+            };
+            let v = std::str::from_utf8(&data[at..at + len])
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok());
             if let Some(v) = v {
                 let same = |x: f64| x == a || (x.is_nan() && a.is_nan());
                 if same(v) || same(v as f32 as f64) {
@@ -443,7 +508,9 @@ fn float_text(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
 /// or when the operands are already equal (the outcome wanted is `!=`).
 fn float_targets(a: f64, b: f64, pred: Option<Pred>) -> Vec<f64> {
     let mut targets = vec![b];
-    if (!matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) || a == b) && b.is_finite() {
+    if (!matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) || a == b)
+        && b.is_finite()
+    {
         targets.extend([b.next_up(), b.next_down()]);
     }
     targets
@@ -455,18 +522,34 @@ fn floats(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
     let data = out.data;
     let targets = float_targets(a, b, pred);
     for big in [false, true] {
-        let pat = if big { a.to_be_bytes() } else { a.to_le_bytes() };
+        let pat = if big {
+            a.to_be_bytes()
+        } else {
+            a.to_le_bytes()
+        };
         for p in aligned_first(positions(data, &pat), 8) {
             if out.full() {
                 return;
             }
             for &t in &targets {
-                out.splice(p, 8, &if big { t.to_be_bytes() } else { t.to_le_bytes() });
+                out.splice(
+                    p,
+                    8,
+                    &if big {
+                        t.to_be_bytes()
+                    } else {
+                        t.to_le_bytes()
+                    },
+                );
             }
         }
         let a32 = a as f32;
         if a32 as f64 == a || a.is_nan() {
-            let pat = if big { a32.to_be_bytes() } else { a32.to_le_bytes() };
+            let pat = if big {
+                a32.to_be_bytes()
+            } else {
+                a32.to_le_bytes()
+            };
             for p in aligned_first(positions(data, &pat), 4) {
                 if out.full() {
                     return;
@@ -479,7 +562,15 @@ fn floats(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
                     } else if t < b {
                         t32 = (b as f32).next_down();
                     }
-                    out.splice(p, 4, &if big { t32.to_be_bytes() } else { t32.to_le_bytes() });
+                    out.splice(
+                        p,
+                        4,
+                        &if big {
+                            t32.to_be_bytes()
+                        } else {
+                            t32.to_le_bytes()
+                        },
+                    );
                 }
             }
         }
@@ -503,14 +594,21 @@ pub fn str_candidates(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
 /// [`str_candidates`], at most `limit` of them (and [`MAX_CANDIDATES`]).
 pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Vec<Vec<u8>> {
     let mut out = Edits::new(data, limit);
-    for ((x, x_cut), (y, y_len, y_cut)) in [((rec.a(), rec.a_cut()), (rec.b(), rec.b_len, rec.b_cut())), ((rec.b(), rec.b_cut()), (rec.a(), rec.a_len, rec.a_cut()))] {
+    for ((x, x_cut), (y, y_len, y_cut)) in [
+        ((rec.a(), rec.a_cut()), (rec.b(), rec.b_len, rec.b_cut())),
+        ((rec.b(), rec.b_cut()), (rec.a(), rec.a_len, rec.a_cut())),
+    ] {
         if x == y && !x_cut && !y_cut {
             continue;
         }
         // what is written in place of `x`
         let mut writes = vec![y.to_vec()];
         // a search finds the needle before a NUL as well as without one
-        let c_string = if matches!(rec.func, STR_STRNCMP | STR_STRNCASECMP) { y_len < rec.n } else { str_reads_c_strings(rec.func) };
+        let c_string = if matches!(rec.func, STR_STRNCMP | STR_STRNCASECMP) {
+            y_len < rec.n
+        } else {
+            str_reads_c_strings(rec.func)
+        };
         if c_string && !y_cut {
             let mut t = y.to_vec();
             t.push(0);
@@ -524,7 +622,9 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
         }
         if x.is_empty() {
             // an empty C string of the input starts at one of its NULs, or at its end
-            let starts = (0..data.len()).filter(|&p| data[p] == 0).chain([data.len()]);
+            let starts = (0..data.len())
+                .filter(|&p| data[p] == 0)
+                .chain([data.len()]);
             for p in starts {
                 if out.full() {
                     return out.out;
@@ -556,7 +656,10 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
 /// given (`memcmp` with `n` = 0: bytes of unknown extent, a struct's as often as not).
 pub fn str_tokens(data: &[u8], rec: &StrOperandRec) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::new();
-    if rec.site == evotest_abi::shm::RTN_SITE && rec.func == evotest_abi::distance::STR_MEMCMP && rec.n == 0 {
+    if rec.site == evotest_abi::shm::RTN_SITE
+        && rec.func == evotest_abi::distance::STR_MEMCMP
+        && rec.n == 0
+    {
         return out;
     }
     for t in [rec.a(), rec.b()] {
@@ -578,8 +681,16 @@ mod tests {
 
     #[test]
     fn a_routines_operands_of_unknown_extent_are_no_tokens() {
-        let mut r = srec(STR_MEMCMP, 0, b"\x01\x02struct bytes", b"\x03\x04other struct");
-        assert!(str_tokens(b"input", &r).len() == 2, "a compare site's operands are tokens");
+        let mut r = srec(
+            STR_MEMCMP,
+            0,
+            b"\x01\x02struct bytes",
+            b"\x03\x04other struct",
+        );
+        assert!(
+            str_tokens(b"input", &r).len() == 2,
+            "a compare site's operands are tokens"
+        );
         r.site = evotest_abi::shm::RTN_SITE;
         assert!(str_tokens(b"input", &r).is_empty());
         // a routine with a length argument, or C strings, give tokens
@@ -587,20 +698,31 @@ mod tests {
         assert_eq!(str_tokens(b"input", &r).len(), 2);
         let mut c = srec(STR_STRCMP, 0, b"keyword", b"other");
         c.site = evotest_abi::shm::RTN_SITE;
-        assert_eq!(str_tokens(b"input", &c), vec![b"keyword".to_vec(), b"other".to_vec()]);
+        assert_eq!(
+            str_tokens(b"input", &c),
+            vec![b"keyword".to_vec(), b"other".to_vec()]
+        );
     }
 
     #[test]
     fn aligned_offsets_come_first_in_a_low_entropy_input() {
         // x == 7 for a 4-byte x, logged as (0, 7), on an all-zero input where 0 is everywhere
         let data = vec![0u8; 12];
-        let rec = OperandRec { site: 0, kind: Pred::Eq as u32, a: 0, b: 7 };
+        let rec = OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32,
+            a: 0,
+            b: 7,
+        };
         let c = candidates(&data, &rec, 4);
         let at = |y: &Vec<u8>| y.iter().position(|&b| b != 0).unwrap();
         let first: Vec<usize> = c.iter().take(6).map(at).collect();
         // little-endian 7 at offsets 0, 4, 8; big-endian at 3, 7, 11 (the same aligned words)
         assert_eq!(first, [0, 4, 8, 3, 7, 11], "{c:?}");
-        assert!(c.iter().skip(6).take(2).all(|y| at(y) % 4 != 0), "then narrower encodings and other offsets");
+        assert!(
+            c.iter().skip(6).take(2).all(|y| at(y) % 4 != 0),
+            "then narrower encodings and other offsets"
+        );
     }
 
     #[test]
@@ -608,12 +730,26 @@ mod tests {
         // x != 0 for the 4-byte x at offset 4 (x = 7) on an otherwise zero input: the 0 at
         // every other offset is the program's constant, not the input's x
         let data = [0u8, 0, 0, 0, 7, 0, 0, 0];
-        let both = OperandRec { site: 0, kind: Pred::Ne as u32, a: 7, b: 0 };
+        let both = OperandRec {
+            site: 0,
+            kind: Pred::Ne as u32,
+            a: 7,
+            b: 0,
+        };
         let c = candidates(&data, &both, 4);
-        assert!(c.iter().any(|y| y[..4] != [0, 0, 0, 0]), "without the flag the zeros are replaced too: {c:?}");
-        let flagged = OperandRec { kind: both.kind | evotest_abi::shm::OPERAND_B_CONST, ..both };
+        assert!(
+            c.iter().any(|y| y[..4] != [0, 0, 0, 0]),
+            "without the flag the zeros are replaced too: {c:?}"
+        );
+        let flagged = OperandRec {
+            kind: both.kind | evotest_abi::shm::OPERAND_B_CONST,
+            ..both
+        };
         let c = candidates(&data, &flagged, 4);
-        assert!(!c.is_empty() && c.iter().all(|y| y[..4] == [0, 0, 0, 0]), "only x is replaced: {c:?}");
+        assert!(
+            !c.is_empty() && c.iter().all(|y| y[..4] == [0, 0, 0, 0]),
+            "only x is replaced: {c:?}"
+        );
         assert_eq!(c[0], [0u8, 0, 0, 0, 0, 0, 0, 0]);
     }
 
@@ -621,29 +757,56 @@ mod tests {
     fn floats_at_aligned_offsets_first_and_equal_operands_get_neighbours() {
         // b == 1.0 for the second of two doubles, on an all-zero input
         let data = vec![0u8; 16];
-        let rec = OperandRec { site: 0, kind: Pred::Eq as u32 | OPERANDS_FLOAT, a: 0f64.to_bits(), b: 1f64.to_bits() };
+        let rec = OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32 | OPERANDS_FLOAT,
+            a: 0f64.to_bits(),
+            b: 1f64.to_bits(),
+        };
         let c = candidates(&data, &rec, 8);
         assert_eq!(f64::from_le_bytes(c[0][..8].try_into().unwrap()), 1.0);
-        assert_eq!(f64::from_le_bytes(c[1][8..].try_into().unwrap()), 1.0, "offset 8 second: {c:?}");
+        assert_eq!(
+            f64::from_le_bytes(c[1][8..].try_into().unwrap()),
+            1.0,
+            "offset 8 second: {c:?}"
+        );
         // x == 5 with x already 5: the `!=` outcome is left, so 6 and 4, not 5 again
         let data = vec![9u8, 5, 0, 0, 0];
-        let rec = OperandRec { site: 0, kind: Pred::Eq as u32, a: 5, b: 5 };
+        let rec = OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32,
+            a: 5,
+            b: 5,
+        };
         let c = candidates(&data, &rec, 4);
         assert_eq!(c[..2], [vec![9u8, 6, 0, 0, 0], vec![9u8, 4, 0, 0, 0]]);
-        let rec = OperandRec { site: 0, kind: Pred::Eq as u32 | OPERANDS_FLOAT, a: 0f64.to_bits(), b: 0f64.to_bits() };
-        assert!(candidates(&[0u8; 8], &rec, 8).iter().any(|y| f64::from_le_bytes(y[..8].try_into().unwrap()) != 0.0));
+        let rec = OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32 | OPERANDS_FLOAT,
+            a: 0f64.to_bits(),
+            b: 0f64.to_bits(),
+        };
+        assert!(candidates(&[0u8; 8], &rec, 8)
+            .iter()
+            .any(|y| f64::from_le_bytes(y[..8].try_into().unwrap()) != 0.0));
     }
 
     #[test]
     fn a_memcmp_operand_found_in_the_input_takes_the_other() {
         // memcmp(data, "MAGIC_HEADER", 12) on an input that starts with other bytes
         let data = b"ABCDEFGHIJKLtail".to_vec();
-        let c = str_candidates(&data, &srec(STR_MEMCMP, 12, b"ABCDEFGHIJKL", b"MAGIC_HEADER"));
+        let c = str_candidates(
+            &data,
+            &srec(STR_MEMCMP, 12, b"ABCDEFGHIJKL", b"MAGIC_HEADER"),
+        );
         assert_eq!(c[0], b"MAGIC_HEADERtail".to_vec());
         // memcmp reads no C string: no NUL-terminated variant; the reverse direction finds nothing
         assert_eq!(c.len(), 1, "{c:?}");
         // the operands the other way round give the same candidate
-        let c = str_candidates(&data, &srec(STR_MEMCMP, 12, b"MAGIC_HEADER", b"ABCDEFGHIJKL"));
+        let c = str_candidates(
+            &data,
+            &srec(STR_MEMCMP, 12, b"MAGIC_HEADER", b"ABCDEFGHIJKL"),
+        );
         assert_eq!(c, vec![b"MAGIC_HEADERtail".to_vec()]);
     }
 
@@ -652,7 +815,13 @@ mod tests {
         // strcmp(s, "xK9#qZ!vR2") with s = "hello" copied from the input's tail
         let data = b"\x01\x02hello".to_vec();
         let c = str_candidates(&data, &srec(STR_STRCMP, 0, b"hello", b"xK9#qZ!vR2"));
-        assert_eq!(c, vec![b"\x01\x02xK9#qZ!vR2".to_vec(), b"\x01\x02xK9#qZ!vR2\0".to_vec()]);
+        assert_eq!(
+            c,
+            vec![
+                b"\x01\x02xK9#qZ!vR2".to_vec(),
+                b"\x01\x02xK9#qZ!vR2\0".to_vec()
+            ]
+        );
         // every occurrence, in input order
         let c = str_candidates(b"ab-ab", &srec(STR_STRCMP, 0, b"ab", b"XYZ"));
         assert_eq!(c[0], b"XYZ-ab".to_vec());
@@ -676,7 +845,10 @@ mod tests {
     fn a_memcmp_past_a_short_string_matches_the_part_before_the_nul() {
         // memcmp(s, "KEYWORD", 7) where s is the C string "ke" copied from the input
         let data = b"xke".to_vec();
-        let c = str_candidates(&data, &srec(STR_MEMCMP, 7, b"ke\0\x7f\x7f\x7f\x7f", b"KEYWORD"));
+        let c = str_candidates(
+            &data,
+            &srec(STR_MEMCMP, 7, b"ke\0\x7f\x7f\x7f\x7f", b"KEYWORD"),
+        );
         assert_eq!(c, vec![b"xKEYWORD".to_vec()]);
     }
 
@@ -685,7 +857,15 @@ mod tests {
         let c = str_candidates(b"head", &srec(STR_STRCMP, 0, b"", b"key"));
         assert_eq!(c, vec![b"headkey".to_vec(), b"headkey\0".to_vec()]);
         let c = str_candidates(b"h\0d", &srec(STR_STRCMP, 0, b"", b"key"));
-        assert_eq!(c, vec![b"hkey\0d".to_vec(), b"hkey\0\0d".to_vec(), b"h\0dkey".to_vec(), b"h\0dkey\0".to_vec()]);
+        assert_eq!(
+            c,
+            vec![
+                b"hkey\0d".to_vec(),
+                b"hkey\0\0d".to_vec(),
+                b"h\0dkey".to_vec(),
+                b"h\0dkey\0".to_vec()
+            ]
+        );
     }
 
     #[test]
@@ -698,7 +878,10 @@ mod tests {
         // the logged 64 bytes of the input's string become the 64 logged bytes of the other; a
         // cut string gets no terminator (it goes on beyond what the log holds)
         assert_eq!(c.len(), 1, "{c:?}");
-        assert_eq!(&c[0][1..1 + crate::trace::STR_OPERAND_CAP], &long[..crate::trace::STR_OPERAND_CAP]);
+        assert_eq!(
+            &c[0][1..1 + crate::trace::STR_OPERAND_CAP],
+            &long[..crate::trace::STR_OPERAND_CAP]
+        );
         assert_eq!(c[0].len(), data.len());
     }
 
@@ -707,11 +890,19 @@ mod tests {
         let r = srec(STR_STRCMP, 0, b"hello", b"xK9#qZ!vR2");
         assert_eq!(str_tokens(b"..hello..", &r), vec![b"xK9#qZ!vR2".to_vec()]);
         assert_eq!(str_tokens(b"", &r).len(), 2);
-        assert!(str_tokens(b"", &srec(STR_STRCMP, 0, b"x", b"")).is_empty(), "single bytes and empty strings are no tokens");
+        assert!(
+            str_tokens(b"", &srec(STR_STRCMP, 0, b"x", b"")).is_empty(),
+            "single bytes and empty strings are no tokens"
+        );
     }
 
     fn rec(pred: Pred, a: u64, b: u64) -> OperandRec {
-        OperandRec { site: 0, kind: pred as u32, a, b }
+        OperandRec {
+            site: 0,
+            kind: pred as u32,
+            a,
+            b,
+        }
     }
 
     #[test]
@@ -721,15 +912,26 @@ mod tests {
         data[..4].copy_from_slice(b"wOF2");
         data[8..12].copy_from_slice(&21u32.to_be_bytes());
         let c = length_candidates(&data, &rec(Pred::Ult, 21, 22), 4096);
-        let coupled = c.iter().find(|y| y.len() == 22 && y[8..12] == 22u32.to_be_bytes()).expect("the field follows the length");
+        let coupled = c
+            .iter()
+            .find(|y| y.len() == 22 && y[8..12] == 22u32.to_be_bytes())
+            .expect("the field follows the length");
         assert_eq!(&coupled[..8], &data[..8]);
-        assert!(c.iter().any(|y| y.len() == 22 && y[8..12] == 21u32.to_be_bytes()), "and the plain resize");
+        assert!(
+            c.iter()
+                .any(|y| y.len() == 22 && y[8..12] == 21u32.to_be_bytes()),
+            "and the plain resize"
+        );
         // a little-endian size less 8 (RIFF): rewritten the same way
         let mut riff = b"RIFF".to_vec();
         riff.extend_from_slice(&8u32.to_le_bytes());
         riff.extend_from_slice(b"WAVEfmt ");
         let c = length_candidates(&riff, &rec(Pred::Ult, 16, 40), 4096);
-        assert!(c.iter().any(|y| y.len() == 40 && y[4..8] == 32u32.to_le_bytes()), "{c:?}");
+        assert!(
+            c.iter()
+                .any(|y| y.len() == 40 && y[4..8] == 32u32.to_le_bytes()),
+            "{c:?}"
+        );
         // no field: only the plain resizes
         assert!(length_fields(b"abcdefgh").is_empty());
     }
@@ -740,9 +942,14 @@ mod tests {
         let c = length_candidates(b"abcd", &rec(Pred::Ult, 4, 12), 4096);
         let lens: Vec<usize> = c.iter().map(Vec::len).collect();
         assert_eq!(lens, [12, 13, 11]);
-        assert!(c.iter().all(|y| y.starts_with(b"abcd") && y[4..].iter().all(|&b| b == 0)));
+        assert!(c
+            .iter()
+            .all(|y| y.starts_with(b"abcd") && y[4..].iter().all(|&b| b == 0)));
         // the length on the right, and an equality: exactly the other operand; a cut
-        assert_eq!(length_candidates(b"abcdef", &rec(Pred::Eq, 2, 6), 4096), [b"ab".to_vec()]);
+        assert_eq!(
+            length_candidates(b"abcdef", &rec(Pred::Eq, 2, 6), 4096),
+            [b"ab".to_vec()]
+        );
         // past max_len, or no operand equal to the length: nothing
         assert!(length_candidates(b"abcd", &rec(Pred::Eq, 4, 5000), 4096).is_empty());
         assert!(length_candidates(b"abcd", &rec(Pred::Eq, 3, 12), 4096).is_empty());
@@ -773,7 +980,10 @@ mod tests {
         // the program compared (d[8] << 8 | d[9]) == 0x1234, with d[8..10] = 00 07
         let data = vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 7];
         let c = candidates(&data, &rec(Pred::Eq, 7, 0x1234), 4);
-        assert!(c.contains(&vec![0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34]), "{c:?}");
+        assert!(
+            c.contains(&vec![0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34]),
+            "{c:?}"
+        );
         // the operands in the other order give the same candidate
         let c2 = candidates(&data, &rec(Pred::Eq, 0x1234, 7), 4);
         assert!(c2.contains(&vec![0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34]));
@@ -792,8 +1002,17 @@ mod tests {
     fn decimal_text_is_replaced_whole() {
         let data = b"n=17;m=170".to_vec();
         let c = candidates(&data, &rec(Pred::Eq, 17, 123456), 4);
-        assert!(c.contains(&b"n=123456;m=170".to_vec()), "{:?}", c.iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect::<Vec<_>>());
-        assert!(!c.iter().any(|y| y.ends_with(b"m=1234560")), "17 inside 170 is not a match");
+        assert!(
+            c.contains(&b"n=123456;m=170".to_vec()),
+            "{:?}",
+            c.iter()
+                .map(|y| String::from_utf8_lossy(y).into_owned())
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            !c.iter().any(|y| y.ends_with(b"m=1234560")),
+            "17 inside 170 is not a match"
+        );
         let neg = b"x=-3".to_vec();
         let c = candidates(&neg, &rec(Pred::Eq, -3i64 as u64, -42i64 as u64), 4);
         assert!(c.contains(&b"x=-42".to_vec()), "{c:?}");
@@ -805,11 +1024,20 @@ mod tests {
     fn hex_text_is_replaced_in_its_case_and_length() {
         let data = b"AUTH 00000000DEADBEEF\n".to_vec();
         let c = candidates(&data, &rec(Pred::Eq, 0xdead_beef, 0x0123_4567_89ab_cdef), 8);
-        let texts: Vec<String> = c.iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
-        assert!(texts.contains(&"AUTH 0123456789ABCDEF\n".to_string()), "{texts:?}");
+        let texts: Vec<String> = c
+            .iter()
+            .map(|y| String::from_utf8_lossy(y).into_owned())
+            .collect();
+        assert!(
+            texts.contains(&"AUTH 0123456789ABCDEF\n".to_string()),
+            "{texts:?}"
+        );
         let data = b"id=0x1f;".to_vec();
         let c = candidates(&data, &rec(Pred::Eq, 0x1f, 0x2a), 4);
-        let texts: Vec<String> = c.iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        let texts: Vec<String> = c
+            .iter()
+            .map(|y| String::from_utf8_lossy(y).into_owned())
+            .collect();
         assert!(texts.contains(&"id=0x2a;".to_string()), "{texts:?}");
         // part of a longer run is no match
         assert!(candidates(b"x=1fab", &rec(Pred::Eq, 0x1f, 0x2a), 4).is_empty());
@@ -820,16 +1048,45 @@ mod tests {
     #[test]
     fn float_text_is_replaced() {
         let data = b"gain=0.25;n=3".to_vec();
-        let r = OperandRec { site: 0, kind: Pred::Ogt as u32 | OPERANDS_FLOAT, a: 0.25f64.to_bits(), b: 100.5f64.to_bits() };
-        let texts: Vec<String> = candidates(&data, &r, 8).iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        let r = OperandRec {
+            site: 0,
+            kind: Pred::Ogt as u32 | OPERANDS_FLOAT,
+            a: 0.25f64.to_bits(),
+            b: 100.5f64.to_bits(),
+        };
+        let texts: Vec<String> = candidates(&data, &r, 8)
+            .iter()
+            .map(|y| String::from_utf8_lossy(y).into_owned())
+            .collect();
         assert!(texts.contains(&"gain=100.5;n=3".to_string()), "{texts:?}");
-        assert!(texts.iter().any(|t| t.starts_with("gain=100.50000000000001")), "{texts:?}");
-        let r = OperandRec { site: 0, kind: Pred::Uno as u32 | OPERANDS_FLOAT, a: 0.25f64.to_bits(), b: 0.25f64.to_bits() };
-        let texts: Vec<String> = candidates(&data, &r, 8).iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("gain=100.50000000000001")),
+            "{texts:?}"
+        );
+        let r = OperandRec {
+            site: 0,
+            kind: Pred::Uno as u32 | OPERANDS_FLOAT,
+            a: 0.25f64.to_bits(),
+            b: 0.25f64.to_bits(),
+        };
+        let texts: Vec<String> = candidates(&data, &r, 8)
+            .iter()
+            .map(|y| String::from_utf8_lossy(y).into_owned())
+            .collect();
         assert!(texts.contains(&"gain=nan;n=3".to_string()), "{texts:?}");
         // a float read with strtof: 0.1f is 0.10000000149011612 as a double
-        let r = OperandRec { site: 0, kind: Pred::Oeq as u32 | OPERANDS_FLOAT, a: (0.1f32 as f64).to_bits(), b: 2.0f64.to_bits() };
-        let texts: Vec<String> = candidates(b"r=0.1", &r, 4).iter().map(|y| String::from_utf8_lossy(y).into_owned()).collect();
+        let r = OperandRec {
+            site: 0,
+            kind: Pred::Oeq as u32 | OPERANDS_FLOAT,
+            a: (0.1f32 as f64).to_bits(),
+            b: 2.0f64.to_bits(),
+        };
+        let texts: Vec<String> = candidates(b"r=0.1", &r, 4)
+            .iter()
+            .map(|y| String::from_utf8_lossy(y).into_owned())
+            .collect();
         assert!(texts.contains(&"r=2".to_string()), "{texts:?}");
     }
 
@@ -837,10 +1094,20 @@ mod tests {
     fn floats_as_f64_and_f32() {
         let mut data = 1.5f64.to_le_bytes().to_vec();
         data.extend(2.25f32.to_be_bytes());
-        let r = OperandRec { site: 0, kind: Pred::Oeq as u32 | OPERANDS_FLOAT, a: 1.5f64.to_bits(), b: 3.0f64.to_bits() };
+        let r = OperandRec {
+            site: 0,
+            kind: Pred::Oeq as u32 | OPERANDS_FLOAT,
+            a: 1.5f64.to_bits(),
+            b: 3.0f64.to_bits(),
+        };
         let c = candidates(&data, &r, 8);
         assert_eq!(&c[0][..8], &3.0f64.to_le_bytes());
-        let r = OperandRec { site: 0, kind: Pred::Olt as u32 | OPERANDS_FLOAT, a: 2.25f64.to_bits(), b: 0.5f64.to_bits() };
+        let r = OperandRec {
+            site: 0,
+            kind: Pred::Olt as u32 | OPERANDS_FLOAT,
+            a: 2.25f64.to_bits(),
+            b: 0.5f64.to_bits(),
+        };
         let c = candidates(&data, &r, 4);
         assert!(c.iter().any(|y| y[8..] == 0.5f32.to_be_bytes()));
         assert!(c.iter().any(|y| y[8..] == 0.5f32.next_down().to_be_bytes()));

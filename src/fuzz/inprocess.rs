@@ -32,7 +32,9 @@ use crate::exec::ExitKind;
 use crate::target::{self, InProcessTarget};
 use crate::util::write_atomic;
 use anyhow::{anyhow, bail, Context, Result};
-use evotest_abi::names::{ENV_FORKSRV, ENV_IN_PROCESS, ENV_IN_PROCESS_JOB, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID};
+use evotest_abi::names::{
+    ENV_FORKSRV, ENV_IN_PROCESS, ENV_IN_PROCESS_JOB, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID,
+};
 use evotest_abi::shm::{INPROC_FAULT_OOM, INPROC_FAULT_TIMEOUT};
 use serde::{Deserialize, Serialize};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -128,7 +130,8 @@ pub struct WorkerCtx {
 impl WorkerCtx {
     /// Hand the carry on to the next worker (its file, read by the supervisor if this one dies).
     fn write_carry(&self) -> Result<()> {
-        write_atomic(&self.carry_out, &serde_json::to_vec(&self.carry)?).with_context(|| format!("cannot write {}", self.carry_out.display()))
+        write_atomic(&self.carry_out, &serde_json::to_vec(&self.carry)?)
+            .with_context(|| format!("cannot write {}", self.carry_out.display()))
     }
 }
 
@@ -139,7 +142,10 @@ impl WorkerCtx {
 /// initialisation), or the same input ending three workers in a row.
 pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
     if opts.exe.is_dir() || !opts.exe.is_file() {
-        bail!("{}: no such file (the first argument is the executable to fuzz)", opts.exe.display());
+        bail!(
+            "{}: no such file (the first argument is the executable to fuzz)",
+            opts.exe.display()
+        );
     }
     if opts.jobs > 1 {
         bail!("--in_process runs one worker; leave out -j {} (or fuzz with the fork server, without --in_process)", opts.jobs);
@@ -158,20 +164,34 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         );
     }
     let engine = crate::toolchain::Toolchain::in_process_engine()?;
-    let metas = crate::program::read_program_metadata(&opts.exe)
-        .map_err(|e| if e.is::<crate::program::WrapperScript>() { e } else { anyhow!("{e:#}; build it with evotest-cc / evotest-c++") })?;
+    let metas = crate::program::read_program_metadata(&opts.exe).map_err(|e| {
+        if e.is::<crate::program::WrapperScript>() {
+            e
+        } else {
+            anyhow!("{e:#}; build it with evotest-cc / evotest-c++")
+        }
+    })?;
     let n_sites: u32 = metas.iter().map(|m| m.sites.len() as u32).sum();
     let n_outcomes: u32 = metas.iter().map(|m| m.n_outcomes).sum();
     if opts.corpus.exists() && !opts.corpus.is_dir() {
-        bail!("{}: the corpus must be a directory (the first directory is the output corpus)", opts.corpus.display());
+        bail!(
+            "{}: the corpus must be a directory (the first directory is the output corpus)",
+            opts.corpus.display()
+        );
     }
-    std::fs::create_dir_all(&opts.corpus).with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
+    std::fs::create_dir_all(&opts.corpus)
+        .with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
     let max_len = effective_max_len(opts)?;
     if max_len == 0 || max_len > super::MAX_LEN_LIMIT {
-        bail!("-max_len={max_len}: must be between 1 and {}", super::MAX_LEN_LIMIT);
+        bail!(
+            "-max_len={max_len}: must be between 1 and {}",
+            super::MAX_LEN_LIMIT
+        );
     }
     let exe = opts.exe.canonicalize().unwrap_or_else(|_| opts.exe.clone());
-    let dir = opts.state_dir().join(format!("in-process-{}", std::process::id()));
+    let dir = opts
+        .state_dir()
+        .join(format!("in-process-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut shm = SharedMemory::create(n_sites.max(1), n_outcomes.max(1), max_len as u32, 0)?;
     // the workers' stats directory, chosen here so that the supervisor can read a dead worker's
@@ -181,7 +201,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             let main = opts.state_dir().join("main");
             match target::lock_output(&main) {
                 Ok(_) => main,
-                Err(_) => opts.state_dir().join(format!("in-process-{}-stats", std::process::id())),
+                Err(_) => opts
+                    .state_dir()
+                    .join(format!("in-process-{}-stats", std::process::id())),
             }
         }
     };
@@ -190,8 +212,12 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     job_opts.exe = exe.clone();
     job_opts.max_len = Some(max_len);
     job_opts.in_process = false;
-    let (job_path, carry_out, summary_out, error_out) =
-        (dir.join("job.json"), dir.join("carry.json"), dir.join("summary.json"), dir.join("error.txt"));
+    let (job_path, carry_out, summary_out, error_out) = (
+        dir.join("job.json"),
+        dir.join("carry.json"),
+        dir.join("summary.json"),
+        dir.join("error.txt"),
+    );
     // the workers inherit this thread's CPU (a free one, AFL++'s rule; see exec::affinity)
     let _cpu = crate::exec::affinity::bind_to_free_cpu();
     let start = Instant::now();
@@ -201,7 +227,11 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         carry.elapsed = start.elapsed();
         shm.reset_registrations();
         shm.set_in_process_idle(carry.inproc_executions);
-        shm.set_in_process_coverage((carry.outcomes_covered as u64, carry.features as u64, carry.corpus_new as u64));
+        shm.set_in_process_coverage((
+            carry.outcomes_covered as u64,
+            carry.features as u64,
+            carry.corpus_new as u64,
+        ));
         for f in [&carry_out, &summary_out, &error_out] {
             let _ = std::fs::remove_file(f);
         }
@@ -214,7 +244,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             error_out: error_out.clone(),
             interrupted: interrupt.load(Ordering::Relaxed),
         };
-        write_atomic(&job_path, &serde_json::to_vec(&job)?).with_context(|| format!("cannot write {}", job_path.display()))?;
+        write_atomic(&job_path, &serde_json::to_vec(&job)?)
+            .with_context(|| format!("cannot write {}", job_path.display()))?;
         let (status, sanitizer) = run_worker(&exe, opts, &engine, shm.id(), &job_path, interrupt)?;
         // the summary of the run: the last worker's, with what the workers before it did
         let finish = |mut summary: Summary, restarts: u32| {
@@ -227,7 +258,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             summary
         };
         if let Ok(data) = std::fs::read(&summary_out) {
-            let summary: Summary = serde_json::from_slice(&data).context("the in-process worker's summary")?;
+            let summary: Summary =
+                serde_json::from_slice(&data).context("the in-process worker's summary")?;
             return Ok(finish(summary, carry.restarts));
         }
         if let Ok(e) = std::fs::read_to_string(&error_out) {
@@ -246,12 +278,17 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             INPROC_FAULT_OOM => ExitKind::Oom,
             _ => match status.signal() {
                 Some(signal) => ExitKind::Crash { signal },
-                None => ExitKind::Exit { code: status.code().unwrap_or(-1) },
+                None => ExitKind::Exit {
+                    code: status.code().unwrap_or(-1),
+                },
             },
         };
         // what the worker had after its triage (it writes that before its first in-process
         // execution, so an input in flight means it is there)
-        if let Ok(c) = std::fs::read(&carry_out).map_err(anyhow::Error::from).and_then(|d| Ok(serde_json::from_slice::<Carry>(&d)?)) {
+        if let Ok(c) = std::fs::read(&carry_out)
+            .map_err(anyhow::Error::from)
+            .and_then(|d| Ok(serde_json::from_slice::<Carry>(&d)?))
+        {
             carry = c;
         }
         carry.inproc_executions = shm.header().inproc_executions;
@@ -290,7 +327,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         carry.pending = Some(Pending { input: path, exit });
         let killer = dir.join(format!("killer-{sha}"));
         if !carry.killers.contains(&killer) {
-            write_atomic(&killer, &input).with_context(|| format!("cannot write {}", killer.display()))?;
+            write_atomic(&killer, &input)
+                .with_context(|| format!("cannot write {}", killer.display()))?;
             carry.killers.push(killer);
         }
         carry.restarts += 1;
@@ -305,8 +343,16 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             );
             carry.elapsed = start.elapsed();
             let restarts = carry.restarts;
-            let ctx = WorkerCtx { target: None, carry, carry_out: carry_out.clone(), stop_after_pending: false };
-            let mut summary = finish(super::run_session(&job_opts, interrupt, Some(ctx))?, restarts);
+            let ctx = WorkerCtx {
+                target: None,
+                carry,
+                carry_out: carry_out.clone(),
+                stop_after_pending: false,
+            };
+            let mut summary = finish(
+                super::run_session(&job_opts, interrupt, Some(ctx))?,
+                restarts,
+            );
             summary.fork_server_fallback = true;
             return Ok(summary);
         }
@@ -326,8 +372,12 @@ const FALLBACK_MEAN_LIFE_SECS: f64 = 3.0;
 /// nothing can be loaded into it with `dlopen`. `false` for anything that cannot be read.
 fn is_static_executable(exe: &std::path::Path) -> bool {
     use object::Object;
-    let Ok(data) = std::fs::read(exe) else { return false };
-    let Ok(file) = object::File::parse(&*data) else { return false };
+    let Ok(data) = std::fs::read(exe) else {
+        return false;
+    };
+    let Ok(file) = object::File::parse(&*data) else {
+        return false;
+    };
     file.format() == object::BinaryFormat::Elf && file.section_by_name(".interp").is_none()
 }
 
@@ -343,7 +393,11 @@ fn run_worker(
     job: &std::path::Path,
     interrupt: &AtomicBool,
 ) -> Result<(std::process::ExitStatus, Option<String>)> {
-    let file_limit = if opts.file_limit_mb == 0 { libc::RLIM_INFINITY } else { opts.file_limit_mb << 20 };
+    let file_limit = if opts.file_limit_mb == 0 {
+        libc::RLIM_INFINITY
+    } else {
+        opts.file_limit_mb << 20
+    };
     let mut cmd = std::process::Command::new(exe);
     // no leak checks in-process: the engine's own memory shares the process
     cmd.envs(super::sanitizer_env(opts.rss_limit_mb, false))
@@ -367,7 +421,9 @@ fn run_worker(
             Ok(())
         });
     }
-    let mut child = cmd.spawn().with_context(|| format!("cannot start {}", exe.display()))?;
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start {}", exe.display()))?;
     let relay = child.stderr.take().map(|from| {
         let (done, finished) = std::sync::mpsc::channel::<Option<String>>();
         std::thread::spawn(move || {
@@ -389,7 +445,8 @@ fn run_worker(
     loop {
         if let Some(st) = child.try_wait()? {
             // what the worker wrote last, unless a process it left behind keeps the pipe open
-            let kind = relay.and_then(|finished| finished.recv_timeout(Duration::from_secs(1)).ok().flatten());
+            let kind = relay
+                .and_then(|finished| finished.recv_timeout(Duration::from_secs(1)).ok().flatten());
             return Ok((st, kind));
         }
         if !told && interrupt.load(Ordering::Relaxed) {
@@ -405,7 +462,9 @@ fn run_worker(
 /// `AddressSanitizer: heap-buffer-overflow`), or `None` for any other line.
 fn sanitizer_summary(line: &[u8]) -> Option<String> {
     let (sanitizer, kind) = super::triage::summary(std::str::from_utf8(line).ok()?)?;
-    sanitizer.ends_with("Sanitizer").then(|| format!("{sanitizer}: {kind}"))
+    sanitizer
+        .ends_with("Sanitizer")
+        .then(|| format!("{sanitizer}: {kind}"))
 }
 
 /// The worker's interrupt flag (`SIGINT`/`SIGTERM`).
@@ -423,19 +482,34 @@ pub fn worker_main(hooks: Hooks) -> i32 {
         eprintln!("evotest in-process engine: {ENV_IN_PROCESS_JOB} is not set (start it with evotest fuzz --in_process)");
         return 2;
     };
-    let job: Job = match std::fs::read(&job_path).map_err(anyhow::Error::from).and_then(|d| Ok(serde_json::from_slice(&d)?)) {
+    let job: Job = match std::fs::read(&job_path)
+        .map_err(anyhow::Error::from)
+        .and_then(|d| Ok(serde_json::from_slice(&d)?))
+    {
         Ok(j) => j,
         Err(e) => {
-            eprintln!("evotest in-process engine: cannot read the job {}: {e:#}", PathBuf::from(&job_path).display());
+            eprintln!(
+                "evotest in-process engine: cannot read the job {}: {e:#}",
+                PathBuf::from(&job_path).display()
+            );
             return 2;
         }
     };
     unsafe {
-        libc::signal(libc::SIGINT, on_worker_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_worker_signal as *const () as libc::sighandler_t);
+        libc::signal(
+            libc::SIGINT,
+            on_worker_signal as *const () as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGTERM,
+            on_worker_signal as *const () as libc::sighandler_t,
+        );
     }
     let ctx = WorkerCtx {
-        target: Some(InProcessTarget { hooks, shm_id: job.shm_id }),
+        target: Some(InProcessTarget {
+            hooks,
+            shm_id: job.shm_id,
+        }),
         carry: job.carry.clone(),
         carry_out: job.carry_out.clone(),
         stop_after_pending: job.interrupted,
@@ -450,7 +524,10 @@ pub fn worker_main(hooks: Hooks) -> i32 {
         Ok(Err(e)) => format!("{e:#}"),
         Err(p) => format!(
             "the in-process engine panicked: {}",
-            p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+            p.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
         ),
     };
     let _ = write_atomic(&job.error_out, err.as_bytes());
@@ -466,13 +543,20 @@ impl super::Fuzzer<'_> {
     pub(super) fn hand_on_coverage(&mut self) {
         let (covered, features, added) = (self.fb.covered(), self.fb.features(), self.corpus_new);
         let Some(w) = &mut self.inproc else { return };
-        if covered <= w.carry.outcomes_covered && features <= w.carry.features && added <= w.carry.corpus_new {
+        if covered <= w.carry.outcomes_covered
+            && features <= w.carry.features
+            && added <= w.carry.corpus_new
+        {
             return;
         }
         w.carry.outcomes_covered = w.carry.outcomes_covered.max(covered);
         w.carry.features = w.carry.features.max(features);
         w.carry.corpus_new = w.carry.corpus_new.max(added);
-        let c = (w.carry.outcomes_covered as u64, w.carry.features as u64, w.carry.corpus_new as u64);
+        let c = (
+            w.carry.outcomes_covered as u64,
+            w.carry.features as u64,
+            w.carry.corpus_new as u64,
+        );
         self.s.target.executor.note_in_process_coverage(c);
     }
 
@@ -494,8 +578,11 @@ impl super::Fuzzer<'_> {
     /// Triage the input that ended the last worker (in a fork server, see
     /// [`super::Fuzzer::isolated`]).
     pub(super) fn handle_pending(&mut self) -> Result<()> {
-        let Some(p) = self.inproc.as_mut().and_then(|w| w.carry.pending.take()) else { return Ok(()) };
-        let data = std::fs::read(&p.input).with_context(|| format!("cannot read {}", p.input.display()))?;
+        let Some(p) = self.inproc.as_mut().and_then(|w| w.carry.pending.take()) else {
+            return Ok(());
+        };
+        let data = std::fs::read(&p.input)
+            .with_context(|| format!("cannot read {}", p.input.display()))?;
         // the whole timeout: the input ended a worker, and a slow crash must not pass for a hang
         let (outcome, exit) = self.s.run_full(&data)?;
         match outcome {
@@ -516,7 +603,9 @@ impl super::Fuzzer<'_> {
     /// Write what the next worker needs if this one dies ([`Carry`]), after the triage; stop here
     /// if the supervisor was interrupted.
     pub(super) fn hand_on(&mut self) -> Result<()> {
-        let Some(w) = &mut self.inproc else { return Ok(()) };
+        let Some(w) = &mut self.inproc else {
+            return Ok(());
+        };
         w.carry.crashes_found = self.crashes_found;
         w.carry.crashes_total = self.crashes_total;
         w.carry.timeouts = self.timeouts.clone();
@@ -545,12 +634,25 @@ mod tests {
 
     #[test]
     fn a_sanitizer_summary_line_names_the_report() {
-        let line = b"SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/h+0x12c441) (BuildId: 12)\n";
-        assert_eq!(sanitizer_summary(line).as_deref(), Some("AddressSanitizer: heap-buffer-overflow"));
+        let line =
+            b"SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/h+0x12c441) (BuildId: 12)\n";
+        assert_eq!(
+            sanitizer_summary(line).as_deref(),
+            Some("AddressSanitizer: heap-buffer-overflow")
+        );
         let ub = b"SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior h.c:5:12\n";
-        assert_eq!(sanitizer_summary(ub).as_deref(), Some("UndefinedBehaviorSanitizer: undefined-behavior"));
-        assert_eq!(sanitizer_summary(b"SUMMARY: libFuzzer: deadly signal\n"), None);
-        assert_eq!(sanitizer_summary(b"==1==ERROR: AddressSanitizer: SEGV\n"), None);
+        assert_eq!(
+            sanitizer_summary(ub).as_deref(),
+            Some("UndefinedBehaviorSanitizer: undefined-behavior")
+        );
+        assert_eq!(
+            sanitizer_summary(b"SUMMARY: libFuzzer: deadly signal\n"),
+            None
+        );
+        assert_eq!(
+            sanitizer_summary(b"==1==ERROR: AddressSanitizer: SEGV\n"),
+            None
+        );
         assert_eq!(sanitizer_summary(b"\xff\xfe"), None);
     }
 }

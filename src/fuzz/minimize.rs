@@ -32,7 +32,11 @@ pub fn shrink(
 ) -> Result<Vec<u8>> {
     let mut best = data.to_vec();
     let first = s.executions;
-    let spent = |s: &Session| s.executions - first >= b.max_execs || b.deadline.is_some_and(|d| Instant::now() >= d) || s.stopped();
+    let spent = |s: &Session| {
+        s.executions - first >= b.max_execs
+            || b.deadline.is_some_and(|d| Instant::now() >= d)
+            || s.stopped()
+    };
     let mut chunk = (best.len() / 2).max(1);
     loop {
         let mut i = 0;
@@ -89,16 +93,43 @@ pub fn minimize_crash(
 ) -> Result<Minimized> {
     let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let mut s = Session::open(exe, args, &work.path().join(crate::target::input_file_name(input_extension)), data.len().max(1), timeout, 1, rss_limit_mb, 0, interrupt, None)?;
+    let mut s = Session::open(
+        exe,
+        args,
+        &work
+            .path()
+            .join(crate::target::input_file_name(input_extension)),
+        data.len().max(1),
+        timeout,
+        1,
+        rss_limit_mb,
+        0,
+        interrupt,
+        None,
+    )?;
     let (outcome, exit) = s.run_full(&data)?;
     if outcome != Outcome::Crash {
-        bail!("{} does not crash {} (it ended: {exit})", file.display(), exe.display());
+        bail!(
+            "{} does not crash {} (it ended: {exit})",
+            file.display(),
+            exe.display()
+        );
     }
     let mut report = s.report(exit);
     let raw = report.raw_key();
-    let small = shrink(&mut s, &data, &budget, |s, exit| s.report(exit).raw_key() == raw)?;
+    let small = shrink(&mut s, &data, &budget, |s, exit| {
+        s.report(exit).raw_key() == raw
+    })?;
     s.symbolizer.symbolize(&mut report);
-    let out = exact.map_or_else(|| PathBuf::from(format!("{artifact_prefix}minimized-from-{}", corpus::sha1_hex(&data))), Path::to_path_buf);
+    let out = exact.map_or_else(
+        || {
+            PathBuf::from(format!(
+                "{artifact_prefix}minimized-from-{}",
+                corpus::sha1_hex(&data)
+            ))
+        },
+        Path::to_path_buf,
+    );
     write_atomic(&out, &small).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(Minimized {
         input: file.to_path_buf(),
@@ -157,9 +188,28 @@ pub fn merge(
         }
     }
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
-    let max_len = existing.iter().chain(&candidates).map(size).max().unwrap_or(1).clamp(1, super::MAX_LEN_LIMIT);
+    let max_len = existing
+        .iter()
+        .chain(&candidates)
+        .map(size)
+        .max()
+        .unwrap_or(1)
+        .clamp(1, super::MAX_LEN_LIMIT);
     let work = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let mut s = Session::open(exe, args, &work.path().join(crate::target::input_file_name(input_extension)), max_len, timeout, super::DEFAULT_PERSISTENT, rss_limit_mb, 0, interrupt, None)?;
+    let mut s = Session::open(
+        exe,
+        args,
+        &work
+            .path()
+            .join(crate::target::input_file_name(input_extension)),
+        max_len,
+        timeout,
+        super::DEFAULT_PERSISTENT,
+        rss_limit_mb,
+        0,
+        interrupt,
+        None,
+    )?;
     let mut fb = super::feedback::Feedback::new(s.site_outcomes.len(), s.n_outcomes());
     let mut faulty = Vec::new();
     for p in &existing {
@@ -175,14 +225,17 @@ pub fn merge(
         if s.stopped() {
             break;
         }
-        let Ok(mut data) = std::fs::read(p) else { continue };
+        let Ok(mut data) = std::fs::read(p) else {
+            continue;
+        };
         data.truncate(max_len);
         match s.run_full(&data)?.0 {
             Outcome::Normal if fb.is_new(&s.cov) => {
                 fb.add(&s.cov);
                 let dest = out.join(corpus::sha1_hex(&data));
                 if !dest.exists() {
-                    write_atomic(&dest, &data).with_context(|| format!("cannot write {}", dest.display()))?;
+                    write_atomic(&dest, &data)
+                        .with_context(|| format!("cannot write {}", dest.display()))?;
                     added += 1;
                 }
             }

@@ -238,7 +238,11 @@ impl FuzzOptions {
         if self.artifact_prefix.ends_with('/') {
             PathBuf::from(&self.artifact_prefix)
         } else {
-            Path::new(&self.artifact_prefix).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf()
+            Path::new(&self.artifact_prefix)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf()
         }
     }
 
@@ -330,7 +334,11 @@ pub fn set_detect_leaks(on: bool) {
 pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)> {
     let merge = |var: &str, defaults: &[(&str, String)]| -> (OsString, OsString) {
         let user = std::env::var(var).unwrap_or_default();
-        let mut parts: Vec<String> = user.split(':').filter(|s| !s.is_empty()).map(String::from).collect();
+        let mut parts: Vec<String> = user
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
         for (k, v) in defaults {
             if !parts.iter().any(|p| p.split('=').next() == Some(k)) {
                 parts.push(format!("{k}={v}"));
@@ -341,7 +349,15 @@ pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)
     let mut asan = vec![
         ("abort_on_error", "1".to_string()),
         ("symbolize", "0".into()),
-        ("detect_leaks", if leaks && DETECT_LEAKS.load(Ordering::Relaxed) { "1" } else { "0" }.into()),
+        (
+            "detect_leaks",
+            if leaks && DETECT_LEAKS.load(Ordering::Relaxed) {
+                "1"
+            } else {
+                "0"
+            }
+            .into(),
+        ),
         ("allocator_may_return_null", "0".into()),
     ];
     if rss_limit_mb > 0 {
@@ -355,7 +371,10 @@ pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)
         ("print_stacktrace", "1".into()),
         ("symbolize", "0".into()),
     ];
-    let msan = [("abort_on_error", "1".to_string()), ("symbolize", "0".into())];
+    let msan = [
+        ("abort_on_error", "1".to_string()),
+        ("symbolize", "0".into()),
+    ];
     vec![
         merge("ASAN_OPTIONS", &asan),
         merge("UBSAN_OPTIONS", &ubsan),
@@ -454,7 +473,8 @@ impl<'a> Session<'a> {
                 *x = (s.outcome_base, s.meta.n_outcomes);
             }
         }
-        let outcome_site = crate::exec::outcome_sites(&site_outcomes, target.program.n_outcomes as usize);
+        let outcome_site =
+            crate::exec::outcome_sites(&site_outcomes, target.program.n_outcomes as usize);
         let symbolizer = Symbolizer::new(exe);
         Ok(Session {
             target,
@@ -473,7 +493,11 @@ impl<'a> Session<'a> {
             interrupt,
             killers: Default::default(),
             // (read for whole programs only: a harness's every exit is a crash)
-            sanitizers: if delivery == Delivery::LibFuzzer { None } else { triage::linked_sanitizers(exe) },
+            sanitizers: if delivery == Delivery::LibFuzzer {
+                None
+            } else {
+                triage::linked_sanitizers(exe)
+            },
         })
     }
 
@@ -483,7 +507,9 @@ impl<'a> Session<'a> {
     /// cost a fraction of the timeout each; any other is run again with the whole timeout
     /// (AFL++'s `hang_tmout` check), where it may end normally and count as any input.
     fn suspect_limit(&self) -> Duration {
-        (self.slowest * SUSPECT_FACTOR).max(SUSPECT_FLOOR).min(self.timeout)
+        (self.slowest * SUSPECT_FACTOR)
+            .max(SUSPECT_FLOOR)
+            .min(self.timeout)
     }
 
     /// Whether the last execution timed out at a limit below the timeout (a suspect, see
@@ -553,12 +579,22 @@ impl<'a> Session<'a> {
         if limit != self.limit && !self.fixed_limit {
             // an executor that cannot change it keeps the timeout (and is not asked again)
             self.fixed_limit = !self.target.executor.set_timeout(limit);
-            self.limit = if self.fixed_limit { self.timeout } else { limit };
+            self.limit = if self.fixed_limit {
+                self.timeout
+            } else {
+                limit
+            };
         }
         self.last_limit = self.limit;
-        let stop = Stop { deadline: self.deadline, interrupt: Some(self.interrupt) };
+        let stop = Stop {
+            deadline: self.deadline,
+            interrupt: Some(self.interrupt),
+        };
         let t0 = Instant::now();
-        let exit = self.target.executor.run_coverage(data, stop, &self.site_outcomes, &mut self.cov)?;
+        let exit =
+            self.target
+                .executor
+                .run_coverage(data, stop, &self.site_outcomes, &mut self.cov)?;
         let el = t0.elapsed();
         self.executions += 1;
         let outcome = match exit {
@@ -566,8 +602,16 @@ impl<'a> Session<'a> {
             ExitKind::Exit { code } if self.delivery != Delivery::LibFuzzer => {
                 // a whole program's exit is normal, unless a sanitizer it is built with reported
                 // (abort_on_error=0)
-                let reported = if code != 0 { self.report(exit).sanitizer } else { None };
-                let linked = |s: &String| self.sanitizers.as_ref().is_none_or(|l| l.contains(&s.as_str()));
+                let reported = if code != 0 {
+                    self.report(exit).sanitizer
+                } else {
+                    None
+                };
+                let linked = |s: &String| {
+                    self.sanitizers
+                        .as_ref()
+                        .is_none_or(|l| l.contains(&s.as_str()))
+                };
                 if reported.as_ref().is_some_and(linked) {
                     Outcome::Crash
                 } else {
@@ -575,7 +619,9 @@ impl<'a> Session<'a> {
                 }
             }
             // a libFuzzer harness must not exit (libFuzzer: "fuzz target exited")
-            ExitKind::Exit { .. } | ExitKind::Crash { .. } | ExitKind::ParentKilled => Outcome::Crash,
+            ExitKind::Exit { .. } | ExitKind::Crash { .. } | ExitKind::ParentKilled => {
+                Outcome::Crash
+            }
             ExitKind::Timeout => Outcome::Timeout,
             ExitKind::Oom => Outcome::Oom,
             ExitKind::Stopped => Outcome::Stopped,
@@ -592,7 +638,11 @@ impl<'a> Session<'a> {
     /// Whether `data` ended an in-process worker of this run (see [`inprocess`]): one length
     /// lookup per input, a comparison only for inputs of a killer's length.
     pub fn is_killer(&self, data: &[u8]) -> bool {
-        !self.killers.is_empty() && self.killers.get(&data.len()).is_some_and(|v| v.iter().any(|k| k == data))
+        !self.killers.is_empty()
+            && self
+                .killers
+                .get(&data.len())
+                .is_some_and(|v| v.iter().any(|k| k == data))
     }
 
     /// Never run `data` again in this session ([`Session::is_killer`]).
@@ -611,7 +661,14 @@ impl<'a> Session<'a> {
 
 /// Sanitizer report kinds that mean "out of memory" (libFuzzer writes them as `oom-…`).
 fn is_oom_kind(kind: &str) -> bool {
-    matches!(kind, "allocation-size-too-big" | "out-of-memory" | "rss-limit-exceeded" | "calloc-overflow" | "malloc-limit")
+    matches!(
+        kind,
+        "allocation-size-too-big"
+            | "out-of-memory"
+            | "rss-limit-exceeded"
+            | "calloc-overflow"
+            | "malloc-limit"
+    )
 }
 
 /// This machine's name.
@@ -805,8 +862,15 @@ impl Lite {
         if self.execs < Self::SAMPLE || self.full_execs < Self::SAMPLE {
             return 0.0;
         }
-        let (lite, full) = (self.secs / self.execs as f64, self.full_secs / self.full_execs as f64);
-        if full > 0.0 { (1.0 - lite / full).clamp(0.0, 1.0) } else { 0.0 }
+        let (lite, full) = (
+            self.secs / self.execs as f64,
+            self.full_secs / self.full_execs as f64,
+        );
+        if full > 0.0 {
+            (1.0 - lite / full).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
     }
 
     /// Whether the next candidate of the CmpLog stage runs coverage-only: a candidate only asks
@@ -858,14 +922,28 @@ pub fn run(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
 /// Errors: a seed directory or file that does not exist.
 pub fn effective_max_len(opts: &FuzzOptions) -> Result<usize> {
     let files = seed_files(opts)?;
-    let largest = files.iter().filter_map(|(f, _)| std::fs::metadata(f).ok()).map(|m| m.len() as usize).max().unwrap_or(0);
-    Ok(opts.max_len.unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20)))
+    let largest = files
+        .iter()
+        .filter_map(|(f, _)| std::fs::metadata(f).ok())
+        .map(|m| m.len() as usize)
+        .max()
+        .unwrap_or(0);
+    Ok(opts
+        .max_len
+        .unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20)))
 }
 
 /// [`run`] in this process: with a fork server, or (`inproc`) as an in-process worker.
-fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inprocess::WorkerCtx>) -> Result<Summary> {
+fn run_session(
+    opts: &FuzzOptions,
+    interrupt: &AtomicBool,
+    inproc: Option<inprocess::WorkerCtx>,
+) -> Result<Summary> {
     if opts.exe.is_dir() || !opts.exe.is_file() {
-        bail!("{}: no such file (the first argument is the executable to fuzz)", opts.exe.display());
+        bail!(
+            "{}: no such file (the first argument is the executable to fuzz)",
+            opts.exe.display()
+        );
     }
     if let Some(m) = opts.max_len {
         if m == 0 || m > MAX_LEN_LIMIT {
@@ -876,7 +954,10 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         bail!("-timeout: must be at least 1 ms");
     }
     if opts.corpus.exists() && !opts.corpus.is_dir() {
-        bail!("{}: the corpus must be a directory (the first directory is the output corpus)", opts.corpus.display());
+        bail!(
+            "{}: the corpus must be a directory (the first directory is the output corpus)",
+            opts.corpus.display()
+        );
     }
     let dict = match &opts.dict {
         Some(d) => dict::load(d)?,
@@ -885,21 +966,39 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     let dict_entries = dict.len();
     // a corpus directory this run creates is removed again if the target cannot be started
     let created = !opts.corpus.exists();
-    std::fs::create_dir_all(&opts.corpus).with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
+    std::fs::create_dir_all(&opts.corpus)
+        .with_context(|| format!("cannot create corpus directory {}", opts.corpus.display()))?;
     let files = seed_files(opts)?;
-    let largest = files.iter().filter_map(|(f, _)| std::fs::metadata(f).ok()).map(|m| m.len() as usize).max().unwrap_or(0);
-    let max_len = opts.max_len.unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20));
+    let largest = files
+        .iter()
+        .filter_map(|(f, _)| std::fs::metadata(f).ok())
+        .map(|m| m.len() as usize)
+        .max()
+        .unwrap_or(0);
+    let max_len = opts
+        .max_len
+        .unwrap_or_else(|| largest.clamp(DEFAULT_MAX_LEN, 1 << 20));
     let dir = opts.artifact_dir();
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create the artifact directory {}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the artifact directory {}", dir.display()))?;
 
     // this worker's name and stats directory
     let state = opts.state_dir();
-    std::fs::create_dir_all(&state).with_context(|| format!("cannot create {}", state.display()))?;
+    std::fs::create_dir_all(&state)
+        .with_context(|| format!("cannot create {}", state.display()))?;
     let (worker, stats_dir, _lock) = match (&opts.stats_dir, opts.worker) {
-        (Some(d), w) => (w.map_or("main".to_string(), |k| format!("worker-{k}")), d.clone(), Some(target::lock_output(d)?)),
+        (Some(d), w) => (
+            w.map_or("main".to_string(), |k| format!("worker-{k}")),
+            d.clone(),
+            Some(target::lock_output(d)?),
+        ),
         (None, Some(k)) => {
             let d = state.join(format!("worker-{k}"));
-            (format!("worker-{k}"), d.clone(), Some(target::lock_output(&d)?))
+            (
+                format!("worker-{k}"),
+                d.clone(),
+                Some(target::lock_output(&d)?),
+            )
         }
         (None, None) => {
             let main = state.join("main");
@@ -934,7 +1033,9 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     })?;
     // an in-process worker goes on where the last one ended: its time, its executions
     let carried = inproc.as_ref().map(|w| w.carry.clone()).unwrap_or_default();
-    let start = Instant::now().checked_sub(carried.elapsed).unwrap_or_else(Instant::now);
+    let start = Instant::now()
+        .checked_sub(carried.elapsed)
+        .unwrap_or_else(Instant::now);
     s.executions = carried.executions();
     s.deadline = opts.max_total_time.map(|t| start + t);
     let (ints, floats, strs) = constants(&s.target.program);
@@ -942,16 +1043,31 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
     let n_sites = s.site_outcomes.len();
     let n_outcomes = s.n_outcomes();
     let fb = Feedback::with_sites(n_sites, &s.outcome_site);
-    let monitor = Monitor::new(&stats_dir, if opts.worker.is_some() { Display::Quiet } else { opts.display }, carried.restarts > 0)?;
+    let monitor = Monitor::new(
+        &stats_dir,
+        if opts.worker.is_some() {
+            Display::Quiet
+        } else {
+            opts.display
+        },
+        carried.restarts > 0,
+    )?;
     let db = CrashDb::open(&state.join("crashes"))?;
     // an in-process worker after a restart must not repeat the mutations that led its predecessor
     // to the input that ended it
-    let seed = opts.seed.wrapping_add(opts.worker.unwrap_or(0) as u64).wrapping_add((carried.restarts as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let seed = opts
+        .seed
+        .wrapping_add(opts.worker.unwrap_or(0) as u64)
+        .wrapping_add((carried.restarts as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut guide = Guide::new(s.site_outcomes.clone(), opts.guidance);
     let (in_scope, scope_counts) = opts.guide_scope.sites(&s.target.program);
     guide.restrict(in_scope);
     // a worker that takes over from one that died appends to its log, and does not log its replay
-    let new_log = opts.new_coverage_log.as_deref().map(|p| newlog::NewLog::create(p, opts.worker, carried.restarts > 0)).transpose()?;
+    let new_log = opts
+        .new_coverage_log
+        .as_deref()
+        .map(|p| newlog::NewLog::create(p, opts.worker, carried.restarts > 0))
+        .transpose()?;
     let compares_floats = s.target.program.compares_floats();
     let mut f = Fuzzer {
         opts,
@@ -1026,7 +1142,10 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
             stats_dir.display()
         ));
         if opts.guidance && scope_counts.left_out() > 0 {
-            f.monitor.println(&format!("evotest fuzz: guidance: {}", scope_line(&scope_counts, n_sites)));
+            f.monitor.println(&format!(
+                "evotest fuzz: guidance: {}",
+                scope_line(&scope_counts, n_sites)
+            ));
         }
         for (loaded, copy) in crate::program::uninstrumented_libraries(&opts.exe) {
             f.monitor.println(&format!(
@@ -1038,10 +1157,19 @@ fn run_session(opts: &FuzzOptions, interrupt: &AtomicBool, inproc: Option<inproc
         }
         if let Some(d) = &opts.dict {
             // as libFuzzer's `Dictionary: N entries`
-            f.monitor.println(&format!("evotest fuzz: dictionary {}: {} entries", d.display(), dict_entries));
+            f.monitor.println(&format!(
+                "evotest fuzz: dictionary {}: {} entries",
+                d.display(),
+                dict_entries
+            ));
         }
     }
-    if let Some(text) = f.s.target.executor.take_startup_output().filter(|_| opts.show_startup_output && opts.worker.is_none() && carried.restarts == 0) {
+    if let Some(text) =
+        f.s.target
+            .executor
+            .take_startup_output()
+            .filter(|_| opts.show_startup_output && opts.worker.is_none() && carried.restarts == 0)
+    {
         // an error of LLVMFuzzerInitialize (a missing file) must not make a run that looks normal
         f.monitor.println(&startup_output_lines(&text));
     }
@@ -1061,7 +1189,10 @@ const COVERED_FILE: &str = "covered.json";
 
 /// The outcomes listed in `dir`'s [`COVERED_FILE`] (none when it is missing or unreadable).
 fn read_covered(dir: &Path) -> Vec<u32> {
-    std::fs::read(dir.join(COVERED_FILE)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    std::fs::read(dir.join(COVERED_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
 }
 
 /// Most lines of the harness's start-up output shown ([`startup_output_lines`]).
@@ -1079,7 +1210,10 @@ fn startup_output_lines(text: &[u8]) -> String {
         out.push_str(l);
     }
     if lines.len() > STARTUP_LINES {
-        out.push_str(&format!("\n... ({} more lines)", lines.len() - STARTUP_LINES));
+        out.push_str(&format!(
+            "\n... ({} more lines)",
+            lines.len() - STARTUP_LINES
+        ));
     }
     out
 }
@@ -1087,12 +1221,20 @@ fn startup_output_lines(text: &[u8]) -> String {
 /// What the guidance's scope left out, for the opening lines: `frontier from 13 of 255 branch
 /// sites (242 of library code left out)`.
 fn scope_line(c: &scope::ScopeCounts, n_sites: usize) -> String {
-    let reasons: Vec<String> = [(c.library, "of library code"), (c.not_included, "not matched by --frontier_include"), (c.excluded, "matched by --frontier_exclude")]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, why)| format!("{n} {why}"))
-        .collect();
-    format!("frontier from {} of {n_sites} branch sites ({} left out)", c.kept, reasons.join(", "))
+    let reasons: Vec<String> = [
+        (c.library, "of library code"),
+        (c.not_included, "not matched by --frontier_include"),
+        (c.excluded, "matched by --frontier_exclude"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    format!(
+        "frontier from {} of {n_sites} branch sites ({} left out)",
+        c.kept,
+        reasons.join(", ")
+    )
 }
 
 /// The program's constants, without duplicates (for the mutator): integers, floats, and the
@@ -1163,12 +1305,19 @@ impl Fuzzer<'_> {
             worker: self.worker.clone(),
             target: self.s.target.frontend.name().to_string(),
             delivery: format!("{:?}", self.s.delivery).to_lowercase(),
-            seed: self.opts.seed.wrapping_add(self.opts.worker.unwrap_or(0) as u64),
+            seed: self
+                .opts
+                .seed
+                .wrapping_add(self.opts.worker.unwrap_or(0) as u64),
             start_time: self.start_unix,
             last_update: stats::unix_now(),
             run_time_seconds: t,
             execs_done: self.s.executions,
-            execs_per_sec: if t > 0.0 { self.s.executions as f64 / t } else { 0.0 },
+            execs_per_sec: if t > 0.0 {
+                self.s.executions as f64 / t
+            } else {
+                0.0
+            },
             corpus_count: self.corpus.len(),
             corpus_new: self.corpus_new,
             corpus_synced: self.synced,
@@ -1181,9 +1330,15 @@ impl Fuzzer<'_> {
             len_limit: self.len_limit,
             // an in-process worker that has not replayed the whole corpus yet: what the workers
             // before it covered
-            outcomes_covered: self.fb.covered().max(self.inproc.as_ref().map_or(0, |w| w.carry.outcomes_covered)),
+            outcomes_covered: self
+                .fb
+                .covered()
+                .max(self.inproc.as_ref().map_or(0, |w| w.carry.outcomes_covered)),
             outcomes_total: self.s.n_outcomes(),
-            features: self.fb.features().max(self.inproc.as_ref().map_or(0, |w| w.carry.features)),
+            features: self
+                .fb
+                .features()
+                .max(self.inproc.as_ref().map_or(0, |w| w.carry.features)),
             unique_crashes: self.unique,
             crashes_found: self.crashes_found,
             crashes_total: self.crashes_total,
@@ -1205,7 +1360,10 @@ impl Fuzzer<'_> {
         if self.inproc.is_some() {
             // what may crash runs in a process of its own: the input that ended the last worker,
             // and crash artifacts no record knows
-            let pending = self.inproc.as_ref().is_some_and(|w| w.carry.pending.is_some());
+            let pending = self
+                .inproc
+                .as_ref()
+                .is_some_and(|w| w.carry.pending.is_some());
             if pending || !self.orphan_artifacts().is_empty() {
                 self.isolated(|f| {
                     f.handle_pending()?;
@@ -1217,8 +1375,16 @@ impl Fuzzer<'_> {
             self.retriage_artifacts()?;
         }
         // seeds: smallest first, so that small inputs claim coverage first
-        let mut seeds: Vec<(usize, PathBuf, bool)> =
-            files.into_iter().map(|(p, own)| (std::fs::metadata(&p).map_or(0, |m| m.len() as usize), p, own)).collect();
+        let mut seeds: Vec<(usize, PathBuf, bool)> = files
+            .into_iter()
+            .map(|(p, own)| {
+                (
+                    std::fs::metadata(&p).map_or(0, |m| m.len() as usize),
+                    p,
+                    own,
+                )
+            })
+            .collect();
         seeds.sort();
         self.loading = true;
         // the seeds run in full whatever -runs says, as libFuzzer's do (`-runs=0` runs just the
@@ -1226,10 +1392,16 @@ impl Fuzzer<'_> {
         // continuation and stops at the budget
         let replay = self.restarted();
         for (_, path, own) in seeds {
-            if if replay { self.done() } else { self.load_stopped() } {
+            if if replay {
+                self.done()
+            } else {
+                self.load_stopped()
+            } {
                 break;
             }
-            let Ok(mut data) = std::fs::read(&path) else { continue };
+            let Ok(mut data) = std::fs::read(&path) else {
+                continue;
+            };
             data.truncate(self.max_len);
             if own {
                 if let Some(n) = path.file_name() {
@@ -1252,13 +1424,24 @@ impl Fuzzer<'_> {
             let mut unique = vec![];
             self.fb.add_listing(&self.s.cov, &mut unique);
             let cost = corpus::cost_of(&self.s.cov);
-            if self.corpus.add(vec![], outcomes, unique, cost, self.elapsed(), Some(&self.opts.corpus))? {
+            if self.corpus.add(
+                vec![],
+                outcomes,
+                unique,
+                cost,
+                self.elapsed(),
+                Some(&self.opts.corpus),
+            )? {
                 self.corpus_new += 1;
             }
         }
         self.loading = false;
         // what the workers before this one covered and its replay did not take again
-        let carried: Vec<u32> = self.inproc.as_ref().map(|w| w.carry.covered.clone()).unwrap_or_default();
+        let carried: Vec<u32> = self
+            .inproc
+            .as_ref()
+            .map(|w| w.carry.covered.clone())
+            .unwrap_or_default();
         for o in carried {
             self.fb.mark_covered(o);
         }
@@ -1271,7 +1454,11 @@ impl Fuzzer<'_> {
         // an in-process worker after a restart, where the last worker's had come to
         if self.opts.len_control > 0 {
             let carried = self.inproc.as_ref().map_or(0, |w| w.carry.len_limit);
-            let from = if carried > 0 { carried } else { self.corpus.max_size().max(4) };
+            let from = if carried > 0 {
+                carried
+            } else {
+                self.corpus.max_size().max(4)
+            };
             self.len_limit = from.min(self.max_len);
         }
         self.len_mark = self.s.executions;
@@ -1302,17 +1489,24 @@ impl Fuzzer<'_> {
                 // compare again with the credit the search does not keep
                 let st = &self.guide.stats;
                 let cmplog_credit = st.arm_credit(guide::Arm::Cmplog, by_time).unwrap_or(0);
-                let cmplog_turn = st.execs_cmplog <= st.execs_i2s + st.execs_influence + st.execs_avm;
+                let cmplog_turn =
+                    st.execs_cmplog <= st.execs_i2s + st.execs_influence + st.execs_avm;
                 if cmplog_turn && cmplog_credit > 0 && self.cmplog_pending() {
                     self.cmplog_step(cmplog_credit)?;
                     continue;
                 }
-                let search_credit = self.guide.stats.arm_credit(guide::Arm::Search, by_time).unwrap_or(0);
+                let search_credit = self
+                    .guide
+                    .stats
+                    .arm_credit(guide::Arm::Search, by_time)
+                    .unwrap_or(0);
                 if let Some(t) = self.guide.pick(search_credit, need) {
                     self.attempt(t, credit, search_credit)?;
                     continue;
                 }
-                let spare = credit.saturating_sub(if avm { search_credit } else { 0 }).min(cmplog_credit);
+                let spare = credit
+                    .saturating_sub(if avm { search_credit } else { 0 })
+                    .min(cmplog_credit);
                 if spare > 0 && self.cmplog_pending() {
                     self.cmplog_step(spare)?;
                     continue;
@@ -1320,10 +1514,13 @@ impl Fuzzer<'_> {
             }
             self.stage = Stage::Havoc;
             self.raise_len_limit();
-            let Some(i) = self.corpus.pick(&mut self.rng, &self.fb) else { break };
+            let Some(i) = self.corpus.pick(&mut self.rng, &self.fb) else {
+                break;
+            };
             data.clear();
             let pool = if guided && rand::Rng::random_range(&mut self.rng, 0..8) == 0 {
-                let r: [usize; 4] = std::array::from_fn(|_| rand::Rng::random::<u32>(&mut self.rng) as usize);
+                let r: [usize; 4] =
+                    std::array::from_fn(|_| rand::Rng::random::<u32>(&mut self.rng) as usize);
                 self.guide.pool_input(r)
             } else {
                 None
@@ -1338,7 +1535,8 @@ impl Fuzzer<'_> {
             };
             // never shorter than the input mutated (libFuzzer's rule)
             let limit = self.len_limit.max(data.len());
-            self.mutator.mutate_within(&mut self.rng, &mut data, other, limit);
+            self.mutator
+                .mutate_within(&mut self.rng, &mut data, other, limit);
             let d = std::mem::take(&mut data);
             let want = self.lite.able && self.lite.turn(guided, by_time);
             // its seconds, as `evaluate` adds them to havoc's
@@ -1367,7 +1565,8 @@ impl Fuzzer<'_> {
                 last_reweigh = Instant::now();
                 reweigh_took = last_reweigh - t;
             }
-            if self.s.executions.is_multiple_of(64) || last_tick.elapsed() >= Duration::from_secs(1) {
+            if self.s.executions.is_multiple_of(64) || last_tick.elapsed() >= Duration::from_secs(1)
+            {
                 if last_tick.elapsed() >= Duration::from_secs(1) {
                     last_tick = Instant::now();
                     self.periodic(true)?;
@@ -1400,9 +1599,12 @@ impl Fuzzer<'_> {
     ///
     /// Errors: the file cannot be written.
     fn write_covered(&mut self) -> Result<()> {
-        let covered: Vec<u32> = (0..self.s.n_outcomes() as u32).filter(|&o| self.fb.is_covered(o)).collect();
+        let covered: Vec<u32> = (0..self.s.n_outcomes() as u32)
+            .filter(|&o| self.fb.is_covered(o))
+            .collect();
         let p = self.monitor.dir().join(COVERED_FILE);
-        write_atomic(&p, serde_json::to_string(&covered)?.as_bytes()).with_context(|| format!("cannot write {}", p.display()))?;
+        write_atomic(&p, serde_json::to_string(&covered)?.as_bytes())
+            .with_context(|| format!("cannot write {}", p.display()))?;
         self.covered_written = covered.len();
         Ok(())
     }
@@ -1439,7 +1641,10 @@ impl Fuzzer<'_> {
     /// ([`guide::Target::start_ops`]): the next attempt on it reads them instead of running
     /// the input again. The log is read once for all of them.
     fn keep_start_operands(&mut self) {
-        let (mut ops, mut str_ops) = (std::mem::take(&mut self.ops), std::mem::take(&mut self.str_ops));
+        let (mut ops, mut str_ops) = (
+            std::mem::take(&mut self.ops),
+            std::mem::take(&mut self.str_ops),
+        );
         let exec = &self.s.target.executor;
         if exec.last_operands(&mut ops) && exec.last_str_operands(&mut str_ops) {
             for &ti in &self.guide.improved {
@@ -1482,7 +1687,12 @@ impl Fuzzer<'_> {
         }
         // a coverage-only execution counts every evaluation (no quiet site hides an outcome): a
         // feature its words lack is missing, and its lists are built only for a replacement
-        if self.s.cov.is_pending() && !e.unique.iter().all(|f| f.is_in_words(&self.s.cov, &self.s.site_outcomes)) {
+        if self.s.cov.is_pending()
+            && !e
+                .unique
+                .iter()
+                .all(|f| f.is_in_words(&self.s.cov, &self.s.site_outcomes))
+        {
             return Ok(());
         }
         self.s.list_coverage();
@@ -1510,13 +1720,20 @@ impl Fuzzer<'_> {
                 Outcome::Crash => return self.on_crash(data, exit),
                 Outcome::Timeout | Outcome::Oom => return self.on_hang(data, outcome),
             }
-            if !self.corpus.entries[i].unique.iter().all(|f| f.is_in(&self.s.cov)) {
+            if !self.corpus.entries[i]
+                .unique
+                .iter()
+                .all(|f| f.is_in(&self.s.cov))
+            {
                 return Ok(());
             }
         }
         let outcomes = self.s.cov.outcomes.clone();
         let cost = corpus::cost_of(&self.s.cov);
-        if self.corpus.replace(i, data.to_vec(), outcomes, cost, Some(&self.opts.corpus))? {
+        if self
+            .corpus
+            .replace(i, data.to_vec(), outcomes, cost, Some(&self.opts.corpus))?
+        {
             self.reduced += 1;
         }
         Ok(())
@@ -1525,9 +1742,18 @@ impl Fuzzer<'_> {
     /// Whether outcome `o` may have been taken by the last execution unseen: its site ran and is
     /// quiet (every outcome of it covered, [`Session::quiet_covered`]).
     fn quiet_outcome(&self, o: u32) -> bool {
-        let Some(&site) = self.s.outcome_site.get(o as usize) else { return false };
-        let Some(&(base, n)) = self.s.site_outcomes.get(site as usize) else { return false };
-        self.s.cov.sites.binary_search_by_key(&site, |&(x, _)| x).is_ok() && (base..base + n).all(|x| self.fb.is_covered(x))
+        let Some(&site) = self.s.outcome_site.get(o as usize) else {
+            return false;
+        };
+        let Some(&(base, n)) = self.s.site_outcomes.get(site as usize) else {
+            return false;
+        };
+        self.s
+            .cov
+            .sites
+            .binary_search_by_key(&site, |&(x, _)| x)
+            .is_ok()
+            && (base..base + n).all(|x| self.fb.is_covered(x))
     }
 
     /// Whether the stages share time as well as executions: not under an execution budget alone
@@ -1559,13 +1785,20 @@ impl Fuzzer<'_> {
         // map's words; its lists are built only if something needs them (see `reduce`); every
         // other execution's are built here
         let pending = self.s.cov.is_pending() && outcome == Outcome::Normal;
-        let fresh = if pending { self.fb.is_new_else_count(&self.s.cov) } else { None };
+        let fresh = if pending {
+            self.fb.is_new_else_count(&self.s.cov)
+        } else {
+            None
+        };
         // counted: this execution's outcomes are in the frequencies; plain: it added nothing
         let (counted, plain) = (fresh.is_some(), fresh == Some(false));
         if !plain {
             self.s.list_coverage();
         }
-        if self.lite.now && outcome == Outcome::Normal && fresh.unwrap_or_else(|| self.fb.is_new(&self.s.cov)) {
+        if self.lite.now
+            && outcome == Outcome::Normal
+            && fresh.unwrap_or_else(|| self.fb.is_new(&self.s.cov))
+        {
             // a coverage-only execution found something: run it in full (distances, operands)
             self.s.target.executor.set_lite(false);
             self.lite.now = false;
@@ -1604,7 +1837,8 @@ impl Fuzzer<'_> {
             }
             let exec = &self.s.target.executor;
             let improved = self.guide.stats.distance_improvements;
-            self.guide.observe(&self.s.cov, |o| exec.last_distance(o), data);
+            self.guide
+                .observe(&self.s.cov, |o| exec.last_distance(o), data);
             let origin = match self.stage {
                 Stage::I2s => self.i2s_origin,
                 s => guide::Arm::of(s),
@@ -1613,7 +1847,10 @@ impl Fuzzer<'_> {
                 self.guide.targets[i].made_by = origin;
             }
             if let Some(f) = &self.focus {
-                self.focus_fitness = Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| exec.last_distance(o));
+                self.focus_fitness =
+                    Guide::fitness(f.site, f.outcome, &f.ladder, &self.s.cov, |o| {
+                        exec.last_distance(o)
+                    });
             }
             if self.guide.stats.distance_improvements > improved {
                 // progress, as a new value-profile feature is to libFuzzer's length control
@@ -1636,7 +1873,15 @@ impl Fuzzer<'_> {
                     let unique = self.new_features.clone();
                     let cost = corpus::cost_of(&self.s.cov);
                     // the seeds copied in are not counted (libFuzzer's new_units_added)
-                    if self.corpus.add(data.to_vec(), outcomes, unique, cost, self.elapsed(), dir)? && !self.loading {
+                    if self.corpus.add(
+                        data.to_vec(),
+                        outcomes,
+                        unique,
+                        cost,
+                        self.elapsed(),
+                        dir,
+                    )? && !self.loading
+                    {
                         self.corpus_new += 1;
                         // an in-process worker may die at the next input: the count goes on
                         self.hand_on_coverage();
@@ -1663,7 +1908,9 @@ impl Fuzzer<'_> {
 
     /// Run the files in the corpus directory that another worker wrote since the last look.
     fn sync(&mut self) -> Result<()> {
-        let Ok(rd) = std::fs::read_dir(&self.opts.corpus) else { return Ok(()) };
+        let Ok(rd) = std::fs::read_dir(&self.opts.corpus) else {
+            return Ok(());
+        };
         let mut new: Vec<(String, PathBuf)> = rd
             .flatten()
             .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
@@ -1677,7 +1924,9 @@ impl Fuzzer<'_> {
                 break;
             }
             self.corpus.mark_known(&name);
-            let Ok(mut data) = std::fs::read(&path) else { continue };
+            let Ok(mut data) = std::fs::read(&path) else {
+                continue;
+            };
             data.truncate(self.max_len);
             self.synced += 1;
             if let Err(e) = self.evaluate(&data, false) {
@@ -1720,14 +1969,19 @@ impl Fuzzer<'_> {
             return Ok(());
         }
         // libFuzzer's names: leak-<sha1> for a memory leak, crash-<sha1> otherwise
-        let stem = if report.kind == triage::LEAK_KIND { "leak" } else { "crash" };
+        let stem = if report.kind == triage::LEAK_KIND {
+            "leak"
+        } else {
+            "crash"
+        };
         let name = format!("{stem}-{}", sha1_hex(data));
         let artifact = self.opts.artifact(&name);
         // a file of that name written by someone else (libFuzzer names its artifacts the same
         // way) is theirs: it stays, whatever minimisation makes of this one
         let foreign = artifact.exists() && !self.db.pending().contains(&artifact);
         self.db.intend(&artifact)?;
-        write_atomic(&artifact, data).with_context(|| format!("cannot write {}", artifact.display()))?;
+        write_atomic(&artifact, data)
+            .with_context(|| format!("cannot write {}", artifact.display()))?;
         let mut record = CrashRecord {
             signature: signature.clone(),
             kind: report.kind.clone(),
@@ -1741,13 +1995,26 @@ impl Fuzzer<'_> {
             found_executions: found_at,
             worker: self.worker.clone(),
             report: match (&report.message, &report.location) {
-                (Some(m), Some(l)) => format!("{m} (at {l})\n{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
-                _ => format!("{}\n{}", report.text.lines().next().unwrap_or(""), report.stack_text()),
+                (Some(m), Some(l)) => format!(
+                    "{m} (at {l})\n{}\n{}",
+                    report.text.lines().next().unwrap_or(""),
+                    report.stack_text()
+                ),
+                _ => format!(
+                    "{}\n{}",
+                    report.text.lines().next().unwrap_or(""),
+                    report.stack_text()
+                ),
             },
         };
         if !self.db.claim(&record)? {
             // another worker recorded it a moment ago: its artifact is the one to keep
-            if !foreign && self.db.get(&signature).is_some_and(|r| r.artifact != artifact) {
+            if !foreign
+                && self
+                    .db
+                    .get(&signature)
+                    .is_some_and(|r| r.artifact != artifact)
+            {
                 let _ = std::fs::remove_file(&artifact);
             }
             self.db.settle(&artifact);
@@ -1765,12 +2032,25 @@ impl Fuzzer<'_> {
             "==evotest== unique crash #{} ({}): {said}{}{}",
             self.crashes_found,
             report.kind,
-            if top.is_empty() { "no stack".to_string() } else { top.join(" < ") },
-            if reproduced { "" } else { " [did not crash again in a fresh process]" }
+            if top.is_empty() {
+                "no stack".to_string()
+            } else {
+                top.join(" < ")
+            },
+            if reproduced {
+                ""
+            } else {
+                " [did not crash again in a fresh process]"
+            }
         ));
         if self.opts.minimize && reproduced && data.len() > 1 {
-            let budget = minimize::Budget { max_execs: MINIMIZE_EXECS, deadline: Some(Instant::now() + MINIMIZE_TIME) };
-            let small = minimize::shrink(&mut self.s, data, &budget, |s, exit| s.report(exit).raw_key() == target_raw)?;
+            let budget = minimize::Budget {
+                max_execs: MINIMIZE_EXECS,
+                deadline: Some(Instant::now() + MINIMIZE_TIME),
+            };
+            let small = minimize::shrink(&mut self.s, data, &budget, |s, exit| {
+                s.report(exit).raw_key() == target_raw
+            })?;
             record.minimized = true;
             if small.len() == data.len() {
                 self.db.update(&record)?;
@@ -1778,7 +2058,8 @@ impl Fuzzer<'_> {
                 let min_name = format!("{stem}-{}", sha1_hex(&small));
                 let min_path = self.opts.artifact(&min_name);
                 self.db.intend(&min_path)?;
-                write_atomic(&min_path, &small).with_context(|| format!("cannot write {}", min_path.display()))?;
+                write_atomic(&min_path, &small)
+                    .with_context(|| format!("cannot write {}", min_path.display()))?;
                 record.artifact = min_path.clone();
                 record.size = small.len();
                 self.db.update(&record)?;
@@ -1796,7 +2077,11 @@ impl Fuzzer<'_> {
         }
         // after the minimisation, which replaces the file: the line names the one that stays
         // (scripts read the path from libFuzzer's wording)
-        self.monitor.println(&format!("artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, record.artifact.display()));
+        self.monitor.println(&format!(
+            "artifact_prefix='{}'; Test unit written to {}",
+            self.opts.artifact_prefix,
+            record.artifact.display()
+        ));
         self.exact_copy(&record.artifact)
     }
 
@@ -1805,11 +2090,24 @@ impl Fuzzer<'_> {
     /// artifact, this one included, also stays under `-artifact_prefix`: nothing found is lost).
     /// Later artifacts leave the path alone. Errors: the path cannot be written.
     fn exact_copy(&mut self, artifact: &Path) -> Result<()> {
-        let Some(exact) = self.opts.exact_artifact_path.clone().filter(|_| !self.exact_written) else { return Ok(()) };
-        let data = std::fs::read(artifact).with_context(|| format!("cannot read {}", artifact.display()))?;
-        write_atomic(&exact, &data).with_context(|| format!("cannot write -exact_artifact_path {}", exact.display()))?;
+        let Some(exact) = self
+            .opts
+            .exact_artifact_path
+            .clone()
+            .filter(|_| !self.exact_written)
+        else {
+            return Ok(());
+        };
+        let data = std::fs::read(artifact)
+            .with_context(|| format!("cannot read {}", artifact.display()))?;
+        write_atomic(&exact, &data)
+            .with_context(|| format!("cannot write -exact_artifact_path {}", exact.display()))?;
         self.exact_written = true;
-        self.monitor.println(&format!("==evotest== the first artifact, {}, also written to -exact_artifact_path: {}", artifact.display(), exact.display()));
+        self.monitor.println(&format!(
+            "==evotest== the first artifact, {}, also written to -exact_artifact_path: {}",
+            artifact.display(),
+            exact.display()
+        ));
         Ok(())
     }
 
@@ -1822,7 +2120,11 @@ impl Fuzzer<'_> {
             Outcome::Timeout => self.timeouts_total += 1,
             _ => self.ooms_total += 1,
         }
-        let map = if what == Outcome::Timeout { &self.hang_fb } else { &self.oom_fb };
+        let map = if what == Outcome::Timeout {
+            &self.hang_fb
+        } else {
+            &self.oom_fb
+        };
         if !map.is_new(&cov) {
             return Ok(());
         }
@@ -1839,12 +2141,24 @@ impl Fuzzer<'_> {
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }
-        let map = if what == Outcome::Timeout { &mut self.hang_fb } else { &mut self.oom_fb };
+        let map = if what == Outcome::Timeout {
+            &mut self.hang_fb
+        } else {
+            &mut self.oom_fb
+        };
         map.add(&cov);
-        let kind = if what == Outcome::Timeout { "timeout" } else { "oom" };
+        let kind = if what == Outcome::Timeout {
+            "timeout"
+        } else {
+            "oom"
+        };
         let path = self.opts.artifact(&format!("{kind}-{}", sha1_hex(data)));
         write_atomic(&path, data).with_context(|| format!("cannot write {}", path.display()))?;
-        self.monitor.println(&format!("==evotest== {kind}: artifact_prefix='{}'; Test unit written to {}", self.opts.artifact_prefix, path.display()));
+        self.monitor.println(&format!(
+            "==evotest== {kind}: artifact_prefix='{}'; Test unit written to {}",
+            self.opts.artifact_prefix,
+            path.display()
+        ));
         self.exact_copy(&path)?;
         match what {
             Outcome::Timeout => self.timeouts.push(path),
@@ -1860,7 +2174,9 @@ impl Fuzzer<'_> {
             if self.done() {
                 break;
             }
-            let Ok(data) = std::fs::read(&p) else { continue };
+            let Ok(data) = std::fs::read(&p) else {
+                continue;
+            };
             let (outcome, exit) = self.s.run_full(&data)?;
             if outcome == Outcome::Crash {
                 self.on_crash(&data, exit)?;
@@ -1874,8 +2190,12 @@ impl Fuzzer<'_> {
     /// libFuzzer's, or the user's, in the same directory is not evotest's to triage, claim or
     /// replace. Markers of artifacts that no longer exist, or are recorded, are settled.
     fn orphan_artifacts(&self) -> Vec<PathBuf> {
-        let known: std::collections::HashSet<PathBuf> =
-            self.db.all().iter().filter_map(|r| r.artifact.canonicalize().ok()).collect();
+        let known: std::collections::HashSet<PathBuf> = self
+            .db
+            .all()
+            .iter()
+            .filter_map(|r| r.artifact.canonicalize().ok())
+            .collect();
         let mut orphans = Vec::new();
         for p in self.db.pending() {
             if p.is_file() && p.canonicalize().is_ok_and(|c| !known.contains(&c)) {
@@ -1896,14 +2216,18 @@ impl Fuzzer<'_> {
         let exe = std::env::current_exe().context("cannot locate the evotest executable")?;
         for k in 1..self.opts.jobs {
             let dir = self.opts.state_dir().join(format!("worker-{k}"));
-            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            let log = std::fs::File::create(dir.join("log.txt")).with_context(|| format!("cannot create a log in {}", dir.display()))?;
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let log = std::fs::File::create(dir.join("log.txt"))
+                .with_context(|| format!("cannot create a log in {}", dir.display()))?;
             let mut cmd = std::process::Command::new(&exe);
             let mut args = self.opts.worker_args.clone();
             let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
             args.insert(at, OsString::from(format!("--worker={k}")));
             cmd.arg("fuzz").args(&args);
-            cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(log);
+            cmd.stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(log);
             unsafe {
                 use std::os::unix::process::CommandExt;
                 cmd.pre_exec(|| {
@@ -1931,7 +2255,9 @@ impl Fuzzer<'_> {
             loop {
                 match c.try_wait() {
                     Ok(Some(_)) | Err(_) => break,
-                    Ok(None) if Instant::now() < grace => std::thread::sleep(Duration::from_millis(50)),
+                    Ok(None) if Instant::now() < grace => {
+                        std::thread::sleep(Duration::from_millis(50))
+                    }
                     Ok(None) => {
                         unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
                         let _ = c.wait();
@@ -1951,7 +2277,11 @@ impl Fuzzer<'_> {
             // does not fail for it (the corpus holds what it covered)
             let _ = self.write_covered();
         }
-        let worker_stats: Vec<Stats> = self.children.iter().filter_map(|(_, d)| stats::read(d)).collect();
+        let worker_stats: Vec<Stats> = self
+            .children
+            .iter()
+            .filter_map(|(_, d)| stats::read(d))
+            .collect();
         let mut total = st.clone();
         for c in &worker_stats {
             total.execs_done += c.execs_done;
@@ -1964,7 +2294,9 @@ impl Fuzzer<'_> {
         if !self.children.is_empty() {
             // the outcomes any worker covered (a worker has not run every input the others
             // wrote in their last moments)
-            let mut union: Vec<bool> = (0..st.outcomes_total as u32).map(|o| self.fb.is_covered(o)).collect();
+            let mut union: Vec<bool> = (0..st.outcomes_total as u32)
+                .map(|o| self.fb.is_covered(o))
+                .collect();
             for (_, d) in &self.children {
                 for o in read_covered(d) {
                     if let Some(c) = union.get_mut(o as usize) {
@@ -1972,8 +2304,14 @@ impl Fuzzer<'_> {
                     }
                 }
             }
-            total.outcomes_covered = total.outcomes_covered.max(union.iter().filter(|&&c| c).count());
-            total.execs_per_sec = if total.run_time_seconds > 0.0 { total.execs_done as f64 / total.run_time_seconds } else { 0.0 };
+            total.outcomes_covered = total
+                .outcomes_covered
+                .max(union.iter().filter(|&&c| c).count());
+            total.execs_per_sec = if total.run_time_seconds > 0.0 {
+                total.execs_done as f64 / total.run_time_seconds
+            } else {
+                0.0
+            };
         }
         // the DONE line and the last stats: all workers' executions and coverage
         self.monitor.finish(&st, &total)?;
@@ -1986,8 +2324,13 @@ impl Fuzzer<'_> {
             stats_dir: self.monitor.dir().to_path_buf(),
             seconds,
             executions: total.execs_done,
-            exec_per_sec: if seconds > 0.0 { total.execs_done as f64 / seconds } else { 0.0 },
-            corpus_count: corpus::list_files(&self.opts.corpus).map_or(st.corpus_count, |f| f.len()),
+            exec_per_sec: if seconds > 0.0 {
+                total.execs_done as f64 / seconds
+            } else {
+                0.0
+            },
+            corpus_count: corpus::list_files(&self.opts.corpus)
+                .map_or(st.corpus_count, |f| f.len()),
             corpus_new: total.corpus_new,
             // (in-process: with what the workers before this one covered, see `stats`)
             outcomes_covered: total.outcomes_covered,
@@ -1995,7 +2338,8 @@ impl Fuzzer<'_> {
             features: total.features,
             unique_crashes: crashes.len(),
             crashes,
-            new_crashes: st.crashes_found + worker_stats.iter().map(|w| w.crashes_found).sum::<usize>(),
+            new_crashes: st.crashes_found
+                + worker_stats.iter().map(|w| w.crashes_found).sum::<usize>(),
             crashes_total: total.crashes_total,
             timeouts: std::mem::take(&mut self.timeouts),
             ooms: std::mem::take(&mut self.ooms),
@@ -2013,7 +2357,9 @@ impl Fuzzer<'_> {
             },
             worker_restarts: self.inproc.as_ref().map_or(0, |w| w.carry.restarts),
             fork_server_fallback: false,
-            peak_rss_mb: total.peak_rss_mb.max(self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)),
+            peak_rss_mb: total
+                .peak_rss_mb
+                .max(self.inproc.as_ref().map_or(0, |w| w.carry.peak_rss_mb)),
         })
     }
 }
@@ -2025,18 +2371,35 @@ mod tests {
     /// Havoc's measurements: `n` executions of each kind, coverage-only ones `speedup` times as
     /// fast.
     fn measured(n: u64, speedup: f64) -> Lite {
-        Lite { able: true, execs: n, full_execs: n, secs: n as f64 / speedup, full_secs: n as f64, ..Default::default() }
+        Lite {
+            able: true,
+            execs: n,
+            full_execs: n,
+            secs: n as f64 / speedup,
+            full_secs: n as f64,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn cmplog_candidates_are_coverage_only_in_the_share_havoc_measured_they_save() {
-        let share = |mut l: Lite, by_time: bool| (0..1000).filter(|_| l.candidate_turn(by_time)).count();
+        let share =
+            |mut l: Lite, by_time: bool| (0..1000).filter(|_| l.candidate_turn(by_time)).count();
         // four times as fast: three candidates in four
         assert_eq!(share(measured(64, 4.0), true), 750);
         // no faster, not yet measured, under an execution budget, or not able: none
         assert_eq!(share(measured(64, 1.0), true), 0);
         assert_eq!(share(measured(Lite::SAMPLE - 1, 4.0), true), 0);
         assert_eq!(share(measured(64, 4.0), false), 0);
-        assert_eq!(share(Lite { able: false, ..measured(64, 4.0) }, true), 0);
+        assert_eq!(
+            share(
+                Lite {
+                    able: false,
+                    ..measured(64, 4.0)
+                },
+                true
+            ),
+            0
+        );
     }
 }

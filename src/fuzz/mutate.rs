@@ -10,7 +10,16 @@ use rand::Rng;
 
 const INTERESTING_8: [i8; 9] = [-128, -1, 0, 1, 16, 32, 64, 100, 127];
 const INTERESTING_16: [i16; 10] = [-32768, -129, 128, 255, 256, 512, 1000, 1024, 4096, 32767];
-const INTERESTING_32: [i32; 8] = [i32::MIN, -100663046, -32769, 32768, 65535, 65536, 100663045, i32::MAX];
+const INTERESTING_32: [i32; 8] = [
+    i32::MIN,
+    -100663046,
+    -32769,
+    32768,
+    65535,
+    65536,
+    100663045,
+    i32::MAX,
+];
 
 /// Most constant byte forms kept from the program.
 const MAX_CONSTANTS: usize = 8192;
@@ -120,7 +129,13 @@ pub fn float_forms(f: f64) -> Vec<Vec<u8>> {
 impl Mutator {
     /// A mutator for inputs of up to `max_len` bytes with dictionary `dict` and the program's
     /// constants `ints`, `floats` and compared string literals `strs` (the strings first).
-    pub fn new(max_len: usize, dict: Vec<Vec<u8>>, ints: &[i128], floats: &[f64], strs: &[Vec<u8>]) -> Mutator {
+    pub fn new(
+        max_len: usize,
+        dict: Vec<Vec<u8>>,
+        ints: &[i128],
+        floats: &[f64],
+        strs: &[Vec<u8>],
+    ) -> Mutator {
         let mut constants: Vec<Vec<u8>> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let forms = strs
@@ -136,14 +151,26 @@ impl Mutator {
                 constants.push(f);
             }
         }
-        Mutator { max_len: max_len.max(1), dict, constants, observed: vec![] }
+        Mutator {
+            max_len: max_len.max(1),
+            dict,
+            constants,
+            observed: vec![],
+        }
     }
 
     /// Add `t`, a string the program compared at run time (from the string operand log; see
     /// [`super::i2s::str_tokens`]), to the tokens of the dictionary operators, unless it is empty,
     /// longer than `max_len`, or already a token. Returns whether it was added.
     pub fn observe_token(&mut self, t: &[u8]) -> bool {
-        if t.is_empty() || t.len() > self.max_len || self.dict.iter().chain(&self.observed).any(|d| d.as_slice() == t) {
+        if t.is_empty()
+            || t.len() > self.max_len
+            || self
+                .dict
+                .iter()
+                .chain(&self.observed)
+                .any(|d| d.as_slice() == t)
+        {
             return false;
         }
         if self.observed.len() >= MAX_OBSERVED_TOKENS {
@@ -161,13 +188,21 @@ impl Mutator {
 
     /// [`Mutator::mutate`] with the result at most `limit` bytes (and `max_len`): operators that
     /// insert stop growing the input at `limit` (length control, libFuzzer's `-len_control`).
-    pub fn mutate_within<R: Rng>(&self, rng: &mut R, data: &mut Vec<u8>, other: Option<&[u8]>, limit: usize) {
+    pub fn mutate_within<R: Rng>(
+        &self,
+        rng: &mut R,
+        data: &mut Vec<u8>,
+        other: Option<&[u8]>,
+        limit: usize,
+    ) {
         let limit = limit.clamp(1, self.max_len);
         let stack = 1usize << rng.random_range(0..=4);
         for _ in 0..stack {
             let mut op = OPS[rng.random_range(0..OPS.len())];
             // an operator without material falls back to a plain one
-            if (matches!(op, Op::DictInsert | Op::DictOverwrite) && self.dict.is_empty() && self.observed.is_empty())
+            if (matches!(op, Op::DictInsert | Op::DictOverwrite)
+                && self.dict.is_empty()
+                && self.observed.is_empty())
                 || (matches!(op, Op::ConstInsert | Op::ConstOverwrite) && self.constants.is_empty())
                 || (matches!(op, Op::Splice | Op::CopyPart) && other.is_none_or(|o| o.is_empty()))
             {
@@ -187,7 +222,14 @@ impl Mutator {
 
     /// Apply one operator; those that insert do not grow `data` beyond `max` bytes (splicing may:
     /// [`Mutator::mutate_within`] cuts the result).
-    fn apply_within<R: Rng>(&self, rng: &mut R, op: Op, data: &mut Vec<u8>, other: &[u8], max: usize) {
+    fn apply_within<R: Rng>(
+        &self,
+        rng: &mut R,
+        op: Op,
+        data: &mut Vec<u8>,
+        other: &[u8],
+        max: usize,
+    ) {
         let len = data.len();
         // operators that need bytes to work on grow an empty input instead
         let needs = |n: usize| len >= n;
@@ -203,27 +245,47 @@ impl Mutator {
             Op::Interesting16 if needs(2) => {
                 let i = rng.random_range(0..=len - 2);
                 let v = INTERESTING_16[rng.random_range(0..INTERESTING_16.len())] as u16;
-                let b = if rng.random_bool(0.5) { v.to_le_bytes() } else { v.to_be_bytes() };
+                let b = if rng.random_bool(0.5) {
+                    v.to_le_bytes()
+                } else {
+                    v.to_be_bytes()
+                };
                 data[i..i + 2].copy_from_slice(&b);
             }
             Op::Interesting32 if needs(4) => {
                 let i = rng.random_range(0..=len - 4);
                 let v = INTERESTING_32[rng.random_range(0..INTERESTING_32.len())] as u32;
-                let b = if rng.random_bool(0.5) { v.to_le_bytes() } else { v.to_be_bytes() };
+                let b = if rng.random_bool(0.5) {
+                    v.to_le_bytes()
+                } else {
+                    v.to_be_bytes()
+                };
                 data[i..i + 4].copy_from_slice(&b);
             }
             Op::Arith8 if needs(1) => {
                 let i = rng.random_range(0..len);
                 let d = rng.random_range(1..=ARITH_MAX) as u8;
-                data[i] = if rng.random_bool(0.5) { data[i].wrapping_add(d) } else { data[i].wrapping_sub(d) };
+                data[i] = if rng.random_bool(0.5) {
+                    data[i].wrapping_add(d)
+                } else {
+                    data[i].wrapping_sub(d)
+                };
             }
             Op::Arith16 if needs(2) => {
                 let i = rng.random_range(0..=len - 2);
                 let d = rng.random_range(1..=ARITH_MAX) as u16;
                 let be = rng.random_bool(0.5);
                 let mut v = [data[i], data[i + 1]];
-                let x = if be { u16::from_be_bytes(v) } else { u16::from_le_bytes(v) };
-                let y = if rng.random_bool(0.5) { x.wrapping_add(d) } else { x.wrapping_sub(d) };
+                let x = if be {
+                    u16::from_be_bytes(v)
+                } else {
+                    u16::from_le_bytes(v)
+                };
+                let y = if rng.random_bool(0.5) {
+                    x.wrapping_add(d)
+                } else {
+                    x.wrapping_sub(d)
+                };
                 v = if be { y.to_be_bytes() } else { y.to_le_bytes() };
                 data[i..i + 2].copy_from_slice(&v);
             }
@@ -232,8 +294,16 @@ impl Mutator {
                 let d = rng.random_range(1..=ARITH_MAX);
                 let be = rng.random_bool(0.5);
                 let mut v = [data[i], data[i + 1], data[i + 2], data[i + 3]];
-                let x = if be { u32::from_be_bytes(v) } else { u32::from_le_bytes(v) };
-                let y = if rng.random_bool(0.5) { x.wrapping_add(d) } else { x.wrapping_sub(d) };
+                let x = if be {
+                    u32::from_be_bytes(v)
+                } else {
+                    u32::from_le_bytes(v)
+                };
+                let y = if rng.random_bool(0.5) {
+                    x.wrapping_add(d)
+                } else {
+                    x.wrapping_sub(d)
+                };
                 v = if be { y.to_be_bytes() } else { y.to_le_bytes() };
                 data[i..i + 4].copy_from_slice(&v);
             }
@@ -253,7 +323,14 @@ impl Mutator {
                 let block: Vec<u8> = if rng.random_bool(0.75) {
                     data[from..from + n].to_vec()
                 } else {
-                    vec![if rng.random_bool(0.5) { rng.random() } else { data[rng.random_range(0..len)] }; n]
+                    vec![
+                        if rng.random_bool(0.5) {
+                            rng.random()
+                        } else {
+                            data[rng.random_range(0..len)]
+                        };
+                        n
+                    ]
                 };
                 data.splice(at..at, block);
             }
@@ -265,7 +342,11 @@ impl Mutator {
             }
             Op::DictInsert | Op::DictOverwrite | Op::ConstInsert | Op::ConstOverwrite => {
                 let dict = matches!(op, Op::DictInsert | Op::DictOverwrite);
-                let n = if dict { self.dict.len() + self.observed.len() } else { self.constants.len() };
+                let n = if dict {
+                    self.dict.len() + self.observed.len()
+                } else {
+                    self.constants.len()
+                };
                 if n == 0 {
                     return self.apply_within(rng, Op::InsertBytes, data, other, max);
                 }
@@ -286,7 +367,11 @@ impl Mutator {
             }
             Op::Splice if !other.is_empty() => {
                 // a prefix of this input and a suffix of the other
-                let cut_a = if len == 0 { 0 } else { rng.random_range(0..=len) };
+                let cut_a = if len == 0 {
+                    0
+                } else {
+                    rng.random_range(0..=len)
+                };
                 let cut_b = rng.random_range(0..other.len());
                 data.truncate(cut_a);
                 data.extend_from_slice(&other[cut_b..]);
@@ -338,7 +423,10 @@ mod tests {
     #[test]
     fn constants_have_binary_and_text_forms() {
         assert_eq!(int_forms(7), vec![vec![7u8]]);
-        assert_eq!(int_forms(0x1234), vec![vec![0x34, 0x12], vec![0x12, 0x34], b"4660".to_vec()]);
+        assert_eq!(
+            int_forms(0x1234),
+            vec![vec![0x34, 0x12], vec![0x12, 0x34], b"4660".to_vec()]
+        );
         assert_eq!(int_forms(-1)[0], vec![0xff]);
         assert_eq!(int_forms(1 << 40)[0].len(), 8);
         assert_eq!(float_forms(1.5).len(), 3);
@@ -367,7 +455,13 @@ mod tests {
 
     #[test]
     fn length_control_caps_growth_but_not_the_input_mutated() {
-        let m = Mutator::new(4096, vec![b"A LONG DICTIONARY TOKEN".to_vec()], &[], &[], &[]);
+        let m = Mutator::new(
+            4096,
+            vec![b"A LONG DICTIONARY TOKEN".to_vec()],
+            &[],
+            &[],
+            &[],
+        );
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let mut grew = false;
         for _ in 0..3000 {
@@ -423,6 +517,9 @@ mod tests {
             m.observe_token(format!("tok{i}").as_bytes());
         }
         assert_eq!(m.observed.len(), MAX_OBSERVED_TOKENS);
-        assert_eq!(m.observed.last().unwrap(), format!("tok{}", MAX_OBSERVED_TOKENS + 4).as_bytes());
+        assert_eq!(
+            m.observed.last().unwrap(),
+            format!("tok{}", MAX_OBSERVED_TOKENS + 4).as_bytes()
+        );
     }
 }

@@ -40,7 +40,9 @@ impl NewLog {
     }
 
     fn line(&mut self, s: &str) -> Result<()> {
-        self.file.write_all(s.as_bytes()).with_context(|| format!("cannot write the new-coverage log {}", self.path.display()))
+        self.file
+            .write_all(s.as_bytes())
+            .with_context(|| format!("cannot write the new-coverage log {}", self.path.display()))
     }
 
     /// Execution `exec`, at `at` since the start, ran `data` and added coverage.
@@ -73,11 +75,20 @@ mod tests {
         l.input(1, Duration::from_micros(12), &[0, 0xab]).unwrap();
         l.input(7, Duration::from_micros(30), &[]).unwrap();
         l.end(9, Duration::from_micros(40)).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "1 12 00ab\n7 30 \nend 9 40\n");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "1 12 00ab\n7 30 \nend 9 40\n"
+        );
         NewLog::create(&p, Some(2), false).unwrap();
         assert!(dir.path().join("log.worker-2").is_file());
         // a worker that takes over appends
-        NewLog::create(&p, None, true).unwrap().input(12, Duration::from_micros(50), &[1]).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "1 12 00ab\n7 30 \nend 9 40\n12 50 01\n");
+        NewLog::create(&p, None, true)
+            .unwrap()
+            .input(12, Duration::from_micros(50), &[1])
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "1 12 00ab\n7 30 \nend 9 40\n12 50 01\n"
+        );
     }
 }

@@ -56,7 +56,10 @@ impl Pattern {
         if glob.is_empty() {
             bail!("--{flag}={text}: empty pattern (give a glob of source files or functions, e.g. 'src/*' or 'fun:my_crate::*')");
         }
-        Ok(Pattern { field, glob: glob.to_string() })
+        Ok(Pattern {
+            field,
+            glob: glob.to_string(),
+        })
     }
 
     /// Whether the pattern matches a branch in source file `file` of the function named by
@@ -65,9 +68,15 @@ impl Pattern {
         let file_hit = || {
             !file.is_empty()
                 && (glob_match(&self.glob, file)
-                    || file.match_indices('/').any(|(i, _)| glob_match(&self.glob, &file[i + 1..])))
+                    || file
+                        .match_indices('/')
+                        .any(|(i, _)| glob_match(&self.glob, &file[i + 1..])))
         };
-        let fun_hit = || names.iter().any(|n| !n.is_empty() && glob_match(&self.glob, n));
+        let fun_hit = || {
+            names
+                .iter()
+                .any(|n| !n.is_empty() && glob_match(&self.glob, n))
+        };
         match self.field {
             Field::Any => file_hit() || fun_hit(),
             Field::Src => file_hit(),
@@ -148,8 +157,14 @@ impl GuideScope {
     /// Errors (one line): an empty pattern.
     pub fn new(include: &[String], exclude: &[String]) -> Result<GuideScope> {
         Ok(GuideScope {
-            include: include.iter().map(|p| Pattern::parse(p, "frontier_include")).collect::<Result<_>>()?,
-            exclude: exclude.iter().map(|p| Pattern::parse(p, "frontier_exclude")).collect::<Result<_>>()?,
+            include: include
+                .iter()
+                .map(|p| Pattern::parse(p, "frontier_include"))
+                .collect::<Result<_>>()?,
+            exclude: exclude
+                .iter()
+                .map(|p| Pattern::parse(p, "frontier_exclude"))
+                .collect::<Result<_>>()?,
         })
     }
 
@@ -163,7 +178,10 @@ impl GuideScope {
         } else if !self.include.iter().any(|p| p.matches(file, names)) {
             return Some(LeftOut::NotIncluded);
         }
-        self.exclude.iter().any(|p| p.matches(file, names)).then_some(LeftOut::Excluded)
+        self.exclude
+            .iter()
+            .any(|p| p.matches(file, names))
+            .then_some(LeftOut::Excluded)
     }
 
     /// Per global site of `program`: whether it is in scope, and the counts by reason. A site is
@@ -177,7 +195,11 @@ impl GuideScope {
         let mut counts = ScopeCounts::default();
         for s in &program.sites {
             let f = &program.functions[s.function];
-            let file = if s.meta.file.is_empty() { f.meta.file.as_str() } else { s.meta.file.as_str() };
+            let file = if s.meta.file.is_empty() {
+                f.meta.file.as_str()
+            } else {
+                s.meta.file.as_str()
+            };
             let names = [f.display_name(), f.meta.name.as_str()];
             let why = self.left_out(file, &names);
             match why {
@@ -217,30 +239,78 @@ mod tests {
         ] {
             assert_eq!(s.left_out(lib, &["f"]), Some(LeftOut::Library), "{lib}");
         }
-        for own in ["src/lib.rs", "fuzz_targets/fuzz_parse.rs", "harness.c", "/home/u/proj/src/parse.c", "/work/rustc-fork/x.rs", ""] {
+        for own in [
+            "src/lib.rs",
+            "fuzz_targets/fuzz_parse.rs",
+            "harness.c",
+            "/home/u/proj/src/parse.c",
+            "/work/rustc-fork/x.rs",
+            "",
+        ] {
             assert_eq!(s.left_out(own, &["f"]), None, "{own}");
         }
     }
 
     #[test]
     fn include_patterns_allow_only_their_branches_and_exclude_patterns_take_out() {
-        let s = GuideScope::new(&["src:*/libfuzzer-sys-*".into(), "fun:fuzzshape::*".into()], &[]).unwrap();
-        assert_eq!(s.left_out(REGISTRY, &["libfuzzer_sys::initialize"]), None, "an include pattern overrides the library rule");
-        assert_eq!(s.left_out("src/lib.rs", &["fuzzshape::parse", "_ZN9fuzzshape5parse17h0E"]), None);
-        assert_eq!(s.left_out("src/lib.rs", &["other::parse"]), Some(LeftOut::NotIncluded));
-        assert_eq!(s.left_out(STD, &["core::num::from_str_radix"]), Some(LeftOut::NotIncluded));
+        let s = GuideScope::new(
+            &["src:*/libfuzzer-sys-*".into(), "fun:fuzzshape::*".into()],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            s.left_out(REGISTRY, &["libfuzzer_sys::initialize"]),
+            None,
+            "an include pattern overrides the library rule"
+        );
+        assert_eq!(
+            s.left_out(
+                "src/lib.rs",
+                &["fuzzshape::parse", "_ZN9fuzzshape5parse17h0E"]
+            ),
+            None
+        );
+        assert_eq!(
+            s.left_out("src/lib.rs", &["other::parse"]),
+            Some(LeftOut::NotIncluded)
+        );
+        assert_eq!(
+            s.left_out(STD, &["core::num::from_str_radix"]),
+            Some(LeftOut::NotIncluded)
+        );
 
-        let everything = GuideScope::new(&["*".into()], &["vendor/*".into(), "fun:*::fmt".into()]).unwrap();
-        assert_eq!(everything.left_out(STD, &["core::num::from_str_radix"]), None);
+        let everything =
+            GuideScope::new(&["*".into()], &["vendor/*".into(), "fun:*::fmt".into()]).unwrap();
+        assert_eq!(
+            everything.left_out(STD, &["core::num::from_str_radix"]),
+            None
+        );
         // a file pattern matches the end of the path after any `/`
-        assert_eq!(everything.left_out("/home/u/proj/vendor/zlib/inflate.c", &["inflate"]), Some(LeftOut::Excluded));
-        assert_eq!(everything.left_out("src/lib.rs", &["<my::T as core::fmt::Display>::fmt"]), Some(LeftOut::Excluded));
+        assert_eq!(
+            everything.left_out("/home/u/proj/vendor/zlib/inflate.c", &["inflate"]),
+            Some(LeftOut::Excluded)
+        );
+        assert_eq!(
+            everything.left_out("src/lib.rs", &["<my::T as core::fmt::Display>::fmt"]),
+            Some(LeftOut::Excluded)
+        );
         assert_eq!(everything.left_out("src/vendor.rs", &["my::f"]), None);
 
         let no_parse = GuideScope::new(&[], &["src:parse.c".into()]).unwrap();
-        assert_eq!(no_parse.left_out("lib/parse.c", &["parse.c"]), Some(LeftOut::Excluded));
-        assert_eq!(no_parse.left_out("lib/xparse.c", &["parse.c"]), None, "src: does not look at function names");
-        assert_eq!(no_parse.left_out(STD, &["f"]), Some(LeftOut::Library), "the library rule still holds");
+        assert_eq!(
+            no_parse.left_out("lib/parse.c", &["parse.c"]),
+            Some(LeftOut::Excluded)
+        );
+        assert_eq!(
+            no_parse.left_out("lib/xparse.c", &["parse.c"]),
+            None,
+            "src: does not look at function names"
+        );
+        assert_eq!(
+            no_parse.left_out(STD, &["f"]),
+            Some(LeftOut::Library),
+            "the library rule still holds"
+        );
     }
 
     #[test]
@@ -248,17 +318,33 @@ mod tests {
         use crate::program::testutil::{block, program, site};
         // f in f.c: site 0 its own, site 1 std's parsing inlined into it, site 2 without a file
         // (its function's then)
-        let blocks = vec![block(vec![1, 2], Some(0)), block(vec![2, 3], Some(1)), block(vec![3, 3], Some(2)), block(vec![], None)];
+        let blocks = vec![
+            block(vec![1, 2], Some(0)),
+            block(vec![2, 3], Some(1)),
+            block(vec![3, 3], Some(2)),
+            block(vec![], None),
+        ];
         let mut sites = vec![site(0, 0, "a"), site(1, 1, "b"), site(2, 2, "c")];
         sites[1].file = STD.into();
         sites[2].file = String::new();
         let p = program(blocks, sites, vec![], vec![]);
         let (keep, counts) = GuideScope::default().sites(&p);
         assert_eq!(keep, vec![true, false, true]);
-        assert_eq!(counts, ScopeCounts { kept: 2, library: 1, not_included: 0, excluded: 0 });
+        assert_eq!(
+            counts,
+            ScopeCounts {
+                kept: 2,
+                library: 1,
+                not_included: 0,
+                excluded: 0
+            }
+        );
         let (keep, counts) = GuideScope::new(&[], &["fun:f".into()]).unwrap().sites(&p);
         assert_eq!(keep, vec![false, false, false]);
-        assert_eq!((counts.excluded, counts.library, counts.left_out()), (2, 1, 3));
+        assert_eq!(
+            (counts.excluded, counts.library, counts.left_out()),
+            (2, 1, 3)
+        );
     }
 
     #[test]
@@ -267,13 +353,21 @@ mod tests {
         assert!(glob_match("a*c", "abbbc") && glob_match("a*c", "ac") && !glob_match("a*c", "acb"));
         assert!(glob_match("*.rs", "src/a.rs") && !glob_match("*.rs", "src/a.rsx"));
         assert!(glob_match("f?o*::*", "foo::bar") && !glob_match("f?o", "fo"));
-        assert!(glob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaab") && !glob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaa"));
+        assert!(
+            glob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaab")
+                && !glob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaa")
+        );
     }
 
     #[test]
     fn empty_patterns_are_one_line_errors() {
-        let e = GuideScope::new(&[], &["src:".into()]).unwrap_err().to_string();
-        assert!(e.starts_with("--frontier_exclude=src:: empty pattern") && !e.contains('\n'), "{e}");
+        let e = GuideScope::new(&[], &["src:".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--frontier_exclude=src:: empty pattern") && !e.contains('\n'),
+            "{e}"
+        );
         assert!(GuideScope::new(&[" ".into()], &[]).is_err());
     }
 }

@@ -88,7 +88,11 @@ pub struct Stats {
 pub fn peak_rss_mb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .map_or(0, |kb| kb / 1024)
 }
 
@@ -128,19 +132,32 @@ impl Monitor {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let p = dir.join("coverage.csv");
         let mut curve = vec![];
-        let kept = if resume { std::fs::read_to_string(&p).ok().filter(|t| t.starts_with(CSV_HEADER)) } else { None };
+        let kept = if resume {
+            std::fs::read_to_string(&p)
+                .ok()
+                .filter(|t| t.starts_with(CSV_HEADER))
+        } else {
+            None
+        };
         let csv = match kept {
             Some(text) => {
                 for row in text.lines().skip(1) {
                     let f: Vec<&str> = row.split(',').collect();
-                    if let (Some(Ok(t)), Some(Ok(c))) = (f.first().map(|x| x.parse::<f64>()), f.get(2).map(|x| x.parse::<usize>())) {
+                    if let (Some(Ok(t)), Some(Ok(c))) = (
+                        f.first().map(|x| x.parse::<f64>()),
+                        f.get(2).map(|x| x.parse::<usize>()),
+                    ) {
                         curve.push((t, c));
                     }
                 }
-                std::fs::OpenOptions::new().append(true).open(&p).with_context(|| format!("cannot open {}", p.display()))?
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&p)
+                    .with_context(|| format!("cannot open {}", p.display()))?
             }
             None => {
-                let mut csv = std::fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
+                let mut csv = std::fs::File::create(&p)
+                    .with_context(|| format!("cannot create {}", p.display()))?;
                 writeln!(csv, "{CSV_HEADER}")?;
                 csv
             }
@@ -152,7 +169,15 @@ impl Monitor {
             }
             b
         });
-        Ok(Monitor { dir: dir.to_path_buf(), display, bar, csv: Some(csv), curve, last_row: None, next_pulse: 1 })
+        Ok(Monitor {
+            dir: dir.to_path_buf(),
+            display,
+            bar,
+            csv: Some(csv),
+            curve,
+            last_row: None,
+            next_pulse: 1,
+        })
     }
 
     /// The directory of the stats files.
@@ -199,8 +224,16 @@ impl Monitor {
     ///
     /// Errors: the stats files cannot be written.
     pub fn tick(&mut self, s: &Stats) -> Result<()> {
-        write_atomic(&self.dir.join("fuzzer_stats.json"), &serde_json::to_vec_pretty(s)?)?;
-        let row = (s.outcomes_covered, s.features, s.corpus_count, s.unique_crashes);
+        write_atomic(
+            &self.dir.join("fuzzer_stats.json"),
+            &serde_json::to_vec_pretty(s)?,
+        )?;
+        let row = (
+            s.outcomes_covered,
+            s.features,
+            s.corpus_count,
+            s.unique_crashes,
+        );
         if self.last_row != Some(row) || s.done {
             self.last_row = Some(row);
             self.curve.push((s.run_time_seconds, s.outcomes_covered));
@@ -208,7 +241,12 @@ impl Monitor {
                 writeln!(
                     f,
                     "{:.1},{},{},{},{},{}",
-                    s.run_time_seconds, s.execs_done, s.outcomes_covered, s.features, s.corpus_count, s.unique_crashes
+                    s.run_time_seconds,
+                    s.execs_done,
+                    s.outcomes_covered,
+                    s.features,
+                    s.corpus_count,
+                    s.unique_crashes
                 )?;
             }
         }
@@ -249,7 +287,11 @@ impl Monitor {
 
 /// The status line: executions, exec/s, coverage, corpus, crashes, time since new coverage.
 pub fn status_line(s: &Stats) -> String {
-    let pct = if s.outcomes_total > 0 { 100.0 * s.outcomes_covered as f64 / s.outcomes_total as f64 } else { 0.0 };
+    let pct = if s.outcomes_total > 0 {
+        100.0 * s.outcomes_covered as f64 / s.outcomes_total as f64
+    } else {
+        0.0
+    };
     format!(
         "{}  execs {} ({}/s) │ cov {}/{} outcomes ({pct:.1}%), {} features │ corpus {} (+{}) │ crashes {} unique ({} total) │ timeouts {} │ oom {} │ last new {}",
         fmt_secs(s.run_time_seconds),
@@ -314,13 +356,24 @@ pub fn plot(path: &Path, curve: &[(f64, usize)], s: &Stats) -> Result<()> {
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{}: branch outcomes covered ({} worker)", s.target, s.worker), ("sans-serif", 18))
+        .caption(
+            format!(
+                "{}: branch outcomes covered ({} worker)",
+                s.target, s.worker
+            ),
+            ("sans-serif", 18),
+        )
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(0f64..xmax, 0f64..ymax)
         .map_err(e)?;
-    chart.configure_mesh().x_desc("seconds").y_desc("outcomes covered").draw().map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds")
+        .y_desc("outcomes covered")
+        .draw()
+        .map_err(e)?;
     // a step curve
     let mut pts = Vec::new();
     let mut last = 0.0;
@@ -330,7 +383,9 @@ pub fn plot(path: &Path, curve: &[(f64, usize)], s: &Stats) -> Result<()> {
         last = c as f64;
     }
     pts.push((xmax, last));
-    chart.draw_series(LineSeries::new(pts, RGBColor(31, 119, 180).stroke_width(2))).map_err(e)?;
+    chart
+        .draw_series(LineSeries::new(pts, RGBColor(31, 119, 180).stroke_width(2)))
+        .map_err(e)?;
     root.present().map_err(e)?;
     Ok(())
 }
@@ -342,7 +397,9 @@ pub fn read(dir: &Path) -> Option<Stats> {
 
 /// Wall time as Unix seconds.
 pub fn unix_now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Seconds as a `Duration`, for the summary.
@@ -365,7 +422,12 @@ mod tests {
     fn stats_csv_and_plot_are_written() {
         let d = tempfile::tempdir().unwrap();
         let mut m = Monitor::new(d.path(), Display::Quiet, false).unwrap();
-        let mut s = Stats { target: "t".into(), worker: "main".into(), outcomes_total: 10, ..Default::default() };
+        let mut s = Stats {
+            target: "t".into(),
+            worker: "main".into(),
+            outcomes_total: 10,
+            ..Default::default()
+        };
         m.tick(&s).unwrap();
         m.tick(&s).unwrap(); // unchanged: no new row
         s.outcomes_covered = 4;
@@ -387,7 +449,12 @@ mod tests {
     #[test]
     fn a_resumed_monitor_keeps_the_coverage_history() {
         let d = tempfile::tempdir().unwrap();
-        let mut s = Stats { target: "t".into(), worker: "main".into(), outcomes_total: 10, ..Default::default() };
+        let mut s = Stats {
+            target: "t".into(),
+            worker: "main".into(),
+            outcomes_total: 10,
+            ..Default::default()
+        };
         let mut m = Monitor::new(d.path(), Display::Quiet, false).unwrap();
         for (t, c) in [(1.0, 2), (2.0, 5)] {
             (s.run_time_seconds, s.outcomes_covered) = (t, c);
@@ -398,12 +465,22 @@ mod tests {
         (s.run_time_seconds, s.outcomes_covered, s.done) = (3.0, 7, true);
         m.finish(&s, &s).unwrap();
         let csv = std::fs::read_to_string(d.path().join("coverage.csv")).unwrap();
-        let times: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+        let times: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
         assert_eq!(times, ["1.0", "2.0", "3.0"], "{csv}");
         assert_eq!(m.curve, [(1.0, 2), (2.0, 5), (3.0, 7)]);
         // a fresh run starts afresh
         let m = Monitor::new(d.path(), Display::Quiet, false).unwrap();
         drop(m);
-        assert_eq!(std::fs::read_to_string(d.path().join("coverage.csv")).unwrap().lines().count(), 1);
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("coverage.csv"))
+                .unwrap()
+                .lines()
+                .count(),
+            1
+        );
     }
 }

@@ -60,27 +60,71 @@ impl Frame {
         let Some(f) = &self.function else {
             // an unnamed frame of the C library or the loader: internals of abort or a signal
             let m = self.module.as_deref().map(basename).unwrap_or("");
-            return ["libc.so", "libc-", "libpthread", "ld-linux"].iter().any(|p| m.starts_with(p));
+            return ["libc.so", "libc-", "libpthread", "ld-linux"]
+                .iter()
+                .any(|p| m.starts_with(p));
         };
         const PREFIXES: &[&str] = &[
-            "__asan", "__ubsan", "__msan", "__lsan", "__sanitizer", "__interceptor_", "___interceptor_", "__interception",
-            "__evotest", "evotest_rt::", "__GI_", "__libc_message", "__assert_fail", "__fortify_fail", "__chk_fail",
-            "__stack_chk_fail", "__pthread_kill", "__restore_rt", "__cxa_throw", "std::__terminate",
+            "__asan",
+            "__ubsan",
+            "__msan",
+            "__lsan",
+            "__sanitizer",
+            "__interceptor_",
+            "___interceptor_",
+            "__interception",
+            "__evotest",
+            "evotest_rt::",
+            "__GI_",
+            "__libc_message",
+            "__assert_fail",
+            "__fortify_fail",
+            "__chk_fail",
+            "__stack_chk_fail",
+            "__pthread_kill",
+            "__restore_rt",
+            "__cxa_throw",
+            "std::__terminate",
         ];
         // and the allocator's entry points, the first frames of a leak's allocation stack
         const EXACT: &[&str] = &[
-            "abort", "raise", "gsignal", "pthread_kill", "backtrace", "__assert_fail_base", "_Unwind_Backtrace", "malloc", "calloc",
-            "realloc", "strdup", "strndup", "operator new(unsigned long)", "operator new[](unsigned long)",
+            "abort",
+            "raise",
+            "gsignal",
+            "pthread_kill",
+            "backtrace",
+            "__assert_fail_base",
+            "_Unwind_Backtrace",
+            "malloc",
+            "calloc",
+            "realloc",
+            "strdup",
+            "strndup",
+            "operator new(unsigned long)",
+            "operator new[](unsigned long)",
         ];
         // Rust's panic and abort machinery (std, core, alloc, the compiler's panic entry points,
         // libfuzzer-sys's aborting panic hook): every Rust panic goes through it
         const RUST: &[&str] = &[
-            "std::", "core::", "alloc::", "<std::", "<core::", "<alloc::", "__rustc::", "rust_panic", "rust_begin_unwind",
-            "libfuzzer_sys::initialize", "libfuzzer_sys::RUST_LIBFUZZER_DEBUG_PATH", "__rust_",
+            "std::",
+            "core::",
+            "alloc::",
+            "<std::",
+            "<core::",
+            "<alloc::",
+            "__rustc::",
+            "rust_panic",
+            "rust_begin_unwind",
+            "libfuzzer_sys::initialize",
+            "libfuzzer_sys::RUST_LIBFUZZER_DEBUG_PATH",
+            "__rust_",
         ];
         PREFIXES.iter().any(|p| f.starts_with(p))
             || RUST.iter().any(|p| f.starts_with(p))
-            || self.location.as_deref().is_some_and(|l| l.starts_with("/rustc/"))
+            || self
+                .location
+                .as_deref()
+                .is_some_and(|l| l.starts_with("/rustc/"))
             || EXACT.contains(&f.as_str())
             || f.contains("crash_stacks::deadly")
             || f.starts_with("__sanitizer::")
@@ -139,7 +183,10 @@ pub fn parse_frame(line: &str) -> Option<(usize, Frame)> {
     } else if rest.starts_with("(BuildId:") {
         rest.clear();
     }
-    let mut f = Frame { pc, ..Default::default() };
+    let mut f = Frame {
+        pc,
+        ..Default::default()
+    };
     // a trailing (MODULE+0xOFF)
     if rest.ends_with(')') {
         if let Some(open) = rest.rfind('(') {
@@ -215,7 +262,10 @@ pub fn summary(line: &str) -> Option<(&str, &str)> {
 pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text.lines().collect();
-    let mut r = Report { kind: fallback_kind(exit), ..Default::default() };
+    let mut r = Report {
+        kind: fallback_kind(exit),
+        ..Default::default()
+    };
     // where the report starts
     let start = lines.iter().position(|l| {
         l.contains("ERROR: AddressSanitizer")
@@ -233,7 +283,10 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
     let Some(start) = start else { return r };
     let first = lines[start];
     if let Some(i) = first.find(CRASH_STACK_BANNER) {
-        let sig: i32 = first[i + CRASH_STACK_BANNER.len()..].trim().parse().unwrap_or(0);
+        let sig: i32 = first[i + CRASH_STACK_BANNER.len()..]
+            .trim()
+            .parse()
+            .unwrap_or(0);
         r.kind = signal_kind(sig);
     } else if let Some(i) = first.find(": runtime error: ") {
         r.sanitizer = Some("UndefinedBehaviorSanitizer".into());
@@ -243,12 +296,22 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
         let after = &first[i + 7..];
         if let Some((san, what)) = after.split_once(": ") {
             r.sanitizer = Some(san.trim().to_string());
-            r.kind = if san.trim() == "LeakSanitizer" { LEAK_KIND.to_string() } else { what.split_whitespace().next().unwrap_or("error").to_string() };
+            r.kind = if san.trim() == "LeakSanitizer" {
+                LEAK_KIND.to_string()
+            } else {
+                what.split_whitespace()
+                    .next()
+                    .unwrap_or("error")
+                    .to_string()
+            };
         }
     }
     // the SUMMARY line names the kind best (`allocation-size-too-big`, `heap-buffer-overflow`)
     if let Some((_, k)) = lines[start..].iter().find_map(|l| summary(l)) {
-        if !matches!(r.sanitizer.as_deref(), Some("UndefinedBehaviorSanitizer" | "LeakSanitizer")) {
+        if !matches!(
+            r.sanitizer.as_deref(),
+            Some("UndefinedBehaviorSanitizer" | "LeakSanitizer")
+        ) {
             r.kind = k.to_string();
         }
     }
@@ -267,7 +330,12 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
             None => {}
         }
     }
-    r.text = lines[start..].iter().take(100).copied().collect::<Vec<_>>().join("\n");
+    r.text = lines[start..]
+        .iter()
+        .take(100)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
     r.fold_clones();
     r
 }
@@ -288,7 +356,10 @@ pub fn tidy_rust_name(name: &str) -> String {
     if !n.contains('$') {
         return n.to_string();
     }
-    n.split("::").map(evotest_abi::rust_names::unescape_legacy).collect::<Vec<_>>().join("::")
+    n.split("::")
+        .map(evotest_abi::rust_names::unescape_legacy)
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// The location and message of the first Rust panic (`thread 'x' panicked at FILE:L:C:` with
@@ -305,7 +376,10 @@ fn abort_message(lines: &[&str]) -> Option<(String, String)> {
                 }
             }
             let loc = rest.strip_suffix(':').unwrap_or(rest).to_string();
-            let msg = lines.get(i + 1).map(|m| m.trim().to_string()).unwrap_or_default();
+            let msg = lines
+                .get(i + 1)
+                .map(|m| m.trim().to_string())
+                .unwrap_or_default();
             return Some((loc, msg));
         }
         if let (Some(a), true) = (l.find(": Assertion `"), l.ends_with("' failed.")) {
@@ -352,9 +426,14 @@ impl Report {
     pub fn fold_clones(&mut self) {
         let mut i = 0;
         while i < self.frames.len() {
-            let base = self.frames[i].function.as_deref().and_then(clone_of).map(str::to_string);
+            let base = self.frames[i]
+                .function
+                .as_deref()
+                .and_then(clone_of)
+                .map(str::to_string);
             if let Some(base) = base {
-                if self.frames.get(i + 1).and_then(|f| f.function.as_deref()) == Some(base.as_str()) {
+                if self.frames.get(i + 1).and_then(|f| f.function.as_deref()) == Some(base.as_str())
+                {
                     self.frames.remove(i + 1);
                 }
                 self.frames[i].function = Some(base);
@@ -365,7 +444,11 @@ impl Report {
 
     /// The frames that say where the bug is (noise skipped), innermost first.
     pub fn top_frames(&self) -> Vec<&Frame> {
-        self.frames.iter().filter(|f| !f.is_noise()).take(SIGNATURE_FRAMES).collect()
+        self.frames
+            .iter()
+            .filter(|f| !f.is_noise())
+            .take(SIGNATURE_FRAMES)
+            .collect()
     }
 
     /// The de-duplication signature: kind (and UBSan's location) and the top symbolised frames'
@@ -388,7 +471,12 @@ impl Report {
 
     /// The stack for people, one frame a line.
     pub fn stack_text(&self) -> String {
-        self.frames.iter().enumerate().map(|(i, f)| format!("    #{i} {}", f.describe())).collect::<Vec<_>>().join("\n")
+        self.frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| format!("    #{i} {}", f.describe()))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -404,16 +492,25 @@ pub struct Symbolizer {
 impl Symbolizer {
     /// A symboliser for frames of `exe` and the libraries it loads.
     pub fn new(exe: &Path) -> Symbolizer {
-        let tool = ["/usr/lib/llvm-22/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-22"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.is_file())
-            .or_else(|| {
-                std::env::var_os("PATH").and_then(|p| {
-                    std::env::split_paths(&p).map(|d| d.join("llvm-symbolizer")).find(|c| c.is_file())
-                })
-            });
-        Symbolizer { tool, exe: exe.to_path_buf(), cache: HashMap::new() }
+        let tool = [
+            "/usr/lib/llvm-22/bin/llvm-symbolizer",
+            "/usr/bin/llvm-symbolizer-22",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|p| {
+                std::env::split_paths(&p)
+                    .map(|d| d.join("llvm-symbolizer"))
+                    .find(|c| c.is_file())
+            })
+        });
+        Symbolizer {
+            tool,
+            exe: exe.to_path_buf(),
+            cache: HashMap::new(),
+        }
     }
 
     /// The symboliser in use, if any.
@@ -425,7 +522,9 @@ impl Symbolizer {
     /// function. Frames other than the first are return addresses: the byte before them is
     /// symbolised, as the sanitizers do.
     pub fn symbolize(&mut self, r: &mut Report) {
-        let Some(tool) = self.tool.clone() else { return };
+        let Some(tool) = self.tool.clone() else {
+            return;
+        };
         let mut wanted: HashMap<String, Vec<u64>> = HashMap::new();
         for (i, f) in r.frames.iter().enumerate() {
             if f.function.is_some() {
@@ -439,8 +538,13 @@ impl Symbolizer {
             }
         }
         for (module, addrs) in wanted {
-            let is_exe = module.is_empty() || Path::new(&module) == self.exe || !Path::new(&module).exists();
-            let obj = if is_exe { self.exe.clone() } else { PathBuf::from(&module) };
+            let is_exe =
+                module.is_empty() || Path::new(&module) == self.exe || !Path::new(&module).exists();
+            let obj = if is_exe {
+                self.exe.clone()
+            } else {
+                PathBuf::from(&module)
+            };
             // module offsets are relative to the load bias: ELF virtual addresses
             let input: String = addrs.iter().map(|a| format!("{a:#x}\n")).collect();
             let out = Command::new(&tool)
@@ -462,14 +566,23 @@ impl Symbolizer {
             let text = String::from_utf8_lossy(&out.stdout);
             // one block per address, blocks separated by blank lines; the first pair of a block is
             // the innermost (inlined) function
-            let blocks: Vec<Vec<&str>> =
-                text.split("\n\n").map(|b| b.lines().filter(|l| !l.trim().is_empty()).collect()).filter(|b: &Vec<&str>| !b.is_empty()).collect();
+            let blocks: Vec<Vec<&str>> = text
+                .split("\n\n")
+                .map(|b| b.lines().filter(|l| !l.trim().is_empty()).collect())
+                .filter(|b: &Vec<&str>| !b.is_empty())
+                .collect();
             for (a, b) in addrs.iter().zip(blocks) {
                 let pairs: Vec<(Option<String>, Option<String>)> = b
                     .chunks(2)
                     .map(|c| {
-                        let func = c.first().map(|s| tidy_rust_name(s.trim())).filter(|s| s != "??");
-                        let loc = c.get(1).map(|s| s.trim().to_string()).filter(|s| !s.starts_with("??"));
+                        let func = c
+                            .first()
+                            .map(|s| tidy_rust_name(s.trim()))
+                            .filter(|s| s != "??");
+                        let loc = c
+                            .get(1)
+                            .map(|s| s.trim().to_string())
+                            .filter(|s| !s.starts_with("??"));
                         (func, loc)
                     })
                     .collect();
@@ -489,7 +602,11 @@ impl Symbolizer {
             match hit {
                 Some(pairs) => {
                     for (func, loc) in pairs {
-                        out.push(Frame { function: func.clone(), location: loc.clone(), ..f.clone() });
+                        out.push(Frame {
+                            function: func.clone(),
+                            location: loc.clone(),
+                            ..f.clone()
+                        });
                     }
                 }
                 None => out.push(f),
@@ -504,7 +621,9 @@ impl Symbolizer {
 /// table names it, or `f(int) (.evotest_lite)` demangled), `None` for any other.
 fn clone_of(function: &str) -> Option<&str> {
     let suffix = evotest_abi::names::LITE_CLONE_SUFFIX;
-    function.strip_suffix(suffix).or_else(|| function.strip_suffix(&format!(" ({suffix})") as &str))
+    function
+        .strip_suffix(suffix)
+        .or_else(|| function.strip_suffix(&format!(" ({suffix})") as &str))
 }
 
 /// One unique crash, as recorded in the shared crash directory.
@@ -546,11 +665,16 @@ impl CrashDb {
     /// Errors: the directory cannot be created.
     pub fn open(dir: &Path) -> Result<CrashDb> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(CrashDb { dir: dir.to_path_buf() })
+        Ok(CrashDb {
+            dir: dir.to_path_buf(),
+        })
     }
 
     fn path(&self, signature: &str) -> PathBuf {
-        self.dir.join(format!("{}.json", &super::corpus::sha1_hex(signature.as_bytes())[..16]))
+        self.dir.join(format!(
+            "{}.json",
+            &super::corpus::sha1_hex(signature.as_bytes())[..16]
+        ))
     }
 
     /// Every record (unreadable files are skipped).
@@ -583,8 +707,13 @@ impl CrashDb {
     /// Errors: the directory is not writable.
     pub fn claim(&self, r: &CrashRecord) -> Result<bool> {
         let p = self.path(&r.signature);
-        let tmp = self.dir.join(format!(".claim-{}-{}", std::process::id(), p.file_name().unwrap().to_string_lossy()));
-        std::fs::write(&tmp, serde_json::to_vec_pretty(r)?).with_context(|| format!("cannot write {}", tmp.display()))?;
+        let tmp = self.dir.join(format!(
+            ".claim-{}-{}",
+            std::process::id(),
+            p.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&tmp, serde_json::to_vec_pretty(r)?)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
         let won = std::fs::hard_link(&tmp, &p).is_ok();
         let _ = std::fs::remove_file(&tmp);
         if !won && !p.exists() {
@@ -603,7 +732,9 @@ impl CrashDb {
     /// The marker of an artifact this run is about to write: `DIR/pending/<hash of its path>`,
     /// holding the path.
     fn marker(&self, artifact: &Path) -> PathBuf {
-        self.dir.join("pending").join(super::corpus::sha1_hex(artifact.as_os_str().as_encoded_bytes()))
+        self.dir.join("pending").join(super::corpus::sha1_hex(
+            artifact.as_os_str().as_encoded_bytes(),
+        ))
     }
 
     /// Say that `artifact` is about to be written, before writing it: a run killed before it
@@ -613,7 +744,8 @@ impl CrashDb {
     /// Errors: the marker cannot be written.
     pub fn intend(&self, artifact: &Path) -> Result<()> {
         let m = self.marker(artifact);
-        std::fs::create_dir_all(m.parent().expect("a marker has a parent")).with_context(|| format!("cannot create {}", self.dir.display()))?;
+        std::fs::create_dir_all(m.parent().expect("a marker has a parent"))
+            .with_context(|| format!("cannot create {}", self.dir.display()))?;
         write_atomic(&m, artifact.as_os_str().as_encoded_bytes())
     }
 
@@ -630,7 +762,11 @@ impl CrashDb {
             .flatten()
             .flatten()
             .filter_map(|e| std::fs::read(e.path()).ok())
-            .map(|b| PathBuf::from(std::ffi::OsString::from(String::from_utf8_lossy(&b).into_owned())))
+            .map(|b| {
+                PathBuf::from(std::ffi::OsString::from(
+                    String::from_utf8_lossy(&b).into_owned(),
+                ))
+            })
             .collect();
         v.sort();
         v
@@ -662,9 +798,15 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         assert_eq!(r.frames.len(), 3);
         assert_eq!(r.frames[0].module.as_deref(), Some("/tmp/ft/ha"));
         assert_eq!(r.frames[0].offset, Some(0x12c441));
-        assert_eq!(r.frames[1].function.as_deref(), Some("LLVMFuzzerTestOneInput"));
+        assert_eq!(
+            r.frames[1].function.as_deref(),
+            Some("LLVMFuzzerTestOneInput")
+        );
         assert_eq!(r.frames[1].location.as_deref(), Some("/tmp/h.c:7:29"));
-        assert_eq!(r.raw_key(), "heap-buffer-overflow ha+0x12c441 0x55cc44399667 libc.so.6+0x27249");
+        assert_eq!(
+            r.raw_key(),
+            "heap-buffer-overflow ha+0x12c441 0x55cc44399667 libc.so.6+0x27249"
+        );
         assert!(r.text.starts_with("==4711==ERROR"));
     }
 
@@ -675,49 +817,112 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         assert_eq!((r.kind.as_str(), r.frames.len()), ("SIGSEGV", 2));
         let ub = "h.c:5:12: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'\n    #0 0x1 (/x/h+0x1)\nSUMMARY: UndefinedBehaviorSanitizer: undefined-behavior h.c:5:12\n";
         let r = parse(ub.as_bytes(), ExitKind::Crash { signal: 6 });
-        assert_eq!((r.kind.as_str(), r.location.as_deref()), ("undefined-behavior", Some("h.c:5:12")));
+        assert_eq!(
+            (r.kind.as_str(), r.location.as_deref()),
+            ("undefined-behavior", Some("h.c:5:12"))
+        );
         assert!(r.signature().starts_with("undefined-behavior at h.c:5:12"));
         let r = parse(b"", ExitKind::Crash { signal: 8 });
-        assert_eq!((r.kind.as_str(), r.frames.len(), r.signature().as_str()), ("SIGFPE", 0, "SIGFPE"));
+        assert_eq!(
+            (r.kind.as_str(), r.frames.len(), r.signature().as_str()),
+            ("SIGFPE", 0, "SIGFPE")
+        );
     }
 
     #[test]
     fn signatures_skip_noise_frames() {
-        let mut r = Report { kind: "SIGABRT".into(), ..Default::default() };
-        for f in ["__pthread_kill_implementation", "raise", "abort", "evotest_rt::crash_stacks::deadly", "parse_tag", "parse_doc", "LLVMFuzzerTestOneInput", "main"] {
-            r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        let mut r = Report {
+            kind: "SIGABRT".into(),
+            ..Default::default()
+        };
+        for f in [
+            "__pthread_kill_implementation",
+            "raise",
+            "abort",
+            "evotest_rt::crash_stacks::deadly",
+            "parse_tag",
+            "parse_doc",
+            "LLVMFuzzerTestOneInput",
+            "main",
+        ] {
+            r.frames.push(Frame {
+                function: Some(f.into()),
+                ..Default::default()
+            });
         }
-        assert_eq!(r.signature(), "SIGABRT | parse_tag | parse_doc | LLVMFuzzerTestOneInput");
+        assert_eq!(
+            r.signature(),
+            "SIGABRT | parse_tag | parse_doc | LLVMFuzzerTestOneInput"
+        );
     }
 
     #[test]
     fn frames_of_coverage_only_clones_read_as_the_originals() {
         // a crash in a coverage-only execution: the clones' frames, and the original that
         // entered its clone; a full execution of the same input gives the second stack
-        let mut lite = Report { kind: "SIGSEGV".into(), ..Default::default() };
-        for f in ["crash_here", "parse.evotest_lite", "LLVMFuzzerTestOneInput.evotest_lite", "LLVMFuzzerTestOneInput", "main"] {
-            lite.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        let mut lite = Report {
+            kind: "SIGSEGV".into(),
+            ..Default::default()
+        };
+        for f in [
+            "crash_here",
+            "parse.evotest_lite",
+            "LLVMFuzzerTestOneInput.evotest_lite",
+            "LLVMFuzzerTestOneInput",
+            "main",
+        ] {
+            lite.frames.push(Frame {
+                function: Some(f.into()),
+                ..Default::default()
+            });
         }
         lite.fold_clones();
-        let mut full = Report { kind: "SIGSEGV".into(), ..Default::default() };
+        let mut full = Report {
+            kind: "SIGSEGV".into(),
+            ..Default::default()
+        };
         for f in ["crash_here", "parse", "LLVMFuzzerTestOneInput", "main"] {
-            full.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+            full.frames.push(Frame {
+                function: Some(f.into()),
+                ..Default::default()
+            });
         }
         assert_eq!(lite.frames, full.frames);
-        assert_eq!(lite.signature(), "SIGSEGV | crash_here | parse | LLVMFuzzerTestOneInput");
+        assert_eq!(
+            lite.signature(),
+            "SIGSEGV | crash_here | parse | LLVMFuzzerTestOneInput"
+        );
         // demangled C++ names, and recursion of an original is left alone
-        let mut r = Report { kind: "SIGSEGV".into(), ..Default::default() };
-        for f in ["walk(node*) (.evotest_lite)", "walk(node*)", "walk(node*)", "main"] {
-            r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+        let mut r = Report {
+            kind: "SIGSEGV".into(),
+            ..Default::default()
+        };
+        for f in [
+            "walk(node*) (.evotest_lite)",
+            "walk(node*)",
+            "walk(node*)",
+            "main",
+        ] {
+            r.frames.push(Frame {
+                function: Some(f.into()),
+                ..Default::default()
+            });
         }
         r.fold_clones();
-        let names: Vec<_> = r.frames.iter().map(|f| f.function.clone().unwrap()).collect();
+        let names: Vec<_> = r
+            .frames
+            .iter()
+            .map(|f| f.function.clone().unwrap())
+            .collect();
         assert_eq!(names, ["walk(node*)", "walk(node*)", "main"]);
     }
 
     #[test]
     fn signatures_skip_rust_panic_frames() {
-        let mut r = Report { kind: "SIGABRT".into(), ..Default::default() };
+        let mut r = Report {
+            kind: "SIGABRT".into(),
+            ..Default::default()
+        };
         for f in [
             "std::sys::pal::unix::abort_internal",
             "std::process::abort",
@@ -729,7 +934,10 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             "rust_fuzzer_test_input",
             "LLVMFuzzerTestOneInput",
         ] {
-            r.frames.push(Frame { function: Some(f.into()), ..Default::default() });
+            r.frames.push(Frame {
+                function: Some(f.into()),
+                ..Default::default()
+            });
         }
         assert_eq!(r.signature(), "SIGABRT | fuzz_parse::_::__libfuzzer_sys_run | rust_fuzzer_test_input | LLVMFuzzerTestOneInput");
     }
@@ -743,26 +951,61 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             let err = format!("thread '<unnamed>' panicked at {loc}:\n{msg}\nnote: run with `RUST_BACKTRACE=1`\n{banner}");
             parse(err.as_bytes(), ExitKind::Crash { signal: 6 })
         };
-        let a = panic("src/lib.rs:20:13", "index out of bounds: the len is 3 but the index is 5");
+        let a = panic(
+            "src/lib.rs:20:13",
+            "index out of bounds: the len is 3 but the index is 5",
+        );
         let b = panic("src/lib.rs:25:9", "attempt to divide by zero");
         assert_eq!(a.location.as_deref(), Some("src/lib.rs:20:13"));
-        assert_eq!(a.message.as_deref(), Some("index out of bounds: the len is 3 but the index is 5"));
+        assert_eq!(
+            a.message.as_deref(),
+            Some("index out of bounds: the len is 3 but the index is 5")
+        );
         assert_ne!(a.signature(), b.signature());
-        assert_eq!(a.signature(), panic("src/lib.rs:20:13", "index out of bounds: the len is 3 but the index is 9").signature());
+        assert_eq!(
+            a.signature(),
+            panic(
+                "src/lib.rs:20:13",
+                "index out of bounds: the len is 3 but the index is 9"
+            )
+            .signature()
+        );
         // before Rust 1.73
-        let old = parse(format!("thread 'main' panicked at 'boom', src/main.rs:4:5\n{banner}").as_bytes(), ExitKind::Crash { signal: 6 });
-        assert_eq!((old.location.as_deref(), old.message.as_deref()), (Some("src/main.rs:4:5"), Some("boom")));
+        let old = parse(
+            format!("thread 'main' panicked at 'boom', src/main.rs:4:5\n{banner}").as_bytes(),
+            ExitKind::Crash { signal: 6 },
+        );
+        assert_eq!(
+            (old.location.as_deref(), old.message.as_deref()),
+            (Some("src/main.rs:4:5"), Some("boom"))
+        );
         // glibc's assert
         let c = parse(format!("harness: tag.c:41: int parse_tag(const char *): Assertion `n < 8' failed.\n{banner}").as_bytes(), ExitKind::Crash { signal: 6 });
-        assert_eq!((c.location.as_deref(), c.message.as_deref()), (Some("tag.c:41"), Some("Assertion `n < 8' failed.")));
-        assert!(c.signature().starts_with("SIGABRT at tag.c:41 | "), "{}", c.signature());
+        assert_eq!(
+            (c.location.as_deref(), c.message.as_deref()),
+            (Some("tag.c:41"), Some("Assertion `n < 8' failed."))
+        );
+        assert!(
+            c.signature().starts_with("SIGABRT at tag.c:41 | "),
+            "{}",
+            c.signature()
+        );
     }
 
     #[test]
     fn rust_names_lose_their_hash_and_escapes() {
-        assert_eq!(tidy_rust_name("panicky::run::h3afc3b6064630f03"), "panicky::run");
-        assert_eq!(tidy_rust_name("_$LT$usize$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef"), "<usize as core::fmt::Debug>::fmt");
-        assert_eq!(tidy_rust_name("structured::_::__libfuzzer_sys_run::_$u7b$$u7b$closure$u7d$$u7d$"), "structured::_::__libfuzzer_sys_run::{{closure}}");
+        assert_eq!(
+            tidy_rust_name("panicky::run::h3afc3b6064630f03"),
+            "panicky::run"
+        );
+        assert_eq!(
+            tidy_rust_name("_$LT$usize$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef"),
+            "<usize as core::fmt::Debug>::fmt"
+        );
+        assert_eq!(
+            tidy_rust_name("structured::_::__libfuzzer_sys_run::_$u7b$$u7b$closure$u7d$$u7d$"),
+            "structured::_::__libfuzzer_sys_run::{{closure}}"
+        );
         // C and C++ names stay as they are
         assert_eq!(tidy_rust_name("parse_tag"), "parse_tag");
         assert_eq!(tidy_rust_name("foo::bar(int)"), "foo::bar(int)");
@@ -772,9 +1015,15 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
     #[test]
     fn frame_lines() {
         let (n, f) = parse_frame("    #12 0xdeadbeef in foo::bar(int) /src/a.cc:3:4").unwrap();
-        assert_eq!((n, f.pc, f.function.as_deref(), f.location.as_deref()), (12, 0xdeadbeef, Some("foo::bar(int)"), Some("/src/a.cc:3:4")));
+        assert_eq!(
+            (n, f.pc, f.function.as_deref(), f.location.as_deref()),
+            (12, 0xdeadbeef, Some("foo::bar(int)"), Some("/src/a.cc:3:4"))
+        );
         let (_, f) = parse_frame("#0 0x4 in memcpy (/lib/libc.so.6+0x99)").unwrap();
-        assert_eq!((f.function.as_deref(), f.module.as_deref(), f.offset), (Some("memcpy"), Some("/lib/libc.so.6"), Some(0x99)));
+        assert_eq!(
+            (f.function.as_deref(), f.module.as_deref(), f.offset),
+            (Some("memcpy"), Some("/lib/libc.so.6"), Some(0x99))
+        );
         assert!(parse_frame("#x 0x1").is_none());
         assert!(parse_frame("READ of size").is_none());
     }
@@ -800,7 +1049,10 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         assert!(db.claim(&r).unwrap());
         assert!(!db.claim(&r).unwrap());
         assert!(db.contains("SIGSEGV | f"));
-        assert_eq!(db.get("SIGSEGV | f").map(|x| x.artifact), Some("crash-1".into()));
+        assert_eq!(
+            db.get("SIGSEGV | f").map(|x| x.artifact),
+            Some("crash-1".into())
+        );
         assert_eq!(db.get("SIGBUS | g"), None);
         r.minimized = true;
         db.update(&r).unwrap();

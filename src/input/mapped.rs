@@ -117,10 +117,18 @@ pub fn unkey64(k: u64) -> u64 {
 
 fn float_keys(g: &Field) -> (u64, u64) {
     match (g.ty, g.range) {
-        (_, Range::Float { .. }) if g.full => (0, if g.ty == ScalarType::F32 { u32::MAX as u64 } else { u64::MAX }),
-        (ScalarType::F32, Range::Float { lo, hi }) => {
-            (key32((lo as f32).to_bits()) as u64, key32((hi as f32).to_bits()) as u64)
-        }
+        (_, Range::Float { .. }) if g.full => (
+            0,
+            if g.ty == ScalarType::F32 {
+                u32::MAX as u64
+            } else {
+                u64::MAX
+            },
+        ),
+        (ScalarType::F32, Range::Float { lo, hi }) => (
+            key32((lo as f32).to_bits()) as u64,
+            key32((hi as f32).to_bits()) as u64,
+        ),
         (_, Range::Float { lo, hi }) => (key64(lo.to_bits()), key64(hi.to_bits())),
         _ => (0, 0),
     }
@@ -140,13 +148,17 @@ fn field_value(g: &Field, r: u64, enc: PeerEncoding) -> Value {
         return match g.ty {
             ScalarType::F32 => Value::Float(f32::from_bits(r as u32) as f64),
             ScalarType::F64 => Value::Float(f64::from_bits(r)),
-            t if t.is_signed() && bits < 64 => Value::Int(((r << (64 - bits)) as i64 >> (64 - bits)) as i128),
+            t if t.is_signed() && bits < 64 => {
+                Value::Int(((r << (64 - bits)) as i64 >> (64 - bits)) as i128)
+            }
             t if t.is_signed() => Value::Int(r as i64 as i128),
             _ => Value::Int(r as i128),
         };
     }
     match (&g.role, g.range) {
-        (Role::Char { alphabet }, _) => Value::Int(alphabet[(r % alphabet.len() as u64) as usize] as i128),
+        (Role::Char { alphabet }, _) => {
+            Value::Int(alphabet[(r % alphabet.len() as u64) as usize] as i128)
+        }
         (_, Range::Int { lo, hi }) => {
             if g.ty == ScalarType::Bool {
                 return Value::Int(lo.max((r & 1) as i128).min(hi));
@@ -157,11 +169,19 @@ fn field_value(g: &Field, r: u64, enc: PeerEncoding) -> Value {
         (_, Range::Float { lo, .. }) => {
             if let (Some(n), Some(s)) = (steps(g), g.step) {
                 let v = lo + (r % (n + 1)) as f64 * s;
-                return Value::Float(if g.ty == ScalarType::F32 { v as f32 as f64 } else { v });
+                return Value::Float(if g.ty == ScalarType::F32 {
+                    v as f32 as f64
+                } else {
+                    v
+                });
             }
             let (klo, khi) = float_keys(g);
             let span = khi - klo;
-            let k = if span == u64::MAX { r } else { klo + r % (span + 1) };
+            let k = if span == u64::MAX {
+                r
+            } else {
+                klo + r % (span + 1)
+            };
             if g.ty == ScalarType::F32 {
                 Value::Float(f32::from_bits(unkey32(k as u32)) as f64)
             } else {
@@ -191,7 +211,11 @@ pub fn decode(d: &Domain, bytes: &[u8], enc: PeerEncoding) -> Input {
         if g.ty == ScalarType::F32 && g.full && matches!(v, Value::Float(f) if f.is_nan()) {
             // a signalling NaN would come back quiet from its f64 value: write its bits as the C
             // decoder does (the whole range's key span is 2^32, so the key is r's low half)
-            let bits = if enc.is_raw(g) { r as u32 } else { unkey32(r as u32) };
+            let bits = if enc.is_raw(g) {
+                r as u32
+            } else {
+                unkey32(r as u32)
+            };
             out[g.offset..g.offset + 4].copy_from_slice(&bits.to_le_bytes());
         }
     }
@@ -215,7 +239,10 @@ pub fn encode(d: &Domain, input: &Input, enc: PeerEncoding) -> Vec<u8> {
                 Value::Float(f) => f.to_bits(),
                 Value::Int(i) => i as u64,
             },
-            (Role::Char { alphabet }, _, v) => alphabet.iter().position(|&c| c as i128 == v.as_i128()).unwrap_or(0) as u64,
+            (Role::Char { alphabet }, _, v) => alphabet
+                .iter()
+                .position(|&c| c as i128 == v.as_i128())
+                .unwrap_or(0) as u64,
             (_, Range::Int { lo, .. }, v) => {
                 if g.ty == ScalarType::Bool {
                     v.as_i128() as u64 & 1
@@ -228,7 +255,11 @@ pub fn encode(d: &Domain, input: &Input, enc: PeerEncoding) -> Vec<u8> {
                     ((f - lo) / s).round().max(0.0) as u64
                 } else {
                     let (klo, _) = float_keys(g);
-                    let k = if g.ty == ScalarType::F32 { key32((f as f32).to_bits()) as u64 } else { key64(f.to_bits()) };
+                    let k = if g.ty == ScalarType::F32 {
+                        key32((f as f32).to_bits()) as u64
+                    } else {
+                        key64(f.to_bits())
+                    };
                     k.wrapping_sub(klo)
                 }
             }
@@ -247,9 +278,18 @@ enum Slot {
     Copy { field: usize, from: usize },
     /// A string: `max` characters from input offset `from`, up to the first NUL; its length
     /// goes into field `len_field`, its characters into the `max` fields from `first`.
-    Str { len_field: usize, first: usize, max: usize, from: usize },
+    Str {
+        len_field: usize,
+        first: usize,
+        max: usize,
+        from: usize,
+    },
     /// A buffer's length: a 4-byte integer from `from`, cut to `max`.
-    Len { field: usize, from: usize, max: usize },
+    Len {
+        field: usize,
+        from: usize,
+        max: usize,
+    },
 }
 
 /// The [`PeerEncoding::Bytes`] layout of `d`: a slot per field (one per string), and the input
@@ -268,14 +308,25 @@ fn bytes_layout(d: &Domain) -> (Vec<Slot>, usize) {
             && i + max < d.fields.len()
             && (1..=max).all(|k| {
                 let c = &d.fields[i + k];
-                matches!(c.role, Role::Char { .. }) && c.ty.size() == 1 && c.offset == d.fields[i + 1].offset + k - 1
+                matches!(c.role, Role::Char { .. })
+                    && c.ty.size() == 1
+                    && c.offset == d.fields[i + 1].offset + k - 1
             });
         if is_string {
-            slots.push(Slot::Str { len_field: i, first: i + 1, max, from });
+            slots.push(Slot::Str {
+                len_field: i,
+                first: i + 1,
+                max,
+                from,
+            });
             from += max;
             i += 1 + max;
         } else if g.role == Role::Length {
-            slots.push(Slot::Len { field: i, from, max });
+            slots.push(Slot::Len {
+                field: i,
+                from,
+                max,
+            });
             from += g.ty.size();
             i += 1;
         } else {
@@ -311,7 +362,12 @@ fn decode_bytes(d: &Domain, bytes: &[u8]) -> Input {
                     out[g.offset] &= 1;
                 }
             }
-            Slot::Str { len_field, first, max, from } => {
+            Slot::Str {
+                len_field,
+                first,
+                max,
+                from,
+            } => {
                 let n = (0..max).find(|&k| byte(from + k) == 0).unwrap_or(max);
                 for k in 0..n {
                     out[d.fields[first + k].offset] = byte(from + k);
@@ -340,7 +396,12 @@ fn encode_bytes(d: &Domain, input: &Input) -> Vec<u8> {
                     out[from + k] = at(g.offset + k);
                 }
             }
-            Slot::Str { len_field, first, max, from } => {
+            Slot::Str {
+                len_field,
+                first,
+                max,
+                from,
+            } => {
                 let n = (d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize;
                 for k in 0..n {
                     let c = at(d.fields[first + k].offset);
@@ -367,21 +428,43 @@ fn encode_bytes(d: &Domain, input: &Input) -> Vec<u8> {
 fn c_decoder_bytes(d: &Domain) -> String {
     let (slots, len) = bytes_layout(d);
     let len = len.max(1);
-    let mut s = String::from("static void evotest_map(const uint8_t *data, size_t size, unsigned char *out) {\n");
-    let _ = writeln!(s, "    unsigned char in[{len}];\n    uint32_t len;\n    memset(in, 0, {len});");
-    let _ = writeln!(s, "    memcpy(in, data, size < {len} ? size : {len});\n    memset(out, 0, {});", d.len.max(1));
+    let mut s = String::from(
+        "static void evotest_map(const uint8_t *data, size_t size, unsigned char *out) {\n",
+    );
+    let _ = writeln!(
+        s,
+        "    unsigned char in[{len}];\n    uint32_t len;\n    memset(in, 0, {len});"
+    );
+    let _ = writeln!(
+        s,
+        "    memcpy(in, data, size < {len} ? size : {len});\n    memset(out, 0, {});",
+        d.len.max(1)
+    );
     for slot in slots {
         match slot {
             Slot::Copy { field, from } => {
                 let g = &d.fields[field];
-                let _ = writeln!(s, "    memcpy(out + {}, in + {from}, {});", g.offset, g.ty.size());
+                let _ = writeln!(
+                    s,
+                    "    memcpy(out + {}, in + {from}, {});",
+                    g.offset,
+                    g.ty.size()
+                );
                 if g.ty == ScalarType::Bool {
                     let _ = writeln!(s, "    out[{}] &= 1;", g.offset);
                 }
             }
-            Slot::Str { len_field, first, max, from } => {
+            Slot::Str {
+                len_field,
+                first,
+                max,
+                from,
+            } => {
                 let (loff, coff) = (d.fields[len_field].offset, d.fields[first].offset);
-                let _ = writeln!(s, "    len = (uint32_t)strnlen((const char *)in + {from}, {max});");
+                let _ = writeln!(
+                    s,
+                    "    len = (uint32_t)strnlen((const char *)in + {from}, {max});"
+                );
                 let _ = writeln!(s, "    memcpy(out + {coff}, in + {from}, len);\n    memcpy(out + {loff}, &len, 4);");
             }
             Slot::Len { field, from, max } => {
@@ -416,7 +499,12 @@ pub fn c_decoder(d: &Domain, enc: PeerEncoding) -> String {
     for g in &d.fields {
         if let Role::Char { alphabet } = &g.role {
             let list: Vec<String> = alphabet.iter().map(|c| c.to_string()).collect();
-            let _ = writeln!(s, "static const unsigned char evotest_alphabet{alph}[{}] = {{{}}};", alphabet.len(), list.join(", "));
+            let _ = writeln!(
+                s,
+                "static const unsigned char evotest_alphabet{alph}[{}] = {{{}}};",
+                alphabet.len(),
+                list.join(", ")
+            );
             alph += 1;
         }
     }
@@ -433,7 +521,11 @@ pub fn c_decoder(d: &Domain, enc: PeerEncoding) -> String {
         }
         match (&g.role, g.range) {
             (Role::Char { alphabet }, _) => {
-                let _ = writeln!(s, "    out[{off}] = evotest_alphabet{alph}[r % {}];", alphabet.len());
+                let _ = writeln!(
+                    s,
+                    "    out[{off}] = evotest_alphabet{alph}[r % {}];",
+                    alphabet.len()
+                );
                 alph += 1;
             }
             (_, Range::Int { lo, hi }) => {
@@ -450,13 +542,24 @@ pub fn c_decoder(d: &Domain, enc: PeerEncoding) -> String {
                         format!("{lo}ULL")
                     };
                     let w = (hi - lo + 1) as u128;
-                    let value = if w > u64::MAX as u128 { format!("{lo_c} + r") } else { format!("{lo_c} + r % {w}ULL") };
-                    let _ = writeln!(s, "    {{ uint64_t v = {value}; memcpy(out + {off}, &v, {n}); }}");
+                    let value = if w > u64::MAX as u128 {
+                        format!("{lo_c} + r")
+                    } else {
+                        format!("{lo_c} + r % {w}ULL")
+                    };
+                    let _ = writeln!(
+                        s,
+                        "    {{ uint64_t v = {value}; memcpy(out + {off}, &v, {n}); }}"
+                    );
                 }
             }
             (_, Range::Float { lo, .. }) => {
                 if let (Some(steps), Some(st)) = (steps(g), g.step) {
-                    let ct = if g.ty == ScalarType::F32 { "float" } else { "double" };
+                    let ct = if g.ty == ScalarType::F32 {
+                        "float"
+                    } else {
+                        "double"
+                    };
                     let _ = writeln!(
                         s,
                         "    {{ {ct} v = ({ct})({} + (double)(r % {}ULL) * {}); memcpy(out + {off}, &v, {n}); }}",
@@ -467,7 +570,11 @@ pub fn c_decoder(d: &Domain, enc: PeerEncoding) -> String {
                 } else {
                     let (klo, khi) = float_keys(g);
                     let span = khi - klo;
-                    let k = if span == u64::MAX { "r".to_string() } else { format!("{klo}ULL + r % {}ULL", span + 1) };
+                    let k = if span == u64::MAX {
+                        "r".to_string()
+                    } else {
+                        format!("{klo}ULL + r % {}ULL", span + 1)
+                    };
                     if g.ty == ScalarType::F32 {
                         let _ = writeln!(s, "    {{ uint32_t b = evotest_unkey32((uint32_t)({k})); memcpy(out + {off}, &b, 4); }}");
                     } else {
@@ -505,7 +612,10 @@ mod tests {
         fields[3].set_range("-2.5", "10", "y").unwrap();
         fields[6].set_range("-50000", "50000@0.001", "d").unwrap();
         fields.extend(extra);
-        Domain { init: InitMode::Uniform, ..Domain::packed(fields) }
+        Domain {
+            init: InitMode::Uniform,
+            ..Domain::packed(fields)
+        }
     }
 
     #[test]
@@ -543,7 +653,12 @@ mod tests {
     fn c_decoder_matches_rust() {
         let clang = ["/usr/lib/llvm-22/bin/clang", "clang-22"]
             .into_iter()
-            .find(|c| std::process::Command::new(c).arg("--version").output().is_ok())
+            .find(|c| {
+                std::process::Command::new(c)
+                    .arg("--version")
+                    .output()
+                    .is_ok()
+            })
             .expect("clang-22 (run make setup)");
         let mut len = Field::full("s.len", ScalarType::U32);
         len.range = Range::Int { lo: 0, hi: 7 };
@@ -559,15 +674,17 @@ mod tests {
                 range: Range::Int { lo: 48, hi: 88 },
                 full: false,
                 step: None,
-                role: Role::Char { alphabet: b"0123456789X".to_vec() },
+                role: Role::Char {
+                    alphabet: b"0123456789X".to_vec(),
+                },
             },
             len,
             fs,
         ]);
         let d = with_string(d);
         for enc in [PeerEncoding::Mapped, PeerEncoding::Raw, PeerEncoding::Bytes] {
-        let dir = tempfile::tempdir().unwrap();
-        let src = format!(
+            let dir = tempfile::tempdir().unwrap();
+            let src = format!(
             "#include <stdint.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n{}\n\
              int main(int argc, char **argv) {{ unsigned char in[256], out[{}]; size_t n = 0;\n\
              for (const char *p = argv[1]; p[0] && p[1]; p += 2) {{ unsigned v; sscanf(p, \"%2x\", &v); in[n++] = v; }}\n\
@@ -575,22 +692,42 @@ mod tests {
             c_decoder(&d, enc),
             d.len
         );
-        std::fs::write(dir.path().join("m.c"), src).unwrap();
-        let exe = dir.path().join("m");
-        let st = std::process::Command::new(clang).arg(dir.path().join("m.c")).arg("-o").arg(&exe).status().unwrap();
-        assert!(st.success());
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-        for round in 0..90 {
-            let n = if round % 5 == 0 { rng.random_range(0..d.len) } else { d.len };
-            let mut bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
-            if round % 3 == 0 && n > 2 {
-                bytes[n - 2] = 0; // a NUL inside the string of the bytes encoding
+            std::fs::write(dir.path().join("m.c"), src).unwrap();
+            let exe = dir.path().join("m");
+            let st = std::process::Command::new(clang)
+                .arg(dir.path().join("m.c"))
+                .arg("-o")
+                .arg(&exe)
+                .status()
+                .unwrap();
+            assert!(st.success());
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+            for round in 0..90 {
+                let n = if round % 5 == 0 {
+                    rng.random_range(0..d.len)
+                } else {
+                    d.len
+                };
+                let mut bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+                if round % 3 == 0 && n > 2 {
+                    bytes[n - 2] = 0; // a NUL inside the string of the bytes encoding
+                }
+                let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                let out = std::process::Command::new(&exe)
+                    .arg(if hex.is_empty() { "0".into() } else { hex })
+                    .output()
+                    .unwrap();
+                let want: String = decode(&d, &bytes, enc)
+                    .bytes
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stdout),
+                    want,
+                    "{enc:?}, bytes {bytes:02x?}"
+                );
             }
-            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            let out = std::process::Command::new(&exe).arg(if hex.is_empty() { "0".into() } else { hex }).output().unwrap();
-            let want: String = decode(&d, &bytes, enc).bytes.iter().map(|b| format!("{b:02x}")).collect();
-            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{enc:?}, bytes {bytes:02x?}");
-        }
         }
     }
 
@@ -609,10 +746,15 @@ mod tests {
                 range: Range::Int { lo: 32, hi: 126 },
                 full: false,
                 step: None,
-                role: Role::Char { alphabet: (32..=126).collect() },
+                role: Role::Char {
+                    alphabet: (32..=126).collect(),
+                },
             });
         }
-        Domain { init: InitMode::Uniform, ..Domain::packed(fields) }
+        Domain {
+            init: InitMode::Uniform,
+            ..Domain::packed(fields)
+        }
     }
 
     /// Bytes: every field its bytes (declared ranges ignored), the string up to its first NUL and
@@ -621,17 +763,29 @@ mod tests {
     fn bytes_encoding_reads_parameters_as_they_are() {
         let d = with_string(domain());
         let n = input_len(&d, PeerEncoding::Bytes);
-        assert_eq!(n, d.len - 4, "the string's length field is not in the input");
+        assert_eq!(
+            n,
+            d.len - 4,
+            "the string's length field is not in the input"
+        );
         let mut bytes = vec![0u8; n];
         bytes[..4].copy_from_slice(&(-20000i32).to_le_bytes()); // outside a's declared -15000..15000
         bytes[n - 3..].copy_from_slice(&[0xe9, b'x', 0]);
         let x = decode(&d, &bytes, PeerEncoding::Bytes);
         let v = d.values(&x);
         assert_eq!(v[0], Value::Int(-20000));
-        assert_eq!(v[3], Value::Float(0.0), "y's declared range is not applied either");
+        assert_eq!(
+            v[3],
+            Value::Float(0.0),
+            "y's declared range is not applied either"
+        );
         let t = d.fields.iter().position(|f| f.name == "t.len").unwrap();
         assert_eq!(v[t], Value::Int(2));
-        assert_eq!(x.bytes[d.fields[t + 1].offset], 0xe9, "characters outside the alphabet stay");
+        assert_eq!(
+            x.bytes[d.fields[t + 1].offset],
+            0xe9,
+            "characters outside the alphabet stay"
+        );
         assert_eq!(encode(&d, &x, PeerEncoding::Bytes), bytes);
         // a short input is zero-padded: the string is empty
         let v = d.values(&decode(&d, &bytes[..4], PeerEncoding::Bytes));
@@ -640,7 +794,15 @@ mod tests {
 
     #[test]
     fn ordered_keys_are_monotone() {
-        let xs = [f32::NEG_INFINITY, -3.0, -0.0, 0.0, 1e-30, 2.0, f32::INFINITY];
+        let xs = [
+            f32::NEG_INFINITY,
+            -3.0,
+            -0.0,
+            0.0,
+            1e-30,
+            2.0,
+            f32::INFINITY,
+        ];
         for w in xs.windows(2) {
             assert!(key32(w[0].to_bits()) < key32(w[1].to_bits()), "{w:?}");
             assert_eq!(unkey32(key32(w[0].to_bits())), w[0].to_bits());
@@ -653,12 +815,18 @@ mod tests {
         let d = domain();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         for k in 0..1000 {
-            let enc = if k % 2 == 0 { PeerEncoding::Mapped } else { PeerEncoding::Raw };
+            let enc = if k % 2 == 0 {
+                PeerEncoding::Mapped
+            } else {
+                PeerEncoding::Raw
+            };
             let x = d.sample(&mut rng);
             let back = decode(&d, &encode(&d, &x, enc), enc);
             for (i, (a, b)) in d.values(&x).iter().zip(&d.values(&back)).enumerate() {
                 match (a, b) {
-                    (Value::Float(p), Value::Float(q)) if p.is_nan() => assert!(q.is_nan(), "gene {i}"),
+                    (Value::Float(p), Value::Float(q)) if p.is_nan() => {
+                        assert!(q.is_nan(), "gene {i}")
+                    }
                     // the same lattice point of a precision step, computed as lo + k·s
                     (Value::Float(p), Value::Float(q)) if d.fields[i].step.is_some() => {
                         assert!((p - q).abs() <= 1e-6, "gene {i}: {p} vs {q}")

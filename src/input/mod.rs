@@ -45,7 +45,9 @@ impl Serialize for Input {
 impl<'de> Deserialize<'de> for Input {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Input, D::Error> {
         let s = String::deserialize(d)?;
-        crate::util::unhex(&s).map(Input::new).ok_or_else(|| serde::de::Error::custom("an input must be a hex string"))
+        crate::util::unhex(&s)
+            .map(Input::new)
+            .ok_or_else(|| serde::de::Error::custom("an input must be a hex string"))
     }
 }
 
@@ -174,7 +176,9 @@ impl Serialize for Value {
                 },
             },
             Value::Float(f) if f.is_nan() => s.serialize_str("nan"),
-            Value::Float(f) if f.is_infinite() => s.serialize_str(if f > 0.0 { "inf" } else { "-inf" }),
+            Value::Float(f) if f.is_infinite() => {
+                s.serialize_str(if f > 0.0 { "inf" } else { "-inf" })
+            }
             Value::Float(f) => s.serialize_f64(f),
         }
     }
@@ -205,7 +209,10 @@ impl<'de> Deserialize<'de> for Value {
                     "nan" => Ok(Value::Float(f64::NAN)),
                     "inf" => Ok(Value::Float(f64::INFINITY)),
                     "-inf" => Ok(Value::Float(f64::NEG_INFINITY)),
-                    _ => v.parse::<i128>().map(Value::Int).map_err(|_| E::custom(format!("not a value: {v:?}"))),
+                    _ => v
+                        .parse::<i128>()
+                        .map(Value::Int)
+                        .map_err(|_| E::custom(format!("not a value: {v:?}"))),
                 }
             }
         }
@@ -229,7 +236,6 @@ impl Value {
             Value::Float(f) => f as i128,
         }
     }
-
 }
 
 /// An inclusive range of a field.
@@ -325,12 +331,23 @@ impl Field {
     /// A value field with the whole range of its type, at offset 0 (see [`Domain::packed`]).
     pub fn full(name: &str, ty: ScalarType) -> Field {
         let range = if ty.is_float() {
-            Range::Float { lo: -ty.float_max(), hi: ty.float_max() }
+            Range::Float {
+                lo: -ty.float_max(),
+                hi: ty.float_max(),
+            }
         } else {
             let (lo, hi) = ty.int_bounds();
             Range::Int { lo, hi }
         };
-        Field { name: name.into(), offset: 0, ty, range, full: true, step: None, role: Role::Value }
+        Field {
+            name: name.into(),
+            offset: 0,
+            ty,
+            range,
+            full: true,
+            step: None,
+            role: Role::Value,
+        }
     }
 
     /// The byte range of this field.
@@ -433,7 +450,11 @@ impl Domain {
             f.offset = off;
             off += f.ty.size();
         }
-        Domain { fields, len: off, ..Default::default() }
+        Domain {
+            fields,
+            len: off,
+            ..Default::default()
+        }
     }
 
     /// Whether the search may favour boundary values and program constants ([`InitMode::Biased`]).
@@ -536,7 +557,9 @@ impl Domain {
             let pools = sequence::ValuePools::of(self);
             return Input::new(m.encode(&sequence::random_sequence(m, &pools, rng)));
         }
-        let mut values: Vec<Value> = (0..self.fields.len()).map(|i| self.sample_value(i, rng)).collect();
+        let mut values: Vec<Value> = (0..self.fields.len())
+            .map(|i| self.sample_value(i, rng))
+            .collect();
         if self.init == InitMode::Biased {
             self.seed_strings(&mut values, rng);
         }
@@ -558,10 +581,12 @@ impl Domain {
             }
             let fits = |s: &&Vec<u8>| {
                 s.len() <= chars
-                    && s.iter().enumerate().all(|(k, c)| match &self.fields[l + 1 + k].role {
-                        Role::Char { alphabet } => alphabet.binary_search(c).is_ok(),
-                        _ => false,
-                    })
+                    && s.iter()
+                        .enumerate()
+                        .all(|(k, c)| match &self.fields[l + 1 + k].role {
+                            Role::Char { alphabet } => alphabet.binary_search(c).is_ok(),
+                            _ => false,
+                        })
             };
             let cands: Vec<&Vec<u8>> = self.str_pool.iter().filter(fits).collect();
             if !cands.is_empty() {
@@ -577,7 +602,10 @@ impl Domain {
     /// The strings of the input, in field order: (the index of its [`Role::Length`] field, the
     /// number of [`Role::Char`] fields that follow it, i.e. its maximum length).
     pub fn string_spans(&self) -> Vec<(usize, usize)> {
-        (0..self.fields.len()).filter(|&i| self.fields[i].role == Role::Length).filter_map(|i| self.string_at(i)).collect()
+        (0..self.fields.len())
+            .filter(|&i| self.fields[i].role == Role::Length)
+            .filter_map(|i| self.string_at(i))
+            .collect()
     }
 
     /// The string field `i` belongs to (its length field or one of its characters), as in
@@ -592,13 +620,18 @@ impl Domain {
         if f[l].role != Role::Length {
             return None;
         }
-        let n = f[l + 1..].iter().take_while(|g| matches!(g.role, Role::Char { .. })).count();
+        let n = f[l + 1..]
+            .iter()
+            .take_while(|g| matches!(g.role, Role::Char { .. }))
+            .count();
         (n > 0).then_some((l, n))
     }
 
     /// A random input with every field uniform over its range, whatever the initialisation mode.
     pub fn sample_uniform<R: Rng>(&self, rng: &mut R) -> Input {
-        let values: Vec<Value> = (0..self.fields.len()).map(|i| self.uniform_value(i, rng)).collect();
+        let values: Vec<Value> = (0..self.fields.len())
+            .map(|i| self.uniform_value(i, rng))
+            .collect();
         self.from_values(&values)
     }
 
@@ -619,7 +652,8 @@ impl Domain {
                 let v = match g.range {
                     Range::Int { lo, hi } => {
                         let m = lo.unsigned_abs().max(hi.unsigned_abs()).max(1) as f64;
-                        let a = (rng.random_range(0.0..=(m + 1.0).log2()).exp2() - 1.0).floor() as i128;
+                        let a =
+                            (rng.random_range(0.0..=(m + 1.0).log2()).exp2() - 1.0).floor() as i128;
                         Value::Int(if neg { -a } else { a })
                     }
                     Range::Float { lo, hi } => {
@@ -651,7 +685,11 @@ impl Domain {
             Range::Float { lo, hi } => {
                 let f = lo + (hi - lo) * rng.random::<f64>();
                 // hi - lo may overflow to inf for the full range: sample halves instead
-                let f = if f.is_finite() { f } else { lo * rng.random::<f64>() + hi * rng.random::<f64>() };
+                let f = if f.is_finite() {
+                    f
+                } else {
+                    lo * rng.random::<f64>() + hi * rng.random::<f64>()
+                };
                 self.normalise(i, Value::Float(f))
             }
         }
@@ -682,7 +720,12 @@ impl Domain {
             (_, Range::Float { lo, hi }) => {
                 let mut cands = vec![lo, hi, 0.0, -0.0, 1.0, -1.0];
                 if g.full {
-                    cands.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE]);
+                    cands.extend([
+                        f64::INFINITY,
+                        f64::NEG_INFINITY,
+                        f64::NAN,
+                        f64::MIN_POSITIVE,
+                    ]);
                 }
                 for c in cands {
                     if c.is_nan() || c.is_infinite() || (c >= lo && c <= hi) {
@@ -753,7 +796,9 @@ impl Domain {
         if r < BIAS[0] + BIAS[1] + BIAS[2] {
             let v = match g.range {
                 Range::Int { .. } => Value::Int(rng.random_range(-SMALL..=SMALL)),
-                Range::Float { .. } => Value::Float(rng.random_range(-(SMALL as f64)..=SMALL as f64)),
+                Range::Float { .. } => {
+                    Value::Float(rng.random_range(-(SMALL as f64)..=SMALL as f64))
+                }
             };
             return self.normalise(i, v);
         }
@@ -827,15 +872,27 @@ pub fn float_literal(f: f64, single: bool) -> String {
             (b >> 31 == 1, b & 0x0040_0000 != 0, (b & 0x003f_ffff) as u64)
         } else {
             let b = f.to_bits();
-            (b >> 63 == 1, b & 0x0008_0000_0000_0000 != 0, b & 0x0007_ffff_ffff_ffff)
+            (
+                b >> 63 == 1,
+                b & 0x0008_0000_0000_0000 != 0,
+                b & 0x0007_ffff_ffff_ffff,
+            )
         };
         let s = if quiet { "" } else { "s" };
-        let arg = if payload == 0 { String::new() } else { format!("0x{payload:x}") };
+        let arg = if payload == 0 {
+            String::new()
+        } else {
+            format!("0x{payload:x}")
+        };
         let e = format!("__builtin_nan{s}{suffix}(\"{arg}\")");
         return if neg { format!("(-{e})") } else { e };
     }
     if f.is_infinite() {
-        let b = if single { "__builtin_inff()" } else { "__builtin_inf()" };
+        let b = if single {
+            "__builtin_inff()"
+        } else {
+            "__builtin_inf()"
+        };
         return if f < 0.0 { format!("(-{b})") } else { b.into() };
     }
     let sign = if f.is_sign_negative() { "-" } else { "" };
@@ -845,12 +902,20 @@ pub fn float_literal(f: f64, single: bool) -> String {
     if exp == 0 && mant == 0 {
         return format!("{sign}0.0{suffix}");
     }
-    let (lead, e) = if exp == 0 { (0, -1022) } else { (1, exp - 1023) };
+    let (lead, e) = if exp == 0 {
+        (0, -1022)
+    } else {
+        (1, exp - 1023)
+    };
     let mut m = format!("{mant:013x}");
     while m.ends_with('0') {
         m.pop();
     }
-    let frac = if m.is_empty() { String::new() } else { format!(".{m}") };
+    let frac = if m.is_empty() {
+        String::new()
+    } else {
+        format!(".{m}")
+    };
     format!("{sign}0x{lead}{frac}p{e:+}{suffix}")
 }
 
@@ -860,7 +925,9 @@ pub struct DisplayValue(pub ScalarType, pub Value);
 impl fmt::Display for DisplayValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.0, self.1) {
-            (ScalarType::Bool, Value::Int(i)) => write!(f, "{}", if i != 0 { "true" } else { "false" }),
+            (ScalarType::Bool, Value::Int(i)) => {
+                write!(f, "{}", if i != 0 { "true" } else { "false" })
+            }
             (ScalarType::F32, Value::Float(x)) => write!(f, "{:?}", x as f32),
             (_, Value::Float(x)) => write!(f, "{x:?}"),
             (_, Value::Int(i)) => write!(f, "{i}"),
@@ -890,7 +957,13 @@ mod tests {
     fn fields_are_packed_little_endian_and_round_trip() {
         let d = dom();
         assert_eq!(d.len, 4 + 1 + 4 + 1 + 8);
-        let values = vec![Value::Int(-5), Value::Int(200), Value::Float(1.5), Value::Int(1), Value::Int(i64::MIN as i128)];
+        let values = vec![
+            Value::Int(-5),
+            Value::Int(200),
+            Value::Float(1.5),
+            Value::Int(1),
+            Value::Int(i64::MIN as i128),
+        ];
         let x = d.from_values(&values);
         assert_eq!(x.bytes.len(), d.len);
         assert_eq!(&x.bytes[..4], &(-5i32).to_le_bytes());
@@ -967,7 +1040,9 @@ mod tests {
         assert_eq!(d.normalise(0, Value::Float(9e9)), Value::Float(50000.0));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..1000 {
-            let Value::Float(f) = d.sample_value(0, &mut rng) else { panic!() };
+            let Value::Float(f) = d.sample_value(0, &mut rng) else {
+                panic!()
+            };
             assert!(((f * 1000.0).round() - f * 1000.0).abs() < 1e-6, "{f}");
         }
     }
@@ -975,11 +1050,25 @@ mod tests {
     #[test]
     fn characters_snap_into_the_alphabet() {
         let mut d = dom();
-        d.fields[1].role = Role::Char { alphabet: b"0123456789X".to_vec() };
-        d.fields[1].range = Range::Int { lo: b'0' as i128, hi: b'X' as i128 };
-        assert_eq!(d.normalise(1, Value::Int(b'5' as i128)), Value::Int(b'5' as i128));
-        assert_eq!(d.normalise(1, Value::Int(b'A' as i128)), Value::Int(b'9' as i128));
-        assert_eq!(d.normalise(1, Value::Int(b'W' as i128)), Value::Int(b'X' as i128));
+        d.fields[1].role = Role::Char {
+            alphabet: b"0123456789X".to_vec(),
+        };
+        d.fields[1].range = Range::Int {
+            lo: b'0' as i128,
+            hi: b'X' as i128,
+        };
+        assert_eq!(
+            d.normalise(1, Value::Int(b'5' as i128)),
+            Value::Int(b'5' as i128)
+        );
+        assert_eq!(
+            d.normalise(1, Value::Int(b'A' as i128)),
+            Value::Int(b'9' as i128)
+        );
+        assert_eq!(
+            d.normalise(1, Value::Int(b'W' as i128)),
+            Value::Int(b'X' as i128)
+        );
         assert_eq!(d.normalise(1, Value::Int(0)), Value::Int(b'0' as i128));
     }
 
@@ -989,10 +1078,19 @@ mod tests {
         assert_eq!(float_literal(1.5, true), "0x1.8p+0f");
         assert_eq!(float_literal(-0.0, false), "-0.0");
         assert_eq!(float_literal(0.1, false), "0x1.999999999999ap-4");
-        assert_eq!(float_literal(f64::from_bits(1), false), "0x0.0000000000001p-1022");
+        assert_eq!(
+            float_literal(f64::from_bits(1), false),
+            "0x0.0000000000001p-1022"
+        );
         assert_eq!(float_literal(f64::NAN, false), "__builtin_nan(\"\")");
         assert_eq!(float_literal(-f64::NAN, true), "(-__builtin_nanf(\"\"))");
-        assert_eq!(float_literal(f64::from_bits(0x7ff0_0000_0000_0005), false), "__builtin_nans(\"0x5\")");
-        assert_eq!(c_literal(ScalarType::I64, Value::Int(i64::MIN as i128)), "(-9223372036854775807L - 1)");
+        assert_eq!(
+            float_literal(f64::from_bits(0x7ff0_0000_0000_0005), false),
+            "__builtin_nans(\"0x5\")"
+        );
+        assert_eq!(
+            c_literal(ScalarType::I64, Value::Int(i64::MIN as i128)),
+            "(-9223372036854775807L - 1)"
+        );
     }
 }

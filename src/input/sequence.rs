@@ -93,10 +93,15 @@ impl Op {
     /// type it is also given ([`Op::consumes`]), its first parameter of that type.
     pub fn freed(&self) -> Option<(usize, usize)> {
         if self.destructor {
-            return self.params.iter().enumerate().rev().find_map(|(j, (_, k))| match k {
-                ArgKind::Handle(t) => Some((j, *t)),
-                _ => None,
-            });
+            return self
+                .params
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(j, (_, k))| match k {
+                    ArgKind::Handle(t) => Some((j, *t)),
+                    _ => None,
+                });
         }
         self.consumes()
     }
@@ -107,12 +112,17 @@ impl Op {
     /// and for one whose name says it copies (`copy`, `clone`, `dup`), after which both values
     /// are alive.
     pub fn consumes(&self) -> Option<(usize, usize)> {
-        let OpReturn::Handle(t) = self.ret else { return None };
+        let OpReturn::Handle(t) = self.ret else {
+            return None;
+        };
         let n = self.name.to_ascii_lowercase();
         if ["copy", "clone", "dup"].iter().any(|w| n.contains(w)) {
             return None;
         }
-        self.params.iter().position(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t)).map(|j| (j, t))
+        self.params
+            .iter()
+            .position(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t))
+            .map(|j| (j, t))
     }
 }
 
@@ -150,8 +160,10 @@ pub struct Call {
 /// Whether a function named `name` is a destructor by the C naming conventions (see
 /// [`Op::destructor`]; the caller checks the signature).
 pub fn destructor_name(name: &str) -> bool {
-    const WORDS: [&str; 11] =
-        ["free", "destroy", "delete", "release", "dispose", "close", "fini", "finalize", "unref", "deinit", "cleanup"];
+    const WORDS: [&str; 11] = [
+        "free", "destroy", "delete", "release", "dispose", "close", "fini", "finalize", "unref",
+        "deinit", "cleanup",
+    ];
     let lower = name.to_ascii_lowercase();
     WORDS.iter().any(|w| lower.ends_with(w))
 }
@@ -161,12 +173,18 @@ fn scalar_bytes(t: ScalarType) -> usize {
 }
 
 fn read_scalar(t: ScalarType, b: &[u8]) -> Value {
-    let f = super::Field { offset: 0, ..super::Field::full("", t) };
+    let f = super::Field {
+        offset: 0,
+        ..super::Field::full("", t)
+    };
     f.read(b)
 }
 
 fn write_scalar(t: ScalarType, v: Value, out: &mut Vec<u8>) {
-    let f = super::Field { offset: 0, ..super::Field::full("", t) };
+    let f = super::Field {
+        offset: 0,
+        ..super::Field::full("", t)
+    };
     let mut b = Vec::new();
     f.write(&mut b, v);
     out.extend_from_slice(&b);
@@ -190,7 +208,11 @@ impl SequenceModel {
 
     /// The length of the domain: [`SequenceModel::max_calls`] of the longest call.
     pub fn max_len(&self) -> usize {
-        self.max_calls * (0..self.ops.len()).map(|o| self.call_bytes(o)).max().unwrap_or(1)
+        self.max_calls
+            * (0..self.ops.len())
+                .map(|o| self.call_bytes(o))
+                .max()
+                .unwrap_or(1)
     }
 
     /// The calls `bytes` encode (see module docs), as the harness decodes them; a handle byte is
@@ -282,7 +304,9 @@ impl SequenceModel {
                     }
                     // a mismatched argument: its kind's zero
                     (ArgKind::Scalar(t), _) => out.extend(std::iter::repeat_n(0, scalar_bytes(*t))),
-                    (ArgKind::Handle(_), _) | (ArgKind::Str, _) | (ArgKind::Buffer(_), _) => out.push(0),
+                    (ArgKind::Handle(_), _) | (ArgKind::Str, _) | (ArgKind::Buffer(_), _) => {
+                        out.push(0)
+                    }
                 }
             }
         }
@@ -292,7 +316,10 @@ impl SequenceModel {
     /// Whether operation `op` can be called after `live` (the number of values of each handle type
     /// alive): every handle parameter has a value.
     pub fn callable(&self, op: usize, live: &[usize]) -> bool {
-        self.ops[op].params.iter().all(|(_, k)| !matches!(k, ArgKind::Handle(t) if live[*t] == 0))
+        self.ops[op]
+            .params
+            .iter()
+            .all(|(_, k)| !matches!(k, ArgKind::Handle(t) if live[*t] == 0))
     }
 
     /// The values of each handle type alive after `calls`, assuming every handle a call returns is
@@ -330,7 +357,9 @@ impl SequenceModel {
             }
         }
         if let Some((j, to)) = op.promotes {
-            if let (Some(ArgKind::Handle(t)), Some(Arg::Handle(i))) = (op.params.get(j).map(|p| &p.1), c.args.get(j)) {
+            if let (Some(ArgKind::Handle(t)), Some(Arg::Handle(i))) =
+                (op.params.get(j).map(|p| &p.1), c.args.get(j))
+            {
                 let k = *i as usize % live[*t].len();
                 let v = live[*t].swap_remove(k);
                 if live[to].len() < MAX_HANDLES {
@@ -361,12 +390,18 @@ impl SequenceModel {
                 .iter()
                 .zip(&c.args)
                 .map(|((_, k), a)| match (k, a) {
-                    (ArgKind::Handle(t), Arg::Handle(i)) if !live[*t].is_empty() => Some(live[*t][*i as usize % live[*t].len()]),
+                    (ArgKind::Handle(t), Arg::Handle(i)) if !live[*t].is_empty() => {
+                        Some(live[*t][*i as usize % live[*t].len()])
+                    }
                     _ => None,
                 })
                 .collect();
             let made = self.step(&mut live, ci, c, nulls);
-            out.push(if made { picks } else { vec![None; c.args.len()] });
+            out.push(if made {
+                picks
+            } else {
+                vec![None; c.args.len()]
+            });
         }
         out
     }
@@ -377,7 +412,11 @@ impl SequenceModel {
     /// later call uses a value call `i` made or cannot pick its value any more.
     pub fn without(&self, calls: &[Call], i: usize, nulls: u64) -> Option<(Vec<Call>, u64)> {
         let old = self.creators(calls, nulls);
-        let low = if i >= 64 { nulls } else { nulls & ((1u64 << i) - 1) };
+        let low = if i >= 64 {
+            nulls
+        } else {
+            nulls & ((1u64 << i) - 1)
+        };
         let high = if i >= 63 { 0 } else { (nulls >> (i + 1)) << i };
         let new_nulls = low | high;
         let mut out: Vec<Call> = Vec::with_capacity(calls.len().saturating_sub(1));
@@ -431,14 +470,22 @@ impl ValuePools {
     /// The program's constants and string literals of `d` (its `int_pool`, `float_pool`,
     /// `str_pool`).
     pub fn of(d: &super::Domain) -> ValuePools {
-        ValuePools { ints: d.int_pool.clone(), floats: d.float_pool.clone(), strs: d.str_pool.clone() }
+        ValuePools {
+            ints: d.int_pool.clone(),
+            floats: d.float_pool.clone(),
+            strs: d.str_pool.clone(),
+        }
     }
 }
 
 /// A random scalar of type `t`: Randoop's primitive values (0, 1, −1, small numbers) half the time,
 /// a pooled constant a quarter of the time, otherwise any value of the type.
 pub fn random_scalar<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> Value {
-    let (lo, hi) = if t.is_float() { (i128::MIN, i128::MAX) } else { t.int_bounds() };
+    let (lo, hi) = if t.is_float() {
+        (i128::MIN, i128::MAX)
+    } else {
+        t.int_bounds()
+    };
     let fits = |v: i128| v >= lo && v <= hi;
     let r: f64 = rng.random();
     if t.is_float() {
@@ -452,7 +499,11 @@ pub fn random_scalar<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> 
         if r < 0.85 {
             return Value::Float(rng.random_range(-1000.0..1000.0));
         }
-        return Value::Float(if t == ScalarType::F32 { f32::from_bits(rng.random()) as f64 } else { f64::from_bits(rng.random()) });
+        return Value::Float(if t == ScalarType::F32 {
+            f32::from_bits(rng.random()) as f64
+        } else {
+            f64::from_bits(rng.random())
+        });
     }
     if t == ScalarType::Bool {
         return Value::Int(rng.random_range(0..2));
@@ -485,15 +536,30 @@ pub fn random_scalar<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> 
 pub fn random_str<R: Rng>(pools: &ValuePools, rng: &mut R) -> Vec<u8> {
     if !pools.strs.is_empty() && rng.random_bool(0.4) {
         let s = &pools.strs[rng.random_range(0..pools.strs.len())];
-        return s.iter().copied().take_while(|&c| c != 0).take(MAX_STR).collect();
+        return s
+            .iter()
+            .copied()
+            .take_while(|&c| c != 0)
+            .take(MAX_STR)
+            .collect();
     }
-    let n = if rng.random_bool(0.2) { rng.random_range(9..=MAX_STR) } else { rng.random_range(0..=8) };
+    let n = if rng.random_bool(0.2) {
+        rng.random_range(9..=MAX_STR)
+    } else {
+        rng.random_range(0..=8)
+    };
     (0..n).map(|_| rng.random_range(b' '..=b'~')).collect()
 }
 
 /// The arguments of a call of `op` with fresh scalars and strings and the given handle bytes (one
 /// per handle parameter, in order; missing ones random).
-pub fn random_args<R: Rng>(model: &SequenceModel, op: usize, handles: &[u8], pools: &ValuePools, rng: &mut R) -> Vec<Arg> {
+pub fn random_args<R: Rng>(
+    model: &SequenceModel,
+    op: usize,
+    handles: &[u8],
+    pools: &ValuePools,
+    rng: &mut R,
+) -> Vec<Arg> {
     let mut h = handles.iter();
     model.ops[op]
         .params
@@ -525,18 +591,26 @@ pub fn random_buffer<R: Rng>(t: ScalarType, pools: &ValuePools, rng: &mut R) -> 
 
 /// The elements of a buffer argument's bytes.
 pub fn buffer_values(t: ScalarType, b: &[u8]) -> Vec<Value> {
-    b.chunks_exact(t.size()).map(|c| read_scalar(t, c)).collect()
+    b.chunks_exact(t.size())
+        .map(|c| read_scalar(t, c))
+        .collect()
 }
 
 /// A sequence of 1 to [`SequenceModel::max_calls`] calls built without feedback: each call an
 /// operation picked uniformly among those callable at that point, its handles any live value
 /// (undirected random testing, the baseline of Pacheco 2009).
-pub fn random_sequence<R: Rng>(model: &SequenceModel, pools: &ValuePools, rng: &mut R) -> Vec<Call> {
+pub fn random_sequence<R: Rng>(
+    model: &SequenceModel,
+    pools: &ValuePools,
+    rng: &mut R,
+) -> Vec<Call> {
     let n = rng.random_range(1..=model.max_calls.max(1));
     let mut calls: Vec<Call> = Vec::new();
     for _ in 0..n {
         let counts: Vec<usize> = model.live_after(&calls).iter().map(Vec::len).collect();
-        let ok: Vec<usize> = (0..model.ops.len()).filter(|&o| model.callable(o, &counts)).collect();
+        let ok: Vec<usize> = (0..model.ops.len())
+            .filter(|&o| model.callable(o, &counts))
+            .collect();
         if ok.is_empty() {
             break;
         }
@@ -552,7 +626,13 @@ pub fn random_sequence<R: Rng>(model: &SequenceModel, pools: &ValuePools, rng: &
 /// call inserted, deleted or repeated, a handle argument pointed at another value, or the tail
 /// replaced by the tail of `other` (splicing). The result has at most
 /// [`SequenceModel::max_calls`] calls.
-pub fn mutate<R: Rng>(m: &SequenceModel, calls: &[Call], other: Option<&[Call]>, pools: &ValuePools, rng: &mut R) -> Vec<Call> {
+pub fn mutate<R: Rng>(
+    m: &SequenceModel,
+    calls: &[Call],
+    other: Option<&[Call]>,
+    pools: &ValuePools,
+    rng: &mut R,
+) -> Vec<Call> {
     let mut c = calls.to_vec();
     let n = rng.random_range(1..=3);
     for _ in 0..n {
@@ -562,20 +642,29 @@ pub fn mutate<R: Rng>(m: &SequenceModel, calls: &[Call], other: Option<&[Call]>,
                 let i = rng.random_range(0..c.len());
                 let op = c[i].op;
                 let ks: Vec<usize> = (0..c[i].args.len())
-                    .filter(|&j| matches!(m.ops[op].params[j].1, ArgKind::Scalar(_) | ArgKind::Str | ArgKind::Buffer(_)))
+                    .filter(|&j| {
+                        matches!(
+                            m.ops[op].params[j].1,
+                            ArgKind::Scalar(_) | ArgKind::Str | ArgKind::Buffer(_)
+                        )
+                    })
                     .collect();
                 if ks.is_empty() {
                     continue;
                 }
                 let j = ks[rng.random_range(0..ks.len())];
                 c[i].args[j] = match (&m.ops[op].params[j].1, &c[i].args[j]) {
-                    (ArgKind::Scalar(t), Arg::Scalar(Value::Int(v))) if !t.is_float() && *t != ScalarType::Bool && rng.random_bool(0.3) => {
+                    (ArgKind::Scalar(t), Arg::Scalar(Value::Int(v)))
+                        if !t.is_float() && *t != ScalarType::Bool && rng.random_bool(0.3) =>
+                    {
                         let (lo, hi) = t.int_bounds();
                         let d = [1i128, -1, 2, -2, 10, -10][rng.random_range(0..6)];
                         Arg::Scalar(Value::Int((v + d).clamp(lo, hi)))
                     }
                     (ArgKind::Scalar(t), _) => Arg::Scalar(random_scalar(*t, pools, rng)),
-                    (ArgKind::Buffer(t), Arg::Buffer(b)) if b.len() >= t.size() && rng.random_bool(0.5) => {
+                    (ArgKind::Buffer(t), Arg::Buffer(b))
+                        if b.len() >= t.size() && rng.random_bool(0.5) =>
+                    {
                         let mut b = b.clone();
                         let k = rng.random_range(0..b.len() / t.size()) * t.size();
                         let mut v = Vec::new();
@@ -617,7 +706,9 @@ pub fn mutate<R: Rng>(m: &SequenceModel, calls: &[Call], other: Option<&[Call]>,
             // a handle argument
             5 if !c.is_empty() => {
                 let i = rng.random_range(0..c.len());
-                let hs: Vec<usize> = (0..c[i].args.len()).filter(|&j| matches!(c[i].args[j], Arg::Handle(_))).collect();
+                let hs: Vec<usize> = (0..c[i].args.len())
+                    .filter(|&j| matches!(c[i].args[j], Arg::Handle(_)))
+                    .collect();
                 if let Some(&j) = hs.get(rng.random_range(0..hs.len().max(1))) {
                     c[i].args[j] = Arg::Handle(rng.random_range(0..MAX_HANDLES as u8));
                 }
@@ -646,16 +737,37 @@ mod tests {
     fn stack() -> SequenceModel {
         SequenceModel {
             ops: vec![
-                Op { name: "stack_new".into(), params: vec![("cap".into(), ArgKind::Scalar(ScalarType::I32))], ret: OpReturn::Handle(0), destructor: false, promotes: None },
+                Op {
+                    name: "stack_new".into(),
+                    params: vec![("cap".into(), ArgKind::Scalar(ScalarType::I32))],
+                    ret: OpReturn::Handle(0),
+                    destructor: false,
+                    promotes: None,
+                },
                 Op {
                     name: "stack_push".into(),
-                    params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I16))],
+                    params: vec![
+                        ("s".into(), ArgKind::Handle(0)),
+                        ("x".into(), ArgKind::Scalar(ScalarType::I16)),
+                    ],
                     ret: OpReturn::Scalar(ScalarType::I32),
                     destructor: false,
                     promotes: None,
                 },
-                Op { name: "stack_name".into(), params: vec![("s".into(), ArgKind::Handle(0)), ("n".into(), ArgKind::Str)], ret: OpReturn::Void, destructor: false, promotes: None },
-                Op { name: "stack_free".into(), params: vec![("s".into(), ArgKind::Handle(0))], ret: OpReturn::Void, destructor: true, promotes: None },
+                Op {
+                    name: "stack_name".into(),
+                    params: vec![("s".into(), ArgKind::Handle(0)), ("n".into(), ArgKind::Str)],
+                    ret: OpReturn::Void,
+                    destructor: false,
+                    promotes: None,
+                },
+                Op {
+                    name: "stack_free".into(),
+                    params: vec![("s".into(), ArgKind::Handle(0))],
+                    ret: OpReturn::Void,
+                    destructor: true,
+                    promotes: None,
+                },
             ],
             handle_types: vec!["struct stack *".into()],
             max_calls: 8,
@@ -666,10 +778,22 @@ mod tests {
     fn sequences_round_trip_through_their_bytes_and_zero_padding_ends_them() {
         let m = stack();
         let calls = vec![
-            Call { op: 0, args: vec![Arg::Scalar(Value::Int(-4))] },
-            Call { op: 1, args: vec![Arg::Handle(7), Arg::Scalar(Value::Int(-300))] },
-            Call { op: 2, args: vec![Arg::Handle(0), Arg::Str(b"ab".to_vec())] },
-            Call { op: 3, args: vec![Arg::Handle(1)] },
+            Call {
+                op: 0,
+                args: vec![Arg::Scalar(Value::Int(-4))],
+            },
+            Call {
+                op: 1,
+                args: vec![Arg::Handle(7), Arg::Scalar(Value::Int(-300))],
+            },
+            Call {
+                op: 2,
+                args: vec![Arg::Handle(0), Arg::Str(b"ab".to_vec())],
+            },
+            Call {
+                op: 3,
+                args: vec![Arg::Handle(1)],
+            },
         ];
         let mut b = m.encode(&calls);
         assert_eq!(b[0], 1, "operation 0 is byte 1");
@@ -687,35 +811,69 @@ mod tests {
     fn destructors_take_values_out_of_the_pool() {
         let m = stack();
         let calls = vec![
-            Call { op: 0, args: vec![Arg::Scalar(Value::Int(1))] },
-            Call { op: 0, args: vec![Arg::Scalar(Value::Int(2))] },
-            Call { op: 3, args: vec![Arg::Handle(2)] },
+            Call {
+                op: 0,
+                args: vec![Arg::Scalar(Value::Int(1))],
+            },
+            Call {
+                op: 0,
+                args: vec![Arg::Scalar(Value::Int(2))],
+            },
+            Call {
+                op: 3,
+                args: vec![Arg::Handle(2)],
+            },
         ];
         // handle byte 2 picks value 2 mod 2 = 0 (call 0's); swap-remove leaves call 1's
         assert_eq!(m.live_after(&calls), vec![vec![1]]);
         assert!(!m.callable(1, &[0]));
         assert!(m.callable(1, &[1]));
-        assert!(destructor_name("list_free") && destructor_name("ObjRelease") && !destructor_name("map_delete_key"));
+        assert!(
+            destructor_name("list_free")
+                && destructor_name("ObjRelease")
+                && !destructor_name("map_delete_key")
+        );
     }
 
     #[test]
     fn removing_a_call_keeps_the_values_later_calls_picked() {
         let m = stack();
         let calls = vec![
-            Call { op: 0, args: vec![Arg::Scalar(Value::Int(1))] },
-            Call { op: 0, args: vec![Arg::Scalar(Value::Int(2))] },
-            Call { op: 0, args: vec![Arg::Scalar(Value::Int(3))] },
+            Call {
+                op: 0,
+                args: vec![Arg::Scalar(Value::Int(1))],
+            },
+            Call {
+                op: 0,
+                args: vec![Arg::Scalar(Value::Int(2))],
+            },
+            Call {
+                op: 0,
+                args: vec![Arg::Scalar(Value::Int(3))],
+            },
             // picks value 2 of 3: call 2's
-            Call { op: 1, args: vec![Arg::Handle(2), Arg::Scalar(Value::Int(9))] },
+            Call {
+                op: 1,
+                args: vec![Arg::Handle(2), Arg::Scalar(Value::Int(9))],
+            },
         ];
         assert_eq!(m.creators(&calls, 0)[3][0], Some(2));
         let (w, n) = m.without(&calls, 0, 0).expect("call 0's value is not used");
         assert_eq!((w.len(), n), (3, 0));
-        assert_eq!(m.creators(&w, 0)[2][0], Some(1), "still the third constructor's value: {w:?}");
-        assert!(m.without(&calls, 2, 0).is_none(), "call 2 made the value call 3 uses");
+        assert_eq!(
+            m.creators(&w, 0)[2][0],
+            Some(1),
+            "still the third constructor's value: {w:?}"
+        );
+        assert!(
+            m.without(&calls, 2, 0).is_none(),
+            "call 2 made the value call 3 uses"
+        );
         // with call 1 returning NULL, byte 2 of 2 values picks call 0's value
         assert_eq!(m.creators(&calls, 0b10)[3][0], Some(0));
-        let (w, n) = m.without(&calls, 2, 0b10).expect("call 2's value is not used now");
+        let (w, n) = m
+            .without(&calls, 2, 0b10)
+            .expect("call 2's value is not used now");
         assert_eq!(n, 0b10, "call 1 is still the NULL one");
         assert_eq!(m.creators(&w, n)[2][0], Some(0));
     }
@@ -724,7 +882,11 @@ mod tests {
     fn mutants_stay_within_the_limit_and_round_trip() {
         let m = stack();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let pools = ValuePools { ints: vec![77], floats: vec![], strs: vec![b"key".to_vec()] };
+        let pools = ValuePools {
+            ints: vec![77],
+            floats: vec![],
+            strs: vec![b"key".to_vec()],
+        };
         let a = random_sequence(&m, &pools, &mut rng);
         let b = random_sequence(&m, &pools, &mut rng);
         let mut changed = 0;

@@ -21,14 +21,22 @@ pub fn parse_range_arg(s: &str) -> Result<RangeSpec> {
     if name.trim().is_empty() {
         bail!("--range {s}: missing parameter name");
     }
-    Ok(RangeSpec { name: name.trim().to_string(), lo, hi })
+    Ok(RangeSpec {
+        name: name.trim().to_string(),
+        lo,
+        hi,
+    })
 }
 
 /// Split `LO..HI`, where LO may be negative.
 pub fn split_range(r: &str) -> Option<(String, String)> {
     let r = r.trim();
     // skip a leading sign so that "-5..-1" splits at the right place
-    let start = if r.starts_with('-') || r.starts_with('+') { 1 } else { 0 };
+    let start = if r.starts_with('-') || r.starts_with('+') {
+        1
+    } else {
+        0
+    };
     let i = r.get(start..)?.find("..")? + start;
     let (lo, hi) = (&r[..i], &r[i + 2..]);
     if lo.trim().is_empty() || hi.trim().is_empty() {
@@ -45,7 +53,11 @@ mod tests {
     fn ranges_parse_with_negative_bounds() {
         assert_eq!(
             parse_range_arg("a=-1000..1000").unwrap(),
-            RangeSpec { name: "a".into(), lo: "-1000".into(), hi: "1000".into() }
+            RangeSpec {
+                name: "a".into(),
+                lo: "-1000".into(),
+                hi: "1000".into()
+            }
         );
         assert_eq!(parse_range_arg("x=-5.5..-1").unwrap().hi, "-1");
         assert!(parse_range_arg("a=5").is_err());

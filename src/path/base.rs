@@ -59,8 +59,16 @@ pub struct SolutionsBase {
 pub fn program_key(program: &Program, function: &str, domain: &Domain) -> String {
     let mut ids: Vec<u64> = program.modules.iter().map(|m| m.module_id).collect();
     ids.sort();
-    let fields: Vec<String> =
-        domain.fields.iter().map(|g| format!("{}@{}:{:?}:{:?}:{:?}:{:?}", g.name, g.offset, g.ty, g.range, g.step, g.role)).collect();
+    let fields: Vec<String> = domain
+        .fields
+        .iter()
+        .map(|g| {
+            format!(
+                "{}@{}:{:?}:{:?}:{:?}:{:?}",
+                g.name, g.offset, g.ty, g.range, g.step, g.role
+            )
+        })
+        .collect();
     let text = format!("{ids:?}|{function}|{}", fields.join(";"));
     format!("{:016x}", evotest_abi::meta::fnv1a(text.as_bytes()))
 }
@@ -68,18 +76,28 @@ pub fn program_key(program: &Program, function: &str, domain: &Domain) -> String
 impl SolutionsBase {
     /// A base that lives in memory only (benchmarks).
     pub fn in_memory(key: &str, function: &str) -> SolutionsBase {
-        SolutionsBase { key: key.to_string(), function: function.to_string(), ..Default::default() }
+        SolutionsBase {
+            key: key.to_string(),
+            function: function.to_string(),
+            ..Default::default()
+        }
     }
 
     /// Open the base at `file` (missing: empty) for entries of `key`.
     ///
     /// Errors: the file exists but cannot be read.
     pub fn open(file: &Path, key: &str, function: &str) -> Result<SolutionsBase> {
-        let mut base = SolutionsBase { file: Some(file.to_path_buf()), ..SolutionsBase::in_memory(key, function) };
+        let mut base = SolutionsBase {
+            file: Some(file.to_path_buf()),
+            ..SolutionsBase::in_memory(key, function)
+        };
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(base),
-            Err(e) => return Err(e).with_context(|| format!("cannot read the solutions base {}", file.display())),
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot read the solutions base {}", file.display()))
+            }
         };
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             match serde_json::from_str::<Solution>(line) {
@@ -134,7 +152,10 @@ impl SolutionsBase {
 
     /// An input whose path begins with `prefix` (the first recorded).
     pub fn with_prefix(&self, prefix: &[Step]) -> Option<&Input> {
-        self.entries.iter().find(|e| e.path.starts_with(prefix)).map(|e| &e.input)
+        self.entries
+            .iter()
+            .find(|e| e.path.starts_with(prefix))
+            .map(|e| &e.input)
     }
 
     /// Up to `n` inputs whose paths share the longest prefixes with `path`, at least `min_similarity`
@@ -165,12 +186,15 @@ impl SolutionsBase {
     ///
     /// Errors: the directory is not writable.
     pub fn save(&mut self) -> Result<()> {
-        let Some(file) = &self.file else { return Ok(()) };
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
         if !self.dirty {
             return Ok(());
         }
         if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let mut text = String::new();
         for s in self.others.iter().chain(&self.entries) {
@@ -194,7 +218,11 @@ pub struct PathLog {
 
 impl PathLog {
     pub fn new(decisions: std::sync::Arc<Decisions>) -> PathLog {
-        PathLog { decisions, seen: Default::default(), fresh: Vec::new() }
+        PathLog {
+            decisions,
+            seen: Default::default(),
+            fresh: Vec::new(),
+        }
     }
 
     /// Log the path of one execution (ignored when its ordered trace overflowed).
@@ -243,7 +271,10 @@ mod tests {
         let mut b = SolutionsBase::open(&file, "k1", "f").unwrap();
         assert!(b.is_empty());
         assert!(b.record(&input(1), &p(&[(0, 0), (1, 0)])));
-        assert!(!b.record(&input(2), &p(&[(0, 0), (1, 0)])), "one input per path");
+        assert!(
+            !b.record(&input(2), &p(&[(0, 0), (1, 0)])),
+            "one input per path"
+        );
         assert!(b.record(&input(3), &p(&[(0, 0), (1, 1), (2, 0)])));
         assert!(b.record(&input(4), &p(&[(0, 1)])));
         assert_eq!(b.exact(&p(&[(0, 0), (1, 0)])), Some(&input(1)));
@@ -251,7 +282,10 @@ mod tests {
         // target 0T 1F 2F: shares 2 decisions with input 3, 1 with input 1, 0 with input 4
         let sim = b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 1, 10);
         assert_eq!(sim, vec![(2, input(3)), (1, input(1))]);
-        assert_eq!(b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 2, 10), vec![(2, input(3))]);
+        assert_eq!(
+            b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 2, 10),
+            vec![(2, input(3))]
+        );
         assert_eq!(b.similar(&p(&[(0, 0), (1, 1), (2, 1)]), 1, 1).len(), 1);
         b.save().unwrap();
         // another key in the same file is kept, but not used
@@ -268,7 +302,12 @@ mod tests {
         let mut b = SolutionsBase::open(&file, "k3", "f").unwrap();
         b.record(&odd, &p(&[(7, 1)]));
         b.save().unwrap();
-        assert_eq!(SolutionsBase::open(&file, "k3", "f").unwrap().exact(&p(&[(7, 1)])), Some(&odd));
+        assert_eq!(
+            SolutionsBase::open(&file, "k3", "f")
+                .unwrap()
+                .exact(&p(&[(7, 1)])),
+            Some(&odd)
+        );
         // a torn line (a writer killed by something other than us) is skipped, not fatal
         let mut text = std::fs::read_to_string(&file).unwrap();
         text.push_str("{\"key\":\"k1\",\"funct");
@@ -276,7 +315,10 @@ mod tests {
         let torn = SolutionsBase::open(&file, "k1", "f").unwrap();
         assert_eq!((torn.len(), torn.skipped_lines), (3, 1));
         // no temporary files are left behind
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from(FILE_NAME)]);
     }
 }

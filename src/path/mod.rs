@@ -49,18 +49,40 @@ impl Decisions {
         let is_decision: Vec<bool> = program
             .sites
             .iter()
-            .map(|s| s.function == function && matches!(s.meta.kind, SiteKind::Br | SiteKind::Switch))
+            .map(|s| {
+                s.function == function && matches!(s.meta.kind, SiteKind::Br | SiteKind::Switch)
+            })
             .collect();
         let mut forces = std::collections::HashMap::new();
-        for d in program.decisions.iter().filter(|d| d.function == function && d.meta.form == evotest_abi::meta::DecisionForm::Phi) {
-            let Some(phi) = d.site.filter(|&s| is_decision.get(s as usize).copied().unwrap_or(false)) else { continue };
+        for d in program.decisions.iter().filter(|d| {
+            d.function == function && d.meta.form == evotest_abi::meta::DecisionForm::Phi
+        }) {
+            let Some(phi) = d
+                .site
+                .filter(|&s| is_decision.get(s as usize).copied().unwrap_or(false))
+            else {
+                continue;
+            };
             for (k, ends) in d.ends.iter().enumerate() {
-                for &(s, o) in ends.iter().filter(|(s, _)| is_decision.get(*s as usize).copied().unwrap_or(false)) {
-                    forces.insert(Step { site: s, k: o }, Step { site: phi, k: k as u32 });
+                for &(s, o) in ends
+                    .iter()
+                    .filter(|(s, _)| is_decision.get(*s as usize).copied().unwrap_or(false))
+                {
+                    forces.insert(
+                        Step { site: s, k: o },
+                        Step {
+                            site: phi,
+                            k: k as u32,
+                        },
+                    );
                 }
             }
         }
-        Decisions { function, is_decision, forces }
+        Decisions {
+            function,
+            is_decision,
+            forces,
+        }
     }
 
     /// Whether global site `s` is one of the decisions.
@@ -75,7 +97,10 @@ pub fn executed(events: &[Event], decisions: &Decisions) -> Vec<Step> {
     events
         .iter()
         .filter(|e| e.id & EVENT_DEF == 0 && decisions.contains(e.id))
-        .map(|e| Step { site: e.id, k: e.outcome })
+        .map(|e| Step {
+            site: e.id,
+            k: e.outcome,
+        })
         .collect()
 }
 
@@ -88,7 +113,12 @@ pub fn common_prefix(a: &[Step], b: &[Step]) -> usize {
 /// `LINE:COL:LABEL` of a step, as [`parse`] reads it back.
 pub fn step_text(program: &Program, s: Step) -> String {
     let site = &program.sites[s.site as usize];
-    let label = site.meta.outcome_labels.get(s.k as usize).map(String::as_str).unwrap_or("?");
+    let label = site
+        .meta
+        .outcome_labels
+        .get(s.k as usize)
+        .map(String::as_str)
+        .unwrap_or("?");
     format!("{}:{}:{}", site.meta.line, site.meta.col, label)
 }
 
@@ -109,7 +139,9 @@ fn compress(tokens: &[String]) -> String {
             }
             let unit = &tokens[i..i + len];
             let mut n = 1;
-            while i + (n + 1) * len <= tokens.len() && &tokens[i + n * len..i + (n + 1) * len] == unit {
+            while i + (n + 1) * len <= tokens.len()
+                && &tokens[i + n * len..i + (n + 1) * len] == unit
+            {
                 n += 1;
             }
             if n >= 3 {
@@ -128,7 +160,11 @@ fn compress(tokens: &[String]) -> String {
 #[derive(Clone, Debug, PartialEq)]
 enum Loc {
     Site(SiteId),
-    Line { line: u32, col: Option<u32>, cond: Option<String> },
+    Line {
+        line: u32,
+        col: Option<u32>,
+        cond: Option<String>,
+    },
 }
 
 /// Parse a path: whitespace- or comma-separated steps, each `LOC:OUTCOME`, where LOC is `sID`
@@ -139,11 +175,18 @@ enum Loc {
 ///
 /// Errors (one line): syntax, an unknown or ambiguous site, an unknown outcome label.
 pub fn parse(program: &Program, decisions: &Decisions, spec: &str) -> Result<Vec<Step>> {
-    let mut p = Parser { s: spec.as_bytes(), i: 0 };
+    let mut p = Parser {
+        s: spec.as_bytes(),
+        i: 0,
+    };
     let steps = p.seq(program, decisions, 0)?;
     p.skip_ws();
     if p.i < p.s.len() {
-        bail!("path: unexpected `{}` at character {}", p.s[p.i] as char, p.i + 1);
+        bail!(
+            "path: unexpected `{}` at character {}",
+            p.s[p.i] as char,
+            p.i + 1
+        );
     }
     if steps.is_empty() {
         bail!("path: no steps");
@@ -158,7 +201,9 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn skip_ws(&mut self) {
-        while self.i < self.s.len() && (self.s[self.i].is_ascii_whitespace() || self.s[self.i] == b',') {
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_whitespace() || self.s[self.i] == b',')
+        {
             self.i += 1;
         }
     }
@@ -172,7 +217,10 @@ impl Parser<'_> {
         while self.peek().is_some_and(|c| c.is_ascii_digit()) {
             self.i += 1;
         }
-        std::str::from_utf8(&self.s[start..self.i]).ok()?.parse().ok()
+        std::str::from_utf8(&self.s[start..self.i])
+            .ok()?
+            .parse()
+            .ok()
     }
 
     fn seq(&mut self, program: &Program, d: &Decisions, depth: u32) -> Result<Vec<Step>> {
@@ -185,19 +233,35 @@ impl Parser<'_> {
             match self.peek() {
                 None | Some(b']') => return Ok(out),
                 Some(b'[') | Some(b'(') => {
-                    let close = if self.peek() == Some(b'[') { b']' } else { b')' };
+                    let close = if self.peek() == Some(b'[') {
+                        b']'
+                    } else {
+                        b')'
+                    };
                     self.i += 1;
                     let inner = self.seq(program, d, depth + 1)?;
                     self.skip_ws();
                     if self.peek() != Some(close) && !(close == b')' && self.peek() == Some(b']')) {
-                        bail!("path: missing `{}` at character {}", close as char, self.i + 1);
+                        bail!(
+                            "path: missing `{}` at character {}",
+                            close as char,
+                            self.i + 1
+                        );
                     }
                     self.i += 1;
                     if !matches!(self.peek(), Some(b'*') | Some(b'x')) {
-                        bail!("path: a group must be followed by *N (repetitions) at character {}", self.i + 1);
+                        bail!(
+                            "path: a group must be followed by *N (repetitions) at character {}",
+                            self.i + 1
+                        );
                     }
                     self.i += 1;
-                    let n = self.number().ok_or_else(|| anyhow!("path: expected a repetition count at character {}", self.i + 1))?;
+                    let n = self.number().ok_or_else(|| {
+                        anyhow!(
+                            "path: expected a repetition count at character {}",
+                            self.i + 1
+                        )
+                    })?;
                     if n > 100_000 || (inner.len() as u64).saturating_mul(n) > 1_000_000 {
                         bail!("path: a group repeated {n} times makes the path too long");
                     }
@@ -215,7 +279,12 @@ impl Parser<'_> {
         let start = self.i;
         let loc = if self.peek() == Some(b's') {
             self.i += 1;
-            let id = self.number().ok_or_else(|| anyhow!("path: expected a site ID after `s` at character {}", self.i + 1))?;
+            let id = self.number().ok_or_else(|| {
+                anyhow!(
+                    "path: expected a site ID after `s` at character {}",
+                    self.i + 1
+                )
+            })?;
             Loc::Site(id as SiteId)
         } else {
             let line = self
@@ -224,10 +293,16 @@ impl Parser<'_> {
             let mut col = None;
             let mut cond = None;
             if self.peek() == Some(b'{') {
-                let close = self.s[self.i..].iter().position(|&c| c == b'}').ok_or_else(|| anyhow!("path: missing `}}`"))?;
-                cond = Some(String::from_utf8_lossy(&self.s[self.i + 1..self.i + close]).into_owned());
+                let close = self.s[self.i..]
+                    .iter()
+                    .position(|&c| c == b'}')
+                    .ok_or_else(|| anyhow!("path: missing `}}`"))?;
+                cond =
+                    Some(String::from_utf8_lossy(&self.s[self.i + 1..self.i + close]).into_owned());
                 self.i += close + 1;
-            } else if self.peek() == Some(b':') && self.s.get(self.i + 1).is_some_and(|c| c.is_ascii_digit()) {
+            } else if self.peek() == Some(b':')
+                && self.s.get(self.i + 1).is_some_and(|c| c.is_ascii_digit())
+            {
                 // LINE:COL:OUTCOME (an outcome never starts with a digit)
                 let save = self.i;
                 self.i += 1;
@@ -238,10 +313,17 @@ impl Parser<'_> {
                     self.i = save;
                 }
             }
-            Loc::Line { line: line as u32, col, cond }
+            Loc::Line {
+                line: line as u32,
+                col,
+                cond,
+            }
         };
         if self.peek() != Some(b':') {
-            bail!("path: expected `:` and an outcome at character {}", self.i + 1);
+            bail!(
+                "path: expected `:` and an outcome at character {}",
+                self.i + 1
+            );
         }
         self.i += 1;
         let ostart = self.i;
@@ -257,7 +339,9 @@ impl Parser<'_> {
             if neg {
                 self.i += 1;
             }
-            let n = self.number().ok_or_else(|| anyhow!("path: expected a case value at character {}", self.i + 1))?;
+            let n = self.number().ok_or_else(|| {
+                anyhow!("path: expected a case value at character {}", self.i + 1)
+            })?;
             label = format!("case {}{n}", if neg { "-" } else { "" });
         }
         let label = match label.as_str() {
@@ -285,17 +369,26 @@ fn resolve(program: &Program, d: &Decisions, loc: &Loc, label: &str, text: &str)
             Loc::Line { line, col, cond } => {
                 s.meta.line == *line
                     && col.is_none_or(|c| c == s.meta.col)
-                    && cond.as_ref().is_none_or(|c| norm_cond(c) == norm_cond(&s.meta.cond))
+                    && cond
+                        .as_ref()
+                        .is_none_or(|c| norm_cond(c) == norm_cond(&s.meta.cond))
             }
         })
         .collect();
     let site = match candidates.as_slice() {
         [one] => *one,
-        [] => bail!("path step `{text}`: no branch or switch of `{fname}` there (see `evotest sites`)"),
+        [] => bail!(
+            "path step `{text}`: no branch or switch of `{fname}` there (see `evotest sites`)"
+        ),
         many => {
-            let list: Vec<String> =
-                many.iter().map(|s| format!("{}:{}:… `{}`", s.meta.line, s.meta.col, s.meta.cond)).collect();
-            bail!("path step `{text}` is ambiguous: {} (add the column)", list.join(", "))
+            let list: Vec<String> = many
+                .iter()
+                .map(|s| format!("{}:{}:… `{}`", s.meta.line, s.meta.col, s.meta.cond))
+                .collect();
+            bail!(
+                "path step `{text}` is ambiguous: {} (add the column)",
+                list.join(", ")
+            )
         }
     };
     let k = site
@@ -303,8 +396,16 @@ fn resolve(program: &Program, d: &Decisions, loc: &Loc, label: &str, text: &str)
         .outcome_labels
         .iter()
         .position(|l| l == label)
-        .ok_or_else(|| anyhow!("path step `{text}`: no outcome `{label}` (outcomes: {})", site.meta.outcome_labels.join(", ")))?;
-    Ok(Step { site: site.id, k: k as u32 })
+        .ok_or_else(|| {
+            anyhow!(
+                "path step `{text}`: no outcome `{label}` (outcomes: {})",
+                site.meta.outcome_labels.join(", ")
+            )
+        })?;
+    Ok(Step {
+        site: site.id,
+        k: k as u32,
+    })
 }
 
 /// Walk the CFG of the function along `path`. Errors (one line) when the CFG reaches a different
@@ -347,19 +448,26 @@ pub fn check(program: &Program, d: &Decisions, path: &[Step], prefix: bool) -> R
                     );
                 }
                 let next = succs(b).get(path[i].k as usize).copied();
-                b = next.ok_or_else(|| anyhow!("path step {}: the site has no outcome {}", i + 1, path[i].k))? as usize;
+                b = next.ok_or_else(|| {
+                    anyhow!("path step {}: the site has no outcome {}", i + 1, path[i].k)
+                })? as usize;
                 i += 1;
             }
-            None => match succs(b).as_slice() {
-                [] => {
-                    if i < path.len() {
-                        bail!("path: the function returns after step {i}, but the path has {} steps", path.len());
+            None => {
+                match succs(b).as_slice() {
+                    [] => {
+                        if i < path.len() {
+                            bail!("path: the function returns after step {i}, but the path has {} steps", path.len());
+                        }
+                        return Ok(());
                     }
-                    return Ok(());
+                    [only] => b = *only as usize,
+                    _ => bail!(
+                        "path: block {b} of `{}` branches on an uninstrumented condition",
+                        f.meta.name
+                    ),
                 }
-                [only] => b = *only as usize,
-                _ => bail!("path: block {b} of `{}` branches on an uninstrumented condition", f.meta.name),
-            },
+            }
         }
     }
 }
@@ -370,7 +478,17 @@ pub fn check(program: &Program, d: &Decisions, path: &[Step], prefix: bool) -> R
 /// and whether the list was cut at `max`. Listed paths may be infeasible.
 pub fn enumerate(program: &Program, d: &Decisions, k: u32, max: usize) -> (Vec<Vec<Step>>, bool) {
     let f = &program.functions[d.function];
-    let mut e = Enumeration { d, f, k, max, visits: vec![0; f.meta.blocks.len()], path: Vec::new(), out: Vec::new(), truncated: false, forced: Vec::new() };
+    let mut e = Enumeration {
+        d,
+        f,
+        k,
+        max,
+        visits: vec![0; f.meta.blocks.len()],
+        path: Vec::new(),
+        out: Vec::new(),
+        truncated: false,
+        forced: Vec::new(),
+    };
     e.dfs(0, 0);
     let (mut out, truncated) = (e.out, e.truncated);
     // a block without a site but several successors can yield the same decision sequence twice
@@ -412,7 +530,10 @@ impl Enumeration<'_> {
                 let forced = self.forced.iter().rposition(|f| f.site == s);
                 let taken = forced.map(|i| self.forced.remove(i));
                 for (o, &succ) in f.meta.blocks[b].succs.iter().enumerate() {
-                    let step = Step { site: s, k: o as u32 };
+                    let step = Step {
+                        site: s,
+                        k: o as u32,
+                    };
                     if taken.is_some_and(|t| t != step) {
                         continue;
                     }

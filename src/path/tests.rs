@@ -24,8 +24,18 @@ pub(crate) fn program() -> Program {
         block(vec![], None),
     ];
     let sites = vec![
-        SiteMeta { line: 10, col: 9, pred: Some(Pred::Slt), ..site(0, 0, "n < 0") },
-        SiteMeta { line: 11, col: 12, pred: Some(Pred::Sle), ..site(1, 1, "w <= r") },
+        SiteMeta {
+            line: 10,
+            col: 9,
+            pred: Some(Pred::Slt),
+            ..site(0, 0, "n < 0")
+        },
+        SiteMeta {
+            line: 11,
+            col: 12,
+            pred: Some(Pred::Sle),
+            ..site(1, 1, "w <= r")
+        },
         SiteMeta {
             line: 11,
             col: 30,
@@ -51,17 +61,29 @@ pub(crate) fn once() -> Vec<Step> {
 fn parses_site_ids_lines_columns_conditions_and_repetitions() {
     let p = program();
     let d = Decisions::of(&p, 0);
-    assert_eq!(parse(&p, &d, "s0:false s1:true s1:false s2:default").unwrap(), once());
-    assert_eq!(parse(&p, &d, "10:F, 11:12:true 11{w <= r}:false 11:30:default").unwrap(), once());
+    assert_eq!(
+        parse(&p, &d, "s0:false s1:true s1:false s2:default").unwrap(),
+        once()
+    );
+    assert_eq!(
+        parse(&p, &d, "10:F, 11:12:true 11{w <= r}:false 11:30:default").unwrap(),
+        once()
+    );
     assert_eq!(
         parse(&p, &d, "10:false [11:12:true]*3 11:12:false 11:30:case 7").unwrap(),
         vec![st(0, 1), st(1, 0), st(1, 0), st(1, 0), st(1, 1), st(2, 1)]
     );
     // line 11 holds two decisions: the column or the condition must say which
     let e = parse(&p, &d, "11:true").unwrap_err().to_string();
-    assert!(e.contains("ambiguous") && e.contains("11:12") && e.contains("11:30"), "{e}");
+    assert!(
+        e.contains("ambiguous") && e.contains("11:12") && e.contains("11:30"),
+        "{e}"
+    );
     let e = parse(&p, &d, "10:maybe").unwrap_err().to_string();
-    assert!(e.contains("no outcome `maybe`") && e.contains("true, false"), "{e}");
+    assert!(
+        e.contains("no outcome `maybe`") && e.contains("true, false"),
+        "{e}"
+    );
     let e = parse(&p, &d, "12:true").unwrap_err().to_string();
     assert!(e.contains("no branch or switch"), "{e}");
     assert!(parse(&p, &d, "[10:true").is_err());
@@ -72,7 +94,10 @@ fn parses_site_ids_lines_columns_conditions_and_repetitions() {
 fn path_text_reads_back_as_the_same_path() {
     let p = program();
     let d = Decisions::of(&p, 0);
-    let long: Vec<Step> = std::iter::once(st(0, 1)).chain(std::iter::repeat_n(st(1, 0), 5)).chain([st(1, 1), st(2, 1)]).collect();
+    let long: Vec<Step> = std::iter::once(st(0, 1))
+        .chain(std::iter::repeat_n(st(1, 0), 5))
+        .chain([st(1, 1), st(2, 1)])
+        .collect();
     let text = path_text(&p, &long);
     assert_eq!(text, "10:9:false [11:12:true]*5 11:12:false 11:30:case 7");
     assert_eq!(parse(&p, &d, &text).unwrap(), long);
@@ -89,10 +114,17 @@ fn check_walks_the_cfg() {
     assert!(e.contains("incomplete") && e.contains("w <= r"), "{e}");
     check(&p, &d, &once()[..2], true).unwrap();
     // skips the loop test
-    let e = check(&p, &d, &[st(0, 1), st(2, 0)], false).unwrap_err().to_string();
-    assert!(e.contains("cannot come next") && e.contains("w <= r"), "{e}");
+    let e = check(&p, &d, &[st(0, 1), st(2, 0)], false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cannot come next") && e.contains("w <= r"),
+        "{e}"
+    );
     // goes on after the function returned
-    let e = check(&p, &d, &[st(0, 0), st(1, 0)], false).unwrap_err().to_string();
+    let e = check(&p, &d, &[st(0, 0), st(1, 0)], false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("returns after step 1"), "{e}");
 }
 
@@ -104,7 +136,11 @@ fn enumerates_acyclic_paths_and_bounded_loop_iterations() {
     assert!(!cut);
     assert_eq!(
         k0,
-        vec![vec![st(0, 0)], vec![st(0, 1), st(1, 1), st(2, 0)], vec![st(0, 1), st(1, 1), st(2, 1)]]
+        vec![
+            vec![st(0, 0)],
+            vec![st(0, 1), st(1, 1), st(2, 0)],
+            vec![st(0, 1), st(1, 1), st(2, 1)]
+        ]
     );
     let (k1, _) = enumerate(&p, &d, 1, 100);
     assert_eq!(k1.len(), 5);
@@ -123,8 +159,19 @@ fn enumerates_acyclic_paths_and_bounded_loop_iterations() {
 fn executed_path_keeps_the_functions_decisions_only() {
     let p = program();
     let d = Decisions::of(&p, 0);
-    let ev = |id: u32, outcome: u32| Event { id, outcome, alt: 1.0 };
-    let events = vec![ev(0, 1), ev(EVENT_DEF | 3, 0), ev(1, 0), ev(1, 1), ev(77, 0), ev(2, 0)];
+    let ev = |id: u32, outcome: u32| Event {
+        id,
+        outcome,
+        alt: 1.0,
+    };
+    let events = vec![
+        ev(0, 1),
+        ev(EVENT_DEF | 3, 0),
+        ev(1, 0),
+        ev(1, 1),
+        ev(77, 0),
+        ev(2, 0),
+    ];
     assert_eq!(executed(&events, &d), once());
     assert_eq!(common_prefix(&once(), &[st(0, 1), st(1, 1)]), 1);
 }

@@ -23,9 +23,26 @@ fn cell(o: &CellState) -> String {
 pub fn render(run: &Suite) -> String {
     let mut s = String::new();
     let o = &run.info;
-    let _ = writeln!(s, "evotest: {} from {} ({} search, seed {})", run.frontend.describe(), o.sources_display(), o.algorithm, o.seed);
-    let cw = run.rows.iter().map(|r| r.text.chars().count()).max().unwrap_or(9).clamp(9, 48);
-    let _ = writeln!(s, "\n  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}", "site", "line:col", "condition", "true", "false");
+    let _ = writeln!(
+        s,
+        "evotest: {} from {} ({} search, seed {})",
+        run.frontend.describe(),
+        o.sources_display(),
+        o.algorithm,
+        o.seed
+    );
+    let cw = run
+        .rows
+        .iter()
+        .map(|r| r.text.chars().count())
+        .max()
+        .unwrap_or(9)
+        .clamp(9, 48);
+    let _ = writeln!(
+        s,
+        "\n  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}",
+        "site", "line:col", "condition", "true", "false"
+    );
     let several = run.rows.iter().any(|r| r.function != run.rows[0].function);
     for (i, r) in run.rows.iter().enumerate() {
         if several && (i == 0 || run.rows[i - 1].function != r.function) {
@@ -39,17 +56,44 @@ pub fn render(run: &Suite) -> String {
         }
         let cs = cells(run, i);
         if cs.len() == 2 && cs[0].label == "true" && cs[1].label == "false" {
-            let _ = writeln!(s, "  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}", r.id, loc, cond, cell(&cs[0]), cell(&cs[1]));
+            let _ = writeln!(
+                s,
+                "  {:>4}  {:>9}  {:<cw$}  {:>12}  {:>12}",
+                r.id,
+                loc,
+                cond,
+                cell(&cs[0]),
+                cell(&cs[1])
+            );
         } else {
-            let cells: Vec<String> = cs.iter().map(|c| format!("{} {}", c.label, cell(c))).collect();
-            let what = if r.kind == "switch" { format!("switch ({cond})") } else { cond };
-            let _ = writeln!(s, "  {:>4}  {:>9}  {:<cw$}  {}", r.id, loc, what, cells.join(" | "));
+            let cells: Vec<String> = cs
+                .iter()
+                .map(|c| format!("{} {}", c.label, cell(c)))
+                .collect();
+            let what = if r.kind == "switch" {
+                format!("switch ({cond})")
+            } else {
+                cond
+            };
+            let _ = writeln!(
+                s,
+                "  {:>4}  {:>9}  {:<cw$}  {}",
+                r.id,
+                loc,
+                what,
+                cells.join(" | ")
+            );
         }
     }
     let _ = writeln!(s, "  (#N: first covered by execution N; -: not covered; infeasible?: given up, suspected infeasible)");
 
     if !run.archive.tests.is_empty() {
-        let _ = writeln!(s, "\ntests ({}), each with the {} it covers:", run.archive.tests.len(), goals_word(run));
+        let _ = writeln!(
+            s,
+            "\ntests ({}), each with the {} it covers:",
+            run.archive.tests.len(),
+            goals_word(run)
+        );
         for (i, t) in run.archive.tests.iter().enumerate() {
             let ended = match (&t.ret, t.exit) {
                 (Some(_), _) => String::new(),
@@ -61,28 +105,51 @@ pub fn render(run: &Suite) -> String {
             } else {
                 format!("covers {}: {}", covers.len(), covers.join(", "))
             };
-            let _ = writeln!(s, "  {:>3}. {}{ended}\n       {covers}", i + 1, run.frontend.call_text(&t.input, t.ret.as_ref()));
+            let _ = writeln!(
+                s,
+                "  {:>3}. {}{ended}\n       {covers}",
+                i + 1,
+                run.frontend.call_text(&t.input, t.ret.as_ref())
+            );
         }
     }
     // attempts that tried no event sequence (the chaining tree had no definition to add, or
     // the budget ran out first): one line per goal and reason
     let mut empty: Vec<(&str, bool, usize)> = Vec::new();
-    for r in run.chain_reports.iter().filter(|r| r.sequences.is_empty() && !r.covered) {
-        match empty.iter_mut().find(|(t, d, _)| *t == r.target.as_str() && *d == r.no_definitions) {
+    for r in run
+        .chain_reports
+        .iter()
+        .filter(|r| r.sequences.is_empty() && !r.covered)
+    {
+        match empty
+            .iter_mut()
+            .find(|(t, d, _)| *t == r.target.as_str() && *d == r.no_definitions)
+        {
             Some((_, _, n)) => *n += 1,
             None => empty.push((r.target.as_str(), r.no_definitions, 1)),
         }
     }
     for (target, none, n) in &empty {
-        let times = if *n == 1 { String::new() } else { format!(" ({n} attempts)") };
+        let times = if *n == 1 {
+            String::new()
+        } else {
+            format!(" ({n} attempts)")
+        };
         let why = if *none {
             "the branch reads no variable with a definition the chaining tree could add"
         } else {
             "the budget ran out before the first"
         };
-        let _ = writeln!(s, "\nchaining for {target}: no event sequence tried ({why}){times}");
+        let _ = writeln!(
+            s,
+            "\nchaining for {target}: no event sequence tried ({why}){times}"
+        );
     }
-    for r in run.chain_reports.iter().filter(|r| !r.sequences.is_empty() || r.covered) {
+    for r in run
+        .chain_reports
+        .iter()
+        .filter(|r| !r.sequences.is_empty() || r.covered)
+    {
         let _ = writeln!(
             s,
             "\nchaining for {}: {} in {} executions, {} event sequence{} tried ({} order):",
@@ -117,13 +184,27 @@ pub fn render(run: &Suite) -> String {
             );
         }
         if others > CHAIN_LINES {
-            let _ = writeln!(s, "  … and {} more, listed in report.json (\"chaining\")", others - CHAIN_LINES);
+            let _ = writeln!(
+                s,
+                "  … and {} more, listed in report.json (\"chaining\")",
+                others - CHAIN_LINES
+            );
         }
     }
     if !run.archive.fault_counts.is_empty() {
-        let counts: Vec<String> = run.archive.fault_counts.iter().map(|(k, v)| format!("{} {k}", thousands(*v))).collect();
+        let counts: Vec<String> = run
+            .archive
+            .fault_counts
+            .iter()
+            .map(|(k, v)| format!("{} {k}", thousands(*v)))
+            .collect();
         let n: u64 = run.archive.fault_counts.values().sum();
-        let _ = writeln!(s, "\nfaults: {} executions ({}); reproducers:", thousands(n), counts.join(", "));
+        let _ = writeln!(
+            s,
+            "\nfaults: {} executions ({}); reproducers:",
+            thousands(n),
+            counts.join(", ")
+        );
         for (i, f) in run.archive.faults.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -131,7 +212,10 @@ pub fn render(run: &Suite) -> String {
                 o.out_dir.join(fault_file(run, i)).display(),
                 run.frontend.call_text(&f.input, None),
                 f.exit,
-                run.frontend.fault_message(f).map(|m| format!("\n       {m}")).unwrap_or_default()
+                run.frontend
+                    .fault_message(f)
+                    .map(|m| format!("\n       {m}"))
+                    .unwrap_or_default()
             );
         }
     }
@@ -143,7 +227,14 @@ pub fn render(run: &Suite) -> String {
         let _ = writeln!(s, "interrupted: results so far were written");
     }
     if let Some(v) = run.verification.as_ref().filter(|v| v.changed > 0) {
-        let lost = if v.lost_goals > 0 { format!(" ({} goals were covered only in the search's run)", v.lost_goals) } else { String::new() };
+        let lost = if v.lost_goals > 0 {
+            format!(
+                " ({} goals were covered only in the search's run)",
+                v.lost_goals
+            )
+        } else {
+            String::new()
+        };
         let hint = if run.inputs_per_process > 1 {
             "; the code may keep state between calls that persistent mode cannot see: try --persistent 1"
         } else {
@@ -168,11 +259,22 @@ pub fn render(run: &Suite) -> String {
 pub fn summary(run: &Suite) -> String {
     let total = run.goals.len();
     let covered = run.archive.n_covered();
-    let pct = if total > 0 { 100.0 * covered as f64 / total as f64 } else { 100.0 };
+    let pct = if total > 0 {
+        100.0 * covered as f64 / total as f64
+    } else {
+        100.0
+    };
     let secs = run.elapsed.as_secs_f64();
-    let rate = if secs > 0.0 { run.executions as f64 / secs } else { 0.0 };
-    let infeasible =
-        if run.given_up.is_empty() { String::new() } else { format!(", {} suspected infeasible", run.given_up.len()) };
+    let rate = if secs > 0.0 {
+        run.executions as f64 / secs
+    } else {
+        0.0
+    };
+    let infeasible = if run.given_up.is_empty() {
+        String::new()
+    } else {
+        format!(", {} suspected infeasible", run.given_up.len())
+    };
     let full = match run.full_coverage_exec() {
         Some(e) => format!(" (full coverage at execution {})", thousands(e)),
         None => String::new(),

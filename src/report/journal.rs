@@ -54,7 +54,12 @@ impl Journal {
             .append(true)
             .open(&path)
             .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(Journal { file, dir: dir.to_path_buf(), faults: 0, error: None })
+        Ok(Journal {
+            file,
+            dir: dir.to_path_buf(),
+            faults: 0,
+            error: None,
+        })
     }
 
     fn append(&mut self, test: &TestCase, fault: bool) -> Result<()> {
@@ -72,7 +77,10 @@ impl Journal {
             self.faults += 1;
             let dir = self.dir.join("faults");
             std::fs::create_dir_all(&dir)?;
-            crate::util::write_atomic(&dir.join(format!("{}-{}.input", test.exit.name(), self.faults)), &test.input.bytes)?;
+            crate::util::write_atomic(
+                &dir.join(format!("{}-{}.input", test.exit.name(), self.faults)),
+                &test.input.bytes,
+            )?;
         }
         Ok(())
     }
@@ -99,7 +107,10 @@ pub fn read(dir: &Path) -> Result<Vec<Entry>> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        out.extend(text.lines().filter_map(|l| serde_json::from_str::<Entry>(l).ok()));
+        out.extend(
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Entry>(l).ok()),
+        );
     }
     Ok(out)
 }
@@ -145,12 +156,23 @@ mod tests {
         };
         j.kept(&t(1, ExitKind::Ok), false);
         j.kept(&t(2, ExitKind::Crash { signal: 11 }), true);
-        assert!(dir.path().join("faults/crash-1.input").is_file(), "the reproducer is written at once");
+        assert!(
+            dir.path().join("faults/crash-1.input").is_file(),
+            "the reproducer is written at once"
+        );
         // a torn line (a writer killed mid-line) is skipped
-        std::fs::OpenOptions::new().append(true).open(dir.path().join(FILE_NAME)).unwrap().write_all(b"{\"kind\":\"te").unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(FILE_NAME))
+            .unwrap()
+            .write_all(b"{\"kind\":\"te")
+            .unwrap();
         let e = read(dir.path()).unwrap();
         assert_eq!(e.len(), 2);
-        assert_eq!((e[0].kind.as_str(), e[1].exit), ("test", ExitKind::Crash { signal: 11 }));
+        assert_eq!(
+            (e[0].kind.as_str(), e[1].exit),
+            ("test", ExitKind::Crash { signal: 11 })
+        );
         assert_eq!(e[1].input, Input::new(vec![2]));
         assert!(read(&dir.path().join("nowhere")).unwrap().is_empty());
     }

@@ -7,8 +7,8 @@ pub mod journal;
 pub mod json;
 pub mod progress;
 
-use crate::frontend::{TestEntry, TestFile};
 use crate::exec::ExitKind;
+use crate::frontend::{TestEntry, TestFile};
 use crate::suite::Suite;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
@@ -86,7 +86,13 @@ impl Reporter for TestFileReporter {
                     .archive
                     .faults
                     .iter()
-                    .filter(|f| !suite.archive.tests.iter().any(|t| t.input.bytes == f.input.bytes))
+                    .filter(|f| {
+                        !suite
+                            .archive
+                            .tests
+                            .iter()
+                            .any(|t| t.input.bytes == f.input.bytes)
+                    })
                     .map(|t| ("fault", t)),
             )
             .enumerate()
@@ -108,7 +114,9 @@ impl Reporter for TestFileReporter {
         )];
         // goals that only a run the file cannot replay covered (a runaway loop stopped at the
         // limit of branch events, a stopped run): the file's own tests reach fewer
-        let replayable = |t: &crate::archive::TestCase| !matches!(t.exit, ExitKind::StepLimit | ExitKind::Stopped);
+        let replayable = |t: &crate::archive::TestCase| {
+            !matches!(t.exit, ExitKind::StepLimit | ExitKind::Stopped)
+        };
         let mut by_replayed = vec![false; suite.goals.len()];
         for t in cases.iter().map(|e| e.case).filter(|t| replayable(t)) {
             for &g in &t.covers_all {
@@ -129,15 +137,34 @@ impl Reporter for TestFileReporter {
             ));
         }
         if let Some([(dt, dc), (ct, cc)]) = part_counts(suite) {
-            header.push(format!("Decision outcomes: {dc}/{dt} covered   Condition outcomes: {cc}/{ct} covered"));
+            header.push(format!(
+                "Decision outcomes: {dc}/{dt} covered   Condition outcomes: {cc}/{ct} covered"
+            ));
             for (r, row) in suite.rows.iter().enumerate() {
                 let cs = cells(suite, r);
                 let what: Vec<String> = cs
                     .iter()
                     .filter(|c| c.goal.is_some())
-                    .map(|c| format!("{} {}", c.label, if c.first_exec.is_some() { "covered" } else { "NOT covered" }))
+                    .map(|c| {
+                        format!(
+                            "{} {}",
+                            c.label,
+                            if c.first_exec.is_some() {
+                                "covered"
+                            } else {
+                                "NOT covered"
+                            }
+                        )
+                    })
                     .collect();
-                header.push(format!("  {:>9} L{}:{}  {}: {}", row.kind, row.line, row.col, row.text, what.join(", ")));
+                header.push(format!(
+                    "  {:>9} L{}:{}  {}: {}",
+                    row.kind,
+                    row.line,
+                    row.col,
+                    row.text,
+                    what.join(", ")
+                ));
             }
         }
         let path = i.out_dir.join("tests.c");
@@ -162,8 +189,17 @@ impl Reporter for TestFileReporter {
 
 /// Files an earlier run may have left in an output directory (the solutions base is not one: it
 /// is meant to outlive runs).
-pub const RESULT_FILES: &[&str] =
-    &["tests.c", "tests.cpp", "tests.rs", "suite.json", "report.json", "paths.json", "faults", journal::FILE_NAME, journal::RESUMED_NAME];
+pub const RESULT_FILES: &[&str] = &[
+    "tests.c",
+    "tests.cpp",
+    "tests.rs",
+    "suite.json",
+    "report.json",
+    "paths.json",
+    "faults",
+    journal::FILE_NAME,
+    journal::RESUMED_NAME,
+];
 
 /// The results of an earlier run, set aside in `DIR/.evotest-previous` while a new run starts,
 /// so that they never mix with the new run's and so that a run that ends in an error before it
@@ -186,20 +222,26 @@ impl PreviousResults {
     pub fn set_aside(dir: &std::path::Path) -> Result<PreviousResults> {
         let aside = dir.join(ASIDE_DIR);
         if aside.exists() {
-            std::fs::remove_dir_all(&aside).with_context(|| format!("cannot remove {}", aside.display()))?;
+            std::fs::remove_dir_all(&aside)
+                .with_context(|| format!("cannot remove {}", aside.display()))?;
         }
         let mut moved = false;
         for f in RESULT_FILES {
             let p = dir.join(f);
             if p.symlink_metadata().is_ok() {
                 if !moved {
-                    std::fs::create_dir_all(&aside).with_context(|| format!("cannot create {}", aside.display()))?;
+                    std::fs::create_dir_all(&aside)
+                        .with_context(|| format!("cannot create {}", aside.display()))?;
                     moved = true;
                 }
-                std::fs::rename(&p, aside.join(f)).with_context(|| format!("cannot move {} aside", p.display()))?;
+                std::fs::rename(&p, aside.join(f))
+                    .with_context(|| format!("cannot move {} aside", p.display()))?;
             }
         }
-        Ok(PreviousResults { dir: dir.to_path_buf(), aside: moved.then_some(aside) })
+        Ok(PreviousResults {
+            dir: dir.to_path_buf(),
+            aside: moved.then_some(aside),
+        })
     }
 
     /// The new run has results: remove the earlier ones for good. Returns whether there were any.
@@ -216,7 +258,9 @@ impl PreviousResults {
 
 impl Drop for PreviousResults {
     fn drop(&mut self) {
-        let Some(aside) = self.aside.take() else { return };
+        let Some(aside) = self.aside.take() else {
+            return;
+        };
         // a run that failed after it journaled an input keeps what it found (see [`journal`])
         let found = std::fs::metadata(self.dir.join(journal::FILE_NAME)).is_ok_and(|m| m.len() > 0)
             || self.dir.join("faults").exists();
@@ -244,7 +288,8 @@ pub fn clear_previous(dir: &std::path::Path) -> Result<bool> {
     for f in RESULT_FILES {
         let p = dir.join(f);
         if p.is_dir() {
-            std::fs::remove_dir_all(&p).with_context(|| format!("cannot remove {}", p.display()))?;
+            std::fs::remove_dir_all(&p)
+                .with_context(|| format!("cannot remove {}", p.display()))?;
             any = true;
         } else if p.exists() {
             std::fs::remove_file(&p).with_context(|| format!("cannot remove {}", p.display()))?;

@@ -13,7 +13,9 @@ impl ProgressMonitor {
     pub fn new(max_execs: Option<u64>) -> ProgressMonitor {
         let bar = ProgressBar::with_draw_target(max_execs, ProgressDrawTarget::stderr());
         let style = if max_execs.is_some() {
-            ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {human_pos}/{human_len} execs  {msg}")
+            ProgressStyle::with_template(
+                "{elapsed:>4} [{bar:30}] {human_pos}/{human_len} execs  {msg}",
+            )
         } else {
             ProgressStyle::with_template("{elapsed:>4} {spinner} {human_pos} execs  {msg}")
         };
@@ -32,7 +34,12 @@ impl ProgressMonitor {
 impl Observer for ProgressMonitor {
     fn progress(&mut self, s: &Status) {
         self.bar.set_position(s.executions);
-        let faults = if s.faults > 0 { format!(", {} faults", s.faults) } else { String::new() };
-        self.bar.set_message(format!("covered {}/{}{faults}", s.covered, s.goals));
+        let faults = if s.faults > 0 {
+            format!(", {} faults", s.faults)
+        } else {
+            String::new()
+        };
+        self.bar
+            .set_message(format!("covered {}/{}{faults}", s.covered, s.goals));
     }
 }

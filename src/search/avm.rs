@@ -125,7 +125,8 @@ const FROZEN_EVALS_PER_FIELD: u64 = 24;
 /// A root of the secant moves ([`super::secant::root`], `key_root`, `wrapped_root`): from two
 /// executions' operand records and the variable's values in them, the variable's value where
 /// the operands meet.
-type Root = fn(&evotest_abi::shm::OperandRec, f64, &evotest_abi::shm::OperandRec, f64) -> Option<f64>;
+type Root =
+    fn(&evotest_abi::shm::OperandRec, f64, &evotest_abi::shm::OperandRec, f64) -> Option<f64>;
 
 /// Most steps of one run of the secant method ([`Local::secant`]).
 const SECANT_ITERATIONS: usize = 16;
@@ -174,7 +175,10 @@ impl Local<'_, '_> {
     }
 
     /// [`Self::try_move`], also giving back the evaluation and fitness of a move not taken.
-    fn try_eval(&mut self, y: Input) -> Result<std::result::Result<(bool, Option<(Evaluation, f64)>), Stop>> {
+    fn try_eval(
+        &mut self,
+        y: Input,
+    ) -> Result<std::result::Result<(bool, Option<(Evaluation, f64)>), Stop>> {
         if self.cx.out_of_budget() {
             return Ok(Err(Stop::Budget));
         }
@@ -203,8 +207,13 @@ impl Local<'_, '_> {
     /// ([`super::i2s::repairs`]), until one is better.
     fn try_move_repaired(&mut self, y: Input) -> Result<std::result::Result<bool, Stop>> {
         let d = self.cx.domain;
-        let changed: Vec<usize> = (0..d.fields.len()).filter(|&j| !same(d.get(&y, j), d.get(&self.x, j))).take(2).collect();
-        let [i] = changed[..] else { return self.try_move(y) };
+        let changed: Vec<usize> = (0..d.fields.len())
+            .filter(|&j| !same(d.get(&y, j), d.get(&self.x, j)))
+            .take(2)
+            .collect();
+        let [i] = changed[..] else {
+            return self.try_move(y);
+        };
         let fx = self.fx;
         let (ev, fy) = match self.try_eval(y)? {
             Ok((_, Some(e))) => e,
@@ -216,7 +225,15 @@ impl Local<'_, '_> {
         }
         // the current input's evaluation, from the cache (it was evaluated recently)
         let before = self.cx.evaluate(&self.x)?;
-        let cands = super::i2s::repairs(self.cx.domain, self.cx.goal(self.goal), &before.trace, &ev.input, &ev.trace, i, &|j| self.step(j));
+        let cands = super::i2s::repairs(
+            self.cx.domain,
+            self.cx.goal(self.goal),
+            &before.trace,
+            &ev.input,
+            &ev.trace,
+            i,
+            &|j| self.step(j),
+        );
         for c in cands.into_iter().take(MAX_REPAIRS) {
             match self.try_move(c)? {
                 Ok(true) => return Ok(Ok(true)),
@@ -231,8 +248,14 @@ impl Local<'_, '_> {
         let g = &self.cx.domain.fields[i];
         if g.ty.is_float() {
             let v = self.cx.domain.get(&self.x, i).as_f64().abs();
-            let eps = if g.ty == ScalarType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
-            self.float_step.max(v * eps * 4.0).max(g.step.unwrap_or(0.0))
+            let eps = if g.ty == ScalarType::F32 {
+                f32::EPSILON as f64
+            } else {
+                f64::EPSILON
+            };
+            self.float_step
+                .max(v * eps * 4.0)
+                .max(g.step.unwrap_or(0.0))
         } else {
             1.0
         }
@@ -241,7 +264,12 @@ impl Local<'_, '_> {
     /// Whether some float gene could still take a finer step.
     fn refinable(&self) -> bool {
         self.float_step > MIN_FLOAT_STEP
-            && self.cx.domain.fields.iter().any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
+            && self
+                .cx
+                .domain
+                .fields
+                .iter()
+                .any(|g| g.ty.is_float() && g.step.is_none_or(|s| s < self.float_step))
     }
 
     /// The kinds of move of variable `i`, in the order exploration tries them: in the main cycle
@@ -250,7 +278,11 @@ impl Local<'_, '_> {
     /// ulp moves of a float.
     fn moves(&self, i: usize, stage: bool) -> Vec<Move> {
         let g = &self.cx.domain.fields[i];
-        let binade = if g.ty == ScalarType::F32 { 1u64 << 23 } else { 1u64 << 52 };
+        let binade = if g.ty == ScalarType::F32 {
+            1u64 << 23
+        } else {
+            1u64 << 52
+        };
         if stage {
             return if g.ty.is_float() {
                 vec![Move::Key(binade), Move::Key(1)]
@@ -279,7 +311,9 @@ impl Local<'_, '_> {
         let d = self.cx.domain;
         let old = d.get(&self.x, i);
         let v = match (old, mv) {
-            (Value::Int(n), Move::Add(delta)) => Value::Int(n.saturating_add((dir * delta * k).clamp(-1e38, 1e38) as i128)),
+            (Value::Int(n), Move::Add(delta)) => {
+                Value::Int(n.saturating_add((dir * delta * k).clamp(-1e38, 1e38) as i128))
+            }
             (Value::Int(n), Move::Lattice(m)) => {
                 let steps = (dir * k).clamp(-1e30, 1e30) as i128;
                 Value::Int(n.saturating_add(m.saturating_mul(steps)))
@@ -287,7 +321,11 @@ impl Local<'_, '_> {
             (Value::Float(f), Move::Add(delta)) => Value::Float(f + dir * delta * k),
             (Value::Int(n), Move::Scale) => {
                 let e = k.clamp(1.0, 126.0) as u32;
-                Value::Int(if dir < 0.0 { n / (1i128 << e) } else { n.saturating_mul(1i128 << e) })
+                Value::Int(if dir < 0.0 {
+                    n / (1i128 << e)
+                } else {
+                    n.saturating_mul(1i128 << e)
+                })
             }
             (Value::Float(f), Move::Key(unit)) => {
                 let by = (unit as f64 * k).min(u64::MAX as f64) as u64;
@@ -324,7 +362,9 @@ impl Local<'_, '_> {
                     }
                 }
             }
-            let Some((mv, dir)) = chosen else { return Ok(Ok(improved)) };
+            let Some((mv, dir)) = chosen else {
+                return Ok(Ok(improved));
+            };
             improved = true;
             if matches!(mv, Move::Add(_)) && self.step_from(&start).len() == 1 {
                 // the exploratory move (not repaired) and the input before it give a secant:
@@ -371,7 +411,9 @@ impl Local<'_, '_> {
             match (d.get(start, j), d.get(&self.x, j)) {
                 (a, b) if same(a, b) => {}
                 (Value::Int(a), Value::Int(b)) => out.push((j, Value::Int(b.saturating_sub(a)))),
-                (Value::Float(a), Value::Float(b)) if (b - a).is_finite() => out.push((j, Value::Float(b - a))),
+                (Value::Float(a), Value::Float(b)) if (b - a).is_finite() => {
+                    out.push((j, Value::Float(b - a)))
+                }
                 _ => return vec![],
             }
         }
@@ -385,7 +427,9 @@ impl Local<'_, '_> {
         let mut y = self.x.clone();
         for &(j, by) in step {
             let v = match (d.get(&self.x, j), by) {
-                (Value::Int(v), Value::Int(by)) => Value::Int(v.saturating_add(by.saturating_mul(k.min(1e30) as i128))),
+                (Value::Int(v), Value::Int(by)) => {
+                    Value::Int(v.saturating_add(by.saturating_mul(k.min(1e30) as i128)))
+                }
                 (Value::Float(v), Value::Float(by)) => Value::Float(v + by * k),
                 _ => return None,
             };
@@ -403,7 +447,9 @@ impl Local<'_, '_> {
     fn perturbed(&mut self) -> Input {
         use rand::Rng;
         let d = self.cx.domain;
-        let Some((_, best)) = self.cx.best(self.goal) else { return self.cx.random_input() };
+        let Some((_, best)) = self.cx.best(self.goal) else {
+            return self.cx.random_input();
+        };
         let mut y = best.clone();
         let n = d.fields.len();
         let forced = self.cx.rng.random_range(0..n);
@@ -449,7 +495,9 @@ impl Local<'_, '_> {
                 for (di, dj) in [(1, 1), (-1, -1), (1, -1), (-1, 1)] {
                     let mut k = 1i128;
                     loop {
-                        let Some(y) = self.pair_moved(i, j, di * k, dj * k) else { break };
+                        let Some(y) = self.pair_moved(i, j, di * k, dj * k) else {
+                            break;
+                        };
                         match self.try_move(y)? {
                             Ok(true) => {
                                 improved = true;
@@ -469,7 +517,9 @@ impl Local<'_, '_> {
         let d = self.cx.domain;
         let mut y = self.x.clone();
         for (f, by) in [(i, by_i), (j, by_j)] {
-            let Value::Int(v) = d.get(&y, f) else { return None };
+            let Value::Int(v) = d.get(&y, f) else {
+                return None;
+            };
             let w = d.normalise(f, Value::Int(v.saturating_add(by)));
             if same(w, Value::Int(v)) {
                 return None;
@@ -521,7 +571,10 @@ impl Local<'_, '_> {
     /// cache (`y` was just evaluated).
     fn broken_guard(&mut self, x: &Input, fx: f64, y: &Input) -> Result<Option<(Input, usize)>> {
         let d = self.cx.domain;
-        let changed: Vec<usize> = (0..d.fields.len()).filter(|&j| !same(d.get(y, j), d.get(x, j))).take(2).collect();
+        let changed: Vec<usize> = (0..d.fields.len())
+            .filter(|&j| !same(d.get(y, j), d.get(x, j)))
+            .take(2)
+            .collect();
         let [i] = changed[..] else { return Ok(None) };
         if d.fields.len() < 2 || self.cx.out_of_budget() {
             return Ok(None);
@@ -548,7 +601,11 @@ impl Local<'_, '_> {
         }
         let ev = self.cx.evaluate(&y)?;
         let fy = self.cx.fitness(self.goal, &ev);
-        let saved = (std::mem::replace(&mut self.x, ev.input), std::mem::replace(&mut self.fx, fy), self.float_step);
+        let saved = (
+            std::mem::replace(&mut self.x, ev.input),
+            std::mem::replace(&mut self.fx, fy),
+            self.float_step,
+        );
         self.float_step = 1.0;
         let start = self.cx.executions();
         let n = self.cx.domain.fields.len();
@@ -617,7 +674,9 @@ impl Local<'_, '_> {
         let mut improved = false;
         for i in (0..d.fields.len()).filter(|&i| integer_value(&d.fields[i])) {
             for &m in &d.lattice {
-                let Value::Int(v) = d.get(&self.x, i) else { break };
+                let Value::Int(v) = d.get(&self.x, i) else {
+                    break;
+                };
                 if m <= 1 {
                     continue;
                 }
@@ -658,7 +717,9 @@ impl Local<'_, '_> {
                 [super::secant::root, super::secant::wrapped_root]
             };
             for dir in [1.0, -1.0] {
-                let Some(y) = self.moved(i, Move::Add(self.step(i)), dir, 1.0) else { continue };
+                let Some(y) = self.moved(i, Move::Add(self.step(i)), dir, 1.0) else {
+                    continue;
+                };
                 let mut tried = false;
                 for root in roots {
                     match self.secant(i, &y, root)? {
@@ -682,7 +743,12 @@ impl Local<'_, '_> {
     /// improvement. `Ok(None)` when there is no such move (the critical branch is
     /// not the same compare in both, neither operand moved, or the root is one of the two
     /// inputs); `Ok(Some(improved))` when one was tried.
-    fn secant(&mut self, i: usize, other: &Input, root: Root) -> Result<std::result::Result<Option<bool>, Stop>> {
+    fn secant(
+        &mut self,
+        i: usize,
+        other: &Input,
+        root: Root,
+    ) -> Result<std::result::Result<Option<bool>, Stop>> {
         let mut other = other.clone();
         let mut tried = None;
         // the secant method: after a root that improved, the next secant runs through it and the
@@ -696,14 +762,20 @@ impl Local<'_, '_> {
             let ex = self.cx.recall(&self.x)?;
             let eo = self.cx.recall(&other)?;
             let goal = self.cx.goal(self.goal);
-            let Some(site) = goal.critical_branch(&ex.trace) else { break };
+            let Some(site) = goal.critical_branch(&ex.trace) else {
+                break;
+            };
             if goal.critical_branch(&eo.trace) != Some(site) {
                 break;
             }
-            let (Some(r0), Some(r1)) = (ex.trace.operands(site), eo.trace.operands(site)) else { break };
+            let (Some(r0), Some(r1)) = (ex.trace.operands(site), eo.trace.operands(site)) else {
+                break;
+            };
             let d = self.cx.domain;
             let (v0, v1) = (d.get(&self.x, i), d.get(&eo.input, i));
-            let Some(r) = root(r0, v0.as_f64(), r1, v1.as_f64()) else { break };
+            let Some(r) = root(r0, v0.as_f64(), r1, v1.as_f64()) else {
+                break;
+            };
             let w = root_value(d, i, r);
             if same(w, v0) || same(w, v1) {
                 break;
@@ -865,7 +937,15 @@ impl GoalSearch for Avm {
         };
         if !cx.is_covered(goal) {
             let patience = Patience::new(cx.config.patience, fx);
-            let mut local = Local { cx, goal, x, fx, float_step: 1.0, patience, operands_tried: None };
+            let mut local = Local {
+                cx,
+                goal,
+                x,
+                fx,
+                float_step: 1.0,
+                patience,
+                operands_tried: None,
+            };
             let _ = local.run()?;
         }
         Ok(())
@@ -899,11 +979,19 @@ fn integer_value(g: &Field) -> bool {
 fn key_moved(f: f64, ty: ScalarType, by: u64, down: bool) -> f64 {
     if ty == ScalarType::F32 {
         let k = key32((f as f32).to_bits()) as u64;
-        let k = if down { k.saturating_sub(by) } else { k.saturating_add(by).min(u32::MAX as u64) };
+        let k = if down {
+            k.saturating_sub(by)
+        } else {
+            k.saturating_add(by).min(u32::MAX as u64)
+        };
         f32::from_bits(unkey32(k as u32)) as f64
     } else {
         let k = key64(f.to_bits());
-        let k = if down { k.saturating_sub(by) } else { k.saturating_add(by) };
+        let k = if down {
+            k.saturating_sub(by)
+        } else {
+            k.saturating_add(by)
+        };
         f64::from_bits(unkey64(k))
     }
 }
@@ -934,18 +1022,26 @@ mod tests {
         let sc = Scenario {
             sites: 2,
             outcomes: 4,
-            goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![])).collect(),
+            goals: branch_goals(0, vec![])
+                .into_iter()
+                .chain(branch_goals(1, vec![]))
+                .collect(),
             program: Box::new(|v: &[Value], r: &mut MockRun| {
                 let x = v[0].as_f64();
                 let zero = if x == 0.0 { [0.0, 1.0] } else { [x.abs(), 0.0] };
                 r.branch(0, 0, &zero);
-                let inside = if (2.0..=3.0).contains(&x) { [0.0, 1.0] } else { [if x < 2.0 { 2.0 - x } else { x - 3.0 }, 0.0] };
+                let inside = if (2.0..=3.0).contains(&x) {
+                    [0.0, 1.0]
+                } else {
+                    [if x < 2.0 { 2.0 - x } else { x - 3.0 }, 0.0]
+                };
                 r.branch(1, 2, &inside);
             }),
         };
         let mut avm = Avm;
         let r = run_with(&d, sc, SearchConfig::default(), 9, 100_000, |cx| {
-            cx.evaluate(&d.from_values(&[Value::Float(-7.3e300)])).unwrap();
+            cx.evaluate(&d.from_values(&[Value::Float(-7.3e300)]))
+                .unwrap();
             drive(cx, &mut avm).unwrap();
         });
         assert_eq!(r.covered, 4, "{r:?}");
@@ -961,7 +1057,10 @@ mod tests {
         let sc = Scenario {
             sites: 2,
             outcomes: 4,
-            goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![vec![(0, 0)]])).collect(),
+            goals: branch_goals(0, vec![])
+                .into_iter()
+                .chain(branch_goals(1, vec![vec![(0, 0)]]))
+                .collect(),
             program: Box::new(|v: &[Value], r: &mut MockRun| {
                 let x = v[0].as_i128();
                 let m4 = x.rem_euclid(4);
@@ -972,7 +1071,8 @@ mod tests {
             }),
         };
         let r = run_with(&d, sc, SearchConfig::default(), 3, 20_000, |cx| {
-            cx.evaluate(&d.from_values(&[Value::Int(1_234_568)])).unwrap(); // ≡ 0 mod 4, 68 mod 100
+            cx.evaluate(&d.from_values(&[Value::Int(1_234_568)]))
+                .unwrap(); // ≡ 0 mod 4, 68 mod 100
             drive(cx, &mut Avm).unwrap();
         });
         assert_eq!(r.covered, 4, "{r:?}");
@@ -1001,7 +1101,12 @@ mod tests {
                 }
             }),
         };
-        let c = SearchConfig { patience: 15, give_up_after: 1, stop_when_stalled: true, ..SearchConfig::default() };
+        let c = SearchConfig {
+            patience: 15,
+            give_up_after: 1,
+            stop_when_stalled: true,
+            ..SearchConfig::default()
+        };
         let r = run_with(&d, sc, c, 3, 100_000, |cx| {
             cx.evaluate(&d.from_values(&[Value::Int(1)])).unwrap();
             drive(cx, &mut Avm).unwrap();
@@ -1027,12 +1132,28 @@ mod tests {
                 let mut n = 0;
                 for c in v.iter().map(|c| c.as_i128()) {
                     r.compare(0, Pred::Sge, c as u64, b'0' as u64);
-                    r.branch(0, 0, &if c >= 48 { [0.0, 1.0] } else { [(48 - c) as f64, 0.0] });
+                    r.branch(
+                        0,
+                        0,
+                        &if c >= 48 {
+                            [0.0, 1.0]
+                        } else {
+                            [(48 - c) as f64, 0.0]
+                        },
+                    );
                     if c < 48 {
                         break;
                     }
                     r.compare(1, Pred::Sle, c as u64, b'9' as u64);
-                    r.branch(1, 2, &if c <= 57 { [0.0, 1.0] } else { [(c - 57) as f64, 0.0] });
+                    r.branch(
+                        1,
+                        2,
+                        &if c <= 57 {
+                            [0.0, 1.0]
+                        } else {
+                            [(c - 57) as f64, 0.0]
+                        },
+                    );
                     if c > 57 {
                         break;
                     }
@@ -1041,7 +1162,8 @@ mod tests {
                 r.branch(2, 4, &eq(n, 6));
             }),
         };
-        let start = d.from_values(&[b'1', b'x', b'q', b'z', b'~', b'A'].map(|c| Value::Int(c as i128)));
+        let start =
+            d.from_values(&[b'1', b'x', b'q', b'z', b'~', b'A'].map(|c| Value::Int(c as i128)));
         let r = run_with(&d, sc, SearchConfig::default(), 3, 20_000, |cx| {
             cx.evaluate(&start).unwrap();
             drive(cx, &mut Avm).unwrap();
@@ -1150,10 +1272,19 @@ mod tests {
                     return;
                 }
                 r.compare(2, Pred::Sgt, x[3] as u64, x[4] as u64);
-                r.branch(2, 4, &if x[3] > x[4] { [0.0, (x[3] - x[4]) as f64] } else { [(x[4] - x[3] + 1) as f64, 0.0] });
+                r.branch(
+                    2,
+                    4,
+                    &if x[3] > x[4] {
+                        [0.0, (x[3] - x[4]) as f64]
+                    } else {
+                        [(x[4] - x[3] + 1) as f64, 0.0]
+                    },
+                );
             }),
         };
-        let start = d.from_values(&[17, -400_000, 123_456, 3, 900_000, 5, 6, 7, 8, 9].map(Value::Int));
+        let start =
+            d.from_values(&[17, -400_000, 123_456, 3, 900_000, 5, 6, 7, 8, 9].map(Value::Int));
         let r = run_with(&d, sc, SearchConfig::default(), 1, 3_000, |cx| {
             cx.evaluate(&start).unwrap();
             drive(cx, &mut Avm).unwrap();
@@ -1171,11 +1302,18 @@ mod tests {
         use crate::exec::mock::MockRun;
         use crate::input::{Domain, Field};
         let run = |bit_ops: bool| {
-            let d = Domain { bit_ops, init: crate::input::InitMode::Uniform, ..Domain::packed(vec![Field::full("x", ScalarType::U32)]) };
+            let d = Domain {
+                bit_ops,
+                init: crate::input::InitMode::Uniform,
+                ..Domain::packed(vec![Field::full("x", ScalarType::U32)])
+            };
             let sc = Scenario {
                 sites: 2,
                 outcomes: 4,
-                goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![])).collect(),
+                goals: branch_goals(0, vec![])
+                    .into_iter()
+                    .chain(branch_goals(1, vec![]))
+                    .collect(),
                 program: Box::new(|v: &[Value], r: &mut MockRun| {
                     let ones = (v[0].as_i128() as u32).count_ones() as i128;
                     r.branch(0, 0, &eq(ones, 32));
@@ -1183,7 +1321,8 @@ mod tests {
                 }),
             };
             run_with(&d.clone(), sc, SearchConfig::default(), 3, 3_000, |cx| {
-                cx.evaluate(&d.from_values(&[Value::Int(3_000_000_000)])).unwrap();
+                cx.evaluate(&d.from_values(&[Value::Int(3_000_000_000)]))
+                    .unwrap();
                 drive(cx, &mut Avm).unwrap();
             })
         };
@@ -1191,18 +1330,30 @@ mod tests {
         assert_eq!(with.covered, 4, "{with:?}");
         assert!(with.executions < 30, "{with:?}");
         let without = run(false);
-        assert!(without.covered < 4 || without.executions > 2 * with.executions, "without scale moves: {without:?}, with: {with:?}");
+        assert!(
+            without.covered < 4 || without.executions > 2 * with.executions,
+            "without scale moves: {without:?}, with: {with:?}"
+        );
     }
 
     #[test]
     fn secant_roots_wrap_into_an_int_field_only_when_out_of_its_range() {
         use crate::input::{Domain, Field};
-        let d = Domain::packed(vec![Field::full("i", ScalarType::I32), Field::full("l", ScalarType::I64)]);
+        let d = Domain::packed(vec![
+            Field::full("i", ScalarType::I32),
+            Field::full("l", ScalarType::I64),
+        ]);
         // in range: the root itself, in either field
-        assert_eq!(root_value(&d, 0, -1_431_322_434.4), Value::Int(-1_431_322_434));
+        assert_eq!(
+            root_value(&d, 0, -1_431_322_434.4),
+            Value::Int(-1_431_322_434)
+        );
         assert_eq!(root_value(&d, 1, 333_331.0), Value::Int(333_331));
         // beyond an int: the same value modulo 2^32
-        assert_eq!(root_value(&d, 0, 3_000_000_000.0), Value::Int(3_000_000_000 - (1 << 32)));
+        assert_eq!(
+            root_value(&d, 0, 3_000_000_000.0),
+            Value::Int(3_000_000_000 - (1 << 32))
+        );
     }
 
     /// Two variables, a landscape with a valley per variable: (x == 12, y == -7) both covered.

@@ -47,8 +47,12 @@ pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
     Evolution {
         repr: Box::new(Binary::default()),
         selection: Box::new(Roulette::default()),
-        crossover: Box::new(BitCrossover { rate: CROSSOVER_RATE }),
-        mutation: Box::new(BitFlip { rate: MUTATION_RATE }),
+        crossover: Box::new(BitCrossover {
+            rate: CROSSOVER_RATE,
+        }),
+        mutation: Box::new(BitFlip {
+            rate: MUTATION_RATE,
+        }),
         stopping: Box::new(Never),
         islands: 1,
         island_size: c.population.max(2),
@@ -68,7 +72,15 @@ pub fn preset(c: &SearchConfig) -> Evolution<Bits> {
 #[derive(Clone, Debug)]
 enum Code {
     /// `n` values `lo + i·step` (or alphabet\[i\]), i = scale(bits).
-    Grid { bits: u32, n: u128, lo: f64, lo_int: i128, step: f64, int: bool, alphabet: Option<Vec<u8>> },
+    Grid {
+        bits: u32,
+        n: u128,
+        lo: f64,
+        lo_int: i128,
+        step: f64,
+        int: bool,
+        alphabet: Option<Vec<u8>>,
+    },
     /// The IEEE bit pattern of an f32 or f64.
     Ieee { bits: u32 },
 }
@@ -100,24 +112,52 @@ impl Codec {
             .map(|g| {
                 if let Role::Char { alphabet } = &g.role {
                     let n = alphabet.len().max(1) as u128;
-                    return Code::Grid { bits: bits_for(n), n, lo: 0.0, lo_int: 0, step: 1.0, int: true, alphabet: Some(alphabet.clone()) };
+                    return Code::Grid {
+                        bits: bits_for(n),
+                        n,
+                        lo: 0.0,
+                        lo_int: 0,
+                        step: 1.0,
+                        int: true,
+                        alphabet: Some(alphabet.clone()),
+                    };
                 }
                 match g.range {
                     Range::Int { lo, hi } => {
                         let n = ((hi - lo) as u128).saturating_add(1).min(1u128 << 64);
-                        Code::Grid { bits: bits_for(n), n, lo: lo as f64, lo_int: lo, step: 1.0, int: true, alphabet: None }
+                        Code::Grid {
+                            bits: bits_for(n),
+                            n,
+                            lo: lo as f64,
+                            lo_int: lo,
+                            step: 1.0,
+                            int: true,
+                            alphabet: None,
+                        }
                     }
                     Range::Float { lo, hi } => {
                         let width = hi - lo;
-                        let ieee = Code::Ieee { bits: if g.ty == ScalarType::F32 { 32 } else { 64 } };
+                        let ieee = Code::Ieee {
+                            bits: if g.ty == ScalarType::F32 { 32 } else { 64 },
+                        };
                         if g.full || !width.is_finite() {
                             return ieee;
                         }
                         let (n, step) = match g.step {
-                            Some(s) if s > 0.0 && width / s < 1.8e19 => ((width / s).round() as u128 + 1, s),
+                            Some(s) if s > 0.0 && width / s < 1.8e19 => {
+                                ((width / s).round() as u128 + 1, s)
+                            }
                             _ => (1u128 << 32, width / (u32::MAX as f64)),
                         };
-                        Code::Grid { bits: bits_for(n), n, lo, lo_int: 0, step, int: false, alphabet: None }
+                        Code::Grid {
+                            bits: bits_for(n),
+                            n,
+                            lo,
+                            lo_int: 0,
+                            step,
+                            int: false,
+                            alphabet: None,
+                        }
                     }
                 }
             })
@@ -127,10 +167,12 @@ impl Codec {
 
     /// Bits per gene.
     pub fn bits(&self) -> Vec<u32> {
-        self.codes.iter().map(|c| match c {
-            Code::Grid { bits, .. } | Code::Ieee { bits } => *bits,
-        })
-        .collect()
+        self.codes
+            .iter()
+            .map(|c| match c {
+                Code::Grid { bits, .. } | Code::Ieee { bits } => *bits,
+            })
+            .collect()
     }
 
     /// Decode a genotype (one bit string per gene, in the low bits) to an input of `domain`.
@@ -142,12 +184,28 @@ impl Codec {
             .enumerate()
             .map(|(i, (c, &u))| {
                 let v = match c {
-                    Code::Grid { bits, n, lo, lo_int, step, int, alphabet } => {
+                    Code::Grid {
+                        bits,
+                        n,
+                        lo,
+                        lo_int,
+                        step,
+                        int,
+                        alphabet,
+                    } => {
                         let max = max_of(*bits);
-                        let idx = if *n <= 1 { 0 } else { (u.min(max) * (n - 1) + max / 2) / max };
+                        let idx = if *n <= 1 {
+                            0
+                        } else {
+                            (u.min(max) * (n - 1) + max / 2) / max
+                        };
                         match alphabet {
-                            Some(a) => Value::Int(a.get(idx as usize).copied().unwrap_or(b'a') as i128),
-                            None if *int => Value::Int(lo_int.saturating_add(idx.min(i128::MAX as u128) as i128)),
+                            Some(a) => {
+                                Value::Int(a.get(idx as usize).copied().unwrap_or(b'a') as i128)
+                            }
+                            None if *int => Value::Int(
+                                lo_int.saturating_add(idx.min(i128::MAX as u128) as i128),
+                            ),
                             None => Value::Float(lo + idx as f64 * step),
                         }
                     }
@@ -166,9 +224,20 @@ impl Codec {
             .iter()
             .zip(&domain.values(input))
             .map(|(c, v)| match c {
-                Code::Grid { bits, n, lo, lo_int, step, int, alphabet } => {
+                Code::Grid {
+                    bits,
+                    n,
+                    lo,
+                    lo_int,
+                    step,
+                    int,
+                    alphabet,
+                } => {
                     let idx: u128 = match alphabet {
-                        Some(a) => a.iter().position(|&ch| ch as i128 == v.as_i128()).unwrap_or(0) as u128,
+                        Some(a) => a
+                            .iter()
+                            .position(|&ch| ch as i128 == v.as_i128())
+                            .unwrap_or(0) as u128,
                         None if *int => (v.as_i128() - lo_int).max(0) as u128,
                         None => ((v.as_f64() - lo) / step).round().max(0.0) as u128,
                     };
@@ -217,12 +286,21 @@ impl Representation for Binary {
 
     fn random(&self, cx: &mut SearchContext) -> Bits {
         let w = self.codec().1.clone();
-        Bits { genes: w.iter().map(|&b| cx.rng.random::<u128>() & max_of(b)).collect(), widths: w }
+        Bits {
+            genes: w
+                .iter()
+                .map(|&b| cx.rng.random::<u128>() & max_of(b))
+                .collect(),
+            widths: w,
+        }
     }
 
     fn encode(&self, cx: &SearchContext, x: &Input) -> Bits {
         let (c, w) = self.codec();
-        Bits { genes: c.encode(cx.domain, x), widths: w.clone() }
+        Bits {
+            genes: c.encode(cx.domain, x),
+            widths: w.clone(),
+        }
     }
 
     fn decode(&self, cx: &SearchContext, g: &Bits) -> Input {
@@ -297,7 +375,10 @@ mod tests {
     #[test]
     fn the_paper_ga_covers_an_equality() {
         let d = ints(&["x"], Some((0, 1000)));
-        let c = SearchConfig { population: POPULATION, ..SearchConfig::default() };
+        let c = SearchConfig {
+            population: POPULATION,
+            ..SearchConfig::default()
+        };
         let r = run_algorithm("bjga", &d, eq_landscape(vec![700]), c, 3, 100_000);
         assert_eq!(r.covered, r.goals, "{r:?}");
     }
@@ -316,9 +397,15 @@ mod tests {
         assert_eq!(codec.bits(), vec![4, 15, 8]);
         // all zeros: the lower bounds; all ones: the upper bounds
         let lo = codec.decode(&d, &[0, 0, 0]);
-        assert_eq!(d.values(&lo), vec![Value::Int(-7), Value::Float(-100.0), Value::Int(-128)]);
+        assert_eq!(
+            d.values(&lo),
+            vec![Value::Int(-7), Value::Float(-100.0), Value::Int(-128)]
+        );
         let hi = codec.decode(&d, &[15, (1 << 15) - 1, 255]);
-        assert_eq!(d.values(&hi), vec![Value::Int(7), Value::Float(100.0), Value::Int(127)]);
+        assert_eq!(
+            d.values(&hi),
+            vec![Value::Int(7), Value::Float(100.0), Value::Int(127)]
+        );
         // every value of the domain survives encode → decode
         for v in -7..=7 {
             for f in [-100.0, -0.01, 0.0, 2.5, 99.99] {
@@ -344,7 +431,10 @@ mod tests {
         let bits = [4, 8];
         let (mut a, mut b) = (vec![0xf, 0xff], vec![0, 0]);
         cross(&mut a, &mut b, &bits, 2); // cut inside the first gene
-        assert_eq!((a.clone(), b.clone()), (vec![0b1100, 0], vec![0b0011, 0xff]));
+        assert_eq!(
+            (a.clone(), b.clone()),
+            (vec![0b1100, 0], vec![0b0011, 0xff])
+        );
         let (mut a, mut b) = (vec![0xf, 0xff], vec![0, 0]);
         cross(&mut a, &mut b, &bits, 4); // cut between the genes
         assert_eq!((a, b), (vec![0xf, 0], vec![0, 0xff]));
@@ -352,5 +442,4 @@ mod tests {
         cross(&mut a, &mut b, &bits, 9); // 5 bits into the second gene
         assert_eq!((a, b), (vec![0xf, 0b1111_1000], vec![0, 0b0000_0111]));
     }
-
 }

@@ -85,7 +85,8 @@ impl EvalCache {
     /// ordered trace on and off for each event sequence it tries, and a search that keeps coming
     /// back to a hanging input paid one timeout per switch).
     pub fn clear_keeping_hangs(&mut self) {
-        self.map.retain(|_, e| e.exit == crate::exec::ExitKind::Timeout);
+        self.map
+            .retain(|_, e| e.exit == crate::exec::ExitKind::Timeout);
         let map = &self.map;
         self.order.retain(|i| map.contains_key(i));
     }

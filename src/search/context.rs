@@ -38,7 +38,10 @@ pub struct Budget {
     pub max_time: Option<Duration>,
 }
 
-fn ser_opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> std::result::Result<S::Ok, S::Error> {
+fn ser_opt_secs<S: serde::Serializer>(
+    d: &Option<Duration>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     match d {
         Some(d) => s.serialize_some(&d.as_secs_f64()),
         None => s.serialize_none(),
@@ -213,7 +216,10 @@ impl<'a> SearchContext<'a> {
 
     /// Install (`Some`) or remove (`None`) the work run between executions; returns the hook
     /// installed before.
-    pub fn set_interleaved(&mut self, hook: Option<Box<dyn Interleaved>>) -> Option<Box<dyn Interleaved>> {
+    pub fn set_interleaved(
+        &mut self,
+        hook: Option<Box<dyn Interleaved>>,
+    ) -> Option<Box<dyn Interleaved>> {
         std::mem::replace(&mut self.interleaved, hook)
     }
 
@@ -257,7 +263,10 @@ impl<'a> SearchContext<'a> {
     fn apply_ordered_trace(&mut self) {
         let s = &self.state;
         let on = self.eval.ordered_asked
-            || s.goals.iter().chain(&s.aux).any(|g| g.needs_ordered_trace())
+            || s.goals
+                .iter()
+                .chain(&s.aux)
+                .any(|g| g.needs_ordered_trace())
             || self.eval.observers.iter().any(|o| o.needs_ordered_trace());
         if self.eval.ordered != on {
             self.eval.ordered = on;
@@ -348,7 +357,10 @@ impl<'a> SearchContext<'a> {
     pub fn finished(&self) -> bool {
         self.out_of_budget()
             || self.state.archive.n_covered() == self.state.goals.len()
-            || self.config.stop_at_covered.is_some_and(|n| self.state.archive.n_covered() >= n)
+            || self
+                .config
+                .stop_at_covered
+                .is_some_and(|n| self.state.archive.n_covered() >= n)
             || (self.config.stop_when_stalled && self.open_goals().is_empty())
     }
 
@@ -360,7 +372,10 @@ impl<'a> SearchContext<'a> {
     /// Take the archive out at the end of a search, leaving an empty one with every goal
     /// uncovered (ask for [`SearchContext::given_up`] first).
     pub fn take_archive(&mut self) -> Archive {
-        std::mem::replace(&mut self.state.archive, Archive::new(self.state.goals.len()))
+        std::mem::replace(
+            &mut self.state.archive,
+            Archive::new(self.state.goals.len()),
+        )
     }
 
     /// Whether `goal` is covered: in the archive for a real goal, at fitness 0 for an auxiliary one.
@@ -378,7 +393,9 @@ impl<'a> SearchContext<'a> {
     /// Goals neither covered nor set aside, in goal order.
     pub fn open_goals(&self) -> Vec<usize> {
         let s = &self.state;
-        (0..s.goals.len()).filter(|&g| !s.archive.is_covered(g) && !s.given_up[g]).collect()
+        (0..s.goals.len())
+            .filter(|&g| !s.archive.is_covered(g) && !s.given_up[g])
+            .collect()
     }
 
     /// Revive every set-aside goal with doubled patience, unless stopping when stalled or out of
@@ -409,7 +426,9 @@ impl<'a> SearchContext<'a> {
     /// Goals still uncovered that were ever set aside: the suspected infeasible ones.
     pub fn given_up(&self) -> Vec<usize> {
         let s = &self.state;
-        (0..s.goals.len()).filter(|&g| s.suspected[g] && !s.archive.is_covered(g)).collect()
+        (0..s.goals.len())
+            .filter(|&g| s.suspected[g] && !s.archive.is_covered(g))
+            .collect()
     }
 
     /// Best (lowest) fitness seen for `goal` (real or auxiliary), and the input that achieved it.
@@ -472,19 +491,32 @@ impl<'a> SearchContext<'a> {
         }
         if let Some(ev) = self.eval.cache.get(&input) {
             if self.eval.trace {
-                eprintln!("evotest-trace cache by={:?} input={:?}", self.eval.label, self.domain.values(&input));
+                eprintln!(
+                    "evotest-trace cache by={:?} input={:?}",
+                    self.eval.label,
+                    self.domain.values(&input)
+                );
             }
             self.update_aux(&ev);
             return Ok(ev);
         }
         let e = &self.eval;
-        let stop = Stop { deadline: e.budget.max_time.map(|t| e.start + t), interrupt: Some(e.interrupt) };
+        let stop = Stop {
+            deadline: e.budget.max_time.map(|t| e.start + t),
+            interrupt: Some(e.interrupt),
+        };
         let ex = self.eval.executor.run(&input.bytes, stop)?;
         self.eval.execs += 1;
         let exec = self.eval.execs;
         if ex.exit == ExitKind::Stopped {
             // cut short by the engine: says nothing about the input
-            return Ok(Evaluation { input, exit: ex.exit, ret: None, trace: ex.trace, exec });
+            return Ok(Evaluation {
+                input,
+                exit: ex.exit,
+                ret: None,
+                trace: ex.trace,
+                exec,
+            });
         }
         let s = &mut self.state;
         let mut covers_new = Vec::new();
@@ -504,7 +536,9 @@ impl<'a> SearchContext<'a> {
         for (g, goal) in s.goals.iter().enumerate() {
             let f = match s.unreached[g] {
                 Some(f) if reached[g] == u32::MAX => f,
-                Some(_) => goal.fitness_at(&ex.trace, reached[g]).unwrap_or_else(|| goal.fitness(&ex.trace)),
+                Some(_) => goal
+                    .fitness_at(&ex.trace, reached[g])
+                    .unwrap_or_else(|| goal.fitness(&ex.trace)),
                 None => goal.fitness(&ex.trace),
             };
             if f == 0.0 {
@@ -519,7 +553,11 @@ impl<'a> SearchContext<'a> {
         }
         s.reached = reached;
         if self.eval.trace {
-            eprintln!("evotest-trace exec={exec} by={:?} input={:?} new={covers_new:?}", self.eval.label, self.domain.values(&input));
+            eprintln!(
+                "evotest-trace exec={exec} by={:?} input={:?} new={covers_new:?}",
+                self.eval.label,
+                self.domain.values(&input)
+            );
         }
         let test = TestCase {
             input: input.clone(),
@@ -540,11 +578,20 @@ impl<'a> SearchContext<'a> {
             }
         }
         self.state.archive.add_test(test);
-        let ev = Evaluation { input, exit: ex.exit, ret: ex.ret, trace: ex.trace, exec };
+        let ev = Evaluation {
+            input,
+            exit: ex.exit,
+            ret: ex.ret,
+            trace: ex.trace,
+            exec,
+        };
         for o in self.eval.observers.iter_mut() {
             o.evaluated(&ev);
         }
-        if !covers_new.is_empty() || new_fault || self.eval.last_report.elapsed() >= Duration::from_millis(100) {
+        if !covers_new.is_empty()
+            || new_fault
+            || self.eval.last_report.elapsed() >= Duration::from_millis(100)
+        {
             self.eval.last_report = Instant::now();
             let status = self.status();
             for o in self.eval.observers.iter_mut() {
@@ -615,17 +662,24 @@ mod tests {
     fn the_cache_answers_repeated_inputs_and_is_cleared_by_the_ordered_trace() {
         let d = ints(&["x"], None);
         let x = d.from_values(&[Value::Int(3)]);
-        let r = run_with(&d, eq_landscape(vec![7]), SearchConfig::default(), 1, 100, |cx| {
-            let a = cx.evaluate(&x).unwrap();
-            let b = cx.evaluate(&x).unwrap();
-            assert_eq!((a.exec, b.exec), (1, 1));
-            assert_eq!(a.trace, b.trace);
-            assert!(b.trace.events.is_empty());
-            cx.set_ordered_trace(true);
-            let c = cx.evaluate(&x).unwrap();
-            assert_eq!(c.exec, 2);
-            assert_eq!(c.trace.events.len(), 1, "the ordered trace is recorded now");
-        });
+        let r = run_with(
+            &d,
+            eq_landscape(vec![7]),
+            SearchConfig::default(),
+            1,
+            100,
+            |cx| {
+                let a = cx.evaluate(&x).unwrap();
+                let b = cx.evaluate(&x).unwrap();
+                assert_eq!((a.exec, b.exec), (1, 1));
+                assert_eq!(a.trace, b.trace);
+                assert!(b.trace.events.is_empty());
+                cx.set_ordered_trace(true);
+                let c = cx.evaluate(&x).unwrap();
+                assert_eq!(c.exec, 2);
+                assert_eq!(c.trace.events.len(), 1, "the ordered trace is recorded now");
+            },
+        );
         assert_eq!((r.executions, r.cache_hits), (2, 1));
     }
 
@@ -642,14 +696,25 @@ mod tests {
                 r.exit = ExitKind::Timeout;
             }
         });
-        let (hang, ok) = (d.from_values(&[Value::Int(5)]), d.from_values(&[Value::Int(3)]));
+        let (hang, ok) = (
+            d.from_values(&[Value::Int(5)]),
+            d.from_values(&[Value::Int(3)]),
+        );
         let r = run_with(&d, sc, SearchConfig::default(), 1, 100, |cx| {
             assert_eq!(cx.evaluate(&hang).unwrap().exit, ExitKind::Timeout);
             cx.evaluate(&ok).unwrap();
             cx.set_ordered_trace(true);
             let h = cx.evaluate(&hang).unwrap();
-            assert_eq!((h.exit, h.exec), (ExitKind::Timeout, 1), "the hang comes from the cache");
-            assert_eq!(cx.evaluate(&ok).unwrap().exec, 3, "the other input runs again");
+            assert_eq!(
+                (h.exit, h.exec),
+                (ExitKind::Timeout, 1),
+                "the hang comes from the cache"
+            );
+            assert_eq!(
+                cx.evaluate(&ok).unwrap().exec,
+                3,
+                "the other input runs again"
+            );
         });
         assert_eq!((r.executions, r.cache_hits), (3, 1));
     }
@@ -659,12 +724,22 @@ mod tests {
     #[test]
     fn inputs_are_normalised_before_they_run() {
         let d = ints(&["x"], Some((0, 10)));
-        let r = run_with(&d, eq_landscape(vec![10]), SearchConfig::default(), 1, 100, |cx| {
-            let ev = cx.evaluate(&crate::input::Input::new(500i32.to_le_bytes().to_vec())).unwrap();
-            assert_eq!(d.get(&ev.input, 0), Value::Int(10));
-            assert!(cx.is_covered(0), "x == 10 is covered by the clamped value");
-            cx.evaluate(&crate::input::Input::new(999i32.to_le_bytes().to_vec())).unwrap();
-        });
+        let r = run_with(
+            &d,
+            eq_landscape(vec![10]),
+            SearchConfig::default(),
+            1,
+            100,
+            |cx| {
+                let ev = cx
+                    .evaluate(&crate::input::Input::new(500i32.to_le_bytes().to_vec()))
+                    .unwrap();
+                assert_eq!(d.get(&ev.input, 0), Value::Int(10));
+                assert!(cx.is_covered(0), "x == 10 is covered by the clamped value");
+                cx.evaluate(&crate::input::Input::new(999i32.to_le_bytes().to_vec()))
+                    .unwrap();
+            },
+        );
         assert_eq!((r.executions, r.cache_hits), (1, 1));
     }
 

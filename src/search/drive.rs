@@ -30,7 +30,9 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
     }
     let mut scheduler = GoalScheduler::default();
     while !cx.finished() {
-        let Some(goal) = scheduler.next(cx) else { break };
+        let Some(goal) = scheduler.next(cx) else {
+            break;
+        };
         if scheduler.revivals_without_executions >= 2 {
             // every open goal was revived twice and no new input was evaluated in between: the
             // algorithm only proposes inputs already evaluated (a domain of one value)
@@ -44,8 +46,15 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
         // a first look only where another goal is open to turn to (a run with one target, as
         // chaining's, gains nothing from cutting its attempt short)
         let first_look = scheduler.first_look(goal) && cx.open_goals().len() > 1;
-        let start = if first_look { cx.best(goal).map(|(_, x)| x.clone()) } else { None };
-        if start.as_ref().is_some_and(|x| scheduler.looked_from.contains(x)) {
+        let start = if first_look {
+            cx.best(goal).map(|(_, x)| x.clone())
+        } else {
+            None
+        };
+        if start
+            .as_ref()
+            .is_some_and(|x| scheduler.looked_from.contains(x))
+        {
             // another goal's first look from this same input found nothing, and none of the
             // inputs it asked improved this goal either (every execution updates every goal's
             // best): a first look here would ask them again from the cache. Later rounds give
@@ -64,8 +73,13 @@ pub fn drive(cx: &mut SearchContext, search: &mut dyn GoalSearch) -> Result<()> 
         search.attempt(cx, goal)?;
         cx.config.patience = patience;
         cx.end_replay();
-        let look = if first_look { cx.take_recording() } else { Vec::new() };
-        let improved = cx.is_covered(goal) || before.is_none() || cx.best(goal).map(|b| b.0) != before;
+        let look = if first_look {
+            cx.take_recording()
+        } else {
+            Vec::new()
+        };
+        let improved =
+            cx.is_covered(goal) || before.is_none() || cx.best(goal).map(|b| b.0) != before;
         if first_look && !improved {
             // a first look that found nothing does not count against the goal, nor moves it on
             // to another search: it gets its full attempts in later rounds
@@ -169,7 +183,12 @@ impl GoalScheduler {
     }
 
     /// Report how an attempt on `goal` went, given its best fitness before.
-    pub fn attempted(&mut self, cx: &mut SearchContext, goal: usize, before: Option<f64>) -> Attempt {
+    pub fn attempted(
+        &mut self,
+        cx: &mut SearchContext,
+        goal: usize,
+        before: Option<f64>,
+    ) -> Attempt {
         let after = cx.best(goal).map(|b| b.0);
         let improved = match (before, after) {
             (_, Some(0.0)) => true,
@@ -179,10 +198,16 @@ impl GoalScheduler {
         };
         if cx.is_covered(goal) || improved {
             self.stale[goal] = 0;
-            Attempt { improved: true, stalled: false }
+            Attempt {
+                improved: true,
+                stalled: false,
+            }
         } else {
             self.stale[goal] += 1;
-            Attempt { improved: false, stalled: self.stale[goal] >= cx.config.give_up_after }
+            Attempt {
+                improved: false,
+                stalled: self.stale[goal] >= cx.config.give_up_after,
+            }
         }
     }
 }
@@ -199,7 +224,11 @@ pub struct Patience {
 impl Patience {
     /// Patience of `limit` evaluations, starting from fitness `start` (∞ for none yet).
     pub fn new(limit: u64, start: f64) -> Patience {
-        Patience { best: start, since: 0, limit }
+        Patience {
+            best: start,
+            since: 0,
+            limit,
+        }
     }
 
     /// Lower the starting point without counting an evaluation (an initial population).
@@ -252,8 +281,15 @@ mod tests {
     fn the_scheduler_takes_the_closest_goal_first_and_skips_covered_ones() {
         let d = ints(&["x", "y"], None);
         let x = d.from_values(&[Value::Int(90), Value::Int(90)]);
-        let mut rec = Recorder { order: vec![], input: x.clone() };
-        let c = SearchConfig { give_up_after: 1, stop_when_stalled: true, ..SearchConfig::default() };
+        let mut rec = Recorder {
+            order: vec![],
+            input: x.clone(),
+        };
+        let c = SearchConfig {
+            give_up_after: 1,
+            stop_when_stalled: true,
+            ..SearchConfig::default()
+        };
         let r = run_with(&d, eq_landscape(vec![100, 5000]), c, 1, 100, |cx| {
             cx.evaluate(&x).unwrap();
             drive(cx, &mut rec).unwrap();
@@ -280,7 +316,12 @@ mod tests {
         }
         let d = ints(&["x"], None);
         let mut p = Patient(vec![], d.from_values(&[Value::Int(1)]));
-        let c = SearchConfig { give_up_after: 2, patience: 1000, stop_when_stalled: true, ..SearchConfig::default() };
+        let c = SearchConfig {
+            give_up_after: 2,
+            patience: 1000,
+            stop_when_stalled: true,
+            ..SearchConfig::default()
+        };
         run_with(&d, eq_landscape(vec![7]), c.clone(), 1, 100, |cx| {
             drive(cx, &mut p).unwrap();
         });
@@ -307,14 +348,21 @@ mod tests {
         impl GoalSearch for Walk {
             fn attempt(&mut self, cx: &mut SearchContext, _goal: usize) -> Result<()> {
                 for v in 1..=self.0 {
-                    cx.evaluate(&cx.domain.from_values(&[Value::Int(v as i128), Value::Int(0)]))?;
+                    cx.evaluate(
+                        &cx.domain
+                            .from_values(&[Value::Int(v as i128), Value::Int(0)]),
+                    )?;
                 }
                 self.0 += 2;
                 Ok(())
             }
         }
         let d = ints(&["x", "y"], None);
-        let c = SearchConfig { give_up_after: 1, stop_when_stalled: true, ..SearchConfig::default() };
+        let c = SearchConfig {
+            give_up_after: 1,
+            stop_when_stalled: true,
+            ..SearchConfig::default()
+        };
         let start = d.from_values(&[Value::Int(1), Value::Int(0)]);
         let r = run_with(&d, eq_landscape(vec![-100, -200]), c, 1, 100, |cx| {
             cx.evaluate(&start).unwrap();
@@ -335,8 +383,15 @@ mod tests {
     fn stalled_goals_are_revived_and_a_search_without_new_inputs_ends() {
         let d = ints(&["x"], None);
         let x = d.from_values(&[Value::Int(1)]);
-        let mut rec = Recorder { order: vec![], input: x.clone() };
-        let c = SearchConfig { give_up_after: 3, patience: 10, ..SearchConfig::default() };
+        let mut rec = Recorder {
+            order: vec![],
+            input: x.clone(),
+        };
+        let c = SearchConfig {
+            give_up_after: 3,
+            patience: 10,
+            ..SearchConfig::default()
+        };
         let (mut patience_after, mut exhausted) = (0, false);
         let r = run_with(&d, eq_landscape(vec![7]), c, 1, 1_000_000, |cx| {
             drive(cx, &mut rec).unwrap();

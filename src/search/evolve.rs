@@ -88,7 +88,11 @@ pub struct Generations {
 
 impl Generations {
     pub fn new(max: Option<u32>, stall: Option<u32>) -> Generations {
-        Generations { max, stall, stalled: 0 }
+        Generations {
+            max,
+            stall,
+            stalled: 0,
+        }
     }
 }
 
@@ -177,12 +181,25 @@ impl<G: Clone> Evolution<G> {
             return Ok(Next::Done);
         }
         let summary = cx.goal(goal).relative().map(|r| r.summary(&ev.trace));
-        let margin = if self.tie_break { cx.goal(goal).margin(&ev.trace) } else { 0.0 };
-        Ok(Next::Member(Member { genome, fitness, margin, summary }))
+        let margin = if self.tie_break {
+            cx.goal(goal).margin(&ev.trace)
+        } else {
+            0.0
+        };
+        Ok(Next::Member(Member {
+            genome,
+            fitness,
+            margin,
+            summary,
+        }))
     }
 
     fn best_of(islands: &[Vec<Member<G>>]) -> f64 {
-        islands.iter().flatten().map(|m| m.fitness).fold(f64::INFINITY, f64::min)
+        islands
+            .iter()
+            .flatten()
+            .map(|m| m.fitness)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// Whether an attempt at `goal`, whose best fitness so far is `best`, starts from its best
@@ -195,7 +212,8 @@ impl<G: Clone> Evolution<G> {
         };
         let fresh = self.alternate_start && stuck >= STUCK_ATTEMPTS;
         let from_best = self.start_from_best && !fresh;
-        self.tries.insert(goal, (best, if from_best { stuck + 1 } else { 0 }));
+        self.tries
+            .insert(goal, (best, if from_best { stuck + 1 } else { 0 }));
         from_best
     }
 
@@ -205,7 +223,8 @@ impl<G: Clone> Evolution<G> {
         let size = self.island_size.max(2);
         let mut patience = Patience::new(cx.config.patience, f64::INFINITY);
         let mut starts: VecDeque<Input> = VecDeque::new();
-        let from_best = self.starts_from_best(goal, cx.best(goal).map_or(f64::INFINITY, |(f, _)| *f));
+        let from_best =
+            self.starts_from_best(goal, cx.best(goal).map_or(f64::INFINITY, |(f, _)| *f));
         if let Some((_, x)) = cx.best(goal).filter(|_| from_best) {
             starts.push_back(x.clone());
         }
@@ -226,7 +245,9 @@ impl<G: Clone> Evolution<G> {
                     Some(x) => self.repr.encode(cx, &x),
                     None => self.repr.random(cx),
                 };
-                let Next::Member(m) = self.member(cx, goal, genome)? else { return Ok(()) };
+                let Next::Member(m) = self.member(cx, goal, genome)? else {
+                    return Ok(());
+                };
                 patience.seed(m.fitness);
                 pop.push(m);
             }
@@ -240,22 +261,31 @@ impl<G: Clone> Evolution<G> {
             for island in islands.iter_mut() {
                 let fitness = selection_keys(island, self.tie_break);
                 let relative = cx.goal(goal).relative().and_then(|r| {
-                    let s: Option<Vec<&Summary>> = island.iter().map(|m| m.summary.as_ref()).collect();
+                    let s: Option<Vec<&Summary>> =
+                        island.iter().map(|m| m.summary.as_ref()).collect();
                     s.map(|s| r.scores(&s))
                 });
                 self.selection.prepare(&fitness, relative.as_deref());
-                let mut next: Vec<Member<G>> =
-                    self.selection.elites(self.elite.min(size)).into_iter().map(|i| island[i].clone()).collect();
+                let mut next: Vec<Member<G>> = self
+                    .selection
+                    .elites(self.elite.min(size))
+                    .into_iter()
+                    .map(|i| island[i].clone())
+                    .collect();
                 while next.len() < size {
                     let p1 = self.selection.pick(&mut cx.rng);
                     let p2 = self.selection.pick(&mut cx.rng);
-                    let children = self.crossover.cross(cx, &island[p1].genome, &island[p2].genome);
+                    let children = self
+                        .crossover
+                        .cross(cx, &island[p1].genome, &island[p2].genome);
                     for mut c in children {
                         if next.len() >= size {
                             break;
                         }
                         self.mutation.mutate(cx, &mut c);
-                        let Next::Member(m) = self.member(cx, goal, c)? else { return Ok(()) };
+                        let Next::Member(m) = self.member(cx, goal, c)? else {
+                            return Ok(());
+                        };
                         if self.patience && patience.exhausted(m.fitness) {
                             return Ok(());
                         }
@@ -269,11 +299,18 @@ impl<G: Clone> Evolution<G> {
                     let n = islands.len();
                     let migrants: Vec<Member<G>> = islands
                         .iter()
-                        .map(|p| p.iter().min_by(|a, b| a.fitness.total_cmp(&b.fitness)).cloned().expect("non-empty island"))
+                        .map(|p| {
+                            p.iter()
+                                .min_by(|a, b| a.fitness.total_cmp(&b.fitness))
+                                .cloned()
+                                .expect("non-empty island")
+                        })
                         .collect();
                     for (i, m) in migrants.into_iter().enumerate() {
                         let to = &mut islands[(i + 1) % n];
-                        let worst = (0..to.len()).max_by(|&a, &b| to[a].fitness.total_cmp(&to[b].fitness)).expect("non-empty island");
+                        let worst = (0..to.len())
+                            .max_by(|&a, &b| to[a].fitness.total_cmp(&to[b].fitness))
+                            .expect("non-empty island");
                         to[worst] = m;
                     }
                 }
@@ -289,11 +326,17 @@ impl<G: Clone> Evolution<G> {
             if self.restart.is_some_and(|k| stalled >= k) {
                 stalled = 0;
                 for island in islands.iter_mut() {
-                    island.sort_by(|a, b| a.fitness.total_cmp(&b.fitness).then(b.margin.total_cmp(&a.margin)));
+                    island.sort_by(|a, b| {
+                        a.fitness
+                            .total_cmp(&b.fitness)
+                            .then(b.margin.total_cmp(&a.margin))
+                    });
                     island.truncate(self.elite.max(1).min(size));
                     while island.len() < size {
                         let genome = self.repr.random(cx);
-                        let Next::Member(m) = self.member(cx, goal, genome)? else { return Ok(()) };
+                        let Next::Member(m) = self.member(cx, goal, genome)? else {
+                            return Ok(());
+                        };
                         island.push(m);
                     }
                 }
@@ -316,8 +359,15 @@ fn selection_keys<G>(island: &[Member<G>], tie_break: bool) -> Vec<f64> {
     }
     let mut sorted: Vec<f64> = fitness.iter().copied().filter(|f| f.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);
-    let gap = sorted.windows(2).map(|w| w[1] - w[0]).filter(|&d| d > 0.0).fold(1.0, f64::min);
-    island.iter().map(|m| m.fitness - gap * 0.5 * m.margin.clamp(0.0, 1.0)).collect()
+    let gap = sorted
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|&d| d > 0.0)
+        .fold(1.0, f64::min);
+    island
+        .iter()
+        .map(|m| m.fitness - gap * 0.5 * m.margin.clamp(0.0, 1.0))
+        .collect()
 }
 
 impl<G: Clone> GoalSearch for Evolution<G> {
@@ -335,7 +385,10 @@ pub struct Rank {
 
 impl Rank {
     pub fn new(bias: f64) -> Rank {
-        Rank { bias, order: vec![] }
+        Rank {
+            bias,
+            order: vec![],
+        }
     }
 }
 
@@ -349,7 +402,8 @@ pub fn rank_select<R: rand::Rng>(n: usize, bias: f64, rng: &mut R) -> usize {
 impl Selection for Rank {
     fn prepare(&mut self, fitness: &[f64], _relative: Option<&[f64]>) {
         self.order = (0..fitness.len()).collect();
-        self.order.sort_by(|&a, &b| fitness[a].total_cmp(&fitness[b]));
+        self.order
+            .sort_by(|&a, &b| fitness[a].total_cmp(&fitness[b]));
     }
 
     fn pick(&mut self, rng: &mut ChaCha8Rng) -> usize {
@@ -377,8 +431,21 @@ impl Selection for Roulette {
         self.weights = match relative {
             Some(r) => r.iter().map(|x| x.max(0.0)).collect(),
             None => {
-                let worst = fitness.iter().copied().filter(|f| f.is_finite()).fold(0.0, f64::max);
-                fitness.iter().map(|&f| if f.is_finite() { worst - f + 1e-3 } else { 1e-3 }).collect()
+                let worst = fitness
+                    .iter()
+                    .copied()
+                    .filter(|f| f.is_finite())
+                    .fold(0.0, f64::max);
+                fitness
+                    .iter()
+                    .map(|&f| {
+                        if f.is_finite() {
+                            worst - f + 1e-3
+                        } else {
+                            1e-3
+                        }
+                    })
+                    .collect()
             }
         };
         self.total = self.weights.iter().sum();
@@ -390,7 +457,11 @@ impl Selection for Roulette {
 
     fn elites(&self, n: usize) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..self.weights.len()).collect();
-        idx.sort_by(|&a, &b| self.weights[b].total_cmp(&self.weights[a]).then(self.fitness[a].total_cmp(&self.fitness[b])));
+        idx.sort_by(|&a, &b| {
+            self.weights[b]
+                .total_cmp(&self.weights[a])
+                .then(self.fitness[a].total_cmp(&self.fitness[b]))
+        });
         idx.truncate(n);
         idx
     }
@@ -463,8 +534,19 @@ mod tests {
 
     #[test]
     fn ties_in_fitness_are_broken_by_the_larger_margin_and_other_orders_kept() {
-        let m = |fitness: f64, margin: f64| Member { genome: (), fitness, margin, summary: None };
-        let island = [m(1.5, 0.2), m(1.5, 0.9), m(1.25, 0.0), m(2.0, 1.0), m(1.5, 0.5)];
+        let m = |fitness: f64, margin: f64| Member {
+            genome: (),
+            fitness,
+            margin,
+            summary: None,
+        };
+        let island = [
+            m(1.5, 0.2),
+            m(1.5, 0.9),
+            m(1.25, 0.0),
+            m(2.0, 1.0),
+            m(1.5, 0.5),
+        ];
         let order = |keys: Vec<f64>| {
             let mut idx: Vec<usize> = (0..keys.len()).collect();
             idx.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]));
@@ -472,7 +554,10 @@ mod tests {
         };
         assert_eq!(order(selection_keys(&island, true)), vec![2, 1, 4, 0, 3]);
         // without the tie-break the selection sees the fitness as it is
-        assert_eq!(selection_keys(&island, false), vec![1.5, 1.5, 1.25, 2.0, 1.5]);
+        assert_eq!(
+            selection_keys(&island, false),
+            vec![1.5, 1.5, 1.25, 2.0, 1.5]
+        );
         let mut t = crate::search::ge::Tournament::new(2);
         t.prepare(&selection_keys(&island, true), None);
         assert_eq!(t.elites(2), vec![2, 1]);
@@ -482,7 +567,11 @@ mod tests {
     fn attempts_stuck_at_the_best_input_are_followed_by_one_from_random_genomes() {
         use crate::search::ge::{preset, Engine, Grammar};
         use crate::search::SearchConfig;
-        let mut e = preset(&SearchConfig::default(), Grammar::EXTENDED, Engine::IMPROVED);
+        let mut e = preset(
+            &SearchConfig::default(),
+            Grammar::EXTENDED,
+            Engine::IMPROVED,
+        );
         assert!(e.alternate_start && e.start_from_best);
         // goal 0 never improves: three attempts from its best input, then one from random
         // genomes, then from the best again
@@ -491,8 +580,15 @@ mod tests {
         // goal 1 improves at every attempt: always from its best input
         assert!((0..8).all(|k| e.starts_from_best(1, 10.0 - k as f64)));
         // an improvement resets the count
-        let mut e2 = preset(&SearchConfig::default(), Grammar::EXTENDED, Engine::IMPROVED);
-        let s: Vec<bool> = [5.0, 5.0, 4.0, 4.0, 4.0, 4.0].iter().map(|&b| e2.starts_from_best(0, b)).collect();
+        let mut e2 = preset(
+            &SearchConfig::default(),
+            Grammar::EXTENDED,
+            Engine::IMPROVED,
+        );
+        let s: Vec<bool> = [5.0, 5.0, 4.0, 4.0, 4.0, 4.0]
+            .iter()
+            .map(|&b| e2.starts_from_best(0, b))
+            .collect();
         assert_eq!(s, [true, true, true, true, true, false]);
         // the paper's engine never starts from the best input
         let mut p = preset(&SearchConfig::default(), Grammar::SEEDED, Engine::PAPER);

@@ -39,7 +39,9 @@ pub fn preset(c: &SearchConfig) -> Evolution<Input> {
     Evolution {
         repr: Box::new(Typed),
         selection: Box::new(Rank::new(RANK_BIAS)),
-        crossover: Box::new(OnePoint { rate: CROSSOVER_RATE }),
+        crossover: Box::new(OnePoint {
+            rate: CROSSOVER_RATE,
+        }),
         mutation: Box::new(FieldMutation),
         stopping: Box::new(Never),
         islands: 1,
@@ -132,7 +134,11 @@ fn mutate_field(cx: &mut SearchContext, x: &mut Input, i: usize) {
         };
         let width = (hi - lo).abs().max(1.0);
         let top = width.log10().min(300.0);
-        let bottom = if d.fields[i].ty.is_float() { d.fields[i].step.map_or(-6.0, |s| s.log10()) } else { 0.0 };
+        let bottom = if d.fields[i].ty.is_float() {
+            d.fields[i].step.map_or(-6.0, |s| s.log10())
+        } else {
+            0.0
+        };
         let k = cx.rng.random_range(bottom..=top.max(bottom));
         let sigma = 10f64.powf(k);
         // Box–Muller
@@ -140,7 +146,9 @@ fn mutate_field(cx: &mut SearchContext, x: &mut Input, i: usize) {
         let u2: f64 = cx.rng.random();
         let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
         match d.get(x, i) {
-            Value::Int(v) => Value::Int(v.saturating_add((z * sigma).round().clamp(-1e38, 1e38) as i128)),
+            Value::Int(v) => {
+                Value::Int(v.saturating_add((z * sigma).round().clamp(-1e38, 1e38) as i128))
+            }
             Value::Float(f) => Value::Float(f + z * sigma),
         }
     } else if r < 0.8 && d.biased() {
@@ -148,7 +156,8 @@ fn mutate_field(cx: &mut SearchContext, x: &mut Input, i: usize) {
             let b = d.boundary_values(i);
             b[cx.rng.random_range(0..b.len())]
         } else {
-            d.constant_value(i, &mut cx.rng).unwrap_or_else(|| d.sample_value(i, &mut cx.rng))
+            d.constant_value(i, &mut cx.rng)
+                .unwrap_or_else(|| d.sample_value(i, &mut cx.rng))
         }
     } else {
         d.sample_value(i, &mut cx.rng)
@@ -165,7 +174,14 @@ mod tests {
     #[test]
     fn the_ga_covers_a_conjunction() {
         let d = ints(&["x", "y"], Some((-100, 100)));
-        let r = run_algorithm("ga", &d, conj_landscape(12, -7), SearchConfig::default(), 2, 100_000);
+        let r = run_algorithm(
+            "ga",
+            &d,
+            conj_landscape(12, -7),
+            SearchConfig::default(),
+            2,
+            100_000,
+        );
         assert_eq!(r.covered, r.goals, "{r:?}");
     }
 
@@ -175,16 +191,26 @@ mod tests {
         let d = ints(&["a", "b", "c"], None);
         let a = d.from_values(&[Value::Int(1), Value::Int(2), Value::Int(3)]);
         let b = d.from_values(&[Value::Int(-1), Value::Int(-2), Value::Int(-3)]);
-        let r = run_with(&d, eq_landscape(vec![0, 0, 0]), SearchConfig::default(), 1, 10, |cx| {
-            let mut x = OnePoint { rate: 1.0 };
-            for _ in 0..20 {
-                let kids = x.cross(cx, &a, &b);
-                let (p, q) = (d.values(&kids[0]), d.values(&kids[1]));
-                let cut = p.iter().position(|v| v.as_i128() < 0).unwrap();
-                assert!((1..3).contains(&cut));
-                assert!(p[cut..].iter().all(|v| v.as_i128() < 0) && q[cut..].iter().all(|v| v.as_i128() > 0));
-            }
-        });
+        let r = run_with(
+            &d,
+            eq_landscape(vec![0, 0, 0]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                let mut x = OnePoint { rate: 1.0 };
+                for _ in 0..20 {
+                    let kids = x.cross(cx, &a, &b);
+                    let (p, q) = (d.values(&kids[0]), d.values(&kids[1]));
+                    let cut = p.iter().position(|v| v.as_i128() < 0).unwrap();
+                    assert!((1..3).contains(&cut));
+                    assert!(
+                        p[cut..].iter().all(|v| v.as_i128() < 0)
+                            && q[cut..].iter().all(|v| v.as_i128() > 0)
+                    );
+                }
+            },
+        );
         assert_eq!(r.executions, 0);
     }
 }

@@ -99,7 +99,16 @@ pub const SPEC_UNSEEDED: AlgorithmSpec = AlgorithmSpec {
 pub const SPEC_OBSERVED: AlgorithmSpec = AlgorithmSpec {
     name: "ge-dyn",
     about: "ge, and <dyn> gives values the program compared at run time",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { observed: true, ..Grammar::SEEDED }, Engine::PAPER))),
+    build: |c: &SearchConfig| {
+        Algorithm::Whole(Box::new(LinearOrder::ge(
+            c,
+            Grammar {
+                observed: true,
+                ..Grammar::SEEDED
+            },
+            Engine::PAPER,
+        )))
+    },
 };
 
 pub const SPEC_ARITHMETIC: AlgorithmSpec = AlgorithmSpec {
@@ -110,8 +119,18 @@ pub const SPEC_ARITHMETIC: AlgorithmSpec = AlgorithmSpec {
 
 pub const SPEC_STRINGS: AlgorithmSpec = AlgorithmSpec {
     name: "ge-str",
-    about: "ge, and a string parameter may take a string constant the program compares strings with",
-    build: |c: &SearchConfig| Algorithm::Whole(Box::new(LinearOrder::ge(c, Grammar { strings: true, ..Grammar::SEEDED }, Engine::PAPER))),
+    about:
+        "ge, and a string parameter may take a string constant the program compares strings with",
+    build: |c: &SearchConfig| {
+        Algorithm::Whole(Box::new(LinearOrder::ge(
+            c,
+            Grammar {
+                strings: true,
+                ..Grammar::SEEDED
+            },
+            Engine::PAPER,
+        )))
+    },
 };
 
 pub const SPEC_BLOCKS: AlgorithmSpec = AlgorithmSpec {
@@ -158,11 +177,24 @@ pub struct Grammar {
 
 impl Grammar {
     /// Ariadne's original grammar (no constants).
-    pub const UNSEEDED: Grammar = Grammar { constants: false, observed: false, arithmetic: false, strings: false };
+    pub const UNSEEDED: Grammar = Grammar {
+        constants: false,
+        observed: false,
+        arithmetic: false,
+        strings: false,
+    };
     /// The seeded grammar of Anjum & Ryan (2021).
-    pub const SEEDED: Grammar = Grammar { constants: true, ..Grammar::UNSEEDED };
+    pub const SEEDED: Grammar = Grammar {
+        constants: true,
+        ..Grammar::UNSEEDED
+    };
     /// The seeded grammar with every extension.
-    pub const EXTENDED: Grammar = Grammar { constants: true, observed: true, arithmetic: true, strings: true };
+    pub const EXTENDED: Grammar = Grammar {
+        constants: true,
+        observed: true,
+        arithmetic: true,
+        strings: true,
+    };
 }
 
 /// How the evolution runs, apart from the grammar (see module docs).
@@ -189,21 +221,46 @@ pub struct Engine {
 
 impl Engine {
     /// GE as Anjum & Ryan (2021) describe it.
-    pub const PAPER: Engine = Engine { blocks: false, int_flip: false, restarts: false, start_from_best: false, fresh_when_stuck: false, repeat: false, tie_break: false };
+    pub const PAPER: Engine = Engine {
+        blocks: false,
+        int_flip: false,
+        restarts: false,
+        start_from_best: false,
+        fresh_when_stuck: false,
+        repeat: false,
+        tie_break: false,
+    };
     /// evotest's GE engine.
-    pub const IMPROVED: Engine = Engine { blocks: true, int_flip: true, restarts: true, start_from_best: true, fresh_when_stuck: true, repeat: true, tie_break: true };
+    pub const IMPROVED: Engine = Engine {
+        blocks: true,
+        int_flip: true,
+        restarts: true,
+        start_from_best: true,
+        fresh_when_stuck: true,
+        repeat: true,
+        tie_break: true,
+    };
 }
 
 /// The GE preset of the evolutionary loop with `grammar` and `engine`, population and
 /// generations from `c`.
 pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<Vec<u8>> {
     let generations = c.generations.unwrap_or(GENERATIONS);
-    let mutation: Box<dyn Mutation<Vec<u8>>> =
-        if engine.int_flip { Box::new(IntFlip { rate: MUTATION_RATE }) } else { Box::new(BitFlip { rate: MUTATION_RATE }) };
+    let mutation: Box<dyn Mutation<Vec<u8>>> = if engine.int_flip {
+        Box::new(IntFlip {
+            rate: MUTATION_RATE,
+        })
+    } else {
+        Box::new(BitFlip {
+            rate: MUTATION_RATE,
+        })
+    };
     Evolution {
         repr: Box::new(Ge::new(grammar, engine.blocks)),
         selection: Box::new(Tournament::new(TOURNAMENT)),
-        crossover: Box::new(CodonCrossover { rate: CROSSOVER_RATE }),
+        crossover: Box::new(CodonCrossover {
+            rate: CROSSOVER_RATE,
+        }),
         mutation,
         stopping: Box::new(Generations::new(Some(generations), None)),
         islands: 1,
@@ -215,7 +272,9 @@ pub fn preset(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Evolution<V
         start_from_best: engine.start_from_best,
         alternate_start: engine.fresh_when_stuck,
         tries: Default::default(),
-        restart: engine.restarts.then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
+        restart: engine
+            .restarts
+            .then(|| ((generations as f64 * RESTART_FRACTION).round() as u32).max(1)),
         tie_break: engine.tie_break,
     }
 }
@@ -235,7 +294,10 @@ pub struct LinearOrder<S: GoalSearch> {
 impl LinearOrder<Evolution<Vec<u8>>> {
     /// GE with `grammar` and `engine` (see module docs); passes repeat with evotest's engine.
     pub fn ge(c: &SearchConfig, grammar: Grammar, engine: Engine) -> Self {
-        LinearOrder { search: preset(c, grammar, engine), repeat: engine.repeat }
+        LinearOrder {
+            search: preset(c, grammar, engine),
+            repeat: engine.repeat,
+        }
     }
 }
 
@@ -259,7 +321,10 @@ impl<S: GoalSearch> Search for LinearOrder<S> {
                 }
                 self.search.attempt(cx, g)?;
             }
-            if !self.repeat || cx.finished() || (cx.archive().n_covered() == before && cx.executions() == execs) {
+            if !self.repeat
+                || cx.finished()
+                || (cx.archive().n_covered() == before && cx.executions() == execs)
+            {
                 return Ok(());
             }
         }
@@ -294,7 +359,14 @@ impl Ge {
     /// A representation with `grammar`; `positional`: a block of codons per variable (see module
     /// docs).
     pub fn new(grammar: Grammar, positional: bool) -> Ge {
-        Ge { grammar, positional, slots: vec![], len: 1, observed: vec![], observed_f: vec![] }
+        Ge {
+            grammar,
+            positional,
+            slots: vec![],
+            len: 1,
+            observed: vec![],
+            observed_f: vec![],
+        }
     }
 
     fn seeded(&self) -> bool {
@@ -315,7 +387,11 @@ impl Ge {
     /// the lattice steps (moduli, divisors) not among them.
     fn int_consts(&self, cx: &SearchContext) -> Vec<i128> {
         let mut v = cx.domain.int_pool.clone();
-        let lattice = if self.grammar.arithmetic { &cx.domain.lattice[..] } else { &[] };
+        let lattice = if self.grammar.arithmetic {
+            &cx.domain.lattice[..]
+        } else {
+            &[]
+        };
         for &c in cx.domain.predicate_ints.iter().chain(lattice) {
             if !v.contains(&c) {
                 v.push(c);
@@ -328,9 +404,15 @@ impl Ge {
     /// the integer constants for an integer field, the float and integer ones for a float field.
     fn const_pool(&self, cx: &SearchContext, i: usize) -> Vec<Value> {
         if cx.domain.fields[i].ty.is_float() {
-            std::iter::once(0.0).chain(self.float_consts(cx)).map(Value::Float).collect()
+            std::iter::once(0.0)
+                .chain(self.float_consts(cx))
+                .map(Value::Float)
+                .collect()
         } else {
-            std::iter::once(0).chain(self.int_consts(cx)).map(Value::Int).collect()
+            std::iter::once(0)
+                .chain(self.int_consts(cx))
+                .map(Value::Int)
+                .collect()
         }
     }
 
@@ -483,7 +565,10 @@ impl Ge {
         let f = &cx.domain.fields[i];
         let n = self.slots[i].rand_codons;
         let raw: u64 = match (f.range, &f.role) {
-            (_, Role::Char { alphabet }) => alphabet.iter().position(|&c| c as i128 == v.as_i128()).unwrap_or(0) as u64,
+            (_, Role::Char { alphabet }) => alphabet
+                .iter()
+                .position(|&c| c as i128 == v.as_i128())
+                .unwrap_or(0) as u64,
             (Range::Int { lo, hi }, _) => {
                 let (tl, th) = f.ty.int_bounds();
                 if lo == tl && hi == th {
@@ -500,7 +585,8 @@ impl Ge {
                         v.as_f64().to_bits()
                     }
                 } else {
-                    (((v.as_f64() - lo) / (hi - lo)) * 2f64.powi(8 * n as i32)).clamp(0.0, u64::MAX as f64) as u64
+                    (((v.as_f64() - lo) / (hi - lo)) * 2f64.powi(8 * n as i32))
+                        .clamp(0.0, u64::MAX as f64) as u64
                 }
             }
         };
@@ -513,7 +599,11 @@ impl Ge {
             return vec![];
         }
         if cx.domain.fields[i].ty.is_float() {
-            self.observed_f.iter().map(|&f| Value::Float(f)).chain(self.observed.iter().map(|&k| Value::Float(k as f64))).collect()
+            self.observed_f
+                .iter()
+                .map(|&f| Value::Float(f))
+                .chain(self.observed.iter().map(|&k| Value::Float(k as f64)))
+                .collect()
         } else {
             self.observed.iter().map(|&k| Value::Int(k)).collect()
         }
@@ -526,7 +616,9 @@ impl Ge {
     fn choices(&self, cx: &SearchContext, i: usize) -> (usize, bool, bool) {
         let base = self.rand_choice() + 1 + i;
         let dynamic = self.grammar.observed && !self.dynamic(cx, i).is_empty();
-        let strings = self.grammar.strings && self.slots[i].string_chars.is_some() && !cx.domain.str_pool.is_empty();
+        let strings = self.grammar.strings
+            && self.slots[i].string_chars.is_some()
+            && !cx.domain.str_pool.is_empty();
         (base + dynamic as usize + strings as usize, dynamic, strings)
     }
 }
@@ -540,10 +632,18 @@ impl Representation for Ge {
             .map(|i| {
                 let f = &d.fields[i];
                 let string_chars = (f.role == Role::Length).then(|| {
-                    d.fields[i + 1..].iter().take_while(|g| matches!(g.role, Role::Char { .. })).count()
+                    d.fields[i + 1..]
+                        .iter()
+                        .take_while(|g| matches!(g.role, Role::Char { .. }))
+                        .count()
                 });
                 let rc = rand_codons(f.ty);
-                Slot { rand_codons: rc, offset: 0, block: 1 + rc.max(2), string_chars: string_chars.filter(|&n| n > 0) }
+                Slot {
+                    rand_codons: rc,
+                    offset: 0,
+                    block: 1 + rc.max(2),
+                    string_chars: string_chars.filter(|&n| n > 0),
+                }
             })
             .collect();
         let mut off = 0;
@@ -551,7 +651,12 @@ impl Representation for Ge {
             s.offset = off;
             off += s.block;
         }
-        self.len = if self.positional { off } else { self.slots.iter().map(|s| 1 + s.rand_codons).sum::<usize>() }.max(1);
+        self.len = if self.positional {
+            off
+        } else {
+            self.slots.iter().map(|s| 1 + s.rand_codons).sum::<usize>()
+        }
+        .max(1);
     }
 
     fn random(&self, cx: &mut SearchContext) -> Vec<u8> {
@@ -565,7 +670,11 @@ impl Representation for Ge {
     fn encode(&self, cx: &SearchContext, x: &Input) -> Vec<u8> {
         let d = cx.domain;
         let vals = d.values(x);
-        let ints = if self.seeded() { self.int_consts(cx) } else { vec![] };
+        let ints = if self.seeded() {
+            self.int_consts(cx)
+        } else {
+            vec![]
+        };
         let mut g = Vec::with_capacity(self.len);
         for i in 0..d.fields.len() {
             if self.positional {
@@ -586,7 +695,11 @@ impl Representation for Ge {
                     continue;
                 }
             }
-            let dep = (0..i).rev().find_map(|x| (0..3).find(|&o| same(shifted(d, i, vals[x], [0.0, 1.0, -1.0][o]))).map(|o| (x, o)));
+            let dep = (0..i).rev().find_map(|x| {
+                (0..3)
+                    .find(|&o| same(shifted(d, i, vals[x], [0.0, 1.0, -1.0][o])))
+                    .map(|o| (x, o))
+            });
             if let Some((x, o)) = dep {
                 g.extend([(self.rand_choice() + 1 + x) as u8, o as u8]);
                 continue;
@@ -596,7 +709,10 @@ impl Representation for Ge {
             if self.grammar.arithmetic && !ints.is_empty() {
                 let arith = (0..i).rev().find_map(|x| {
                     ints.iter().take(256).enumerate().find_map(|(k, &c)| {
-                        [(3u8, c as f64), (4u8, -(c as f64))].into_iter().find(|&(_, kc)| same(shifted(d, i, vals[x], kc))).map(|(op, _)| (x, op, k))
+                        [(3u8, c as f64), (4u8, -(c as f64))]
+                            .into_iter()
+                            .find(|&(_, kc)| same(shifted(d, i, vals[x], kc)))
+                            .map(|(op, _)| (x, op, k))
                     })
                 });
                 if let Some((x, op, k)) = arith {
@@ -618,13 +734,20 @@ impl Representation for Ge {
         let n = d.fields.len();
         let mut r = Reader { codons: g, pos: 0 };
         let mut vals: Vec<Value> = Vec::with_capacity(n);
-        let ints = if self.seeded() { self.int_consts(cx) } else { vec![] };
+        let ints = if self.seeded() {
+            self.int_consts(cx)
+        } else {
+            vec![]
+        };
         let num = |i: usize, x: i128| num(d, i, x);
         let mut i = 0;
         while i < n {
             if self.positional {
                 let s = &self.slots[i];
-                r = Reader { codons: &g[s.offset.min(g.len())..(s.offset + s.block).min(g.len())], pos: 0 };
+                r = Reader {
+                    codons: &g[s.offset.min(g.len())..(s.offset + s.block).min(g.len())],
+                    pos: 0,
+                };
             }
             let (choices, dynamic, strings) = self.choices(cx, i);
             let c = r.next() as usize % choices;
@@ -662,7 +785,11 @@ impl Representation for Ge {
                     // <dep_var_X>
                     let x = c - rc - 1;
                     let base = vals[x.min(vals.len().saturating_sub(1))];
-                    let ops = if self.grammar.arithmetic && !ints.is_empty() { 5 } else { 3 };
+                    let ops = if self.grammar.arithmetic && !ints.is_empty() {
+                        5
+                    } else {
+                        3
+                    };
                     let op = r.next() as usize % ops;
                     let k: f64 = match op {
                         0 => 0.0,
@@ -697,7 +824,11 @@ impl Representation for Ge {
                 match o {
                     Operand::Int(x) => {
                         let x = x as i128;
-                        if is_input(x as f64) || cx.domain.int_pool.contains(&x) || self.observed.contains(&x) || x.abs() > u32::MAX as i128 {
+                        if is_input(x as f64)
+                            || cx.domain.int_pool.contains(&x)
+                            || self.observed.contains(&x)
+                            || x.abs() > u32::MAX as i128
+                        {
                             continue;
                         }
                         if self.observed.len() >= MAX_OBSERVED {
@@ -706,7 +837,11 @@ impl Representation for Ge {
                         self.observed.push(x);
                     }
                     Operand::Float(x) => {
-                        if !x.is_finite() || is_input(x) || cx.domain.float_pool.contains(&x) || self.observed_f.contains(&x) {
+                        if !x.is_finite()
+                            || is_input(x)
+                            || cx.domain.float_pool.contains(&x)
+                            || self.observed_f.contains(&x)
+                        {
                             continue;
                         }
                         if self.observed_f.len() >= MAX_OBSERVED {
@@ -729,7 +864,10 @@ pub struct Tournament {
 
 impl Tournament {
     pub fn new(size: usize) -> Tournament {
-        Tournament { size: size.max(1), fitness: vec![] }
+        Tournament {
+            size: size.max(1),
+            fitness: vec![],
+        }
     }
 }
 
@@ -740,7 +878,10 @@ impl Selection for Tournament {
 
     fn pick(&mut self, rng: &mut ChaCha8Rng) -> usize {
         let n = self.fitness.len();
-        (0..self.size).map(|_| rng.random_range(0..n)).min_by(|&a, &b| self.fitness[a].total_cmp(&self.fitness[b])).unwrap_or(0)
+        (0..self.size)
+            .map(|_| rng.random_range(0..n))
+            .min_by(|&a, &b| self.fitness[a].total_cmp(&self.fitness[b]))
+            .unwrap_or(0)
     }
 
     fn elites(&self, n: usize) -> Vec<usize> {
@@ -810,15 +951,28 @@ mod tests {
     use super::*;
     use crate::search::testkit::*;
 
-    fn decode_with(grammar: Grammar, pool: Vec<i128>, codons: Vec<u8>, fields: &[&str], range: Option<(i128, i128)>) -> Vec<Value> {
+    fn decode_with(
+        grammar: Grammar,
+        pool: Vec<i128>,
+        codons: Vec<u8>,
+        fields: &[&str],
+        range: Option<(i128, i128)>,
+    ) -> Vec<Value> {
         let mut d = ints(fields, range);
         d.int_pool = pool;
         let mut out = vec![];
-        run_with(&d, eq_landscape(vec![0; fields.len()]), SearchConfig::default(), 1, 10, |cx| {
-            let mut ge = Ge::new(grammar, false);
-            ge.prepare(cx);
-            out = d.values(&ge.decode(cx, &codons));
-        });
+        run_with(
+            &d,
+            eq_landscape(vec![0; fields.len()]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                let mut ge = Ge::new(grammar, false);
+                ge.prepare(cx);
+                out = d.values(&ge.decode(cx, &codons));
+            },
+        );
         out
     }
 
@@ -828,13 +982,31 @@ mod tests {
     fn codons_choose_productions_by_their_remainder() {
         // var_1: codon 3 → <const>, next codon 2 mod (1 + 2 constants) = 2 → C_2 = 5000;
         // var_2: codon 5 mod 6 = 5 → <dep_var_1>, next codon 1 mod 3 → var_1 + 1
-        let v = decode_with(Grammar::SEEDED, vec![100, 5000], vec![3, 2, 5, 1], &["x", "y"], None);
+        let v = decode_with(
+            Grammar::SEEDED,
+            vec![100, 5000],
+            vec![3, 2, 5, 1],
+            &["x", "y"],
+            None,
+        );
         assert_eq!(v, [Value::Int(5000), Value::Int(5001)]);
         // the same codons without <const>: 3 mod 4 = <rand> (4 codons: 2, 5, 1, 3 → 0x03010502)
-        let v = decode_with(Grammar::UNSEEDED, vec![100, 5000], vec![3, 2, 5, 1, 3], &["x", "y"], None);
+        let v = decode_with(
+            Grammar::UNSEEDED,
+            vec![100, 5000],
+            vec![3, 2, 5, 1, 3],
+            &["x", "y"],
+            None,
+        );
         assert_eq!(v[0], Value::Int(0x0301_0502));
         // 0 (0 mod 5), 1 (7 mod 6), -1 (9 mod 7)
-        let v = decode_with(Grammar::SEEDED, vec![], vec![0, 7, 9], &["a", "b", "c"], None);
+        let v = decode_with(
+            Grammar::SEEDED,
+            vec![],
+            vec![0, 7, 9],
+            &["a", "b", "c"],
+            None,
+        );
         assert_eq!(v, [Value::Int(0), Value::Int(1), Value::Int(-1)]);
     }
 
@@ -842,14 +1014,26 @@ mod tests {
     #[test]
     fn the_extended_grammar_adds_constants_to_variables() {
         // var_1 = C_1 = 7 (codons 3, 1); var_2: 5 mod 6 → dep on var_1, op 3 mod 5 = + C, C_1
-        let v = decode_with(Grammar::EXTENDED, vec![10, 7], vec![3, 2, 5, 3, 0], &["a", "b"], None);
+        let v = decode_with(
+            Grammar::EXTENDED,
+            vec![10, 7],
+            vec![3, 2, 5, 3, 0],
+            &["a", "b"],
+            None,
+        );
         assert_eq!(v, [Value::Int(7), Value::Int(17)]);
     }
 
     /// Values outside a narrow range are brought in by the mod-based step.
     #[test]
     fn out_of_range_values_wrap_into_the_range() {
-        let v = decode_with(Grammar::SEEDED, vec![5000], vec![3, 1], &["x"], Some((-10, 10)));
+        let v = decode_with(
+            Grammar::SEEDED,
+            vec![5000],
+            vec![3, 1],
+            &["x"],
+            Some((-10, 10)),
+        );
         // 5000 - (-10) = 5010, mod 21 = 12, -10 + 12 = 2
         assert_eq!(v, [Value::Int(2)]);
     }
@@ -858,16 +1042,27 @@ mod tests {
     #[test]
     fn encode_decodes_back() {
         let d = ints(&["x", "y", "z"], None);
-        run_with(&d, eq_landscape(vec![0, 0, 0]), SearchConfig::default(), 1, 10, |cx| {
-            for grammar in [Grammar::UNSEEDED, Grammar::SEEDED, Grammar::EXTENDED] {
-                for blocks in [false, true] {
-                    let mut ge = Ge::new(grammar, blocks);
-                    ge.prepare(cx);
-                    let x = d.from_values(&[Value::Int(-123456), Value::Int(i32::MAX as i128), Value::Int(7)]);
-                    assert_eq!(ge.decode(cx, &ge.encode(cx, &x)), x, "{grammar:?}");
+        run_with(
+            &d,
+            eq_landscape(vec![0, 0, 0]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                for grammar in [Grammar::UNSEEDED, Grammar::SEEDED, Grammar::EXTENDED] {
+                    for blocks in [false, true] {
+                        let mut ge = Ge::new(grammar, blocks);
+                        ge.prepare(cx);
+                        let x = d.from_values(&[
+                            Value::Int(-123456),
+                            Value::Int(i32::MAX as i128),
+                            Value::Int(7),
+                        ]);
+                        assert_eq!(ge.decode(cx, &ge.encode(cx, &x)), x, "{grammar:?}");
+                    }
                 }
-            }
-        });
+            },
+        );
     }
 
     /// The seeded GE covers equalities with program constants that the unseeded grammar would
@@ -876,9 +1071,23 @@ mod tests {
     fn seeded_ge_covers_equalities_with_program_constants() {
         let mut d = ints(&["x", "y"], None);
         d.int_pool = vec![91_234, -77_000];
-        let r = run_algorithm("ge", &d, eq_landscape(vec![91_234, -77_000]), SearchConfig::default(), 3, 50_000);
+        let r = run_algorithm(
+            "ge",
+            &d,
+            eq_landscape(vec![91_234, -77_000]),
+            SearchConfig::default(),
+            3,
+            50_000,
+        );
         assert_eq!(r.covered, r.goals, "{r:?}");
-        let r = run_algorithm("ge-unseeded", &d, eq_landscape(vec![91_234, -77_000]), SearchConfig::default(), 3, 50_000);
+        let r = run_algorithm(
+            "ge-unseeded",
+            &d,
+            eq_landscape(vec![91_234, -77_000]),
+            SearchConfig::default(),
+            3,
+            50_000,
+        );
         assert!(r.covered < r.goals, "{r:?}");
     }
 
@@ -887,8 +1096,19 @@ mod tests {
     #[test]
     fn the_linear_driver_makes_one_pass() {
         let d = ints(&["x"], None);
-        let c = SearchConfig { generations: Some(2), population: 4, ..SearchConfig::default() };
-        let r = run_algorithm("ge-unseeded", &d, eq_landscape(vec![123_456_789]), c, 1, 1_000_000);
+        let c = SearchConfig {
+            generations: Some(2),
+            population: 4,
+            ..SearchConfig::default()
+        };
+        let r = run_algorithm(
+            "ge-unseeded",
+            &d,
+            eq_landscape(vec![123_456_789]),
+            c,
+            1,
+            1_000_000,
+        );
         assert_eq!(r.covered, 1, "{r:?}");
         // initial population of 4, 2 generations of 3 children (1 elite): at most 10
         assert!(r.executions <= 10, "{r:?}");
@@ -899,8 +1119,19 @@ mod tests {
     #[test]
     fn the_improved_driver_spends_the_budget() {
         let d = ints(&["x"], None);
-        let c = SearchConfig { generations: Some(5), population: 10, ..SearchConfig::default() };
-        let r = run_algorithm("ge-blocks", &d, eq_landscape(vec![123_456_789]), c, 1, 2_000);
+        let c = SearchConfig {
+            generations: Some(5),
+            population: 10,
+            ..SearchConfig::default()
+        };
+        let r = run_algorithm(
+            "ge-blocks",
+            &d,
+            eq_landscape(vec![123_456_789]),
+            c,
+            1,
+            2_000,
+        );
         // one pass: 10 + 5 generations of 9 children, at most 55 executions
         assert!(r.covered == r.goals || r.executions >= 1_990, "{r:?}");
         assert!(r.executions > 55, "{r:?}");
@@ -913,13 +1144,19 @@ mod tests {
     fn the_improved_engine_covers_more_in_short_searches() {
         let mut d = ints(&["x", "y"], None);
         d.int_pool = vec![1000];
-        let c = SearchConfig { generations: Some(1), population: 4, ..SearchConfig::default() };
+        let c = SearchConfig {
+            generations: Some(1),
+            population: 4,
+            ..SearchConfig::default()
+        };
         // y == x + 1000 needs x ± constant; one generation of four is too short for it
         let sc = || Scenario {
             sites: 1,
             outcomes: 2,
             goals: branch_goals(0, vec![]),
-            program: Box::new(|v: &[Value], r: &mut crate::exec::mock::MockRun| r.branch(0, 0, &eq(v[1].as_i128(), v[0].as_i128() + 1000))),
+            program: Box::new(|v: &[Value], r: &mut crate::exec::mock::MockRun| {
+                r.branch(0, 0, &eq(v[1].as_i128(), v[0].as_i128() + 1000))
+            }),
         };
         let mut paper = 0;
         let mut improved = 0;
@@ -937,23 +1174,30 @@ mod tests {
     fn blocks_keep_the_other_variables_when_one_production_changes() {
         let mut d = ints(&["x", "y", "z"], None);
         d.int_pool = vec![100, 5000];
-        run_with(&d, eq_landscape(vec![0, 0, 0]), SearchConfig::default(), 1, 10, |cx| {
-            for blocks in [false, true] {
-                let mut ge = Ge::new(Grammar::SEEDED, blocks);
-                ge.prepare(cx);
-                let x = d.from_values(&[Value::Int(1), Value::Int(5000), Value::Int(-77)]);
-                let mut g = ge.encode(cx, &x);
-                assert_eq!(ge.decode(cx, &g), x);
-                // x: production 1 (the value 1) becomes <const>
-                g[0] = 3;
-                let v = d.values(&ge.decode(cx, &g));
-                if blocks {
-                    assert_eq!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "blocks");
-                } else {
-                    assert_ne!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "stream");
+        run_with(
+            &d,
+            eq_landscape(vec![0, 0, 0]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                for blocks in [false, true] {
+                    let mut ge = Ge::new(Grammar::SEEDED, blocks);
+                    ge.prepare(cx);
+                    let x = d.from_values(&[Value::Int(1), Value::Int(5000), Value::Int(-77)]);
+                    let mut g = ge.encode(cx, &x);
+                    assert_eq!(ge.decode(cx, &g), x);
+                    // x: production 1 (the value 1) becomes <const>
+                    g[0] = 3;
+                    let v = d.values(&ge.decode(cx, &g));
+                    if blocks {
+                        assert_eq!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "blocks");
+                    } else {
+                        assert_ne!(&v[1..], &[Value::Int(5000), Value::Int(-77)], "stream");
+                    }
                 }
-            }
-        });
+            },
+        );
     }
 
     /// With the arithmetic extension an input is encoded through `var_X ± C` where that gives a
@@ -962,36 +1206,50 @@ mod tests {
     fn the_arithmetic_encoding_keeps_relations() {
         let mut d = ints(&["hdr", "len"], None);
         d.int_pool = vec![10];
-        run_with(&d, eq_landscape(vec![0, 0]), SearchConfig::default(), 1, 10, |cx| {
-            let mut ge = Ge::new(Grammar::EXTENDED, true);
-            ge.prepare(cx);
-            let x = d.from_values(&[Value::Int(123_457), Value::Int(123_467)]);
-            let mut g = ge.encode(cx, &x);
-            assert_eq!(ge.decode(cx, &g), x);
-            // hdr's <rand> changes: len follows it
-            g[1] ^= 0x40;
-            let v = d.values(&ge.decode(cx, &g));
-            assert_ne!(v[0], Value::Int(123_457));
-            assert_eq!(v[1].as_i128(), v[0].as_i128() + 10);
-        });
+        run_with(
+            &d,
+            eq_landscape(vec![0, 0]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                let mut ge = Ge::new(Grammar::EXTENDED, true);
+                ge.prepare(cx);
+                let x = d.from_values(&[Value::Int(123_457), Value::Int(123_467)]);
+                let mut g = ge.encode(cx, &x);
+                assert_eq!(ge.decode(cx, &g), x);
+                // hdr's <rand> changes: len follows it
+                g[1] ^= 0x40;
+                let v = d.values(&ge.decode(cx, &g));
+                assert_ne!(v[0], Value::Int(123_457));
+                assert_eq!(v[1].as_i128(), v[0].as_i128() + 10);
+            },
+        );
     }
 
     /// Bit mutation flips each bit with its probability; int-flip redraws each codon with its.
     #[test]
     fn mutations_change_bits_and_codons_at_their_rates() {
         let d = ints(&["x"], None);
-        run_with(&d, eq_landscape(vec![0]), SearchConfig::default(), 1, 10, |cx| {
-            let n = 10_000;
-            let mut g = vec![0u8; n];
-            BitFlip { rate: 0.05 }.mutate(cx, &mut g);
-            let bits: u32 = g.iter().map(|c| c.count_ones()).sum();
-            assert!((3600..4400).contains(&bits), "{bits} of {} bits", 8 * n);
-            let mut g = vec![0u8; n];
-            IntFlip { rate: 0.05 }.mutate(cx, &mut g);
-            let changed = g.iter().filter(|&&c| c != 0).count();
-            // a redrawn codon is 0 again one time in 256
-            assert!((420..580).contains(&changed), "{changed} of {n} codons");
-        });
+        run_with(
+            &d,
+            eq_landscape(vec![0]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                let n = 10_000;
+                let mut g = vec![0u8; n];
+                BitFlip { rate: 0.05 }.mutate(cx, &mut g);
+                let bits: u32 = g.iter().map(|c| c.count_ones()).sum();
+                assert!((3600..4400).contains(&bits), "{bits} of {} bits", 8 * n);
+                let mut g = vec![0u8; n];
+                IntFlip { rate: 0.05 }.mutate(cx, &mut g);
+                let changed = g.iter().filter(|&&c| c != 0).count();
+                // a redrawn codon is 0 again one time in 256
+                assert!((420..580).contains(&changed), "{changed} of {n} codons");
+            },
+        );
     }
 }
 
@@ -1007,7 +1265,13 @@ mod roundtrip_tests {
     #[test]
     fn encoding_decodes_back_in_narrow_domains() {
         let mut fields = vec![];
-        for (name, lo, hi) in [("a", 5, 10), ("b", -3, 3), ("c", 0, 13), ("d", 1, 9999), ("e", -1000, -2)] {
+        for (name, lo, hi) in [
+            ("a", 5, 10),
+            ("b", -3, 3),
+            ("c", 0, 13),
+            ("d", 1, 9999),
+            ("e", -1000, -2),
+        ] {
             let mut f = Field::full(name, ScalarType::I32);
             f.set_range(&lo.to_string(), &hi.to_string(), name).unwrap();
             fields.push(f);
@@ -1024,23 +1288,36 @@ mod roundtrip_tests {
                 range: Range::Int { lo: 48, hi: 88 },
                 full: false,
                 step: None,
-                role: Role::Char { alphabet: b"0123456789X".to_vec() },
+                role: Role::Char {
+                    alphabet: b"0123456789X".to_vec(),
+                },
             });
         }
         let mut d = Domain::packed(fields);
         d.int_pool = vec![4, 7, 10, 11, 400, -5];
-        run_with(&d, eq_landscape(vec![0; 10]), SearchConfig::default(), 1, 10, |cx| {
-            for grammar in [Grammar::UNSEEDED, Grammar::SEEDED, Grammar::EXTENDED] {
-                for blocks in [false, true] {
-                    let mut ge = Ge::new(grammar, blocks);
-                    ge.prepare(cx);
-                    for _ in 0..2000 {
-                        let x = cx.random_input();
-                        let back = ge.decode(cx, &ge.encode(cx, &x));
-                        assert_eq!(d.values(&back), d.values(&x), "{grammar:?} blocks {blocks}");
+        run_with(
+            &d,
+            eq_landscape(vec![0; 10]),
+            SearchConfig::default(),
+            1,
+            10,
+            |cx| {
+                for grammar in [Grammar::UNSEEDED, Grammar::SEEDED, Grammar::EXTENDED] {
+                    for blocks in [false, true] {
+                        let mut ge = Ge::new(grammar, blocks);
+                        ge.prepare(cx);
+                        for _ in 0..2000 {
+                            let x = cx.random_input();
+                            let back = ge.decode(cx, &ge.encode(cx, &x));
+                            assert_eq!(
+                                d.values(&back),
+                                d.values(&x),
+                                "{grammar:?} blocks {blocks}"
+                            );
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
     }
 }

@@ -17,9 +17,9 @@
 //! covers (the paper's sample size for DH04); every execution also counts for the archive.
 
 use super::{Algorithm, AlgorithmSpec, Search, SearchContext};
-use crate::input::sequence::{self, ArgKind, Call, SequenceModel, ValuePools};
 #[cfg(test)]
 use crate::input::sequence::Arg;
+use crate::input::sequence::{self, ArgKind, Call, SequenceModel, ValuePools};
 use crate::input::Input;
 use anyhow::{anyhow, Result};
 use rand::Rng;
@@ -45,7 +45,12 @@ const P_MAX: f64 = 0.99;
 pub struct Godel;
 
 /// One sequence from the generator under choice model `theta` (see module docs).
-pub fn generate<R: Rng>(m: &SequenceModel, theta: &[f64], pools: &ValuePools, rng: &mut R) -> Vec<Call> {
+pub fn generate<R: Rng>(
+    m: &SequenceModel,
+    theta: &[f64],
+    pools: &ValuePools,
+    rng: &mut R,
+) -> Vec<Call> {
     let p = theta[0] * P_MAX;
     let recent = theta[1];
     let weights = &theta[2..];
@@ -57,7 +62,9 @@ pub fn generate<R: Rng>(m: &SequenceModel, theta: &[f64], pools: &ValuePools, rn
     for _ in 0..n {
         let live = m.live_after(&calls);
         let counts: Vec<usize> = live.iter().map(Vec::len).collect();
-        let ok: Vec<usize> = (0..m.ops.len()).filter(|&o| m.callable(o, &counts)).collect();
+        let ok: Vec<usize> = (0..m.ops.len())
+            .filter(|&o| m.callable(o, &counts))
+            .collect();
         let total: f64 = ok.iter().map(|&o| weights[o] + 1e-3).sum();
         let mut x = rng.random::<f64>() * total;
         let mut op = ok[ok.len() - 1];
@@ -76,7 +83,11 @@ pub fn generate<R: Rng>(m: &SequenceModel, theta: &[f64], pools: &ValuePools, rn
                 ArgKind::Handle(t) => {
                     let have = counts[*t];
                     // the pool's latest is its last (a destructor's swap-remove aside)
-                    Some(if rng.random::<f64>() < recent { have - 1 } else { rng.random_range(0..have) } as u8)
+                    Some(if rng.random::<f64>() < recent {
+                        have - 1
+                    } else {
+                        rng.random_range(0..have)
+                    } as u8)
                 }
                 _ => None,
             })
@@ -89,12 +100,19 @@ pub fn generate<R: Rng>(m: &SequenceModel, theta: &[f64], pools: &ValuePools, rn
 
 impl Search for Godel {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("godel generates call sequences: use it with --api"))?;
+        let m = cx
+            .domain
+            .sequence
+            .clone()
+            .ok_or_else(|| anyhow!("godel generates call sequences: use it with --api"))?;
         let pools = ValuePools::of(cx.domain);
         let dims = 2 + m.ops.len();
         let goals = cx.goals();
         // the covering goals of a sample: a goal is covered only where its own site ran
-        let sites: Vec<Option<u32>> = goals.iter().map(|g| g.target_outcome().map(|(s, _)| s)).collect();
+        let sites: Vec<Option<u32>> = goals
+            .iter()
+            .map(|g| g.target_outcome().map(|(s, _)| s))
+            .collect();
         let evaluate = |cx: &mut SearchContext, theta: &[f64]| -> Result<Option<f64>> {
             let mut covered = vec![false; goals.len()];
             for _ in 0..SAMPLE {
@@ -104,7 +122,10 @@ impl Search for Godel {
                 let calls = generate(&m, theta, &pools, &mut cx.rng);
                 let ev = cx.evaluate(&Input::new(m.encode(&calls)))?;
                 for (g, goal) in goals.iter().enumerate() {
-                    if !covered[g] && sites[g].is_none_or(|s| ev.trace.executed(s)) && goal.fitness(&ev.trace) == 0.0 {
+                    if !covered[g]
+                        && sites[g].is_none_or(|s| ev.trace.executed(s))
+                        && goal.fitness(&ev.trace) == 0.0
+                    {
                         covered[g] = true;
                     }
                 }
@@ -140,7 +161,9 @@ impl Search for Godel {
                     }
                 })
                 .collect();
-            let Some(f) = evaluate(cx, &trial)? else { return Ok(()) };
+            let Some(f) = evaluate(cx, &trial)? else {
+                return Ok(());
+            };
             if f >= pop[x].1 {
                 pop[x] = (trial, f);
             }
@@ -154,10 +177,14 @@ fn well_formed(m: &SequenceModel, calls: &[Call]) -> bool {
     calls.iter().enumerate().all(|(i, c)| {
         let counts: Vec<usize> = m.live_after(&calls[..i]).iter().map(Vec::len).collect();
         m.callable(c.op, &counts)
-            && m.ops[c.op].params.iter().zip(&c.args).all(|((_, k), a)| match (k, a) {
-                (ArgKind::Handle(t), Arg::Handle(h)) => (*h as usize) < counts[*t],
-                _ => true,
-            })
+            && m.ops[c.op]
+                .params
+                .iter()
+                .zip(&c.args)
+                .all(|((_, k), a)| match (k, a) {
+                    (ArgKind::Handle(t), Arg::Handle(h)) => (*h as usize) < counts[*t],
+                    _ => true,
+                })
     })
 }
 
@@ -178,7 +205,10 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         let pools = ValuePools::default();
         let mean = |theta: &[f64], rng: &mut rand_chacha::ChaCha8Rng| {
-            (0..400).map(|_| generate(&m, theta, &pools, rng).len()).sum::<usize>() as f64 / 400.0
+            (0..400)
+                .map(|_| generate(&m, theta, &pools, rng).len())
+                .sum::<usize>() as f64
+                / 400.0
         };
         let short = mean(&[0.3, 0.5, 0.5, 0.5], &mut rng);
         let long = mean(&[0.95, 0.5, 0.5, 0.5], &mut rng);
@@ -194,7 +224,11 @@ mod tests {
                 if c.op == 1 {
                     pushes += 1;
                     let n = m.live_after(&s[..i])[0].len();
-                    assert_eq!(c.args[0], Arg::Handle((n - 1) as u8), "the most recent value");
+                    assert_eq!(
+                        c.args[0],
+                        Arg::Handle((n - 1) as u8),
+                        "the most recent value"
+                    );
                 }
             }
         }

@@ -59,12 +59,41 @@ fn interesting(cx: &mut SearchContext, i: usize) -> Value {
     let g = &cx.domain.fields[i];
     match g.range {
         Range::Int { lo, hi } => {
-            let cands = [0, 1, -1, lo, hi, lo.saturating_add(1), hi.saturating_sub(1), 127, 128, 255, 256, 32767, 65535];
+            let cands = [
+                0,
+                1,
+                -1,
+                lo,
+                hi,
+                lo.saturating_add(1),
+                hi.saturating_sub(1),
+                127,
+                128,
+                255,
+                256,
+                32767,
+                65535,
+            ];
             Value::Int(cands[cx.rng.random_range(0..cands.len())])
         }
         Range::Float { lo, hi } => {
-            let min_pos = if g.ty == ScalarType::F32 { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE };
-            let cands = [0.0, -0.0, 1.0, -1.0, lo, hi, min_pos, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+            let min_pos = if g.ty == ScalarType::F32 {
+                f32::MIN_POSITIVE as f64
+            } else {
+                f64::MIN_POSITIVE
+            };
+            let cands = [
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                lo,
+                hi,
+                min_pos,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ];
             Value::Float(cands[cx.rng.random_range(0..cands.len())])
         }
     }
@@ -107,13 +136,21 @@ fn edit_string(cx: &mut SearchContext, x: &mut Input, (l, first, max): (usize, u
             let start = cx.rng.random_range(0..len);
             let n = cx.rng.random_range(1..=(len - start).min(MAX_COPIED_PART));
             let part: Vec<Value> = chars[start..start + n].to_vec();
-            let to = if cx.rng.random_bool(0.5) { start + n } else { at };
+            let to = if cx.rng.random_bool(0.5) {
+                start + n
+            } else {
+                at
+            };
             for (k, c) in part.into_iter().enumerate() {
                 chars.insert(to + k, c);
             }
         }
         _ => {
-            let c = if len > 0 && cx.rng.random_bool(0.5) { chars[cx.rng.random_range(0..len)] } else { d.uniform_value(first + at.min(max - 1), &mut cx.rng) };
+            let c = if len > 0 && cx.rng.random_bool(0.5) {
+                chars[cx.rng.random_range(0..len)]
+            } else {
+                d.uniform_value(first + at.min(max - 1), &mut cx.rng)
+            };
             chars.insert(at, c);
         }
     }
@@ -146,10 +183,14 @@ fn mutate_once(cx: &mut SearchContext, x: &mut Input) {
             Range::Float { .. } => Value::Float(cx.rng.random_range(-128.0..=255.0f64).round()),
         },
         2 => interesting(cx, i),
-        3 => d.constant_value(i, &mut cx.rng).unwrap_or_else(|| interesting(cx, i)),
+        3 => d
+            .constant_value(i, &mut cx.rng)
+            .unwrap_or_else(|| interesting(cx, i)),
         4 => {
             // another field of the same type: input-to-state between inputs
-            let same_ty: Vec<usize> = (0..n).filter(|&j| j != i && d.fields[j].ty == g.ty).collect();
+            let same_ty: Vec<usize> = (0..n)
+                .filter(|&j| j != i && d.fields[j].ty == g.ty)
+                .collect();
             match same_ty.is_empty() {
                 true => interesting(cx, i),
                 false => d.get(x, same_ty[cx.rng.random_range(0..same_ty.len())]),
@@ -244,18 +285,29 @@ mod tests {
     /// A NaN check and an exact equality of two doubles: values uniform sampling never gives.
     #[test]
     fn havoc_finds_nan_and_equal_doubles() {
-        let d = Domain { init: crate::input::InitMode::Uniform, ..Domain::packed(vec![Field::full("x", ScalarType::F64), Field::full("y", ScalarType::F64)]) };
+        let d = Domain {
+            init: crate::input::InitMode::Uniform,
+            ..Domain::packed(vec![
+                Field::full("x", ScalarType::F64),
+                Field::full("y", ScalarType::F64),
+            ])
+        };
         let sc = Scenario {
             sites: 2,
             outcomes: 4,
-            goals: branch_goals(0, vec![]).into_iter().chain(branch_goals(1, vec![])).collect(),
+            goals: branch_goals(0, vec![])
+                .into_iter()
+                .chain(branch_goals(1, vec![]))
+                .collect(),
             program: Box::new(|v: &[Value], r: &mut MockRun| {
                 let (x, y) = (v[0].as_f64(), v[1].as_f64());
                 r.branch(0, 0, if x.is_nan() { &[0.0, 1.0] } else { &[1.0, 0.0] });
                 r.branch(1, 2, if x == y { &[0.0, 1.0] } else { &[1.0, 0.0] });
             }),
         };
-        let r = run_with(&d, sc, SearchConfig::default(), 2, 20_000, |cx| drive(cx, &mut Havoc).unwrap());
+        let r = run_with(&d, sc, SearchConfig::default(), 2, 20_000, |cx| {
+            drive(cx, &mut Havoc).unwrap()
+        });
         assert_eq!(r.covered, 4, "{r:?}");
     }
 }

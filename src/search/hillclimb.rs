@@ -3,8 +3,8 @@
 //! It is also the worked example of `ARCHITECTURE.md`: an algorithm is this file plus one line in
 //! [`super::ALGORITHMS`].
 
-use super::ga::FieldMutation;
 use super::evolve::Mutation;
+use super::ga::FieldMutation;
 use super::{Algorithm, AlgorithmSpec, GoalSearch, Patience, SearchContext};
 use anyhow::Result;
 
@@ -52,7 +52,14 @@ mod tests {
     #[test]
     fn the_hill_climber_covers_an_equality_over_a_small_range() {
         let d = ints(&["x"], Some((-1000, 1000)));
-        let r = run_algorithm("hc", &d, eq_landscape(vec![321]), SearchConfig::default(), 1, 50_000);
+        let r = run_algorithm(
+            "hc",
+            &d,
+            eq_landscape(vec![321]),
+            SearchConfig::default(),
+            1,
+            50_000,
+        );
         assert_eq!(r.covered, r.goals, "{r:?}");
     }
 }

@@ -39,8 +39,12 @@ use evotest_abi::pred::{Pred, Rel};
 /// for a string compare, the [`string_copies`]. Empty when the critical branch is not a compare
 /// that ran, or no field matches.
 pub fn candidates(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace) -> Vec<Input> {
-    let Some(site) = goal.critical_branch(trace) else { return vec![] };
-    let mut out = trace.operands(site).map_or_else(Vec::new, |rec| copies(domain, x, rec));
+    let Some(site) = goal.critical_branch(trace) else {
+        return vec![];
+    };
+    let mut out = trace
+        .operands(site)
+        .map_or_else(Vec::new, |rec| copies(domain, x, rec));
     add_string_copies(domain, x, trace, site, &mut out);
     out
 }
@@ -71,9 +75,16 @@ pub struct ByteGroup {
 /// The [`ByteGroup`]s of `domain`, in field order.
 pub fn byte_groups(domain: &Domain) -> Vec<ByteGroup> {
     let f = &domain.fields;
-    let byte = |i: usize| matches!(f[i].ty, ScalarType::I8 | ScalarType::U8) && matches!(f[i].role, Role::Value | Role::Char { .. });
+    let byte = |i: usize| {
+        matches!(f[i].ty, ScalarType::I8 | ScalarType::U8)
+            && matches!(f[i].role, Role::Value | Role::Char { .. })
+    };
     // elements named `{p}[0]`, `{p}[1]`, … from field `first`
-    let run = |p: &str, first: usize| (first..f.len()).take_while(|&j| byte(j) && f[j].name == format!("{p}[{}]", j - first)).count();
+    let run = |p: &str, first: usize| {
+        (first..f.len())
+            .take_while(|&j| byte(j) && f[j].name == format!("{p}[{}]", j - first))
+            .count()
+    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < f.len() {
@@ -81,7 +92,11 @@ pub fn byte_groups(domain: &Domain) -> Vec<ByteGroup> {
             if let Some(p) = f[i].name.strip_suffix(".len") {
                 let max = run(p, i + 1);
                 if max > 0 {
-                    out.push(ByteGroup { len_field: Some(i), first: i + 1, max });
+                    out.push(ByteGroup {
+                        len_field: Some(i),
+                        first: i + 1,
+                        max,
+                    });
                     i += 1 + max;
                     continue;
                 }
@@ -89,7 +104,11 @@ pub fn byte_groups(domain: &Domain) -> Vec<ByteGroup> {
         } else if let Some(p) = f[i].name.strip_suffix("[0]") {
             let max = run(p, i);
             if max > 0 {
-                out.push(ByteGroup { len_field: None, first: i, max });
+                out.push(ByteGroup {
+                    len_field: None,
+                    first: i,
+                    max,
+                });
                 i += max;
                 continue;
             }
@@ -106,7 +125,9 @@ pub fn group_bytes(domain: &Domain, x: &Input, g: &ByteGroup) -> Vec<u8> {
         Some(l) => (domain.get(x, l).as_i128().clamp(0, g.max as i128)) as usize,
         None => g.max,
     };
-    (g.first..g.first + n).map(|i| domain.get(x, i).as_i128() as u8).collect()
+    (g.first..g.first + n)
+        .map(|i| domain.get(x, i).as_i128() as u8)
+        .collect()
 }
 
 /// `x` with group `g` holding `bytes` (cut to its most elements; an array keeps its other
@@ -120,7 +141,11 @@ fn set_group_bytes(domain: &Domain, x: &Input, g: &ByteGroup, bytes: &[u8]) -> I
     }
     for (k, &b) in bytes[..n].iter().enumerate() {
         let i = g.first + k;
-        let v = if domain.fields[i].ty == ScalarType::I8 { b as i8 as i128 } else { b as i128 };
+        let v = if domain.fields[i].ty == ScalarType::I8 {
+            b as i8 as i128
+        } else {
+            b as i128
+        };
         domain.set(&mut y, i, Value::Int(v));
     }
     y
@@ -149,10 +174,23 @@ pub fn string_copies(domain: &Domain, x: &Input, rec: &StrOperandRec) -> Vec<Inp
             if s == t {
                 continue;
             }
-            let t = if chars { t.split(|&c| c == 0).next().unwrap_or(&[]) } else { t };
+            let t = if chars {
+                t.split(|&c| c == 0).next().unwrap_or(&[])
+            } else {
+                t
+            };
             let before_nul = s.split(|&c| c == 0).next().unwrap_or(&[]);
             let whole = content == s || (before_nul.len() < s.len() && content == before_nul);
-            let at = if whole { Some((0, content.len())) } else if s.is_empty() { None } else { content.windows(s.len()).position(|w| w == s).map(|p| (p, s.len())) };
+            let at = if whole {
+                Some((0, content.len()))
+            } else if s.is_empty() {
+                None
+            } else {
+                content
+                    .windows(s.len())
+                    .position(|w| w == s)
+                    .map(|p| (p, s.len()))
+            };
             let Some((p, n)) = at else { continue };
             let bytes = match g.len_field {
                 Some(_) => [&content[..p], t, &content[p + n..]].concat(),
@@ -183,9 +221,19 @@ pub fn string_copies(domain: &Domain, x: &Input, rec: &StrOperandRec) -> Vec<Inp
 /// cheap enough to try at the start of every local search, before any move (as CmpLog tries its
 /// replacements before havoc). For a string compare, the [`string_copies`] (which make the two
 /// strings equal). Empty when the critical branch is not a compare that ran.
-pub fn flips(domain: &Domain, goal: &dyn Goal, x: &Input, trace: &Trace, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
-    let Some(site) = goal.critical_branch(trace) else { return vec![] };
-    let mut out = trace.operands(site).map_or_else(Vec::new, |rec| flips_of(domain, x, rec, margin));
+pub fn flips(
+    domain: &Domain,
+    goal: &dyn Goal,
+    x: &Input,
+    trace: &Trace,
+    margin: &dyn Fn(usize) -> f64,
+) -> Vec<Input> {
+    let Some(site) = goal.critical_branch(trace) else {
+        return vec![];
+    };
+    let mut out = trace
+        .operands(site)
+        .map_or_else(Vec::new, |rec| flips_of(domain, x, rec, margin));
     // an integer the program parsed from a string (`atoi`, `sscanf`): its decimal text there
     if let Some(rec) = trace.operands(site) {
         for c in decimal_flips(domain, x, rec) {
@@ -236,7 +284,9 @@ pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input>
     if rec.kind & OPERANDS_FLOAT != 0 {
         return out;
     }
-    let (Some(pred), Some(rel)) = (rec.pred(), rec.pred().and_then(Pred::rel)) else { return out };
+    let (Some(pred), Some(rel)) = (rec.pred(), rec.pred().and_then(Pred::rel)) else {
+        return out;
+    };
     let signed = pred.int_operands_signed();
     let value = |v: u64| if signed { v as i64 as i128 } else { v as i128 };
     for g in byte_groups(domain) {
@@ -252,7 +302,9 @@ pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input>
                 }
                 // a whole number: no digit around it
                 let before = p.checked_sub(1).map(|q| content[q]);
-                if before.is_some_and(|c| c.is_ascii_digit()) || content.get(p + t.len()).is_some_and(|c| c.is_ascii_digit()) {
+                if before.is_some_and(|c| c.is_ascii_digit())
+                    || content.get(p + t.len()).is_some_and(|c| c.is_ascii_digit())
+                {
                     continue;
                 }
                 let bytes = [&content[..p], new.as_bytes(), &content[p + t.len()..]].concat();
@@ -270,7 +322,12 @@ pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input>
 }
 
 /// The inputs of [`flips`] for one operand record.
-pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
+pub fn flips_of(
+    domain: &Domain,
+    x: &Input,
+    rec: &OperandRec,
+    margin: &dyn Fn(usize) -> f64,
+) -> Vec<Input> {
     flips_where(domain, x, rec, margin, &|_, _| true)
 }
 
@@ -289,16 +346,30 @@ pub fn flips_of(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(us
 /// after mutating what they cover) inside a local search: a move that would help the goal is
 /// not rejected because it broke a guard another field can restore in one evaluation, so AVM can
 /// walk a variable that a checksum, a length field or an equality with another input depends on.
-pub fn repairs(domain: &Domain, goal: &dyn Goal, before: &Trace, y: &Input, after: &Trace, moved: usize, margin: &dyn Fn(usize) -> f64) -> Vec<Input> {
-    let Some(site) = goal.critical_branch(after) else { return vec![] };
+pub fn repairs(
+    domain: &Domain,
+    goal: &dyn Goal,
+    before: &Trace,
+    y: &Input,
+    after: &Trace,
+    moved: usize,
+    margin: &dyn Fn(usize) -> f64,
+) -> Vec<Input> {
+    let Some(site) = goal.critical_branch(after) else {
+        return vec![];
+    };
     let keeps = |c: &Input| crate::input::same(domain.get(c, moved), domain.get(y, moved));
     let mut out: Vec<Input> = match after.operands(site) {
         Some(rec) => {
             let sides = match before.operands(site) {
-                Some(old) if (old.a == rec.a) != (old.b == rec.b) => [old.a == rec.a, old.b == rec.b],
+                Some(old) if (old.a == rec.a) != (old.b == rec.b) => {
+                    [old.a == rec.a, old.b == rec.b]
+                }
                 _ => [true, true],
             };
-            flips_where(domain, y, rec, margin, &|i, left| i != moved && sides[if left { 0 } else { 1 }])
+            flips_where(domain, y, rec, margin, &|i, left| {
+                i != moved && sides[if left { 0 } else { 1 }]
+            })
         }
         None => vec![],
     };
@@ -314,20 +385,39 @@ pub fn repairs(domain: &Domain, goal: &dyn Goal, before: &Trace, y: &Input, afte
 
 /// [`flips_of`] for the fields `i` and sides that `keep(i, left)` allows (`left`: the field equals
 /// the compare's left operand `rec.a` and takes a value from the right one).
-fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usize) -> f64, keep: &dyn Fn(usize, bool) -> bool) -> Vec<Input> {
+fn flips_where(
+    domain: &Domain,
+    x: &Input,
+    rec: &OperandRec,
+    margin: &dyn Fn(usize) -> f64,
+    keep: &dyn Fn(usize, bool) -> bool,
+) -> Vec<Input> {
     let float = rec.kind & OPERANDS_FLOAT != 0;
-    let mut out = if float { nan_flips(domain, x, rec, keep) } else { vec![] };
-    let Some(rel) = rec.pred().and_then(Pred::rel) else { return out };
+    let mut out = if float {
+        nan_flips(domain, x, rec, keep)
+    } else {
+        vec![]
+    };
+    let Some(rel) = rec.pred().and_then(Pred::rel) else {
+        return out;
+    };
     for i in 0..domain.fields.len() {
         let old = domain.get(x, i);
         let mut targets: Vec<Value> = Vec::new();
         match (old, float) {
             (Value::Int(v), false) => {
-                for (left, this, other, r) in [(true, rec.a, rec.b, rel), (false, rec.b, rec.a, mirror(rel))] {
+                for (left, this, other, r) in [
+                    (true, rec.a, rec.b, rel),
+                    (false, rec.b, rec.a, mirror(rel)),
+                ] {
                     if !keep(i, left) {
                         continue;
                     }
-                    let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
+                    let o = if domain.fields[i].ty.is_signed() {
+                        other as i64 as i128
+                    } else {
+                        other as i128
+                    };
                     if int_matches(v, this) && fits(domain, i, o) {
                         let t = int_flip_target(r, holds(r, v.cmp(&o)), o);
                         targets.push(Value::Int(t));
@@ -337,7 +427,12 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
                         let val = |u: u64| if signed { u as i64 as i128 } else { u as i128 };
                         let (this_v, o) = (val(this), val(other));
                         let t = int_flip_target(r, holds(r, this_v.cmp(&o)), o);
-                        targets.extend(slices(domain, i, v, this).into_iter().filter_map(|sl| sl.set(v, t)).map(Value::Int));
+                        targets.extend(
+                            slices(domain, i, v, this)
+                                .into_iter()
+                                .filter_map(|sl| sl.set(v, t))
+                                .map(Value::Int),
+                        );
                     }
                 }
             }
@@ -349,12 +444,28 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
                 // next exploratory move does not turn it back; never less than one ulp
                 let m = margin(i);
                 let up = |f: f64| {
-                    let u = if single { (f as f32).next_up() as f64 } else { f.next_up() };
-                    if f + m > u { f + m } else { u }
+                    let u = if single {
+                        (f as f32).next_up() as f64
+                    } else {
+                        f.next_up()
+                    };
+                    if f + m > u {
+                        f + m
+                    } else {
+                        u
+                    }
                 };
                 let down = |f: f64| {
-                    let u = if single { (f as f32).next_down() as f64 } else { f.next_down() };
-                    if f - m < u { f - m } else { u }
+                    let u = if single {
+                        (f as f32).next_down() as f64
+                    } else {
+                        f.next_down()
+                    };
+                    if f - m < u {
+                        f - m
+                    } else {
+                        u
+                    }
                 };
                 for (left, this, other, r) in [(true, a, b, rel), (false, b, a, mirror(rel))] {
                     if other.is_nan() || !keep(i, left) {
@@ -369,11 +480,15 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
                     } else {
                         continue;
                     };
-                    let Some(ord) = this.partial_cmp(&other) else { continue };
+                    let Some(ord) = this.partial_cmp(&other) else {
+                        continue;
+                    };
                     let t = match (r, holds(r, ord)) {
                         (Rel::Eq, false) | (Rel::Ne, true) => other,
                         (Rel::Eq, true) | (Rel::Ne, false) => up(other),
-                        (Rel::Lt, true) | (Rel::Ge, false) | (Rel::Gt, true) | (Rel::Le, false) => other,
+                        (Rel::Lt, true) | (Rel::Ge, false) | (Rel::Gt, true) | (Rel::Le, false) => {
+                            other
+                        }
                         (Rel::Lt, false) | (Rel::Ge, true) => down(other),
                         (Rel::Le, true) | (Rel::Gt, false) => up(other),
                     };
@@ -393,7 +508,12 @@ fn flips_where(domain: &Domain, x: &Input, rec: &OperandRec, margin: &dyn Fn(usi
 /// holds on NaN, an ordered one does not). For each float field over its type's whole range (the
 /// only ones that may hold a NaN) equal to the operand, the input with that field NaN, when the
 /// predicate's outcome on two NaNs differs from its outcome now and `keep` allows both sides.
-fn nan_flips(domain: &Domain, x: &Input, rec: &OperandRec, keep: &dyn Fn(usize, bool) -> bool) -> Vec<Input> {
+fn nan_flips(
+    domain: &Domain,
+    x: &Input,
+    rec: &OperandRec,
+    keep: &dyn Fn(usize, bool) -> bool,
+) -> Vec<Input> {
     let mut out = Vec::new();
     let Some(pred) = rec.pred() else { return out };
     let a = f64::from_bits(rec.a);
@@ -440,12 +560,20 @@ fn push_settings(domain: &Domain, x: &Input, i: usize, targets: Vec<Value>, out:
 pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
     // only where some compare ran in a loop (a later evaluation in the log)
-    if !trace.operands.iter().any(|r| r.kind & OPERANDS_REPEATED != 0) {
+    if !trace
+        .operands
+        .iter()
+        .any(|r| r.kind & OPERANDS_REPEATED != 0)
+    {
         return out;
     }
     let values: Vec<Option<i128>> = (0..domain.fields.len())
         .map(|i| match (domain.get(x, i), &domain.fields[i].role) {
-            (Value::Int(v), Role::Value | Role::Char { .. }) if !matches!(domain.fields[i].ty, ScalarType::Bool) => Some(v),
+            (Value::Int(v), Role::Value | Role::Char { .. })
+                if !matches!(domain.fields[i].ty, ScalarType::Bool) =>
+            {
+                Some(v)
+            }
             _ => None,
         })
         .collect();
@@ -458,7 +586,9 @@ pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> V
         if kind & OPERANDS_FLOAT != 0 || !seen.insert((kind, rec.a, rec.b)) {
             continue;
         }
-        let Some(p) = rec.pred().filter(|p| p.is_int() && p.rel().is_some()) else { continue };
+        let Some(p) = rec.pred().filter(|p| p.is_int() && p.rel().is_some()) else {
+            continue;
+        };
         let before = evotest_abi::distance::icmp_holds(p, rec.a, rec.b);
         for (i, v) in values.iter().enumerate() {
             let Some(v) = *v else { continue };
@@ -472,7 +602,11 @@ pub fn operand_moves(domain: &Domain, x: &Input, trace: &Trace, max: usize) -> V
                     let o = (other as i64).wrapping_add(by) as u64;
                     let (a, b) = if left { (o, rec.b) } else { (rec.a, o) };
                     if evotest_abi::distance::icmp_holds(p, a, b) != before {
-                        let t = if domain.fields[i].ty.is_signed() { o as i64 as i128 } else { o as i128 };
+                        let t = if domain.fields[i].ty.is_signed() {
+                            o as i64 as i128
+                        } else {
+                            o as i128
+                        };
                         targets.push(domain.normalise(i, Value::Int(t)));
                     }
                 }
@@ -507,13 +641,22 @@ pub fn copies(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
             (Value::Int(v), false) => {
                 let mut t = Vec::new();
                 for (left, this, other) in [(true, rec.a, rec.b), (false, rec.b, rec.a)] {
-                    let o = if domain.fields[i].ty.is_signed() { other as i64 as i128 } else { other as i128 };
+                    let o = if domain.fields[i].ty.is_signed() {
+                        other as i64 as i128
+                    } else {
+                        other as i128
+                    };
                     if int_matches(v, this) && fits(domain, i, o) {
                         t.extend([o, o.saturating_add(1), o.saturating_sub(1)].map(Value::Int));
                     } else if !rec.constant(left) {
                         let o = other as i64 as i128;
                         for sl in slices(domain, i, v, this) {
-                            t.extend([o, o + 1, o - 1].into_iter().filter_map(|o| sl.set(v, o)).map(Value::Int));
+                            t.extend(
+                                [o, o + 1, o - 1]
+                                    .into_iter()
+                                    .filter_map(|o| sl.set(v, o))
+                                    .map(Value::Int),
+                            );
                         }
                     }
                 }
@@ -535,7 +678,16 @@ pub fn copies(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
                 let mut t = Vec::new();
                 for (this, other) in [(a, b), (b, a)] {
                     if v as f64 == this && other.is_finite() {
-                        t.extend([other.round(), other.floor(), other.ceil(), other.round() + 1.0, other.round() - 1.0].map(|f| Value::Int(f as i128)));
+                        t.extend(
+                            [
+                                other.round(),
+                                other.floor(),
+                                other.ceil(),
+                                other.round() + 1.0,
+                                other.round() - 1.0,
+                            ]
+                            .map(|f| Value::Int(f as i128)),
+                        );
                     }
                 }
                 t
@@ -552,7 +704,14 @@ pub fn copies(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
             }
         };
         // a NaN field stays NaN under a NaN target (another payload is no move)
-        let targets = targets.into_iter().filter(|t| !(t.as_f64().is_nan() && old.as_f64().is_nan() && matches!(domain.fields[i].range, Range::Float { .. }))).collect();
+        let targets = targets
+            .into_iter()
+            .filter(|t| {
+                !(t.as_f64().is_nan()
+                    && old.as_f64().is_nan()
+                    && matches!(domain.fields[i].range, Range::Float { .. }))
+            })
+            .collect();
         push_settings(domain, x, i, targets, &mut out);
     }
     out
@@ -596,7 +755,11 @@ impl Slice {
         let mask = ((1u128 << w) - 1) << self.shift;
         let field = (1u128 << self.bits) - 1;
         let u = ((v as u128 & field & !mask) | (((t as u128) << self.shift) & mask)) & field;
-        let y = if self.signed { sign_extend(u, self.bits) } else { u as i128 };
+        let y = if self.signed {
+            sign_extend(u, self.bits)
+        } else {
+            u as i128
+        };
         (y != v).then_some(y)
     }
 }
@@ -622,7 +785,12 @@ fn sign_extend(u: u128, bits: u32) -> i128 {
 pub fn slices(domain: &Domain, i: usize, v: i128, op: u64) -> Vec<Slice> {
     let f = &domain.fields[i];
     let bits = f.ty.size() as u32 * 8;
-    if op == 0 || bits < 16 || bits > 64 || f.ty == ScalarType::Bool || !matches!(f.role, Role::Value | Role::Char { .. }) {
+    if op == 0
+        || bits < 16
+        || bits > 64
+        || f.ty == ScalarType::Bool
+        || !matches!(f.role, Role::Value | Role::Char { .. })
+    {
         return vec![];
     }
     let mut out = Vec::new();
@@ -630,7 +798,12 @@ pub fn slices(domain: &Domain, i: usize, v: i128, op: u64) -> Vec<Slice> {
         for shift in (0..=bits - width).step_by(8) {
             let part = (v as u128 >> shift) & ((1u128 << width) - 1);
             if part == op as u128 || sign_extend(part, width) == op as i64 as i128 {
-                out.push(Slice { shift, width, bits, signed: f.ty.is_signed() });
+                out.push(Slice {
+                    shift,
+                    width,
+                    bits,
+                    signed: f.ty.is_signed(),
+                });
             }
         }
     }
@@ -644,23 +817,40 @@ mod tests {
     use evotest_abi::shm::OPERAND_B_CONST;
 
     fn rec(a: u64, b: u64, float: bool) -> OperandRec {
-        OperandRec { site: 0, kind: if float { OPERANDS_FLOAT } else { 0 }, a, b }
+        OperandRec {
+            site: 0,
+            kind: if float { OPERANDS_FLOAT } else { 0 },
+            a,
+            b,
+        }
     }
 
     #[test]
     fn an_int_field_equal_to_one_operand_takes_the_other() {
-        let d = Domain::packed(vec![Field::full("x", ScalarType::I32), Field::full("y", ScalarType::I32)]);
+        let d = Domain::packed(vec![
+            Field::full("x", ScalarType::I32),
+            Field::full("y", ScalarType::I32),
+        ]);
         let x = d.from_values(&[Value::Int(-5), Value::Int(9)]);
         // x == 3 * y + 1 compared as (-5, 28)
         let c = copies(&d, &x, &rec(-5i64 as u64, 28, false));
-        let xs: Vec<i128> = c.iter().map(|y| match d.get(y, 0) { Value::Int(v) => v, _ => 0 }).collect();
+        let xs: Vec<i128> = c
+            .iter()
+            .map(|y| match d.get(y, 0) {
+                Value::Int(v) => v,
+                _ => 0,
+            })
+            .collect();
         assert_eq!(xs, vec![28, 29, 27]);
         assert!(c.iter().all(|y| d.get(y, 1) == Value::Int(9)));
     }
 
     #[test]
     fn a_double_equal_to_one_operand_takes_the_other_and_its_neighbours() {
-        let d = Domain::packed(vec![Field::full("x", ScalarType::F64), Field::full("y", ScalarType::F64)]);
+        let d = Domain::packed(vec![
+            Field::full("x", ScalarType::F64),
+            Field::full("y", ScalarType::F64),
+        ]);
         let x = d.from_values(&[Value::Float(1e300), Value::Float(-3.5)]);
         // x == y
         let c = copies(&d, &x, &rec(1e300f64.to_bits(), (-3.5f64).to_bits(), true));
@@ -677,29 +867,69 @@ mod tests {
     fn a_part_of_an_int_field_equal_to_an_operand_takes_the_other() {
         let d = Domain::packed(vec![Field::full("x", ScalarType::U32)]);
         let x = d.from_values(&[Value::Int(0xAD01_4A76)]);
-        let eq = |a: u64, b: u64, kind: u32| OperandRec { site: 0, kind: Pred::Eq as u32 | kind, a, b };
-        let flipped: Vec<i128> = flips_of(&d, &x, &eq(0x4A76, 0xAD01, 0), &|_| 1.0).iter().map(|y| d.get(y, 0).as_i128()).collect();
+        let eq = |a: u64, b: u64, kind: u32| OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32 | kind,
+            a,
+            b,
+        };
+        let flipped: Vec<i128> = flips_of(&d, &x, &eq(0x4A76, 0xAD01, 0), &|_| 1.0)
+            .iter()
+            .map(|y| d.get(y, 0).as_i128())
+            .collect();
         assert_eq!(flipped, vec![0xAD01_AD01, 0x4A76_4A76]);
-        let copied: Vec<i128> = copies(&d, &x, &eq(0x4A76, 0xAD01, 0)).iter().map(|y| d.get(y, 0).as_i128()).collect();
-        assert_eq!(copied, vec![0xAD01_AD01, 0xAD01_AD02, 0xAD01_AD00, 0x4A76_4A76, 0x4A77_4A76, 0x4A75_4A76]);
+        let copied: Vec<i128> = copies(&d, &x, &eq(0x4A76, 0xAD01, 0))
+            .iter()
+            .map(|y| d.get(y, 0).as_i128())
+            .collect();
+        assert_eq!(
+            copied,
+            vec![
+                0xAD01_AD01,
+                0xAD01_AD02,
+                0xAD01_AD00,
+                0x4A76_4A76,
+                0x4A77_4A76,
+                0x4A75_4A76
+            ]
+        );
         // byte 1 (0x4A) against the constant 0x7f: the byte becomes 0x7f, the constant is not
         // looked for in x
         let c = flips_of(&d, &x, &eq(0x4A, 0x7F, OPERAND_B_CONST), &|_| 1.0);
-        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![0xAD01_7F76]);
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(),
+            vec![0xAD01_7F76]
+        );
         // a signed byte compared sign-extended: (signed char)(x >> 24) < -100 with x >> 24 = 0xAD
         // (-83) becomes -101 there
-        let lt = OperandRec { site: 0, kind: Pred::Slt as u32 | OPERAND_B_CONST, a: -83i64 as u64, b: -100i64 as u64 };
+        let lt = OperandRec {
+            site: 0,
+            kind: Pred::Slt as u32 | OPERAND_B_CONST,
+            a: -83i64 as u64,
+            b: -100i64 as u64,
+        };
         let c = flips_of(&d, &x, &lt, &|_| 1.0);
-        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![0x9B01_4A76]);
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(),
+            vec![0x9B01_4A76]
+        );
         // zero is everywhere: no part matches it
         let z = d.from_values(&[Value::Int(0x0000_0005)]);
         assert!(flips_of(&d, &z, &eq(0, 9, OPERAND_B_CONST), &|_| 1.0).is_empty());
         // a whole match whose other operand does not fit the field's type: `(short)w < -30000`
         // with w = 32531 unsigned, compared sign-extended; the low half takes -30001
         let w = d.from_values(&[Value::Int(32531)]);
-        let lt = OperandRec { site: 0, kind: Pred::Slt as u32 | OPERAND_B_CONST, a: 32531, b: -30000i64 as u64 };
+        let lt = OperandRec {
+            site: 0,
+            kind: Pred::Slt as u32 | OPERAND_B_CONST,
+            a: 32531,
+            b: -30000i64 as u64,
+        };
         let c = flips_of(&d, &w, &lt, &|_| 1.0);
-        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![(-30001i128) & 0xffff]);
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(),
+            vec![(-30001i128) & 0xffff]
+        );
         // a target that does not fit the part is not written
         assert!(flips_of(&d, &x, &eq(0x4A, 0x1234, OPERAND_B_CONST), &|_| 1.0).is_empty());
     }
@@ -710,13 +940,26 @@ mod tests {
     fn a_part_of_a_signed_field_reads_back_signed() {
         let d = Domain::packed(vec![Field::full("x", ScalarType::I16)]);
         let x = d.from_values(&[Value::Int(-2)]);
-        let rec = OperandRec { site: 0, kind: Pred::Eq as u32 | OPERAND_B_CONST, a: 0xFE, b: 7 };
+        let rec = OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32 | OPERAND_B_CONST,
+            a: 0xFE,
+            b: 7,
+        };
         let c = flips_of(&d, &x, &rec, &|_| 1.0);
-        assert_eq!(c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(), vec![-249]);
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0).as_i128()).collect::<Vec<_>>(),
+            vec![-249]
+        );
     }
 
     fn pred_rec(p: Pred, a: u64, b: u64) -> OperandRec {
-        OperandRec { site: 0, kind: p as u32 | if p.is_int() { 0 } else { OPERANDS_FLOAT }, a, b }
+        OperandRec {
+            site: 0,
+            kind: p as u32 | if p.is_int() { 0 } else { OPERANDS_FLOAT },
+            a,
+            b,
+        }
     }
 
     /// Operand moves read every evaluation in the log, latest first, and keep only the values
@@ -725,21 +968,57 @@ mod tests {
     /// them fail (`'1' >= '0'` true: '1' := '/').
     #[test]
     fn operand_moves_flip_the_latest_compares_first() {
-        let d = Domain::packed((0..3).map(|i| Field::full(&format!("s[{i}]"), ScalarType::I8)).collect());
-        let x = d.from_values(&[Value::Int(b'1' as i128), Value::Int(b'2' as i128), Value::Int(b'a' as i128)]);
-        let later = |p: Pred, a: u8, b: u8| OperandRec { site: 0, kind: p as u32 | OPERANDS_REPEATED, a: a as u64, b: b as u64 };
-        let first = |p: Pred, a: u8, b: u8| OperandRec { site: 0, kind: p as u32, a: a as u64, b: b as u64 };
+        let d = Domain::packed(
+            (0..3)
+                .map(|i| Field::full(&format!("s[{i}]"), ScalarType::I8))
+                .collect(),
+        );
+        let x = d.from_values(&[
+            Value::Int(b'1' as i128),
+            Value::Int(b'2' as i128),
+            Value::Int(b'a' as i128),
+        ]);
+        let later = |p: Pred, a: u8, b: u8| OperandRec {
+            site: 0,
+            kind: p as u32 | OPERANDS_REPEATED,
+            a: a as u64,
+            b: b as u64,
+        };
+        let first = |p: Pred, a: u8, b: u8| OperandRec {
+            site: 0,
+            kind: p as u32,
+            a: a as u64,
+            b: b as u64,
+        };
         let mut t = Trace::default();
         t.operands = vec![
             first(Pred::Sge, b'1', b'0'),
-            OperandRec { site: 1, ..first(Pred::Sle, b'1', b'9') },
+            OperandRec {
+                site: 1,
+                ..first(Pred::Sle, b'1', b'9')
+            },
             later(Pred::Sge, b'2', b'0'),
-            OperandRec { site: 1, ..later(Pred::Sle, b'2', b'9') },
+            OperandRec {
+                site: 1,
+                ..later(Pred::Sle, b'2', b'9')
+            },
             later(Pred::Sge, b'a', b'0'),
-            OperandRec { site: 1, ..later(Pred::Sle, b'a', b'9') },
+            OperandRec {
+                site: 1,
+                ..later(Pred::Sle, b'a', b'9')
+            },
         ];
-        let moves: Vec<Vec<Value>> = operand_moves(&d, &x, &t, 32).iter().map(|y| d.values(y)).collect();
-        let s = |a: u8, b: u8, c: u8| vec![Value::Int(a as i128), Value::Int(b as i128), Value::Int(c as i128)];
+        let moves: Vec<Vec<Value>> = operand_moves(&d, &x, &t, 32)
+            .iter()
+            .map(|y| d.values(y))
+            .collect();
+        let s = |a: u8, b: u8, c: u8| {
+            vec![
+                Value::Int(a as i128),
+                Value::Int(b as i128),
+                Value::Int(c as i128),
+            ]
+        };
         assert_eq!(&moves[..2], &[s(b'1', b'2', b'9'), s(b'1', b'2', b'8')]);
         // 'a' >= '0' holds: only '/' turns it around
         assert_eq!(moves[2], s(b'1', b'2', b'/'));
@@ -756,20 +1035,51 @@ mod tests {
     /// field on either side of the compare.
     #[test]
     fn flips_turn_the_outcome_around_nearest_the_other_operand() {
-        let d = Domain::packed(vec![Field::full("x", ScalarType::I32), Field::full("y", ScalarType::I32)]);
+        let d = Domain::packed(vec![
+            Field::full("x", ScalarType::I32),
+            Field::full("y", ScalarType::I32),
+        ]);
         let x = d.from_values(&[Value::Int(15), Value::Int(-3)]);
         let first = |c: Vec<Input>| c.iter().map(|y| d.values(y)).collect::<Vec<_>>();
         // x < 10 false: x := 9
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Slt, 15, 10), &|_| 0.0)), vec![vec![Value::Int(9), Value::Int(-3)]]);
+        assert_eq!(
+            first(flips_of(&d, &x, &pred_rec(Pred::Slt, 15, 10), &|_| 0.0)),
+            vec![vec![Value::Int(9), Value::Int(-3)]]
+        );
         // x <= 20 true: x := 21
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sle, 15, 20), &|_| 0.0)), vec![vec![Value::Int(21), Value::Int(-3)]]);
+        assert_eq!(
+            first(flips_of(&d, &x, &pred_rec(Pred::Sle, 15, 20), &|_| 0.0)),
+            vec![vec![Value::Int(21), Value::Int(-3)]]
+        );
         // 1 == x false (x on the right): x := 1
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Eq, 1, 15), &|_| 0.0)), vec![vec![Value::Int(1), Value::Int(-3)]]);
+        assert_eq!(
+            first(flips_of(&d, &x, &pred_rec(Pred::Eq, 1, 15), &|_| 0.0)),
+            vec![vec![Value::Int(1), Value::Int(-3)]]
+        );
         // 0 > y true (y on the right, i.e. y < 0): y := 0
-        assert_eq!(first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 0, -3i64 as u64), &|_| 0.0)), vec![vec![Value::Int(15), Value::Int(0)]]);
+        assert_eq!(
+            first(flips_of(
+                &d,
+                &x,
+                &pred_rec(Pred::Sgt, 0, -3i64 as u64),
+                &|_| 0.0
+            )),
+            vec![vec![Value::Int(15), Value::Int(0)]]
+        );
         // x > y true: x := y (false), or y := x (false)
-        let c = first(flips_of(&d, &x, &pred_rec(Pred::Sgt, 15, -3i64 as u64), &|_| 0.0));
-        assert_eq!(c, vec![vec![Value::Int(-3), Value::Int(-3)], vec![Value::Int(15), Value::Int(15)]]);
+        let c = first(flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Sgt, 15, -3i64 as u64),
+            &|_| 0.0,
+        ));
+        assert_eq!(
+            c,
+            vec![
+                vec![Value::Int(-3), Value::Int(-3)],
+                vec![Value::Int(15), Value::Int(15)]
+            ]
+        );
         // no field holds an operand
         assert!(flips_of(&d, &x, &pred_rec(Pred::Eq, 4, 5), &|_| 0.0).is_empty());
     }
@@ -781,20 +1091,45 @@ mod tests {
         let d = Domain::packed(vec![Field::full("f", ScalarType::F32)]);
         let x = d.from_values(&[Value::Float(1.0)]);
         // f > 2.5 false: f := the float just above 2.5
-        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 0.0);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()),
+            &|_| 0.0,
+        );
         assert_eq!(c.len(), 1);
         assert_eq!(d.get(&c[0], 0), Value::Float(2.5f32.next_up() as f64));
         // f == 2.5 false: f := 2.5
-        let c = flips_of(&d, &x, &pred_rec(Pred::Oeq, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 0.0);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Oeq, 1.0f64.to_bits(), 2.5f64.to_bits()),
+            &|_| 0.0,
+        );
         assert_eq!(d.get(&c[0], 0), Value::Float(2.5));
         // a margin of one step: f > 2.5 false: f := 3.5; f < 2.5 true: f := 2.5 (exactly)
-        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 1.0);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Ogt, 1.0f64.to_bits(), 2.5f64.to_bits()),
+            &|_| 1.0,
+        );
         assert_eq!(d.get(&c[0], 0), Value::Float(3.5));
-        let c = flips_of(&d, &x, &pred_rec(Pred::Olt, 1.0f64.to_bits(), 2.5f64.to_bits()), &|_| 1.0);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Olt, 1.0f64.to_bits(), 2.5f64.to_bits()),
+            &|_| 1.0,
+        );
         assert_eq!(d.get(&c[0], 0), Value::Float(2.5));
         // a margin below one ulp of a large value: the next float
         let big = 1e9f64;
-        let c = flips_of(&d, &x, &pred_rec(Pred::Ogt, 1.0f64.to_bits(), big.to_bits()), &|_| 1e-3);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Ogt, 1.0f64.to_bits(), big.to_bits()),
+            &|_| 1e-3,
+        );
         assert_eq!(d.get(&c[0], 0), Value::Float((big as f32).next_up() as f64));
     }
 
@@ -810,18 +1145,40 @@ mod tests {
         let d = Domain::packed(vec![Field::full("x", ScalarType::F64), ranged]);
         let x = d.from_values(&[Value::Float(1.5), Value::Float(1.5)]);
         let v = 1.5f64.to_bits();
-        let nan_x = |c: &[Input]| c.iter().filter(|y| matches!(d.get(y, 0), Value::Float(f) if f.is_nan())).count();
+        let nan_x = |c: &[Input]| {
+            c.iter()
+                .filter(|y| matches!(d.get(y, 0), Value::Float(f) if f.is_nan()))
+                .count()
+        };
         for pred in [Pred::Une, Pred::Uno, Pred::Oeq, Pred::Ord] {
             let c = flips_of(&d, &x, &pred_rec(pred, v, v), &|_| 0.0);
             assert_eq!(nan_x(&c), 1, "{pred:?}");
             // the ranged field keeps its number
-            assert!(c.iter().all(|y| !matches!(d.get(y, 1), Value::Float(f) if f.is_nan())), "{pred:?}");
+            assert!(
+                c.iter()
+                    .all(|y| !matches!(d.get(y, 1), Value::Float(f) if f.is_nan())),
+                "{pred:?}"
+            );
         }
         // `x <= x` is false on a NaN too, so it turns around; `x < x` is false already
-        assert_eq!(nan_x(&flips_of(&d, &x, &pred_rec(Pred::Ole, v, v), &|_| 0.0)), 1);
-        assert_eq!(nan_x(&flips_of(&d, &x, &pred_rec(Pred::Olt, v, v), &|_| 0.0)), 0);
+        assert_eq!(
+            nan_x(&flips_of(&d, &x, &pred_rec(Pred::Ole, v, v), &|_| 0.0)),
+            1
+        );
+        assert_eq!(
+            nan_x(&flips_of(&d, &x, &pred_rec(Pred::Olt, v, v), &|_| 0.0)),
+            0
+        );
         // different operands: the usual flips, no NaN
-        assert_eq!(nan_x(&flips_of(&d, &x, &pred_rec(Pred::Une, v, 2.5f64.to_bits()), &|_| 0.0)), 0);
+        assert_eq!(
+            nan_x(&flips_of(
+                &d,
+                &x,
+                &pred_rec(Pred::Une, v, 2.5f64.to_bits()),
+                &|_| 0.0
+            )),
+            0
+        );
     }
 
     /// A float field equal to an operand negated (`fabs(x) == inf` with `x` negative, as `isinf`
@@ -831,15 +1188,39 @@ mod tests {
         let d = Domain::packed(vec![Field::full("x", ScalarType::F64)]);
         let x = d.from_values(&[Value::Float(-5.0)]);
         // fabs(x) == inf false, seen as (5, inf): x := -inf
-        let c = flips_of(&d, &x, &pred_rec(Pred::Oeq, 5.0f64.to_bits(), f64::INFINITY.to_bits()), &|_| 0.0);
-        assert_eq!(c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(), vec![Value::Float(f64::NEG_INFINITY)]);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Oeq, 5.0f64.to_bits(), f64::INFINITY.to_bits()),
+            &|_| 0.0,
+        );
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(),
+            vec![Value::Float(f64::NEG_INFINITY)]
+        );
         // fabs(x) < 2 false: x := -(2 - margin), still negative
-        let c = flips_of(&d, &x, &pred_rec(Pred::Olt, 5.0f64.to_bits(), 2.0f64.to_bits()), &|_| 0.5);
-        assert_eq!(c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(), vec![Value::Float(-1.5)]);
+        let c = flips_of(
+            &d,
+            &x,
+            &pred_rec(Pred::Olt, 5.0f64.to_bits(), 2.0f64.to_bits()),
+            &|_| 0.5,
+        );
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(),
+            vec![Value::Float(-1.5)]
+        );
         // 0 is its own negation: the plain flip only
         let z = d.from_values(&[Value::Float(0.0)]);
-        let c = flips_of(&d, &z, &pred_rec(Pred::Oeq, 0.0f64.to_bits(), 3.0f64.to_bits()), &|_| 0.0);
-        assert_eq!(c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(), vec![Value::Float(3.0)]);
+        let c = flips_of(
+            &d,
+            &z,
+            &pred_rec(Pred::Oeq, 0.0f64.to_bits(), 3.0f64.to_bits()),
+            &|_| 0.0,
+        );
+        assert_eq!(
+            c.iter().map(|y| d.get(y, 0)).collect::<Vec<_>>(),
+            vec![Value::Float(3.0)]
+        );
     }
 
     /// A string parameter `name` of at most `max` printable characters (as the C frontend lays
@@ -847,7 +1228,10 @@ mod tests {
     fn string_domain(name: &str, max: usize) -> Domain {
         let alphabet: Vec<u8> = (32u8..127).collect();
         let mut len = Field::full(&format!("{name}.len"), ScalarType::U32);
-        len.range = Range::Int { lo: 0, hi: max as i128 };
+        len.range = Range::Int {
+            lo: 0,
+            hi: max as i128,
+        };
         len.full = false;
         len.role = Role::Length;
         let mut fields = vec![Field::full("k", ScalarType::I32), len];
@@ -855,7 +1239,9 @@ mod tests {
             let mut c = Field::full(&format!("{name}[{i}]"), ScalarType::I8);
             c.range = Range::Int { lo: 32, hi: 126 };
             c.full = false;
-            c.role = Role::Char { alphabet: alphabet.clone() };
+            c.role = Role::Char {
+                alphabet: alphabet.clone(),
+            };
             fields.push(c);
         }
         Domain::packed(fields)
@@ -875,14 +1261,35 @@ mod tests {
     #[test]
     fn strings_buffers_and_arrays_of_bytes_are_groups() {
         let d = string_domain("s", 4);
-        assert_eq!(byte_groups(&d), vec![ByteGroup { len_field: Some(1), first: 2, max: 4 }]);
+        assert_eq!(
+            byte_groups(&d),
+            vec![ByteGroup {
+                len_field: Some(1),
+                first: 2,
+                max: 4
+            }]
+        );
         let d = Domain::packed(vec![
             Field::full("a[0]", ScalarType::U8),
             Field::full("a[1]", ScalarType::U8),
             Field::full("w[0]", ScalarType::I32),
             Field::full("b[0]", ScalarType::I8),
         ]);
-        assert_eq!(byte_groups(&d), vec![ByteGroup { len_field: None, first: 0, max: 2 }, ByteGroup { len_field: None, first: 3, max: 1 }]);
+        assert_eq!(
+            byte_groups(&d),
+            vec![
+                ByteGroup {
+                    len_field: None,
+                    first: 0,
+                    max: 2
+                },
+                ByteGroup {
+                    len_field: None,
+                    first: 3,
+                    max: 1
+                }
+            ]
+        );
     }
 
     #[test]
@@ -891,7 +1298,10 @@ mod tests {
         let x = with_string(&d, b"hello");
         assert_eq!(group_bytes(&d, &x, &byte_groups(&d)[0]), b"hello");
         // strcmp(s, "xK9#qZ!vR2"), with the operands either way round
-        for r in [srec(STR_STRCMP, 0, b"hello", b"xK9#qZ!vR2"), srec(STR_STRCMP, 0, b"xK9#qZ!vR2", b"hello")] {
+        for r in [
+            srec(STR_STRCMP, 0, b"hello", b"xK9#qZ!vR2"),
+            srec(STR_STRCMP, 0, b"xK9#qZ!vR2", b"hello"),
+        ] {
             let c = string_copies(&d, &x, &r);
             assert_eq!(c.len(), 1, "{c:?}");
             assert_eq!(group_bytes(&d, &c[0], &byte_groups(&d)[0]), b"xK9#qZ!vR2");
@@ -915,7 +1325,10 @@ mod tests {
         // b < 30 false (34): b becomes 29; "34"'s digits are not numbers of their own
         let c = decimal_flips(&d, &x, &pred_rec(Pred::Slt, 34, 30));
         assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["7-29"]);
-        assert!(decimal_flips(&d, &x, &pred_rec(Pred::Eq, 3, 5)).is_empty(), "the 3 of 34 is no number");
+        assert!(
+            decimal_flips(&d, &x, &pred_rec(Pred::Eq, 3, 5)).is_empty(),
+            "the 3 of 34 is no number"
+        );
         // a negative number with its sign
         let x = with_string(&d, b"x=-5;");
         let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, -5i64 as u64, 100));
@@ -927,7 +1340,11 @@ mod tests {
         let d = string_domain("s", 8);
         let x = with_string(&d, b"ab-cd-ef");
         // strncmp(s + 3, "WXYZ", 4) saw "cd-e"
-        let c = string_copies(&d, &x, &srec(evotest_abi::distance::STR_STRNCMP, 4, b"cd-e", b"WXYZ"));
+        let c = string_copies(
+            &d,
+            &x,
+            &srec(evotest_abi::distance::STR_STRNCMP, 4, b"cd-e", b"WXYZ"),
+        );
         assert_eq!(group_bytes(&d, &c[0], &byte_groups(&d)[0]), b"ab-WXYZf");
         // longer than the string may be: cut to 8
         let c = string_copies(&d, &x, &srec(STR_STRCMP, 0, b"ab-cd-ef", b"0123456789"));
@@ -942,13 +1359,28 @@ mod tests {
         let d = string_domain("s", 8);
         let x = with_string(&d, b"ke");
         // memcmp(s, "KEYWORD", 7) read "ke", its NUL, and bytes beyond
-        let c = string_copies(&d, &x, &srec(STR_MEMCMP, 7, b"ke\0\x7f\x7f\x7f\x7f", b"KEYWORD"));
+        let c = string_copies(
+            &d,
+            &x,
+            &srec(STR_MEMCMP, 7, b"ke\0\x7f\x7f\x7f\x7f", b"KEYWORD"),
+        );
         assert_eq!(group_bytes(&d, &c[0], &byte_groups(&d)[0]), b"KEYWORD");
         // a fixed array of bytes keeps its size; NUL bytes are data
-        let d = Domain::packed((0..6).map(|i| Field::full(&format!("a[{i}]"), ScalarType::U8)).collect());
+        let d = Domain::packed(
+            (0..6)
+                .map(|i| Field::full(&format!("a[{i}]"), ScalarType::U8))
+                .collect(),
+        );
         let x = d.from_values(&[1, 2, 3, 4, 5, 6].map(Value::Int));
-        let c = string_copies(&d, &x, &srec(STR_MEMCMP, 4, &[2, 3, 4, 5], &[0, 0xAB, 0, 0xCD]));
-        assert_eq!(d.values(&c[0]), [1, 0, 0xAB, 0, 0xCD, 6].map(Value::Int).to_vec());
+        let c = string_copies(
+            &d,
+            &x,
+            &srec(STR_MEMCMP, 4, &[2, 3, 4, 5], &[0, 0xAB, 0, 0xCD]),
+        );
+        assert_eq!(
+            d.values(&c[0]),
+            [1, 0, 0xAB, 0, 0xCD, 6].map(Value::Int).to_vec()
+        );
         // nothing matches: nothing
         assert!(string_copies(&d, &x, &srec(STR_MEMCMP, 2, &[9, 9], &[1, 1])).is_empty());
     }

@@ -69,11 +69,16 @@ impl Mutation<Input> for Breeder {
                 None => 16,
             };
             let p = 1.0 / precision as f64;
-            let delta: f64 = (0..precision).filter(|_| cx.rng.random::<f64>() < p).map(|k| 2f64.powi(-k)).sum();
+            let delta: f64 = (0..precision)
+                .filter(|_| cx.rng.random::<f64>() < p)
+                .map(|k| 2f64.powi(-k))
+                .sum();
             let sign = if cx.rng.random_bool(0.5) { 1.0 } else { -1.0 };
             let step = sign * 0.1 * width * delta;
             let v = match d.get(x, i) {
-                Value::Int(v) => Value::Int(v.saturating_add(step.round().clamp(-1e38, 1e38) as i128)),
+                Value::Int(v) => {
+                    Value::Int(v.saturating_add(step.round().clamp(-1e38, 1e38) as i128))
+                }
                 Value::Float(f) => Value::Float(f + step),
             };
             d.set(x, i, v);
@@ -133,7 +138,14 @@ mod tests {
     #[test]
     fn the_paper_preset_covers_a_conjunction() {
         let d = ints(&["x", "y"], Some((-100, 100)));
-        let r = run_algorithm("mhga50", &d, conj_landscape(12, -7), SearchConfig::default(), 4, 200_000);
+        let r = run_algorithm(
+            "mhga50",
+            &d,
+            conj_landscape(12, -7),
+            SearchConfig::default(),
+            4,
+            200_000,
+        );
         assert_eq!(r.covered, r.goals, "{r:?}");
     }
 }

@@ -26,8 +26,8 @@ pub mod ga;
 pub mod ge;
 pub mod godel;
 pub mod havoc;
-pub mod i2s;
 pub mod hillclimb;
+pub mod i2s;
 pub mod mhga;
 pub mod portfolio;
 pub mod random;
@@ -57,7 +57,12 @@ pub trait GoalSearch {
     /// Called by [`drive`] after each attempt, with how it went, before a stalled goal is set
     /// aside. Decorators act here (the chaining approach starts on a goal that stalls); plain
     /// algorithms do nothing.
-    fn after_attempt(&mut self, _cx: &mut SearchContext, _goal: usize, _attempt: Attempt) -> Result<()> {
+    fn after_attempt(
+        &mut self,
+        _cx: &mut SearchContext,
+        _goal: usize,
+        _attempt: Attempt,
+    ) -> Result<()> {
         Ok(())
     }
 }
@@ -99,7 +104,14 @@ pub struct SearchConfig {
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { population: 50, patience: 1000, give_up_after: 3, stop_when_stalled: false, generations: None, stop_at_covered: None }
+        SearchConfig {
+            population: 50,
+            patience: 1000,
+            give_up_after: 3,
+            stop_when_stalled: false,
+            generations: None,
+            stop_at_covered: None,
+        }
     }
 }
 
@@ -111,8 +123,27 @@ pub struct AlgorithmSpec {
 }
 
 /// All algorithms, in the order `--help` lists them. The first is the default.
-pub const ALGORITHMS: &[AlgorithmSpec] =
-    &[portfolio::SPEC, avm::SPEC, ga::SPEC, random::SPEC, randoop::SPEC, seq::SPEC, godel::SPEC, mhga::SPEC_200, mhga::SPEC_50, bjga::SPEC, hillclimb::SPEC, havoc::SPEC, ge::SPEC, ge::SPEC_UNSEEDED, ge::SPEC_OBSERVED, ge::SPEC_ARITHMETIC, ge::SPEC_STRINGS, ge::SPEC_BLOCKS, ge::SPEC_EXTENDED];
+pub const ALGORITHMS: &[AlgorithmSpec] = &[
+    portfolio::SPEC,
+    avm::SPEC,
+    ga::SPEC,
+    random::SPEC,
+    randoop::SPEC,
+    seq::SPEC,
+    godel::SPEC,
+    mhga::SPEC_200,
+    mhga::SPEC_50,
+    bjga::SPEC,
+    hillclimb::SPEC,
+    havoc::SPEC,
+    ge::SPEC,
+    ge::SPEC_UNSEEDED,
+    ge::SPEC_OBSERVED,
+    ge::SPEC_ARITHMETIC,
+    ge::SPEC_STRINGS,
+    ge::SPEC_BLOCKS,
+    ge::SPEC_EXTENDED,
+];
 
 /// Look an algorithm up by name.
 pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {
@@ -125,7 +156,10 @@ pub fn algorithm(name: &str) -> Option<&'static AlgorithmSpec> {
 pub fn algorithm_or_error(name: &str) -> Result<&'static AlgorithmSpec> {
     algorithm(name).ok_or_else(|| {
         let names: Vec<_> = ALGORITHMS.iter().map(|a| a.name).collect();
-        anyhow::anyhow!("unknown algorithm `{name}` (available: {})", names.join(", "))
+        anyhow::anyhow!(
+            "unknown algorithm `{name}` (available: {})",
+            names.join(", ")
+        )
     })
 }
 

@@ -109,7 +109,13 @@ struct Explorer {
 
 impl Default for Explorer {
     fn default() -> Self {
-        Explorer { directed: Side::default(), exploration: Side::default(), floor: START_SHARE, explored: 0, mark: (0, 0) }
+        Explorer {
+            directed: Side::default(),
+            exploration: Side::default(),
+            floor: START_SHARE,
+            explored: 0,
+            mark: (0, 0),
+        }
     }
 }
 
@@ -138,7 +144,13 @@ impl Explorer {
         self.directed.covered += c.saturating_sub(self.mark.1) as f64;
         while !cx.finished() && (self.explored as f64) < self.share() * cx.executions() as f64 {
             let (n0, c0) = (cx.executions(), cx.archive().n_covered());
-            let label = cx.tracing().then(|| cx.set_label(if self.explored % 2 == 0 { "explore random" } else { "explore havoc" }));
+            let label = cx.tracing().then(|| {
+                cx.set_label(if self.explored % 2 == 0 {
+                    "explore random"
+                } else {
+                    "explore havoc"
+                })
+            });
             let x = if self.explored % 2 == 0 {
                 cx.random_input()
             } else {
@@ -196,7 +208,12 @@ impl GoalSearch for Portfolio {
         r
     }
 
-    fn after_attempt(&mut self, _cx: &mut SearchContext, goal: usize, attempt: Attempt) -> Result<()> {
+    fn after_attempt(
+        &mut self,
+        _cx: &mut SearchContext,
+        goal: usize,
+        attempt: Attempt,
+    ) -> Result<()> {
         if !attempt.improved {
             self.explorer.borrow_mut().floor = MIN_SHARE;
             let s = self.stage.entry(goal).or_insert(0);
@@ -225,10 +242,20 @@ mod tests {
             goals: branch_goals(0, vec![]),
             program: Box::new(|v: &[Value], r: &mut MockRun| {
                 let x = v[0].as_i128();
-                r.branch(0, 0, if x == 12_345 { &[0.0, 1.0] } else { &[1.0, 0.0] });
+                r.branch(
+                    0,
+                    0,
+                    if x == 12_345 {
+                        &[0.0, 1.0]
+                    } else {
+                        &[1.0, 0.0]
+                    },
+                );
             }),
         };
-        let r = run_with(&d, sc, SearchConfig::default(), 3, 1_000_000, |cx| drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap());
+        let r = run_with(&d, sc, SearchConfig::default(), 3, 1_000_000, |cx| {
+            drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap()
+        });
         assert_eq!(r.covered, 2, "{r:?}");
     }
 
@@ -243,7 +270,10 @@ mod tests {
     fn exploration_that_covers_goals_gets_its_share_at_once() {
         let names: Vec<String> = (0..12).map(|i| format!("x{i}")).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let d = Domain { init: InitMode::Uniform, ..ints(&names, Some((0, 1_000))) };
+        let d = Domain {
+            init: InitMode::Uniform,
+            ..ints(&names, Some((0, 1_000)))
+        };
         for seed in 1..=5 {
             let sc = Scenario {
                 sites: 12,
@@ -252,12 +282,18 @@ mod tests {
                 program: Box::new(|v: &[Value], r: &mut MockRun| {
                     for (i, x) in v.iter().enumerate() {
                         let x = x.as_i128();
-                        let dists = if x >= 700 { [0.0, 1.0] } else { [x as f64 / 1_000.0 + 0.001, 0.0] };
+                        let dists = if x >= 700 {
+                            [0.0, 1.0]
+                        } else {
+                            [x as f64 / 1_000.0 + 0.001, 0.0]
+                        };
                         r.branch(i as u32, 2 * i as u32, &dists);
                     }
                 }),
             };
-            let r = run_with(&d, sc, SearchConfig::default(), seed, 600, |cx| drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap());
+            let r = run_with(&d, sc, SearchConfig::default(), seed, 600, |cx| {
+                drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap()
+            });
             assert_eq!(r.covered, 24, "seed {seed}: {r:?}");
         }
     }
@@ -268,15 +304,30 @@ mod tests {
     #[test]
     fn the_share_follows_what_each_side_covers() {
         let mut e = Explorer::default();
-        e.directed = Side { execs: 100.0, covered: 20.0 };
-        e.exploration = Side { execs: 10.0, covered: 0.0 };
+        e.directed = Side {
+            execs: 100.0,
+            covered: 20.0,
+        };
+        e.exploration = Side {
+            execs: 10.0,
+            covered: 0.0,
+        };
         assert_eq!(e.share(), START_SHARE);
         e.floor = MIN_SHARE;
         assert_eq!(e.share(), MIN_SHARE);
-        e.directed = Side { execs: 500.0, covered: 5.0 };
-        e.exploration = Side { execs: 100.0, covered: 20.0 };
+        e.directed = Side {
+            execs: 500.0,
+            covered: 5.0,
+        };
+        e.exploration = Side {
+            execs: 100.0,
+            covered: 20.0,
+        };
         assert_eq!(e.share(), MAX_SHARE);
-        e.exploration = Side { execs: 100.0, covered: 1.0 };
+        e.exploration = Side {
+            execs: 100.0,
+            covered: 1.0,
+        };
         let s = e.share();
         assert!(s > MIN_SHARE && s < MAX_SHARE, "{s}");
     }
@@ -285,16 +336,29 @@ mod tests {
     /// (and the distance of `isnan` is flat).
     #[test]
     fn a_stalled_goal_moves_on_to_havoc() {
-        let d = Domain { init: InitMode::Uniform, ..Domain::packed(vec![Field::full("x", ScalarType::F64)]) };
+        let d = Domain {
+            init: InitMode::Uniform,
+            ..Domain::packed(vec![Field::full("x", ScalarType::F64)])
+        };
         let sc = Scenario {
             sites: 1,
             outcomes: 2,
             goals: branch_goals(0, vec![]),
             program: Box::new(|v: &[Value], r: &mut MockRun| {
-                r.branch(0, 0, if v[0].as_f64().is_nan() { &[0.0, 1.0] } else { &[1.0, 0.0] });
+                r.branch(
+                    0,
+                    0,
+                    if v[0].as_f64().is_nan() {
+                        &[0.0, 1.0]
+                    } else {
+                        &[1.0, 0.0]
+                    },
+                );
             }),
         };
-        let r = run_with(&d, sc, SearchConfig::default(), 4, 100_000, |cx| drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap());
+        let r = run_with(&d, sc, SearchConfig::default(), 4, 100_000, |cx| {
+            drive(cx, &mut Portfolio::new(&SearchConfig::default())).unwrap()
+        });
         assert_eq!(r.covered, 2, "{r:?}");
     }
 }

@@ -35,7 +35,14 @@ mod tests {
     #[test]
     fn random_search_covers_a_small_range_and_never_gives_up() {
         let d = ints(&["x"], Some((0, 9)));
-        let r = run_algorithm("random", &d, eq_landscape(vec![3]), SearchConfig::default(), 5, 1_000);
+        let r = run_algorithm(
+            "random",
+            &d,
+            eq_landscape(vec![3]),
+            SearchConfig::default(),
+            5,
+            1_000,
+        );
         assert_eq!(r.covered, 2, "{r:?}");
         assert!(r.given_up.is_empty());
         assert!(r.executions < 1_000, "stops at full coverage: {r:?}");

@@ -70,7 +70,10 @@ pub(crate) struct Pool {
 impl Pool {
     /// An empty pool of sequences making values of `types` handle types.
     pub(crate) fn new(types: usize) -> Pool {
-        Pool { entries: Vec::new(), by_type: vec![Vec::new(); types] }
+        Pool {
+            entries: Vec::new(),
+            by_type: vec![Vec::new(); types],
+        }
     }
 
     pub(crate) fn add<R: Rng>(&mut self, e: Entry, rng: &mut R) {
@@ -102,7 +105,12 @@ impl Pool {
 
 /// One new candidate sequence (steps 1–4 of the module docs), or `None` when the picked operation
 /// needs a value no pool sequence makes.
-pub(crate) fn extend<R: Rng>(m: &SequenceModel, pool: &Pool, pools: &ValuePools, rng: &mut R) -> Option<Vec<Call>> {
+pub(crate) fn extend<R: Rng>(
+    m: &SequenceModel,
+    pool: &Pool,
+    pools: &ValuePools,
+    rng: &mut R,
+) -> Option<Vec<Call>> {
     let op = rng.random_range(0..m.ops.len());
     let mut calls: Vec<Call> = Vec::new();
     let mut nulls = 0u64;
@@ -202,7 +210,11 @@ impl GrowingPools {
 
 impl Search for Randoop {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("randoop builds call sequences: use it with --api"))?;
+        let m = cx
+            .domain
+            .sequence
+            .clone()
+            .ok_or_else(|| anyhow!("randoop builds call sequences: use it with --api"))?;
         let mut seen_values = GrowingPools::of(cx.domain);
         let mut pool = Pool::new(m.handle_types.len());
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
@@ -228,8 +240,19 @@ impl Search for Randoop {
             seen_values.harvest(&ev);
             match ev.exit {
                 ExitKind::Ok => {
-                    let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();
-                    pool.add(Entry { bytes, live, nulls: sequence::null_mask(ev.ret.as_ref()) }, &mut cx.rng);
+                    let live = m
+                        .live_after_with(&calls, sequence::null_mask(ev.ret.as_ref()))
+                        .iter()
+                        .map(Vec::len)
+                        .collect();
+                    pool.add(
+                        Entry {
+                            bytes,
+                            live,
+                            nulls: sequence::null_mask(ev.ret.as_ref()),
+                        },
+                        &mut cx.rng,
+                    );
                 }
                 // a failing test (the archive keeps it) or an illegal sequence: never extended
                 _ => {}
@@ -257,11 +280,24 @@ mod tests {
         let pools = ValuePools::default();
         for _ in 0..20 {
             if let Some(c) = extend(&m, &pool, &pools, &mut rng) {
-                assert_eq!(c[0].op, 0, "push needs a value, which only a pool sequence can give: {c:?}");
+                assert_eq!(
+                    c[0].op, 0,
+                    "push needs a value, which only a pool sequence can give: {c:?}"
+                );
             }
         }
-        let first = vec![Call { op: 0, args: vec![] }];
-        pool.add(Entry { bytes: m.encode(&first), live: vec![1], nulls: 0 }, &mut rng);
+        let first = vec![Call {
+            op: 0,
+            args: vec![],
+        }];
+        pool.add(
+            Entry {
+                bytes: m.encode(&first),
+                live: vec![1],
+                nulls: 0,
+            },
+            &mut rng,
+        );
         let mut pushes = 0;
         for _ in 0..200 {
             let c = extend(&m, &pool, &pools, &mut rng).expect("buildable");

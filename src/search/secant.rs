@@ -100,7 +100,10 @@ fn secant(v0: f64, (a0, b0): (f64, f64), v1: f64, (a1, b1): (f64, f64)) -> Optio
 /// `==` only, when all four operands fit in 32 bits (the pass widens them to 64; wider
 /// operands are not solved); `None` otherwise, or when the congruence has no solution.
 pub fn wrapped_root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Option<f64> {
-    if r0.site != r1.site || r0.kind != r1.kind || r0.kind & (OPERANDS_FLOAT | OPERANDS_POINTER) != 0 {
+    if r0.site != r1.site
+        || r0.kind != r1.kind
+        || r0.kind & (OPERANDS_FLOAT | OPERANDS_POINTER) != 0
+    {
         return None;
     }
     if r0.pred()?.rel()? != evotest_abi::pred::Rel::Eq {
@@ -135,7 +138,11 @@ pub fn wrapped_root(r0: &OperandRec, v0: f64, r1: &OperandRec, v1: f64) -> Optio
     let m = 32 - z;
     let modulus = 1u64 << m;
     let t = ((need >> z).wrapping_mul(inv) as u64) & (modulus - 1);
-    let t = if t >= modulus / 2 { t as i64 - modulus as i64 } else { t as i64 };
+    let t = if t >= modulus / 2 {
+        t as i64 - modulus as i64
+    } else {
+        t as i64
+    };
     Some(v1 + t as f64)
 }
 
@@ -145,20 +152,42 @@ mod tests {
     use evotest_abi::pred::Pred;
 
     fn int_rec(pred: Pred, a: i64, b: i64) -> OperandRec {
-        OperandRec { site: 3, kind: pred as u32, a: a as u64, b: b as u64 }
+        OperandRec {
+            site: 3,
+            kind: pred as u32,
+            a: a as u64,
+            b: b as u64,
+        }
     }
 
     fn float_rec(pred: Pred, a: f64, b: f64) -> OperandRec {
-        OperandRec { site: 3, kind: pred as u32 | OPERANDS_FLOAT, a: a.to_bits(), b: b.to_bits() }
+        OperandRec {
+            site: 3,
+            kind: pred as u32 | OPERANDS_FLOAT,
+            a: a.to_bits(),
+            b: b.to_bits(),
+        }
     }
 
     #[test]
     fn a_linear_operand_is_solved_in_one_step() {
         // 3x + 7 == 1000000 from x = 10 and x = 11
-        let r = root(&int_rec(Pred::Eq, 37, 1_000_000), 10.0, &int_rec(Pred::Eq, 40, 1_000_000), 11.0).unwrap();
+        let r = root(
+            &int_rec(Pred::Eq, 37, 1_000_000),
+            10.0,
+            &int_rec(Pred::Eq, 40, 1_000_000),
+            11.0,
+        )
+        .unwrap();
         assert!((r - 333_331.0).abs() < 1e-6, "{r}");
         // signed operands are read as signed: -2x > -50 from x = 1 and x = 2 meets at x = 25
-        let r = root(&int_rec(Pred::Sgt, -2, -50), 1.0, &int_rec(Pred::Sgt, -4, -50), 2.0).unwrap();
+        let r = root(
+            &int_rec(Pred::Sgt, -2, -50),
+            1.0,
+            &int_rec(Pred::Sgt, -4, -50),
+            2.0,
+        )
+        .unwrap();
         assert!((r - 25.0).abs() < 1e-9, "{r}");
     }
 
@@ -168,7 +197,13 @@ mod tests {
         // FLT_MAX - q is the same double for both; the secant still finds num = FLT_MAX * 4.
         let max = f32::MAX as f64;
         assert_eq!(max - 0.25, max - 0.5, "the distance is flat here");
-        let r = root(&float_rec(Pred::Ogt, 0.25, max), 1.0, &float_rec(Pred::Ogt, 0.5, max), 2.0).unwrap();
+        let r = root(
+            &float_rec(Pred::Ogt, 0.25, max),
+            1.0,
+            &float_rec(Pred::Ogt, 0.5, max),
+            2.0,
+        )
+        .unwrap();
         assert!((r / (max * 4.0) - 1.0).abs() < 1e-12, "{r}");
     }
 
@@ -193,27 +228,69 @@ mod tests {
         // 3k + 7 == 1000000 in 32 bits, from k = -1206856484 (3k wrapped)
         let w = |k: i64| (3i64.wrapping_mul(k) + 7) as i32 as i64;
         let (k0, k1) = (-1_206_856_484i64, -1_206_856_485i64);
-        let r = wrapped_root(&int_rec(Pred::Eq, w(k0), 1_000_000), k0 as f64, &int_rec(Pred::Eq, w(k1), 1_000_000), k1 as f64).unwrap();
+        let r = wrapped_root(
+            &int_rec(Pred::Eq, w(k0), 1_000_000),
+            k0 as f64,
+            &int_rec(Pred::Eq, w(k1), 1_000_000),
+            k1 as f64,
+        )
+        .unwrap();
         assert_eq!(w(r as i64), 1_000_000, "k = {r}");
         // an even slope: 4k == 6 has no solution modulo 2^32, 4k == 8 has k = 2 (+ 2^30 j)
         let (k0, k1) = (10i64, 11i64);
-        assert_eq!(wrapped_root(&int_rec(Pred::Eq, 4 * k0, 6), 10.0, &int_rec(Pred::Eq, 4 * k1, 6), 11.0), None);
-        let r = wrapped_root(&int_rec(Pred::Eq, 4 * k0, 8), 10.0, &int_rec(Pred::Eq, 4 * k1, 8), 11.0).unwrap();
+        assert_eq!(
+            wrapped_root(
+                &int_rec(Pred::Eq, 4 * k0, 6),
+                10.0,
+                &int_rec(Pred::Eq, 4 * k1, 6),
+                11.0
+            ),
+            None
+        );
+        let r = wrapped_root(
+            &int_rec(Pred::Eq, 4 * k0, 8),
+            10.0,
+            &int_rec(Pred::Eq, 4 * k1, 8),
+            11.0,
+        )
+        .unwrap();
         assert_eq!(r, 2.0);
         // not for an ordering, nor for operands wider than 32 bits
-        assert_eq!(wrapped_root(&int_rec(Pred::Slt, 30, 100), 10.0, &int_rec(Pred::Slt, 33, 100), 11.0), None);
-        assert_eq!(wrapped_root(&int_rec(Pred::Eq, 1 << 40, 0), 10.0, &int_rec(Pred::Eq, (1 << 40) + 3, 0), 11.0), None);
+        assert_eq!(
+            wrapped_root(
+                &int_rec(Pred::Slt, 30, 100),
+                10.0,
+                &int_rec(Pred::Slt, 33, 100),
+                11.0
+            ),
+            None
+        );
+        assert_eq!(
+            wrapped_root(
+                &int_rec(Pred::Eq, 1 << 40, 0),
+                10.0,
+                &int_rec(Pred::Eq, (1 << 40) + 3, 0),
+                11.0
+            ),
+            None
+        );
     }
 
     #[test]
     fn no_root_without_a_slope_or_across_compares() {
         // the operand did not move with the variable
-        assert_eq!(root(&int_rec(Pred::Eq, 5, 9), 1.0, &int_rec(Pred::Eq, 5, 9), 2.0), None);
+        assert_eq!(
+            root(&int_rec(Pred::Eq, 5, 9), 1.0, &int_rec(Pred::Eq, 5, 9), 2.0),
+            None
+        );
         // another compare site, or another predicate
         let mut other = int_rec(Pred::Eq, 6, 9);
         other.site = 4;
         assert_eq!(root(&int_rec(Pred::Eq, 5, 9), 1.0, &other, 2.0), None);
-        assert_eq!(root(&int_rec(Pred::Eq, 5, 9), 1.0, &int_rec(Pred::Ne, 6, 9), 2.0), None);
+        assert_eq!(
+            root(&int_rec(Pred::Eq, 5, 9), 1.0, &int_rec(Pred::Ne, 6, 9), 2.0),
+            None
+        );
         // pointers and NaNs have no numeric value
         let mut p = int_rec(Pred::Eq, 5, 9);
         p.kind |= OPERANDS_POINTER;

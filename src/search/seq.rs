@@ -70,7 +70,11 @@ struct Attempt {
 
 impl Search for Seq {
     fn run(&mut self, cx: &mut SearchContext) -> Result<()> {
-        let m = cx.domain.sequence.clone().ok_or_else(|| anyhow!("seq builds call sequences: use it with --api"))?;
+        let m = cx
+            .domain
+            .sequence
+            .clone()
+            .ok_or_else(|| anyhow!("seq builds call sequences: use it with --api"))?;
         let mut seen_values = GrowingPools::of(cx.domain);
         let mut pool = Pool::new(m.handle_types.len());
         let mut yields = [Yield::default(); 4];
@@ -79,12 +83,20 @@ impl Search for Seq {
         let mut waiting: Vec<usize> = Vec::new();
         while !cx.finished() {
             let open = cx.open_goals();
-            let directable: Vec<usize> =
-                open.iter().copied().filter(|g| cx.best(*g).is_some_and(|b| b.0.is_finite()) && !waiting.contains(g)).collect();
+            let directable: Vec<usize> = open
+                .iter()
+                .copied()
+                .filter(|g| cx.best(*g).is_some_and(|b| b.0.is_finite()) && !waiting.contains(g))
+                .collect();
             if directable.is_empty() && !waiting.is_empty() {
                 waiting.clear();
             }
-            let way = pick(&yields, !directable.is_empty() || attempt.is_some(), !cx.archive().tests.is_empty(), &mut cx.rng);
+            let way = pick(
+                &yields,
+                !directable.is_empty() || attempt.is_some(),
+                !cx.archive().tests.is_empty(),
+                &mut cx.rng,
+            );
             let calls: Vec<Call> = match way {
                 Way::Random => sequence::random_sequence(&m, &seen_values.pools, &mut cx.rng),
                 Way::Randoop => match extend(&m, &pool, &seen_values.pools, &mut cx.rng) {
@@ -99,23 +111,45 @@ impl Search for Seq {
                     sequence::mutate(&m, &a, Some(&b), &seen_values.pools, &mut cx.rng)
                 }
                 Way::Directed => {
-                    if attempt.as_ref().is_none_or(|a| cx.is_covered(a.goal) || a.since >= ATTEMPT) {
+                    if attempt
+                        .as_ref()
+                        .is_none_or(|a| cx.is_covered(a.goal) || a.since >= ATTEMPT)
+                    {
                         if let Some(a) = attempt.take().filter(|a| !cx.is_covered(a.goal)) {
                             waiting.push(a.goal);
                         }
-                        let candidates: Vec<usize> = directable.iter().copied().filter(|g| !waiting.contains(g)).collect();
+                        let candidates: Vec<usize> = directable
+                            .iter()
+                            .copied()
+                            .filter(|g| !waiting.contains(g))
+                            .collect();
                         if candidates.is_empty() {
                             continue;
                         }
                         let g = candidates[cx.rng.random_range(0..candidates.len())];
                         let f = cx.best(g).map_or(f64::INFINITY, |b| b.0);
-                        attempt = Some(Attempt { goal: g, fitness: f, since: 0 });
+                        attempt = Some(Attempt {
+                            goal: g,
+                            fitness: f,
+                            since: 0,
+                        });
                     }
                     let a = attempt.as_ref().expect("set above");
-                    let parent = cx.best(a.goal).map(|b| m.parse(&b.1.bytes)).unwrap_or_default();
+                    let parent = cx
+                        .best(a.goal)
+                        .map(|b| m.parse(&b.1.bytes))
+                        .unwrap_or_default();
                     let n = cx.archive().tests.len();
-                    let other = (n > 0).then(|| cx.rng.random_range(0..n)).map(|i| m.parse(&cx.archive().tests[i].input.bytes));
-                    sequence::mutate(&m, &parent, other.as_deref(), &seen_values.pools, &mut cx.rng)
+                    let other = (n > 0)
+                        .then(|| cx.rng.random_range(0..n))
+                        .map(|i| m.parse(&cx.archive().tests[i].input.bytes));
+                    sequence::mutate(
+                        &m,
+                        &parent,
+                        other.as_deref(),
+                        &seen_values.pools,
+                        &mut cx.rng,
+                    )
                 }
             };
             let covered_before = cx.archive().n_covered();
@@ -123,8 +157,19 @@ impl Search for Seq {
             let ev = cx.evaluate(&Input::new(bytes.clone()))?;
             seen_values.harvest(&ev);
             if ev.exit == ExitKind::Ok {
-                let live = m.live_after_with(&calls, sequence::null_mask(ev.ret.as_ref())).iter().map(Vec::len).collect();
-                pool.add(Entry { bytes, live, nulls: sequence::null_mask(ev.ret.as_ref()) }, &mut cx.rng);
+                let live = m
+                    .live_after_with(&calls, sequence::null_mask(ev.ret.as_ref()))
+                    .iter()
+                    .map(Vec::len)
+                    .collect();
+                pool.add(
+                    Entry {
+                        bytes,
+                        live,
+                        nulls: sequence::null_mask(ev.ret.as_ref()),
+                    },
+                    &mut cx.rng,
+                );
             }
             let gained = cx.archive().n_covered() > covered_before;
             let i = WAYS.iter().position(|w| *w == way).expect("a way");
@@ -190,10 +235,22 @@ mod tests {
     fn every_way_keeps_a_share_and_the_productive_one_gets_more() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
         let mut y = [Yield::default(); 4];
-        y[2] = Yield { covered: 10.0, execs: 100.0 };
-        y[0] = Yield { covered: 0.0, execs: 1000.0 };
-        y[1] = Yield { covered: 1.0, execs: 100.0 };
-        y[3] = Yield { covered: 1.0, execs: 100.0 };
+        y[2] = Yield {
+            covered: 10.0,
+            execs: 100.0,
+        };
+        y[0] = Yield {
+            covered: 0.0,
+            execs: 1000.0,
+        };
+        y[1] = Yield {
+            covered: 1.0,
+            execs: 100.0,
+        };
+        y[3] = Yield {
+            covered: 1.0,
+            execs: 100.0,
+        };
         let mut n = [0u32; 4];
         for _ in 0..10_000 {
             let w = pick(&y, true, true, &mut rng);
@@ -214,9 +271,20 @@ mod tests {
     fn one_lucky_execution_does_not_decide() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let mut y = [Yield::default(); 4];
-        y[1] = Yield { covered: 1.0, execs: 1.0 };
-        y[0] = Yield { covered: 0.0, execs: 1.0 };
-        let n = (0..10_000).filter(|_| pick(&y, false, false, &mut rng) == Way::Random).count();
-        assert!((2_500..5_000).contains(&n), "random picked {n} times of 10,000");
+        y[1] = Yield {
+            covered: 1.0,
+            execs: 1.0,
+        };
+        y[0] = Yield {
+            covered: 0.0,
+            execs: 1.0,
+        };
+        let n = (0..10_000)
+            .filter(|_| pick(&y, false, false, &mut rng) == Way::Random)
+            .count();
+        assert!(
+            (2_500..5_000).contains(&n),
+            "random picked {n} times of 10,000"
+        );
     }
 }

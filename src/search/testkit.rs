@@ -12,10 +12,14 @@ use std::sync::atomic::AtomicBool;
 
 /// A domain of `i32` fields named `names`, over the whole type or `range`.
 pub fn ints(names: &[&str], range: Option<(i128, i128)>) -> Domain {
-    let mut fields: Vec<Field> = names.iter().map(|n| Field::full(n, ScalarType::I32)).collect();
+    let mut fields: Vec<Field> = names
+        .iter()
+        .map(|n| Field::full(n, ScalarType::I32))
+        .collect();
     if let Some((lo, hi)) = range {
         for f in &mut fields {
-            f.set_range(&lo.to_string(), &hi.to_string(), "test").unwrap();
+            f.set_range(&lo.to_string(), &hi.to_string(), "test")
+                .unwrap();
         }
     }
     Domain::packed(fields)
@@ -36,7 +40,15 @@ pub struct Scenario {
 /// approach-level ladder `ladder`.
 pub fn branch_goals(site: u32, ladder: Vec<Vec<(u32, u32)>>) -> Vec<Box<dyn Goal>> {
     (0..2)
-        .map(|k| Box::new(BranchGoal { site, outcome: 2 * site + k, k, ladder: ladder.clone(), rivals: vec![] }) as Box<dyn Goal>)
+        .map(|k| {
+            Box::new(BranchGoal {
+                site,
+                outcome: 2 * site + k,
+                k,
+                ladder: ladder.clone(),
+                rivals: vec![],
+            }) as Box<dyn Goal>
+        })
         .collect()
 }
 
@@ -55,7 +67,9 @@ pub fn eq_landscape(targets: Vec<i128>) -> Scenario {
     Scenario {
         sites: n,
         outcomes: 2 * n,
-        goals: (0..n as u32).flat_map(|s| branch_goals(s, vec![])).collect(),
+        goals: (0..n as u32)
+            .flat_map(|s| branch_goals(s, vec![]))
+            .collect(),
         program: Box::new(move |v, r| {
             for (i, t) in targets.iter().enumerate() {
                 r.branch(i as u32, 2 * i as u32, &eq(v[i].as_i128(), *t));
@@ -93,16 +107,33 @@ pub struct RunOutcome {
 }
 
 /// Run `search` with [`drive`] over `sc` from seed `seed` for at most `max_execs` executions.
-pub fn run_per_goal(d: &Domain, sc: Scenario, search: &mut dyn GoalSearch, seed: u64, max_execs: u64) -> RunOutcome {
-    run_with(d, sc, SearchConfig::default(), seed, max_execs, |cx| drive(cx, search).unwrap())
+pub fn run_per_goal(
+    d: &Domain,
+    sc: Scenario,
+    search: &mut dyn GoalSearch,
+    seed: u64,
+    max_execs: u64,
+) -> RunOutcome {
+    run_with(d, sc, SearchConfig::default(), seed, max_execs, |cx| {
+        drive(cx, search).unwrap()
+    })
 }
 
 /// Run a registered algorithm by name over `sc`.
-pub fn run_algorithm(name: &str, d: &Domain, sc: Scenario, config: SearchConfig, seed: u64, max_execs: u64) -> RunOutcome {
+pub fn run_algorithm(
+    name: &str,
+    d: &Domain,
+    sc: Scenario,
+    config: SearchConfig,
+    seed: u64,
+    max_execs: u64,
+) -> RunOutcome {
     let spec = super::algorithm(name).unwrap();
-    run_with(d, sc, config.clone(), seed, max_execs, |cx| match (spec.build)(&config) {
-        Algorithm::PerGoal(mut g) => drive(cx, g.as_mut()).unwrap(),
-        Algorithm::Whole(mut s) => s.run(cx).unwrap(),
+    run_with(d, sc, config.clone(), seed, max_execs, |cx| {
+        match (spec.build)(&config) {
+            Algorithm::PerGoal(mut g) => drive(cx, g.as_mut()).unwrap(),
+            Algorithm::Whole(mut s) => s.run(cx).unwrap(),
+        }
     })
 }
 
@@ -115,7 +146,15 @@ pub fn run_with(
     max_execs: u64,
     f: impl FnOnce(&mut SearchContext),
 ) -> RunOutcome {
-    run_observed(d, sc, config, seed, max_execs, &mut crate::observe::Silent, f)
+    run_observed(
+        d,
+        sc,
+        config,
+        seed,
+        max_execs,
+        &mut crate::observe::Silent,
+        f,
+    )
 }
 
 /// Run `f` on a context over `sc`, observed by `observer`.
@@ -135,7 +174,10 @@ pub fn run_observed(
     });
     let stop = AtomicBool::new(false);
     let rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let budget = Budget { max_execs: Some(max_execs), max_time: None };
+    let budget = Budget {
+        max_execs: Some(max_execs),
+        max_time: None,
+    };
     let mut cx = SearchContext::new(d, &sc.goals, rng, config, budget, &mut exec, &stop);
     cx.observe(observer);
     f(&mut cx);
@@ -155,10 +197,19 @@ pub fn new_push_model(max_calls: usize) -> crate::input::sequence::SequenceModel
     use crate::input::ScalarType;
     SequenceModel {
         ops: vec![
-            Op { name: "new".into(), params: vec![], ret: OpReturn::Handle(0), destructor: false, promotes: None },
+            Op {
+                name: "new".into(),
+                params: vec![],
+                ret: OpReturn::Handle(0),
+                destructor: false,
+                promotes: None,
+            },
             Op {
                 name: "push".into(),
-                params: vec![("s".into(), ArgKind::Handle(0)), ("x".into(), ArgKind::Scalar(ScalarType::I32))],
+                params: vec![
+                    ("s".into(), ArgKind::Handle(0)),
+                    ("x".into(), ArgKind::Scalar(ScalarType::I32)),
+                ],
                 ret: OpReturn::Void,
                 destructor: false,
                 promotes: None,

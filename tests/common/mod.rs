@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The repository root.
@@ -34,7 +34,14 @@ pub fn evotest() -> Command {
 
 /// Run `evotest COMMAND FILE -f FUNCTION --out OUT ARGS…`, which must succeed, and return its
 /// output and the JSON file `json` it wrote in OUT.
-pub fn invoke(command: &str, file: &str, function: &str, out: &Path, args: &[&str], json: &str) -> (Output, Value) {
+pub fn invoke(
+    command: &str,
+    file: &str,
+    function: &str,
+    out: &Path,
+    args: &[&str],
+    json: &str,
+) -> (Output, Value) {
     let o = evotest()
         .args([command, file, "-f", function, "--out"])
         .arg(out)
@@ -97,8 +104,18 @@ pub fn tests_c_build_command(out: &Path) -> Vec<String> {
         .lines()
         .map(|l| l.trim_start_matches(" *").trim())
         .find(|l| l.starts_with("clang-22 -o tests "))
-        .unwrap_or_else(|| panic!("tests.c documents no build command:\n{}", &text[..text.len().min(1500)]));
-    line.split(" && ").next().unwrap().split_whitespace().map(String::from).collect()
+        .unwrap_or_else(|| {
+            panic!(
+                "tests.c documents no build command:\n{}",
+                &text[..text.len().min(1500)]
+            )
+        });
+    line.split(" && ")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
 }
 
 /// As [`compile_and_run_tests_c`], with several sources.
@@ -106,9 +123,16 @@ pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
     let text = std::fs::read_to_string(out.join("tests.c")).expect("tests.c");
     let cmd = tests_c_build_command(out);
     for s in sources {
-        let name = Path::new(s).file_name().unwrap().to_string_lossy().to_string();
+        let name = Path::new(s)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         assert!(
-            cmd.iter().any(|a| a.ends_with(&name)) || text.lines().any(|l| l.starts_with("#include") && l.contains(&name)),
+            cmd.iter().any(|a| a.ends_with(&name))
+                || text
+                    .lines()
+                    .any(|l| l.starts_with("#include") && l.contains(&name)),
             "{s} is neither linked nor included by tests.c ({cmd:?})"
         );
     }
@@ -121,7 +145,11 @@ pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
         .current_dir(root())
         .output()
         .expect("clang-22");
-    assert!(c.status.success(), "tests.c does not compile with its documented command {cmd:?}:\n{}", String::from_utf8_lossy(&c.stderr));
+    assert!(
+        c.status.success(),
+        "tests.c does not compile with its documented command {cmd:?}:\n{}",
+        String::from_utf8_lossy(&c.stderr)
+    );
     // in a process group of its own, killed afterwards (a tested function may fork a process
     // that lives on), and with its output in a file (such a process would keep a pipe open);
     // in the output directory, where the files a tested function writes land (not the checkout)
@@ -159,10 +187,29 @@ pub fn covers_everything(fixture: &str, function: &str, cap: &str) {
     for init in ["biased", "uniform"] {
         for seed in ["1", "2", "3"] {
             let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(fixture, function, dir.path(), &["--init", init, "--seed", seed, "--max-execs", cap, "--max-time", "0"]);
-            assert!(r["error"].is_null(), "{function} --init {init} --seed {seed}: error {}", r["error"]);
+            let (_, r) = run(
+                fixture,
+                function,
+                dir.path(),
+                &[
+                    "--init",
+                    init,
+                    "--seed",
+                    seed,
+                    "--max-execs",
+                    cap,
+                    "--max-time",
+                    "0",
+                ],
+            );
+            assert!(
+                r["error"].is_null(),
+                "{function} --init {init} --seed {seed}: error {}",
+                r["error"]
+            );
             assert_eq!(
-                r["branches_covered"], r["branches_total"],
+                r["branches_covered"],
+                r["branches_total"],
                 "{function} --init {init} --seed {seed}: uncovered {:?}",
                 uncovered(&r)
             );
@@ -186,7 +233,19 @@ pub fn build_fuzz_harness_env(dir: &Path, source: &str, env: &[(&str, &str)]) ->
     let src = dir.join("h.c");
     std::fs::write(&src, source).unwrap();
     let exe = dir.join("h");
-    let o = Command::new(evotest_cc()).envs(env.iter().copied()).arg("-O1").arg("-fsanitize=fuzzer").arg(&src).arg("-o").arg(&exe).output().unwrap();
-    assert!(o.status.success(), "evotest-cc failed: {}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(evotest_cc())
+        .envs(env.iter().copied())
+        .arg("-O1")
+        .arg("-fsanitize=fuzzer")
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "evotest-cc failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     exe
 }

@@ -162,7 +162,18 @@ pub fn icmp(pred: Pred, a: u64, b: u64) -> (f64, f64) {
 #[inline(always)]
 pub fn icmp_code(code: u32, a: u64, b: u64) -> Option<(f64, f64)> {
     // eq ne ugt uge ult ule sgt sge slt sle; eq/ne read sign-extended, as [`Pred::int_operands_signed`]
-    const REL: [Rel; 10] = [Rel::Eq, Rel::Ne, Rel::Gt, Rel::Ge, Rel::Lt, Rel::Le, Rel::Gt, Rel::Ge, Rel::Lt, Rel::Le];
+    const REL: [Rel; 10] = [
+        Rel::Eq,
+        Rel::Ne,
+        Rel::Gt,
+        Rel::Ge,
+        Rel::Lt,
+        Rel::Le,
+        Rel::Gt,
+        Rel::Ge,
+        Rel::Lt,
+        Rel::Le,
+    ];
     const SIGNED: u32 = 0b11_1100_0011;
     let i = code.wrapping_sub(32);
     if i >= 10 {
@@ -358,7 +369,10 @@ pub fn str_folds_case(func: u32) -> bool {
 /// Whether `func` reads its operands as C strings (up to a NUL, or `n` bytes for the `strn`
 /// functions), not as `n` bytes of memory.
 pub fn str_reads_c_strings(func: u32) -> bool {
-    matches!(func, STR_STRCMP | STR_STRNCMP | STR_STRCASECMP | STR_STRNCASECMP | STR_STRSTR | STR_STRCASESTR)
+    matches!(
+        func,
+        STR_STRCMP | STR_STRNCMP | STR_STRCASECMP | STR_STRNCASECMP | STR_STRSTR | STR_STRCASESTR
+    )
 }
 
 /// Longest haystack prefix and needle that [`substring_distance`] aligns (its cost is their
@@ -381,7 +395,9 @@ pub fn substring_distance(hay: &[u8], needle: &[u8], fold: bool, found: bool) ->
     let d = if hay.len() < needle.len() {
         folded_distance(hay, needle, fold)
     } else {
-        hay.windows(needle.len()).map(|w| folded_distance(w, needle, fold)).fold(f64::INFINITY, f64::min)
+        hay.windows(needle.len())
+            .map(|w| folded_distance(w, needle, fold))
+            .fold(f64::INFINITY, f64::min)
     };
     d.max(1.0)
 }
@@ -394,7 +410,9 @@ pub fn folded_distance(a: &[u8], b: &[u8], fold: bool) -> f64 {
     let common: f64 = a
         .iter()
         .zip(b)
-        .map(|(x, y)| (x.to_ascii_lowercase() as i32 - y.to_ascii_lowercase() as i32).unsigned_abs() as f64)
+        .map(|(x, y)| {
+            (x.to_ascii_lowercase() as i32 - y.to_ascii_lowercase() as i32).unsigned_abs() as f64
+        })
         .sum();
     common + LENGTH_PENALTY * (a.len() as f64 - b.len() as f64).abs()
 }
@@ -432,7 +450,11 @@ pub fn bytes_func(op: u32, a: (u32, u32), b: (u32, u32)) -> u32 {
 /// The parts of a [`bytes_func`] code: operation, and each operand's (base, indirections).
 pub fn bytes_func_parts(func: u32) -> (u32, (u32, u32), (u32, u32)) {
     let form = |f: u32| (f & 3, (f >> 2) & 7);
-    (func & 0xff, form((func >> 8) & 0xff), form((func >> 16) & 0xff))
+    (
+        func & 0xff,
+        form((func >> 8) & 0xff),
+        form((func >> 16) & 0xff),
+    )
 }
 
 /// The name of a `STR_*` code (the C function, or Rust's method), as site metadata reports it.
@@ -466,7 +488,11 @@ pub const LENGTH_PENALTY: f64 = 256.0;
 /// differences between the ASCII values associated to the characters in each position"; the
 /// length term is evotest's, so that strings of different lengths are never at distance 0.
 pub fn bytes_distance(a: &[u8], b: &[u8]) -> f64 {
-    let common: f64 = a.iter().zip(b).map(|(x, y)| (*x as i32 - *y as i32).unsigned_abs() as f64).sum();
+    let common: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (*x as i32 - *y as i32).unsigned_abs() as f64)
+        .sum();
     common + LENGTH_PENALTY * (a.len() as f64 - b.len() as f64).abs()
 }
 
@@ -509,7 +535,17 @@ mod tests {
         assert_eq!(flag_distance(2, 0, 0.0), 2.0 + unit_key(K));
         // the unit key orders every magnitude, below 1
         let mut last = 0.0;
-        for d in [1e-300, 1e-3, 0.5, 1.0, 1.0 + 1e-12, 2.0, 1e6, 1e300, 1.7e308] {
+        for d in [
+            1e-300,
+            1e-3,
+            0.5,
+            1.0,
+            1.0 + 1e-12,
+            2.0,
+            1e6,
+            1e300,
+            1.7e308,
+        ] {
             let k = unit_key(d);
             assert!(k > last && k < 1.0, "{d}: {k}");
             last = k;
@@ -523,7 +559,11 @@ mod tests {
 
     /// The i128 formulas the u64 key arithmetic replaced (Korel 1990's table, exact integers).
     fn reference(pred: Pred, a: u64, b: u64) -> (f64, f64) {
-        let (x, y) = if pred.int_operands_signed() { (a as i64 as i128, b as i64 as i128) } else { (a as i128, b as i128) };
+        let (x, y) = if pred.int_operands_signed() {
+            (a as i64 as i128, b as i64 as i128)
+        } else {
+            (a as i128, b as i128)
+        };
         let r = |c: bool, d: i128| if c { 0.0 } else { d as f64 };
         match pred.rel().unwrap() {
             Rel::Eq => (r(x == y, (x - y).abs()), r(x != y, 1)),
@@ -538,34 +578,77 @@ mod tests {
     #[test]
     fn substring_distance_is_the_closest_window_and_zero_only_when_found() {
         // "HTTQ" is one off "HTTP"; the window "HTTQ" of the haystack is the closest
-        assert_eq!(substring_distance(b"xx HTTQ yy", b"HTTP", false, false), 1.0);
-        assert_eq!(substring_distance(b"GET /", b"HTTP", false, false), bytes_distance(b"T /", b"HTTP").min(bytes_distance(b"GET ", b"HTTP")).min(bytes_distance(b"ET /", b"HTTP")));
+        assert_eq!(
+            substring_distance(b"xx HTTQ yy", b"HTTP", false, false),
+            1.0
+        );
+        assert_eq!(
+            substring_distance(b"GET /", b"HTTP", false, false),
+            bytes_distance(b"T /", b"HTTP")
+                .min(bytes_distance(b"GET ", b"HTTP"))
+                .min(bytes_distance(b"ET /", b"HTTP"))
+        );
         // a haystack shorter than the needle: their distance, with the length penalty
-        assert_eq!(substring_distance(b"HT", b"HTTP", false, false), 2.0 * LENGTH_PENALTY);
+        assert_eq!(
+            substring_distance(b"HT", b"HTTP", false, false),
+            2.0 * LENGTH_PENALTY
+        );
         // the outcome is the call's: found is 0 whatever the bytes, not found at least 1
         assert_eq!(substring_distance(b"zzz", b"HTTP", false, true), 0.0);
         assert_eq!(substring_distance(b"HTTP", b"HTTP", false, false), 1.0);
         // case folding
         assert_eq!(substring_distance(b"a http b", b"HTTP", true, false), 1.0);
         assert_eq!(folded_distance(b"QuIt", b"quit", true), 0.0);
-        assert_eq!(folded_distance(b"QuIt", b"quit", false), bytes_distance(b"QuIt", b"quit"));
+        assert_eq!(
+            folded_distance(b"QuIt", b"quit", false),
+            bytes_distance(b"QuIt", b"quit")
+        );
     }
 
     #[test]
     fn integer_distances_equal_the_exact_i128_formulas_at_every_edge() {
-        let edges: Vec<u64> = [0i128, 1, 2, -1, -2, 7, -7, 1 << 53, (1 << 53) + 1, i64::MAX as i128, i64::MIN as i128,
-            i64::MAX as i128 - 1, i64::MIN as i128 + 1, u64::MAX as i128, u64::MAX as i128 - 1, i32::MIN as i128, u32::MAX as i128]
-            .iter()
-            .map(|&v| v as u64)
-            .collect();
+        let edges: Vec<u64> = [
+            0i128,
+            1,
+            2,
+            -1,
+            -2,
+            7,
+            -7,
+            1 << 53,
+            (1 << 53) + 1,
+            i64::MAX as i128,
+            i64::MIN as i128,
+            i64::MAX as i128 - 1,
+            i64::MIN as i128 + 1,
+            u64::MAX as i128,
+            u64::MAX as i128 - 1,
+            i32::MIN as i128,
+            u32::MAX as i128,
+        ]
+        .iter()
+        .map(|&v| v as u64)
+        .collect();
         for pred in [Eq, Ne, IUgt, IUge, IUlt, IUle, Sgt, Sge, Slt, Sle] {
             for &a in &edges {
                 for &b in &edges {
-                    assert_eq!(icmp(pred, a, b), reference(pred, a, b), "{pred:?} {a:#x} {b:#x}");
-                    assert_eq!(icmp_code(pred as u32, a, b), Some(icmp(pred, a, b)), "{pred:?} {a:#x} {b:#x}");
+                    assert_eq!(
+                        icmp(pred, a, b),
+                        reference(pred, a, b),
+                        "{pred:?} {a:#x} {b:#x}"
+                    );
+                    assert_eq!(
+                        icmp_code(pred as u32, a, b),
+                        Some(icmp(pred, a, b)),
+                        "{pred:?} {a:#x} {b:#x}"
+                    );
                 }
                 for signed in [false, true] {
-                    let (x, c) = if signed { (a as i64 as i128, 5i64 as i128) } else { (a as i128, 5) };
+                    let (x, c) = if signed {
+                        (a as i64 as i128, 5i64 as i128)
+                    } else {
+                        (a as i128, 5)
+                    };
                     assert_eq!(switch_case(a, 5, signed), (x - c).abs() as f64);
                 }
             }
@@ -588,7 +671,10 @@ mod tests {
         relax_switch(&keys, &mut d);
         assert_eq!(d, [12.0, 2.0, 8.0]);
         // negative cases and a value below them all, then one taken case
-        let keys: Vec<u64> = [-50i64, -5, 40].iter().map(|&c| switch_key(c as u64)).collect();
+        let keys: Vec<u64> = [-50i64, -5, 40]
+            .iter()
+            .map(|&c| switch_key(c as u64))
+            .collect();
         let mut d = [f64::MAX, 0.0, f64::MAX];
         relax_switch(&keys, &mut d);
         assert_eq!(d, [45.0, 0.0, 45.0]);
@@ -596,11 +682,18 @@ mod tests {
 
     #[test]
     fn holds_agrees_with_the_outcome_the_distances_take() {
-        let ints: Vec<u64> = [0i64, 1, -1, 5, i64::MIN, i64::MAX].iter().map(|&v| v as u64).collect();
+        let ints: Vec<u64> = [0i64, 1, -1, 5, i64::MIN, i64::MAX]
+            .iter()
+            .map(|&v| v as u64)
+            .collect();
         for pred in [Eq, Ne, IUgt, IUge, IUlt, IUle, Sgt, Sge, Slt, Sle] {
             for &a in &ints {
                 for &b in &ints {
-                    assert_eq!(icmp_holds(pred, a, b), icmp(pred, a, b).0 == 0.0, "{pred:?} {a} {b}");
+                    assert_eq!(
+                        icmp_holds(pred, a, b),
+                        icmp(pred, a, b).0 == 0.0,
+                        "{pred:?} {a} {b}"
+                    );
                 }
             }
         }
@@ -609,7 +702,11 @@ mod tests {
             let pred = Pred::from_u32(p).unwrap();
             for &a in &fl {
                 for &b in &fl {
-                    assert_eq!(fcmp_holds(pred, a, b), fcmp(pred, a, b).0 == 0.0, "{pred:?} {a} {b}");
+                    assert_eq!(
+                        fcmp_holds(pred, a, b),
+                        fcmp(pred, a, b).0 == 0.0,
+                        "{pred:?} {a} {b}"
+                    );
                 }
             }
         }
@@ -669,7 +766,10 @@ mod tests {
         assert_eq!(icmp(Ne, (-3i64) as u64, 4), (0.0, 7.0));
         // unsigned values on the same side of 2^31 keep their difference after sign extension
         let sext = |v: u32| v as i32 as i64 as u64;
-        assert_eq!(icmp(Eq, sext(3_999_999_999), sext(4_000_000_000)), (1.0, 0.0));
+        assert_eq!(
+            icmp(Eq, sext(3_999_999_999), sext(4_000_000_000)),
+            (1.0, 0.0)
+        );
     }
 
     #[test]

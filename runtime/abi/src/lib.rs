@@ -323,7 +323,10 @@ pub mod rust_names {
     /// escape dropped (`_$LT$impl$u20$f32$GT$` → `<impl f32>`). A segment with an escape it does
     /// not know is returned as it is.
     pub fn unescape_legacy(segment: &str) -> String {
-        let s = segment.strip_prefix('_').filter(|r| r.starts_with('$')).unwrap_or(segment);
+        let s = segment
+            .strip_prefix('_')
+            .filter(|r| r.starts_with('$'))
+            .unwrap_or(segment);
         let mut out = String::new();
         let mut r = s;
         while !r.is_empty() {
@@ -339,7 +342,11 @@ pub mod rust_names {
                         "LP" => '(',
                         "RP" => ')',
                         "C" => ',',
-                        _ => match code.strip_prefix('u').and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32) {
+                        _ => match code
+                            .strip_prefix('u')
+                            .and_then(|h| u32::from_str_radix(h, 16).ok())
+                            .and_then(char::from_u32)
+                        {
                             Some(c) => c,
                             None => return segment.to_string(),
                         },

@@ -626,7 +626,10 @@ mod tests {
         let json = serde_json::to_string(&consts).unwrap();
         assert!(!json.contains("null"), "{json}");
         assert!(json.contains(r#"{"kind":"float","value":"inf"}"#), "{json}");
-        assert!(json.contains(r#"{"kind":"float","value":"-inf"}"#), "{json}");
+        assert!(
+            json.contains(r#"{"kind":"float","value":"-inf"}"#),
+            "{json}"
+        );
         assert!(json.contains(r#"{"kind":"float","value":"nan"}"#), "{json}");
         // finite floats stay JSON numbers, as before
         assert!(json.contains(r#"{"kind":"float","value":0.1}"#), "{json}");
@@ -641,7 +644,9 @@ mod tests {
         // integers written where a float is expected read as floats; other strings are errors
         let c: ConstantMeta = serde_json::from_str(r#"{"kind":"float","value":2}"#).unwrap();
         assert_eq!(c, ConstantMeta::Float(2.0));
-        assert!(serde_json::from_str::<ConstantMeta>(r#"{"kind":"float","value":"infinity"}"#).is_err());
+        assert!(
+            serde_json::from_str::<ConstantMeta>(r#"{"kind":"float","value":"infinity"}"#).is_err()
+        );
         assert!(serde_json::from_str::<ConstantMeta>(r#"{"kind":"float","value":null}"#).is_err());
     }
 
@@ -654,7 +659,11 @@ mod tests {
             functions: vec![],
             sites: vec![],
             n_outcomes: 0,
-            constants: vec![ConstantMeta::Float(f64::INFINITY), ConstantMeta::Float(f64::NAN), ConstantMeta::Int(3)],
+            constants: vec![
+                ConstantMeta::Float(f64::INFINITY),
+                ConstantMeta::Float(f64::NAN),
+                ConstantMeta::Int(3),
+            ],
             vars: vec![],
             defs: vec![],
             decisions: vec![],

@@ -109,7 +109,10 @@ impl Pred {
     /// True for the unordered `fcmp` predicates, which are true when either operand is NaN.
     #[inline]
     pub fn is_unordered(self) -> bool {
-        matches!(self, Pred::Uno | Pred::Ueq | Pred::Ugt | Pred::Uge | Pred::Ult | Pred::Ule | Pred::Une)
+        matches!(
+            self,
+            Pred::Uno | Pred::Ueq | Pred::Ugt | Pred::Uge | Pred::Ult | Pred::Ule | Pred::Une
+        )
     }
 
     /// The relation tested, or `None` for `false`, `true`, `ord` and `uno`.

@@ -284,7 +284,13 @@ impl OperandRec {
 
     /// Whether operand `a` (`left`) or `b` is a constant of the program ([`OPERAND_A_CONST`]).
     pub fn constant(&self, left: bool) -> bool {
-        self.kind & if left { OPERAND_A_CONST } else { OPERAND_B_CONST } != 0
+        self.kind
+            & if left {
+                OPERAND_A_CONST
+            } else {
+                OPERAND_B_CONST
+            }
+            != 0
     }
 }
 
@@ -382,7 +388,16 @@ pub struct StrOperandRec {
 
 impl Default for StrOperandRec {
     fn default() -> Self {
-        StrOperandRec { site: 0, func: 0, n: 0, a_len: 0, b_len: 0, _pad: 0, a: [0; STR_OPERAND_CAP], b: [0; STR_OPERAND_CAP] }
+        StrOperandRec {
+            site: 0,
+            func: 0,
+            n: 0,
+            a_len: 0,
+            b_len: 0,
+            _pad: 0,
+            a: [0; STR_OPERAND_CAP],
+            b: [0; STR_OPERAND_CAP],
+        }
     }
 }
 
@@ -462,12 +477,24 @@ impl Layout {
     /// to `input` bytes.
     pub const fn new(sites: u32, outcomes: u32, input: u32, events: u32) -> Layout {
         let sites_off = HEADER_SIZE;
-        let outcomes_off = round_up(sites_off + sites as usize * core::mem::size_of::<SiteRec>(), 64);
+        let outcomes_off = round_up(
+            sites_off + sites as usize * core::mem::size_of::<SiteRec>(),
+            64,
+        );
         let input_off = round_up(outcomes_off + outcomes as usize * 8, 64);
         let events_off = round_up(input_off + input as usize, 64);
-        let operands_off = round_up(events_off + events as usize * core::mem::size_of::<Event>(), 64);
-        let str_operands_off = round_up(operands_off + operand_capacity(sites) * core::mem::size_of::<OperandRec>(), 64);
-        let touched_off = round_up(str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(), 64);
+        let operands_off = round_up(
+            events_off + events as usize * core::mem::size_of::<Event>(),
+            64,
+        );
+        let str_operands_off = round_up(
+            operands_off + operand_capacity(sites) * core::mem::size_of::<OperandRec>(),
+            64,
+        );
+        let touched_off = round_up(
+            str_operands_off + STR_LOG_CAPACITY as usize * core::mem::size_of::<StrOperandRec>(),
+            64,
+        );
         let quiet_off = round_up(touched_off + sites as usize * 4, 64);
         let lite_off = round_up(quiet_off + sites as usize, 64);
         let size = round_up(lite_off + outcomes as usize, 4096);
@@ -491,7 +518,12 @@ impl Layout {
 
     /// Recompute the layout from a mapped header's capacities.
     pub fn from_header(h: &Header) -> Layout {
-        Layout::new(h.site_capacity, h.outcome_capacity, h.input_capacity, h.event_capacity)
+        Layout::new(
+            h.site_capacity,
+            h.outcome_capacity,
+            h.input_capacity,
+            h.event_capacity,
+        )
     }
 }
 
@@ -591,7 +623,11 @@ mod tests {
         assert_eq!(core::mem::size_of::<StrOperandRec>(), 152);
         assert!(l.quiet_off >= l.touched_off + 10 * 4);
         assert!(l.lite_off >= l.quiet_off + 10);
-        assert_eq!(l.lite_off % 64, 0, "the engine reads the lite map a word at a time");
+        assert_eq!(
+            l.lite_off % 64,
+            0,
+            "the engine reads the lite map a word at a time"
+        );
         assert!(l.size >= l.lite_off + 25);
         assert_eq!(core::mem::size_of::<ModuleDesc>(), 56);
         assert_eq!(core::mem::offset_of!(ModuleDesc, recs), 40);
@@ -604,7 +640,10 @@ mod tests {
     fn string_operand_records_cut_long_strings_and_keep_their_lengths() {
         let long = [b'x'; STR_OPERAND_CAP + 10];
         let r = StrOperandRec::new(3, crate::distance::STR_MEMCMP, 1 << 40, b"MAGIC", &long);
-        assert_eq!((r.site, r.n, r.a_len, r.b_len), (3, u32::MAX, 5, STR_OPERAND_CAP as u32 + 10));
+        assert_eq!(
+            (r.site, r.n, r.a_len, r.b_len),
+            (3, u32::MAX, 5, STR_OPERAND_CAP as u32 + 10)
+        );
         assert_eq!(r.a(), b"MAGIC");
         assert_eq!(r.b(), &long[..STR_OPERAND_CAP]);
         assert!(!r.a_cut() && r.b_cut());

@@ -21,5 +21,8 @@ pub unsafe extern "C" fn __evotest_in_process_main(
     test_one_input: unsafe extern "C" fn(*const u8, usize) -> i32,
     ret: unsafe extern "C" fn(u32, u64),
 ) -> i32 {
-    evotest::fuzz::inprocess::worker_main(Hooks { test_one_input, ret })
+    evotest::fuzz::inprocess::worker_main(Hooks {
+        test_one_input,
+        ret,
+    })
 }

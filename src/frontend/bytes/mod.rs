@@ -37,7 +37,15 @@ impl BytesFrontend {
             Delivery::Stdin => format!("{name} reading standard input"),
             Delivery::File => format!("{name} reading a file (@@)"),
         };
-        BytesFrontend { name: name.to_string(), describe, domain: Domain { len: max_len, ..Default::default() }, delivery }
+        BytesFrontend {
+            name: name.to_string(),
+            describe,
+            domain: Domain {
+                len: max_len,
+                ..Default::default()
+            },
+            delivery,
+        }
     }
 
     /// The largest input, in bytes.
@@ -96,7 +104,10 @@ mod tests {
     #[test]
     fn inputs_show_as_escaped_strings() {
         let f = BytesFrontend::new("h", Delivery::LibFuzzer, 10);
-        assert_eq!(f.display(&Input::new(b"a\"\\\n\x00z".to_vec())), "\"a\\\"\\\\\\n\\x00z\" (6 bytes)");
+        assert_eq!(
+            f.display(&Input::new(b"a\"\\\n\x00z".to_vec())),
+            "\"a\\\"\\\\\\n\\x00z\" (6 bytes)"
+        );
         assert_eq!(escape(b"abcdef", 3), "\"abc\"…");
         assert_eq!(f.json(&Input::new(vec![0xff]))["hex"], "ff");
         assert_eq!(f.max_len(), 10);

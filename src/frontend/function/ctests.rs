@@ -25,28 +25,58 @@ pub const ORIGINAL_MAIN: &str = "evotest_original_main";
 /// call (guard checks).
 fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
     // with the source included, its own structure types; else the generated ones
-    let a = shape::c_args(&fe.params, &fe.domain, &t.input, "evotest_v", fe.defining_source.is_some());
+    let a = shape::c_args(
+        &fe.params,
+        &fe.domain,
+        &t.input,
+        "evotest_v",
+        fe.defining_source.is_some(),
+    );
     let lines = |v: &[String]| -> String { v.iter().map(|l| format!("    {l}\n")).collect() };
     let (setup, after, args) = (lines(&a.setup), lines(&a.after), a.args);
     // a C++ member function: its object is the first argument (`this`, built as a structure)
-    let method = fe.cxx_call.is_some() && fe.params.first().is_some_and(|p| p.name == "this" && !p.global);
+    let method = fe.cxx_call.is_some()
+        && fe
+            .params
+            .first()
+            .is_some_and(|p| p.name == "this" && !p.global);
     if method && !args.is_empty() {
-        let qualified = fe.signature.shown.split('(').next().unwrap_or("").rsplit(' ').next().unwrap_or("");
+        let qualified = fe
+            .signature
+            .shown
+            .split('(')
+            .next()
+            .unwrap_or("")
+            .rsplit(' ')
+            .next()
+            .unwrap_or("");
         let name = qualified.rsplit("::").next().unwrap_or(qualified);
         let (object, rest) = args.split_first().expect("a method has its object");
-        return (setup, format!("({object})->{name}({})", rest.join(", ")), after);
+        return (
+            setup,
+            format!("({object})->{name}({})", rest.join(", ")),
+            after,
+        );
     }
     let callee = match fe.cxx_call.as_deref() {
         Some(c) => c,
         // the source's `main`, included under another name (see `render`)
-        None if fe.signature.name == evotest_abi::names::RENAMED_MAIN && fe.defining_source.is_some() => ORIGINAL_MAIN,
+        None if fe.signature.name == evotest_abi::names::RENAMED_MAIN
+            && fe.defining_source.is_some() =>
+        {
+            ORIGINAL_MAIN
+        }
         None => &fe.signature.name,
     };
     (setup, format!("{callee}({})", args.join(", ")), after)
 }
 
 fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
-    let ret_c = if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" { "bool" } else { &fe.signature.ret_c };
+    let ret_c = if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" {
+        "bool"
+    } else {
+        &fe.signature.ret_c
+    };
     match (fe.signature.ret, ret) {
         (ReturnKind::Scalar(ScalarType::F32), Some(RetVal::F32(bits))) => {
             format!("    {ret_c} evotest_r = {call};\n    evotest_check_f32(\"{name}\", evotest_r, 0x{bits:08x}u);\n")
@@ -55,7 +85,11 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> 
             format!("    {ret_c} evotest_r = {call};\n    evotest_check_f64(\"{name}\", evotest_r, 0x{bits:016x}ull);\n")
         }
         (ReturnKind::Scalar(_), Some(RetVal::Signed(v))) => {
-            let lit = if v == i64::MIN { "(-9223372036854775807LL - 1)".to_string() } else { format!("{v}LL") };
+            let lit = if v == i64::MIN {
+                "(-9223372036854775807LL - 1)".to_string()
+            } else {
+                format!("{v}LL")
+            };
             format!("    {ret_c} evotest_r = {call};\n    evotest_check_int(\"{name}\", (long long)evotest_r, {lit});\n")
         }
         (ReturnKind::Scalar(_), Some(RetVal::Unsigned(v))) => {
@@ -197,11 +231,23 @@ static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(v
 /// killing its parent.
 pub fn expectation(exit: ExitKind, memory_limit: u64) -> (&'static str, i32, String) {
     match exit {
-        ExitKind::Crash { signal } => ("EXPECT_SIGNAL", signal, format!("crashes with {}", signal_name(signal))),
+        ExitKind::Crash { signal } => (
+            "EXPECT_SIGNAL",
+            signal,
+            format!("crashes with {}", signal_name(signal)),
+        ),
         ExitKind::Timeout => ("EXPECT_HANG", 0, "hangs".to_string()),
         ExitKind::Exit { code } => ("EXPECT_EXIT", code, format!("exits with status {code}")),
-        ExitKind::Oom => ("EXPECT_OOM", 0, format!("uses more than {} MB of memory", memory_limit >> 20)),
-        _ => ("EXPECT_KILLS_PARENT", 0, "kills its parent process".to_string()),
+        ExitKind::Oom => (
+            "EXPECT_OOM",
+            0,
+            format!("uses more than {} MB of memory", memory_limit >> 20),
+        ),
+        _ => (
+            "EXPECT_KILLS_PARENT",
+            0,
+            "kills its parent process".to_string(),
+        ),
     }
 }
 
@@ -210,38 +256,78 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     let mut s = String::new();
     // a C++ function by its qualified name (the prototype holds the linkage name)
     let shown = &fe.signature.shown;
-    let _ = writeln!(s, "/* Tests generated by evotest {} for: {shown}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        s,
+        "/* Tests generated by evotest {} for: {shown}",
+        env!("CARGO_PKG_VERSION")
+    );
     for l in &file.header {
         let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
     }
     let _ = writeln!(s, " *");
     let dir = file.path.parent().unwrap_or(std::path::Path::new("."));
-    let compiler = if fe.cxx_call.is_some() { "clang++-22" } else { "clang-22" };
-    let path = if fe.cxx_call.is_some() { file.path.with_file_name("tests.cpp") } else { file.path.clone() };
-    let mut cmd = vec![compiler.to_string(), "-o".into(), "tests".into(), path.display().to_string()];
+    let compiler = if fe.cxx_call.is_some() {
+        "clang++-22"
+    } else {
+        "clang-22"
+    };
+    let path = if fe.cxx_call.is_some() {
+        file.path.with_file_name("tests.cpp")
+    } else {
+        file.path.clone()
+    };
+    let mut cmd = vec![
+        compiler.to_string(),
+        "-o".into(),
+        "tests".into(),
+        path.display().to_string(),
+    ];
     cmd.extend(fe.other_sources.iter().map(|p| p.display().to_string()));
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
     match &fe.defining_source {
         Some(src) => {
-            let _ = writeln!(s, " * It includes {} (so that a static function can be called), without", src.display());
+            let _ = writeln!(
+                s,
+                " * It includes {} (so that a static function can be called), without",
+                src.display()
+            );
             let _ = writeln!(s, " * instrumentation. Build and run:");
         }
         None => {
-            let _ = writeln!(s, " * Build and run together with the original source, without instrumentation:");
+            let _ = writeln!(
+                s,
+                " * Build and run together with the original source, without instrumentation:"
+            );
             cmd.insert(4, fe.sources.clone());
         }
     }
     // quoted for a shell (paths with spaces); a word shlex cannot quote (a NUL) stays as it is
-    let words: Vec<String> = cmd.iter().map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.clone())).collect();
+    let words: Vec<String> = cmd
+        .iter()
+        .map(|w| {
+            shlex::try_quote(w)
+                .map(|q| q.into_owned())
+                .unwrap_or_else(|_| w.clone())
+        })
+        .collect();
     let _ = writeln!(s, " *   {} && ./tests", words.join(" "));
     let _ = writeln!(s, " *");
-    let _ = writeln!(s, " * Returned values are compared exactly; float and double results bit-exactly (their bit");
+    let _ = writeln!(
+        s,
+        " * Returned values are compared exactly; float and double results bit-exactly (their bit"
+    );
     let _ = writeln!(s, " * patterns), which holds for the same compiler, flags and machine. Inputs whose recorded run");
-    let _ = writeln!(s, " * crashed, hung or exited run in a child process that must end the same way.");
+    let _ = writeln!(
+        s,
+        " * crashed, hung or exited run in a child process that must end the same way."
+    );
     if fe.isolate_tests {
         let _ = writeln!(s, " * The code writes global variables, so every other test runs in a child process of its own");
-        let _ = writeln!(s, " * too, and starts from the globals' initial values, as the search ran it.");
+        let _ = writeln!(
+            s,
+            " * too, and starts from the globals' initial values, as the search ran it."
+        );
     }
     let _ = writeln!(s, " */");
     s.push_str(PRELUDE);
@@ -257,7 +343,11 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         Some(src) => {
             // the source's own main, if any, must not clash with the tests' main
             let rel = crate::util::relative_path(dir, src);
-            let _ = writeln!(s, "\n#define main {ORIGINAL_MAIN}\n#include \"{}\"\n#undef main\n", rel.display());
+            let _ = writeln!(
+                s,
+                "\n#define main {ORIGINAL_MAIN}\n#include \"{}\"\n#undef main\n",
+                rel.display()
+            );
         }
         None => {
             let _ = writeln!(s, "\n{}\n", fe.signature.declarations());
@@ -268,18 +358,35 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     let mut names = Vec::new();
     for e in &file.cases {
         let (name, t) = (&e.name, e.case);
-        let _ = writeln!(s, "/* execution {}, inputs: {} */", t.exec, crate::frontend::comment_text(&fe.display_input(&t.input)));
+        let _ = writeln!(
+            s,
+            "/* execution {}, inputs: {} */",
+            t.exec,
+            crate::frontend::comment_text(&fe.display_input(&t.input))
+        );
         if !e.covers.is_empty() {
-            let _ = writeln!(s, "/* covers: {} */", crate::frontend::comment_text(&e.covers.join(", ")));
+            let _ = writeln!(
+                s,
+                "/* covers: {} */",
+                crate::frontend::comment_text(&e.covers.join(", "))
+            );
         }
         let (setup, c, after) = call(fe, t);
         match t.exit {
             ExitKind::Ok if fe.isolate_tests => {
-                let _ = writeln!(s, "static void evotest_body_{name}(void) {{\n{setup}{}{after}}}", check(fe, name, &c, t.ret));
+                let _ = writeln!(
+                    s,
+                    "static void evotest_body_{name}(void) {{\n{setup}{}{after}}}",
+                    check(fe, name, &c, t.ret)
+                );
                 let _ = writeln!(s, "static void evotest_{name}(void) {{ evotest_isolated(\"{name}\", evotest_body_{name}); }}\n");
             }
             ExitKind::Ok => {
-                let _ = writeln!(s, "static void evotest_{name}(void) {{\n{setup}{}{after}}}\n", check(fe, name, &c, t.ret));
+                let _ = writeln!(
+                    s,
+                    "static void evotest_{name}(void) {{\n{setup}{}{after}}}\n",
+                    check(fe, name, &c, t.ret)
+                );
             }
             ExitKind::StepLimit => {
                 let _ = writeln!(
@@ -294,7 +401,10 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 let (k, v, what) = expectation(e, file.memory_limit);
                 let (mem, files) = (file.memory_limit, file.file_limit);
                 let _ = writeln!(s, "/* recorded: {what} */");
-                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{setup}    {c};\n{after}}}");
+                let _ = writeln!(
+                    s,
+                    "static void evotest_run_{name}(void) {{\n{setup}    {c};\n{after}}}"
+                );
                 let _ = writeln!(
                     s,
                     "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {hang}, {mem}L, {files}L); }}\n"

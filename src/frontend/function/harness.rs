@@ -57,8 +57,12 @@ pub fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
     let t: &TypeMeta = &f.ret;
     let spelling = t.c_spelling.trim();
     if let Some(c) = t.composite.as_deref() {
-        Record::of(c, spelling)
-            .map_err(|e| anyhow::anyhow!("function `{}` returns `{spelling}`, which evotest cannot call yet: {e}", f.name))?;
+        Record::of(c, spelling).map_err(|e| {
+            anyhow::anyhow!(
+                "function `{}` returns `{spelling}`, which evotest cannot call yet: {e}",
+                f.name
+            )
+        })?;
         return Ok((format!("struct {RET_TAG}"), ReturnKind::Unrecorded));
     }
     if t.ir == "void" && (spelling == "void" || spelling.is_empty()) {
@@ -69,7 +73,10 @@ pub fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
     }
     if shape::is_long_double(t) {
         // recorded as the `double` nearest to it
-        return Ok((shape::LONG_DOUBLE.into(), ReturnKind::Scalar(ScalarType::F64)));
+        return Ok((
+            shape::LONG_DOUBLE.into(),
+            ReturnKind::Scalar(ScalarType::F64),
+        ));
     }
     if t.scalar.is_none() && (t.ir == "ptr" || t.pointee.is_some() || spelling.ends_with('*')) {
         return Ok((t.c_spelling.clone(), ReturnKind::Unrecorded));
@@ -91,14 +98,33 @@ impl Signature {
             bail!("function `{}` is variadic; evotest can only call functions with a fixed parameter list", f.name);
         }
         let (ret_c, ret) = ret_of(f)?;
-        let ps: Vec<String> =
-            params.iter().filter(|p| !p.global).map(|p| p.declarator()).collect();
-        let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
+        let ps: Vec<String> = params
+            .iter()
+            .filter(|p| !p.global)
+            .map(|p| p.declarator())
+            .collect();
+        let ps = if ps.is_empty() {
+            "void".to_string()
+        } else {
+            ps.join(", ")
+        };
         let prototype = format!("{ret_c} {}({ps})", f.name);
         // for people: the source's structure types, and a C++ function's qualified name
-        let shown_ps: Vec<String> = params.iter().filter(|p| !p.global).map(|p| p.shown_declarator()).collect();
-        let shown_ps = if shown_ps.is_empty() { "void".to_string() } else { shown_ps.join(", ") };
-        let shown_ret = if f.ret.composite.is_some() && !f.ret.c_spelling.is_empty() { f.ret.c_spelling.clone() } else { ret_c.clone() };
+        let shown_ps: Vec<String> = params
+            .iter()
+            .filter(|p| !p.global)
+            .map(|p| p.shown_declarator())
+            .collect();
+        let shown_ps = if shown_ps.is_empty() {
+            "void".to_string()
+        } else {
+            shown_ps.join(", ")
+        };
+        let shown_ret = if f.ret.composite.is_some() && !f.ret.c_spelling.is_empty() {
+            f.ret.c_spelling.clone()
+        } else {
+            ret_c.clone()
+        };
         let shown_name = match (&f.source_name, f.language.as_deref()) {
             (Some(n), Some("c++")) if !n.is_empty() => n.clone(),
             _ => f.name.clone(),
@@ -119,11 +145,21 @@ impl Signature {
             .filter(|p| p.global)
             .map(|p| match &p.shape {
                 Shape::Array { len, .. } => format!("extern {} {}[{len}];\n", p.elem_c, p.name),
-                Shape::Record { many: Some(n), .. } => format!("extern {} {}[{n}];\n", p.c_type, p.name),
+                Shape::Record { many: Some(n), .. } => {
+                    format!("extern {} {}[{n}];\n", p.c_type, p.name)
+                }
                 _ => format!("extern {} {};\n", p.c_type, p.name),
             })
             .collect();
-        Ok(Signature { name: f.name.clone(), ret_c, ret, prototype, shown, types, externs })
+        Ok(Signature {
+            name: f.name.clone(),
+            ret_c,
+            ret,
+            prototype,
+            shown,
+            types,
+            externs,
+        })
     }
 
     /// The generated types, the global inputs' declarations and the prototype, as C
@@ -154,7 +190,10 @@ pub fn generate(fe: &FunctionFrontend) -> String {
     // Every local is prefixed so that no user function or global can collide with it.
     s.push_str("    size_t evotest_len = 0;\n");
     s.push_str("    const unsigned char *evotest_in;\n");
-    s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", n + 1));
+    s.push_str(&format!(
+        "    static unsigned char evotest_buf[{}];\n",
+        n + 1
+    ));
     s.push_str("    while ((evotest_in = __evotest_next(argc, argv, &evotest_len)) != 0) {\n");
     // a short input reads as zero-filled: clear only the bytes it does not provide
     s.push_str(&format!("    if (evotest_len > {n}) evotest_len = {n};\n"));
@@ -165,7 +204,9 @@ pub fn generate(fe: &FunctionFrontend) -> String {
     let checks = shape::c_guard_checks(&fe.params);
     match sig.ret {
         ReturnKind::Void | ReturnKind::Unrecorded => {
-            s.push_str(&format!("    {call};\n{checks}    __evotest_return({RET_VOID}, 0);\n"));
+            s.push_str(&format!(
+                "    {call};\n{checks}    __evotest_return({RET_VOID}, 0);\n"
+            ));
         }
         ReturnKind::Scalar(t) => {
             s.push_str(&format!("    {} evotest_r = {call};\n{checks}", sig.ret_c));
@@ -207,16 +248,29 @@ fn call_args(fe: &FunctionFrontend) -> Vec<String> {
             // a pointer to arrays, decoded as a pointer to its scalars
             (_, Some(_)) => format!("({})evotest_p{i}", p.c_type),
             // a list or a tree: its first node, none when the pool has no node in use
-            (Shape::Record { many: Some(_), record, .. }, _) if record.has_links() => format!("(evotest_n{i} ? evotest_p{i} : 0)"),
+            (
+                Shape::Record {
+                    many: Some(_),
+                    record,
+                    ..
+                },
+                _,
+            ) if record.has_links() => format!("(evotest_n{i} ? evotest_p{i} : 0)"),
             _ => format!("evotest_p{i}"),
         };
         match p.null_field {
             // NULL in place of the pointer, which is still allocated, checked and freed
-            Some(f) => format!("(evotest_buf[{}] == 0 ? NULL : {a})", fe.domain.fields[f].offset),
+            Some(f) => format!(
+                "(evotest_buf[{}] == 0 ? NULL : {a})",
+                fe.domain.fields[f].offset
+            ),
             None => a,
         }
     };
-    (0..fe.params.len()).filter(|&i| !fe.params[i].global).map(arg).collect()
+    (0..fe.params.len())
+        .filter(|&i| !fe.params[i].global)
+        .map(arg)
+        .collect()
 }
 
 /// `free` of every array, string and buffer the decoding allocated.
@@ -224,7 +278,13 @@ fn frees(params: &[Param]) -> String {
     let mut s = String::new();
     for (i, p) in params.iter().enumerate() {
         // the string members of structures first
-        if let Shape::Record { record, by_pointer, many, .. } = &p.shape {
+        if let Shape::Record {
+            record,
+            by_pointer,
+            many,
+            ..
+        } = &p.shape
+        {
             let obj = match (p.global, by_pointer, many) {
                 (true, _, Some(_)) => format!("{}[evotest_k]", p.name),
                 (true, ..) => p.name.clone(),
@@ -248,7 +308,16 @@ fn frees(params: &[Param]) -> String {
         if p.global {
             continue;
         }
-        if matches!(p.shape, Shape::Array { .. } | Shape::String { .. } | Shape::Buffer { .. } | Shape::Record { by_pointer: true, .. }) {
+        if matches!(
+            p.shape,
+            Shape::Array { .. }
+                | Shape::String { .. }
+                | Shape::Buffer { .. }
+                | Shape::Record {
+                    by_pointer: true,
+                    ..
+                }
+        ) {
             s.push_str(&format!("    free(evotest_p{i});\n"));
         }
     }
@@ -261,17 +330,25 @@ fn frees(params: &[Param]) -> String {
 fn peer_body(fe: &FunctionFrontend, data: &str, size: &str, guard: Option<&str>) -> String {
     let sig = &fe.signature;
     let mut s = String::new();
-    s.push_str(&format!("    static unsigned char evotest_buf[{}];\n", fe.domain.len + 1));
+    s.push_str(&format!(
+        "    static unsigned char evotest_buf[{}];\n",
+        fe.domain.len + 1
+    ));
     s.push_str(&format!("    evotest_map({data}, {size}, evotest_buf);\n"));
     s.push_str(&decode_params(fe));
     let call = format!("{}({})", sig.name, call_args(fe).join(", "));
     let call = match sig.ret {
-        ReturnKind::Scalar(_) => format!("{{ volatile {} evotest_r = {call}; (void)evotest_r; }}", sig.ret_c),
+        ReturnKind::Scalar(_) => format!(
+            "{{ volatile {} evotest_r = {call}; (void)evotest_r; }}",
+            sig.ret_c
+        ),
         _ => format!("{call};"),
     };
     let checks = shape::c_guard_checks(&fe.params);
     match guard {
-        Some(g) => s.push_str(&format!("    {g}\n    if (setjmp(evotest_jb) == 0) {{ {call}\n{checks}    }}\n")),
+        Some(g) => s.push_str(&format!(
+            "    {g}\n    if (setjmp(evotest_jb) == 0) {{ {call}\n{checks}    }}\n"
+        )),
         None => s.push_str(&format!("    {call}\n{checks}")),
     }
     s.push_str(&frees(&fe.params));
@@ -326,7 +403,12 @@ pub fn observer_entry() -> String {
 pub fn generate_libfuzzer(fe: &FunctionFrontend, enc: PeerEncoding) -> String {
     let mut s = peer_prelude(fe, "libFuzzer", enc);
     s.push_str(&observer_entry());
-    s.push_str(&peer_body(fe, "data", "size", Some("__evotest_observe_begin();")));
+    s.push_str(&peer_body(
+        fe,
+        "data",
+        "size",
+        Some("__evotest_observe_begin();"),
+    ));
     s.push_str("    __evotest_observe_end(data, size);\n    return 0;\n}\n");
     s
 }

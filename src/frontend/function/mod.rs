@@ -74,7 +74,10 @@ impl FunctionFrontend {
         let with_source_params;
         let f = match &f.source_params {
             Some(sp) => {
-                with_source_params = FunctionMeta { params: sp.clone(), ..f.clone() };
+                with_source_params = FunctionMeta {
+                    params: sp.clone(),
+                    ..f.clone()
+                };
                 &with_source_params
             }
             None => f,
@@ -83,7 +86,12 @@ impl FunctionFrontend {
         // _Complex z` as `z.0` and `z.8`, a vector type): the harness could not declare it
         if let Some(p) = f.params.iter().find(|p| p.name.contains('.')) {
             let whole = p.name.split('.').next().unwrap_or(&p.name);
-            let parts: Vec<&str> = f.params.iter().filter(|q| q.name.split('.').next() == Some(whole)).map(|q| q.name.as_str()).collect();
+            let parts: Vec<&str> = f
+                .params
+                .iter()
+                .filter(|q| q.name.split('.').next() == Some(whole))
+                .map(|q| q.name.as_str())
+                .collect();
             anyhow::bail!(
                 "parameter `{whole}` of `{}` is passed in parts ({}): its type (a `_Complex` number or a vector) is one evotest \
                  cannot generate yet",
@@ -95,9 +103,13 @@ impl FunctionFrontend {
         let mut default_caps: Vec<String> = guessed
             .iter()
             .filter_map(|s| match s {
-                ShapeSpec::Buffer { name, len_param, max } => {
-                    Some(format!("`{name}` (at most {max} elements: --buffer {name}={len_param}:N)"))
-                }
+                ShapeSpec::Buffer {
+                    name,
+                    len_param,
+                    max,
+                } => Some(format!(
+                    "`{name}` (at most {max} elements: --buffer {name}={len_param}:N)"
+                )),
                 _ => None,
             })
             .collect();
@@ -118,14 +130,23 @@ impl FunctionFrontend {
                 r.name, r.lo, r.hi, r.name
             ));
         }
-        let ranges: Vec<RangeSpec> = ranges.iter().cloned().chain(tied.into_iter().map(|(r, _)| r)).collect();
+        let ranges: Vec<RangeSpec> = ranges
+            .iter()
+            .cloned()
+            .chain(tied.into_iter().map(|(r, _)| r))
+            .collect();
         let ranges = &ranges[..];
         let all: Vec<ShapeSpec> = specs.iter().cloned().chain(guessed).collect();
         let (params, fields) = shape::build(f, &all, ranges, globals, null_checked)?;
-        for p in params.iter().filter(|p| !p.global && matches!(p.shape, Shape::String { .. })) {
+        for p in params
+            .iter()
+            .filter(|p| !p.global && matches!(p.shape, Shape::String { .. }))
+        {
             if !all.iter().any(|s| s.name() == p.name) {
                 let (name, max) = (&p.name, shape::DEFAULT_STRING_MAX);
-                default_caps.push(format!("`{name}` (at most {max} characters: --string {name}=N)"));
+                default_caps.push(format!(
+                    "`{name}` (at most {max} characters: --string {name}=N)"
+                ));
                 inferred.push(format!(
                     "shape: `{name}` is taken as a NUL-terminated input string of 0 to {max} printable characters (as --string \
                      {name}={max}); if the function writes into it, give its size with --array {name}=N"
@@ -160,7 +181,10 @@ impl FunctionFrontend {
     pub fn display_input(&self, input: &Input) -> String {
         self.params
             .iter()
-            .filter_map(|p| p.display(&self.params, &self.domain, input).map(|v| format!("{}={v}", p.name)))
+            .filter_map(|p| {
+                p.display(&self.params, &self.domain, input)
+                    .map(|v| format!("{}={v}", p.name))
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -189,15 +213,21 @@ impl Frontend for FunctionFrontend {
     }
 
     fn json(&self, input: &Input) -> Json {
-        let m: serde_json::Map<String, Json> =
-            self.params.iter().map(|p| (p.name.clone(), p.json(&self.params, &self.domain, input))).collect();
+        let m: serde_json::Map<String, Json> = self
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.json(&self.params, &self.domain, input)))
+            .collect();
         Json::Object(m)
     }
 
     fn params_json(&self) -> Json {
         let range = |i: usize| match self.domain.fields[i].range {
             Range::Int { lo, hi } => {
-                json!([serde_json::to_value(lo).unwrap_or(Json::Null), serde_json::to_value(hi).unwrap_or(Json::Null)])
+                json!([
+                    serde_json::to_value(lo).unwrap_or(Json::Null),
+                    serde_json::to_value(hi).unwrap_or(Json::Null)
+                ])
             }
             Range::Float { lo, hi } => json!([lo, hi]),
         };
@@ -237,7 +267,11 @@ impl Frontend for FunctionFrontend {
     }
 
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
-        let name = if self.cxx_call.is_some() { "tests.cpp" } else { "tests.c" };
+        let name = if self.cxx_call.is_some() {
+            "tests.cpp"
+        } else {
+            "tests.c"
+        };
         Some((name.to_string(), ctests::render(self, file)))
     }
 
@@ -258,14 +292,26 @@ impl Frontend for FunctionFrontend {
             ));
             if !self.unsettable_globals.is_empty() {
                 let last = n.last_mut().expect("pushed above");
-                let names: Vec<String> = self.unsettable_globals.iter().map(|g| format!("`{g}`")).collect();
-                let _ = write!(last, " (not {}: a pointer or another type evotest does not build)", names.join(", "));
+                let names: Vec<String> = self
+                    .unsettable_globals
+                    .iter()
+                    .map(|g| format!("`{g}`"))
+                    .collect();
+                let _ = write!(
+                    last,
+                    " (not {}: a pointer or another type evotest does not build)",
+                    names.join(", ")
+                );
             }
         }
         n
     }
 
-    fn peer_harness(&self, peer: Peer, encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
+    fn peer_harness(
+        &self,
+        peer: Peer,
+        encoding: crate::input::mapped::PeerEncoding,
+    ) -> Option<String> {
         Some(match peer {
             Peer::LibFuzzer => harness::generate_libfuzzer(self, encoding),
             Peer::Afl => harness::generate_afl(self, encoding),

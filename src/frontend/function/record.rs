@@ -49,11 +49,17 @@ pub struct Member {
 #[derive(Clone, Debug, PartialEq)]
 pub enum MemberType {
     /// A scalar, with the C type name generated C declares it with.
-    Scalar { ty: ScalarType, c: String },
+    Scalar {
+        ty: ScalarType,
+        c: String,
+    },
     Record(Box<Record>),
     /// A `char *` member: a NUL-terminated string of 0 to [`STRING_MAX`] printable characters of
     /// type `ty` (`char`, `unsigned char`), allocated afresh for each execution.
-    String { ty: ScalarType, c: String },
+    String {
+        ty: ScalarType,
+        c: String,
+    },
     /// A pointer to another structure of the same type (`struct node *next`): a link of a list or
     /// a tree. Its leaf holds how many nodes further on the node it points to is, in a pool of
     /// nodes (see [`super::shape`]); 0, or a node past those in use, is `NULL`. Links only point
@@ -87,7 +93,10 @@ pub struct Leaf {
 fn unqualified(spelling: &str) -> String {
     let mut s = spelling.trim();
     loop {
-        let t = s.trim_start_matches("const ").trim_start_matches("volatile ").trim();
+        let t = s
+            .trim_start_matches("const ")
+            .trim_start_matches("volatile ")
+            .trim();
         if t == s {
             break;
         }
@@ -104,36 +113,76 @@ impl Record {
     /// members give in order (a packed structure, aligned members).
     pub fn of(c: &CompositeMeta, spelling: &str) -> Result<Record> {
         let spelling = unqualified(spelling);
-        if matches!(spelling.as_str(), "string" | "wstring" | "string_view" | "u8string" | "u16string" | "u32string") {
+        if matches!(
+            spelling.as_str(),
+            "string" | "wstring" | "string_view" | "u8string" | "u16string" | "u32string"
+        ) {
             bail!("`std::{spelling}` parameters are not supported yet: test a wrapper that takes `const char *` and builds one");
         }
         if spelling.starts_with("std::") || spelling.contains(" std::") {
             bail!("`{spelling}` is a C++ library type, which evotest cannot build yet (it builds structures and classes of scalars)");
         }
         if c.tag != "struct" && c.tag != "class" {
-            bail!("`{spelling}` is a {}; evotest builds structures and classes of scalars only", c.tag);
+            bail!(
+                "`{spelling}` is a {}; evotest builds structures and classes of scalars only",
+                c.tag
+            );
         }
         if let Some(why) = &c.unsupported {
             bail!("`{spelling}` cannot be built member by member ({why}); evotest builds structures of scalars, arrays of them and nested structures");
         }
         let mut members = Vec::new();
         for m in &c.members {
-            let char_pointee = m.ty.pointee.as_deref().and_then(|p| p.scalar.as_ref().and_then(ScalarType::from_meta).map(|t| (t, p)));
-            let ty = match (&m.ty.composite, m.ty.scalar.as_ref().and_then(ScalarType::from_meta), char_pointee) {
+            let char_pointee = m.ty.pointee.as_deref().and_then(|p| {
+                p.scalar
+                    .as_ref()
+                    .and_then(ScalarType::from_meta)
+                    .map(|t| (t, p))
+            });
+            let ty = match (
+                &m.ty.composite,
+                m.ty.scalar.as_ref().and_then(ScalarType::from_meta),
+                char_pointee,
+            ) {
                 _ if m.link => MemberType::Link,
-                (None, Some(t), _) => MemberType::Scalar { ty: t, c: super::shape::c_name(&m.ty.c_spelling, t) },
-                (Some(inner), _, _) => MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?)),
-                (None, None, Some((t @ (ScalarType::I8 | ScalarType::U8), p))) if m.count.is_none() => {
-                    MemberType::String { ty: t, c: super::shape::c_name(&p.c_spelling, t) }
+                (None, Some(t), _) => MemberType::Scalar {
+                    ty: t,
+                    c: super::shape::c_name(&m.ty.c_spelling, t),
+                },
+                (Some(inner), _, _) => {
+                    MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?))
                 }
-                _ => bail!("member `{}` of `{spelling}` has type `{}`, which evotest cannot generate yet", m.name, m.ty.c_spelling),
+                (None, None, Some((t @ (ScalarType::I8 | ScalarType::U8), p)))
+                    if m.count.is_none() =>
+                {
+                    MemberType::String {
+                        ty: t,
+                        c: super::shape::c_name(&p.c_spelling, t),
+                    }
+                }
+                _ => bail!(
+                    "member `{}` of `{spelling}` has type `{}`, which evotest cannot generate yet",
+                    m.name,
+                    m.ty.c_spelling
+                ),
             };
-            members.push(Member { name: m.name.clone(), ty, count: m.count.map(|n| n as usize) });
+            members.push(Member {
+                name: m.name.clone(),
+                ty,
+                count: m.count.map(|n| n as usize),
+            });
         }
-        let r = Record { spelling: spelling.clone(), members };
+        let r = Record {
+            spelling: spelling.clone(),
+            members,
+        };
         // the layout the generated definition gets must be the program's
         let (size, _, offsets) = r.layout();
-        let theirs: Vec<usize> = c.members.iter().map(|m| (m.offset_bits / 8) as usize).collect();
+        let theirs: Vec<usize> = c
+            .members
+            .iter()
+            .map(|m| (m.offset_bits / 8) as usize)
+            .collect();
         if offsets != theirs || size as u64 * 8 != c.size_bits {
             bail!(
                 "`{spelling}` is packed or has aligned members (its layout is not the one its members give in order), \
@@ -175,17 +224,35 @@ impl Record {
         for m in &self.members {
             let paths: Vec<String> = match m.count {
                 None => vec![format!("{prefix}.{}", m.name)],
-                Some(n) => (0..n).map(|k| format!("{prefix}.{}[{k}]", m.name)).collect(),
+                Some(n) => (0..n)
+                    .map(|k| format!("{prefix}.{}[{k}]", m.name))
+                    .collect(),
             };
             for p in paths {
                 match &m.ty {
-                    MemberType::Scalar { ty, .. } => out.push(Leaf { path: p, ty: *ty, role: LeafRole::Value }),
+                    MemberType::Scalar { ty, .. } => out.push(Leaf {
+                        path: p,
+                        ty: *ty,
+                        role: LeafRole::Value,
+                    }),
                     MemberType::Record(r) => r.collect_leaves(&p, out),
                     MemberType::String { ty, .. } => {
-                        out.push(Leaf { path: format!("{p}.len"), ty: ScalarType::U32, role: LeafRole::Length });
-                        out.extend((0..STRING_MAX).map(|k| Leaf { path: format!("{p}[{k}]"), ty: *ty, role: LeafRole::Char }));
+                        out.push(Leaf {
+                            path: format!("{p}.len"),
+                            ty: ScalarType::U32,
+                            role: LeafRole::Length,
+                        });
+                        out.extend((0..STRING_MAX).map(|k| Leaf {
+                            path: format!("{p}[{k}]"),
+                            ty: *ty,
+                            role: LeafRole::Char,
+                        }));
                     }
-                    MemberType::Link => out.push(Leaf { path: p, ty: ScalarType::U8, role: LeafRole::Link }),
+                    MemberType::Link => out.push(Leaf {
+                        path: p,
+                        ty: ScalarType::U8,
+                        role: LeafRole::Link,
+                    }),
                 }
             }
         }
@@ -224,7 +291,12 @@ impl Record {
 
     /// The links' member names, each with its leaf's index among [`Self::leaves`].
     pub fn link_paths(&self) -> Vec<(usize, String)> {
-        self.leaves().into_iter().enumerate().filter(|(_, l)| l.role == LeafRole::Link).map(|(i, l)| (i, l.path)).collect()
+        self.leaves()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, l)| l.role == LeafRole::Link)
+            .map(|(i, l)| (i, l.path))
+            .collect()
     }
 
     /// The access paths of the string members, from `prefix` (for `free` after a call): the
@@ -243,11 +315,17 @@ impl Record {
     fn fold<T>(&self, values: &mut dyn Iterator<Item = Value>, r: &Renderer<T>) -> T {
         let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> T {
             match &m.ty {
-                MemberType::Scalar { ty, .. } => (r.leaf)(*ty, values.next().unwrap_or(Value::Int(0))),
+                MemberType::Scalar { ty, .. } => {
+                    (r.leaf)(*ty, values.next().unwrap_or(Value::Int(0)))
+                }
                 MemberType::Record(inner) => inner.fold(values, r),
                 MemberType::String { .. } => {
-                    let n = values.next().map_or(0, |v| v.as_i128().clamp(0, STRING_MAX as i128) as usize);
-                    let chars: Vec<u8> = (0..STRING_MAX).map(|_| values.next().map_or(0, |v| v.as_i128() as u8)).collect();
+                    let n = values
+                        .next()
+                        .map_or(0, |v| v.as_i128().clamp(0, STRING_MAX as i128) as usize);
+                    let chars: Vec<u8> = (0..STRING_MAX)
+                        .map(|_| values.next().map_or(0, |v| v.as_i128() as u8))
+                        .collect();
                     (r.string)(chars[..n].to_vec())
                 }
                 MemberType::Link => (r.link)(values.next().map_or(0, |v| v.as_i128())),
@@ -278,7 +356,15 @@ impl Record {
                 string: Box::new(|b| super::shape::c_string(&b)),
                 link: Box::new(|_| "0".to_string()),
                 array: Box::new(|els| format!("{{ {} }}", els.join(", "))),
-                object: Box::new(|ms| format!("{{ {} }}", ms.iter().map(|(n, v)| format!(".{n} = {v}")).collect::<Vec<_>>().join(", "))),
+                object: Box::new(|ms| {
+                    format!(
+                        "{{ {} }}",
+                        ms.iter()
+                            .map(|(n, v)| format!(".{n} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }),
             },
         )
     }
@@ -294,22 +380,42 @@ impl Record {
 
     /// The value for people: `{x: 1, tl: {x: 2, y: 3}, tags: [4, 5]}`; a link as the index of
     /// the node it points to (`next: #3`) or `null`, for node `k` of `n` in use (`node`).
-    pub fn display(&self, values: &mut dyn Iterator<Item = Value>, node: Option<(usize, usize)>) -> String {
+    pub fn display(
+        &self,
+        values: &mut dyn Iterator<Item = Value>,
+        node: Option<(usize, usize)>,
+    ) -> String {
         self.fold(
             values,
             &Renderer {
                 leaf: Box::new(|t, v| DisplayValue(t, v).to_string()),
                 string: Box::new(|b| super::shape::c_string(&b)),
-                link: Box::new(move |o| Self::link_target(o, node).map_or_else(|| "null".to_string(), |t| format!("#{t}"))),
+                link: Box::new(move |o| {
+                    Self::link_target(o, node)
+                        .map_or_else(|| "null".to_string(), |t| format!("#{t}"))
+                }),
                 array: Box::new(|els| format!("[{}]", els.join(", "))),
-                object: Box::new(|ms| format!("{{{}}}", ms.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join(", "))),
+                object: Box::new(|ms| {
+                    format!(
+                        "{{{}}}",
+                        ms.iter()
+                            .map(|(n, v)| format!("{n}: {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }),
             },
         )
     }
 
     /// The value as a JSON object (arrays as arrays, nested structures as objects, a link as the
     /// index of the node it points to or `null`, as in [`Self::display`]).
-    pub fn json(&self, values: &mut dyn Iterator<Item = Value>, num: &dyn Fn(ScalarType, Value) -> Json, node: Option<(usize, usize)>) -> Json {
+    pub fn json(
+        &self,
+        values: &mut dyn Iterator<Item = Value>,
+        num: &dyn Fn(ScalarType, Value) -> Json,
+        node: Option<(usize, usize)>,
+    ) -> Json {
         self.fold(
             values,
             &Renderer {
@@ -317,7 +423,13 @@ impl Record {
                 string: Box::new(|b| Json::String(String::from_utf8_lossy(&b).into_owned())),
                 link: Box::new(move |o| Self::link_target(o, node).map_or(Json::Null, Json::from)),
                 array: Box::new(Json::Array),
-                object: Box::new(|ms| Json::Object(ms.into_iter().map(|(n, v)| (n.to_string(), v)).collect::<Map<String, Json>>())),
+                object: Box::new(|ms| {
+                    Json::Object(
+                        ms.into_iter()
+                            .map(|(n, v)| (n.to_string(), v))
+                            .collect::<Map<String, Json>>(),
+                    )
+                }),
             },
         )
     }
@@ -339,21 +451,47 @@ mod tests {
     use evotest_abi::meta::{MemberMeta, ScalarKind, ScalarMeta, TypeMeta};
 
     fn scalar(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None, reference: 0 }
+        TypeMeta {
+            c_spelling: c.into(),
+            ir: String::new(),
+            scalar: Some(ScalarMeta { kind, bits }),
+            pointee: None,
+            composite: None,
+            array: None,
+            reference: 0,
+        }
     }
 
     fn member(name: &str, off: u64, ty: TypeMeta, count: Option<u64>) -> MemberMeta {
-        MemberMeta { name: name.into(), offset_bits: off, ty, count, link: false }
+        MemberMeta {
+            name: name.into(),
+            offset_bits: off,
+            ty,
+            count,
+            link: false,
+        }
     }
 
     fn point() -> CompositeMeta {
         let int = scalar("int", ScalarKind::Signed, 32);
-        CompositeMeta { tag: "struct".into(), size_bits: 64, members: vec![member("x", 0, int.clone(), None), member("y", 32, int, None)], unsupported: None, passed_indirectly: false }
+        CompositeMeta {
+            tag: "struct".into(),
+            size_bits: 64,
+            members: vec![
+                member("x", 0, int.clone(), None),
+                member("y", 32, int, None),
+            ],
+            unsupported: None,
+            passed_indirectly: false,
+        }
     }
 
     /// struct rect { struct point tl; char c; double d[2]; }: offsets 0, 8, 16; size 32.
     fn rect() -> CompositeMeta {
-        let p = TypeMeta { composite: Some(Box::new(point())), ..scalar("struct point", ScalarKind::Signed, 32) };
+        let p = TypeMeta {
+            composite: Some(Box::new(point())),
+            ..scalar("struct point", ScalarKind::Signed, 32)
+        };
         let p = TypeMeta { scalar: None, ..p };
         CompositeMeta {
             tag: "struct".into(),
@@ -375,9 +513,21 @@ mod tests {
         let paths: Vec<String> = r.leaves().iter().map(|l| l.path.clone()).collect();
         assert_eq!(paths, [".tl.x", ".tl.y", ".c", ".d[0]", ".d[1]"]);
         assert_eq!(r.c_definitions("evotest_r0"), "struct evotest_r0_0 { int x; int y; };\nstruct evotest_r0 { struct evotest_r0_0 tl; char c; double d[2]; };\n");
-        let vals = [Value::Int(1), Value::Int(-2), Value::Int(65), Value::Float(0.5), Value::Float(-1.0)];
-        assert_eq!(r.c_initializer(&mut vals.iter().copied()), "{ .tl = { .x = 1, .y = -2 }, .c = 65, .d = { 0x1p-1, -0x1p+0 } }");
-        assert_eq!(r.display(&mut vals.iter().copied(), None), "{tl: {x: 1, y: -2}, c: 65, d: [0.5, -1.0]}");
+        let vals = [
+            Value::Int(1),
+            Value::Int(-2),
+            Value::Int(65),
+            Value::Float(0.5),
+            Value::Float(-1.0),
+        ];
+        assert_eq!(
+            r.c_initializer(&mut vals.iter().copied()),
+            "{ .tl = { .x = 1, .y = -2 }, .c = 65, .d = { 0x1p-1, -0x1p+0 } }"
+        );
+        assert_eq!(
+            r.display(&mut vals.iter().copied(), None),
+            "{tl: {x: 1, y: -2}, c: 65, d: [0.5, -1.0]}"
+        );
     }
 
     #[test]
@@ -385,7 +535,10 @@ mod tests {
         let mut u = point();
         u.unsupported = Some("pointer member `next`".into());
         let e = Record::of(&u, "struct node").unwrap_err().to_string();
-        assert!(e.contains("`struct node` cannot be built member by member (pointer member `next`)"), "{e}");
+        assert!(
+            e.contains("`struct node` cannot be built member by member (pointer member `next`)"),
+            "{e}"
+        );
         let mut packed = rect();
         packed.members[2].offset_bits = 72; // __attribute__((packed)): d right after c
         packed.size_bits = 200;

@@ -22,10 +22,10 @@
 //!   on the node it points to is (0, or past the nodes in use: `NULL`), so links point forwards
 //!   and the nodes form no cycle. The function gets node 0.
 
+use super::record::{Leaf, LeafRole, Record, STRING_MAX};
 use crate::input::spec::RangeSpec;
 use crate::input::{c_literal, DisplayValue, Domain, Field, Input, Range, Role, ScalarType, Value};
 use anyhow::{anyhow, bail, Result};
-use super::record::{Leaf, LeafRole, Record, STRING_MAX};
 use evotest_abi::meta::{ArrayMeta, FunctionMeta, GlobalMeta, ParamMeta, TypeMeta};
 use serde_json::{json, Value as Json};
 use std::fmt::Write;
@@ -33,22 +33,46 @@ use std::fmt::Write;
 /// How a C parameter is built from genes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
-    Scalar { field: usize },
+    Scalar {
+        field: usize,
+    },
     /// `len` elements from field `first` on. `inner` is empty for a pointer to scalars; for a
     /// pointer to arrays (`int (*m)[4]`) it holds the dimensions of each row (`[4]`), and `len`
     /// counts scalars (rows × the product of `inner`).
-    Array { first: usize, len: usize, inner: Vec<usize> },
-    String { len_field: usize, first: usize, max: usize },
-    Buffer { len_field: usize, first: usize, max: usize, len_param: usize },
+    Array {
+        first: usize,
+        len: usize,
+        inner: Vec<usize>,
+    },
+    String {
+        len_field: usize,
+        first: usize,
+        max: usize,
+    },
+    Buffer {
+        len_field: usize,
+        first: usize,
+        max: usize,
+        len_param: usize,
+    },
     /// An integer parameter that receives the length of the buffer parameter `buffer`.
-    LengthOf { buffer: usize },
+    LengthOf {
+        buffer: usize,
+    },
     /// A structure, by value or (`by_pointer`) allocated afresh for each execution: one field per
     /// scalar of [`Record::leaves`], from `first` on; the generated C declares it as `struct
     /// <tag>` ([`super::record`]). Through a pointer it is one structure (`many` is `None`), or an
     /// array of them (`--array`, `many: Some(len)`) or a buffer (`--buffer`, `many: Some(max)`,
     /// with the length field `len_field` and its length parameter): the structures' fields one
     /// structure after the other.
-    Record { first: usize, record: Box<Record>, by_pointer: bool, tag: String, many: Option<usize>, len_field: Option<usize> },
+    Record {
+        first: usize,
+        record: Box<Record>,
+        by_pointer: bool,
+        tag: String,
+        many: Option<usize>,
+        len_field: Option<usize>,
+    },
 }
 
 /// One C parameter of the function under test.
@@ -86,9 +110,17 @@ pub enum ShapeSpec {
     /// `--array NAME=LEN`
     Array { name: String, len: usize },
     /// `--string NAME=MAX[:ALPHABET]`
-    String { name: String, max: usize, alphabet: Option<String> },
+    String {
+        name: String,
+        max: usize,
+        alphabet: Option<String>,
+    },
     /// `--buffer NAME=LENPARAM:MAX`
-    Buffer { name: String, len_param: String, max: usize },
+    Buffer {
+        name: String,
+        len_param: String,
+        max: usize,
+    },
 }
 
 /// Default maximum length of a buffer whose shape evotest inferred ([`infer_buffers`]).
@@ -99,14 +131,23 @@ pub const DEFAULT_BUFFER_MAX: usize = 16;
 /// Whether a parameter name reads as a length (`n`, `len`, `size`, `data_len`, `nbytes`, …).
 pub fn length_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    const WORDS: [&str; 12] = ["n", "len", "length", "size", "sz", "count", "cnt", "num", "nbytes", "nelem", "nmemb", "nitems"];
-    WORDS.contains(&n.as_str()) || ["len", "length", "size", "count", "_n", "_num"].iter().any(|w| n.len() > w.len() && n.ends_with(w))
+    const WORDS: [&str; 12] = [
+        "n", "len", "length", "size", "sz", "count", "cnt", "num", "nbytes", "nelem", "nmemb",
+        "nitems",
+    ];
+    WORDS.contains(&n.as_str())
+        || ["len", "length", "size", "count", "_n", "_num"]
+            .iter()
+            .any(|w| n.len() > w.len() && n.ends_with(w))
 }
 
 /// Whether parameter `n` has a shape or range of the user's: named by a range, a shape, or as a
 /// buffer's length parameter.
 fn named_by_user(n: &str, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> bool {
-    ranges.iter().any(|r| r.name == n) || specs.iter().any(|s| s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n))
+    ranges.iter().any(|r| r.name == n)
+        || specs.iter().any(|s| {
+            s.name() == n || matches!(s, ShapeSpec::Buffer { len_param, .. } if len_param == n)
+        })
 }
 
 /// The (pointer, length) candidates of a parameter list, by position only (the callers check
@@ -115,14 +156,21 @@ fn named_by_user(n: &str, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> bool {
 /// before it that no pointer takes as its following length (`int n, int a[n]`; in `int *a, int
 /// n, int *b` the `n` is `a`'s). In parameter order.
 fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
-    let is_len = |l: &ParamMeta| length_like(&l.name) && matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
+    let is_len = |l: &ParamMeta| {
+        length_like(&l.name)
+            && matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool)
+    };
     let is_ptr = |p: &ParamMeta| p.ty.pointee.is_some() || is_void_pointer(&p.ty);
     let follows = |i: usize| i + 1 < params.len() && is_ptr(&params[i]) && is_len(&params[i + 1]);
     let mut out = Vec::new();
     for i in 0..params.len() {
         if follows(i) {
             out.push((&params[i], &params[i + 1]));
-        } else if i > 0 && is_ptr(&params[i]) && is_len(&params[i - 1]) && !(i >= 2 && follows(i - 2)) {
+        } else if i > 0
+            && is_ptr(&params[i])
+            && is_len(&params[i - 1])
+            && !(i >= 2 && follows(i - 2))
+        {
             out.push((&params[i], &params[i - 1]));
         }
     }
@@ -137,16 +185,35 @@ fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
 /// such a parameter after it, immediately *preceded* by one that no pointer before it takes (the
 /// count-first convention: a C99 array parameter `int n, int a[n]`, `argc, argv`, BLAS's `n, x`).
 /// A `char *` followed by some other integer stays a string.
-pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<ShapeSpec> {
+pub fn infer_buffers(
+    f: &FunctionMeta,
+    specs: &[ShapeSpec],
+    ranges: &[RangeSpec],
+) -> Vec<ShapeSpec> {
     let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
     for (p, l) in length_pairs(&f.params) {
         // scalars, or structures (`struct point *pts, int n`)
         let pointee_scalar = is_void_pointer(&p.ty)
-            || p.ty.pointee.as_deref().is_some_and(|t| scalar_of(t).is_some() || t.composite.as_ref().is_some_and(|c| c.unsupported.is_none()));
+            || p.ty.pointee.as_deref().is_some_and(|t| {
+                scalar_of(t).is_some()
+                    || t.composite
+                        .as_ref()
+                        .is_some_and(|c| c.unsupported.is_none())
+            });
         let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
-        if pointee_scalar && len_int && length_like(&l.name) && !named(&p.name) && !named(&l.name) && !p.name.is_empty() {
-            out.push(ShapeSpec::Buffer { name: p.name.clone(), len_param: l.name.clone(), max: DEFAULT_BUFFER_MAX });
+        if pointee_scalar
+            && len_int
+            && length_like(&l.name)
+            && !named(&p.name)
+            && !named(&l.name)
+            && !p.name.is_empty()
+        {
+            out.push(ShapeSpec::Buffer {
+                name: p.name.clone(),
+                len_param: l.name.clone(),
+                max: DEFAULT_BUFFER_MAX,
+            });
         }
     }
     out
@@ -159,7 +226,11 @@ pub fn infer_buffers(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]
 /// never told the array is longer than it is (an unranged `size_t n` beside a 5-element array
 /// made tests that read past it; `int n, int a[n]` with `--array a=8` made SIGSEGVs that were the
 /// harness's, not the function's). Returns the ranges and the array each one belongs to.
-pub fn array_length_ranges(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> Vec<(RangeSpec, String)> {
+pub fn array_length_ranges(
+    f: &FunctionMeta,
+    specs: &[ShapeSpec],
+    ranges: &[RangeSpec],
+) -> Vec<(RangeSpec, String)> {
     let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
     for (p, l) in length_pairs(&f.params) {
@@ -171,7 +242,14 @@ pub fn array_length_ranges(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[Rang
         };
         let len_int = matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool);
         if len_int && length_like(&l.name) && !named(&l.name) {
-            out.push((RangeSpec { name: l.name.clone(), lo: "0".into(), hi: len.to_string() }, p.name.clone()));
+            out.push((
+                RangeSpec {
+                    name: l.name.clone(),
+                    lo: "0".into(),
+                    hi: len.to_string(),
+                },
+                p.name.clone(),
+            ));
         }
     }
     out
@@ -185,7 +263,9 @@ pub const DEFAULT_STRING_MAX: usize = 16;
 impl ShapeSpec {
     pub fn name(&self) -> &str {
         match self {
-            ShapeSpec::Array { name, .. } | ShapeSpec::String { name, .. } | ShapeSpec::Buffer { name, .. } => name,
+            ShapeSpec::Array { name, .. }
+            | ShapeSpec::String { name, .. }
+            | ShapeSpec::Buffer { name, .. } => name,
         }
     }
 
@@ -195,25 +275,40 @@ impl ShapeSpec {
     pub fn parse_array(s: &str) -> Result<ShapeSpec> {
         let bad = || anyhow!("--array {s}: expected NAME=LEN, e.g. a=10");
         let (name, len) = s.split_once('=').ok_or_else(bad)?;
-        let len = parse_len(len, "the length").map_err(|e| anyhow!("--array {s}: {e}"))?.ok_or_else(bad)?;
-        Ok(ShapeSpec::Array { name: name.trim().to_string(), len })
+        let len = parse_len(len, "the length")
+            .map_err(|e| anyhow!("--array {s}: {e}"))?
+            .ok_or_else(bad)?;
+        Ok(ShapeSpec::Array {
+            name: name.trim().to_string(),
+            len,
+        })
     }
 
     /// Parse `NAME=MAX` or `NAME=MAX:ALPHABET`.
     ///
     /// Errors (one line): not of that form, a maximum outside 1..=[`MAX_LEN`], or a bad alphabet.
     pub fn parse_string(s: &str) -> Result<ShapeSpec> {
-        let bad = || anyhow!("--string {s}: expected NAME=MAX or NAME=MAX:ALPHABET, e.g. name=5 or isbn=13:0-9X");
+        let bad = || {
+            anyhow!(
+                "--string {s}: expected NAME=MAX or NAME=MAX:ALPHABET, e.g. name=5 or isbn=13:0-9X"
+            )
+        };
         let (name, rest) = s.split_once('=').ok_or_else(bad)?;
         let (max, alphabet) = match rest.split_once(':') {
             Some((m, a)) => (m, Some(a.to_string())),
             None => (rest, None),
         };
-        let max = parse_len(max, "the maximum length").map_err(|e| anyhow!("--string {s}: {e}"))?.ok_or_else(bad)?;
+        let max = parse_len(max, "the maximum length")
+            .map_err(|e| anyhow!("--string {s}: {e}"))?
+            .ok_or_else(bad)?;
         if let Some(a) = &alphabet {
             parse_alphabet(a).map_err(|e| anyhow!("--string {s}: {e}"))?;
         }
-        Ok(ShapeSpec::String { name: name.trim().to_string(), max, alphabet })
+        Ok(ShapeSpec::String {
+            name: name.trim().to_string(),
+            max,
+            alphabet,
+        })
     }
 
     /// Parse `NAME=LENPARAM:MAX`.
@@ -223,15 +318,23 @@ impl ShapeSpec {
         let bad = || anyhow!("--buffer {s}: expected NAME=LENPARAM:MAX, e.g. a=n:10");
         let (name, rest) = s.split_once('=').ok_or_else(bad)?;
         let (lp, max) = rest.split_once(':').ok_or_else(bad)?;
-        let max = parse_len(max, "the maximum length").map_err(|e| anyhow!("--buffer {s}: {e}"))?.ok_or_else(bad)?;
-        Ok(ShapeSpec::Buffer { name: name.trim().to_string(), len_param: lp.trim().to_string(), max })
+        let max = parse_len(max, "the maximum length")
+            .map_err(|e| anyhow!("--buffer {s}: {e}"))?
+            .ok_or_else(bad)?;
+        Ok(ShapeSpec::Buffer {
+            name: name.trim().to_string(),
+            len_param: lp.trim().to_string(),
+            max,
+        })
     }
 }
 
 /// A length: `Ok(None)` when `s` is not a number, an error when it is outside 1..=[`MAX_LEN`]
 /// (`what` names it in the message).
 fn parse_len(s: &str, what: &str) -> Result<Option<usize>> {
-    let Ok(n) = s.trim().parse::<u64>() else { return Ok(None) };
+    let Ok(n) = s.trim().parse::<u64>() else {
+        return Ok(None);
+    };
     if n == 0 || n > MAX_LEN as u64 {
         bail!("{what} must be between 1 and {MAX_LEN}");
     }
@@ -263,11 +366,18 @@ pub fn parse_alphabet(s: &str) -> Result<Vec<u8>> {
             Some(b'\\') => (b'\\', 2),
             Some(b'-') => (b'-', 2),
             Some(b'x') => {
-                let hex = s.get(i + 2..i + 4).filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
-                let Some(h) = hex else { bail!("alphabet escape \\x needs two hex digits") };
+                let hex = s
+                    .get(i + 2..i + 4)
+                    .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
+                let Some(h) = hex else {
+                    bail!("alphabet escape \\x needs two hex digits")
+                };
                 (u8::from_str_radix(h, 16).expect("two hex digits"), 4)
             }
-            Some(&c) => bail!("unknown alphabet escape \\{} (\\n, \\t, \\r, \\\\, \\- and \\xHH are known)", c as char),
+            Some(&c) => bail!(
+                "unknown alphabet escape \\{} (\\n, \\t, \\r, \\\\, \\- and \\xHH are known)",
+                c as char
+            ),
             None => bail!("the alphabet ends in a lone \\"),
         };
         chars.push((c, true));
@@ -279,7 +389,11 @@ pub fn parse_alphabet(s: &str) -> Result<Vec<u8>> {
         if i + 2 < chars.len() && chars[i + 1] == (b'-', false) {
             let (lo, hi) = (chars[i].0, chars[i + 2].0);
             if lo > hi {
-                bail!("alphabet range {}-{} is reversed", (lo as char).escape_default(), (hi as char).escape_default());
+                bail!(
+                    "alphabet range {}-{} is reversed",
+                    (lo as char).escape_default(),
+                    (hi as char).escape_default()
+                );
             }
             set.extend(lo..=hi);
             i += 3;
@@ -320,7 +434,10 @@ const PLAIN_C_TYPES: &[&str] = &[
 /// A C type name for `ty` that needs no typedef: the declared spelling when it is a basic type,
 /// else a canonical one of the same size and signedness.
 pub fn c_name(declared: &str, ty: ScalarType) -> String {
-    let d = declared.trim_start_matches("const ").trim_start_matches("volatile ").trim();
+    let d = declared
+        .trim_start_matches("const ")
+        .trim_start_matches("volatile ")
+        .trim();
     if PLAIN_C_TYPES.contains(&d) {
         return d.to_string();
     }
@@ -334,8 +451,10 @@ pub const LONG_DOUBLE: &str = "long double";
 /// storage), not `__float128`/`_Float128`. evotest searches such a value as a `double` (its
 /// field is an `f64`) that the harness widens exactly.
 pub fn is_long_double(t: &TypeMeta) -> bool {
-    let float128 = t.ir == "fp128" || t.c_spelling.contains("float128") || t.c_spelling.contains("Float128");
-    matches!(t.scalar, Some(m) if m.kind == evotest_abi::meta::ScalarKind::Float && (m.bits == 80 || m.bits == 128)) && !float128
+    let float128 =
+        t.ir == "fp128" || t.c_spelling.contains("float128") || t.c_spelling.contains("Float128");
+    matches!(t.scalar, Some(m) if m.kind == evotest_abi::meta::ScalarKind::Float && (m.bits == 80 || m.bits == 128))
+        && !float128
 }
 
 fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
@@ -346,15 +465,33 @@ fn scalar_of(t: &TypeMeta) -> Option<ScalarType> {
 /// typedef), which evotest builds as bytes: an array or a buffer of `unsigned char`.
 fn is_void_pointer(t: &TypeMeta) -> bool {
     let void_words = |spelling: &str| {
-        let words: Vec<&str> = spelling.split(|c: char| c.is_whitespace() || c == '*').filter(|w| !w.is_empty()).collect();
-        words.contains(&"void") && words.iter().all(|w| matches!(*w, "void" | "const" | "volatile" | "restrict" | "__restrict"))
+        let words: Vec<&str> = spelling
+            .split(|c: char| c.is_whitespace() || c == '*')
+            .filter(|w| !w.is_empty())
+            .collect();
+        words.contains(&"void")
+            && words.iter().all(|w| {
+                matches!(
+                    *w,
+                    "void" | "const" | "volatile" | "restrict" | "__restrict"
+                )
+            })
     };
-    if t.scalar.is_some() || t.composite.is_some() || t.array.is_some() || t.c_spelling.matches('*').count() != 1 {
+    if t.scalar.is_some()
+        || t.composite.is_some()
+        || t.array.is_some()
+        || t.c_spelling.matches('*').count() != 1
+    {
         return false;
     }
     match t.pointee.as_deref() {
         // the pointee as debug info has it: `const void`
-        Some(p) => p.scalar.is_none() && p.composite.is_none() && p.pointee.is_none() && void_words(&p.c_spelling),
+        Some(p) => {
+            p.scalar.is_none()
+                && p.composite.is_none()
+                && p.pointee.is_none()
+                && void_words(&p.c_spelling)
+        }
         None => void_words(&t.c_spelling),
     }
 }
@@ -381,13 +518,22 @@ fn unsupported(f: &FunctionMeta, i: usize, p: &ParamMeta) -> anyhow::Error {
 /// A pointer parameter named in `null_checked` (the function compares it with NULL) that is an
 /// array, string, buffer or single structure gets a [`Param::null_field`]: NULL is then one of
 /// its values.
-pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], globals: &[GlobalMeta], null_checked: &[String]) -> Result<(Vec<Param>, Vec<Field>)> {
+pub fn build(
+    f: &FunctionMeta,
+    specs: &[ShapeSpec],
+    ranges: &[RangeSpec],
+    globals: &[GlobalMeta],
+    null_checked: &[String],
+) -> Result<(Vec<Param>, Vec<Field>)> {
     let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     let index = |n: &str, what: &str| {
-        names
-            .iter()
-            .position(|x| *x == n)
-            .ok_or_else(|| anyhow!("{what} `{n}`: `{}` has no such parameter (parameters: {})", f.display_name(), names.join(", ")))
+        names.iter().position(|x| *x == n).ok_or_else(|| {
+            anyhow!(
+                "{what} `{n}`: `{}` has no such parameter (parameters: {})",
+                f.display_name(),
+                names.join(", ")
+            )
+        })
     };
     for s in specs {
         index(s.name(), "shape for")?;
@@ -395,7 +541,10 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
     // length parameters of buffers
     let mut len_of: Vec<Option<usize>> = vec![None; f.params.len()];
     for s in specs {
-        if let ShapeSpec::Buffer { name, len_param, .. } = s {
+        if let ShapeSpec::Buffer {
+            name, len_param, ..
+        } = s
+        {
             let b = index(name, "buffer")?;
             let l = index(len_param, "buffer length")?;
             let lp = &f.params[l];
@@ -432,12 +581,22 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let long_double = is_long_double(&p.ty);
         if let Some(t) = scalar_of(&p.ty).or(long_double.then_some(ScalarType::F64)) {
             if let Some(s) = spec {
-                bail!("parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}", p.name, f.display_name(), p.ty.c_spelling, kind_of(s));
+                bail!(
+                    "parameter `{}` of `{}` is a `{}`, not a pointer: remove its --{}",
+                    p.name,
+                    f.display_name(),
+                    p.ty.c_spelling,
+                    kind_of(s)
+                );
             }
             let g = genes.len();
             genes.push(Field::full(&p.name, t));
             // a `long double` is searched as a `double` and widened by the harness
-            let c = if long_double { LONG_DOUBLE.to_string() } else { c_name(&p.ty.c_spelling, t) };
+            let c = if long_double {
+                LONG_DOUBLE.to_string()
+            } else {
+                c_name(&p.ty.c_spelling, t)
+            };
             params.push(Param {
                 name: p.name.clone(),
                 c_type: c.clone(),
@@ -453,10 +612,24 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         }
         // a C++ reference is one object (a scalar or a structure): it takes no shape
         if let Some(s) = spec.filter(|_| p.ty.reference != 0) {
-            bail!("--{} {}: `{}` is `{}`, a reference to one object; remove its --{}", kind_of(s), p.name, p.name, p.ty.c_spelling, kind_of(s));
+            bail!(
+                "--{} {}: `{}` is `{}`, a reference to one object; remove its --{}",
+                kind_of(s),
+                p.name,
+                p.name,
+                p.ty.c_spelling,
+                kind_of(s)
+            );
         }
-        let composite = p.ty.composite.as_deref().map(|c| (c, &p.ty.c_spelling, false));
-        let composite = composite.or_else(|| p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true))));
+        let composite =
+            p.ty.composite
+                .as_deref()
+                .map(|c| (c, &p.ty.c_spelling, false));
+        let composite = composite.or_else(|| {
+            p.ty.pointee
+                .as_deref()
+                .and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true)))
+        });
         if let Some((c, spelling, by_pointer)) = composite {
             if !by_pointer && c.passed_indirectly {
                 bail!(
@@ -468,7 +641,14 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                     p.ty.c_spelling
                 );
             }
-            let record = Record::of(c, spelling).map_err(|e| anyhow!("parameter `{}` (#{}) of `{}`: {e}", p.name, i + 1, f.display_name()))?;
+            let record = Record::of(c, spelling).map_err(|e| {
+                anyhow!(
+                    "parameter `{}` (#{}) of `{}`: {e}",
+                    p.name,
+                    i + 1,
+                    f.display_name()
+                )
+            })?;
             let linked = by_pointer && record.has_links();
             let (many, len_field) = match spec {
                 // a list or a tree: a pool of nodes, the first `len` in use (none: `NULL`)
@@ -505,7 +685,10 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                         for l in record.leaves() {
                             let mut g = leaf_field(&format!("{}[{k}]{}", p.name, l.path), &l);
                             if l.role == LeafRole::Link {
-                                g.range = Range::Int { lo: 0, hi: link_max };
+                                g.range = Range::Int {
+                                    lo: 0,
+                                    hi: link_max,
+                                };
                             }
                             genes.push(g);
                         }
@@ -519,7 +702,14 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 elem: ScalarType::U8,
                 elem_c: format!("struct {tag}"),
                 declared: p.ty.c_spelling.clone(),
-                shape: Shape::Record { first, record: Box::new(record), by_pointer, tag, many, len_field },
+                shape: Shape::Record {
+                    first,
+                    record: Box::new(record),
+                    by_pointer,
+                    tag,
+                    many,
+                    len_field,
+                },
                 global: false,
                 null_field: None,
                 reference: p.ty.reference,
@@ -537,9 +727,14 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let (et, elem_c, is_char) = if void {
             (ScalarType::U8, "unsigned char".to_string(), false)
         } else {
-            let Some(pointee) = p.ty.pointee.as_deref() else { return Err(unsupported(f, i, p)) };
-            let Some(et) = scalar_of(pointee) else { return Err(unsupported(f, i, p)) };
-            let is_char = matches!(et, ScalarType::I8 | ScalarType::U8) && pointee.c_spelling.contains("char");
+            let Some(pointee) = p.ty.pointee.as_deref() else {
+                return Err(unsupported(f, i, p));
+            };
+            let Some(et) = scalar_of(pointee) else {
+                return Err(unsupported(f, i, p));
+            };
+            let is_char = matches!(et, ScalarType::I8 | ScalarType::U8)
+                && pointee.c_spelling.contains("char");
             (et, c_name(&pointee.c_spelling, et), is_char)
         };
         if p.ty.reference != 0 {
@@ -552,7 +747,11 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 elem: et,
                 elem_c,
                 declared: p.ty.c_spelling.clone(),
-                shape: Shape::Array { first, len: 1, inner: vec![] },
+                shape: Shape::Array {
+                    first,
+                    len: 1,
+                    inner: vec![],
+                },
                 global: false,
                 null_field: None,
                 reference: p.ty.reference,
@@ -601,7 +800,11 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         };
         params.push(Param {
             name: p.name.clone(),
-            c_type: if void { "void *".to_string() } else { format!("{elem_c} *") },
+            c_type: if void {
+                "void *".to_string()
+            } else {
+                format!("{elem_c} *")
+            },
             elem: et,
             elem_c,
             declared: p.ty.c_spelling.clone(),
@@ -616,7 +819,9 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         let pointer = match &p.shape {
             Shape::Array { inner, .. } => inner.is_empty(),
             Shape::String { .. } | Shape::Buffer { .. } => true,
-            Shape::Record { by_pointer, many, .. } => *by_pointer && many.is_none(),
+            Shape::Record {
+                by_pointer, many, ..
+            } => *by_pointer && many.is_none(),
             _ => false,
         };
         if pointer && p.reference == 0 && null_checked.contains(&p.name) {
@@ -625,7 +830,10 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
                 name: format!("{}:null", p.name),
                 offset: 0,
                 ty: ScalarType::U8,
-                range: Range::Int { lo: 0, hi: NULL_FIELD_MAX },
+                range: Range::Int {
+                    lo: 0,
+                    hi: NULL_FIELD_MAX,
+                },
                 full: false,
                 step: None,
                 role: Role::Value,
@@ -635,7 +843,11 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
 
     for g in globals {
         if params.iter().any(|p| p.name == g.name) {
-            bail!("--global {}: `{}` has a parameter of that name, which hides the global", g.name, f.display_name());
+            bail!(
+                "--global {}: `{}` has a parameter of that name, which hides the global",
+                g.name,
+                f.display_name()
+            );
         }
         params.push(global_param(g, &mut genes)?);
     }
@@ -651,12 +863,24 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
         if member {
             let base = r.name.split(['.', '[', ':']).next().unwrap_or("");
             if names.contains(&base) {
-                let mut known: Vec<&str> = genes.iter().map(|g| g.name.as_str()).filter(|n| n.len() > base.len() && n.starts_with(base)).collect();
+                let mut known: Vec<&str> = genes
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .filter(|n| n.len() > base.len() && n.starts_with(base))
+                    .collect();
                 known.truncate(12);
                 bail!(
                     "range for `{}`: parameter `{base}` has no such member or element ({})",
                     r.name,
-                    if known.is_empty() { "it has none".to_string() } else { format!("it has {}{}", known.join(", "), if known.len() == 12 { ", …" } else { "" }) }
+                    if known.is_empty() {
+                        "it has none".to_string()
+                    } else {
+                        format!(
+                            "it has {}{}",
+                            known.join(", "),
+                            if known.len() == 12 { ", …" } else { "" }
+                        )
+                    }
                 );
             }
         }
@@ -666,7 +890,12 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
             None => index(&r.name, "range for")?,
         };
         let p = &params[i];
-        let what = format!("{} `{}` ({})", if p.global { "global" } else { "parameter" }, p.name, p.declared);
+        let what = format!(
+            "{} `{}` ({})",
+            if p.global { "global" } else { "parameter" },
+            p.name,
+            p.declared
+        );
         match &p.shape {
             Shape::Scalar { field } => genes[*field].set_range(&r.lo, &r.hi, &what)?,
             Shape::Array { first, len, .. } => {
@@ -701,7 +930,14 @@ pub fn build(f: &FunctionMeta, specs: &[ShapeSpec], ranges: &[RangeSpec], global
 /// outer dimension is not part of the parameter's type.
 ///
 /// Errors: no `--array`, another shape spec, rows of structures, too many elements.
-fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: Option<&ShapeSpec>, first: usize) -> Result<(Param, Vec<Field>)> {
+fn rows_param(
+    f: &FunctionMeta,
+    i: usize,
+    p: &ParamMeta,
+    arr: &ArrayMeta,
+    spec: Option<&ShapeSpec>,
+    first: usize,
+) -> Result<(Param, Vec<Field>)> {
     let inner: Vec<usize> = arr.dims.iter().map(|&d| d as usize).collect();
     let dims_c: String = inner.iter().map(|d| format!("[{d}]")).collect();
     let Some(et) = scalar_of(&arr.elem) else {
@@ -729,11 +965,17 @@ fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: 
     };
     let row: usize = inner.iter().product();
     if row == 0 || rows.saturating_mul(row) > MAX_LEN {
-        bail!("--array {}={rows}: {rows} rows of {dims_c} is more than {MAX_LEN} elements", p.name);
+        bail!(
+            "--array {}={rows}: {rows} rows of {dims_c} is more than {MAX_LEN} elements",
+            p.name
+        );
     }
     let mut fields = Vec::with_capacity(rows * row);
     for k in 0..rows * row {
-        fields.push(Field::full(&format!("{}{}", p.name, element_path(k, &inner)), et));
+        fields.push(Field::full(
+            &format!("{}{}", p.name, element_path(k, &inner)),
+            et,
+        ));
     }
     let param = Param {
         name: p.name.clone(),
@@ -741,7 +983,11 @@ fn rows_param(f: &FunctionMeta, i: usize, p: &ParamMeta, arr: &ArrayMeta, spec: 
         elem: et,
         elem_c,
         declared: p.ty.c_spelling.clone(),
-        shape: Shape::Array { first, len: rows * row, inner },
+        shape: Shape::Array {
+            first,
+            len: rows * row,
+            inner,
+        },
         global: false,
         null_field: None,
         reference: 0,
@@ -777,7 +1023,9 @@ fn nest<T: Clone + Default>(items: &[T], dims: &[usize], group: &dyn Fn(Vec<T>) 
 /// [`nest`] of texts, each group between `open` and `close` and separated by `, `: `{{1, 2}, {3,
 /// 4}}` for C initialisers, `[[1, 2], [3, 4]]` for reports.
 fn nest_text(items: &[String], dims: &[usize], open: &str, close: &str) -> String {
-    nest(items, dims, &|parts| format!("{open}{}{close}", parts.join(", ")))
+    nest(items, dims, &|parts| {
+        format!("{open}{}{close}", parts.join(", "))
+    })
 }
 
 /// A global input ([`Param::global`]): a scalar, a fixed-length array of scalars (as an array
@@ -786,7 +1034,8 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
     let name = &g.name;
     let declared = g.ty.c_spelling.clone();
     if let Some(c) = g.ty.composite.as_deref() {
-        let record = Record::of(c, &g.ty.c_spelling).map_err(|e| anyhow!("--global {name}: {e}"))?;
+        let record =
+            Record::of(c, &g.ty.c_spelling).map_err(|e| anyhow!("--global {name}: {e}"))?;
         // one structure, or an array of them (`struct point pts[4]`), fields `pts[0].x`, …
         let many = g.count.map(|n| n as usize);
         if many.is_some_and(|n| n.saturating_mul(record.leaves().len()) > MAX_LEN) {
@@ -806,13 +1055,22 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             elem: ScalarType::U8,
             elem_c: format!("struct {tag}"),
             declared,
-            shape: Shape::Record { first, record: Box::new(record), by_pointer: false, tag, many, len_field: None },
+            shape: Shape::Record {
+                first,
+                record: Box::new(record),
+                by_pointer: false,
+                tag,
+                many,
+                len_field: None,
+            },
             global: true,
             null_field: None,
             reference: 0,
         });
     }
-    let Some(t) = scalar_of(&g.ty) else { bail!("--global {name}: its type `{declared}` is not one evotest can generate") };
+    let Some(t) = scalar_of(&g.ty) else {
+        bail!("--global {name}: its type `{declared}` is not one evotest can generate")
+    };
     let c = c_name(&g.ty.c_spelling, t);
     let shape = match g.count {
         None => {
@@ -825,10 +1083,24 @@ fn global_param(g: &GlobalMeta, genes: &mut Vec<Field>) -> Result<Param> {
             for k in 0..n {
                 genes.push(Field::full(&format!("{name}[{k}]"), t));
             }
-            Shape::Array { first, len: n as usize, inner: vec![] }
+            Shape::Array {
+                first,
+                len: n as usize,
+                inner: vec![],
+            }
         }
     };
-    Ok(Param { name: name.clone(), c_type: c.clone(), elem: t, elem_c: c, declared, shape, global: true, null_field: None, reference: 0 })
+    Ok(Param {
+        name: name.clone(),
+        c_type: c.clone(),
+        elem: t,
+        elem_c: c,
+        declared,
+        shape,
+        global: true,
+        null_field: None,
+        reference: 0,
+    })
 }
 
 fn kind_of(s: &ShapeSpec) -> &'static str {
@@ -844,10 +1116,21 @@ fn kind_of(s: &ShapeSpec) -> &'static str {
 fn leaf_field(name: &str, l: &Leaf) -> Field {
     match l.role {
         LeafRole::Value => Field::full(name, l.ty),
-        LeafRole::Length => Field { name: name.to_string(), ..length_field("", STRING_MAX) },
+        LeafRole::Length => Field {
+            name: name.to_string(),
+            ..length_field("", STRING_MAX)
+        },
         LeafRole::Char => char_field(name, l.ty, printable()),
         // `NULL` until the pool's size is known
-        LeafRole::Link => Field { name: name.to_string(), offset: 0, ty: l.ty, range: Range::Int { lo: 0, hi: 0 }, full: false, step: None, role: Role::Value },
+        LeafRole::Link => Field {
+            name: name.to_string(),
+            offset: 0,
+            ty: l.ty,
+            range: Range::Int { lo: 0, hi: 0 },
+            full: false,
+            step: None,
+            role: Role::Value,
+        },
     }
 }
 
@@ -859,7 +1142,15 @@ pub const MAX_POOL: usize = 256;
 
 fn char_field(name: &str, ty: ScalarType, alphabet: Vec<u8>) -> Field {
     let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
-    Field { name: name.to_string(), offset: 0, ty, range: Range::Int { lo, hi }, full: false, step: None, role: Role::Char { alphabet } }
+    Field {
+        name: name.to_string(),
+        offset: 0,
+        ty,
+        range: Range::Int { lo, hi },
+        full: false,
+        step: None,
+        role: Role::Char { alphabet },
+    }
 }
 
 fn length_field(name: &str, max: usize) -> Field {
@@ -867,21 +1158,34 @@ fn length_field(name: &str, max: usize) -> Field {
         name: format!("{name}.len"),
         offset: 0,
         ty: ScalarType::U32,
-        range: Range::Int { lo: 0, hi: max as i128 },
+        range: Range::Int {
+            lo: 0,
+            hi: max as i128,
+        },
         full: false,
         step: None,
         role: Role::Length,
     }
 }
 
-fn string_fields(genes: &mut Vec<Field>, name: &str, max: usize, alphabet: Vec<u8>, ty: ScalarType) -> Shape {
+fn string_fields(
+    genes: &mut Vec<Field>,
+    name: &str,
+    max: usize,
+    alphabet: Vec<u8>,
+    ty: ScalarType,
+) -> Shape {
     let len_field = genes.len();
     genes.push(length_field(name, max));
     let first = genes.len();
     for k in 0..max {
         genes.push(char_field(&format!("{name}[{k}]"), ty, alphabet.clone()));
     }
-    Shape::String { len_field, first, max }
+    Shape::String {
+        len_field,
+        first,
+        max,
+    }
 }
 
 /// C string literal of `bytes` (escaping quotes, backslashes and non-printables).
@@ -909,7 +1213,10 @@ impl Param {
     pub fn shown_declarator(&self) -> String {
         match &self.shape {
             Shape::Record { record, tag, .. } if !record.spelling.is_empty() => {
-                self.declarator().replace(&format!("struct {tag}"), record.spelling.trim_start_matches("const "))
+                self.declarator().replace(
+                    &format!("struct {tag}"),
+                    record.spelling.trim_start_matches("const "),
+                )
             }
             _ => self.declarator(),
         }
@@ -939,7 +1246,8 @@ impl Param {
 
     /// Whether `input` passes NULL for this parameter ([`Param::null_field`]).
     pub fn is_null(&self, d: &Domain, input: &Input) -> bool {
-        self.null_field.is_some_and(|f| d.get(input, f).as_i128() == 0)
+        self.null_field
+            .is_some_and(|f| d.get(input, f).as_i128() == 0)
     }
 
     fn length(&self, d: &Domain, input: &Input) -> Option<usize> {
@@ -947,9 +1255,11 @@ impl Param {
             Shape::String { len_field, max, .. } | Shape::Buffer { len_field, max, .. } => {
                 Some((d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize)
             }
-            Shape::Record { len_field: Some(len_field), many: Some(max), .. } => {
-                Some((d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize)
-            }
+            Shape::Record {
+                len_field: Some(len_field),
+                many: Some(max),
+                ..
+            } => Some((d.get(input, len_field).as_i128().clamp(0, max as i128)) as usize),
             Shape::Record { many: Some(n), .. } => Some(n),
             _ => None,
         }
@@ -959,7 +1269,9 @@ impl Param {
         match self.shape {
             Shape::String { first, .. } => {
                 let n = self.length(d, input).unwrap_or(0);
-                (first..first + n).map(|i| d.get(input, i).as_i128() as u8).collect()
+                (first..first + n)
+                    .map(|i| d.get(input, i).as_i128() as u8)
+                    .collect()
             }
             _ => vec![],
         }
@@ -982,19 +1294,32 @@ impl Param {
         Some(match &self.shape {
             Shape::Scalar { field } => DisplayValue(self.elem, d.get(input, *field)).to_string(),
             Shape::Array { .. } | Shape::Buffer { .. } => {
-                let v: Vec<String> = self.elements(d, input).iter().map(|v| DisplayValue(self.elem, *v).to_string()).collect();
+                let v: Vec<String> = self
+                    .elements(d, input)
+                    .iter()
+                    .map(|v| DisplayValue(self.elem, *v).to_string())
+                    .collect();
                 match self.array_dims() {
                     Some(dims) => nest_text(&v, &dims, "[", "]"),
                     None => format!("[{}]", v.join(", ")),
                 }
             }
             Shape::String { .. } => c_string(&self.string_bytes(d, input)),
-            Shape::LengthOf { buffer } => return params[*buffer].length(d, input).map(|n| n.to_string()),
-            Shape::Record { first, record, many: None, .. } => record.display(&mut (*first..).map(|i| d.get(input, i)), None),
+            Shape::LengthOf { buffer } => {
+                return params[*buffer].length(d, input).map(|n| n.to_string())
+            }
+            Shape::Record {
+                first,
+                record,
+                many: None,
+                ..
+            } => record.display(&mut (*first..).map(|i| d.get(input, i)), None),
             Shape::Record { first, record, .. } => {
                 let values = &mut (*first..).map(|i| d.get(input, i));
                 let n = self.length(d, input).unwrap_or(0);
-                let v: Vec<String> = (0..n).map(|k| record.display(values, Some((k, n)))).collect();
+                let v: Vec<String> = (0..n)
+                    .map(|k| record.display(values, Some((k, n))))
+                    .collect();
                 format!("[{}]", v.join(", "))
             }
         })
@@ -1022,11 +1347,20 @@ impl Param {
             }
             Shape::String { .. } => json!(String::from_utf8_lossy(&self.string_bytes(d, input))),
             Shape::LengthOf { buffer } => json!(params[*buffer].length(d, input)),
-            Shape::Record { first, record, many: None, .. } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of, None),
+            Shape::Record {
+                first,
+                record,
+                many: None,
+                ..
+            } => record.json(&mut (*first..).map(|i| d.get(input, i)), &num_of, None),
             Shape::Record { first, record, .. } => {
                 let values = &mut (*first..).map(|i| d.get(input, i));
                 let n = self.length(d, input).unwrap_or(0);
-                Json::Array((0..n).map(|k| record.json(values, &num_of, Some((k, n)))).collect())
+                Json::Array(
+                    (0..n)
+                        .map(|k| record.json(values, &num_of, Some((k, n))))
+                        .collect(),
+                )
             }
         }
     }
@@ -1067,15 +1401,31 @@ pub struct CArgs {
 /// string or buffer is followed by [`GUARD_BYTES`] of guard, checked after the call as the
 /// harness checks its own ([`c_guard_helpers`]), so that a test whose recorded run wrote past
 /// the end of one ends the same way.
-pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_types: bool) -> CArgs {
+pub fn c_args(
+    params: &[Param],
+    d: &Domain,
+    input: &Input,
+    prefix: &str,
+    source_types: bool,
+) -> CArgs {
     let mut setup = Vec::new();
     let mut args = Vec::new();
     let mut after = Vec::new();
     // `T var[n]` followed by the guard: `var_s.evotest_v`, and its check after the call
-    fn guarded(setup: &mut Vec<String>, after: &mut Vec<String>, var: &str, elem: &str, n: usize, init: String, name: &str) -> String {
+    fn guarded(
+        setup: &mut Vec<String>,
+        after: &mut Vec<String>,
+        var: &str,
+        elem: &str,
+        n: usize,
+        init: String,
+        name: &str,
+    ) -> String {
         setup.push(format!("struct {{ {elem} evotest_v[{n}]; unsigned char evotest_g[{GUARD_BYTES}]; }} {var}_s = {{ {init} }};"));
         setup.push(format!("evotest_fill_guard_bytes({var}_s.evotest_g);"));
-        after.push(format!("evotest_check_guard_bytes({var}_s.evotest_g, \"{name}\");"));
+        after.push(format!(
+            "evotest_check_guard_bytes({var}_s.evotest_g, \"{name}\");"
+        ));
         format!("{var}_s.evotest_v")
     }
     for (i, p) in params.iter().enumerate() {
@@ -1091,36 +1441,77 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
         match &p.shape {
             Shape::Scalar { field } => args.push(c_literal(p.elem, d.get(input, *field))),
             Shape::Array { .. } if p.array_dims().is_some() => {
-                let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
+                let els: Vec<String> = p
+                    .elements(d, input)
+                    .iter()
+                    .map(|v| c_literal(p.elem, *v))
+                    .collect();
                 let dims = p.array_dims().unwrap_or_default();
                 let inner: String = dims[1..].iter().map(|d| format!("[{d}]")).collect();
-                setup.push(format!("{} {var}[]{inner} = {};", p.elem_c, nest_text(&els, &dims, "{", "}")));
+                setup.push(format!(
+                    "{} {var}[]{inner} = {};",
+                    p.elem_c,
+                    nest_text(&els, &dims, "{", "}")
+                ));
                 args.push(var);
             }
             Shape::Array { .. } | Shape::Buffer { .. } => {
-                let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
+                let els: Vec<String> = p
+                    .elements(d, input)
+                    .iter()
+                    .map(|v| c_literal(p.elem, *v))
+                    .collect();
                 if els.is_empty() {
                     // no element: the guard starts where the first would be (aligned for one)
                     let elem = &p.elem_c;
                     setup.push(format!("union {{ {elem} evotest_v[1]; unsigned char evotest_g[{GUARD_BYTES}]; }} {var}_s;"));
                     setup.push(format!("evotest_fill_guard_bytes({var}_s.evotest_g);"));
-                    after.push(format!("evotest_check_guard_bytes({var}_s.evotest_g, \"{}\");", p.name));
+                    after.push(format!(
+                        "evotest_check_guard_bytes({var}_s.evotest_g, \"{}\");",
+                        p.name
+                    ));
                     args.push(format!("{var}_s.evotest_v"));
                 } else {
                     let n = els.len();
-                    args.push(guarded(&mut setup, &mut after, &var, &p.elem_c, n, format!("{{{}}}", els.join(", ")), &p.name));
+                    args.push(guarded(
+                        &mut setup,
+                        &mut after,
+                        &var,
+                        &p.elem_c,
+                        n,
+                        format!("{{{}}}", els.join(", ")),
+                        &p.name,
+                    ));
                 }
             }
             Shape::String { .. } => {
                 let bytes = p.string_bytes(d, input);
-                args.push(guarded(&mut setup, &mut after, &var, &p.elem_c, bytes.len() + 1, c_string(&bytes), &p.name));
+                args.push(guarded(
+                    &mut setup,
+                    &mut after,
+                    &var,
+                    &p.elem_c,
+                    bytes.len() + 1,
+                    c_string(&bytes),
+                    &p.name,
+                ));
             }
             Shape::LengthOf { buffer } => {
                 let n = params[*buffer].length(d, input).unwrap_or(0);
                 args.push(format!("({}){n}", p.c_type));
             }
-            Shape::Record { first, record, many: Some(_), tag, .. } => {
-                let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+            Shape::Record {
+                first,
+                record,
+                many: Some(_),
+                tag,
+                ..
+            } => {
+                let t = if source_types {
+                    record.spelling.clone()
+                } else {
+                    format!("struct {tag}")
+                };
                 let values = &mut (*first..).map(|i| d.get(input, i));
                 let n = p.length(d, input).unwrap_or(0);
                 if n == 0 {
@@ -1145,8 +1536,18 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 }
                 args.push(var);
             }
-            Shape::Record { first, record, by_pointer, tag, .. } => {
-                let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+            Shape::Record {
+                first,
+                record,
+                by_pointer,
+                tag,
+                ..
+            } => {
+                let t = if source_types {
+                    record.spelling.clone()
+                } else {
+                    format!("struct {tag}")
+                };
                 let init = record.c_initializer(&mut (*first..).map(|i| d.get(input, i)));
                 if *by_pointer {
                     setup.push(format!("{t} {var} = {init};"));
@@ -1168,7 +1569,11 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
                 *a = match (&p.shape, p.reference) {
                     (Shape::Array { .. }, 2) => format!("static_cast<{}&&>({obj})", p.elem_c),
                     (Shape::Record { record, tag, .. }, 2) => {
-                        let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+                        let t = if source_types {
+                            record.spelling.clone()
+                        } else {
+                            format!("struct {tag}")
+                        };
                         format!("static_cast<{t}&&>({obj})")
                     }
                     _ => obj,
@@ -1181,20 +1586,47 @@ pub fn c_args(params: &[Param], d: &Domain, input: &Input, prefix: &str, source_
 
 /// The C statement that sets global input `p` to its value in `input` (`g = 3;`, an array by
 /// `memcpy` from a local copy named `var`, a structure from a compound literal).
-fn global_assignment(p: &Param, d: &Domain, input: &Input, var: &str, source_types: bool) -> String {
+fn global_assignment(
+    p: &Param,
+    d: &Domain,
+    input: &Input,
+    var: &str,
+    source_types: bool,
+) -> String {
     let g = &p.name;
     match &p.shape {
         Shape::Scalar { field } => format!("{g} = {};", c_literal(p.elem, d.get(input, *field))),
         Shape::Array { .. } => {
-            let els: Vec<String> = p.elements(d, input).iter().map(|v| c_literal(p.elem, *v)).collect();
-            format!("{{ static const {} {var}[] = {{{}}}; memcpy({g}, {var}, sizeof {var}); }}", p.elem_c, els.join(", "))
+            let els: Vec<String> = p
+                .elements(d, input)
+                .iter()
+                .map(|v| c_literal(p.elem, *v))
+                .collect();
+            format!(
+                "{{ static const {} {var}[] = {{{}}}; memcpy({g}, {var}, sizeof {var}); }}",
+                p.elem_c,
+                els.join(", ")
+            )
         }
-        Shape::Record { first, record, tag, many, .. } => {
-            let t = if source_types { record.spelling.clone() } else { format!("struct {tag}") };
+        Shape::Record {
+            first,
+            record,
+            tag,
+            many,
+            ..
+        } => {
+            let t = if source_types {
+                record.spelling.clone()
+            } else {
+                format!("struct {tag}")
+            };
             let values = &mut (*first..).map(|i| d.get(input, i));
             match many {
                 None => format!("{g} = ({t}){};", record.c_initializer(values)),
-                Some(n) => (0..*n).map(|k| format!("{g}[{k}] = ({t}){};", record.c_initializer(values))).collect::<Vec<_>>().join(" "),
+                Some(n) => (0..*n)
+                    .map(|k| format!("{g}[{k}] = ({t}){};", record.c_initializer(values)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
             }
         }
         _ => String::new(),
@@ -1237,7 +1669,10 @@ pub fn c_guard_checks(params: &[Param]) -> String {
             Shape::Buffer { .. } => format!("{n} * sizeof({t})"),
             _ => continue,
         };
-        s.push_str(&format!("    evotest_check_guard_bytes((const unsigned char *){v} + {size}, \"{}\");\n", p.name));
+        s.push_str(&format!(
+            "    evotest_check_guard_bytes((const unsigned char *){v} + {size}, \"{}\");\n",
+            p.name
+        ));
     }
     s
 }
@@ -1253,11 +1688,33 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
         let g = &p.name;
         return match &p.shape {
             Shape::Scalar { field } => set_scalar("    ", g, p.elem, offs[*field]),
-            Shape::Array { first, len, .. } => format!("    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n", offs[*first]),
-            Shape::Record { first, record, many: None, .. } => set_leaves("    ", g, record, &offs[*first..]),
-            Shape::Record { first, record, many: Some(n), .. } => {
+            Shape::Array { first, len, .. } => format!(
+                "    memcpy({g}, evotest_buf + {}, {len} * sizeof {g}[0]);\n",
+                offs[*first]
+            ),
+            Shape::Record {
+                first,
+                record,
+                many: None,
+                ..
+            } => set_leaves("    ", g, record, &offs[*first..]),
+            Shape::Record {
+                first,
+                record,
+                many: Some(n),
+                ..
+            } => {
                 let per = record.leaves().len();
-                (0..*n).map(|k| set_leaves("    ", &format!("{g}[{k}]"), record, &offs[first + k * per..])).collect()
+                (0..*n)
+                    .map(|k| {
+                        set_leaves(
+                            "    ",
+                            &format!("{g}[{k}]"),
+                            record,
+                            &offs[first + k * per..],
+                        )
+                    })
+                    .collect()
             }
             _ => String::new(),
         };
@@ -1345,10 +1802,16 @@ fn set_leaves(indent: &str, obj: &str, record: &Record, offs: &[usize]) -> Strin
     let mut s = String::new();
     for (l, &off) in record.leaves().iter().zip(offs) {
         match l.role {
-            LeafRole::Value => s.push_str(&set_scalar(indent, &format!("{obj}{}", l.path), l.ty, off)),
+            LeafRole::Value => {
+                s.push_str(&set_scalar(indent, &format!("{obj}{}", l.path), l.ty, off))
+            }
             LeafRole::Length => {
                 let at = format!("{obj}{}", l.path.strip_suffix(".len").unwrap_or(&l.path));
-                let c = if l.ty == ScalarType::U8 { "unsigned char" } else { "char" };
+                let c = if l.ty == ScalarType::U8 {
+                    "unsigned char"
+                } else {
+                    "char"
+                };
                 s.push_str(&format!(
                     "{indent}{{ uint32_t evotest_l; memcpy(&evotest_l, evotest_buf + {off}, 4); if (evotest_l > {STRING_MAX}) evotest_l = {STRING_MAX};\n\
                      {indent}  char *evotest_s = (char *)malloc(evotest_l + 1); memcpy(evotest_s, evotest_buf + {}, evotest_l); evotest_s[evotest_l] = 0;\n\
@@ -1381,21 +1844,50 @@ mod tests {
 
     #[test]
     fn length_names() {
-        for n in ["n", "len", "size", "Size", "count", "nbytes", "data_len", "bufsize", "buf_length", "n_items_count"] {
+        for n in [
+            "n",
+            "len",
+            "size",
+            "Size",
+            "count",
+            "nbytes",
+            "data_len",
+            "bufsize",
+            "buf_length",
+            "n_items_count",
+        ] {
             assert!(length_like(n), "{n}");
         }
-        for n in ["k", "flags", "x", "level", "mode", "key", "limit", "nlen_x", "s"] {
+        for n in [
+            "k", "flags", "x", "level", "mode", "key", "limit", "nlen_x", "s",
+        ] {
             assert!(!length_like(n), "{n}");
         }
     }
     use evotest_abi::meta::{ScalarKind, ScalarMeta};
 
     fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: String::new(), scalar: Some(ScalarMeta { kind, bits }), pointee: None, composite: None, array: None, reference: 0 }
+        TypeMeta {
+            c_spelling: c.into(),
+            ir: String::new(),
+            scalar: Some(ScalarMeta { kind, bits }),
+            pointee: None,
+            composite: None,
+            array: None,
+            reference: 0,
+        }
     }
 
     fn ptr(c: &str, to: TypeMeta) -> TypeMeta {
-        TypeMeta { c_spelling: c.into(), ir: "ptr".into(), scalar: None, pointee: Some(Box::new(to)), composite: None, array: None, reference: 0 }
+        TypeMeta {
+            c_spelling: c.into(),
+            ir: "ptr".into(),
+            scalar: None,
+            pointee: Some(Box::new(to)),
+            composite: None,
+            array: None,
+            reference: 0,
+        }
     }
 
     fn func(params: Vec<(&str, TypeMeta)>) -> FunctionMeta {
@@ -1404,7 +1896,13 @@ mod tests {
             external: true,
             file: "f.c".into(),
             line: 1,
-            params: params.into_iter().map(|(n, t)| ParamMeta { name: n.into(), ty: t }).collect(),
+            params: params
+                .into_iter()
+                .map(|(n, t)| ParamMeta {
+                    name: n.into(),
+                    ty: t,
+                })
+                .collect(),
             ret: ty("int", ScalarKind::Signed, 32),
             variadic: false,
             blocks: vec![],
@@ -1433,13 +1931,22 @@ mod tests {
             ShapeSpec::parse_buffer("b=n:4").unwrap(),
             ShapeSpec::parse_string("s=2:a-c").unwrap(),
         ];
-        let ranges = vec![RangeSpec { name: "a".into(), lo: "-5".into(), hi: "5".into() }];
+        let ranges = vec![RangeSpec {
+            name: "a".into(),
+            lo: "-5".into(),
+            hi: "5".into(),
+        }];
         let (params, genes) = build(&f, &specs, &ranges, &[], &[]).unwrap();
         // a[0..3], s.len, s[0], s[1], b.len, b[0..4]
         assert_eq!(genes.len(), 3 + 3 + 5);
         assert_eq!(params[2].shape, Shape::LengthOf { buffer: 3 });
         assert_eq!(genes[0].range, Range::Int { lo: -5, hi: 5 });
-        assert_eq!(genes[4].role, Role::Char { alphabet: b"abc".to_vec() });
+        assert_eq!(
+            genes[4].role,
+            Role::Char {
+                alphabet: b"abc".to_vec()
+            }
+        );
         let sig = super::super::harness::Signature::of(&f, &params).unwrap();
         let fe = super::super::FunctionFrontend {
             signature: sig,
@@ -1457,20 +1964,46 @@ mod tests {
             default_caps: vec![],
         };
         let d = &fe.domain;
-        let input = d.from_values(&[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10].iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
-        assert_eq!(fe.display_input(&input), "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]");
+        let input = d.from_values(
+            &[1, 2, 3, 1, 98, 99, 2, 7, 8, 9, 10]
+                .iter()
+                .map(|&v| Value::Int(v))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            fe.display_input(&input),
+            "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]"
+        );
         let a = c_args(&fe.params, d, &input, "v", true);
         let guarded = |v: &str, decl: &str| {
-            [format!("struct {{ {decl}; unsigned char evotest_g[64]; }} {v}_s = {{ "), format!("evotest_fill_guard_bytes({v}_s.evotest_g);")]
+            [
+                format!("struct {{ {decl}; unsigned char evotest_g[64]; }} {v}_s = {{ "),
+                format!("evotest_fill_guard_bytes({v}_s.evotest_g);"),
+            ]
         };
         let [g0, m0] = guarded("v0", "int evotest_v[3]");
         let [g1, m1] = guarded("v1", "char evotest_v[2]");
         let [g3, m3] = guarded("v3", "int evotest_v[2]");
         assert_eq!(
             a.setup,
-            vec![format!("{g0}{{1, 2, 3}} }};"), m0, format!("{g1}\"b\" }};"), m1, format!("{g3}{{7, 8}} }};"), m3]
+            vec![
+                format!("{g0}{{1, 2, 3}} }};"),
+                m0,
+                format!("{g1}\"b\" }};"),
+                m1,
+                format!("{g3}{{7, 8}} }};"),
+                m3
+            ]
         );
-        assert_eq!(a.args, vec!["v0_s.evotest_v", "v1_s.evotest_v", "(int)2", "v3_s.evotest_v"]);
+        assert_eq!(
+            a.args,
+            vec![
+                "v0_s.evotest_v",
+                "v1_s.evotest_v",
+                "(int)2",
+                "v3_s.evotest_v"
+            ]
+        );
         assert_eq!(
             a.after,
             vec![
@@ -1481,7 +2014,10 @@ mod tests {
         );
         let h = fe.harness_c();
         // the length parameter is decoded after its buffer
-        let (b, n) = (h.find("int *evotest_p3").unwrap(), h.find("int evotest_p2 = (int)evotest_n3;").unwrap());
+        let (b, n) = (
+            h.find("int *evotest_p3").unwrap(),
+            h.find("int evotest_p2 = (int)evotest_n3;").unwrap(),
+        );
         assert!(b < n, "{h}");
     }
 
@@ -1491,10 +2027,21 @@ mod tests {
         let f = func(vec![("a", ptr("int *", int.clone())), ("n", int.clone())]);
         let e = build(&f, &[], &[], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("--array a=LEN"), "{e}");
-        let specs = [ShapeSpec::parse_array("a=2").unwrap(), ShapeSpec::parse_array("n=3").unwrap()];
+        let specs = [
+            ShapeSpec::parse_array("a=2").unwrap(),
+            ShapeSpec::parse_array("n=3").unwrap(),
+        ];
         let e = build(&f, &specs, &[], &[], &[]).unwrap_err().to_string();
         assert!(e.contains("not a pointer"), "{e}");
-        let e = build(&f, &[ShapeSpec::parse_array("zz=3").unwrap()], &[], &[], &[]).unwrap_err().to_string();
+        let e = build(
+            &f,
+            &[ShapeSpec::parse_array("zz=3").unwrap()],
+            &[],
+            &[],
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("no such parameter"), "{e}");
         assert!(ShapeSpec::parse_string("s=3:z-a").is_err());
         assert!(ShapeSpec::parse_buffer("a=5").is_err());

@@ -16,7 +16,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The rustc flags of the route (see module docs).
-pub const ROUTE_FLAGS: &[&str] = &["-C", "opt-level=0", "-C", "debuginfo=2", "-C", "codegen-units=1", "-C", "no-prepopulate-passes"];
+pub const ROUTE_FLAGS: &[&str] = &[
+    "-C",
+    "opt-level=0",
+    "-C",
+    "debuginfo=2",
+    "-C",
+    "codegen-units=1",
+    "-C",
+    "no-prepopulate-passes",
+];
 
 /// What [`build_crate`] produced.
 #[derive(Clone, Debug)]
@@ -42,14 +51,26 @@ fn cargo() -> Command {
 
 /// The first error line of a tool's standard error, with the count of the others.
 fn first_error(stderr: &str) -> String {
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.trim_start().starts_with("error")).collect();
-    let first = errors.first().copied().or_else(|| stderr.lines().find(|l| !l.trim().is_empty())).unwrap_or("no message").trim();
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("error"))
+        .collect();
+    let first = errors
+        .first()
+        .copied()
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("no message")
+        .trim();
     let detail: Option<&str> = stderr
         .lines()
         .skip_while(|l| !l.trim_start().starts_with("error"))
         .find(|l| l.trim_start().starts_with("-->"))
         .map(|l| l.trim());
-    let more = if errors.len() > 1 { format!(" (and {} more errors)", errors.len() - 1) } else { String::new() };
+    let more = if errors.len() > 1 {
+        format!(" (and {} more errors)", errors.len() - 1)
+    } else {
+        String::new()
+    };
     match detail {
         Some(d) => format!("{first} {d}{more}"),
         None => format!("{first}{more}"),
@@ -60,9 +81,16 @@ fn first_error(stderr: &str) -> String {
 ///
 /// Errors: neither exists.
 pub fn manifest(krate: &Path) -> Result<PathBuf> {
-    let m = if krate.is_dir() { krate.join("Cargo.toml") } else { krate.to_path_buf() };
+    let m = if krate.is_dir() {
+        krate.join("Cargo.toml")
+    } else {
+        krate.to_path_buf()
+    };
     if !m.is_file() {
-        bail!("{}: no Cargo.toml there (--crate takes a crate directory)", krate.display());
+        bail!(
+            "{}: no Cargo.toml there (--crate takes a crate directory)",
+            krate.display()
+        );
     }
     Ok(m.canonicalize().unwrap_or(m))
 }
@@ -72,17 +100,22 @@ pub fn manifest(krate: &Path) -> Result<PathBuf> {
 /// Errors (one line): cargo missing, no library target, a compile error (rustc's first error).
 pub fn build_crate(manifest: &Path, target_dir: &Path) -> Result<CrateBuild> {
     let mut cmd = cargo();
-    cmd.args(["rustc", "--lib", "--message-format=json-render-diagnostics", "--manifest-path"])
-        .arg(manifest)
-        .arg("--target-dir")
-        .arg(target_dir)
-        .arg("--")
-        .args(ROUTE_FLAGS)
-        .arg("--emit=llvm-bc,link")
-        .env("CARGO_INCREMENTAL", "0")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET");
+    cmd.args([
+        "rustc",
+        "--lib",
+        "--message-format=json-render-diagnostics",
+        "--manifest-path",
+    ])
+    .arg(manifest)
+    .arg("--target-dir")
+    .arg(target_dir)
+    .arg("--")
+    .args(ROUTE_FLAGS)
+    .arg("--emit=llvm-bc,link")
+    .env("CARGO_INCREMENTAL", "0")
+    .env_remove("RUSTFLAGS")
+    .env_remove("CARGO_TARGET_DIR")
+    .env_remove("CARGO_BUILD_TARGET");
     let out = cmd.output().context("cannot run cargo (is it on PATH?)")?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -91,24 +124,51 @@ pub fn build_crate(manifest: &Path, target_dir: &Path) -> Result<CrateBuild> {
     let dir = manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut found = None;
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         if v["reason"] != "compiler-artifact" {
             continue;
         }
-        let same = v["manifest_path"].as_str().map(PathBuf::from).map(|p| p.canonicalize().unwrap_or(p)) == Some(manifest.to_path_buf());
-        let kinds: Vec<&str> = v["target"]["kind"].as_array().map(|a| a.iter().filter_map(|k| k.as_str()).collect()).unwrap_or_default();
+        let same = v["manifest_path"]
+            .as_str()
+            .map(PathBuf::from)
+            .map(|p| p.canonicalize().unwrap_or(p))
+            == Some(manifest.to_path_buf());
+        let kinds: Vec<&str> = v["target"]["kind"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|k| k.as_str()).collect())
+            .unwrap_or_default();
         if !same || !kinds.iter().any(|k| *k == "lib" || *k == "rlib") {
             continue;
         }
-        let name = v["target"]["name"].as_str().unwrap_or_default().replace('-', "_");
-        let files: Vec<PathBuf> = v["filenames"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect()).unwrap_or_default();
+        let name = v["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .replace('-', "_");
+        let files: Vec<PathBuf> = v["filenames"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f.as_str().map(PathBuf::from))
+                    .collect()
+            })
+            .unwrap_or_default();
         // deps/lib<name>-<hash>.rmeta names the session's files: deps/<name>-<hash>.bc, deps/lib<name>-<hash>.rlib
-        let rmeta = files.iter().find(|f| f.extension().is_some_and(|e| e == "rmeta"));
+        let rmeta = files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "rmeta"));
         if let Some(rmeta) = rmeta {
-            let stem = rmeta.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            let stem = rmeta
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
             let deps = rmeta.parent().unwrap_or(Path::new(".")).to_path_buf();
             let hashed = stem.strip_prefix("lib").unwrap_or(stem);
-            let src_path = v["target"]["src_path"].as_str().map(PathBuf::from).unwrap_or_else(|| super::structs::lib_root(&dir));
+            let src_path = v["target"]["src_path"]
+                .as_str()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| super::structs::lib_root(&dir));
             found = Some(CrateBuild {
                 name: name.clone(),
                 dir: dir.clone(),
@@ -119,10 +179,18 @@ pub fn build_crate(manifest: &Path, target_dir: &Path) -> Result<CrateBuild> {
             });
         }
     }
-    let b = found.ok_or_else(|| anyhow!("{}: cargo built no library (evotest tests a function of a library crate: src/lib.rs)", manifest.display()))?;
+    let b = found.ok_or_else(|| {
+        anyhow!(
+            "{}: cargo built no library (evotest tests a function of a library crate: src/lib.rs)",
+            manifest.display()
+        )
+    })?;
     for f in [&b.bitcode, &b.rlib] {
         if !f.is_file() {
-            bail!("cargo did not write {} (is the crate built with a custom profile?)", f.display());
+            bail!(
+                "cargo did not write {} (is the crate built with a custom profile?)",
+                f.display()
+            );
         }
     }
     Ok(b)
@@ -131,7 +199,11 @@ pub fn build_crate(manifest: &Path, target_dir: &Path) -> Result<CrateBuild> {
 /// An LLVM tool next to clang (`llvm-ar`), or with the `-22` suffix on `PATH`.
 fn llvm_tool(tc: &Toolchain, name: &str) -> PathBuf {
     let dir = tc.clang.parent().unwrap_or(Path::new("/usr/bin"));
-    for c in [dir.join(name), dir.join(format!("{name}-22")), PathBuf::from(format!("/usr/lib/llvm-22/bin/{name}"))] {
+    for c in [
+        dir.join(name),
+        dir.join(format!("{name}-22")),
+        PathBuf::from(format!("/usr/lib/llvm-22/bin/{name}")),
+    ] {
         if c.is_file() {
             return c;
         }
@@ -140,9 +212,14 @@ fn llvm_tool(tc: &Toolchain, name: &str) -> PathBuf {
 }
 
 fn run(mut cmd: Command, what: &str) -> Result<()> {
-    let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
     if !out.status.success() {
-        bail!("{what}: {}", first_error(&String::from_utf8_lossy(&out.stderr)));
+        bail!(
+            "{what}: {}",
+            first_error(&String::from_utf8_lossy(&out.stderr))
+        );
     }
     Ok(())
 }
@@ -154,21 +231,33 @@ fn run(mut cmd: Command, what: &str) -> Result<()> {
 pub fn instrument(tc: &Toolchain, b: &CrateBuild, work: &Path) -> Result<(PathBuf, PathBuf)> {
     let obj = work.join(format!("{}.o", b.name));
     let mut cmd = tc.clang();
-    cmd.args(["--target=x86_64-unknown-linux-gnu", "-O0", "-Wno-override-module"])
-        .arg(format!("-fpass-plugin={}", tc.pass.display()))
-        .arg("-c")
-        .arg(&b.bitcode)
-        .arg("-o")
-        .arg(&obj);
+    cmd.args([
+        "--target=x86_64-unknown-linux-gnu",
+        "-O0",
+        "-Wno-override-module",
+    ])
+    .arg(format!("-fpass-plugin={}", tc.pass.display()))
+    .arg("-c")
+    .arg(&b.bitcode)
+    .arg("-o")
+    .arg(&obj);
     run(cmd, "instrumenting the crate's bitcode failed")?;
     let rlib = work.join(format!("lib{}.rlib", b.name));
     std::fs::copy(&b.rlib, &rlib).with_context(|| format!("cannot copy {}", b.rlib.display()))?;
     let ar = llvm_tool(tc, "llvm-ar");
-    let list = Command::new(&ar).arg("t").arg(&rlib).output().with_context(|| format!("cannot run {}", ar.display()))?;
+    let list = Command::new(&ar)
+        .arg("t")
+        .arg(&rlib)
+        .output()
+        .with_context(|| format!("cannot run {}", ar.display()))?;
     let members = String::from_utf8_lossy(&list.stdout);
     let objs: Vec<&str> = members.lines().filter(|m| m.ends_with(".o")).collect();
     let [member] = objs[..] else {
-        bail!("{}: expected one object in the rlib (codegen-units=1), found {}", b.rlib.display(), objs.len());
+        bail!(
+            "{}: expected one object in the rlib (codegen-units=1), found {}",
+            b.rlib.display(),
+            objs.len()
+        );
     };
     let mdir = work.join("rlib-member");
     std::fs::create_dir_all(&mdir)?;
@@ -185,26 +274,44 @@ pub fn instrument(tc: &Toolchain, b: &CrateBuild, work: &Path) -> Result<(PathBu
 ///
 /// Errors: the runtime's rlib is missing, or rustc fails (its first error, e.g. a private
 /// function).
-pub fn link_harness(tc: &Toolchain, b: &CrateBuild, rlib: &Path, harness: &Path, exe: &Path) -> Result<()> {
+pub fn link_harness(
+    tc: &Toolchain,
+    b: &CrateBuild,
+    rlib: &Path,
+    harness: &Path,
+    exe: &Path,
+) -> Result<()> {
     let rt = tc.runtime.with_file_name("libevotest_rt.rlib");
     if !rt.is_file() {
-        bail!("{} not found; build it with `cargo build --workspace`", rt.display());
+        bail!(
+            "{} not found; build it with `cargo build --workspace`",
+            rt.display()
+        );
     }
     let rt_deps = rt.parent().unwrap_or(Path::new(".")).join("deps");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let mut cmd = Command::new(rustc);
-    cmd.args(["--edition", "2021", "--crate-type", "bin", "-C", "opt-level=0", "-C", "debuginfo=1"])
-        .arg("--extern")
-        .arg(format!("{}={}", b.name, rlib.display()))
-        .arg("--extern")
-        .arg(format!("evotest_rt={}", rt.display()))
-        .arg("-L")
-        .arg(format!("dependency={}", b.deps.display()))
-        .arg("-L")
-        .arg(format!("dependency={}", rt_deps.display()))
-        .arg(harness)
-        .arg("-o")
-        .arg(exe);
+    cmd.args([
+        "--edition",
+        "2021",
+        "--crate-type",
+        "bin",
+        "-C",
+        "opt-level=0",
+        "-C",
+        "debuginfo=1",
+    ])
+    .arg("--extern")
+    .arg(format!("{}={}", b.name, rlib.display()))
+    .arg("--extern")
+    .arg(format!("evotest_rt={}", rt.display()))
+    .arg("-L")
+    .arg(format!("dependency={}", b.deps.display()))
+    .arg("-L")
+    .arg(format!("dependency={}", rt_deps.display()))
+    .arg(harness)
+    .arg("-o")
+    .arg(exe);
     run(cmd, "compiling the harness failed").map_err(|e| {
         let m = e.to_string();
         if m.contains("E0603") || m.contains("is private") {
@@ -269,66 +376,123 @@ pub const FUZZ_MACHINERY: &[&str] = &["libfuzzer_sys", "arbitrary", "derive_arbi
 ///
 /// Errors (one line): no Cargo.toml, no such fuzz target, a name in `instrument` that is not a
 /// crate of the build, a build or link failure (the first error).
-pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path, instrument: &[String]) -> Result<PathBuf> {
-    let instrument: Vec<String> = instrument.iter().map(|c| c.trim().replace('-', "_")).filter(|c| !c.is_empty()).collect();
+pub fn build_fuzz_target(
+    tc: &Toolchain,
+    krate: &Path,
+    target: &str,
+    work: &Path,
+    instrument: &[String],
+) -> Result<PathBuf> {
+    let instrument: Vec<String> = instrument
+        .iter()
+        .map(|c| c.trim().replace('-', "_"))
+        .filter(|c| !c.is_empty())
+        .collect();
     let all = instrument.iter().any(|c| c == "all");
     let mut named_seen: Vec<String> = vec![];
     let manifest = {
         let fuzz = krate.join("fuzz").join("Cargo.toml");
-        if fuzz.is_file() { fuzz.canonicalize()? } else { self::manifest(krate)? }
+        if fuzz.is_file() {
+            fuzz.canonicalize()?
+        } else {
+            self::manifest(krate)?
+        }
     };
     std::fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
     let work = work.canonicalize()?;
     // libFuzzer's stand-in for cargo's link
     std::fs::write(work.join("replay_main.c"), REPLAY_MAIN_C)?;
     let mut cc = tc.clang();
-    cc.args(["-O1", "-c"]).arg(work.join("replay_main.c")).arg("-o").arg(work.join("replay_main.o"));
+    cc.args(["-O1", "-c"])
+        .arg(work.join("replay_main.c"))
+        .arg("-o")
+        .arg(work.join("replay_main.o"));
     run(cc, "compiling the replayer failed")?;
     let ar = llvm_tool(tc, "llvm-ar");
     let _ = std::fs::remove_file(work.join("libreplay.a"));
     let mut a = Command::new(&ar);
-    a.arg("rc").arg(work.join("libreplay.a")).arg(work.join("replay_main.o"));
+    a.arg("rc")
+        .arg(work.join("libreplay.a"))
+        .arg(work.join("replay_main.o"));
     run(a, "archiving the replayer failed")?;
-    let rustflags = format!("--cfg fuzzing {} --emit=llvm-bc,link", ROUTE_FLAGS.join(" "));
+    let rustflags = format!(
+        "--cfg fuzzing {} --emit=llvm-bc,link",
+        ROUTE_FLAGS.join(" ")
+    );
     let cargo_dir = work.join("cargo");
     let mut cmd = cargo();
-    cmd.args(["build", "--message-format=json-render-diagnostics", "--target", HOST_TRIPLE, "--bin", target, "--manifest-path"])
-        .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&cargo_dir)
-        .env("CARGO_INCREMENTAL", "0")
-        .env("RUSTFLAGS", rustflags)
-        .env("CUSTOM_LIBFUZZER_PATH", work.join("libreplay.a"))
-        .env("CUSTOM_LIBFUZZER_STD_CXX", "none")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET");
+    cmd.args([
+        "build",
+        "--message-format=json-render-diagnostics",
+        "--target",
+        HOST_TRIPLE,
+        "--bin",
+        target,
+        "--manifest-path",
+    ])
+    .arg(&manifest)
+    .arg("--target-dir")
+    .arg(&cargo_dir)
+    .env("CARGO_INCREMENTAL", "0")
+    .env("RUSTFLAGS", rustflags)
+    .env("CUSTOM_LIBFUZZER_PATH", work.join("libreplay.a"))
+    .env("CUSTOM_LIBFUZZER_STD_CXX", "none")
+    .env_remove("CARGO_TARGET_DIR")
+    .env_remove("CARGO_BUILD_TARGET");
     let out = cmd.output().context("cannot run cargo (is it on PATH?)")?;
     if !out.status.success() {
-        bail!("building fuzz target `{target}` failed: {}", first_error(&String::from_utf8_lossy(&out.stderr)));
+        bail!(
+            "building fuzz target `{target}` failed: {}",
+            first_error(&String::from_utf8_lossy(&out.stderr))
+        );
     }
     // local crates: instrument their bitcode; others: link their rlibs
     let mut objects = Vec::new();
     let mut rlibs = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         if v["reason"] != "compiler-artifact" {
             continue;
         }
-        let kinds: Vec<&str> = v["target"]["kind"].as_array().map(|a| a.iter().filter_map(|k| k.as_str()).collect()).unwrap_or_default();
-        if kinds.iter().any(|k| *k == "custom-build" || *k == "proc-macro") {
+        let kinds: Vec<&str> = v["target"]["kind"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|k| k.as_str()).collect())
+            .unwrap_or_default();
+        if kinds
+            .iter()
+            .any(|k| *k == "custom-build" || *k == "proc-macro")
+        {
             continue;
         }
-        let files: Vec<PathBuf> = v["filenames"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(PathBuf::from)).collect()).unwrap_or_default();
+        let files: Vec<PathBuf> = v["filenames"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f.as_str().map(PathBuf::from))
+                    .collect()
+            })
+            .unwrap_or_default();
         // built for the host only (a build script's dependency, e.g. `cc`'s `libc`): not linked
         // into the target, and cargo kept no bitcode of it for the target
-        if !files.is_empty() && !files.iter().any(|f| f.starts_with(cargo_dir.join(HOST_TRIPLE))) {
+        if !files.is_empty()
+            && !files
+                .iter()
+                .any(|f| f.starts_with(cargo_dir.join(HOST_TRIPLE)))
+        {
             continue;
         }
-        let name = v["target"]["name"].as_str().unwrap_or_default().replace('-', "_");
+        let name = v["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .replace('-', "_");
         if instrument.contains(&name) {
             named_seen.push(name.clone());
         }
-        let local = v["package_id"].as_str().is_some_and(|p| p.starts_with("path+file://"))
+        let local = v["package_id"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("path+file://"))
             || instrument.contains(&name)
             || (all && !FUZZ_MACHINERY.contains(&name.as_str()));
         let deps = cargo_dir.join(HOST_TRIPLE).join("debug").join("deps");
@@ -341,26 +505,37 @@ pub fn build_fuzz_target(tc: &Toolchain, krate: &Path, target: &str, work: &Path
                 .map(|s| s.strip_prefix("lib").unwrap_or(s).to_string());
             let bc = match hashed {
                 Some(h) => deps.join(format!("{h}.bc")),
-                None => newest(&deps, &format!("{name}-"), ".bc").ok_or_else(|| anyhow!("no bitcode of `{name}` in {}", deps.display()))?,
+                None => newest(&deps, &format!("{name}-"), ".bc")
+                    .ok_or_else(|| anyhow!("no bitcode of `{name}` in {}", deps.display()))?,
             };
             let obj = work.join(format!("{name}.o"));
             let mut c = tc.clang();
-            c.args(["--target=x86_64-unknown-linux-gnu", "-O0", "-Wno-override-module"])
-                .arg(format!("-fpass-plugin={}", tc.pass.display()))
-                .arg("-c")
-                .arg(&bc)
-                .arg("-o")
-                .arg(&obj);
+            c.args([
+                "--target=x86_64-unknown-linux-gnu",
+                "-O0",
+                "-Wno-override-module",
+            ])
+            .arg(format!("-fpass-plugin={}", tc.pass.display()))
+            .arg("-c")
+            .arg(&bc)
+            .arg("-o")
+            .arg(&obj);
             run(c, &format!("instrumenting `{name}` failed"))?;
             objects.push(obj);
-        } else if let Some(r) = files.iter().find(|f| f.extension().is_some_and(|e| e == "rlib")) {
+        } else if let Some(r) = files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "rlib"))
+        {
             rlibs.push(r.clone());
         }
     }
     if objects.is_empty() {
         bail!("cargo built no local crate for fuzz target `{target}`");
     }
-    if let Some(c) = instrument.iter().find(|c| *c != "all" && !named_seen.contains(c)) {
+    if let Some(c) = instrument
+        .iter()
+        .find(|c| *c != "all" && !named_seen.contains(c))
+    {
         bail!("--instrument_crates: `{c}` is not a crate of fuzz target `{target}`'s build");
     }
     std::fs::write(work.join("libfuzzer_stubs.c"), LIBFUZZER_STUBS_C)?;
@@ -390,7 +565,11 @@ fn newest(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
     std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix)))
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix))
+        })
         .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
         .map(|e| e.path())
 }

@@ -20,7 +20,9 @@ pub const PANIC_PREFIX: &str = "evotest-panic: ";
 /// A Rust expression reading scalar `s` at byte offset expression `off` of `evotest_buf` (a
 /// 128-bit integer from one 64-bit field, widened).
 fn read_scalar(s: RScalar, off: &str) -> String {
-    let rd = |t: &str, n: usize| format!("{t}::from_le_bytes(evotest_buf[{off}..{off} + {n}].try_into().unwrap())");
+    let rd = |t: &str, n: usize| {
+        format!("{t}::from_le_bytes(evotest_buf[{off}..{off} + {n}].try_into().unwrap())")
+    };
     match s {
         RScalar::Bool => format!("(evotest_buf[{off}] & 1 != 0)"),
         RScalar::Char => format!("char::from_u32({}).unwrap_or('\\u{{fffd}}')", rd("u32", 4)),
@@ -58,12 +60,25 @@ impl Gen<'_> {
             Node::Wide { s, hi, lo } => {
                 let (h, l) = (self.off(*hi), self.off(*lo));
                 if *s == RScalar::I128 {
-                    format!("(({} as i128) << 64 | {} as i128)", read_scalar(RScalar::I64, &h.to_string()), read_scalar(RScalar::U64, &l.to_string()))
+                    format!(
+                        "(({} as i128) << 64 | {} as i128)",
+                        read_scalar(RScalar::I64, &h.to_string()),
+                        read_scalar(RScalar::U64, &l.to_string())
+                    )
                 } else {
-                    format!("(({} as u128) << 64 | {} as u128)", read_scalar(RScalar::U64, &h.to_string()), read_scalar(RScalar::U64, &l.to_string()))
+                    format!(
+                        "(({} as u128) << 64 | {} as u128)",
+                        read_scalar(RScalar::U64, &h.to_string()),
+                        read_scalar(RScalar::U64, &l.to_string())
+                    )
                 }
             }
-            Node::Text { owned, len_field, first, max } => {
+            Node::Text {
+                owned,
+                len_field,
+                first,
+                max,
+            } => {
                 let v = self.local();
                 let len = read_scalar(RScalar::U32, &self.off(*len_field).to_string());
                 let off = self.fe.domain.fields.get(*first).map_or(0, |f| f.offset);
@@ -71,14 +86,30 @@ impl Gen<'_> {
                     self.pre,
                     "        let mut {v}: String = evotest_buf[{off}..{off} + ({len} as usize).min({max})].iter().map(|&b| b as char).collect();"
                 );
-                if *owned { v } else { format!("{v}.as_str()") }
+                if *owned {
+                    v
+                } else {
+                    format!("{v}.as_str()")
+                }
             }
-            Node::Seq { vec, mutable, len_field, elems } => {
+            Node::Seq {
+                vec,
+                mutable,
+                len_field,
+                elems,
+            } => {
                 let items: Vec<String> = elems.iter().map(|e| self.expr(e)).collect();
                 let v = self.local();
                 let len = read_scalar(RScalar::U32, &self.off(*len_field).to_string());
-                let _ = writeln!(self.pre, "        let {v}_len = ({len} as usize).min({});", elems.len());
-                let _ = writeln!(self.pre, "        let mut {v} = Vec::with_capacity({v}_len);");
+                let _ = writeln!(
+                    self.pre,
+                    "        let {v}_len = ({len} as usize).min({});",
+                    elems.len()
+                );
+                let _ = writeln!(
+                    self.pre,
+                    "        let mut {v} = Vec::with_capacity({v}_len);"
+                );
                 for (k, it) in items.iter().enumerate() {
                     let _ = writeln!(self.pre, "        if {v}_len > {k} {{ {v}.push({it}); }}");
                 }
@@ -94,22 +125,47 @@ impl Gen<'_> {
             }
             Node::Tuple(elems) => {
                 let items: Vec<String> = elems.iter().map(|e| self.expr(e)).collect();
-                if items.len() == 1 { format!("({},)", items[0]) } else { format!("({})", items.join(", ")) }
+                if items.len() == 1 {
+                    format!("({},)", items[0])
+                } else {
+                    format!("({})", items.join(", "))
+                }
             }
             Node::Struct { path, kind, fields } => {
-                let items: Vec<(String, String)> = fields.iter().map(|(f, n)| (f.clone(), self.expr(n))).collect();
+                let items: Vec<(String, String)> = fields
+                    .iter()
+                    .map(|(f, n)| (f.clone(), self.expr(n)))
+                    .collect();
                 let p = format!("{}::{path}", self.fe.crate_name);
                 match kind {
                     StructShape::Unit => p,
-                    StructShape::Tuple => format!("{p}({})", items.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>().join(", ")),
-                    StructShape::Named => format!("{p} {{ {} }}", items.iter().map(|(f, e)| format!("{f}: {e}")).collect::<Vec<_>>().join(", ")),
+                    StructShape::Tuple => format!(
+                        "{p}({})",
+                        items
+                            .iter()
+                            .map(|(_, e)| e.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    StructShape::Named => format!(
+                        "{p} {{ {} }}",
+                        items
+                            .iter()
+                            .map(|(f, e)| format!("{f}: {e}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 }
             }
             Node::Ref { mutable, inner } => {
                 let e = self.expr(inner);
                 let v = self.local();
                 let _ = writeln!(self.pre, "        let mut {v} = {e};");
-                if *mutable { format!("&mut {v}") } else { format!("&{v}") }
+                if *mutable {
+                    format!("&mut {v}")
+                } else {
+                    format!("&{v}")
+                }
             }
         }
     }
@@ -120,7 +176,12 @@ pub fn generate(fe: &RustFrontend) -> String {
     let d = &fe.domain;
     let n = d.len;
     let mut s = String::new();
-    let _ = writeln!(s, "//! evotest harness for {} (crate {}). Generated; do not edit.", fe.prototype, fe.crate_dir.display());
+    let _ = writeln!(
+        s,
+        "//! evotest harness for {} (crate {}). Generated; do not edit.",
+        fe.prototype,
+        fe.crate_dir.display()
+    );
     let _ = writeln!(s, "//! Run by hand: ./target INPUTFILE (the input encoding is documented in src/input/mod.rs).");
     s.push_str("#![allow(unused_parens, unused_mut, clippy::all)]\n");
     s.push_str("use std::ffi::{c_char, CString};\nuse std::cell::RefCell;\n\n");
@@ -150,7 +211,11 @@ pub fn generate(fe: &RustFrontend) -> String {
     let _ = writeln!(s, "        let evotest_n = evotest_len.min({n});");
     s.push_str("        evotest_buf[..evotest_n].copy_from_slice(&evotest_in[..evotest_n]);\n");
     s.push_str("        evotest_buf[evotest_n..].fill(0);\n");
-    let mut g = Gen { fe, pre: String::new(), n: 0 };
+    let mut g = Gen {
+        fe,
+        pre: String::new(),
+        n: 0,
+    };
     let args: Vec<String> = fe.params.iter().map(|p| g.expr(&p.node)).collect();
     s.push_str(&g.pre);
     let call = fe.call_expr(&args);
@@ -176,7 +241,10 @@ pub fn generate(fe: &RustFrontend) -> String {
         },
         _ => format!("{RET_VOID}, {{ drop(evotest_r); 0 }}"),
     };
-    let _ = writeln!(s, "        unsafe {{ evotest_rt::__evotest_return({record}) }};");
+    let _ = writeln!(
+        s,
+        "        unsafe {{ evotest_rt::__evotest_return({record}) }};"
+    );
     s.push_str("    }\n}\n");
     s
 }

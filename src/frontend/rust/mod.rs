@@ -57,16 +57,30 @@ pub enum Node {
     Wide { s: RScalar, hi: usize, lo: usize },
     /// `&str` (`owned: false`) or `String`: a length field, then `max` character fields (bytes
     /// of the alphabet).
-    Text { owned: bool, len_field: usize, first: usize, max: usize },
+    Text {
+        owned: bool,
+        len_field: usize,
+        first: usize,
+        max: usize,
+    },
     /// `Vec<T>` (`vec`), `&[T]` or `&mut [T]`: a length field, then one node per possible element.
-    Seq { vec: bool, mutable: bool, len_field: usize, elems: Vec<Node> },
+    Seq {
+        vec: bool,
+        mutable: bool,
+        len_field: usize,
+        elems: Vec<Node>,
+    },
     /// `[T; N]`: N elements.
     Array(Vec<Node>),
     /// `(A, B, …)`.
     Tuple(Vec<Node>),
     /// A struct of the crate, by its path from the crate root (`geo::Point`), with its fields in
     /// order (a tuple struct's named `0`, `1`, …).
-    Struct { path: String, kind: StructShape, fields: Vec<(String, Node)> },
+    Struct {
+        path: String,
+        kind: StructShape,
+        fields: Vec<(String, Node)>,
+    },
     /// `&T` or `&mut T`.
     Ref { mutable: bool, inner: Box<Node> },
 }
@@ -134,7 +148,10 @@ fn length_field(name: &str, max: usize) -> Field {
         name: format!("{name}.len"),
         offset: 0,
         ty: ScalarType::U32,
-        range: Range::Int { lo: 0, hi: max as i128 },
+        range: Range::Int {
+            lo: 0,
+            hi: max as i128,
+        },
         full: false,
         step: None,
         role: Role::Length,
@@ -144,7 +161,10 @@ fn length_field(name: &str, max: usize) -> Field {
 fn scalar_field(name: &str, s: RScalar) -> Field {
     let mut f = Field::full(name, s.field());
     if s == RScalar::Char {
-        f.range = Range::Int { lo: 0, hi: 0x10FFFF };
+        f.range = Range::Int {
+            lo: 0,
+            hi: 0x10FFFF,
+        };
         f.full = false;
     }
     f
@@ -152,7 +172,10 @@ fn scalar_field(name: &str, s: RScalar) -> Field {
 
 /// Whether range or spec name `name` names the part at `path` or one that contains it.
 fn covers(name: &str, path: &str) -> bool {
-    path == name || path.strip_prefix(name).is_some_and(|r| r.starts_with('.') || r.starts_with('['))
+    path == name
+        || path
+            .strip_prefix(name)
+            .is_some_and(|r| r.starts_with('.') || r.starts_with('['))
 }
 
 /// Builds the nodes and fields of the parameters (see [`RustFrontend::new`]).
@@ -178,7 +201,13 @@ impl Builder<'_> {
 
     /// The node of a part of type `ty` at `path`, whose types are written in module `from`.
     /// Errors: why `ty` cannot be built (one phrase).
-    fn node(&mut self, path: &str, ty: &RType, from: &[String], depth: usize) -> std::result::Result<Node, String> {
+    fn node(
+        &mut self,
+        path: &str,
+        ty: &RType,
+        from: &[String],
+        depth: usize,
+    ) -> std::result::Result<Node, String> {
         if depth > MAX_DEPTH {
             return Err(format!("types nest deeper than {MAX_DEPTH} levels"));
         }
@@ -186,11 +215,15 @@ impl Builder<'_> {
         let spec = self.spec(path).cloned();
         let no_spec = |what: &str| -> std::result::Result<(), String> {
             match &spec {
-                Some(s) => Err(format!("`{}` is {what}: remove its --{}", s.name(), match s {
-                    ShapeSpec::Array { .. } => "array",
-                    ShapeSpec::String { .. } => "string",
-                    ShapeSpec::Buffer { .. } => "buffer",
-                })),
+                Some(s) => Err(format!(
+                    "`{}` is {what}: remove its --{}",
+                    s.name(),
+                    match s {
+                        ShapeSpec::Array { .. } => "array",
+                        ShapeSpec::String { .. } => "string",
+                        ShapeSpec::Buffer { .. } => "buffer",
+                    }
+                )),
                 None => Ok(()),
             }
         };
@@ -200,18 +233,33 @@ impl Builder<'_> {
                 if self.ranges.iter().any(|r| covers(&r.name, path)) {
                     // a range: one 64-bit field, widened by the harness
                     self.fields.push(scalar_field(path, *s));
-                    Node::Scalar { s: *s, field: first_field }
+                    Node::Scalar {
+                        s: *s,
+                        field: first_field,
+                    }
                 } else {
-                    let hi = if *s == RScalar::I128 { ScalarType::I64 } else { ScalarType::U64 };
+                    let hi = if *s == RScalar::I128 {
+                        ScalarType::I64
+                    } else {
+                        ScalarType::U64
+                    };
                     self.fields.push(Field::full(&format!("{path}.hi"), hi));
-                    self.fields.push(Field::full(&format!("{path}.lo"), ScalarType::U64));
-                    Node::Wide { s: *s, hi: first_field, lo: first_field + 1 }
+                    self.fields
+                        .push(Field::full(&format!("{path}.lo"), ScalarType::U64));
+                    Node::Wide {
+                        s: *s,
+                        hi: first_field,
+                        lo: first_field + 1,
+                    }
                 }
             }
             RType::Scalar(s) => {
                 no_spec(&format!("a `{}`", s.name()))?;
                 self.fields.push(scalar_field(path, *s));
-                Node::Scalar { s: *s, field: first_field }
+                Node::Scalar {
+                    s: *s,
+                    field: first_field,
+                }
             }
             RType::Str | RType::String => {
                 let (max, alphabet) = match &spec {
@@ -222,9 +270,16 @@ impl Builder<'_> {
                             None => printable(),
                         },
                     ),
-                    Some(_) => return Err(format!("`{path}` is a `{}`: give its maximum length with --string {path}=MAX", ty.spelling())),
+                    Some(_) => {
+                        return Err(format!(
+                            "`{path}` is a `{}`: give its maximum length with --string {path}=MAX",
+                            ty.spelling()
+                        ))
+                    }
                     None => {
-                        self.default_caps.push(format!("`{path}` (at most {DEFAULT_STRING_MAX} characters: --string {path}=N)"));
+                        self.default_caps.push(format!(
+                            "`{path}` (at most {DEFAULT_STRING_MAX} characters: --string {path}=N)"
+                        ));
                         (DEFAULT_STRING_MAX, printable())
                     }
                 };
@@ -238,10 +293,17 @@ impl Builder<'_> {
                         range: Range::Int { lo, hi },
                         full: false,
                         step: None,
-                        role: Role::Char { alphabet: alphabet.clone() },
+                        role: Role::Char {
+                            alphabet: alphabet.clone(),
+                        },
                     });
                 }
-                Node::Text { owned: *ty == RType::String, len_field: first_field, first: first_field + 1, max }
+                Node::Text {
+                    owned: *ty == RType::String,
+                    len_field: first_field,
+                    first: first_field + 1,
+                    max,
+                }
             }
             RType::Slice { .. } | RType::Vec(_) => {
                 let (elem, vec, mutable) = match ty {
@@ -249,20 +311,31 @@ impl Builder<'_> {
                     RType::Vec(elem) => (elem, true, false),
                     _ => unreachable!("matched by the arm"),
                 };
-                let max = match &spec {
-                    Some(ShapeSpec::Array { len, .. }) => *len,
-                    Some(_) => return Err(format!("`{path}` is a `{}`: give its maximum length with --array {path}=MAX", ty.spelling())),
-                    None => {
-                        self.default_caps.push(format!("`{path}` (at most {DEFAULT_SEQ_MAX} elements: --array {path}=N)"));
-                        DEFAULT_SEQ_MAX
-                    }
-                };
+                let max =
+                    match &spec {
+                        Some(ShapeSpec::Array { len, .. }) => *len,
+                        Some(_) => return Err(format!(
+                            "`{path}` is a `{}`: give its maximum length with --array {path}=MAX",
+                            ty.spelling()
+                        )),
+                        None => {
+                            self.default_caps.push(format!(
+                                "`{path}` (at most {DEFAULT_SEQ_MAX} elements: --array {path}=N)"
+                            ));
+                            DEFAULT_SEQ_MAX
+                        }
+                    };
                 self.fields.push(length_field(path, max));
                 let mut elems = vec![];
                 for k in 0..max {
                     elems.push(self.node(&format!("{path}[{k}]"), elem, from, depth + 1)?);
                 }
-                Node::Seq { vec, mutable, len_field: first_field, elems }
+                Node::Seq {
+                    vec,
+                    mutable,
+                    len_field: first_field,
+                    elems,
+                }
             }
             RType::Array(elem, n) => {
                 no_spec(&format!("an array of fixed length {n}"))?;
@@ -283,11 +356,17 @@ impl Builder<'_> {
             RType::Ref { inner, mutable } => {
                 let n = self.node(path, inner, from, depth + 1)?;
                 // the inner part registered this path already
-                return Ok(Node::Ref { mutable: *mutable, inner: Box::new(n) });
+                return Ok(Node::Ref {
+                    mutable: *mutable,
+                    inner: Box::new(n),
+                });
             }
             RType::Path(p) => {
                 no_spec("a struct")?;
-                let def = self.types.find(p, from, self.crate_name).map_err(|e| e.to_string())?;
+                let def = self
+                    .types
+                    .find(p, from, self.crate_name)
+                    .map_err(|e| e.to_string())?;
                 let def = def.clone();
                 let dpath = def.path();
                 if !def.public {
@@ -318,13 +397,20 @@ impl Builder<'_> {
                         .map_err(|e| format!("field `{}` of struct `{dpath}`: {e}", f.name))?;
                     fields.push((f.name.clone(), n));
                 }
-                Node::Struct { path: dpath, kind: shape, fields }
+                Node::Struct {
+                    path: dpath,
+                    kind: shape,
+                    fields,
+                }
             }
             RType::Unit => return Err("`()` carries no value".into()),
             RType::Other(t) => return Err(format!("`{t}` is not a type evotest can build")),
         };
-        let numbers: Vec<usize> = (first_field..self.fields.len()).filter(|&i| self.fields[i].role == Role::Value).collect();
-        let text = (first_field..self.fields.len()).any(|i| matches!(self.fields[i].role, Role::Char { .. }));
+        let numbers: Vec<usize> = (first_field..self.fields.len())
+            .filter(|&i| self.fields[i].role == Role::Value)
+            .collect();
+        let text = (first_field..self.fields.len())
+            .any(|i| matches!(self.fields[i].role, Role::Char { .. }));
         self.parts.push((path.to_string(), numbers, text));
         Ok(node)
     }
@@ -335,7 +421,11 @@ impl RustFrontend {
     /// block for an `unsafe fn` (evotest calls it as its tests do: with whatever inputs).
     pub fn call_expr(&self, args: &[String]) -> String {
         let call = format!("{}({})", self.call_path, args.join(", "));
-        if self.sig.is_unsafe { format!("unsafe {{ {call} }}") } else { call }
+        if self.sig.is_unsafe {
+            format!("unsafe {{ {call} }}")
+        } else {
+            call
+        }
     }
 
     /// The frontend of `sig`, called as `call_path`, whose module (from the crate root) is
@@ -359,7 +449,12 @@ impl RustFrontend {
         let names: Vec<&str> = sig.params.iter().map(|p| p.0.as_str()).collect();
         for s in specs {
             if !names.iter().any(|n| covers(n, s.name())) {
-                bail!("shape for `{}`: `{}` has no such parameter (parameters: {})", s.name(), sig.name, names.join(", "));
+                bail!(
+                    "shape for `{}`: `{}` has no such parameter (parameters: {})",
+                    s.name(),
+                    sig.name,
+                    names.join(", ")
+                );
             }
             if matches!(s, ShapeSpec::Buffer { .. }) {
                 bail!("--buffer {}: a Rust slice carries its length; use --array {}=MAX for its maximum length", s.name(), s.name());
@@ -386,16 +481,29 @@ impl RustFrontend {
                     ty.spelling()
                 )
             })?;
-            params.push(RParam { name: name.clone(), ty: ty.clone(), node });
+            params.push(RParam {
+                name: name.clone(),
+                ty: ty.clone(),
+                node,
+            });
         }
         if let Some(i) = b.used_specs.iter().position(|u| !u) {
             let parts: Vec<&str> = b.parts.iter().map(|p| p.0.as_str()).collect();
-            bail!("shape for `{}`: no such part of a parameter (parts: {})", specs[i].name(), parts.join(", "));
+            bail!(
+                "shape for `{}`: no such part of a parameter (parts: {})",
+                specs[i].name(),
+                parts.join(", ")
+            );
         }
         for r in ranges {
             let Some((_, numbers, text)) = b.parts.iter().find(|p| p.0 == r.name).cloned() else {
                 let parts: Vec<&str> = b.parts.iter().map(|p| p.0.as_str()).collect();
-                bail!("range for `{}`: `{}` has no such parameter or part (parts: {})", r.name, sig.name, parts.join(", "));
+                bail!(
+                    "range for `{}`: `{}` has no such parameter or part (parts: {})",
+                    r.name,
+                    sig.name,
+                    parts.join(", ")
+                );
             };
             if text && numbers.is_empty() {
                 bail!("range for `{}`: a string takes an alphabet (--string {}=MAX:ALPHABET), not a range", r.name, r.name);
@@ -405,7 +513,9 @@ impl RustFrontend {
                 b.fields[f].set_range(&r.lo, &r.hi, &what)?;
             }
         }
-        let prototype = sig.display().replacen(&format!("fn {}", sig.name), &format!("fn {call_path}"), 1);
+        let prototype =
+            sig.display()
+                .replacen(&format!("fn {}", sig.name), &format!("fn {call_path}"), 1);
         Ok(RustFrontend {
             sig,
             crate_name: crate_name.to_string(),
@@ -440,12 +550,23 @@ impl RustFrontend {
                 .output()
                 .ok()?;
             let err = String::from_utf8_lossy(&out.stderr).into_owned();
-            let mut lines = err.lines().skip_while(|l| !l.starts_with(harness::PANIC_PREFIX));
-            let first = lines.next()?.strip_prefix(harness::PANIC_PREFIX)?.replace("\\n", "\n");
-            Some(match lines.next().map(str::trim).and_then(|l| l.strip_prefix("at ")) {
-                Some(at) => format!("{first}\n  at {at}"),
-                None => first,
-            })
+            let mut lines = err
+                .lines()
+                .skip_while(|l| !l.starts_with(harness::PANIC_PREFIX));
+            let first = lines
+                .next()?
+                .strip_prefix(harness::PANIC_PREFIX)?
+                .replace("\\n", "\n");
+            Some(
+                match lines
+                    .next()
+                    .map(str::trim)
+                    .and_then(|l| l.strip_prefix("at "))
+                {
+                    Some(at) => format!("{first}\n  at {at}"),
+                    None => first,
+                },
+            )
         })();
         if let Ok(mut c) = self.messages.lock() {
             c.insert(input.bytes.clone(), m.clone());
@@ -456,8 +577,18 @@ impl RustFrontend {
     /// The length of a text or sequence node in `input` (clamped to its maximum).
     pub fn length(&self, node: &Node, input: &Input) -> usize {
         match node {
-            Node::Text { len_field, max, .. } => self.domain.get(input, *len_field).as_i128().clamp(0, *max as i128) as usize,
-            Node::Seq { len_field, elems, .. } => self.domain.get(input, *len_field).as_i128().clamp(0, elems.len() as i128) as usize,
+            Node::Text { len_field, max, .. } => self
+                .domain
+                .get(input, *len_field)
+                .as_i128()
+                .clamp(0, *max as i128) as usize,
+            Node::Seq {
+                len_field, elems, ..
+            } => self
+                .domain
+                .get(input, *len_field)
+                .as_i128()
+                .clamp(0, elems.len() as i128) as usize,
             _ => 0,
         }
     }
@@ -465,7 +596,9 @@ impl RustFrontend {
     /// The string of a text node (its bytes are of an ASCII alphabet).
     pub fn text(&self, node: &Node, input: &Input) -> String {
         match node {
-            Node::Text { first, .. } => (*first..first + self.length(node, input)).map(|i| self.domain.get(input, i).as_i128() as u8 as char).collect(),
+            Node::Text { first, .. } => (*first..first + self.length(node, input))
+                .map(|i| self.domain.get(input, i).as_i128() as u8 as char)
+                .collect(),
             _ => String::new(),
         }
     }
@@ -474,7 +607,10 @@ impl RustFrontend {
     pub fn wide(&self, node: &Node, input: &Input) -> (Option<i128>, Option<u128>) {
         match node {
             Node::Wide { s, hi, lo } => {
-                let (h, l) = (self.domain.get(input, *hi).as_i128(), self.domain.get(input, *lo).as_i128() as u64);
+                let (h, l) = (
+                    self.domain.get(input, *hi).as_i128(),
+                    self.domain.get(input, *lo).as_i128() as u64,
+                );
                 if *s == RScalar::I128 {
                     (Some(((h as i64 as i128) << 64) | l as i128), None)
                 } else {
@@ -503,7 +639,9 @@ impl RustFrontend {
                 _ => "?".into(),
             },
             Node::Text { .. } => format!("{:?}", self.text(node, input)),
-            Node::Seq { elems, .. } => format!("[{}]", list(&elems[..self.length(node, input)]).join(", ")),
+            Node::Seq { elems, .. } => {
+                format!("[{}]", list(&elems[..self.length(node, input)]).join(", "))
+            }
             Node::Array(elems) => format!("[{}]", list(elems).join(", ")),
             Node::Tuple(elems) if elems.len() == 1 => format!("({},)", self.show(&elems[0], input)),
             Node::Tuple(elems) => format!("({})", list(elems).join(", ")),
@@ -512,11 +650,22 @@ impl RustFrontend {
                 match kind {
                     StructShape::Unit => name.to_string(),
                     StructShape::Tuple => {
-                        format!("{name}({})", fields.iter().map(|(_, n)| self.show(n, input)).collect::<Vec<_>>().join(", "))
+                        format!(
+                            "{name}({})",
+                            fields
+                                .iter()
+                                .map(|(_, n)| self.show(n, input))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
                     }
                     StructShape::Named => format!(
                         "{name} {{ {} }}",
-                        fields.iter().map(|(f, n)| format!("{f}: {}", self.show(n, input))).collect::<Vec<_>>().join(", ")
+                        fields
+                            .iter()
+                            .map(|(f, n)| format!("{f}: {}", self.show(n, input)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 }
             }
@@ -530,24 +679,41 @@ impl RustFrontend {
         match node {
             Node::Scalar { s, field } => json_num(*s, self.domain.get(input, *field)),
             Node::Wide { .. } => match self.wide(node, input) {
-                (Some(v), _) => i64::try_from(v).map(|x| json!(x)).unwrap_or_else(|_| json!(v.to_string())),
-                (_, Some(v)) => u64::try_from(v).map(|x| json!(x)).unwrap_or_else(|_| json!(v.to_string())),
+                (Some(v), _) => i64::try_from(v)
+                    .map(|x| json!(x))
+                    .unwrap_or_else(|_| json!(v.to_string())),
+                (_, Some(v)) => u64::try_from(v)
+                    .map(|x| json!(x))
+                    .unwrap_or_else(|_| json!(v.to_string())),
                 _ => Json::Null,
             },
             Node::Text { .. } => json!(self.text(node, input)),
             Node::Seq { elems, .. } => list(&elems[..self.length(node, input)]),
             Node::Array(elems) | Node::Tuple(elems) => list(elems),
-            Node::Struct { kind: StructShape::Named, fields, .. } => {
-                Json::Object(fields.iter().map(|(f, n)| (f.clone(), self.to_json(n, input))).collect())
+            Node::Struct {
+                kind: StructShape::Named,
+                fields,
+                ..
+            } => Json::Object(
+                fields
+                    .iter()
+                    .map(|(f, n)| (f.clone(), self.to_json(n, input)))
+                    .collect(),
+            ),
+            Node::Struct { fields, .. } => {
+                Json::Array(fields.iter().map(|(_, n)| self.to_json(n, input)).collect())
             }
-            Node::Struct { fields, .. } => Json::Array(fields.iter().map(|(_, n)| self.to_json(n, input)).collect()),
             Node::Ref { inner, .. } => self.to_json(inner, input),
         }
     }
 
     /// `a=1, s="ab", xs=[1, 2]` for people.
     pub fn display_input(&self, input: &Input) -> String {
-        self.params.iter().map(|p| format!("{}={}", p.name, self.show(&p.node, input))).collect::<Vec<_>>().join(", ")
+        self.params
+            .iter()
+            .map(|p| format!("{}={}", p.name, self.show(&p.node, input)))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -557,20 +723,29 @@ fn node_json(n: &Node) -> Json {
         Node::Scalar { .. } => json!("scalar"),
         Node::Wide { .. } => json!("scalar (two 64-bit halves)"),
         Node::Text { max, .. } => json!({ "string": max }),
-        Node::Seq { elems, .. } => json!({ "sequence": elems.len(), "element": elems.first().map(node_json) }),
-        Node::Array(elems) => json!({ "array": elems.len(), "element": elems.first().map(node_json) }),
+        Node::Seq { elems, .. } => {
+            json!({ "sequence": elems.len(), "element": elems.first().map(node_json) })
+        }
+        Node::Array(elems) => {
+            json!({ "array": elems.len(), "element": elems.first().map(node_json) })
+        }
         Node::Tuple(elems) => json!({ "tuple": elems.iter().map(node_json).collect::<Vec<_>>() }),
         Node::Struct { path, fields, .. } => {
             json!({ "struct": path, "fields": fields.iter().map(|(f, n)| json!({"name": f, "shape": node_json(n)})).collect::<Vec<_>>() })
         }
-        Node::Ref { inner, mutable } => json!({ if *mutable { "mut_ref" } else { "ref" }: node_json(inner) }),
+        Node::Ref { inner, mutable } => {
+            json!({ if *mutable { "mut_ref" } else { "ref" }: node_json(inner) })
+        }
     }
 }
 
 /// The `char` a code-point field holds (a surrogate or out-of-range value is U+FFFD, as the
 /// harness reads it).
 pub fn char_of(v: Value) -> char {
-    u32::try_from(v.as_i128()).ok().and_then(char::from_u32).unwrap_or(char::REPLACEMENT_CHARACTER)
+    u32::try_from(v.as_i128())
+        .ok()
+        .and_then(char::from_u32)
+        .unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 fn json_num(s: RScalar, v: Value) -> Json {
@@ -599,7 +774,9 @@ impl Frontend for RustFrontend {
         match (&self.sig.ret, r) {
             (RType::Scalar(RScalar::Bool), RetVal::Signed(v)) => (*v != 0).to_string(),
             (RType::Scalar(RScalar::Bool), RetVal::Unsigned(v)) => (*v != 0).to_string(),
-            (RType::Scalar(RScalar::Char), RetVal::Unsigned(v)) => char::from_u32(*v as u32).map_or_else(|| r.to_string(), |c| format!("{c:?}")),
+            (RType::Scalar(RScalar::Char), RetVal::Unsigned(v)) => {
+                char::from_u32(*v as u32).map_or_else(|| r.to_string(), |c| format!("{c:?}"))
+            }
             _ => r.to_string(),
         }
     }
@@ -617,7 +794,12 @@ impl Frontend for RustFrontend {
     }
 
     fn json(&self, input: &Input) -> Json {
-        Json::Object(self.params.iter().map(|p| (p.name.clone(), self.to_json(&p.node, input))).collect())
+        Json::Object(
+            self.params
+                .iter()
+                .map(|p| (p.name.clone(), self.to_json(&p.node, input)))
+                .collect(),
+        )
     }
 
     fn params_json(&self) -> Json {
@@ -630,9 +812,9 @@ impl Frontend for RustFrontend {
 
     fn fault_message(&self, case: &crate::archive::TestCase) -> Option<String> {
         match case.exit {
-            crate::exec::ExitKind::Crash { signal } if signal == libc::SIGABRT => {
-                self.panic_message(&case.input).map(|m| format!("panicked: {}", m.replace("\n  at ", " at ")))
-            }
+            crate::exec::ExitKind::Crash { signal } if signal == libc::SIGABRT => self
+                .panic_message(&case.input)
+                .map(|m| format!("panicked: {}", m.replace("\n  at ", " at "))),
             _ => None,
         }
     }
@@ -642,33 +824,70 @@ impl Frontend for RustFrontend {
 mod tests {
     use super::*;
 
-    fn mk(src: &str, name: &str, specs: &[ShapeSpec], ranges: &[RangeSpec], types: &CrateTypes) -> Result<RustFrontend> {
+    fn mk(
+        src: &str,
+        name: &str,
+        specs: &[ShapeSpec],
+        ranges: &[RangeSpec],
+        types: &CrateTypes,
+    ) -> Result<RustFrontend> {
         let s = sig::read(src, name, 1).unwrap();
-        RustFrontend::new(s, "k", &format!("k::{name}"), &[], types, specs, ranges, PathBuf::from("."))
+        RustFrontend::new(
+            s,
+            "k",
+            &format!("k::{name}"),
+            &[],
+            types,
+            specs,
+            ranges,
+            PathBuf::from("."),
+        )
     }
 
     #[test]
     fn parameters_become_fields_and_unsupported_types_are_named() {
         let t = CrateTypes::default();
-        let fe = mk("pub fn f(a: i32, s: &str, xs: &[u8], c: char) -> bool { true }", "f", &[ShapeSpec::parse_string("s=3").unwrap()], &[], &t).unwrap();
+        let fe = mk(
+            "pub fn f(a: i32, s: &str, xs: &[u8], c: char) -> bool { true }",
+            "f",
+            &[ShapeSpec::parse_string("s=3").unwrap()],
+            &[],
+            &t,
+        )
+        .unwrap();
         // a, s.len, s[0..3], xs.len, xs[0..8], c
         assert_eq!(fe.domain.fields.len(), 1 + 1 + 3 + 1 + 8 + 1);
-        let vals: Vec<Value> = [5, 2, 104, 105, 33, 1, 7, 0, 0, 0, 0, 0, 0, 0, 0x41].iter().map(|&v| Value::Int(v)).collect();
+        let vals: Vec<Value> = [5, 2, 104, 105, 33, 1, 7, 0, 0, 0, 0, 0, 0, 0, 0x41]
+            .iter()
+            .map(|&v| Value::Int(v))
+            .collect();
         let x = fe.domain.from_values(&vals);
         assert_eq!(fe.display_input(&x), "a=5, s=\"hi\", xs=[7], c='A'");
         let e = fe_err("pub fn g(p: (i32, Option<u8>)) {}", "g");
-        assert!(e.contains("parameter `p`") && e.contains("(i32, Option<u8>)"), "{e}");
+        assert!(
+            e.contains("parameter `p`") && e.contains("(i32, Option<u8>)"),
+            "{e}"
+        );
         let e = fe_err("pub fn g(p: Point) {}", "g");
-        assert!(e.contains("parameter `p`") && e.contains("`Point` is not a struct defined"), "{e}");
+        assert!(
+            e.contains("parameter `p`") && e.contains("`Point` is not a struct defined"),
+            "{e}"
+        );
     }
 
     fn fe_err(src: &str, name: &str) -> String {
-        mk(src, name, &[], &[], &CrateTypes::default()).unwrap_err().to_string()
+        mk(src, name, &[], &[], &CrateTypes::default())
+            .unwrap_err()
+            .to_string()
     }
 
     fn types() -> CrateTypes {
         use structs::{FieldDef, StructDef};
-        let f = |n: &str, t: &str, public: bool| FieldDef { name: n.into(), ty: t.into(), public };
+        let f = |n: &str, t: &str, public: bool| FieldDef {
+            name: n.into(),
+            ty: t.into(),
+            public,
+        };
         let st = |name: &str, module: &[&str], kind| StructDef {
             name: name.into(),
             module: module.iter().map(|m| m.to_string()).collect(),
@@ -679,8 +898,19 @@ mod tests {
         };
         CrateTypes {
             structs: vec![
-                st("Point", &["geo"], StructKind::Named(vec![f("x", "i32", true), f("y", "i32", true)])),
-                st("Named", &[], StructKind::Named(vec![f("name", "&'a str", true), f("at", "geo::Point", true)])),
+                st(
+                    "Point",
+                    &["geo"],
+                    StructKind::Named(vec![f("x", "i32", true), f("y", "i32", true)]),
+                ),
+                st(
+                    "Named",
+                    &[],
+                    StructKind::Named(vec![
+                        f("name", "&'a str", true),
+                        f("at", "geo::Point", true),
+                    ]),
+                ),
                 st("Id", &[], StructKind::Tuple(vec![f("0", "u8", true)])),
                 st("Secret", &[], StructKind::Named(vec![f("k", "u8", false)])),
             ],
@@ -693,8 +923,14 @@ mod tests {
         let fe = mk(
             "pub fn f(t: (i32, u8), n: &Named, ids: Vec<Id>, a: [i16; 3], w: i128, u: u128) {}",
             "f",
-            &[ShapeSpec::parse_string("n.name=2").unwrap(), ShapeSpec::parse_array("ids=2").unwrap()],
-            &[crate::input::spec::parse_range_arg("u=0..9").unwrap(), crate::input::spec::parse_range_arg("n.at=-5..5").unwrap()],
+            &[
+                ShapeSpec::parse_string("n.name=2").unwrap(),
+                ShapeSpec::parse_array("ids=2").unwrap(),
+            ],
+            &[
+                crate::input::spec::parse_range_arg("u=0..9").unwrap(),
+                crate::input::spec::parse_range_arg("n.at=-5..5").unwrap(),
+            ],
             &t,
         )
         .unwrap();
@@ -702,13 +938,30 @@ mod tests {
         assert_eq!(
             names,
             [
-                "t.0", "t.1", "n.name.len", "n.name[0]", "n.name[1]", "n.at.x", "n.at.y", "ids.len", "ids[0].0", "ids[1].0", "a[0]", "a[1]",
-                "a[2]", "w.hi", "w.lo", "u"
+                "t.0",
+                "t.1",
+                "n.name.len",
+                "n.name[0]",
+                "n.name[1]",
+                "n.at.x",
+                "n.at.y",
+                "ids.len",
+                "ids[0].0",
+                "ids[1].0",
+                "a[0]",
+                "a[1]",
+                "a[2]",
+                "w.hi",
+                "w.lo",
+                "u"
             ]
         );
         assert_eq!(fe.domain.fields[5].range, Range::Int { lo: -5, hi: 5 });
         assert_eq!(fe.domain.fields[15].range, Range::Int { lo: 0, hi: 9 });
-        let vals: Vec<Value> = [-1, 200, 1, 65, 66, 3, -4, 1, 7, 8, 1, 2, 3, -1, 5, 9].iter().map(|&v| Value::Int(v)).collect();
+        let vals: Vec<Value> = [-1, 200, 1, 65, 66, 3, -4, 1, 7, 8, 1, 2, 3, -1, 5, 9]
+            .iter()
+            .map(|&v| Value::Int(v))
+            .collect();
         let x = fe.domain.from_values(&vals);
         assert_eq!(
             fe.display_input(&x),
@@ -717,11 +970,32 @@ mod tests {
         assert_eq!(fe.json(&x)["n"]["at"]["y"], -4);
         assert_eq!(fe.json(&x)["w"], "-18446744073709551611");
         // refusals name the parameter, its type and why
-        let e = mk("pub fn g(s: Secret) {}", "g", &[], &[], &t).unwrap_err().to_string();
-        assert!(e.contains("parameter `s`") && e.contains("field `k` of struct `Secret` is not `pub`"), "{e}");
-        let e = mk("pub fn g(a: [u8; 2]) {}", "g", &[ShapeSpec::parse_array("a=4").unwrap()], &[], &t).unwrap_err().to_string();
+        let e = mk("pub fn g(s: Secret) {}", "g", &[], &[], &t)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("parameter `s`") && e.contains("field `k` of struct `Secret` is not `pub`"),
+            "{e}"
+        );
+        let e = mk(
+            "pub fn g(a: [u8; 2]) {}",
+            "g",
+            &[ShapeSpec::parse_array("a=4").unwrap()],
+            &[],
+            &t,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("fixed length 2"), "{e}");
-        let e = mk("pub fn g(p: geo::Point) {}", "g", &[ShapeSpec::parse_array("p.z=4").unwrap()], &[], &t).unwrap_err().to_string();
+        let e = mk(
+            "pub fn g(p: geo::Point) {}",
+            "g",
+            &[ShapeSpec::parse_array("p.z=4").unwrap()],
+            &[],
+            &t,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("p.z") && e.contains("p.x"), "{e}");
     }
 }

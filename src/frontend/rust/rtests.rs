@@ -23,7 +23,9 @@ pub fn literal(s: RScalar, v: Value) -> String {
         RScalar::Char => format!("{:?}", char_of(v)),
         RScalar::F32 => {
             let f = v.as_f64() as f32;
-            if f.is_finite() && format!("{f:?}").parse::<f32>().ok().map(f32::to_bits) == Some(f.to_bits()) {
+            if f.is_finite()
+                && format!("{f:?}").parse::<f32>().ok().map(f32::to_bits) == Some(f.to_bits())
+            {
                 format!("{f:?}f32")
             } else {
                 format!("f32::from_bits(0x{:08x})", f.to_bits())
@@ -31,7 +33,9 @@ pub fn literal(s: RScalar, v: Value) -> String {
         }
         RScalar::F64 => {
             let f = v.as_f64();
-            if f.is_finite() && format!("{f:?}").parse::<f64>().ok().map(f64::to_bits) == Some(f.to_bits()) {
+            if f.is_finite()
+                && format!("{f:?}").parse::<f64>().ok().map(f64::to_bits) == Some(f.to_bits())
+            {
                 format!("{f:?}f64")
             } else {
                 format!("f64::from_bits(0x{:016x})", f.to_bits())
@@ -71,7 +75,12 @@ fn value(fe: &RustFrontend, node: &Node, input: &Input) -> String {
         },
         Node::Text { owned: true, .. } => format!("String::from({:?})", fe.text(node, input)),
         Node::Text { .. } => format!("{:?}", fe.text(node, input)),
-        Node::Seq { vec, mutable, elems, .. } => {
+        Node::Seq {
+            vec,
+            mutable,
+            elems,
+            ..
+        } => {
             let els = list(&elems[..fe.length(node, input)]).join(", ");
             match (vec, mutable) {
                 (true, _) if els.is_empty() => "Vec::new()".into(),
@@ -87,34 +96,63 @@ fn value(fe: &RustFrontend, node: &Node, input: &Input) -> String {
             let p = format!("{}::{path}", fe.crate_name);
             match kind {
                 StructShape::Unit => p,
-                StructShape::Tuple => format!("{p}({})", fields.iter().map(|(_, n)| value(fe, n, input)).collect::<Vec<_>>().join(", ")),
+                StructShape::Tuple => format!(
+                    "{p}({})",
+                    fields
+                        .iter()
+                        .map(|(_, n)| value(fe, n, input))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 StructShape::Named => format!(
                     "{p} {{ {} }}",
-                    fields.iter().map(|(f, n)| format!("{f}: {}", value(fe, n, input))).collect::<Vec<_>>().join(", ")
+                    fields
+                        .iter()
+                        .map(|(f, n)| format!("{f}: {}", value(fe, n, input)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }
         }
-        Node::Ref { mutable: true, inner } => format!("&mut {}", value(fe, inner, input)),
+        Node::Ref {
+            mutable: true,
+            inner,
+        } => format!("&mut {}", value(fe, inner, input)),
         Node::Ref { inner, .. } => format!("&{}", value(fe, inner, input)),
     }
 }
 
 /// The arguments of a call with `input`.
 fn args(fe: &RustFrontend, input: &Input) -> Vec<String> {
-    fe.params.iter().map(|p| value(fe, &p.node, input)).collect()
+    fe.params
+        .iter()
+        .map(|p| value(fe, &p.node, input))
+        .collect()
 }
 
 /// The assertion of a recorded return value.
 fn check(fe: &RustFrontend, call: &str, ret: Option<RetVal>) -> String {
     match (&fe.sig.ret, ret) {
         (RType::Scalar(RScalar::F32), Some(RetVal::F32(bits))) => {
-            format!("    assert_eq!({call}.to_bits(), 0x{bits:08x}, \"expected {:?}\");\n", f32::from_bits(bits))
+            format!(
+                "    assert_eq!({call}.to_bits(), 0x{bits:08x}, \"expected {:?}\");\n",
+                f32::from_bits(bits)
+            )
         }
         (RType::Scalar(RScalar::F64), Some(RetVal::F64(bits))) => {
-            format!("    assert_eq!({call}.to_bits(), 0x{bits:016x}, \"expected {:?}\");\n", f64::from_bits(bits))
+            format!(
+                "    assert_eq!({call}.to_bits(), 0x{bits:016x}, \"expected {:?}\");\n",
+                f64::from_bits(bits)
+            )
         }
-        (RType::Scalar(s), Some(RetVal::Signed(v))) => format!("    assert_eq!({call}, {});\n", literal(*s, Value::Int(v as i128))),
-        (RType::Scalar(s), Some(RetVal::Unsigned(v))) => format!("    assert_eq!({call}, {});\n", literal(*s, Value::Int(v as i128))),
+        (RType::Scalar(s), Some(RetVal::Signed(v))) => format!(
+            "    assert_eq!({call}, {});\n",
+            literal(*s, Value::Int(v as i128))
+        ),
+        (RType::Scalar(s), Some(RetVal::Unsigned(v))) => format!(
+            "    assert_eq!({call}, {});\n",
+            literal(*s, Value::Int(v as i128))
+        ),
         _ => format!("    let _ = {call};\n"),
     }
 }
@@ -122,48 +160,79 @@ fn check(fe: &RustFrontend, call: &str, ret: Option<RetVal>) -> String {
 /// The text of `tests.rs` for the cases of `file`.
 pub fn render(fe: &RustFrontend, file: &TestFile) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "//! Tests generated by evotest {} for `{}`.", env!("CARGO_PKG_VERSION"), fe.prototype);
+    let _ = writeln!(
+        s,
+        "//! Tests generated by evotest {} for `{}`.",
+        env!("CARGO_PKG_VERSION"),
+        fe.prototype
+    );
     for l in &file.header {
         let _ = writeln!(s, "//! {l}");
     }
     let _ = writeln!(s, "//!");
-    let _ = writeln!(s, "//! An integration test of crate `{}` without any evotest dependency: copy it into", fe.crate_name);
-    let _ = writeln!(s, "//! {}/tests/ (e.g. as tests/evotest_{}.rs) and run `cargo test`.", fe.crate_dir.display(), fe.sig.name);
-    let _ = writeln!(s, "//! Returned values are compared exactly, f32/f64 bit-exactly; a recorded panic is a");
-    let _ = writeln!(s, "//! #[should_panic] test with the panic's message; other faults are #[ignore]d tests.");
+    let _ = writeln!(
+        s,
+        "//! An integration test of crate `{}` without any evotest dependency: copy it into",
+        fe.crate_name
+    );
+    let _ = writeln!(
+        s,
+        "//! {}/tests/ (e.g. as tests/evotest_{}.rs) and run `cargo test`.",
+        fe.crate_dir.display(),
+        fe.sig.name
+    );
+    let _ = writeln!(
+        s,
+        "//! Returned values are compared exactly, f32/f64 bit-exactly; a recorded panic is a"
+    );
+    let _ = writeln!(
+        s,
+        "//! #[should_panic] test with the panic's message; other faults are #[ignore]d tests."
+    );
     s.push_str("#![allow(unused_parens, clippy::all)]\n\n");
     for e in &file.cases {
         let t = e.case;
         let name = e.name.replace('-', "_");
         let call = fe.call_expr(&args(fe, &t.input));
-        let _ = writeln!(s, "/// execution {}, inputs: {}", t.exec, fe.display_input(&t.input));
+        let _ = writeln!(
+            s,
+            "/// execution {}, inputs: {}",
+            t.exec,
+            fe.display_input(&t.input)
+        );
         if !e.covers.is_empty() {
             let _ = writeln!(s, "/// covers: {}", e.covers.join(", "));
         }
         match t.exit {
             ExitKind::Ok => {
-                let _ = writeln!(s, "#[test]\nfn {name}() {{\n{}}}\n", check(fe, &call, t.ret));
+                let _ = writeln!(
+                    s,
+                    "#[test]\nfn {name}() {{\n{}}}\n",
+                    check(fe, &call, t.ret)
+                );
             }
             ExitKind::Stopped => continue,
-            ExitKind::Crash { signal } if signal == libc::SIGABRT => match fe.panic_message(&t.input) {
-                // std's text for a payload that is not a string (`panic_any(42)`): no message to expect
-                Some(m) if m.lines().next().map(str::trim) == Some("Box<dyn Any>") => {
-                    let _ = writeln!(s, "/// recorded: panics with a payload that is not a string\n#[test]\n#[should_panic]\nfn {name}() {{\n    let _ = {call};\n}}\n");
-                }
-                Some(m) => {
-                    let first = m.lines().next().unwrap_or("");
-                    for l in m.lines() {
-                        let _ = writeln!(s, "/// recorded: panics: {}", l.trim());
+            ExitKind::Crash { signal } if signal == libc::SIGABRT => {
+                match fe.panic_message(&t.input) {
+                    // std's text for a payload that is not a string (`panic_any(42)`): no message to expect
+                    Some(m) if m.lines().next().map(str::trim) == Some("Box<dyn Any>") => {
+                        let _ = writeln!(s, "/// recorded: panics with a payload that is not a string\n#[test]\n#[should_panic]\nfn {name}() {{\n    let _ = {call};\n}}\n");
                     }
-                    let _ = writeln!(s, "#[test]\n#[should_panic(expected = {first:?})]\nfn {name}() {{\n    let _ = {call};\n}}\n");
-                }
-                None => {
-                    let _ = writeln!(
+                    Some(m) => {
+                        let first = m.lines().next().unwrap_or("");
+                        for l in m.lines() {
+                            let _ = writeln!(s, "/// recorded: panics: {}", l.trim());
+                        }
+                        let _ = writeln!(s, "#[test]\n#[should_panic(expected = {first:?})]\nfn {name}() {{\n    let _ = {call};\n}}\n");
+                    }
+                    None => {
+                        let _ = writeln!(
                         s,
                         "/// recorded: aborts (SIGABRT) without a panic message\n#[test]\n#[ignore = \"aborts the test process\"]\nfn {name}() {{\n    let _ = {call};\n}}\n"
                     );
+                    }
                 }
-            },
+            }
             other => {
                 let what = match other {
                     ExitKind::Crash { signal } => format!("crashes with {}", signal_name(signal)),
@@ -183,11 +252,17 @@ mod tests {
 
     #[test]
     fn literals_are_exact() {
-        assert_eq!(literal(RScalar::I32, Value::Int(i32::MIN as i128)), "i32::MIN");
+        assert_eq!(
+            literal(RScalar::I32, Value::Int(i32::MIN as i128)),
+            "i32::MIN"
+        );
         assert_eq!(literal(RScalar::I32, Value::Int(-5)), "(-5i32)");
         assert_eq!(literal(RScalar::U64, Value::Int(7)), "7u64");
         assert_eq!(literal(RScalar::F64, Value::Float(0.1)), "0.1f64");
-        assert_eq!(literal(RScalar::F64, Value::Float(f64::NAN)), format!("f64::from_bits(0x{:016x})", f64::NAN.to_bits()));
+        assert_eq!(
+            literal(RScalar::F64, Value::Float(f64::NAN)),
+            format!("f64::from_bits(0x{:016x})", f64::NAN.to_bits())
+        );
         assert_eq!(literal(RScalar::Char, Value::Int(0x41)), "'A'");
         assert_eq!(literal(RScalar::Bool, Value::Int(1)), "true");
     }

@@ -101,7 +101,15 @@ impl RScalar {
 
     /// Whether it is a signed integer (`i8`…`i128`, `isize`).
     pub fn is_signed(self) -> bool {
-        matches!(self, RScalar::I8 | RScalar::I16 | RScalar::I32 | RScalar::I64 | RScalar::I128 | RScalar::Isize)
+        matches!(
+            self,
+            RScalar::I8
+                | RScalar::I16
+                | RScalar::I32
+                | RScalar::I64
+                | RScalar::I128
+                | RScalar::Isize
+        )
     }
 
     /// Whether it is `i128` or `u128`, wider than any input field.
@@ -119,7 +127,10 @@ pub enum RType {
     /// `String`
     String,
     /// `&[T]` (`mutable`: `&mut [T]`)
-    Slice { elem: Box<RType>, mutable: bool },
+    Slice {
+        elem: Box<RType>,
+        mutable: bool,
+    },
     /// `Vec<T>`
     Vec(Box<RType>),
     /// `[T; N]`
@@ -127,7 +138,10 @@ pub enum RType {
     /// `(A, B, …)` with at least one member (`()` is [`RType::Unit`])
     Tuple(Vec<RType>),
     /// `&T` or `&mut T` of any other `T`
-    Ref { inner: Box<RType>, mutable: bool },
+    Ref {
+        inner: Box<RType>,
+        mutable: bool,
+    },
     /// A path naming a type (`Point`, `geo::Point`, `Req<'a>` without its lifetimes): a struct of
     /// the crate, if one is found ([`super::structs`]).
     Path(String),
@@ -153,7 +167,8 @@ fn plain_path(s: &str) -> Option<String> {
     let ok = !base.is_empty()
         && base.split("::").all(|seg| {
             let mut c = seg.chars();
-            c.next().is_some_and(|f| f.is_alphabetic() || f == '_') && c.all(|x| x.is_alphanumeric() || x == '_')
+            c.next().is_some_and(|f| f.is_alphabetic() || f == '_')
+                && c.all(|x| x.is_alphanumeric() || x == '_')
         });
     ok.then(|| base.to_string())
 }
@@ -175,14 +190,19 @@ impl RType {
         if let Some(sc) = RScalar::parse(&compact) {
             return Some(RType::Scalar(sc));
         }
-        if matches!(compact.as_str(), "String" | "std::string::String" | "alloc::string::String") {
+        if matches!(
+            compact.as_str(),
+            "String" | "std::string::String" | "alloc::string::String"
+        ) {
             return Some(RType::String);
         }
         if let Some(rest) = t.strip_prefix('&') {
             // `&'a mut T` → (mutable, T)
             let mut rest = rest.trim_start();
             if let Some(r) = rest.strip_prefix('\'') {
-                let end = r.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(r.len());
+                let end = r
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(r.len());
                 rest = r[end..].trim_start();
             }
             let (mutable, inner) = match rest.strip_prefix("mut ") {
@@ -195,10 +215,16 @@ impl RType {
             }
             if let Some(e) = inner.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
                 if split_top_on(e, ';').len() == 1 {
-                    return Some(RType::Slice { elem: Box::new(Self::parse_norm(e)?), mutable });
+                    return Some(RType::Slice {
+                        elem: Box::new(Self::parse_norm(e)?),
+                        mutable,
+                    });
                 }
             }
-            return Some(RType::Ref { inner: Box::new(Self::parse_norm(inner)?), mutable });
+            return Some(RType::Ref {
+                inner: Box::new(Self::parse_norm(inner)?),
+                mutable,
+            });
         }
         if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
             let parts = split_top(inner);
@@ -206,18 +232,30 @@ impl RType {
             if parts.len() == 1 && !trailing {
                 return Self::parse_norm(&parts[0]);
             }
-            return parts.iter().map(|p| Self::parse_norm(p)).collect::<Option<Vec<_>>>().map(RType::Tuple);
+            return parts
+                .iter()
+                .map(|p| Self::parse_norm(p))
+                .collect::<Option<Vec<_>>>()
+                .map(RType::Tuple);
         }
         if let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
             let parts = split_top_on(inner, ';');
             if parts.len() == 2 {
-                let n: usize = parts[1].trim().replace('_', "").trim_end_matches("usize").parse().ok()?;
+                let n: usize = parts[1]
+                    .trim()
+                    .replace('_', "")
+                    .trim_end_matches("usize")
+                    .parse()
+                    .ok()?;
                 return Some(RType::Array(Box::new(Self::parse_norm(&parts[0])?), n));
             }
             return None;
         }
         for prefix in ["Vec<", "std::vec::Vec<", "alloc::vec::Vec<"] {
-            if let Some(inner) = compact.strip_prefix(prefix).and_then(|r| r.strip_suffix('>')) {
+            if let Some(inner) = compact
+                .strip_prefix(prefix)
+                .and_then(|r| r.strip_suffix('>'))
+            {
                 // the element as written (with its spaces), found again in `t`
                 let open = t.find('<')?;
                 let inner_t = t[open + 1..t.len() - 1].trim();
@@ -234,14 +272,32 @@ impl RType {
             RType::Scalar(s) => s.name().into(),
             RType::Str => "&str".into(),
             RType::String => "String".into(),
-            RType::Slice { elem, mutable: false } => format!("&[{}]", elem.spelling()),
-            RType::Slice { elem, mutable: true } => format!("&mut [{}]", elem.spelling()),
+            RType::Slice {
+                elem,
+                mutable: false,
+            } => format!("&[{}]", elem.spelling()),
+            RType::Slice {
+                elem,
+                mutable: true,
+            } => format!("&mut [{}]", elem.spelling()),
             RType::Vec(e) => format!("Vec<{}>", e.spelling()),
             RType::Array(e, n) => format!("[{}; {n}]", e.spelling()),
             RType::Tuple(ts) if ts.len() == 1 => format!("({},)", ts[0].spelling()),
-            RType::Tuple(ts) => format!("({})", ts.iter().map(|t| t.spelling()).collect::<Vec<_>>().join(", ")),
-            RType::Ref { inner, mutable: false } => format!("&{}", inner.spelling()),
-            RType::Ref { inner, mutable: true } => format!("&mut {}", inner.spelling()),
+            RType::Tuple(ts) => format!(
+                "({})",
+                ts.iter()
+                    .map(|t| t.spelling())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            RType::Ref {
+                inner,
+                mutable: false,
+            } => format!("&{}", inner.spelling()),
+            RType::Ref {
+                inner,
+                mutable: true,
+            } => format!("&mut {}", inner.spelling()),
             RType::Path(p) => p.clone(),
             RType::Unit => "()".into(),
             RType::Other(s) => s.clone(),
@@ -267,7 +323,11 @@ pub struct RustSig {
 impl RustSig {
     /// `fn triangle(a: i32, b: i32, c: i32) -> i32`.
     pub fn display(&self) -> String {
-        let ps: Vec<String> = self.params.iter().map(|(n, t)| format!("{n}: {}", t.spelling())).collect();
+        let ps: Vec<String> = self
+            .params
+            .iter()
+            .map(|(n, t)| format!("{n}: {}", t.spelling()))
+            .collect();
         let ret = match &self.ret {
             RType::Unit => String::new(),
             t => format!(" -> {}", t.spelling()),
@@ -343,7 +403,11 @@ pub(crate) fn split_top_on(s: &str, sep: char) -> Vec<String> {
 pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
     let text = strip_comments(source);
     let start_line = (line.max(1) - 1) as usize;
-    let offset: usize = text.split_inclusive('\n').take(start_line).map(|l| l.len()).sum();
+    let offset: usize = text
+        .split_inclusive('\n')
+        .take(start_line)
+        .map(|l| l.len())
+        .sum();
     let needle = format!("fn {name}");
     let rest = &text[offset.min(text.len())..];
     // the first `fn name` followed by `(` or `<` at or after the line (attributes and doc
@@ -353,7 +417,8 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
     while let Some(p) = rest[from..].find(&needle) {
         let at = from + p;
         let after = rest[at + needle.len()..].trim_start();
-        let before_ok = at == 0 || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
+        let before_ok = at == 0
+            || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
         if before_ok && (after.starts_with('(') || after.starts_with('<')) {
             pos = Some(at);
             break;
@@ -404,10 +469,17 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
         if p.is_empty() {
             continue;
         }
-        if p.contains("self") && !p.contains(':') || p.starts_with("self") || p.starts_with("&self") || p.starts_with("&mut self") || p.starts_with("mut self") {
+        if p.contains("self") && !p.contains(':')
+            || p.starts_with("self")
+            || p.starts_with("&self")
+            || p.starts_with("&mut self")
+            || p.starts_with("mut self")
+        {
             bail!("`{name}` is a method (it takes `self`); evotest can call only free functions");
         }
-        let (pat, ty) = p.split_once(':').ok_or_else(|| anyhow!("cannot read parameter `{p}` of `fn {name}`"))?;
+        let (pat, ty) = p
+            .split_once(':')
+            .ok_or_else(|| anyhow!("cannot read parameter `{p}` of `fn {name}`"))?;
         let pat = pat.trim().trim_start_matches("mut ").trim();
         if !pat.chars().all(|c| c.is_alphanumeric() || c == '_') {
             bail!("parameter `{p}` of `fn {name}` is a pattern; evotest needs a plain name");
@@ -416,9 +488,17 @@ pub fn read(source: &str, name: &str, line: u32) -> Result<RustSig> {
     }
     // `unsafe fn name` (after `pub`, `const`, `extern "C"` …), on the `fn`'s line
     let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
-    let is_unsafe = rest[line_start..at].split_whitespace().any(|w| w == "unsafe");
+    let is_unsafe = rest[line_start..at]
+        .split_whitespace()
+        .any(|w| w == "unsafe");
     let is_pub = rest[line_start..at].split_whitespace().any(|w| w == "pub");
-    Ok(RustSig { name: name.to_string(), params, ret, is_unsafe, is_pub })
+    Ok(RustSig {
+        name: name.to_string(),
+        params,
+        ret,
+        is_unsafe,
+        is_pub,
+    })
 }
 
 #[cfg(test)]
@@ -431,14 +511,41 @@ mod tests {
         let s = read(src, "triangle", 3).unwrap();
         assert_eq!(s.params[0], ("a".to_string(), RType::Scalar(RScalar::I32)));
         assert_eq!(s.params[1].1, RType::Str);
-        assert_eq!(s.params[2].1, RType::Slice { elem: Box::new(RType::Scalar(RScalar::U16)), mutable: false });
-        assert_eq!(s.params[3].1, RType::Vec(Box::new(RType::Scalar(RScalar::F64))));
-        assert_eq!(s.params[4].1, RType::Tuple(vec![RType::Scalar(RScalar::I32), RType::Scalar(RScalar::I32)]));
+        assert_eq!(
+            s.params[2].1,
+            RType::Slice {
+                elem: Box::new(RType::Scalar(RScalar::U16)),
+                mutable: false
+            }
+        );
+        assert_eq!(
+            s.params[3].1,
+            RType::Vec(Box::new(RType::Scalar(RScalar::F64)))
+        );
+        assert_eq!(
+            s.params[4].1,
+            RType::Tuple(vec![
+                RType::Scalar(RScalar::I32),
+                RType::Scalar(RScalar::I32)
+            ])
+        );
         assert_eq!(s.ret, RType::Scalar(RScalar::I32));
         assert_eq!(read("fn f() {}", "f", 1).unwrap().ret, RType::Unit);
-        assert!(read("fn g<T>(x: T) {}", "g", 1).unwrap_err().to_string().contains("generic"));
-        assert!(read("fn h(&self) {}", "h", 1).unwrap_err().to_string().contains("method"));
-        assert_eq!(RType::parse("&mut [ i64 ]"), RType::Slice { elem: Box::new(RType::Scalar(RScalar::I64)), mutable: true });
+        assert!(read("fn g<T>(x: T) {}", "g", 1)
+            .unwrap_err()
+            .to_string()
+            .contains("generic"));
+        assert!(read("fn h(&self) {}", "h", 1)
+            .unwrap_err()
+            .to_string()
+            .contains("method"));
+        assert_eq!(
+            RType::parse("&mut [ i64 ]"),
+            RType::Slice {
+                elem: Box::new(RType::Scalar(RScalar::I64)),
+                mutable: true
+            }
+        );
         assert_eq!(RType::parse("String"), RType::String);
     }
 
@@ -447,23 +554,57 @@ mod tests {
         use RType::*;
         let i32t = || Box::new(Scalar(RScalar::I32));
         assert_eq!(RType::parse("[i32; 10]"), Array(i32t(), 10));
-        assert_eq!(RType::parse("&'a [i32; 1_0]"), Ref { inner: Box::new(Array(i32t(), 10)), mutable: false });
+        assert_eq!(
+            RType::parse("&'a [i32; 1_0]"),
+            Ref {
+                inner: Box::new(Array(i32t(), 10)),
+                mutable: false
+            }
+        );
         assert_eq!(RType::parse("(u128,)"), Tuple(vec![Scalar(RScalar::U128)]));
         assert_eq!(RType::parse("(i32)"), Scalar(RScalar::I32));
-        assert_eq!(RType::parse("Vec<(String, &str)>"), Vec(Box::new(Tuple(vec![String, Str]))));
-        assert_eq!(RType::parse("&mut geo::Point"), Ref { inner: Box::new(Path("geo::Point".into())), mutable: true });
+        assert_eq!(
+            RType::parse("Vec<(String, &str)>"),
+            Vec(Box::new(Tuple(vec![String, Str])))
+        );
+        assert_eq!(
+            RType::parse("&mut geo::Point"),
+            Ref {
+                inner: Box::new(Path("geo::Point".into())),
+                mutable: true
+            }
+        );
         assert_eq!(RType::parse("Req<'a>"), Path("Req".into()));
-        assert_eq!(RType::parse("&[Point]"), Slice { elem: Box::new(Path("Point".into())), mutable: false });
+        assert_eq!(
+            RType::parse("&[Point]"),
+            Slice {
+                elem: Box::new(Path("Point".into())),
+                mutable: false
+            }
+        );
         assert_eq!(RType::parse("Option<u32>"), Other("Option<u32>".into()));
         assert_eq!(RType::parse("&mut str"), Other("&mut str".into()));
-        assert_eq!(RType::parse("Box<dyn Fn() -> i32>"), Other("Box<dyn Fn() -> i32>".into()));
-        assert_eq!(RType::parse("(i32, Option<u8>)"), Other("(i32, Option<u8>)".into()));
-        assert_eq!(RType::parse("Vec<(String, &str)>").spelling(), "Vec<(String, &str)>");
+        assert_eq!(
+            RType::parse("Box<dyn Fn() -> i32>"),
+            Other("Box<dyn Fn() -> i32>".into())
+        );
+        assert_eq!(
+            RType::parse("(i32, Option<u8>)"),
+            Other("(i32, Option<u8>)".into())
+        );
+        assert_eq!(
+            RType::parse("Vec<(String, &str)>").spelling(),
+            "Vec<(String, &str)>"
+        );
     }
 }
 
 /// Whether a function's generic parameter list (what is between `<` and `>`) names lifetimes
 /// only (`'a, 'b: 'a`): nothing to instantiate, so the function is callable as it is.
 pub fn lifetimes_only(generics: &str) -> bool {
-    generics.split(',').map(str::trim).filter(|g| !g.is_empty()).all(|g| g.starts_with('\''))
+    generics
+        .split(',')
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .all(|g| g.starts_with('\''))
 }

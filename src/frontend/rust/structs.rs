@@ -78,7 +78,9 @@ fn blank_literals(src: &str) -> String {
     while i < b.len() {
         let c = b[i];
         // raw strings: r"…", r#"…"#, br"…"
-        if (c == 'r' || (c == 'b' && b.get(i + 1) == Some(&'r'))) && (i == 0 || !(b[i - 1].is_alphanumeric() || b[i - 1] == '_')) {
+        if (c == 'r' || (c == 'b' && b.get(i + 1) == Some(&'r')))
+            && (i == 0 || !(b[i - 1].is_alphanumeric() || b[i - 1] == '_'))
+        {
             let mut j = i + if c == 'b' { 2 } else { 1 };
             let mut hashes = 0;
             while b.get(j) == Some(&'#') {
@@ -201,10 +203,18 @@ fn fields_of(body: &str, tuple: bool) -> Vec<FieldDef> {
         .map(|(i, f)| {
             let (public, rest) = strip_vis(f);
             if tuple {
-                FieldDef { name: i.to_string(), ty: rest.trim().to_string(), public }
+                FieldDef {
+                    name: i.to_string(),
+                    ty: rest.trim().to_string(),
+                    public,
+                }
             } else {
                 let (n, t) = rest.split_once(':').unwrap_or((rest, ""));
-                FieldDef { name: n.trim().to_string(), ty: t.trim().to_string(), public }
+                FieldDef {
+                    name: n.trim().to_string(),
+                    ty: t.trim().to_string(),
+                    public,
+                }
             }
         })
         .collect()
@@ -236,7 +246,9 @@ impl CrateTypes {
         if depth > 32 {
             return;
         }
-        let Ok(src) = std::fs::read_to_string(file) else { return };
+        let Ok(src) = std::fs::read_to_string(file) else {
+            return;
+        };
         let text = blank_literals(&strip_comments(&src));
         self.scan_text(&text, module, child_dir, depth);
     }
@@ -252,7 +264,9 @@ impl CrateTypes {
                 item_start = i;
                 continue;
             }
-            if !(c.is_alphabetic() || c == '_') || (i > 0 && t[..i].chars().next_back().is_some_and(is_ident_char)) {
+            if !(c.is_alphabetic() || c == '_')
+                || (i > 0 && t[..i].chars().next_back().is_some_and(is_ident_char))
+            {
                 i += c.len_utf8();
                 continue;
             }
@@ -276,7 +290,10 @@ impl CrateTypes {
                     m.push(name.clone());
                     if rest.starts_with(';') {
                         if !test_only {
-                            let candidates = [child_dir.join(format!("{name}.rs")), child_dir.join(&name).join("mod.rs")];
+                            let candidates = [
+                                child_dir.join(format!("{name}.rs")),
+                                child_dir.join(&name).join("mod.rs"),
+                            ];
                             if let Some(f) = candidates.iter().find(|f| f.is_file()) {
                                 let cd = child_dir.join(&name);
                                 self.scan_file(f, m, &cd, depth + 1);
@@ -338,7 +355,14 @@ impl CrateTypes {
                         },
                         _ => (StructKind::Unit, b + 1),
                     };
-                    self.structs.push(StructDef { name, module: module.clone(), public, generic, non_exhaustive, kind });
+                    self.structs.push(StructDef {
+                        name,
+                        module: module.clone(),
+                        public,
+                        generic,
+                        non_exhaustive,
+                        kind,
+                    });
                     i = end;
                     item_start = i;
                 }
@@ -389,17 +413,36 @@ impl CrateTypes {
                 .iter()
                 .find(|s| &s.module == m)
                 // a relative path that is in fact from the root (`geo::Point` used in the root)
-                .or_else(|| named.iter().find(|s| s.module.ends_with(&segs.iter().map(|x| x.to_string()).collect::<Vec<_>>())))
+                .or_else(|| {
+                    named.iter().find(|s| {
+                        s.module
+                            .ends_with(&segs.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+                    })
+                })
                 .copied(),
-            None => named.iter().find(|s| s.module == from).copied().or(if named.len() == 1 { Some(named[0]) } else { None }),
+            None => named
+                .iter()
+                .find(|s| s.module == from)
+                .copied()
+                .or(if named.len() == 1 {
+                    Some(named[0])
+                } else {
+                    None
+                }),
         };
         match found {
             Some(s) => Ok(s),
             None if named.len() > 1 => bail!(
                 "`{written}` is ambiguous: structs of that name are defined in {}",
-                named.iter().map(|s| format!("`{}`", s.path())).collect::<Vec<_>>().join(", ")
+                named
+                    .iter()
+                    .map(|s| format!("`{}`", s.path()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
-            None => Err(anyhow!("`{written}` is not a struct defined in the crate's sources")),
+            None => Err(anyhow!(
+                "`{written}` is not a struct defined in the crate's sources"
+            )),
         }
     }
 }
@@ -416,7 +459,11 @@ pub fn lib_root(dir: &Path) -> PathBuf {
             continue;
         }
         if in_lib {
-            if let Some(v) = l.strip_prefix("path").map(str::trim_start).and_then(|r| r.strip_prefix('=')) {
+            if let Some(v) = l
+                .strip_prefix("path")
+                .map(str::trim_start)
+                .and_then(|r| r.strip_prefix('='))
+            {
                 return dir.join(v.trim().trim_matches('"'));
             }
         }
@@ -440,26 +487,71 @@ mod tests {
         )
         .unwrap();
         std::fs::write(src.join("geo").join("mod.rs"), "pub mod shapes;\n#[non_exhaustive]\npub struct Point { pub x: i32, pub y: (u8, char) }\n").unwrap();
-        std::fs::write(src.join("geo").join("shapes.rs"), "pub struct Unit;\nstruct Hidden { pub c: char }\n").unwrap();
+        std::fs::write(
+            src.join("geo").join("shapes.rs"),
+            "pub struct Unit;\nstruct Hidden { pub c: char }\n",
+        )
+        .unwrap();
         let t = CrateTypes::scan(&src.join("lib.rs"));
         let names: Vec<String> = t.structs.iter().map(|s| s.path()).collect();
-        assert_eq!(names, ["geo::shapes::Unit", "geo::shapes::Hidden", "geo::Point", "a::Point", "Req", "G"]);
+        assert_eq!(
+            names,
+            [
+                "geo::shapes::Unit",
+                "geo::shapes::Hidden",
+                "geo::Point",
+                "a::Point",
+                "Req",
+                "G"
+            ]
+        );
         let p = t.find("Point", &["geo".to_string()], "k").unwrap();
         assert!(p.public && p.non_exhaustive);
-        assert_eq!(p.kind, StructKind::Named(vec![
-            FieldDef { name: "x".into(), ty: "i32".into(), public: true },
-            FieldDef { name: "y".into(), ty: "(u8, char)".into(), public: true },
-        ]));
-        assert_eq!(t.find("a::Point", &[], "k").unwrap().kind, StructKind::Tuple(vec![
-            FieldDef { name: "0".into(), ty: "i32".into(), public: true },
-            FieldDef { name: "1".into(), ty: "i64".into(), public: false },
-        ]));
-        assert!(t.find("Point", &[], "k").unwrap_err().to_string().contains("ambiguous"));
+        assert_eq!(
+            p.kind,
+            StructKind::Named(vec![
+                FieldDef {
+                    name: "x".into(),
+                    ty: "i32".into(),
+                    public: true
+                },
+                FieldDef {
+                    name: "y".into(),
+                    ty: "(u8, char)".into(),
+                    public: true
+                },
+            ])
+        );
+        assert_eq!(
+            t.find("a::Point", &[], "k").unwrap().kind,
+            StructKind::Tuple(vec![
+                FieldDef {
+                    name: "0".into(),
+                    ty: "i32".into(),
+                    public: true
+                },
+                FieldDef {
+                    name: "1".into(),
+                    ty: "i64".into(),
+                    public: false
+                },
+            ])
+        );
+        assert!(t
+            .find("Point", &[], "k")
+            .unwrap_err()
+            .to_string()
+            .contains("ambiguous"));
         let r = t.find("crate::Req", &["geo".to_string()], "k").unwrap();
         assert!(r.public && !r.generic);
         assert!(t.find("G", &[], "k").unwrap().generic);
         assert!(!t.find("geo::shapes::Hidden", &[], "k").unwrap().public);
-        assert_eq!(t.find("super::shapes::Unit", &["geo".into(), "x".into()], "k").unwrap().kind, StructKind::Unit);
+        assert_eq!(
+            t.find("super::shapes::Unit", &["geo".into(), "x".into()], "k")
+                .unwrap()
+                .kind,
+            StructKind::Unit
+        );
         assert!(t.find("Nope", &[], "k").is_err());
     }
 }

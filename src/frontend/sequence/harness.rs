@@ -10,9 +10,9 @@
 //! it so, and [`render_tests`] turns the logs into `tests.c`.
 
 use super::{declarator, SequenceFrontend};
-use crate::frontend::function::shape::c_string;
 use crate::archive::TestCase;
 use crate::exec::ExitKind;
+use crate::frontend::function::shape::c_string;
 use crate::frontend::TestFile;
 use crate::input::sequence::{ArgKind, OpReturn, MAX_BUF, MAX_HANDLES, MAX_STR, SCRATCH_ELEMS};
 use crate::input::{c_literal, ScalarType, Value};
@@ -31,7 +31,11 @@ fn scalar_c(t: ScalarType) -> &'static str {
 /// ([`crate::input::sequence::null_mask`]).
 pub fn generate(fe: &SequenceFrontend) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "/* evotest API harness for {}. Generated; do not edit.", fe.describe);
+    let _ = writeln!(
+        s,
+        "/* evotest API harness for {}. Generated; do not edit.",
+        fe.describe
+    );
     let _ = writeln!(s, " * Run by hand: ./target INPUTFILE (EVOTEST_SEQ_LOG=FILE logs the calls; see src/frontend/sequence/harness.rs) */");
     s.push_str(&runner(fe));
     s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
@@ -46,7 +50,11 @@ pub fn generate(fe: &SequenceFrontend) -> String {
          \x20       evotest_run_sequence(evotest_in, evotest_len);\n",
     );
     // the calls whose handle was NULL, for the engine's model of the values alive
-    let _ = writeln!(s, "        __evotest_return({}, evotest_nulls);\n    }}\n    return 0;\n}}", evotest_abi::shm::RET_UNSIGNED);
+    let _ = writeln!(
+        s,
+        "        __evotest_return({}, evotest_nulls);\n    }}\n    return 0;\n}}",
+        evotest_abi::shm::RET_UNSIGNED
+    );
     s
 }
 
@@ -55,7 +63,13 @@ pub fn generate(fe: &SequenceFrontend) -> String {
 fn runner(fe: &SequenceFrontend) -> String {
     let m = &fe.model;
     let n_types = m.handle_types.len().max(1);
-    let max_args = m.ops.iter().map(|o| o.params.len()).max().unwrap_or(0).max(1);
+    let max_args = m
+        .ops
+        .iter()
+        .map(|o| o.params.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let len = m.max_len();
     let mut s = String::new();
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
@@ -91,7 +105,16 @@ fn prototypes(fe: &SequenceFrontend) -> String {
                 _ => "void *".to_string(),
             })
             .collect();
-        let _ = writeln!(s, "{ret} {}({});", op.name, if ps.is_empty() { "void".into() } else { ps.join(", ") });
+        let _ = writeln!(
+            s,
+            "{ret} {}({});",
+            op.name,
+            if ps.is_empty() {
+                "void".into()
+            } else {
+                ps.join(", ")
+            }
+        );
     }
     s
 }
@@ -141,7 +164,11 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
     s.push_str("        unsigned char evotest_op = evotest_buf[evotest_pos++];\n        if (evotest_op == 0) break;\n");
     let _ = writeln!(s, "        switch ((evotest_op - 1) % {}) {{", m.ops.len());
     for (oi, op) in m.ops.iter().enumerate() {
-        let _ = writeln!(s, "        case {oi}: {{ /* {} */", crate::frontend::comment_text(&fe.c[oi].prototype));
+        let _ = writeln!(
+            s,
+            "        case {oi}: {{ /* {} */",
+            crate::frontend::comment_text(&fe.c[oi].prototype)
+        );
         // decode every argument (its bytes are consumed even when the call is skipped)
         for (j, (_, k)) in op.params.iter().enumerate() {
             match k {
@@ -186,7 +213,12 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
                     );
                 }
                 ArgKind::LengthOf(b, t) => {
-                    let _ = writeln!(s, "            {} a{j} = ({})l{b};", scalar_c(*t), scalar_c(*t));
+                    let _ = writeln!(
+                        s,
+                        "            {} a{j} = ({})l{b};",
+                        scalar_c(*t),
+                        scalar_c(*t)
+                    );
                 }
             }
         }
@@ -200,14 +232,24 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
             }
         }
         // the log of the call
-        let _ = write!(s, "            if (evotest_log) {{ fputs(\"call {oi}\", evotest_log);");
+        let _ = write!(
+            s,
+            "            if (evotest_log) {{ fputs(\"call {oi}\", evotest_log);"
+        );
         for (j, (_, k)) in op.params.iter().enumerate() {
             match k {
                 ArgKind::Handle(t) => {
-                    let _ = write!(s, " fprintf(evotest_log, \" h%u\", evotest_hid[{t}][k{j}]);");
+                    let _ = write!(
+                        s,
+                        " fprintf(evotest_log, \" h%u\", evotest_hid[{t}][k{j}]);"
+                    );
                 }
                 ArgKind::Scalar(t) if t.is_float() => {
-                    let (w, fmt, cast) = if *t == ScalarType::F32 { (4, "%08x", "unsigned") } else { (8, "%016llx", "unsigned long long") };
+                    let (w, fmt, cast) = if *t == ScalarType::F32 {
+                        (4, "%08x", "unsigned")
+                    } else {
+                        (8, "%016llx", "unsigned long long")
+                    };
                     let ut = if w == 4 { "uint32_t" } else { "uint64_t" };
                     let _ = write!(s, " {{ {ut} b; memcpy(&b, &a{j}, {w}); fprintf(evotest_log, \" x{fmt}\", ({cast})b); }}");
                 }
@@ -215,7 +257,10 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
                     let _ = write!(s, " fprintf(evotest_log, \" %lld\", (long long)a{j});");
                 }
                 ArgKind::Scalar(_) => {
-                    let _ = write!(s, " fprintf(evotest_log, \" %llu\", (unsigned long long)a{j});");
+                    let _ = write!(
+                        s,
+                        " fprintf(evotest_log, \" %llu\", (unsigned long long)a{j});"
+                    );
                 }
                 ArgKind::Str => {
                     let _ = write!(s, " fputs(\" s\", evotest_log); evotest_hex(a{j}, l{j});");
@@ -224,10 +269,17 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
                     let _ = write!(s, " fputs(\" o\", evotest_log);");
                 }
                 ArgKind::Buffer(t) => {
-                    let _ = write!(s, " fputs(\" b\", evotest_log); evotest_hex(a{j}, l{j} * {});", t.size());
+                    let _ = write!(
+                        s,
+                        " fputs(\" b\", evotest_log); evotest_hex(a{j}, l{j} * {});",
+                        t.size()
+                    );
                 }
                 ArgKind::LengthOf(b, _) => {
-                    let _ = write!(s, " fprintf(evotest_log, \" %llu\", (unsigned long long)l{b});");
+                    let _ = write!(
+                        s,
+                        " fprintf(evotest_log, \" %llu\", (unsigned long long)l{b});"
+                    );
                 }
             }
         }
@@ -289,7 +341,10 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
 /// sequence encoding as they are (a fuzzer sees what the search sees).
 pub fn generate_peer(fe: &SequenceFrontend, peer: crate::frontend::Peer) -> String {
     use crate::frontend::Peer;
-    let mut s = format!("/* evotest {peer:?} harness for {}. Generated; do not edit. */\n#include <setjmp.h>\n", fe.describe);
+    let mut s = format!(
+        "/* evotest {peer:?} harness for {}. Generated; do not edit. */\n#include <setjmp.h>\n",
+        fe.describe
+    );
     s.push_str(&runner(fe));
     match peer {
         Peer::LibFuzzer => {
@@ -324,7 +379,11 @@ pub fn replay_program(fe: &SequenceFrontend, inputs: &[crate::input::Input]) -> 
     s.push_str("#include <unistd.h>\n#include <sys/wait.h>\n\n");
     for (i, x) in inputs.iter().enumerate() {
         let bytes: Vec<String> = x.bytes.iter().map(|b| b.to_string()).collect();
-        let _ = writeln!(s, "static const unsigned char evotest_in_{i}[] = {{{}0}};", bytes.iter().map(|b| format!("{b},")).collect::<String>());
+        let _ = writeln!(
+            s,
+            "static const unsigned char evotest_in_{i}[] = {{{}0}};",
+            bytes.iter().map(|b| format!("{b},")).collect::<String>()
+        );
     }
     s.push_str("int main(void) {\n");
     for (i, x) in inputs.iter().enumerate() {
@@ -341,7 +400,12 @@ pub fn replay_program(fe: &SequenceFrontend, inputs: &[crate::input::Input]) -> 
 /// Whether operation `op` is `void` in C (an [`OpReturn::Void`] may also be a `char *` return,
 /// not recorded).
 fn fe_ret_is_void(fe: &SequenceFrontend, op: &crate::input::sequence::Op) -> bool {
-    let i = fe.model.ops.iter().position(|o| std::ptr::eq(o, op)).unwrap_or(0);
+    let i = fe
+        .model
+        .ops
+        .iter()
+        .position(|o| std::ptr::eq(o, op))
+        .unwrap_or(0);
     fe.c[i].ret_c == "void"
 }
 
@@ -382,7 +446,9 @@ pub fn parse_log(text: &str) -> Vec<LoggedCall> {
         let mut w = line.split_whitespace();
         match w.next() {
             Some("call") => {
-                let Some(op) = w.next().and_then(|x| x.parse().ok()) else { break };
+                let Some(op) = w.next().and_then(|x| x.parse().ok()) else {
+                    break;
+                };
                 let args = w
                     .map(|a| {
                         if let Some(h) = a.strip_prefix('h') {
@@ -390,9 +456,21 @@ pub fn parse_log(text: &str) -> Vec<LoggedCall> {
                         } else if let Some(x) = a.strip_prefix('x') {
                             LoggedArg::FloatBits(u64::from_str_radix(x, 16).unwrap_or(0))
                         } else if let Some(x) = a.strip_prefix('s') {
-                            LoggedArg::Str((0..x.len() / 2).filter_map(|i| u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()).collect())
+                            LoggedArg::Str(
+                                (0..x.len() / 2)
+                                    .filter_map(|i| {
+                                        u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()
+                                    })
+                                    .collect(),
+                            )
                         } else if let Some(x) = a.strip_prefix('b') {
-                            LoggedArg::Bytes((0..x.len() / 2).filter_map(|i| u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()).collect())
+                            LoggedArg::Bytes(
+                                (0..x.len() / 2)
+                                    .filter_map(|i| {
+                                        u8::from_str_radix(&x[2 * i..2 * i + 2], 16).ok()
+                                    })
+                                    .collect(),
+                            )
                         } else if a == "o" {
                             LoggedArg::Out
                         } else {
@@ -400,13 +478,19 @@ pub fn parse_log(text: &str) -> Vec<LoggedCall> {
                         }
                     })
                     .collect();
-                out.push(LoggedCall { op, args, ret: None });
+                out.push(LoggedCall {
+                    op,
+                    args,
+                    ret: None,
+                });
             }
             Some("ret") => {
                 let Some(last) = out.last_mut() else { break };
                 last.ret = Some(match (w.next(), w.next()) {
                     (Some("i" | "u"), Some(v)) => LoggedRet::Int(v.parse().unwrap_or(0)),
-                    (Some("f"), Some(v)) => LoggedRet::FloatBits(u64::from_str_radix(v, 16).unwrap_or(0)),
+                    (Some("f"), Some(v)) => {
+                        LoggedRet::FloatBits(u64::from_str_radix(v, 16).unwrap_or(0))
+                    }
                     (Some("h"), Some("-")) => LoggedRet::Handle(None),
                     (Some("h"), Some(v)) => LoggedRet::Handle(v.parse().ok()),
                     _ => LoggedRet::Void,
@@ -455,7 +539,13 @@ pub fn replay(exe: &Path, input: &[u8], timeout: Duration) -> Result<Vec<LoggedC
 /// is asserted (named `name` in failures).
 /// With `typed`, values are declared in the sources' own types (`tests.c` includes the source);
 /// otherwise as `void *` against the harness's prototypes (several sources, linked).
-fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bool, typed: bool) -> String {
+fn statements(
+    fe: &SequenceFrontend,
+    calls: &[LoggedCall],
+    name: &str,
+    check: bool,
+    typed: bool,
+) -> String {
     let m = &fe.model;
     let mut s = String::new();
     let mut handle_c: Vec<(u32, String)> = Vec::new();
@@ -470,15 +560,26 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
             .enumerate()
             .map(|(j, ((_, k), a))| match (k, a) {
                 (_, LoggedArg::Handle(h)) => format!("v{h}"),
-                (ArgKind::Scalar(t) | ArgKind::LengthOf(_, t), LoggedArg::Int(v)) => c_literal(*t, Value::Int(*v)),
+                (ArgKind::Scalar(t) | ArgKind::LengthOf(_, t), LoggedArg::Int(v)) => {
+                    c_literal(*t, Value::Int(*v))
+                }
                 (ArgKind::Scalar(t), LoggedArg::FloatBits(b)) => {
-                    let f = if *t == ScalarType::F32 { f32::from_bits(*b as u32) as f64 } else { f64::from_bits(*b) };
+                    let f = if *t == ScalarType::F32 {
+                        f32::from_bits(*b as u32) as f64
+                    } else {
+                        f64::from_bits(*b)
+                    };
                     c_literal(*t, Value::Float(f))
                 }
                 (_, LoggedArg::Str(b)) => format!("(char *){}", c_string(b)),
-                (ArgKind::Buffer(t), LoggedArg::Bytes(b)) if t.size() == 1 => format!("({} *){}", t.c_name(), c_string(b)),
+                (ArgKind::Buffer(t), LoggedArg::Bytes(b)) if t.size() == 1 => {
+                    format!("({} *){}", t.c_name(), c_string(b))
+                }
                 (ArgKind::Buffer(t), LoggedArg::Bytes(b)) => {
-                    let vs: Vec<String> = crate::input::sequence::buffer_values(*t, b).into_iter().map(|v| c_literal(*t, v)).collect();
+                    let vs: Vec<String> = crate::input::sequence::buffer_values(*t, b)
+                        .into_iter()
+                        .map(|v| c_literal(*t, v))
+                        .collect();
                     if vs.is_empty() {
                         format!("({}[1]){{0}}", t.c_name())
                     } else {
@@ -486,7 +587,11 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
                     }
                 }
                 (ArgKind::Scratch(t), _) => {
-                    let _ = writeln!(setup, "    {} o{ci}_{j}[{SCRATCH_ELEMS}] = {{0}};", t.c_name());
+                    let _ = writeln!(
+                        setup,
+                        "    {} o{ci}_{j}[{SCRATCH_ELEMS}] = {{0}};",
+                        t.c_name()
+                    );
                     format!("o{ci}_{j}")
                 }
                 _ => "0".into(),
@@ -500,7 +605,11 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
         };
         match (&op.ret, &c.ret) {
             (OpReturn::Handle(_), Some(LoggedRet::Handle(Some(id)))) => {
-                let _ = writeln!(s, "    {} = {call};", declarator(if typed { &oc.ret_c } else { "void *" }, &format!("v{id}")));
+                let _ = writeln!(
+                    s,
+                    "    {} = {call};",
+                    declarator(if typed { &oc.ret_c } else { "void *" }, &format!("v{id}"))
+                );
                 handle_c.push((*id, oc.ret_c.clone()));
                 if check {
                     let _ = writeln!(s, "    evotest_check_int(\"{name}\", v{id} != 0, 1);");
@@ -509,7 +618,11 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
             (OpReturn::Handle(_), Some(LoggedRet::Handle(None))) if check => {
                 // NULL, or a value already held, which the harness does not keep twice
                 // (`SequenceModel`'s NULL returns): one of the earlier values of its type
-                let same: Vec<String> = handle_c.iter().filter(|(_, t)| *t == oc.ret_c).map(|(id, _)| format!(" || evotest_r == v{id}")).collect();
+                let same: Vec<String> = handle_c
+                    .iter()
+                    .filter(|(_, t)| *t == oc.ret_c)
+                    .map(|(id, _)| format!(" || evotest_r == v{id}"))
+                    .collect();
                 if same.is_empty() {
                     let _ = writeln!(s, "    evotest_check_int(\"{name}\", {call} == 0, 1);");
                 } else {
@@ -521,16 +634,27 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
                 let (f, ty, lit) = if t.is_signed() || *t == ScalarType::Bool {
                     ("evotest_check_int", "long long", format!("{}LL", v))
                 } else {
-                    ("evotest_check_uint", "unsigned long long", format!("{}ULL", v))
+                    (
+                        "evotest_check_uint",
+                        "unsigned long long",
+                        format!("{}ULL", v),
+                    )
                 };
-                let lit = if *v == i64::MIN as i128 { "(-9223372036854775807LL - 1)".to_string() } else { lit };
+                let lit = if *v == i64::MIN as i128 {
+                    "(-9223372036854775807LL - 1)".to_string()
+                } else {
+                    lit
+                };
                 let _ = writeln!(s, "    {f}(\"{name}\", ({ty}){call}, {lit});");
             }
             (OpReturn::Scalar(ScalarType::F32), Some(LoggedRet::FloatBits(b))) if check => {
                 let _ = writeln!(s, "    evotest_check_f32(\"{name}\", {call}, 0x{b:08x}u);");
             }
             (OpReturn::Scalar(_), Some(LoggedRet::FloatBits(b))) if check => {
-                let _ = writeln!(s, "    evotest_check_f64(\"{name}\", {call}, 0x{b:016x}ull);");
+                let _ = writeln!(
+                    s,
+                    "    evotest_check_f64(\"{name}\", {call}, 0x{b:016x}ull);"
+                );
             }
             _ => {
                 let _ = writeln!(s, "    {call};");
@@ -542,7 +666,6 @@ fn statements(fe: &SequenceFrontend, calls: &[LoggedCall], name: &str, check: bo
     }
     s
 }
-
 
 /// Each test of an API suite runs in a child process: a sequence that damages the heap without
 /// crashing (a library misused, a bug) must not fail the tests after it. A test passes when
@@ -572,7 +695,12 @@ static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(v
 /// way.
 pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "/* Tests generated by evotest {} for {}", env!("CARGO_PKG_VERSION"), fe.describe);
+    let _ = writeln!(
+        s,
+        "/* Tests generated by evotest {} for {}",
+        env!("CARGO_PKG_VERSION"),
+        fe.describe
+    );
     for l in &file.header {
         let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
     }
@@ -580,22 +708,50 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     // one source is included (its static functions and types are then at hand); several are
     // linked, called through prototypes (their private headers may not survive one unit)
     let typed = fe.sources.len() == 1;
-    let mut cmd = vec!["clang-22".to_string(), "-o".into(), "tests".into(), file.path.display().to_string()];
+    let mut cmd = vec![
+        "clang-22".to_string(),
+        "-o".into(),
+        "tests".into(),
+        file.path.display().to_string(),
+    ];
     if !typed {
         cmd.extend(fe.sources.iter().map(|p| p.display().to_string()));
     }
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
-    let how = if typed { "It includes the source" } else { "It is linked with the sources" };
-    let words: Vec<String> = cmd.iter().map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.to_string())).collect();
-    let _ = writeln!(s, " *\n * {how}, without instrumentation. Build and run:\n *   {} && ./tests", words.join(" "));
+    let how = if typed {
+        "It includes the source"
+    } else {
+        "It is linked with the sources"
+    };
+    let words: Vec<String> = cmd
+        .iter()
+        .map(|w| {
+            shlex::try_quote(w)
+                .map(|q| q.into_owned())
+                .unwrap_or_else(|_| w.to_string())
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        " *\n * {how}, without instrumentation. Build and run:\n *   {} && ./tests",
+        words.join(" ")
+    );
     let _ = writeln!(s, " *\n * Each test is a sequence of calls as the search ran it; returned values are compared exactly");
-    let _ = writeln!(s, " * (floats bit-exactly), pointers only for being NULL or not. */");
+    let _ = writeln!(
+        s,
+        " * (floats bit-exactly), pointers only for being NULL or not. */"
+    );
     s.push_str(crate::frontend::function::ctests::PRELUDE);
     s.push_str(ISOLATED);
     if typed {
         let rel = crate::util::relative_path(dir, &fe.sources[0]);
-        let _ = writeln!(s, "\n#define main {}\n#include \"{}\"\n#undef main", crate::frontend::function::ctests::ORIGINAL_MAIN, rel.display());
+        let _ = writeln!(
+            s,
+            "\n#define main {}\n#include \"{}\"\n#undef main",
+            crate::frontend::function::ctests::ORIGINAL_MAIN,
+            rel.display()
+        );
     } else {
         let _ = write!(s, "\n{}", prototypes(fe));
     }
@@ -610,22 +766,52 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
         };
         // the calls that returned NULL (the harness reports them), so that later calls name the
         // values they really took
-        let text = fe.display_calls_with(&t.input, crate::input::sequence::null_mask(t.ret.as_ref()));
-        let _ = writeln!(s, "/* execution {}: {} */", t.exec, crate::frontend::comment_text(&text));
+        let text =
+            fe.display_calls_with(&t.input, crate::input::sequence::null_mask(t.ret.as_ref()));
+        let _ = writeln!(
+            s,
+            "/* execution {}: {} */",
+            t.exec,
+            crate::frontend::comment_text(&text)
+        );
         if !e.covers.is_empty() {
-            let _ = writeln!(s, "/* covers: {} */", crate::frontend::comment_text(&e.covers.join(", ")));
+            let _ = writeln!(
+                s,
+                "/* covers: {} */",
+                crate::frontend::comment_text(&e.covers.join(", "))
+            );
         }
         match t.exit {
             ExitKind::Ok => {
-                let _ = writeln!(s, "static void evotest_body_{name}(void) {{\n{}}}", statements(fe, &calls, name, true, typed));
+                let _ = writeln!(
+                    s,
+                    "static void evotest_body_{name}(void) {{\n{}}}",
+                    statements(fe, &calls, name, true, typed)
+                );
                 let _ = writeln!(s, "static void evotest_{name}(void) {{ evotest_isolated(\"{name}\", evotest_body_{name}); }}\n");
             }
             ExitKind::Stopped | ExitKind::StepLimit => continue,
             e => {
-                let (k, v, what) = crate::frontend::function::ctests::expectation(e, file.memory_limit);
-                let last = calls.last().map(|c| fe.model.ops[c.op].name.clone()).unwrap_or_default();
-                let _ = writeln!(s, "/* recorded: {what}{} */", if last.is_empty() { String::new() } else { format!(", in the call of {last}") });
-                let _ = writeln!(s, "static void evotest_run_{name}(void) {{\n{}}}", statements(fe, &calls, name, false, typed));
+                let (k, v, what) =
+                    crate::frontend::function::ctests::expectation(e, file.memory_limit);
+                let last = calls
+                    .last()
+                    .map(|c| fe.model.ops[c.op].name.clone())
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "/* recorded: {what}{} */",
+                    if last.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", in the call of {last}")
+                    }
+                );
+                let _ = writeln!(
+                    s,
+                    "static void evotest_run_{name}(void) {{\n{}}}",
+                    statements(fe, &calls, name, false, typed)
+                );
                 let _ = writeln!(
                     s,
                     "static void evotest_{name}(void) {{ evotest_expect_fault(\"{name}\", evotest_run_{name}, {k}, {v}, {}, {}L, {}L); }}\n",
@@ -652,8 +838,23 @@ mod tests {
         let log = "call 0 5\nret h 0\ncall 1 h0 x3ff0000000000000 s6162 o\nret i -3\ncall 2 h0\n";
         let c = parse_log(log);
         assert_eq!(c.len(), 3);
-        assert_eq!(c[0], LoggedCall { op: 0, args: vec![LoggedArg::Int(5)], ret: Some(LoggedRet::Handle(Some(0))) });
-        assert_eq!(c[1].args, vec![LoggedArg::Handle(0), LoggedArg::FloatBits(1.0f64.to_bits()), LoggedArg::Str(b"ab".to_vec()), LoggedArg::Out]);
+        assert_eq!(
+            c[0],
+            LoggedCall {
+                op: 0,
+                args: vec![LoggedArg::Int(5)],
+                ret: Some(LoggedRet::Handle(Some(0)))
+            }
+        );
+        assert_eq!(
+            c[1].args,
+            vec![
+                LoggedArg::Handle(0),
+                LoggedArg::FloatBits(1.0f64.to_bits()),
+                LoggedArg::Str(b"ab".to_vec()),
+                LoggedArg::Out
+            ]
+        );
         assert_eq!(c[1].ret, Some(LoggedRet::Int(-3)));
         assert_eq!(c[2].ret, None, "the call that did not return");
         assert_eq!(c_string(b"a\"\x01?"), "\"a\\\"\\001\\?\"");

@@ -54,8 +54,10 @@ pub struct SequenceFrontend {
 /// only the library makes a valid one, never a zeroed block.
 fn libc_object(key: &str) -> bool {
     let k = key.trim_start_matches("struct ");
-    matches!(k, "FILE" | "DIR" | "_IO_FILE" | "jmp_buf" | "sigjmp_buf" | "va_list" | "fpos_t" | "mbstate_t")
-        || k.starts_with("pthread_")
+    matches!(
+        k,
+        "FILE" | "DIR" | "_IO_FILE" | "jmp_buf" | "sigjmp_buf" | "va_list" | "fpos_t" | "mbstate_t"
+    ) || k.starts_with("pthread_")
         || k.starts_with("__")
 }
 
@@ -70,7 +72,13 @@ struct Alloc {
 /// A pointer type's key as a handle type: its pointee's spelling without qualifiers (`struct
 /// stack`), `void` for `void *`.
 fn pointee_key(t: &TypeMeta) -> Option<String> {
-    let strip = |s: &str| s.replace("const ", "").replace("volatile ", "").replace(" const", "").trim().to_string();
+    let strip = |s: &str| {
+        s.replace("const ", "")
+            .replace("volatile ", "")
+            .replace(" const", "")
+            .trim()
+            .to_string()
+    };
     match &t.pointee {
         Some(p) => Some(strip(&p.c_spelling)),
         None if t.ir == "ptr" || t.c_spelling.trim_end().ends_with('*') => Some("void".to_string()),
@@ -91,7 +99,11 @@ fn is_char(t: &TypeMeta) -> bool {
 fn spelling(t: &TypeMeta) -> String {
     let s = t.c_spelling.trim();
     if s.is_empty() {
-        if t.ir == "void" { "void".into() } else { "void *".into() }
+        if t.ir == "void" {
+            "void".into()
+        } else {
+            "void *".into()
+        }
     } else {
         s.to_string()
     }
@@ -108,9 +120,20 @@ impl SequenceFrontend {
     /// note.
     ///
     /// Errors (one line): C++ sources, no operation left, or more than 255.
-    pub fn new(functions: &[&FunctionMeta], patterns: &[String], max_calls: usize, sources: &[PathBuf]) -> Result<SequenceFrontend> {
-        if let Some(f) = functions.iter().find(|f| f.language.as_deref() == Some("c++")) {
-            bail!("--api tests C APIs; `{}` is C++ (test a C++ function with --function)", f.source_name.as_deref().unwrap_or(&f.name));
+    pub fn new(
+        functions: &[&FunctionMeta],
+        patterns: &[String],
+        max_calls: usize,
+        sources: &[PathBuf],
+    ) -> Result<SequenceFrontend> {
+        if let Some(f) = functions
+            .iter()
+            .find(|f| f.language.as_deref() == Some("c++"))
+        {
+            bail!(
+                "--api tests C APIs; `{}` is C++ (test a C++ function with --function)",
+                f.source_name.as_deref().unwrap_or(&f.name)
+            );
         }
         let chosen: Vec<&FunctionMeta> = functions
             .iter()
@@ -118,13 +141,16 @@ impl SequenceFrontend {
             .filter(|f| f.name != evotest_abi::names::RENAMED_MAIN && f.external)
             .filter(|f| patterns.is_empty() || patterns.iter().any(|p| glob(p, &f.name)))
             .collect();
-        let params_of = |f: &FunctionMeta| f.source_params.clone().unwrap_or_else(|| f.params.clone());
+        let params_of =
+            |f: &FunctionMeta| f.source_params.clone().unwrap_or_else(|| f.params.clone());
         // handle types: what the chosen functions return through pointers (not strings, not
         // `void *`: values of unknown type, memory or user data, are not interchangeable)
         let mut handle_types: Vec<String> = Vec::new();
         for f in &chosen {
             if !f.variadic && f.ret.composite.is_none() && !is_char_ptr(&f.ret) {
-                if let Some(k) = pointee_key(&f.ret).filter(|k| scalar_of(&f.ret).is_none() && k != "void") {
+                if let Some(k) =
+                    pointee_key(&f.ret).filter(|k| scalar_of(&f.ret).is_none() && k != "void")
+                {
                     if !handle_types.contains(&k) {
                         handle_types.push(k);
                     }
@@ -140,13 +166,27 @@ impl SequenceFrontend {
         let mut allocs: Vec<Alloc> = Vec::new();
         for f in &chosen {
             for p in params_of(f) {
-                let Some(comp) = p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref()) else { continue };
-                let Some(key) = pointee_key(&p.ty) else { continue };
-                if handle_types.contains(&key) || allocs.iter().any(|a| a.key == key) || comp.size_bits == 0 || libc_object(&key) {
+                let Some(comp) = p.ty.pointee.as_deref().and_then(|t| t.composite.as_deref())
+                else {
+                    continue;
+                };
+                let Some(key) = pointee_key(&p.ty) else {
+                    continue;
+                };
+                if handle_types.contains(&key)
+                    || allocs.iter().any(|a| a.key == key)
+                    || comp.size_bits == 0
+                    || libc_object(&key)
+                {
                     continue;
                 }
                 let init = chosen.iter().any(|g| {
-                    g.name.to_ascii_lowercase().contains("init") && params_of(g).first().and_then(|q| pointee_key(&q.ty)).as_deref() == Some(&key)
+                    g.name.to_ascii_lowercase().contains("init")
+                        && params_of(g)
+                            .first()
+                            .and_then(|q| pointee_key(&q.ty))
+                            .as_deref()
+                            == Some(&key)
                 });
                 let raw = if init {
                     handle_types.push(format!("{key} (uninitialized)"));
@@ -157,7 +197,13 @@ impl SequenceFrontend {
                 handle_types.push(key.clone());
                 let ready = handle_types.len() - 1;
                 let c_type = key.clone();
-                ops.push(Op { name: format!("&({c_type}){{0}}"), params: vec![], ret: OpReturn::Handle(raw.unwrap_or(ready)), destructor: false, promotes: None });
+                ops.push(Op {
+                    name: format!("&({c_type}){{0}}"),
+                    params: vec![],
+                    ret: OpReturn::Handle(raw.unwrap_or(ready)),
+                    destructor: false,
+                    promotes: None,
+                });
                 c.push(OpC {
                     ret_c: format!("{c_type} *"),
                     params_c: vec![],
@@ -168,7 +214,11 @@ impl SequenceFrontend {
                 // are the library's to make, and a zeroed one may break what they promise
                 let makers: Vec<&str> = functions
                     .iter()
-                    .filter(|g| g.external && !chosen.iter().any(|c| c.name == g.name) && pointee_key(&g.ret).as_deref() == Some(&key))
+                    .filter(|g| {
+                        g.external
+                            && !chosen.iter().any(|c| c.name == g.name)
+                            && pointee_key(&g.ret).as_deref() == Some(&key)
+                    })
                     .map(|g| g.name.as_str())
                     .collect();
                 if !makers.is_empty() {
@@ -190,7 +240,11 @@ impl SequenceFrontend {
                 left_out.push(why("it is variadic".into()));
                 continue;
             }
-            let ret = if f.ret.ir == "void" && scalar_of(&f.ret).is_none() && f.ret.pointee.is_none() && !f.ret.c_spelling.contains('*') {
+            let ret = if f.ret.ir == "void"
+                && scalar_of(&f.ret).is_none()
+                && f.ret.pointee.is_none()
+                && !f.ret.c_spelling.contains('*')
+            {
                 OpReturn::Void
             } else if let Some(t) = scalar_of(&f.ret) {
                 OpReturn::Scalar(t)
@@ -201,7 +255,12 @@ impl SequenceFrontend {
                 // called, its pointer not kept
                 OpReturn::Void
             } else if let Some(k) = pointee_key(&f.ret) {
-                OpReturn::Handle(handle_types.iter().position(|h| *h == k).expect("collected above"))
+                OpReturn::Handle(
+                    handle_types
+                        .iter()
+                        .position(|h| *h == k)
+                        .expect("collected above"),
+                )
             } else {
                 left_out.push(why(format!("it returns `{}`", spelling(&f.ret))));
                 continue;
@@ -212,7 +271,8 @@ impl SequenceFrontend {
             let ps = params_of(f);
             // a function that frees or reallocates memory it is given (`pool_free(p, ptr)`,
             // `mem_realloc(p, ptr, size)`) must not get the tester's own blocks
-            let frees = sequence::destructor_name(&f.name) || f.name.to_ascii_lowercase().contains("realloc");
+            let frees = sequence::destructor_name(&f.name)
+                || f.name.to_ascii_lowercase().contains("realloc");
             for (pi, p) in ps.iter().enumerate() {
                 // a pointer to scalars (not a handle) followed by a length-named integer: a buffer
                 let buffer_elem = |p: &evotest_abi::meta::ParamMeta| {
@@ -226,11 +286,15 @@ impl SequenceFrontend {
                     }
                 };
                 let len_int = |l: &evotest_abi::meta::ParamMeta| {
-                    matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool) && crate::frontend::function::shape::length_like(&l.name)
+                    matches!(scalar_of(&l.ty), Some(t) if !t.is_float() && t != ScalarType::Bool)
+                        && crate::frontend::function::shape::length_like(&l.name)
                 };
                 if pi > 0 && matches!(params.last(), Some((_, ArgKind::Buffer(_)))) && len_int(p) {
                     params_c.push(spelling(&p.ty));
-                    params.push((p.name.clone(), ArgKind::LengthOf(pi - 1, scalar_of(&p.ty).expect("an integer"))));
+                    params.push((
+                        p.name.clone(),
+                        ArgKind::LengthOf(pi - 1, scalar_of(&p.ty).expect("an integer")),
+                    ));
                     continue;
                 }
                 if let (Some(t), Some(l)) = (buffer_elem(p), ps.get(pi + 1)) {
@@ -243,7 +307,11 @@ impl SequenceFrontend {
                 let kind = if let Some(t) = scalar_of(&p.ty) {
                     ArgKind::Scalar(t)
                 } else if p.ty.composite.is_some() {
-                    bad = Some(format!("parameter `{}` is a `{}` by value", p.name, spelling(&p.ty)));
+                    bad = Some(format!(
+                        "parameter `{}` is a `{}` by value",
+                        p.name,
+                        spelling(&p.ty)
+                    ));
                     break;
                 } else if is_char_ptr(&p.ty) {
                     ArgKind::Str
@@ -252,7 +320,11 @@ impl SequenceFrontend {
                         Some(i) => ArgKind::Handle(i),
                         // memory the callee frees or moves cannot be the tester's zeroed block
                         None if frees => {
-                            bad = Some(format!("it frees or reallocates `{}`, a `{}` no operation returns", p.name, spelling(&p.ty)));
+                            bad = Some(format!(
+                                "it frees or reallocates `{}`, a `{}` no operation returns",
+                                p.name,
+                                spelling(&p.ty)
+                            ));
                             break;
                         }
                         // user data (`void *`) or an out-parameter: a zeroed block
@@ -260,13 +332,21 @@ impl SequenceFrontend {
                         None => match p.ty.pointee.as_deref().and_then(scalar_of) {
                             Some(t) => ArgKind::Scratch(t),
                             None => {
-                                bad = Some(format!("parameter `{}` is a `{}`, which no operation returns", p.name, spelling(&p.ty)));
+                                bad = Some(format!(
+                                    "parameter `{}` is a `{}`, which no operation returns",
+                                    p.name,
+                                    spelling(&p.ty)
+                                ));
                                 break;
                             }
                         },
                     }
                 } else {
-                    bad = Some(format!("parameter `{}` has type `{}`", p.name, spelling(&p.ty)));
+                    bad = Some(format!(
+                        "parameter `{}` has type `{}`",
+                        p.name,
+                        spelling(&p.ty)
+                    ));
                     break;
                 };
                 params_c.push(spelling(&p.ty));
@@ -280,8 +360,18 @@ impl SequenceFrontend {
             // an initializer takes a fresh object first and makes it usable by the others
             let mut promotes = None;
             if f.name.to_ascii_lowercase().contains("init") {
-                let first = params.first().and_then(|(_, k)| if let ArgKind::Handle(t) = k { Some(*t) } else { None });
-                if let Some((raw, ready)) = allocs.iter().find_map(|a| a.raw.filter(|_| Some(a.ready) == first).map(|r| (r, a.ready))) {
+                let first = params.first().and_then(|(_, k)| {
+                    if let ArgKind::Handle(t) = k {
+                        Some(*t)
+                    } else {
+                        None
+                    }
+                });
+                if let Some((raw, ready)) = allocs.iter().find_map(|a| {
+                    a.raw
+                        .filter(|_| Some(a.ready) == first)
+                        .map(|r| (r, a.ready))
+                }) {
                     params[0].1 = ArgKind::Handle(raw);
                     promotes = Some((0, ready));
                 }
@@ -291,22 +381,80 @@ impl SequenceFrontend {
                 && params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(_)))
                 && sequence::destructor_name(&f.name);
             let ret_c = spelling(&f.ret);
-            let decl: Vec<String> = params.iter().zip(&params_c).map(|((n, _), t)| declarator(t, n)).collect();
-            let prototype = declarator(&ret_c, &format!("{}({})", f.name, if decl.is_empty() { "void".into() } else { decl.join(", ") }));
-            ops.push(Op { name: f.name.clone(), params, ret, destructor, promotes });
-            c.push(OpC { ret_c, params_c, prototype, alloc: None });
+            let decl: Vec<String> = params
+                .iter()
+                .zip(&params_c)
+                .map(|((n, _), t)| declarator(t, n))
+                .collect();
+            let prototype = declarator(
+                &ret_c,
+                &format!(
+                    "{}({})",
+                    f.name,
+                    if decl.is_empty() {
+                        "void".into()
+                    } else {
+                        decl.join(", ")
+                    }
+                ),
+            );
+            ops.push(Op {
+                name: f.name.clone(),
+                params,
+                ret,
+                destructor,
+                promotes,
+            });
+            c.push(OpC {
+                ret_c,
+                params_c,
+                prototype,
+                alloc: None,
+            });
         }
         if ops.is_empty() {
-            let what = if chosen.is_empty() { "no external function matches".to_string() } else { left_out.join("; ") };
+            let what = if chosen.is_empty() {
+                "no external function matches".to_string()
+            } else {
+                left_out.join("; ")
+            };
             bail!("--api: no function of the sources can be called as an operation ({what})");
         }
         if ops.len() > 255 {
-            bail!("--api: {} operations; at most 255 (narrow them with --api 'PREFIX*')", ops.len());
+            bail!(
+                "--api: {} operations; at most 255 (narrow them with --api 'PREFIX*')",
+                ops.len()
+            );
         }
-        let model = Arc::new(SequenceModel { ops, handle_types, max_calls: max_calls.max(1) });
-        let domain = Domain { len: model.max_len(), sequence: Some(model.clone()), ..Default::default() };
-        let describe = format!("the API of {} ({} operations)", sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(" "), model.ops.len());
-        Ok(SequenceFrontend { model, c, domain, describe, left_out, sources: sources.to_vec(), cflags: vec![], exe: None })
+        let model = Arc::new(SequenceModel {
+            ops,
+            handle_types,
+            max_calls: max_calls.max(1),
+        });
+        let domain = Domain {
+            len: model.max_len(),
+            sequence: Some(model.clone()),
+            ..Default::default()
+        };
+        let describe = format!(
+            "the API of {} ({} operations)",
+            sources
+                .iter()
+                .map(|s| s.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            model.ops.len()
+        );
+        Ok(SequenceFrontend {
+            model,
+            c,
+            domain,
+            describe,
+            left_out,
+            sources: sources.to_vec(),
+            cflags: vec![],
+            exe: None,
+        })
     }
 
     /// The calls of `input` for people: `v0 = stack_new(4); stack_push(v0, 3)`, each handle named
@@ -334,31 +482,53 @@ impl SequenceFrontend {
                 .iter()
                 .zip(&c.args)
                 .map(|((_, k), a)| match (k, a) {
-                    (ArgKind::Handle(t), Arg::Handle(i)) => format!("v{}", live[*t][*i as usize % live[*t].len()]),
+                    (ArgKind::Handle(t), Arg::Handle(i)) => {
+                        format!("v{}", live[*t][*i as usize % live[*t].len()])
+                    }
                     (ArgKind::Scalar(t), Arg::Scalar(v)) => DisplayValue(*t, *v).to_string(),
                     (_, Arg::Str(s)) => super::bytes::escape(s, sequence::MAX_STR),
-                    (ArgKind::Buffer(t), Arg::Buffer(b)) if t.size() == 1 => super::bytes::escape(b, sequence::MAX_BUF),
+                    (ArgKind::Buffer(t), Arg::Buffer(b)) if t.size() == 1 => {
+                        super::bytes::escape(b, sequence::MAX_BUF)
+                    }
                     (ArgKind::Buffer(t), Arg::Buffer(b)) => format!(
                         "[{}]",
-                        sequence::buffer_values(*t, b).into_iter().map(|v| DisplayValue(*t, v).to_string()).collect::<Vec<_>>().join(", ")
+                        sequence::buffer_values(*t, b)
+                            .into_iter()
+                            .map(|v| DisplayValue(*t, v).to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                     (ArgKind::LengthOf(b, _), _) => match (&op.params[*b].1, &c.args[*b]) {
-                        (ArgKind::Buffer(t), Arg::Buffer(bytes)) => (bytes.len() / t.size()).to_string(),
+                        (ArgKind::Buffer(t), Arg::Buffer(bytes)) => {
+                            (bytes.len() / t.size()).to_string()
+                        }
                         _ => "0".to_string(),
                     },
                     _ => "&out".to_string(),
                 })
                 .collect();
             let null = ci < 64 && (nulls >> ci) & 1 == 1;
-            let lhs = if matches!(op.ret, OpReturn::Handle(_)) && !null { format!("v{ci} = ") } else { String::new() };
+            let lhs = if matches!(op.ret, OpReturn::Handle(_)) && !null {
+                format!("v{ci} = ")
+            } else {
+                String::new()
+            };
             // no new value: NULL, or a value given to a call that returns its type and does not
             // replace it (`dup(v)` returning `v`); one that replaces it gave the value up first
             let may_return_given = match op.ret {
-                OpReturn::Handle(t) => op.consumes().is_none() && op.params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t)),
+                OpReturn::Handle(t) => {
+                    op.consumes().is_none()
+                        && op
+                            .params
+                            .iter()
+                            .any(|(_, k)| matches!(k, ArgKind::Handle(u) if *u == t))
+                }
                 _ => false,
             };
             let rhs = match (&op.ret, null) {
-                (OpReturn::Handle(_), true) if may_return_given => " = NULL or a value it was given",
+                (OpReturn::Handle(_), true) if may_return_given => {
+                    " = NULL or a value it was given"
+                }
                 (OpReturn::Handle(_), true) => " = NULL",
                 _ => "",
             };
@@ -462,7 +632,11 @@ impl Frontend for SequenceFrontend {
             "destructors": self.model.ops.iter().filter(|o| o.destructor).map(|o| o.name.clone()).collect::<Vec<_>>(),
         })
     }
-    fn peer_harness(&self, peer: super::Peer, _encoding: crate::input::mapped::PeerEncoding) -> Option<String> {
+    fn peer_harness(
+        &self,
+        peer: super::Peer,
+        _encoding: crate::input::mapped::PeerEncoding,
+    ) -> Option<String> {
         Some(harness::generate_peer(self, peer))
     }
     fn replay_program(&self, inputs: &[Input]) -> Option<String> {
@@ -473,7 +647,13 @@ impl Frontend for SequenceFrontend {
     }
     fn notes(&self) -> Vec<String> {
         let mut n = self.left_out.clone();
-        let d: Vec<&str> = self.model.ops.iter().filter(|o| o.destructor).map(|o| o.name.as_str()).collect();
+        let d: Vec<&str> = self
+            .model
+            .ops
+            .iter()
+            .filter(|o| o.destructor)
+            .map(|o| o.name.as_str())
+            .collect();
         if !d.is_empty() {
             n.push(format!(
                 "api: {} taken as destructor{} (by name): a value passed to one is never used again",
@@ -481,7 +661,13 @@ impl Frontend for SequenceFrontend {
                 if d.len() == 1 { "" } else { "s" }
             ));
         }
-        let c: Vec<&str> = self.model.ops.iter().filter(|o| o.consumes().is_some()).map(|o| o.name.as_str()).collect();
+        let c: Vec<&str> = self
+            .model
+            .ops
+            .iter()
+            .filter(|o| o.consumes().is_some())
+            .map(|o| o.name.as_str())
+            .collect();
         if !c.is_empty() {
             n.push(format!(
                 "api: {} return{} a value of a type {} given, taken to replace it (`v = grow(v, x)`, as `realloc` does): \
