@@ -327,6 +327,14 @@ const BIAS: [f64; 4] = [0.15, 0.15, 0.30, 0.40];
 /// "Small magnitude" means |v| <= this.
 const SMALL: i128 = 100;
 
+/// `values` in ascending order (integers by value; floats by `total_cmp`, NaNs last).
+pub fn sort_values(values: &mut [Value]) {
+    values.sort_by(|a, b| match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        _ => a.as_f64().total_cmp(&b.as_f64()),
+    });
+}
+
 impl Field {
     /// A value field with the whole range of its type, at offset 0 (see [`Domain::packed`]).
     pub fn full(name: &str, ty: ScalarType) -> Field {
@@ -562,8 +570,66 @@ impl Domain {
             .collect();
         if self.init == InitMode::Biased {
             self.seed_strings(&mut values, rng);
+            self.shape_arrays(&mut values, rng);
         }
         self.from_values(&values)
+    }
+
+    /// In biased mode, each array of two or more elements ([`Domain::array_runs`]) gets, each
+    /// with the probability of a program constant (15%), every element equal to its first, and
+    /// its elements in ascending order. Independent draws almost never give an array whose
+    /// elements are all equal, or sorted, and code over arrays asks for both (a binary search's
+    /// precondition, a run of equal values, a check for duplicates); a byte fuzzer gets them
+    /// from zero-filled or repeated bytes.
+    fn shape_arrays<R: Rng>(&self, values: &mut [Value], rng: &mut R) {
+        for (first, n) in self.array_runs() {
+            if n < 2 {
+                continue;
+            }
+            if rng.random::<f64>() < BIAS[1] {
+                let v = values[first];
+                values[first..first + n].fill(v);
+            }
+            if rng.random::<f64>() < BIAS[1] {
+                sort_values(&mut values[first..first + n]);
+            }
+        }
+    }
+
+    /// The arrays of the input, in field order: (the index of the first element field, the
+    /// number of elements), for each run of consecutive [`Role::Value`] fields of one type named
+    /// `NAME[0]`, `NAME[1]`, … (array and buffer parameters, and the innermost dimension of a
+    /// matrix row by row; structure members `NAME[k].x` are not elements).
+    pub fn array_runs(&self) -> Vec<(usize, usize)> {
+        let index = |name: &str| -> Option<(usize, usize)> {
+            let open = name.strip_suffix(']')?.rfind('[')?;
+            let k = name[open + 1..name.len() - 1].parse().ok()?;
+            Some((open, k))
+        };
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.fields.len() {
+            let f = &self.fields[i];
+            match index(&f.name) {
+                Some((open, 0)) if f.role == Role::Value => {
+                    let base = &f.name[..open];
+                    let mut n = 1;
+                    while let Some(g) = self.fields.get(i + n) {
+                        let same = g.role == Role::Value
+                            && g.ty == f.ty
+                            && index(&g.name).is_some_and(|(o, k)| k == n && &g.name[..o] == base);
+                        if !same {
+                            break;
+                        }
+                        n += 1;
+                    }
+                    out.push((i, n));
+                    i += n;
+                }
+                _ => i += 1,
+            }
+        }
+        out
     }
 
     /// In biased mode, each string (a [`Role::Length`] field and the [`Role::Char`] fields after
@@ -939,6 +1005,49 @@ impl fmt::Display for DisplayValue {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    /// Arrays are the runs of `NAME[0]`, `NAME[1]`, … of one type; structure members and
+    /// scalars are not; the biased start sometimes fills and sorts them.
+    #[test]
+    fn array_runs_and_their_shapes() {
+        let names = [
+            "x", "a[0]", "a[1]", "a[2]", "b[0]", "b[1]", "s[0].x", "s[1].x", "c[0]", "m[0][0]",
+            "m[0][1]",
+        ];
+        let d = Domain::packed(
+            names
+                .iter()
+                .map(|n| Field::full(n, ScalarType::I32))
+                .collect(),
+        );
+        assert_eq!(d.array_runs(), vec![(1, 3), (4, 2), (8, 1), (9, 2)]);
+        let mut v = vec![
+            Value::Int(3),
+            Value::Int(-2),
+            Value::Float(f64::NAN),
+            Value::Int(1),
+        ];
+        sort_values(&mut v[..2]);
+        assert_eq!(v[..2], [Value::Int(-2), Value::Int(3)]);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let d = Domain::packed(
+            (0..8)
+                .map(|k| Field::full(&format!("a[{k}]"), ScalarType::I32))
+                .collect(),
+        );
+        let (mut equal, mut sorted) = (0, 0);
+        for _ in 0..400 {
+            let x = d.sample(&mut rng);
+            let v: Vec<i128> = (0..8).map(|k| d.get(&x, k).as_i128()).collect();
+            equal += v.iter().all(|&e| e == v[0]) as u32;
+            sorted += v.windows(2).all(|w| w[0] <= w[1]) as u32;
+        }
+        // 15% each (sorted includes the equal ones)
+        assert!(
+            (30..=90).contains(&equal) && sorted >= equal + 20,
+            "{equal} equal, {sorted} sorted of 400"
+        );
+    }
 
     fn dom() -> Domain {
         let mut d = Domain::packed(vec![

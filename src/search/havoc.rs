@@ -10,7 +10,9 @@
 //! * a bit flipped, a byte set to a random or interesting value, or a byte incremented;
 //! * for a string, three times in ten: a character inserted or deleted, a string of the
 //!   program's pool inserted, or a part of the string copied (the edits that change its length
-//!   and shift what follows).
+//!   and shift what follows);
+//! * for an element of an array, three times in ten: a run of elements from it set to its value,
+//!   or the array sorted.
 //!
 //! The child replaces the parent of the next step when it is at least as good for the goal (a
 //! (1+1) walk across plateaus). An attempt ends when the goal is covered, after `patience`
@@ -161,6 +163,38 @@ fn edit_string(cx: &mut SearchContext, x: &mut Input, (l, first, max): (usize, u
     }
 }
 
+/// The array field `i` is an element of ([`crate::input::Domain::array_runs`]): (its first
+/// element field, its number of elements), for arrays of two or more.
+fn array_of(d: &crate::input::Domain, i: usize) -> Option<(usize, usize)> {
+    if !d.fields[i].name.ends_with(']') {
+        return None;
+    }
+    d.array_runs()
+        .into_iter()
+        .find(|&(f, n)| n >= 2 && (f..f + n).contains(&i))
+}
+
+/// A structural edit of the array whose elements are fields `first..first + n`, around its
+/// element `i`, as a byte fuzzer's block operations act on repeated bytes: a run of elements
+/// from `i` set to element `i`'s value (AFL's block fill), or the whole array sorted ascending.
+/// Moves on one element at a time cannot keep a sortedness guard while they change a value, nor
+/// make eight elements equal (a binary search's duplicates, a run of equal readings).
+fn edit_array(cx: &mut SearchContext, x: &mut Input, (first, n): (usize, usize), i: usize) {
+    let d = cx.domain;
+    let mut values: Vec<Value> = (first..first + n).map(|k| d.get(x, k)).collect();
+    let at = i - first;
+    if cx.rng.random_bool(0.5) {
+        let len = cx.rng.random_range(1..=n - at);
+        let v = values[at];
+        values[at..at + len].fill(v);
+    } else {
+        crate::input::sort_values(&mut values);
+    }
+    for (k, v) in values.into_iter().enumerate() {
+        d.set(x, first + k, v);
+    }
+}
+
 /// Apply one random mutation to `x`.
 fn mutate_once(cx: &mut SearchContext, x: &mut Input) {
     let d = cx.domain;
@@ -171,6 +205,10 @@ fn mutate_once(cx: &mut SearchContext, x: &mut Input) {
     let i = cx.rng.random_range(0..n);
     if let Some(string) = string_of(d, i).filter(|_| cx.rng.random_bool(0.3)) {
         edit_string(cx, x, string);
+        return;
+    }
+    if let Some(array) = array_of(d, i).filter(|_| cx.rng.random_bool(0.3)) {
+        edit_array(cx, x, array, i);
         return;
     }
     let g = &d.fields[i];
