@@ -281,6 +281,46 @@ fn slow_crashes_and_slow_inputs_are_judged_at_the_whole_timeout() {
     );
 }
 
+/// A harness whose first call in every process takes 0.6 s (its set-up), with a 0.3 s timeout:
+/// the first execution in a fresh process may take `FIRST_RUN_TIMEOUT_FACTOR` times the timeout,
+/// so neither mode reports a timeout, the seed stays in the corpus and the run covers
+/// everything. Before, every fresh fork-server child's first input timed out (the run stayed at
+/// a few outcomes), and an in-process run stopped with its seed written as a timeout.
+#[test]
+fn a_slow_first_call_in_each_process_is_no_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    harness("slow_first.c", d.path());
+    std::fs::create_dir_all(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds").join("s"), b"OX").unwrap();
+    for (k, mode) in ["--persistent=500", "--in_process"].into_iter().enumerate() {
+        let corpus = format!("c{k}");
+        let (o, s) = fuzz(
+            d.path(),
+            &[
+                "harness",
+                &corpus,
+                "seeds",
+                "-runs=2000",
+                "-seed=1",
+                "-timeout=0.3",
+                mode,
+            ],
+        );
+        assert!(
+            o.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(s["timeouts_total"], 0, "{mode}: {s:#}");
+        assert_eq!(s["outcomes_covered"], s["outcomes_total"], "{mode}: {s:#}");
+        assert!(
+            files(&d.path().join(&corpus)).len() >= 2,
+            "{mode}: {:?}",
+            files(&d.path().join(&corpus))
+        );
+    }
+}
+
 #[test]
 fn the_same_seed_gives_the_same_run() {
     let d = tempfile::tempdir().unwrap();

@@ -672,6 +672,12 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     for t in &summary.timeouts {
         eprintln!("  timeout: {}", t.display());
     }
+    if summary.timeouts_total > 0 {
+        // libFuzzer's default is 1,200 s, AFL++'s 1 s: a slow target, not a stuck one, needs more
+        eprintln!(
+            "evotest fuzz: hint: the timeout was {timeout:?}; if these inputs are slow rather than stuck, a larger -timeout=SECONDS keeps them as inputs"
+        );
+    }
     for t in &summary.ooms {
         eprintln!("  out of memory: {}", t.display());
     }

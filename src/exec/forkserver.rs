@@ -128,6 +128,11 @@ pub struct ForkServer {
     /// The timeout's multiple an execution may take (1, or [`super::LOGGING_TIMEOUT_FACTOR`]
     /// while every compare is logged).
     timeout_factor: u32,
+    /// The longest first execution of a fresh persistent child that ended normally (its
+    /// set-up included): what a later fresh child's first execution may take beyond the limit
+    /// (twice it); `None` before any, when it may take [`super::FIRST_RUN_TIMEOUT_FACTOR`] times
+    /// the limit.
+    first_run: Option<Duration>,
     server: Option<Running>,
     executions: u64,
     restarts: u32,
@@ -303,6 +308,7 @@ impl ForkServer {
             shm,
             timeout: c.timeout,
             timeout_factor: 1,
+            first_run: None,
             server: None,
             executions: 0,
             restarts: 0,
@@ -457,9 +463,21 @@ impl ForkServer {
         }
     }
 
-    /// Wait for the status of `pid` until the timeout, the stop condition, or the memory limit.
-    fn wait(&self, st: i32, pid: i32, stop: &Stop) -> Result<Waited> {
-        let deadline = Instant::now() + self.timeout * self.timeout_factor;
+    /// Wait for the status of `pid` until the timeout, the stop condition, or the memory limit;
+    /// `first`: the execution is a fresh persistent child's first, which may take
+    /// [`super::FIRST_RUN_TIMEOUT_FACTOR`] times as long.
+    fn wait(&self, st: i32, pid: i32, stop: &Stop, first: bool) -> Result<Waited> {
+        let limit = self.timeout * self.timeout_factor;
+        // the set-up a fresh child's first execution does: twice the longest seen, or before
+        // any, up to FIRST_RUN_TIMEOUT_FACTOR times the limit (so that a hang that comes first
+        // in a child costs about the limit, once a first execution has shown the set-up is short)
+        let most = limit * (super::FIRST_RUN_TIMEOUT_FACTOR - 1);
+        let extra = match (first, self.first_run) {
+            (false, _) => Duration::ZERO,
+            (true, None) => most,
+            (true, Some(d)) => (d * 2).min(most),
+        };
+        let deadline = Instant::now() + limit + extra;
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -526,6 +544,8 @@ impl ForkServer {
                 anyhow!(e).context("fork server control pipe"),
             ));
         }
+        // a persistent child's first input (with a fork per input, every input pays the set-up)
+        let first = self.persistent.is_some() && self.child.is_none();
         let pid = match self.child {
             Some((pid, _)) => pid,
             None => {
@@ -543,7 +563,8 @@ impl ForkServer {
                 pid
             }
         };
-        let waited = match self.wait(st, pid, stop) {
+        let t0 = Instant::now();
+        let waited = match self.wait(st, pid, stop, first) {
             Ok(w) => w,
             Err(e) => return Ok(Outcome::Broken(e)),
         };
@@ -551,6 +572,10 @@ impl ForkServer {
             Waited::Status(FORKSRV_DONE) if self.persistent.is_some() => {
                 if let Some((_, n)) = self.child.as_mut() {
                     *n += 1;
+                }
+                if first {
+                    let d = t0.elapsed();
+                    self.first_run = Some(self.first_run.map_or(d, |f| f.max(d)));
                 }
                 return Ok(Outcome::Ran(if self.returned() {
                     ExitKind::Ok

@@ -42,6 +42,9 @@ struct Clock {
     /// The timeout's multiple the current execution may take (1, or
     /// [`super::LOGGING_TIMEOUT_FACTOR`] while every compare is logged).
     factor: AtomicU32,
+    /// A further multiple for the process's first execution ([`super::FIRST_RUN_TIMEOUT_FACTOR`]),
+    /// 1 for the others.
+    first: AtomicU32,
 }
 
 /// A thread that ends the process when one execution runs longer than the timeout, or the process
@@ -58,6 +61,7 @@ impl Watchdog {
             base: Instant::now(),
             started: AtomicU64::new(0),
             factor: AtomicU32::new(1),
+            first: AtomicU32::new(1),
         });
         let c = clock.clone();
         // check a few times per timeout, at least every 250 ms and at most every 5 ms
@@ -74,7 +78,11 @@ impl Watchdog {
                     }
                     let ran = c.base.elapsed().saturating_sub(Duration::from_nanos(s - 1));
                     let mut fault = 0;
-                    if ran > timeout * c.factor.load(Ordering::Acquire) {
+                    if ran
+                        > timeout
+                            * c.factor.load(Ordering::Acquire)
+                            * c.first.load(Ordering::Acquire)
+                    {
                         fault = INPROC_FAULT_TIMEOUT;
                     } else if rss_limit > 0 && last_rss.elapsed() >= Duration::from_millis(250) {
                         last_rss = Instant::now();
@@ -97,7 +105,14 @@ impl Watchdog {
         Watchdog { clock }
     }
 
-    fn begin(&self) {
+    /// The start of an execution; `first`: the process's first (see [`Clock::first`]).
+    fn begin(&self, first: bool) {
+        let f = if first {
+            super::FIRST_RUN_TIMEOUT_FACTOR
+        } else {
+            1
+        };
+        self.clock.first.store(f, Ordering::Release);
         let ns = self.clock.base.elapsed().as_nanos() as u64 + 1;
         self.clock.started.store(ns, Ordering::Release);
     }
@@ -162,7 +177,7 @@ impl InProcess {
                 anyhow::bail!("out of memory for a copy of a {n}-byte input");
             }
             std::ptr::copy_nonoverlapping(input.as_ptr(), copy, n);
-            self.watchdog.begin();
+            self.watchdog.begin(self.executions == 0);
             (self.hooks.test_one_input)(copy, n);
             (self.hooks.ret)(0, 0);
             self.watchdog.end();

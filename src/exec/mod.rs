@@ -151,6 +151,15 @@ pub struct Execution {
 /// [`Executor::log_every_compare`]).
 pub const LOGGING_TIMEOUT_FACTOR: u32 = 10;
 
+/// How many times the timeout the first execution in a fresh process of the target may take (a
+/// persistent fork-server child, an in-process worker): a harness's first call often does its
+/// set-up then (a lazily built table, a library's global initialisation, page faults of a large
+/// binary), and with the 1 s default a harness whose first call took 1.5 s timed out in every
+/// new process, so that a fork-server run stayed at one outcome and an in-process run stopped,
+/// with its seeds written as timeouts. A real hang that happens to come first in a process is
+/// still found, later by this factor; libFuzzer's default timeout is 1,200 s.
+pub const FIRST_RUN_TIMEOUT_FACTOR: u32 = 10;
+
 /// The coverage of one execution in sparse form, as a fuzzer needs it: the executed sites with
 /// their hit counts and the branch outcomes taken, without a copy of the whole trace map (which
 /// for a library of 50,000 sites costs more than many executions).

@@ -311,20 +311,21 @@ impl Builder<'_> {
                     RType::Vec(elem) => (elem, true, false),
                     _ => unreachable!("matched by the arm"),
                 };
-                let max =
-                    match &spec {
-                        Some(ShapeSpec::Array { len, .. }) => *len,
-                        Some(_) => return Err(format!(
+                let max = match &spec {
+                    Some(ShapeSpec::Array { len, .. }) => *len,
+                    Some(_) => {
+                        return Err(format!(
                             "`{path}` is a `{}`: give its maximum length with --array {path}=MAX",
                             ty.spelling()
-                        )),
-                        None => {
-                            self.default_caps.push(format!(
-                                "`{path}` (at most {DEFAULT_SEQ_MAX} elements: --array {path}=N)"
-                            ));
-                            DEFAULT_SEQ_MAX
-                        }
-                    };
+                        ))
+                    }
+                    None => {
+                        self.default_caps.push(format!(
+                            "`{path}` (at most {DEFAULT_SEQ_MAX} elements: --array {path}=N)"
+                        ));
+                        DEFAULT_SEQ_MAX
+                    }
+                };
                 self.fields.push(length_field(path, max));
                 let mut elems = vec![];
                 for k in 0..max {
