@@ -117,7 +117,8 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
             if let Some((name, value)) = rest.split_once('=') {
                 if name == "jobs" {
                     lf_jobs = Some(value.to_string());
-                } else if name == "workers" {
+                } else if name == "workers" || (name == "fork" && lf_workers.is_none()) {
+                    // libFuzzer's -fork=N: N fuzzing processes at once, a corpus between them
                     lf_workers = Some(value.to_string());
                 } else if BOOLEAN.contains(&name) {
                     // `-stop_on_crash=1` switches it on, `=0` leaves it off
@@ -265,7 +266,8 @@ pub struct FuzzArgs {
     )]
     exact_artifact_path: Option<PathBuf>,
     /// Workers: N processes fuzzing together, sharing the corpus directory (libFuzzer's
-    /// -workers=M gives M; -jobs=N alone min(N, half the cores), one campaign, not N runs)
+    /// -workers=M and -fork=M give M; -jobs=N alone min(N, half the cores), one campaign, not N
+    /// runs)
     #[arg(
         short = 'j',
         long,
@@ -503,7 +505,8 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             &INTERRUPTED,
         )?;
         eprintln!(
-            "MERGE-OUTER: {} new files added to {} ({} there before); {} branch outcomes covered (before: {}); {} inputs that crashed or hung left out",
+            "MERGE-OUTER: {}{} new files added to {} ({} there before); {} branch outcomes covered (before: {}); {} inputs that crashed or hung left out",
+            if INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) { "interrupted, not every input was read: " } else { "" },
             m.added,
             m.output.display(),
             m.existing,
@@ -852,6 +855,15 @@ mod tests {
         assert_eq!(
             rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])),
             os(&["h", "c", "--jobs=3", "--", "@@"])
+        );
+        // libFuzzer's -fork=N: N processes at once (-workers wins when both are given)
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-fork=2"])),
+            os(&["h", "c", "--jobs=2"])
+        );
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-workers=3", "-fork=2"])),
+            os(&["h", "c", "--jobs=3"])
         );
         // a known flag without its value
         assert_eq!(
