@@ -321,6 +321,26 @@ fn a_length_before_its_pointer_is_its_length() {
             .any(|n| n.as_str().unwrap().contains("`n` ranges over 0..8")),
         "{notes:?}"
     );
+    // a count before a `char *` leaves it a string
+    let dir2 = tempfile::tempdir().unwrap();
+    let (_, _) = run(
+        "tests/fixtures/shapes.c",
+        "count_name",
+        dir2.path(),
+        &["--max-execs", "300", "--seed", "1"],
+    );
+    let suite2 = read_json(&dir2.path().join("suite.json"));
+    assert_eq!(
+        suite2["params"][1]["shape"],
+        serde_json::json!({"string": 16}),
+        "{}",
+        suite2["params"]
+    );
+    assert_eq!(
+        suite2["params"][0]["shape"], "scalar",
+        "{}",
+        suite2["params"]
+    );
     assert!(
         r["faults"]
             .as_object()

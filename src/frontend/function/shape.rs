@@ -154,7 +154,8 @@ fn named_by_user(n: &str, specs: &[ShapeSpec], ranges: &[RangeSpec]) -> bool {
 /// types and names): each pointer with the integer parameter whose name reads as a length
 /// ([`length_like`]) right after it; then each pointer without one, with such a parameter right
 /// before it that no pointer takes as its following length (`int n, int a[n]`; in `int *a, int
-/// n, int *b` the `n` is `a`'s). In parameter order.
+/// n, int *b` the `n` is `a`'s), unless it points to `char`: `int count, const char *name` is
+/// more often a count and a C string. In parameter order.
 fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
     let is_len = |l: &ParamMeta| {
         length_like(&l.name)
@@ -168,6 +169,7 @@ fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
             out.push((&params[i], &params[i + 1]));
         } else if i > 0
             && is_ptr(&params[i])
+            && !is_char_pointer(&params[i].ty)
             && is_len(&params[i - 1])
             && !(i >= 2 && follows(i - 2))
         {
@@ -175,6 +177,14 @@ fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
         }
     }
     out
+}
+
+/// Whether `t` is a pointer to `char` (signed, unsigned or plain): a C string by default.
+fn is_char_pointer(t: &TypeMeta) -> bool {
+    t.pointee.as_deref().is_some_and(|p| {
+        matches!(scalar_of(p), Some(ScalarType::I8 | ScalarType::U8))
+            && p.c_spelling.contains("char")
+    })
 }
 
 /// The buffers of `f` that the user did not shape but its signature gives away: a pointer to
