@@ -563,7 +563,9 @@ impl ForkServer {
                 pid
             }
         };
-        let t0 = Instant::now();
+        // (a clock read only for a fresh child's first execution: one per input costs on a fast
+        // target)
+        let t0 = first.then(Instant::now);
         let waited = match self.wait(st, pid, stop, first) {
             Ok(w) => w,
             Err(e) => return Ok(Outcome::Broken(e)),
@@ -573,7 +575,7 @@ impl ForkServer {
                 if let Some((_, n)) = self.child.as_mut() {
                     *n += 1;
                 }
-                if first {
+                if let Some(t0) = t0 {
                     let d = t0.elapsed();
                     self.first_run = Some(self.first_run.map_or(d, |f| f.max(d)));
                 }
