@@ -387,7 +387,7 @@ fn tests_c_builds_without_warnings() {
     );
     let cmd = tests_c_build_command(dir.path());
     let c = std::process::Command::new(&cmd[0])
-        .args(["-Wall", "-Werror", "-o"])
+        .args(["-Wall", "-Wextra", "-Werror", "-o"])
         .arg(dir.path().join("tests-bin"))
         .args(&cmd[3..])
         .current_dir(root())

@@ -1431,7 +1431,8 @@ pub fn c_args(
         init: String,
         name: &str,
     ) -> String {
-        setup.push(format!("struct {{ {elem} evotest_v[{n}]; unsigned char evotest_g[{GUARD_BYTES}]; }} {var}_s = {{ {init} }};"));
+        // the guard bytes' `{0}` only for -Wextra's missing-field-initializers: they are filled next
+        setup.push(format!("struct {{ {elem} evotest_v[{n}]; unsigned char evotest_g[{GUARD_BYTES}]; }} {var}_s = {{ {init}, {{0}} }};"));
         setup.push(format!("evotest_fill_guard_bytes({var}_s.evotest_g);"));
         after.push(format!(
             "evotest_check_guard_bytes({var}_s.evotest_g, \"{name}\");"
@@ -1997,11 +1998,11 @@ mod tests {
         assert_eq!(
             a.setup,
             vec![
-                format!("{g0}{{1, 2, 3}} }};"),
+                format!("{g0}{{1, 2, 3}}, {{0}} }};"),
                 m0,
-                format!("{g1}\"b\" }};"),
+                format!("{g1}\"b\", {{0}} }};"),
                 m1,
-                format!("{g3}{{7, 8}} }};"),
+                format!("{g3}{{7, 8}}, {{0}} }};"),
                 m3
             ]
         );
