@@ -102,12 +102,17 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
     let mut after_dashes = false;
     // libFuzzer's -jobs=N (fuzzing runs) and -workers=M (processes running them at once, by
     // default min(N, half the cores)): evotest runs one campaign of M workers sharing the corpus
-    let (mut lf_jobs, mut lf_workers) = (None::<String>, None::<String>);
+    let (mut lf_jobs, mut lf_workers, mut lf_fork) =
+        (None::<String>, None::<String>, None::<String>);
     for a in args {
         let s = a.to_string_lossy().into_owned();
         if after_dashes || s == "--" {
             if !after_dashes {
-                push_workers(&mut out, lf_jobs.take(), lf_workers.take());
+                push_workers(
+                    &mut out,
+                    lf_jobs.take(),
+                    lf_workers.take().or(lf_fork.take()),
+                );
             }
             after_dashes = true;
             out.push(a);
@@ -117,9 +122,12 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
             if let Some((name, value)) = rest.split_once('=') {
                 if name == "jobs" {
                     lf_jobs = Some(value.to_string());
-                } else if name == "workers" || (name == "fork" && lf_workers.is_none()) {
-                    // libFuzzer's -fork=N: N fuzzing processes at once, a corpus between them
+                } else if name == "workers" {
                     lf_workers = Some(value.to_string());
+                } else if name == "fork" {
+                    // libFuzzer's -fork=N: N fuzzing processes at once, a corpus between them
+                    // (an explicit -workers wins)
+                    lf_fork = Some(value.to_string());
                 } else if BOOLEAN.contains(&name) {
                     // `-stop_on_crash=1` switches it on, `=0` leaves it off
                     if value != "0" {
@@ -141,7 +149,7 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
         }
         out.push(a);
     }
-    push_workers(&mut out, lf_jobs, lf_workers);
+    push_workers(&mut out, lf_jobs, lf_workers.or(lf_fork));
     out
 }
 
@@ -863,6 +871,10 @@ mod tests {
         );
         assert_eq!(
             rewrite_args(os(&["h", "c", "-workers=3", "-fork=2"])),
+            os(&["h", "c", "--jobs=3"])
+        );
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-fork=2", "-workers=3"])),
             os(&["h", "c", "--jobs=3"])
         );
         // a known flag without its value

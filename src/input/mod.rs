@@ -327,6 +327,13 @@ const BIAS: [f64; 4] = [0.15, 0.15, 0.30, 0.40];
 /// "Small magnitude" means |v| <= this.
 const SMALL: i128 = 100;
 
+/// The element index of a field named `NAME[k]`: (the position of its last `[`, `k`).
+fn element_index(name: &str) -> Option<(usize, usize)> {
+    let open = name.strip_suffix(']')?.rfind('[')?;
+    let k = name[open + 1..name.len() - 1].parse().ok()?;
+    Some((open, k))
+}
+
 /// `values` in ascending order (integers by value; floats by `total_cmp`, NaNs last).
 pub fn sort_values(values: &mut [Value]) {
     values.sort_by(|a, b| match (a, b) {
@@ -601,35 +608,51 @@ impl Domain {
     /// `NAME[0]`, `NAME[1]`, … (array and buffer parameters, and the innermost dimension of a
     /// matrix row by row; structure members `NAME[k].x` are not elements).
     pub fn array_runs(&self) -> Vec<(usize, usize)> {
-        let index = |name: &str| -> Option<(usize, usize)> {
-            let open = name.strip_suffix(']')?.rfind('[')?;
-            let k = name[open + 1..name.len() - 1].parse().ok()?;
-            Some((open, k))
-        };
         let mut out = Vec::new();
         let mut i = 0;
         while i < self.fields.len() {
-            let f = &self.fields[i];
-            match index(&f.name) {
-                Some((open, 0)) if f.role == Role::Value => {
-                    let base = &f.name[..open];
-                    let mut n = 1;
-                    while let Some(g) = self.fields.get(i + n) {
-                        let same = g.role == Role::Value
-                            && g.ty == f.ty
-                            && index(&g.name).is_some_and(|(o, k)| k == n && &g.name[..o] == base);
-                        if !same {
-                            break;
-                        }
-                        n += 1;
-                    }
+            match self.array_from(i) {
+                Some(n) => {
                     out.push((i, n));
                     i += n;
                 }
-                _ => i += 1,
+                None => i += 1,
             }
         }
         out
+    }
+
+    /// The array of [`Domain::array_runs`] that field `i` is an element of, as (its first
+    /// element field, its number of elements); `None` for a field that is no element. Costs the
+    /// array's length, not the input's (function-level havoc asks it per mutation).
+    pub fn array_run_at(&self, i: usize) -> Option<(usize, usize)> {
+        let f = self.fields.get(i)?;
+        let (_, k) = element_index(&f.name)?;
+        let first = i.checked_sub(k)?;
+        let n = self.array_from(first)?;
+        (i < first + n).then_some((first, n))
+    }
+
+    /// The number of elements of the array whose element 0 is field `first` (see
+    /// [`Domain::array_runs`]), `None` when that field is no element 0.
+    fn array_from(&self, first: usize) -> Option<usize> {
+        let f = self.fields.get(first)?;
+        let (open, k) = element_index(&f.name)?;
+        if k != 0 || f.role != Role::Value {
+            return None;
+        }
+        let base = &f.name[..open];
+        let mut n = 1;
+        while let Some(g) = self.fields.get(first + n) {
+            let same = g.role == Role::Value
+                && g.ty == f.ty
+                && element_index(&g.name).is_some_and(|(o, k)| k == n && &g.name[..o] == base);
+            if !same {
+                break;
+            }
+            n += 1;
+        }
+        Some(n)
     }
 
     /// In biased mode, each string (a [`Role::Length`] field and the [`Role::Char`] fields after
@@ -1021,6 +1044,24 @@ mod tests {
                 .collect(),
         );
         assert_eq!(d.array_runs(), vec![(1, 3), (4, 2), (8, 1), (9, 2)]);
+        // the run of one field, as the whole list has it
+        let at: Vec<Option<(usize, usize)>> = (0..names.len()).map(|i| d.array_run_at(i)).collect();
+        assert_eq!(
+            at,
+            [
+                None,
+                Some((1, 3)),
+                Some((1, 3)),
+                Some((1, 3)),
+                Some((4, 2)),
+                Some((4, 2)),
+                None,
+                None,
+                Some((8, 1)),
+                Some((9, 2)),
+                Some((9, 2))
+            ]
+        );
         let mut v = vec![
             Value::Int(3),
             Value::Int(-2),

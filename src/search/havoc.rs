@@ -166,12 +166,7 @@ fn edit_string(cx: &mut SearchContext, x: &mut Input, (l, first, max): (usize, u
 /// The array field `i` is an element of ([`crate::input::Domain::array_runs`]): (its first
 /// element field, its number of elements), for arrays of two or more.
 fn array_of(d: &crate::input::Domain, i: usize) -> Option<(usize, usize)> {
-    if !d.fields[i].name.ends_with(']') {
-        return None;
-    }
-    d.array_runs()
-        .into_iter()
-        .find(|&(f, n)| n >= 2 && (f..f + n).contains(&i))
+    d.array_run_at(i).filter(|&(_, n)| n >= 2)
 }
 
 /// A structural edit of the array whose elements are fields `first..first + n`, around its

@@ -743,9 +743,7 @@ pub fn build(
             let Some(et) = scalar_of(pointee) else {
                 return Err(unsupported(f, i, p));
             };
-            let is_char = matches!(et, ScalarType::I8 | ScalarType::U8)
-                && pointee.c_spelling.contains("char");
-            (et, c_name(&pointee.c_spelling, et), is_char)
+            (et, c_name(&pointee.c_spelling, et), is_char_pointer(&p.ty))
         };
         if p.ty.reference != 0 {
             // `int &x`, `const double &d`: one object
