@@ -953,6 +953,7 @@ pub(crate) mod testutil {
                 language: None,
                 source_params: None,
                 reads_globals: vec![],
+                param_calls: vec![],
             }],
             sites,
             n_outcomes,

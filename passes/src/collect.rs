@@ -1006,6 +1006,7 @@ pub fn function(
         vars,
     );
     let (params, ret, variadic) = signature(func, &names);
+    let param_calls = param_calls(func, &bbs);
     let returns_composite = ret.composite.is_some();
     let meta = FunctionMeta {
         name,
@@ -1030,6 +1031,7 @@ pub fn function(
         language: None,
         source_params: source_params(func, &names, returns_composite),
         reads_globals,
+        param_calls,
     };
     let mut meta = meta;
     // Source-level name and language from debug info ([`debuginfo::source_name`]).
@@ -1083,6 +1085,83 @@ fn source_params(
             })
             .collect(),
     )
+}
+
+/// The calls that are given the value of one of `func`'s pointer parameters
+/// ([`FunctionMeta::param_calls`]). At -O0 a parameter is stored to its local copy and loaded
+/// from it at each use, and `T *p = param;` copies it through another local: a value is the
+/// parameter's when it is the parameter, a load from a local (an `alloca`) some store gave the
+/// parameter's value, or a cast of one. Blocks are read twice, so that a copy made in a block
+/// laid out after its use (a loop) is seen. A local that is given two parameters counts for the
+/// first.
+fn param_calls(func: LLVMValueRef, bbs: &[LLVMBasicBlockRef]) -> Vec<evotest_abi::meta::ParamCall> {
+    let mut of: HashMap<LLVMValueRef, u32> = HashMap::new();
+    let mut slots: HashMap<LLVMValueRef, u32> = HashMap::new();
+    let mut out: Vec<evotest_abi::meta::ParamCall> = Vec::new();
+    unsafe {
+        let n = LLVMCountParams(func);
+        for i in 0..n {
+            let p = LLVMGetParam(func, i);
+            if LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMTypeKind::LLVMPointerTypeKind {
+                of.insert(p, i);
+            }
+        }
+        if of.is_empty() {
+            return out;
+        }
+        for pass in 0..2 {
+            for &bb in bbs {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    match LLVMGetInstructionOpcode(inst) {
+                        LLVMOpcode::LLVMStore => {
+                            let (v, ptr) = (LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1));
+                            if let Some(&i) = of.get(&v) {
+                                if !LLVMIsAAllocaInst(ptr).is_null() {
+                                    slots.entry(ptr).or_insert(i);
+                                }
+                            }
+                        }
+                        LLVMOpcode::LLVMLoad => {
+                            if let Some(&i) = slots.get(&LLVMGetOperand(inst, 0)) {
+                                of.insert(inst, i);
+                            }
+                        }
+                        LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                            if let Some(&i) = of.get(&LLVMGetOperand(inst, 0)) {
+                                of.insert(inst, i);
+                            }
+                        }
+                        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke if pass == 1 => {
+                            let callee = LLVMGetCalledValue(inst);
+                            let name = if LLVMIsAFunction(callee).is_null() {
+                                String::new()
+                            } else {
+                                value_name(callee)
+                            };
+                            if !name.starts_with("llvm.dbg") && !name.starts_with("__evotest") {
+                                for a in 0..LLVMGetNumArgOperands(inst) {
+                                    if let Some(&i) = of.get(&LLVMGetOperand(inst, a)) {
+                                        let c = evotest_abi::meta::ParamCall {
+                                            param: i,
+                                            callee: name.clone(),
+                                            arg: a,
+                                        };
+                                        if !out.contains(&c) {
+                                            out.push(c);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn signature(

@@ -81,10 +81,29 @@ pub struct Op {
     /// `release`, `dispose`, `close`, `fini`, `finalize`, `unref`, `deinit` or `cleanup` (the C
     /// naming conventions; `pool_free(pool, obj)` frees `obj`).
     pub destructor: bool,
+    /// What the operation frees or reallocates of the values it is given, when the pass's data
+    /// flow tells ([`Frees`]); [`Frees::ByName`] leaves it to `destructor` and [`Op::consumes`]'s
+    /// naming rules.
+    pub frees: Frees,
     /// An initializer of a caller-allocated object (`stack_init(struct stack *s)`): after the call
     /// its parameter at this index, a value of an uninitialized type, moves to the pool of the
     /// initialized type given (the same object, now usable by every operation).
     pub promotes: Option<(usize, usize)>,
+}
+
+/// What an operation frees of the values it is given, from the data flow of its parameters
+/// (`evotest_abi::meta::FunctionMeta::param_calls`): a parameter's value passed to `free` or
+/// `realloc`, directly or through functions of the sources that do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Frees {
+    /// Not known (a parameter goes to a call through a pointer, or to a function outside the
+    /// sources named like a deallocator): the naming rules decide.
+    #[default]
+    ByName,
+    /// None of its handle parameters.
+    Nothing,
+    /// Its parameter at this index (a handle), which leaves the pool with the call.
+    Param(usize),
 }
 
 impl Op {
@@ -92,6 +111,16 @@ impl Op {
     /// destructor, its last handle parameter; for an operation that returns a value of a handle
     /// type it is also given ([`Op::consumes`]), its first parameter of that type.
     pub fn freed(&self) -> Option<(usize, usize)> {
+        match self.frees {
+            Frees::Param(j) => {
+                return match self.params.get(j) {
+                    Some((_, ArgKind::Handle(t))) => Some((j, *t)),
+                    _ => None,
+                }
+            }
+            Frees::Nothing => return None,
+            Frees::ByName => {}
+        }
         if self.destructor {
             return self
                 .params
@@ -115,6 +144,14 @@ impl Op {
         let OpReturn::Handle(t) = self.ret else {
             return None;
         };
+        match self.frees {
+            Frees::Param(j) => {
+                return matches!(self.params.get(j), Some((_, ArgKind::Handle(u))) if *u == t)
+                    .then_some((j, t))
+            }
+            Frees::Nothing => return None,
+            Frees::ByName => {}
+        }
         let n = self.name.to_ascii_lowercase();
         if ["copy", "clone", "dup"].iter().any(|w| n.contains(w)) {
             return None;
@@ -742,6 +779,7 @@ mod tests {
                     params: vec![("cap".into(), ArgKind::Scalar(ScalarType::I32))],
                     ret: OpReturn::Handle(0),
                     destructor: false,
+                    frees: Frees::ByName,
                     promotes: None,
                 },
                 Op {
@@ -752,6 +790,7 @@ mod tests {
                     ],
                     ret: OpReturn::Scalar(ScalarType::I32),
                     destructor: false,
+                    frees: Frees::ByName,
                     promotes: None,
                 },
                 Op {
@@ -759,6 +798,7 @@ mod tests {
                     params: vec![("s".into(), ArgKind::Handle(0)), ("n".into(), ArgKind::Str)],
                     ret: OpReturn::Void,
                     destructor: false,
+                    frees: Frees::ByName,
                     promotes: None,
                 },
                 Op {
@@ -766,6 +806,7 @@ mod tests {
                     params: vec![("s".into(), ArgKind::Handle(0))],
                     ret: OpReturn::Void,
                     destructor: true,
+                    frees: Frees::ByName,
                     promotes: None,
                 },
             ],

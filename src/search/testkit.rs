@@ -202,6 +202,7 @@ pub fn new_push_model(max_calls: usize) -> crate::input::sequence::SequenceModel
                 params: vec![],
                 ret: OpReturn::Handle(0),
                 destructor: false,
+                frees: crate::input::sequence::Frees::ByName,
                 promotes: None,
             },
             Op {
@@ -212,6 +213,7 @@ pub fn new_push_model(max_calls: usize) -> crate::input::sequence::SequenceModel
                 ],
                 ret: OpReturn::Void,
                 destructor: false,
+                frees: crate::input::sequence::Frees::ByName,
                 promotes: None,
             },
         ],

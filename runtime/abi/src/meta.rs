@@ -304,6 +304,24 @@ pub struct FunctionMeta {
     /// `evotest run --global NAME` makes fields of the input.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads_globals: Vec<String>,
+    /// Where its pointer parameters go: each direct or indirect call that is given a parameter's
+    /// value (through the parameter's local copy, further locals it is copied to, and casts; not
+    /// an address computed from it), once per (parameter, callee, argument). Which functions free
+    /// or reallocate what they are given follows from it (`free(p)`, or a call that passes `p` on
+    /// to one that does): the API frontend's destructors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub param_calls: Vec<ParamCall>,
+}
+
+/// A call that is given the value of a function's parameter ([`FunctionMeta::param_calls`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ParamCall {
+    /// The parameter's index among the IR parameters ([`FunctionMeta::params`]).
+    pub param: u32,
+    /// The function called, by symbol; empty for a call through a pointer.
+    pub callee: String,
+    /// The argument's index in the call.
+    pub arg: u32,
 }
 
 impl FunctionMeta {

@@ -1922,6 +1922,7 @@ mod tests {
             language: None,
             source_params: None,
             reads_globals: vec![],
+            param_calls: vec![],
         }
     }
 

@@ -130,6 +130,8 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
          static unsigned evotest_nkept;\n\
          static FILE *evotest_log;\n\n\
          static void *evotest_keep(void *p) { if (evotest_nkept < EVOTEST_KEEP) evotest_kept[evotest_nkept++] = p; return p; }\n\
+         /* a block of the harness's that a destructor took (or a call that may move it): the library's now */\n\
+         static void evotest_unkeep(void *p) { for (unsigned i = 0; p && i < evotest_nkept; i++) if (evotest_kept[i] == p) evotest_kept[i] = 0; }\n\
          static uint64_t evotest_nulls;\n\
          static void evotest_add(int t, void *p, unsigned call) {\n\
          \x20   unsigned id = evotest_ids++;\n\
@@ -316,7 +318,7 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
         }
         // the pools change in the model's order (SequenceModel::step): freed, promoted, returned
         if let Some((j, t)) = op.freed() {
-            let _ = writeln!(s, "            evotest_drop({t}, k{j});");
+            let _ = writeln!(s, "            evotest_unkeep(a{j}); evotest_drop({t}, k{j});");
         }
         if let Some((j, to)) = op.promotes {
             if let Some((_, ArgKind::Handle(t))) = op.params.get(j) {

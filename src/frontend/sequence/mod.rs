@@ -157,6 +157,20 @@ impl SequenceFrontend {
                 }
             }
         }
+        // opaque `void *` handles (`void *ctr_new(void)`, `typedef void *kv_handle`): a function
+        // returning `void *` that takes no pointer but strings makes one; the non-`const` `void
+        // *` parameters of the others then take what such makers returned (a `void *` that a
+        // getter of a typed handle returns, or that comes with a length, is still data)
+        let void_maker = |f: &FunctionMeta| {
+            !f.variadic
+                && is_void_ptr(&f.ret)
+                && params_of(f)
+                    .iter()
+                    .all(|p| pointee_key(&p.ty).is_none() || is_char_ptr(&p.ty))
+        };
+        if chosen.iter().any(|f| void_maker(f)) {
+            handle_types.push("void".into());
+        }
         let mut ops = Vec::new();
         let mut c = Vec::new();
         let mut left_out = Vec::new();
@@ -202,6 +216,7 @@ impl SequenceFrontend {
                     params: vec![],
                     ret: OpReturn::Handle(raw.unwrap_or(ready)),
                     destructor: false,
+                    frees: sequence::Frees::Nothing,
                     promotes: None,
                 });
                 c.push(OpC {
@@ -251,6 +266,13 @@ impl SequenceFrontend {
             } else if f.ret.composite.is_some() {
                 left_out.push(why(format!("it returns `{}` by value", spelling(&f.ret))));
                 continue;
+            } else if is_void_ptr(&f.ret) && void_maker(f) {
+                OpReturn::Handle(
+                    handle_types
+                        .iter()
+                        .position(|h| h == "void")
+                        .expect("collected above"),
+                )
             } else if is_char_ptr(&f.ret) || pointee_key(&f.ret).as_deref() == Some("void") {
                 // called, its pointer not kept
                 OpReturn::Void
@@ -270,14 +292,28 @@ impl SequenceFrontend {
             let mut bad = None;
             let ps = params_of(f);
             // a function that frees or reallocates memory it is given (`pool_free(p, ptr)`,
-            // `mem_realloc(p, ptr, size)`) must not get the tester's own blocks
-            let frees = sequence::destructor_name(&f.name)
+            // `mem_realloc(p, ptr, size)`) must not get the tester's own blocks: what each
+            // parameter's value goes to, from the pass's data flow, or by the function's name
+            // where that is not known
+            let by_name = sequence::destructor_name(&f.name)
                 || f.name.to_ascii_lowercase().contains("realloc");
+            let fates: Vec<Fate> = (0..ps.len())
+                .map(|j| match ir_index(f, &ps, j) {
+                    Some(i) => param_fate(functions, f, i),
+                    None => Fate::Unknown,
+                })
+                .collect();
+            let frees_at = |j: usize| match fates[j] {
+                Fate::Freed => true,
+                Fate::Kept => false,
+                Fate::Unknown => by_name,
+            };
             for (pi, p) in ps.iter().enumerate() {
                 // a pointer to scalars (not a handle) followed by a length-named integer: a buffer
+                let frees = frees_at(pi);
                 let buffer_elem = |p: &evotest_abi::meta::ParamMeta| {
                     let key = pointee_key(&p.ty)?;
-                    if handle_types.contains(&key) || frees {
+                    if (handle_types.contains(&key) && key != "void") || frees {
                         return None;
                     }
                     match p.ty.pointee.as_deref() {
@@ -316,7 +352,13 @@ impl SequenceFrontend {
                 } else if is_char_ptr(&p.ty) {
                     ArgKind::Str
                 } else if let Some(k) = pointee_key(&p.ty) {
-                    match handle_types.iter().position(|h| *h == k) {
+                    // `const void *` is data the callee reads, never an opaque handle
+                    let handle = if k == "void" && is_const_ptr(&p.ty) {
+                        None
+                    } else {
+                        handle_types.iter().position(|h| *h == k)
+                    };
+                    match handle {
                         Some(i) => ArgKind::Handle(i),
                         // memory the callee frees or moves cannot be the tester's zeroed block
                         None if frees => {
@@ -331,6 +373,14 @@ impl SequenceFrontend {
                         None if k == "void" => ArgKind::Scratch(ScalarType::U8),
                         None => match p.ty.pointee.as_deref().and_then(scalar_of) {
                             Some(t) => ArgKind::Scratch(t),
+                            None if is_function_ptr(&p.ty) => {
+                                bad = Some(format!(
+                                    "parameter `{}` is a function pointer (`{}`): --api passes no callbacks",
+                                    p.name,
+                                    spelling(&p.ty)
+                                ));
+                                break;
+                            }
                             None => {
                                 bad = Some(format!(
                                     "parameter `{}` is a `{}`, which no operation returns",
@@ -376,10 +426,29 @@ impl SequenceFrontend {
                     promotes = Some((0, ready));
                 }
             }
-            let destructor = ret == OpReturn::Void
-                && fe_void(&f.ret)
-                && params.iter().any(|(_, k)| matches!(k, ArgKind::Handle(_)))
-                && sequence::destructor_name(&f.name);
+            // which handle it frees, from the data flow when every handle parameter's fate is
+            // known (`ivs_iter_end(it)` calling `free(it)`; not `door_close(d)`, which only
+            // sets a flag), by name otherwise
+            let handles: Vec<usize> = (0..params.len())
+                .filter(|&j| matches!(params[j].1, ArgKind::Handle(_)))
+                .collect();
+            let frees = match handles.iter().rev().find(|&&j| fates[j] == Fate::Freed) {
+                Some(&j) => sequence::Frees::Param(j),
+                None if handles.iter().all(|&j| fates[j] == Fate::Kept) => {
+                    sequence::Frees::Nothing
+                }
+                None => sequence::Frees::ByName,
+            };
+            let destructor = match frees {
+                sequence::Frees::Param(_) => !matches!(ret, OpReturn::Handle(_)),
+                sequence::Frees::Nothing => false,
+                sequence::Frees::ByName => {
+                    ret == OpReturn::Void
+                        && fe_void(&f.ret)
+                        && !handles.is_empty()
+                        && sequence::destructor_name(&f.name)
+                }
+            };
             let ret_c = spelling(&f.ret);
             let decl: Vec<String> = params
                 .iter()
@@ -403,6 +472,7 @@ impl SequenceFrontend {
                 params,
                 ret,
                 destructor,
+                frees,
                 promotes,
             });
             c.push(OpC {
@@ -411,6 +481,47 @@ impl SequenceFrontend {
                 prototype,
                 alloc: None,
             });
+        }
+        // a handle type that no operation left makes (its constructor takes a callback, returns
+        // through `T **`, …): the functions that need one could never be called, so they are
+        // left out with the reason, to a fixed point (removing one may remove a maker)
+        loop {
+            let made: Vec<usize> = ops
+                .iter()
+                .flat_map(|o: &Op| {
+                    let ret = match o.ret {
+                        OpReturn::Handle(t) => Some(t),
+                        _ => None,
+                    };
+                    ret.into_iter().chain(o.promotes.map(|(_, to)| to))
+                })
+                .collect();
+            let Some((oi, t)) = ops.iter().enumerate().find_map(|(oi, o)| {
+                o.params.iter().find_map(|(n, k)| match k {
+                    ArgKind::Handle(t) if !made.contains(t) => Some((oi, (n.clone(), *t))),
+                    _ => None,
+                })
+            }) else {
+                break;
+            };
+            let (pname, ht) = t;
+            let key = handle_types[ht].trim_end_matches(" (uninitialized)").to_string();
+            let makers: Vec<String> = functions
+                .iter()
+                .filter(|g| pointee_key(&g.ret).as_deref() == Some(key.as_str()))
+                .map(|g| format!("`{}`", g.name))
+                .collect();
+            let name = ops[oi].name.clone();
+            left_out.push(format!(
+                "api: `{name}` left out: parameter `{pname}` is a `{key} *`, which no operation called makes{}",
+                if makers.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} returns one but is itself left out)", makers.join(", "))
+                }
+            ));
+            ops.remove(oi);
+            c.remove(oi);
         }
         if ops.is_empty() {
             let what = if chosen.is_empty() {
@@ -552,6 +663,95 @@ fn fe_void(t: &TypeMeta) -> bool {
     t.ir == "void" && t.pointee.is_none() && !t.c_spelling.contains('*')
 }
 
+/// What a function does with the value of one of its parameters, as far as the pass's data flow
+/// ([`FunctionMeta::param_calls`]) tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// Given to `free` or `realloc`, directly or through functions of the sources.
+    Freed,
+    /// Never given to a call that may free it.
+    Kept,
+    /// Given to a call through a pointer, or to a function outside the sources named like a
+    /// deallocator (`pool_release`).
+    Unknown,
+}
+
+/// The C library's functions that free or move the block given as their first argument.
+const DEALLOCATORS: [&str; 3] = ["free", "realloc", "reallocarray"];
+
+/// The fate of IR parameter `i` of `f` (see [`Fate`]), following the calls it is given to
+/// through the functions of `all` (recursion counts as keeping it).
+fn param_fate(all: &[&FunctionMeta], f: &FunctionMeta, i: u32) -> Fate {
+    fn walk(
+        all: &[&FunctionMeta],
+        f: &FunctionMeta,
+        i: u32,
+        seen: &mut Vec<(String, u32)>,
+    ) -> Fate {
+        if seen.iter().any(|(n, k)| *n == f.name && *k == i) {
+            return Fate::Kept;
+        }
+        seen.push((f.name.clone(), i));
+        let mut unknown = false;
+        for c in f.param_calls.iter().filter(|c| c.param == i) {
+            if c.arg == 0 && DEALLOCATORS.contains(&c.callee.as_str()) {
+                return Fate::Freed;
+            }
+            match all.iter().find(|g| g.name == c.callee) {
+                Some(g) => match walk(all, g, c.arg, seen) {
+                    Fate::Freed => return Fate::Freed,
+                    Fate::Unknown => unknown = true,
+                    Fate::Kept => {}
+                },
+                None => {
+                    unknown |= c.callee.is_empty() || sequence::destructor_name(&c.callee)
+                }
+            }
+        }
+        if unknown {
+            Fate::Unknown
+        } else {
+            Fate::Kept
+        }
+    }
+    walk(all, f, i, &mut Vec::new())
+}
+
+/// The IR parameter index of source parameter `j` of `f` (`ps`: its source parameters): the
+/// same index when the pass gave no separate source parameters, else the IR parameter of the
+/// same name.
+fn ir_index(f: &FunctionMeta, ps: &[evotest_abi::meta::ParamMeta], j: usize) -> Option<u32> {
+    if f.source_params.is_none() {
+        return Some(j as u32);
+    }
+    let name = &ps.get(j)?.name;
+    f.params
+        .iter()
+        .position(|p| p.name == *name)
+        .map(|i| i as u32)
+}
+
+/// A pointer to a function (a callback): the pass spells a subroutine type `function`.
+fn is_function_ptr(t: &TypeMeta) -> bool {
+    t.pointee
+        .as_deref()
+        .is_some_and(|p| p.c_spelling.trim() == "function")
+}
+
+/// `void *` (also through a typedef), not `char *`.
+fn is_void_ptr(t: &TypeMeta) -> bool {
+    scalar_of(t).is_none()
+        && t.composite.is_none()
+        && !is_char_ptr(t)
+        && pointee_key(t).as_deref() == Some("void")
+}
+
+/// A pointer to `const` (`const void *`, `const struct s *`).
+fn is_const_ptr(t: &TypeMeta) -> bool {
+    let s = t.c_spelling.trim();
+    s.starts_with("const ") || s.contains(" const ") && s.ends_with('*')
+}
+
 fn is_char_ptr(t: &TypeMeta) -> bool {
     t.pointee.as_deref().is_some_and(is_char)
 }
@@ -647,17 +847,23 @@ impl Frontend for SequenceFrontend {
     }
     fn notes(&self) -> Vec<String> {
         let mut n = self.left_out.clone();
-        let d: Vec<&str> = self
+        let d: Vec<String> = self
             .model
             .ops
             .iter()
             .filter(|o| o.destructor)
-            .map(|o| o.name.as_str())
+            .map(|o| {
+                if o.frees == sequence::Frees::ByName {
+                    format!("`{}` (by name)", o.name)
+                } else {
+                    format!("`{}` (it frees `{}`)", o.name, o.freed().map_or("", |(j, _)| o.params[j].0.as_str()))
+                }
+            })
             .collect();
         if !d.is_empty() {
             n.push(format!(
-                "api: {} taken as destructor{} (by name): a value passed to one is never used again",
-                d.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+                "api: {} taken as destructor{}: a value passed to one is never used again",
+                d.join(", "),
                 if d.len() == 1 { "" } else { "s" }
             ));
         }
