@@ -330,3 +330,56 @@ fn enumeration_leaves_out_what_a_short_circuit_rules_out() {
     );
     assert!(paths.contains(&"3:14:false 3:5:false"), "{out}");
 }
+
+/// Paths of thousands of decisions (a loop an input runs up to 5,000 times) are not recorded in
+/// the solutions base, which stays small (before, one such run wrote tens of megabytes, and a
+/// longer one gigabytes, rewritten after every path); a fault the searches met is named in the
+/// summary and counted in paths.json.
+#[test]
+fn the_solutions_base_leaves_out_long_paths_and_faults_met_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("walk.c");
+    std::fs::write(
+        &src,
+        "#include <stdlib.h>\n\
+         int walk(int n, int x) {\n\
+         \x20   int s = 0;\n\
+         \x20   if (n > 4000)\n\
+         \x20       abort();\n\
+         \x20   for (int i = 0; i < n; i++)\n\
+         \x20       if ((x + i) % 3 == 0)\n\
+         \x20           s++;\n\
+         \x20   if (s > 2)\n\
+         \x20       return 1;\n\
+         \x20   return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = evotest()
+        .args(["path", src.to_str().unwrap(), "-f", "walk", "--range", "n=0..5000"])
+        .args(["--range", "x=0..100", "--paths", "enumerate:1", "--max-paths", "2"])
+        .args(["--max-execs", "1500", "--seed", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let base = std::fs::read_to_string(out.join("solutions.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = base
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    let longest = lines
+        .iter()
+        .map(|l| l["path"].as_array().unwrap().len())
+        .max()
+        .unwrap();
+    assert!(longest <= 1_000, "a path of {longest} decisions was recorded");
+    assert!(base.len() < 2_000_000, "{} bytes", base.len());
+    let r = read_json(&out.join("paths.json"));
+    assert!(r["faults_met"].as_u64().unwrap() >= 1, "{r}");
+    assert!(stdout.contains("distinct fault"), "{stdout}");
+    assert!(out.join("faults").read_dir().unwrap().next().is_some());
+}

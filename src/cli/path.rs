@@ -252,6 +252,9 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         "paths_covered": covered,
         "paths_probably_infeasible": infeasible,
         "paths_with_faults": results.iter().filter(|r| matches!(r.outcome, PathOutcome::Fault { .. })).count(),
+        // faults any execution of a path's search met, summed over the paths (a path whose
+        // closest input ended in a fault counts in paths_with_faults)
+        "faults_met": results.iter().map(|r| r.faults.len()).sum::<usize>(),
         "enumeration_truncated": truncated,
         "executions": results.iter().map(|r| r.executions).sum::<u64>(),
         "seconds": t0.elapsed().as_secs_f64(),
@@ -278,12 +281,22 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     let suite = driver::suite(&target, &decisions, info, &ps, &results, t0.elapsed());
     let test_files = crate::report::Reporter::report(&crate::report::TestFileReporter, &suite)?;
     crate::report::Reporter::report(&crate::report::json::FaultFiles, &suite)?;
+    let faults = suite.archive.faults.len();
     let summary = format!(
-        "covered {covered}/{} paths, {infeasible} probably infeasible; {} executions, {:.2} s; solutions base: {} paths",
+        "covered {covered}/{} paths, {infeasible} probably infeasible; {} executions, {:.2} s; solutions base: {} paths{}",
         results.len(),
         json["executions"],
         t0.elapsed().as_secs_f64(),
-        base.len()
+        base.len(),
+        if faults > 0 {
+            format!(
+                "; {faults} distinct fault{} met by the searches (reproducers in {})",
+                if faults == 1 { "" } else { "s" },
+                opts.out_dir.join("faults").display()
+            )
+        } else {
+            String::new()
+        }
     );
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&json)?);

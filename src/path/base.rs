@@ -28,6 +28,12 @@ pub const FILE_NAME: &str = "solutions.jsonl";
 
 /// Most entries kept per program key (the first ones recorded win).
 pub const MAX_ENTRIES: usize = 200_000;
+/// Longest path recorded, in decisions: a longer one (a loop run many times, up to the ordered
+/// trace's limit) is neither recorded nor kept in memory. Such paths made bases of gigabytes
+/// (one line of 2.2 MB; a run of six paths wrote 978 MB) and are rarely anyone's target.
+pub const MAX_PATH_STEPS: usize = 1_000;
+/// Most decisions recorded per program key, over all its entries (about 30 MB of JSON).
+pub const MAX_STEPS: usize = 1_000_000;
 
 /// One stored pair.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -50,6 +56,10 @@ pub struct SolutionsBase {
     /// Entries of this key, in the order recorded.
     entries: Vec<Solution>,
     index: HashMap<Vec<Step>, usize>,
+    /// Decisions in `entries`.
+    steps: usize,
+    /// Entries of this key that the file holds (read from it, or appended by [`Self::save`]).
+    saved: usize,
     dirty: bool,
     /// Lines of the file that could not be read.
     pub skipped_lines: usize,
@@ -104,13 +114,18 @@ impl SolutionsBase {
                 Ok(s) if s.key == base.key && s.function == base.function => {
                     if !base.index.contains_key(&s.path) && base.entries.len() < MAX_ENTRIES {
                         base.index.insert(s.path.clone(), base.entries.len());
+                        base.steps += s.path.len();
                         base.entries.push(s);
+                    } else {
+                        // written back as it was
+                        base.others.push(s);
                     }
                 }
                 Ok(s) => base.others.push(s),
                 Err(_) => base.skipped_lines += 1,
             }
         }
+        base.saved = base.entries.len();
         Ok(base)
     }
 
@@ -128,12 +143,18 @@ impl SolutionsBase {
         &self.entries
     }
 
-    /// Record that `input` took `path`. Only the first input of each path is kept. Returns whether
-    /// the path was new.
+    /// Record that `input` took `path`. Only the first input of each path is kept, and none of a
+    /// path longer than [`MAX_PATH_STEPS`] or once the base holds [`MAX_ENTRIES`] entries or
+    /// [`MAX_STEPS`] decisions. Returns whether the path was recorded.
     pub fn record(&mut self, input: &Input, path: &[Step]) -> bool {
-        if self.index.contains_key(path) || self.entries.len() >= MAX_ENTRIES {
+        if path.len() > MAX_PATH_STEPS
+            || self.entries.len() >= MAX_ENTRIES
+            || self.steps + path.len() > MAX_STEPS
+            || self.index.contains_key(path)
+        {
             return false;
         }
+        self.steps += path.len();
         self.index.insert(path.to_vec(), self.entries.len());
         self.entries.push(Solution {
             key: self.key.clone(),
@@ -182,9 +203,12 @@ impl SolutionsBase {
         out
     }
 
-    /// Write the base back to its file, if it changed (atomically: temporary file + rename).
+    /// Write the entries recorded since the last save to the file: appended when the file already
+    /// holds the others (a run killed mid-write leaves at most one unreadable last line, which
+    /// the next run skips with a warning), else the whole base written atomically (temporary
+    /// file + rename). Saving after every path costs what that path added, not the base's size.
     ///
-    /// Errors: the directory is not writable.
+    /// Errors: the directory or the file is not writable.
     pub fn save(&mut self) -> Result<()> {
         let Some(file) = &self.file else {
             return Ok(());
@@ -196,12 +220,34 @@ impl SolutionsBase {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        let append = file.exists();
         let mut text = String::new();
-        for s in self.others.iter().chain(&self.entries) {
+        let new: &[Solution] = if append {
+            &self.entries[self.saved..]
+        } else {
+            &self.entries
+        };
+        let all = if append {
+            None
+        } else {
+            Some(self.others.iter())
+        };
+        for s in all.into_iter().flatten().chain(new) {
             text.push_str(&serde_json::to_string(s)?);
             text.push('\n');
         }
-        crate::util::write_atomic(file, text.as_bytes())?;
+        if append {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(file)
+                .with_context(|| format!("cannot write the solutions base {}", file.display()))?;
+            f.write_all(text.as_bytes())
+                .with_context(|| format!("cannot write the solutions base {}", file.display()))?;
+        } else {
+            crate::util::write_atomic(file, text.as_bytes())?;
+        }
+        self.saved = self.entries.len();
         self.dirty = false;
         Ok(())
     }
@@ -231,6 +277,10 @@ impl PathLog {
             return;
         }
         let p = executed(&trace.events, &self.decisions);
+        // the base records no longer path ([`MAX_PATH_STEPS`]): not kept in memory either
+        if p.len() > MAX_PATH_STEPS {
+            return;
+        }
         if self.seen.insert(p.clone()) {
             self.fresh.push((input.clone(), p));
         }
