@@ -2667,3 +2667,46 @@ fn a_harness_that_replaces_the_protocol_descriptors_invents_no_fault() {
         assert!(s["executions"].as_u64().unwrap() >= 2000, "{s}");
     }
 }
+
+/// A worker that dies in a coverage-only execution (a hang in havoc, here) left the shared
+/// header's coverage-only flag set, and the next worker, which starts with it off and writes it
+/// only when it changes, replayed the whole corpus as coverage-only executions it read as
+/// covering nothing: it kept no entry (`INITED … corp: 1/0b`, htslib in 3 runs of 3) and found
+/// the corpus again entry by entry. The supervisor now clears the per-run flags before each
+/// worker: every restarted worker comes back with the corpus.
+#[test]
+fn an_in_process_worker_after_a_hang_in_havoc_replays_the_whole_corpus() {
+    let d = tempfile::tempdir().unwrap();
+    harness("lite_hang.c", d.path());
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    for k in 0u8..8 {
+        // two bytes: below the hang's length
+        std::fs::write(seeds.join(format!("s{k}")), [k, 1]).unwrap();
+    }
+    // not quiet: the status lines are what is checked
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "corpus", "seeds", "-seed=1", "-max_total_time=8"])
+        .args(["-timeout=1", "-artifact_prefix=art/", "--guidance", "off", "--in_process"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // a worker started when the time was already spent replays nothing (its INITED line comes
+    // right before DONE): not counted
+    let lines: Vec<&str> = err.lines().collect();
+    let inited: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains("INITED"))
+        .filter(|&i| !lines.get(i + 1).is_some_and(|n| n.contains("DONE")))
+        .map(|i| lines[i])
+        .map(|l| {
+            let c = l.split("corp: ").nth(1).unwrap();
+            c.split('/').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(inited.len() >= 2, "no restart:\n{err}");
+    assert!(inited[0] >= 8, "{err}");
+    for n in &inited[1..] {
+        assert!(*n >= inited[0], "a restarted worker kept {n} entries:\n{err}");
+    }
+}

@@ -156,13 +156,20 @@ impl SharedMemory {
     }
 
     /// In-process mode, before a worker starts: no execution in flight (`ret_state` returned), no
-    /// fault, `executions` counted so far.
+    /// fault, `executions` counted so far, and none of the per-run flags a worker switches on
+    /// for some executions ([`evotest_abi::shm::FLAG_LITE`], the repeated-operand logs): a worker
+    /// that died in a coverage-only execution left `FLAG_LITE` set, and the next one, which
+    /// starts with it off and writes the flag only when it changes, replayed the whole corpus as
+    /// coverage-only executions it read as covering nothing (it kept no entry).
     pub fn set_in_process_idle(&mut self, executions: u64) {
         let h = self.header_mut();
         h.ret_state = evotest_abi::shm::RET_RETURNED;
         h.inproc_fault = 0;
         h.inproc_executions = executions;
         h.input_len = 0;
+        h.flags &= !(evotest_abi::shm::FLAG_LITE
+            | evotest_abi::shm::FLAG_REPEATED_OPERANDS
+            | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS);
     }
 
     /// In-process mode: the input of the last execution started (what the engine placed), and
