@@ -29,11 +29,14 @@ pub const FILE_NAME: &str = "solutions.jsonl";
 /// Most entries kept per program key (the first ones recorded win).
 pub const MAX_ENTRIES: usize = 200_000;
 /// Longest path recorded, in decisions: a longer one (a loop run many times, up to the ordered
-/// trace's limit) is neither recorded nor kept in memory. Such paths made bases of gigabytes
-/// (one line of 2.2 MB; a run of six paths wrote 978 MB) and are rarely anyone's target.
-pub const MAX_PATH_STEPS: usize = 1_000;
-/// Most decisions recorded per program key, over all its entries (about 30 MB of JSON).
-pub const MAX_STEPS: usize = 1_000_000;
+/// trace's limit of a million branch events) is neither recorded nor kept in memory. Such paths
+/// made bases of gigabytes (one line of 2.2 MB; a run of six paths wrote 978 MB) and are
+/// rarely anyone's target. (The paths of `make bench-paths`, whose runaway loops stop at 10,000
+/// branch events, are all kept.)
+pub const MAX_PATH_STEPS: usize = 10_000;
+/// Most decisions a base with a file records per program key, over all its entries (about 50 MB
+/// of JSON); a base in memory (benchmarks) has no such bound.
+pub const MAX_STEPS: usize = 2_000_000;
 
 /// One stored pair.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -144,12 +147,12 @@ impl SolutionsBase {
     }
 
     /// Record that `input` took `path`. Only the first input of each path is kept, and none of a
-    /// path longer than [`MAX_PATH_STEPS`] or once the base holds [`MAX_ENTRIES`] entries or
-    /// [`MAX_STEPS`] decisions. Returns whether the path was recorded.
+    /// path longer than [`MAX_PATH_STEPS`] or once the base holds [`MAX_ENTRIES`] entries or (with
+    /// a file) [`MAX_STEPS`] decisions. Returns whether the path was recorded.
     pub fn record(&mut self, input: &Input, path: &[Step]) -> bool {
         if path.len() > MAX_PATH_STEPS
             || self.entries.len() >= MAX_ENTRIES
-            || self.steps + path.len() > MAX_STEPS
+            || (self.file.is_some() && self.steps + path.len() > MAX_STEPS)
             || self.index.contains_key(path)
         {
             return false;
