@@ -161,7 +161,18 @@ fn push_workers(out: &mut Vec<OsString>, jobs: Option<String>, workers: Option<S
         (Some(j), None) => {
             let half = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
             match j.parse::<u32>() {
-                Ok(n) => n.min(half as u32).max(1).to_string(),
+                Ok(n) => {
+                    let k = n.min(half as u32).max(1);
+                    if k < n {
+                        // libFuzzer says as much ("INFO: ... workers"); a user who meant N
+                        // processes must learn how to get them
+                        eprintln!(
+                            "evotest fuzz: -jobs={n}: {k} worker{} (as libFuzzer: at most half the cores); -workers={n} or --jobs={n} runs {n}",
+                            if k == 1 { "" } else { "s" }
+                        );
+                    }
+                    k.to_string()
+                }
                 Err(_) => j, // clap's error names the bad value
             }
         }
