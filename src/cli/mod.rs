@@ -471,8 +471,9 @@ struct RunArgs {
     #[arg(long, value_enum, default_value_t = Chaining::Auto, num_args = 0..=1, default_missing_value = "on")]
     chaining: Chaining,
 
-    /// Depth limit of the chaining tree
-    #[arg(long, default_value_t = ChainConfig::default().depth, value_name = "N")]
+    /// Depth limit of the chaining tree (at least 1; turn chaining off with --chaining off)
+    #[arg(long, default_value_t = ChainConfig::default().depth, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     chain_depth: usize,
 
     /// Exploration order of the chaining tree
@@ -551,8 +552,9 @@ struct PathArgs {
     #[arg(long)]
     list: bool,
 
-    /// Most paths --paths enumerate lists
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    /// Most paths --paths enumerate lists (at least 1)
+    #[arg(long, default_value_t = 1000, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_paths: usize,
 
     /// The paths are prefixes: covered by any execution whose path begins with them
@@ -1156,13 +1158,12 @@ fn list() -> Result<i32> {
         );
     }
     outln!("\ncoverage criteria (--criterion):");
+    let w = CRITERIA.iter().map(|c| c.name.len()).max().unwrap_or(8);
     for c in CRITERIA {
-        outln!("  {:<8} {}", c.name, c.about);
+        outln!("  {:<w$} {}", c.name, c.about);
     }
     outln!(
-        "  {:<8} {}",
-        "path",
-        "given paths through a function, one at a time (evotest path; Bueno & Jino 2002)"
+        "\npath testing (its own command, not a --criterion): evotest path FILE -f FUNCTION --path SPEC | --paths enumerate[:K]\n  given paths through a function, one at a time (Bueno & Jino 2002)"
     );
     Ok(0)
 }

@@ -289,9 +289,23 @@ impl Parser<'_> {
         } else {
             let line = self
                 .number()
-                .ok_or_else(|| anyhow!("path: expected a step (LINE:OUTCOME, LINE:COL:OUTCOME, LINE{{COND}}:OUTCOME or sID:OUTCOME) at character {}", start + 1))?;
+                .ok_or_else(|| anyhow!("path: expected a step (LINE:OUTCOME, LINE:COL:OUTCOME, LINE{{COND}}:OUTCOME, LINE:COL{{COND}}:OUTCOME or sID:OUTCOME) at character {}", start + 1))?;
             let mut col = None;
             let mut cond = None;
+            if self.peek() == Some(b':')
+                && self.s.get(self.i + 1).is_some_and(|c| c.is_ascii_digit())
+            {
+                // LINE:COL:OUTCOME or LINE:COL{COND}:OUTCOME (an outcome never starts with a
+                // digit)
+                let save = self.i;
+                self.i += 1;
+                let c = self.number();
+                if matches!(self.peek(), Some(b':') | Some(b'{')) {
+                    col = c.map(|c| c as u32);
+                } else {
+                    self.i = save;
+                }
+            }
             if self.peek() == Some(b'{') {
                 let close = self.s[self.i..]
                     .iter()
@@ -300,18 +314,6 @@ impl Parser<'_> {
                 cond =
                     Some(String::from_utf8_lossy(&self.s[self.i + 1..self.i + close]).into_owned());
                 self.i += close + 1;
-            } else if self.peek() == Some(b':')
-                && self.s.get(self.i + 1).is_some_and(|c| c.is_ascii_digit())
-            {
-                // LINE:COL:OUTCOME (an outcome never starts with a digit)
-                let save = self.i;
-                self.i += 1;
-                let c = self.number();
-                if self.peek() == Some(b':') {
-                    col = c.map(|c| c as u32);
-                } else {
-                    self.i = save;
-                }
             }
             Loc::Line {
                 line: line as u32,
@@ -331,6 +333,12 @@ impl Parser<'_> {
             self.i += 1;
         }
         let mut label = String::from_utf8_lossy(&self.s[ostart..self.i]).to_lowercase();
+        if label.is_empty() {
+            bail!(
+                "path: expected an outcome (true, false, default, case N) at character {}",
+                self.i + 1
+            );
+        }
         if label == "case" {
             while self.peek() == Some(b' ') {
                 self.i += 1;
