@@ -899,6 +899,33 @@ impl RunArgs {
             order: self.chain_order,
             ..ChainConfig::default()
         };
+        // options of the per-goal driver that an algorithm searching all goals at once (random,
+        // GE, Randoop, …) does not read: said, rather than accepted in silence
+        let spec = crate::search::algorithm_for(&o.algorithm, o.target.api.is_some())?;
+        if matches!((spec.build)(&SearchConfig::default()), crate::search::Algorithm::Whole(_)) {
+            let d = SearchConfig::default();
+            let mut unused = Vec::new();
+            if self.patience != d.patience {
+                unused.push("--patience");
+            }
+            if self.give_up_after != d.give_up_after {
+                unused.push("--give-up-after");
+            }
+            if self.stop_when_stalled {
+                unused.push("--stop-when-stalled");
+            }
+            if self.chaining == Chaining::On {
+                unused.push("--chaining on");
+            }
+            if !unused.is_empty() {
+                eprintln!(
+                    "note: --algorithm {} searches all goals at once, without the per-goal driver: {} {} no effect (they steer per-goal algorithms such as auto, avm and ga)",
+                    o.algorithm,
+                    unused.join(", "),
+                    if unused.len() == 1 { "has" } else { "have" }
+                );
+            }
+        }
         o.targets = self.targets.clone();
         o.reuse = self.reuse;
         o.resume = self.resume;
