@@ -201,9 +201,20 @@ pub fn render(run: &Suite) -> String {
         let n: u64 = run.archive.fault_counts.values().sum();
         let _ = writeln!(
             s,
-            "\nfaults: {} executions ({}); reproducers:",
+            "\nfaults: {} executions ({}); {}",
             thousands(n),
-            counts.join(", ")
+            counts.join(", "),
+            if run.archive.faults.is_empty() {
+                // the check before the suite is written ran each kept fault alone in a fresh
+                // process, and none ended so again
+                if run.inputs_per_process > 1 {
+                    "none recurred when run again alone in a fresh process (they depended on the inputs run before them in the same process, or on the machine's load): try --persistent 1"
+                } else {
+                    "none recurred when run again alone in a fresh process (a timeout under load, or state outside the process)"
+                }
+            } else {
+                "reproducers:"
+            }
         );
         for (i, f) in run.archive.faults.iter().enumerate() {
             let _ = writeln!(

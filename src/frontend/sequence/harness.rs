@@ -574,8 +574,14 @@ fn statements(
                     c_literal(*t, Value::Float(f))
                 }
                 (_, LoggedArg::Str(b)) => format!("(char *){}", c_string(b)),
+                // cast to the parameter's own type: `(signed char *)` passed to a `const char
+                // *` warns (-Wpointer-sign) even without -Wall
                 (ArgKind::Buffer(t), LoggedArg::Bytes(b)) if t.size() == 1 => {
-                    format!("({} *){}", t.c_name(), c_string(b))
+                    let ty = match oc.params_c.get(j) {
+                        Some(p) if typed => p.clone(),
+                        _ => format!("{} *", t.c_name()),
+                    };
+                    format!("({ty}){}", c_string(b))
                 }
                 (ArgKind::Buffer(t), LoggedArg::Bytes(b)) => {
                     let vs: Vec<String> = crate::input::sequence::buffer_values(*t, b)
@@ -615,6 +621,9 @@ fn statements(
                 handle_c.push((*id, oc.ret_c.clone()));
                 if check {
                     let _ = writeln!(s, "    evotest_check_int(\"{name}\", v{id} != 0, 1);");
+                } else {
+                    // a value no later call of a crashing sequence uses (-Wunused-variable)
+                    let _ = writeln!(s, "    (void)v{id};");
                 }
             }
             (OpReturn::Handle(_), Some(LoggedRet::Handle(None))) if check => {
