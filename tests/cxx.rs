@@ -168,3 +168,14 @@ fn classes_that_cannot_be_built_are_refused_in_one_line() {
         );
     }
 }
+
+/// Enumeration parameters (`enum class` and a plain `enum`): C++ converts no integer to an
+/// enumeration implicitly, so `tests.cpp` casts each value (before, `color_code(7, 1)` did not
+/// compile).
+#[test]
+fn enumeration_parameters_are_cast_in_tests_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = full_and_tests_cpp_pass("color_code", dir.path(), "1");
+    assert!(text.contains("color_code(static_cast<Color>("), "{text}");
+    assert!(text.contains(", static_cast<Mode>("), "{text}");
+}

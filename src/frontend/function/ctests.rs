@@ -33,7 +33,18 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
         fe.defining_source.is_some(),
     );
     let lines = |v: &[String]| -> String { v.iter().map(|l| format!("    {l}\n")).collect() };
-    let (setup, after, args) = (lines(&a.setup), lines(&a.after), a.args);
+    let (setup, after, mut args) = (lines(&a.setup), lines(&a.after), a.args);
+    if fe.cxx_call.is_some() {
+        // C++ converts no integer to an enumeration implicitly (`code(19)` for `code(Color)`
+        // does not compile): the value is cast, as the harness passes it
+        for (arg, p) in args.iter_mut().zip(fe.params.iter().filter(|p| !p.global)) {
+            if let Some(e) = p.declared.trim().strip_prefix("enum ") {
+                if matches!(p.shape, shape::Shape::Scalar { .. }) && p.reference == 0 {
+                    *arg = format!("static_cast<{}>({arg})", e.trim());
+                }
+            }
+        }
+    }
     // a C++ member function: its object is the first argument (`this`, built as a structure)
     let method = fe.cxx_call.is_some()
         && fe

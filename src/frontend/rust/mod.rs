@@ -898,6 +898,7 @@ mod tests {
             kind,
         };
         CrateTypes {
+            enums: vec![],
             structs: vec![
                 st(
                     "Point",

@@ -67,6 +67,8 @@ impl StructDef {
 pub struct CrateTypes {
     /// Every struct found, in the order of the module tree.
     pub structs: Vec<StructDef>,
+    /// The names of the enums found (for the error that a parameter's type is one).
+    pub enums: Vec<String>,
 }
 
 /// `src` with the contents of string and character literals replaced by spaces (their
@@ -317,6 +319,16 @@ impl CrateTypes {
                         i = after;
                     }
                 }
+                "enum" => {
+                    let rest = &t[after..];
+                    let ws = rest.len() - rest.trim_start().len();
+                    if let Some(name) = ident_at(t, after + ws) {
+                        if !self.enums.iter().any(|e| e == name) {
+                            self.enums.push(name.to_string());
+                        }
+                    }
+                    i = after;
+                }
                 "struct" => {
                     let rest = &t[after..];
                     let ws = rest.len() - rest.trim_start().len();
@@ -440,6 +452,9 @@ impl CrateTypes {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            None if self.enums.iter().any(|e| e == name) => Err(anyhow!(
+                "`{written}` is an enum of the crate, and enums are not supported yet"
+            )),
             None => Err(anyhow!(
                 "`{written}` is not a struct defined in the crate's sources"
             )),
@@ -474,6 +489,24 @@ pub fn lib_root(dir: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A parameter of an enum type of the crate is refused as an enum, not as a missing struct.
+    #[test]
+    fn an_enum_of_the_crate_is_named_as_one() {
+        let d = tempfile::tempdir().unwrap();
+        let lib = d.path().join("lib.rs");
+        std::fs::write(
+            &lib,
+            "pub enum Shape { Circle(f64), Square { side: f64 } }\npub struct P { pub x: i32 }\n",
+        )
+        .unwrap();
+        let t = CrateTypes::scan(&lib);
+        let e = t.find("Shape", &[], "k").unwrap_err().to_string();
+        assert!(e.contains("`Shape` is an enum of the crate"), "{e}");
+        let e = t.find("Nope", &[], "k").unwrap_err().to_string();
+        assert!(e.contains("is not a struct defined"), "{e}");
+        assert!(t.find("P", &[], "k").is_ok());
+    }
 
     #[test]
     fn finds_structs_in_the_module_tree() {
