@@ -686,3 +686,34 @@ fn a_bool_result_is_shown_as_a_bool() {
         "{text}"
     );
 }
+
+/// An equality with a constant on an unsigned Rust integer reads as the source wrote it: `a ==
+/// 200` for `a: u8`, not `a == -56` (Rust compares the i8 bit pattern directly, where C's
+/// promotion to int kept the value).
+#[test]
+fn unsigned_constants_in_rust_conditions_read_unsigned() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("ru8");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"ru8\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "pub fn f(a: u8, b: u16) -> u8 { if a == 200 { 7 } else if b == 40000 { 1 } else { 0 } }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let r = run_ok(&krate, "f", &out, &["--max-execs", "2000", "--seed", "1"]);
+    let conds: Vec<String> = r["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["condition"].as_str().unwrap().to_string())
+        .collect();
+    assert!(conds.iter().any(|c| c == "a == 200"), "{conds:?}");
+    assert!(conds.iter().any(|c| c == "b == 40000"), "{conds:?}");
+    assert_eq!(r["branches_covered"], r["branches_total"], "{conds:?}");
+}

@@ -28,9 +28,63 @@ pub fn compare(a: LLVMValueRef, pred: Pred, b: LLVMValueRef, names: &VarNames) -
     }
     let op = pred.c_operator();
     let unsigned = matches!(pred, Pred::IUlt | Pred::IUle | Pred::IUgt | Pred::IUge);
-    let ta = operand_near_char(a, b, names, unsigned);
-    let tb = operand_near_char(b, a, names, unsigned);
-    format!("{ta} {op} {tb}")
+    // an equality with a variable of an unsigned type: its constant as unsigned (Rust's
+    // `a == 200` for `a: u8` compares the i8 -56, which C's promotion to int hides)
+    let eq = matches!(pred, Pred::Eq | Pred::Ne);
+    let side = |v: LLVMValueRef, other: LLVMValueRef| {
+        if eq && !unsigned {
+            if let Some(t) = unsigned_constant(v, other, names) {
+                return t;
+            }
+        }
+        operand_near_char(v, other, names, unsigned)
+    };
+    format!("{} {op} {}", side(a, b), side(b, a))
+}
+
+/// A constant compared for equality with a variable of an unsigned type, when LLVM holds it
+/// negative: its unsigned value, or the hex digits [`bit_pattern`] would give (`0xdeadbeef`).
+fn unsigned_constant(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames) -> Option<String> {
+    unsafe {
+        if LLVMIsAConstantInt(v).is_null() || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64 {
+            return None;
+        }
+        let width = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+        let signed = constant(v)?;
+        if !signed.starts_with('-') || !unsigned_source(other, names) {
+            return None;
+        }
+        Some(
+            bit_pattern(&signed, width, false)
+                .unwrap_or_else(|| LLVMConstIntGetZExtValue(v).to_string()),
+        )
+    }
+}
+
+/// Whether `v` (through casts) is a variable of an unsigned integer type by its debug
+/// information: a load from a described local, or a described parameter.
+fn unsigned_source(v: LLVMValueRef, names: &VarNames) -> bool {
+    unsafe {
+        let u = through_casts(v);
+        if !LLVMIsALoadInst(u).is_null() {
+            if let Some(&di) = names.storage_types.get(&LLVMGetOperand(u, 0)) {
+                return crate::debuginfo::is_unsigned_type(di);
+            }
+            return false;
+        }
+        if !LLVMIsAArgument(u).is_null() {
+            let f = LLVMGetParamParent(u);
+            for k in 0..LLVMCountParams(f) {
+                if LLVMGetParam(f, k) == u {
+                    return names
+                        .params
+                        .get(&(k + 1))
+                        .is_some_and(|(_, di)| crate::debuginfo::is_unsigned_type(*di));
+                }
+            }
+        }
+        false
+    }
 }
 
 /// `v` through the casts, which condition texts do not show.

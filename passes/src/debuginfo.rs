@@ -73,6 +73,17 @@ const DW_ATE_SIGNED_CHAR: u32 = 0x06;
 const DW_ATE_UNSIGNED: u32 = 0x07;
 const DW_ATE_UNSIGNED_CHAR: u32 = 0x08;
 
+/// Whether debug type `di` is an unsigned integer (through typedefs and qualifiers); false for a
+/// null type.
+pub fn is_unsigned_type(di: LLVMMetadataRef) -> bool {
+    if di.is_null() {
+        return false;
+    }
+    let mut bits = 0u64;
+    let enc = unsafe { evotest_ditype_scalar(di, &mut bits) };
+    enc == DW_ATE_UNSIGNED || enc == DW_ATE_UNSIGNED_CHAR
+}
+
 /// Call a `(buf, cap) -> needed_len` string getter, growing the buffer if needed.
 fn read_string(f: impl Fn(*mut c_char, usize) -> usize) -> String {
     let mut buf = vec![0u8; 128];
