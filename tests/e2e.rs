@@ -732,3 +732,31 @@ fn the_search_trace_prints_every_execution_with_the_search_that_proposed_it() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&o.stderr).contains("evotest-trace"));
 }
+
+/// Compares of 128-bit integers get a distance from their whole values (they were truncated to
+/// their low 64 bits, so `v == 12345` had distance 0 whenever the low half matched: the goal was
+/// set aside as suspected infeasible after 100,000 executions; the sites were not even integer
+/// compares to the probes).
+#[test]
+fn compares_of_128_bit_integers_are_guided_by_their_whole_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/wide_eq.c",
+        "wide_eq",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "20000"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{:?}",
+        uncovered(&r)
+    );
+    let conds: Vec<String> = r["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["condition"].as_str().unwrap().to_string())
+        .collect();
+    assert!(conds.iter().any(|c| c == "v == 12345"), "{conds:?}");
+}

@@ -1454,7 +1454,9 @@ pub fn branch_like(
                 let b = LLVMGetOperand(c, 1);
                 let pred = Pred::from_u32(LLVMGetICmpPredicate(c) as u32);
                 if let (Some(pred), Some(w)) = (pred, int_width(a)) {
-                    if w <= 64 {
+                    // up to 128 bits: wider compares reach the probe as a compressed
+                    // difference (`instrument::wide_int_operands`)
+                    if w <= 128 {
                         operand_type = type_string(LLVMTypeOf(a));
                         text = Some(condtext::compare(a, pred, b, names));
                         harvest(a, constants);

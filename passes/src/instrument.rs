@@ -1501,6 +1501,101 @@ fn frames<'ctx>(
     Ok(())
 }
 
+/// The probe's operands of a compare of integers wider than 64 bits (`__int128`, Rust's `u128`):
+/// truncating them to 64 bits, as narrower ones are extended, kept only their low halves, so the
+/// distance of `v == 12345` was 0 whenever the low half matched, whatever the high half (a
+/// deceptive landscape: the goal was set aside as infeasible). Instead the probe gets `0` and the
+/// difference `b - a`, its magnitude exact below 2^62 and compressed monotonically above, under
+/// the signed form of the predicate (which holds of `(0, b - a)` exactly when the original holds
+/// of `(a, b)`), and `holds` from the original operands. Returns (predicate, a, b, holds).
+fn wide_int_operands<'ctx>(
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    pred: evotest_abi::pred::Pred,
+    a: LLVMValueRef,
+    b: LLVMValueRef,
+) -> Result<
+    (
+        inkwell::values::BasicMetadataValueEnum<'ctx>,
+        BasicValueEnum<'ctx>,
+        BasicValueEnum<'ctx>,
+        inkwell::values::IntValue<'ctx>,
+    ),
+    String,
+> {
+    use evotest_abi::pred::Pred::*;
+    let e = |r: Result<inkwell::values::IntValue<'ctx>, inkwell::builder::BuilderError>| {
+        r.map_err(|e| e.to_string())
+    };
+    let (a, b) = unsafe {
+        (
+            inkwell::values::IntValue::new(a),
+            inkwell::values::IntValue::new(b),
+        )
+    };
+    let i64t = ctx.i64_type();
+    let holds = e(builder.build_int_compare(int_predicate(pred), a, b, ""))?;
+    let unsigned = matches!(pred, IUlt | IUle | IUgt | IUge);
+    let lt = e(builder.build_int_compare(
+        if unsigned {
+            inkwell::IntPredicate::ULT
+        } else {
+            inkwell::IntPredicate::SLT
+        },
+        a,
+        b,
+        "",
+    ))?;
+    // |b - a| as an unsigned number of the operands' width: exact, whatever their signs
+    let up = e(builder.build_int_sub(b, a, ""))?;
+    let down = e(builder.build_int_sub(a, b, ""))?;
+    let mag = builder
+        .build_select(lt, up, down, "")
+        .map_err(|e| e.to_string())?
+        .into_int_value();
+    // below 2^62 exactly; above, 2^62 plus how far the magnitude's double lies above 2^62's
+    // (its bit pattern: monotone, each doubling adds 2^52), so that the high half still has a
+    // gradient (saturating left every value with a non-zero high half at one distance)
+    let knee = 1u64 << 62;
+    let small = e(builder.build_int_compare(
+        inkwell::IntPredicate::ULT,
+        mag,
+        a.get_type().const_int(knee, false),
+        "",
+    ))?;
+    let exact = e(builder.build_int_truncate(mag, i64t, ""))?;
+    let f = builder
+        .build_unsigned_int_to_float(mag, ctx.f64_type(), "")
+        .map_err(|e| e.to_string())?;
+    let bits = builder
+        .build_bit_cast(f, i64t, "")
+        .map_err(|e| e.to_string())?
+        .into_int_value();
+    let above = e(builder.build_int_sub(
+        bits,
+        i64t.const_int((knee as f64).to_bits(), false),
+        "",
+    ))?;
+    let scaled = e(builder.build_int_add(above, i64t.const_int(knee, false), ""))?;
+    let mag = builder
+        .build_select(small, exact, scaled, "")
+        .map_err(|e| e.to_string())?
+        .into_int_value();
+    let neg = e(builder.build_int_neg(mag, ""))?;
+    let diff = builder
+        .build_select(lt, mag, neg, "")
+        .map_err(|e| e.to_string())?;
+    let signed = match pred {
+        IUlt => Slt,
+        IUle => Sle,
+        IUgt => Sgt,
+        IUge => Sge,
+        p => p,
+    };
+    let p = ctx.i32_type().const_int(signed as u64, false).into();
+    Ok((p, i64t.const_zero().into(), diff, holds))
+}
+
 /// Convert an integer or pointer operand to i64 (sign- or zero-extending).
 fn to_i64<'ctx>(
     ctx: &ContextRef<'ctx>,
@@ -1644,17 +1739,26 @@ fn inject<'ctx>(
     let call = match &s.cond {
         Cond::Int { pred, a, b } => {
             let signed = pred.int_operands_signed();
-            let p = i32t
-                .const_int(pred_with_constants(*pred, *a, *b), false)
-                .into();
-            let a = to_i64(ctx, builder, *a, signed)?;
-            let b = to_i64(ctx, builder, *b, signed)?;
-            let holds = e(builder.build_int_compare(
-                int_predicate(*pred),
-                a.into_int_value(),
-                b.into_int_value(),
-                "",
-            ))?;
+            let wide = unsafe {
+                LLVMGetTypeKind(LLVMTypeOf(*a)) == LLVMTypeKind::LLVMIntegerTypeKind
+                    && LLVMGetIntTypeWidth(LLVMTypeOf(*a)) > 64
+            };
+            let (p, a, b, holds) = if wide {
+                wide_int_operands(ctx, builder, *pred, *a, *b)?
+            } else {
+                let p = i32t
+                    .const_int(pred_with_constants(*pred, *a, *b), false)
+                    .into();
+                let a = to_i64(ctx, builder, *a, signed)?;
+                let b = to_i64(ctx, builder, *b, signed)?;
+                let holds = e(builder.build_int_compare(
+                    int_predicate(*pred),
+                    a.into_int_value(),
+                    b.into_int_value(),
+                    "",
+                ))?;
+                (p, a, b, holds)
+            };
             match flag {
                 Some(f) => builder.build_call(
                     probes.cmp_flag,
