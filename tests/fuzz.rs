@@ -674,6 +674,23 @@ fn a_harness_linked_with_an_instrumented_shared_library_is_fuzzed() {
         d.path().join("libshlib.so").display()
     );
     assert!(err.contains(&want), "{err}");
+    // and with no copy the loader finds: its own message, not a guess at the runtime (it said
+    // "did not start as a fork server (exit status: 127); is it linked with the evotest runtime?")
+    std::fs::rename(d.path().join("libshlib.so"), d.path().join("moved.so")).unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .env_remove("LD_LIBRARY_PATH")
+        .args(["fuzz", "harness", "corpus4", "-runs=10"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("did not start: ")
+            && err.contains("error while loading shared libraries: libshlib.so")
+            && err.contains("LD_LIBRARY_PATH"),
+        "{err}"
+    );
 }
 
 #[test]

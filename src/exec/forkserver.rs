@@ -435,10 +435,32 @@ impl ForkServer {
             Ok(None) | Err(_) => {
                 let _ = running.child.kill();
                 let status = running.child.wait().ok();
+                // what the target said before it ended (the dynamic loader's missing library, an
+                // error of its start-up) says more than a guess
+                let said = self
+                    .last_stderr()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .and_then(|t| {
+                        t.lines()
+                            .map(str::trim)
+                            .rfind(|l| !l.is_empty())
+                            .map(str::to_string)
+                    });
+                self.clear_stderr();
+                if let Some(l) = said
+                    .as_deref()
+                    .filter(|l| l.contains("error while loading shared libraries"))
+                {
+                    bail!(
+                        "{} did not start: {l} (set LD_LIBRARY_PATH to the directory of the library, an instrumented copy if it is one of the program's)",
+                        self.exe.display()
+                    );
+                }
                 bail!(
-                    "{} did not start as a fork server ({}); is it linked with the evotest runtime?",
+                    "{} did not start as a fork server ({}){}; is it linked with the evotest runtime?",
                     self.exe.display(),
-                    status.map_or("no status".into(), |s| s.to_string())
+                    status.map_or("no status".into(), |s| s.to_string()),
+                    said.map_or_else(String::new, |l| format!(", its last words: `{l}`"))
                 );
             }
         }
