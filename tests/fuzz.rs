@@ -2727,3 +2727,32 @@ fn an_in_process_worker_after_a_hang_in_havoc_replays_the_whole_corpus() {
         assert!(*n >= inited[0], "a restarted worker kept {n} entries:\n{err}");
     }
 }
+
+/// Leak detection's default follows the peers: on for a libFuzzer harness (as libFuzzer), off
+/// for a whole program (as AFL++), whose leaks at exit are mostly a parser giving up without
+/// freeing and whose every exit would pay LeakSanitizer's scan (before, on bc each such input
+/// was a "crash" and the run exited 1, at a third of AFL++'s exec/s). `-detect_leaks=1` asks for
+/// them.
+#[test]
+fn a_whole_program_s_leaks_at_exit_are_reported_only_when_asked_for() {
+    let d = tempfile::tempdir().unwrap();
+    build(
+        cc(),
+        "leaky_prog.c",
+        &["-g", "-O1", "-fsanitize=address"],
+        d.path(),
+        "prog",
+    );
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("l"), b"Leak").unwrap();
+    let (o, s) = fuzz(d.path(), &["prog", "corpus", "seeds", "-seed=1", "-runs=200"]);
+    assert_eq!(o.status.code(), Some(0), "{s:#}");
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    let (o, s) = fuzz(
+        d.path(),
+        &["prog", "corpus2", "seeds", "-seed=1", "-runs=200", "-detect_leaks=1"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{s:#}");
+    assert!(s["unique_crashes"].as_u64().unwrap() >= 1, "{s:#}");
+}

@@ -226,16 +226,13 @@ pub struct FuzzArgs {
     /// Kill an execution above N MB of resident memory (an out-of-memory result); 0 = no limit
     #[arg(long = "rss_limit_mb", alias = "rss-limit-mb", default_value_t = crate::target::RSS_LIMIT_MB, value_name = "N")]
     rss_limit_mb: u64,
-    /// 1: report memory leaks, as libFuzzer does with LeakSanitizer linked (-fsanitize=address
-    /// or =leak): an input after which more blocks were allocated than freed gets a leak check,
-    /// and a leak is a crash of its own (`leak-<sha1>`). Fork server only (not --in_process); 0: off
-    #[arg(
-        long = "detect_leaks",
-        alias = "detect-leaks",
-        default_value_t = 1,
-        value_name = "0|1"
-    )]
-    detect_leaks: u8,
+    /// 1: report memory leaks with LeakSanitizer linked (-fsanitize=address or =leak): in a
+    /// libFuzzer harness an input after which more blocks were allocated than freed gets a leak
+    /// check, in a whole program the sanitizer checks at exit, and a leak is a crash of its own
+    /// (`leak-<sha1>`). Fork server only (not --in_process); 0: off. [default: 1 for a libFuzzer
+    /// harness, as libFuzzer; 0 for a whole program, as AFL++]
+    #[arg(long = "detect_leaks", alias = "detect-leaks", value_name = "0|1")]
+    detect_leaks: Option<u8>,
     /// A whole program reading `@@`: the extension of the file it gets (`cur_input.EXT`), for
     /// programs that choose a format by the file name (AFL++'s -e)
     #[arg(
@@ -434,7 +431,7 @@ fn seconds(s: &str, flag: &str) -> Result<Duration> {
 
 /// `evotest fuzz`.
 pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
-    crate::fuzz::set_detect_leaks(a.detect_leaks != 0);
+    crate::fuzz::set_detect_leaks(a.detect_leaks.map(|v| v != 0));
     install_sigint();
     // bad patterns fail before a cargo-fuzz build
     let guide_scope = fuzz::scope::GuideScope::new(&a.frontier_include, &a.frontier_exclude)?;

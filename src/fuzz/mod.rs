@@ -317,14 +317,36 @@ pub enum Outcome {
     Stopped,
 }
 
-/// Whether fork-server targets check for memory leaks ([`set_detect_leaks`]).
-static DETECT_LEAKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+/// Whether fork-server targets check for memory leaks ([`set_detect_leaks`]): 0 off, 1 on, 2 the
+/// default (on for a libFuzzer harness, off for a whole program).
+static DETECT_LEAKS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(2);
 
 /// Turn leak detection (libFuzzer's `-detect_leaks`) on or off for the targets started from now
-/// on: with it, the fork server's targets run with `detect_leaks=1` and evotest's driver checks
-/// for leaks after an input that allocated more blocks than it freed.
-pub fn set_detect_leaks(on: bool) {
-    DETECT_LEAKS.store(on, Ordering::Relaxed);
+/// on (`None`: the default, on for a libFuzzer harness as in libFuzzer, off for a whole program
+/// as in AFL++, whose programs' leaks at exit are mostly a parser that gives up without freeing,
+/// and whose every exit would pay LeakSanitizer's scan: bc ran at a third of the exec/s with
+/// it): with it, the fork server's targets run with `detect_leaks=1` and evotest's driver checks
+/// for leaks after an input that allocated more blocks than it freed (a whole program's
+/// sanitizer checks at its exit).
+pub fn set_detect_leaks(on: Option<bool>) {
+    DETECT_LEAKS.store(
+        match on {
+            Some(false) => 0,
+            Some(true) => 1,
+            None => 2,
+        },
+        Ordering::Relaxed,
+    );
+}
+
+/// Whether a target started now checks for leaks: `harness` (a libFuzzer harness) decides under
+/// the default ([`set_detect_leaks`]).
+fn leaks_checked(harness: bool) -> bool {
+    match DETECT_LEAKS.load(Ordering::Relaxed) {
+        0 => false,
+        1 => true,
+        _ => harness,
+    }
 }
 
 /// Sanitizer options evotest needs (crashes abort, reports unsymbolised, recoverable UBSan reports
@@ -351,7 +373,7 @@ pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)
         ("symbolize", "0".into()),
         (
             "detect_leaks",
-            if leaks && DETECT_LEAKS.load(Ordering::Relaxed) {
+            if leaks {
                 "1"
             } else {
                 "0"
@@ -447,6 +469,7 @@ impl<'a> Session<'a> {
     ) -> Result<Session<'a>> {
         // a bare name must not be looked up on PATH
         let exe = &exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
+        let harness = exe.is_file() && target::has_fuzz_driver(exe).unwrap_or(false);
         let h = HarnessOptions {
             exe: exe.to_path_buf(),
             args: args.to_vec(),
@@ -456,7 +479,7 @@ impl<'a> Session<'a> {
             persistent,
             rss_limit_mb,
             file_limit_mb,
-            env: sanitizer_env(rss_limit_mb, true),
+            env: sanitizer_env(rss_limit_mb, leaks_checked(harness)),
             out_dir: input_file.parent().unwrap_or(Path::new(".")).to_path_buf(),
         };
         let target = target::open_harness_with(&h, in_process)?;
