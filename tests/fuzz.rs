@@ -2756,3 +2756,31 @@ fn a_whole_program_s_leaks_at_exit_are_reported_only_when_asked_for() {
     assert_eq!(o.status.code(), Some(1), "{s:#}");
     assert!(s["unique_crashes"].as_u64().unwrap() >= 1, "{s:#}");
 }
+
+/// A whole program that rejects its arguments exits the same way on every seed: the run says so
+/// at the start (before, it fuzzed the option parser to the end in silence, as AFL++ at least
+/// warns "test case may be useless"); with arguments it accepts, no warning.
+#[test]
+fn seeds_that_all_end_with_the_same_error_exit_are_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    build(cc(), "strict_args.c", &["-g", "-O1"], d.path(), "prog");
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"ab").unwrap();
+    std::fs::write(seeds.join("z"), b"zz").unwrap();
+    let run = |corpus: &str, opt: &str| {
+        let o = evotest()
+            .current_dir(d.path())
+            .args(["fuzz", "prog", corpus, "seeds", "-seed=1", "-runs=50", "--", opt, "@@"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let err = run("c1", "--bogus");
+    assert!(
+        err.contains("warning: every seed (2) made the program exit with status 1 along the same path"),
+        "{err}"
+    );
+    let err = run("c2", "-v");
+    assert!(!err.contains("every seed"), "{err}");
+}

@@ -427,6 +427,8 @@ pub struct Session<'a> {
     pub cov: Coverage,
     pub symbolizer: Symbolizer,
     pub executions: u64,
+    /// How the last execution ended.
+    pub last_exit: ExitKind,
     pub slowest: Duration,
     pub deadline: Option<Instant>,
     /// The timeout (`-timeout`): what an execution must exceed to be a timeout.
@@ -508,6 +510,7 @@ impl<'a> Session<'a> {
             symbolizer,
             executions: 0,
             slowest: Duration::ZERO,
+            last_exit: ExitKind::Ok,
             deadline: None,
             timeout,
             limit: timeout,
@@ -620,6 +623,7 @@ impl<'a> Session<'a> {
                 .run_coverage(data, stop, &self.site_outcomes, &mut self.cov)?;
         let el = t0.elapsed();
         self.executions += 1;
+        self.last_exit = exit;
         let outcome = match exit {
             ExitKind::Ok | ExitKind::StepLimit => Outcome::Normal,
             ExitKind::Exit { code } if self.delivery != Delivery::LibFuzzer => {
@@ -1414,6 +1418,10 @@ impl Fuzzer<'_> {
         // seeds, the usual way to measure a corpus); a restarted in-process worker's replay is a
         // continuation and stops at the budget
         let replay = self.restarted();
+        let n_seeds = seeds.len();
+        // how the seeds ended: a whole program that rejects its arguments ends every one the
+        // same way, and was fuzzed to the end in silence
+        let mut seed_exits: Vec<ExitKind> = Vec::new();
         for (_, path, own) in seeds {
             if if replay {
                 self.done()
@@ -1434,7 +1442,22 @@ impl Fuzzer<'_> {
             // an own file keeps its name: only copies of outside seeds are written
             let name_ok = own && path.parent() == Some(self.opts.corpus.as_path());
             self.evaluate(&data, !name_ok)?;
+            seed_exits.push(self.s.last_exit);
             self.periodic(false)?;
+        }
+        if self.s.delivery != Delivery::LibFuzzer
+            && !replay
+            && n_seeds >= 1
+            && seed_exits.len() == n_seeds
+            && self.corpus.len() <= 1
+        {
+            if let Some(ExitKind::Exit { code }) = seed_exits.first().copied() {
+                if code != 0 && seed_exits.iter().all(|e| *e == ExitKind::Exit { code }) {
+                    self.monitor.println(&format!(
+                        "evotest fuzz: warning: every seed ({n_seeds}) made the program exit with status {code} along the same path: it may reject its arguments or its input's form (run it by hand on a seed, with the arguments after --, to see what it says)"
+                    ));
+                }
+            }
         }
         if self.corpus.is_empty() && !self.load_stopped() && !self.s.is_killer(b"") {
             // no seed added coverage (or there were none): start from the empty input
