@@ -332,7 +332,8 @@ fn what_a_call_frees_comes_from_data_flow_and_void_pointer_handles_are_kept() {
     assert_eq!(r["fault_reproducers"], 0, "{stdout}");
     assert!(!stdout.contains("\nfaults:"), "{stdout}");
     assert!(
-        stdout.contains("`cur_finish` (it frees `k`)") && stdout.contains("`ctr_free` (it frees `h`)"),
+        stdout.contains("`cur_finish` (it frees `k`)")
+            && stdout.contains("`ctr_free` (it frees `h`)"),
         "{stdout}"
     );
     assert!(!stdout.contains("`ctr_close` ("), "{stdout}");
@@ -340,12 +341,16 @@ fn what_a_call_frees_comes_from_data_flow_and_void_pointer_handles_are_kept() {
     let left = uncovered(&r);
     // reached only after ctr_close, on the same counter
     assert!(
-        !left.iter().any(|(_, c, l)| c.contains("closed") && l == "true"),
+        !left
+            .iter()
+            .any(|(_, c, l)| c.contains("closed") && l == "true"),
         "{left:?}"
     );
     // a cursor that cur_next steps through, on a counter ctr_add raised
     assert!(
-        !left.iter().any(|(_, c, l)| c.contains("left <= 0") && l == "false"),
+        !left
+            .iter()
+            .any(|(_, c, l)| c.contains("left <= 0") && l == "false"),
         "{left:?}"
     );
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_flow.c");
@@ -359,7 +364,14 @@ fn what_a_call_frees_comes_from_data_flow_and_void_pointer_handles_are_kept() {
 fn an_api_whose_constructor_takes_a_callback_is_an_error_that_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let o = evotest()
-        .args(["run", "tests/fixtures/api_callback.c", "--api", "--max-execs", "2000", "--out"])
+        .args([
+            "run",
+            "tests/fixtures/api_callback.c",
+            "--api",
+            "--max-execs",
+            "2000",
+            "--out",
+        ])
         .arg(dir.path().join("cb"))
         .output()
         .unwrap();

@@ -2704,8 +2704,21 @@ fn an_in_process_worker_after_a_hang_in_havoc_replays_the_whole_corpus() {
     // not quiet: the status lines are what is checked
     let o = evotest()
         .current_dir(d.path())
-        .args(["fuzz", "harness", "corpus", "seeds", "-seed=1", "-max_total_time=8"])
-        .args(["-timeout=1", "-artifact_prefix=art/", "--guidance", "off", "--in_process"])
+        .args([
+            "fuzz",
+            "harness",
+            "corpus",
+            "seeds",
+            "-seed=1",
+            "-max_total_time=8",
+        ])
+        .args([
+            "-timeout=1",
+            "-artifact_prefix=art/",
+            "--guidance",
+            "off",
+            "--in_process",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -2724,7 +2737,10 @@ fn an_in_process_worker_after_a_hang_in_havoc_replays_the_whole_corpus() {
     assert!(inited.len() >= 2, "no restart:\n{err}");
     assert!(inited[0] >= 8, "{err}");
     for n in &inited[1..] {
-        assert!(*n >= inited[0], "a restarted worker kept {n} entries:\n{err}");
+        assert!(
+            *n >= inited[0],
+            "a restarted worker kept {n} entries:\n{err}"
+        );
     }
 }
 
@@ -2746,12 +2762,22 @@ fn a_whole_program_s_leaks_at_exit_are_reported_only_when_asked_for() {
     let seeds = d.path().join("seeds");
     std::fs::create_dir(&seeds).unwrap();
     std::fs::write(seeds.join("l"), b"Leak").unwrap();
-    let (o, s) = fuzz(d.path(), &["prog", "corpus", "seeds", "-seed=1", "-runs=200"]);
+    let (o, s) = fuzz(
+        d.path(),
+        &["prog", "corpus", "seeds", "-seed=1", "-runs=200"],
+    );
     assert_eq!(o.status.code(), Some(0), "{s:#}");
     assert_eq!(s["unique_crashes"], 0, "{s:#}");
     let (o, s) = fuzz(
         d.path(),
-        &["prog", "corpus2", "seeds", "-seed=1", "-runs=200", "-detect_leaks=1"],
+        &[
+            "prog",
+            "corpus2",
+            "seeds",
+            "-seed=1",
+            "-runs=200",
+            "-detect_leaks=1",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{s:#}");
     assert!(s["unique_crashes"].as_u64().unwrap() >= 1, "{s:#}");
@@ -2771,14 +2797,18 @@ fn seeds_that_all_end_with_the_same_error_exit_are_warned_about() {
     let run = |corpus: &str, opt: &str| {
         let o = evotest()
             .current_dir(d.path())
-            .args(["fuzz", "prog", corpus, "seeds", "-seed=1", "-runs=50", "--", opt, "@@"])
+            .args([
+                "fuzz", "prog", corpus, "seeds", "-seed=1", "-runs=50", "--", opt, "@@",
+            ])
             .output()
             .unwrap();
         String::from_utf8_lossy(&o.stderr).to_string()
     };
     let err = run("c1", "--bogus");
     assert!(
-        err.contains("warning: every seed (2) made the program exit with status 1 along the same path"),
+        err.contains(
+            "warning: every seed (2) made the program exit with status 1 along the same path"
+        ),
         "{err}"
     );
     let err = run("c2", "-v");

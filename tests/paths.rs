@@ -357,14 +357,32 @@ fn the_solutions_base_leaves_out_long_paths_and_faults_met_are_reported() {
     .unwrap();
     let out = dir.path().join("out");
     let o = evotest()
-        .args(["path", src.to_str().unwrap(), "-f", "walk", "--range", "n=0..30000"])
-        .args(["--range", "x=0..100", "--paths", "enumerate:1", "--max-paths", "2"])
+        .args([
+            "path",
+            src.to_str().unwrap(),
+            "-f",
+            "walk",
+            "--range",
+            "n=0..30000",
+        ])
+        .args([
+            "--range",
+            "x=0..100",
+            "--paths",
+            "enumerate:1",
+            "--max-paths",
+            "2",
+        ])
         .args(["--max-execs", "300", "--seed", "1", "--out"])
         .arg(&out)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let base = std::fs::read_to_string(out.join("solutions.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = base
         .lines()
@@ -376,7 +394,10 @@ fn the_solutions_base_leaves_out_long_paths_and_faults_met_are_reported() {
         .map(|l| l["path"].as_array().unwrap().len())
         .max()
         .unwrap();
-    assert!(longest <= 10_000, "a path of {longest} decisions was recorded");
+    assert!(
+        longest <= 10_000,
+        "a path of {longest} decisions was recorded"
+    );
     let r = read_json(&out.join("paths.json"));
     assert!(r["faults_met"].as_u64().unwrap() >= 1, "{r}");
     assert!(stdout.contains("distinct fault"), "{stdout}");

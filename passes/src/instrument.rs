@@ -1571,11 +1571,7 @@ fn wide_int_operands<'ctx>(
         .build_bit_cast(f, i64t, "")
         .map_err(|e| e.to_string())?
         .into_int_value();
-    let above = e(builder.build_int_sub(
-        bits,
-        i64t.const_int((knee as f64).to_bits(), false),
-        "",
-    ))?;
+    let above = e(builder.build_int_sub(bits, i64t.const_int((knee as f64).to_bits(), false), ""))?;
     let scaled = e(builder.build_int_add(above, i64t.const_int(knee, false), ""))?;
     let mag = builder
         .build_select(small, exact, scaled, "")

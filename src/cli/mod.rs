@@ -902,7 +902,10 @@ impl RunArgs {
         // options of the per-goal driver that an algorithm searching all goals at once (random,
         // GE, Randoop, …) does not read: said, rather than accepted in silence
         let spec = crate::search::algorithm_for(&o.algorithm, o.target.api.is_some())?;
-        if matches!((spec.build)(&SearchConfig::default()), crate::search::Algorithm::Whole(_)) {
+        if matches!(
+            (spec.build)(&SearchConfig::default()),
+            crate::search::Algorithm::Whole(_)
+        ) {
             let d = SearchConfig::default();
             let mut unused = Vec::new();
             if self.patience != d.patience {

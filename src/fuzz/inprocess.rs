@@ -152,8 +152,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     }
     if !target::has_fuzz_driver(&opts.exe)? {
         // not built with the pass at all (plain clang's libFuzzer harness): say that first
-        crate::program::read_metadata(&opts.exe)
-            .map_err(|e| anyhow!("{e}: build the harness with evotest-cc/evotest-c++ -fsanitize=fuzzer"))?;
+        crate::program::read_metadata(&opts.exe).map_err(|e| {
+            anyhow!("{e}: build the harness with evotest-cc/evotest-c++ -fsanitize=fuzzer")
+        })?;
         bail!(
             "{}: --in_process needs a libFuzzer harness built with evotest-cc/evotest-c++ -fsanitize=fuzzer (evotest's driver); whole programs run under the fork server",
             opts.exe.display()

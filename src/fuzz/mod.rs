@@ -350,8 +350,8 @@ fn leaks_checked(harness: bool) -> bool {
 }
 
 /// Sanitizer options evotest needs (crashes abort, reports unsymbolised, recoverable UBSan reports
-/// recovered from as libFuzzer does, leak checks only where `leaks` and [`set_detect_leaks`]
-/// allow: evotest's driver runs them itself, after an input, never at exit), merged under the
+/// recovered from as libFuzzer does, leak checks only where `leaks` (see [`set_detect_leaks`]):
+/// in a harness evotest's driver runs them itself, after an input), merged under the
 /// user's own settings of the same variables; and `RUST_BACKTRACE=0`.
 pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)> {
     let merge = |var: &str, defaults: &[(&str, String)]| -> (OsString, OsString) {
@@ -371,15 +371,7 @@ pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)
     let mut asan = vec![
         ("abort_on_error", "1".to_string()),
         ("symbolize", "0".into()),
-        (
-            "detect_leaks",
-            if leaks {
-                "1"
-            } else {
-                "0"
-            }
-            .into(),
-        ),
+        ("detect_leaks", if leaks { "1" } else { "0" }.into()),
         ("allocator_may_return_null", "0".into()),
     ];
     if rss_limit_mb > 0 {
@@ -485,7 +477,7 @@ impl<'a> Session<'a> {
             out_dir: input_file.parent().unwrap_or(Path::new(".")).to_path_buf(),
         };
         let target = target::open_harness_with(&h, in_process)?;
-        let delivery = if target::has_fuzz_driver(exe)? {
+        let delivery = if harness {
             Delivery::LibFuzzer
         } else if target::uses_input_file(args) {
             Delivery::File

@@ -76,10 +76,12 @@ pub struct Op {
     /// Parameter names and kinds, in order.
     pub params: Vec<(String, ArgKind)>,
     pub ret: OpReturn,
-    /// A destructor frees its last handle parameter ([`Op::freed`]), which leaves the pool: a
-    /// `void` function with a handle parameter whose name ends in `free`, `destroy`, `delete`,
-    /// `release`, `dispose`, `close`, `fini`, `finalize`, `unref`, `deinit` or `cleanup` (the C
-    /// naming conventions; `pool_free(pool, obj)` frees `obj`).
+    /// A destructor frees a handle parameter ([`Op::freed`]), which leaves the pool: one the
+    /// data flow shows it frees ([`Frees::Param`]) while returning no value of a handle type; or,
+    /// where the flow cannot tell ([`Frees::ByName`]), a `void` function with a handle parameter
+    /// whose name ends in `free`, `destroy`, `delete`, `release`, `dispose`, `close`, `fini`,
+    /// `finalize`, `unref`, `deinit` or `cleanup` (the C naming conventions; `pool_free(pool,
+    /// obj)` frees `obj`, its last handle parameter).
     pub destructor: bool,
     /// What the operation frees or reallocates of the values it is given, when the pass's data
     /// flow tells ([`Frees`]); [`Frees::ByName`] leaves it to `destructor` and [`Op::consumes`]'s

@@ -318,7 +318,10 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
         }
         // the pools change in the model's order (SequenceModel::step): freed, promoted, returned
         if let Some((j, t)) = op.freed() {
-            let _ = writeln!(s, "            evotest_unkeep(a{j}); evotest_drop({t}, k{j});");
+            let _ = writeln!(
+                s,
+                "            evotest_unkeep(a{j}); evotest_drop({t}, k{j});"
+            );
         }
         if let Some((j, to)) = op.promotes {
             if let Some((_, ArgKind::Handle(t))) = op.params.get(j) {

@@ -266,7 +266,7 @@ impl SequenceFrontend {
             } else if f.ret.composite.is_some() {
                 left_out.push(why(format!("it returns `{}` by value", spelling(&f.ret))));
                 continue;
-            } else if is_void_ptr(&f.ret) && void_maker(f) {
+            } else if void_maker(f) {
                 OpReturn::Handle(
                     handle_types
                         .iter()
@@ -434,9 +434,7 @@ impl SequenceFrontend {
                 .collect();
             let frees = match handles.iter().rev().find(|&&j| fates[j] == Fate::Freed) {
                 Some(&j) => sequence::Frees::Param(j),
-                None if handles.iter().all(|&j| fates[j] == Fate::Kept) => {
-                    sequence::Frees::Nothing
-                }
+                None if handles.iter().all(|&j| fates[j] == Fate::Kept) => sequence::Frees::Nothing,
                 None => sequence::Frees::ByName,
             };
             let destructor = match frees {
@@ -505,7 +503,9 @@ impl SequenceFrontend {
                 break;
             };
             let (pname, ht) = t;
-            let key = handle_types[ht].trim_end_matches(" (uninitialized)").to_string();
+            let key = handle_types[ht]
+                .trim_end_matches(" (uninitialized)")
+                .to_string();
             let makers: Vec<String> = functions
                 .iter()
                 .filter(|g| pointee_key(&g.ret).as_deref() == Some(key.as_str()))
@@ -703,9 +703,7 @@ fn param_fate(all: &[&FunctionMeta], f: &FunctionMeta, i: u32) -> Fate {
                     Fate::Unknown => unknown = true,
                     Fate::Kept => {}
                 },
-                None => {
-                    unknown |= c.callee.is_empty() || sequence::destructor_name(&c.callee)
-                }
+                None => unknown |= c.callee.is_empty() || sequence::destructor_name(&c.callee),
             }
         }
         if unknown {
@@ -749,7 +747,7 @@ fn is_void_ptr(t: &TypeMeta) -> bool {
 /// A pointer to `const` (`const void *`, `const struct s *`).
 fn is_const_ptr(t: &TypeMeta) -> bool {
     let s = t.c_spelling.trim();
-    s.starts_with("const ") || s.contains(" const ") && s.ends_with('*')
+    s.starts_with("const ") || (s.contains(" const ") && s.ends_with('*'))
 }
 
 fn is_char_ptr(t: &TypeMeta) -> bool {
@@ -856,7 +854,11 @@ impl Frontend for SequenceFrontend {
                 if o.frees == sequence::Frees::ByName {
                     format!("`{}` (by name)", o.name)
                 } else {
-                    format!("`{}` (it frees `{}`)", o.name, o.freed().map_or("", |(j, _)| o.params[j].0.as_str()))
+                    format!(
+                        "`{}` (it frees `{}`)",
+                        o.name,
+                        o.freed().map_or("", |(j, _)| o.params[j].0.as_str())
+                    )
                 }
             })
             .collect();
