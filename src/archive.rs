@@ -23,6 +23,12 @@ pub struct TestCase {
     pub covers_new: Vec<usize>,
     /// All goals this input covers.
     pub covers_all: Vec<usize>,
+    /// For a fault, what the target said when it was run again alone before the suite was
+    /// written, in one line (`a.c:4: Assertion `y != 7' failed.`, an uncaught C++ exception's
+    /// type and `what()`, a sanitizer's summary); `None` for other inputs, or when it said
+    /// nothing evotest recognises (see `campaign::verify`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// Most distinct faults kept per exit kind (crash signal, timeout, exit code).

@@ -51,6 +51,9 @@ pub struct Verification {
     pub changed: usize,
     /// Goals covered during the search that no fresh run covers.
     pub lost_goals: usize,
+    /// Faults whose fresh run ended the same way and said the same as a fault kept before them
+    /// (the same failed assertion, exception or sanitizer summary): one reproducer is kept.
+    pub same_message: usize,
 }
 
 /// See module docs.

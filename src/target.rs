@@ -188,15 +188,19 @@ impl Target {
     ///
     /// Errors: the target does not start.
     pub fn fresh_executor(&self) -> Result<Box<dyn Executor>> {
-        self.fresh_executor_with_timeout(self.options.timeout)
+        self.fresh_executor_with(self.options.timeout, false)
     }
 
-    /// [`Target::fresh_executor`] with per-execution `timeout` in place of the target's.
+    /// [`Target::fresh_executor`] with per-execution `timeout` in place of the target's, and
+    /// with the target's standard error kept for [`Executor::last_stderr`] if `capture_stderr`
+    /// (what a fault's replay says about it) or if the target's executors keep it anyway (a
+    /// fuzzing session's, for triage).
     ///
     /// Errors: the target does not start.
-    pub fn fresh_executor_with_timeout(
+    pub fn fresh_executor_with(
         &self,
         timeout: std::time::Duration,
+        capture_stderr: bool,
     ) -> Result<Box<dyn Executor>> {
         let mut config = self
             .fresh
@@ -204,6 +208,7 @@ impl Target {
             .ok_or_else(|| anyhow!("this target has no fresh executor"))?;
         config.persistent = None;
         config.timeout = timeout;
+        config.capture_stderr |= capture_stderr;
         let mut e = ForkServer::start(&self.exe, &config)?;
         e.set_switches(switch_tables(&self.program));
         e.set_max_branch_events(branch_event_limit(&self.options));

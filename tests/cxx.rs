@@ -179,3 +179,45 @@ fn enumeration_parameters_are_cast_in_tests_cpp() {
     assert!(text.contains("color_code(static_cast<Color>("), "{text}");
     assert!(text.contains(", static_cast<Mode>("), "{text}");
 }
+
+/// An uncaught exception is a crash (`SIGABRT`) whose report names the exception's type and
+/// `what()`, and the console names a C++ function by its source name, not its linkage name.
+#[test]
+fn an_uncaught_exception_is_reported_with_its_type_and_what() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("thrower.cpp");
+    std::fs::write(
+        &src,
+        "#include <stdexcept>\nnamespace calc {\nint check(int x) {\n  if (x == 1234) throw std::runtime_error(\"bad value\");\n  return x > 0;\n}\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = evotest()
+        .args(["run"])
+        .arg(&src)
+        .args(["-f", "calc::check", "--seed", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{console}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        console.contains("uncaught exception 'std::runtime_error': bad value"),
+        "{console}"
+    );
+    assert!(
+        console.contains("calc::check(x=1234) -> crash"),
+        "{console}"
+    );
+    assert!(!console.contains("_ZN4calc"), "{console}");
+    let suite = read_json(&out.join("suite.json"));
+    assert_eq!(
+        suite["faults"][0]["message"],
+        "uncaught exception 'std::runtime_error': bad value"
+    );
+    assert!(run_tests_cpp(&out).ends_with("passed, 0 failed"));
+}

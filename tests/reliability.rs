@@ -158,6 +158,27 @@ fn an_abort_is_a_crash_that_replays() {
     );
 }
 
+/// What the target printed about a fault goes with its reproducer: the console, `suite.json` and
+/// the test's comment in `tests.c` name the failed assertion (a bare `SIGABRT` said nothing).
+#[test]
+fn a_failed_assertion_is_reported_with_its_message() {
+    let (dir, f) = faulty("asserts", &[], "crash");
+    assert_eq!(f["exit"]["signal"], libc::SIGABRT);
+    let m = f["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no message: {f}"));
+    assert!(
+        m.contains("misbehave.c:") && m.ends_with("Assertion `a != 9' failed."),
+        "{m}"
+    );
+    let tests = std::fs::read_to_string(dir.path().join("out/tests.c")).unwrap();
+    assert!(
+        tests.contains("/* recorded: crashes with SIGABRT: ")
+            && tests.contains("Assertion `a != 9' failed. */"),
+        "{tests}"
+    );
+}
+
 #[test]
 fn a_hang_is_a_timeout() {
     let (_, f) = faulty("hangs", &["--timeout", "200ms"], "timeout");

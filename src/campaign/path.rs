@@ -351,6 +351,7 @@ pub fn suite(
                 at: Duration::ZERO,
                 covers_new: vec![i],
                 covers_all: vec![i],
+                message: None,
             });
         }
         for f in &r.faults {

@@ -10,6 +10,10 @@
 //! * In every mode, kept inputs that ended in a fault are replayed: a timeout caused by a loaded
 //!   machine, for one, does not reproduce and is dropped.
 //!
+//! Replays keep the target's standard error: a fault's one-line message (a failed assertion, an
+//! uncaught exception) goes with it, and a fault that says what a kept one said is the same fault
+//! reached another way, so only the first reproducer of each is kept.
+//!
 //! So a `tests.c` never fails on the code it was generated from (within the same compiler and
 //! flags), and no reproducer is kept that does not reproduce.
 
@@ -46,7 +50,8 @@ pub fn verify(
         return Ok(v);
     }
     let covered_before = archive.n_covered();
-    let mut fresh = target.fresh_executor()?;
+    // standard error kept: what the target says about a fault goes with it (an assertion)
+    let mut fresh = target.fresh_executor_with(target.options.timeout, true)?;
     // a timeout is confirmed under the limit the suite will use, so that the suite never
     // expects a hang from an input that, given time, crashes or returns (e.g. on a loaded
     // machine with a timeout of a few milliseconds)
@@ -56,20 +61,24 @@ pub fn verify(
         interrupt: Some(interrupt),
     };
     let mut rebuilt = Archive::new(goals.len());
+    // (exit, message) of the faults kept: a fault that says what one of them said is the same
+    // fault reached another way (as a fuzzer deduplicates crashes by their stack)
+    let mut kept_messages = std::collections::HashSet::new();
+    let mut unfolded = Archive::new(0);
     for c in cases {
         let mut t = c.clone();
         if needs(&c) {
             let mut ex = fresh.run(&c.input.bytes, stop)?;
+            let mut said = fresh.last_stderr();
             if ex.exit == ExitKind::Timeout {
                 let limit = crate::exec::hang_limit(target.options.timeout);
                 if limit > target.options.timeout {
                     if patient.is_none() {
-                        patient = Some(target.fresh_executor_with_timeout(limit)?);
+                        patient = Some(target.fresh_executor_with(limit, true)?);
                     }
-                    ex = patient
-                        .as_mut()
-                        .expect("just started")
-                        .run(&c.input.bytes, stop)?;
+                    let p = patient.as_mut().expect("just started");
+                    ex = p.run(&c.input.bytes, stop)?;
+                    said = p.last_stderr();
                 }
             }
             if ex.exit != ExitKind::Stopped {
@@ -90,6 +99,11 @@ pub fn verify(
                 }
                 t.exit = ex.exit;
                 t.ret = ex.ret;
+                t.message = if ex.exit.is_fault() {
+                    said.and_then(|e| crate::fuzz::triage::one_line(&e, ex.exit))
+                } else {
+                    None
+                };
                 t.covers_all = covers_all;
             }
         }
@@ -100,12 +114,21 @@ pub fn verify(
             .filter(|&g| !rebuilt.is_covered(g))
             .collect();
         if t.exit.is_fault() {
-            rebuilt.add_fault(t.clone());
+            let said_before = t
+                .message
+                .as_ref()
+                .is_some_and(|m| !kept_messages.insert((t.exit, m.clone())));
+            // what the archive would keep without the messages, to count what they folded
+            unfolded.add_fault(t.clone());
+            if !said_before {
+                rebuilt.add_fault(t.clone());
+            }
         }
         rebuilt.add_test(t);
     }
     rebuilt.fault_counts = std::mem::take(&mut archive.fault_counts);
     v.lost_goals = covered_before.saturating_sub(rebuilt.n_covered());
+    v.same_message = unfolded.faults.len().saturating_sub(rebuilt.faults.len());
     *archive = rebuilt;
     Ok(v)
 }

@@ -277,7 +277,7 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
             || l.contains(CRASH_STACK_BANNER)
     });
     if let Some((location, message)) = abort_message(&lines) {
-        r.location = Some(location);
+        r.location = Some(location).filter(|l| !l.is_empty());
         r.message = Some(message);
     }
     let Some(start) = start else { return r };
@@ -364,7 +364,9 @@ pub fn tidy_rust_name(name: &str) -> String {
 
 /// The location and message of the first Rust panic (`thread 'x' panicked at FILE:L:C:` with
 /// the message on the next line, or before Rust 1.73 `panicked at 'MSG', FILE:L:C`) or C
-/// assertion (glibc's `PROG: FILE:LINE: FUNC: Assertion `EXPR' failed.`) in `lines`.
+/// assertion (glibc's `PROG: FILE:LINE: FUNC: Assertion `EXPR' failed.`) or uncaught C++
+/// exception (libstdc++'s `terminate called after throwing …` and `what():`, or libc++abi's
+/// line; no location: an empty string) in `lines`.
 fn abort_message(lines: &[&str]) -> Option<(String, String)> {
     for (i, l) in lines.iter().enumerate() {
         if let Some(at) = l.find("panicked at ") {
@@ -382,6 +384,23 @@ fn abort_message(lines: &[&str]) -> Option<(String, String)> {
                 .unwrap_or_default();
             return Some((loc, msg));
         }
+        // an uncaught C++ exception: libstdc++'s two lines, or libc++abi's one
+        if let Some(rest) = l.strip_prefix("terminate called after throwing an instance of ") {
+            let what = lines
+                .get(i + 1)
+                .and_then(|w| w.trim().strip_prefix("what():"))
+                .map(|w| format!(": {}", w.trim()))
+                .unwrap_or_default();
+            return Some((
+                String::new(),
+                format!("uncaught exception {}{what}", rest.trim()),
+            ));
+        }
+        if let Some(rest) =
+            l.strip_prefix("libc++abi: terminating due to uncaught exception of type ")
+        {
+            return Some((String::new(), format!("uncaught exception {}", rest.trim())));
+        }
         if let (Some(a), true) = (l.find(": Assertion `"), l.ends_with("' failed.")) {
             // PROG: FILE:LINE: FUNC: Assertion …: FILE:LINE is the second field
             let mut fields = l[..a].splitn(3, ": ");
@@ -392,6 +411,30 @@ fn abort_message(lines: &[&str]) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// What the target said about a fault, in one line for a console or a test's comment: an
+/// assertion's or a Rust panic's `LOCATION: MESSAGE`, an uncaught C++ exception's type and
+/// `what()`, or a sanitizer's `SUMMARY` (its kind and where). `None` when `stderr` has none of
+/// these (a plain `SIGSEGV`, a target that printed nothing).
+pub fn one_line(stderr: &[u8], exit: ExitKind) -> Option<String> {
+    let r = parse(stderr, exit);
+    if let Some(m) = &r.message {
+        return Some(match &r.location {
+            Some(l) => format!("{l}: {m}"),
+            None => m.clone(),
+        });
+    }
+    let text = String::from_utf8_lossy(stderr);
+    text.lines()
+        .find_map(|l| l.strip_prefix("SUMMARY: "))
+        .map(|s| s.trim().to_string())
+        .or_else(|| {
+            // UndefinedBehaviorSanitizer without a summary line: FILE:L:C: runtime error: …
+            text.lines()
+                .find(|l| l.contains(": runtime error: "))
+                .map(|l| l.trim().to_string())
+        })
 }
 
 /// The kind of a crash without a report.
@@ -1057,5 +1100,41 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         r.minimized = true;
         db.update(&r).unwrap();
         assert_eq!(db.all(), vec![r]);
+    }
+
+    #[test]
+    fn one_line_names_assertions_exceptions_and_sanitizer_summaries() {
+        let abrt = ExitKind::Crash {
+            signal: libc::SIGABRT,
+        };
+        assert_eq!(
+            one_line(b"t: a.c:4: int f(int): Assertion `y != 7' failed.\n", abrt).as_deref(),
+            Some("a.c:4: Assertion `y != 7' failed.")
+        );
+        assert_eq!(
+            one_line(
+                b"terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check\n",
+                abrt
+            )
+            .as_deref(),
+            Some("uncaught exception 'std::out_of_range': vector::_M_range_check")
+        );
+        assert_eq!(
+            one_line(
+                b"libc++abi: terminating due to uncaught exception of type std::logic_error: no\n",
+                abrt
+            )
+            .as_deref(),
+            Some("uncaught exception std::logic_error: no")
+        );
+        assert_eq!(
+            one_line(
+                b"==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1\n    #0 0x5 in f a.c:5:3\nSUMMARY: AddressSanitizer: heap-buffer-overflow a.c:5:3 in f\n",
+                ExitKind::Exit { code: 1 }
+            )
+            .as_deref(),
+            Some("AddressSanitizer: heap-buffer-overflow a.c:5:3 in f")
+        );
+        assert_eq!(one_line(b"", ExitKind::Crash { signal: 11 }), None);
     }
 }

@@ -208,12 +208,21 @@ pub fn render(run: &Suite) -> String {
                 // the check before the suite is written ran each kept fault alone in a fresh
                 // process, and none ended so again
                 if run.inputs_per_process > 1 {
-                    "none recurred when run again alone in a fresh process (they depended on the inputs run before them in the same process, or on the machine's load): try --persistent 1"
+                    "none recurred when run again alone in a fresh process (they depended on the inputs run before them in the same process, or on the machine's load): try --persistent 1".to_string()
                 } else {
-                    "none recurred when run again alone in a fresh process (a timeout under load, or state outside the process)"
+                    "none recurred when run again alone in a fresh process (a timeout under load, or state outside the process)".to_string()
                 }
+            } else if run
+                .verification
+                .as_ref()
+                .is_some_and(|v| v.same_message > 0)
+            {
+                let n = run.verification.as_ref().map_or(0, |v| v.same_message);
+                format!(
+                    "reproducers ({n} more that ended and said the same as one of these left out):"
+                )
             } else {
-                "reproducers:"
+                "reproducers:".to_string()
             }
         );
         for (i, f) in run.archive.faults.iter().enumerate() {
@@ -225,6 +234,7 @@ pub fn render(run: &Suite) -> String {
                 f.exit,
                 run.frontend
                     .fault_message(f)
+                    .or_else(|| f.message.clone())
                     .map(|m| format!("\n       {m}"))
                     .unwrap_or_default()
             );

@@ -153,6 +153,7 @@ mod tests {
             at: std::time::Duration::ZERO,
             covers_new: vec![0],
             covers_all: vec![0],
+            message: None,
         };
         j.kept(&t(1, ExitKind::Ok), false);
         j.kept(&t(2, ExitKind::Crash { signal: 11 }), true);

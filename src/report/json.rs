@@ -99,7 +99,7 @@ fn test_value(run: &Suite, id: usize, t: &TestCase, file: Option<String>) -> Jso
         "covers": t.covers_all.iter().map(|&g| run.goals[g].describe(&run.program)).collect::<Vec<_>>(),
         "covers_first": t.covers_new.iter().map(|&g| run.goals[g].describe(&run.program)).collect::<Vec<_>>(),
         "file": file,
-        "message": if t.exit.is_fault() { run.frontend.fault_message(t) } else { None },
+        "message": if t.exit.is_fault() { run.frontend.fault_message(t).or_else(|| t.message.clone()) } else { None },
     })
 }
 

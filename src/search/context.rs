@@ -567,6 +567,7 @@ impl<'a> SearchContext<'a> {
             at: self.eval.start.elapsed(),
             covers_new: covers_new.clone(),
             covers_all,
+            message: None,
         };
         let new_fault = ex.exit.is_fault() && s.archive.add_fault(test.clone());
         for o in self.eval.observers.iter_mut() {

@@ -411,7 +411,12 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             e => {
                 let (k, v, what) = expectation(e, file.memory_limit);
                 let (mem, files) = (file.memory_limit, file.file_limit);
-                let _ = writeln!(s, "/* recorded: {what} */");
+                let said = t
+                    .message
+                    .as_ref()
+                    .map(|m| format!(": {}", crate::frontend::comment_text(m)))
+                    .unwrap_or_default();
+                let _ = writeln!(s, "/* recorded: {what}{said} */");
                 let _ = writeln!(
                     s,
                     "static void evotest_run_{name}(void) {{\n{setup}    {c};\n{after}}}"

@@ -36,6 +36,9 @@ pub struct Signature {
     /// The prototype for people: the source's structure types (`struct rect`, not the
     /// harness's `struct evotest_r0`) and a C++ function's qualified name (`shapes::locate`).
     pub shown: String,
+    /// The function's name for people: a C++ function's qualified source name (`shapes::locate`,
+    /// not `_ZN6shapes6locateEii`), otherwise [`Signature::name`].
+    pub shown_name: String,
     /// Definitions of the generated structure types the prototype names (`struct evotest_r0 {
     /// int x; int y; };`), empty when there are none.
     pub types: String,
@@ -157,6 +160,7 @@ impl Signature {
             ret,
             prototype,
             shown,
+            shown_name,
             types,
             externs,
         })

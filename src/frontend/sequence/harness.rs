@@ -814,12 +814,16 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
                     .unwrap_or_default();
                 let _ = writeln!(
                     s,
-                    "/* recorded: {what}{} */",
+                    "/* recorded: {what}{}{} */",
                     if last.is_empty() {
                         String::new()
                     } else {
                         format!(", in the call of {last}")
-                    }
+                    },
+                    t.message
+                        .as_ref()
+                        .map(|m| format!(": {}", crate::frontend::comment_text(m)))
+                        .unwrap_or_default()
                 );
                 let _ = writeln!(
                     s,
