@@ -1238,6 +1238,49 @@ pub struct OutputLock {
     _file: std::fs::File,
 }
 
+/// The name of the lock file every run leaves in its output directory ([`lock_output`]): a
+/// directory that has one was written by evotest.
+pub const LOCK_FILE: &str = ".evotest.lock";
+
+/// Check that a run may write its results into `dir`: a run replaces `build/` and the files of
+/// [`crate::report::RESULT_FILES`] there, so a directory that holds any of them but was never an
+/// evotest output directory (no [`LOCK_FILE`]: a project's own `build/` or `tests.c`) is refused,
+/// and so is one of the `sources` inside what a run replaces.
+///
+/// Errors (one line): the directory holds such an entry, or a source lies inside one.
+pub fn check_output_dir(dir: &Path, sources: &[PathBuf]) -> Result<()> {
+    let replaced: Vec<&str> = std::iter::once("build")
+        .chain(crate::report::RESULT_FILES.iter().copied())
+        .collect();
+    if dir.is_dir() && !dir.join(LOCK_FILE).exists() {
+        if let Some(e) = replaced
+            .iter()
+            .find(|e| dir.join(e).symlink_metadata().is_ok())
+        {
+            bail!(
+                "--out {}: it holds `{e}`, which a run would replace, and no evotest run wrote it; give an empty or new directory (evotest's own output directories have a {LOCK_FILE})",
+                dir.display()
+            );
+        }
+    }
+    let Ok(out) = std::fs::canonicalize(dir) else {
+        return Ok(());
+    };
+    for src in sources {
+        let Ok(s) = std::fs::canonicalize(src) else {
+            continue;
+        };
+        if let Some(e) = replaced.iter().find(|e| s.starts_with(out.join(e))) {
+            bail!(
+                "--out {}: the source {} is inside `{e}`, which a run replaces; give another --out DIR",
+                dir.display(),
+                src.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Lock `dir` (created if missing) for one run.
 ///
 /// Errors (one line): the directory cannot be created, or another evotest run holds it.
@@ -1245,7 +1288,7 @@ pub fn lock_output(dir: &Path) -> Result<OutputLock> {
     use std::io::{Read, Seek, Write};
     use std::os::fd::AsRawFd;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = dir.join(".evotest.lock");
+    let path = dir.join(LOCK_FILE);
     let mut f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)

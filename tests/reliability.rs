@@ -469,6 +469,70 @@ fn kill_9_leaves_nothing_running_and_resume_continues() {
 }
 
 /// Two runs with the same --out: the second gets a one-line error while the first holds it.
+/// A run replaces `build/`, `faults/` and `tests.c` in its output directory: a project directory
+/// that has its own (never written by evotest) is refused and left as it was, and so is a source
+/// inside what a run replaces; an earlier run's directory is still replaced as before.
+#[test]
+fn a_project_directory_is_not_taken_for_an_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path();
+    std::fs::create_dir_all(proj.join("build/sub")).unwrap();
+    std::fs::write(proj.join("build/sub/keep.txt"), "mine").unwrap();
+    std::fs::write(proj.join("tests.c"), "/* hand-written */").unwrap();
+    std::fs::copy(path(FIXTURE), proj.join("m.c")).unwrap();
+    let o = evotest()
+        .current_dir(proj)
+        .args([
+            "run",
+            "m.c",
+            "-f",
+            "segfaults",
+            "--max-execs",
+            "300",
+            "--out",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(
+        e.contains("`build`") && e.contains("no evotest run wrote it"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join("build/sub/keep.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join("tests.c")).unwrap(),
+        "/* hand-written */"
+    );
+    // a source inside the build directory of an evotest output directory
+    let out = proj.join("out");
+    let (_, _, _) = run_in("segfaults", &out, proj, &["--max-execs", "300"]);
+    std::fs::copy(path(FIXTURE), out.join("build/m.c")).unwrap();
+    let o = evotest()
+        .current_dir(proj)
+        .args([
+            "run",
+            "out/build/m.c",
+            "-f",
+            "segfaults",
+            "--max-execs",
+            "300",
+            "--out",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("is inside `build`"), "{e}");
+    assert!(out.join("build/m.c").is_file());
+    // the output directory of an earlier run is replaced as before
+    let (o, _, _) = run_in("segfaults", &out, proj, &["--max-execs", "300"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("replaced the results of an earlier run"));
+}
+
 #[test]
 fn an_output_directory_in_use_is_refused() {
     let dir = tempfile::tempdir().unwrap();

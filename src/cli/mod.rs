@@ -670,8 +670,10 @@ fn exit_code(code: i32) -> i32 {
 /// them back ([`report::PreviousResults`]).
 fn prepare_output(
     dir: &std::path::Path,
+    sources: &[std::path::PathBuf],
     resume: bool,
 ) -> Result<(target::OutputLock, Option<report::PreviousResults>)> {
+    target::check_output_dir(dir, sources)?;
     let lock = target::lock_output(dir)?;
     let previous = if resume {
         None
@@ -939,7 +941,8 @@ impl RunArgs {
 
 fn run(args: &RunArgs) -> Result<i32> {
     let opts = args.options()?;
-    let (_lock, previous) = prepare_output(&opts.target.out_dir, opts.resume)?;
+    let (_lock, previous) =
+        prepare_output(&opts.target.out_dir, &opts.target.sources, opts.resume)?;
     install_sigint();
     let mut monitor = ProgressMonitor::new(opts.budget.max_execs);
     let result = campaign::run(&opts, &mut monitor, &INTERRUPTED);

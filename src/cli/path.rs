@@ -159,7 +159,7 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     if fitness == PathFitness::BuenoJino && algorithm != "bjga" {
         bail!("--fitness bueno-jino is relative to a population: use --algorithm bjga (or --preset bueno-jino)");
     }
-    let (_lock, previous) = prepare_output(&opts.out_dir, false)?;
+    let (_lock, previous) = prepare_output(&opts.out_dir, &opts.sources, false)?;
     install_sigint();
     let t0 = Instant::now();
     let mut target = target::build(&opts)?;
