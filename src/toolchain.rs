@@ -57,15 +57,25 @@ pub fn runtime_link_libs(static_link: bool) -> Vec<&'static str> {
 /// The Rust `compiler_builtins` in the archive defines weak `cbrt`, `floor`, `fmod`, `sqrt`, …
 /// (its own libm), which would resolve the user's calls when the user did not ask for `-lm`
 /// (configure's `AC_SEARCH_LIBS([cbrt], [m])` would answer "none required"). The copy renames
-/// them, definitions and the archive's own references alike, to `__evotest_libm_NAME` (with
+/// them, definitions and the archive's own references alike, to `__evotest_libm_NAME`, and its
+/// soft-float and integer helpers (`__divtf3`, `__truncsfhf2`, `__udivti3`, …), which would take
+/// the place of libgcc's (that honour the rounding mode and raise the IEEE flags), to
+/// `__evotest_cb__NAME` (with
 /// `llvm-objcopy --redefine-syms`, the symbols found by `llvm-nm`, both of LLVM 22 next to
 /// `clang`). It is made once per version of `archive` (path, size and time) in
 /// `$XDG_CACHE_HOME/evotest` (else `~/.cache/evotest`, else the temporary directory), written
 /// under a temporary name and renamed, so that parallel builds may race; older copies of the same
 /// archive are removed.
 pub fn private_libm_archive(clang: &Path, archive: &Path) -> PathBuf {
-    make_private_libm_archive(clang, archive).unwrap_or_else(|_| archive.to_path_buf())
+    // a build that raced with another one making the same copy tries once more (the other's
+    // copy is then usually there)
+    make_private_libm_archive(clang, archive)
+        .or_else(|_| make_private_libm_archive(clang, archive))
+        .unwrap_or_else(|_| archive.to_path_buf())
 }
+
+/// The version of the renaming rule of [`private_libm_archive`] (part of the copy's cache key).
+const RENAMING: u32 = 2;
 
 fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
     use std::hash::{Hash, Hasher};
@@ -77,7 +87,8 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
         h.finish()
     };
     let path_key = key(&|h| archive.hash(h));
-    let version_key = key(&|h| (meta.len(), meta.modified().ok()).hash(h));
+    // the renaming's own version too: a copy made by an older rule is not reused
+    let version_key = key(&|h| (RENAMING, meta.len(), meta.modified().ok()).hash(h));
     let stem = archive
         .file_stem()
         .and_then(|s| s.to_str())
@@ -120,15 +131,25 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
         .filter(|l| l.contains("compiler_builtins"))
         .filter_map(|l| l.rsplit(' ').next())
         .filter(|n| {
-            n.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                && n.chars().all(|c| c.is_ascii_alphanumeric())
+            let libm = n.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && n.chars().all(|c| c.is_ascii_alphanumeric());
+            let helper = n.starts_with("__")
+                && n.len() > 2
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            libm || helper
         })
         .collect();
     names.sort_unstable();
     names.dedup();
     let map: String = names
         .iter()
-        .map(|n| format!("{n} __evotest_libm_{n}\n"))
+        .map(|n| {
+            if n.starts_with("__") {
+                format!("{n} __evotest_cb{n}\n")
+            } else {
+                format!("{n} __evotest_libm_{n}\n")
+            }
+        })
         .collect();
     let mut last_err = anyhow::anyhow!("no cache directory");
     for d in &dirs {
@@ -149,10 +170,15 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
             }
             let out = d.join(&name);
             std::fs::rename(&tmp, &out)?;
-            // older copies of this archive
+            // older copies of this archive: exactly PREFIX + 16 hex digits + `.a` (not another
+            // build's temporary files, which llvm-objcopy names `….a.tmpPID.temp-archive-….a`)
             for e in std::fs::read_dir(d)?.flatten() {
                 let f = e.file_name().to_string_lossy().to_string();
-                if f.starts_with(&prefix) && f.ends_with(".a") && f != name {
+                let older = f
+                    .strip_prefix(&prefix)
+                    .and_then(|r| r.strip_suffix(".a"))
+                    .is_some_and(|v| v.len() == 16 && v.chars().all(|c| c.is_ascii_hexdigit()));
+                if older && f != name {
                     let _ = std::fs::remove_file(e.path());
                 }
             }

@@ -285,6 +285,11 @@ pub fn plan(
                 .into_iter()
                 .map(OsString::from),
         );
+        if !static_link {
+            // an instrumented plugin the program dlopen()s later finds the probes' symbols
+            // in the program (a library linked at start-up has them exported by the linker)
+            out.push("-Wl,--export-dynamic-symbol=__evotest_*".into());
+        }
     }
     if shared && !no_link && linked_inputs > 0 {
         // the probes are defined by the executable that loads the library: a `-Wl,--no-undefined`

@@ -2814,3 +2814,32 @@ fn seeds_that_all_end_with_the_same_error_exit_are_warned_about() {
     let err = run("c2", "-v");
     assert!(!err.contains("every seed"), "{err}");
 }
+
+/// A harness with a function dispatched through an ifunc (`target_clones`): its resolver runs
+/// while the loader relocates, so it gets no probe (a probe there started the runtime before the
+/// environment was readable, and the harness "did not start as a fork server"); the run covers
+/// the branches after it, in both modes.
+#[test]
+fn a_function_with_target_clones_does_not_stop_the_fuzzer() {
+    let d = tempfile::tempdir().unwrap();
+    build_fuzz_harness(
+        d.path(),
+        "#include <stdint.h>\n#include <stddef.h>\n__attribute__((target_clones(\"default,avx2\")))\nstatic int sum(const uint8_t *d, size_t n) { int s = 0; for (size_t i = 0; i < n; i++) s += d[i]; return s; }\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { if (n > 3 && d[0] == 'B' && d[1] == 'U') return sum(d, n) > 5; return 0; }\n",
+    );
+    for mode in [None, Some("--in_process")] {
+        let mut args = vec!["./h", "-runs=20000", "-seed=1"];
+        args.extend(mode);
+        let (o, s) = fuzz(d.path(), &args);
+        assert!(
+            o.status.success(),
+            "{mode:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // both ways at `n > 3`, 'B' and 'U', and the loop of the clone that runs (`sum > 5` is
+        // true for every input that gets there)
+        assert!(
+            s["outcomes_covered"].as_u64().unwrap() >= 8,
+            "{mode:?}: {s:#}"
+        );
+    }
+}

@@ -383,3 +383,115 @@ fn in_process_refuses_a_static_harness_in_one_line() {
         "{e}"
     );
 }
+
+/// The probes compute distances in `double`; they must leave the program's floating-point
+/// environment as its own compare left it: no IEEE flag raised (`1e-20 < 1.0` raised
+/// `FE_INEXACT`, `-DBL_MAX < DBL_MAX` `FE_OVERFLOW`), and no `SIGFPE` where the program enabled
+/// the overflow trap (it died in the probe).
+#[test]
+fn probes_leave_the_floating_point_environment_as_the_program_left_it() {
+    let d = dir_with(&[(
+        "fp.c",
+        r#"#define _GNU_SOURCE
+#include <fenv.h>
+#include <float.h>
+#include <stdio.h>
+__attribute__((noinline)) int less(double a, double b) { if (a < b) return 1; return 0; }
+__attribute__((noinline)) int big(long long a) { if (a == 123456789012345678LL) return 2; return 0; }
+int main(void) {
+  volatile double lo = -DBL_MAX, hi = DBL_MAX, tiny = 1e-20, one = 1.0;
+  volatile long long n = 987654321987654321LL;
+  feclearexcept(FE_ALL_EXCEPT);
+  int r = less(lo, hi) + less(tiny, one) + big(n);
+  if (fetestexcept(FE_ALL_EXCEPT)) { printf("flags %x\n", fetestexcept(FE_ALL_EXCEPT)); return 1; }
+  feenableexcept(FE_OVERFLOW | FE_INEXACT);
+  r += less(lo, hi) + less(tiny, one) + big(n);
+  return r == 4 ? 0 : 2;
+}
+"#,
+    )]);
+    for opt in ["-O0", "-O2"] {
+        cc_ok(d.path(), &[opt, "fp.c", "-o", "fp", "-lm"]);
+        assert_eq!(run(&d.path().join("fp"), &[]), 0, "{opt}");
+    }
+}
+
+/// `__float128` and `_Float16` arithmetic goes to libgcc's helpers, which honour the rounding
+/// mode, not to the Rust runtime's copies of them (which came first in the link).
+#[test]
+fn soft_float_arithmetic_honours_the_rounding_mode() {
+    let d = dir_with(&[(
+        "q.c",
+        r#"#include <fenv.h>
+#include <string.h>
+int main(void) {
+  volatile __float128 one = 1, three = 3;
+  __float128 n = one / three;
+  fesetround(FE_UPWARD);
+  __float128 u = one / three;
+  fesetround(FE_TONEAREST);
+  return memcmp(&n, &u, 16) != 0 ? 0 : 1;
+}
+"#,
+    )]);
+    cc_ok(d.path(), &["q.c", "-o", "q", "-lm"]);
+    assert_eq!(
+        run(&d.path().join("q"), &[]),
+        0,
+        "1/3 rounded upward equals round-to-nearest"
+    );
+}
+
+/// Builds that make the wrappers' private copy of the runtime at the same time (a parallel
+/// `make` on a fresh account) each link that copy: none links the archive whose weak `cbrt`
+/// resolves a call without `-lm`, and none prints llvm-objcopy's errors.
+#[test]
+fn concurrent_first_links_all_use_the_private_runtime() {
+    let d = dir_with(&[(
+        "probe.c",
+        "char cbrt ();\nint main (void) { return cbrt (); }\n",
+    )]);
+    let cache = d.path().join("cache");
+    let kids: Vec<_> = (0..8)
+        .map(|i| {
+            wrapper("evotest-cc")
+                .current_dir(d.path())
+                .env("XDG_CACHE_HOME", &cache)
+                .args(["probe.c", "-o", &format!("p{i}")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for k in kids {
+        let o = k.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("undefined reference to `cbrt'"),
+            "cbrt resolved without -lm:\n{err}"
+        );
+        assert!(!err.contains("objcopy"), "{err}");
+    }
+}
+
+/// An instrumented program that `dlopen()`s an instrumented plugin: the plugin's probes resolve
+/// to the program's runtime (it failed with "undefined symbol: __evotest_events_flag", as the
+/// program did not export them).
+#[test]
+fn an_instrumented_program_loads_an_instrumented_plugin() {
+    let d = dir_with(&[
+        ("plug.c", "int l1(int x) { if (x > 5) return x - 5; return x + 100; }\n"),
+        (
+            "host.c",
+            "#include <dlfcn.h>\n#include <stdio.h>\nint main(int c, char **v) { void *h = dlopen(v[1], RTLD_NOW); if (!h) { puts(dlerror()); return 2; } int (*f)(int) = (int (*)(int))dlsym(h, \"l1\"); return f(7) + f(1) == 103 ? 0 : 1; }\n",
+        ),
+    ]);
+    cc_ok(
+        d.path(),
+        &["-shared", "-fPIC", "-O2", "plug.c", "-o", "plug.so"],
+    );
+    cc_ok(d.path(), &["-O2", "host.c", "-o", "host"]);
+    let plug = d.path().join("plug.so");
+    assert_eq!(run(&d.path().join("host"), &[plug.to_str().unwrap()]), 0);
+}

@@ -517,6 +517,27 @@ impl<'ctx> Probes<'ctx> {
     }
 }
 
+/// The resolvers of the module's ifuncs (`__attribute__((ifunc))`, `target_clones`, C++
+/// `target(…)` overloads): the dynamic loader (or a static program's start-up code) runs them
+/// while it relocates, before the program's environment and libc are ready, so they get no probe
+/// and no coverage-only clone (a probe there started the runtime too early: the program could not
+/// start as a fork server, and a static one crashed before `main`).
+fn ifunc_resolvers(module: &Module<'_>) -> std::collections::HashSet<LLVMValueRef> {
+    let mut out = std::collections::HashSet::new();
+    // SAFETY: walking the module's ifunc list; the module outlives the call
+    unsafe {
+        let mut i = LLVMGetFirstGlobalIFunc(module.as_mut_ptr());
+        while !i.is_null() {
+            let r = LLVMGetGlobalIFuncResolver(i);
+            if !r.is_null() && !LLVMIsAFunction(r).is_null() {
+                out.insert(r);
+            }
+            i = LLVMGetNextGlobalIFunc(i);
+        }
+    }
+    out
+}
+
 /// Instrument `module`. Returns `Ok(false)` when there was nothing to do (already instrumented, or
 /// no function bodies).
 pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
@@ -626,6 +647,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     }
 
     // Phase 1: collect.
+    let resolvers = ifunc_resolvers(module);
     let bodies: Vec<LLVMValueRef> = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0)
@@ -633,6 +655,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             let name = f.get_name().to_string_lossy();
             !name.starts_with("__evotest") || name == names::RENAMED_MAIN
         })
+        .filter(|f| !resolvers.contains(&f.as_value_ref()))
         .map(|f| f.as_value_ref())
         .collect();
     let mut vars = dataflow::VarTable::new(module.as_mut_ptr(), &bodies);

@@ -610,6 +610,7 @@ pub unsafe extern "C" fn __evotest_ccmp_int(
     a: u64,
     b: u64,
 ) {
+    let _fp = FpGuard::new();
     let Some(slots) = cond_only_entry(desc, site, ob) else {
         return;
     };
@@ -674,6 +675,7 @@ pub unsafe extern "C" fn __evotest_ccmp_float(
     a: f64,
     b: f64,
 ) {
+    let _fp = FpGuard::new();
     let Some(slots) = cond_only_entry(desc, site, ob) else {
         return;
     };
@@ -695,6 +697,7 @@ pub unsafe extern "C" fn __evotest_ccmp_float(
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    let _fp = FpGuard::new();
     let Some(slots) = cond_only_entry(desc, site, ob) else {
         return;
     };
@@ -793,6 +796,49 @@ pub unsafe extern "C" fn __evotest_def(desc: *mut ModuleDesc, def: u32) {
     );
 }
 
+/// The caller's floating-point environment, kept across a probe's distance arithmetic: the
+/// probes compute distances in `f64` (a difference, a quotient, an integer converted), which would
+/// raise the IEEE flags `fetestexcept` reads (`FE_INEXACT`, `FE_OVERFLOW`) in a program whose own
+/// compare raised none, or trap (`SIGFPE`) where the program enabled a trap with `feenableexcept`.
+/// On creation all exceptions are masked (if any was not); on drop the saved MXCSR (flags, masks,
+/// rounding) is put back if anything changed it. Two `stmxcsr` in the usual case (all masked).
+struct FpGuard(#[allow(dead_code)] u32);
+
+impl FpGuard {
+    #[inline(always)]
+    #[allow(deprecated)]
+    fn new() -> FpGuard {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: reading and writing MXCSR; SSE is always present on x86_64
+        unsafe {
+            use core::arch::x86_64::{_mm_getcsr, _mm_setcsr};
+            const MASKS: u32 = 0x1F80;
+            let saved = _mm_getcsr();
+            if saved & MASKS != MASKS {
+                _mm_setcsr(saved | MASKS);
+            }
+            FpGuard(saved)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        FpGuard(0)
+    }
+}
+
+impl Drop for FpGuard {
+    #[inline(always)]
+    #[allow(deprecated)]
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `new`
+        unsafe {
+            use core::arch::x86_64::{_mm_getcsr, _mm_setcsr};
+            if _mm_getcsr() != self.0 {
+                _mm_setcsr(self.0);
+            }
+        }
+    }
+}
+
 /// Probe for `icmp pred a, b` deciding a two-outcome site. See [`evotest_abi::names::PROBE_CMP_INT`].
 ///
 /// # Safety
@@ -817,6 +863,7 @@ pub unsafe extern "C" fn __evotest_cmp_int(
 /// evaluation's distances ([`repeat_after_entry`]), or the full probe.
 #[inline(never)]
 unsafe fn cmp_int_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    let _fp = FpGuard::new();
     match repeat_after_entry::<true, true>(desc, site, ob) {
         Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
         None => cmp_int_enter(desc, site, ob, pred, a, b),
@@ -825,6 +872,7 @@ unsafe fn cmp_int_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32
 
 #[inline(never)]
 unsafe fn cmp_int_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: u64, b: u64) {
+    let _fp = FpGuard::new();
     cmp_int_enter_with(desc, site, ob, icmp_distances(pred, a, b), pred, a, b);
 }
 
@@ -859,6 +907,7 @@ pub unsafe extern "C" fn __evotest_cmp_flag(
     b: u64,
     flag: f64,
 ) {
+    let _fp = FpGuard::new();
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => {
@@ -906,6 +955,7 @@ pub unsafe extern "C" fn __evotest_cond_flag(
     value: u32,
     flag: f64,
 ) {
+    let _fp = FpGuard::new();
     let d = || with_flag(distance::boolean(value != 0), flag);
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
@@ -937,6 +987,7 @@ static RET_DISTANCE: AtomicU64 = AtomicU64::new(0);
 /// Any pointer may be passed; it is only compared.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_flag_of(callee: *const u8) -> f64 {
+    let _fp = FpGuard::new();
     if callee.is_null() || RET_FUNCTION.load(Ordering::Relaxed) != callee as usize {
         return f64::NAN;
     }
@@ -978,6 +1029,7 @@ pub unsafe extern "C" fn __evotest_frame_icmp(
     b: u64,
     flag: f64,
 ) {
+    let _fp = FpGuard::new();
     frame_count(
         frame,
         if flag.is_nan() {
@@ -994,6 +1046,7 @@ pub unsafe extern "C" fn __evotest_frame_icmp(
 /// `frame` points to the calling flag function's frame.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_frame_fcmp(frame: *mut FlagFrame, pred: u32, a: f64, b: f64) {
+    let _fp = FpGuard::new();
     frame_count(frame, distance::flip(fcmp_distances(pred, a, b)));
 }
 
@@ -1008,6 +1061,7 @@ pub unsafe extern "C" fn __evotest_frame_switch(
     n: u32,
     cases: *const u64,
 ) {
+    let _fp = FpGuard::new();
     let mut nearest = f64::INFINITY;
     for i in 0..n as usize {
         nearest = nearest.min(distance::switch_case(value, *cases.add(i), true));
@@ -1029,6 +1083,7 @@ pub unsafe extern "C" fn __evotest_frame_switch(
 /// `frame` points to the calling flag function's frame.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_frame_cond(frame: *mut FlagFrame, _value: u32, flag: f64) {
+    let _fp = FpGuard::new();
     frame_count(frame, if flag.is_nan() { evotest_abi::K } else { flag });
 }
 
@@ -1042,6 +1097,7 @@ pub unsafe extern "C" fn __evotest_frame_ret(
     function: *const u8,
     points: u32,
 ) {
+    let _fp = FpGuard::new();
     let Some(f) = frame.as_ref() else { return };
     RET_DISTANCE.store(
         distance::flag_distance(points, f.evaluated, f.flip).to_bits(),
@@ -1081,6 +1137,7 @@ unsafe fn cmp_float_not_quiet(
     a: f64,
     b: f64,
 ) {
+    let _fp = FpGuard::new();
     match repeat_after_entry::<true, true>(desc, site, ob) {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
         None => cmp_float_enter(desc, site, ob, pred, a, b),
@@ -1089,6 +1146,7 @@ unsafe fn cmp_float_not_quiet(
 
 #[inline(never)]
 unsafe fn cmp_float_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
+    let _fp = FpGuard::new();
     if let Some(e) = enter(desc, site, ob) {
         record_cmp_entered(
             &e,
@@ -1133,6 +1191,7 @@ pub unsafe extern "C" fn __evotest_cmp_str(
     b: *const u8,
     n: u64,
 ) {
+    let _fp = FpGuard::new();
     let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
     if a.is_null() || b.is_null() {
         record2_or_lite(desc, site, ob, distance::boolean(a == b));
@@ -1244,6 +1303,7 @@ pub unsafe extern "C" fn __evotest_cmp_bytes(
     b: *const u8,
     lb: u64,
 ) {
+    let _fp = FpGuard::new();
     let pred = Pred::from_u32(pred).unwrap_or(Pred::Eq);
     let (op, fa, fb) = distance::bytes_func_parts(func);
     let (Some(x), Some(y)) = (rust_bytes(a, la, fa), rust_bytes(b, lb, fb)) else {
@@ -1338,6 +1398,7 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(
     b: *const u8,
     n: u64,
 ) {
+    let _fp = FpGuard::new();
     if !active(desc) {
         return;
     }
@@ -1415,6 +1476,7 @@ fn before_address(s: &[u8], a: u64, b: u64) -> usize {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    let _fp = FpGuard::new();
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => match repeat_after_entry::<true, false>(desc, site, ob) {
@@ -1455,6 +1517,7 @@ pub unsafe extern "C" fn __evotest_switch(
     cases: *const u64,
     order: *const u32,
 ) {
+    let _fp = FpGuard::new();
     match quiet_hit::<true>(desc, site) {
         Entry::Done => {}
         Entry::NotQuiet => switch_not_quiet(desc, site, ob, value, signed, n, cases, order),
@@ -1586,6 +1649,7 @@ unsafe fn switch_full(
 /// Safe to call at any time from the harness.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_return(kind: u32, bits: u64) {
+    let _fp = FpGuard::new();
     let h = &mut *header();
     h.ret_kind = kind;
     h.ret_bits = bits;
