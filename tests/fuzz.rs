@@ -2814,3 +2814,77 @@ fn seeds_that_all_end_with_the_same_error_exit_are_warned_about() {
     let err = run("c2", "-v");
     assert!(!err.contains("every seed"), "{err}");
 }
+
+/// A seed that hangs (rob10 fault1). Alone, under `-runs=0`, it costs about one timeout, not the
+/// eleven seconds it took at `-timeout=1` (its confirmation ran in a fresh process whose set-up
+/// time was never measured, with ten times the timeout). When `-max_total_time` ends while it is
+/// being confirmed, it is still kept (artifact, count, exit 70), and the seed run before it is in
+/// the corpus: the run reported 0 timeouts and exited 0.
+#[test]
+fn a_hang_among_the_seeds_costs_about_one_timeout_and_is_kept_when_the_time_ends() {
+    let d = tempfile::tempdir().unwrap();
+    harness("hang.c", d.path());
+    let hang = d.path().join("hang");
+    std::fs::create_dir_all(&hang).unwrap();
+    std::fs::write(hang.join("h"), b"Hx").unwrap();
+    let t0 = Instant::now();
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c0",
+            "hang",
+            "-runs=0",
+            "-timeout=1",
+            "-artifact_prefix=a0/",
+        ],
+    );
+    let took = t0.elapsed();
+    assert_eq!(o.status.code(), Some(70), "{s:#}");
+    assert_eq!(s["timeouts"].as_array().unwrap().len(), 1, "{s:#}");
+    assert!(
+        took < Duration::from_secs(6),
+        "one hanging seed took {took:?}"
+    );
+
+    let seeds = seed_dir(d.path(), &[("1ok", b"ab"), ("2hang", b"Hx")]);
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c1",
+            seeds.to_str().unwrap(),
+            "-max_total_time=1",
+            "-timeout=1",
+            "-seed=1",
+            "-artifact_prefix=a1/",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(70), "{s:#}\n{stderr}");
+    assert!(s["timeouts_total"].as_u64().unwrap() >= 1, "{s:#}");
+    let kept = s["timeouts"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{s:#}");
+    let artifact = d.path().join(kept[0].as_str().unwrap());
+    assert_eq!(
+        std::fs::read(&artifact).unwrap(),
+        b"Hx",
+        "{}",
+        artifact.display()
+    );
+    assert!(
+        files(&d.path().join("c1")).contains(&sha1_of(b"ab")),
+        "{:?}",
+        files(&d.path().join("c1"))
+    );
+    assert!(s["outcomes_covered"].as_u64().unwrap() > 0, "{s:#}");
+}
+
+/// The SHA-1 of `data` in hex, as corpus files and artifacts are named.
+fn sha1_of(data: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
+    Sha1::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

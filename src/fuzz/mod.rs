@@ -4,7 +4,9 @@
 //!
 //! # The loop
 //! 1. Every file of the output corpus directory and of the seed directories is run (smallest
-//!    first); those that add coverage are kept, and seeds are copied into the corpus directory.
+//!    first, after one run of the empty input that measures a fresh process's set-up,
+//!    `Fuzzer::warm_up`); those that add coverage are kept, and seeds are copied into the corpus
+//!    directory.
 //!    A rerun on the same directory therefore starts where an earlier (even killed) run stopped.
 //! 2. Then, until the budget is spent: pick a corpus entry (favouring rare outcomes,
 //!    [`corpus`]), mutate it ([`mutate`]: havoc, dictionary, program constants, splicing), run it,
@@ -542,6 +544,19 @@ impl<'a> Session<'a> {
     pub fn run_full(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
         let r = self.run_within(data, self.timeout);
         self.list_coverage();
+        r
+    }
+
+    /// [`Session::run_full`] of an input that already timed out once (a suspect, or a hang or
+    /// out-of-memory kill to confirm), not cut short by the deadline (`-max_total_time`): a hang
+    /// met just before the end must still be kept, so its confirmation may end up to one timeout
+    /// after the deadline (libFuzzer never cuts an execution short). An interrupt still stops it.
+    ///
+    /// Errors: as [`Session::run`].
+    pub fn run_confirm(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        let deadline = self.deadline.take();
+        let r = self.run_full(data);
+        self.deadline = deadline;
         r
     }
 
@@ -1406,6 +1421,7 @@ impl Fuzzer<'_> {
             .collect();
         seeds.sort();
         self.loading = true;
+        self.warm_up()?;
         // the seeds run in full whatever -runs says, as libFuzzer's do (`-runs=0` runs just the
         // seeds, the usual way to measure a corpus); a restarted in-process worker's replay is a
         // continuation and stops at the budget
@@ -1616,6 +1632,32 @@ impl Fuzzer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Before the seeds, when the executor has not measured what a fresh process's first
+    /// execution costs ([`crate::exec::Executor::setup_unmeasured`]): run the empty input once,
+    /// as libFuzzer does before its seeds. Until a first execution has ended normally, each one
+    /// may take [`crate::exec::FIRST_RUN_TIMEOUT_FACTOR`] times its limit, and a seed that hangs
+    /// cost that twice (its run at the suspect limit, then its confirmation in a fresh process:
+    /// 11 s at `-timeout=1`, so that a short `-max_total_time` ended before it was recorded).
+    /// The run is the target's set-up, not an input of the run: it is not counted (`-runs=0`
+    /// runs the seeds), and its coverage is not kept; a crash, hang or out-of-memory kill on it
+    /// is a finding as any.
+    fn warm_up(&mut self) -> Result<()> {
+        if self.s.delivery != Delivery::LibFuzzer
+            || !self.s.target.executor.setup_unmeasured()
+            || self.s.is_killer(b"")
+            || self.load_stopped()
+        {
+            return Ok(());
+        }
+        let (outcome, exit) = self.s.run_full(b"")?;
+        self.s.executions -= 1;
+        match outcome {
+            Outcome::Normal | Outcome::Stopped => Ok(()),
+            Outcome::Crash => self.on_crash(b"", exit),
+            Outcome::Timeout | Outcome::Oom => self.on_hang(b"", outcome),
+        }
     }
 
     /// Stats, status and plot, every second (`force`) or when the status is due.
@@ -1847,8 +1889,8 @@ impl Fuzzer<'_> {
         let lite = self.lite.now;
         if outcome == Outcome::Timeout && self.s.suspected() && self.hang_fb.is_new(&self.s.cov) {
             // not a known hang: the whole timeout decides (a slow input may end normally); a
-            // second timeout, at the whole limit, confirms it
-            (outcome, exit) = self.s.run_full(data)?;
+            // second timeout, at the whole limit, confirms it (even after the deadline)
+            (outcome, exit) = self.s.run_confirm(data)?;
             self.hang_confirmed = outcome == Outcome::Timeout;
         }
         let ran = t0.elapsed().as_secs_f64();
@@ -1986,7 +2028,8 @@ impl Fuzzer<'_> {
             return Ok(());
         }
         // again, in a fresh process (a persistent child that crashed is gone): does it reproduce?
-        let (again, exit2) = self.s.run_full(data)?;
+        // (even after the deadline: a crash met at the end is kept)
+        let (again, exit2) = self.s.run_confirm(data)?;
         if again == Outcome::Stopped {
             return Ok(());
         }
@@ -2169,7 +2212,7 @@ impl Fuzzer<'_> {
         let again = if confirmed && what == Outcome::Timeout {
             what
         } else {
-            let (again, exit) = self.s.run_full(data)?;
+            let (again, exit) = self.s.run_confirm(data)?;
             if again == Outcome::Crash {
                 // a slow crash, cut short at the suspect limit: a crash, not a hang
                 return self.on_crash(data, exit);
