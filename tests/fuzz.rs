@@ -2888,3 +2888,47 @@ fn sha1_of(data: &[u8]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
+
+/// A corpus directory of libFuzzer's (files named by their SHA-1, as libFuzzer and OSS-Fuzz
+/// write them) keeps every file it had (rob10 fault16): input reduction replaced them by shorter
+/// inputs and deleted the user's originals. Reduced versions are added as new files.
+#[test]
+fn files_of_an_existing_corpus_are_never_deleted_by_input_reduction() {
+    let d = tempfile::tempdir().unwrap();
+    build_fuzz_harness(
+        d.path(),
+        "#include <stddef.h>\n#include <stdint.h>\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {\n\
+           if (n >= 4 && d[0] == 'F' && d[1] == 'U' && d[2] == 'Z' && d[3] == 'Z') return 0;\n\
+           return 0;\n\
+         }\n",
+    );
+    let corpus = d.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let mut originals = vec![];
+    for (head, fill, n) in [("FUZ", b'q', 200), ("FU", b'w', 300), ("F", b'e', 100)] {
+        let mut body = head.as_bytes().to_vec();
+        body.resize(head.len() + n, fill);
+        let name = sha1_of(&body);
+        std::fs::write(corpus.join(&name), &body).unwrap();
+        originals.push((name, body));
+    }
+    let (o, s) = fuzz(d.path(), &["h", "corpus", "-runs=20000", "-seed=1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats = read_json(&corpus.join(".evotest/main/fuzzer_stats.json"));
+    assert!(stats["corpus_reduced"].as_u64().unwrap() > 0, "{stats:#}");
+    for (name, body) in &originals {
+        assert_eq!(
+            std::fs::read(corpus.join(name)).ok().as_ref(),
+            Some(body),
+            "{name} was deleted or changed: {:?}\n{s:#}",
+            files(&corpus)
+        );
+    }
+    // the shorter versions are there too
+    assert!(
+        files(&corpus).len() > originals.len(),
+        "{:?}",
+        files(&corpus)
+    );
+}

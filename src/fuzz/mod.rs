@@ -6,7 +6,7 @@
 //! 1. Every file of the output corpus directory and of the seed directories is run (smallest
 //!    first, after one run of the empty input that measures a fresh process's set-up,
 //!    `Fuzzer::warm_up`); those that add coverage are kept, and seeds are copied into the corpus
-//!    directory.
+//!    directory (a file that was there at the start is never removed, [`Corpus::replace`]).
 //!    A rerun on the same directory therefore starts where an earlier (even killed) run stopped.
 //! 2. Then, until the budget is spent: pick a corpus entry (favouring rare outcomes,
 //!    [`corpus`]), mutate it ([`mutate`]: havoc, dictionary, program constants, splicing), run it,
