@@ -2932,3 +2932,75 @@ fn files_of_an_existing_corpus_are_never_deleted_by_input_reduction() {
         files(&corpus)
     );
 }
+
+/// A crash recorded by an earlier run on the same corpus, met again (rob10 fault2): the run
+/// exits 1 and the crash's artifact exists (written again when it had been removed, as a CI job
+/// that caches the corpus directory but not its workspace does). The run exited 0, wrote no
+/// file, and its summary named the missing one. A build without the bug, on that corpus, exits
+/// 0 and names no missing file.
+#[test]
+fn a_known_crash_met_again_fails_the_run_and_its_artifact_exists() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let seeds = seed_dir(d.path(), &[("ok", b"OK"), ("bug", b"BUG!")]);
+    let seeds = seeds.to_str().unwrap();
+    let args = [
+        "harness",
+        "corpus",
+        seeds,
+        "-runs=200",
+        "-seed=1",
+        "-artifact_prefix=art/",
+    ];
+    let artifacts = |s: &Value| -> Vec<PathBuf> {
+        s["crashes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| d.path().join(c["artifact"].as_str().unwrap()))
+            .collect()
+    };
+    let (o, s) = fuzz(d.path(), &args);
+    assert_eq!(o.status.code(), Some(1), "{s:#}");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert!(artifacts(&s)[0].is_file(), "{s:#}");
+    // the workspace is cleaned, the corpus directory (and its records) kept
+    std::fs::remove_dir_all(d.path().join("art")).unwrap();
+    for round in 0..2 {
+        let (o, s) = fuzz(d.path(), &args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "round {round}: {s:#}\n{stderr}");
+        assert_eq!(s["unique_crashes"], 1, "{s:#}");
+        assert_eq!(s["new_crashes"], 0, "{s:#}");
+        assert_eq!(s["crashes_met_again"], 1, "{s:#}");
+        let listed = artifacts(&s);
+        assert_eq!(listed.len(), 1, "{s:#}");
+        assert!(listed[0].is_file(), "round {round}: {s:#}");
+        assert_eq!(std::fs::read(&listed[0]).unwrap(), b"BUG!");
+        assert_eq!(files(&d.path().join("art")).len(), 1);
+    }
+    // the bug fixed (another build, which never crashes), its artifact gone: exit 0, and the
+    // summary lists no file that does not exist
+    std::fs::remove_dir_all(d.path().join("art")).unwrap();
+    build(
+        cc(),
+        "hang.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "fixed",
+    );
+    let (o, s) = fuzz(
+        d.path(),
+        &["fixed", "corpus", seeds, "-runs=0", "-artifact_prefix=art/"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{s:#}");
+    assert_eq!(s["crashes_met_again"], 0, "{s:#}");
+    assert!(artifacts(&s).iter().all(|p| p.is_file()), "{s:#}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !stderr
+            .lines()
+            .any(|l| l.starts_with("  crash ") && l.contains(": art/")),
+        "{stderr}"
+    );
+}
