@@ -2842,4 +2842,193 @@ fn a_function_with_target_clones_does_not_stop_the_fuzzer() {
             "{mode:?}: {s:#}"
         );
     }
+
+/// A seed that hangs (rob10 fault1). Alone, under `-runs=0`, it costs about one timeout, not the
+/// eleven seconds it took at `-timeout=1` (its confirmation ran in a fresh process whose set-up
+/// time was never measured, with ten times the timeout). When `-max_total_time` ends while it is
+/// being confirmed, it is still kept (artifact, count, exit 70), and the seed run before it is in
+/// the corpus: the run reported 0 timeouts and exited 0.
+#[test]
+fn a_hang_among_the_seeds_costs_about_one_timeout_and_is_kept_when_the_time_ends() {
+    let d = tempfile::tempdir().unwrap();
+    harness("hang.c", d.path());
+    let hang = d.path().join("hang");
+    std::fs::create_dir_all(&hang).unwrap();
+    std::fs::write(hang.join("h"), b"Hx").unwrap();
+    let t0 = Instant::now();
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c0",
+            "hang",
+            "-runs=0",
+            "-timeout=1",
+            "-artifact_prefix=a0/",
+        ],
+    );
+    let took = t0.elapsed();
+    assert_eq!(o.status.code(), Some(70), "{s:#}");
+    assert_eq!(s["timeouts"].as_array().unwrap().len(), 1, "{s:#}");
+    assert!(
+        took < Duration::from_secs(6),
+        "one hanging seed took {took:?}"
+    );
+
+    let seeds = seed_dir(d.path(), &[("1ok", b"ab"), ("2hang", b"Hx")]);
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c1",
+            seeds.to_str().unwrap(),
+            "-max_total_time=1",
+            "-timeout=1",
+            "-seed=1",
+            "-artifact_prefix=a1/",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(70), "{s:#}\n{stderr}");
+    assert!(s["timeouts_total"].as_u64().unwrap() >= 1, "{s:#}");
+    let kept = s["timeouts"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{s:#}");
+    let artifact = d.path().join(kept[0].as_str().unwrap());
+    assert_eq!(
+        std::fs::read(&artifact).unwrap(),
+        b"Hx",
+        "{}",
+        artifact.display()
+    );
+    assert!(
+        files(&d.path().join("c1")).contains(&sha1_of(b"ab")),
+        "{:?}",
+        files(&d.path().join("c1"))
+    );
+    assert!(s["outcomes_covered"].as_u64().unwrap() > 0, "{s:#}");
+}
+
+/// The SHA-1 of `data` in hex, as corpus files and artifacts are named.
+fn sha1_of(data: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
+    Sha1::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A corpus directory of libFuzzer's (files named by their SHA-1, as libFuzzer and OSS-Fuzz
+/// write them) keeps every file it had (rob10 fault16): input reduction replaced them by shorter
+/// inputs and deleted the user's originals. Reduced versions are added as new files.
+#[test]
+fn files_of_an_existing_corpus_are_never_deleted_by_input_reduction() {
+    let d = tempfile::tempdir().unwrap();
+    build_fuzz_harness(
+        d.path(),
+        "#include <stddef.h>\n#include <stdint.h>\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {\n\
+           if (n >= 4 && d[0] == 'F' && d[1] == 'U' && d[2] == 'Z' && d[3] == 'Z') return 0;\n\
+           return 0;\n\
+         }\n",
+    );
+    let corpus = d.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let mut originals = vec![];
+    for (head, fill, n) in [("FUZ", b'q', 200), ("FU", b'w', 300), ("F", b'e', 100)] {
+        let mut body = head.as_bytes().to_vec();
+        body.resize(head.len() + n, fill);
+        let name = sha1_of(&body);
+        std::fs::write(corpus.join(&name), &body).unwrap();
+        originals.push((name, body));
+    }
+    let (o, s) = fuzz(d.path(), &["h", "corpus", "-runs=20000", "-seed=1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats = read_json(&corpus.join(".evotest/main/fuzzer_stats.json"));
+    assert!(stats["corpus_reduced"].as_u64().unwrap() > 0, "{stats:#}");
+    for (name, body) in &originals {
+        assert_eq!(
+            std::fs::read(corpus.join(name)).ok().as_ref(),
+            Some(body),
+            "{name} was deleted or changed: {:?}\n{s:#}",
+            files(&corpus)
+        );
+    }
+    // the shorter versions are there too
+    assert!(
+        files(&corpus).len() > originals.len(),
+        "{:?}",
+        files(&corpus)
+    );
+}
+
+/// A crash recorded by an earlier run on the same corpus, met again (rob10 fault2): the run
+/// exits 1 and the crash's artifact exists (written again when it had been removed, as a CI job
+/// that caches the corpus directory but not its workspace does). The run exited 0, wrote no
+/// file, and its summary named the missing one. A build without the bug, on that corpus, exits
+/// 0 and names no missing file.
+#[test]
+fn a_known_crash_met_again_fails_the_run_and_its_artifact_exists() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let seeds = seed_dir(d.path(), &[("ok", b"OK"), ("bug", b"BUG!")]);
+    let seeds = seeds.to_str().unwrap();
+    let args = [
+        "harness",
+        "corpus",
+        seeds,
+        "-runs=200",
+        "-seed=1",
+        "-artifact_prefix=art/",
+    ];
+    let artifacts = |s: &Value| -> Vec<PathBuf> {
+        s["crashes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| d.path().join(c["artifact"].as_str().unwrap()))
+            .collect()
+    };
+    let (o, s) = fuzz(d.path(), &args);
+    assert_eq!(o.status.code(), Some(1), "{s:#}");
+    assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    assert!(artifacts(&s)[0].is_file(), "{s:#}");
+    // the workspace is cleaned, the corpus directory (and its records) kept
+    std::fs::remove_dir_all(d.path().join("art")).unwrap();
+    for round in 0..2 {
+        let (o, s) = fuzz(d.path(), &args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "round {round}: {s:#}\n{stderr}");
+        assert_eq!(s["unique_crashes"], 1, "{s:#}");
+        assert_eq!(s["new_crashes"], 0, "{s:#}");
+        assert_eq!(s["crashes_met_again"], 1, "{s:#}");
+        let listed = artifacts(&s);
+        assert_eq!(listed.len(), 1, "{s:#}");
+        assert!(listed[0].is_file(), "round {round}: {s:#}");
+        assert_eq!(std::fs::read(&listed[0]).unwrap(), b"BUG!");
+        assert_eq!(files(&d.path().join("art")).len(), 1);
+    }
+    // the bug fixed (another build, which never crashes), its artifact gone: exit 0, and the
+    // summary lists no file that does not exist
+    std::fs::remove_dir_all(d.path().join("art")).unwrap();
+    build(
+        cc(),
+        "hang.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "fixed",
+    );
+    let (o, s) = fuzz(
+        d.path(),
+        &["fixed", "corpus", seeds, "-runs=0", "-artifact_prefix=art/"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{s:#}");
+    assert_eq!(s["crashes_met_again"], 0, "{s:#}");
+    assert!(artifacts(&s).iter().all(|p| p.is_file()), "{s:#}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !stderr
+            .lines()
+            .any(|l| l.starts_with("  crash ") && l.contains(": art/")),
+        "{stderr}"
+    );
 }

@@ -40,9 +40,10 @@ process (report, stack, minimisation, artifact) and starts a new worker that rep
 and never runs that input in-process again. Faster per input on small and medium targets; the
 fork server (the default) isolates inputs and supports -j.
 
-Exit status: 0; 1 when the run found a new unique crash; else 70 when it kept a timeout and 71
-an out-of-memory input (libFuzzer's codes; libFuzzer stops at the first, evotest keeps fuzzing
-until the budget ends).";
+Exit status: 0; 1 when the run met a crash: a new unique one, or one recorded by an earlier run on
+the same corpus met again (its artifact is written again if it was removed); else 70 when it kept
+a timeout and 71 an out-of-memory input (libFuzzer's codes; libFuzzer stops at the first, evotest
+keeps fuzzing until the budget ends).";
 
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
@@ -677,6 +678,23 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             if c.minimized { ", minimised" } else { "" }
         );
     }
+    for p in &summary.missing_artifacts {
+        eprintln!(
+            "  recorded crash not met in this run; its artifact {} was removed",
+            p.display()
+        );
+    }
+    if summary.crashes_met_again > 0 {
+        eprintln!(
+            "evotest fuzz: {} crash{} recorded by an earlier run met again: not fixed",
+            summary.crashes_met_again,
+            if summary.crashes_met_again == 1 {
+                ""
+            } else {
+                "es"
+            }
+        );
+    }
     if summary.timeouts_total > summary.timeouts.len() as u64
         || summary.ooms_total > summary.ooms.len() as u64
     {
@@ -703,10 +721,11 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     }
-    // as libFuzzer: a run that found a crash exits non-zero (after spending its whole budget),
-    // one that kept a timeout or an out-of-memory input with libFuzzer's codes for them
+    // as libFuzzer: a run that met a crash, new or recorded before, exits non-zero (after
+    // spending its whole budget), one that kept a timeout or an out-of-memory input with
+    // libFuzzer's codes for them
     Ok(exit_code(finding_code(
-        summary.new_crashes,
+        summary.new_crashes + summary.crashes_met_again,
         summary.timeouts.len(),
         summary.ooms.len(),
     )))
@@ -717,9 +736,9 @@ pub const TIMEOUT_EXIT_CODE: i32 = 70;
 /// libFuzzer's exit code for an out-of-memory input.
 pub const OOM_EXIT_CODE: i32 = 71;
 
-/// The exit status of a run that found `crashes` new unique crashes and kept `timeouts` and
-/// `ooms` artifacts: 1, [`TIMEOUT_EXIT_CODE`] or [`OOM_EXIT_CODE`] for the first kind it found
-/// in that order, else 0.
+/// The exit status of a run that met `crashes` unique crashes (new, or recorded before and met
+/// again) and kept `timeouts` and `ooms` artifacts: 1, [`TIMEOUT_EXIT_CODE`] or
+/// [`OOM_EXIT_CODE`] for the first kind it found in that order, else 0.
 fn finding_code(crashes: usize, timeouts: usize, ooms: usize) -> i32 {
     if crashes > 0 {
         1

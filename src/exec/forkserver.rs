@@ -788,6 +788,10 @@ impl Executor for ForkServer {
         self.startup_output.take()
     }
 
+    fn setup_unmeasured(&self) -> bool {
+        self.persistent.is_some() && self.first_run.is_none()
+    }
+
     fn last_stderr(&mut self) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let f = self.stderr.as_ref()?;

@@ -412,4 +412,12 @@ pub trait Executor {
     fn take_startup_output(&mut self) -> Option<Vec<u8>> {
         None
     }
+    /// Whether a fresh target process's first execution would get
+    /// [`FIRST_RUN_TIMEOUT_FACTOR`] times the limit because no first execution has ended
+    /// normally yet (the set-up a fresh process does is unmeasured). A fuzzer then runs one input
+    /// first to measure it, so that a seed that hangs costs about the timeout, not ten times it
+    /// in each of its runs. The default (executors without that allowance): `false`.
+    fn setup_unmeasured(&self) -> bool {
+        false
+    }
 }

@@ -85,6 +85,9 @@ pub struct Corpus {
     cumulative: Vec<f64>,
     /// File names known in the corpus directory (written by this run, or read from it).
     known: HashSet<String>,
+    /// File names this session wrote in the corpus directory: the only files a replacement may
+    /// remove ([`Corpus::replace`]).
+    written: HashSet<String>,
     /// The bytes of all entries.
     bytes: u64,
     /// The sum of `ln(cost)` over the entries (their geometric mean cost, see [`cost_factor`]).
@@ -126,6 +129,9 @@ impl Corpus {
     ) -> Result<bool> {
         let name = sha1_hex(&data);
         let wrote = self.write(dir, &name, &data)?;
+        if wrote {
+            self.written.insert(name.clone());
+        }
         self.known.insert(name.clone());
         self.bytes += data.len() as u64;
         let cost = cost.max(1);
@@ -154,9 +160,12 @@ impl Corpus {
 
     /// Replace entry `i` by `data`, a shorter input (taking `outcomes` at `cost`) that has every feature
     /// the entry brought (libFuzzer's `-reduce_inputs`): the corpus keeps its features with fewer
-    /// bytes to execute and mutate. When `dir` is given, `data` is written there and the entry's
-    /// old file (named by the SHA-1 of its bytes, so holding exactly them) is removed; a file of
-    /// another name (a user's own corpus file) stays. The entry keeps its place, its features and
+    /// bytes to execute and mutate. When `dir` is given, `data` is written there, and the entry's
+    /// old file is removed only if this session wrote it ([`Corpus::add`] or an earlier
+    /// replacement): a file that was in the directory at the start, or that another worker
+    /// wrote, stays, whatever its name (libFuzzer never deletes a file of its initial corpus;
+    /// libFuzzer and OSS-Fuzz name corpus files by their SHA-1, as evotest does, so the name
+    /// says nothing of who wrote one). The entry keeps its place, its features and
     /// its pick count; its weight follows at the next [`Corpus::reweigh`]. Returns false, and
     /// changes nothing, when a file of `data`'s name was ever known (another entry may hold the
     /// same bytes, and removing its file later must not remove this one's).
@@ -174,10 +183,11 @@ impl Corpus {
         if self.known.contains(&name) {
             return Ok(false);
         }
-        self.write(dir, &name, &data)?;
+        if self.write(dir, &name, &data)? {
+            self.written.insert(name.clone());
+        }
         let e = &mut self.entries[i];
-        if let Some(d) = dir {
-            // another worker may have removed it already
+        if let Some(d) = dir.filter(|_| self.written.remove(&e.name)) {
             let _ = std::fs::remove_file(d.join(&e.name));
         }
         self.known.insert(name.clone());
@@ -346,6 +356,26 @@ mod tests {
         .unwrap();
         // a user's own file of another name is never removed
         std::fs::write(d.path().join("mine"), b"a long input").unwrap();
+        // nor one the directory held at the start, even named by the SHA-1 of its bytes
+        let theirs = b"their long input".to_vec();
+        std::fs::write(d.path().join(sha1_hex(&theirs)), &theirs).unwrap();
+        c.mark_known(&sha1_hex(&theirs));
+        c.add(
+            theirs.clone(),
+            vec![3],
+            vec![Feature::Outcome(3)],
+            1,
+            Duration::ZERO,
+            None,
+        )
+        .unwrap();
+        assert!(c
+            .replace(2, b"theirs".to_vec(), vec![3], 1, Some(d.path()))
+            .unwrap());
+        assert_eq!(
+            std::fs::read(d.path().join(sha1_hex(&theirs))).unwrap(),
+            theirs
+        );
         assert!(c
             .replace(1, b"short".to_vec(), vec![2], 1, Some(d.path()))
             .unwrap());
@@ -362,11 +392,17 @@ mod tests {
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         files.sort();
-        let mut want = vec![sha1_hex(b"first"), sha1_hex(b"short"), "mine".to_string()];
+        let mut want = vec![
+            sha1_hex(b"first"),
+            sha1_hex(b"short"),
+            "mine".to_string(),
+            sha1_hex(b"their long input"),
+            sha1_hex(b"theirs"),
+        ];
         want.sort();
         assert_eq!(files, want);
         assert!(c.knows(&sha1_hex(b"short")));
-        assert_eq!((c.max_size(), c.total_bytes()), (5, 10));
+        assert_eq!((c.max_size(), c.total_bytes()), (6, 16));
     }
 
     #[test]

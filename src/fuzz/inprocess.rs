@@ -61,6 +61,9 @@ pub struct Carry {
     /// Executions in fork servers (triage) so far.
     pub isolated_executions: u64,
     pub crashes_found: usize,
+    /// The signatures of recorded crashes the workers met again (`Stats::crashes_met_again`).
+    #[serde(default)]
+    pub crashes_met_again: Vec<String>,
     pub crashes_total: u64,
     pub timeouts: Vec<PathBuf>,
     pub timeouts_total: u64,
@@ -611,6 +614,7 @@ impl super::Fuzzer<'_> {
             return Ok(());
         };
         w.carry.crashes_found = self.crashes_found;
+        w.carry.crashes_met_again = self.met_again.iter().cloned().collect();
         w.carry.crashes_total = self.crashes_total;
         w.carry.timeouts = self.timeouts.clone();
         w.carry.timeouts_total = self.timeouts_total;

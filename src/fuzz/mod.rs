@@ -4,7 +4,9 @@
 //!
 //! # The loop
 //! 1. Every file of the output corpus directory and of the seed directories is run (smallest
-//!    first); those that add coverage are kept, and seeds are copied into the corpus directory.
+//!    first, after one run of the empty input that measures a fresh process's set-up,
+//!    `Fuzzer::warm_up`); those that add coverage are kept, and seeds are copied into the corpus
+//!    directory (a file that was there at the start is never removed, [`Corpus::replace`]).
 //!    A rerun on the same directory therefore starts where an earlier (even killed) run stopped.
 //! 2. Then, until the budget is spent: pick a corpus entry (favouring rare outcomes,
 //!    [`corpus`]), mutate it ([`mutate`]: havoc, dictionary, program constants, splicing), run it,
@@ -16,7 +18,9 @@
 //!    its parent entry brought replaces the entry, [`FuzzOptions::reduce_inputs`]).
 //! 3. A crash is triaged ([`triage`]): re-run in a fresh process, its sanitizer report or stack
 //!    symbolised, de-duplicated by its top frames across workers and runs, and its reproducer
-//!    minimised ([`minimize`]) and written as `crash-<sha1>` under the artifact prefix. Timeouts
+//!    minimised ([`minimize`]) and written as `crash-<sha1>` under the artifact prefix (a crash
+//!    an earlier run recorded, met again, counts as this run's too, and its artifact is written
+//!    again if it no longer exists, `Fuzzer::met_again`). Timeouts
 //!    and out-of-memory kills are confirmed by a second run and kept as `timeout-<sha1>` and
 //!    `oom-<sha1>` when they cover something no earlier one did.
 //! 4. Every few seconds the corpus directory is scanned for inputs other workers wrote (`-j N`,
@@ -269,9 +273,20 @@ pub struct Summary {
     pub features: usize,
     /// Unique crashes recorded for this corpus (this run, its workers, earlier runs).
     pub unique_crashes: usize,
+    /// Their records whose artifact exists (every one this run met; see `missing_artifacts`).
     pub crashes: Vec<CrashRecord>,
     /// Unique crashes this run (and its workers) found.
     pub new_crashes: usize,
+    /// Unique crashes recorded before (by an earlier run on this corpus, or another worker of
+    /// this run) that this run met again. With `new_crashes`, what makes the run exit 1: a known,
+    /// unfixed crash fails a re-run, as libFuzzer's run fails on any crash.
+    #[serde(default)]
+    pub crashes_met_again: usize,
+    /// The artifacts of recorded crashes that no longer exist (removed after the run that wrote
+    /// them) and that this run did not meet, so could not write again; their records are left
+    /// out of `crashes`.
+    #[serde(default)]
+    pub missing_artifacts: Vec<PathBuf>,
     pub crashes_total: u64,
     pub timeouts: Vec<PathBuf>,
     pub ooms: Vec<PathBuf>,
@@ -545,6 +560,19 @@ impl<'a> Session<'a> {
         r
     }
 
+    /// [`Session::run_full`] of an input that already timed out once (a suspect, or a hang or
+    /// out-of-memory kill to confirm), not cut short by the deadline (`-max_total_time`): a hang
+    /// met just before the end must still be kept, so its confirmation may end up to one timeout
+    /// after the deadline (libFuzzer never cuts an execution short). An interrupt still stops it.
+    ///
+    /// Errors: as [`Session::run`].
+    pub fn run_confirm(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
+        let deadline = self.deadline.take();
+        let r = self.run_full(data);
+        self.deadline = deadline;
+        r
+    }
+
     /// Mark quiet every site of the last execution whose outcomes are all covered in `fb`: its
     /// probe then only counts hits after its first evaluation (no site of the
     /// frontier is ever quiet, so guidance loses nothing it reads).
@@ -737,6 +765,9 @@ struct Fuzzer<'a> {
     /// Raw stack keys seen → their signature.
     raw_keys: std::collections::HashMap<String, String>,
     crashes_found: usize,
+    /// The signatures of crashes recorded before this worker met them (an earlier run's, or
+    /// another worker's) that it met ([`Fuzzer::met_again`]).
+    met_again: std::collections::BTreeSet<String>,
     crashes_total: u64,
     timeouts: Vec<PathBuf>,
     timeouts_total: u64,
@@ -1104,6 +1135,7 @@ fn run_session(
         db,
         raw_keys: Default::default(),
         crashes_found: carried.crashes_found,
+        met_again: carried.crashes_met_again.iter().cloned().collect(),
         crashes_total: carried.crashes_total,
         timeouts: carried.timeouts.clone(),
         timeouts_total: carried.timeouts_total,
@@ -1298,7 +1330,12 @@ impl Fuzzer<'_> {
     fn done(&self) -> bool {
         self.s.stopped()
             || self.opts.runs.is_some_and(|r| self.s.executions >= r)
-            || (self.opts.stop_on_crash && self.crashes_found > 0)
+            || (self.opts.stop_on_crash && self.met_crash())
+    }
+
+    /// Whether this worker met a crash: a new unique one, or a recorded one again.
+    fn met_crash(&self) -> bool {
+        self.crashes_found > 0 || !self.met_again.is_empty()
     }
 
     /// Whether this is an in-process worker replaying the corpus its predecessor left (whose
@@ -1315,7 +1352,7 @@ impl Fuzzer<'_> {
     /// Whether the seeds' loading must stop: the run was interrupted or is out of time, or
     /// `-stop_on_crash` met a crash (not `-runs`, see [`Fuzzer::campaign`]).
     fn load_stopped(&self) -> bool {
-        self.s.stopped() || (self.opts.stop_on_crash && self.crashes_found > 0)
+        self.s.stopped() || (self.opts.stop_on_crash && self.met_crash())
     }
 
     fn stats(&self, done: bool) -> Stats {
@@ -1360,6 +1397,7 @@ impl Fuzzer<'_> {
                 .max(self.inproc.as_ref().map_or(0, |w| w.carry.features)),
             unique_crashes: self.unique,
             crashes_found: self.crashes_found,
+            crashes_met_again: self.met_again.iter().cloned().collect(),
             crashes_total: self.crashes_total,
             timeouts_unique: self.timeouts.len(),
             timeouts_total: self.timeouts_total,
@@ -1406,6 +1444,7 @@ impl Fuzzer<'_> {
             .collect();
         seeds.sort();
         self.loading = true;
+        self.warm_up()?;
         // the seeds run in full whatever -runs says, as libFuzzer's do (`-runs=0` runs just the
         // seeds, the usual way to measure a corpus); a restarted in-process worker's replay is a
         // continuation and stops at the budget
@@ -1616,6 +1655,32 @@ impl Fuzzer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Before the seeds, when the executor has not measured what a fresh process's first
+    /// execution costs ([`crate::exec::Executor::setup_unmeasured`]): run the empty input once,
+    /// as libFuzzer does before its seeds. Until a first execution has ended normally, each one
+    /// may take [`crate::exec::FIRST_RUN_TIMEOUT_FACTOR`] times its limit, and a seed that hangs
+    /// cost that twice (its run at the suspect limit, then its confirmation in a fresh process:
+    /// 11 s at `-timeout=1`, so that a short `-max_total_time` ended before it was recorded).
+    /// The run is the target's set-up, not an input of the run: it is not counted (`-runs=0`
+    /// runs the seeds), and its coverage is not kept; a crash, hang or out-of-memory kill on it
+    /// is a finding as any.
+    fn warm_up(&mut self) -> Result<()> {
+        if self.s.delivery != Delivery::LibFuzzer
+            || !self.s.target.executor.setup_unmeasured()
+            || self.s.is_killer(b"")
+            || self.load_stopped()
+        {
+            return Ok(());
+        }
+        let (outcome, exit) = self.s.run_full(b"")?;
+        self.s.executions -= 1;
+        match outcome {
+            Outcome::Normal | Outcome::Stopped => Ok(()),
+            Outcome::Crash => self.on_crash(b"", exit),
+            Outcome::Timeout | Outcome::Oom => self.on_hang(b"", outcome),
+        }
     }
 
     /// Stats, status and plot, every second (`force`) or when the status is due.
@@ -1847,8 +1912,8 @@ impl Fuzzer<'_> {
         let lite = self.lite.now;
         if outcome == Outcome::Timeout && self.s.suspected() && self.hang_fb.is_new(&self.s.cov) {
             // not a known hang: the whole timeout decides (a slow input may end normally); a
-            // second timeout, at the whole limit, confirms it
-            (outcome, exit) = self.s.run_full(data)?;
+            // second timeout, at the whole limit, confirms it (even after the deadline)
+            (outcome, exit) = self.s.run_confirm(data)?;
             self.hang_confirmed = outcome == Outcome::Timeout;
         }
         let ran = t0.elapsed().as_secs_f64();
@@ -1986,7 +2051,8 @@ impl Fuzzer<'_> {
             return Ok(());
         }
         // again, in a fresh process (a persistent child that crashed is gone): does it reproduce?
-        let (again, exit2) = self.s.run_full(data)?;
+        // (even after the deadline: a crash met at the end is kept)
+        let (again, exit2) = self.s.run_confirm(data)?;
         if again == Outcome::Stopped {
             return Ok(());
         }
@@ -2003,15 +2069,15 @@ impl Fuzzer<'_> {
         let signature = report.signature();
         self.raw_keys.insert(raw, signature.clone());
         self.raw_keys.insert(target_raw.clone(), signature.clone());
-        if self.db.contains(&signature) {
-            return Ok(());
-        }
         // libFuzzer's names: leak-<sha1> for a memory leak, crash-<sha1> otherwise
         let stem = if report.kind == triage::LEAK_KIND {
             "leak"
         } else {
             "crash"
         };
+        if self.db.contains(&signature) {
+            return self.met_again(data, &signature, stem, &target_raw, reproduced);
+        }
         let name = format!("{stem}-{}", sha1_hex(data));
         let artifact = self.opts.artifact(&name);
         // a file of that name written by someone else (libFuzzer names its artifacts the same
@@ -2081,40 +2147,109 @@ impl Fuzzer<'_> {
                 " [did not crash again in a fresh process]"
             }
         ));
-        if self.opts.minimize && reproduced && data.len() > 1 {
-            let budget = minimize::Budget {
-                max_execs: MINIMIZE_EXECS,
-                deadline: Some(Instant::now() + MINIMIZE_TIME),
-            };
-            let small = minimize::shrink(&mut self.s, data, &budget, |s, exit| {
-                s.report(exit).raw_key() == target_raw
-            })?;
-            record.minimized = true;
-            if small.len() == data.len() {
-                self.db.update(&record)?;
-            } else {
-                let min_name = format!("{stem}-{}", sha1_hex(&small));
-                let min_path = self.opts.artifact(&min_name);
-                self.db.intend(&min_path)?;
-                write_atomic(&min_path, &small)
-                    .with_context(|| format!("cannot write {}", min_path.display()))?;
-                record.artifact = min_path.clone();
-                record.size = small.len();
-                self.db.update(&record)?;
-                self.db.settle(&min_path);
-                if !foreign {
-                    let _ = std::fs::remove_file(&artifact);
-                }
-                self.monitor.println(&format!(
-                    "==evotest== minimised from {} to {} bytes: {}",
-                    data.len(),
-                    small.len(),
-                    min_path.display()
-                ));
-            }
-        }
+        self.minimize_artifact(data, stem, &target_raw, &mut record, foreign)?;
         // after the minimisation, which replaces the file: the line names the one that stays
         // (scripts read the path from libFuzzer's wording)
+        self.monitor.println(&format!(
+            "artifact_prefix='{}'; Test unit written to {}",
+            self.opts.artifact_prefix,
+            record.artifact.display()
+        ));
+        self.exact_copy(&record.artifact)
+    }
+
+    /// Minimise the reproducer `data` of crash `record`, whose artifact (`record.artifact`,
+    /// written and recorded) holds `data`, when `-minimize` asks and the crash reproduced:
+    /// a smaller input that crashes with the same raw stack (`target_raw`) is written as
+    /// `<stem>-<sha1>`, recorded, and the first artifact removed unless `foreign` (a file of that
+    /// name that evotest did not write).
+    ///
+    /// Errors: an artifact or the record cannot be written, the executor broke.
+    fn minimize_artifact(
+        &mut self,
+        data: &[u8],
+        stem: &str,
+        target_raw: &str,
+        record: &mut CrashRecord,
+        foreign: bool,
+    ) -> Result<()> {
+        if !(self.opts.minimize && record.reproduced && data.len() > 1) {
+            return Ok(());
+        }
+        let artifact = record.artifact.clone();
+        let budget = minimize::Budget {
+            max_execs: MINIMIZE_EXECS,
+            deadline: Some(Instant::now() + MINIMIZE_TIME),
+        };
+        let small = minimize::shrink(&mut self.s, data, &budget, |s, exit| {
+            s.report(exit).raw_key() == target_raw
+        })?;
+        record.minimized = true;
+        if small.len() == data.len() {
+            return self.db.update(record);
+        }
+        let min_name = format!("{stem}-{}", sha1_hex(&small));
+        let min_path = self.opts.artifact(&min_name);
+        self.db.intend(&min_path)?;
+        write_atomic(&min_path, &small)
+            .with_context(|| format!("cannot write {}", min_path.display()))?;
+        record.artifact = min_path.clone();
+        record.size = small.len();
+        self.db.update(record)?;
+        self.db.settle(&min_path);
+        if !foreign {
+            let _ = std::fs::remove_file(&artifact);
+        }
+        self.monitor.println(&format!(
+            "==evotest== minimised from {} to {} bytes: {}",
+            data.len(),
+            small.len(),
+            min_path.display()
+        ));
+        Ok(())
+    }
+
+    /// A crash already recorded (by an earlier run on this corpus, or another worker) met again
+    /// by `data`, which crashed with raw stack `target_raw` (`reproduced`: again in a fresh
+    /// process): it is counted (a run that meets a known, unfixed crash exits 1, as libFuzzer's
+    /// run does whenever it crashes), and when the record's artifact no longer exists (a CI
+    /// workspace cleaned while the corpus directory was cached) `data` is written again as
+    /// `<stem>-<sha1>` under the artifact prefix, minimised as a new crash's, and recorded, so
+    /// that every artifact a summary lists exists.
+    ///
+    /// Errors: the artifact or the record cannot be written, the executor broke.
+    fn met_again(
+        &mut self,
+        data: &[u8],
+        signature: &str,
+        stem: &str,
+        target_raw: &str,
+        reproduced: bool,
+    ) -> Result<()> {
+        self.met_again.insert(signature.to_string());
+        let Some(mut record) = self.db.get(signature) else {
+            return Ok(());
+        };
+        if record.artifact.is_file() {
+            return Ok(());
+        }
+        let artifact = self.opts.artifact(&format!("{stem}-{}", sha1_hex(data)));
+        let foreign = artifact.exists() && !self.db.pending().contains(&artifact);
+        self.db.intend(&artifact)?;
+        write_atomic(&artifact, data)
+            .with_context(|| format!("cannot write {}", artifact.display()))?;
+        let missing = std::mem::replace(&mut record.artifact, artifact.clone());
+        record.size = data.len();
+        record.minimized = false;
+        record.reproduced = reproduced;
+        self.db.update(&record)?;
+        self.db.settle(&artifact);
+        self.monitor.println(&format!(
+            "==evotest== known crash ({}) met again; its artifact {} no longer exists: written again",
+            record.kind,
+            missing.display()
+        ));
+        self.minimize_artifact(data, stem, target_raw, &mut record, foreign)?;
         self.monitor.println(&format!(
             "artifact_prefix='{}'; Test unit written to {}",
             self.opts.artifact_prefix,
@@ -2169,7 +2304,7 @@ impl Fuzzer<'_> {
         let again = if confirmed && what == Outcome::Timeout {
             what
         } else {
-            let (again, exit) = self.s.run_full(data)?;
+            let (again, exit) = self.s.run_confirm(data)?;
             if again == Outcome::Crash {
                 // a slow crash, cut short at the suspect limit: a crash, not a hang
                 return self.on_crash(data, exit);
@@ -2354,7 +2489,14 @@ impl Fuzzer<'_> {
         // the DONE line and the last stats: all workers' executions and coverage
         self.monitor.finish(&st, &total)?;
         let seconds = self.elapsed().as_secs_f64();
-        let crashes = self.db.all();
+        let mut met_again = self.met_again.clone();
+        for w in &worker_stats {
+            met_again.extend(w.crashes_met_again.iter().cloned());
+        }
+        let records = self.db.all();
+        let unique_crashes = records.len();
+        let (crashes, missing): (Vec<CrashRecord>, Vec<CrashRecord>) =
+            records.into_iter().partition(|r| r.artifact.is_file());
         Ok(Summary {
             target: st.target.clone(),
             delivery: st.delivery.clone(),
@@ -2374,10 +2516,12 @@ impl Fuzzer<'_> {
             outcomes_covered: total.outcomes_covered,
             outcomes_total: st.outcomes_total,
             features: total.features,
-            unique_crashes: crashes.len(),
+            unique_crashes,
             crashes,
             new_crashes: st.crashes_found
                 + worker_stats.iter().map(|w| w.crashes_found).sum::<usize>(),
+            crashes_met_again: met_again.len(),
+            missing_artifacts: missing.into_iter().map(|r| r.artifact).collect(),
             crashes_total: total.crashes_total,
             timeouts: std::mem::take(&mut self.timeouts),
             ooms: std::mem::take(&mut self.ooms),

@@ -65,6 +65,10 @@ pub struct Stats {
     pub unique_crashes: usize,
     /// Unique crashes this worker found.
     pub crashes_found: usize,
+    /// The signatures of recorded crashes (an earlier run's on this corpus, or another
+    /// worker's) that this worker met again.
+    #[serde(default)]
+    pub crashes_met_again: Vec<String>,
     /// Crashing executions (unique or not).
     pub crashes_total: u64,
     pub timeouts_unique: usize,
@@ -208,7 +212,7 @@ impl Monitor {
             fmt_bytes(s.corpus_bytes),
             s.len_limit,
             s.execs_per_sec,
-            s.crashes_found,
+            s.crashes_found + s.crashes_met_again.len(),
             kept_of(s.timeouts_unique, s.timeouts_total),
             kept_of(s.ooms_unique, s.ooms_total)
         );
