@@ -237,6 +237,39 @@ fn reads_as_full(exe: &Path) {
     assert_eq!(buckets(&lite), buckets(&full));
 }
 
+/// A function with inline asm gets no clone: the assembler would get the asm's text twice, and a
+/// global label it defines would be defined twice (the build failed), an entry it adds to a
+/// section would be there twice. In coverage-only executions, the harness's clone calls the
+/// original, whose probes count in the lite map: what the fuzzer reads is still what a full
+/// execution gives.
+#[test]
+fn a_function_with_inline_asm_has_no_clone_and_reads_as_full() {
+    let _ = common::evotest();
+    let dir = tempfile::tempdir().unwrap();
+    let step = r#"
+__attribute__((noinline)) int step(int v) {
+    int r = 0;
+    if (v > 40) r = 1;
+    else if (v == 7) r = 2;
+    __asm__ volatile(".globl evotest_asm_marker\nevotest_asm_marker:\n\t.pushsection evotab,\"aw\"\n\t.quad 1f\n\t.popsection\n1:" ::: "memory");
+    return r;
+}
+int LLVMFuzzerTestOneInput("#;
+    let harness = HARNESS
+        .replacen("int LLVMFuzzerTestOneInput(", step, 1)
+        .replacen(
+            "if (flag_on) k++;",
+            "if (flag_on) k++;\n    k += step(d[1]);",
+            1,
+        );
+    assert!(harness.contains("k += step(d[1]);"));
+    let exe = common::build_fuzz_harness(dir.path(), &harness);
+    let bytes = std::fs::read(&exe).unwrap();
+    let has = |s: &[u8]| bytes.windows(s.len()).any(|w| w == s);
+    assert!(has(b"evotest_asm_marker") && !has(b"step.evotest_lite"));
+    reads_as_full(&exe);
+}
+
 #[test]
 fn coverage_only_is_refused_while_operands_are_logged() {
     let _ = common::evotest();

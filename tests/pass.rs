@@ -578,3 +578,105 @@ fn pointer_compares_pass_no_addresses_to_the_probes() {
         "{out}"
     );
 }
+
+/// GCC vector extensions: a compare of vectors gives a mask (`v4i m = a < b;`), and branches on
+/// its elements reach it through memory at -O0 (`if (m[0])`, a loop over `m`, `switch (m[1])`,
+/// a union or `memcpy` of it). The mask has no one outcome: it gets no site, and the build
+/// neither fails ("non-integer branch condition") nor behaves otherwise than clang's, at any
+/// level; the branches on its elements are sites named by the element. A select on a vector
+/// mask (C++'s `m ? a : b`) is no two-outcome site either.
+#[test]
+fn vector_compare_masks_build_and_their_elements_are_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("vec.c");
+    std::fs::write(
+        &c,
+        r#"#include <stdio.h>
+#include <string.h>
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+union U { v4i v; int i[4]; };
+__attribute__((noinline)) int t(v4f a, v4f b, v4i x, v4i y, v2d c, v2d d) {
+  int r = 0;
+  v4i m = a < b;
+  if (m[0] && m[3]) r += 1;
+  v4i e = x == y;
+  if (e[0]) r += 2;
+  for (int i = 0; i < 4; i++) if (m[i]) r += 4;
+  switch (m[1]) { case -1: r += 8; break; case 0: r += 16; break; }
+  while (m[3] && r < 40) r += 32;
+  union U u; u.v = e; if (u.i[1]) r += 64;
+  v2l k = c < d; long long q; memcpy(&q, &k, 8); if (q) r += 128;
+  if ((m & 1)[2] == 1) r += 256;
+  return r;
+}
+int main(void) {
+  v4f a = {1, 2, 3, 4}, b = {2, 1, 1, 5};
+  v4i x = {1, 2, 3, 4}, y = {1, 0, 3, 0};
+  v2d c = {1, 2}, d = {2, 1};
+  printf("%d\n", t(a, b, x, y, c, d));
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let cc = dir.path().join("sel.cc");
+    std::fs::write(
+        &cc,
+        r#"#include <cstdio>
+typedef int v4i __attribute__((vector_size(16)));
+__attribute__((noinline)) v4i pick(v4i m, v4i a, v4i b) { return m ? a : b; }
+__attribute__((noinline)) v4i pick2(v4i x, v4i a, v4i b) { return (x > 2) ? a : b; }
+int main() {
+  v4i m = {0, 1, 0, 1}, a = {1, 2, 3, 4}, b = {5, 6, 7, 8};
+  v4i r = pick(m, a, b), s = pick2(a, a, b);
+  std::printf("%d %d %d %d %d %d\n", r[0], r[1], r[2], r[3], s[0], s[3]);
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    for opt in ["-O0", "-O1", "-O2"] {
+        for (wrapper, src, want) in [
+            (env!("CARGO_BIN_EXE_evotest-cc"), &c, "187\n"),
+            (env!("CARGO_BIN_EXE_evotest-cxx"), &cc, "5 2 7 4 5 4\n"),
+        ] {
+            let exe = dir.path().join("prog");
+            let o = std::process::Command::new(wrapper)
+                .arg(opt)
+                .arg(src)
+                .arg("-o")
+                .arg(&exe)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{opt} {}: {}",
+                src.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let o = std::process::Command::new(&exe).output().unwrap();
+            assert!(o.status.success(), "{opt} {}", src.display());
+            assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{opt}");
+        }
+    }
+    let out = sites_of(c.to_str().unwrap(), &[]);
+    for want in [
+        "br      m[0] != 0",
+        "br      m[i] != 0",
+        "switch  m[1]  [default, case -1, case 0]",
+        "br      u[1] != 0",
+        "br      q != 0",
+    ] {
+        assert!(out.contains(want), "no `{want}` in:\n{out}");
+    }
+    // no condition-only site on the masks `m`, `e`, `k`: the only one is the `while`'s last
+    // condition
+    let conds: Vec<&str> = out.lines().filter(|l| l.contains(" cond ")).collect();
+    assert!(
+        conds.len() == 1 && conds[0].contains("r < 40"),
+        "{conds:?}\n{out}"
+    );
+}

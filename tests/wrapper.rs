@@ -495,3 +495,38 @@ fn an_instrumented_program_loads_an_instrumented_plugin() {
     let plug = d.path().join("plug.so");
     assert_eq!(run(&d.path().join("host"), &[plug.to_str().unwrap()]), 0);
 }
+
+/// Inline asm is assembled once at every level: at -O1 and above the pass gives functions a
+/// coverage-only clone, and a clone of a function with inline asm repeated the asm, so that a
+/// global label it defines was defined twice (the build failed) and the entries it adds to a
+/// section (a linker set, `.init_array`) were there twice (the init ran twice). Such a function
+/// now has no clone.
+#[test]
+fn inline_asm_is_assembled_once_at_every_level() {
+    let d = dir_with(&[(
+        "asm.c",
+        r#"#include <stdio.h>
+static int inits;
+static void count_init(void) { inits++; }
+extern const long __start_evotab[], __stop_evotab[];
+extern const char evotest_marker[];
+__attribute__((noinline, used)) int worker(int x) {
+  if (x > 3) x *= 2;
+  __asm__ volatile(".globl evotest_marker\nevotest_marker:\n\tnop\n\t.pushsection evotab,\"aw\"\n\t.quad 1f\n\t.popsection\n1:\n\t.pushsection .init_array,\"aw\"\n\t.quad %c0\n\t.popsection" :: "i"(count_init));
+  return x + 1;
+}
+int main(int argc, char **argv) {
+  (void)argv;
+  printf("%d %ld %d %d\n", worker(argc + 4), (long)(__stop_evotab - __start_evotab), inits, evotest_marker[0] == (char)0x90);
+  return 0;
+}
+"#,
+    )]);
+    for opt in ["-O0", "-O1", "-O2", "-O3"] {
+        cc_ok(d.path(), &[opt, "asm.c", "-o", "p"]);
+        let o = Command::new(d.path().join("p")).output().unwrap();
+        assert!(o.status.success(), "{opt}: {:?}", o.status);
+        // worker(5), one table entry, one init, the label at the `nop`
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "11 1 1 1\n", "{opt}");
+    }
+}

@@ -565,8 +565,13 @@ unsigned evotest_disubprogram_language(LLVMMetadataRef SP) {
 // emitted (not `available_externally`), optimised (not `optnone`, as every function at -O0 is),
 // not variadic (its clone could not be called with the caller's variable arguments), not naked,
 // not `returns_twice` (a context it saves would be its clone's, whose frame is gone when the
-// original returns), not a coroutine before splitting, and with no block whose address is taken
-// (`&&label` tables would jump from the clone into the original).
+// original returns), not a coroutine before splitting, with no block whose address is taken
+// (`&&label` tables would jump from the clone into the original), and with no inline asm (a
+// `call asm` or an `asm goto`'s `callbr`): the assembler would get its text twice, so that a
+// global label it defines is defined twice (an error), and an entry it adds to a section
+// (`.pushsection`, `.init_array`) is there twice (a linker set with two entries, an init that
+// runs twice). Such a function runs its original, probes and all, in coverage-only executions too,
+// where the probes count in the lite map.
 bool evotest_can_clone(LLVMValueRef Fn) {
   auto *F = dyn_cast_or_null<Function>(unwrap(Fn));
   if (!F || F->isDeclaration() || F->isVarArg() || F->hasAvailableExternallyLinkage() ||
@@ -574,8 +579,12 @@ bool evotest_can_clone(LLVMValueRef Fn) {
       F->hasFnAttribute(Attribute::ReturnsTwice) ||
       F->isPresplitCoroutine())
     return false;
-  for (BasicBlock &BB : *F)
+  for (BasicBlock &BB : *F) {
     if (BB.hasAddressTaken()) return false;
+    for (Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (CB->isInlineAsm()) return false;
+  }
   return true;
 }
 

@@ -424,6 +424,12 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     s
                 }
             }
+            // an element of a vector (`m[0]` of a compare mask `v4i m = a < b;`)
+            LLVMExtractElement => format!(
+                "{}[{}]",
+                expr(LLVMGetOperand(v, 0), names, depth + 1, true),
+                expr(LLVMGetOperand(v, 1), names, depth + 1, false)
+            ),
             LLVMSelect => format!(
                 "({} ? {} : {})",
                 expr(LLVMGetOperand(v, 0), names, depth + 1, true),

@@ -18,7 +18,8 @@
 //! * **Bitwise** `(a > 0) & (b > 0)`, `|`: one `br` (or `select`) on the `and`/`or` of
 //!   zero-extended `i1`s; each `i1` gets a [`SiteKind::Cond`] site, and the `br` is the decision.
 //!
-//! Compares whose result is stored into a variable (`int t = a > b;`) get a [`SiteKind::Cond`]
+//! Scalar compares whose result is stored into a variable (`int t = a > b;`, not a vector mask
+//! `v4i m = a < b;`, which has no one outcome) get a [`SiteKind::Cond`]
 //! site of their own as well: a condition that belongs to no decision in the IR.
 //!
 //! Everything else (a `br` or `select` on one condition, a `switch`) is a decision of one
@@ -923,7 +924,9 @@ pub fn analyse(
             let mut i = LLVMGetFirstInstruction(bb);
             while !i.is_null() {
                 let next = LLVMGetNextInstruction(i);
+                // a scalar compare only: a vector compare (`v4i m = a < b;`) has no one outcome
                 if matches!(opcode(i), Some(LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp))
+                    && is_i1(i)
                     && !taken.contains(&i)
                     && stored(i, names, 0)
                 {

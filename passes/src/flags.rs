@@ -228,14 +228,20 @@ pub unsafe fn flag_locals(func: LLVMValueRef) -> Vec<FlagLocal> {
     out
 }
 
+/// Whether `v` is a scalar integer constant 0 (not a vector splat, which LLVM may also keep as
+/// a `ConstantInt`).
 unsafe fn is_zero_int(v: LLVMValueRef) -> bool {
     !LLVMIsAConstantInt(v).is_null()
+        && LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMIntegerTypeKind
         && LLVMConstIntGetZExtValue(v) == 0
         && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64
 }
 
+/// Whether `v` is a scalar integer constant with all bits set (`true`, `-1`).
 unsafe fn is_all_ones(v: LLVMValueRef) -> bool {
-    if LLVMIsAConstantInt(v).is_null() {
+    if LLVMIsAConstantInt(v).is_null()
+        || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMTypeKind::LLVMIntegerTypeKind
+    {
         return false;
     }
     let w = LLVMGetIntTypeWidth(LLVMTypeOf(v));

@@ -9,7 +9,8 @@
 //! 6% for libFuzzer's counters, placed after optimisation).
 //!
 //! So each function `f` that can be cloned ([`evotest_can_clone`]: optimised, not variadic, not
-//! `returns_twice`, no address-taken block) gets an internal clone `f.evotest_lite`, made after all probes are in
+//! naked, not `returns_twice`, no address-taken block, no inline asm, whose text the assembler
+//! would get twice) gets an internal clone `f.evotest_lite`, made after all probes are in
 //! place, in which
 //! * every inline quiet path calls its coverage-only twin instead, which counts the outcome in
 //!   the lite map and never calls a probe (the compares' operands become dead code);
@@ -35,6 +36,10 @@
 //! At `f`'s entry, a test of the flag word sends a coverage-only execution to the clone (two
 //! loads and a branch in the others). What the clone counts is what the original counts in a
 //! coverage-only execution; `tests/lite.rs` checks it. The code grows about twofold.
+//!
+//! A function without a clone (one with inline asm, or any at -O0) runs its original in
+//! coverage-only executions: its probes' inline quiet paths count the outcomes in the lite map
+//! themselves, so it reads the same, only slower.
 
 use evotest_abi::names;
 use inkwell::llvm_sys::core::*;
