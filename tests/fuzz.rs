@@ -2842,6 +2842,7 @@ fn a_function_with_target_clones_does_not_stop_the_fuzzer() {
             "{mode:?}: {s:#}"
         );
     }
+}
 
 /// A seed that hangs (rob10 fault1). Alone, under `-runs=0`, it costs about one timeout, not the
 /// eleven seconds it took at `-timeout=1` (its confirmation ran in a fresh process whose set-up

@@ -680,3 +680,26 @@ int main() {
         "{conds:?}\n{out}"
     );
 }
+
+/// A flag function made of a `switch` (`case 1: case 5: return 1`) gives its frame the case
+/// values, so the distance of `ok(x)` is to 1 or 5: they were read from operand slots LLVM 22 no
+/// longer keeps them in (`[i64 93991225057536]`).
+#[test]
+fn a_flag_functions_switch_gives_its_frame_the_case_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("sw.c");
+    std::fs::write(
+        &src,
+        "static int ok(int x) { switch (x) { case 1: return 1; case 5: return 1; default: return 0; } }\nint f(int x, int y) { if (ok(x)) { if (y == 77) return 2; return 1; } return 0; }\n",
+    )
+    .unwrap();
+    let ir = instrumented_ir(&src, &["-O0"]);
+    assert!(
+        ir.contains("[2 x i64] [i64 1, i64 5]"),
+        "{}",
+        ir.lines()
+            .filter(|l| l.contains("frame_cases"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -359,11 +359,10 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
                 LLVMOpcode::LLVMSwitch => {
                     let value = LLVMGetOperand(i, 0);
                     if int_width(value).is_some_and(|w| w <= 64) {
-                        let n = LLVMGetNumOperands(i) as u32;
-                        // operands: value, default, then (case value, destination) pairs
-                        let cases = (2..n)
-                            .step_by(2)
-                            .map(|k| LLVMConstIntGetSExtValue(LLVMGetOperand(i, k)))
+                        // successor 0 is the default, successor k > 0 case k - 1 (LLVM 22
+                        // keeps case values out of the operand list: ask for them)
+                        let cases = (1..LLVMGetNumSuccessors(i))
+                            .map(|k| LLVMConstIntGetSExtValue(LLVMGetSwitchCaseValue(i, k)))
                             .collect();
                         points.push(Point::Switch {
                             inst: i,
