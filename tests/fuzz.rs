@@ -2814,3 +2814,59 @@ fn seeds_that_all_end_with_the_same_error_exit_are_warned_about() {
     let err = run("c2", "-v");
     assert!(!err.contains("every seed"), "{err}");
 }
+
+/// A harness that calls `exit()` inside LLVMFuzzerTestOneInput: evotest reports the input as a
+/// crash, and its reproducer run by hand fails as libFuzzer's does ("fuzz target exited", exit
+/// status -error_exitcode, 77 by default), where it exited 0 in silence, so that a
+/// "reproduce" step concluded the crash did not reproduce.
+#[test]
+fn exit_inside_the_harness_fails_when_its_reproducer_runs_by_hand() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("exits.c", d.path());
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=50000",
+            "--stop_on_crash",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{s:#}");
+    let kind = s["crashes"][0]["kind"].as_str().unwrap().to_string();
+    assert!(kind.starts_with("exit("), "{s:#}");
+    let artifact = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+    let replay = |args: &[&str], file: &Path| {
+        let r = Command::new(&h).args(args).arg(file).output().unwrap();
+        (
+            r.status.code(),
+            String::from_utf8_lossy(&r.stderr).to_string(),
+        )
+    };
+    let (code, err) = replay(&[], &artifact);
+    assert_eq!(code, Some(77), "{kind}: {err}");
+    assert_eq!(
+        err.matches("ERROR: evotest: fuzz target exited").count(),
+        1,
+        "{err}"
+    );
+    // exit(0) and exit(3) alike, with libFuzzer's -error_exitcode
+    for (input, flag, want) in [
+        (&b"EX"[..], "-error_exitcode=9", 9),
+        (b"E3", "-error_exitcode=9", 9),
+        (b"E3", "-timeout=5", 77),
+    ] {
+        let f = d.path().join("input");
+        std::fs::write(&f, input).unwrap();
+        let (code, err) = replay(&[flag], &f);
+        assert_eq!(code, Some(want), "{input:?} {flag}: {err}");
+        assert!(err.contains("fuzz target exited"), "{err}");
+    }
+    // an input that returns still passes, and exit() after the inputs is no failure
+    let f = d.path().join("fine");
+    std::fs::write(&f, b"ok").unwrap();
+    let (code, err) = replay(&[], &f);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("exited"), "{err}");
+}

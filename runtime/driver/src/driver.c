@@ -76,6 +76,25 @@ static void *rss_watch(void *arg) {
 // Marks executables linked with this driver (the engine looks for the symbol).
 __attribute__((used)) const char __evotest_fuzz_driver[] = "evotest libFuzzer-compatible driver";
 
+// By hand: libFuzzer's -error_exitcode=N (77 by default), the status of a run whose harness
+// called exit() inside LLVMFuzzerTestOneInput.
+static int error_exitcode = 77;
+// The input LLVMFuzzerTestOneInput is running on (NULL outside the call), for the exit handler.
+static const char *volatile running_label = NULL;
+
+// An atexit handler, registered when running files by hand: exit() called by the harness while
+// it runs an input is a failure, as libFuzzer reports it ("fuzz target exited"); under the engine
+// that input is a crash, so that its reproducer must not replay as a success.
+static void on_exit_in_harness(void) {
+  const char *label = running_label;
+  if (!label) return;
+  running_label = NULL;
+  fflush(NULL);
+  fprintf(stderr, "==%d== ERROR: evotest: fuzz target exited (exit() called inside LLVMFuzzerTestOneInput on %s)\n",
+          (int)getpid(), label);
+  _exit(error_exitcode);
+}
+
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -119,7 +138,9 @@ static int run_file(const char *path, const char *label) {
     alarm(timeout_s);
   }
   double t0 = now_ms();
+  running_label = label;
   LLVMFuzzerTestOneInput(copy, n);
+  running_label = NULL;
   if (timeout_s) alarm(0);
   fprintf(stderr, "Executed %s in %.0f ms\n", label, now_ms() - t0);
   free(copy);
@@ -279,10 +300,12 @@ int main(int argc, char **argv) {
   int files = 0, failed = 0;
   for (int i = 1; i < argc; i++) {
     if (strncmp(argv[i], "-timeout=", 9) == 0) timeout_s = (unsigned)strtoul(argv[i] + 9, NULL, 10);
+    if (strncmp(argv[i], "-error_exitcode=", 16) == 0) error_exitcode = (int)strtol(argv[i] + 16, NULL, 10);
     if (strncmp(argv[i], "-rss_limit_mb=", 14) == 0) rss_limit_mb = strtoul(argv[i] + 14, NULL, 10);
     if (strncmp(argv[i], "-help=", 6) == 0 && strcmp(argv[i], "-help=0") != 0) {
       fprintf(stderr,
-              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] FILE|DIR...   (runs each input once; no file: standard input)\n"
+              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] [-error_exitcode=N] FILE|DIR...\n"
+              "(runs each input once; no file: standard input; exit() inside the harness exits with -error_exitcode, 77)\n"
               "This harness was linked with evotest's driver: fuzz it with `evotest fuzz %s CORPUS_DIR` (evotest fuzz --help).\n"
               "Where a libFuzzer binary would fuzz (-merge, -minimize_crash, -jobs, -workers, -fork; -runs or -max_total_time\n"
               "with a corpus directory or no input) it runs `evotest fuzz` on itself with the same arguments; other libFuzzer\n"
@@ -294,6 +317,7 @@ int main(int argc, char **argv) {
   // a crash without a sanitizer prints its stack, as under the engine
   __evotest_install_crash_stacks();
   if (timeout_s) signal(SIGALRM, on_alarm);
+  atexit(on_exit_in_harness);
   if (rss_limit_mb) {
     pthread_t t;
     pthread_create(&t, NULL, rss_watch, NULL);
