@@ -2870,3 +2870,35 @@ fn exit_inside_the_harness_fails_when_its_reproducer_runs_by_hand() {
     assert_eq!(code, Some(0), "{err}");
     assert!(!err.contains("exited"), "{err}");
 }
+
+/// Custom mutators: a harness whose LLVMFuzzerCustomMutator calls LLVMFuzzerMutate links (the
+/// driver provides it; the link failed with an undefined reference), LLVMFuzzerMutate mutates
+/// within the bounds it is given, and `evotest fuzz` says once, at the start, that it does not call
+/// the custom mutator (it was ignored in silence).
+#[test]
+fn custom_mutator_harnesses_link_and_evotest_warns_that_it_does_not_call_them() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("custom_mutator.c", d.path());
+    std::fs::write(d.path().join("selftest"), b"SELFTEST").unwrap();
+    let r = Command::new(&h)
+        .arg(d.path().join("selftest"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert!(err.contains("LLVMFuzzerMutate: "), "{err}");
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=2000"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{s:#}\n{err}");
+    assert_eq!(
+        err.matches("defines LLVMFuzzerCustomMutator, which evotest does not call")
+            .count(),
+        1,
+        "{err}"
+    );
+    // a harness without one gets no such warning
+    harness("magic.c", d.path());
+    let (o, _) = fuzz(d.path(), &["harness", "corpus2", "-seed=1", "-runs=100"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("LLVMFuzzerCustom"), "{err}");
+}

@@ -28,7 +28,8 @@ Files: corpus entries are named by SHA-1 in the first directory; crash-<sha1>, t
 and oom-<sha1> go to the working directory or -artifact_prefix; fuzzer_stats.json,
 coverage.csv and coverage.svg go to CORPUS/.evotest/main/ (or -stats_dir); unique crashes are
 recorded in CORPUS/.evotest/crashes/. libFuzzer flags evotest does not know are ignored with a
-warning.
+warning. Custom mutators (LLVMFuzzerCustomMutator, LLVMFuzzerCustomCrossOver) are not called (a
+warning says so); LLVMFuzzerMutate is provided, so that harnesses calling it link.
 
 CPU binding: like AFL++, each worker and its target run on one free CPU (no other process bound
 to it alone); EVOTEST_NO_AFFINITY=1 turns this off, as AFL_NO_AFFINITY does for AFL++.
@@ -560,6 +561,16 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         ),
     };
     let _scratch = scratch;
+    if a.worker.is_none() {
+        let hooks = custom_mutation_hooks(&a.harness);
+        if !hooks.is_empty() {
+            eprintln!(
+                "evotest fuzz: warning: {} defines {}, which evotest does not call: its own mutations are used, so inputs only the custom mutator makes (a valid checksum, a serialised structure) may not be reached",
+                a.harness.display(),
+                hooks.join(" and ")
+            );
+        }
+    }
     let mut o = FuzzOptions::new(&a.harness, &corpus);
     o.args = a.target_args.clone();
     o.input_extension = a.input_extension.clone();
@@ -730,6 +741,30 @@ fn finding_code(crashes: usize, timeouts: usize, ooms: usize) -> i32 {
     } else {
         0
     }
+}
+
+/// libFuzzer's custom-mutation hooks that the executable at `exe` defines
+/// (`LLVMFuzzerCustomMutator`, `LLVMFuzzerCustomCrossOver`), which evotest does not call. Only
+/// the symbol tables are read; none when they cannot be (a missing file is reported later) or
+/// the executable is stripped of its own functions' names.
+fn custom_mutation_hooks(exe: &std::path::Path) -> Vec<&'static str> {
+    use object::{Object, ObjectSymbol};
+    const HOOKS: [&str; 2] = ["LLVMFuzzerCustomMutator", "LLVMFuzzerCustomCrossOver"];
+    let Ok(f) = std::fs::File::open(exe) else {
+        return vec![];
+    };
+    let cache = object::read::ReadCache::new(f);
+    let Ok(file) = object::File::parse(&cache) else {
+        return vec![];
+    };
+    HOOKS
+        .into_iter()
+        .filter(|h| {
+            file.symbols()
+                .chain(file.dynamic_symbols())
+                .any(|s| s.name() == Ok(h) && !s.is_undefined())
+        })
+        .collect()
 }
 
 /// The arguments of `evotest fuzz` for another worker: `-j`/`--jobs`/`--workers` removed, and the

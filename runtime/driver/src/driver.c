@@ -191,6 +191,101 @@ static int run_in_process(const char *engine) {
   return entry(LLVMFuzzerTestOneInput, __evotest_return);
 }
 
+// libFuzzer's LLVMFuzzerMutate, for custom mutators (LLVMFuzzerCustomMutator) that call it, as most
+// do, to change the bytes of a structure they keep valid. evotest does not call custom mutators
+// (`evotest fuzz` warns when a harness defines one); this is so that such harnesses link and run.
+// Byte-level havoc, 1 to 4 mutations of: a flipped bit, a random byte, an interesting 8/16/32-bit
+// value, a small addition, inserted bytes, erased bytes, a copied block, a swapped pair. The
+// random stream is this process's own (fixed start, so a run by hand is repeatable).
+static uint64_t mutate_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t mutate_rand(void) {
+  uint64_t x = mutate_state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return mutate_state = x;
+}
+
+static size_t mutate_below(size_t n) { return n ? (size_t)(mutate_rand() % n) : 0; }
+
+size_t LLVMFuzzerMutate(uint8_t *Data, size_t Size, size_t MaxSize) {
+  static const int64_t interesting[] = {0, 1, -1, 16, 32, 64, 100, 127, -128, 255, 256, 512, 1000, 1024, 4096,
+                                        32767, -32768, 65535, 65536, 0x7fffffff, -0x7fffffffll - 1, 0xffffffffll};
+  if (!Data || MaxSize == 0) return 0;
+  if (Size > MaxSize) Size = MaxSize;
+  if (Size == 0) {
+    Data[0] = (uint8_t)mutate_rand();
+    return 1;
+  }
+  int rounds = 1 + (int)mutate_below(4);
+  for (int r = 0; r < rounds; r++) {
+    size_t at = mutate_below(Size);
+    switch (mutate_below(8)) {
+    case 0:
+      Data[at] ^= (uint8_t)(1u << mutate_below(8));
+      break;
+    case 1:
+      Data[at] = (uint8_t)mutate_rand();
+      break;
+    case 2: {
+      int64_t v = interesting[mutate_below(sizeof interesting / sizeof *interesting)];
+      size_t width = (size_t)1 << mutate_below(3);  // 1, 2 or 4 bytes
+      if (width > Size - at) width = Size - at;
+      int big = (int)mutate_below(2);
+      for (size_t k = 0; k < width; k++) Data[at + k] = (uint8_t)((uint64_t)v >> (8 * (big ? width - 1 - k : k)));
+      break;
+    }
+    case 3:
+      Data[at] = (uint8_t)(Data[at] + (mutate_below(2) ? 1 : -1) * (int)(1 + mutate_below(16)));
+      break;
+    case 4: {  // insert 1 to 8 bytes (a repeated or random byte)
+      if (Size >= MaxSize) {
+        Data[at] = (uint8_t)mutate_rand();
+        break;
+      }
+      size_t k = 1 + mutate_below(8);
+      if (k > MaxSize - Size) k = MaxSize - Size;
+      at = mutate_below(Size + 1);
+      memmove(Data + at + k, Data + at, Size - at);
+      int same = (int)mutate_below(2);
+      uint8_t b = (uint8_t)mutate_rand();
+      for (size_t j = 0; j < k; j++) Data[at + j] = same ? b : (uint8_t)mutate_rand();
+      Size += k;
+      break;
+    }
+    case 5: {  // erase 1 to 8 bytes, leaving at least one
+      if (Size <= 1) {
+        Data[0] ^= (uint8_t)(1 + mutate_below(255));
+        break;
+      }
+      size_t k = 1 + mutate_below(8);
+      if (k > Size - 1) k = Size - 1;
+      at = mutate_below(Size - k + 1);
+      memmove(Data + at, Data + at + k, Size - at - k);
+      Size -= k;
+      break;
+    }
+    case 6: {  // copy a block over another part of the input
+      size_t from = mutate_below(Size), len = 1 + mutate_below(Size - (from > at ? from : at));
+      memmove(Data + at, Data + from, len);
+      break;
+    }
+    default: {  // swap two bytes, or change one when they are the same
+      size_t other = mutate_below(Size);
+      uint8_t t = Data[at];
+      if (t == Data[other]) Data[at] = (uint8_t)(t + 1);
+      else {
+        Data[at] = Data[other];
+        Data[other] = t;
+      }
+      break;
+    }
+    }
+  }
+  return Size;
+}
+
 #ifndef EVOTEST_BIN
 #define EVOTEST_BIN "evotest"
 #endif
