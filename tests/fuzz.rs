@@ -2902,3 +2902,106 @@ fn custom_mutator_harnesses_link_and_evotest_warns_that_it_does_not_call_them() 
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("LLVMFuzzerCustom"), "{err}");
 }
+
+/// libFuzzer's flag conventions: -timeout=0 is no timeout (it was refused), -error_exitcode=N is
+/// a crash's exit status (it was ignored with a warning), what follows -ignore_remaining_args=1
+/// goes to the harness (it was an error, and the harness run by hand took it for files), a bare
+/// unknown -foo is an error that names -foo (it named '-f'), and -help=1 anywhere prints the
+/// usage (the run fuzzed).
+#[test]
+fn libfuzzer_flag_conventions_are_followed() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = evotest()
+            .current_dir(d.path())
+            .arg("fuzz")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    // -timeout=0: a seed that loops forever is no timeout; the time budget ends the run
+    build(
+        cc(),
+        "hang.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "hang",
+    );
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/h"), b"H").unwrap();
+    let t0 = Instant::now();
+    let (code, _, err) = run(&[
+        "hang",
+        "c0",
+        "seeds",
+        "-timeout=0",
+        "-max_total_time=2",
+        "-seed=1",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("timeout-"), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(60), "{err}");
+    // -error_exitcode=N: a run that found a crash exits N (without it, 1)
+    harness("magic.c", d.path());
+    let (code, _, err) = run(&[
+        "harness",
+        "c1",
+        "-seed=1",
+        "-runs=60000",
+        "--stop_on_crash",
+        "-error_exitcode=42",
+    ]);
+    assert_eq!(code, Some(42), "{err}");
+    assert!(!err.contains("unknown libFuzzer flag"), "{err}");
+    // -ignore_remaining_args=1: the rest is the harness's, fuzzing or run by hand
+    let h = build(
+        cc(),
+        "own_args.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "own",
+    );
+    let (code, _, err) = run(&[
+        "own",
+        "c2",
+        "-runs=10",
+        "-ignore_remaining_args=1",
+        "-foo",
+        "bar",
+        "-help=1",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("own_args.c: -foo bar -help=1\n"), "{err}");
+    std::fs::write(d.path().join("in"), b"x").unwrap();
+    let r = Command::new(&h)
+        .current_dir(d.path())
+        .args(["in", "-ignore_remaining_args=1", "-foo", "bar"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("Running: ").count(), 1, "{err}");
+    // a bare unknown flag is named whole, in one line
+    let (code, _, err) = run(&["own", "c3", "-runs=10", "-foo"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.starts_with("error: unknown flag -foo "), "{err}");
+    assert!(!err.contains("'-f'"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // -help=1, wherever it is, prints the usage and fuzzes nothing
+    for args in [
+        &["own", "c4", "-runs=10", "-help=1"][..],
+        &["-help=1"],
+        &["own", "-help=1", "c4"],
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(out.contains("Usage: evotest fuzz"), "{args:?}: {out}");
+        assert!(!err.contains("executions in"), "{args:?}: {err}");
+    }
+    assert!(!d.path().join("c4").exists());
+}

@@ -290,6 +290,21 @@ size_t LLVMFuzzerMutate(uint8_t *Data, size_t Size, size_t MaxSize) {
 #define EVOTEST_BIN "evotest"
 #endif
 
+// Whether `a` is libFuzzer's -ignore_remaining_args=N with N non-zero: the arguments after it are
+// the harness's own (LLVMFuzzerInitialize reads them), neither flags nor inputs.
+static int ignores_remaining(const char *a) {
+  static const char flag[] = "-ignore_remaining_args=";
+  return strncmp(a, flag, sizeof flag - 1) == 0 && strtol(a + sizeof flag - 1, NULL, 10) != 0;
+}
+
+// The index of the first -ignore_remaining_args=1 (the arguments after it are the harness's own),
+// or argc.
+static int ignore_flag_at(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (ignores_remaining(argv[i])) return i;
+  return argc;
+}
+
 // Whether libFuzzer flag `a` is one of `flags`.
 static int flag_in(const char *a, const char *const *flags, size_t n_flags) {
   while (*a == '-') a++;
@@ -311,8 +326,8 @@ static int would_fuzz(int argc, char **argv) {
   static const char *const budget[] = {"runs", "max_total_time"};
   static const char *const fuzzing[] = {"dict", "max_len", "seed", "only_ascii", "use_value_profile", "len_control",
                                         "mutate_depth"};
-  int budgeted = 0, fuzz_flag = 0, dirs = 0, inputs = 0;
-  for (int i = 1; i < argc; i++) {
+  int budgeted = 0, fuzz_flag = 0, dirs = 0, inputs = 0, end = ignore_flag_at(argc, argv);
+  for (int i = 1; i < end; i++) {
     if (argv[i][0] == '-') {
       if (argv[i][1] == '-') continue;  // the harness's own option, not libFuzzer's
       if (flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
@@ -343,16 +358,19 @@ static int hand_to_evotest(int argc, char **argv) {
   args[0] = "evotest";
   args[1] = "fuzz";
   args[2] = self;
-  int n = 3, own = 0;
-  for (int i = 1; i < argc; i++) {
+  // with -ignore_remaining_args=1 (which `evotest fuzz` reads too: what follows it goes to the
+  // harness), the `--` arguments before it go right after it, and the rest as they are
+  int n = 3, own = 0, at = ignore_flag_at(argc, argv);
+  for (int i = 1; i < at; i++) {
     if (strncmp(argv[i], "--", 2) == 0) own++;
     else args[n++] = argv[i];
   }
-  if (own) {
-    args[n++] = "--";
-    for (int i = 1; i < argc; i++)
+  if (at < argc) args[n++] = argv[at];
+  else if (own) args[n++] = "--";
+  if (own)
+    for (int i = 1; i < at; i++)
       if (strncmp(argv[i], "--", 2) == 0) args[n++] = argv[i];
-  }
+  for (int i = at + 1; i < argc; i++) args[n++] = argv[i];
   const char *env = getenv("EVOTEST");
   if (env && *env) execv(env, args);
   if (access(EVOTEST_BIN, X_OK) == 0) execv(EVOTEST_BIN, args);
@@ -392,14 +410,14 @@ int main(int argc, char **argv) {
     _exit(0);
   }
   if (would_fuzz(argc, argv)) return hand_to_evotest(argc, argv);
-  int files = 0, failed = 0;
-  for (int i = 1; i < argc; i++) {
+  int files = 0, failed = 0, at = ignore_flag_at(argc, argv);
+  for (int i = 1; i < at; i++) {
     if (strncmp(argv[i], "-timeout=", 9) == 0) timeout_s = (unsigned)strtoul(argv[i] + 9, NULL, 10);
     if (strncmp(argv[i], "-error_exitcode=", 16) == 0) error_exitcode = (int)strtol(argv[i] + 16, NULL, 10);
     if (strncmp(argv[i], "-rss_limit_mb=", 14) == 0) rss_limit_mb = strtoul(argv[i] + 14, NULL, 10);
     if (strncmp(argv[i], "-help=", 6) == 0 && strcmp(argv[i], "-help=0") != 0) {
       fprintf(stderr,
-              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] [-error_exitcode=N] FILE|DIR...\n"
+              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] [-error_exitcode=N] FILE|DIR... [-ignore_remaining_args=1 ARGS...]\n"
               "(runs each input once; no file: standard input; exit() inside the harness exits with -error_exitcode, 77)\n"
               "This harness was linked with evotest's driver: fuzz it with `evotest fuzz %s CORPUS_DIR` (evotest fuzz --help).\n"
               "Where a libFuzzer binary would fuzz (-merge, -minimize_crash, -jobs, -workers, -fork; -runs or -max_total_time\n"
@@ -417,7 +435,7 @@ int main(int argc, char **argv) {
     pthread_t t;
     pthread_create(&t, NULL, rss_watch, NULL);
   }
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < at; i++) {
     if (argv[i][0] == '-') continue;  // a libFuzzer flag
     files++;
     failed |= run_path(argv[i]);
