@@ -3005,3 +3005,49 @@ fn libfuzzer_flag_conventions_are_followed() {
     }
     assert!(!d.path().join("c4").exists());
 }
+
+/// An input for which the harness returns -1 ("reject", in libFuzzer's API) is not added to the
+/// corpus, whatever it covers, with the fork server and in-process; a seed it rejects is not
+/// copied in either. Before, such inputs were kept as any other.
+#[test]
+fn inputs_the_harness_rejects_stay_out_of_the_corpus() {
+    let d = tempfile::tempdir().unwrap();
+    harness("reject.c", d.path());
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/rj"), b"RJ-seed").unwrap();
+    std::fs::write(d.path().join("seeds/r"), b"Rx").unwrap();
+    for (corpus, mode) in [("c1", None), ("c2", Some("--in_process"))] {
+        let _ = std::fs::remove_file(d.path().join("saw_rj"));
+        let mut args = vec!["harness", corpus, "seeds", "-seed=1", "-runs=20000"];
+        args.extend(mode);
+        let (o, s) = fuzz(d.path(), &args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{mode:?}: {s:#}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            d.path().join("saw_rj").exists(),
+            "{mode:?}: no RJ input ran"
+        );
+        let entries = files(&d.path().join(corpus));
+        assert!(!entries.is_empty(), "{mode:?}");
+        for e in &entries {
+            let data = std::fs::read(d.path().join(corpus).join(e)).unwrap();
+            assert!(
+                !data.starts_with(b"RJ"),
+                "{mode:?}: {e} holds a rejected input: {data:?}"
+            );
+        }
+        // the other inputs starting with R are kept as usual
+        assert!(
+            entries
+                .iter()
+                .any(|e| std::fs::read(d.path().join(corpus).join(e))
+                    .unwrap()
+                    .starts_with(b"R")),
+            "{mode:?}: {entries:?}"
+        );
+    }
+}

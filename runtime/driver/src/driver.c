@@ -396,14 +396,15 @@ int main(int argc, char **argv) {
       memcpy(copy, p, len);
       mallocs = frees = 0;
       counting = 1;
-      LLVMFuzzerTestOneInput(copy, len);
+      int r = LLVMFuzzerTestOneInput(copy, len);
       counting = 0;
       free(copy);
       if (leaks && mallocs > frees && __lsan_do_recoverable_leak_check()) {
         fprintf(stderr, "INFO: evotest: a memory leak after this input (-detect_leaks=0 turns leak detection off)\n");
         abort();
       }
-      __evotest_return(0, 0);
+      // RET_SIGNED: the engine reads -1 as "reject this input" (libFuzzer: not added to the corpus)
+      __evotest_return(1, (uint64_t)(int64_t)r);
     }
     // without the exit-time leak check: what the harness's initialisation keeps is no input's leak
     fflush(NULL);
