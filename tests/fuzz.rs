@@ -3033,3 +3033,240 @@ fn a_known_crash_met_again_fails_the_run_and_its_artifact_exists() {
         "{stderr}"
     );
 }
+
+/// A harness that calls `exit()` inside LLVMFuzzerTestOneInput: evotest reports the input as a
+/// crash, and its reproducer run by hand fails as libFuzzer's does ("fuzz target exited", exit
+/// status -error_exitcode, 77 by default), where it exited 0 in silence, so that a
+/// "reproduce" step concluded the crash did not reproduce.
+#[test]
+fn exit_inside_the_harness_fails_when_its_reproducer_runs_by_hand() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("exits.c", d.path());
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=50000",
+            "--stop_on_crash",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{s:#}");
+    let kind = s["crashes"][0]["kind"].as_str().unwrap().to_string();
+    assert!(kind.starts_with("exit("), "{s:#}");
+    let artifact = d.path().join(s["crashes"][0]["artifact"].as_str().unwrap());
+    let replay = |args: &[&str], file: &Path| {
+        let r = Command::new(&h).args(args).arg(file).output().unwrap();
+        (
+            r.status.code(),
+            String::from_utf8_lossy(&r.stderr).to_string(),
+        )
+    };
+    let (code, err) = replay(&[], &artifact);
+    assert_eq!(code, Some(77), "{kind}: {err}");
+    assert_eq!(
+        err.matches("ERROR: evotest: fuzz target exited").count(),
+        1,
+        "{err}"
+    );
+    // exit(0) and exit(3) alike, with libFuzzer's -error_exitcode
+    for (input, flag, want) in [
+        (&b"EX"[..], "-error_exitcode=9", 9),
+        (b"E3", "-error_exitcode=9", 9),
+        (b"E3", "-timeout=5", 77),
+    ] {
+        let f = d.path().join("input");
+        std::fs::write(&f, input).unwrap();
+        let (code, err) = replay(&[flag], &f);
+        assert_eq!(code, Some(want), "{input:?} {flag}: {err}");
+        assert!(err.contains("fuzz target exited"), "{err}");
+    }
+    // an input that returns still passes, and exit() after the inputs is no failure
+    let f = d.path().join("fine");
+    std::fs::write(&f, b"ok").unwrap();
+    let (code, err) = replay(&[], &f);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("exited"), "{err}");
+}
+
+/// Custom mutators: a harness whose LLVMFuzzerCustomMutator calls LLVMFuzzerMutate links (the
+/// driver provides it; the link failed with an undefined reference), LLVMFuzzerMutate mutates
+/// within the bounds it is given, and `evotest fuzz` says once, at the start, that it does not call
+/// the custom mutator (it was ignored in silence).
+#[test]
+fn custom_mutator_harnesses_link_and_evotest_warns_that_it_does_not_call_them() {
+    let d = tempfile::tempdir().unwrap();
+    let h = harness("custom_mutator.c", d.path());
+    std::fs::write(d.path().join("selftest"), b"SELFTEST").unwrap();
+    let r = Command::new(&h)
+        .arg(d.path().join("selftest"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert!(err.contains("LLVMFuzzerMutate: "), "{err}");
+    let (o, s) = fuzz(d.path(), &["harness", "corpus", "-seed=1", "-runs=2000"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{s:#}\n{err}");
+    assert_eq!(
+        err.matches("defines LLVMFuzzerCustomMutator, which evotest does not call")
+            .count(),
+        1,
+        "{err}"
+    );
+    // a harness without one gets no such warning
+    harness("magic.c", d.path());
+    let (o, _) = fuzz(d.path(), &["harness", "corpus2", "-seed=1", "-runs=100"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("LLVMFuzzerCustom"), "{err}");
+}
+
+/// libFuzzer's flag conventions: -timeout=0 is no timeout (it was refused), -error_exitcode=N is
+/// a crash's exit status (it was ignored with a warning), what follows -ignore_remaining_args=1
+/// goes to the harness (it was an error, and the harness run by hand took it for files), a bare
+/// unknown -foo is an error that names -foo (it named '-f'), and -help=1 anywhere prints the
+/// usage (the run fuzzed).
+#[test]
+fn libfuzzer_flag_conventions_are_followed() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = evotest()
+            .current_dir(d.path())
+            .arg("fuzz")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    // -timeout=0: a seed that loops forever is no timeout; the time budget ends the run
+    build(
+        cc(),
+        "hang.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "hang",
+    );
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/h"), b"H").unwrap();
+    let t0 = Instant::now();
+    let (code, _, err) = run(&[
+        "hang",
+        "c0",
+        "seeds",
+        "-timeout=0",
+        "-max_total_time=2",
+        "-seed=1",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("timeout-"), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(60), "{err}");
+    // -error_exitcode=N: a run that found a crash exits N (without it, 1)
+    harness("magic.c", d.path());
+    let (code, _, err) = run(&[
+        "harness",
+        "c1",
+        "-seed=1",
+        "-runs=60000",
+        "--stop_on_crash",
+        "-error_exitcode=42",
+    ]);
+    assert_eq!(code, Some(42), "{err}");
+    assert!(!err.contains("unknown libFuzzer flag"), "{err}");
+    // -ignore_remaining_args=1: the rest is the harness's, fuzzing or run by hand
+    let h = build(
+        cc(),
+        "own_args.c",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "own",
+    );
+    let (code, _, err) = run(&[
+        "own",
+        "c2",
+        "-runs=10",
+        "-ignore_remaining_args=1",
+        "-foo",
+        "bar",
+        "-help=1",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("own_args.c: -foo bar -help=1\n"), "{err}");
+    std::fs::write(d.path().join("in"), b"x").unwrap();
+    let r = Command::new(&h)
+        .current_dir(d.path())
+        .args(["in", "-ignore_remaining_args=1", "-foo", "bar"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("Running: ").count(), 1, "{err}");
+    // a bare unknown flag is named whole, in one line
+    let (code, _, err) = run(&["own", "c3", "-runs=10", "-foo"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.starts_with("error: unknown flag -foo "), "{err}");
+    assert!(!err.contains("'-f'"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // -help=1, wherever it is, prints the usage and fuzzes nothing
+    for args in [
+        &["own", "c4", "-runs=10", "-help=1"][..],
+        &["-help=1"],
+        &["own", "-help=1", "c4"],
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(out.contains("Usage: evotest fuzz"), "{args:?}: {out}");
+        assert!(!err.contains("executions in"), "{args:?}: {err}");
+    }
+    assert!(!d.path().join("c4").exists());
+}
+
+/// An input for which the harness returns -1 ("reject", in libFuzzer's API) is not added to the
+/// corpus, whatever it covers, with the fork server and in-process; a seed it rejects is not
+/// copied in either. Before, such inputs were kept as any other.
+#[test]
+fn inputs_the_harness_rejects_stay_out_of_the_corpus() {
+    let d = tempfile::tempdir().unwrap();
+    harness("reject.c", d.path());
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/rj"), b"RJ-seed").unwrap();
+    std::fs::write(d.path().join("seeds/r"), b"Rx").unwrap();
+    for (corpus, mode) in [("c1", None), ("c2", Some("--in_process"))] {
+        let _ = std::fs::remove_file(d.path().join("saw_rj"));
+        let mut args = vec!["harness", corpus, "seeds", "-seed=1", "-runs=20000"];
+        args.extend(mode);
+        let (o, s) = fuzz(d.path(), &args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{mode:?}: {s:#}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            d.path().join("saw_rj").exists(),
+            "{mode:?}: no RJ input ran"
+        );
+        let entries = files(&d.path().join(corpus));
+        assert!(!entries.is_empty(), "{mode:?}");
+        for e in &entries {
+            let data = std::fs::read(d.path().join(corpus).join(e)).unwrap();
+            assert!(
+                !data.starts_with(b"RJ"),
+                "{mode:?}: {e} holds a rejected input: {data:?}"
+            );
+        }
+        // the other inputs starting with R are kept as usual
+        assert!(
+            entries
+                .iter()
+                .any(|e| std::fs::read(d.path().join(corpus).join(e))
+                    .unwrap()
+                    .starts_with(b"R")),
+            "{mode:?}: {entries:?}"
+        );
+    }
+}

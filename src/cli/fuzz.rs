@@ -27,8 +27,10 @@ Examples:
 Files: corpus entries are named by SHA-1 in the first directory; crash-<sha1>, timeout-<sha1>
 and oom-<sha1> go to the working directory or -artifact_prefix; fuzzer_stats.json,
 coverage.csv and coverage.svg go to CORPUS/.evotest/main/ (or -stats_dir); unique crashes are
-recorded in CORPUS/.evotest/crashes/. libFuzzer flags evotest does not know are ignored with a
-warning.
+recorded in CORPUS/.evotest/crashes/. libFuzzer flags evotest does not know (-name=value) are
+ignored with a warning; arguments after -ignore_remaining_args=1 go to the harness, as after --.
+Custom mutators (LLVMFuzzerCustomMutator, LLVMFuzzerCustomCrossOver) are not called (a warning
+says so); LLVMFuzzerMutate is provided, so that harnesses calling it link.
 
 CPU binding: like AFL++, each worker and its target run on one free CPU (no other process bound
 to it alone); EVOTEST_NO_AFFINITY=1 turns this off, as AFL_NO_AFFINITY does for AFL++.
@@ -40,10 +42,10 @@ process (report, stack, minimisation, artifact) and starts a new worker that rep
 and never runs that input in-process again. Faster per input on small and medium targets; the
 fork server (the default) isolates inputs and supports -j.
 
-Exit status: 0; 1 when the run met a crash: a new unique one, or one recorded by an earlier run on
-the same corpus met again (its artifact is written again if it was removed); else 70 when it kept
-a timeout and 71 an out-of-memory input (libFuzzer's codes; libFuzzer stops at the first, evotest
-keeps fuzzing until the budget ends).";
+Exit status: 0; 1 (-error_exitcode=N: N) when the run met a crash: a new unique one, or one
+recorded by an earlier run on the same corpus met again (its artifact is written again if it was
+removed); else 70 (-timeout_exitcode) when it kept a timeout and 71 an out-of-memory input
+(libFuzzer's codes; libFuzzer stops at the first, evotest keeps fuzzing until the budget ends).";
 
 /// libFuzzer flags (and evotest's own) that may be spelt `-name=value`; they become
 /// `--name=value` before parsing.
@@ -84,6 +86,8 @@ const SINGLE_DASH: &[&str] = &[
     "len_control",
     "reduce_inputs",
     "lite",
+    "error_exitcode",
+    "timeout_exitcode",
 ];
 
 /// Of [`SINGLE_DASH`], the switches (no value with two dashes).
@@ -97,8 +101,13 @@ const BOOLEAN: &[&str] = &[
 
 /// Rewrite the arguments after `fuzz`: `-name=value` of a known flag becomes `--name=value`; an
 /// unknown single-dash libFuzzer flag (`-foo=1`) is dropped with a warning; `-jobs=N` and
-/// `-workers=M` become one `--jobs` ([`push_workers`]). Nothing after `--` is touched.
-pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
+/// `-workers=M` become one `--jobs` ([`push_workers`]); `-help=1` becomes `--help`; after
+/// libFuzzer's `-ignore_remaining_args=1` every argument is the harness's own, as if after `--`.
+/// Nothing after `--` is touched.
+///
+/// Errors: a bare single-dash word that is no flag (`-foo`), named whole (clap named its first
+/// letter, `'-f'`).
+pub fn rewrite_args(args: Vec<OsString>) -> Result<Vec<OsString>> {
     let mut out = Vec::with_capacity(args.len());
     let mut after_dashes = false;
     // libFuzzer's -jobs=N (fuzzing runs) and -workers=M (processes running them at once, by
@@ -117,6 +126,33 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
             }
             after_dashes = true;
             out.push(a);
+            continue;
+        }
+        // libFuzzer's flags have one dash; evotest's own spelling with two is taken as well
+        let lf = s
+            .strip_prefix("--")
+            .or_else(|| s.strip_prefix('-'))
+            .unwrap_or("");
+        if let Some(value) = lf.strip_prefix("ignore_remaining_args=") {
+            // libFuzzer leaves what follows to the harness (LLVMFuzzerInitialize reads it): here
+            // it becomes the target's arguments, after `--`
+            if value.trim() != "0" {
+                push_workers(
+                    &mut out,
+                    lf_jobs.take(),
+                    lf_workers.take().or(lf_fork.take()),
+                );
+                after_dashes = true;
+                out.push(OsString::from("--"));
+            }
+            continue;
+        }
+        if lf == "help" || lf.strip_prefix("help=").is_some_and(|v| v.trim() != "0") {
+            // libFuzzer's -help=1, wherever it is: the usage, not a run
+            out.push(OsString::from("--help"));
+            continue;
+        }
+        if lf == "help=0" {
             continue;
         }
         if let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) {
@@ -147,11 +183,28 @@ pub fn rewrite_args(args: Vec<OsString>) -> Vec<OsString> {
                 out.push(OsString::from(format!("--{rest}")));
                 continue;
             }
+            if !is_short_flag(rest) {
+                bail!(
+                    "unknown flag {s} (libFuzzer's flags are spelt -name=VALUE; `evotest fuzz --help` lists them; arguments of the harness go after `--` or -ignore_remaining_args=1)"
+                );
+            }
         }
         out.push(a);
     }
     push_workers(&mut out, lf_jobs, lf_workers.or(lf_fork));
-    out
+    Ok(out)
+}
+
+/// Whether `rest` (an argument without its one dash) is for clap to read: one letter (`-q`,
+/// `-j`, clap names an unknown one itself), `-j` with its number attached (`-j2`), or a
+/// negative number given as a value (`--runs -1`).
+fn is_short_flag(rest: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    rest.chars().count() <= 1
+        || digits(rest)
+        || rest
+            .strip_prefix('j')
+            .is_some_and(|n| digits(n.strip_prefix('=').unwrap_or(n)))
 }
 
 /// `--jobs=K` for libFuzzer's `-jobs=N` and `-workers=M`: M, or without it min(N, half the
@@ -218,7 +271,8 @@ pub struct FuzzArgs {
     /// Largest input in bytes [default: the largest seed, at least 4096]
     #[arg(long = "max_len", alias = "max-len", value_name = "N")]
     max_len: Option<usize>,
-    /// Per-input timeout in seconds (fractions allowed); a longer execution is a timeout. With
+    /// Per-input timeout in seconds (fractions allowed; 0: none, as libFuzzer's -timeout=0); a
+    /// longer execution is a timeout. With
     /// the fork server, an input running 10 times longer than the slowest so far (at least
     /// 0.1 s) is a suspect: dropped there if its coverage is a known hang's, else run again with
     /// the whole timeout
@@ -413,6 +467,14 @@ pub struct FuzzArgs {
     /// Accepted for libFuzzer compatibility; evotest's probes always record compared values
     #[arg(long = "use_value_profile", hide = true)]
     use_value_profile: Option<String>,
+    /// Exit status of a run that found a new unique crash (libFuzzer's -error_exitcode, whose
+    /// default is 77; evotest's is 1)
+    #[arg(long = "error_exitcode", alias = "error-exitcode", default_value_t = CRASH_EXIT_CODE, value_name = "N", allow_hyphen_values = true)]
+    error_exitcode: i32,
+    /// Exit status of a run that kept a timeout and found no new crash (libFuzzer's
+    /// -timeout_exitcode)
+    #[arg(long = "timeout_exitcode", alias = "timeout-exitcode", default_value_t = TIMEOUT_EXIT_CODE, value_name = "N", allow_hyphen_values = true)]
+    timeout_exitcode: i32,
     /// Internal: this process is worker K of a -j run
     #[arg(long, hide = true)]
     worker: Option<u32>,
@@ -446,9 +508,17 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         ..a.clone()
     };
     let timeout = seconds(&a.timeout, "timeout")?;
-    if timeout < Duration::from_millis(1) {
-        bail!("-timeout={}: must be at least 0.001 seconds", a.timeout);
-    }
+    let timeout = if timeout.is_zero() {
+        // libFuzzer's -timeout=0: no per-input timeout
+        NO_TIMEOUT
+    } else if timeout < Duration::from_millis(1) {
+        bail!(
+            "-timeout={}: must be at least 0.001 seconds (0: no timeout)",
+            a.timeout
+        );
+    } else {
+        timeout
+    };
     let max_total = seconds(&a.max_total_time, "max_total_time")?;
     let max_total = (max_total > Duration::ZERO).then_some(max_total);
     let runs = (a.runs >= 0).then_some(a.runs as u64);
@@ -561,6 +631,16 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         ),
     };
     let _scratch = scratch;
+    if a.worker.is_none() {
+        let hooks = custom_mutation_hooks(&a.harness);
+        if !hooks.is_empty() {
+            eprintln!(
+                "evotest fuzz: warning: {} defines {}, which evotest does not call: its own mutations are used, so inputs only the custom mutator makes (a valid checksum, a serialised structure) may not be reached",
+                a.harness.display(),
+                hooks.join(" and ")
+            );
+        }
+    }
     let mut o = FuzzOptions::new(&a.harness, &corpus);
     o.args = a.target_args.clone();
     o.input_extension = a.input_extension.clone();
@@ -728,27 +808,66 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         summary.new_crashes + summary.crashes_met_again,
         summary.timeouts.len(),
         summary.ooms.len(),
+        a.error_exitcode,
+        a.timeout_exitcode,
     )))
 }
 
+/// evotest's exit code for a run that found a new unique crash (`-error_exitcode`'s default;
+/// libFuzzer's is 77).
+pub const CRASH_EXIT_CODE: i32 = 1;
 /// libFuzzer's exit code for a timeout (`-timeout_exitcode`'s default).
 pub const TIMEOUT_EXIT_CODE: i32 = 70;
 /// libFuzzer's exit code for an out-of-memory input.
 pub const OOM_EXIT_CODE: i32 = 71;
+/// The per-input limit that `-timeout=0` (libFuzzer: no timeout) stands for: about 32 years,
+/// finite so that the executors' multiples of it stay in range.
+pub const NO_TIMEOUT: Duration = Duration::from_secs(1_000_000_000);
 
 /// The exit status of a run that met `crashes` unique crashes (new, or recorded before and met
-/// again) and kept `timeouts` and `ooms` artifacts: 1, [`TIMEOUT_EXIT_CODE`] or
-/// [`OOM_EXIT_CODE`] for the first kind it found in that order, else 0.
-fn finding_code(crashes: usize, timeouts: usize, ooms: usize) -> i32 {
+/// again) and kept `timeouts` and `ooms` artifacts: `crash_code` (-error_exitcode),
+/// `timeout_code` (-timeout_exitcode) or [`OOM_EXIT_CODE`] for the first kind it found in that
+/// order, else 0.
+fn finding_code(
+    crashes: usize,
+    timeouts: usize,
+    ooms: usize,
+    crash_code: i32,
+    timeout_code: i32,
+) -> i32 {
     if crashes > 0 {
-        1
+        crash_code
     } else if timeouts > 0 {
-        TIMEOUT_EXIT_CODE
+        timeout_code
     } else if ooms > 0 {
         OOM_EXIT_CODE
     } else {
         0
     }
+}
+
+/// libFuzzer's custom-mutation hooks that the executable at `exe` defines
+/// (`LLVMFuzzerCustomMutator`, `LLVMFuzzerCustomCrossOver`), which evotest does not call. Only
+/// the symbol tables are read; none when they cannot be (a missing file is reported later) or
+/// the executable is stripped of its own functions' names.
+fn custom_mutation_hooks(exe: &std::path::Path) -> Vec<&'static str> {
+    use object::{Object, ObjectSymbol};
+    const HOOKS: [&str; 2] = ["LLVMFuzzerCustomMutator", "LLVMFuzzerCustomCrossOver"];
+    let Ok(f) = std::fs::File::open(exe) else {
+        return vec![];
+    };
+    let cache = object::read::ReadCache::new(f);
+    let Ok(file) = object::File::parse(&cache) else {
+        return vec![];
+    };
+    HOOKS
+        .into_iter()
+        .filter(|h| {
+            file.symbols()
+                .chain(file.dynamic_symbols())
+                .any(|s| s.name() == Ok(h) && !s.is_undefined())
+        })
+        .collect()
 }
 
 /// The arguments of `evotest fuzz` for another worker: `-j`/`--jobs`/`--workers` removed, and the
@@ -858,7 +977,8 @@ mod tests {
             "-json=0",
             "--",
             "-x=1",
-        ]));
+        ]))
+        .unwrap();
         assert_eq!(
             r,
             os(&[
@@ -879,36 +999,74 @@ mod tests {
     #[test]
     fn libfuzzer_jobs_and_workers_become_one_worker_count() {
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-jobs=4", "-workers=2", "-runs=9"])),
+            rewrite_args(os(&["h", "c", "-jobs=4", "-workers=2", "-runs=9"])).unwrap(),
             os(&["h", "c", "--runs=9", "--jobs=2"])
         );
         let half = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-jobs=64"])),
+            rewrite_args(os(&["h", "c", "-jobs=64"])).unwrap(),
             os(&["h", "c", &format!("--jobs={half}")])
         );
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])),
+            rewrite_args(os(&["h", "c", "-workers=3", "--", "@@"])).unwrap(),
             os(&["h", "c", "--jobs=3", "--", "@@"])
         );
         // libFuzzer's -fork=N: N processes at once (-workers wins when both are given)
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-fork=2"])),
+            rewrite_args(os(&["h", "c", "-fork=2"])).unwrap(),
             os(&["h", "c", "--jobs=2"])
         );
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-workers=3", "-fork=2"])),
+            rewrite_args(os(&["h", "c", "-workers=3", "-fork=2"])).unwrap(),
             os(&["h", "c", "--jobs=3"])
         );
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-fork=2", "-workers=3"])),
+            rewrite_args(os(&["h", "c", "-fork=2", "-workers=3"])).unwrap(),
             os(&["h", "c", "--jobs=3"])
         );
         // a known flag without its value
         assert_eq!(
-            rewrite_args(os(&["h", "c", "-runs", "5", "-stop_on_crash"])),
+            rewrite_args(os(&["h", "c", "-runs", "5", "-stop_on_crash"])).unwrap(),
             os(&["h", "c", "--runs", "5", "--stop_on_crash"])
         );
+    }
+
+    #[test]
+    fn libfuzzer_help_ignore_remaining_args_and_unknown_bare_flags() {
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-runs=1", "-help=1"])).unwrap(),
+            os(&["h", "c", "--runs=1", "--help"])
+        );
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-help=0"])).unwrap(),
+            os(&["h", "c"])
+        );
+        // what follows -ignore_remaining_args=1 is the harness's, as after `--`; -workers
+        // before it still counts
+        assert_eq!(
+            rewrite_args(os(&[
+                "h",
+                "c",
+                "-workers=2",
+                "-ignore_remaining_args=1",
+                "-foo",
+                "bar",
+                "-help=1"
+            ]))
+            .unwrap(),
+            os(&["h", "c", "--jobs=2", "--", "-foo", "bar", "-help=1"])
+        );
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "-ignore_remaining_args=0", "-q"])).unwrap(),
+            os(&["h", "c", "-q"])
+        );
+        let e = rewrite_args(os(&["h", "c", "-foo"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("unknown flag -foo "), "{e}");
+        for ok in ["-j2", "-j", "-q", "-1", "-10", "-"] {
+            assert!(rewrite_args(os(&["h", "c", ok])).is_ok(), "{ok}");
+        }
     }
 
     #[test]

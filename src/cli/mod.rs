@@ -1206,7 +1206,7 @@ fn list() -> Result<i32> {
 pub fn main() -> Result<i32> {
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let fuzz_args = if args.get(1).is_some_and(|a| a == "fuzz") {
-        let rest = fuzz::rewrite_args(args.split_off(2));
+        let rest = fuzz::rewrite_args(args.split_off(2))?;
         args.extend(rest.iter().cloned());
         rest
     } else {

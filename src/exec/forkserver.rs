@@ -733,6 +733,10 @@ impl ForkServer {
 }
 
 impl Executor for ForkServer {
+    fn last_ret(&self) -> Option<super::RetVal> {
+        self.shm.ret_val()
+    }
+
     fn run_coverage(
         &mut self,
         input: &[u8],

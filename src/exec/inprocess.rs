@@ -178,8 +178,9 @@ impl InProcess {
             }
             std::ptr::copy_nonoverlapping(input.as_ptr(), copy, n);
             self.watchdog.begin(self.executions == 0);
-            (self.hooks.test_one_input)(copy, n);
-            (self.hooks.ret)(0, 0);
+            let r = (self.hooks.test_one_input)(copy, n);
+            // the harness's value: -1 rejects the input (libFuzzer: not added to the corpus)
+            (self.hooks.ret)(evotest_abi::shm::RET_SIGNED, r as i64 as u64);
             self.watchdog.end();
             libc::free(copy as *mut libc::c_void);
         }
@@ -190,6 +191,10 @@ impl InProcess {
 }
 
 impl Executor for InProcess {
+    fn last_ret(&self) -> Option<super::RetVal> {
+        self.shm.ret_val()
+    }
+
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
         let exit = self.execute(input, &stop, false)?;

@@ -352,6 +352,12 @@ pub trait Executor {
     fn last_distance(&self, _outcome: u32) -> Option<f64> {
         None
     }
+    /// The value the harness recorded as returned by the last execution ([`Executor::run`] or
+    /// [`Executor::run_coverage`]), if it returned (a libFuzzer harness's `int`: -1 rejects the
+    /// input). `None` when it did not return or the executor does not keep it (the default).
+    fn last_ret(&self) -> Option<RetVal> {
+        None
+    }
     /// `on`: until called with `false`, [`Executor::run_coverage`] runs coverage-only
     /// executions: the probes count the outcomes taken and nothing else (no distances, no operand
     /// logs; [`Executor::last_distance`] is then `None`), which on code with many compares at

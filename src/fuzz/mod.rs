@@ -436,6 +436,9 @@ pub struct Session<'a> {
     pub executions: u64,
     /// How the last execution ended.
     pub last_exit: ExitKind,
+    /// The last execution was a libFuzzer harness's that returned -1: "reject this input", kept
+    /// out of the corpus whatever it covered, as libFuzzer does.
+    pub last_rejected: bool,
     pub slowest: Duration,
     pub deadline: Option<Instant>,
     /// The timeout (`-timeout`): what an execution must exceed to be a timeout.
@@ -518,6 +521,7 @@ impl<'a> Session<'a> {
             executions: 0,
             slowest: Duration::ZERO,
             last_exit: ExitKind::Ok,
+            last_rejected: false,
             deadline: None,
             timeout,
             limit: timeout,
@@ -644,6 +648,9 @@ impl<'a> Session<'a> {
         let el = t0.elapsed();
         self.executions += 1;
         self.last_exit = exit;
+        self.last_rejected = self.delivery == Delivery::LibFuzzer
+            && exit == ExitKind::Ok
+            && self.target.executor.last_ret() == Some(crate::exec::RetVal::Signed(-1));
         let outcome = match exit {
             ExitKind::Ok | ExitKind::StepLimit => Outcome::Normal,
             ExitKind::Exit { code } if self.delivery != Delivery::LibFuzzer => {
@@ -1900,6 +1907,7 @@ impl Fuzzer<'_> {
         }
         if self.lite.now
             && outcome == Outcome::Normal
+            && !self.s.last_rejected
             && fresh.unwrap_or_else(|| self.fb.is_new(&self.s.cov))
         {
             // a coverage-only execution found something: run it in full (distances, operands)
@@ -1918,7 +1926,10 @@ impl Fuzzer<'_> {
         }
         let ran = t0.elapsed().as_secs_f64();
         let mut new_outcomes = 0;
-        let is_new = outcome == Outcome::Normal && !plain && self.fb.is_new(&self.s.cov);
+        // an input the harness rejected (-1) adds nothing, whatever it covered (libFuzzer)
+        let rejected = outcome == Outcome::Normal && self.s.last_rejected;
+        let is_new =
+            outcome == Outcome::Normal && !plain && !rejected && self.fb.is_new(&self.s.cov);
         if is_new {
             self.new_features.clear();
             new_outcomes = self.fb.add_listing(&self.s.cov, &mut self.new_features).0;
@@ -2006,7 +2017,8 @@ impl Fuzzer<'_> {
             }
         }
         self.guide.stats.add_time(self.stage, ran);
-        Ok(outcome == Outcome::Normal && !is_new)
+        // a rejected input is no plain one either: it must not replace a corpus entry (reduction)
+        Ok(outcome == Outcome::Normal && !is_new && !rejected)
     }
 
     /// Run the files in the corpus directory that another worker wrote since the last look.

@@ -76,6 +76,25 @@ static void *rss_watch(void *arg) {
 // Marks executables linked with this driver (the engine looks for the symbol).
 __attribute__((used)) const char __evotest_fuzz_driver[] = "evotest libFuzzer-compatible driver";
 
+// By hand: libFuzzer's -error_exitcode=N (77 by default), the status of a run whose harness
+// called exit() inside LLVMFuzzerTestOneInput.
+static int error_exitcode = 77;
+// The input LLVMFuzzerTestOneInput is running on (NULL outside the call), for the exit handler.
+static const char *volatile running_label = NULL;
+
+// An atexit handler, registered when running files by hand: exit() called by the harness while
+// it runs an input is a failure, as libFuzzer reports it ("fuzz target exited"); under the engine
+// that input is a crash, so that its reproducer must not replay as a success.
+static void on_exit_in_harness(void) {
+  const char *label = running_label;
+  if (!label) return;
+  running_label = NULL;
+  fflush(NULL);
+  fprintf(stderr, "==%d== ERROR: evotest: fuzz target exited (exit() called inside LLVMFuzzerTestOneInput on %s)\n",
+          (int)getpid(), label);
+  _exit(error_exitcode);
+}
+
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -119,7 +138,9 @@ static int run_file(const char *path, const char *label) {
     alarm(timeout_s);
   }
   double t0 = now_ms();
+  running_label = label;
   LLVMFuzzerTestOneInput(copy, n);
+  running_label = NULL;
   if (timeout_s) alarm(0);
   fprintf(stderr, "Executed %s in %.0f ms\n", label, now_ms() - t0);
   free(copy);
@@ -170,9 +191,119 @@ static int run_in_process(const char *engine) {
   return entry(LLVMFuzzerTestOneInput, __evotest_return);
 }
 
+// libFuzzer's LLVMFuzzerMutate, for custom mutators (LLVMFuzzerCustomMutator) that call it, as most
+// do, to change the bytes of a structure they keep valid. evotest does not call custom mutators
+// (`evotest fuzz` warns when a harness defines one); this is so that such harnesses link and run.
+// Byte-level havoc, 1 to 4 mutations of: a flipped bit, a random byte, an interesting 8/16/32-bit
+// value, a small addition, inserted bytes, erased bytes, a copied block, a swapped pair. The
+// random stream is this process's own (fixed start, so a run by hand is repeatable).
+static uint64_t mutate_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t mutate_rand(void) {
+  uint64_t x = mutate_state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return mutate_state = x;
+}
+
+static size_t mutate_below(size_t n) { return n ? (size_t)(mutate_rand() % n) : 0; }
+
+size_t LLVMFuzzerMutate(uint8_t *Data, size_t Size, size_t MaxSize) {
+  static const int64_t interesting[] = {0, 1, -1, 16, 32, 64, 100, 127, -128, 255, 256, 512, 1000, 1024, 4096,
+                                        32767, -32768, 65535, 65536, 0x7fffffff, -0x7fffffffll - 1, 0xffffffffll};
+  if (!Data || MaxSize == 0) return 0;
+  if (Size > MaxSize) Size = MaxSize;
+  if (Size == 0) {
+    Data[0] = (uint8_t)mutate_rand();
+    return 1;
+  }
+  int rounds = 1 + (int)mutate_below(4);
+  for (int r = 0; r < rounds; r++) {
+    size_t at = mutate_below(Size);
+    switch (mutate_below(8)) {
+    case 0:
+      Data[at] ^= (uint8_t)(1u << mutate_below(8));
+      break;
+    case 1:
+      Data[at] = (uint8_t)mutate_rand();
+      break;
+    case 2: {
+      int64_t v = interesting[mutate_below(sizeof interesting / sizeof *interesting)];
+      size_t width = (size_t)1 << mutate_below(3);  // 1, 2 or 4 bytes
+      if (width > Size - at) width = Size - at;
+      int big = (int)mutate_below(2);
+      for (size_t k = 0; k < width; k++) Data[at + k] = (uint8_t)((uint64_t)v >> (8 * (big ? width - 1 - k : k)));
+      break;
+    }
+    case 3:
+      Data[at] = (uint8_t)(Data[at] + (mutate_below(2) ? 1 : -1) * (int)(1 + mutate_below(16)));
+      break;
+    case 4: {  // insert 1 to 8 bytes (a repeated or random byte)
+      if (Size >= MaxSize) {
+        Data[at] = (uint8_t)mutate_rand();
+        break;
+      }
+      size_t k = 1 + mutate_below(8);
+      if (k > MaxSize - Size) k = MaxSize - Size;
+      at = mutate_below(Size + 1);
+      memmove(Data + at + k, Data + at, Size - at);
+      int same = (int)mutate_below(2);
+      uint8_t b = (uint8_t)mutate_rand();
+      for (size_t j = 0; j < k; j++) Data[at + j] = same ? b : (uint8_t)mutate_rand();
+      Size += k;
+      break;
+    }
+    case 5: {  // erase 1 to 8 bytes, leaving at least one
+      if (Size <= 1) {
+        Data[0] ^= (uint8_t)(1 + mutate_below(255));
+        break;
+      }
+      size_t k = 1 + mutate_below(8);
+      if (k > Size - 1) k = Size - 1;
+      at = mutate_below(Size - k + 1);
+      memmove(Data + at, Data + at + k, Size - at - k);
+      Size -= k;
+      break;
+    }
+    case 6: {  // copy a block over another part of the input
+      size_t from = mutate_below(Size), len = 1 + mutate_below(Size - (from > at ? from : at));
+      memmove(Data + at, Data + from, len);
+      break;
+    }
+    default: {  // swap two bytes, or change one when they are the same
+      size_t other = mutate_below(Size);
+      uint8_t t = Data[at];
+      if (t == Data[other]) Data[at] = (uint8_t)(t + 1);
+      else {
+        Data[at] = Data[other];
+        Data[other] = t;
+      }
+      break;
+    }
+    }
+  }
+  return Size;
+}
+
 #ifndef EVOTEST_BIN
 #define EVOTEST_BIN "evotest"
 #endif
+
+// Whether `a` is libFuzzer's -ignore_remaining_args=N with N non-zero: the arguments after it are
+// the harness's own (LLVMFuzzerInitialize reads them), neither flags nor inputs.
+static int ignores_remaining(const char *a) {
+  static const char flag[] = "-ignore_remaining_args=";
+  return strncmp(a, flag, sizeof flag - 1) == 0 && strtol(a + sizeof flag - 1, NULL, 10) != 0;
+}
+
+// The index of the first -ignore_remaining_args=1 (the arguments after it are the harness's own),
+// or argc.
+static int ignore_flag_at(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (ignores_remaining(argv[i])) return i;
+  return argc;
+}
 
 // Whether libFuzzer flag `a` is one of `flags`.
 static int flag_in(const char *a, const char *const *flags, size_t n_flags) {
@@ -195,8 +326,8 @@ static int would_fuzz(int argc, char **argv) {
   static const char *const budget[] = {"runs", "max_total_time"};
   static const char *const fuzzing[] = {"dict", "max_len", "seed", "only_ascii", "use_value_profile", "len_control",
                                         "mutate_depth"};
-  int budgeted = 0, fuzz_flag = 0, dirs = 0, inputs = 0;
-  for (int i = 1; i < argc; i++) {
+  int budgeted = 0, fuzz_flag = 0, dirs = 0, inputs = 0, end = ignore_flag_at(argc, argv);
+  for (int i = 1; i < end; i++) {
     if (argv[i][0] == '-') {
       if (argv[i][1] == '-') continue;  // the harness's own option, not libFuzzer's
       if (flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
@@ -227,16 +358,19 @@ static int hand_to_evotest(int argc, char **argv) {
   args[0] = "evotest";
   args[1] = "fuzz";
   args[2] = self;
-  int n = 3, own = 0;
-  for (int i = 1; i < argc; i++) {
+  // with -ignore_remaining_args=1 (which `evotest fuzz` reads too: what follows it goes to the
+  // harness), the `--` arguments before it go right after it, and the rest as they are
+  int n = 3, own = 0, at = ignore_flag_at(argc, argv);
+  for (int i = 1; i < at; i++) {
     if (strncmp(argv[i], "--", 2) == 0) own++;
     else args[n++] = argv[i];
   }
-  if (own) {
-    args[n++] = "--";
-    for (int i = 1; i < argc; i++)
+  if (at < argc) args[n++] = argv[at];
+  else if (own) args[n++] = "--";
+  if (own)
+    for (int i = 1; i < at; i++)
       if (strncmp(argv[i], "--", 2) == 0) args[n++] = argv[i];
-  }
+  for (int i = at + 1; i < argc; i++) args[n++] = argv[i];
   const char *env = getenv("EVOTEST");
   if (env && *env) execv(env, args);
   if (access(EVOTEST_BIN, X_OK) == 0) execv(EVOTEST_BIN, args);
@@ -262,27 +396,30 @@ int main(int argc, char **argv) {
       memcpy(copy, p, len);
       mallocs = frees = 0;
       counting = 1;
-      LLVMFuzzerTestOneInput(copy, len);
+      int r = LLVMFuzzerTestOneInput(copy, len);
       counting = 0;
       free(copy);
       if (leaks && mallocs > frees && __lsan_do_recoverable_leak_check()) {
         fprintf(stderr, "INFO: evotest: a memory leak after this input (-detect_leaks=0 turns leak detection off)\n");
         abort();
       }
-      __evotest_return(0, 0);
+      // RET_SIGNED: the engine reads -1 as "reject this input" (libFuzzer: not added to the corpus)
+      __evotest_return(1, (uint64_t)(int64_t)r);
     }
     // without the exit-time leak check: what the harness's initialisation keeps is no input's leak
     fflush(NULL);
     _exit(0);
   }
   if (would_fuzz(argc, argv)) return hand_to_evotest(argc, argv);
-  int files = 0, failed = 0;
-  for (int i = 1; i < argc; i++) {
+  int files = 0, failed = 0, at = ignore_flag_at(argc, argv);
+  for (int i = 1; i < at; i++) {
     if (strncmp(argv[i], "-timeout=", 9) == 0) timeout_s = (unsigned)strtoul(argv[i] + 9, NULL, 10);
+    if (strncmp(argv[i], "-error_exitcode=", 16) == 0) error_exitcode = (int)strtol(argv[i] + 16, NULL, 10);
     if (strncmp(argv[i], "-rss_limit_mb=", 14) == 0) rss_limit_mb = strtoul(argv[i] + 14, NULL, 10);
     if (strncmp(argv[i], "-help=", 6) == 0 && strcmp(argv[i], "-help=0") != 0) {
       fprintf(stderr,
-              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] FILE|DIR...   (runs each input once; no file: standard input)\n"
+              "usage: %s [-timeout=SECS] [-rss_limit_mb=MB] [-error_exitcode=N] FILE|DIR... [-ignore_remaining_args=1 ARGS...]\n"
+              "(runs each input once; no file: standard input; exit() inside the harness exits with -error_exitcode, 77)\n"
               "This harness was linked with evotest's driver: fuzz it with `evotest fuzz %s CORPUS_DIR` (evotest fuzz --help).\n"
               "Where a libFuzzer binary would fuzz (-merge, -minimize_crash, -jobs, -workers, -fork; -runs or -max_total_time\n"
               "with a corpus directory or no input) it runs `evotest fuzz` on itself with the same arguments; other libFuzzer\n"
@@ -294,11 +431,12 @@ int main(int argc, char **argv) {
   // a crash without a sanitizer prints its stack, as under the engine
   __evotest_install_crash_stacks();
   if (timeout_s) signal(SIGALRM, on_alarm);
+  atexit(on_exit_in_harness);
   if (rss_limit_mb) {
     pthread_t t;
     pthread_create(&t, NULL, rss_watch, NULL);
   }
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < at; i++) {
     if (argv[i][0] == '-') continue;  // a libFuzzer flag
     files++;
     failed |= run_path(argv[i]);
