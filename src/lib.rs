@@ -19,6 +19,24 @@
 //! [`campaign`] wires them together for `evotest run` and `evotest path`; [`bench`] compares
 //! tools; [`cli`] is the command line.
 
+/// `eprintln!` that never panics when standard error is gone (its pipe's reader left, as in
+/// `evotest fuzz … 2>&1 | head`: std's panics, and the run ended with a Rust panic's exit 101
+/// instead of its own). Defined before the modules, so it is the one they use.
+macro_rules! eprintln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprint!` that never panics when standard error is gone (see `eprintln!` above).
+macro_rules! eprint {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
 pub mod archive;
 pub mod bench;
 pub mod campaign;
