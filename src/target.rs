@@ -10,7 +10,7 @@ use crate::exec::shm::SwitchTable;
 use crate::exec::{Executor, ForkServer, ForkServerConfig};
 use crate::fitness::Analysis;
 use crate::frontend::function::shape::ShapeSpec;
-use crate::frontend::function::FunctionFrontend;
+use crate::frontend::function::{ForeignGlobal, FunctionFrontend};
 use crate::frontend::rust::{self as rustfe, RustChecks, RustFrontend};
 use crate::frontend::Frontend;
 use crate::input::spec::RangeSpec;
@@ -419,6 +419,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         objects,
         metas,
         defined_in,
+        globals_in,
     } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let wanted = fmeta.name.as_str();
@@ -453,6 +454,18 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .find(|(n, _)| n == wanted)
         .map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
+    // global inputs of another source: `tests.c` includes only the function's own
+    fe.foreign_globals = globals
+        .iter()
+        .filter_map(|g| {
+            let (_, i) = globals_in.iter().find(|(n, _)| n == &g.name)?;
+            (Some(*i) != defining).then(|| ForeignGlobal {
+                name: g.name.clone(),
+                source: opts.sources[*i].clone(),
+                internal: g.internal,
+            })
+        })
+        .collect();
     fe.other_sources = opts
         .sources
         .iter()
@@ -486,6 +499,8 @@ struct Instrumented {
     metas: Vec<evotest_abi::meta::ModuleMeta>,
     /// Each function's name and the index of the source that defines it.
     defined_in: Vec<(String, usize)>,
+    /// Each described global variable's name and the index of the source that defines it.
+    globals_in: Vec<(String, usize)>,
 }
 
 /// Compile every source of `opts` with the pass into a private build directory in its output
@@ -511,6 +526,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
     let mut objects = Vec::new();
     let mut metas = Vec::new();
     let mut defined_in = Vec::new();
+    let mut globals_in = Vec::new();
     for (i, src) in opts.sources.iter().enumerate() {
         let obj = tmp.path().join(format!("target{i}.o"));
         compile::instrument(&tc, src, &obj, expose, &opts.cflags)?;
@@ -521,6 +537,11 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
                 .flat_map(|m| m.functions.iter())
                 .map(|f| (f.name.clone(), i)),
         );
+        globals_in.extend(
+            m.iter()
+                .flat_map(|m| m.globals.iter())
+                .map(|g| (g.name.clone(), i)),
+        );
         metas.extend(m);
         objects.push(obj);
     }
@@ -530,6 +551,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
         objects,
         metas,
         defined_in,
+        globals_in,
     })
 }
 

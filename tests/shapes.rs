@@ -1115,3 +1115,74 @@ fn literals_of_a_keyword_table_seed_strings() {
         uncovered(&r)
     );
 }
+
+/// `--global` on variables defined in another source than the function's (a scalar, an array
+/// and a structure the function's file never declares): `tests.c` includes only the function's
+/// source, so it declares them itself (it said `use of undeclared identifier 'mode'`), and
+/// passes. A `static` of another source, which a build without evotest cannot reach, leaves the
+/// tests as comments, with a note, and a `tests.c` that still compiles.
+#[test]
+fn global_inputs_of_another_source_are_set_by_tests_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("extern");
+    let (_, r) = run(
+        "tests/fixtures/global_other_a.c",
+        "dispatch",
+        &out,
+        &[
+            "tests/fixtures/global_other_b.c",
+            "--global",
+            "mode,limits,scale",
+            "--max-execs",
+            "5000",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
+    let stdout = compile_and_run_tests_c_with(
+        &out,
+        &[
+            "tests/fixtures/global_other_a.c",
+            "tests/fixtures/global_other_b.c",
+        ],
+    );
+    assert!(stdout.trim().ends_with("passed, 0 failed"), "{stdout}");
+    assert!(!stdout.contains(" 0 passed"), "{stdout}");
+
+    let out = dir.path().join("static");
+    let (_, r) = run(
+        "tests/fixtures/global_other_a.c",
+        "dispatch",
+        &out,
+        &[
+            "tests/fixtures/global_other_static.c",
+            "--global",
+            "mode",
+            "--max-execs",
+            "3000",
+            "--seed",
+            "1",
+        ],
+    );
+    let notes = format!("{}", r["notes"]);
+    assert!(
+        notes.contains("`mode` (a `static` of tests/fixtures/global_other_static.c)"),
+        "{notes}"
+    );
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains("not replayed here"), "{text}");
+    let stdout = compile_and_run_tests_c_with(
+        &out,
+        &[
+            "tests/fixtures/global_other_a.c",
+            "tests/fixtures/global_other_static.c",
+        ],
+    );
+    assert!(stdout.contains("0 passed, 0 failed"), "{stdout}");
+}

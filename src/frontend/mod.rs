@@ -103,6 +103,11 @@ pub trait Frontend: Send + Sync {
     fn test_file(&self, _file: &TestFile) -> Option<(String, String)> {
         None
     }
+    /// Whether [`Frontend::test_file`] replays `case` (a case it only shows as a comment, such as
+    /// one that sets a global the file cannot reach, covers nothing there). True by default.
+    fn replays(&self, _case: &TestCase) -> bool {
+        true
+    }
     /// The source of a harness through which `peer` runs the target, reading the peer's bytes
     /// into the domain with `encoding` (`None` if this frontend has none).
     fn peer_harness(

@@ -31,6 +31,7 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
         &t.input,
         "evotest_v",
         fe.defining_source.is_some(),
+        &aliased_globals(fe),
     );
     let lines = |v: &[String]| -> String { v.iter().map(|l| format!("    {l}\n")).collect() };
     let (setup, after, mut args) = (lines(&a.setup), lines(&a.after), a.args);
@@ -80,6 +81,31 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
         None => &fe.signature.name,
     };
     (setup, format!("{callee}({})", args.join(", ")), after)
+}
+
+/// The global inputs `tests.c` sets through an alias ([`shape::global_alias`]): those of
+/// another source than the one it includes, which it cannot see declared.
+fn aliased_globals(fe: &FunctionFrontend) -> Vec<String> {
+    if fe.defining_source.is_none() {
+        // the file declares every global input itself
+        return vec![];
+    }
+    fe.foreign_globals
+        .iter()
+        .filter(|g| !g.internal)
+        .map(|g| g.name.clone())
+        .collect()
+}
+
+/// The global inputs `tests.c` cannot set: `static` variables of a source it does not include
+/// (which the pass exposed for the harness, but a plain build of the sources keeps private),
+/// as `` `mode` (a `static` of b.c) ``.
+pub fn unreachable_globals(fe: &FunctionFrontend) -> Vec<String> {
+    fe.foreign_globals
+        .iter()
+        .filter(|g| g.internal)
+        .map(|g| format!("`{}` (a `static` of {})", g.name, g.source.display()))
+        .collect()
 }
 
 fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
@@ -333,6 +359,18 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         s,
         " * crashed, hung or exited run in a child process that must end the same way."
     );
+    let unreachable = unreachable_globals(fe);
+    if !unreachable.is_empty() {
+        let _ = writeln!(
+            s,
+            " * Not replayed: every test sets {}, which a file built from the sources",
+            unreachable.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            " * cannot reach; each test is left as a comment (suite.json has the inputs and results)."
+        );
+    }
     if fe.isolate_tests {
         let _ = writeln!(s, " * The code writes global variables, so every other test runs in a child process of its own");
         let _ = writeln!(
@@ -364,6 +402,21 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             let _ = writeln!(s, "\n{}\n", fe.signature.declarations());
         }
     }
+    let aliased = aliased_globals(fe);
+    if !aliased.is_empty() {
+        let _ = writeln!(
+            s,
+            "/* Global inputs of the other sources, declared under names of their own */"
+        );
+        for p in fe
+            .params
+            .iter()
+            .filter(|p| p.global && aliased.contains(&p.name))
+        {
+            s.push_str(&shape::c_alias_declaration(p));
+        }
+        s.push('\n');
+    }
 
     let hang = file.hang_seconds;
     let mut names = Vec::new();
@@ -383,6 +436,15 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             );
         }
         let (setup, c, after) = call(fe, t);
+        if !unreachable.is_empty() && t.exit != ExitKind::Stopped {
+            let _ = writeln!(
+                s,
+                "/* {name}: not replayed here (see the header). Setup and call:\n{}    {}; */\n",
+                crate::frontend::comment_text(&setup),
+                crate::frontend::comment_text(&c)
+            );
+            continue;
+        }
         match t.exit {
             ExitKind::Ok if fe.isolate_tests => {
                 let _ = writeln!(

@@ -10,6 +10,7 @@ pub mod record;
 pub mod shape;
 
 use super::{Frontend, Peer, TestFile};
+use crate::archive::TestCase;
 use crate::input::spec::RangeSpec;
 use crate::input::{Domain, Input, Range};
 use anyhow::Result;
@@ -50,6 +51,21 @@ pub struct FunctionFrontend {
     pub isolate_tests: bool,
     /// The sizes chosen by default ([`Frontend::default_caps`]).
     pub default_caps: Vec<String>,
+    /// The global inputs defined in a source other than [`Self::defining_source`], which
+    /// `tests.c` does not include.
+    pub foreign_globals: Vec<ForeignGlobal>,
+}
+
+/// A global input (`--global`) defined in a source that `tests.c` does not include.
+#[derive(Clone, Debug)]
+pub struct ForeignGlobal {
+    /// Its name (and symbol).
+    pub name: String,
+    /// The source that defines it.
+    pub source: PathBuf,
+    /// Whether that source declares it `static`: `tests.c`, built from the sources without the
+    /// pass, cannot reach it.
+    pub internal: bool,
 }
 
 impl FunctionFrontend {
@@ -173,6 +189,7 @@ impl FunctionFrontend {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            foreign_globals: vec![],
             default_caps,
         })
     }
@@ -293,6 +310,10 @@ impl Frontend for FunctionFrontend {
         self.default_caps.clone()
     }
 
+    fn replays(&self, _case: &TestCase) -> bool {
+        ctests::unreachable_globals(self).is_empty()
+    }
+
     fn notes(&self) -> Vec<String> {
         let mut n = self.inferred.clone();
         if !self.unset_globals.is_empty() {
@@ -318,6 +339,13 @@ impl Frontend for FunctionFrontend {
                 );
             }
         }
+        let unreachable = ctests::unreachable_globals(self);
+        if !unreachable.is_empty() {
+            n.push(format!(
+                "tests.c: its tests are comments, not replayed: they set {}, which a build of the sources without evotest cannot reach (make it non-static to replay them)",
+                unreachable.join(", ")
+            ));
+        }
         n
     }
 
@@ -338,7 +366,7 @@ impl Frontend for FunctionFrontend {
         s.push_str(shape::C_TEST_GUARD);
         let _ = writeln!(s, "{}\n", self.signature.declarations());
         for (i, x) in inputs.iter().enumerate() {
-            let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false);
+            let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false, &[]);
             let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
             for l in a.setup {
                 let _ = writeln!(s, "    {l}");
