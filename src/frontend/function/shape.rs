@@ -1148,8 +1148,17 @@ pub const DEFAULT_POOL: usize = 8;
 /// Most nodes in a pool (a link's field is a byte).
 pub const MAX_POOL: usize = 256;
 
+/// A character field over `alphabet` (sorted bytes), of the character type `ty`. A byte of 0x80
+/// or more is no value of a signed `char` (0xFF is -1 there, and the search would snap it to the
+/// alphabet's smallest byte): with such bytes, the field holds the bytes as `unsigned char`,
+/// which the harness copies into the string as they are.
 fn char_field(name: &str, ty: ScalarType, alphabet: Vec<u8>) -> Field {
     let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
+    let ty = if ty == ScalarType::I8 && hi > i8::MAX as i128 {
+        ScalarType::U8
+    } else {
+        ty
+    };
     Field {
         name: name.to_string(),
         offset: 0,
