@@ -244,12 +244,11 @@ static __attribute__((unused)) void evotest_expect_fault(const char *t, void (*f
 }
 "#;
 
-/// The helper of a `tests.c` whose code writes global variables
-/// ([`FunctionFrontend::isolate_tests`]): each test runs in a child of its own, so that none sees
-/// the state an earlier one left.
+/// The helper of a `tests.c` whose code keeps state between calls ([`isolation`]): each test runs
+/// in a child of its own, so that none sees the state an earlier one left.
 const ISOLATED: &str = r#"
-/* Run fn, which checks one test, in a child process of its own: the code writes global variables,
- * and each test must start from their initial values, as in the search. */
+/* Run fn, which checks one test, in a child process of its own: the code keeps state between
+ * calls, and each test must start from the state a fresh process has, as in the search. */
 static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(void)) {
     fflush(stdout);
     pid_t p = fork();
@@ -261,6 +260,52 @@ static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(v
     if (!WIFEXITED(st)) printf("FAIL %s: the test's process ended with status 0x%x\n", t, st);
 }
 "#;
+
+/// Why every test of `tests.c` runs in a child process of its own, if it does: each recorded
+/// result is that of an input run in a fresh process (or checked there before the suite was
+/// written), so state the code keeps between calls must not pass from one test to the next.
+/// The reasons: the code writes global variables ([`FunctionFrontend::isolate_tests`]), calls
+/// functions outside the sources that may keep state ([`FunctionFrontend::hidden_state_calls`],
+/// `rand`), or kept inputs ended differently when run again in a fresh process
+/// ([`TestFile::fresh_results_differ`]). Lines of the header, empty when the tests share one
+/// process.
+fn isolation(fe: &FunctionFrontend, file: &TestFile) -> Vec<String> {
+    let mut why = Vec::new();
+    if fe.isolate_tests {
+        why.push("writes global variables".to_string());
+    }
+    if !fe.hidden_state_calls.is_empty() {
+        let names: Vec<String> = fe
+            .hidden_state_calls
+            .iter()
+            .take(4)
+            .map(|c| format!("{c}()"))
+            .collect();
+        let more = fe.hidden_state_calls.len().saturating_sub(names.len());
+        why.push(format!(
+            "calls {}{}, which may keep state between calls",
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if file.fresh_results_differ {
+        why.push("gave other results when inputs were run again in a fresh process".to_string());
+    }
+    if why.is_empty() {
+        return why;
+    }
+    vec![
+        format!(
+            "The code {}, so every other test runs in a child process of its own",
+            why.join(", and ")
+        ),
+        "too, and starts from the state of a fresh process, as the search ran it.".to_string(),
+    ]
+}
 
 /// How a `tests.c` checks a recorded fault `exit`: the `evotest_expect` kind, its value (signal
 /// or exit code) and the fault in words (`memory_limit` in bytes, for an out-of-memory one).
@@ -371,12 +416,9 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             " * cannot reach; each test is left as a comment (suite.json has the inputs and results)."
         );
     }
-    if fe.isolate_tests {
-        let _ = writeln!(s, " * The code writes global variables, so every other test runs in a child process of its own");
-        let _ = writeln!(
-            s,
-            " * too, and starts from the globals' initial values, as the search ran it."
-        );
+    let isolated = isolation(fe, file);
+    for l in &isolated {
+        let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
     }
     let _ = writeln!(s, " */");
     s.push_str(PRELUDE);
@@ -385,7 +427,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         s.push_str("\n#define _Bool bool\n");
     }
     s.push_str(shape::C_TEST_GUARD);
-    if fe.isolate_tests {
+    if !isolated.is_empty() {
         s.push_str(ISOLATED);
     }
     match &fe.defining_source {
@@ -446,7 +488,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             continue;
         }
         match t.exit {
-            ExitKind::Ok if fe.isolate_tests => {
+            ExitKind::Ok if !isolated.is_empty() => {
                 let _ = writeln!(
                     s,
                     "static void evotest_body_{name}(void) {{\n{setup}{}{after}}}",

@@ -49,6 +49,10 @@ pub struct FunctionFrontend {
     /// Whether each test of `tests.c` runs in a child process of its own: the sources write
     /// global variables, which the search restored (or forked for) before each input.
     pub isolate_tests: bool,
+    /// Functions outside the sources that the function (or one it calls) calls and that may keep
+    /// state between calls (`rand`): each test of `tests.c` runs in a child process of its own,
+    /// as each input ran (or was checked) in a fresh process in the search.
+    pub hidden_state_calls: Vec<String>,
     /// The sizes chosen by default ([`Frontend::default_caps`]).
     pub default_caps: Vec<String>,
     /// The global inputs defined in a source other than [`Self::defining_source`], which
@@ -189,6 +193,7 @@ impl FunctionFrontend {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            hidden_state_calls: vec![],
             foreign_globals: vec![],
             default_caps,
         })

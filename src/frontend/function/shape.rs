@@ -2021,6 +2021,7 @@ mod tests {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            hidden_state_calls: vec![],
             foreign_globals: vec![],
             default_caps: vec![],
         };
