@@ -474,6 +474,11 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .filter(|(i, _)| Some(*i) != defining)
         .map(|(_, s)| s.clone())
         .collect();
+    fe.main_sources = defined_in
+        .iter()
+        .filter(|(n, i)| n == RENAMED_MAIN && Some(*i) != defining)
+        .map(|(_, i)| opts.sources[*i].clone())
+        .collect();
     fe.cflags = opts.cflags.clone();
     fe.cxx_call = cxx_call;
 

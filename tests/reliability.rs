@@ -724,3 +724,34 @@ fn library_state_does_not_pass_between_the_tests_of_tests_c() {
         "the report is lost: {t:?}"
     );
 }
+
+/// A driver's `main` in another source than the tested function's: the build command in the
+/// header of `tests.c` compiles that source first with its `main` renamed (linking it as it was
+/// failed with "multiple definition of `main`"), and the tests pass.
+#[test]
+fn tests_c_builds_beside_a_driver_main_in_another_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (_, r) = run(
+        "tests/fixtures/driver_lib.c",
+        "score",
+        &out,
+        &[
+            "tests/fixtures/driver_main.c",
+            "--max-execs",
+            "300",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r}");
+    assert_eq!(tests_c_build_steps(&out).len(), 1);
+    let t = compile_and_run_tests_c_with(
+        &out,
+        &[
+            "tests/fixtures/driver_lib.c",
+            "tests/fixtures/driver_main.c",
+        ],
+    );
+    assert!(t.trim().ends_with("2 passed, 0 failed"), "{t}");
+}

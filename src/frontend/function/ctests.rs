@@ -364,7 +364,31 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         "tests".into(),
         path.display().to_string(),
     ];
-    cmd.extend(fe.other_sources.iter().map(|p| p.display().to_string()));
+    // another source with a `main` (a driver) is compiled first with its `main` renamed, so
+    // that it does not clash with the tests' own
+    let mut steps: Vec<Vec<String>> = Vec::new();
+    for (k, src) in fe.other_sources.iter().enumerate() {
+        if !fe.main_sources.contains(src) {
+            cmd.push(src.display().to_string());
+            continue;
+        }
+        let stem = src
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let obj = dir.join(format!("tests-{stem}.o")).display().to_string();
+        let mut step = vec![
+            compiler.to_string(),
+            "-c".into(),
+            format!("-Dmain=evotest_main_of_source{}", k + 1),
+            "-o".into(),
+            obj.clone(),
+            src.display().to_string(),
+        ];
+        step.extend(fe.cflags.iter().cloned());
+        steps.push(step);
+        cmd.push(obj);
+    }
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
     match &fe.defining_source {
@@ -385,15 +409,27 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         }
     }
     // quoted for a shell (paths with spaces); a word shlex cannot quote (a NUL) stays as it is
-    let words: Vec<String> = cmd
-        .iter()
-        .map(|w| {
-            shlex::try_quote(w)
-                .map(|q| q.into_owned())
-                .unwrap_or_else(|_| w.clone())
-        })
-        .collect();
-    let _ = writeln!(s, " *   {} && ./tests", words.join(" "));
+    let quoted = |cmd: &[String]| -> String {
+        cmd.iter()
+            .map(|w| {
+                // a word of the shell's safe characters as it is (shlex quotes `-Dmain=x`)
+                if !w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-=./,+:@%".contains(c))
+                {
+                    return w.clone();
+                }
+                shlex::try_quote(w)
+                    .map(|q| q.into_owned())
+                    .unwrap_or_else(|_| w.clone())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for step in &steps {
+        let _ = writeln!(s, " *   {} &&", quoted(step));
+    }
+    let _ = writeln!(s, " *   {} && ./tests", quoted(&cmd));
     let _ = writeln!(s, " *");
     let _ = writeln!(
         s,

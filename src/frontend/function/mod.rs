@@ -34,6 +34,9 @@ pub struct FunctionFrontend {
     pub defining_source: Option<PathBuf>,
     /// The other sources, which `tests.c` is linked with.
     pub other_sources: Vec<PathBuf>,
+    /// Those of `other_sources` that define a `main` (a driver): `tests.c`'s build command
+    /// compiles them first with it renamed.
+    pub main_sources: Vec<PathBuf>,
     /// Compile flags the sources need (`-I`, `-D`, …), for the build hint of `tests.c`.
     pub cflags: Vec<String>,
     /// The shapes evotest inferred from the signature ([`shape::infer_buffers`]), as notes.
@@ -194,6 +197,7 @@ impl FunctionFrontend {
             unsettable_globals: vec![],
             isolate_tests: false,
             hidden_state_calls: vec![],
+            main_sources: vec![],
             foreign_globals: vec![],
             default_caps,
         })

@@ -2022,6 +2022,7 @@ mod tests {
             unsettable_globals: vec![],
             isolate_tests: false,
             hidden_state_calls: vec![],
+            main_sources: vec![],
             foreign_globals: vec![],
             default_caps: vec![],
         };
