@@ -356,7 +356,7 @@ fn cxx_pointer_type(f: &FunctionMeta) -> String {
 
 /// Check that every source exists and is a regular file.
 ///
-/// Errors (one line): a missing file, or a directory.
+/// Errors (one line): a missing file, a directory, or a header (`.h`, `.hpp`, …).
 pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
     if sources.is_empty() {
         bail!("no source file given");
@@ -367,6 +367,14 @@ pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
         }
         if !src.is_file() {
             bail!("{}: no such file", src.display());
+        }
+        // clang would make a precompiled header of it, which is no object file
+        let ext = src.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if matches!(ext, "h" | "hh" | "hpp" | "hxx" | "h++" | "H") {
+            bail!(
+                "{}: is a header, not a source file: #include it in a .c (or .cpp) file and give that",
+                src.display()
+            );
         }
     }
     Ok(())
