@@ -10,7 +10,7 @@ use crate::exec::shm::SwitchTable;
 use crate::exec::{Executor, ForkServer, ForkServerConfig};
 use crate::fitness::Analysis;
 use crate::frontend::function::shape::ShapeSpec;
-use crate::frontend::function::FunctionFrontend;
+use crate::frontend::function::{ForeignGlobal, FunctionFrontend};
 use crate::frontend::rust::{self as rustfe, RustChecks, RustFrontend};
 use crate::frontend::Frontend;
 use crate::input::spec::RangeSpec;
@@ -356,7 +356,7 @@ fn cxx_pointer_type(f: &FunctionMeta) -> String {
 
 /// Check that every source exists and is a regular file.
 ///
-/// Errors (one line): a missing file, or a directory.
+/// Errors (one line): a missing file, a directory, or a header (`.h`, `.hpp`, …).
 pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
     if sources.is_empty() {
         bail!("no source file given");
@@ -367,6 +367,14 @@ pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
         }
         if !src.is_file() {
             bail!("{}: no such file", src.display());
+        }
+        // clang would make a precompiled header of it, which is no object file
+        let ext = src.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if matches!(ext, "h" | "hh" | "hpp" | "hxx" | "h++" | "H") {
+            bail!(
+                "{}: is a header, not a source file: #include it in a .c (or .cpp) file and give that",
+                src.display()
+            );
         }
     }
     Ok(())
@@ -419,6 +427,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         objects,
         metas,
         defined_in,
+        globals_in,
     } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let wanted = fmeta.name.as_str();
@@ -440,6 +449,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .cloned()
         .collect();
     fe.isolate_tests = global_state(&metas) != GlobalState::Untouched;
+    fe.hidden_state_calls = hidden_state_calls(&all, &fmeta);
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
@@ -453,12 +463,29 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .find(|(n, _)| n == wanted)
         .map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
+    // global inputs of another source: `tests.c` includes only the function's own
+    fe.foreign_globals = globals
+        .iter()
+        .filter_map(|g| {
+            let (_, i) = globals_in.iter().find(|(n, _)| n == &g.name)?;
+            (Some(*i) != defining).then(|| ForeignGlobal {
+                name: g.name.clone(),
+                source: opts.sources[*i].clone(),
+                internal: g.internal,
+            })
+        })
+        .collect();
     fe.other_sources = opts
         .sources
         .iter()
         .enumerate()
         .filter(|(i, _)| Some(*i) != defining)
         .map(|(_, s)| s.clone())
+        .collect();
+    fe.main_sources = defined_in
+        .iter()
+        .filter(|(n, i)| n == RENAMED_MAIN && Some(*i) != defining)
+        .map(|(_, i)| opts.sources[*i].clone())
         .collect();
     fe.cflags = opts.cflags.clone();
     fe.cxx_call = cxx_call;
@@ -486,6 +513,8 @@ struct Instrumented {
     metas: Vec<evotest_abi::meta::ModuleMeta>,
     /// Each function's name and the index of the source that defines it.
     defined_in: Vec<(String, usize)>,
+    /// Each described global variable's name and the index of the source that defines it.
+    globals_in: Vec<(String, usize)>,
 }
 
 /// Compile every source of `opts` with the pass into a private build directory in its output
@@ -511,6 +540,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
     let mut objects = Vec::new();
     let mut metas = Vec::new();
     let mut defined_in = Vec::new();
+    let mut globals_in = Vec::new();
     for (i, src) in opts.sources.iter().enumerate() {
         let obj = tmp.path().join(format!("target{i}.o"));
         compile::instrument(&tc, src, &obj, expose, &opts.cflags)?;
@@ -521,6 +551,11 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
                 .flat_map(|m| m.functions.iter())
                 .map(|f| (f.name.clone(), i)),
         );
+        globals_in.extend(
+            m.iter()
+                .flat_map(|m| m.globals.iter())
+                .map(|g| (g.name.clone(), i)),
+        );
         metas.extend(m);
         objects.push(obj);
     }
@@ -530,6 +565,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
         objects,
         metas,
         defined_in,
+        globals_in,
     })
 }
 
@@ -697,6 +733,205 @@ fn globals_read(all: &[&FunctionMeta], f: &FunctionMeta) -> Vec<String> {
         }
     }
     reads
+}
+
+/// Functions of the C library that keep no state between calls which a later call could see (the
+/// string, memory, character-class and math functions, allocation, formatted output, and
+/// those that end the process). `errno`, which many of them set, is seen only through
+/// `__errno_location`, which is not one of them. `f`/`l` variants of the math functions count
+/// too ([`keeps_no_state`]).
+const STATELESS_LIBRARY: &[&str] = &[
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "strcasecmp",
+    "strncasecmp",
+    "strcoll",
+    "memcmp",
+    "bcmp",
+    "memcpy",
+    "memmove",
+    "memset",
+    "memchr",
+    "memrchr",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "strcasestr",
+    "strcpy",
+    "strncpy",
+    "stpcpy",
+    "stpncpy",
+    "strcat",
+    "strncat",
+    "strspn",
+    "strcspn",
+    "strpbrk",
+    "strdup",
+    "strndup",
+    "isalpha",
+    "isdigit",
+    "isalnum",
+    "isspace",
+    "isupper",
+    "islower",
+    "isxdigit",
+    "ispunct",
+    "isprint",
+    "isgraph",
+    "iscntrl",
+    "isblank",
+    "toupper",
+    "tolower",
+    "__ctype_b_loc",
+    "__ctype_toupper_loc",
+    "__ctype_tolower_loc",
+    "abs",
+    "labs",
+    "llabs",
+    "div",
+    "ldiv",
+    "lldiv",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "aligned_alloc",
+    "posix_memalign",
+    "qsort",
+    "bsearch",
+    "atoi",
+    "atol",
+    "atoll",
+    "atof",
+    "strtol",
+    "strtoul",
+    "strtoll",
+    "strtoull",
+    "strtod",
+    "strtof",
+    "strtold",
+    "sscanf",
+    "__isoc99_sscanf",
+    "__isoc23_sscanf",
+    "__isoc23_strtol",
+    "__isoc23_strtoul",
+    "__isoc23_strtoll",
+    "__isoc23_strtoull",
+    "sprintf",
+    "snprintf",
+    "vsnprintf",
+    "vsprintf",
+    "printf",
+    "puts",
+    "putchar",
+    "fprintf",
+    "fputs",
+    "fputc",
+    "putc",
+    "fwrite",
+    "fflush",
+    "abort",
+    "exit",
+    "_exit",
+    "_Exit",
+    "__assert_fail",
+    "__stack_chk_fail",
+    "sqrt",
+    "cbrt",
+    "pow",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "hypot",
+    "fabs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fmod",
+    "remainder",
+    "fmin",
+    "fmax",
+    "fdim",
+    "fma",
+    "lround",
+    "llround",
+    "lrint",
+    "llrint",
+    "rint",
+    "nearbyint",
+    "frexp",
+    "ldexp",
+    "scalbn",
+    "modf",
+    "copysign",
+    "nextafter",
+    "erf",
+    "erfc",
+    "tgamma",
+    "lgamma",
+    "_Znwm",
+    "_Znam",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "__cxa_allocate_exception",
+    "__cxa_throw",
+    "__cxa_begin_catch",
+    "__cxa_end_catch",
+    "__cxa_free_exception",
+];
+
+/// Whether `name`, a function the sources do not define, keeps no state between calls
+/// ([`STATELESS_LIBRARY`], a math function's `f` and `l` variants included).
+fn keeps_no_state(name: &str) -> bool {
+    let listed = |n: &str| STATELESS_LIBRARY.contains(&n);
+    listed(name) || name.strip_suffix(['f', 'l']).is_some_and(listed)
+}
+
+/// The functions the sources do not define that `f`, or a function it calls or takes the
+/// address of (directly or through others), calls or takes the address of, and that may keep
+/// state between calls (`rand`, `close`, `getenv`, a library's own: not [`keeps_no_state`]).
+/// That state outlives a call, so the tests of `tests.c` run in processes of their own, as each
+/// input ran (or was checked) in the search. `all`: every instrumented function.
+fn hidden_state_calls(all: &[&FunctionMeta], f: &FunctionMeta) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = vec![f.name.as_str()];
+    let mut queue: std::collections::VecDeque<&FunctionMeta> = [f].into();
+    while let Some(g) = queue.pop_front() {
+        for c in g.calls.iter().chain(&g.address_refs) {
+            if seen.contains(&c.as_str()) {
+                continue;
+            }
+            seen.push(c);
+            match all.iter().find(|h| &h.name == c) {
+                Some(h) => queue.push_back(h),
+                None if !c.starts_with("llvm.") && !keeps_no_state(c) => out.push(c.clone()),
+                None => {}
+            }
+        }
+    }
+    out
 }
 
 /// The mutable global variables the function under test or the functions it calls (directly or

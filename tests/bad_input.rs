@@ -246,3 +246,21 @@ fn sequence_algorithms_without_api_and_a_population_of_one_are_refused() {
         "{e}"
     );
 }
+
+/// A header given as the source (a header-only library): one line that says so, for `run` and
+/// `sites` (clang made a precompiled header of it, and the error was "target0.o is not an
+/// object file: Unknown file magic").
+#[test]
+fn a_header_as_the_source_is_refused_as_a_header() {
+    let e = fail(&["run", "tests/fixtures/header_only.h", "-f", "clamp3"]);
+    assert!(
+        e.contains("header_only.h: is a header") && !e.contains("object file"),
+        "{e}"
+    );
+    let o = evotest()
+        .args(["sites", "tests/fixtures/header_only.h"])
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("header_only.h: is a header"), "{e}");
+}

@@ -1115,3 +1115,116 @@ fn literals_of_a_keyword_table_seed_strings() {
         uncovered(&r)
     );
 }
+
+/// `--global` on variables defined in another source than the function's (a scalar, an array
+/// and a structure the function's file never declares): `tests.c` includes only the function's
+/// source, so it declares them itself (it said `use of undeclared identifier 'mode'`), and
+/// passes. A `static` of another source, which a build without evotest cannot reach, leaves the
+/// tests as comments, with a note, and a `tests.c` that still compiles.
+#[test]
+fn global_inputs_of_another_source_are_set_by_tests_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("extern");
+    let (_, r) = run(
+        "tests/fixtures/global_other_a.c",
+        "dispatch",
+        &out,
+        &[
+            "tests/fixtures/global_other_b.c",
+            "--global",
+            "mode,limits,scale",
+            "--max-execs",
+            "5000",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
+    let stdout = compile_and_run_tests_c_with(
+        &out,
+        &[
+            "tests/fixtures/global_other_a.c",
+            "tests/fixtures/global_other_b.c",
+        ],
+    );
+    assert!(stdout.trim().ends_with("passed, 0 failed"), "{stdout}");
+    assert!(!stdout.contains(" 0 passed"), "{stdout}");
+
+    let out = dir.path().join("static");
+    let (_, r) = run(
+        "tests/fixtures/global_other_a.c",
+        "dispatch",
+        &out,
+        &[
+            "tests/fixtures/global_other_static.c",
+            "--global",
+            "mode",
+            "--max-execs",
+            "3000",
+            "--seed",
+            "1",
+        ],
+    );
+    let notes = format!("{}", r["notes"]);
+    assert!(
+        notes.contains("`mode` (a `static` of tests/fixtures/global_other_static.c)"),
+        "{notes}"
+    );
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(text.contains("not replayed here"), "{text}");
+    let stdout = compile_and_run_tests_c_with(
+        &out,
+        &[
+            "tests/fixtures/global_other_a.c",
+            "tests/fixtures/global_other_static.c",
+        ],
+    );
+    assert!(stdout.contains("0 passed, 0 failed"), "{stdout}");
+}
+
+/// A `--string` alphabet with bytes of 0x80 and up on a signed `char *`: those bytes are
+/// generated (each became the alphabet's smallest byte, so `'a\xff'` only ever gave "a" and "",
+/// and `c > 250` was set aside as suspected infeasible), and `tests.c` writes them so that it
+/// compiles without a warning under `-Wall -Wextra` and passes.
+#[test]
+fn string_alphabets_with_high_bytes_reach_them_on_signed_char() {
+    let dir = tempfile::tempdir().unwrap();
+    for (function, alphabet, execs) in [
+        ("first_byte", "s=1:a\\xff", "2000"),
+        ("first_byte", "s=2:\\xc8-\\xff", "2000"),
+        ("cafe", "s=8: -~\\x80-\\xff", "20000"),
+    ] {
+        let out = dir.path().join(format!("{function}{}", alphabet.len()));
+        let (_, r) = run(
+            "tests/fixtures/high_bytes.c",
+            function,
+            &out,
+            &["--string", alphabet, "--max-execs", execs, "--seed", "1"],
+        );
+        assert_eq!(
+            r["branches_covered"],
+            r["branches_total"],
+            "{function} {alphabet}: uncovered {:?}",
+            uncovered(&r)
+        );
+        let exe = out.join("strict");
+        let c = std::process::Command::new("clang-22")
+            .args(["-Wall", "-Wextra", "-Werror", "-o"])
+            .arg(&exe)
+            .arg(out.join("tests.c"))
+            .output()
+            .unwrap();
+        assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+        let o = std::process::Command::new(&exe).output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && stdout.contains("passed, 0 failed"),
+            "{stdout}"
+        );
+    }
+}

@@ -759,6 +759,7 @@ pub fn global_meta(g: LLVMValueRef, name: &str) -> Option<GlobalMeta> {
         name: name.to_string(),
         ty,
         count,
+        internal: false,
     })
 }
 

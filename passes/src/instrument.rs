@@ -607,12 +607,12 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         let mut g = LLVMGetFirstGlobal(module.as_mut_ptr());
         while !g.is_null() {
             let name = debuginfo::value_name(g);
-            if opts.expose.contains(&name)
-                && matches!(
-                    LLVMGetLinkage(g),
-                    LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage
-                )
-            {
+            // a `static` of the source, before it is exposed
+            let internal = matches!(
+                LLVMGetLinkage(g),
+                LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage
+            );
+            if opts.expose.contains(&name) && internal {
                 LLVMSetLinkage(g, LLVMLinkage::LLVMExternalLinkage);
                 LLVMSetVisibility(g, LLVMVisibility::LLVMDefaultVisibility);
             }
@@ -627,7 +627,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 && !name.starts_with("__evotest")
             {
                 match debuginfo::global_meta(g, &name) {
-                    Some(m) => globals_meta.push(m),
+                    Some(m) => globals_meta.push(meta::GlobalMeta { internal, ..m }),
                     None if debuginfo::is_source_global(g) => other_globals.push(name.clone()),
                     None => {}
                 }

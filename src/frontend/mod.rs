@@ -63,6 +63,10 @@ pub struct TestFile<'a> {
     pub memory_limit: u64,
     /// Largest file (bytes) a case may write, as in the search (0 = none).
     pub file_limit: u64,
+    /// Whether kept inputs ended differently when the check before the suite was written ran
+    /// them again in a fresh process (state the code keeps between calls): the file then runs
+    /// each case in a process of its own, as its recorded result was obtained.
+    pub fresh_results_differ: bool,
 }
 
 /// See module docs.
@@ -102,6 +106,11 @@ pub trait Frontend: Send + Sync {
     /// directory and its text.
     fn test_file(&self, _file: &TestFile) -> Option<(String, String)> {
         None
+    }
+    /// Whether [`Frontend::test_file`] replays `case` (a case it only shows as a comment, such as
+    /// one that sets a global the file cannot reach, covers nothing there). True by default.
+    fn replays(&self, _case: &TestCase) -> bool {
+        true
     }
     /// The source of a harness through which `peer` runs the target, reading the peer's bytes
     /// into the domain with `encoding` (`None` if this frontend has none).

@@ -256,10 +256,14 @@ pub fn render(run: &Suite) -> String {
         } else {
             String::new()
         };
-        let hint = if run.inputs_per_process > 1 {
-            "; the code may keep state between calls that persistent mode cannot see: try --persistent 1"
-        } else {
+        // the fresh results are the suite's, and tests.c runs each test in a fresh process: only
+        // goals covered through state an earlier input left need another search
+        let hint = if run.inputs_per_process == 1 {
             " (e.g. a timeout that does not recur)"
+        } else if v.lost_goals > 0 {
+            "; the code keeps state between calls that persistent mode cannot undo: --persistent 1 searches with a fresh process per input, where those goals count only if a fresh run covers them"
+        } else {
+            "; the code keeps state between calls that persistent mode cannot undo"
         };
         let _ = writeln!(
             s,

@@ -115,7 +115,7 @@ impl Reporter for TestFileReporter {
         // goals that only a run the file cannot replay covered (a runaway loop stopped at the
         // limit of branch events, a stopped run): the file's own tests reach fewer
         let replayable = |t: &crate::archive::TestCase| {
-            !matches!(t.exit, ExitKind::StepLimit | ExitKind::Stopped)
+            !matches!(t.exit, ExitKind::StepLimit | ExitKind::Stopped) && suite.frontend.replays(t)
         };
         let mut by_replayed = vec![false; suite.goals.len()];
         for t in cases.iter().map(|e| e.case).filter(|t| replayable(t)) {
@@ -131,7 +131,7 @@ impl Reporter for TestFileReporter {
             .collect();
         if !unreplayed.is_empty() {
             header.push(format!(
-                "Covered only by runs not replayed here (the limit of branch events, a stopped run): {} of them, {}",
+                "Covered only by runs not replayed here (the limit of branch events, a stopped run, a global the file cannot set): {} of them, {}",
                 unreplayed.len(),
                 unreplayed.join(", ")
             ));
@@ -175,6 +175,7 @@ impl Reporter for TestFileReporter {
             hang_seconds: crate::exec::hang_limit(i.timeout).as_secs() as u32,
             memory_limit: i.memory_limit,
             file_limit: i.file_limit,
+            fresh_results_differ: suite.verification.as_ref().is_some_and(|v| v.changed > 0),
         };
         match suite.frontend.test_file(&file) {
             Some((name, text)) => {

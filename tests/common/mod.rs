@@ -118,9 +118,37 @@ pub fn tests_c_build_command(out: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The steps the header of `tests.c` in `out` documents before its build command (`clang-22 -c
+/// … &&` lines: another source with a `main`, compiled with it renamed).
+pub fn tests_c_build_steps(out: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(out.join("tests.c")).expect("tests.c");
+    text.lines()
+        .map(|l| l.trim_start_matches(" *").trim())
+        .filter(|l| l.starts_with("clang-22 -c ") && l.ends_with(" &&"))
+        .map(|l| {
+            l.trim_end_matches(" &&")
+                .split_whitespace()
+                .map(String::from)
+                .collect()
+        })
+        .collect()
+}
+
 /// As [`compile_and_run_tests_c`], with several sources.
 pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
     let text = std::fs::read_to_string(out.join("tests.c")).expect("tests.c");
+    for step in tests_c_build_steps(out) {
+        let c = Command::new(&step[0])
+            .args(&step[1..])
+            .current_dir(root())
+            .output()
+            .expect("clang-22");
+        assert!(
+            c.status.success(),
+            "a step of tests.c's documented build fails {step:?}:\n{}",
+            String::from_utf8_lossy(&c.stderr)
+        );
+    }
     let cmd = tests_c_build_command(out);
     for s in sources {
         let name = Path::new(s)
@@ -128,8 +156,14 @@ pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
             .unwrap()
             .to_string_lossy()
             .to_string();
+        let stem = Path::new(s)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         assert!(
-            cmd.iter().any(|a| a.ends_with(&name))
+            cmd.iter()
+                .any(|a| a.ends_with(&name) || a.ends_with(&format!("tests-{stem}.o")))
                 || text
                     .lines()
                     .any(|l| l.starts_with("#include") && l.contains(&name)),

@@ -347,6 +347,11 @@ pub struct GlobalMeta {
     /// For an array, its number of elements (all dimensions multiplied out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// Whether the source declares it `static` (internal linkage, before the pass exposed it):
+    /// code compiled from the sources without the pass, such as a `tests.c` that does not
+    /// include its source, cannot reach it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub internal: bool,
 }
 
 /// A basic block and its place in the CFG.

@@ -31,6 +31,7 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
         &t.input,
         "evotest_v",
         fe.defining_source.is_some(),
+        &aliased_globals(fe),
     );
     let lines = |v: &[String]| -> String { v.iter().map(|l| format!("    {l}\n")).collect() };
     let (setup, after, mut args) = (lines(&a.setup), lines(&a.after), a.args);
@@ -80,6 +81,31 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
         None => &fe.signature.name,
     };
     (setup, format!("{callee}({})", args.join(", ")), after)
+}
+
+/// The global inputs `tests.c` sets through an alias ([`shape::global_alias`]): those of
+/// another source than the one it includes, which it cannot see declared.
+fn aliased_globals(fe: &FunctionFrontend) -> Vec<String> {
+    if fe.defining_source.is_none() {
+        // the file declares every global input itself
+        return vec![];
+    }
+    fe.foreign_globals
+        .iter()
+        .filter(|g| !g.internal)
+        .map(|g| g.name.clone())
+        .collect()
+}
+
+/// The global inputs `tests.c` cannot set: `static` variables of a source it does not include
+/// (which the pass exposed for the harness, but a plain build of the sources keeps private),
+/// as `` `mode` (a `static` of b.c) ``.
+pub fn unreachable_globals(fe: &FunctionFrontend) -> Vec<String> {
+    fe.foreign_globals
+        .iter()
+        .filter(|g| g.internal)
+        .map(|g| format!("`{}` (a `static` of {})", g.name, g.source.display()))
+        .collect()
 }
 
 fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
@@ -218,12 +244,11 @@ static __attribute__((unused)) void evotest_expect_fault(const char *t, void (*f
 }
 "#;
 
-/// The helper of a `tests.c` whose code writes global variables
-/// ([`FunctionFrontend::isolate_tests`]): each test runs in a child of its own, so that none sees
-/// the state an earlier one left.
+/// The helper of a `tests.c` whose code keeps state between calls ([`isolation`]): each test runs
+/// in a child of its own, so that none sees the state an earlier one left.
 const ISOLATED: &str = r#"
-/* Run fn, which checks one test, in a child process of its own: the code writes global variables,
- * and each test must start from their initial values, as in the search. */
+/* Run fn, which checks one test, in a child process of its own: the code keeps state between
+ * calls, and each test must start from the state a fresh process has, as in the search. */
 static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(void)) {
     fflush(stdout);
     pid_t p = fork();
@@ -235,6 +260,52 @@ static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(v
     if (!WIFEXITED(st)) printf("FAIL %s: the test's process ended with status 0x%x\n", t, st);
 }
 "#;
+
+/// Why every test of `tests.c` runs in a child process of its own, if it does: each recorded
+/// result is that of an input run in a fresh process (or checked there before the suite was
+/// written), so state the code keeps between calls must not pass from one test to the next.
+/// The reasons: the code writes global variables ([`FunctionFrontend::isolate_tests`]), calls
+/// functions outside the sources that may keep state ([`FunctionFrontend::hidden_state_calls`],
+/// `rand`), or kept inputs ended differently when run again in a fresh process
+/// ([`TestFile::fresh_results_differ`]). Lines of the header, empty when the tests share one
+/// process.
+fn isolation(fe: &FunctionFrontend, file: &TestFile) -> Vec<String> {
+    let mut why = Vec::new();
+    if fe.isolate_tests {
+        why.push("writes global variables".to_string());
+    }
+    if !fe.hidden_state_calls.is_empty() {
+        let names: Vec<String> = fe
+            .hidden_state_calls
+            .iter()
+            .take(4)
+            .map(|c| format!("{c}()"))
+            .collect();
+        let more = fe.hidden_state_calls.len().saturating_sub(names.len());
+        why.push(format!(
+            "calls {}{}, which may keep state between calls",
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if file.fresh_results_differ {
+        why.push("gave other results when inputs were run again in a fresh process".to_string());
+    }
+    if why.is_empty() {
+        return why;
+    }
+    vec![
+        format!(
+            "The code {}, so every other test runs in a child process of its own",
+            why.join(", and ")
+        ),
+        "too, and starts from the state of a fresh process, as the search ran it.".to_string(),
+    ]
+}
 
 /// How a `tests.c` checks a recorded fault `exit`: the `evotest_expect` kind, its value (signal
 /// or exit code) and the fault in words (`memory_limit` in bytes, for an out-of-memory one).
@@ -293,7 +364,31 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         "tests".into(),
         path.display().to_string(),
     ];
-    cmd.extend(fe.other_sources.iter().map(|p| p.display().to_string()));
+    // another source with a `main` (a driver) is compiled first with its `main` renamed, so
+    // that it does not clash with the tests' own
+    let mut steps: Vec<Vec<String>> = Vec::new();
+    for (k, src) in fe.other_sources.iter().enumerate() {
+        if !fe.main_sources.contains(src) {
+            cmd.push(src.display().to_string());
+            continue;
+        }
+        let stem = src
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let obj = dir.join(format!("tests-{stem}.o")).display().to_string();
+        let mut step = vec![
+            compiler.to_string(),
+            "-c".into(),
+            format!("-Dmain=evotest_main_of_source{}", k + 1),
+            "-o".into(),
+            obj.clone(),
+            src.display().to_string(),
+        ];
+        step.extend(fe.cflags.iter().cloned());
+        steps.push(step);
+        cmd.push(obj);
+    }
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
     match &fe.defining_source {
@@ -314,15 +409,27 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         }
     }
     // quoted for a shell (paths with spaces); a word shlex cannot quote (a NUL) stays as it is
-    let words: Vec<String> = cmd
-        .iter()
-        .map(|w| {
-            shlex::try_quote(w)
-                .map(|q| q.into_owned())
-                .unwrap_or_else(|_| w.clone())
-        })
-        .collect();
-    let _ = writeln!(s, " *   {} && ./tests", words.join(" "));
+    let quoted = |cmd: &[String]| -> String {
+        cmd.iter()
+            .map(|w| {
+                // a word of the shell's safe characters as it is (shlex quotes `-Dmain=x`)
+                if !w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-=./,+:@%".contains(c))
+                {
+                    return w.clone();
+                }
+                shlex::try_quote(w)
+                    .map(|q| q.into_owned())
+                    .unwrap_or_else(|_| w.clone())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for step in &steps {
+        let _ = writeln!(s, " *   {} &&", quoted(step));
+    }
+    let _ = writeln!(s, " *   {} && ./tests", quoted(&cmd));
     let _ = writeln!(s, " *");
     let _ = writeln!(
         s,
@@ -333,12 +440,21 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         s,
         " * crashed, hung or exited run in a child process that must end the same way."
     );
-    if fe.isolate_tests {
-        let _ = writeln!(s, " * The code writes global variables, so every other test runs in a child process of its own");
+    let unreachable = unreachable_globals(fe);
+    if !unreachable.is_empty() {
         let _ = writeln!(
             s,
-            " * too, and starts from the globals' initial values, as the search ran it."
+            " * Not replayed: every test sets {}, which a file built from the sources",
+            unreachable.join(", ")
         );
+        let _ = writeln!(
+            s,
+            " * cannot reach; each test is left as a comment (suite.json has the inputs and results)."
+        );
+    }
+    let isolated = isolation(fe, file);
+    for l in &isolated {
+        let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
     }
     let _ = writeln!(s, " */");
     s.push_str(PRELUDE);
@@ -347,7 +463,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         s.push_str("\n#define _Bool bool\n");
     }
     s.push_str(shape::C_TEST_GUARD);
-    if fe.isolate_tests {
+    if !isolated.is_empty() {
         s.push_str(ISOLATED);
     }
     match &fe.defining_source {
@@ -363,6 +479,21 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         None => {
             let _ = writeln!(s, "\n{}\n", fe.signature.declarations());
         }
+    }
+    let aliased = aliased_globals(fe);
+    if !aliased.is_empty() {
+        let _ = writeln!(
+            s,
+            "/* Global inputs of the other sources, declared under names of their own */"
+        );
+        for p in fe
+            .params
+            .iter()
+            .filter(|p| p.global && aliased.contains(&p.name))
+        {
+            s.push_str(&shape::c_alias_declaration(p));
+        }
+        s.push('\n');
     }
 
     let hang = file.hang_seconds;
@@ -383,8 +514,17 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             );
         }
         let (setup, c, after) = call(fe, t);
+        if !unreachable.is_empty() && t.exit != ExitKind::Stopped {
+            let _ = writeln!(
+                s,
+                "/* {name}: not replayed here (see the header). Setup and call:\n{}    {}; */\n",
+                crate::frontend::comment_text(&setup),
+                crate::frontend::comment_text(&c)
+            );
+            continue;
+        }
         match t.exit {
-            ExitKind::Ok if fe.isolate_tests => {
+            ExitKind::Ok if !isolated.is_empty() => {
                 let _ = writeln!(
                     s,
                     "static void evotest_body_{name}(void) {{\n{setup}{}{after}}}",

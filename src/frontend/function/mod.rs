@@ -10,6 +10,7 @@ pub mod record;
 pub mod shape;
 
 use super::{Frontend, Peer, TestFile};
+use crate::archive::TestCase;
 use crate::input::spec::RangeSpec;
 use crate::input::{Domain, Input, Range};
 use anyhow::Result;
@@ -33,6 +34,9 @@ pub struct FunctionFrontend {
     pub defining_source: Option<PathBuf>,
     /// The other sources, which `tests.c` is linked with.
     pub other_sources: Vec<PathBuf>,
+    /// Those of `other_sources` that define a `main` (a driver): `tests.c`'s build command
+    /// compiles them first with it renamed.
+    pub main_sources: Vec<PathBuf>,
     /// Compile flags the sources need (`-I`, `-D`, …), for the build hint of `tests.c`.
     pub cflags: Vec<String>,
     /// The shapes evotest inferred from the signature ([`shape::infer_buffers`]), as notes.
@@ -48,8 +52,27 @@ pub struct FunctionFrontend {
     /// Whether each test of `tests.c` runs in a child process of its own: the sources write
     /// global variables, which the search restored (or forked for) before each input.
     pub isolate_tests: bool,
+    /// Functions outside the sources that the function (or one it calls) calls and that may keep
+    /// state between calls (`rand`): each test of `tests.c` runs in a child process of its own,
+    /// as each input ran (or was checked) in a fresh process in the search.
+    pub hidden_state_calls: Vec<String>,
     /// The sizes chosen by default ([`Frontend::default_caps`]).
     pub default_caps: Vec<String>,
+    /// The global inputs defined in a source other than [`Self::defining_source`], which
+    /// `tests.c` does not include.
+    pub foreign_globals: Vec<ForeignGlobal>,
+}
+
+/// A global input (`--global`) defined in a source that `tests.c` does not include.
+#[derive(Clone, Debug)]
+pub struct ForeignGlobal {
+    /// Its name (and symbol).
+    pub name: String,
+    /// The source that defines it.
+    pub source: PathBuf,
+    /// Whether that source declares it `static`: `tests.c`, built from the sources without the
+    /// pass, cannot reach it.
+    pub internal: bool,
 }
 
 impl FunctionFrontend {
@@ -173,6 +196,9 @@ impl FunctionFrontend {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            hidden_state_calls: vec![],
+            main_sources: vec![],
+            foreign_globals: vec![],
             default_caps,
         })
     }
@@ -293,6 +319,10 @@ impl Frontend for FunctionFrontend {
         self.default_caps.clone()
     }
 
+    fn replays(&self, _case: &TestCase) -> bool {
+        ctests::unreachable_globals(self).is_empty()
+    }
+
     fn notes(&self) -> Vec<String> {
         let mut n = self.inferred.clone();
         if !self.unset_globals.is_empty() {
@@ -318,6 +348,13 @@ impl Frontend for FunctionFrontend {
                 );
             }
         }
+        let unreachable = ctests::unreachable_globals(self);
+        if !unreachable.is_empty() {
+            n.push(format!(
+                "tests.c: its tests are comments, not replayed: they set {}, which a build of the sources without evotest cannot reach (make it non-static to replay them)",
+                unreachable.join(", ")
+            ));
+        }
         n
     }
 
@@ -338,7 +375,7 @@ impl Frontend for FunctionFrontend {
         s.push_str(shape::C_TEST_GUARD);
         let _ = writeln!(s, "{}\n", self.signature.declarations());
         for (i, x) in inputs.iter().enumerate() {
-            let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false);
+            let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false, &[]);
             let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
             for l in a.setup {
                 let _ = writeln!(s, "    {l}");

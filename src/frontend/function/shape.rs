@@ -1148,8 +1148,17 @@ pub const DEFAULT_POOL: usize = 8;
 /// Most nodes in a pool (a link's field is a byte).
 pub const MAX_POOL: usize = 256;
 
+/// A character field over `alphabet` (sorted bytes), of the character type `ty`. A byte of 0x80
+/// or more is no value of a signed `char` (0xFF is -1 there, and the search would snap it to the
+/// alphabet's smallest byte): with such bytes, the field holds the bytes as `unsigned char`,
+/// which the harness copies into the string as they are.
 fn char_field(name: &str, ty: ScalarType, alphabet: Vec<u8>) -> Field {
     let (lo, hi) = (alphabet[0] as i128, alphabet[alphabet.len() - 1] as i128);
+    let ty = if ty == ScalarType::I8 && hi > i8::MAX as i128 {
+        ScalarType::U8
+    } else {
+        ty
+    };
     Field {
         name: name.to_string(),
         offset: 0,
@@ -1408,13 +1417,15 @@ pub struct CArgs {
 /// includes the program's source), else of the generated ones ([`super::record`]). An array,
 /// string or buffer is followed by [`GUARD_BYTES`] of guard, checked after the call as the
 /// harness checks its own ([`c_guard_helpers`]), so that a test whose recorded run wrote past
-/// the end of one ends the same way.
+/// the end of one ends the same way. The global inputs named in `aliased` are set through
+/// their [`global_alias`] (declared by [`c_alias_declaration`]), of the generated types.
 pub fn c_args(
     params: &[Param],
     d: &Domain,
     input: &Input,
     prefix: &str,
     source_types: bool,
+    aliased: &[String],
 ) -> CArgs {
     let mut setup = Vec::new();
     let mut args = Vec::new();
@@ -1440,7 +1451,15 @@ pub fn c_args(
     for (i, p) in params.iter().enumerate() {
         let var = format!("{prefix}{i}");
         if p.global {
-            setup.push(global_assignment(p, d, input, &var, source_types));
+            let alias = aliased.contains(&p.name).then(|| global_alias(&p.name));
+            setup.push(global_assignment(
+                p,
+                d,
+                input,
+                &var,
+                source_types,
+                alias.as_deref(),
+            ));
             continue;
         }
         if p.is_null(d, input) {
@@ -1593,16 +1612,47 @@ pub fn c_args(
     CArgs { setup, args, after }
 }
 
+/// The name under which C code that cannot see global input `name`'s own declaration (it is
+/// defined in a source that `tests.c` does not include) reaches it: [`c_alias_declaration`].
+pub fn global_alias(name: &str) -> String {
+    format!("evotest_global_{name}")
+}
+
+/// The declaration of global input `p` under its [`global_alias`], bound to its symbol by an
+/// assembler label and of the generated types (with their definitions), so that it clashes with
+/// no declaration of the global an included source may have: `extern int evotest_global_mode
+/// __asm__("mode");`.
+pub fn c_alias_declaration(p: &Param) -> String {
+    let (alias, symbol) = (global_alias(&p.name), &p.name);
+    let (types, decl) = match &p.shape {
+        Shape::Array { len, .. } => (String::new(), format!("{} {alias}[{len}]", p.elem_c)),
+        Shape::Record {
+            record, tag, many, ..
+        } => (
+            record.c_definitions(tag),
+            match many {
+                Some(n) => format!("{} {alias}[{n}]", p.c_type),
+                None => format!("{} {alias}", p.c_type),
+            },
+        ),
+        _ => (String::new(), format!("{} {alias}", p.c_type)),
+    };
+    format!("{types}extern {decl} __asm__(\"{symbol}\");\n")
+}
+
 /// The C statement that sets global input `p` to its value in `input` (`g = 3;`, an array by
-/// `memcpy` from a local copy named `var`, a structure from a compound literal).
+/// `memcpy` from a local copy named `var`, a structure from a compound literal); through `alias`
+/// and of the generated types when given ([`global_alias`]).
 fn global_assignment(
     p: &Param,
     d: &Domain,
     input: &Input,
     var: &str,
     source_types: bool,
+    alias: Option<&str>,
 ) -> String {
-    let g = &p.name;
+    let g = alias.unwrap_or(&p.name);
+    let source_types = source_types && alias.is_none();
     match &p.shape {
         Shape::Scalar { field } => format!("{g} = {};", c_literal(p.elem, d.get(input, *field))),
         Shape::Array { .. } => {
@@ -1971,6 +2021,9 @@ mod tests {
             unset_globals: vec![],
             unsettable_globals: vec![],
             isolate_tests: false,
+            hidden_state_calls: vec![],
+            main_sources: vec![],
+            foreign_globals: vec![],
             default_caps: vec![],
         };
         let d = &fe.domain;
@@ -1984,7 +2037,7 @@ mod tests {
             fe.display_input(&input),
             "a=[1, 2, 3], s=\"b\", n=2, b=[7, 8]"
         );
-        let a = c_args(&fe.params, d, &input, "v", true);
+        let a = c_args(&fe.params, d, &input, "v", true, &[]);
         let guarded = |v: &str, decl: &str| {
             [
                 format!("struct {{ {decl}; unsigned char evotest_g[64]; }} {v}_s = {{ "),
