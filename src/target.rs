@@ -488,6 +488,9 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .map(|(_, i)| opts.sources[*i].clone())
         .collect();
     fe.cflags = opts.cflags.clone();
+    if finite_math(&opts.cflags) && finite_floats(&mut fe.domain) {
+        fe.inferred.push(FINITE_MATH_NOTE.to_string());
+    }
     fe.cxx_call = cxx_call;
 
     let cxx = all.iter().any(|f| f.language.as_deref() == Some("c++"));
@@ -626,6 +629,9 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
     fe.domain.float_pool = float_pool;
     fe.domain.str_pool = scratch.strings();
     fe.cflags = opts.cflags.clone();
+    if finite_math(&opts.cflags) {
+        finite_floats(&mut fe.domain);
+    }
     // (C++ sources are refused by the frontend)
     let exe = link_harness(
         opts,
@@ -1471,6 +1477,37 @@ fn replace_dir(tmp: tempfile::TempDir, dest: &Path) -> Result<()> {
 /// An exclusive lock on an output directory, held while it lives.
 pub struct OutputLock {
     _file: std::fs::File,
+}
+
+/// Whether compiler flags `cflags` let the program assume its floating-point values are never
+/// NaN or infinite (`-ffast-math`, `-ffinite-math-only`, `-Ofast`; the last of them and their
+/// `-fno-` forms decides).
+pub fn finite_math(cflags: &[String]) -> bool {
+    let mut on = false;
+    for f in cflags {
+        match f.as_str() {
+            "-ffast-math" | "-ffinite-math-only" | "-Ofast" => on = true,
+            "-fno-fast-math" | "-fno-finite-math-only" => on = false,
+            _ => {}
+        }
+    }
+    on
+}
+
+/// The note of a run whose floating-point inputs [`finite_floats`] made finite.
+const FINITE_MATH_NOTE: &str = "floating-point inputs are finite: the compiler flags (-ffast-math, -ffinite-math-only or -Ofast) let the program assume no NaN or infinity, so such an input would make its behaviour undefined";
+
+/// Restrict every floating-point field of `domain` that spans its whole type to its finite
+/// values (NaN and the infinities left out). Returns whether any was.
+pub fn finite_floats(domain: &mut crate::input::Domain) -> bool {
+    let mut any = false;
+    for f in domain.fields.iter_mut() {
+        if f.ty.is_float() && f.full {
+            f.full = false;
+            any = true;
+        }
+    }
+    any
 }
 
 /// The name of the lock file every run leaves in its output directory ([`lock_output`]): a

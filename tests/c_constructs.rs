@@ -144,3 +144,56 @@ fn a_target_outside_the_scope_is_named_as_such() {
         "{line}"
     );
 }
+
+/// Under `-ffast-math` a NaN input makes the program's behaviour undefined, and the optimiser
+/// folded a compare the other way than its probe saw it: the suite claimed `s != b` true for an
+/// input whose call returned 0.0, and its `tests.c` (built with the same flags) would disagree
+/// with any such input. Float inputs are finite under such flags (a note says so), every test's
+/// recorded result is what the program returns, and the pass keeps the probe and the branch in
+/// agreement (no `nnan`/`ninf`/`nofpclass` left in instrumented code).
+#[test]
+fn fast_math_gets_finite_inputs_and_claims_only_what_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, r) = run(
+        "tests/fixtures/fast_math.c",
+        "fm",
+        dir.path(),
+        &[
+            "--cflag=-O1",
+            "--cflag=-ffast-math",
+            "--max-execs",
+            "3000",
+            "--seed",
+            "1",
+        ],
+    );
+    let console = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        console.contains("floating-point inputs are finite"),
+        "{console}"
+    );
+    let suite = read_json(&dir.path().join("suite.json"));
+    for t in suite["tests"].as_array().unwrap() {
+        for v in t["inputs"].as_object().unwrap().values() {
+            assert!(v.is_number(), "a non-finite input {v} in {t}");
+        }
+    }
+    assert_eq!(r["branches_covered"], 3, "{:?}", uncovered(&r));
+    let t = compile_and_run_tests_c(dir.path(), "tests/fixtures/fast_math.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+    // the pass: the instrumented IR keeps no assumption of finite values
+    let ir = std::process::Command::new(env!("CARGO_BIN_EXE_evotest-cc"))
+        .args(["-O0", "-ffast-math", "-c", "-S", "-emit-llvm", "-o", "-"])
+        .arg(path("tests/fixtures/fast_math.c"))
+        .output()
+        .unwrap();
+    let ir = String::from_utf8_lossy(&ir.stdout);
+    assert!(ir.contains("define") && ir.contains("fcmp"), "{ir}");
+    assert!(
+        !ir.contains("nofpclass")
+            && !ir.contains("nnan")
+            && !ir.contains("\"no-nans-fp-math\"=\"true\""),
+        "{ir}"
+    );
+    assert!(!ir.contains("fcmp fast"), "{ir}");
+}

@@ -538,6 +538,84 @@ fn ifunc_resolvers(module: &Module<'_>) -> std::collections::HashSet<LLVMValueRe
     out
 }
 
+/// Clear the `nnan` and `ninf` fast-math flags (`-ffast-math`, `-ffinite-math-only`) of the
+/// floating-point instructions in `bodies`. A compare's probe computes its outcome from its
+/// operands as IEEE does; with the flags, a NaN or an infinity makes an operation's result poison
+/// and the optimiser may fold the compare either way (`(a + b) - a != b` became `false`), so the
+/// probe would claim an outcome the program never took. Without them (always a legal
+/// refinement: what was undefined becomes IEEE's answer) the branch and the probe agree; the
+/// program loses only the folds that assumed finite values. Reassociation and the other flags
+/// stay.
+///
+/// # Safety
+/// `bodies` are valid functions.
+unsafe fn keep_nans_and_infinities(bodies: &[LLVMValueRef]) {
+    use inkwell::llvm_sys::{LLVMAttributeFunctionIndex, LLVMFastMathNoInfs, LLVMFastMathNoNaNs};
+    let nofpclass = {
+        let name = "nofpclass";
+        LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len())
+    };
+    for &f in bodies {
+        // the function's promise that its parameters and result are never NaN or infinite
+        // (`nofpclass(nan inf)`), and its attributes that say so for all its code
+        for idx in 0..=LLVMCountParams(f) {
+            LLVMRemoveEnumAttributeAtIndex(f, idx, nofpclass);
+        }
+        for a in ["no-nans-fp-math", "no-infs-fp-math"] {
+            LLVMRemoveStringAttributeAtIndex(
+                f,
+                LLVMAttributeFunctionIndex,
+                a.as_ptr().cast(),
+                a.len() as u32,
+            );
+        }
+        // compares with the flags; LLVM's C API can only add flags, so each is rebuilt without
+        // them
+        let mut compares = Vec::new();
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if LLVMGetInstructionOpcode(i) == inkwell::llvm_sys::LLVMOpcode::LLVMFCmp
+                    && LLVMGetFastMathFlags(i) & (LLVMFastMathNoNaNs | LLVMFastMathNoInfs) != 0
+                {
+                    compares.push(i);
+                }
+                if !LLVMIsACallInst(i).is_null() || !LLVMIsAInvokeInst(i).is_null() {
+                    for idx in 0..=LLVMGetNumArgOperands(i) {
+                        LLVMRemoveCallSiteEnumAttribute(i, idx, nofpclass);
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        if compares.is_empty() {
+            continue;
+        }
+        let b = LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(f)));
+        for old in compares {
+            let kept = LLVMGetFastMathFlags(old) & !(LLVMFastMathNoNaNs | LLVMFastMathNoInfs);
+            LLVMPositionBuilderBefore(b, old);
+            let new = LLVMBuildFCmp(
+                b,
+                LLVMGetFCmpPredicate(old),
+                LLVMGetOperand(old, 0),
+                LLVMGetOperand(old, 1),
+                c"".as_ptr(),
+            );
+            LLVMSetFastMathFlags(new, kept);
+            inkwell::llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(
+                new,
+                inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(old),
+            );
+            LLVMReplaceAllUsesWith(old, new);
+            LLVMInstructionEraseFromParent(old);
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
 /// Instrument `module`. Returns `Ok(false)` when there was nothing to do (already instrumented, or
 /// no function bodies).
 pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
@@ -658,6 +736,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         .filter(|f| !resolvers.contains(&f.as_value_ref()))
         .map(|f| f.as_value_ref())
         .collect();
+    // SAFETY: the bodies are functions of the module
+    unsafe { keep_nans_and_infinities(&bodies) };
     let mut vars = dataflow::VarTable::new(module.as_mut_ptr(), &bodies);
     let mut drafts: Vec<FunctionDraft> = Vec::new();
     let mut refs_cache = std::collections::HashMap::new();

@@ -571,7 +571,13 @@ impl<'a> Session<'a> {
     ///
     /// Errors: as [`Session::run`].
     pub fn run_confirm(&mut self, data: &[u8]) -> Result<(Outcome, ExitKind)> {
-        let deadline = self.deadline.take();
+        // the deadline moves to one (generous) timeout from now; not with no timeout to speak
+        // of (`-timeout=0`), where a hang would otherwise run forever past `-max_total_time`
+        let deadline = self.deadline;
+        let grace = crate::exec::hang_limit(self.timeout).saturating_mul(2);
+        if grace <= Duration::from_secs(600) {
+            self.deadline = deadline.map(|d| d.max(Instant::now() + grace));
+        }
         let r = self.run_full(data);
         self.deadline = deadline;
         r
