@@ -197,3 +197,26 @@ fn fast_math_gets_finite_inputs_and_claims_only_what_ran() {
     );
     assert!(!ir.contains("fcmp fast"), "{ir}");
 }
+
+/// A function defined without a prototype (K&R) is called with its parameters promoted, as its
+/// code reads them: the harness declared `int kr(char c, float f)` and passed a `float` the
+/// function read as a `double`, so `f > 2.5` and `f < -100.0` were set aside as infeasible and
+/// the recorded results were wrong (tests.c failed).
+#[test]
+fn a_k_and_r_definition_gets_its_promoted_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/kr.c",
+        "kr",
+        dir.path(),
+        &["--max-execs", "5000", "--seed", "1"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{:?}",
+        uncovered(&r)
+    );
+    let t = compile_and_run_tests_c(dir.path(), "tests/fixtures/kr.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}

@@ -92,6 +92,24 @@ pub fn ret_of(f: &FunctionMeta) -> Result<(String, ReturnKind)> {
     )
 }
 
+/// The C type a parameter of type `t` is passed as when its function is defined without a
+/// prototype (a K&R definition, `int f(c, x) char c; float x; { … }`): the default argument
+/// promotions, which the definition's code (its IR parameter, `t.ir`) expects: `double` for a
+/// `float`, `int` for an integer narrower than `int`. `None` when the IR type is the declared
+/// one (a prototyped function, or a type no promotion changes). Calling such a function through
+/// the declared types passed a `float` where it read a `double`.
+fn promoted(t: &TypeMeta) -> Option<&'static str> {
+    let s = t.scalar.as_ref().and_then(ScalarType::from_meta)?;
+    match (s, t.ir.as_str()) {
+        (ScalarType::F32, "double") => Some("double"),
+        (
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 | ScalarType::I16 | ScalarType::U16,
+            "i32",
+        ) => Some("int"),
+        _ => None,
+    }
+}
+
 impl Signature {
     /// Describe `f`, whose parameters were built as `params` ([`super::shape::build`]).
     ///
@@ -104,7 +122,13 @@ impl Signature {
         let ps: Vec<String> = params
             .iter()
             .filter(|p| !p.global)
-            .map(|p| p.declarator())
+            .enumerate()
+            .map(
+                |(i, p)| match f.params.get(i).and_then(|m| promoted(&m.ty)) {
+                    Some(t) => format!("{t} {}", p.name),
+                    None => p.declarator(),
+                },
+            )
             .collect();
         let ps = if ps.is_empty() {
             "void".to_string()
