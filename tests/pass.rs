@@ -703,3 +703,40 @@ fn a_flag_functions_switch_gives_its_frame_the_case_values() {
             .join("\n")
     );
 }
+
+/// A `switch` on an `unsigned` variable names its cases as the source writes them (`case
+/// 4294967280`, was `case -16`), and `--target` takes that name.
+#[test]
+fn an_unsigned_switch_names_its_cases_as_the_source_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("op.c");
+    std::fs::write(
+        &src,
+        "unsigned op_kind(unsigned op) {\n  switch (op) {\n    case 0xFFFFFFF0u: return 1;\n    case 3000000000u: return 2;\n    default: return 0;\n  }\n}\nint s(signed char c) { switch (c) { case -3: return 1; default: return 0; } }\n",
+    )
+    .unwrap();
+    let o = evotest().arg("sites").arg(&src).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("case 4294967280, case 3000000000") && text.contains("case -3"),
+        "{text}"
+    );
+    let out = dir.path().join("out");
+    let o = evotest()
+        .arg("run")
+        .arg(&src)
+        .args([
+            "-f",
+            "op_kind",
+            "--target",
+            "2:case 3000000000",
+            "--max-execs",
+            "2000",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -1620,12 +1620,19 @@ fn switch(
         let n_succ = LLVMGetNumSuccessors(term);
         let mut cases = Vec::new();
         let mut labels = vec!["default".to_string()];
+        // a switch on an unsigned variable (by its debug information) names its cases as the
+        // source does (`case 4294967280`, not `case -16`)
+        let unsigned = condtext::unsigned_source(value, names);
         for i in 1..n_succ {
             let cv = LLVMGetSwitchCaseValue(term, i);
             let v = LLVMConstIntGetSExtValue(cv);
             harvest(cv, constants);
             cases.push(v);
-            labels.push(format!("case {v}"));
+            if unsigned {
+                labels.push(format!("case {}", LLVMConstIntGetZExtValue(cv)));
+            } else {
+                labels.push(format!("case {v}"));
+            }
         }
         let loc = inst_loc(term).unwrap_or_default();
         Some(SiteDraft {

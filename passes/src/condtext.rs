@@ -63,7 +63,7 @@ fn unsigned_constant(v: LLVMValueRef, other: LLVMValueRef, names: &VarNames) -> 
 
 /// Whether `v` (through casts) is a variable of an unsigned integer type by its debug
 /// information: a load from a described local, or a described parameter.
-fn unsigned_source(v: LLVMValueRef, names: &VarNames) -> bool {
+pub(crate) fn unsigned_source(v: LLVMValueRef, names: &VarNames) -> bool {
     unsafe {
         let u = through_casts(v);
         if !LLVMIsALoadInst(u).is_null() {
