@@ -3270,3 +3270,27 @@ fn inputs_the_harness_rejects_stay_out_of_the_corpus() {
         );
     }
 }
+
+/// In-process, a hang that mutations keep finding ends a worker after every timeout: the time the
+/// workers spent hanging does not count as their life, so the run goes on with the fork server
+/// (which pays no restart) as it does for a shallow crash. It never did (each worker lived a
+/// timeout and a restart, just above the limit): 22 executions per second for the whole run.
+#[test]
+fn in_process_mode_falls_back_to_the_fork_server_when_hangs_keep_ending_workers() {
+    let d = tempfile::tempdir().unwrap();
+    harness("loop_lp.c", d.path());
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-max_total_time=45",
+            "--in_process",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(70), "{err}");
+    assert_eq!(s["fork_server_fallback"], true, "{s:#}");
+    assert!(err.contains("going on with the fork server"), "{err}");
+}

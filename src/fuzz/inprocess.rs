@@ -230,6 +230,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     let start = Instant::now();
     let mut carry = Carry::default();
     let mut last_killer: Option<(String, u32)> = None;
+    // time workers spent hanging until their timeout ended them
+    let mut hung = Duration::ZERO;
     loop {
         carry.elapsed = start.elapsed();
         shm.reset_registrations();
@@ -339,9 +341,14 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
             carry.killers.push(killer);
         }
         carry.restarts += 1;
+        if exit == ExitKind::Timeout {
+            // the worker hung for a timeout before it was ended: not time it fuzzed
+            hung += opts.timeout;
+        }
         // a target that ends its workers every moment (a shallow crash that mutations keep
-        // finding) spends the run on restarts: go on with the fork server, which pays no restart
-        let life = start.elapsed().as_secs_f64() / carry.restarts as f64;
+        // finding, or a hang: each costs a timeout and a restart) spends the run on restarts: go
+        // on with the fork server, which pays no restart
+        let life = start.elapsed().saturating_sub(hung).as_secs_f64() / carry.restarts as f64;
         if carry.restarts >= FALLBACK_RESTARTS && life < FALLBACK_MEAN_LIFE_SECS {
             eprintln!(
                 "==evotest== in-process: inputs ended {} workers in {:.1} s; going on with the fork server",
