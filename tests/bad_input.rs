@@ -264,3 +264,31 @@ fn a_header_as_the_source_is_refused_as_a_header() {
     let e = assert_one_line_error(&o);
     assert!(e.contains("header_only.h: is a header"), "{e}");
 }
+
+/// A programs file with a key no program has (`range` for `ranges`) is an error that names it:
+/// the key was ignored, and the program ran over its parameters' whole ranges.
+#[test]
+fn a_programs_file_with_an_unknown_key_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("p.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "[[program]]\nname = \"tri\"\nfile = \"{}\"\nfunction = \"triangle\"\nfeasible = 22\nrange = [\"a=1..10\"]\n",
+            path("examples/triangle.c").display()
+        ),
+    )
+    .unwrap();
+    let o = evotest()
+        .args(["bench", "--programs"])
+        .arg(&f)
+        .args(["--tools", "avm", "--runs", "1", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(
+        e.contains("unknown key `range`") && e.contains("ranges"),
+        "{e}"
+    );
+}

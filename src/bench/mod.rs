@@ -133,9 +133,53 @@ pub fn read_programs<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<
     Ok(f.program)
 }
 
-/// Read `bench/programs.toml`.
+/// The keys a `[[program]]` table of a programs file may have ([`BenchProgram`] and its
+/// [`Subject`]).
+const PROGRAM_KEYS: &[&str] = &[
+    "name",
+    "feasible",
+    "paper",
+    "targets",
+    "file",
+    "function",
+    "ranges",
+    "arrays",
+    "strings",
+    "buffers",
+    "globals",
+    "api",
+    "max_calls",
+];
+
+/// Read `bench/programs.toml` (or another file of `[[program]]` tables of [`BenchProgram`]).
+///
+/// Errors (one line): as [`read_programs`], and a key no program has (`range` for `ranges`: it
+/// was ignored, and the program ran over its parameters' whole ranges).
 pub fn load_programs(path: &Path) -> Result<Vec<BenchProgram>> {
-    read_programs(path)
+    let programs = read_programs(path)?;
+    if let Ok(toml::Value::Table(t)) = std::fs::read_to_string(path)
+        .map_err(anyhow::Error::from)
+        .and_then(|text| Ok(toml::from_str::<toml::Value>(&text)?))
+    {
+        for p in t
+            .get("program")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+        {
+            for k in p.as_table().into_iter().flat_map(|t| t.keys()) {
+                if !PROGRAM_KEYS.contains(&k.as_str()) {
+                    let name = p.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+                    bail!(
+                        "{}: program `{name}`: unknown key `{k}` (known: {})",
+                        path.display(),
+                        PROGRAM_KEYS.join(", ")
+                    );
+                }
+            }
+        }
+    }
+    Ok(programs)
 }
 
 /// What to run.
