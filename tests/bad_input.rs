@@ -292,3 +292,26 @@ fn a_programs_file_with_an_unknown_key_is_refused() {
         "{e}"
     );
 }
+
+/// A directory where the harness goes (`evotest fuzz CORPUS`) is named as a directory, not as a
+/// missing file.
+#[test]
+fn a_directory_given_as_the_harness_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .arg("fuzz")
+        .arg(dir.path())
+        .arg(dir.path().join("corpus"))
+        .output()
+        .unwrap();
+    // (after the seed line every fuzzing run prints first)
+    assert!(!o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let e = err.lines().last().unwrap_or_default();
+    assert!(
+        e.starts_with("error: ")
+            && e.contains("is a directory")
+            && e.contains("executable to fuzz"),
+        "{err}"
+    );
+}

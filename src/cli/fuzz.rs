@@ -630,7 +630,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             a.harness.display()
         ),
     };
-    let _scratch = scratch;
+    let scratch_dir = scratch;
     if a.worker.is_none() {
         let hooks = custom_mutation_hooks(&a.harness);
         if !hooks.is_empty() {
@@ -711,7 +711,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         eprintln!("stat::peak_rss_mb:              {}", summary.peak_rss_mb);
     }
     eprintln!(
-        "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} inputs ({} new) in {}; {} unique crash{}; stats in {}",
+        "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} inputs ({} new) in {}; {} unique crash{}; stats in {}{}",
         summary.executions,
         summary.seconds,
         summary.exec_per_sec,
@@ -724,7 +724,12 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         summary.corpus.display(),
         summary.unique_crashes,
         if summary.unique_crashes == 1 { "" } else { "es" },
-        summary.stats_dir.display()
+        summary.stats_dir.display(),
+        if scratch_dir.is_some() {
+            " (a temporary directory, removed now)"
+        } else {
+            ""
+        }
     );
     if summary.worker_restarts > 0 {
         eprintln!(

@@ -144,7 +144,13 @@ impl WorkerCtx {
 /// built, a worker that ended outside an execution (an error of the engine, or of the harness's
 /// initialisation), or the same input ending three workers in a row.
 pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> {
-    if opts.exe.is_dir() || !opts.exe.is_file() {
+    if opts.exe.is_dir() {
+        bail!(
+            "{}: is a directory (the first argument is the executable to fuzz; corpus directories come after it)",
+            opts.exe.display()
+        );
+    }
+    if !opts.exe.is_file() {
         bail!(
             "{}: no such file (the first argument is the executable to fuzz)",
             opts.exe.display()

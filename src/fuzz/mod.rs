@@ -1002,7 +1002,13 @@ fn run_session(
     interrupt: &AtomicBool,
     inproc: Option<inprocess::WorkerCtx>,
 ) -> Result<Summary> {
-    if opts.exe.is_dir() || !opts.exe.is_file() {
+    if opts.exe.is_dir() {
+        bail!(
+            "{}: is a directory (the first argument is the executable to fuzz; corpus directories come after it)",
+            opts.exe.display()
+        );
+    }
+    if !opts.exe.is_file() {
         bail!(
             "{}: no such file (the first argument is the executable to fuzz)",
             opts.exe.display()
