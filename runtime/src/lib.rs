@@ -610,10 +610,10 @@ pub unsafe extern "C" fn __evotest_ccmp_int(
     a: u64,
     b: u64,
 ) {
-    let _fp = FpGuard::new();
     let Some(slots) = cond_only_entry(desc, site, ob) else {
         return;
     };
+    let _fp = FpGuard::new();
     match slots {
         Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
         None => record2_quiet(
@@ -675,10 +675,10 @@ pub unsafe extern "C" fn __evotest_ccmp_float(
     a: f64,
     b: f64,
 ) {
-    let _fp = FpGuard::new();
     let Some(slots) = cond_only_entry(desc, site, ob) else {
         return;
     };
+    let _fp = FpGuard::new();
     match slots {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
         None => record2_quiet(
@@ -697,10 +697,10 @@ pub unsafe extern "C" fn __evotest_ccmp_float(
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_ccond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
-    let _fp = FpGuard::new();
     let Some(slots) = cond_only_entry(desc, site, ob) else {
         return;
     };
+    let _fp = FpGuard::new();
     match slots {
         Some(slots) => put_min(slots, distance::boolean(value != 0)),
         None => record2_quiet(desc, site, ob, distance::boolean(value != 0), None),
@@ -907,8 +907,12 @@ pub unsafe extern "C" fn __evotest_cmp_flag(
     b: u64,
     flag: f64,
 ) {
+    let entry = quiet_hit::<true>(desc, site);
+    if matches!(entry, Entry::Done) {
+        return;
+    }
     let _fp = FpGuard::new();
-    match quiet_hit::<true>(desc, site) {
+    match entry {
         Entry::Done => {}
         Entry::NotQuiet => {
             let d = with_flag(icmp_distances(pred, a, b), flag);
@@ -955,9 +959,13 @@ pub unsafe extern "C" fn __evotest_cond_flag(
     value: u32,
     flag: f64,
 ) {
+    let entry = quiet_hit::<true>(desc, site);
+    if matches!(entry, Entry::Done) {
+        return;
+    }
     let _fp = FpGuard::new();
     let d = || with_flag(distance::boolean(value != 0), flag);
-    match quiet_hit::<true>(desc, site) {
+    match entry {
         Entry::Done => {}
         Entry::NotQuiet => match repeat_after_entry::<true, false>(desc, site, ob) {
             Some(slots) => put_min(slots, d()),
@@ -1398,7 +1406,6 @@ pub unsafe extern "C" fn __evotest_cmp_rtn(
     b: *const u8,
     n: u64,
 ) {
-    let _fp = FpGuard::new();
     if !active(desc) {
         return;
     }
@@ -1476,8 +1483,12 @@ fn before_address(s: &[u8], a: u64, b: u64) -> usize {
 /// Called only by instrumented code with its module descriptor.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_cond(desc: *mut ModuleDesc, site: u32, ob: u32, value: u32) {
+    let entry = quiet_hit::<true>(desc, site);
+    if matches!(entry, Entry::Done) {
+        return;
+    }
     let _fp = FpGuard::new();
-    match quiet_hit::<true>(desc, site) {
+    match entry {
         Entry::Done => {}
         Entry::NotQuiet => match repeat_after_entry::<true, false>(desc, site, ob) {
             Some(slots) => put_min(slots, distance::boolean(value != 0)),
@@ -1517,8 +1528,12 @@ pub unsafe extern "C" fn __evotest_switch(
     cases: *const u64,
     order: *const u32,
 ) {
+    let entry = quiet_hit::<true>(desc, site);
+    if matches!(entry, Entry::Done) {
+        return;
+    }
     let _fp = FpGuard::new();
-    match quiet_hit::<true>(desc, site) {
+    match entry {
         Entry::Done => {}
         Entry::NotQuiet => switch_not_quiet(desc, site, ob, value, signed, n, cases, order),
         Entry::Full => switch_full(desc, site, ob, value, signed, n, cases, order),
@@ -1649,7 +1664,6 @@ unsafe fn switch_full(
 /// Safe to call at any time from the harness.
 #[no_mangle]
 pub unsafe extern "C" fn __evotest_return(kind: u32, bits: u64) {
-    let _fp = FpGuard::new();
     let h = &mut *header();
     h.ret_kind = kind;
     h.ret_bits = bits;
