@@ -9,6 +9,13 @@
 //!
 //! * **additive**, x ± δ: δ is 1 for integers (a flip for `_Bool`) and starts at 1.0 for floats,
 //!   never below a few ULPs of the current value, so large floats still move;
+//! * **bit** (integers, when the program's conditions test bits,
+//!   [`crate::input::Domain::bit_ops`]): clear the lowest set bit, or fill the lowest hole (the
+//!   lowest clear bit above the lowest set bit), on the value's two's-complement pattern
+//!   ([`bits_moved`]); pattern moves clear or fill 2, 4, 8, … bits, so a count of bits, a power
+//!   of two or one run of ones is walked one bit at a time where additive steps change it
+//!   erratically (`x + 1` can clear a run). Measured on bitcount from the uniform start (30 runs):
+//!   74.5 → 25 median executions; from the biased start 20 → 22;
 //! * **lattice** (integers): x ± m for each lattice step m of the program (the moduli and divisors
 //!   of its `%` and `/`, shift and mask periods, and their pairwise least common multiples), so
 //!   that `x % 100 == 0` can be approached inside `x % 4 == 0` without breaking it;
@@ -148,6 +155,10 @@ enum Move {
     Key(u64),
     /// An integer's magnitude halved (or doubled) k times: x / 2^k, x · 2^k.
     Scale,
+    /// An integer's k lowest set bits cleared (`x &= x - 1`, k times), or its k lowest holes
+    /// filled (clear bits above the lowest set bit, then below it), in its type's
+    /// two's-complement pattern ([`bits_moved`]).
+    Bits,
 }
 
 /// Why a local search stopped.
@@ -273,9 +284,10 @@ impl Local<'_, '_> {
     }
 
     /// The kinds of move of variable `i`, in the order exploration tries them: in the main cycle
-    /// (`stage` false) the additive and lattice moves, and binade moves for a float at least
-    /// [`FAR`] steps from zero; in the key stage at a local optimum (`stage` true) the binade and
-    /// ulp moves of a float.
+    /// (`stage` false) the additive, bit (where conditions test bits) and lattice moves, and
+    /// binade moves for a float at least [`FAR`] steps from zero; in the key stage at a local
+    /// optimum (`stage` true) the binade and ulp moves of a float, an integer's scale moves where
+    /// conditions test bits.
     fn moves(&self, i: usize, stage: bool) -> Vec<Move> {
         let g = &self.cx.domain.fields[i];
         let binade = if g.ty == ScalarType::F32 {
@@ -301,6 +313,9 @@ impl Local<'_, '_> {
             }
         } else if integer_value(g) {
             moves.extend(self.cx.domain.lattice.iter().map(|&m| Move::Lattice(m)));
+            if self.cx.domain.bit_ops {
+                moves.insert(1, Move::Bits);
+            }
         }
         moves
     }
@@ -327,6 +342,7 @@ impl Local<'_, '_> {
                     n.saturating_mul(1i128 << e)
                 })
             }
+            (Value::Int(n), Move::Bits) => Value::Int(bits_moved(n, d.fields[i].ty, dir < 0.0, k)),
             (Value::Float(f), Move::Key(unit)) => {
                 let by = (unit as f64 * k).min(u64::MAX as f64) as u64;
                 Value::Float(key_moved(f, d.fields[i].ty, by, dir < 0.0))
@@ -974,6 +990,40 @@ fn integer_value(g: &Field) -> bool {
     !g.ty.is_float() && g.ty != ScalarType::Bool && g.role == Role::Value
 }
 
+/// `n` (of integer type `ty`) with its `k` lowest set bits cleared (`clear`), or `k` holes
+/// filled, on its two's-complement pattern: `k` steps of `x & (x - 1)`, or of `x | (x + (x &
+/// -x))` (the lowest clear bit above the lowest set bit; `x | (x + 1)`, the lowest clear bit,
+/// once the ones reach the top). Each step changes the number of set bits by one and keeps the
+/// high bits, and filling also closes the gaps between runs of ones, so pattern moves (k = 1,
+/// 2, 4, …) bring any word to zero, a power of two, one run of ones or all ones in at most
+/// log2(width) + 1 doublings, where additive steps change a count of bits erratically.
+fn bits_moved(n: i128, ty: ScalarType, clear: bool, k: f64) -> i128 {
+    let w = 8 * ty.size() as u32;
+    let mask = if w >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << w) - 1
+    };
+    let mut u = (n as u128) & mask;
+    for _ in 0..(k.clamp(1.0, w as f64) as u32) {
+        u = if clear {
+            u & u.wrapping_sub(1)
+        } else {
+            let hole = (u | u.wrapping_add(u & u.wrapping_neg())) & mask;
+            if hole != u {
+                hole
+            } else {
+                (u | u.wrapping_add(1)) & mask
+            }
+        };
+    }
+    if ty.is_signed() && w < 128 && u >> (w - 1) & 1 == 1 {
+        u as i128 - (1i128 << w)
+    } else {
+        u as i128
+    }
+}
+
 /// The float `by` steps down (`down`) or up from `f` on its ordered key (saturating at the ends of
 /// the key space, which are NaNs; the domain's normalisation deals with them).
 fn key_moved(f: f64, ty: ScalarType, by: u64, down: bool) -> f64 {
@@ -1334,6 +1384,43 @@ mod tests {
             without.covered < 4 || without.executions > 2 * with.executions,
             "without scale moves: {without:?}, with: {with:?}"
         );
+    }
+
+    #[test]
+    fn bit_moves_clear_and_fill_bits_one_at_a_time_in_the_types_pattern() {
+        // clearing: the lowest set bits go, the high ones stay
+        assert_eq!(
+            bits_moved(0b1011_0110, ScalarType::U32, true, 1.0),
+            0b1011_0100
+        );
+        assert_eq!(
+            bits_moved(0b1011_0110, ScalarType::U32, true, 3.0),
+            0b1010_0000
+        );
+        assert_eq!(bits_moved(0, ScalarType::U32, true, 4.0), 0);
+        // filling: the lowest hole above the lowest set bit, so gaps between runs close
+        assert_eq!(
+            bits_moved(0x5B00_0000, ScalarType::U32, false, 1.0),
+            0x5F00_0000
+        );
+        assert_eq!(
+            bits_moved(0x5B00_0000, ScalarType::U32, false, 2.0),
+            0x7F00_0000
+        );
+        // a run that reaches the top grows downwards: the lowest clear bit
+        assert_eq!(
+            bits_moved(0xFF00_0000, ScalarType::U32, false, 1.0),
+            0xFF00_0001
+        );
+        assert_eq!(bits_moved(0, ScalarType::U32, false, 1.0), 1);
+        assert_eq!(
+            bits_moved(0xFFFF_FFF0, ScalarType::U32, false, 32.0),
+            0xFFFF_FFFF
+        );
+        // signed types keep their two's-complement pattern: -2 (0x…fe) filled is -1
+        assert_eq!(bits_moved(-2, ScalarType::I32, false, 1.0), -1);
+        assert_eq!(bits_moved(i32::MIN as i128, ScalarType::I32, true, 1.0), 0);
+        assert_eq!(bits_moved(0x7F, ScalarType::I8, false, 1.0), -1);
     }
 
     #[test]
