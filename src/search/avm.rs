@@ -79,8 +79,13 @@
 //! counts the characters that pass `c >= '0' && c <= '9'`: the character that stopped the loop
 //! becomes a digit). Then comes the key stage;
 //! then float variables are refined (δ ÷ 10 while above 1e-9, AVMf's increasing precision); then
-//! pair moves; when nothing is left, the search restarts (a random, a perturbed or a scale-free
-//! input in turn).
+//! pair moves; when nothing is left, the search restarts (a scale-free, a random or a perturbed
+//! input in turn: the scale-free one first, as it reaches small magnitudes as often as large ones,
+//! where a relation between inputs such as a common factor with a small product or `a*a + b*b ==
+//! c*c` has most of its solutions; measured against random first, 30 runs: gcdrel 61.5 → 45.5
+//! median executions, pythag 8,663.5 → 4,093 and 19,605.5 → 8,801 from the uniform start,
+//! enumeration's chaining cells 105 → 63; geometric means of the medians 0.94 on the numeric set,
+//! 0.91 on the chaining programs, 1.007 on the 40 programs).
 //!
 //! At the first local optimum of an attempt, unless initialisation is uniform (`--init
 //! uniform`), the search first makes a **boundary probe** (before input-to-state, refinement and
@@ -915,9 +920,9 @@ impl Local<'_, '_> {
             // restart
             restarts += 1;
             let y = match restarts % 3 {
-                1 => self.cx.random_input(),
-                2 => self.perturbed(),
-                _ => self.cx.domain.sample_scale_free(&mut self.cx.rng),
+                1 => self.cx.domain.sample_scale_free(&mut self.cx.rng),
+                2 => self.cx.random_input(),
+                _ => self.perturbed(),
             };
             if self.cx.out_of_budget() {
                 return Ok(Stop::Budget);
