@@ -75,6 +75,11 @@ pub trait Frontend: Send + Sync {
     fn domain(&self) -> &Domain;
     /// The name of what is tested, e.g. `triangle`.
     fn name(&self) -> &str;
+    /// The name as a report shows it in a call: [`Frontend::name`] by default (a C++ function's
+    /// source name, `shapes::locate`, rather than its linkage name).
+    fn shown_name(&self) -> &str {
+        self.name()
+    }
     /// What is tested, for headers: `int triangle(int a, int b, int c)`.
     fn describe(&self) -> &str;
     /// An input for people: `a=1, b=2, c=3`.
@@ -86,11 +91,11 @@ pub trait Frontend: Send + Sync {
         match ret {
             Some(r) if *r != crate::exec::RetVal::Void => format!(
                 "{}({}) = {}",
-                self.name(),
+                self.shown_name(),
                 self.display(input),
                 self.result_text(r)
             ),
-            _ => format!("{}({})", self.name(), self.display(input)),
+            _ => format!("{}({})", self.shown_name(), self.display(input)),
         }
     }
     /// A result `r` (not `Void`) as [`Frontend::call_text`] shows it: as the executor read it by

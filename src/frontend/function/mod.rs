@@ -234,18 +234,9 @@ impl Frontend for FunctionFrontend {
         &self.signature.shown
     }
 
-    /// As the default, with a C++ function's source name (`shapes::locate(x=1) = 2`), not its
-    /// linkage name.
-    fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
-        match ret {
-            Some(r) if *r != crate::exec::RetVal::Void => format!(
-                "{}({}) = {}",
-                self.signature.shown_name,
-                self.display(input),
-                self.result_text(r)
-            ),
-            _ => format!("{}({})", self.signature.shown_name, self.display(input)),
-        }
+    /// A C++ function's source name (`shapes::locate`), not its linkage name.
+    fn shown_name(&self) -> &str {
+        &self.signature.shown_name
     }
 
     fn display(&self, input: &Input) -> String {
