@@ -311,7 +311,8 @@ pub struct FuzzArgs {
         value_name = "SECS"
     )]
     max_total_time: String,
-    /// Random seed (0 picks one from the clock, as libFuzzer does); the same seed and -runs give
+    /// Random seed (0 picks one from the clock, as libFuzzer does); the same seed and -runs,
+    /// with no time limit (-max_total_time, which caps the directed stages by time too), give
     /// the same run
     #[arg(long, default_value_t = 0)]
     seed: u64,
