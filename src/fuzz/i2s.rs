@@ -7,7 +7,8 @@
 //! by sign or zero extension): the low 1, 2, 4 or 8 bytes (widths up to N/8 that hold the value,
 //! as an unsigned or a signed number), little- and big-endian; and the ASCII decimal text (a
 //! whole run of digits, with its sign) and hexadecimal text (a whole run of hex digits, in its
-//! case). For a float operand (an `f64` bit pattern): the 8 bytes
+//! case, or a field-wide window of a longer run at a byte pair, as a hex decoder reads it). For
+//! a float operand (an `f64` bit pattern): the 8 bytes
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
 //! orders; an ordering compare also tries the neighbours `next_up`/`next_down`; and its decimal
 //! text (what `strtod` read), replaced by the other operand's, or by `nan` for an `isnan` test.
@@ -379,7 +380,9 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
 /// zeros in front allowed, whose value is `a` as an unsigned `width`-byte number: what
 /// `strtoul(s, 0, 16)` or `sscanf("%x")` read) by the hex text of `b` (and `b ± 1` for an
 /// ordering compare), in the run's case and zero-padded to its length when it fits (a token of
-/// 16 hex digits stays 16). REDQUEEN's ASCII encodings; issue 13's "ASCII decimal and hex".
+/// 16 hex digits stays 16); and, for a field of 2 bytes or more, each window of exactly its
+/// width's digits at an even offset in a longer run (a hex decoder's bytes). REDQUEEN's ASCII
+/// encodings; issue 13's "ASCII decimal and hex".
 fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
     let data = out.data;
     let a = unsigned_in(a, width);
@@ -414,6 +417,35 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                         text = format!("{}{text}", "0".repeat(run.len() - text.len()));
                     }
                     out.splice(p, run.len(), text.as_bytes());
+                }
+            }
+        }
+        // a hex decoder's fixed-width window of a longer run (a 32-bit field as the first 8 of
+        // 64 hex digits): every window of 2 × width digits at an even offset from the run's
+        // start (where byte pairs begin) whose value is `a`, for fields of 2 bytes or more (a
+        // byte's two digits match almost anywhere)
+        let digits = 2 * width;
+        if width >= 2 && run.len() > digits {
+            for o in (0..=run.len() - digits).step_by(2) {
+                let win = &data[p + o..p + o + digits];
+                let v = u64::from_str_radix(std::str::from_utf8(win).unwrap_or(""), 16).ok();
+                if v != Some(a) {
+                    continue;
+                }
+                let upper = win.iter().any(|c| c.is_ascii_uppercase());
+                for t in int_targets(a, b, pred) {
+                    if out.full() {
+                        return;
+                    }
+                    let t = unsigned_in(t, width);
+                    let text = if upper {
+                        format!("{t:0digits$X}")
+                    } else {
+                        format!("{t:0digits$x}")
+                    };
+                    if text.len() == digits {
+                        out.splice(p + o, digits, text.as_bytes());
+                    }
                 }
             }
         }
@@ -1041,6 +1073,20 @@ mod tests {
         assert!(texts.contains(&"id=0x2a;".to_string()), "{texts:?}");
         // part of a longer run is no match
         assert!(candidates(b"x=1fab", &rec(Pred::Eq, 0x1f, 0x2a), 4).is_empty());
+        // ... unless it is a field's whole width at a byte pair of a hex decoder's run: the first
+        // 32 bits of "c0ffee4102" (0xc0ffee41) compared with 0xC0FFEE42
+        let c = candidates(b"c0ffee4102", &rec(Pred::Eq, 0xc0ff_ee41, 0xc0ff_ee42), 4);
+        let texts: Vec<String> = c
+            .iter()
+            .map(|y| String::from_utf8_lossy(y).into_owned())
+            .collect();
+        assert!(texts.contains(&"c0ffee4202".to_string()), "{texts:?}");
+        // and at an odd offset it is not (hex pairs start at even ones)
+        assert!(
+            candidates(b"0c0ffee412", &rec(Pred::Eq, 0xc0ff_ee41, 0xc0ff_ee42), 4)
+                .iter()
+                .all(|y| y.as_slice() != b"0c0ffee422")
+        );
     }
 
     /// A float read from text (`strtod`): `x > 100.5` with x = 0.25 rewrites "0.25" to "100.5"
