@@ -216,3 +216,43 @@ fn counts_of_bits_and_runs_of_ones_are_walked_by_bit_moves_from_both_starts() {
         }
     }
 }
+
+/// A chain of equalities between inputs (`chained`: `t - s == 7` under `p == q`, `r == s + 2`,
+/// `t == p + r`): a move of p breaks `p == q`, its repair (q := p) breaks `t == p + r`, and a
+/// chained repair (t := p + r) restores that. With chained repairs, 19–590 executions from the
+/// biased start and 30–78 from the uniform one (seeds 1–8); before, 7 of 8 outcomes in 20,000
+/// executions in 13 of these 16 runs (the other three took 4,351, 6,131 and 16,817).
+#[test]
+fn a_chain_of_equalities_between_inputs_is_walked_by_chained_repairs() {
+    for init in ["biased", "uniform"] {
+        for seed in ["1", "2", "3", "4", "5"] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut args = vec![
+                "--init",
+                init,
+                "--seed",
+                seed,
+                "--max-execs",
+                "2000",
+                "--max-time",
+                "0",
+            ];
+            for range in [
+                "p=-1000..1000",
+                "q=-1000..1000",
+                "r=-1000..1000",
+                "s=-1000..1000",
+                "t=-1000..1000",
+            ] {
+                args.extend(["--range", range]);
+            }
+            let (_, r) = run(FIXTURE, "chained", dir.path(), &args);
+            assert_eq!(
+                r["branches_covered"],
+                r["branches_total"],
+                "{init} start, seed {seed}: uncovered {:?}",
+                uncovered(&r)
+            );
+        }
+    }
+}
