@@ -168,7 +168,9 @@ struct BenchArgs {
     /// Runs per program × tool (seeds SEED..SEED+RUNS-1)
     #[arg(long, default_value_t = 10)]
     runs: u32,
-    /// First seed
+    /// First seed. Run S starts every tool from one input drawn from seed S, so a bench run is
+    /// not `evotest run --seed S` (which draws its own start); `--only NAME --runs 1 --seed S`
+    /// repeats one
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Execution cap per run, 0 for none. With a cap, the fuzz tools' runs are reproducible: they
