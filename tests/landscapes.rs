@@ -14,6 +14,8 @@ mod common;
 use common::*;
 
 const FIXTURE: &str = "tests/fixtures/landscapes.c";
+/// The seeds of the tests that compare against a tight cap (a cap that the code before failed).
+const FIVE_SEEDS: [&str; 5] = ["1", "2", "3", "4", "5"];
 /// Runs `function` from both starts, three seeds each, with a cap of `cap` executions per run.
 /// The caps leave a wide margin over what the portfolio needed in 6 runs of each (at most 1,349
 /// executions for the first three, capped at 20,000; 63,923 for `relation`, capped at 300,000);
@@ -189,32 +191,7 @@ fn a_quotient_equal_to_a_constant_is_met_by_secant_moves() {
 /// all five uniform runs here and two of the biased ones.
 #[test]
 fn counts_of_bits_and_runs_of_ones_are_walked_by_bit_moves_from_both_starts() {
-    for init in ["biased", "uniform"] {
-        for seed in ["1", "2", "3", "4", "5"] {
-            let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(
-                FIXTURE,
-                "bitruns",
-                dir.path(),
-                &[
-                    "--init",
-                    init,
-                    "--seed",
-                    seed,
-                    "--max-execs",
-                    "40",
-                    "--max-time",
-                    "0",
-                ],
-            );
-            assert_eq!(
-                r["branches_covered"],
-                r["branches_total"],
-                "{init} start, seed {seed}: uncovered {:?}",
-                uncovered(&r)
-            );
-        }
-    }
+    common::covers_everything_with(FIXTURE, "bitruns", "40", &FIVE_SEEDS, &[]);
 }
 
 /// A chain of equalities between inputs (`chained`: `t - s == 7` under `p == q`, `r == s + 2`,
@@ -224,35 +201,17 @@ fn counts_of_bits_and_runs_of_ones_are_walked_by_bit_moves_from_both_starts() {
 /// executions in 13 of these 16 runs (the other three took 4,351, 6,131 and 16,817).
 #[test]
 fn a_chain_of_equalities_between_inputs_is_walked_by_chained_repairs() {
-    for init in ["biased", "uniform"] {
-        for seed in ["1", "2", "3", "4", "5"] {
-            let dir = tempfile::tempdir().unwrap();
-            let mut args = vec![
-                "--init",
-                init,
-                "--seed",
-                seed,
-                "--max-execs",
-                "2000",
-                "--max-time",
-                "0",
-            ];
-            for range in [
-                "p=-1000..1000",
-                "q=-1000..1000",
-                "r=-1000..1000",
-                "s=-1000..1000",
-                "t=-1000..1000",
-            ] {
-                args.extend(["--range", range]);
-            }
-            let (_, r) = run(FIXTURE, "chained", dir.path(), &args);
-            assert_eq!(
-                r["branches_covered"],
-                r["branches_total"],
-                "{init} start, seed {seed}: uncovered {:?}",
-                uncovered(&r)
-            );
-        }
-    }
+    let ranges = [
+        "--range",
+        "p=-1000..1000",
+        "--range",
+        "q=-1000..1000",
+        "--range",
+        "r=-1000..1000",
+        "--range",
+        "s=-1000..1000",
+        "--range",
+        "t=-1000..1000",
+    ];
+    common::covers_everything_with(FIXTURE, "chained", "2000", &FIVE_SEEDS, &ranges);
 }

@@ -866,7 +866,8 @@ unsafe fn cmp_int_not_quiet(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32
     let _fp = FpGuard::new();
     match repeat_after_entry::<true, true>(desc, site, ob) {
         Some(slots) => put_min(slots, icmp_distances(pred, a, b)),
-        None => cmp_int_enter(desc, site, ob, pred, a, b),
+        // the guard above covers the full probe too (not `cmp_int_enter`, which takes its own)
+        None => cmp_int_enter_with(desc, site, ob, icmp_distances(pred, a, b), pred, a, b),
     }
 }
 
@@ -1148,13 +1149,27 @@ unsafe fn cmp_float_not_quiet(
     let _fp = FpGuard::new();
     match repeat_after_entry::<true, true>(desc, site, ob) {
         Some(slots) => put_min(slots, fcmp_distances(pred, a, b)),
-        None => cmp_float_enter(desc, site, ob, pred, a, b),
+        // the guard above covers the full probe too (not `cmp_float_enter`, which takes its own)
+        None => cmp_float_enter_with(desc, site, ob, pred, a, b),
     }
 }
 
 #[inline(never)]
 unsafe fn cmp_float_enter(desc: *mut ModuleDesc, site: u32, ob: u32, pred: u32, a: f64, b: f64) {
     let _fp = FpGuard::new();
+    cmp_float_enter_with(desc, site, ob, pred, a, b);
+}
+
+/// The full probe of a float compare site, under the caller's [`FpGuard`].
+#[inline(always)]
+unsafe fn cmp_float_enter_with(
+    desc: *mut ModuleDesc,
+    site: u32,
+    ob: u32,
+    pred: u32,
+    a: f64,
+    b: f64,
+) {
     if let Some(e) = enter(desc, site, ob) {
         record_cmp_entered(
             &e,

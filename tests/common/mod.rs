@@ -218,24 +218,32 @@ pub fn assert_one_line_error(o: &Output) -> String {
 /// `cap` executions each, and assert full coverage in every run (every outcome of the fixture's
 /// functions is feasible).
 pub fn covers_everything(fixture: &str, function: &str, cap: &str) {
+    covers_everything_with(fixture, function, cap, &["1", "2", "3"], &[]);
+}
+
+/// [`covers_everything`] over `seeds`, with `extra` arguments (ranges, shapes) for every run.
+pub fn covers_everything_with(
+    fixture: &str,
+    function: &str,
+    cap: &str,
+    seeds: &[&str],
+    extra: &[&str],
+) {
     for init in ["biased", "uniform"] {
-        for seed in ["1", "2", "3"] {
+        for &seed in seeds {
             let dir = tempfile::tempdir().unwrap();
-            let (_, r) = run(
-                fixture,
-                function,
-                dir.path(),
-                &[
-                    "--init",
-                    init,
-                    "--seed",
-                    seed,
-                    "--max-execs",
-                    cap,
-                    "--max-time",
-                    "0",
-                ],
-            );
+            let mut args = vec![
+                "--init",
+                init,
+                "--seed",
+                seed,
+                "--max-execs",
+                cap,
+                "--max-time",
+                "0",
+            ];
+            args.extend_from_slice(extra);
+            let (_, r) = run(fixture, function, dir.path(), &args);
             assert!(
                 r["error"].is_null(),
                 "{function} --init {init} --seed {seed}: error {}",
