@@ -394,12 +394,14 @@ fn special_floats(width: usize) -> Vec<u64> {
 
 impl Avm {
     /// Minimise the fitness from `data` (whose fitness is `best`) until the fitness is 0, the
-    /// budget is spent, or `eval` stops it.
+    /// budget is spent, or `eval` stops it. `eval` may rewrite the input it is given before it
+    /// returns (a checksum repair, see `fuzz::directed`): the fitness is that of the input as it
+    /// leaves, and a move that is taken takes it so.
     ///
     /// Errors: those of `eval`.
     pub fn run<R: Rng, F>(&mut self, rng: &mut R, mut eval: F) -> Result<End>
     where
-        F: FnMut(&[u8]) -> Result<Option<f64>>,
+        F: FnMut(&mut Vec<u8>) -> Result<Option<f64>>,
     {
         if self.fields.is_empty() {
             return Ok(End::Done(self.best));
@@ -473,7 +475,7 @@ impl Avm {
                     });
                 f.set(&mut y, v);
             }
-            let Some(fy) = self.eval(&y, &mut eval)? else {
+            let Some(fy) = self.eval(&mut y, &mut eval)? else {
                 return Ok(End::Stopped);
             };
             // the restart point becomes the current one even if it is worse
@@ -486,9 +488,9 @@ impl Avm {
     }
 
     /// One evaluation, counted against the budget; `None` when spent or stopped.
-    fn eval<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+    fn eval<F: FnMut(&mut Vec<u8>) -> Result<Option<f64>>>(
         &mut self,
-        y: &[u8],
+        y: &mut Vec<u8>,
         eval: &mut F,
     ) -> Result<Option<f64>> {
         if self.budget == 0 {
@@ -507,7 +509,7 @@ impl Avm {
     /// reproducible runs): median executions to full coverage 1,126 → 345 (rank test z = −4.0 on
     /// 40 of them), floatcomp, tritype, quadratic and deceptive unchanged run for run.
     /// `Some(improved)`, or `None` when stopped.
-    fn special_values<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+    fn special_values<F: FnMut(&mut Vec<u8>) -> Result<Option<f64>>>(
         &mut self,
         eval: &mut F,
     ) -> Result<Option<bool>> {
@@ -526,7 +528,7 @@ impl Avm {
                 }
                 let mut y = self.data.clone();
                 f.set(&mut y, key);
-                let Some(fy) = self.eval(&y, eval)? else {
+                let Some(fy) = self.eval(&mut y, eval)? else {
                     return Ok(None);
                 };
                 if self.take_if_better(y, fy) {
@@ -557,7 +559,7 @@ impl Avm {
     /// move, or a relation such as `a*a == b*b + c*c`, linear along `b + k, c + k`. Only for a
     /// width and byte order with 2 to [`MAX_PAIR_FIELDS`] fields. `Some(improved)`, or `None` when
     /// stopped.
-    fn pairs<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+    fn pairs<F: FnMut(&mut Vec<u8>) -> Result<Option<f64>>>(
         &mut self,
         eval: &mut F,
     ) -> Result<Option<bool>> {
@@ -588,7 +590,7 @@ impl Avm {
                             for (f, by) in [(fi, di * k), (fj, dj * k)] {
                                 f.set(&mut y, f.get(&self.data).wrapping_add(by as u64) & f.mask());
                             }
-                            let Some(fy) = self.eval(&y, eval)? else {
+                            let Some(fy) = self.eval(&mut y, eval)? else {
                                 return Ok(None);
                             };
                             if self.take_if_better(y, fy) {
@@ -613,7 +615,7 @@ impl Avm {
 
     /// Exploratory and pattern moves on field `k` until it stops improving. `Some(improved)`, or
     /// `None` when stopped (or the budget is spent).
-    fn field<F: FnMut(&[u8]) -> Result<Option<f64>>>(
+    fn field<F: FnMut(&mut Vec<u8>) -> Result<Option<f64>>>(
         &mut self,
         k: usize,
         eval: &mut F,
@@ -631,7 +633,7 @@ impl Avm {
                 let dir = dir * base;
                 let mut y = self.data.clone();
                 f.set(&mut y, v.wrapping_add(dir as u64) & mask);
-                let Some(fy) = self.eval(&y, eval)? else {
+                let Some(fy) = self.eval(&mut y, eval)? else {
                     return Ok(None);
                 };
                 if fy < self.best {
@@ -648,7 +650,7 @@ impl Avm {
                         let cur = f.get(&self.data);
                         let mut y = self.data.clone();
                         f.set(&mut y, cur.wrapping_add(step as u64) & mask);
-                        let Some(fy) = self.eval(&y, eval)? else {
+                        let Some(fy) = self.eval(&mut y, eval)? else {
                             return Ok(None);
                         };
                         if fy < self.best {

@@ -2,8 +2,10 @@
 //! distance pool closest to it, input-to-state candidates of its compare ([`i2s`](super::i2s),
 //! Aschermann et al. 2019: its integer or float operands, or the byte strings of a `strcmp`,
 //! `strncmp` or `memcmp`); if none takes it, the bytes that influence its distance and the AVM
-//! on their fields ([`avm`](super::avm), Korel 1990). Every execution goes through the fuzzer's
-//! `evaluate`, so whatever it covers or crashes is kept and triaged as havoc's inputs are.
+//! on their fields ([`avm`](super::avm), Korel 1990). A candidate of either that leaves the
+//! outcome's path at an equality between computed values (a checksum) is repaired there
+//! ([`Repair`]). Every execution goes through the fuzzer's `evaluate`, so whatever it covers or
+//! crashes is kept and triaged as havoc's inputs are.
 
 use super::avm::{self, Avm};
 use super::guide::{SiteLadder, Stage};
@@ -14,7 +16,7 @@ use crate::trace::{OperandRec, StrOperandRec};
 use anyhow::Result;
 use evotest_abi::meta::SiteKind;
 use evotest_abi::pred::Pred;
-use evotest_abi::shm::OPERAND_B_CONST;
+use evotest_abi::shm::{OPERANDS_FLOAT, OPERANDS_POINTER, OPERAND_A_CONST, OPERAND_B_CONST};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::rc::Rc;
@@ -27,6 +29,56 @@ pub const INFLUENCE_EXECS: usize = 160;
 pub const I2S_SLICE: usize = 16;
 /// Most executions of the AVM in one attempt.
 pub const AVM_EXECS: u64 = 1500;
+
+/// Checksum repairs in a row that may fail before an attempt stops trying them (see
+/// [`Repair`]): a program whose equalities between computed values are not checksums (a
+/// bracket matched against its opener, a count against a second count) costs at most this many
+/// logged executions and their candidates per attempt.
+pub const REPAIR_TRIES: u32 = 4;
+/// Repairs at one equality site in a row whose logged compare was no checksum (both operands,
+/// or neither, found in the input; or equal operands), after which the run tries no more
+/// there: a compare of two input fields (a triangle's `a == b`) is an equality between
+/// non-constants, and never a checksum.
+pub const REPAIR_SITE_MISSES: u32 = 3;
+/// Candidates tried per repair: the first input-to-state candidates of the broken compare
+/// (aligned encodings first), enough for a checksum in either byte order.
+pub const REPAIR_CANDIDATES: usize = 2;
+
+/// Checksum repair within one directed attempt (Aschermann et al. 2019, REDQUEEN's checksum
+/// handling, done per candidate instead of by patching the binary). A candidate of the attempt
+/// (an input-to-state substitution, an AVM move) whose fitness says that it left the target's
+/// path earlier than the attempt's best input did (a higher approach level) is run once more
+/// with every compare logged; where the path was left at an equality between two operands
+/// that are not constants of the program (a checksum or a length field against the value the
+/// program computed from the other bytes), the candidate is rewritten with input-to-state at
+/// that compare (one operand written where the other occurs in the input) and run again. A
+/// repair that lowers the candidate's fitness replaces it, so that the move is judged on the
+/// path it was meant for: a field under a checksum (a format's CRC, a weighted byte sum in a
+/// trailer) can then be searched at all, where every move of it used to fail at the checksum.
+/// At most `cap` executions of repairs per attempt, and none after [`REPAIR_TRIES`] failures
+/// in a row.
+struct Repair {
+    /// The least fitness of the attempt so far, and the hash of its input
+    /// ([`i2s::input_hash`]): a repair that merely undoes the move gives that input back, and
+    /// is not run.
+    best: f64,
+    best_hash: u64,
+    /// Repairs that failed since the last one that worked.
+    failed: u32,
+    /// Executions repairs may still take.
+    cap: u64,
+}
+
+impl Repair {
+    fn new(x: &[u8], f: f64, cap: u64) -> Repair {
+        Repair {
+            best: f,
+            best_hash: i2s::input_hash(x),
+            failed: 0,
+            cap,
+        }
+    }
+}
 
 /// What an attempt knows of its start input without running it: the operand records of the
 /// target's site in the execution that made it the best ([`super::guide::Target::start_ops`]),
@@ -256,8 +308,9 @@ impl Fuzzer<'_> {
             let end = end.min(cands.len());
             let done = end == cands.len();
             self.guide.i2s_progress(outcome, at, end, done);
-            for y in cands.into_iter().take(end).skip(first) {
-                let Some(f) = self.probe(&y)? else {
+            let mut repair = Repair::new(&cur, cur_f, I2S_SLICE as u64);
+            for mut y in cands.into_iter().take(end).skip(first) {
+                let Some(f) = self.probe_repaired(&mut y, &mut repair)? else {
                     return Ok(false);
                 };
                 if f < cur_f {
@@ -300,6 +353,7 @@ impl Fuzzer<'_> {
         self.stage = Stage::Avm;
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
         let specials = self.compares_floats;
+        let mut repair = Repair::new(&cur, cur_f, left / 2);
         let mut search = Avm {
             fields: avm::fields(&pos, cur.len()),
             data: cur,
@@ -307,7 +361,7 @@ impl Fuzzer<'_> {
             budget: left,
             specials,
         };
-        search.run(&mut rng, |y| self.probe(y))?;
+        search.run(&mut rng, |y| self.probe_repaired(y, &mut repair))?;
         Ok(true)
     }
 
@@ -362,6 +416,160 @@ impl Fuzzer<'_> {
             }
         }
         out
+    }
+
+    /// [`Fuzzer::probe`] of `y`, and a checksum repair of it ([`Repair`]) when its fitness is at
+    /// a higher approach level than `r`'s best: `y` is replaced by the repaired input when that
+    /// is better. The fitness of `y` as it leaves, or `None` when the attempt must stop.
+    fn probe_repaired(&mut self, y: &mut Vec<u8>, r: &mut Repair) -> Result<Option<f64>> {
+        let Some(mut f) = self.probe(y)? else {
+            return Ok(None);
+        };
+        if f.floor() > r.best.floor() && r.failed < REPAIR_TRIES && r.cap > 0 {
+            match self.repair(y, f, r)? {
+                None => return Ok(None),
+                Some(Some((z, g))) => {
+                    *y = z;
+                    f = g;
+                    r.failed = 0;
+                    self.guide.stats.repairs_won += 1;
+                }
+                Some(None) => {}
+            }
+        }
+        if f < r.best {
+            r.best = f;
+            r.best_hash = i2s::input_hash(y);
+        }
+        Ok(Some(f))
+    }
+
+    /// The repair of `y`, whose fitness `f` left the focused outcome's path at ladder level
+    /// `floor(f)`: `Some(Some((z, g)))` for a repaired input `z` of lower fitness `g`,
+    /// `Some(None)` when there is none (no equality between computed values at that level, or
+    /// no candidate that helps), `None` when the attempt must stop.
+    fn repair(
+        &mut self,
+        y: &[u8],
+        f: f64,
+        r: &mut Repair,
+    ) -> Result<Option<Option<(Vec<u8>, f64)>>> {
+        let Some(focus) = self.focus.clone() else {
+            return Ok(Some(None));
+        };
+        let sites = &self.s.target.program.sites;
+        // the level whose compare the candidate decided the other way: fitness i + 1 + d/(d+1)
+        // for ladder level i
+        let Some(level) = (f as usize)
+            .checked_sub(1)
+            .and_then(|i| focus.ladder.levels().nth(i))
+        else {
+            return Ok(Some(None));
+        };
+        let equalities: Vec<(u32, usize)> = level
+            .iter()
+            .filter_map(|&(s, _)| {
+                let m = &sites.get(s as usize)?.meta;
+                let eq = matches!(m.pred, Some(Pred::Eq) | Some(Pred::Ne))
+                    && self
+                        .repair_misses
+                        .get(&s)
+                        .is_none_or(|&k| k < REPAIR_SITE_MISSES);
+                eq.then(|| i2s::operand_width(&m.operand_type).map(|w| (s, w)))?
+            })
+            .collect();
+        if equalities.is_empty() {
+            return Ok(Some(None));
+        }
+        self.guide.stats.repairs += 1;
+        r.failed += 1;
+        // the candidate again, with every compare logged (fully covered sites too)
+        r.cap = r.cap.saturating_sub(1);
+        let exec = &mut self.s.target.executor;
+        exec.suspend_quiet(true);
+        exec.log_every_compare(true);
+        let ran = self.evaluate(y, true);
+        let exec = &mut self.s.target.executor;
+        exec.log_every_compare(false);
+        exec.suspend_quiet(false);
+        ran?;
+        if self.focus_fitness == 0.0 || self.done() {
+            return Ok(None);
+        }
+        let mut ops = std::mem::take(&mut self.ops);
+        self.s.target.executor.last_operands(&mut ops);
+        let mut broken: Vec<(OperandRec, usize)> = Vec::new();
+        for o in &ops {
+            let Some(&(_, w)) = equalities.iter().find(|&&(s, _)| s == o.site) else {
+                continue;
+            };
+            if o.constant(true)
+                || o.constant(false)
+                || o.kind & (OPERANDS_FLOAT | OPERANDS_POINTER) != 0
+            {
+                // never a checksum, whatever the input: a constant, a float, an address
+                self.repair_misses.insert(o.site, u32::MAX);
+            } else if o.a != o.b && broken.len() < 2 {
+                broken.push((*o, w));
+            }
+        }
+        self.ops = ops;
+        // a site whose compare the log shows as no broken equality of computed values (equal
+        // operands: another evaluation of the site in a loop decided) misses too
+        for &(s, _) in &equalities {
+            if !broken.iter().any(|(o, _)| o.site == s) {
+                let misses = self.repair_misses.entry(s).or_insert(0);
+                *misses = misses.saturating_add(1);
+            }
+        }
+        let mut best: Option<(Vec<u8>, f64)> = None;
+        for (rec, w) in broken {
+            // the side the input holds is rewritten with the other, computed one; when the input
+            // holds both (two fields compared, `a == b` of a triangle's sides) or neither, the
+            // compare is not a checksum of the input
+            let side = |a_from_input: bool| OperandRec {
+                kind: rec.kind
+                    | if a_from_input {
+                        OPERAND_B_CONST
+                    } else {
+                        OPERAND_A_CONST
+                    },
+                ..rec
+            };
+            let (ca, cb) = (
+                i2s::candidates_upto(y, &side(true), w, REPAIR_CANDIDATES),
+                i2s::candidates_upto(y, &side(false), w, REPAIR_CANDIDATES),
+            );
+            let misses = self.repair_misses.entry(rec.site).or_insert(0);
+            let cands = match (ca.is_empty(), cb.is_empty()) {
+                (false, true) => ca,
+                (true, false) => cb,
+                _ => {
+                    *misses = misses.saturating_add(1);
+                    continue;
+                }
+            };
+            *misses = 0;
+            for z in cands {
+                if r.cap == 0 {
+                    break;
+                }
+                if i2s::input_hash(&z) == r.best_hash {
+                    continue;
+                }
+                r.cap -= 1;
+                let Some(g) = self.probe(&z)? else {
+                    return Ok(None);
+                };
+                if g < best.as_ref().map_or(f, |b| b.1) {
+                    best = Some((z, g));
+                }
+            }
+            if best.is_some() {
+                break;
+            }
+        }
+        Ok(Some(best))
     }
 
     /// Run `y` (cut to the largest input) through `evaluate`; the fitness of the focused outcome,

@@ -247,6 +247,14 @@ pub struct GuideStats {
     pub attempts_won: u64,
     /// Times an execution lowered a frontier outcome's best fitness.
     pub distance_improvements: u64,
+    /// Checksum repairs tried by the directed attempts ([`super::directed`]'s `repair`): a
+    /// candidate that left the target's path at an equality between two computed values was
+    /// run with every compare logged, and one side written where the other occurs in the input.
+    #[serde(default)]
+    pub repairs: u64,
+    /// Repairs that brought the candidate back to (or past) the path it had left.
+    #[serde(default)]
+    pub repairs_won: u64,
     /// Frontier outcomes at the end of the run.
     pub frontier: usize,
     /// Branch sites out of the guidance's scope (library code, `--frontier_exclude`,

@@ -35,7 +35,10 @@
 //!    input-to-state substitution of the compared operands ([`i2s`], Aschermann et al. 2019:
 //!    integers, floats, and the byte strings of `strcmp`/`strncmp`/`memcmp`),
 //!    then the alternating variable method on the bytes that influence the distance ([`avm`],
-//!    Korel 1990). They never get more executions than havoc had: substitution runs in slices
+//!    Korel 1990). A candidate of either that leaves the outcome's path at an equality between
+//!    two computed values (a checksum against its trailer) is repaired by input-to-state at that
+//!    compare and judged on the path it was meant for (REDQUEEN's checksum handling, per
+//!    candidate). They never get more executions than havoc had: substitution runs in slices
 //!    (never twice from the same best input of an outcome), the AVM only on the executions havoc
 //!    has had beyond the directed stages' (its credit, which also bounds its budget); havoc keeps
 //!    the rest (and mutates
@@ -817,6 +820,10 @@ struct Fuzzer<'a> {
     cmplog_queue: Vec<Vec<u8>>,
     /// The compares that gave candidates so far ([`cmplog::candidates`]).
     cmplog_tried: std::collections::HashSet<u64>,
+    /// Per equality site, the checksum repairs there that failed since the last that worked
+    /// ([`directed`]'s `Repair`); `u32::MAX` for a site that compares with a constant of the
+    /// program, which is never a checksum.
+    repair_misses: std::collections::HashMap<u32, u32>,
     /// The CFGs of the functions that held a focus, by function index.
     cfgs: std::collections::HashMap<usize, crate::cfg::Cfg>,
     /// The program's direct call sites ([`crate::program::Program::callers`]), on first use.
@@ -1177,6 +1184,7 @@ fn run_session(
         cmplog_at: 0,
         cmplog_queue: vec![],
         cmplog_tried: Default::default(),
+        repair_misses: Default::default(),
         cfgs: Default::default(),
         callers: None,
         ladders: Default::default(),
