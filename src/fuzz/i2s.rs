@@ -212,6 +212,33 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
     for &(a, b) in &sides {
         hex(a, b, pred, width, &mut out);
     }
+    // an operand whose binary encodings the input does not hold: perhaps it holds them
+    // base64-encoded (a decoded byte compared with a constant)
+    let encodings = |a: u64| {
+        [
+            (8, false),
+            (8, true),
+            (4, false),
+            (4, true),
+            (2, false),
+            (2, true),
+            (1, false),
+        ]
+        .into_iter()
+        .filter(move |&(w, _)| w <= width && fits(a, w))
+    };
+    let held = sides.iter().any(|&(a, _)| {
+        encodings(a).any(|(w, big)| !positions(data, &encode(a, w, big)).is_empty())
+    });
+    if !held {
+        for &(a, b) in &sides {
+            for (w, big) in encodings(a) {
+                for t in int_targets(a, b, pred) {
+                    base64(&encode(a, w, big), &encode(t, w, big), 1, &mut out);
+                }
+            }
+        }
+    }
     out.out
 }
 
@@ -609,6 +636,96 @@ fn floats(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
     }
 }
 
+/// The value of base64 character `c` (RFC 4648): the standard alphabet, or with `url` the
+/// URL-safe one (`-` and `_` for 62 and 63).
+fn b64_value(c: u8, url: bool) -> Option<u8> {
+    Some(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' if !url => 62,
+        b'/' if !url => 63,
+        b'-' if url => 62,
+        b'_' if url => 63,
+        _ => return None,
+    })
+}
+
+/// The base64 character of the 6-bit value `v` (see [`b64_value`]).
+fn b64_char(v: u8, url: bool) -> u8 {
+    match v & 63 {
+        v @ 0..=25 => b'A' + v,
+        v @ 26..=51 => b'a' + v - 26,
+        v @ 52..=61 => b'0' + v - 52,
+        62 if url => b'-',
+        63 if url => b'_',
+        62 => b'+',
+        _ => b'/',
+    }
+}
+
+/// Fewest bytes of a string compare's operand looked for in base64-decoded text ([`base64`]):
+/// two bytes occur by chance in the decoding of any long run of letters.
+pub const BASE64_MIN_BYTES: usize = 3;
+
+/// Candidates that rewrite bytes `x` where the input holds them **base64-encoded** (RFC 4648, as
+/// AFL++'s CmpLog transforms try; a credential in an HTTP header, a PEM body, a data URI): every
+/// run of at least four base64 characters of `data` is decoded from each of its four phases
+/// (whole groups of four characters only), `x` (at least `min` bytes: [`BASE64_MIN_BYTES`] for
+/// a string compare's operand, 1 for an integer's encoding) is looked for in the decoded bytes, and each occurrence is replaced by `y` of the same length and the
+/// groups encoded again in the run's alphabet (standard, or URL-safe when the run has `-` or
+/// `_`).
+fn base64(x: &[u8], y: &[u8], min: usize, out: &mut Edits) {
+    if x.len() < min || x.len() != y.len() {
+        return;
+    }
+    let data = out.data;
+    let mut p = 0;
+    while p < data.len() {
+        let url = |c: u8| c == b'-' || c == b'_';
+        let in_run = |c: u8| b64_value(c, false).is_some() || url(c);
+        if !in_run(data[p]) {
+            p += 1;
+            continue;
+        }
+        let end = p + data[p..].iter().take_while(|&&c| in_run(c)).count();
+        let run = &data[p..end];
+        let is_url = run.iter().any(|&c| url(c));
+        if !(is_url && run.iter().any(|&c| c == b'+' || c == b'/')) {
+            for phase in 0..4.min(run.len()) {
+                let groups = (run.len() - phase) / 4;
+                if 3 * groups < x.len() {
+                    continue;
+                }
+                let enc = &run[phase..phase + 4 * groups];
+                let mut dec = Vec::with_capacity(3 * groups);
+                for g in enc.chunks(4) {
+                    let w = g.iter().fold(0u32, |w, &c| {
+                        w << 6 | b64_value(c, is_url).unwrap_or(0) as u32
+                    });
+                    dec.extend_from_slice(&[(w >> 16) as u8, (w >> 8) as u8, w as u8]);
+                }
+                for q in positions(&dec, x) {
+                    if out.full() {
+                        return;
+                    }
+                    let mut d = dec.clone();
+                    d[q..q + y.len()].copy_from_slice(y);
+                    let text: Vec<u8> = d
+                        .chunks(3)
+                        .flat_map(|b| {
+                            let w = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+                            [18, 12, 6, 0].map(|s| b64_char((w >> s) as u8, is_url))
+                        })
+                        .collect();
+                    out.splice(p + phase, enc.len(), &text);
+                }
+            }
+        }
+        p = end;
+    }
+}
+
 /// Input-to-state candidates for the string compare `rec` over input `data` (Aschermann et al.
 /// 2019, REDQUEEN): for each direction (operand `x` found, operand `y` written), every occurrence
 /// of `x`'s logged bytes in `data` is replaced by `y`'s (the input grows or shrinks by the
@@ -667,8 +784,10 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
             }
             continue;
         }
-        for pat in patterns {
+        let mut found = false;
+        for pat in &patterns {
             for p in positions(data, pat) {
+                found = true;
                 if out.full() {
                     return out.out;
                 }
@@ -676,6 +795,11 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
                     out.splice(p, pat.len(), w);
                 }
             }
+        }
+        // not in the input as it is: perhaps base64-encoded there
+        if !found {
+            let n = x.len().min(y.len());
+            base64(&x[..n], &y[..n], BASE64_MIN_BYTES, &mut out);
         }
     }
     out.out
@@ -734,6 +858,57 @@ mod tests {
             str_tokens(b"input", &c),
             vec![b"keyword".to_vec(), b"other".to_vec()]
         );
+    }
+
+    #[test]
+    fn compared_bytes_are_found_and_written_in_base64_text() {
+        // "user:AAAA" encoded after a header; the program compares the decoded "AAAA" with "pass"
+        let b64 = |x: &[u8], url: bool| -> Vec<u8> {
+            x.chunks(3)
+                .flat_map(|b| {
+                    let w = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+                    [18, 12, 6, 0].map(|s| b64_char((w >> s) as u8, url))
+                })
+                .collect()
+        };
+        let mut data = b"Basic ".to_vec();
+        data.extend(b64(b"user:AAAAxyz", false));
+        let rec = srec(STR_MEMCMP, 4, b"AAAA", b"pass");
+        let c = str_candidates(&data, &rec);
+        let mut want = b"Basic ".to_vec();
+        want.extend(b64(b"user:passxyz", false));
+        assert!(
+            c.contains(&want),
+            "{:?}",
+            c.iter()
+                .map(|y| String::from_utf8_lossy(y))
+                .collect::<Vec<_>>()
+        );
+        // the URL-safe alphabet of a run that has `-` or `_`
+        for x in [b"\xfb\xffAAAA", b"AAAA\xfb\xff"] {
+            let data = b64(x, true);
+            assert!(data.iter().any(|&c| c == b'-' || c == b'_'), "{data:?}");
+            let mut y = x.to_vec();
+            let at = positions(x, b"AAAA")[0];
+            y[at..at + 4].copy_from_slice(b"pass");
+            assert!(str_candidates(&data, &rec).contains(&b64(&y, true)));
+        }
+        // not at a group boundary: the bytes are found from another phase of the run
+        let data = [b"x".to_vec(), b64(b"user:AAAAxyz", false)].concat();
+        assert!(str_candidates(&data, &rec)
+            .contains(&[b"x".to_vec(), b64(b"user:passxyz", false)].concat()));
+        // fewer than three bytes are not looked for in a string compare
+        let two = srec(STR_MEMCMP, 2, b"AA", b"pa");
+        assert!(str_candidates(&b64(b"AAAAAA", false), &two).is_empty());
+        // a decoded byte compared with a constant (an integer compare): its base64 text rewritten
+        let data = b64(b"KEY\x12ab", false);
+        let rec = OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32 | evotest_abi::shm::OPERAND_B_CONST,
+            a: 0x12,
+            b: 0x80,
+        };
+        assert!(candidates(&data, &rec, 4).contains(&b64(b"KEY\x80ab", false)));
     }
 
     #[test]
