@@ -1728,6 +1728,42 @@ fn input_to_state_rewrites_bytes_decoded_from_base64_text() {
     }
 }
 
+/// A number read as text (`x=5`, strtod) that must satisfy a relation no constant states (3.7 x
+/// within 1e-6 of 100; `text_number.c`): the AVM moves the number's value and rewrites its
+/// text, which grows from one digit to many. Before numbers in text were fields, no run reached
+/// the crash in 20,000 executions (byte moves turn 5 into another digit); with them, in about
+/// 1,100. With a largest input of 5 bytes, the number's text is cut to fit and the run goes on
+/// (it ended with an error when a grown input reached the logged run of a checksum repair).
+#[test]
+fn numbers_in_text_are_fields_whose_text_grows_with_their_value() {
+    let d = tempfile::tempdir().unwrap();
+    harness("text_number.c", d.path());
+    for seed in 1..=2 {
+        let (text, at) = crash_from(d.path(), b"x=5", seed, 20000);
+        // the number strtod reads: the longest prefix after `x=` that parses
+        let num = text.trim_start_matches("x=");
+        let x: f64 = (1..=num.len())
+            .rev()
+            .filter(|&k| num.is_char_boundary(k))
+            .find_map(|k| num[..k].parse().ok())
+            .unwrap_or_else(|| panic!("seed {seed}, execution {at}: {text}"));
+        assert!((x * 3.7 - 100.0).abs() < 1e-6, "seed {seed}: {text}");
+    }
+    let corpus = d.path().join("short");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("seed"), b"x=5").unwrap();
+    let (o, s) = fuzz(
+        d.path(),
+        &["harness", "short", "-seed=1", "-runs=3000", "-max_len=5"],
+    );
+    assert_eq!(
+        (o.status.code(), s["executions"].as_u64()),
+        (Some(0), Some(3000)),
+        "{s:#}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// A number read as text with `strtod` and tested with `isnan`: input-to-state finds the
 /// number's decimal text and writes `nan` there. Before floats had a text encoding, no run
 /// reached the crash in 5,000 executions.

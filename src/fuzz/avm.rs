@@ -33,6 +33,11 @@ pub struct Field {
     /// The value is the float's ordered key ([`float_key`]): moves of ±1 are steps of one ulp,
     /// and doubling steps cross binades, so that 1e300 reaches [0, 10] in about a hundred moves.
     pub float: bool,
+    /// A number written in ASCII at `offset` ([`text_fields`]): decimal integer text (`-12`),
+    /// read as an `i64`, or with `float` the text `strtod` reads (`-1.5e3`), read as an `f64`
+    /// through its ordered key; `width` is 8. Writing a value rewrites the number's text,
+    /// whose length may change: the input grows or shrinks there.
+    pub text: bool,
 }
 
 /// The ordered key of the `bits`-bit float pattern `r` (32 or 64): an unsigned integer in the
@@ -74,12 +79,33 @@ impl Field {
             width,
             big_endian,
             float: false,
+            text: false,
+        }
+    }
+
+    /// A number in text at `offset` ([`Field::text`]).
+    pub fn text(offset: usize, float: bool) -> Field {
+        Field {
+            offset,
+            width: 8,
+            big_endian: false,
+            float,
+            text: true,
         }
     }
 
     /// The field's value in `data` (zero-extended to 64 bits, or the float's ordered key); 0 if
     /// it lies outside.
     pub fn get(&self, data: &[u8]) -> u64 {
+        if self.text {
+            let end = text_end(data, self.offset, self.float);
+            let t = std::str::from_utf8(&data[self.offset.min(end)..end]).unwrap_or("");
+            return if self.float {
+                float_key(t.parse::<f64>().unwrap_or(0.0).to_bits(), 64)
+            } else {
+                t.parse::<i64>().unwrap_or(0) as u64
+            };
+        }
         let r = self.raw(data);
         if self.float {
             float_key(r, 8 * self.width as u32)
@@ -90,7 +116,20 @@ impl Field {
 
     /// Write value `v` (the low `width` bytes, or the float of ordered key `v`) into `data`
     /// (nothing if the field lies outside).
-    pub fn set(&self, data: &mut [u8], v: u64) {
+    pub fn set(&self, data: &mut Vec<u8>, v: u64) {
+        if self.text {
+            if self.offset > data.len() {
+                return;
+            }
+            let end = text_end(data, self.offset, self.float);
+            let t = if self.float {
+                float_text(f64::from_bits(float_from_key(v, 64)))
+            } else {
+                (v as i64).to_string()
+            };
+            data.splice(self.offset..end, t.bytes());
+            return;
+        }
         let v = if self.float {
             float_from_key(v & self.mask(), 8 * self.width as u32)
         } else {
@@ -225,6 +264,97 @@ where
     Ok(Some(out))
 }
 
+/// The end of the number text that starts at `offset` of `data`: `-`, digits, and with `float`
+/// a fraction and an exponent (`-1.5e-3`), as far as they go.
+fn text_end(data: &[u8], offset: usize, float: bool) -> usize {
+    let mut e = offset.min(data.len());
+    let digits = |e: &mut usize| {
+        while *e < data.len() && data[*e].is_ascii_digit() {
+            *e += 1;
+        }
+    };
+    if data.get(e) == Some(&b'-') {
+        e += 1;
+    }
+    digits(&mut e);
+    if float {
+        if data.get(e) == Some(&b'.') {
+            e += 1;
+            digits(&mut e);
+        }
+        if matches!(data.get(e), Some(b'e' | b'E')) {
+            let mut x = e + 1;
+            if matches!(data.get(x), Some(b'+' | b'-')) {
+                x += 1;
+            }
+            if data.get(x).is_some_and(u8::is_ascii_digit) {
+                e = x;
+                digits(&mut e);
+            }
+        }
+    }
+    e
+}
+
+/// The shortest text of `f` that reads back as `f` (`strtod`'s forms: an exponent for large and
+/// small magnitudes, `inf`, `nan`).
+fn float_text(f: f64) -> String {
+    if f.is_nan() {
+        "nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf" } else { "-inf" }.into()
+    } else if f != 0.0 && (f.abs() >= 1e16 || f.abs() < 1e-4) {
+        format!("{f:e}")
+    } else {
+        format!("{f}")
+    }
+}
+
+/// Whether `data` reads as text: at least three quarters of its bytes printable ASCII or white
+/// space (a raw-bytes input's digits are bytes that happen to be 0x30–0x39, not numbers).
+fn is_text(data: &[u8]) -> bool {
+    let printable = data
+        .iter()
+        .filter(|&&c| (0x20..0x7f).contains(&c) || matches!(c, b'\t' | b'\n' | b'\r'))
+        .count();
+    !data.is_empty() && 4 * printable >= 3 * data.len()
+}
+
+/// Number-text fields of `data` (issue 13's ASCII decimal fields): in an input that reads as
+/// text, each number whose digits include an influencing position (not part of a word, as the
+/// `1` of `x1` is) gives an integer text field and a float text field ([`Field::text`]) at its
+/// first character, so that the AVM moves the number's *value*, and its text grows or shrinks
+/// with it: the digits of `5` cannot become `100` by moves of single bytes. Fields in input
+/// order, each number once.
+pub fn text_fields(positions: &[usize], data: &[u8]) -> Vec<Field> {
+    let mut out = Vec::new();
+    if !is_text(data) {
+        return out;
+    }
+    for &p in positions {
+        if !data.get(p).is_some_and(u8::is_ascii_digit) {
+            continue;
+        }
+        let mut s = p;
+        while s > 0 && (data[s - 1].is_ascii_digit() || data[s - 1] == b'.') {
+            s -= 1;
+        }
+        if s > 0 && data[s - 1] == b'-' {
+            s -= 1;
+        }
+        if s > 0 && (data[s - 1].is_ascii_alphabetic() || data[s - 1] == b'_') {
+            continue;
+        }
+        for float in [false, true] {
+            let f = Field::text(s, float);
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
 /// The fields of the runs of consecutive `positions` (see module docs): for a run of length `L`,
 /// the integer chunks of the widest width `w ≤ min(L, 8)` covering it (little-endian, then
 /// big-endian); for a run longer than 8 bytes, also its 4-byte chunks; when `w` is 4 or 8, the
@@ -283,6 +413,7 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
                             width: w,
                             big_endian: big,
                             float: true,
+                            text: false,
                         });
                     }
                 }
@@ -308,6 +439,7 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
                         width: wide,
                         big_endian: false,
                         float: true,
+                        text: false,
                     });
                 }
                 if s + wide <= len {
@@ -317,6 +449,7 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
                         width: wide,
                         big_endian: true,
                         float: true,
+                        text: false,
                     });
                 }
             }
@@ -479,8 +612,7 @@ impl Avm {
                 return Ok(End::Stopped);
             };
             // the restart point becomes the current one even if it is worse
-            self.data = y;
-            self.best = fy;
+            self.adopt(y, fy, f);
             if fy == 0.0 {
                 return Ok(End::Done(0.0));
             }
@@ -531,7 +663,7 @@ impl Avm {
                 let Some(fy) = self.eval(&mut y, eval)? else {
                     return Ok(None);
                 };
-                if self.take_if_better(y, fy) {
+                if self.take_if_better(y, fy, f) {
                     improved = true;
                     if fy == 0.0 {
                         return Ok(Some(true));
@@ -543,13 +675,28 @@ impl Avm {
     }
 
     /// Move to `y`, of fitness `fy`, if it is better than the current input; whether it moved.
-    fn take_if_better(&mut self, y: Vec<u8>, fy: f64) -> bool {
+    /// `moved` is the field whose move made `y` ([`Avm::adopt`]).
+    fn take_if_better(&mut self, y: Vec<u8>, fy: f64, moved: Field) -> bool {
         if fy < self.best {
-            self.data = y;
-            self.best = fy;
+            self.adopt(y, fy, moved);
             return true;
         }
         false
+    }
+
+    /// Make `y`, of fitness `fy`, the current input. When a move of the text field `moved`
+    /// changed the input's length, the fields after it shift with the bytes that follow it.
+    fn adopt(&mut self, y: Vec<u8>, fy: f64, moved: Field) {
+        let delta = y.len() as isize - self.data.len() as isize;
+        if delta != 0 && moved.text {
+            for f in &mut self.fields {
+                if f.offset > moved.offset {
+                    f.offset = f.offset.saturating_add_signed(delta);
+                }
+            }
+        }
+        self.data = y;
+        self.best = fy;
     }
 
     /// Pair moves at a local optimum of the single-field moves (as the function-level AVM's,
@@ -575,7 +722,7 @@ impl Avm {
             let group: Vec<Field> = self
                 .fields
                 .iter()
-                .filter(|f| !f.float && f.width == width && f.big_endian == big)
+                .filter(|f| !f.float && !f.text && f.width == width && f.big_endian == big)
                 .copied()
                 .collect();
             if group.len() < 2 || group.len() > MAX_PAIR_FIELDS {
@@ -593,7 +740,7 @@ impl Avm {
                             let Some(fy) = self.eval(&mut y, eval)? else {
                                 return Ok(None);
                             };
-                            if self.take_if_better(y, fy) {
+                            if self.take_if_better(y, fy, *fi) {
                                 improved = true;
                                 if fy == 0.0 {
                                     return Ok(Some(true));
@@ -637,8 +784,7 @@ impl Avm {
                     return Ok(None);
                 };
                 if fy < self.best {
-                    self.data = y;
-                    self.best = fy;
+                    self.adopt(y, fy, f);
                     moved = true;
                     improved = true;
                     if fy == 0.0 {
@@ -654,8 +800,7 @@ impl Avm {
                             return Ok(None);
                         };
                         if fy < self.best {
-                            self.data = y;
-                            self.best = fy;
+                            self.adopt(y, fy, f);
                             if fy == 0.0 {
                                 return Ok(Some(true));
                             }
@@ -700,6 +845,64 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_text_are_fields_whose_text_follows_their_value() {
+        // in text, each number touched by an influencing position, once, integer and float
+        let data = b"a=5 b=-1.5e3 x1=7\n".to_vec();
+        let f = text_fields(&[2, 7, 9, 15], &data);
+        assert_eq!(
+            f,
+            vec![
+                Field::text(2, false),
+                Field::text(2, true),
+                Field::text(6, false),
+                Field::text(6, true)
+            ],
+            "the 1 of x1 is part of a word"
+        );
+        // values, and writes that change the length
+        let mut y = data.clone();
+        assert_eq!(f[0].get(&y), 5);
+        f[0].set(&mut y, 1234);
+        assert_eq!(y, b"a=1234 b=-1.5e3 x1=7\n");
+        assert_eq!(
+            f[2].get(&data),
+            (-1i64) as u64,
+            "the integer text stops at the point"
+        );
+        let g = Field::text(9, true);
+        assert_eq!(g.get(&y), float_key((-1.5e3f64).to_bits(), 64));
+        g.set(&mut y, float_key(27.25f64.to_bits(), 64));
+        assert_eq!(y, b"a=1234 b=27.25 x1=7\n");
+        g.set(&mut y, float_key(f64::INFINITY.to_bits(), 64));
+        assert_eq!(y, b"a=1234 b=inf x1=7\n");
+        // raw bytes that happen to be digits are no text
+        assert!(text_fields(&[0], &[b'5', 0, 0, 0xff, 0x80]).is_empty());
+        // the AVM walks a value through texts of any length, and later fields shift with it
+        let mut avm = Avm {
+            fields: vec![Field::text(2, false), Field::int(4, 1, false)],
+            data: b"n=5;Z".to_vec(),
+            best: f64::MAX,
+            budget: 400,
+            specials: false,
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let end = avm
+            .run(&mut rng, |y| {
+                let s = std::str::from_utf8(y).unwrap();
+                let (n, z) = s[2..].split_once(';').unwrap();
+                let n: i64 = n.parse().unwrap();
+                Ok(Some(
+                    ((n - 1234).abs() + (z.as_bytes()[0] as i64 - b'A' as i64).abs()) as f64,
+                ))
+            })
+            .unwrap();
+        assert_eq!(
+            (end, avm.data.as_slice()),
+            (End::Done(0.0), &b"n=1234;A"[..])
+        );
+    }
+
+    #[test]
     fn runs_of_influencing_bytes_become_fields() {
         let f = fields(&[0, 1, 2, 3, 7], 8);
         let l = Field::int;
@@ -708,6 +911,7 @@ mod tests {
             width: w,
             big_endian: b,
             float: true,
+            text: false,
         };
         assert_eq!(
             f,
@@ -740,7 +944,8 @@ mod tests {
                 offset: 0,
                 width: 8,
                 big_endian: false,
-                float: true
+                float: true,
+                text: false
             }),
             "{f:?}"
         );
@@ -792,6 +997,7 @@ mod tests {
             width: 8,
             big_endian: false,
             float: true,
+            text: false,
         };
         let mut d = (-2.5f64).to_le_bytes().to_vec();
         let k = f.get(&d);
@@ -842,6 +1048,7 @@ mod tests {
             width: 8,
             big_endian: false,
             float: true,
+            text: false,
         };
         let mut avm = Avm {
             fields: vec![fl],

@@ -354,8 +354,11 @@ impl Fuzzer<'_> {
         let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
         let specials = self.compares_floats;
         let mut repair = Repair::new(&cur, cur_f, left / 2);
+        // numbers in text first: their bytes' own fields move digits, not values
+        let mut fields = avm::text_fields(&pos, &cur);
+        fields.extend(avm::fields(&pos, cur.len()));
         let mut search = Avm {
-            fields: avm::fields(&pos, cur.len()),
+            fields,
             data: cur,
             best: cur_f,
             budget: left,
@@ -418,10 +421,13 @@ impl Fuzzer<'_> {
         out
     }
 
-    /// [`Fuzzer::probe`] of `y`, and a checksum repair of it ([`Repair`]) when its fitness is at
-    /// a higher approach level than `r`'s best: `y` is replaced by the repaired input when that
-    /// is better. The fitness of `y` as it leaves, or `None` when the attempt must stop.
+    /// [`Fuzzer::probe`] of `y` (cut to the largest input), and a checksum repair of it
+    /// ([`Repair`]) when its fitness is at a higher approach level than `r`'s best: `y` is
+    /// replaced by the repaired input when that is better. The fitness of `y` as it leaves, or `None` when the attempt must stop.
     fn probe_repaired(&mut self, y: &mut Vec<u8>, r: &mut Repair) -> Result<Option<f64>> {
+        // what runs is what the search keeps: a number's text may have grown past the largest
+        // input
+        y.truncate(self.max_len);
         let Some(mut f) = self.probe(y)? else {
             return Ok(None);
         };

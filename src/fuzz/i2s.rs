@@ -234,7 +234,7 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
         for &(a, b) in &sides {
             for (w, big) in encodings(a) {
                 for t in int_targets(a, b, pred) {
-                    base64(&encode(a, w, big), &encode(t, w, big), 1, &mut out);
+                    base64(&encode(a, w, big), &encode(t, w, big), 1, true, &mut out);
                 }
             }
         }
@@ -303,7 +303,7 @@ struct LengthField {
 
 impl LengthField {
     /// Write `len - offset` into `y` (when it fits the field and `y` holds it).
-    fn write(&self, y: &mut [u8], len: u64) {
+    fn write(&self, y: &mut Vec<u8>, len: u64) {
         let v = len.saturating_sub(self.offset);
         if self.field.width < 8 && v >> (8 * self.field.width) != 0 {
             return;
@@ -674,8 +674,10 @@ pub const BASE64_MIN_BYTES: usize = 3;
 /// (whole groups of four characters only), `x` (at least `min` bytes: [`BASE64_MIN_BYTES`] for
 /// a string compare's operand, 1 for an integer's encoding) is looked for in the decoded bytes, and each occurrence is replaced by `y` of the same length and the
 /// groups encoded again in the run's alphabet (standard, or URL-safe when the run has `-` or
-/// `_`).
-fn base64(x: &[u8], y: &[u8], min: usize, out: &mut Edits) {
+/// `_`). With `strict` (an integer's encodings, whose few bytes occur by chance in the decoding
+/// of any long word), only runs an encoder could have written are decoded, from their start: at
+/// least 8 characters in whole groups, or followed by `=` padding.
+fn base64(x: &[u8], y: &[u8], min: usize, strict: bool, out: &mut Edits) {
     if x.len() < min || x.len() != y.len() {
         return;
     }
@@ -691,8 +693,16 @@ fn base64(x: &[u8], y: &[u8], min: usize, out: &mut Edits) {
         let end = p + data[p..].iter().take_while(|&&c| in_run(c)).count();
         let run = &data[p..end];
         let is_url = run.iter().any(|&c| url(c));
+        // strict: only what an encoder writes, whole groups from the run's start (at least two)
+        // or a run that padding ends; a word of a text format is seldom that
+        let encoded = run.len() >= 8 && run.len() % 4 == 0 || data.get(end) == Some(&b'=');
+        let phases = if strict {
+            usize::from(encoded)
+        } else {
+            4.min(run.len())
+        };
         if !(is_url && run.iter().any(|&c| c == b'+' || c == b'/')) {
-            for phase in 0..4.min(run.len()) {
+            for phase in 0..phases {
                 let groups = (run.len() - phase) / 4;
                 if 3 * groups < x.len() {
                     continue;
@@ -799,7 +809,7 @@ pub fn str_candidates_upto(data: &[u8], rec: &StrOperandRec, limit: usize) -> Ve
         // not in the input as it is: perhaps base64-encoded there
         if !found {
             let n = x.len().min(y.len());
-            base64(&x[..n], &y[..n], BASE64_MIN_BYTES, &mut out);
+            base64(&x[..n], &y[..n], BASE64_MIN_BYTES, false, &mut out);
         }
     }
     out.out
