@@ -115,7 +115,8 @@ impl Field {
     }
 
     /// Write value `v` (the low `width` bytes, or the float of ordered key `v`) into `data`
-    /// (nothing if the field lies outside).
+    /// (nothing if the field lies outside); a text field's number text is replaced by `v`'s,
+    /// so `data` may grow or shrink.
     pub fn set(&self, data: &mut Vec<u8>, v: u64) {
         if self.text {
             if self.offset > data.len() {
