@@ -83,6 +83,14 @@ impl Field {
         }
     }
 
+    /// A float field (`width` 4 or 8), read through its ordered key.
+    pub fn float(offset: usize, width: usize, big_endian: bool) -> Field {
+        Field {
+            float: true,
+            ..Field::int(offset, width, big_endian)
+        }
+    }
+
     /// A number in text at `offset` ([`Field::text`]).
     pub fn text(offset: usize, float: bool) -> Field {
         Field {
@@ -409,13 +417,7 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
             for big in [false, true] {
                 for o in (s..s + l).step_by(w) {
                     if o + w <= s + l {
-                        out.push(Field {
-                            offset: o,
-                            width: w,
-                            big_endian: big,
-                            float: true,
-                            text: false,
-                        });
+                        out.push(Field::float(o, w, big));
                     }
                 }
             }
@@ -435,23 +437,11 @@ pub fn fields(positions: &[usize], len: usize) -> Vec<Field> {
                 };
                 if s + l >= wide {
                     add(Field::int(s + l - wide, wide, false));
-                    add(Field {
-                        offset: s + l - wide,
-                        width: wide,
-                        big_endian: false,
-                        float: true,
-                        text: false,
-                    });
+                    add(Field::float(s + l - wide, wide, false));
                 }
                 if s + wide <= len {
                     add(Field::int(s, wide, true));
-                    add(Field {
-                        offset: s,
-                        width: wide,
-                        big_endian: true,
-                        float: true,
-                        text: false,
-                    });
+                    add(Field::float(s, wide, true));
                 }
             }
         }
@@ -907,13 +897,7 @@ mod tests {
     fn runs_of_influencing_bytes_become_fields() {
         let f = fields(&[0, 1, 2, 3, 7], 8);
         let l = Field::int;
-        let fl = |o, w, b| Field {
-            offset: o,
-            width: w,
-            big_endian: b,
-            float: true,
-            text: false,
-        };
+        let fl = Field::float;
         assert_eq!(
             f,
             vec![
@@ -940,16 +924,7 @@ mod tests {
         );
         // the high bytes of a little-endian double at 0: its 8-byte window ending at byte 6
         let f = fields(&[5, 6, 7], 8);
-        assert!(
-            f.contains(&Field {
-                offset: 0,
-                width: 8,
-                big_endian: false,
-                float: true,
-                text: false
-            }),
-            "{f:?}"
-        );
+        assert!(f.contains(&Field::float(0, 8, false)), "{f:?}");
         assert!(
             f.contains(&Field::int(0, 8, false)) && !f.iter().any(|x| x.offset + x.width > 8),
             "{f:?}"
@@ -993,13 +968,7 @@ mod tests {
             "{keys:?}"
         );
         // a field reads and writes through the key
-        let f = Field {
-            offset: 0,
-            width: 8,
-            big_endian: false,
-            float: true,
-            text: false,
-        };
+        let f = Field::float(0, 8, false);
         let mut d = (-2.5f64).to_le_bytes().to_vec();
         let k = f.get(&d);
         f.set(&mut d, k + 1);
@@ -1044,13 +1013,7 @@ mod tests {
     fn avm_moves_a_float_across_binades() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let d = 1e300f64.to_le_bytes().to_vec();
-        let fl = Field {
-            offset: 0,
-            width: 8,
-            big_endian: false,
-            float: true,
-            text: false,
-        };
+        let fl = Field::float(0, 8, false);
         let mut avm = Avm {
             fields: vec![fl],
             best: interval(&d),

@@ -192,6 +192,23 @@ impl Fuzzer<'_> {
         r
     }
 
+    /// [`Fuzzer::evaluate`] (keeping what it covers) of `data` with every evaluation of every
+    /// compare logged and the quiet map suspended, so that fully covered sites log their
+    /// operands too ([`crate::exec::Executor::log_every_compare`]); the log is read with
+    /// `last_operands` afterwards.
+    ///
+    /// Errors: those of `evaluate`.
+    pub(super) fn evaluate_logging_every_compare(&mut self, data: &[u8]) -> Result<bool> {
+        let exec = &mut self.s.target.executor;
+        exec.suspend_quiet(true);
+        exec.log_every_compare(true);
+        let r = self.evaluate(data, true);
+        let exec = &mut self.s.target.executor;
+        exec.log_every_compare(false);
+        exec.suspend_quiet(false);
+        r
+    }
+
     /// Run the next corpus entry with every compare logged, and queue its candidates.
     fn cmplog_log_next(&mut self) -> Result<()> {
         let i = self.cmplog_at;
@@ -202,14 +219,7 @@ impl Fuzzer<'_> {
         if data.is_empty() {
             return Ok(());
         }
-        let exec = &mut self.s.target.executor;
-        exec.suspend_quiet(true);
-        exec.log_every_compare(true);
-        let r = self.evaluate(&data, true);
-        let exec = &mut self.s.target.executor;
-        exec.log_every_compare(false);
-        exec.suspend_quiet(false);
-        r?;
+        self.evaluate_logging_every_compare(&data)?;
         let mut ops = Vec::new();
         if !self.s.target.executor.last_operands(&mut ops) {
             return Ok(());

@@ -476,7 +476,7 @@ impl Fuzzer<'_> {
             .iter()
             .filter_map(|&(s, _)| {
                 let m = &sites.get(s as usize)?.meta;
-                let eq = matches!(m.pred, Some(Pred::Eq) | Some(Pred::Ne))
+                let eq = m.pred.is_some_and(|p| p.is_int() && p.is_equality())
                     && self
                         .repair_misses
                         .get(&s)
@@ -491,14 +491,7 @@ impl Fuzzer<'_> {
         r.failed += 1;
         // the candidate again, with every compare logged (fully covered sites too)
         r.cap = r.cap.saturating_sub(1);
-        let exec = &mut self.s.target.executor;
-        exec.suspend_quiet(true);
-        exec.log_every_compare(true);
-        let ran = self.evaluate(y, true);
-        let exec = &mut self.s.target.executor;
-        exec.log_every_compare(false);
-        exec.suspend_quiet(false);
-        ran?;
+        self.evaluate_logging_every_compare(y)?;
         if self.focus_fitness == 0.0 || self.done() {
             return Ok(None);
         }
@@ -524,8 +517,7 @@ impl Fuzzer<'_> {
         // operands: another evaluation of the site in a loop decided) misses too
         for &(s, _) in &equalities {
             if !broken.iter().any(|(o, _)| o.site == s) {
-                let misses = self.repair_misses.entry(s).or_insert(0);
-                *misses = misses.saturating_add(1);
+                self.repair_missed(s);
             }
         }
         let mut best: Option<(Vec<u8>, f64)> = None;
@@ -546,16 +538,15 @@ impl Fuzzer<'_> {
                 i2s::candidates_upto(y, &side(true), w, REPAIR_CANDIDATES),
                 i2s::candidates_upto(y, &side(false), w, REPAIR_CANDIDATES),
             );
-            let misses = self.repair_misses.entry(rec.site).or_insert(0);
             let cands = match (ca.is_empty(), cb.is_empty()) {
                 (false, true) => ca,
                 (true, false) => cb,
                 _ => {
-                    *misses = misses.saturating_add(1);
+                    self.repair_missed(rec.site);
                     continue;
                 }
             };
-            *misses = 0;
+            self.repair_misses.insert(rec.site, 0);
             for z in cands {
                 if r.cap == 0 {
                     break;
@@ -576,6 +567,13 @@ impl Fuzzer<'_> {
             }
         }
         Ok(Some(best))
+    }
+
+    /// One more repair at equality site `s` whose logged compare was no checksum (a site marked
+    /// `u32::MAX`, never a checksum, stays so).
+    fn repair_missed(&mut self, s: u32) {
+        let misses = self.repair_misses.entry(s).or_insert(0);
+        *misses = misses.saturating_add(1);
     }
 
     /// Run `y` (cut to the largest input) through `evaluate`; the fitness of the focused outcome,

@@ -108,6 +108,23 @@ fn fits(v: u64, w: usize) -> bool {
     v < (1u64 << bits) || (v as i64) >= -(1i64 << (bits - 1)) && (v as i64) < 0
 }
 
+/// The binary encodings (width in bytes, big-endian) input-to-state tries for an integer operand
+/// `a` of a `width`-byte compare: 8, 4, 2 and 1 bytes that fit `width` and hold `a` ([`fits`]),
+/// widest first, little-endian first (one byte has one order).
+fn int_encodings(a: u64, width: usize) -> impl Iterator<Item = (usize, bool)> {
+    [
+        (8, false),
+        (8, true),
+        (4, false),
+        (4, true),
+        (2, false),
+        (2, true),
+        (1, false),
+    ]
+    .into_iter()
+    .filter(move |&(w, _)| w <= width && fits(a, w))
+}
+
 /// The low `w` bytes of `v`, little-endian or big-endian.
 fn encode(v: u64, w: usize, big: bool) -> Vec<u8> {
     let le = v.to_le_bytes();
@@ -178,29 +195,27 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
         return out.out;
     }
     let width = width.clamp(1, 8);
+    // whether the input holds an operand in one of its binary encodings
+    let mut held = false;
     // positions aligned to the encoding's width first: in a low-entropy input (an all-zero
     // seed, padding) the operand occurs everywhere, and binary formats align their fields
     for aligned in [true, false] {
         for &(a, b) in &sides {
-            for w in [8, 4, 2, 1] {
-                if w > width || !fits(a, w) || (w == 1 && !aligned) {
+            for (w, big) in int_encodings(a, width) {
+                if w == 1 && !aligned {
                     continue;
                 }
-                for big in [false, true] {
-                    if w == 1 && big {
-                        continue;
+                let pat = encode(a, w, big);
+                for p in positions(data, &pat)
+                    .into_iter()
+                    .filter(|p| (p % w == 0) == aligned)
+                {
+                    held = true;
+                    if out.full() {
+                        return out.out;
                     }
-                    let pat = encode(a, w, big);
-                    for p in positions(data, &pat)
-                        .into_iter()
-                        .filter(|p| (p % w == 0) == aligned)
-                    {
-                        if out.full() {
-                            return out.out;
-                        }
-                        for t in int_targets(a, b, pred) {
-                            out.splice(p, w, &encode(t, w, big));
-                        }
+                    for t in int_targets(a, b, pred) {
+                        out.splice(p, w, &encode(t, w, big));
                     }
                 }
             }
@@ -214,25 +229,9 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
     }
     // an operand whose binary encodings the input does not hold: perhaps it holds them
     // base64-encoded (a decoded byte compared with a constant)
-    let encodings = |a: u64| {
-        [
-            (8, false),
-            (8, true),
-            (4, false),
-            (4, true),
-            (2, false),
-            (2, true),
-            (1, false),
-        ]
-        .into_iter()
-        .filter(move |&(w, _)| w <= width && fits(a, w))
-    };
-    let held = sides.iter().any(|&(a, _)| {
-        encodings(a).any(|(w, big)| !positions(data, &encode(a, w, big)).is_empty())
-    });
     if !held {
         for &(a, b) in &sides {
-            for (w, big) in encodings(a) {
+            for (w, big) in int_encodings(a, width) {
                 for t in int_targets(a, b, pred) {
                     base64(&encode(a, w, big), &encode(t, w, big), 1, true, &mut out);
                 }
@@ -403,6 +402,15 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
     }
 }
 
+/// The hex digits of `t`, upper case or lower, zero-padded to at least `digits`.
+fn hex_text(t: u64, upper: bool, digits: usize) -> String {
+    if upper {
+        format!("{t:0digits$X}")
+    } else {
+        format!("{t:0digits$x}")
+    }
+}
+
 /// Candidates replacing a hexadecimal text of `a` in `data` (a maximal run of 2 to 16 hex digits,
 /// zeros in front allowed, whose value is `a` as an unsigned `width`-byte number: what
 /// `strtoul(s, 0, 16)` or `sscanf("%x")` read) by the hex text of `b` (and `b ± 1` for an
@@ -434,15 +442,7 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                     if out.full() {
                         return;
                     }
-                    let t = unsigned_in(t, width);
-                    let mut text = if upper {
-                        format!("{t:X}")
-                    } else {
-                        format!("{t:x}")
-                    };
-                    if text.len() < run.len() {
-                        text = format!("{}{text}", "0".repeat(run.len() - text.len()));
-                    }
+                    let text = hex_text(unsigned_in(t, width), upper, run.len());
                     out.splice(p, run.len(), text.as_bytes());
                 }
             }
@@ -464,12 +464,7 @@ fn hex(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                     if out.full() {
                         return;
                     }
-                    let t = unsigned_in(t, width);
-                    let text = if upper {
-                        format!("{t:0digits$X}")
-                    } else {
-                        format!("{t:0digits$x}")
-                    };
+                    let text = hex_text(unsigned_in(t, width), upper, digits);
                     if text.len() == digits {
                         out.splice(p + o, digits, text.as_bytes());
                     }
@@ -567,9 +562,7 @@ fn float_text(a: f64, b: f64, pred: Option<Pred>, out: &mut Edits) {
 /// or when the operands are already equal (the outcome wanted is `!=`).
 fn float_targets(a: f64, b: f64, pred: Option<Pred>) -> Vec<f64> {
     let mut targets = vec![b];
-    if (!matches!(pred.and_then(|p| p.rel()), Some(Rel::Eq) | Some(Rel::Ne)) || a == b)
-        && b.is_finite()
-    {
+    if (!pred.is_some_and(Pred::is_equality) || a == b) && b.is_finite() {
         targets.extend([b.next_up(), b.next_down()]);
     }
     targets
@@ -664,6 +657,17 @@ fn b64_char(v: u8, url: bool) -> u8 {
     }
 }
 
+/// The base64 text of `bytes`, whole groups only (a length that is a multiple of 3).
+fn b64_encode(bytes: &[u8], url: bool) -> Vec<u8> {
+    bytes
+        .chunks_exact(3)
+        .flat_map(|b| {
+            let w = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+            [18, 12, 6, 0].map(|s| b64_char((w >> s) as u8, url))
+        })
+        .collect()
+}
+
 /// Fewest bytes of a string compare's operand looked for in base64-decoded text ([`base64`]):
 /// two bytes occur by chance in the decoding of any long run of letters.
 pub const BASE64_MIN_BYTES: usize = 3;
@@ -721,14 +725,7 @@ fn base64(x: &[u8], y: &[u8], min: usize, strict: bool, out: &mut Edits) {
                     }
                     let mut d = dec.clone();
                     d[q..q + y.len()].copy_from_slice(y);
-                    let text: Vec<u8> = d
-                        .chunks(3)
-                        .flat_map(|b| {
-                            let w = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-                            [18, 12, 6, 0].map(|s| b64_char((w >> s) as u8, is_url))
-                        })
-                        .collect();
-                    out.splice(p + phase, enc.len(), &text);
+                    out.splice(p + phase, enc.len(), &b64_encode(&d, is_url));
                 }
             }
         }
@@ -873,14 +870,7 @@ mod tests {
     #[test]
     fn compared_bytes_are_found_and_written_in_base64_text() {
         // "user:AAAA" encoded after a header; the program compares the decoded "AAAA" with "pass"
-        let b64 = |x: &[u8], url: bool| -> Vec<u8> {
-            x.chunks(3)
-                .flat_map(|b| {
-                    let w = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-                    [18, 12, 6, 0].map(|s| b64_char((w >> s) as u8, url))
-                })
-                .collect()
-        };
+        let b64 = b64_encode;
         let mut data = b"Basic ".to_vec();
         data.extend(b64(b"user:AAAAxyz", false));
         let rec = srec(STR_MEMCMP, 4, b"AAAA", b"pass");

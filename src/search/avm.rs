@@ -248,15 +248,7 @@ impl Local<'_, '_> {
         }
         // the current input's evaluation, from the cache (it was evaluated recently)
         let before = self.cx.evaluate(&self.x)?;
-        let cands = super::i2s::repairs(
-            self.cx.domain,
-            self.cx.goal(self.goal),
-            &before.trace,
-            &ev.input,
-            &ev.trace,
-            i,
-            &|j| self.step(j),
-        );
+        let cands = self.repairs_of(&before, &ev, i);
         // the repair that got furthest along the goal's path without reaching the current
         // input's approach level: it restored the broken condition and broke a later one
         let mut furthest: Option<(Evaluation, f64, usize)> = None;
@@ -292,23 +284,12 @@ impl Local<'_, '_> {
                 .critical_branch(t)
                 .and_then(|site| t.operands(site))
                 .and_then(|r| r.pred())
-                .and_then(evotest_abi::pred::Pred::rel)
-                .is_some_and(|r| {
-                    matches!(r, evotest_abi::pred::Rel::Eq | evotest_abi::pred::Rel::Ne)
-                })
+                .is_some_and(evotest_abi::pred::Pred::is_equality)
         };
         if !equality(&ev.trace) || !equality(&ev2.trace) || self.cx.out_of_budget() {
             return Ok(Ok(false));
         }
-        let cands = super::i2s::repairs(
-            self.cx.domain,
-            self.cx.goal(self.goal),
-            &before.trace,
-            &ev2.input,
-            &ev2.trace,
-            i,
-            &|k| self.step(k),
-        );
+        let cands = self.repairs_of(&before, &ev2, i);
         for c in cands
             .into_iter()
             .filter(|c| same(d.get(c, j), d.get(&ev2.input, j)))
@@ -321,6 +302,20 @@ impl Local<'_, '_> {
             }
         }
         Ok(Ok(false))
+    }
+
+    /// The repairs ([`super::i2s::repairs`]) of the condition that `after`, an evaluation of a
+    /// move of variable `i` away from the current input (evaluated as `before`), broke.
+    fn repairs_of(&self, before: &Evaluation, after: &Evaluation, i: usize) -> Vec<Input> {
+        super::i2s::repairs(
+            self.cx.domain,
+            self.cx.goal(self.goal),
+            &before.trace,
+            &after.input,
+            &after.trace,
+            i,
+            &|j| self.step(j),
+        )
     }
 
     fn step(&self, i: usize) -> f64 {

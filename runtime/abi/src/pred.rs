@@ -130,6 +130,13 @@ impl Pred {
         })
     }
 
+    /// True for the predicates that test equality or inequality (`==`, `!=`, ordered or not):
+    /// the compares input-to-state can satisfy by writing one operand's value over the other.
+    #[inline]
+    pub fn is_equality(self) -> bool {
+        matches!(self.rel(), Some(Rel::Eq | Rel::Ne))
+    }
+
     /// The C operator spelling, for condition texts (`<=`, `==`, …); orderedness and signedness
     /// are not shown. `ord`/`uno`/`true`/`false` get a descriptive word.
     pub fn c_operator(self) -> &'static str {
@@ -147,5 +154,29 @@ impl Pred {
                 _ => "false",
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equality_predicates_are_those_of_eq_and_ne() {
+        let eq: Vec<Pred> = (0..=41)
+            .filter_map(Pred::from_u32)
+            .filter(|p| p.is_equality())
+            .collect();
+        assert_eq!(
+            eq,
+            [
+                Pred::Oeq,
+                Pred::One,
+                Pred::Ueq,
+                Pred::Une,
+                Pred::Eq,
+                Pred::Ne
+            ]
+        );
     }
 }
