@@ -466,6 +466,48 @@ fn cargo_fuzz_target_is_built_and_fuzzed_and_its_panic_is_a_crash() {
     );
 }
 
+/// Bytes compared in helpers that return the compare (`fuzzshape::sniff`: `starts_with(b"qoif")`,
+/// `&h[0..4] == b"RIFF" && &h[8..12] == b"WEBP"`, as imagesize's `matches` functions; then
+/// `fuzzshape::is_echo`, a `starts_with` of bytes computed from the input, which no constant of
+/// the program holds). At opt-level 0 rustc called std's shared instance of `starts_with`, which
+/// is not instrumented, and a compare a function returns was logged nowhere: no run reached the
+/// panic in 20,000 executions (the magic values came from the program's constants). The
+/// cargo-fuzz route now builds at opt-level 2 (instances of the crate's own) and logs compares
+/// that are no branch's condition: the panic at about 3,500.
+#[test]
+fn cargo_fuzz_bytes_compared_in_helpers_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = crate_copy("fuzzshape", dir.path());
+    let artifacts = dir.path().join("artifacts/");
+    let o = evotest()
+        .arg("fuzz")
+        .arg("--cargo-fuzz")
+        .arg(&krate)
+        .arg("fuzz_sniff")
+        .arg(dir.path().join("corpus"))
+        .args(["-runs=20000", "-seed=1", "-q", "--json", "--stop_on_crash"])
+        .arg(format!("-artifact_prefix={}", artifacts.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "no crash in 20,000 executions: {err}"
+    );
+    let crash = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().starts_with("crash-"))
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .unwrap_or_else(|| panic!("no crash artifact: {err}"));
+    let echo: Vec<u8> = crash[12..16].iter().map(|b| b ^ 0x5a).collect();
+    assert!(
+        &crash[0..4] == b"RIFF" && &crash[8..12] == b"WEBP" && crash[16..].starts_with(&echo),
+        "{crash:02x?}"
+    );
+}
+
 #[test]
 fn rust_tuples_structs_arrays_and_wide_integers_are_built_and_tested() {
     let dir = tempfile::tempdir().unwrap();

@@ -34,6 +34,7 @@ struct Probes<'ctx> {
     str: FunctionValue<'ctx>,
     bytes: FunctionValue<'ctx>,
     rtn: FunctionValue<'ctx>,
+    loose: FunctionValue<'ctx>,
     register: FunctionValue<'ctx>,
     /// A compare of a flag with 0, and a branch on a flag that is not compared
     /// ([`crate::flags::source`]): with the flag's distance.
@@ -482,6 +483,11 @@ impl<'ctx> Probes<'ctx> {
                 module,
                 names::PROBE_RTN,
                 void.fn_type(&[p.into(), p.into(), p.into(), i64t.into()], false),
+            ),
+            loose: declare(
+                module,
+                names::PROBE_LOOSE,
+                void.fn_type(&[p.into(), i32t.into(), i64t.into(), i64t.into()], false),
             ),
             register: declare(
                 module,
@@ -961,6 +967,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         .iter()
         .flat_map(|&f| unsafe { routine_calls(f) })
         .collect();
+    // the loose compares, found before any probe (whose own compares are not the program's)
+    let loose: Vec<LLVMValueRef> = unsafe { loose_compares(&bodies, &drafts) };
     let flags = Flags::new(module, &ctx, &builder, &flag_locals)?;
     for (d, ids) in drafts.iter().zip(&site_ids) {
         for (s, &id) in d.sites.iter().zip(ids.iter()) {
@@ -1049,6 +1057,77 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 )
                 .map_err(|e| e.to_string())?;
             unsafe { copy_debug_loc(r.call, call.as_value_ref()) };
+        }
+    }
+
+    // Loose compares' operand logs: right after each compare that is no site's condition, through
+    // the inline test of the loose log's flag.
+    if !loose.is_empty() {
+        let log = guard_wrapper(
+            module,
+            &ctx,
+            names::LOOSE_IF_LOGGING,
+            probes.loose,
+            names::FLAGS,
+            evotest_abi::shm::FLAG_LOOSE_OPERANDS,
+        )?;
+        let i32t = ctx.i32_type();
+        for c in loose {
+            // SAFETY: `c` is a compare of a body, never a terminator: it has a next instruction
+            let next = unsafe { LLVMGetNextInstruction(c) };
+            if next.is_null() {
+                continue;
+            }
+            builder.position_before(&unsafe { InstructionValue::new(next) });
+            let (a, b) = unsafe { (LLVMGetOperand(c, 0), LLVMGetOperand(c, 1)) };
+            let float = unsafe { !LLVMIsAFCmpInst(c).is_null() };
+            let (pred, bytes) = unsafe {
+                if float {
+                    (
+                        evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(c) as u32),
+                        if LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMFloatTypeKind {
+                            4
+                        } else {
+                            8
+                        },
+                    )
+                } else {
+                    (
+                        evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(c) as u32),
+                        LLVMGetIntTypeWidth(LLVMTypeOf(a))
+                            .div_ceil(8)
+                            .next_power_of_two(),
+                    )
+                }
+            };
+            let Some(pred) = pred else { continue };
+            let mut kind = pred_with_constants(pred, a, b) as u32
+                | (bytes << evotest_abi::shm::OPERANDS_WIDTH_SHIFT);
+            let (va, vb) = if float {
+                kind |= evotest_abi::shm::OPERANDS_FLOAT;
+                let (x, y) = (to_f64(&ctx, &builder, a)?, to_f64(&ctx, &builder, b)?);
+                (
+                    e(builder.build_bit_cast(x, ctx.i64_type(), ""))?,
+                    e(builder.build_bit_cast(y, ctx.i64_type(), ""))?,
+                )
+            } else {
+                let signed = pred.int_operands_signed();
+                (
+                    to_i64(&ctx, &builder, a, signed)?,
+                    to_i64(&ctx, &builder, b, signed)?,
+                )
+            };
+            let call = e(builder.build_call(
+                log,
+                &[
+                    desc.as_pointer_value().into(),
+                    i32t.const_int(kind as u64, false).into(),
+                    va.into(),
+                    vb.into(),
+                ],
+                "",
+            ))?;
+            unsafe { copy_debug_loc(c, call.as_value_ref()) };
         }
     }
 
@@ -1238,6 +1317,66 @@ const COPY_ROUTINES: &[&[u8]] = &[
     b"vsprintf",
     b"vsnprintf",
 ];
+
+/// The *loose* compares of `bodies` (see [`names::PROBE_LOOSE`]): `icmp`s on integers of 8 to 64
+/// bits and `fcmp`s on `float` or `double`, whose operands are not those of a compare or float
+/// site of `drafts` (whose probes log them already), and not both constants. A compare with the
+/// constant 0 is left out: `x != 0` is how a `bool` or a flag is tested, everywhere, and writing
+/// 0 over an input's bytes is what the mutations try first anyway.
+///
+/// # Safety
+/// `bodies` must be functions with bodies in a valid module, before any probe is injected.
+unsafe fn loose_compares(bodies: &[LLVMValueRef], drafts: &[FunctionDraft]) -> Vec<LLVMValueRef> {
+    let mut sited: std::collections::HashSet<(LLVMValueRef, LLVMValueRef)> =
+        std::collections::HashSet::new();
+    for d in drafts {
+        for s in &d.sites {
+            if let Cond::Int { a, b, .. } | Cond::Float { a, b, .. } = &s.cond {
+                sited.insert((*a, *b));
+                sited.insert((*b, *a));
+            }
+        }
+    }
+    let zero = |v: LLVMValueRef| {
+        !LLVMIsAConstantInt(v).is_null() && LLVMConstIntGetZExtValue(v) == 0
+            || !LLVMIsAConstantPointerNull(v).is_null()
+    };
+    let mut out = Vec::new();
+    for &f in bodies {
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                let int = !LLVMIsAICmpInst(i).is_null();
+                if int || !LLVMIsAFCmpInst(i).is_null() {
+                    let (a, b) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
+                    let t = LLVMTypeOf(a);
+                    let fits = if int {
+                        LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind
+                            && (8..=64).contains(&LLVMGetIntTypeWidth(t))
+                    } else {
+                        matches!(
+                            LLVMGetTypeKind(t),
+                            LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind
+                        )
+                    };
+                    let both_constant =
+                        !LLVMIsAConstant(a).is_null() && !LLVMIsAConstant(b).is_null();
+                    if fits
+                        && !both_constant
+                        && !(int && (zero(a) || zero(b)))
+                        && !sited.contains(&(a, b))
+                    {
+                        out.push(i);
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+    }
+    out
+}
 
 /// A call of a routine whose first two parameters are pointers and that returns a value: the
 /// program's own compare routines among them (AFL++'s CmpLog "rtn" calls).

@@ -117,6 +117,7 @@ pub(crate) unsafe fn clone_bodies<'ctx>(
         let name = value_name(callee);
         let removed = name == names::DEF_IF_TRACING
             || name == names::RTN_IF_LOGGING
+            || name == names::LOOSE_IF_LOGGING
             || name == names::FLAG_OF_IF_ON
             || name.starts_with(names::FRAME_IF_ON);
         if removed {

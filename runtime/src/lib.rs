@@ -770,6 +770,46 @@ unsafe fn log_repeated_operands(base: *mut u8, gsite: u32, kind: u32, a: u64, b:
     h.n_operands += 1;
 }
 
+/// Probe for a loose compare ([`evotest_abi::names::PROBE_LOOSE`]): while
+/// [`FLAG_LOOSE_OPERANDS`] is set (the fuzzer's input-to-state stage on every compare), append
+/// its operands to the operand log as a record of site [`LOOSE_SITE`], unless they are equal
+/// (nothing to substitute) or the record equals the log's last. Loose records stop once the log
+/// holds a quarter of [`OPERAND_EXTRA`] beyond a record per site, so that the compare sites' later
+/// evaluations (a keyword table's compares) keep most of their room.
+///
+/// # Safety
+/// Called only by instrumented code with its module descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_cmp_loose(desc: *mut ModuleDesc, kind: u32, a: u64, b: u64) {
+    if a == b || !active(desc) {
+        return;
+    }
+    let base = MAP.load(Ordering::Relaxed);
+    let h = &mut *(base as *mut Header);
+    if h.flags & FLAG_LOOSE_OPERANDS == 0 {
+        return;
+    }
+    let n = h.n_operands as usize;
+    if n >= h.site_capacity as usize + OPERAND_EXTRA as usize / 4 {
+        // the room is used up: the inline test stops calling for the rest of the execution (the
+        // fuzzer sets the flag again for its next logged one)
+        h.flags &= !FLAG_LOOSE_OPERANDS;
+        return;
+    }
+    let recs = base.add(layout().operands_off) as *mut OperandRec;
+    let rec = OperandRec {
+        site: LOOSE_SITE,
+        kind,
+        a,
+        b,
+    };
+    if n > 0 && *recs.add(n - 1) == rec {
+        return;
+    }
+    *recs.add(n) = rec;
+    h.n_operands += 1;
+}
+
 /// Probe for a definition site (a store to a tracked variable): recorded in the ordered trace
 /// only. See [`evotest_abi::names::PROBE_DEF`].
 ///

@@ -772,7 +772,9 @@ impl Executor for ForkServer {
 
     fn log_every_compare(&mut self, on: bool) {
         self.shm.set_flags(
-            evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS,
+            evotest_abi::shm::FLAG_REPEATED_OPERANDS
+                | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS
+                | evotest_abi::shm::FLAG_LOOSE_OPERANDS,
             on,
         );
         self.timeout_factor = if on { super::LOGGING_TIMEOUT_FACTOR } else { 1 };

@@ -267,7 +267,9 @@ impl Executor for InProcess {
 
     fn log_every_compare(&mut self, on: bool) {
         self.shm.set_flags(
-            evotest_abi::shm::FLAG_REPEATED_OPERANDS | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS,
+            evotest_abi::shm::FLAG_REPEATED_OPERANDS
+                | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS
+                | evotest_abi::shm::FLAG_LOOSE_OPERANDS,
             on,
         );
         self.watchdog.clock.factor.store(

@@ -169,7 +169,8 @@ impl SharedMemory {
         h.input_len = 0;
         h.flags &= !(evotest_abi::shm::FLAG_LITE
             | evotest_abi::shm::FLAG_REPEATED_OPERANDS
-            | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS);
+            | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS
+            | evotest_abi::shm::FLAG_LOOSE_OPERANDS);
     }
 
     /// In-process mode: the input of the last execution started (what the engine placed), and
@@ -281,7 +282,8 @@ impl SharedMemory {
             || h.max_branch_events != 0
             || h.flags
                 & (evotest_abi::shm::FLAG_REPEATED_OPERANDS
-                    | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS)
+                    | evotest_abi::shm::FLAG_REPEATED_STR_OPERANDS
+                    | evotest_abi::shm::FLAG_LOOSE_OPERANDS)
                 != 0
     }
 

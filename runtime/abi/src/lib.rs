@@ -150,6 +150,20 @@ pub mod names {
     /// [`crate::shm::FLAG_REPEATED_STR_OPERANDS`] is set. The pass calls it through
     /// [`RTN_IF_LOGGING`], which tests `*`[`FLAGS`] inline.
     pub const PROBE_RTN: &str = "__evotest_cmp_rtn";
+    /// `void (u32 *module, u32 kind, u64 a, u64 b)`: a *loose* compare, an `icmp` on integers of 8
+    /// to 64 bits or an `fcmp` that is no branch site's condition (a compare a function returns,
+    /// stores or computes with), right after it: `kind` is the predicate with the constant
+    /// operand bits ([`crate::shm::OPERAND_A_CONST`], …), [`crate::shm::OPERANDS_FLOAT`] for an
+    /// `fcmp`, and the operands' width in bytes in [`crate::shm::OPERANDS_WIDTH_MASK`]; `a` and `b`
+    /// are the operands widened to 64 bits as the predicate says (floats as `f64` bits). The
+    /// runtime logs them as a record of site [`crate::shm::LOOSE_SITE`], only while
+    /// [`crate::shm::FLAG_LOOSE_OPERANDS`] is set (the fuzzer's input-to-state stage on every
+    /// compare). The pass calls it through [`LOOSE_IF_LOGGING`], which tests `*`[`FLAGS`] inline.
+    pub const PROBE_LOOSE: &str = "__evotest_cmp_loose";
+    /// The internal, always-inlined function the pass puts in each module with loose compares:
+    /// [`PROBE_LOOSE`]'s type, calling it only while `*`[`FLAGS`] has
+    /// [`crate::shm::FLAG_LOOSE_OPERANDS`] set.
+    pub const LOOSE_IF_LOGGING: &str = "__evotest_loose_if_logging";
     /// A pointer-sized global the runtime defines: the address of the attached trace map's
     /// `Header::flags` (of a constant 0 before one is attached).
     pub const FLAGS: &str = "__evotest_flags";

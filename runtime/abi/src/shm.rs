@@ -282,6 +282,13 @@ impl OperandRec {
         crate::pred::Pred::from_u32(self.kind & OPERANDS_PRED_MASK)
     }
 
+    /// The operands' width in bytes of a loose compare's record (site [`LOOSE_SITE`]), from its
+    /// `kind`; `None` for any other record, whose width the site's metadata gives.
+    pub fn loose_width(&self) -> Option<usize> {
+        let w = ((self.kind & OPERANDS_WIDTH_MASK) >> OPERANDS_WIDTH_SHIFT) as usize;
+        (self.site == LOOSE_SITE && w > 0).then_some(w)
+    }
+
     /// Whether operand `a` (`left`) or `b` is a constant of the program ([`OPERAND_A_CONST`]).
     pub fn constant(&self, left: bool) -> bool {
         self.kind
@@ -321,6 +328,26 @@ pub const FLAG_RETURN_DISTANCES: u32 = 4;
 /// never together with an ordered trace, a branch-event limit or operand logging of later
 /// evaluations (the probes then record none of these).
 pub const FLAG_LITE: u32 = 8;
+
+/// `Header::flags` bit: log the operands of the *loose* compares too, integer and float compares
+/// that are no branch site's condition (`return v == MAGIC;`, `ok &= a < b;`, a compare a
+/// function returns or stores), as records of site [`LOOSE_SITE`] ([`crate::names::PROBE_LOOSE`];
+/// SanitizerCoverage's `trace-cmp` and AFL++'s CmpLog log every compare). Set by the fuzzer for
+/// each execution of its input-to-state stage on every compare, with [`FLAG_REPEATED_OPERANDS`];
+/// the runtime clears it when the loose records have used up their room in the log, so that the
+/// probes' inline test stops calling for the rest of the execution.
+pub const FLAG_LOOSE_OPERANDS: u32 = 16;
+
+/// The `site` of an operand record of a loose compare ([`FLAG_LOOSE_OPERANDS`]): no branch site
+/// has this ID. Its `kind` holds the operands' width in bytes (1, 2, 4 or 8) in
+/// [`OPERANDS_WIDTH_MASK`].
+pub const LOOSE_SITE: u32 = u32::MAX - 1;
+
+/// Bits of a loose compare's [`OperandRec::kind`] that hold its operands' width in bytes (see
+/// [`OperandRec::loose_width`]).
+pub const OPERANDS_WIDTH_MASK: u32 = 0xf << 16;
+/// Shift of [`OPERANDS_WIDTH_MASK`].
+pub const OPERANDS_WIDTH_SHIFT: u32 = 16;
 
 /// The frame of a flag function ([`crate::names::FRAME_CMP_INT`]), a local the pass allocates
 /// and zeroes at the function's entry: how many of its conditions this call evaluated, and the

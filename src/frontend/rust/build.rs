@@ -27,6 +27,30 @@ pub const ROUTE_FLAGS: &[&str] = &[
     "no-prepopulate-passes",
 ];
 
+/// The rustc flags of the cargo-fuzz route ([`build_fuzz_target`]): as [`ROUTE_FLAGS`], but at
+/// opt-level 2, still without LLVM's passes, so that the bitcode is the unoptimised IR the pass
+/// wants. At opt-level 0 (or 1) rustc *shares* generic instances: `header.starts_with(b"qoif")`
+/// or `&h[0..4] == b"RIFF"` calls the instance some other crate of the build (std's) already has,
+/// which is not instrumented, so no compare of those bytes was logged and input-to-state never saw
+/// the magic values (imagesize's fuzz target missed seven of its formats). From opt-level 2 each
+/// crate has instances of its own, and rustc's MIR inliner puts a small array compare in the
+/// caller as an integer compare. Debug assertions and overflow checks, which opt-level 2 would
+/// turn off, are on, as cargo-fuzz builds its targets.
+pub const FUZZ_ROUTE_FLAGS: &[&str] = &[
+    "-C",
+    "opt-level=2",
+    "-C",
+    "debug-assertions=on",
+    "-C",
+    "overflow-checks=on",
+    "-C",
+    "debuginfo=2",
+    "-C",
+    "codegen-units=1",
+    "-C",
+    "no-prepopulate-passes",
+];
+
 /// What [`build_crate`] produced.
 #[derive(Clone, Debug)]
 pub struct CrateBuild {
@@ -417,7 +441,7 @@ pub fn build_fuzz_target(
     run(a, "archiving the replayer failed")?;
     let rustflags = format!(
         "--cfg fuzzing {} --emit=llvm-bc,link",
-        ROUTE_FLAGS.join(" ")
+        FUZZ_ROUTE_FLAGS.join(" ")
     );
     let cargo_dir = work.join("cargo");
     let mut cmd = cargo();
@@ -512,7 +536,8 @@ pub fn build_fuzz_target(
             let mut c = tc.clang();
             c.args([
                 "--target=x86_64-unknown-linux-gnu",
-                "-O0",
+                // instrumented at the start of the pipeline, then optimised
+                "-O1",
                 "-Wno-override-module",
             ])
             .arg(format!("-fpass-plugin={}", tc.pass.display()))
