@@ -1063,72 +1063,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     // Loose compares' operand logs: right after each compare that is no site's condition, through
     // the inline test of the loose log's flag.
     if !loose.is_empty() {
-        let log = guard_wrapper(
-            module,
-            &ctx,
-            names::LOOSE_IF_LOGGING,
-            probes.loose,
-            names::FLAGS,
-            evotest_abi::shm::FLAG_LOOSE_OPERANDS,
-        )?;
-        let i32t = ctx.i32_type();
-        for c in loose {
-            // SAFETY: `c` is a compare of a body, never a terminator: it has a next instruction
-            let next = unsafe { LLVMGetNextInstruction(c) };
-            if next.is_null() {
-                continue;
-            }
-            builder.position_before(&unsafe { InstructionValue::new(next) });
-            let (a, b) = unsafe { (LLVMGetOperand(c, 0), LLVMGetOperand(c, 1)) };
-            let float = unsafe { !LLVMIsAFCmpInst(c).is_null() };
-            let (pred, bytes) = unsafe {
-                if float {
-                    (
-                        evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(c) as u32),
-                        if LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMFloatTypeKind {
-                            4
-                        } else {
-                            8
-                        },
-                    )
-                } else {
-                    (
-                        evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(c) as u32),
-                        LLVMGetIntTypeWidth(LLVMTypeOf(a))
-                            .div_ceil(8)
-                            .next_power_of_two(),
-                    )
-                }
-            };
-            let Some(pred) = pred else { continue };
-            let mut kind = pred_with_constants(pred, a, b) as u32
-                | (bytes << evotest_abi::shm::OPERANDS_WIDTH_SHIFT);
-            let (va, vb) = if float {
-                kind |= evotest_abi::shm::OPERANDS_FLOAT;
-                let (x, y) = (to_f64(&ctx, &builder, a)?, to_f64(&ctx, &builder, b)?);
-                (
-                    e(builder.build_bit_cast(x, ctx.i64_type(), ""))?,
-                    e(builder.build_bit_cast(y, ctx.i64_type(), ""))?,
-                )
-            } else {
-                let signed = pred.int_operands_signed();
-                (
-                    to_i64(&ctx, &builder, a, signed)?,
-                    to_i64(&ctx, &builder, b, signed)?,
-                )
-            };
-            let call = e(builder.build_call(
-                log,
-                &[
-                    desc.as_pointer_value().into(),
-                    i32t.const_int(kind as u64, false).into(),
-                    va.into(),
-                    vb.into(),
-                ],
-                "",
-            ))?;
-            unsafe { copy_debug_loc(c, call.as_value_ref()) };
-        }
+        inject_loose(module, &ctx, &builder, &probes, desc, &loose)?;
     }
 
     // Coverage-only clones of the function bodies, each entered from its original while a
@@ -1317,6 +1252,88 @@ const COPY_ROUTINES: &[&[u8]] = &[
     b"vsprintf",
     b"vsnprintf",
 ];
+
+/// The probes of the loose compares `loose` ([`loose_compares`]): right after each, a call of
+/// [`names::LOOSE_IF_LOGGING`] (which tests [`evotest_abi::shm::FLAG_LOOSE_OPERANDS`] inline) with
+/// the compare's `kind` (predicate, constant operands, [`evotest_abi::shm::OPERANDS_FLOAT`], the
+/// width in bytes in [`evotest_abi::shm::OPERANDS_WIDTH_MASK`]) and its operands widened to 64
+/// bits (floats as `double` bits).
+fn inject_loose<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    probes: &Probes<'ctx>,
+    desc: GlobalValue<'ctx>,
+    loose: &[LLVMValueRef],
+) -> Result<(), String> {
+    let log = guard_wrapper(
+        module,
+        ctx,
+        names::LOOSE_IF_LOGGING,
+        probes.loose,
+        names::FLAGS,
+        evotest_abi::shm::FLAG_LOOSE_OPERANDS,
+    )?;
+    let i32t = ctx.i32_type();
+    for &c in loose {
+        // SAFETY: `c` is a compare of a body, never a terminator: it has a next instruction
+        let next = unsafe { LLVMGetNextInstruction(c) };
+        if next.is_null() {
+            continue;
+        }
+        builder.position_before(&unsafe { InstructionValue::new(next) });
+        let (a, b) = unsafe { (LLVMGetOperand(c, 0), LLVMGetOperand(c, 1)) };
+        let float = unsafe { !LLVMIsAFCmpInst(c).is_null() };
+        let (pred, bytes) = unsafe {
+            if float {
+                (
+                    evotest_abi::pred::Pred::from_u32(LLVMGetFCmpPredicate(c) as u32),
+                    if LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMTypeKind::LLVMFloatTypeKind {
+                        4
+                    } else {
+                        8
+                    },
+                )
+            } else {
+                (
+                    evotest_abi::pred::Pred::from_u32(LLVMGetICmpPredicate(c) as u32),
+                    LLVMGetIntTypeWidth(LLVMTypeOf(a))
+                        .div_ceil(8)
+                        .next_power_of_two(),
+                )
+            }
+        };
+        let Some(pred) = pred else { continue };
+        let mut kind = pred_with_constants(pred, a, b) as u32
+            | (bytes << evotest_abi::shm::OPERANDS_WIDTH_SHIFT);
+        let (va, vb) = if float {
+            kind |= evotest_abi::shm::OPERANDS_FLOAT;
+            let (x, y) = (to_f64(ctx, &builder, a)?, to_f64(ctx, &builder, b)?);
+            (
+                e(builder.build_bit_cast(x, ctx.i64_type(), ""))?,
+                e(builder.build_bit_cast(y, ctx.i64_type(), ""))?,
+            )
+        } else {
+            let signed = pred.int_operands_signed();
+            (
+                to_i64(ctx, &builder, a, signed)?,
+                to_i64(ctx, &builder, b, signed)?,
+            )
+        };
+        let call = e(builder.build_call(
+            log,
+            &[
+                desc.as_pointer_value().into(),
+                i32t.const_int(kind as u64, false).into(),
+                va.into(),
+                vb.into(),
+            ],
+            "",
+        ))?;
+        unsafe { copy_debug_loc(c, call.as_value_ref()) };
+    }
+    Ok(())
+}
 
 /// The *loose* compares of `bodies` (see [`names::PROBE_LOOSE`]): `icmp`s on integers of 8 to 64
 /// bits and `fcmp`s on `float` or `double`, whose operands are not those of a compare or float
