@@ -1716,7 +1716,7 @@ fn a_crash_behind_a_checksum_is_reached_by_repairing_the_trailer() {
 /// 0x1122334455667788`, a big-endian 16-bit version, a double equal to 2.5): no branch compares
 /// the values, so only the log of every compare, branch condition or not, gives input-to-state
 /// the values to write. Before loose compares were logged, no run reached the crash in 20,000
-/// executions; with them, in about 1,300 (libFuzzer with `-use_value_profile=1`: none in 3
+/// executions; with them, in about 1,000 (libFuzzer with `-use_value_profile=1`: none in 3
 /// million).
 #[test]
 fn input_to_state_reads_compares_that_helpers_return() {
