@@ -20,6 +20,19 @@
 use anyhow::Result;
 use rand::Rng;
 
+/// The layouts of a binary integer field, (width in bytes, big-endian): 8, 4, 2 and 1 bytes,
+/// widest first, little-endian first (one byte has one order). Input-to-state's encodings of an
+/// integer operand ([`super::i2s`]) and the pair moves' groups of fields go through them.
+pub const INT_LAYOUTS: [(usize, bool); 7] = [
+    (8, false),
+    (8, true),
+    (4, false),
+    (4, true),
+    (2, false),
+    (2, true),
+    (1, false),
+];
+
 /// A field of an input: `width` bytes at `offset`, in either byte order, read as an unsigned
 /// integer, or (`float`, 4 or 8 bytes) as an `f32`/`f64` through its ordered key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -702,14 +715,7 @@ impl Avm {
         eval: &mut F,
     ) -> Result<Option<bool>> {
         let mut improved = false;
-        for (width, big) in [
-            (8, false),
-            (8, true),
-            (4, false),
-            (4, true),
-            (2, false),
-            (2, true),
-        ] {
+        for (width, big) in INT_LAYOUTS.into_iter().filter(|&(w, _)| w >= 2) {
             let group: Vec<Field> = self
                 .fields
                 .iter()

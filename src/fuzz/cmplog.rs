@@ -88,11 +88,10 @@ pub fn candidates<'a>(
     }
     // the branch sites' compares before the loose ones (a compare no branch tests: a helper's
     // `return v == MAGIC`), whose candidates only fill the room the sites' leave
-    let loose = |r: &&OperandRec| r.site == evotest_abi::shm::LOOSE_SITE;
     for r in recs
         .iter()
-        .filter(|r| !loose(r))
-        .chain(recs.iter().filter(loose))
+        .filter(|r| !r.is_loose())
+        .chain(recs.iter().filter(|r| r.is_loose()))
     {
         if seen_int.insert((r.kind & !evotest_abi::shm::OPERANDS_REPEATED, r.a, r.b)) {
             if r.a != r.b {
@@ -192,7 +191,7 @@ enum Either<'a> {
 impl Either<'_> {
     /// Whether it is a loose compare's record ([`evotest_abi::shm::LOOSE_SITE`]).
     fn is_loose(self) -> bool {
-        matches!(self, Either::Int(r) if r.site == evotest_abi::shm::LOOSE_SITE)
+        matches!(self, Either::Int(r) if r.is_loose())
     }
 
     /// A hash of the compare's kind and operands (not its site), for [`candidates`]' `tried`.

@@ -112,17 +112,9 @@ fn fits(v: u64, w: usize) -> bool {
 /// `a` of a `width`-byte compare: 8, 4, 2 and 1 bytes that fit `width` and hold `a` ([`fits`]),
 /// widest first, little-endian first (one byte has one order).
 fn int_encodings(a: u64, width: usize) -> impl Iterator<Item = (usize, bool)> {
-    [
-        (8, false),
-        (8, true),
-        (4, false),
-        (4, true),
-        (2, false),
-        (2, true),
-        (1, false),
-    ]
-    .into_iter()
-    .filter(move |&(w, _)| w <= width && fits(a, w))
+    super::avm::INT_LAYOUTS
+        .into_iter()
+        .filter(move |&(w, _)| w <= width && fits(a, w))
 }
 
 /// The low `w` bytes of `v`, little-endian or big-endian.

@@ -286,7 +286,12 @@ impl OperandRec {
     /// `kind`; `None` for any other record, whose width the site's metadata gives.
     pub fn loose_width(&self) -> Option<usize> {
         let w = ((self.kind & OPERANDS_WIDTH_MASK) >> OPERANDS_WIDTH_SHIFT) as usize;
-        (self.site == LOOSE_SITE && w > 0).then_some(w)
+        (self.is_loose() && w > 0).then_some(w)
+    }
+
+    /// Whether it is a loose compare's record (site [`LOOSE_SITE`]: a compare no branch tests).
+    pub fn is_loose(&self) -> bool {
+        self.site == LOOSE_SITE
     }
 
     /// Whether operand `a` (`left`) or `b` is a constant of the program ([`OPERAND_A_CONST`]).

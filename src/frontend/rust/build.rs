@@ -27,7 +27,7 @@ pub const ROUTE_FLAGS: &[&str] = &[
     "no-prepopulate-passes",
 ];
 
-/// The rustc flags of the cargo-fuzz route ([`build_fuzz_target`]): as [`ROUTE_FLAGS`], but at
+/// The rustc flags of the cargo-fuzz route ([`build_fuzz_target`]): [`ROUTE_FLAGS`] at
 /// opt-level 2, still without LLVM's passes, so that the bitcode is the unoptimised IR the pass
 /// wants. At opt-level 0 (or 1) rustc *shares* generic instances: `header.starts_with(b"qoif")`
 /// or `&h[0..4] == b"RIFF"` calls the instance some other crate of the build (std's) already has,
@@ -36,20 +36,14 @@ pub const ROUTE_FLAGS: &[&str] = &[
 /// crate has instances of its own, and rustc's MIR inliner puts a small array compare in the
 /// caller as an integer compare. Debug assertions and overflow checks, which opt-level 2 would
 /// turn off, are on, as cargo-fuzz builds its targets.
-pub const FUZZ_ROUTE_FLAGS: &[&str] = &[
-    "-C",
-    "opt-level=2",
-    "-C",
-    "debug-assertions=on",
-    "-C",
-    "overflow-checks=on",
-    "-C",
-    "debuginfo=2",
-    "-C",
-    "codegen-units=1",
-    "-C",
-    "no-prepopulate-passes",
-];
+pub fn fuzz_route_flags() -> Vec<&'static str> {
+    let mut flags: Vec<&str> = ROUTE_FLAGS
+        .iter()
+        .map(|&f| if f == "opt-level=0" { "opt-level=2" } else { f })
+        .collect();
+    flags.extend(["-C", "debug-assertions=on", "-C", "overflow-checks=on"]);
+    flags
+}
 
 /// What [`build_crate`] produced.
 #[derive(Clone, Debug)]
@@ -441,7 +435,7 @@ pub fn build_fuzz_target(
     run(a, "archiving the replayer failed")?;
     let rustflags = format!(
         "--cfg fuzzing {} --emit=llvm-bc,link",
-        FUZZ_ROUTE_FLAGS.join(" ")
+        fuzz_route_flags().join(" ")
     );
     let cargo_dir = work.join("cargo");
     let mut cmd = cargo();
@@ -597,4 +591,23 @@ fn newest(dir: &Path, prefix: &str, suffix: &str) -> Option<PathBuf> {
         })
         .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
         .map(|e| e.path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fuzz_route_is_the_route_at_opt_level_2_with_checks_on() {
+        let f = fuzz_route_flags().join(" ");
+        assert!(
+            f.contains("-C opt-level=2") && !f.contains("opt-level=0"),
+            "{f}"
+        );
+        assert!(f.contains("-C no-prepopulate-passes"), "{f}");
+        assert!(
+            f.contains("-C debug-assertions=on") && f.contains("-C overflow-checks=on"),
+            "{f}"
+        );
+    }
 }
