@@ -1,6 +1,5 @@
 //! Input-to-state on **every** compare of a corpus entry (Aschermann et al. 2019, REDQUEEN's
-//! input-to-state stage; AFL++'s CmpLog): each entry, once per pass over the corpus, runs with
-//! every compare's operands
+//! input-to-state stage; AFL++'s CmpLog): each entry, once, runs with every compare's operands
 //! logged (every site, fully covered or not, and up to
 //! [`evotest_abi::shm::OPERAND_EVALS`] evaluations per site, not only the first: integer,
 //! float and string compares), and the [`i2s`] candidates of those operands run as new inputs.
@@ -22,9 +21,7 @@
 //! attempts, and otherwise the credit the search stages do not keep. Compares not yet tried (the
 //! same operands, in an earlier entry) come before those that were, and only a few of those are
 //! tried again ([`MAX_TRIED_PER_ENTRY`]): a program's set-up code runs the same compares for every
-//! input. When every entry is done, a later pass starts over with the tried compares forgotten
-//! and the candidates already run skipped (`Fuzzer::cmplog_pending`): a stalled run (chained
-//! length fields) found with it what a restart from its corpus found.
+//! input.
 
 use super::guide::Stage;
 use super::{i2s, Fuzzer};
@@ -47,8 +44,6 @@ pub const MAX_TRIED_PER_ENTRY: usize = 16;
 /// pairs). Compares that gave candidates are tried last for later entries, so the next entries
 /// try others.
 pub const MAX_LOOSE_PER_ENTRY: usize = 32;
-/// Most hashes of candidates run kept (their set is emptied when full): 16 MB or so.
-pub const MAX_RAN: usize = 1 << 20;
 /// Most bytes of candidate inputs built at once for one entry: a long entry (a seed file of
 /// hundreds of kilobytes) gets fewer candidates per compare, and fewer in all, so that the stage
 /// never holds gigabytes of near-copies of it (with 96 candidates of each of 256 compares, a
@@ -63,12 +58,10 @@ pub const SLICE: usize = super::directed::I2S_SLICE;
 /// compares before the others), at most `cap`. `width(site)` is the operand width in bytes of a site's compare ([`i2s::operand_width`]; a loose compare's record holds its own, [`OperandRec::loose_width`];
 /// `None`: its integer records are skipped); no candidate is longer than `max_len` bytes (one
 /// that changes the input's length: [`i2s::length_candidates`], a longer string). No candidate twice, none equal to
-/// `data`, none whose [`i2s::input_hash`] is in `ran` (run already, for this entry or another,
-/// in this pass or an earlier one). Among the compares whose operands differ, and among those whose operands are equal,
+/// `data`. Among the compares whose operands differ, and among those whose operands are equal,
 /// those whose key is in `tried` (the same kind and operands, at any site) come after the
 /// others, and at most [`MAX_TRIED_PER_ENTRY`] of them give candidates; the key of each compare
 /// that gave candidates is added.
-#[allow(clippy::too_many_arguments)]
 pub fn candidates<'a>(
     data: &[u8],
     recs: &'a [OperandRec],
@@ -77,7 +70,6 @@ pub fn candidates<'a>(
     max_len: usize,
     cap: usize,
     tried: &mut HashSet<u64>,
-    ran: &HashSet<u64>,
 ) -> Vec<Vec<u8>> {
     // the distinct compares, those whose operands differ first (string compares, then integer
     // and float ones, each in log order); candidate lists are built for the first `cap` that
@@ -178,11 +170,7 @@ pub fn candidates<'a>(
                     break 'groups;
                 }
                 if let Some(y) = c.get(k) {
-                    let h = i2s::input_hash(y);
-                    if y.as_slice() != data
-                        && y.len() <= max_len
-                        && !ran.contains(&h)
-                        && seen.insert(h)
+                    if y.as_slice() != data && y.len() <= max_len && seen.insert(i2s::input_hash(y))
                     {
                         out.push(y.clone());
                     }
@@ -291,7 +279,6 @@ impl Fuzzer<'_> {
             limit,
             MAX_CANDIDATES_PER_ENTRY,
             &mut self.cmplog_tried,
-            &self.cmplog_ran,
         );
         cands.reverse();
         self.cmplog_queue = cands;
@@ -309,10 +296,6 @@ impl Fuzzer<'_> {
             let Some(y) = self.cmplog_queue.pop() else {
                 break;
             };
-            if self.cmplog_ran.len() >= MAX_RAN {
-                self.cmplog_ran.clear();
-            }
-            self.cmplog_ran.insert(i2s::input_hash(&y));
             let want = self.lite.candidate_turn(self.by_time());
             let (lite, r) = self.evaluate_maybe_lite(&y, want);
             self.lite.candidates += lite as u64;
@@ -322,23 +305,8 @@ impl Fuzzer<'_> {
     }
 
     /// Whether the stage has something to do: candidates wait, or a corpus entry is not yet
-    /// done. When every entry is done and the pass that just ended covered something (or it was
-    /// the first), a new pass starts at the first entry, with no compare counted as tried: a
-    /// compare skipped as tried for an earlier entry may lead elsewhere from a later one, and an
-    /// entry that gave more candidates than [`MAX_CANDIDATES_PER_ENTRY`] gives the others
-    /// (candidates already run are never run again, [`candidates`]' `ran`). After a pass that
-    /// covered nothing, the next starts only once the stage has covered something again (on the
-    /// entries added since).
-    pub(super) fn cmplog_pending(&mut self) -> bool {
-        if self.cmplog_queue.is_empty() && self.cmplog_at >= self.corpus.len() {
-            let covered = self.guide.stats.covered_by_cmplog;
-            if self.cmplog_passes <= 1 || covered > self.cmplog_pass_covered {
-                self.cmplog_passes += 1;
-                self.cmplog_pass_covered = covered;
-                self.cmplog_at = 0;
-                self.cmplog_tried.clear();
-            }
-        }
+    /// done.
+    pub(super) fn cmplog_pending(&self) -> bool {
         !self.cmplog_queue.is_empty() || self.cmplog_at < self.corpus.len()
     }
 }
@@ -358,67 +326,6 @@ mod tests {
     }
 
     #[test]
-    fn candidates_run_already_are_not_run_again() {
-        // 4-byte compares of 7 (at offsets 0 and 4) with 100..104, each list of candidates the
-        // operand at each offset: a later pass (tried compares forgotten) with the first pass's
-        // candidates run gets only those it did not run
-        let data = [7u8, 0, 0, 0, 7, 0, 0, 0];
-        let many: Vec<OperandRec> = (0..4).map(|v| rec(1, 7, 100 + v)).collect();
-        let none = HashSet::new();
-        let all = candidates(
-            &data,
-            &many,
-            &[],
-            |_| Some(4),
-            64,
-            256,
-            &mut HashSet::new(),
-            &none,
-        );
-        let first = candidates(
-            &data,
-            &many,
-            &[],
-            |_| Some(4),
-            64,
-            4,
-            &mut HashSet::new(),
-            &none,
-        );
-        assert_eq!(first.len(), 4);
-        assert!(all.len() > first.len(), "{all:?}");
-        let ran: HashSet<u64> = first.iter().map(|y| i2s::input_hash(y)).collect();
-        let second = candidates(
-            &data,
-            &many,
-            &[],
-            |_| Some(4),
-            64,
-            256,
-            &mut HashSet::new(),
-            &ran,
-        );
-        assert_eq!(second.len(), all.len() - first.len(), "{all:?} {second:?}");
-        assert!(
-            second.iter().all(|y| !first.contains(y)),
-            "{first:?} {second:?}"
-        );
-        // with everything run, nothing
-        let ran: HashSet<u64> = all.iter().map(|y| i2s::input_hash(y)).collect();
-        assert!(candidates(
-            &data,
-            &many,
-            &[],
-            |_| Some(4),
-            64,
-            256,
-            &mut HashSet::new(),
-            &ran
-        )
-        .is_empty());
-    }
-
-    #[test]
     fn a_long_entry_gets_candidates_within_the_byte_budget() {
         // a 400 KB seed of zeros and 300 compares of a byte with 0: each compare's operand occurs
         // at every offset; the candidates stay within the budget and come at once
@@ -433,7 +340,6 @@ mod tests {
             data.len(),
             MAX_CANDIDATES_PER_ENTRY,
             &mut HashSet::new(),
-            &HashSet::new(),
         );
         assert!(!c.is_empty());
         assert!(
@@ -457,16 +363,7 @@ mod tests {
         // a palette lookup in a loop: r == 0 (matched), r == 255, r == 128, logged at one site
         let data = [7u8, 0, 0];
         let recs = [rec(1, 7, 7), rec(1, 7, 255), rec(1, 7, 255), rec(1, 7, 128)];
-        let c = candidates(
-            &data,
-            &recs,
-            &[],
-            |_| Some(1),
-            64,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new(),
-        );
+        let c = candidates(&data, &recs, &[], |_| Some(1), 64, 10, &mut HashSet::new());
         assert_eq!(
             c[0],
             vec![255, 0, 0],
@@ -487,40 +384,11 @@ mod tests {
             b"\x07",
             b"LONGER",
         )];
-        assert!(candidates(
-            &data,
-            &[],
-            &strs,
-            |_| Some(1),
-            6,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new()
-        )
-        .is_empty());
-        assert!(!candidates(
-            &data,
-            &[],
-            &strs,
-            |_| Some(1),
-            8,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new()
-        )
-        .is_empty());
+        assert!(candidates(&data, &[], &strs, |_| Some(1), 6, 10, &mut HashSet::new()).is_empty());
+        assert!(!candidates(&data, &[], &strs, |_| Some(1), 8, 10, &mut HashSet::new()).is_empty());
         // the cap
         assert_eq!(
-            candidates(
-                &data,
-                &recs,
-                &[],
-                |_| Some(1),
-                64,
-                1,
-                &mut HashSet::new(),
-                &HashSet::new()
-            ),
+            candidates(&data, &recs, &[], |_| Some(1), 64, 1, &mut HashSet::new()),
             vec![vec![255, 0, 0]]
         );
         // a compare with the input's length gives lengths up to max_len only (a huge operand
@@ -539,16 +407,7 @@ mod tests {
                 b: 8,
             },
         ];
-        let c = candidates(
-            &data,
-            &len,
-            &[],
-            |_| Some(1),
-            64,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new(),
-        );
+        let c = candidates(&data, &len, &[], |_| Some(1), 64, 10, &mut HashSet::new());
         assert!(
             c.iter().all(|y| y.len() <= 64) && c.contains(&vec![7, 0, 0, 0, 0, 0, 0, 0]),
             "{c:?}"
@@ -556,76 +415,27 @@ mod tests {
         // compares tried for an earlier entry come after the others
         let mut tried = HashSet::new();
         assert_eq!(
-            candidates(
-                &data,
-                &recs,
-                &[],
-                |_| Some(1),
-                64,
-                10,
-                &mut tried,
-                &HashSet::new()
-            )
-            .len(),
+            candidates(&data, &recs, &[], |_| Some(1), 64, 10, &mut tried).len(),
             4
         );
         let more = [rec(1, 7, 255), rec(1, 7, 99)];
         assert_eq!(
-            candidates(
-                &[7, 1, 1],
-                &more,
-                &[],
-                |_| Some(1),
-                64,
-                10,
-                &mut tried,
-                &HashSet::new()
-            ),
+            candidates(&[7, 1, 1], &more, &[], |_| Some(1), 64, 10, &mut tried),
             vec![vec![99, 1, 1], vec![255, 1, 1]]
         );
         // at most MAX_TRIED_PER_ENTRY of the tried compares again
         let many: Vec<OperandRec> = (0..40).map(|v| rec(1, 7, 100 + v)).collect();
         let mut tried = HashSet::new();
         assert_eq!(
-            candidates(
-                &data,
-                &many,
-                &[],
-                |_| Some(1),
-                64,
-                256,
-                &mut tried,
-                &HashSet::new()
-            )
-            .len(),
+            candidates(&data, &many, &[], |_| Some(1), 64, 256, &mut tried).len(),
             40
         );
         assert_eq!(
-            candidates(
-                &[7, 2, 2],
-                &many,
-                &[],
-                |_| Some(1),
-                64,
-                256,
-                &mut tried,
-                &HashSet::new()
-            )
-            .len(),
+            candidates(&[7, 2, 2], &many, &[], |_| Some(1), 64, 256, &mut tried).len(),
             MAX_TRIED_PER_ENTRY
         );
         // a site of unknown width gives no integer candidates
-        assert!(candidates(
-            &data,
-            &recs,
-            &[],
-            |_| None,
-            64,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new()
-        )
-        .is_empty());
+        assert!(candidates(&data, &recs, &[], |_| None, 64, 10, &mut HashSet::new()).is_empty());
     }
 
     #[test]
@@ -645,16 +455,7 @@ mod tests {
         let recs = [loose, rec(3, 5, 9)];
         // no site metadata has LOOSE_SITE: its width comes from the record
         let width = |s: u32| (s == 3).then_some(1);
-        let c = candidates(
-            &data,
-            &recs,
-            &[],
-            width,
-            64,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new(),
-        );
+        let c = candidates(&data, &recs, &[], width, 64, 10, &mut HashSet::new());
         assert_eq!(c[0], vec![1, 1, 0, 0, 9], "the site's compare first: {c:?}");
         assert!(c.contains(&vec![2, 3, 0, 0, 5]), "{c:?}");
         // as any site's, a loose record of unknown width gives nothing
@@ -662,17 +463,7 @@ mod tests {
             kind: Pred::Eq as u32,
             ..loose
         };
-        assert!(candidates(
-            &data,
-            &[no_width],
-            &[],
-            width,
-            64,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new()
-        )
-        .is_empty());
+        assert!(candidates(&data, &[no_width], &[], width, 64, 10, &mut HashSet::new()).is_empty());
     }
 
     #[test]
@@ -683,16 +474,7 @@ mod tests {
             StrOperandRec::new(2, STR_STRCMP, 0, b"SELEC", b"SELECT"),
             StrOperandRec::new(2, STR_STRCMP, 0, b"SELEC", b"INSERT"),
         ];
-        let c = candidates(
-            data,
-            &[],
-            &strs,
-            |_| Some(4),
-            64,
-            10,
-            &mut HashSet::new(),
-            &HashSet::new(),
-        );
+        let c = candidates(data, &[], &strs, |_| Some(4), 64, 10, &mut HashSet::new());
         assert!(
             c.contains(&b"SELECT x".to_vec()) && c.contains(&b"INSERT x".to_vec()),
             "{c:?}"

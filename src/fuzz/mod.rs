@@ -818,14 +818,8 @@ struct Fuzzer<'a> {
     cmplog_at: usize,
     /// The candidates of the last of them still to run, the next one last.
     cmplog_queue: Vec<Vec<u8>>,
-    /// The compares that gave candidates so far in this pass ([`cmplog::candidates`]).
+    /// The compares that gave candidates so far ([`cmplog::candidates`]).
     cmplog_tried: std::collections::HashSet<u64>,
-    /// The hashes of the candidates run so far, at most [`cmplog::MAX_RAN`].
-    cmplog_ran: std::collections::HashSet<u64>,
-    /// Passes over the corpus started, and `covered_by_cmplog` when the last started
-    /// ([`Fuzzer::cmplog_pending`]).
-    cmplog_passes: u32,
-    cmplog_pass_covered: usize,
     /// Per equality site, the checksum repairs there that failed since the last that worked
     /// ([`directed`]'s `Repair`); `u32::MAX` for a site that compares with a constant of the
     /// program, which is never a checksum.
@@ -1190,9 +1184,6 @@ fn run_session(
         cmplog_at: 0,
         cmplog_queue: vec![],
         cmplog_tried: Default::default(),
-        cmplog_ran: Default::default(),
-        cmplog_passes: 1,
-        cmplog_pass_covered: 0,
         repair_misses: Default::default(),
         cfgs: Default::default(),
         callers: None,
@@ -1596,8 +1587,7 @@ impl Fuzzer<'_> {
                     let len = t.pool.last().map_or(0, Vec::len);
                     avm.then(|| directed::avm_need(len, t.influence_for(len).is_some()))
                 };
-                // input-to-state on every compare of the next corpus entry (of a later pass
-                // over the corpus once all are done, see `cmplog_pending`), while it has had no
+                // input-to-state on every compare of the next corpus entry, while it has had no
                 // more executions than the attempts; the attempts otherwise, the influence probe
                 // and the AVM on the share their recent yield earns; input-to-state on every
                 // compare again with the credit the search does not keep
