@@ -1744,6 +1744,31 @@ fn input_to_state_reads_compares_that_helpers_return() {
     }
 }
 
+/// Code points decoded from UTF-8 and compared with a table in a loop (`utf8_points.c`: U+00E9,
+/// U+20AC, U+1F600), from the seed `abc`: input-to-state writes each code point's UTF-8 bytes
+/// over the character compared with it, which makes the input longer each time. Before UTF-8
+/// was one of its encodings, no run reached the crash in 20,000 executions.
+#[test]
+fn input_to_state_writes_code_points_as_utf8() {
+    let d = tempfile::tempdir().unwrap();
+    harness("utf8_points.c", d.path());
+    for seed in 1..=2 {
+        let corpus = d.path().join(format!("c-on-{seed}"));
+        std::fs::create_dir_all(&corpus).unwrap();
+        std::fs::write(corpus.join("seed"), b"abc").unwrap();
+        let (found, s) = execs_to_crash(d.path(), seed, 20000, "on");
+        assert!(
+            found.is_some(),
+            "seed {seed}: no crash in 20,000 executions: {s:#}"
+        );
+        assert_eq!(
+            first_crash(d.path(), &s),
+            "\u{e9}\u{20ac}\u{1f600}".as_bytes(),
+            "seed {seed}"
+        );
+    }
+}
+
 /// An 8-byte key compared after a base64 decoder (`base64_key.c`): input-to-state finds the
 /// compared bytes in the input's decoding and writes the key's base64 text there. Before base64
 /// was one of its encodings, no run reached the crash in 20,000 executions; with it, in 14.

@@ -8,6 +8,8 @@
 //! as an unsigned or a signed number), little- and big-endian; and the ASCII decimal text (a
 //! whole run of digits, with its sign) and hexadecimal text (a whole run of hex digits, in its
 //! case, or a field-wide window of a longer run at a byte pair, as a hex decoder reads it). For
+//! an operand that is a Unicode code point above U+007F, or compared with one, its UTF-8 bytes
+//! (a decoder's code point). For
 //! a float operand (an `f64` bit pattern): the 8 bytes
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
 //! orders; an ordering compare also tries the neighbours `next_up`/`next_down`; and its decimal
@@ -219,6 +221,9 @@ pub fn candidates_upto(data: &[u8], rec: &OperandRec, width: usize, limit: usize
     for &(a, b) in &sides {
         hex(a, b, pred, width, &mut out);
     }
+    for &(a, b) in &sides {
+        utf8(a, b, pred, width, &mut out);
+    }
     // an operand whose binary encodings the input does not hold: perhaps it holds them
     // base64-encoded (a decoded byte compared with a constant)
     if !held {
@@ -389,6 +394,43 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                     decimal_forms(t, width).last().cloned().unwrap_or_default()
                 };
                 out.splice(p, pat.len(), repl.as_bytes());
+            }
+        }
+    }
+}
+
+/// The UTF-8 encoding of `v` when it is a Unicode scalar value (at most U+10FFFF, not a
+/// surrogate).
+fn utf8_bytes(v: u64) -> Option<Vec<u8>> {
+    let c = char::from_u32(u32::try_from(v).ok()?)?;
+    Some(c.encode_utf8(&mut [0; 4]).as_bytes().to_vec())
+}
+
+/// Candidates replacing the UTF-8 encoding of code point `a` in `data` by that of `b` (and
+/// `b ± 1` for an ordering compare), for a compare of at least 2 bytes whose operands are both
+/// Unicode scalar values and one of them above U+007F (a decoder's code point compared with a
+/// character outside ASCII: its bytes in the input are not the value's binary encoding, and
+/// replacing them can change the input's length). Only in an input that is UTF-8 text as a
+/// whole: in a binary input, a byte below 0x80 compared with a larger number (a length with its
+/// limit) is no character.
+fn utf8(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
+    if width < 2 || a.max(b) < 0x80 {
+        return;
+    }
+    let (Some(pat), Some(_)) = (utf8_bytes(a), utf8_bytes(b)) else {
+        return;
+    };
+    let data = out.data;
+    if std::str::from_utf8(data).is_err() {
+        return;
+    }
+    for p in positions(data, &pat) {
+        if out.full() {
+            return;
+        }
+        for t in int_targets(a, b, pred) {
+            if let Some(repl) = utf8_bytes(t) {
+                out.splice(p, pat.len(), &repl);
             }
         }
     }
@@ -857,6 +899,39 @@ mod tests {
             str_tokens(b"input", &c),
             vec![b"keyword".to_vec(), b"other".to_vec()]
         );
+    }
+
+    #[test]
+    fn decoded_code_points_are_found_and_written_as_utf8() {
+        let rec = |a: u64, b: u64| OperandRec {
+            site: 0,
+            kind: Pred::Eq as u32,
+            a,
+            b,
+        };
+        // 'é' (C3 A9) decoded and compared with U+20AC: its bytes become E2 82 AC (longer)
+        let data = "x\u{e9}y".as_bytes();
+        let c = candidates(data, &rec(0xe9, 0x20ac), 4);
+        assert!(c.contains(&"x\u{20ac}y".as_bytes().to_vec()), "{c:?}");
+        // an ASCII character compared with U+1F600: its byte becomes four
+        let c = candidates(b"ab", &rec(b'b' as u64, 0x1f600), 4);
+        assert!(c.contains(&"a\u{1f600}".as_bytes().to_vec()), "{c:?}");
+        // and back: a four-byte character compared with 'z'
+        let c = candidates("\u{1f600}!".as_bytes(), &rec(0x1f600, b'z' as u64), 4);
+        assert!(c.contains(&b"z!".to_vec()), "{c:?}");
+        // neither operand above U+007F, a one-byte compare, or a value that is no scalar
+        // value (a surrogate): no UTF-8 candidates
+        let utf8_only = |data: &[u8], r: OperandRec, w: usize| {
+            let mut out = Edits::new(data, MAX_CANDIDATES);
+            utf8(r.a, r.b, r.pred(), w, &mut out);
+            out.out
+        };
+        assert!(utf8_only(b"ab", rec(b'b' as u64, b'c' as u64), 4).is_empty());
+        assert!(utf8_only(b"ab", rec(b'b' as u64, 0xe9), 1).is_empty());
+        assert!(utf8_only(b"ab", rec(b'b' as u64, 0xd800), 4).is_empty());
+        // an input that is not UTF-8 text (a binary header before it)
+        assert!(utf8_only(&[0xff, b'a', b'b'], rec(b'b' as u64, 0xe9), 4).is_empty());
+        assert!(!utf8_only(b"ab", rec(b'b' as u64, 0xe9), 4).is_empty());
     }
 
     #[test]
