@@ -9,7 +9,7 @@
 //! whole run of digits, with its sign) and hexadecimal text (a whole run of hex digits, in its
 //! case, or a field-wide window of a longer run at a byte pair, as a hex decoder reads it). For
 //! an operand that is a Unicode code point above U+007F, or compared with one, its UTF-8 bytes
-//! (a decoder's code point). For
+//! in an input that is UTF-8 text (a decoder's code point). For
 //! a float operand (an `f64` bit pattern): the 8 bytes
 //! of the `f64` and, when the value is exactly an `f32`, the 4 bytes of the `f32`, in both byte
 //! orders; an ordering compare also tries the neighbours `next_up`/`next_down`; and its decimal
