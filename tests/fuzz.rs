@@ -1753,18 +1753,10 @@ fn input_to_state_writes_code_points_as_utf8() {
     let d = tempfile::tempdir().unwrap();
     harness("utf8_points.c", d.path());
     for seed in 1..=2 {
-        let corpus = d.path().join(format!("c-on-{seed}"));
-        std::fs::create_dir_all(&corpus).unwrap();
-        std::fs::write(corpus.join("seed"), b"abc").unwrap();
-        let (found, s) = execs_to_crash(d.path(), seed, 20000, "on");
-        assert!(
-            found.is_some(),
-            "seed {seed}: no crash in 20,000 executions: {s:#}"
-        );
+        let (text, at) = crash_from(d.path(), b"abc", seed, 20000);
         assert_eq!(
-            first_crash(d.path(), &s),
-            "\u{e9}\u{20ac}\u{1f600}".as_bytes(),
-            "seed {seed}"
+            text, "\u{e9}\u{20ac}\u{1f600}",
+            "seed {seed}, execution {at}"
         );
     }
 }

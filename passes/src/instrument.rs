@@ -1308,7 +1308,7 @@ fn inject_loose<'ctx>(
             | (bytes << evotest_abi::shm::OPERANDS_WIDTH_SHIFT);
         let (va, vb) = if float {
             kind |= evotest_abi::shm::OPERANDS_FLOAT;
-            let (x, y) = (to_f64(ctx, &builder, a)?, to_f64(ctx, &builder, b)?);
+            let (x, y) = (to_f64(ctx, builder, a)?, to_f64(ctx, builder, b)?);
             (
                 e(builder.build_bit_cast(x, ctx.i64_type(), ""))?,
                 e(builder.build_bit_cast(y, ctx.i64_type(), ""))?,
@@ -1316,8 +1316,8 @@ fn inject_loose<'ctx>(
         } else {
             let signed = pred.int_operands_signed();
             (
-                to_i64(ctx, &builder, a, signed)?,
-                to_i64(ctx, &builder, b, signed)?,
+                to_i64(ctx, builder, a, signed)?,
+                to_i64(ctx, builder, b, signed)?,
             )
         };
         let call = e(builder.build_call(
