@@ -830,17 +830,7 @@ impl Executor for ForkServer {
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
         let exit = self.execute(input, &stop, false)?;
-        let trace = self.shm.read_full_trace();
-        Ok(Execution {
-            exit,
-            ret: if exit == ExitKind::Ok {
-                self.shm.ret_val()
-            } else {
-                None
-            },
-            trace,
-            duration: t0.elapsed(),
-        })
+        Ok(Execution::read(exit, &self.shm, t0))
     }
 
     fn executions(&self) -> u64 {

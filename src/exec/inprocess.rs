@@ -198,17 +198,7 @@ impl Executor for InProcess {
     fn run(&mut self, input: &[u8], stop: Stop) -> Result<Execution> {
         let t0 = Instant::now();
         let exit = self.execute(input, &stop, false)?;
-        let trace = self.shm.read_full_trace();
-        Ok(Execution {
-            exit,
-            ret: if exit == ExitKind::Ok {
-                self.shm.ret_val()
-            } else {
-                None
-            },
-            trace,
-            duration: t0.elapsed(),
-        })
+        Ok(Execution::read(exit, &self.shm, t0))
     }
 
     fn run_coverage(

@@ -147,6 +147,23 @@ pub struct Execution {
     pub duration: Duration,
 }
 
+impl Execution {
+    /// The execution that ended in `exit`, read from the shared memory `shm` that it wrote (its
+    /// full trace; its return value only when it returned), `duration` after `t0`.
+    pub(crate) fn read(exit: ExitKind, shm: &shm::SharedMemory, t0: Instant) -> Self {
+        Execution {
+            exit,
+            ret: if exit == ExitKind::Ok {
+                shm.ret_val()
+            } else {
+                None
+            },
+            trace: shm.read_full_trace(),
+            duration: t0.elapsed(),
+        }
+    }
+}
+
 /// How many times the timeout an execution with every compare's operands logged may take (see
 /// [`Executor::log_every_compare`]).
 pub const LOGGING_TIMEOUT_FACTOR: u32 = 10;
