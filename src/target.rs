@@ -212,6 +212,7 @@ impl Target {
         let mut e = ForkServer::start(&self.exe, &config)?;
         e.set_switches(switch_tables(&self.program));
         e.set_max_branch_events(branch_event_limit(&self.options));
+        e.set_max_call_events(call_event_limit(&self.options));
         e.set_memory_limit(self.options.rss_limit_mb << 20);
         e.set_return_distances(return_distances());
         Ok(Box::new(e))
@@ -642,6 +643,10 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
         false,
     )?;
     fe.exe = Some(std::fs::canonicalize(&exe).unwrap_or(exe.clone()));
+    fe.replay_limits = (
+        call_event_limit(opts),
+        crate::exec::hang_limit(opts.timeout),
+    );
     start(opts, exe, Arc::new(fe))
 }
 
@@ -1024,6 +1029,16 @@ fn branch_event_limit(opts: &TargetOptions) -> u32 {
     }
 }
 
+/// The branch-event limit of one call of a call sequence under `--api` (`--max-branch-events`;
+/// the sequence harness moves the limit before each call), 0 otherwise: a call that never ends
+/// stops after this many events, not after the whole sequence's [`branch_event_limit`].
+fn call_event_limit(opts: &TargetOptions) -> u32 {
+    match &opts.api {
+        Some(_) => opts.max_branch_events,
+        None => 0,
+    }
+}
+
 /// Read the metadata of the linked executable `exe`, start its fork server and make the target.
 fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Target> {
     let metas = program::read_metadata(&exe)?;
@@ -1052,6 +1067,7 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
     }
     let mut executor = ForkServer::start(&exe, &config)?;
     executor.set_max_branch_events(branch_event_limit(opts));
+    executor.set_max_call_events(call_event_limit(opts));
     executor.set_memory_limit(opts.rss_limit_mb << 20);
     executor.set_repeated_operands(true);
     executor.set_return_distances(return_distances());

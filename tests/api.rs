@@ -395,3 +395,61 @@ fn an_api_whose_constructor_takes_a_callback_is_an_error_that_says_why() {
         "{err}"
     );
 }
+
+#[test]
+fn a_call_that_never_ends_stops_at_its_own_branch_event_limit_and_its_reproducer_shows_what_ran() {
+    // box_move(v, v) never ends: each call of a sequence has --max-branch-events of its own, so
+    // such a call stops as a step limit after that many events (not at the whole sequence's
+    // allowance of N x --max-calls, which ran into the 1 s timeout at every execution), and the
+    // replays that write tests.c stop there too
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hang");
+    let t0 = std::time::Instant::now();
+    let (o, r) = run_api(
+        "tests/fixtures/api_hang.c",
+        &out,
+        &["--max-execs", "3000", "--max-time", "60s", "--seed", "1"],
+    );
+    let took = t0.elapsed();
+    let console =
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(r["covered"], r["total"], "{console}");
+    assert!(
+        r["faults"]["step_limit"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        r["faults"]
+    );
+    assert_eq!(
+        r["faults"]["timeout"].as_u64().unwrap_or(0),
+        0,
+        "{}",
+        r["faults"]
+    );
+    // each hang took the 1 s timeout before (and as much again in each replay): over 40 s
+    assert!(took.as_secs() < 30, "took {took:?}:\n{console}");
+    // a hang is no sign of state kept between calls
+    assert!(!console.contains("keeps state"), "{console}");
+    // every reproducer ends with the call that did not return, and names no call after it
+    let lines: Vec<&str> = console
+        .lines()
+        .filter(|l| l.contains("faults/step_limit"))
+        .collect();
+    assert!(!lines.is_empty(), "{console}");
+    for l in lines {
+        let calls = l.split_once(".input  ").map(|(_, c)| c).unwrap_or_default();
+        let (calls, end) = calls.rsplit_once(" -> ").unwrap_or_default();
+        assert_eq!(end, "branch-event limit exceeded", "{l}");
+        let last = calls.rsplit("; ").next().unwrap_or_default();
+        assert!(last.starts_with("box_move("), "{l}");
+        // box_move(vI, vI) on a box made before it and not given up since
+        let arg = last
+            .trim_start_matches("box_move(")
+            .split(", ")
+            .next()
+            .unwrap_or_default();
+        assert!(calls.contains(&format!("{arg} = box_new(")), "{l}");
+        assert!(!calls.contains(&format!("box_free({arg})")), "{l}");
+    }
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/api_hang.c");
+    assert!(t.trim().ends_with(" 0 failed"), "{t}");
+}

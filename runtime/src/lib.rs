@@ -150,6 +150,10 @@ unsafe fn init_map() -> *mut u8 {
     (*h).site_capacity = PRIVATE_SITES;
     (*h).outcome_capacity = PRIVATE_OUTCOMES;
     (*h).input_capacity = PRIVATE_INPUT;
+    (*h).max_call_events = std::env::var(evotest_abi::names::ENV_MAX_CALL_EVENTS)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     set_map(p as *mut u8);
     p as *mut u8
 }
@@ -1731,6 +1735,21 @@ pub unsafe extern "C" fn __evotest_return(kind: u32, bits: u64) {
             RET_FLOAT32 => eprintln!("evotest: returned {:e}", f32::from_bits(bits as u32)),
             _ => eprintln!("evotest: returned"),
         }
+    }
+}
+
+/// Before one call of an API call sequence (the sequence harness calls it): with a per-call limit
+/// (`Header::max_call_events`, engine-written), the execution may run that many more branch
+/// events from here, so that a call that never ends stops as a step limit after that many events,
+/// not after the whole sequence's allowance or at the timeout. No effect without one.
+///
+/// # Safety
+/// Safe to call at any time from the harness.
+#[no_mangle]
+pub unsafe extern "C" fn __evotest_call_begin() {
+    let h = &mut *header();
+    if h.max_call_events != 0 {
+        h.max_branch_events = h.seq.saturating_add(h.max_call_events);
     }
 }
 

@@ -845,6 +845,10 @@ impl Executor for ForkServer {
         self.shm.set_max_branch_events(n);
     }
 
+    fn set_max_call_events(&mut self, n: u32) {
+        self.shm.set_max_call_events(n);
+    }
+
     fn restarts(&self) -> u32 {
         self.restarts
     }

@@ -324,6 +324,9 @@ pub trait Executor {
     /// Stop each following execution after `n` branch events (0 = no limit); such an execution
     /// ends as [`ExitKind::StepLimit`].
     fn set_max_branch_events(&mut self, n: u32);
+    /// Stop each call of an API call sequence after `n` branch events (0 = no limit per call);
+    /// only executors whose targets are sequence harnesses use it.
+    fn set_max_call_events(&mut self, _n: u32) {}
     /// Times the executor had to restart the target (a fork server that died).
     fn restarts(&self) -> u32 {
         0

@@ -31,6 +31,10 @@ pub struct SharedMemory {
     /// Sparse runs are coverage-only ([`SharedMemory::set_lite`]), and whether the last run was.
     lite: bool,
     last_lite: bool,
+    /// The branch-event limit the engine set ([`SharedMemory::set_max_branch_events`]), written
+    /// again before each execution: a sequence harness moves the header's copy per call
+    /// ([`SharedMemory::set_max_call_events`]). `None` until set: the header's is left as it is.
+    max_events: Option<u32>,
 }
 
 /// Sparse runs between two full resets of the site records (against stray writes of processes
@@ -87,6 +91,7 @@ impl SharedMemory {
             quiet_saved: None,
             lite: false,
             last_lite: false,
+            max_events: None,
         }
     }
 
@@ -394,7 +399,15 @@ impl SharedMemory {
 
     /// Limit the branch events of each following execution (0 = no limit).
     pub fn set_max_branch_events(&mut self, n: u32) {
+        self.max_events = Some(n);
         self.header_mut().max_branch_events = n;
+    }
+
+    /// Limit each call of an API call sequence to `n` branch events (0 = no limit per call; see
+    /// `Header::max_call_events`): the sequence harness's `__evotest_call_begin` counts from the
+    /// events run before the call.
+    pub fn set_max_call_events(&mut self, n: u32) {
+        self.header_mut().max_call_events = n;
     }
 
     /// Switch the ordered trace on or off for the following executions.
@@ -427,7 +440,11 @@ impl SharedMemory {
 
     /// Clear the per-execution header fields and place `input` (its length already checked).
     fn reset_and_place(&mut self, input: &[u8]) {
+        let max_events = self.max_events;
         let h = self.header_mut();
+        if let Some(n) = max_events {
+            h.max_branch_events = n;
+        }
         h.seq = 0;
         h.ret_state = 0;
         h.ret_kind = 0;

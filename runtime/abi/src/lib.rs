@@ -241,6 +241,11 @@ pub mod names {
     /// write the copy back before each later one, so that every input starts from the globals'
     /// initial values, as in a fresh process.
     pub const ENV_RESTORE_GLOBALS: &str = "__EVOTEST_RESTORE_GLOBALS";
+    /// Environment variable that gives a target run by hand (no engine, a private trace map)
+    /// the per-call branch-event limit of an API call sequence (`Header::max_call_events`; a
+    /// decimal number, 0 or absent = none): the replays that write `tests.c` stop a call that
+    /// never ends as the search did, not at the timeout.
+    pub const ENV_MAX_CALL_EVENTS: &str = "__EVOTEST_MAX_CALL_EVENTS";
     /// Environment variable that makes a whole program (one with its own `main`, built with
     /// `evotest-cc`) run the fork server from a constructor of the runtime, before `main`; each
     /// forked child gets the input and goes on into `main`. Its value says where the input goes:

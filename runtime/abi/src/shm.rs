@@ -72,7 +72,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 11;
+pub const LAYOUT_VERSION: u32 = 12;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -190,6 +190,12 @@ pub struct Header {
     pub inproc_outcomes_covered: u64,
     pub inproc_features: u64,
     pub inproc_corpus_new: u64,
+    /// Most branch events one call of an API call sequence may run (engine-written, kept across
+    /// executions; 0 = none): the sequence harness calls `__evotest_call_begin` before each
+    /// call, which moves `max_branch_events` to this many events past `seq`, so that one call
+    /// that never ends stops as a step limit as soon as it has run this many, not after the whole
+    /// sequence's allowance.
+    pub max_call_events: u32,
 }
 
 /// Size reserved for the header (rounded up to a page).

@@ -37,6 +37,8 @@ pub fn generate(fe: &SequenceFrontend) -> String {
         fe.describe
     );
     let _ = writeln!(s, " * Run by hand: ./target INPUTFILE (EVOTEST_SEQ_LOG=FILE logs the calls; see src/frontend/sequence/harness.rs) */");
+    // each call gets its own branch-event allowance (the runtime's per-call limit)
+    s.push_str("extern void __evotest_call_begin(void);\n#define EVOTEST_CALL_BEGIN() __evotest_call_begin()\n");
     s.push_str(&runner(fe));
     s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
     s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n\n");
@@ -73,6 +75,9 @@ fn runner(fe: &SequenceFrontend) -> String {
     let len = m.max_len();
     let mut s = String::new();
     s.push_str("#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
+    // before each call: the runtime's per-call branch-event limit in evotest's own harness
+    // ([`generate`]), nothing in the peers' harnesses and the replay programs
+    s.push_str("#ifndef EVOTEST_CALL_BEGIN\n#define EVOTEST_CALL_BEGIN() ((void)0)\n#endif\n");
     s.push_str(&prototypes(fe));
     let _ = writeln!(
         s,
@@ -285,7 +290,7 @@ fn runner_state_and_body(fe: &SequenceFrontend, s: &mut String) {
                 }
             }
         }
-        s.push_str(" fputc('\\n', evotest_log); fflush(evotest_log); }\n");
+        s.push_str(" fputc('\\n', evotest_log); fflush(evotest_log); }\n            EVOTEST_CALL_BEGIN();\n");
         let args: Vec<String> = (0..op.params.len()).map(|j| format!("a{j}")).collect();
         let call = match &fe.c[oi].alloc {
             // a caller-allocated object: zeroed, as `T x = {0};`, freed after the sequence
@@ -508,10 +513,16 @@ pub fn parse_log(text: &str) -> Vec<LoggedCall> {
 }
 
 /// Run the harness `exe` on `input` alone, outside the fork server, with the call log on, and
-/// read the log. A run that outlives `timeout` is killed (its log so far is kept).
+/// read the log. A run that outlives `timeout` is killed (its log so far is kept); a call that
+/// runs more than `call_events` branch events (0 = no limit) is stopped there, as in the search.
 ///
 /// Errors: the harness cannot be started or the log not read.
-pub fn replay(exe: &Path, input: &[u8], timeout: Duration) -> Result<Vec<LoggedCall>> {
+pub fn replay(
+    exe: &Path,
+    input: &[u8],
+    timeout: Duration,
+    call_events: u32,
+) -> Result<Vec<LoggedCall>> {
     let dir = tempfile::tempdir()?;
     let inp = dir.path().join("input");
     let log = dir.path().join("log");
@@ -519,6 +530,10 @@ pub fn replay(exe: &Path, input: &[u8], timeout: Duration) -> Result<Vec<LoggedC
     let mut child = std::process::Command::new(exe)
         .arg(&inp)
         .env("EVOTEST_SEQ_LOG", &log)
+        .env(
+            evotest_abi::names::ENV_MAX_CALL_EVENTS,
+            call_events.to_string(),
+        )
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -775,13 +790,20 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     for e in &file.cases {
         let (name, t): (&String, &TestCase) = (&e.name, e.case);
         let calls = match fe.exe.as_deref() {
-            Some(exe) => replay(exe, &t.input.bytes, timeout).unwrap_or_default(),
+            Some(exe) => {
+                replay(exe, &t.input.bytes, timeout, file.max_branch_events).unwrap_or_default()
+            }
             None => Vec::new(),
         };
-        // the calls that returned NULL (the harness reports them), so that later calls name the
-        // values they really took
-        let text =
-            fe.display_calls_with(&t.input, crate::input::sequence::null_mask(t.ret.as_ref()));
+        // the calls that returned NULL (the harness reports them; after a fault, the log says),
+        // so that later calls name the values they really took
+        let text = match (&t.ret, calls.is_empty()) {
+            (None, false) => {
+                let (nulls, upto) = fe.nulls_from_log(&t.input, &calls);
+                fe.display_calls_upto(&t.input, nulls, upto)
+            }
+            _ => fe.display_calls_with(&t.input, crate::input::sequence::null_mask(t.ret.as_ref())),
+        };
         let _ = writeln!(
             s,
             "/* execution {}: {} */",

@@ -48,6 +48,9 @@ pub struct SequenceFrontend {
     pub cflags: Vec<String>,
     /// The built executable, which [`harness::replay`] runs to log a sequence for `tests.c`.
     pub exe: Option<PathBuf>,
+    /// What a replay by hand ([`harness::replay`]) gets: the per-call branch-event limit
+    /// (`--max-branch-events`, 0 = none) and the time after which it is killed.
+    pub replay_limits: (u32, std::time::Duration),
 }
 
 /// Whether `key` names an object of the C library's own (`FILE`, `DIR`, `pthread_mutex_t`, …):
@@ -565,6 +568,7 @@ impl SequenceFrontend {
             sources: sources.to_vec(),
             cflags: vec![],
             exe: None,
+            replay_limits: (0, std::time::Duration::from_secs(2)),
         })
     }
 
@@ -578,10 +582,16 @@ impl SequenceFrontend {
     /// [`SequenceFrontend::display_calls`] knowing the calls that returned NULL (as
     /// [`SequenceModel::live_after_with`]): those show `= NULL`.
     pub fn display_calls_with(&self, input: &Input, nulls: u64) -> String {
+        self.display_calls_upto(input, nulls, usize::MAX)
+    }
+
+    /// [`SequenceFrontend::display_calls_with`], only the first `upto` of the input's calls
+    /// (made or skipped): those a run that ended in a fault reached.
+    pub fn display_calls_upto(&self, input: &Input, nulls: u64, upto: usize) -> String {
         let m = &self.model;
         let calls = m.parse(&input.bytes);
         let mut out = Vec::new();
-        for (ci, c) in calls.iter().enumerate() {
+        for (ci, c) in calls.iter().enumerate().take(upto) {
             let live = m.live_after_with(&calls[..ci], nulls);
             let counts: Vec<usize> = live.iter().map(Vec::len).collect();
             if !m.callable(c.op, &counts) {
@@ -654,6 +664,53 @@ impl SequenceFrontend {
             "(no call)".into()
         } else {
             out.join("; ")
+        }
+    }
+}
+
+impl SequenceFrontend {
+    /// What the harness's call log `log` ([`harness::parse_log`]) of a run of `input` says: the
+    /// mask of the input's calls that returned NULL ([`sequence::null_mask`]'s bits: a call's
+    /// index among the input's calls, made or skipped), and how many of the input's calls the run
+    /// reached: up to and including a call that did not return (a fault), or every call.
+    pub fn nulls_from_log(&self, input: &Input, log: &[harness::LoggedCall]) -> (u64, usize) {
+        let m = &self.model;
+        let calls = m.parse(&input.bytes);
+        let (mut nulls, mut k) = (0u64, 0usize);
+        for ci in 0..calls.len() {
+            let live = m.live_after_with(&calls[..ci], nulls);
+            let counts: Vec<usize> = live.iter().map(Vec::len).collect();
+            if !m.callable(calls[ci].op, &counts) {
+                continue;
+            }
+            let Some(l) = log.get(k) else {
+                // the run ended before this call
+                return (nulls, ci);
+            };
+            k += 1;
+            match &l.ret {
+                None => return (nulls, ci + 1),
+                Some(harness::LoggedRet::Handle(None)) if ci < 64 => nulls |= 1 << ci,
+                _ => {}
+            }
+        }
+        (nulls, calls.len())
+    }
+
+    /// The calls of `input` that ended in a fault, as a run by hand makes them (which returned
+    /// NULL, and none after the one that did not return); [`SequenceFrontend::display_calls`]
+    /// when the executable cannot be run.
+    fn fault_text(&self, input: &Input) -> String {
+        let log = self.exe.as_deref().and_then(|exe| {
+            let (events, timeout) = self.replay_limits;
+            harness::replay(exe, &input.bytes, timeout, events).ok()
+        });
+        match log {
+            Some(log) if !log.is_empty() => {
+                let (nulls, upto) = self.nulls_from_log(input, &log);
+                self.display_calls_upto(input, nulls, upto)
+            }
+            _ => self.display_calls(input),
         }
     }
 }
@@ -791,8 +848,12 @@ impl Frontend for SequenceFrontend {
         self.display_calls(input)
     }
     fn call_text(&self, input: &Input, ret: Option<&crate::exec::RetVal>) -> String {
-        // each call's value is in tests.c; the harness returns the calls that returned NULL
-        self.display_calls_with(input, sequence::null_mask(ret))
+        // each call's value is in tests.c; the harness returns the calls that returned NULL; a
+        // fault returns nothing, so a run by hand says which calls it made
+        match ret {
+            Some(_) => self.display_calls_with(input, sequence::null_mask(ret)),
+            None => self.fault_text(input),
+        }
     }
     fn json(&self, input: &Input) -> Json {
         let calls: Vec<Json> = self
