@@ -573,6 +573,13 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         if a.merge.as_deref() == Some("0") {
             bail!("-merge=0: nothing to do (use -merge=1 OUT IN...)");
         }
+        if a.harness.is_dir() {
+            // libFuzzer's own form, `-merge=1 OUT IN…`, run from the harness itself
+            bail!(
+                "--merge: {} is a directory, not a harness; give the harness built with evotest-cc first: evotest fuzz -merge=1 HARNESS OUT IN...",
+                a.harness.display()
+            );
+        }
         let Some((out, inputs)) = a.dirs.split_first() else {
             bail!("--merge needs an output directory and input directories")
         };
@@ -685,6 +692,15 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.show_startup_output = a.close_fd_mask & 2 == 0;
     if a.in_process && a.close_fd_mask & 2 != 0 {
         eprintln!("evotest fuzz: warning: -close_fd_mask=2 does not close the harness's standard error with --in_process (the engine shares it); it is shown");
+    }
+    // leaks are checked by the fork server's driver only: say so where they would be checked
+    // (asked for, or the default for a harness with LeakSanitizer linked), not silently pass
+    if a.in_process && a.detect_leaks != Some(0) {
+        let lsan = crate::fuzz::triage::linked_sanitizers(&a.harness)
+            .is_some_and(|s| s.contains(&"LeakSanitizer"));
+        if a.detect_leaks == Some(1) || lsan {
+            eprintln!("evotest fuzz: warning: memory leaks are not checked with --in_process (the engine shares the harness's process); fuzz without --in_process to find them (-detect_leaks=0 silences this)");
+        }
     }
     o.display = if a.quiet {
         Display::Quiet

@@ -21,7 +21,10 @@
 //! worker that died other than executions, faults and length control's limit (the corpus itself
 //! is on disk; the new worker replays it without printing `NEW` lines). A target
 //! whose shallow crash recurs every few thousand inputs restarts often: after 8 restarts at less
-//! than 3 s per worker on average the supervisor goes on with the fork server itself (libFuzzer
+//! than 3 s of fuzzing per worker on average (the workers' start-up, up to their first
+//! execution, and their hangs not counted: a harness whose `LLVMFuzzerInitialize` takes seconds
+//! would otherwise never qualify), or after 3 restarts whose start-ups took longer than the
+//! workers fuzzed, the supervisor goes on with the fork server itself (libFuzzer
 //! stops at the first crash; `--stop_on_crash` does the same here).
 
 use super::corpus::sha1_hex;
@@ -238,6 +241,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     let mut last_killer: Option<(String, u32)> = None;
     // time workers spent hanging until their timeout ended them
     let mut hung = Duration::ZERO;
+    // the workers' start-up (the loader, the harness's LLVMFuzzerInitialize, before the first
+    // execution): not time they fuzzed either
+    let mut starting = Duration::ZERO;
     loop {
         carry.elapsed = start.elapsed();
         shm.reset_registrations();
@@ -261,7 +267,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         };
         write_atomic(&job_path, &serde_json::to_vec(&job)?)
             .with_context(|| format!("cannot write {}", job_path.display()))?;
-        let (status, sanitizer) = run_worker(&exe, opts, &engine, shm.id(), &job_path, interrupt)?;
+        let (status, sanitizer, startup) =
+            run_worker(&exe, opts, &engine, &shm, &job_path, interrupt)?;
+        starting += startup;
         // the summary of the run: the last worker's, with what the workers before it did
         let finish = |mut summary: Summary, restarts: u32| {
             summary.worker_restarts = restarts;
@@ -354,8 +362,12 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         // a target that ends its workers every moment (a shallow crash that mutations keep
         // finding, or a hang: each costs a timeout and a restart) spends the run on restarts: go
         // on with the fork server, which pays no restart
-        let life = start.elapsed().saturating_sub(hung).as_secs_f64() / carry.restarts as f64;
-        if carry.restarts >= FALLBACK_RESTARTS && life < FALLBACK_MEAN_LIFE_SECS {
+        let fuzzing = start.elapsed().saturating_sub(hung + starting);
+        let life = fuzzing.as_secs_f64() / carry.restarts as f64;
+        // or sooner where restarting takes longer than the workers fuzz (a harness whose set-up
+        // takes seconds, ended by a shallow crash each time)
+        let costly = carry.restarts >= FALLBACK_RESTARTS_COSTLY && starting > fuzzing;
+        if (carry.restarts >= FALLBACK_RESTARTS && life < FALLBACK_MEAN_LIFE_SECS) || costly {
             eprintln!(
                 "==evotest== in-process: inputs ended {} workers in {:.1} s; going on with the fork server",
                 carry.restarts,
@@ -386,6 +398,9 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
 /// Restarts after which a target whose workers live less than [`FALLBACK_MEAN_LIFE_SECS`] on
 /// average is fuzzed with the fork server for the rest of the run.
 const FALLBACK_RESTARTS: u32 = 8;
+/// Restarts after which a target whose workers spent longer starting than fuzzing is fuzzed with
+/// the fork server for the rest of the run.
+const FALLBACK_RESTARTS_COSTLY: u32 = 3;
 const FALLBACK_MEAN_LIFE_SECS: f64 = 3.0;
 
 /// Whether `exe` is an ELF executable without a program interpreter (`-static`, `-static-pie`):
@@ -402,17 +417,19 @@ fn is_static_executable(exe: &std::path::Path) -> bool {
 }
 
 /// Start one worker and wait for it, passing an interrupt on as `SIGTERM`; its standard error
-/// is relayed to ours. Returns its exit status and the kind its last sanitizer report named
+/// is relayed to ours. Returns its exit status, the kind its last sanitizer report named
 /// (`AddressSanitizer: heap-buffer-overflow`, from the report's `SUMMARY:` line), if any: a
-/// sanitizer ends the worker with `SIGABRT`, which alone says little.
+/// sanitizer ends the worker with `SIGABRT`, which alone says little; and its start-up: the time
+/// until its first execution began (its whole life if none did).
 fn run_worker(
     exe: &std::path::Path,
     opts: &FuzzOptions,
     engine: &std::path::Path,
-    shm_id: i32,
+    shm: &SharedMemory,
     job: &std::path::Path,
     interrupt: &AtomicBool,
-) -> Result<(std::process::ExitStatus, Option<String>)> {
+) -> Result<(std::process::ExitStatus, Option<String>, Duration)> {
+    let shm_id = shm.id();
     let file_limit = if opts.file_limit_mb == 0 {
         libc::RLIM_INFINITY
     } else {
@@ -462,12 +479,18 @@ fn run_worker(
         finished
     });
     let mut told = false;
+    // the start-up: until the worker's first execution (its count in the shared header grows)
+    let (spawned, before) = (Instant::now(), shm.header().inproc_executions);
+    let mut startup = None;
     loop {
         if let Some(st) = child.try_wait()? {
             // what the worker wrote last, unless a process it left behind keeps the pipe open
             let kind = relay
                 .and_then(|finished| finished.recv_timeout(Duration::from_secs(1)).ok().flatten());
-            return Ok((st, kind));
+            return Ok((st, kind, startup.unwrap_or_else(|| spawned.elapsed())));
+        }
+        if startup.is_none() && shm.header().inproc_executions != before {
+            startup = Some(spawned.elapsed());
         }
         if !told && interrupt.load(Ordering::Relaxed) {
             told = true;

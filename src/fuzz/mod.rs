@@ -2128,6 +2128,7 @@ impl Fuzzer<'_> {
             minimized: false,
             reproduced,
             found_seconds: self.elapsed().as_secs_f64(),
+            found_unix: stats::unix_now(),
             found_executions: found_at,
             worker: self.worker.clone(),
             report: match (&report.message, &report.location) {
@@ -2258,10 +2259,17 @@ impl Fuzzer<'_> {
         target_raw: &str,
         reproduced: bool,
     ) -> Result<()> {
-        self.met_again.insert(signature.to_string());
         let Some(mut record) = self.db.get(signature) else {
+            self.met_again.insert(signature.to_string());
             return Ok(());
         };
+        // found by this run (an earlier in-process worker, another job): the same crash again,
+        // not one an earlier run recorded (a second of slack: the run's start is kept in whole
+        // seconds)
+        if record.found_unix + 1 >= self.start_unix && record.artifact.is_file() {
+            return Ok(());
+        }
+        self.met_again.insert(signature.to_string());
         if record.artifact.is_file() {
             return Ok(());
         }
