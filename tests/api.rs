@@ -413,7 +413,8 @@ fn a_call_that_never_ends_stops_at_its_own_branch_event_limit_and_its_reproducer
     let took = t0.elapsed();
     let console =
         String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
-    assert_eq!(r["covered"], r["total"], "{console}");
+    assert_eq!(r["branches_covered"], 10, "{console}");
+    assert_eq!(r["branches_total"], 10, "{console}");
     assert!(
         r["faults"]["step_limit"].as_u64().unwrap_or(0) > 0,
         "{}",
@@ -452,4 +453,28 @@ fn a_call_that_never_ends_stops_at_its_own_branch_event_limit_and_its_reproducer
     }
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_hang.c");
     assert!(t.trim().ends_with(" 0 failed"), "{t}");
+}
+
+#[test]
+fn functions_no_operation_reaches_are_no_goals() {
+    // other_fn is left out by --api='c_*' and called by no operation: its outcomes were goals
+    // nothing could cover (2 of 4, the whole budget spent); c_helper, reached through c_add, stays
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("glob");
+    let o = evotest()
+        .args(["run", "tests/fixtures/api_glob.c", "--api=c_*", "--out"])
+        .arg(&out)
+        .args(["--max-execs", "5000", "--seed", "1"])
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{console}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = read_json(&out.join("report.json"));
+    assert_eq!(r["branches_total"], 4, "{console}");
+    assert_eq!(r["branches_covered"], 4, "{console}");
+    assert!(r["executions"].as_u64().unwrap() < 5000, "{r}");
 }

@@ -118,10 +118,20 @@ pub type Goals = (Box<dyn Criterion>, Vec<Box<dyn Goal>>);
 pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
     let criterion = fitness::criterion(&opts.criterion)?;
     let program = &target.program;
-    let mut scope = match &opts.target.api {
-        // API testing: every function of the sources
-        Some(_) => (0..program.functions.len()).collect(),
-        None => program.reachable_from(target.function_index()?),
+    let mut scope = match (&opts.target.api, target.frontend.called_functions()) {
+        // API testing: the operations and what they call (not a function `--api=GLOBS` left
+        // out that no operation calls: nothing could reach its branches)
+        (Some(_), Some(ops)) => {
+            let mut scope = std::collections::BTreeSet::new();
+            for name in ops {
+                if let Some(i) = program.functions.iter().position(|f| f.meta.name == name) {
+                    scope.extend(program.reachable_from(i));
+                }
+            }
+            scope.into_iter().collect()
+        }
+        (Some(_), None) => (0..program.functions.len()).collect(),
+        (None, _) => program.reachable_from(target.function_index()?),
     };
     if opts.target.rust.is_some() {
         // the crate's own functions: not the std instances it holds

@@ -139,6 +139,12 @@ pub trait Frontend: Send + Sync {
     fn replay_program(&self, _inputs: &[Input]) -> Option<String> {
         None
     }
+    /// The functions of the sources the harness calls itself when they are not one function under
+    /// test (an API's operations): the goals are in these and the functions they reach. `None`
+    /// (the default): the function under test.
+    fn called_functions(&self) -> Option<Vec<String>> {
+        None
+    }
     /// What the frontend decided for the user that the user should know (a shape it inferred),
     /// one line each, for the report's notes. None by default.
     fn notes(&self) -> Vec<String> {

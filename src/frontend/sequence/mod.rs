@@ -904,6 +904,18 @@ impl Frontend for SequenceFrontend {
     fn test_file(&self, file: &TestFile) -> Option<(String, String)> {
         Some(("tests.c".to_string(), harness::render_tests(self, file)))
     }
+    fn called_functions(&self) -> Option<Vec<String>> {
+        // the operations that are functions (not a caller-allocated object's zeroed block)
+        Some(
+            self.model
+                .ops
+                .iter()
+                .zip(&self.c)
+                .filter(|(_, c)| c.alloc.is_none())
+                .map(|(o, _)| o.name.clone())
+                .collect(),
+        )
+    }
     fn notes(&self) -> Vec<String> {
         let mut n = self.left_out.clone();
         let d: Vec<String> = self
