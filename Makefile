@@ -1,7 +1,7 @@
 # evotest: see README.md. `make demo` and `make test` do all the set-up on a fresh machine.
 
 LLVM_PKGS := clang-22 llvm-22-dev lld-22 libclang-rt-22-dev
-BENCH_PKGS := afl++
+BENCH_PKGS := afl++ cmake
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CARGO ?= cargo
 EVOTEST := ./target/release/evotest

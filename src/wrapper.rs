@@ -26,7 +26,7 @@ use crate::toolchain::{private_libm_archive, runtime_link_libs, Toolchain};
 use anyhow::Result;
 use evotest_abi::names::{ENV_PASS_EXPOSE, ENV_PASS_RENAME_MAIN};
 use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Options whose value is the next argument (so that the value is not taken for an input file).
@@ -314,6 +314,7 @@ pub fn plan(
 pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
     use std::os::unix::process::CommandExt;
     let tc = Toolchain::locate_unchecked()?;
+    link_binutils(&tc.clang);
     let wants_driver = args
         .iter()
         .any(|a| strip_fuzzer(&a.to_string_lossy()).is_some_and(|(_, f)| f));
@@ -338,6 +339,49 @@ pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
         .env_remove(ENV_PASS_EXPOSE);
     let e = cmd.exec();
     anyhow::bail!("cannot run {}: {e}", tc.clang.display())
+}
+
+/// LLVM's binutils that build systems look for next to the compiler (CMake's
+/// `CMakeFindBinUtils`, for a compiler it takes for clang: `llvm-ar`, `llvm-ranlib`, … in the
+/// compiler's directory first, then on `PATH`).
+const BINUTILS: [&str; 8] = [
+    "llvm-ar",
+    "llvm-ranlib",
+    "llvm-nm",
+    "llvm-objcopy",
+    "llvm-objdump",
+    "llvm-readelf",
+    "llvm-strip",
+    "ld.lld",
+];
+
+/// Put links to LLVM 22's binutils (those next to the real `clang`, [`BINUTILS`]) beside the
+/// wrapper, once, when they are missing and the wrapper's directory is evotest's own (it holds
+/// the runtime, `libevotest_rt.a`): CMake looks for `llvm-ar` next to the compiler, and without
+/// the links it took an unversioned `llvm-ar` from `PATH` (LLVM 14 on Debian 12, beside AFL++),
+/// which cannot read LLVM 22's bitcode, so a `-flto` static library failed to build. A link
+/// that cannot be made (a read-only directory, another build making it at the same moment) is
+/// left; the wrapper's work does not depend on it.
+fn link_binutils(clang: &Path) {
+    let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    else {
+        return;
+    };
+    if dir.join(BINUTILS[0]).symlink_metadata().is_ok() || !dir.join("libevotest_rt.a").is_file() {
+        return;
+    }
+    let real = clang.canonicalize().unwrap_or_else(|_| clang.to_path_buf());
+    let Some(llvm) = real.parent() else {
+        return;
+    };
+    for t in BINUTILS {
+        let from = llvm.join(t);
+        if from.is_file() {
+            let _ = std::os::unix::fs::symlink(&from, dir.join(t));
+        }
+    }
 }
 
 /// `main` of `evotest-cc` (`cxx` false) and `evotest-cxx`: run clang, or print a one-line error

@@ -530,3 +530,64 @@ int main(int argc, char **argv) {
         assert_eq!(String::from_utf8_lossy(&o.stdout), "11 1 1 1\n", "{opt}");
     }
 }
+
+#[test]
+fn cmake_builds_an_lto_static_library_with_llvm_22_s_archiver() {
+    // CMake looks for llvm-ar next to the compiler, then on PATH: with evotest-cc it took an
+    // unversioned llvm-ar (LLVM 14 beside AFL++), which cannot read LLVM 22's bitcode, and the
+    // archive step of a -flto static library failed; the wrapper puts links to LLVM 22's
+    // binutils beside itself
+    let d = dir_with(&[
+        (
+            "CMakeLists.txt",
+            "cmake_minimum_required(VERSION 3.13)\nproject(lto C)\nadd_library(foo STATIC foo.c)\nadd_executable(main main.c)\ntarget_link_libraries(main foo)\n",
+        ),
+        ("foo.c", "int foo(int x) { if (x > 3) return x * 2; return x; }\n"),
+        (
+            "main.c",
+            "#include <stdio.h>\nint foo(int);\nint main(void) { printf(\"%d\\n\", foo(5)); return 0; }\n",
+        ),
+    ]);
+    let b = d.path().join("build");
+    let o = Command::new("cmake")
+        .args([
+            "-S",
+            ".",
+            "-B",
+            "build",
+            "-DCMAKE_C_FLAGS=-flto",
+            "-DCMAKE_EXE_LINKER_FLAGS=-flto",
+        ])
+        .arg(format!(
+            "-DCMAKE_C_COMPILER={}",
+            env!("CARGO_BIN_EXE_evotest-cc")
+        ))
+        .current_dir(d.path())
+        .output()
+        .expect("cmake (make setup-bench installs it)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cache = std::fs::read_to_string(b.join("CMakeCache.txt")).unwrap();
+    let ar = cache
+        .lines()
+        .find_map(|l| l.strip_prefix("CMAKE_AR:FILEPATH="))
+        .unwrap_or_default()
+        .to_string();
+    let real = std::fs::canonicalize(&ar).unwrap_or_default();
+    assert!(
+        real.to_string_lossy().contains("llvm-22"),
+        "CMAKE_AR={ar} ({real:?})"
+    );
+    let o = Command::new("cmake")
+        .args(["--build", "build"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = Command::new(b.join("main")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "10\n");
+}
