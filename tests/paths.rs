@@ -403,3 +403,45 @@ fn the_solutions_base_leaves_out_long_paths_and_faults_met_are_reported() {
     assert!(stdout.contains("distinct fault"), "{stdout}");
     assert!(out.join("faults").read_dir().unwrap().next().is_some());
 }
+
+#[test]
+fn a_recursive_function_s_path_says_why_it_was_not_taken_and_prefix_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = "5:11:false 6:11:false 6:20:false";
+    let (o, r) = invoke(
+        "path",
+        "tests/fixtures/rec_gcd.c",
+        "gcd",
+        dir.path(),
+        &["--path", path, "--max-execs", "2000", "--seed", "2"],
+        "paths.json",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("note: gcd calls itself"), "{err}");
+    let p = &r["paths"][0];
+    assert_eq!(p["status"], "exhausted", "{p}");
+    // the console says what happened after the matched decisions (it ended "then missed ")
+    let out = String::from_utf8_lossy(&o.stdout).to_string() + &err;
+    assert!(
+        out.contains("matched all 3 decisions and then took more"),
+        "{out}"
+    );
+    assert!(!out.contains("then missed \n"), "{out}");
+    let (_, r) = invoke(
+        "path",
+        "tests/fixtures/rec_gcd.c",
+        "gcd",
+        &dir.path().join("prefix"),
+        &[
+            "--path",
+            path,
+            "--prefix",
+            "--max-execs",
+            "2000",
+            "--seed",
+            "2",
+        ],
+        "paths.json",
+    );
+    assert_eq!(r["paths"][0]["status"], "covered", "{}", r["paths"][0]);
+}

@@ -122,6 +122,10 @@ fn describe(r: &PathResult) -> String {
             "FAULT after {} executions: the closest input ended with {exit} after the first {matched} decisions, before {suspect_text} (reproducer in faults/)",
             r.executions
         ),
+        PathOutcome::Exhausted { suspect_text, matched, .. } if suspect_text.is_empty() => format!(
+            "not covered: budget spent ({} executions); the closest input matched all {matched} decisions and then took more (a path is the whole sequence of the function's decisions in an execution, its recursive calls' included: --prefix asks only for its start)",
+            r.executions
+        ),
         PathOutcome::Exhausted { suspect_text, matched, .. } => format!(
             "not covered: budget spent ({} executions); the closest input matched {matched} decisions, then missed {suspect_text}",
             r.executions
@@ -164,6 +168,23 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
     let t0 = Instant::now();
     let mut target = target::build(&opts)?;
     let d = driver::decisions(&target)?;
+    // a function that calls itself: its frames' decisions all go into one path (Bueno & Jino's
+    // paths are of one frame)
+    if let Ok(f) = target.function_index() {
+        let p = &target.program;
+        let recursive = p.reachable_from(f).into_iter().any(|g| {
+            p.functions[g]
+                .meta
+                .calls
+                .contains(&p.functions[f].meta.name)
+        });
+        if recursive {
+            eprintln!(
+                "note: {} calls itself: a path here is every decision of an execution, its recursive calls' included, in order (--prefix matches a path's start)",
+                opts.function
+            );
+        }
+    }
     let (paths, truncated) = targets(&target.program, &d, a)?;
     replaced(previous, &opts.out_dir);
     let key = program_key(&target.program, &opts.function, target.frontend.domain());
