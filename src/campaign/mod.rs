@@ -358,6 +358,9 @@ pub fn search(
             let x = cx.random_input();
             error = cx.evaluate(&x).err().map(|e| format!("{e:#}"));
         }
+        // the search's executions: the replays below are the solutions base's bookkeeping, not
+        // part of the budget (--max-execs 5000 reported 5,004)
+        let searched = cx.executions();
         if let (Some(b), Some(d), None) = (base.as_mut(), decisions, &error) {
             // the paths of the suite's tests, for later runs (a few executions with the ordered trace)
             let mut log = PathLog::new(std::sync::Arc::new(d));
@@ -380,7 +383,7 @@ pub fn search(
         (
             cx.take_archive(),
             given_up,
-            cx.executions(),
+            searched,
             cx.cache_hits(),
             error,
             reports,
