@@ -916,6 +916,30 @@ fn conditions_name_matrix_elements_by_row_and_column() {
 }
 
 #[test]
+fn conditions_name_global_members_rows_and_multidimensional_elements() {
+    let out = evotest()
+        .args(["sites", "tests/fixtures/cond_names.c"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "v > g_lim.hi ",
+        "g_hist[0] == 5 ",
+        "m[0][j] + m[1][j] == 7 ",
+        "b[1][2][3] == 7 ",
+        "G.a[1][2] == 4 ",
+        "loc[1][1][1] == 3 ",
+    ] {
+        assert!(text.contains(want), "no `{want}` in:\n{text}");
+    }
+}
+
+#[test]
 fn a_global_array_of_structures_is_an_input_member_by_member() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("route");

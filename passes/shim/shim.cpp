@@ -534,8 +534,14 @@ LLVMValueRef evotest_pointer_base(LLVMValueRef Inst, LLVMValueRef Ptr, int64_t *
   *Offset = 0;
   auto *I = dyn_cast_or_null<Instruction>(unwrap(Inst));
   Value *P = unwrap(Ptr);
-  if (!I || !P || !P->getType()->isPointerTy()) return Ptr;
-  const DataLayout &DL = I->getModule()->getDataLayout();
+  if (!P || !P->getType()->isPointerTy()) return Ptr;
+  // an instruction's module, or a constant GEP's global's (`g_lim.hi` at -O0 is a constant
+  // expression over @g_lim)
+  const Module *M = I ? I->getModule() : nullptr;
+  if (!M)
+    if (auto *G = dyn_cast<GlobalValue>(P->stripInBoundsOffsets())) M = G->getParent();
+  if (!M) return Ptr;
+  const DataLayout &DL = M->getDataLayout();
   APInt Off(DL.getIndexTypeSizeInBits(P->getType()), 0);
   Value *Base = P->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
   *Offset = Off.getSExtValue();

@@ -380,14 +380,18 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
                     }
                 }
                 let s = lvalue(p, names, depth + 1);
-                // a scalar loaded from a global structure's own address is its first member
+                // a scalar loaded from a global structure's or array's own address is its first
+                // member or element (`g_lim.lo`, `g_hist[0]`)
                 if !LLVMIsAGlobalVariable(p).is_null()
-                    && LLVMGetTypeKind(LLVMTypeOf(v))
-                        != inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+                    && !matches!(
+                        LLVMGetTypeKind(LLVMTypeOf(v)),
+                        inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+                            | inkwell::llvm_sys::LLVMTypeKind::LLVMArrayTypeKind
+                    )
                 {
                     if let Some(m) =
                         crate::debuginfo::member_path(crate::debuginfo::global_type(p), 0)
-                            .filter(|m| m.starts_with('.'))
+                            .filter(|m| m.starts_with('.') || m.starts_with('['))
                     {
                         return format!("{s}{m}");
                     }
@@ -611,6 +615,17 @@ unsafe fn member_text(ptr: LLVMValueRef, names: &VarNames) -> Option<String> {
         let path = crate::debuginfo::member_path(ty, bits)?;
         return (!path.is_empty()).then(|| format!("{n}{path}"));
     }
+    // a member of a global variable, from its debug type (`g_lim.hi`, not `g_lim[1]`)
+    if !LLVMIsAGlobalVariable(base).is_null() && names.by_storage.get(&base).is_none() {
+        let ty = crate::debuginfo::global_type(base);
+        if !ty.is_null() {
+            let n = value_name(base);
+            // function-local statics are named `fn.var`
+            let n = n.rsplit('.').next().unwrap_or(&n).to_string();
+            let path = crate::debuginfo::member_path(ty, bits)?;
+            return (!path.is_empty()).then(|| format!("{n}{path}"));
+        }
+    }
     // through a pointer variable: `load ptr, ptr %p.addr`
     if !LLVMIsALoadInst(base).is_null() {
         let slot = LLVMGetOperand(base, 0);
@@ -620,6 +635,14 @@ unsafe fn member_text(ptr: LLVMValueRef, names: &VarNames) -> Option<String> {
             // past the first object pointed to (`p[2].y`), or a pointer to rows (`int (*m)[4]`,
             // a matrix parameter, always indexed: `m[0][0]`): the index of the object first
             let size = crate::debuginfo::type_bits(pointee);
+            // a GEP that selects a whole row (`gep [3 x i32], ptr %m, i64 0`: `m[0]`, which a
+            // later GEP indexes) names the row, not its first element
+            let row = LLVMGetNumOperands(ptr) == 2
+                && LLVMGetTypeKind(LLVMGetGEPSourceElementType(ptr))
+                    == inkwell::llvm_sys::LLVMTypeKind::LLVMArrayTypeKind;
+            if row && size > 0 && bits % size == 0 && crate::debuginfo::is_array_type(pointee) {
+                return Some(format!("{n}[{}]", bits / size));
+            }
             if size > 0 && (bits >= size || crate::debuginfo::is_array_type(pointee)) {
                 let path = crate::debuginfo::member_path(pointee, bits % size)?;
                 return Some(format!("{n}[{}]{path}", bits / size));

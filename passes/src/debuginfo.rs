@@ -657,7 +657,29 @@ fn member_path_at(ty: LLVMMetadataRef, offset_bits: u64, depth: u32) -> Option<S
             return None;
         }
         let (k, rest) = (offset_bits / size, offset_bits % size);
-        return Some(format!("[{k}]{}", member_path_at(elem, rest, depth + 1)?));
+        // an array of arrays is one debug type with a subrange per dimension (`int[3][4]`): the
+        // flat index k in row-major order, one subscript per dimension (`[2][3]`, not `[11]`)
+        let mut dims = Vec::new();
+        for i in 0..8 {
+            let d = unsafe { evotest_ditype_array_dim(ty, i) };
+            if d <= 0 {
+                break;
+            }
+            dims.push(d as u64);
+        }
+        let mut subs = String::new();
+        let mut stride: u64 = dims.iter().skip(1).product();
+        let mut left = k;
+        if dims.len() > 1 && k < dims.iter().product::<u64>() {
+            for i in 0..dims.len() {
+                subs.push_str(&format!("[{}]", left / stride.max(1)));
+                left %= stride.max(1);
+                stride /= dims.get(i + 1).copied().unwrap_or(1).max(1);
+            }
+        } else {
+            subs = format!("[{k}]");
+        }
+        return Some(format!("{subs}{}", member_path_at(elem, rest, depth + 1)?));
     }
     let mut size_bits = 0u64;
     let tag = unsafe { evotest_ditype_composite_tag(ty, &mut size_bits) };
