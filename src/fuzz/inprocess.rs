@@ -59,6 +59,10 @@ pub struct Pending {
 pub struct Carry {
     /// Wall time of the run so far.
     pub elapsed: Duration,
+    /// When the run began, in seconds since the Unix epoch with their fraction (crashes recorded
+    /// since are the run's own; 0: unknown).
+    #[serde(default)]
+    pub start_wall: f64,
     /// Executions in the harness's process so far (the count in the shared header).
     pub inproc_executions: u64,
     /// Executions in fork servers (triage) so far.
@@ -237,7 +241,10 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     // the workers inherit this thread's CPU (a free one, AFL++'s rule; see exec::affinity)
     let _cpu = crate::exec::affinity::bind_to_free_cpu();
     let start = Instant::now();
-    let mut carry = Carry::default();
+    let mut carry = Carry {
+        start_wall: super::stats::unix_now_f64(),
+        ..Carry::default()
+    };
     let mut last_killer: Option<(String, u32)> = None;
     // time workers spent hanging until their timeout ended them
     let mut hung = Duration::ZERO;

@@ -776,6 +776,9 @@ struct Fuzzer<'a> {
     rng: ChaCha8Rng,
     start: Instant,
     start_unix: u64,
+    /// When the run began (its first in-process worker's start), in seconds since the Unix epoch
+    /// with their fraction: crashes recorded since are this run's.
+    start_wall: f64,
     monitor: Monitor,
     db: CrashDb,
     /// Raw stack keys seen → their signature.
@@ -1157,6 +1160,11 @@ fn run_session(
         start,
         // an in-process worker's run began with the first worker's
         start_unix: stats::unix_now().saturating_sub(carried.elapsed.as_secs()),
+        start_wall: if carried.start_wall > 0.0 {
+            carried.start_wall
+        } else {
+            stats::unix_now_f64() - carried.elapsed.as_secs_f64()
+        },
         monitor,
         db,
         raw_keys: Default::default(),
@@ -2128,7 +2136,7 @@ impl Fuzzer<'_> {
             minimized: false,
             reproduced,
             found_seconds: self.elapsed().as_secs_f64(),
-            found_unix: stats::unix_now(),
+            found_unix: stats::unix_now_f64(),
             found_executions: found_at,
             worker: self.worker.clone(),
             report: match (&report.message, &report.location) {
@@ -2264,9 +2272,8 @@ impl Fuzzer<'_> {
             return Ok(());
         };
         // found by this run (an earlier in-process worker, another job): the same crash again,
-        // not one an earlier run recorded (a second of slack: the run's start is kept in whole
-        // seconds)
-        if record.found_unix + 1 >= self.start_unix && record.artifact.is_file() {
+        // not one an earlier run recorded
+        if record.found_unix >= self.start_wall && record.artifact.is_file() {
             return Ok(());
         }
         self.met_again.insert(signature.to_string());

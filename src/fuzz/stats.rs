@@ -400,6 +400,13 @@ pub fn read(dir: &Path) -> Option<Stats> {
 }
 
 /// Wall time as Unix seconds.
+/// Seconds since the Unix epoch, with their fraction (0 if the clock is before it).
+pub fn unix_now_f64() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -688,10 +688,11 @@ pub struct CrashRecord {
     pub reproduced: bool,
     /// Seconds since the start of the run that found it.
     pub found_seconds: f64,
-    /// When it was found, in seconds since the Unix epoch (0 in records of older versions): a
-    /// crash found since the run began is no crash "recorded by an earlier run".
+    /// When it was found, in seconds since the Unix epoch, with their fraction (0 in records of
+    /// older versions): a crash found since the run began is no crash "recorded by an earlier
+    /// run".
     #[serde(default)]
-    pub found_unix: u64,
+    pub found_unix: f64,
     /// Executions of the worker that found it, up to and including the crashing one.
     #[serde(default)]
     pub found_executions: u64,
@@ -1089,7 +1090,7 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             minimized: false,
             reproduced: true,
             found_seconds: 0.5,
-            found_unix: 0,
+            found_unix: 0.0,
             found_executions: 0,
             worker: "w".into(),
             report: String::new(),
