@@ -963,6 +963,7 @@ pub(crate) mod testutil {
             decisions: vec![],
             globals: vec![],
             other_globals: vec![],
+            local_statics: vec![],
             table_strings: vec![],
             globals_restorable: false,
         }])

@@ -672,6 +672,17 @@ fn global_inputs(
                      only scalars, arrays and structures of them can be"
                 );
             }
+            // a function's own `static` (`counter.calls`, named `calls` or `counter.calls`)
+            if let Some(s) = metas
+                .iter()
+                .flat_map(|m| &m.local_statics)
+                .find(|s| *s == n || s.rsplit_once('.').is_some_and(|(_, v)| v == n))
+            {
+                let (func, var) = s.rsplit_once('.').unwrap_or(("?", s));
+                bail!(
+                    "--global {n}: `{var}` is a static variable inside function `{func}`, which evotest cannot set from outside; only variables at file scope can be inputs (move it out of the function to search over it)"
+                );
+            }
             let read = globals_read(all, f);
             let known: Vec<&str> = read
                 .iter()

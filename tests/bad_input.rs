@@ -315,3 +315,23 @@ fn a_directory_given_as_the_harness_is_named_as_such() {
         "{err}"
     );
 }
+
+#[test]
+fn a_static_local_named_as_a_global_is_said_to_be_one() {
+    // it said "the sources define no mutable global variable `calls` (… read: none)", though
+    // the function reads it
+    for name in ["calls", "counter.calls"] {
+        let e = fail(&[
+            "run",
+            "tests/fixtures/static_local.c",
+            "-f",
+            "counter",
+            "--global",
+            name,
+        ]);
+        assert!(
+            e.contains("`calls` is a static variable inside function `counter`"),
+            "{e}"
+        );
+    }
+}

@@ -756,6 +756,13 @@ pub fn is_source_global(g: LLVMValueRef) -> bool {
     !di.is_null() && local == 0
 }
 
+/// Whether `g` is a function-local `static` of the source (its debug info says so).
+pub fn is_local_static(g: LLVMValueRef) -> bool {
+    let mut local = 0 as c_int;
+    let di = unsafe { evotest_global_ditype(g, &mut local) };
+    !di.is_null() && local != 0
+}
+
 /// The description of global variable `g` (symbol `name`) from its debug info: `None` without
 /// any, for a function-local `static`, and for a type evotest cannot describe (a pointer, a
 /// union, …; a structure it cannot build is described with the reason).

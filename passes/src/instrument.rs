@@ -671,6 +671,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let mut globals_meta = Vec::new();
     // mutable globals of the source that global_meta cannot describe (pointers, unions, …)
     let mut other_globals: Vec<String> = Vec::new();
+    let mut local_statics: Vec<String> = Vec::new();
     // the string literals of the module's tables (`static const char *kw[] = {"if", …}`)
     let mut table_strings: Vec<String> = Vec::new();
     // The module's own mutable globals, to be restored before each input of a persistent child
@@ -713,6 +714,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 match debuginfo::global_meta(g, &name) {
                     Some(m) => globals_meta.push(meta::GlobalMeta { internal, ..m }),
                     None if debuginfo::is_source_global(g) => other_globals.push(name.clone()),
+                    None if debuginfo::is_local_static(g) => local_statics.push(name.clone()),
                     None => {}
                 }
                 let sectioned = !LLVMGetSection(g).is_null() && *LLVMGetSection(g) != 0;
@@ -895,6 +897,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         decisions: decisions_meta,
         globals: globals_meta,
         other_globals,
+        local_statics,
         table_strings,
         globals_restorable: !unrestorable,
     };

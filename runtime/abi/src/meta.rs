@@ -58,6 +58,10 @@ pub struct ModuleMeta {
     /// [`GlobalMeta`] cannot describe (a pointer, a union, …), which cannot be inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_globals: Vec<String>,
+    /// The symbols of its function-local `static` variables (`counter.calls`: the function, a
+    /// dot, the variable), which cannot be inputs: for the error that names one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_statics: Vec<String>,
     /// The string literals its tables point to (`static const char *kw[] = {"if", …}`), for the
     /// string pools of the function-level searches (a name looked up through `bsearch` is
     /// compared by no probe).
@@ -692,6 +696,7 @@ mod tests {
             decisions: vec![],
             globals: vec![],
             other_globals: vec![],
+            local_statics: vec![],
             table_strings: vec![],
             globals_restorable: false,
         };
