@@ -789,12 +789,10 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     let timeout = Duration::from_secs(file.hang_seconds.max(1) as u64);
     for e in &file.cases {
         let (name, t): (&String, &TestCase) = (&e.name, e.case);
-        let calls = match fe.exe.as_deref() {
-            Some(exe) => {
-                replay(exe, &t.input.bytes, timeout, file.max_branch_events).unwrap_or_default()
-            }
-            None => Vec::new(),
-        };
+        // (made once per input: the console's lists replay the faults too)
+        let calls = fe
+            .logged_with(&t.input.bytes, timeout, file.max_branch_events)
+            .unwrap_or_default();
         // the calls that returned NULL (the harness reports them; after a fault, the log says),
         // so that later calls name the values they really took
         let text = match (&t.ret, calls.is_empty()) {

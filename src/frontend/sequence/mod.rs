@@ -51,6 +51,11 @@ pub struct SequenceFrontend {
     /// What a replay by hand ([`harness::replay`]) gets: the per-call branch-event limit
     /// (`--max-branch-events`, 0 = none) and the time after which it is killed.
     pub replay_limits: (u32, std::time::Duration),
+    /// The logs of the replays made so far, by input ([`SequenceFrontend::logged`]): the console's
+    /// lists and `tests.c` ask for the same faults' calls, and a hanging one costs its time limit.
+    replays: std::sync::Arc<
+        std::sync::Mutex<std::collections::HashMap<Vec<u8>, Vec<harness::LoggedCall>>>,
+    >,
 }
 
 /// Whether `key` names an object of the C library's own (`FILE`, `DIR`, `pthread_mutex_t`, …):
@@ -569,6 +574,7 @@ impl SequenceFrontend {
             cflags: vec![],
             exe: None,
             replay_limits: (0, std::time::Duration::from_secs(2)),
+            replays: Default::default(),
         })
     }
 
@@ -669,6 +675,33 @@ impl SequenceFrontend {
 }
 
 impl SequenceFrontend {
+    /// The call log of a run by hand of the executable on `bytes` ([`harness::replay`], under
+    /// [`SequenceFrontend::replay_limits`]), made once per input; `None` when there is no
+    /// executable or it cannot be run.
+    pub fn logged(&self, bytes: &[u8]) -> Option<Vec<harness::LoggedCall>> {
+        let (events, timeout) = self.replay_limits;
+        self.logged_with(bytes, timeout, events)
+    }
+
+    /// [`SequenceFrontend::logged`] under these limits (`timeout`, `events` per call) when the
+    /// input was not replayed yet.
+    pub fn logged_with(
+        &self,
+        bytes: &[u8],
+        timeout: std::time::Duration,
+        events: u32,
+    ) -> Option<Vec<harness::LoggedCall>> {
+        if let Some(l) = self.replays.lock().ok().and_then(|m| m.get(bytes).cloned()) {
+            return Some(l);
+        }
+        let exe = self.exe.as_deref()?;
+        let log = harness::replay(exe, bytes, timeout, events).ok()?;
+        if let Ok(mut m) = self.replays.lock() {
+            m.insert(bytes.to_vec(), log.clone());
+        }
+        Some(log)
+    }
+
     /// What the harness's call log `log` ([`harness::parse_log`]) of a run of `input` says: the
     /// mask of the input's calls that returned NULL ([`sequence::null_mask`]'s bits: a call's
     /// index among the input's calls, made or skipped), and how many of the input's calls the run
@@ -701,11 +734,7 @@ impl SequenceFrontend {
     /// NULL, and none after the one that did not return); [`SequenceFrontend::display_calls`]
     /// when the executable cannot be run.
     fn fault_text(&self, input: &Input) -> String {
-        let log = self.exe.as_deref().and_then(|exe| {
-            let (events, timeout) = self.replay_limits;
-            harness::replay(exe, &input.bytes, timeout, events).ok()
-        });
-        match log {
+        match self.logged(&input.bytes) {
             Some(log) if !log.is_empty() => {
                 let (nulls, upto) = self.nulls_from_log(input, &log);
                 self.display_calls_upto(input, nulls, upto)
