@@ -27,9 +27,6 @@ pub struct RunInfo {
     pub memory_limit: u64,
     /// Largest file a target may write, in bytes (0 = none).
     pub file_limit: u64,
-    /// Branch events an execution may run (`--max-branch-events`; per call of a sequence under
-    /// `--api`; 0 = no limit).
-    pub max_branch_events: u32,
     /// Where the outputs go.
     pub out_dir: PathBuf,
 }

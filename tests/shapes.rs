@@ -893,50 +893,46 @@ fn a_long_double_is_searched_as_a_double() {
     assert_eq!(ret(t), 2.0 * t["inputs"]["x"].as_f64().unwrap());
 }
 
-#[test]
-fn conditions_name_matrix_elements_by_row_and_column() {
-    let out = evotest()
-        .args(["sites", "tests/fixtures/shapes.c"])
-        .output()
-        .unwrap();
+/// `evotest sites FILE` succeeds and lists a condition containing each of `wants`.
+fn assert_sites_show(file: &str, wants: &[&str]) {
+    let out = evotest().args(["sites", file]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for want in [
-        "m[0][0] == 7",
-        "m[2][0] == m[0][2]",
-        "c[k][1][2] > 100.0",
-        "c[1 - k][0][0] < -3.5",
-    ] {
+    for want in wants {
         assert!(text.contains(want), "no `{want}` in:\n{text}");
     }
 }
 
 #[test]
-fn conditions_name_global_members_rows_and_multidimensional_elements() {
-    let out = evotest()
-        .args(["sites", "tests/fixtures/cond_names.c"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+fn conditions_name_matrix_elements_by_row_and_column() {
+    assert_sites_show(
+        "tests/fixtures/shapes.c",
+        &[
+            "m[0][0] == 7",
+            "m[2][0] == m[0][2]",
+            "c[k][1][2] > 100.0",
+            "c[1 - k][0][0] < -3.5",
+        ],
     );
-    for want in [
-        "v > g_lim.hi ",
-        "g_hist[0] == 5 ",
-        "m[0][j] + m[1][j] == 7 ",
-        "b[1][2][3] == 7 ",
-        "G.a[1][2] == 4 ",
-        "loc[1][1][1] == 3 ",
-    ] {
-        assert!(text.contains(want), "no `{want}` in:\n{text}");
-    }
+}
+
+#[test]
+fn conditions_name_global_members_rows_and_multidimensional_elements() {
+    assert_sites_show(
+        "tests/fixtures/cond_names.c",
+        &[
+            "v > g_lim.hi ",
+            "g_hist[0] == 5 ",
+            "m[0][j] + m[1][j] == 7 ",
+            "b[1][2][3] == 7 ",
+            "G.a[1][2] == 4 ",
+            "loc[1][1][1] == 3 ",
+        ],
+    );
 }
 
 #[test]

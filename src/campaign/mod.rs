@@ -88,7 +88,6 @@ impl RunOptions {
             timeout: self.target.timeout,
             memory_limit: self.target.rss_limit_mb << 20,
             file_limit: self.target.file_limit_mb << 20,
-            max_branch_events: self.target.max_branch_events,
             out_dir: self.target.out_dir.clone(),
         }
     }

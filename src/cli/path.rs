@@ -299,7 +299,6 @@ pub(super) fn path(a: &PathArgs, interrupted: &'static AtomicBool) -> Result<i32
         timeout: opts.timeout,
         memory_limit: opts.rss_limit_mb << 20,
         file_limit: opts.file_limit_mb << 20,
-        max_branch_events: opts.max_branch_events,
         out_dir: opts.out_dir.clone(),
     };
     let suite = driver::suite(&target, &decisions, info, &ps, &results, t0.elapsed());

@@ -63,9 +63,6 @@ pub struct TestFile<'a> {
     pub memory_limit: u64,
     /// Largest file (bytes) a case may write, as in the search (0 = none).
     pub file_limit: u64,
-    /// Branch events an execution may run, as in the search (per call of a sequence under
-    /// `--api`; 0 = no limit): replays that write the file stop there too.
-    pub max_branch_events: u32,
     /// Whether kept inputs ended differently when the check before the suite was written ran
     /// them again in a fresh process (state the code keeps between calls): the file then runs
     /// each case in a process of its own, as its recorded result was obtained.

@@ -775,9 +775,8 @@ struct Fuzzer<'a> {
     mutator: Mutator,
     rng: ChaCha8Rng,
     start: Instant,
-    start_unix: u64,
-    /// When the run began (its first in-process worker's start), in seconds since the Unix epoch
-    /// with their fraction: crashes recorded since are this run's.
+    /// When the run began (an in-process worker's run: its first worker's start), in seconds
+    /// since the Unix epoch with their fraction: crashes recorded since are this run's.
     start_wall: f64,
     monitor: Monitor,
     db: CrashDb,
@@ -1159,7 +1158,6 @@ fn run_session(
         rng: ChaCha8Rng::seed_from_u64(seed),
         start,
         // an in-process worker's run began with the first worker's
-        start_unix: stats::unix_now().saturating_sub(carried.elapsed.as_secs()),
         start_wall: if carried.start_wall > 0.0 {
             carried.start_wall
         } else {
@@ -1400,7 +1398,7 @@ impl Fuzzer<'_> {
                 .opts
                 .seed
                 .wrapping_add(self.opts.worker.unwrap_or(0) as u64),
-            start_time: self.start_unix,
+            start_time: self.start_wall as u64,
             last_update: stats::unix_now(),
             run_time_seconds: t,
             execs_done: self.s.executions,

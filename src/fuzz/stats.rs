@@ -399,7 +399,6 @@ pub fn read(dir: &Path) -> Option<Stats> {
     serde_json::from_slice(&std::fs::read(dir.join("fuzzer_stats.json")).ok()?).ok()
 }
 
-/// Wall time as Unix seconds.
 /// Seconds since the Unix epoch, with their fraction (0 if the clock is before it).
 pub fn unix_now_f64() -> f64 {
     std::time::SystemTime::now()
@@ -407,6 +406,7 @@ pub fn unix_now_f64() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// Wall time as Unix seconds.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

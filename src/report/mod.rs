@@ -175,7 +175,6 @@ impl Reporter for TestFileReporter {
             hang_seconds: crate::exec::hang_limit(i.timeout).as_secs() as u32,
             memory_limit: i.memory_limit,
             file_limit: i.file_limit,
-            max_branch_events: i.max_branch_events,
             fresh_results_differ: suite.verification.as_ref().is_some_and(|v| v.changed > 0),
         };
         match suite.frontend.test_file(&file) {

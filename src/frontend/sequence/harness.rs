@@ -786,13 +786,11 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     }
     s.push('\n');
     let mut names = Vec::new();
-    let timeout = Duration::from_secs(file.hang_seconds.max(1) as u64);
     for e in &file.cases {
         let (name, t): (&String, &TestCase) = (&e.name, e.case);
-        // (made once per input: the console's lists replay the faults too)
-        let calls = fe
-            .logged_with(&t.input.bytes, timeout, file.max_branch_events)
-            .unwrap_or_default();
+        // (under the search's limits, made once per input: the console's lists replay the
+        // faults too)
+        let calls = fe.logged(&t.input.bytes).unwrap_or_default();
         // the calls that returned NULL (the harness reports them; after a fault, the log says),
         // so that later calls name the values they really took
         let text = match (&t.ret, calls.is_empty()) {

@@ -679,22 +679,11 @@ impl SequenceFrontend {
     /// [`SequenceFrontend::replay_limits`]), made once per input; `None` when there is no
     /// executable or it cannot be run.
     pub fn logged(&self, bytes: &[u8]) -> Option<Vec<harness::LoggedCall>> {
-        let (events, timeout) = self.replay_limits;
-        self.logged_with(bytes, timeout, events)
-    }
-
-    /// [`SequenceFrontend::logged`] under these limits (`timeout`, `events` per call) when the
-    /// input was not replayed yet.
-    pub fn logged_with(
-        &self,
-        bytes: &[u8],
-        timeout: std::time::Duration,
-        events: u32,
-    ) -> Option<Vec<harness::LoggedCall>> {
         if let Some(l) = self.replays.lock().ok().and_then(|m| m.get(bytes).cloned()) {
             return Some(l);
         }
         let exe = self.exe.as_deref()?;
+        let (events, timeout) = self.replay_limits;
         let log = harness::replay(exe, bytes, timeout, events).ok()?;
         if let Ok(mut m) = self.replays.lock() {
             m.insert(bytes.to_vec(), log.clone());
