@@ -513,6 +513,17 @@ impl Program {
     /// caller's own module first, as [`Program::reachable_from`] does). Calls through function
     /// pointers are not known.
     pub fn callers(&self) -> Vec<Vec<(usize, usize)>> {
+        let mut out = self.call_instructions();
+        for sites in &mut out {
+            let mut seen = std::collections::HashSet::new();
+            sites.retain(|s| seen.insert(*s));
+        }
+        out
+    }
+
+    /// As [`Program::callers`], with one (calling function, block) pair per call instruction:
+    /// a block that calls `f` twice is listed twice.
+    pub fn call_instructions(&self) -> Vec<Vec<(usize, usize)>> {
         let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, f) in self.functions.iter().enumerate() {
             by_name.entry(f.meta.name.as_str()).or_default().push(i);
@@ -532,9 +543,7 @@ impl Program {
                         .copied()
                         .min_by_key(|&j| (self.functions[j].module != f.module) as u8);
                     if let Some(j) = callee {
-                        if !out[j].contains(&(g, b)) {
-                            out[j].push((g, b));
-                        }
+                        out[j].push((g, b));
                     }
                 }
             }

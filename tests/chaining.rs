@@ -123,3 +123,56 @@ fn counter_needs_a_chain_of_five_increments() {
     // the chaining tree is explored breadth-first by default, and says so
     assert_eq!(r["chaining"][0]["order"], "bfs");
 }
+
+/// A definition outside any loop can still run several times in one execution when its function
+/// is called from several places: here `hits = hits + 1` in a helper that three call sites run
+/// (tests/fixtures/callee_counter.c). The chaining tree must hold that definition more than once
+/// (the sequence with two increments reaches `ok == 2`, and its search on `ok == 3`'s distance
+/// takes the third); it used to allow a definition twice only inside a loop of its own function,
+/// so the target was set aside as suspected infeasible.
+#[test]
+fn a_counter_incremented_by_a_helper_from_three_call_sites_is_chained() {
+    let args = |chaining: &'static str| {
+        [
+            "--init",
+            "uniform",
+            "--target",
+            "21:true",
+            "--max-execs",
+            "30000",
+            "--seed",
+            "1",
+            "--algorithm",
+            "avm",
+            "--chaining",
+            chaining,
+        ]
+    };
+    let plain_dir = tempfile::tempdir().unwrap();
+    let (_, p) = run(
+        "tests/fixtures/callee_counter.c",
+        "callee_counter",
+        plain_dir.path(),
+        &args("off"),
+    );
+    assert_eq!(
+        p["branches_covered"], 0,
+        "plain AVM covered `ok == 3` alone"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/callee_counter.c",
+        "callee_counter",
+        dir.path(),
+        &args("on"),
+    );
+    assert_eq!(r["branches_covered"], 1, "{}", r["chaining"]);
+    let seqs = r["chaining"][0]["sequences"].as_array().unwrap();
+    let winner = seqs.iter().find(|s| s["succeeded"] == true).unwrap();
+    let increments = winner["sequence"]
+        .as_str()
+        .unwrap()
+        .matches("hits = hits + 1")
+        .count();
+    assert!(increments >= 2, "{winner}");
+}

@@ -931,9 +931,9 @@ pub fn function(
                                     calls.len() - 1
                                 }
                             } as u32;
-                            if !block.calls.contains(&k) {
-                                block.calls.push(k);
-                            }
+                            // one entry per call instruction: a callee called twice from
+                            // one block runs twice (chaining's repeated definitions)
+                            block.calls.push(k);
                         }
                     }
                 }

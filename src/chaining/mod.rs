@@ -67,6 +67,56 @@ pub struct Chain {
     def_var: Vec<VarId>,
     /// Per function, per block: whether the block is in a loop (a cycle of the CFG).
     in_loop: Vec<Vec<bool>>,
+    /// Per function: whether one execution may call it more than once ([`repeated_calls`]).
+    repeats: Vec<bool>,
+}
+
+/// Per function of `program`: whether one execution may call it more than once, so that a
+/// definition in it outside its loops can still occur twice (a counter incremented by a helper
+/// called from several places). True for a function with two or more call instructions, one in a
+/// block in a loop, from a function that itself repeats, within a cycle of the call graph, or
+/// whose address is taken (its calls through the pointer are not known); false for the function
+/// under test and for any function with a single call site that runs once.
+pub fn repeated_calls(program: &Program, in_loop: &[Vec<bool>]) -> Vec<bool> {
+    let n = program.functions.len();
+    let callers = program.call_instructions();
+    let address_taken: std::collections::HashSet<&str> = program
+        .functions
+        .iter()
+        .flat_map(|f| f.meta.address_refs.iter().map(String::as_str))
+        .collect();
+    let mut repeats: Vec<bool> = (0..n)
+        .map(|f| {
+            callers[f].len() > 1
+                || address_taken.contains(program.functions[f].meta.name.as_str())
+                || callers[f]
+                    .iter()
+                    .any(|&(g, b)| in_loop[g].get(b).copied().unwrap_or(true))
+        })
+        .collect();
+    // a function in a cycle of the call graph (one of its callers is reachable from it) runs
+    // again within one call of it
+    for f in 0..n {
+        if !repeats[f] && !callers[f].is_empty() {
+            let reach = program.reachable_from(f);
+            repeats[f] = callers[f]
+                .iter()
+                .any(|&(g, _)| g == f || reach.contains(&g));
+        }
+    }
+    // a function called once from a function that repeats repeats too
+    loop {
+        let mut changed = false;
+        for f in 0..n {
+            if !repeats[f] && callers[f].iter().any(|&(g, _)| repeats[g]) {
+                repeats[f] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return repeats;
+        }
+    }
 }
 
 fn ladder_of(
@@ -126,7 +176,8 @@ impl Chain {
                 }
                 v
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let repeats = repeated_calls(program, &in_loop);
         Chain {
             program: program.clone(),
             site_ladder,
@@ -134,22 +185,26 @@ impl Chain {
             reaching,
             def_var,
             in_loop,
+            repeats,
         }
     }
 
-    /// Whether definition `d` is in a loop of its function (else it runs at most once per call).
-    fn def_in_loop(&self, d: DefId) -> bool {
+    /// Whether definition `d` may run more than once in an execution: it is in a loop of its
+    /// function, or its function may be called more than once ([`repeated_calls`]).
+    fn def_may_repeat(&self, d: DefId) -> bool {
         let def = &self.program.defs[d as usize];
-        self.in_loop[def.function]
-            .get(def.meta.block as usize)
-            .copied()
-            .unwrap_or(true)
+        self.repeats.get(def.function).copied().unwrap_or(true)
+            || self.in_loop[def.function]
+                .get(def.meta.block as usize)
+                .copied()
+                .unwrap_or(true)
     }
 
-    /// Whether inserting definition `d` at `at` into `events` can ever match: a definition outside
-    /// loops cannot occur twice, nor after an event of its function that is in a loop.
+    /// Whether inserting definition `d` at `at` into `events` can ever match: a definition that
+    /// runs at most once per execution ([`Chain::def_may_repeat`]) cannot occur twice, nor after
+    /// an event of its function that is in a loop.
     fn plausible(&self, events: &[ChainEvent], at: usize, d: DefId) -> bool {
-        if self.def_in_loop(d) {
+        if self.def_may_repeat(d) {
             return true;
         }
         if events.iter().any(|e| e.node == Node::Def { def: d }) {

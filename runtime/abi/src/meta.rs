@@ -372,8 +372,9 @@ pub struct BlockMeta {
     pub selects: Vec<u32>,
     /// Source line of the block's first located instruction (0 when unknown).
     pub line: u32,
-    /// The direct calls in the block, as indices into `FunctionMeta::calls` (for approach levels
-    /// across calls).
+    /// The direct calls in the block, as indices into `FunctionMeta::calls`, one per call
+    /// instruction in order (an index occurs twice when the block calls that function twice); for
+    /// approach levels across calls and for counting how often a function may run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<u32>,
 }
