@@ -760,3 +760,106 @@ fn compares_of_128_bit_integers_are_guided_by_their_whole_values() {
         .collect();
     assert!(conds.iter().any(|c| c == "v == 12345"), "{conds:?}");
 }
+
+/// Build `tests.c` in `out` with `extra` flags into `exe` (the documented command, `-o` replaced)
+/// and run it in `out` with `env`; its standard output.
+fn build_and_run_tests_c(
+    out: &std::path::Path,
+    exe: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> String {
+    let cmd = tests_c_build_command(out);
+    let exe = out.join(exe);
+    let c = Command::new(&cmd[0])
+        .args(extra)
+        .arg("-o")
+        .arg(&exe)
+        .args(&cmd[3..])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let o = Command::new(&exe)
+        .current_dir(out)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A suite whose tests each run in a child process (the code calls `srand`): a regression in one
+/// branch fails that branch's test and no other (each child used to inherit the parent's count
+/// of failures, so every test after the first failure failed too, with no message), and a build
+/// of `tests.c` with clang's coverage records what the children ran (they end with `_exit`,
+/// which skipped the profile's exit handler: llvm-cov showed 0%).
+#[test]
+fn isolated_tests_fail_one_by_one_and_their_coverage_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("isolated_tests.c");
+    let text = std::fs::read_to_string(path("tests/fixtures/isolated_tests.c")).unwrap();
+    std::fs::write(&src, &text).unwrap();
+    let out = dir.path().join("out");
+    let (_, r) = run(
+        src.to_str().unwrap(),
+        "isolated_tests",
+        &out,
+        &["--max-execs", "5000", "--seed", "1"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    let tests_c = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(
+        tests_c.contains("evotest_isolated(\""),
+        "tests do not run in children"
+    );
+    let n = tests_c.matches("evotest_isolated(\"").count();
+    let first = build_and_run_tests_c(&out, "tests-ok", &[], &[]);
+    assert!(first.contains(&format!("{n} passed, 0 failed")), "{first}");
+
+    // coverage of the children's runs (every branch of the fixture is covered by the suite)
+    let raw = out.join("cov-%p.profraw");
+    build_and_run_tests_c(
+        &out,
+        "tests-cov",
+        &["-fprofile-instr-generate", "-fcoverage-mapping"],
+        &[("LLVM_PROFILE_FILE", raw.to_str().unwrap())],
+    );
+    let raws: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "profraw"))
+        .collect();
+    assert!(!raws.is_empty());
+    let prof = out.join("cov.profdata");
+    assert!(Command::new("llvm-profdata-22")
+        .arg("merge")
+        .arg("-o")
+        .arg(&prof)
+        .args(&raws)
+        .status()
+        .unwrap()
+        .success());
+    let report = Command::new("llvm-cov-22")
+        .arg("report")
+        .arg(out.join("tests-cov"))
+        .arg(format!("-instr-profile={}", prof.display()))
+        .arg(&src)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&report.stdout);
+    let total = report
+        .lines()
+        .find(|l| l.starts_with("TOTAL"))
+        .unwrap_or_default();
+    // the branch columns are the last three: count, missed, cover
+    assert!(total.trim_end().ends_with("100.00%"), "{report}");
+
+    // one branch changed: only the test that takes it fails
+    std::fs::write(&src, text.replace("return 1;", "return 10;")).unwrap();
+    let second = build_and_run_tests_c(&out, "tests-changed", &[], &[]);
+    assert_eq!(second.matches("FAIL ").count(), 1, "{second}");
+    assert!(
+        second.contains(&format!("{} passed, 1 failed", n - 1)),
+        "{second}"
+    );
+}
