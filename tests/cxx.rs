@@ -176,8 +176,39 @@ fn classes_that_cannot_be_built_are_refused_in_one_line() {
 fn enumeration_parameters_are_cast_in_tests_cpp() {
     let dir = tempfile::tempdir().unwrap();
     let text = full_and_tests_cpp_pass("color_code", dir.path(), "1");
-    assert!(text.contains("color_code(static_cast<Color>("), "{text}");
-    assert!(text.contains(", static_cast<Mode>("), "{text}");
+    assert!(text.contains("color_code((enum Color)("), "{text}");
+    assert!(text.contains(", (enum Mode)("), "{text}");
+}
+
+/// Enumerations through a reference, an rvalue reference, a pointer and a structure member: the
+/// tests build integer storage, which `tests.cpp` casts to each declared type (before, only a
+/// value parameter was cast: `level_ref(*v)` did not compile, nor `{ .level = 1 }`).
+#[test]
+fn enumerations_behind_references_pointers_and_members_are_cast_in_tests_cpp() {
+    for (name, cast) in [
+        ("level_ref", "(const enum dev::Level &)("),
+        ("mode_ref", "(enum Mode &)("),
+        ("level_rref", "(enum dev::Level &&)("),
+        ("setting_on", ".level = (enum dev::Level)"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = full_and_tests_cpp_pass(name, dir.path(), "1");
+        assert!(text.contains(cast), "{name}: {text}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/cxx.cpp",
+        "level_ptr",
+        dir.path(),
+        &["--seed", "1", "--array", "l=1"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    assert!(run_tests_cpp(dir.path()).ends_with("passed, 0 failed"));
+    let text = std::fs::read_to_string(dir.path().join("tests.cpp")).unwrap();
+    assert!(
+        text.contains("level_ptr((const enum dev::Level *)("),
+        "{text}"
+    );
 }
 
 /// An uncaught exception is a crash (`SIGABRT`) whose report names the exception's type and

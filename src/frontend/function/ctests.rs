@@ -37,12 +37,13 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
     let (setup, after, mut args) = (lines(&a.setup), lines(&a.after), a.args);
     if fe.cxx_call.is_some() {
         // C++ converts no integer to an enumeration implicitly (`code(19)` for `code(Color)`
-        // does not compile): the value is cast, as the harness passes it
+        // does not compile), nor a pointer or reference to the integer storage the tests build
+        // to one to the enumeration: each is cast to the parameter's declared type (`(enum
+        // Color)19`, `(const enum ns::Mode &)(*v)`, `(const enum ns::Mode *)(v)`), a C-style
+        // cast that reinterprets the storage, of the enumeration's size
         for (arg, p) in args.iter_mut().zip(fe.params.iter().filter(|p| !p.global)) {
-            if let Some(e) = p.declared.trim().strip_prefix("enum ") {
-                if matches!(p.shape, shape::Shape::Scalar { .. }) && p.reference == 0 {
-                    *arg = format!("static_cast<{}>({arg})", e.trim());
-                }
+            if p.declared.contains("enum ") && arg != "NULL" {
+                *arg = format!("({})({arg})", p.declared.trim());
             }
         }
     }

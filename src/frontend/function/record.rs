@@ -48,10 +48,13 @@ pub struct Member {
 /// The type of a member (of each element, for an array member).
 #[derive(Clone, Debug, PartialEq)]
 pub enum MemberType {
-    /// A scalar, with the C type name generated C declares it with.
+    /// A scalar, with the C type name generated C declares it with, and for an enumeration its
+    /// source spelling (`enum ns::Mode`): C++ converts no integer to an enumeration implicitly,
+    /// so an initializer with the source's types casts the value to it.
     Scalar {
         ty: ScalarType,
         c: String,
+        enumeration: Option<String>,
     },
     Record(Box<Record>),
     /// A `char *` member: a NUL-terminated string of 0 to [`STRING_MAX`] printable characters of
@@ -148,6 +151,11 @@ impl Record {
                 (None, Some(t), _) => MemberType::Scalar {
                     ty: t,
                     c: super::shape::c_name(&m.ty.c_spelling, t),
+                    enumeration: m
+                        .ty
+                        .c_spelling
+                        .contains("enum ")
+                        .then(|| m.ty.c_spelling.clone()),
                 },
                 (Some(inner), _, _) => {
                     MemberType::Record(Box::new(Record::of(inner, &m.ty.c_spelling)?))
@@ -315,8 +323,14 @@ impl Record {
     fn fold<T>(&self, values: &mut dyn Iterator<Item = Value>, r: &Renderer<T>) -> T {
         let one = |m: &Member, values: &mut dyn Iterator<Item = Value>| -> T {
             match &m.ty {
-                MemberType::Scalar { ty, .. } => {
-                    (r.leaf)(*ty, values.next().unwrap_or(Value::Int(0)))
+                MemberType::Scalar {
+                    ty, enumeration, ..
+                } => {
+                    let v = (r.leaf)(*ty, values.next().unwrap_or(Value::Int(0)));
+                    match enumeration {
+                        Some(e) => (r.enumeration)(e, v),
+                        None => v,
+                    }
                 }
                 MemberType::Record(inner) => inner.fold(values, r),
                 MemberType::String { .. } => {
@@ -348,11 +362,27 @@ impl Record {
 
     /// A C initializer of the record from its leaves' values in order (`{ .x = 1, .tl = { .x =
     /// 2, .y = 3 }, .tags = { 4, 5 } }`); links are `0` (set afterwards, [`Self::link_paths`]).
-    pub fn c_initializer(&self, values: &mut dyn Iterator<Item = Value>) -> String {
+    ///
+    /// With `source_types` (the code that uses it sees the source's own types), an enumeration
+    /// member's value is cast to its type (`.m = (enum ns::Mode)1`), which C++ needs.
+    pub fn c_initializer(
+        &self,
+        values: &mut dyn Iterator<Item = Value>,
+        source_types: bool,
+    ) -> String {
         self.fold(
             values,
             &Renderer {
                 leaf: Box::new(c_literal),
+                enumeration: Box::new(
+                    move |e, v| {
+                        if source_types {
+                            format!("({e}){v}")
+                        } else {
+                            v
+                        }
+                    },
+                ),
                 string: Box::new(|b| super::shape::c_string(&b)),
                 link: Box::new(|_| "0".to_string()),
                 array: Box::new(|els| format!("{{ {} }}", els.join(", "))),
@@ -389,6 +419,7 @@ impl Record {
             values,
             &Renderer {
                 leaf: Box::new(|t, v| DisplayValue(t, v).to_string()),
+                enumeration: Box::new(|_, v| v),
                 string: Box::new(|b| super::shape::c_string(&b)),
                 link: Box::new(move |o| {
                     Self::link_target(o, node)
@@ -420,6 +451,7 @@ impl Record {
             values,
             &Renderer {
                 leaf: Box::new(num),
+                enumeration: Box::new(|_, v| v),
                 string: Box::new(|b| Json::String(String::from_utf8_lossy(&b).into_owned())),
                 link: Box::new(move |o| Self::link_target(o, node).map_or(Json::Null, Json::from)),
                 array: Box::new(Json::Array),
@@ -438,6 +470,8 @@ impl Record {
 /// How [`Record::fold`] renders each kind of part.
 struct Renderer<'a, T> {
     leaf: Box<dyn Fn(ScalarType, Value) -> T + 'a>,
+    /// An enumeration member's leaf, given its type's spelling.
+    enumeration: Box<dyn Fn(&str, T) -> T + 'a>,
     string: Box<dyn Fn(Vec<u8>) -> T + 'a>,
     /// A link's leaf value (0: `NULL`; k: k nodes further on).
     link: Box<dyn Fn(i128) -> T + 'a>,
@@ -521,7 +555,7 @@ mod tests {
             Value::Float(-1.0),
         ];
         assert_eq!(
-            r.c_initializer(&mut vals.iter().copied()),
+            r.c_initializer(&mut vals.iter().copied(), false),
             "{ .tl = { .x = 1, .y = -2 }, .c = 65, .d = { 0x1p-1, -0x1p+0 } }"
         );
         assert_eq!(

@@ -1545,7 +1545,9 @@ pub fn c_args(
                 if n == 0 {
                     setup.push(format!("{t} {var}[1];"));
                 } else {
-                    let inits: Vec<String> = (0..n).map(|_| record.c_initializer(values)).collect();
+                    let inits: Vec<String> = (0..n)
+                        .map(|_| record.c_initializer(values, source_types))
+                        .collect();
                     setup.push(format!("{t} {var}[] = {{ {} }};", inits.join(", ")));
                 }
                 if record.has_links() {
@@ -1576,7 +1578,8 @@ pub fn c_args(
                 } else {
                     format!("struct {tag}")
                 };
-                let init = record.c_initializer(&mut (*first..).map(|i| d.get(input, i)));
+                let init =
+                    record.c_initializer(&mut (*first..).map(|i| d.get(input, i)), source_types);
                 if *by_pointer {
                     setup.push(format!("{t} {var} = {init};"));
                     args.push(format!("&{var}"));
@@ -1681,9 +1684,14 @@ fn global_assignment(
             };
             let values = &mut (*first..).map(|i| d.get(input, i));
             match many {
-                None => format!("{g} = ({t}){};", record.c_initializer(values)),
+                None => format!("{g} = ({t}){};", record.c_initializer(values, source_types)),
                 Some(n) => (0..*n)
-                    .map(|k| format!("{g}[{k}] = ({t}){};", record.c_initializer(values)))
+                    .map(|k| {
+                        format!(
+                            "{g}[{k}] = ({t}){};",
+                            record.c_initializer(values, source_types)
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join(" "),
             }
