@@ -251,8 +251,8 @@ const MORE_CODE: &str = "the target registered more instrumented code than its m
 /// qualified name, or for an overloaded one that name cast to its function-pointer type.
 ///
 /// Errors (one line): no such function (the defined ones listed by the names a user would give),
-/// or a C++ name that several functions carry (each listed with its linkage name, which
-/// `--function` also takes).
+/// a C++ name that several functions carry (each listed with its linkage name, which
+/// `--function` also takes), or `static` functions of that name in several sources.
 fn find_function<'a>(
     all: &[&'a FunctionMeta],
     wanted: &str,
@@ -266,10 +266,32 @@ fn find_function<'a>(
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| f.name.clone())
     };
+    // `geo::classify` is named by itself and by `classify`; an instance of a function template
+    // (`clampit<int>`) also by its template's name (`clampit`)
     let named = |f: &FunctionMeta, n: &str| {
         let s = source_name(f);
-        s == n || s.strip_suffix(n).is_some_and(|p| p.ends_with("::"))
+        let base = without_template_arguments(&s);
+        [s.as_str(), base]
+            .iter()
+            .any(|s| *s == n || s.strip_suffix(n).is_some_and(|p| p.ends_with("::")))
     };
+    // `static` functions of one name in several sources (a copy of one inline definition, as a
+    // header's in several C++ sources, shares its file): the harness cannot tell them apart
+    let mut files: Vec<&str> = all
+        .iter()
+        .filter(|f| f.name == wanted)
+        .map(|f| f.file.as_str())
+        .collect();
+    files.dedup();
+    files.sort_unstable();
+    files.dedup();
+    if files.len() > 1 {
+        bail!(
+            "`{function}` is defined in {} sources ({}), each a `static` function of its own: give only the source whose `{function}` to test (with the sources it calls into)",
+            files.len(),
+            files.join(", ")
+        );
+    }
     let found: Vec<&FunctionMeta> = match all.iter().find(|f| f.name == wanted) {
         Some(f) => vec![*f],
         None => all
@@ -340,6 +362,28 @@ fn find_function<'a>(
             bail!("`{function}` names {} functions in {sources}: {}; give --function the linkage name of one", many.len(), list.join(", "))
         }
     }
+}
+
+/// `name` without a template argument list at its end (`clampit<int>` → `clampit`, `f<a<b>>`
+/// → `f`); `name` itself when it has none (or `operator<`, whose `<` closes nothing).
+fn without_template_arguments(name: &str) -> &str {
+    if !name.ends_with('>') || name.ends_with("operator>") || name.ends_with("operator>>") {
+        return name;
+    }
+    let mut depth = 0usize;
+    for (i, c) in name.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &name[..i];
+                }
+            }
+            _ => {}
+        }
+    }
+    name
 }
 
 /// The C++ function-pointer type of `f` from its debug-info types: `int (*)(int, double)`.

@@ -335,3 +335,29 @@ fn a_static_local_named_as_a_global_is_said_to_be_one() {
         );
     }
 }
+
+#[test]
+fn static_functions_of_one_name_in_two_sources_are_refused_by_name() {
+    // it ended in "linking the harness failed: multiple definition of `helper'"
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.c"), dir.path().join("b.c"));
+    std::fs::write(
+        &a,
+        "static int helper(int x) { if (x == 5) return 1; return 0; }\nint fa(int x) { return helper(x); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "static int helper(int x) { if (x == 9) return 2; return 0; }\nint fb(int x) { return helper(x + 1); }\n",
+    )
+    .unwrap();
+    let e = fail(&[
+        "run",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-f",
+        "helper",
+    ]);
+    assert!(e.contains("`helper` is defined in 2 sources"), "{e}");
+    assert!(e.contains("a.c") && e.contains("b.c"), "{e}");
+}

@@ -277,3 +277,38 @@ fn a_catch_clause_s_type_dispatch_is_no_goal() {
     assert_eq!(r["branches_covered"], 2);
     assert!(run_tests_cpp(&out).ends_with("passed, 0 failed"));
 }
+
+/// A function template's instances are named by their own names (`clampit<int>`) and, when one
+/// is meant, by the template's (`clampit`); two instances under the template's name are listed
+/// (it said "not found" while listing both as defined).
+#[test]
+fn a_template_s_name_finds_its_instances() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("t.cpp");
+    std::fs::write(
+        &src,
+        "template <typename T> T clampit(T v, T lo, T hi) { if (v < lo) return lo; if (v > hi) return hi; return v; }\ntemplate int clampit<int>(int, int, int);\ntemplate double clampit<double>(double, double, double);\n",
+    )
+    .unwrap();
+    let o = evotest()
+        .args(["run"])
+        .arg(&src)
+        .args(["-f", "clampit", "--max-execs", "2000", "--out"])
+        .arg(dir.path().join("o1"))
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(
+        e.contains("`clampit` names 2 functions") && e.contains("clampit<int>(int, int, int)"),
+        "{e}"
+    );
+    let out = dir.path().join("o2");
+    let (_, r) = run(
+        src.to_str().unwrap(),
+        "clampit<double>",
+        &out,
+        &["--max-execs", "5000", "--seed", "1"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    assert!(run_tests_cpp(&out).ends_with("passed, 0 failed"));
+}
