@@ -154,6 +154,9 @@ fn classes_that_cannot_be_built_are_refused_in_one_line() {
         ("counted", "a constructor of its own"),
         ("text", "`std::string` parameters are not supported yet"),
         ("virtual_area", "a class with virtual functions"),
+        // by value it said "(it can through a pointer or a reference)", which are refused too
+        ("vector_sum", "is a C++ library type"),
+        ("vector_size", "is a C++ library type"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = evotest()

@@ -123,7 +123,7 @@ impl Record {
             bail!("`std::{spelling}` parameters are not supported yet: test a wrapper that takes `const char *` and builds one");
         }
         if spelling.starts_with("std::") || spelling.contains(" std::") {
-            bail!("`{spelling}` is a C++ library type, which evotest cannot build yet (it builds structures and classes of scalars)");
+            bail!("`{spelling}` is a C++ library type, which evotest cannot build yet (it builds structures and classes of scalars): test a wrapper that takes plain C parameters (for a container, a pointer and a length) and builds one");
         }
         if c.tag != "struct" && c.tag != "class" {
             bail!(

@@ -641,6 +641,18 @@ pub fn build(
                 .and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true)))
         });
         if let Some((c, spelling, by_pointer)) = composite {
+            // a library type is refused as such, passed in any way (the advice below would send
+            // the user to a pointer or a reference, refused too)
+            if spelling.trim_start_matches("const ").starts_with("std::") {
+                Record::of(c, spelling).map_err(|e| {
+                    anyhow!(
+                        "parameter `{}` (#{}) of `{}`: {e}",
+                        p.name,
+                        i + 1,
+                        f.display_name()
+                    )
+                })?;
+            }
             if !by_pointer && c.passed_indirectly {
                 bail!(
                     "parameter `{}` (#{}) of `{}` is `{}` by value, a class with a copy constructor or destructor of its own, \
