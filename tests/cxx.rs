@@ -315,3 +315,22 @@ fn a_template_s_name_finds_its_instances() {
     assert_eq!(r["branches_covered"], r["branches_total"]);
     assert!(run_tests_cpp(&out).ends_with("passed, 0 failed"));
 }
+
+/// A reference to an array (`int (&a)[4]`, `const int (&m)[2][3]`, `int (&&a)[2]`) is one array:
+/// no `--array` (it asked for `--array a=ROWS`, then refused one as "a reference to one
+/// object"), and `tests.cpp` passes the array itself.
+#[test]
+fn references_to_arrays_are_one_array_each() {
+    for (name, call) in [
+        ("array_ref", "array_ref(*evotest_v0)"),
+        ("matrix_ref", "matrix_ref(*evotest_v0)"),
+        (
+            "array_rref",
+            "array_rref(static_cast<int(&&)[2]>(*evotest_v0))",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = full_and_tests_cpp_pass(name, dir.path(), "1");
+        assert!(text.contains(call), "{name}: {text}");
+    }
+}

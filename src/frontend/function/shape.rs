@@ -620,7 +620,8 @@ pub fn build(
             });
             continue;
         }
-        // a C++ reference is one object (a scalar or a structure): it takes no shape
+        // a C++ reference is one object (a scalar, a structure or an array of fixed size): it
+        // takes no shape
         if let Some(s) = spec.filter(|_| p.ty.reference != 0) {
             bail!(
                 "--{} {}: `{}` is `{}`, a reference to one object; remove its --{}",
@@ -973,7 +974,9 @@ fn rows_param(
     };
     let elem_c = c_name(&arr.elem.c_spelling, et);
     let n = &p.name;
+    // a C++ reference to an array (`int (&a)[4]`) is one array: one row
     let rows = match spec {
+        _ if p.ty.reference != 0 => 1,
         Some(ShapeSpec::Array { len, .. }) => *len,
         Some(s) => bail!("--{} {n}: `{n}` is `{elem_c} (*{n}){dims_c}`, a pointer to rows; it takes --array {n}=ROWS only", kind_of(s)),
         None => bail!(
@@ -1010,7 +1013,7 @@ fn rows_param(
         },
         global: false,
         null_field: None,
-        reference: 0,
+        reference: p.ty.reference,
     };
     Ok((param, fields))
 }
@@ -1610,6 +1613,11 @@ pub fn c_args(
                     None => format!("*{a}"),
                 };
                 *a = match (&p.shape, p.reference) {
+                    // a reference to an array: the one row, `*v` of `int v[][4]`
+                    (Shape::Array { inner, .. }, 2) if p.array_dims().is_some() => {
+                        let dims: String = inner.iter().map(|d| format!("[{d}]")).collect();
+                        format!("static_cast<{}(&&){dims}>({obj})", p.elem_c)
+                    }
                     (Shape::Array { .. }, 2) => format!("static_cast<{}&&>({obj})", p.elem_c),
                     (Shape::Record { record, tag, .. }, 2) => {
                         let t = if source_types {
