@@ -744,6 +744,18 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         .filter(|f| !resolvers.contains(&f.as_value_ref()))
         .map(|f| f.as_value_ref())
         .collect();
+    // the string literals the source's own functions pass to calls (`u == "admin"` on a
+    // `std::string`, `strstr(s, "key")`), for the same pools as the tables'
+    for &f in &bodies {
+        if table_strings.len() >= MAX_TABLE_STRINGS {
+            break;
+        }
+        let own = debuginfo::subprogram_file(f).is_some_and(|file| !file.starts_with("/usr/"));
+        if own {
+            // SAFETY: f is a function of the module with a body
+            unsafe { collect_call_strings(f, &mut table_strings) };
+        }
+    }
     // SAFETY: the bodies are functions of the module
     unsafe { keep_nans_and_infinities(&bodies) };
     let mut vars = dataflow::VarTable::new(module.as_mut_ptr(), &bodies);
@@ -2228,6 +2240,72 @@ unsafe fn append_global_array(
     if let Some(s) = section {
         let cs = CString::new(s).unwrap();
         LLVMSetSection(g, cs.as_ptr());
+    }
+}
+
+/// Whether a call to `callee` takes its string literal for output or an error, not for a
+/// comparison: printing, logging, assertions, throwing.
+fn output_callee(callee: &str) -> bool {
+    let c = callee.trim_start_matches('_');
+    ["printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsnprintf", "vsprintf",
+     "dprintf", "puts", "fputs", "putchar", "perror", "syslog", "vsyslog", "err", "errx", "warn",
+     "warnx", "assert", "assert_fail", "builtin_printf"]
+        .iter()
+        .any(|o| c == *o || c.starts_with(&format!("{o}_chk")))
+        || callee.contains("throw")
+        || callee.starts_with("_ZStls") // operator<< of an ostream
+        || callee.starts_with("_ZNSo") // std::ostream's members
+}
+
+/// Append to `out` the string literals (non-empty, valid UTF-8, at most
+/// [`MAX_TABLE_STRING_LEN`] bytes, no `%`: not a format) that the calls of function `f` pass as
+/// arguments, but those of [`output_callee`]s: a literal compared through a routine the pass
+/// does not see into (`std::string`'s `operator==`, `strstr`, a hash lookup) has no probe's
+/// operand log, so this is its only trace. At most [`MAX_TABLE_STRINGS`] in `out`.
+///
+/// # Safety
+/// `f` is a function with a body.
+unsafe fn collect_call_strings(f: LLVMValueRef, out: &mut Vec<String>) {
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        let mut i = LLVMGetFirstInstruction(bb);
+        while !i.is_null() {
+            if !LLVMIsACallInst(i).is_null() || !LLVMIsAInvokeInst(i).is_null() {
+                let callee = LLVMGetCalledValue(i);
+                let name = if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+                    String::new()
+                } else {
+                    debuginfo::value_name(callee)
+                };
+                if !name.starts_with("llvm.")
+                    && !name.starts_with("__evotest")
+                    && !output_callee(&name)
+                {
+                    for k in 0..LLVMGetNumArgOperands(i) {
+                        if out.len() >= MAX_TABLE_STRINGS {
+                            return;
+                        }
+                        let op = LLVMGetOperand(i, k);
+                        if LLVMGetTypeKind(LLVMTypeOf(op))
+                            != inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+                        {
+                            continue;
+                        }
+                        if let Some(t) = condtext::string_bytes(op)
+                            .filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN)
+                            .and_then(|b| String::from_utf8(b).ok())
+                            .filter(|t| !t.contains('%'))
+                        {
+                            if !out.contains(&t) {
+                                out.push(t);
+                            }
+                        }
+                    }
+                }
+            }
+            i = LLVMGetNextInstruction(i);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
     }
 }
 

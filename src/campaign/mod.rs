@@ -136,6 +136,14 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
         // the crate's own functions: not the std instances it holds
         let root = target.function_index()?;
         scope.retain(|&f| f == root || target::is_user_rust_function(&program.functions[f].meta));
+    } else if opts.target.api.is_none() {
+        // the sources' own functions: not what system headers define in them (libstdc++'s
+        // `std::string` internals, a header's inline helper), whose branches a user cannot act on
+        // and llvm-cov's report of the sources does not count
+        let root = target.function_index()?;
+        scope.retain(|&f| {
+            f == root || !crate::program::is_library_file(&program.functions[f].meta.file)
+        });
     }
     let goals = criterion.goals(program, &Analysis::new(program), &scope);
     let goals: Vec<Box<dyn Goal>> = match &opts.target.rust {

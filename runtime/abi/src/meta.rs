@@ -62,9 +62,10 @@ pub struct ModuleMeta {
     /// dot, the variable), which cannot be inputs: for the error that names one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub local_statics: Vec<String>,
-    /// The string literals its tables point to (`static const char *kw[] = {"if", …}`), for the
-    /// string pools of the function-level searches (a name looked up through `bsearch` is
-    /// compared by no probe).
+    /// The string literals its tables point to (`static const char *kw[] = {"if", …}`) and that
+    /// its functions pass to calls other than output (`u == "admin"` on a `std::string`), for
+    /// the string pools of the function-level searches (a name looked up through `bsearch`, or
+    /// compared inside a library's code, is compared by no probe).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub table_strings: Vec<String>,
     /// Whether the module registered all its mutable global variables for restoring
