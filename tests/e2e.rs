@@ -465,9 +465,11 @@ fn tests_c_builds_beside_a_source_s_short_macros() {
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
 
-/// A buffer's guard bytes end in a 0, so a function that reads a `char` buffer as a C string
-/// (`strlen`) stops inside them: the same result in the search and in tests.c, and no read
-/// past what tests.c allocated (AddressSanitizer used to report one).
+/// A `char *` that the function hands to `strlen` is a C string even beside an integer named like
+/// a length (it was taken as a buffer without a NUL, read as a string up to the guard bytes'
+/// closing 0): the same result in the search and in tests.c, and no read past what tests.c
+/// allocated (AddressSanitizer used to report one). `strlen(s) > 20` is not credited through
+/// the guard bytes: it needs a longer string than the default 16 characters.
 #[test]
 fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
     let d = tempfile::tempdir().unwrap();
@@ -495,6 +497,30 @@ fn a_char_buffer_read_as_a_string_stays_within_its_guard() {
         "{out}{}",
         String::from_utf8_lossy(&t.stderr)
     );
+    let suite = read_json(&d.path().join("suite.json"));
+    assert_eq!(
+        suite["params"][0]["shape"],
+        serde_json::json!({"string": 16})
+    );
+
+    let d = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        fixture,
+        "longname",
+        d.path(),
+        &["--seed", "1", "--max-execs", "20000", "--max-time", "0"],
+    );
+    let missed = uncovered(&r);
+    assert_eq!(missed.len(), 1, "{missed:?}");
+    assert!(missed[0].1.contains("strlen"), "{missed:?}");
+    let d = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        fixture,
+        "longname",
+        d.path(),
+        &["--seed", "1", "--max-execs", "20000", "--string", "s=24"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
 }
 
 /// `strstr` compared with NULL and `strcasecmp` compared with 0 are string compares (their

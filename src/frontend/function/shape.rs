@@ -179,6 +179,59 @@ fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
     out
 }
 
+/// Routines that read a C string up to its NUL from the argument they are given.
+const C_STRING_ROUTINES: &[&str] = &[
+    "strlen",
+    "strcmp",
+    "strcasecmp",
+    "strcoll",
+    "strcpy",
+    "strcat",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "strcasestr",
+    "strspn",
+    "strcspn",
+    "strpbrk",
+    "strdup",
+    "strtok",
+    "atoi",
+    "atol",
+    "atoll",
+    "atof",
+    "strtol",
+    "strtoul",
+    "strtoll",
+    "strtoull",
+    "strtod",
+    "strtof",
+    "sscanf",
+    "puts",
+    "fputs",
+    "fopen",
+    "open",
+    "stat",
+    "getenv",
+    "setenv",
+    "inet_addr",
+    "inet_pton",
+];
+
+/// Whether function `f` passes its parameter `name` itself to a routine that reads a C string
+/// ([`C_STRING_ROUTINES`], or a C++ `std::string` built from a `const char *`), from the pass's
+/// record of the calls given a parameter's value ([`FunctionMeta::param_calls`]).
+fn passed_as_c_string(f: &FunctionMeta, name: &str) -> bool {
+    let Some(i) = f.params.iter().position(|p| p.name == name) else {
+        return false;
+    };
+    f.param_calls.iter().any(|c| {
+        c.param as usize == i
+            && (C_STRING_ROUTINES.contains(&c.callee.as_str())
+                || (c.callee.contains("basic_string") && c.callee.contains("PKc")))
+    })
+}
+
 /// Whether `t` is a pointer to `char` (signed, unsigned or plain): a C string by default.
 fn is_char_pointer(t: &TypeMeta) -> bool {
     t.pointee.as_deref().is_some_and(|p| {
@@ -203,6 +256,12 @@ pub fn infer_buffers(
     let named = |n: &str| named_by_user(n, specs, ranges);
     let mut out = Vec::new();
     for (p, l) in length_pairs(&f.params) {
+        // a `char *` the function hands to a C-string routine (`strlen(s)`, `std::string(s)`)
+        // is a string, whatever the integer after it: a buffer has no NUL, and the routine would
+        // read past it
+        if is_char_pointer(&p.ty) && passed_as_c_string(f, &p.name) {
+            continue;
+        }
         // scalars, or structures (`struct point *pts, int n`)
         let pointee_scalar = is_void_pointer(&p.ty)
             || p.ty.pointee.as_deref().is_some_and(|t| {
