@@ -454,15 +454,17 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
             // with every declaration emitted
             let mut again = opts.clone();
             again.cflags.push("-femit-all-decls".into());
-            match instrument_sources(&again, &expose.join(","))
-                .ok()
-                .and_then(|i| find(&i).ok().map(|found| (i, found)))
-            {
-                Some((i, found)) => {
-                    inst = i;
-                    found
-                }
-                None => return Err(e),
+            match instrument_sources(&again, &expose.join(",")) {
+                Ok(i) => match find(&i) {
+                    Ok(found) => {
+                        inst = i;
+                        found
+                    }
+                    // what every declaration emitted shows (overloads of an inline member
+                    // function, listed; it said "not found (defined: none)")
+                    Err(e2) => return Err(e2),
+                },
+                Err(_) => return Err(e),
             }
         }
     };

@@ -359,3 +359,45 @@ fn a_std_string_compared_with_a_literal_is_matched_and_library_branches_are_no_g
     assert_eq!(r["branches_covered"], 2, "{:?}", uncovered(&r));
     assert!(run_tests_cpp(&out).ends_with("passed, 0 failed"));
 }
+
+/// Overloads of a member function defined in its class and called nowhere (clang emits neither):
+/// `evotest sites` lists them, and `-f` with their name lists both, as for other overloads (it
+/// said the file "defines no function", and "not found (defined: none)").
+#[test]
+fn uncalled_inline_overloads_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("ovl.cpp");
+    std::fs::write(
+        &src,
+        "namespace shapes {\nstruct Circle {\n    double r;\n    int cmp(int k) const { if (k > r) return 1; return 0; }\n    int cmp(double k) const { if (k < r) return 2; return 3; }\n};\n}\n",
+    )
+    .unwrap();
+    let o = evotest().arg("sites").arg(&src).output().unwrap();
+    let listing = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(
+        listing.contains("[_ZNK6shapes6Circle3cmpEi]")
+            && listing.contains("[_ZNK6shapes6Circle3cmpEd]"),
+        "{listing}"
+    );
+    let o = evotest()
+        .args(["run"])
+        .arg(&src)
+        .args(["-f", "shapes::Circle::cmp", "--out"])
+        .arg(dir.path().join("o"))
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(
+        e.contains("names 2 functions") && e.contains("_ZNK6shapes6Circle3cmpEd"),
+        "{e}"
+    );
+    let out = dir.path().join("o2");
+    let (_, r) = run(
+        src.to_str().unwrap(),
+        "_ZNK6shapes6Circle3cmpEd",
+        &out,
+        &["--seed", "1", "--max-execs", "5000"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+}

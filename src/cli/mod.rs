@@ -980,13 +980,27 @@ fn sites(args: &SitesArgs) -> Result<i32> {
     let dir = tempfile::tempdir()?;
     let obj = dir.path().join("sites.o");
     crate::compile::instrument(&tc, &args.file, &obj, "", &args.compile.all())?;
-    let metas = program::read_metadata_if_any(&obj)?;
+    let mut metas = program::read_metadata_if_any(&obj)?;
+    // a file whose functions are all `static` or inline and uncalled (a class with its members
+    // defined in its body): clang emits none of them; once more with every declaration emitted,
+    // as `evotest run` does, the system headers' own left out
+    let mut emitted_all = false;
+    if metas.iter().all(|m| m.functions.is_empty()) {
+        let mut flags = args.compile.all();
+        flags.push("-femit-all-decls".into());
+        crate::compile::instrument(&tc, &args.file, &obj, "", &flags)?;
+        metas = program::read_metadata_if_any(&obj)?;
+        emitted_all = true;
+    }
     if metas.iter().all(|m| m.functions.is_empty()) {
         outln!("{} defines no function", args.file.display());
         return Ok(0);
     }
     let p = program::Program::with_sequential_bases(metas);
     for f in &p.functions {
+        if emitted_all && program::is_library_file(&f.meta.file) {
+            continue;
+        }
         let n = p
             .sites
             .iter()
