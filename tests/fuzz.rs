@@ -3543,3 +3543,37 @@ fn in_process_mode_falls_back_to_the_fork_server_when_hangs_keep_ending_workers(
     assert_eq!(s["fork_server_fallback"], true, "{s:#}");
     assert!(err.contains("going on with the fork server"), "{err}");
 }
+
+/// A whole program that blocks 0.15 s on every input before its first branch: an execution past
+/// the first suspect limit (0.1 s) with no coverage yet had no feature by which it could be told
+/// from a known hang, so every one was dropped as a timeout unconfirmed, whatever -timeout said,
+/// and nothing was covered (20 executions, 19 "timed out", 0 of 6 outcomes). It is confirmed with
+/// the whole timeout now, ends normally, and sets the suspect limit.
+#[test]
+fn a_program_that_blocks_before_its_first_branch_is_fuzzed_not_timed_out() {
+    let d = tempfile::tempdir().unwrap();
+    build(
+        cc(),
+        "sleepy_prog.c",
+        &["-g", "-O1"],
+        d.path(),
+        "sleepy_prog",
+    );
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/a"), b"hello K").unwrap();
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "sleepy_prog",
+            "c",
+            "seeds",
+            "-seed=1",
+            "-runs=12",
+            "-timeout=5",
+            "--",
+            "@@",
+        ],
+    );
+    assert_eq!(s["timeouts_total"], 0, "{s:#}");
+    assert!(s["outcomes_covered"].as_u64().unwrap() >= 4, "{s:#}");
+}

@@ -771,6 +771,11 @@ struct Fuzzer<'a> {
     fb: Feedback,
     hang_fb: Feedback,
     oom_fb: Feedback,
+    /// A timeout (out-of-memory kill) with no coverage at all was kept: an execution cut short
+    /// before its first branch has no feature by which `hang_fb` (`oom_fb`) could tell it new,
+    /// so the first such one counts as new ([`Fuzzer::new_hang`]).
+    empty_hang: bool,
+    empty_oom: bool,
     corpus: Corpus,
     mutator: Mutator,
     rng: ChaCha8Rng,
@@ -1153,6 +1158,8 @@ fn run_session(
         fb,
         hang_fb: Feedback::new(n_sites, n_outcomes),
         oom_fb: Feedback::new(n_sites, n_outcomes),
+        empty_hang: false,
+        empty_oom: false,
         corpus: Corpus::default(),
         mutator,
         rng: ChaCha8Rng::seed_from_u64(seed),
@@ -1944,7 +1951,10 @@ impl Fuzzer<'_> {
             (outcome, exit) = self.s.run(data)?;
         }
         let lite = self.lite.now;
-        if outcome == Outcome::Timeout && self.s.suspected() && self.hang_fb.is_new(&self.s.cov) {
+        if outcome == Outcome::Timeout
+            && self.s.suspected()
+            && self.new_hang(Outcome::Timeout, &self.s.cov)
+        {
             // not a known hang: the whole timeout decides (a slow input may end normally); a
             // second timeout, at the whole limit, confirms it (even after the deadline)
             (outcome, exit) = self.s.run_confirm(data)?;
@@ -2329,6 +2339,20 @@ impl Fuzzer<'_> {
         Ok(())
     }
 
+    /// Whether a timeout (`what`: [`Outcome::Timeout`]) or an out-of-memory kill with coverage
+    /// `cov` (up to the kill) is none of the kept ones: it has a feature none of theirs had, or it
+    /// has no feature at all and no kept one was so (a program that blocks before its first
+    /// branch, slower than the suspect limit: every execution used to be dropped as a known hang
+    /// unconfirmed, and a whole program sleeping 0.15 s per input was never fuzzed).
+    fn new_hang(&self, what: Outcome, cov: &Coverage) -> bool {
+        let (map, empty_kept) = if what == Outcome::Timeout {
+            (&self.hang_fb, self.empty_hang)
+        } else {
+            (&self.oom_fb, self.empty_oom)
+        };
+        map.is_new(cov) || (!empty_kept && cov.sites.is_empty() && cov.outcomes.is_empty())
+    }
+
     /// A timeout or an out-of-memory kill: confirmed by a second run, kept when its coverage
     /// (up to the kill) has a feature no earlier one had.
     fn on_hang(&mut self, data: &[u8], what: Outcome) -> Result<()> {
@@ -2338,12 +2362,7 @@ impl Fuzzer<'_> {
             Outcome::Timeout => self.timeouts_total += 1,
             _ => self.ooms_total += 1,
         }
-        let map = if what == Outcome::Timeout {
-            &self.hang_fb
-        } else {
-            &self.oom_fb
-        };
-        if !map.is_new(&cov) {
+        if !self.new_hang(what, &cov) {
             return Ok(());
         }
         let again = if confirmed && what == Outcome::Timeout {
@@ -2359,12 +2378,14 @@ impl Fuzzer<'_> {
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }
-        let map = if what == Outcome::Timeout {
-            &mut self.hang_fb
+        let empty = cov.sites.is_empty() && cov.outcomes.is_empty();
+        let (map, empty_kept) = if what == Outcome::Timeout {
+            (&mut self.hang_fb, &mut self.empty_hang)
         } else {
-            &mut self.oom_fb
+            (&mut self.oom_fb, &mut self.empty_oom)
         };
         map.add(&cov);
+        *empty_kept |= empty;
         let kind = if what == Outcome::Timeout {
             "timeout"
         } else {
