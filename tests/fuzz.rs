@@ -3577,3 +3577,31 @@ fn a_program_that_blocks_before_its_first_branch_is_fuzzed_not_timed_out() {
     assert_eq!(s["timeouts_total"], 0, "{s:#}");
     assert!(s["outcomes_covered"].as_u64().unwrap() >= 4, "{s:#}");
 }
+
+/// Two `abort()` calls on different lines of one function are two unique crashes, each with its
+/// artifact: the signature (the top frames' functions) merged them, and the second crashing input
+/// was kept nowhere, not as an artifact, not in the corpus.
+#[test]
+fn two_aborts_in_one_function_are_two_crashes() {
+    let d = tempfile::tempdir().unwrap();
+    build(
+        cc(),
+        "two_aborts.c",
+        &["-g", "-O0", "-fsanitize=fuzzer"],
+        d.path(),
+        "two_aborts",
+    );
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/a"), b"A!").unwrap();
+    std::fs::write(d.path().join("seeds/b"), b"B!").unwrap();
+    let (_, s) = fuzz(d.path(), &["two_aborts", "c", "seeds", "-runs=0"]);
+    assert_eq!(s["unique_crashes"], 2, "{s:#}");
+    let mut inputs: Vec<Vec<u8>> = s["crashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| std::fs::read(d.path().join(c["artifact"].as_str().unwrap())).unwrap())
+        .collect();
+    inputs.sort();
+    assert_eq!(inputs, vec![b"A!".to_vec(), b"B!".to_vec()], "{s:#}");
+}

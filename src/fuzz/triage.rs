@@ -137,6 +137,19 @@ fn basename(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
+/// `beh.c:35` of a frame's location `dir/beh.c:35:42` (or `beh.c:35`); `None` for line 0 (an
+/// optimised build's merged calls) or a location without a line.
+fn file_line(location: &str) -> Option<String> {
+    let parts: Vec<&str> = location.rsplitn(3, ':').collect();
+    let num = |s: &str| s.parse::<u32>().ok();
+    let (file, line) = match parts.as_slice() {
+        [col, line, file] if num(col).is_some() && num(line).is_some() => (*file, num(line)?),
+        [line, _, ..] if num(line).is_some() => (location.rsplit_once(':')?.0, num(line)?),
+        _ => return None,
+    };
+    (line > 0).then(|| format!("{}:{line}", basename(file)))
+}
+
 /// What a crash report says.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
@@ -494,20 +507,28 @@ impl Report {
             .collect()
     }
 
-    /// The de-duplication signature: kind (and UBSan's location) and the top symbolised frames'
-    /// functions; without any frame, the kind alone.
+    /// The de-duplication signature: kind (and the program's own location: UBSan's, an
+    /// assertion's, a panic's) and the top symbolised frames' functions, the innermost with its
+    /// `file:line` when the program gave no location (two `abort()` calls, or two overflows, on
+    /// different lines of one function are two crashes: they were one, and the second input was
+    /// kept nowhere); without any frame, the kind alone.
     pub fn signature(&self) -> String {
         let mut s = self.kind.clone();
         if let Some(l) = &self.location {
             s.push_str(&format!(" at {l}"));
         }
-        for f in self.top_frames() {
+        for (k, f) in self.top_frames().into_iter().enumerate() {
             s.push_str(" | ");
             s.push_str(&match (&f.function, &f.module, f.offset) {
                 (Some(func), _, _) => func.clone(),
                 (None, Some(m), Some(o)) => format!("{}+{o:#x}", basename(m)),
                 _ => format!("{:#x}", f.pc),
             });
+            if k == 0 && self.location.is_none() {
+                if let Some(line) = f.location.as_deref().and_then(file_line) {
+                    s.push_str(&format!(" ({line})"));
+                }
+            }
         }
         s
     }
@@ -875,6 +896,17 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             (r.kind.as_str(), r.frames.len(), r.signature().as_str()),
             ("SIGFPE", 0, "SIGFPE")
         );
+    }
+
+    #[test]
+    fn a_frame_s_file_and_line() {
+        assert_eq!(
+            file_line("/src/dir/beh.c:35:42").as_deref(),
+            Some("beh.c:35")
+        );
+        assert_eq!(file_line("beh.c:35").as_deref(), Some("beh.c:35"));
+        assert_eq!(file_line("beh.c:0:0"), None);
+        assert_eq!(file_line("beh.c"), None);
     }
 
     #[test]
