@@ -852,7 +852,7 @@ fn jobs_share_one_corpus_directory() {
     harness("magic.c", d.path());
     // without guidance: with it, both workers solve magic.c in a few dozen executions by the same
     // input-to-state steps, write the same files, and have nothing to exchange
-    let (_, s) = fuzz(
+    let (run_out, s) = fuzz(
         d.path(),
         &[
             "harness",
@@ -892,8 +892,18 @@ fn jobs_share_one_corpus_directory() {
         s["outcomes_covered"].as_u64() >= m["outcomes_after"].as_u64(),
         "{s:#} {m:#}"
     );
-    // one crash, found by either, recorded once
+    // one crash, found by either, recorded once, and announced once on the console whichever
+    // found it (worker-1's was announced nowhere but in the summary)
     assert_eq!(s["unique_crashes"], 1, "{s:#}");
+    let err = String::from_utf8_lossy(&run_out.stderr);
+    assert_eq!(
+        err.matches("==evotest== unique crash #").count()
+            + err
+                .matches("==evotest== unique crash found by worker-1")
+                .count(),
+        1,
+        "{err}"
+    );
     assert_eq!(
         files(&d.path().join("art"))
             .iter()

@@ -805,6 +805,9 @@ struct Fuzzer<'a> {
     compares_floats: bool,
     /// Workers started with `-j` (their stats directories).
     children: Vec<(std::process::Child, PathBuf)>,
+    /// The signatures of the crashes other workers of this run recorded that this (main)
+    /// worker has announced ([`Fuzzer::announce_workers_crashes`]).
+    announced: std::collections::HashSet<String>,
     /// Unique crashes in the shared record, as of the last look.
     unique: usize,
     /// Whether an artifact went to `FuzzOptions::exact_artifact_path` already.
@@ -1186,6 +1189,7 @@ fn run_session(
         max_len,
         compares_floats,
         children: vec![],
+        announced: Default::default(),
         unique: 0,
         exact_written: false,
         synced: 0,
@@ -1727,6 +1731,7 @@ impl Fuzzer<'_> {
     fn periodic(&mut self, force: bool) -> Result<()> {
         if force {
             self.unique = self.db.all().len();
+            self.announce_workers_crashes();
             let mut st = self.stats(false);
             self.aggregate(&mut st);
             self.monitor.tick(&st)?;
@@ -1736,6 +1741,35 @@ impl Fuzzer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// With `-j`, in the main worker: a line for each unique crash another worker of this run
+    /// recorded since the last call, as the worker that finds one prints for its own (a crash
+    /// found by `worker-1` was announced nowhere until the summary: its log is its own).
+    fn announce_workers_crashes(&mut self) {
+        if self.children.is_empty() {
+            return;
+        }
+        let mut fresh: Vec<CrashRecord> = self
+            .db
+            .all()
+            .into_iter()
+            .filter(|r| {
+                r.worker != self.worker
+                    && r.found_unix >= self.start_wall
+                    && !self.announced.contains(&r.signature)
+            })
+            .collect();
+        fresh.sort_by(|a, b| a.found_unix.total_cmp(&b.found_unix));
+        for r in fresh {
+            self.announced.insert(r.signature.clone());
+            self.monitor.println(&format!(
+                "==evotest== unique crash found by {}: {}; artifact {}",
+                r.worker,
+                r.signature,
+                r.artifact.display()
+            ));
+        }
     }
 
     /// Write the outcomes covered so far to [`COVERED_FILE`] in the stats directory.
@@ -1762,6 +1796,7 @@ impl Fuzzer<'_> {
                 st.features = st.features.max(c.features);
                 st.corpus_count = st.corpus_count.max(c.corpus_count);
                 st.crashes_total += c.crashes_total;
+                st.crashes_found += c.crashes_found;
             }
         }
     }
@@ -2510,6 +2545,7 @@ impl Fuzzer<'_> {
     /// Write the last stats and the plot; the summary.
     fn finish(mut self) -> Result<Summary> {
         self.unique = self.db.all().len();
+        self.announce_workers_crashes();
         let st = self.stats(true);
         if self.opts.worker.is_some() || self.inproc.is_some() {
             // for the main worker's union (see below), or the supervisor's; a run that ends
@@ -2526,6 +2562,7 @@ impl Fuzzer<'_> {
             total.execs_done += c.execs_done;
             total.corpus_new += c.corpus_new;
             total.crashes_total += c.crashes_total;
+            total.crashes_found += c.crashes_found;
             total.outcomes_covered = total.outcomes_covered.max(c.outcomes_covered);
             total.features = total.features.max(c.features);
             total.peak_rss_mb = total.peak_rss_mb.max(c.peak_rss_mb);
