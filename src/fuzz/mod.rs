@@ -2434,9 +2434,14 @@ impl Fuzzer<'_> {
             path.display()
         ));
         self.exact_copy(&path)?;
-        match what {
-            Outcome::Timeout => self.timeouts.push(path),
-            _ => self.ooms.push(path),
+        let kept = match what {
+            Outcome::Timeout => &mut self.timeouts,
+            _ => &mut self.ooms,
+        };
+        // one input may be kept again when its hit counts up to the kill differ (it was listed
+        // and counted twice)
+        if !kept.contains(&path) {
+            kept.push(path);
         }
         Ok(())
     }
