@@ -3470,6 +3470,20 @@ fn libfuzzer_flag_conventions_are_followed() {
     assert!(err.starts_with("error: unknown flag -foo "), "{err}");
     assert!(!err.contains("'-f'"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // AFL++'s flags say what evotest takes instead (clap's tip sent `-- -i` to the target)
+    for (flag, says) in [
+        ("-i", "seed directories"),
+        ("-t", "-timeout=SECONDS"),
+        ("-x", "-dict=FILE"),
+    ] {
+        let (code, _, err) = run(&["own", "c5", flag, "x"]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.starts_with(&format!("error: {flag} is AFL++'s flag")) && err.contains(says),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
     // -help=1, wherever it is, prints the usage and fuzzes nothing
     for args in [
         &["own", "c4", "-runs=10", "-help=1"][..],

@@ -183,6 +183,11 @@ pub fn rewrite_args(args: Vec<OsString>) -> Result<Vec<OsString>> {
                 out.push(OsString::from(format!("--{rest}")));
                 continue;
             }
+            if let Some(instead) = afl_flag(rest) {
+                bail!(
+                    "{s} is AFL++'s flag, not evotest's: {instead} (evotest fuzz PROGRAM OUT_DIR [SEED_DIR...] [-- ARGS @@]; `evotest fuzz --help` lists the flags)"
+                );
+            }
             if !is_short_flag(rest) {
                 bail!(
                     "unknown flag {s} (libFuzzer's flags are spelt -name=VALUE; `evotest fuzz --help` lists them; arguments of the harness go after `--` or -ignore_remaining_args=1)"
@@ -193,6 +198,27 @@ pub fn rewrite_args(args: Vec<OsString>) -> Result<Vec<OsString>> {
     }
     push_workers(&mut out, lf_jobs, lf_workers.or(lf_fork));
     Ok(out)
+}
+
+/// What evotest takes where AFL++'s `afl-fuzz` takes the flag `-rest` (`-i`, `-o`, `-t`, …), for
+/// the error an AFL++ user gets (clap's "to pass '-i' as a value, use '-- -i'" sent the flag to
+/// the target); `None` for a letter that is no such flag or that evotest takes itself (`-j`).
+fn afl_flag(rest: &str) -> Option<&'static str> {
+    Some(match rest {
+        "i" => "seed directories are given after the output directory, without a flag",
+        "o" => "the output (corpus) directory is the first argument after the program",
+        "t" => "-timeout=SECONDS, in seconds (fractions allowed), not milliseconds",
+        "x" => "-dict=FILE (AFL++'s dictionary format is read)",
+        "V" => "-max_total_time=SECONDS",
+        "E" => "-runs=N",
+        "M" | "S" => "-j N runs N workers on one corpus",
+        "m" => "-rss_limit_mb=N",
+        "c" => "input-to-state (CmpLog) is built in, with no second build",
+        "e" => "--input_extension=EXT",
+        "s" => "-seed=N",
+        "f" => "the input file is `@@` in the target's arguments",
+        _ => return None,
+    })
 }
 
 /// Whether `rest` (an argument without its one dash) is for clap to read: one letter (`-q`,
