@@ -754,7 +754,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         eprintln!("stat::peak_rss_mb:              {}", summary.peak_rss_mb);
     }
     eprintln!(
-        "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} inputs ({} new) in {}; {} unique crash{}; stats in {}{}",
+        "evotest fuzz: {} executions in {:.1} s ({:.0} exec/s, {} worker{}); {}/{} branch outcomes covered; corpus {} files ({} new inputs) in {}; {} unique crash{}; stats in {}{}",
         summary.executions,
         summary.seconds,
         summary.exec_per_sec,

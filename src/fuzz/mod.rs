@@ -269,6 +269,9 @@ pub struct Summary {
     pub seconds: f64,
     pub executions: u64,
     pub exec_per_sec: f64,
+    /// Files in the corpus directory at the end (with `-j`, every worker's; on a resumed corpus,
+    /// also the entries an earlier run left that shorter inputs have replaced in memory, which
+    /// are not deleted): not the fuzzer's own count of entries (`corpus_count` of its stats).
     pub corpus_count: usize,
     pub corpus_new: usize,
     pub outcomes_covered: usize,
