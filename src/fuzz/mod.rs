@@ -425,7 +425,7 @@ pub fn sanitizer_env(rss_limit_mb: u64, leaks: bool) -> Vec<(OsString, OsString)
 /// hanging ([`Session::suspect_limit`]).
 pub const SUSPECT_FACTOR: u32 = 10;
 /// The least limit of a suspected hang.
-pub const SUSPECT_FLOOR: Duration = Duration::from_millis(100);
+pub const SUSPECT_FLOOR: Duration = Duration::from_millis(20);
 
 /// A running target and what the fuzzer keeps about executing it.
 pub struct Session<'a> {
