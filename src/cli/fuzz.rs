@@ -300,7 +300,7 @@ pub struct FuzzArgs {
     /// Per-input timeout in seconds (fractions allowed; 0: none, as libFuzzer's -timeout=0); a
     /// longer execution is a timeout. With
     /// the fork server, an input running 10 times longer than the slowest so far (at least
-    /// 0.1 s) is a suspect: dropped there if its coverage is a known hang's, else run again with
+    /// 0.02 s) is a suspect: dropped there if its coverage is a known hang's, else run again with
     /// the whole timeout
     #[arg(long, default_value = "1", value_name = "SECS")]
     timeout: String,
