@@ -254,6 +254,22 @@ fn an_uncaught_exception_is_reported_with_its_type_and_what() {
         "uncaught exception 'std::runtime_error': bad value"
     );
     assert!(run_tests_cpp(&out).ends_with("passed, 0 failed"));
+    // tests.cpp checks the exception's type and what(), not only the SIGABRT: the source
+    // changed to throw another type (or another message) fails that test
+    for changed in [
+        "std::logic_error(\"bad value\")",
+        "std::runtime_error(\"other\")",
+    ] {
+        let text = std::fs::read_to_string(&src).unwrap();
+        std::fs::write(
+            &src,
+            text.replace("std::runtime_error(\"bad value\")", changed),
+        )
+        .unwrap();
+        let last = run_tests_cpp(&out);
+        assert!(last.ends_with("1 failed"), "{changed}: {last}");
+        std::fs::write(&src, text).unwrap();
+    }
 }
 
 /// A landing pad's dispatch on the exception's type (`catch (const std::exception &)`: a compare

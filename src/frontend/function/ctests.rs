@@ -259,6 +259,46 @@ static __attribute__((unused)) void evotest_expect_fault(const char *t, void (*f
 }
 "#;
 
+/// The helper of a `tests.cpp` with a test whose recorded run ended in an uncaught exception: in
+/// the test's child, the exception is checked against the recorded type and `what()` before it
+/// is thrown on (to end the child with `SIGABRT`, as recorded): another type, or the same type
+/// with another message, fails the test (the child's exit status 3 is not the recorded end).
+const EXCEPTIONS: &str = r#"
+#include <cxxabi.h>
+#include <exception>
+#include <typeinfo>
+/* Called in a handler: the exception being handled must be of type `type` (as the runtime
+ * names it) and, when `what` is not NULL, say `what` in what(). */
+static __attribute__((unused)) void evotest_check_exception(const char *t, const char *type, const char *what) {
+    std::type_info *ti = abi::__cxa_current_exception_type();
+    int st = 0;
+    char *name = ti ? abi::__cxa_demangle(ti->name(), 0, 0, &st) : 0;
+    const char *got = name ? name : ti ? ti->name() : "?";
+    const char *said = 0;
+    try { throw; } catch (const std::exception &e) { said = e.what(); } catch (...) {}
+    if (strcmp(got, type) != 0 || (what && (!said || !strstr(said, what)))) {
+        printf("FAIL %s: threw '%s'%s%s, expected '%s'%s%s\n", t, got, said ? ": " : "", said ? said : "",
+               type, what ? ": " : "", what ? what : "");
+        fflush(stdout);
+        _exit(3);
+    }
+    free(name);
+}
+"#;
+
+/// The recorded uncaught C++ exception of a fault's message (`uncaught exception
+/// 'std::invalid_argument': b is zero`, from `fuzz::triage`): its type and its `what()`, if it
+/// said one.
+fn recorded_exception(message: &str) -> Option<(String, Option<String>)> {
+    let rest = message.strip_prefix("uncaught exception '")?;
+    let (ty, after) = rest.split_once('\'')?;
+    let what = after
+        .strip_prefix(": ")
+        .map(str::to_string)
+        .filter(|w| !w.is_empty());
+    Some((ty.to_string(), what))
+}
+
 /// The helper of a `tests.c` whose code keeps state between calls ([`isolation`]): each test runs
 /// in a child of its own, so that none sees the state an earlier one left.
 const ISOLATED: &str = r#"
@@ -486,6 +526,17 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     if !isolated.is_empty() {
         s.push_str(ISOLATED);
     }
+    let checks_exceptions = fe.cxx_call.is_some()
+        && file.cases.iter().any(|t| {
+            t.case
+                .message
+                .as_deref()
+                .and_then(recorded_exception)
+                .is_some()
+        });
+    if checks_exceptions {
+        s.push_str(EXCEPTIONS);
+    }
     match &fe.defining_source {
         Some(src) => {
             // the source's own main, if any, must not clash with the tests' main
@@ -577,9 +628,23 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                     .map(|m| format!(": {}", crate::frontend::comment_text(m)))
                     .unwrap_or_default();
                 let _ = writeln!(s, "/* recorded: {what}{said} */");
+                let thrown = t
+                    .message
+                    .as_deref()
+                    .and_then(recorded_exception)
+                    .filter(|_| checks_exceptions);
+                let call = match thrown {
+                    // the exception's type and message checked, then thrown on
+                    Some((ty, w)) => format!(
+                        "try {{ {c}; }} catch (...) {{ evotest_check_exception(\"{name}\", {}, {}); throw; }}",
+                        shape::c_string(ty.as_bytes()),
+                        w.map_or("0".to_string(), |w| shape::c_string(w.as_bytes()))
+                    ),
+                    None => format!("{c};"),
+                };
                 let _ = writeln!(
                     s,
-                    "static void evotest_run_{name}(void) {{\n{setup}    {c};\n{after}}}"
+                    "static void evotest_run_{name}(void) {{\n{setup}    {call}\n{after}}}"
                 );
                 let _ = writeln!(
                     s,
