@@ -207,6 +207,12 @@ const C_STRING_ROUTINES: &[&str] = &[
     "strtod",
     "strtof",
     "sscanf",
+    "__isoc99_sscanf",
+    "__isoc23_sscanf",
+    "__isoc23_strtol",
+    "__isoc23_strtoul",
+    "__isoc23_strtoll",
+    "__isoc23_strtoull",
     "puts",
     "fputs",
     "fopen",
@@ -701,19 +707,18 @@ pub fn build(
                 .and_then(|t| t.composite.as_deref().map(|c| (c, &t.c_spelling, true)))
         });
         if let Some((c, spelling, by_pointer)) = composite {
+            let record = Record::of(c, spelling).map_err(|e| {
+                anyhow!(
+                    "parameter `{}` (#{}) of `{}`: {e}",
+                    p.name,
+                    i + 1,
+                    f.display_name()
+                )
+            });
             // a library type is refused as such, passed in any way (the advice below would send
             // the user to a pointer or a reference, refused too)
-            if spelling.trim_start_matches("const ").starts_with("std::") {
-                Record::of(c, spelling).map_err(|e| {
-                    anyhow!(
-                        "parameter `{}` (#{}) of `{}`: {e}",
-                        p.name,
-                        i + 1,
-                        f.display_name()
-                    )
-                })?;
-            }
-            if !by_pointer && c.passed_indirectly {
+            let library = spelling.trim_start_matches("const ").starts_with("std::");
+            if !by_pointer && c.passed_indirectly && !(library && record.is_err()) {
                 bail!(
                     "parameter `{}` (#{}) of `{}` is `{}` by value, a class with a copy constructor or destructor of its own, \
                      which evotest cannot pass yet (it can through a pointer or a reference)",
@@ -723,14 +728,7 @@ pub fn build(
                     p.ty.c_spelling
                 );
             }
-            let record = Record::of(c, spelling).map_err(|e| {
-                anyhow!(
-                    "parameter `{}` (#{}) of `{}`: {e}",
-                    p.name,
-                    i + 1,
-                    f.display_name()
-                )
-            })?;
+            let record = record?;
             let linked = by_pointer && record.has_links();
             let (many, len_field) = match spec {
                 // a list or a tree: a pool of nodes, the first `len` in use (none: `NULL`)
