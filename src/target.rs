@@ -501,6 +501,11 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
     fe.domain.str_pool = Program::with_sequential_bases(metas.clone()).strings();
+    for t in crate::frontend::function::shape::number_texts(&fmeta) {
+        if !fe.domain.str_pool.contains(&t) {
+            fe.domain.str_pool.push(t);
+        }
+    }
     fe.domain.float_pool = float_pool;
     fe.domain.lattice = scratch.lattice_steps();
     fe.domain.bit_ops = scratch.tests_bits();

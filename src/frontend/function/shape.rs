@@ -224,6 +224,66 @@ const C_STRING_ROUTINES: &[&str] = &[
     "inet_pton",
 ];
 
+/// Routines that parse a number from the C string they are given.
+const NUMBER_PARSERS: &[&str] = &[
+    "atoi",
+    "atol",
+    "atoll",
+    "atof",
+    "strtol",
+    "strtoul",
+    "strtoll",
+    "strtoull",
+    "strtod",
+    "strtof",
+    "strtold",
+    "sscanf",
+    "__isoc99_sscanf",
+    "__isoc23_sscanf",
+    "__isoc23_strtol",
+    "__isoc23_strtoul",
+    "__isoc23_strtoll",
+    "__isoc23_strtoull",
+];
+
+/// The texts of the numbers at the edges of the C integer types and past the doubles' range
+/// (`2147483648`, `9223372036854775808`, `1e309`, …), for the string pool of a function that
+/// hands a parameter to a number parser ([`NUMBER_PARSERS`]): the parser's overflow (`errno ==
+/// ERANGE`, a saturated `LONG_MAX`) needs 10 to 20 digits in a row, which random characters
+/// do not give (a digits-only alphabet found it at once, the printable one never in 50,000
+/// executions). Empty for any other function.
+pub fn number_texts(f: &FunctionMeta) -> Vec<Vec<u8>> {
+    let parses = f.params.iter().enumerate().any(|(i, p)| {
+        is_char_pointer(&p.ty)
+            && f.param_calls
+                .iter()
+                .any(|c| c.param as usize == i && NUMBER_PARSERS.contains(&c.callee.as_str()))
+    });
+    if !parses {
+        return vec![];
+    }
+    [
+        "2147483647",
+        "2147483648",
+        "-2147483648",
+        "-2147483649",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1e309",
+        "-1e309",
+        "4.9e-325",
+    ]
+    .iter()
+    .map(|t| t.as_bytes().to_vec())
+    .collect()
+}
+
 /// Whether function `f` passes its parameter `name` itself to a routine that reads a C string
 /// ([`C_STRING_ROUTINES`], or a C++ `std::string` built from a `const char *`), from the pass's
 /// record of the calls given a parameter's value ([`FunctionMeta::param_calls`]).
