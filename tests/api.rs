@@ -478,3 +478,25 @@ fn functions_no_operation_reaches_are_no_goals() {
     assert_eq!(r["branches_covered"], 4, "{console}");
     assert!(r["executions"].as_u64().unwrap() < 5000, "{r}");
 }
+
+/// A function that writes into the string or the bytes it is given (`cJSON_Minify`): tests.c
+/// passed string literals, read-only, and every such test ended in SIGSEGV (cJSON: 14 of 128
+/// tests and reproducers failed); it passes writable arrays now, as the search did.
+#[test]
+fn strings_and_buffers_a_call_writes_are_writable_in_tests_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w");
+    let (_, r) = run_api(
+        "tests/fixtures/api_write.c",
+        &out,
+        &["--max-execs", "5000", "--seed", "1"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "{:?}",
+        uncovered(&r)
+    );
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/api_write.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}

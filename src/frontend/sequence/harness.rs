@@ -591,7 +591,9 @@ fn statements(
                     };
                     c_literal(*t, Value::Float(f))
                 }
-                (_, LoggedArg::Str(b)) => format!("(char *){}", c_string(b)),
+                // a writable array, as the search's string was (a literal is read-only: a
+                // function that writes into its string, `cJSON_Minify`, ended in SIGSEGV)
+                (_, LoggedArg::Str(b)) => format!("(char[]){{{}}}", c_string(b)),
                 // cast to the parameter's own type: `(signed char *)` passed to a `const char
                 // *` warns (-Wpointer-sign) even without -Wall
                 (ArgKind::Buffer(t), LoggedArg::Bytes(b)) if t.size() == 1 => {
@@ -599,7 +601,7 @@ fn statements(
                         Some(p) if typed => p.clone(),
                         _ => format!("{} *", t.c_name()),
                     };
-                    format!("({ty}){}", c_string(b))
+                    format!("({ty})(char[]){{{}}}", c_string(b))
                 }
                 (ArgKind::Buffer(t), LoggedArg::Bytes(b)) => {
                     let vs: Vec<String> = crate::input::sequence::buffer_values(*t, b)
