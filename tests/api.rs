@@ -481,7 +481,9 @@ fn functions_no_operation_reaches_are_no_goals() {
 
 /// A function that writes into the string or the bytes it is given (`cJSON_Minify`): tests.c
 /// passed string literals, read-only, and every such test ended in SIGSEGV (cJSON: 14 of 128
-/// tests and reproducers failed); it passes writable arrays now, as the search did.
+/// tests and reproducers failed); it passes writable arrays now, as the search did. A `const
+/// void *` with a length after it is a buffer too (it was a zeroed scratch block whose length
+/// was any integer: libcsv's four reported crashes were all such reads past it).
 #[test]
 fn strings_and_buffers_a_call_writes_are_writable_in_tests_c() {
     let dir = tempfile::tempdir().unwrap();
@@ -497,6 +499,8 @@ fn strings_and_buffers_a_call_writes_are_writable_in_tests_c() {
         "{:?}",
         uncovered(&r)
     );
+    // `const void *src, size_t src_size` is a buffer and its length: no read past it
+    assert_eq!(r["fault_reproducers"], 0, "{r:#}");
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_write.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 }

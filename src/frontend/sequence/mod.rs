@@ -325,6 +325,9 @@ impl SequenceFrontend {
                         return None;
                     }
                     match p.ty.pointee.as_deref() {
+                        // `const void *` has a pointee, `const void`, of no scalar type: bytes
+                        // too (it was a zeroed scratch block, with its length any integer)
+                        _ if key == "void" => Some(ScalarType::U8),
                         Some(t) => scalar_of(t).filter(|t| *t != ScalarType::Bool),
                         None => Some(ScalarType::U8), // void *
                     }
