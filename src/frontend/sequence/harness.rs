@@ -778,7 +778,7 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     let _ = writeln!(s, " *\n * Each test is a sequence of calls as the search ran it; returned values are compared exactly");
     let _ = writeln!(
         s,
-        " * (floats bit-exactly), pointers only for being NULL or not. */"
+        " * (floats bit-exactly), values of the handle types only for being NULL or not; other pointer\n * results (a `char *`) are not checked. */"
     );
     s.push_str(crate::frontend::function::ctests::PRELUDE);
     s.push_str(ISOLATED);
