@@ -589,7 +589,7 @@ impl SequenceFrontend {
     }
 
     /// [`SequenceFrontend::display_calls`] knowing the calls that returned NULL (as
-    /// [`SequenceModel::live_after_with`]): those show `= NULL`.
+    /// [`SequenceModel::live_after_with`]): those show `= NULL or a value already held`.
     pub fn display_calls_with(&self, input: &Input, nulls: u64) -> String {
         self.display_calls_upto(input, nulls, usize::MAX)
     }
@@ -659,7 +659,9 @@ impl SequenceFrontend {
                 (OpReturn::Handle(_), true) if may_return_given => {
                     " = NULL or a value it was given"
                 }
-                (OpReturn::Handle(_), true) => " = NULL",
+                // the harness keeps no value twice: a block the library freed and malloc
+                // handed out again, or a singleton, reads as no new value
+                (OpReturn::Handle(_), true) => " = NULL or a value already held",
                 _ => "",
             };
             if self.c[c.op].alloc.is_some() {
