@@ -481,6 +481,7 @@ impl Program {
     /// handlers it reads), which it may call through a pointer. An over-approximation of what
     /// runs; a function reached only through a pointer that some other function made is missed.
     pub fn reachable_from(&self, root: usize) -> Vec<usize> {
+        let by_name = self.by_name();
         let mut seen = vec![false; self.functions.len()];
         let mut order = vec![root];
         seen[root] = true;
@@ -488,15 +489,7 @@ impl Program {
         while i < order.len() {
             let f = &self.functions[order[i]];
             for callee in f.meta.calls.iter().chain(&f.meta.address_refs) {
-                // prefer a callee in the same module (a static function), else any definition
-                let found = self
-                    .functions
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, g)| &g.meta.name == callee)
-                    .min_by_key(|(_, g)| (g.module != f.module) as u8)
-                    .map(|(j, _)| j);
-                if let Some(j) = found {
+                if let Some(j) = self.resolve(&by_name, callee, f.module) {
                     if !seen[j] {
                         seen[j] = true;
                         order.push(j);
@@ -524,10 +517,7 @@ impl Program {
     /// As [`Program::callers`], with one (calling function, block) pair per call instruction:
     /// a block that calls `f` twice is listed twice.
     pub fn call_instructions(&self) -> Vec<Vec<(usize, usize)>> {
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, f) in self.functions.iter().enumerate() {
-            by_name.entry(f.meta.name.as_str()).or_default().push(i);
-        }
+        let by_name = self.by_name();
         let mut out = vec![Vec::new(); self.functions.len()];
         for (g, f) in self.functions.iter().enumerate() {
             for (b, block) in f.meta.blocks.iter().enumerate() {
@@ -535,20 +525,38 @@ impl Program {
                     let Some(name) = f.meta.calls.get(k as usize) else {
                         continue;
                     };
-                    let Some(defs) = by_name.get(name.as_str()) else {
-                        continue;
-                    };
-                    let callee = defs
-                        .iter()
-                        .copied()
-                        .min_by_key(|&j| (self.functions[j].module != f.module) as u8);
-                    if let Some(j) = callee {
+                    if let Some(j) = self.resolve(&by_name, name, f.module) {
                         out[j].push((g, b));
                     }
                 }
             }
         }
         out
+    }
+
+    /// The functions by linkage name (a name several modules define, `static` in each, has
+    /// several).
+    fn by_name(&self) -> HashMap<&str, Vec<usize>> {
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, f) in self.functions.iter().enumerate() {
+            by_name.entry(f.meta.name.as_str()).or_default().push(i);
+        }
+        by_name
+    }
+
+    /// The function a call to `name` from module `module` reaches: the one of that module (a
+    /// `static` function) if it defines one, else any definition ([`Program::by_name`]).
+    fn resolve(
+        &self,
+        by_name: &HashMap<&str, Vec<usize>>,
+        name: &str,
+        module: usize,
+    ) -> Option<usize> {
+        by_name
+            .get(name)?
+            .iter()
+            .copied()
+            .min_by_key(|&j| (self.functions[j].module != module) as u8)
     }
 
     /// The site and outcome index of a global outcome ID.
@@ -835,41 +843,7 @@ pub fn literals(text: &str) -> Vec<Literal> {
     out
 }
 
-/// Path markers of Rust library sources: std, core and alloc as rustc records them (`/rustc/<hash>/…`
-/// when remapped, `…/lib/rustlib/src/…` from the `rust-src` component), the toolchains rustup
-/// installs, and the crates cargo downloads (registry and git dependencies, under any
-/// `CARGO_HOME`).
-const RUST_LIBRARY_MARKERS: &[&str] = &[
-    "/lib/rustlib/",
-    "/.rustup/",
-    "/cargo/registry/src/",
-    "/.cargo/registry/",
-    "/cargo/git/checkouts/",
-    "/.cargo/git/",
-];
-
-/// Directory prefixes of C and C++ system headers and the headers of installed libraries:
-/// libc's, the compilers' (`/usr/lib/gcc/…/include`, `/usr/lib/llvm-N/…`), libstdc++'s and
-/// libc++'s.
-const SYSTEM_PREFIXES: &[&str] = &[
-    "/usr/include/",
-    "/usr/lib/",
-    "/usr/lib64/",
-    "/usr/local/include/",
-];
-
-/// Whether source file `file` (as debug info records it) is library code rather than the user's
-/// project: Rust's std/core/alloc (`/rustc/…`, a toolchain's `lib/rustlib`, `.rustup/`), crates
-/// from the cargo registry or git checkouts, and C/C++ system headers (`/usr/include`,
-/// `/usr/lib`, `/usr/local/include`). Relative paths (how rustc and clang record the files of
-/// the crate or directory they compile) and everything else are the user's. `evotest run`
-/// leaves such Rust functions out of its goals; `evotest fuzz` leaves their branches out of the
-/// guidance's frontier (`fuzz::scope`).
-pub fn is_library_file(file: &str) -> bool {
-    file.starts_with("/rustc/")
-        || RUST_LIBRARY_MARKERS.iter().any(|m| file.contains(m))
-        || SYSTEM_PREFIXES.iter().any(|p| file.starts_with(p))
-}
+pub use evotest_abi::is_library_file;
 
 fn gcd(a: i128, b: i128) -> i128 {
     if b == 0 {

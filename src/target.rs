@@ -282,7 +282,6 @@ fn find_function<'a>(
         .filter(|f| f.name == wanted)
         .map(|f| f.file.as_str())
         .collect();
-    files.dedup();
     files.sort_unstable();
     files.dedup();
     if files.len() > 1 {
@@ -500,7 +499,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
-    fe.domain.str_pool = Program::with_sequential_bases(metas.clone()).strings();
+    fe.domain.str_pool = scratch.strings();
     for t in crate::frontend::function::shape::number_texts(&fmeta) {
         if !fe.domain.str_pool.contains(&t) {
             fe.domain.str_pool.push(t);

@@ -750,7 +750,8 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         if table_strings.len() >= MAX_TABLE_STRINGS {
             break;
         }
-        let own = debuginfo::subprogram_file(f).is_some_and(|file| !file.starts_with("/usr/"));
+        let own =
+            debuginfo::subprogram_file(f).is_some_and(|file| !evotest_abi::is_library_file(&file));
         if own {
             // SAFETY: f is a function of the module with a body
             unsafe { collect_call_strings(f, &mut table_strings) };
@@ -2291,11 +2292,7 @@ unsafe fn collect_call_strings(f: LLVMValueRef, out: &mut Vec<String>) {
                         {
                             continue;
                         }
-                        if let Some(t) = condtext::string_bytes(op)
-                            .filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN)
-                            .and_then(|b| String::from_utf8(b).ok())
-                            .filter(|t| !t.contains('%'))
-                        {
+                        if let Some(t) = pool_string(op).filter(|t| !t.contains('%')) {
                             if !out.contains(&t) {
                                 out.push(t);
                             }
@@ -2307,6 +2304,14 @@ unsafe fn collect_call_strings(f: LLVMValueRef, out: &mut Vec<String>) {
         }
         bb = LLVMGetNextBasicBlock(bb);
     }
+}
+
+/// The string literal `op` points to, for a string pool: non-empty, valid UTF-8 and at most
+/// [`MAX_TABLE_STRING_LEN`] bytes.
+fn pool_string(op: LLVMValueRef) -> Option<String> {
+    condtext::string_bytes(op)
+        .filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN)
+        .and_then(|b| String::from_utf8(b).ok())
 }
 
 /// Most table strings kept per module ([`collect_table_strings`]).
@@ -2335,10 +2340,7 @@ fn collect_table_strings(init: LLVMValueRef, depth: u32, out: &mut Vec<String>) 
             if LLVMGetTypeKind(LLVMTypeOf(op))
                 == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
             {
-                if let Some(t) = condtext::string_bytes(op)
-                    .filter(|b| !b.is_empty() && b.len() <= MAX_TABLE_STRING_LEN)
-                    .and_then(|b| String::from_utf8(b).ok())
-                {
+                if let Some(t) = pool_string(op) {
                     if !out.contains(&t) {
                         out.push(t);
                     }

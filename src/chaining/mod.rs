@@ -78,6 +78,7 @@ pub struct Chain {
 /// whose address is taken (its calls through the pointer are not known); false for the function
 /// under test and for any function with a single call site that runs once.
 pub fn repeated_calls(program: &Program, in_loop: &[Vec<bool>]) -> Vec<bool> {
+    use petgraph::graph::{DiGraph, NodeIndex};
     let n = program.functions.len();
     let callers = program.call_instructions();
     let address_taken: std::collections::HashSet<&str> = program
@@ -85,6 +86,16 @@ pub fn repeated_calls(program: &Program, in_loop: &[Vec<bool>]) -> Vec<bool> {
         .iter()
         .flat_map(|f| f.meta.address_refs.iter().map(String::as_str))
         .collect();
+    // the direct call graph, caller → callee
+    let mut graph = DiGraph::<(), ()>::with_capacity(n, 0);
+    for _ in 0..n {
+        graph.add_node(());
+    }
+    for (f, sites) in callers.iter().enumerate() {
+        for &(g, _) in sites {
+            graph.update_edge(NodeIndex::new(g), NodeIndex::new(f), ());
+        }
+    }
     let mut repeats: Vec<bool> = (0..n)
         .map(|f| {
             callers[f].len() > 1
@@ -94,29 +105,25 @@ pub fn repeated_calls(program: &Program, in_loop: &[Vec<bool>]) -> Vec<bool> {
                     .any(|&(g, b)| in_loop[g].get(b).copied().unwrap_or(true))
         })
         .collect();
-    // a function in a cycle of the call graph (one of its callers is reachable from it) runs
-    // again within one call of it
-    for f in 0..n {
-        if !repeats[f] && !callers[f].is_empty() {
-            let reach = program.reachable_from(f);
-            repeats[f] = callers[f]
-                .iter()
-                .any(|&(g, _)| g == f || reach.contains(&g));
-        }
-    }
-    // a function called once from a function that repeats repeats too
-    loop {
-        let mut changed = false;
-        for f in 0..n {
-            if !repeats[f] && callers[f].iter().any(|&(g, _)| repeats[g]) {
-                repeats[f] = true;
-                changed = true;
+    // a function in a cycle of the call graph (recursion) runs again within one call of it
+    for scc in petgraph::algo::tarjan_scc(&graph) {
+        if scc.len() > 1 || graph.contains_edge(scc[0], scc[0]) {
+            for v in scc {
+                repeats[v.index()] = true;
             }
         }
-        if !changed {
-            return repeats;
+    }
+    // and so does what a function that repeats calls
+    let mut work: Vec<usize> = (0..n).filter(|&f| repeats[f]).collect();
+    while let Some(g) = work.pop() {
+        for f in graph.neighbors(NodeIndex::new(g)) {
+            if !repeats[f.index()] {
+                repeats[f.index()] = true;
+                work.push(f.index());
+            }
         }
     }
+    repeats
 }
 
 fn ladder_of(

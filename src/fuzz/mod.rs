@@ -767,18 +767,43 @@ fn seed_files(opts: &FuzzOptions) -> Result<Vec<(PathBuf, bool)>> {
     Ok(files)
 }
 
+/// The coverage (up to the kill) of the kept timeouts, or out-of-memory kills: a new one must
+/// have a feature none of theirs had, or have no feature at all where no kept one was so (an
+/// execution cut short before its first branch, as a program that blocks there longer than the
+/// suspect limit: with features alone it was taken for a known hang and dropped unconfirmed, and
+/// a whole program sleeping 0.15 s per input was never fuzzed).
+struct HangMap {
+    fb: Feedback,
+    /// A kept one had no coverage at all.
+    empty: bool,
+}
+
+impl HangMap {
+    fn new(n_sites: usize, n_outcomes: usize) -> HangMap {
+        HangMap {
+            fb: Feedback::new(n_sites, n_outcomes),
+            empty: false,
+        }
+    }
+
+    fn is_new(&self, cov: &Coverage) -> bool {
+        self.fb.is_new(cov) || (!self.empty && cov.sites.is_empty() && cov.outcomes.is_empty())
+    }
+
+    fn add(&mut self, cov: &Coverage) {
+        self.fb.add(cov);
+        self.empty |= cov.sites.is_empty() && cov.outcomes.is_empty();
+    }
+}
+
 /// The fuzzer's state. See module docs.
 struct Fuzzer<'a> {
     opts: &'a FuzzOptions,
     s: Session<'a>,
     fb: Feedback,
-    hang_fb: Feedback,
-    oom_fb: Feedback,
-    /// A timeout (out-of-memory kill) with no coverage at all was kept: an execution cut short
-    /// before its first branch has no feature by which `hang_fb` (`oom_fb`) could tell it new,
-    /// so the first such one counts as new ([`Fuzzer::new_hang`]).
-    empty_hang: bool,
-    empty_oom: bool,
+    /// The kept timeouts' and out-of-memory kills' coverage.
+    hang_map: HangMap,
+    oom_map: HangMap,
     corpus: Corpus,
     mutator: Mutator,
     rng: ChaCha8Rng,
@@ -1162,10 +1187,8 @@ fn run_session(
         opts,
         s,
         fb,
-        hang_fb: Feedback::new(n_sites, n_outcomes),
-        oom_fb: Feedback::new(n_sites, n_outcomes),
-        empty_hang: false,
-        empty_oom: false,
+        hang_map: HangMap::new(n_sites, n_outcomes),
+        oom_map: HangMap::new(n_sites, n_outcomes),
         corpus: Corpus::default(),
         mutator,
         rng: ChaCha8Rng::seed_from_u64(seed),
@@ -1733,8 +1756,9 @@ impl Fuzzer<'_> {
     /// Stats, status and plot, every second (`force`) or when the status is due.
     fn periodic(&mut self, force: bool) -> Result<()> {
         if force {
-            self.unique = self.db.all().len();
-            self.announce_workers_crashes();
+            let records = self.db.all();
+            self.unique = records.len();
+            self.announce_workers_crashes(records);
             let mut st = self.stats(false);
             self.aggregate(&mut st);
             self.monitor.tick(&st)?;
@@ -1746,16 +1770,15 @@ impl Fuzzer<'_> {
         Ok(())
     }
 
-    /// With `-j`, in the main worker: a line for each unique crash another worker of this run
-    /// recorded since the last call, as the worker that finds one prints for its own (a crash
-    /// found by `worker-1` was announced nowhere until the summary: its log is its own).
-    fn announce_workers_crashes(&mut self) {
+    /// With `-j`, in the main worker: a line for each unique crash of `records` (the shared
+    /// record's) that another worker of this run recorded since the last call, as the worker that
+    /// finds one prints for its own (a crash found by `worker-1` was announced nowhere until the
+    /// summary: its log is its own).
+    fn announce_workers_crashes(&mut self, records: Vec<CrashRecord>) {
         if self.children.is_empty() {
             return;
         }
-        let mut fresh: Vec<CrashRecord> = self
-            .db
-            .all()
+        let mut fresh: Vec<CrashRecord> = records
             .into_iter()
             .filter(|r| {
                 r.worker != self.worker
@@ -1989,10 +2012,7 @@ impl Fuzzer<'_> {
             (outcome, exit) = self.s.run(data)?;
         }
         let lite = self.lite.now;
-        if outcome == Outcome::Timeout
-            && self.s.suspected()
-            && self.new_hang(Outcome::Timeout, &self.s.cov)
-        {
+        if outcome == Outcome::Timeout && self.s.suspected() && self.hang_map.is_new(&self.s.cov) {
             // not a known hang: the whole timeout decides (a slow input may end normally); a
             // second timeout, at the whole limit, confirms it (even after the deadline)
             (outcome, exit) = self.s.run_confirm(data)?;
@@ -2377,20 +2397,6 @@ impl Fuzzer<'_> {
         Ok(())
     }
 
-    /// Whether a timeout (`what`: [`Outcome::Timeout`]) or an out-of-memory kill with coverage
-    /// `cov` (up to the kill) is none of the kept ones: it has a feature none of theirs had, or it
-    /// has no feature at all and no kept one was so (a program that blocks before its first
-    /// branch, slower than the suspect limit: every execution used to be dropped as a known hang
-    /// unconfirmed, and a whole program sleeping 0.15 s per input was never fuzzed).
-    fn new_hang(&self, what: Outcome, cov: &Coverage) -> bool {
-        let (map, empty_kept) = if what == Outcome::Timeout {
-            (&self.hang_fb, self.empty_hang)
-        } else {
-            (&self.oom_fb, self.empty_oom)
-        };
-        map.is_new(cov) || (!empty_kept && cov.sites.is_empty() && cov.outcomes.is_empty())
-    }
-
     /// A timeout or an out-of-memory kill: confirmed by a second run, kept when its coverage
     /// (up to the kill) has a feature no earlier one had.
     fn on_hang(&mut self, data: &[u8], what: Outcome) -> Result<()> {
@@ -2400,7 +2406,12 @@ impl Fuzzer<'_> {
             Outcome::Timeout => self.timeouts_total += 1,
             _ => self.ooms_total += 1,
         }
-        if !self.new_hang(what, &cov) {
+        let map = if what == Outcome::Timeout {
+            &mut self.hang_map
+        } else {
+            &mut self.oom_map
+        };
+        if !map.is_new(&cov) {
             return Ok(());
         }
         let again = if confirmed && what == Outcome::Timeout {
@@ -2416,14 +2427,12 @@ impl Fuzzer<'_> {
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }
-        let empty = cov.sites.is_empty() && cov.outcomes.is_empty();
-        let (map, empty_kept) = if what == Outcome::Timeout {
-            (&mut self.hang_fb, &mut self.empty_hang)
+        let map = if what == Outcome::Timeout {
+            &mut self.hang_map
         } else {
-            (&mut self.oom_fb, &mut self.empty_oom)
+            &mut self.oom_map
         };
         map.add(&cov);
-        *empty_kept |= empty;
         let kind = if what == Outcome::Timeout {
             "timeout"
         } else {
@@ -2552,8 +2561,9 @@ impl Fuzzer<'_> {
 
     /// Write the last stats and the plot; the summary.
     fn finish(mut self) -> Result<Summary> {
-        self.unique = self.db.all().len();
-        self.announce_workers_crashes();
+        let records = self.db.all();
+        self.unique = records.len();
+        self.announce_workers_crashes(records);
         let st = self.stats(true);
         if self.opts.worker.is_some() || self.inproc.is_some() {
             // for the main worker's union (see below), or the supervisor's; a run that ends

@@ -387,3 +387,40 @@ pub mod rust_names {
         out
     }
 }
+
+/// Path markers of Rust library sources: std, core and alloc as rustc records them (`/rustc/<hash>/…`
+/// when remapped, `…/lib/rustlib/src/…` from the `rust-src` component), the toolchains rustup
+/// installs, and the crates cargo downloads (registry and git dependencies, under any
+/// `CARGO_HOME`).
+const RUST_LIBRARY_MARKERS: &[&str] = &[
+    "/lib/rustlib/",
+    "/.rustup/",
+    "/cargo/registry/src/",
+    "/.cargo/registry/",
+    "/cargo/git/checkouts/",
+    "/.cargo/git/",
+];
+
+/// Directory prefixes of C and C++ system headers and the headers of installed libraries:
+/// libc's, the compilers' (`/usr/lib/gcc/…/include`, `/usr/lib/llvm-N/…`), libstdc++'s and
+/// libc++'s.
+const SYSTEM_PREFIXES: &[&str] = &[
+    "/usr/include/",
+    "/usr/lib/",
+    "/usr/lib64/",
+    "/usr/local/include/",
+];
+
+/// Whether source file `file` (as debug info records it) is library code rather than the user's
+/// project: Rust's std/core/alloc (`/rustc/…`, a toolchain's `lib/rustlib`, `.rustup/`), crates
+/// from the cargo registry or git checkouts, and C/C++ system headers (`/usr/include`,
+/// `/usr/lib`, `/usr/local/include`). Relative paths (how rustc and clang record the files of
+/// the crate or directory they compile) and everything else are the user's. `evotest run`
+/// leaves such functions out of its goals, `evotest fuzz` their branches out of the guidance's
+/// frontier (`fuzz::scope`), and the pass the string literals they pass out of the pools. In
+/// the ABI crate so that the pass and the engine draw the same line.
+pub fn is_library_file(file: &str) -> bool {
+    file.starts_with("/rustc/")
+        || RUST_LIBRARY_MARKERS.iter().any(|m| file.contains(m))
+        || SYSTEM_PREFIXES.iter().any(|p| file.starts_with(p))
+}

@@ -327,9 +327,9 @@ impl Record {
                     ty, enumeration, ..
                 } => {
                     let v = (r.leaf)(*ty, values.next().unwrap_or(Value::Int(0)));
-                    match enumeration {
-                        Some(e) => (r.enumeration)(e, v),
-                        None => v,
+                    match (enumeration, &r.enumeration) {
+                        (Some(e), Some(cast)) => cast(e, v),
+                        _ => v,
                     }
                 }
                 MemberType::Record(inner) => inner.fold(values, r),
@@ -374,15 +374,8 @@ impl Record {
             values,
             &Renderer {
                 leaf: Box::new(c_literal),
-                enumeration: Box::new(
-                    move |e, v| {
-                        if source_types {
-                            format!("({e}){v}")
-                        } else {
-                            v
-                        }
-                    },
-                ),
+                enumeration: source_types
+                    .then(|| Box::new(|e: &str, v: String| format!("({e}){v}")) as Box<_>),
                 string: Box::new(|b| super::shape::c_string(&b)),
                 link: Box::new(|_| "0".to_string()),
                 array: Box::new(|els| format!("{{ {} }}", els.join(", "))),
@@ -419,7 +412,7 @@ impl Record {
             values,
             &Renderer {
                 leaf: Box::new(|t, v| DisplayValue(t, v).to_string()),
-                enumeration: Box::new(|_, v| v),
+                enumeration: None,
                 string: Box::new(|b| super::shape::c_string(&b)),
                 link: Box::new(move |o| {
                     Self::link_target(o, node)
@@ -451,7 +444,7 @@ impl Record {
             values,
             &Renderer {
                 leaf: Box::new(num),
-                enumeration: Box::new(|_, v| v),
+                enumeration: None,
                 string: Box::new(|b| Json::String(String::from_utf8_lossy(&b).into_owned())),
                 link: Box::new(move |o| Self::link_target(o, node).map_or(Json::Null, Json::from)),
                 array: Box::new(Json::Array),
@@ -470,8 +463,9 @@ impl Record {
 /// How [`Record::fold`] renders each kind of part.
 struct Renderer<'a, T> {
     leaf: Box<dyn Fn(ScalarType, Value) -> T + 'a>,
-    /// An enumeration member's leaf, given its type's spelling.
-    enumeration: Box<dyn Fn(&str, T) -> T + 'a>,
+    /// An enumeration member's leaf, given its type's spelling (`None`: as any scalar's).
+    #[allow(clippy::type_complexity)]
+    enumeration: Option<Box<dyn Fn(&str, T) -> T + 'a>>,
     string: Box<dyn Fn(Vec<u8>) -> T + 'a>,
     /// A link's leaf value (0: `NULL`; k: k nodes further on).
     link: Box<dyn Fn(i128) -> T + 'a>,

@@ -179,7 +179,8 @@ fn length_pairs(params: &[ParamMeta]) -> Vec<(&ParamMeta, &ParamMeta)> {
     out
 }
 
-/// Routines that read a C string up to its NUL from the argument they are given.
+/// Routines that read a C string up to its NUL from the argument they are given (besides the
+/// [`NUMBER_PARSERS`]).
 const C_STRING_ROUTINES: &[&str] = &[
     "strlen",
     "strcmp",
@@ -196,23 +197,6 @@ const C_STRING_ROUTINES: &[&str] = &[
     "strpbrk",
     "strdup",
     "strtok",
-    "atoi",
-    "atol",
-    "atoll",
-    "atof",
-    "strtol",
-    "strtoul",
-    "strtoll",
-    "strtoull",
-    "strtod",
-    "strtof",
-    "sscanf",
-    "__isoc99_sscanf",
-    "__isoc23_sscanf",
-    "__isoc23_strtol",
-    "__isoc23_strtoul",
-    "__isoc23_strtoll",
-    "__isoc23_strtoull",
     "puts",
     "fputs",
     "fopen",
@@ -285,7 +269,7 @@ pub fn number_texts(f: &FunctionMeta) -> Vec<Vec<u8>> {
 }
 
 /// Whether function `f` passes its parameter `name` itself to a routine that reads a C string
-/// ([`C_STRING_ROUTINES`], or a C++ `std::string` built from a `const char *`), from the pass's
+/// ([`C_STRING_ROUTINES`], [`NUMBER_PARSERS`], or a C++ `std::string` built from a `const char *`), from the pass's
 /// record of the calls given a parameter's value ([`FunctionMeta::param_calls`]).
 fn passed_as_c_string(f: &FunctionMeta, name: &str) -> bool {
     let Some(i) = f.params.iter().position(|p| p.name == name) else {
@@ -294,6 +278,7 @@ fn passed_as_c_string(f: &FunctionMeta, name: &str) -> bool {
     f.param_calls.iter().any(|c| {
         c.param as usize == i
             && (C_STRING_ROUTINES.contains(&c.callee.as_str())
+                || NUMBER_PARSERS.contains(&c.callee.as_str())
                 || (c.callee.contains("basic_string") && c.callee.contains("PKc")))
     })
 }

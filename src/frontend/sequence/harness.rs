@@ -702,12 +702,6 @@ fn statements(
 /// crashing (a library misused, a bug) must not fail the tests after it. A test passes when
 /// every check in it does.
 const ISOLATED: &str = r#"
-/* The child ends with _exit, which skips the coverage profile's exit handler: a build with
- * -fprofile-instr-generate writes the child's profile first (LLVM_PROFILE_FILE=...%p). */
-#ifdef __cplusplus
-extern "C"
-#endif
-int __llvm_profile_write_file(void) __attribute__((weak));
 static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(void)) {
     fflush(stdout);
     pid_t p = fork();
@@ -715,9 +709,7 @@ static __attribute__((unused)) void evotest_isolated(const char *t, void (*fn)(v
     if (p == 0) {
         evotest_failures = 0;
         fn();
-        fflush(stdout);
-        if (__llvm_profile_write_file) __llvm_profile_write_file();
-        _exit(evotest_failures != 0);
+        evotest_child_exit(evotest_failures != 0); /* (the prelude's: flush, profile, _exit) */
     }
     int st = 0;
     waitpid(p, &st, 0);
@@ -802,13 +794,7 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
         let calls = fe.logged(&t.input.bytes).unwrap_or_default();
         // the calls that returned NULL (the harness reports them; after a fault, the log says),
         // so that later calls name the values they really took
-        let text = match (&t.ret, calls.is_empty()) {
-            (None, false) => {
-                let (nulls, upto) = fe.nulls_from_log(&t.input, &calls);
-                fe.display_calls_upto(&t.input, nulls, upto)
-            }
-            _ => fe.display_calls_with(&t.input, crate::input::sequence::null_mask(t.ret.as_ref())),
-        };
+        let text = crate::frontend::Frontend::call_text(fe, &t.input, t.ret.as_ref());
         let _ = writeln!(
             s,
             "/* execution {}: {} */",

@@ -596,7 +596,7 @@ impl SequenceFrontend {
 
     /// [`SequenceFrontend::display_calls_with`], only the first `upto` of the input's calls
     /// (made or skipped): those a run that ended in a fault reached.
-    pub fn display_calls_upto(&self, input: &Input, nulls: u64, upto: usize) -> String {
+    fn display_calls_upto(&self, input: &Input, nulls: u64, upto: usize) -> String {
         let m = &self.model;
         let calls = m.parse(&input.bytes);
         let mut out = Vec::new();
@@ -700,7 +700,7 @@ impl SequenceFrontend {
     /// mask of the input's calls that returned NULL ([`sequence::null_mask`]'s bits: a call's
     /// index among the input's calls, made or skipped), and how many of the input's calls the run
     /// reached: up to and including a call that did not return (a fault), or every call.
-    pub fn nulls_from_log(&self, input: &Input, log: &[harness::LoggedCall]) -> (u64, usize) {
+    fn nulls_from_log(&self, input: &Input, log: &[harness::LoggedCall]) -> (u64, usize) {
         let m = &self.model;
         let calls = m.parse(&input.bytes);
         let (mut nulls, mut k) = (0u64, 0usize);
