@@ -3629,3 +3629,43 @@ fn two_aborts_in_one_function_are_two_crashes() {
     inputs.sort();
     assert_eq!(inputs, vec![b"A!".to_vec(), b"B!".to_vec()], "{s:#}");
 }
+
+/// A harness whose `LLVMFuzzerInitialize` starts a thread that runs every input: a forked child
+/// keeps only the forking thread, so that each input waited for ever (no diagnosis, a timeout
+/// that did not reproduce, and under `--in_process` the crash filed as a timeout by the fork
+/// server's triage). The target now runs its inputs itself, and says so.
+#[test]
+fn a_harness_whose_initialize_starts_a_thread_is_fuzzed() {
+    let d = tempfile::tempdir().unwrap();
+    build(
+        cc(),
+        "thread_pool.c",
+        &["-g", "-O1", "-fsanitize=fuzzer", "-pthread"],
+        d.path(),
+        "harness",
+    );
+    for mode in [&[][..], &["--in_process"][..]] {
+        let corpus = format!("c{}", mode.len());
+        let mut args = vec!["harness", &corpus, "-runs=20000", "-seed=1"];
+        args.extend_from_slice(mode);
+        let (o, s) = fuzz(d.path(), &args);
+        assert_eq!(s["unique_crashes"], 1, "{mode:?}: {s:#}");
+        let crash = &s["crashes"][0];
+        assert_eq!(crash["kind"], "SIGABRT", "{mode:?}: {crash:#}");
+        assert_eq!(crash["reproduced"], true, "{mode:?}: {crash:#}");
+        assert_eq!(s["timeouts_total"].as_u64().unwrap(), 0, "{mode:?}: {s:#}");
+        assert!(
+            s["outcomes_covered"].as_u64().unwrap() >= 12,
+            "{mode:?}: {s:#}"
+        );
+        let input = std::fs::read(d.path().join(crash["artifact"].as_str().unwrap())).unwrap();
+        assert_eq!(input, b"POOL", "{mode:?}");
+        if mode.is_empty() {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                err.contains("runs 2 threads before its first input"),
+                "no notice:\n{err}"
+            );
+        }
+    }
+}

@@ -1952,6 +1952,11 @@ fn die_with_parent(parent: i32) -> bool {
 /// that processes the target forked do not outlive the input; and each child dies with the
 /// server (the server dies with the engine, see the engine's `ForkServer`).
 unsafe fn fork_server(persistent: bool) {
+    let threads = thread_count();
+    if threads > 1 {
+        no_fork_server(threads);
+        return;
+    }
     if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO) {
         return;
     }
@@ -2014,6 +2019,42 @@ unsafe fn fork_server(persistent: bool) {
         if !write_u32(FORKSRV_ST_FD, status as u32) {
             libc::_exit(0);
         }
+    }
+}
+
+/// Threads of this process (`num_threads` of `/proc/self/stat`; 1 if it cannot be read).
+fn thread_count() -> u32 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // the fields after the command name, which may hold spaces and parentheses: the
+            // 20th field, num_threads, is the 18th after it
+            let rest = s.get(s.rfind(')')? + 1..)?;
+            rest.split_whitespace().nth(17)?.parse().ok()
+        })
+        .unwrap_or(1)
+}
+
+/// The fork server of a process that already runs `threads` threads ([`FORKSRV_HELLO_NOFORK`]):
+/// a forked child would keep only the thread that forks, so that a harness waiting on a thread
+/// pool its `LLVMFuzzerInitialize` started would hang at every input. This process runs the
+/// inputs itself: it says hello and how many threads it has, waits for the first request,
+/// answers with its own pid, and returns to run the input (as a persistent child when the engine
+/// asked for one). A crash, exit or timeout ends the process; the engine reads its status with
+/// its own `waitpid` and starts another. The protocol's descriptors are closed on `exec`, so that
+/// a program the target runs does not hold the status pipe open after the process ended.
+unsafe fn no_fork_server(threads: u32) {
+    if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO_NOFORK) || !write_u32(FORKSRV_ST_FD, threads) {
+        return;
+    }
+    if std::env::var(ENV_CRASH_STACKS).is_ok_and(|v| v == "1") {
+        crash_stacks::install();
+    }
+    for fd in [FORKSRV_CTL_FD, FORKSRV_ST_FD] {
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+    }
+    if read_u32(FORKSRV_CTL_FD).is_none() || !write_u32(FORKSRV_ST_FD, libc::getpid() as u32) {
+        libc::_exit(0);
     }
 }
 

@@ -34,7 +34,7 @@ use super::{Execution, Executor, ExitKind, Stop};
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::names::{
     ENV_CRASH_STACKS, ENV_FORKSRV, ENV_PERSISTENT, ENV_PROGRAM_INPUT, ENV_SHM_ID, FORKSRV_CTL_FD,
-    FORKSRV_DONE, FORKSRV_HELLO, FORKSRV_ST_FD, PROGRAM_INPUT_STDIN,
+    FORKSRV_DONE, FORKSRV_HELLO, FORKSRV_HELLO_NOFORK, FORKSRV_ST_FD, PROGRAM_INPUT_STDIN,
 };
 use evotest_abi::shm::{ModuleEntry, PROTOCOL_LOST_EXIT_CODE, RET_RETURNED};
 use std::ffi::OsString;
@@ -154,6 +154,10 @@ pub struct ForkServer {
     startup_output: Option<Vec<u8>>,
     /// Whether a server has said hello (later starts' output is not start-up output).
     started_once: bool,
+    /// The threads the target process had when its server said hello, when more than one
+    /// ([`FORKSRV_HELLO_NOFORK`]): the server then runs the inputs itself, and a crash, exit or
+    /// timeout ends it (the next input starts another).
+    no_fork: Option<u32>,
     /// The CPU the engine thread and the server are bound to ([`super::affinity`]), if any;
     /// released after the server is stopped.
     _cpu: Option<super::affinity::CpuLease>,
@@ -252,6 +256,26 @@ pub(super) fn resident_bytes(pid: i32) -> Option<u64> {
     Some(pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64)
 }
 
+/// The `waitpid` status of process `pid` if it has ended (reaping it), without waiting.
+fn reaped(pid: i32) -> Option<i32> {
+    let mut status = 0;
+    (unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid).then_some(status)
+}
+
+/// The `waitpid` status of process `pid` (killed, or ending), waiting for it; 0 if it cannot be
+/// had (already reaped).
+fn wait_for(pid: i32) -> i32 {
+    let mut status = 0;
+    loop {
+        if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+            return status;
+        }
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return 0;
+        }
+    }
+}
+
 /// Kill process `pid` and its process group.
 fn kill_tree(pid: i32) {
     unsafe {
@@ -263,6 +287,9 @@ fn kill_tree(pid: i32) {
 /// How waiting for an execution's status ended.
 enum Waited {
     Status(u32),
+    /// A server that runs its inputs itself ([`ForkServer::no_fork`]) ended: its `waitpid`
+    /// status, reaped by the engine.
+    Ended(i32),
     TimedOut,
     Stopped,
     Oom,
@@ -322,6 +349,7 @@ impl ForkServer {
             stderr,
             startup_output: None,
             started_once: false,
+            no_fork: None,
         };
         fs.spawn()?;
         Ok(fs)
@@ -423,7 +451,20 @@ impl ForkServer {
             st: st_r,
         };
         match read_u32(running.st.as_raw_fd(), STARTUP_TIMEOUT) {
-            Ok(Some(h)) if h == FORKSRV_HELLO => {}
+            Ok(Some(h)) if h == FORKSRV_HELLO => self.no_fork = None,
+            Ok(Some(h)) if h == FORKSRV_HELLO_NOFORK => {
+                match read_u32(running.st.as_raw_fd(), STARTUP_TIMEOUT) {
+                    Ok(Some(n)) => self.no_fork = Some(n),
+                    _ => {
+                        let _ = running.child.kill();
+                        let _ = running.child.wait();
+                        bail!(
+                            "{} said hello but not how many threads it runs",
+                            self.exe.display()
+                        );
+                    }
+                }
+            }
             Ok(Some(h)) => {
                 let _ = running.child.kill();
                 let _ = running.child.wait();
@@ -465,6 +506,7 @@ impl ForkServer {
             }
         }
         self.server = Some(running);
+        self.shm.after_start();
         if !self.started_once {
             self.started_once = true;
             self.startup_output = self.last_stderr().filter(|b| !b.is_empty());
@@ -500,16 +542,29 @@ impl ForkServer {
             (true, Some(d)) => (d * 2).min(most),
         };
         let deadline = Instant::now() + limit + extra;
+        // a server that runs its inputs itself: its status pipe ended (the process closed it or
+        // is gone), so that only its own end is waited for
+        let mut closed = false;
         loop {
             let now = Instant::now();
             if now >= deadline {
                 return Ok(Waited::TimedOut);
             }
-            if wait_readable(st, POLL_SLICE.min(deadline - now))? {
-                return match read_u32(st, STARTUP_TIMEOUT)? {
-                    Some(s) => Ok(Waited::Status(s)),
-                    None => bail!("the fork server stopped in the middle of a status"),
-                };
+            let slice = POLL_SLICE.min(deadline - now);
+            if closed {
+                std::thread::sleep(slice.min(Duration::from_millis(1)));
+            } else if wait_readable(st, slice)? {
+                match read_u32(st, STARTUP_TIMEOUT) {
+                    Ok(Some(s)) => return Ok(Waited::Status(s)),
+                    Ok(None) => bail!("the fork server stopped in the middle of a status"),
+                    Err(_) if self.no_fork.is_some() => closed = true,
+                    Err(e) => return Err(e),
+                }
+            }
+            if self.no_fork.is_some() {
+                if let Some(status) = reaped(pid) {
+                    return Ok(Waited::Ended(status));
+                }
             }
             if stop.now() {
                 return Ok(Waited::Stopped);
@@ -521,8 +576,18 @@ impl ForkServer {
     }
 
     /// After killing `pid`, read statuses until its `waitpid` status (a persistent child may have
-    /// written `FORKSRV_DONE` just before the kill: then the input did run to the end).
-    fn reap(&self, st: i32) -> Result<(u32, bool)> {
+    /// written `FORKSRV_DONE` just before the kill: then the input did run to the end). A server
+    /// that runs its inputs itself ([`ForkServer::no_fork`]) is `pid`: its status is the engine's
+    /// own `waitpid`, and the server is gone.
+    fn reap(&mut self, st: i32, pid: i32) -> Result<(u32, bool)> {
+        if self.no_fork.is_some() {
+            let finished = self.persistent.is_some()
+                && wait_readable(st, Duration::ZERO).unwrap_or(false)
+                && matches!(read_u32(st, Duration::ZERO), Ok(Some(FORKSRV_DONE)));
+            let status = wait_for(pid);
+            self.server_ended(pid);
+            return Ok((status as u32, finished));
+        }
         let mut finished = false;
         loop {
             let s = read_u32(st, STARTUP_TIMEOUT)?
@@ -547,12 +612,13 @@ impl ForkServer {
             .ok_or_else(|| anyhow!("fork server not running"))?
             .st
             .as_raw_fd();
-        // Recycle a persistent child that has run its share.
+        // Recycle a persistent child that has run its share (a server that runs its inputs itself
+        // is that child: it is started again before the next input, see `execute`).
         if let (Some((pid, n)), Some(max)) = (self.child, self.persistent) {
-            if n >= max {
+            if n >= max && self.no_fork.is_none() {
                 kill_tree(pid);
                 self.child = None;
-                if let Err(e) = self.reap(st) {
+                if let Err(e) = self.reap(st, pid) {
                     return Ok(Outcome::Broken(e));
                 }
             }
@@ -608,10 +674,14 @@ impl ForkServer {
                 }));
             }
             Waited::Status(s) => s as i32,
+            Waited::Ended(s) => {
+                self.server_ended(pid);
+                s
+            }
             w => {
                 kill_tree(pid);
                 self.child = None;
-                let (s, finished) = match self.reap(st) {
+                let (s, finished) = match self.reap(st, pid) {
                     Ok(x) => x,
                     Err(e) => return Ok(Outcome::Broken(e)),
                 };
@@ -667,6 +737,22 @@ impl ForkServer {
         Ok(())
     }
 
+    /// Whether a server that runs its inputs itself must be started before the next input: none
+    /// runs, or it ran its persistent share.
+    fn needs_start(&self) -> bool {
+        self.server.is_none()
+            || matches!((self.child, self.persistent), (Some((_, n)), Some(max)) if n >= max)
+    }
+
+    /// A server that ran its inputs itself (`pid`) ended and was reaped: whatever it forked dies
+    /// too, and the next input starts another.
+    fn server_ended(&mut self, pid: i32) {
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        self.child = None;
+        // its pid is reaped: dropping the pipes is all that is left (no kill of a reused pid)
+        self.server = None;
+    }
+
     /// The exit kind of a `waitpid` status of a child that ended on its own.
     fn classify(&self, status: i32) -> ExitKind {
         if self.shm.header().step_limit_hit != 0 {
@@ -705,6 +791,12 @@ impl ForkServer {
         self.shm.begin_run(sparse);
         let mut broke = 0;
         let exit = loop {
+            if self.no_fork.is_some() && self.needs_start() {
+                // a server that runs its inputs itself ended with the last input, or ran its share
+                self.spawn()
+                    .context("restarting the target (it runs its inputs without a fork)")?;
+                self.restarts += 1;
+            }
             self.shm.prepare_run(input)?;
             match self.attempt(stop)? {
                 Outcome::Ran(e) => break e,
@@ -792,6 +884,10 @@ impl Executor for ForkServer {
 
     fn take_startup_output(&mut self) -> Option<Vec<u8>> {
         self.startup_output.take()
+    }
+
+    fn threads_without_fork(&self) -> Option<u32> {
+        self.no_fork
     }
 
     fn setup_unmeasured(&self) -> bool {

@@ -438,6 +438,14 @@ pub trait Executor {
     fn take_startup_output(&mut self) -> Option<Vec<u8>> {
         None
     }
+    /// The threads the target process already ran when it was ready for its first input, when
+    /// more than one: it then runs its inputs itself instead of forking a process per input (a
+    /// fork keeps only the forking thread; see `evotest_abi::names::FORKSRV_HELLO_NOFORK`), so
+    /// that each crash, exit or hang costs a restart. `None`: the executor forks (or has no
+    /// such notion).
+    fn threads_without_fork(&self) -> Option<u32> {
+        None
+    }
     /// Whether a fresh target process's first execution would get
     /// [`FIRST_RUN_TIMEOUT_FACTOR`] times the limit because no first execution has ended
     /// normally yet (the set-up a fresh process does is unmeasured). A fuzzer then runs one input

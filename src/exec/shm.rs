@@ -237,6 +237,19 @@ impl SharedMemory {
         }
     }
 
+    /// After a target process started (its constructors and `LLVMFuzzerInitialize` ran probes
+    /// into this map): the next execution zeroes every site record, not only the last run's, and
+    /// the lite map is cleared, so that nothing the start-up covered is read as the input's.
+    pub fn after_start(&mut self) {
+        self.dirty = None;
+        let no = self
+            .header()
+            .outcomes_used
+            .min(self.layout.outcome_capacity) as usize;
+        // SAFETY: the lite map holds outcome_capacity bytes from lite_off
+        unsafe { ptr::write_bytes(self.base.add(self.layout.lite_off), 0, no) };
+    }
+
     /// Clear per-execution state and place `input`, as [`SharedMemory::begin_run`] decided.
     ///
     /// Errors: `input` is larger than the input capacity.

@@ -1294,6 +1294,16 @@ fn run_session(
         // an error of LLVMFuzzerInitialize (a missing file) must not make a run that looks normal
         f.monitor.println(&startup_output_lines(&text));
     }
+    if let Some(n) = f.s.target.executor.threads_without_fork() {
+        if opts.worker.is_none() && carried.restarts == 0 {
+            f.monitor.println(&format!(
+                "evotest fuzz: {} runs {n} threads before its first input (started by LLVMFuzzerInitialize or a constructor); \
+                 a forked process would keep only one of them, so each process runs its inputs itself, without a fork \
+                 (slower: a crash, an exit or a hang costs a restart)",
+                opts.exe.display()
+            ));
+        }
+    }
     f.start_workers()?;
     let result = f.campaign(files);
     f.stop_workers();
