@@ -3669,3 +3669,22 @@ fn a_harness_whose_initialize_starts_a_thread_is_fuzzed() {
         }
     }
 }
+
+/// The empty input, run first to measure a fresh process's set-up (with ten times the timeout
+/// for it), hangs: a run whose `-max_total_time` ends within that allowance kept no artifact
+/// and exited 0, having run nothing. The hang is kept now (it ran past the timeout).
+#[test]
+fn a_hang_on_the_empty_input_is_kept_when_the_run_ends_during_it() {
+    let d = tempfile::tempdir().unwrap();
+    harness("empty_hang.c", d.path());
+    let t0 = Instant::now();
+    let (o, s) = fuzz(
+        d.path(),
+        &["harness", "c", "-timeout=1", "-max_total_time=3", "-seed=1"],
+    );
+    assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+    assert_eq!(o.status.code(), Some(70), "{s:#}");
+    assert_eq!(s["timeouts_total"], 1, "{s:#}");
+    let name = "timeout-da39a3ee5e6b4b0d3255bfef95601890afd80709";
+    assert_eq!(std::fs::read(d.path().join(name)).unwrap(), b"", "{s:#}");
+}

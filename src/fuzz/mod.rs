@@ -1754,9 +1754,18 @@ impl Fuzzer<'_> {
         {
             return Ok(());
         }
+        let t0 = Instant::now();
         let (outcome, exit) = self.s.run_full(b"")?;
         self.s.executions -= 1;
         match outcome {
+            Outcome::Stopped if !self.s.timeout.is_zero() && t0.elapsed() > self.s.timeout => {
+                // the run's end came while the empty input ran past the timeout (on the set-up's
+                // allowance): a hang the run ends on must not leave it with nothing (it ran no
+                // input, kept no artifact and exited 0); already past the timeout, so no
+                // confirmation in a fresh process
+                self.hang_confirmed = true;
+                self.on_hang(b"", Outcome::Timeout)
+            }
             Outcome::Normal | Outcome::Stopped => Ok(()),
             Outcome::Crash => self.on_crash(b"", exit),
             Outcome::Timeout | Outcome::Oom => self.on_hang(b"", outcome),
