@@ -3688,3 +3688,25 @@ fn a_hang_on_the_empty_input_is_kept_when_the_run_ends_during_it() {
     let name = "timeout-da39a3ee5e6b4b0d3255bfef95601890afd80709";
     assert_eq!(std::fs::read(d.path().join(name)).unwrap(), b"", "{s:#}");
 }
+
+/// A harness whose forked child crashes (a crash it handles) and which then dies of a bug of its
+/// own: the crash was filed under the child's signal and stack (its report came first), so that
+/// two bugs of the harness were one unique crash and one was lost.
+#[test]
+fn a_harness_s_own_crash_is_told_from_its_forked_child_s() {
+    let d = tempfile::tempdir().unwrap();
+    harness("fork_child_crash.c", d.path());
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/x"), b"SX").unwrap();
+    std::fs::write(d.path().join("seeds/y"), b"SY").unwrap();
+    let (_, s) = fuzz(d.path(), &["harness", "c", "seeds", "-runs=0"]);
+    assert_eq!(s["unique_crashes"], 2, "{s:#}");
+    let mut kinds: Vec<&str> = s["crashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, ["SIGABRT", "SIGFPE"], "{s:#}");
+}

@@ -271,6 +271,13 @@ pub fn summary(line: &str) -> Option<(&str, &str)> {
     Some((tool, what.split_whitespace().next()?))
 }
 
+/// The process id a sanitizer's or evotest's report line starts with (`==1234==ERROR: …`).
+fn report_pid(line: &str) -> Option<u32> {
+    let rest = line.trim_start().strip_prefix("==")?;
+    let (pid, _) = rest.split_once("==")?;
+    pid.parse().ok()
+}
+
 /// Parse the standard error of an execution that ended with `exit`.
 pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
     let text = String::from_utf8_lossy(stderr);
@@ -279,16 +286,30 @@ pub fn parse(stderr: &[u8], exit: ExitKind) -> Report {
         kind: fallback_kind(exit),
         ..Default::default()
     };
-    // where the report starts
-    let start = lines.iter().position(|l| {
-        l.contains("ERROR: AddressSanitizer")
-            || l.contains("ERROR: MemorySanitizer")
-            || l.contains("ERROR: LeakSanitizer")
-            || l.contains("ERROR: UndefinedBehaviorSanitizer")
-            || l.contains("WARNING: ThreadSanitizer")
-            || l.contains(": runtime error: ")
-            || l.contains(CRASH_STACK_BANNER)
-    });
+    // where the report starts: the first of the process that wrote the last one (a harness
+    // whose forked child crashed, a crash it handled, and that then died of its own bug wrote
+    // the child's report first), or the first of all when the last names no process
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.contains("ERROR: AddressSanitizer")
+                || l.contains("ERROR: MemorySanitizer")
+                || l.contains("ERROR: LeakSanitizer")
+                || l.contains("ERROR: UndefinedBehaviorSanitizer")
+                || l.contains("WARNING: ThreadSanitizer")
+                || l.contains(": runtime error: ")
+                || l.contains(CRASH_STACK_BANNER)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let start = match starts.last().and_then(|&i| report_pid(lines[i])) {
+        Some(pid) => starts
+            .iter()
+            .copied()
+            .find(|&i| report_pid(lines[i]) == Some(pid)),
+        None => starts.first().copied(),
+    };
     if let Some((location, message)) = abort_message(&lines) {
         r.location = Some(location).filter(|l| !l.is_empty());
         r.message = Some(message);
@@ -896,6 +917,24 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
             (r.kind.as_str(), r.frames.len(), r.signature().as_str()),
             ("SIGFPE", 0, "SIGFPE")
         );
+    }
+
+    #[test]
+    fn the_report_of_the_process_that_died_last_is_taken() {
+        // a forked child's crash, handled by the harness, which then aborts on its own
+        let two = "==31==ERROR: evotest: deadly signal 11\n    #0 0x1 in child /x/h.c:8:5\n\
+                   ==30==ERROR: evotest: deadly signal 6\n    #0 0x2 in bug_x /x/h.c:10:3\n    #1 0x3 in LLVMFuzzerTestOneInput /x/h.c:15:5\n";
+        let r = parse(two.as_bytes(), ExitKind::Crash { signal: 6 });
+        assert_eq!(r.kind, "SIGABRT");
+        assert_eq!(r.frames[0].function.as_deref(), Some("bug_x"));
+        // one process: its first report stands
+        let one = "==30==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1\n    #0 0x2 in f /x/h.c:3:1\n\
+                   SUMMARY: AddressSanitizer: heap-buffer-overflow /x/h.c:3:1 in f\n\
+                   ==30==ERROR: evotest: deadly signal 6\n    #0 0x2 in g /x/h.c:4:1\n";
+        let r = parse(one.as_bytes(), ExitKind::Crash { signal: 6 });
+        assert_eq!(r.kind, "heap-buffer-overflow");
+        assert_eq!(report_pid("==30==ERROR: x"), Some(30));
+        assert_eq!(report_pid("h.c:5:12: runtime error: x"), None);
     }
 
     #[test]
