@@ -3710,3 +3710,33 @@ fn a_harness_s_own_crash_is_told_from_its_forked_child_s() {
     kinds.sort();
     assert_eq!(kinds, ["SIGABRT", "SIGFPE"], "{s:#}");
 }
+
+/// An instrumented library opened with `dlopen` at the first input, after the trace map was
+/// sized: its branches cannot be recorded, which the run did not say (with a process per input
+/// the fuzzer was blind to it). It says so now, once.
+#[test]
+fn instrumented_code_opened_while_inputs_run_is_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let plugin = build(
+        cc(),
+        "late_plugin.c",
+        &["-g", "-O1", "-fPIC", "-shared"],
+        d.path(),
+        "plugin.so",
+    );
+    build(
+        cc(),
+        "late_plugin_host.c",
+        &["-g", "-O1", "-fsanitize=fuzzer", "-ldl"],
+        d.path(),
+        "harness",
+    );
+    let (o, s) = fuzz_env(
+        d.path(),
+        &["harness", "c", "-runs=2000", "-seed=1"],
+        &[("PLUGIN", &plugin)],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    let warning = "loaded instrumented code while it ran inputs";
+    assert_eq!(err.matches(warning).count(), 1, "{err}\n{s:#}");
+}

@@ -886,6 +886,10 @@ impl Executor for ForkServer {
         self.startup_output.take()
     }
 
+    fn registration_overflow(&self) -> u32 {
+        self.shm.overflow()
+    }
+
     fn threads_without_fork(&self) -> Option<u32> {
         self.no_fork
     }

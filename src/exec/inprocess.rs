@@ -191,6 +191,10 @@ impl InProcess {
 }
 
 impl Executor for InProcess {
+    fn registration_overflow(&self) -> u32 {
+        self.shm.overflow()
+    }
+
     fn last_ret(&self) -> Option<super::RetVal> {
         self.shm.ret_val()
     }

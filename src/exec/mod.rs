@@ -438,6 +438,13 @@ pub trait Executor {
     fn take_startup_output(&mut self) -> Option<Vec<u8>> {
         None
     }
+    /// The `OVERFLOW_*` bits (`evotest_abi::shm`) the target's runtime set since its process
+    /// started: instrumented code registered beyond what the trace map was sized for (a library
+    /// loaded with `dlopen` while inputs ran), whose branches are then not recorded. 0: none (or
+    /// the executor has no such notion).
+    fn registration_overflow(&self) -> u32 {
+        0
+    }
     /// The threads the target process already ran when it was ready for its first input, when
     /// more than one: it then runs its inputs itself instead of forking a process per input (a
     /// fork keeps only the forking thread; see `evotest_abi::names::FORKSRV_HELLO_NOFORK`), so

@@ -892,6 +892,8 @@ struct Fuzzer<'a> {
     /// The last execution timed out as a suspect and again at the whole timeout
     /// ([`Fuzzer::evaluate`]): [`Fuzzer::on_hang`] need not run it a third time.
     hang_confirmed: bool,
+    /// Whether the warning about instrumented code loaded while inputs ran was printed.
+    late_code_said: bool,
     /// Outcomes covered when [`COVERED_FILE`] was last written.
     covered_written: usize,
     /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`), and the
@@ -1241,6 +1243,7 @@ fn run_session(
         len_mark: 0,
         loading: false,
         hang_confirmed: false,
+        late_code_said: false,
         lite: Lite::default(),
         covered_written: 0,
         reduced: 0,
@@ -1772,9 +1775,24 @@ impl Fuzzer<'_> {
         }
     }
 
+    /// Once in a run: a warning when the target registered instrumented code the trace map was
+    /// not sized for (a library opened with `dlopen` while inputs ran), whose branches are then
+    /// not recorded.
+    fn say_late_code(&mut self) {
+        if !self.late_code_said && self.s.target.executor.registration_overflow() != 0 {
+            self.late_code_said = true;
+            self.monitor.println(
+                "evotest fuzz: warning: the target loaded instrumented code while it ran inputs that its executable and \
+                 the libraries it starts with do not hold (a library opened with dlopen?): its branches are neither \
+                 counted nor guided; link it into the harness, or link the harness against it (-lNAME)",
+            );
+        }
+    }
+
     /// Stats, status and plot, every second (`force`) or when the status is due.
     fn periodic(&mut self, force: bool) -> Result<()> {
         if force {
+            self.say_late_code();
             let records = self.db.all();
             self.unique = records.len();
             self.announce_workers_crashes(records);
@@ -2580,6 +2598,7 @@ impl Fuzzer<'_> {
 
     /// Write the last stats and the plot; the summary.
     fn finish(mut self) -> Result<Summary> {
+        self.say_late_code();
         let records = self.db.all();
         self.unique = records.len();
         self.announce_workers_crashes(records);
