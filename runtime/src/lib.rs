@@ -36,8 +36,11 @@
 //!   first time is appended to the log named by `EVOTEST_OBSERVE_LOG` with its execution number
 //!   and time. An optional event limit aborts runaway executions through a hook.
 //!
-//! The runtime assumes a single-threaded target: concurrent probes may lose updates, never memory
-//! safety of the engine (which validates everything it reads).
+//! * **Threads**: a process that runs more than one thread when its fork server starts (a harness
+//!   whose `LLVMFuzzerInitialize` started a pool) is not forked, since a child keeps only the
+//!   forking thread: it runs its inputs itself (`FORKSRV_HELLO_NOFORK`). Probes take no locks:
+//!   concurrent probes may lose updates, never memory safety of the engine (which validates
+//!   everything it reads).
 
 use evotest_abi::distance;
 use evotest_abi::names::*;
