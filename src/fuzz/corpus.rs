@@ -88,6 +88,10 @@ pub struct Corpus {
     /// File names this session wrote in the corpus directory: the only files a replacement may
     /// remove ([`Corpus::replace`]).
     written: HashSet<String>,
+    /// Where the names of the files this session writes are appended as well, for the next
+    /// session of the same run (an in-process worker after the one an input ended;
+    /// [`Corpus::share_written`]).
+    written_log: Option<std::fs::File>,
     /// The bytes of all entries.
     bytes: u64,
     /// The sum of `ln(cost)` over the entries (their geometric mean cost, see [`cost_factor`]).
@@ -130,7 +134,7 @@ impl Corpus {
         let name = sha1_hex(&data);
         let wrote = self.write(dir, &name, &data)?;
         if wrote {
-            self.written.insert(name.clone());
+            self.note_written(&name);
         }
         self.known.insert(name.clone());
         self.bytes += data.len() as u64;
@@ -149,6 +153,39 @@ impl Corpus {
     }
 
     /// Write `data` as `dir/name` unless there is no `dir` or the file exists; whether it wrote.
+    /// Share the files this session writes with the other sessions of one run through the file
+    /// `log` (one name a line): the names already there count as this session's own (a later
+    /// replacement may remove their files), and the names of the files it writes are appended.
+    /// Without it, an in-process worker took its predecessors' files for the corpus directory's
+    /// initial ones, and the files of the entries it replaced stayed (a run with restarts ended
+    /// with ten files for six entries).
+    ///
+    /// Errors: `log` cannot be opened.
+    pub fn share_written(&mut self, log: &Path) -> Result<()> {
+        if let Ok(text) = std::fs::read_to_string(log) {
+            self.written
+                .extend(text.lines().filter(|l| !l.is_empty()).map(str::to_string));
+        }
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("cannot open {}", log.display()))?;
+        self.written_log = Some(f);
+        Ok(())
+    }
+
+    /// Remember that this session wrote corpus file `name` (and tell the run's log, if shared).
+    fn note_written(&mut self, name: &str) {
+        self.written.insert(name.to_string());
+        if let Some(f) = &mut self.written_log {
+            use std::io::Write;
+            // the log only spares the directory some superseded files: a failed write loses
+            // nothing the run found
+            let _ = f.write_all(format!("{name}\n").as_bytes());
+        }
+    }
+
     fn write(&self, dir: Option<&Path>, name: &str, data: &[u8]) -> Result<bool> {
         let Some(p) = dir.map(|d| d.join(name)).filter(|p| !p.exists()) else {
             return Ok(false);
@@ -184,7 +221,7 @@ impl Corpus {
             return Ok(false);
         }
         if self.write(dir, &name, &data)? {
-            self.written.insert(name.clone());
+            self.note_written(&name);
         }
         let e = &mut self.entries[i];
         if let Some(d) = dir.filter(|_| self.written.remove(&e.name)) {
@@ -330,6 +367,42 @@ mod tests {
         std::fs::write(d.path().join("sub/y"), b"y").unwrap();
         let files = list_files(d.path()).unwrap();
         assert_eq!(files, vec![d.path().join(name), d.path().join("sub/y")]);
+    }
+
+    #[test]
+    fn a_later_session_of_a_run_replaces_the_files_an_earlier_one_wrote() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("written.log");
+        let corpus = d.path().join("corpus");
+        std::fs::create_dir(&corpus).unwrap();
+        let long = b"a long input".to_vec();
+        let mut first = Corpus::default();
+        first.share_written(&log).unwrap();
+        let f = Duration::ZERO;
+        let one = vec![Feature::Outcome(1)];
+        first
+            .add(long.clone(), vec![1], one.clone(), 1, f, Some(&corpus))
+            .unwrap();
+        // the next session (an in-process worker after one an input ended) loads the file
+        let mut next = Corpus::default();
+        next.share_written(&log).unwrap();
+        next.mark_known(&sha1_hex(&long));
+        next.add(long.clone(), vec![1], one, 1, f, None).unwrap();
+        assert!(next
+            .replace(0, b"short".to_vec(), vec![1], 1, Some(&corpus))
+            .unwrap());
+        let files = list_files(&corpus).unwrap();
+        assert_eq!(files, [corpus.join(sha1_hex(b"short"))]);
+        // without the shared log the earlier session's file would be the directory's own
+        let mut alone = Corpus::default();
+        alone.mark_known(&sha1_hex(b"short"));
+        alone
+            .add(b"short".to_vec(), vec![1], vec![], 1, f, None)
+            .unwrap();
+        assert!(alone
+            .replace(0, b"s".to_vec(), vec![1], 1, Some(&corpus))
+            .unwrap());
+        assert_eq!(list_files(&corpus).unwrap().len(), 2);
     }
 
     #[test]

@@ -138,6 +138,12 @@ pub struct WorkerCtx {
 }
 
 impl WorkerCtx {
+    /// The file in which the run's workers list the corpus files they wrote
+    /// ([`super::corpus::Corpus::share_written`]).
+    pub fn written_log(&self) -> PathBuf {
+        self.carry_out.with_file_name("written.log")
+    }
+
     /// Hand the carry on to the next worker (its file, read by the supervisor if this one dies).
     fn write_carry(&self) -> Result<()> {
         write_atomic(&self.carry_out, &serde_json::to_vec(&self.carry)?)

@@ -1254,6 +1254,10 @@ fn run_session(
         f.s.target.executor.set_lite(false);
         f.lite.able = true;
     }
+    if let Some(ctx) = &f.inproc {
+        // the files earlier workers of this run wrote are this run's, not the initial corpus's
+        f.corpus.share_written(&ctx.written_log())?;
+    }
     if opts.display != Display::Quiet && opts.worker.is_none() && carried.restarts == 0 {
         f.monitor.println(&format!(
             "evotest fuzz: {} ({}), {} branch outcomes in {} sites; max_len {max_len}, timeout {:?}, seed {seed}; corpus {}, stats in {}",
