@@ -2061,6 +2061,9 @@ unsafe fn no_fork_server(threads: u32) {
     }
 }
 
+/// This process's pid, once it runs inputs under the fork server (for `Header::taken`).
+static mut OWN_PID: u32 = 0;
+
 /// Inputs handed out so far by [`__evotest_next`] in this process.
 static mut ITERATION: u64 = 0;
 /// Whether this process is a persistent child of the fork server.
@@ -2145,6 +2148,7 @@ pub unsafe extern "C" fn __evotest_next(
         if ITERATION == 0 {
             let persistent = std::env::var(ENV_PERSISTENT).is_ok_and(|v| v == "1");
             fork_server(persistent);
+            OWN_PID = libc::getpid() as u32;
             PERSISTENT_CHILD = persistent;
             if persistent {
                 PROTOCOL_CTL = fd_identity(FORKSRV_CTL_FD);
@@ -2182,6 +2186,7 @@ pub unsafe extern "C" fn __evotest_next(
             return ptr::null();
         }
         ITERATION += 1;
+        (*h).taken = OWN_PID;
         let layout = Layout::from_header(&*h);
         *len = ((*h).input_len).min((*h).input_capacity) as usize;
         return (h as *const u8).add(layout.input_off);
@@ -2255,6 +2260,7 @@ unsafe extern "C" fn early_fork_server() {
     }
     fork_server(false);
     // In a child (or the engine is not listening: then there is no input to place).
+    (*h).taken = libc::getpid() as u32;
     let layout = Layout::from_header(&*h);
     let n = ((*h).input_len).min((*h).input_capacity) as usize;
     let data = std::slice::from_raw_parts((h as *const u8).add(layout.input_off), n);

@@ -276,6 +276,15 @@ fn wait_for(pid: i32) -> i32 {
     }
 }
 
+/// A `waitpid` status in words (`signal 9`, `exit 0`).
+fn describe_status(s: i32) -> String {
+    if libc::WIFSIGNALED(s) {
+        format!("signal {}", libc::WTERMSIG(s))
+    } else {
+        format!("exit {}", libc::WEXITSTATUS(s))
+    }
+}
+
 /// Kill process `pid` and its process group.
 fn kill_tree(pid: i32) {
     unsafe {
@@ -634,6 +643,8 @@ impl ForkServer {
         }
         // a persistent child's first input (with a fork per input, every input pays the set-up)
         let first = self.persistent.is_some() && self.child.is_none();
+        // the request goes to a live persistent child, not to the server
+        let to_child = self.child.is_some();
         let pid = match self.child {
             Some((pid, _)) => pid,
             None => {
@@ -658,6 +669,28 @@ impl ForkServer {
             Ok(w) => w,
             Err(e) => return Ok(Outcome::Broken(e)),
         };
+        if to_child && self.shm.taken_by() != pid as u32 {
+            let ended = match waited {
+                Waited::Status(s) if s != FORKSRV_DONE => Some((s as i32, false)),
+                Waited::Ended(s) => Some((s, true)),
+                _ => None,
+            };
+            if let Some((s, own)) = ended {
+                // The live child died before it took this input: killed from outside, or by a
+                // thread an earlier input left running, not by this input; and the server may
+                // take the request for a child of its own (or leave it in the control pipe), so
+                // that the answers ran a step behind the inputs. A new server, and the input
+                // again.
+                if own {
+                    self.server_ended(pid);
+                }
+                self.child = None;
+                return Ok(Outcome::Broken(anyhow!(
+                    "the target process died between two inputs ({})",
+                    describe_status(s)
+                )));
+            }
+        }
         let status = match waited {
             Waited::Status(FORKSRV_DONE) if self.persistent.is_some() => {
                 if let Some((_, n)) = self.child.as_mut() {

@@ -237,6 +237,12 @@ impl SharedMemory {
         }
     }
 
+    /// The pid of the target process that took the last prepared input (`Header::taken`; 0:
+    /// none did).
+    pub fn taken_by(&self) -> u32 {
+        self.header().taken
+    }
+
     /// After a target process started (its constructors and `LLVMFuzzerInitialize` ran probes
     /// into this map): the next execution zeroes every site record, not only the last run's, and
     /// the lite map is cleared, so that nothing the start-up covered is read as the input's.
@@ -468,6 +474,7 @@ impl SharedMemory {
         h.n_operands = 0;
         h.n_str_operands = 0;
         h.n_touched = 0;
+        h.taken = 0;
         h.input_len = input.len() as u32;
         unsafe {
             ptr::copy_nonoverlapping(

@@ -229,7 +229,8 @@ pub mod names {
     pub const FORKSRV_ST_FD: i32 = 199;
     /// Hello word the fork server writes first: `"EVOT"` little-endian, xor the layout version.
     pub const FORKSRV_HELLO: u32 = 0x544f_5645 ^ crate::shm::LAYOUT_VERSION;
-    /// Hello word of a server that will not fork ([`FORKSRV_HELLO`] with its low bit flipped),
+    /// Hello word of a server that will not fork ([`FORKSRV_HELLO`] with its top bit flipped, so
+    /// that it is no other layout version's hello),
     /// followed by a word with the number of threads the process had: a process with more than
     /// one thread before its first input (a harness whose `LLVMFuzzerInitialize` or a constructor
     /// started a thread pool) would lose all of them but the forking one in every child, so the
@@ -237,7 +238,7 @@ pub mod names {
     /// as a child would (a persistent one keeps answering [`FORKSRV_DONE`]); a crash, exit or
     /// timeout ends the process, whose status the engine takes from its own `waitpid`, and the
     /// engine starts a new one for the next input.
-    pub const FORKSRV_HELLO_NOFORK: u32 = FORKSRV_HELLO ^ 1;
+    pub const FORKSRV_HELLO_NOFORK: u32 = FORKSRV_HELLO ^ (1 << 31);
     /// Word a persistent child writes on the status pipe after each input it ran to the end. A
     /// `waitpid` status never takes this value, so the engine tells the two apart.
     pub const FORKSRV_DONE: u32 = 0xffff_fffe;

@@ -72,7 +72,7 @@
 /// `"EVOTSHM\0"` little-endian.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"EVOTSHM\0");
 /// Bumped whenever anything in this file changes.
-pub const LAYOUT_VERSION: u32 = 12;
+pub const LAYOUT_VERSION: u32 = 13;
 /// Most instrumented translation units one executable may register.
 pub const MAX_MODULES: usize = 1024;
 
@@ -196,6 +196,13 @@ pub struct Header {
     /// that never ends stops as a step limit as soon as it has run this many, not after the whole
     /// sequence's allowance.
     pub max_call_events: u32,
+    /// The pid of the fork-server child (or of the server that runs its inputs itself) that took
+    /// the execution's input, written by the runtime before the harness runs it (zeroed by the
+    /// engine). When the persistent child the engine wrote its request to ended and this is not
+    /// its pid, the child died between two inputs (killed from outside, or by a thread an earlier
+    /// input left running), not of this input, and the server may have taken the request for a
+    /// new child of its own.
+    pub taken: u32,
 }
 
 /// Size reserved for the header (rounded up to a page).
