@@ -77,6 +77,16 @@ pub fn private_libm_archive(clang: &Path, archive: &Path) -> PathBuf {
 /// The version of the renaming rule of [`private_libm_archive`] (part of the copy's cache key).
 const RENAMING: u32 = 2;
 
+/// Whether `p` (not followed if a link) is this user's and other users may not write it: a cache
+/// entry in a shared directory (the `/tmp` fallback) that another user made or may replace would
+/// be linked into this user's programs.
+fn owned_privately(p: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(p).is_ok_and(|m| {
+        !m.file_type().is_symlink() && m.uid() == unsafe { libc::getuid() } && m.mode() & 0o002 == 0
+    })
+}
+
 fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
     use std::hash::{Hash, Hasher};
     let archive = archive.canonicalize()?;
@@ -104,8 +114,9 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
     }
     dirs.push(std::env::temp_dir().join(format!("evotest-cache-{}", unsafe { libc::getuid() })));
     for d in &dirs {
-        if d.join(&name).is_file() {
-            return Ok(d.join(name));
+        let f = d.join(&name);
+        if f.is_file() && owned_privately(d) && owned_privately(&f) {
+            return Ok(f);
         }
     }
     // LLVM's tools: next to the real clang (`/usr/bin/clang-22` is a link into
@@ -154,7 +165,19 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
     let mut last_err = anyhow::anyhow!("no cache directory");
     for d in &dirs {
         let made = (|| -> Result<PathBuf> {
-            std::fs::create_dir_all(d)?;
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(d)?;
+            }
+            if !owned_privately(d) {
+                bail!(
+                    "{} is not a directory of this user's that other users may not write",
+                    d.display()
+                );
+            }
             let tmp = d.join(format!("{name}.tmp{}", std::process::id()));
             let syms = d.join(format!("{name}.syms{}", std::process::id()));
             std::fs::write(&syms, &map)?;
@@ -338,4 +361,33 @@ fn find_artifact(var: &str, file: &str) -> Result<PathBuf> {
         "{file} not found (looked in {}); build it with `cargo build --workspace` or `make build`, or set {var}",
         looked.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::owned_privately;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A cache entry is used only when it is this user's and other users may not write it (the
+    /// `/tmp` fallback is shared: another user could plant an archive there).
+    #[test]
+    fn only_a_user_s_own_unshared_cache_entries_are_trusted() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("libevotest_rt-x.a");
+        std::fs::write(&f, b"!<arch>\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(owned_privately(&f));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(!owned_privately(&f));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = d.path().join("link.a");
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        assert!(!owned_privately(&link));
+        assert!(!owned_privately(&d.path().join("missing.a")));
+        if unsafe { libc::getuid() } == 0 {
+            // another user's file (root can give it away)
+            std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
+            assert!(!owned_privately(&f));
+        }
+    }
 }

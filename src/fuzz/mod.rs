@@ -894,6 +894,8 @@ struct Fuzzer<'a> {
     hang_confirmed: bool,
     /// Whether the warning about instrumented code loaded while inputs ran was printed.
     late_code_said: bool,
+    /// When the stats, status and plot were last written ([`Fuzzer::periodic`]).
+    last_tick: Instant,
     /// Outcomes covered when [`COVERED_FILE`] was last written.
     covered_written: usize,
     /// Corpus entries replaced by shorter inputs (`FuzzOptions::reduce_inputs`), and the
@@ -1244,6 +1246,7 @@ fn run_session(
         loading: false,
         hang_confirmed: false,
         late_code_said: false,
+        last_tick: Instant::now(),
         lite: Lite::default(),
         covered_written: 0,
         reduced: 0,
@@ -1633,7 +1636,7 @@ impl Fuzzer<'_> {
             self.guide.refresh(&self.fb);
         }
         let by_time = self.by_time();
-        let mut last_tick = Instant::now();
+        self.last_tick = Instant::now();
         let mut last_sync = Instant::now();
         let mut since_reweigh = 0u32;
         let (mut last_reweigh, mut reweigh_took) = (Instant::now(), Duration::ZERO);
@@ -1729,10 +1732,11 @@ impl Fuzzer<'_> {
                 last_reweigh = Instant::now();
                 reweigh_took = last_reweigh - t;
             }
-            if self.s.executions.is_multiple_of(64) || last_tick.elapsed() >= Duration::from_secs(1)
+            if self.s.executions.is_multiple_of(64)
+                || self.last_tick.elapsed() >= Duration::from_secs(1)
             {
-                if last_tick.elapsed() >= Duration::from_secs(1) {
-                    last_tick = Instant::now();
+                if self.last_tick.elapsed() >= Duration::from_secs(1) {
+                    self.last_tick = Instant::now();
                     self.periodic(true)?;
                 }
                 if last_sync.elapsed() >= self.opts.sync_interval {
@@ -2023,7 +2027,19 @@ impl Fuzzer<'_> {
     /// Run `data` and act on the result: keep it if it adds coverage (writing it into the corpus
     /// directory if `write`), triage a fault. Returns whether the execution was *plain*: it ran to
     /// its end, added nothing, and ran nothing else after it (its coverage is still `self.s.cov`).
+    /// The stats, status and plot follow every second, whichever stage runs (the directed
+    /// stages' executions come here too: a run in them left `fuzzer_stats.json` minutes old).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
+        let plain = self.evaluate_once(data, write)?;
+        if self.last_tick.elapsed() >= Duration::from_secs(1) {
+            self.last_tick = Instant::now();
+            self.periodic(true)?;
+        }
+        Ok(plain)
+    }
+
+    /// [`Fuzzer::evaluate`] without the periodic stats.
+    fn evaluate_once(&mut self, data: &[u8], write: bool) -> Result<bool> {
         let t0 = Instant::now();
         let (mut outcome, mut exit) = self.s.run_pending(data)?;
         // a coverage-only execution that adds nothing (the common case) is counted from the lite
