@@ -328,8 +328,11 @@ pub fn list_files(dir: &Path) -> Result<Vec<PathBuf>> {
                 continue;
             }
             let p = e.path();
+            // a link to a directory is not followed (a link to `/`, or to `.`, made the walk
+            // endless); a link to a file is a seed as any
+            let link = e.file_type().is_ok_and(|t| t.is_symlink());
             match std::fs::metadata(&p) {
-                Ok(m) if m.is_dir() => stack.push(p),
+                Ok(m) if m.is_dir() && !link => stack.push(p),
                 Ok(m) if m.is_file() => out.push(p),
                 _ => {}
             }
@@ -344,6 +347,23 @@ mod tests {
     use super::*;
     use crate::exec::Coverage;
     use rand::SeedableRng;
+
+    #[test]
+    fn links_to_directories_are_not_followed() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("sub/a"), b"a").unwrap();
+        std::fs::write(d.path().join("b"), b"b").unwrap();
+        std::os::unix::fs::symlink(d.path().join("b"), d.path().join("c")).unwrap();
+        std::os::unix::fs::symlink(".", d.path().join("loop")).unwrap();
+        std::os::unix::fs::symlink("/", d.path().join("root")).unwrap();
+        let names: Vec<PathBuf> = list_files(d.path()).unwrap();
+        let want: Vec<PathBuf> = ["b", "c", "sub/a"]
+            .iter()
+            .map(|n| d.path().join(n))
+            .collect();
+        assert_eq!(names, want);
+    }
 
     #[test]
     fn entries_are_files_named_by_sha1() {
