@@ -808,7 +808,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     }
     for p in &summary.missing_artifacts {
         eprintln!(
-            "  recorded crash not met in this run; its artifact {} was removed",
+            "  recorded crash whose artifact {} does not exist (removed, or not written for lack of room: its input was printed then)",
             p.display()
         );
     }

@@ -692,7 +692,7 @@ fn b64_char(v: u8, url: bool) -> u8 {
 }
 
 /// The base64 text of `bytes`, whole groups only (a length that is a multiple of 3).
-fn b64_encode(bytes: &[u8], url: bool) -> Vec<u8> {
+pub(super) fn b64_encode(bytes: &[u8], url: bool) -> Vec<u8> {
     bytes
         .chunks_exact(3)
         .flat_map(|b| {

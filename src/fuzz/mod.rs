@@ -1324,6 +1324,16 @@ fn run_session(
     f.finish()
 }
 
+/// An input as libFuzzer prints one it could not write: its bytes in hex (`0x78,0x0,`), then
+/// `Base64: …`.
+fn input_as_text(data: &[u8]) -> String {
+    let hex: String = data.iter().map(|b| format!("{b:#x},")).collect();
+    format!(
+        "{hex}\nBase64: {}",
+        String::from_utf8_lossy(&i2s::b64_encode(data, false))
+    )
+}
+
 /// The file in a `-j` worker's or an in-process worker's stats directory that lists the
 /// outcomes it covered (JSON), for the main worker's summary and for the next in-process worker.
 const COVERED_FILE: &str = "covered.json";
@@ -2246,9 +2256,20 @@ impl Fuzzer<'_> {
         // a file of that name written by someone else (libFuzzer names its artifacts the same
         // way) is theirs: it stays, whatever minimisation makes of this one
         let foreign = artifact.exists() && !self.db.pending().contains(&artifact);
-        self.db.intend(&artifact)?;
-        write_atomic(&artifact, data)
-            .with_context(|| format!("cannot write {}", artifact.display()))?;
+        // a full disk or a directory gone must not lose the crash: what cannot be written is
+        // said, the input's bytes go to standard error (as libFuzzer prints them), and the crash
+        // is counted and reported all the same
+        if let Err(e) = self.db.intend(&artifact) {
+            self.monitor
+                .println(&format!("evotest fuzz: warning: {e:#}"));
+        }
+        if let Err(e) = write_atomic(&artifact, data) {
+            self.monitor.println(&format!(
+                "evotest fuzz: cannot write {}: {e:#}; the input is kept here instead:\n{}",
+                artifact.display(),
+                input_as_text(data)
+            ));
+        }
         let mut record = CrashRecord {
             signature: signature.clone(),
             kind: report.kind.clone(),
@@ -2275,7 +2296,13 @@ impl Fuzzer<'_> {
                 ),
             },
         };
-        if !self.db.claim(&record)? {
+        let claimed = self.db.claim(&record).unwrap_or_else(|e| {
+            self.monitor.println(&format!(
+                "evotest fuzz: warning: cannot record the crash in the corpus's state: {e:#}"
+            ));
+            true
+        });
+        if !claimed {
             // another worker recorded it a moment ago: its artifact is the one to keep
             if !foreign
                 && self
@@ -2311,7 +2338,16 @@ impl Fuzzer<'_> {
                 " [did not crash again in a fresh process]"
             }
         ));
-        self.minimize_artifact(data, stem, &target_raw, &mut record, foreign)?;
+        if record.artifact.is_file() {
+            if let Err(e) = self.minimize_artifact(data, stem, &target_raw, &mut record, foreign) {
+                self.monitor.println(&format!(
+                    "evotest fuzz: warning: the crash's input was not minimised: {e:#}"
+                ));
+            }
+        }
+        if !record.artifact.is_file() {
+            return Ok(());
+        }
         // after the minimisation, which replaces the file: the line names the one that stays
         // (scripts read the path from libFuzzer's wording)
         self.monitor.println(&format!(
@@ -2405,9 +2441,15 @@ impl Fuzzer<'_> {
         }
         let artifact = self.opts.artifact(&format!("{stem}-{}", sha1_hex(data)));
         let foreign = artifact.exists() && !self.db.pending().contains(&artifact);
-        self.db.intend(&artifact)?;
-        write_atomic(&artifact, data)
-            .with_context(|| format!("cannot write {}", artifact.display()))?;
+        if self.db.intend(&artifact).is_err() || write_atomic(&artifact, data).is_err() {
+            // still no room (a full disk, as when the crash was found and its input was printed
+            // instead): the record stays as it is, and one found by this run is no earlier one's
+            let _ = std::fs::remove_file(&artifact);
+            if record.found_unix >= self.start_wall {
+                self.met_again.remove(signature);
+            }
+            return Ok(());
+        }
         let missing = std::mem::replace(&mut record.artifact, artifact.clone());
         record.size = data.len();
         record.minimized = false;
