@@ -106,7 +106,7 @@ pub fn instrument(
         .arg(format!("-fpass-plugin={}", tc.pass.display()))
         .args(cflags)
         .arg("-c")
-        .arg(source)
+        .arg(not_an_option(source).as_os_str())
         .arg("-o")
         .arg(out_obj)
         .env(ENV_PASS_EXPOSE, function)
@@ -157,5 +157,14 @@ mod tests {
         // compile errors: the first and a count, as before
         let cc = "a.c:1:5: error: x\na.c:2:5: error: y\na.c:3:5: error: z\n3 errors generated.\n";
         assert_eq!(key_lines(cc), "a.c:1:5: error: x (and 2 more errors)");
+    }
+}
+
+/// `path` as clang cannot take it for an option: `./-x.c` for `-x.c`.
+pub fn not_an_option(path: &Path) -> std::borrow::Cow<'_, Path> {
+    if path.as_os_str().as_encoded_bytes().first() == Some(&b'-') {
+        std::borrow::Cow::Owned(Path::new(".").join(path))
+    } else {
+        std::borrow::Cow::Borrowed(path)
     }
 }

@@ -412,6 +412,13 @@ pub fn check_sources(sources: &[PathBuf]) -> Result<()> {
         if !src.is_file() {
             bail!("{}: no such file", src.display());
         }
+        if src.to_str().is_none_or(|p| p.contains(['"', '\n', '\r'])) {
+            // tests.c `#include`s the source by its path, which may hold no `"` nor line break
+            bail!(
+                "{}: a source whose path holds a double quote, a line break or bytes that are not UTF-8 cannot be #included by the tests evotest writes; rename it",
+                src.display()
+            );
+        }
         // clang would make a precompiled header of it, which is no object file
         let ext = src.extension().and_then(|e| e.to_str()).unwrap_or("");
         if matches!(ext, "h" | "hh" | "hpp" | "hxx" | "h++" | "H") {

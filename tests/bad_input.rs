@@ -361,3 +361,34 @@ fn static_functions_of_one_name_in_two_sources_are_refused_by_name() {
     assert!(e.contains("`helper` is defined in 2 sources"), "{e}");
     assert!(e.contains("a.c") && e.contains("b.c"), "{e}");
 }
+
+/// A source named `-x.c` was passed to clang as an option ("does not compile"); one whose name
+/// holds a `"` gave a `tests.c` that did not compile, with exit 0.
+#[test]
+fn source_names_clang_or_an_include_would_misread() {
+    let d = tempfile::tempdir().unwrap();
+    let dashed = d.path().join("-tri.c");
+    std::fs::copy(path("examples/triangle.c"), &dashed).unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "-f",
+            "triangle",
+            "--max-execs",
+            "5000",
+            "-q",
+            "--out",
+            "o",
+            "--",
+        ])
+        .arg("-tri.c")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(d.path().join("o/tests.c").is_file());
+    let quoted = d.path().join("tr\"i.c");
+    std::fs::copy(path("examples/triangle.c"), &quoted).unwrap();
+    let e = fail(&["run", quoted.to_str().unwrap(), "-f", "triangle"]);
+    assert!(e.contains("double quote"), "{e}");
+}
