@@ -1,6 +1,7 @@
 //! The `evotest` binary: see `evotest --help`.
 
 fn main() {
+    raise_open_file_limit();
     let code = match evotest::cli::main() {
         Ok(code) => code,
         Err(e) => {
@@ -11,4 +12,20 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// A soft limit of open files below 1,024 (up to the hard limit), as AFL++ raises it: the fork
+/// server's descriptors are 198 and 199, so that under `ulimit -Sn 128` no target could start
+/// ("Bad file descriptor").
+fn raise_open_file_limit() {
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) == 0 && rl.rlim_cur < 1024 {
+            rl.rlim_cur = rl.rlim_max.min(1024);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &rl);
+        }
+    }
 }

@@ -3740,3 +3740,32 @@ fn instrumented_code_opened_while_inputs_run_is_reported() {
     let warning = "loaded instrumented code while it ran inputs";
     assert_eq!(err.matches(warning).count(), 1, "{err}\n{s:#}");
 }
+
+/// Under a soft limit of 128 open files (the hard one higher), no target could start: the fork
+/// server's descriptors are 198 and 199 ("Bad file descriptor"). evotest raises the soft limit,
+/// as AFL++ does.
+#[test]
+fn a_low_soft_limit_of_open_files_is_raised() {
+    use std::os::unix::process::CommandExt;
+    let d = tempfile::tempdir().unwrap();
+    harness("lengths.c", d.path());
+    let mut c = evotest();
+    c.current_dir(d.path())
+        .args(["fuzz", "harness", "c", "-runs=200", "-seed=1", "-q"]);
+    unsafe {
+        c.pre_exec(|| {
+            let mut rl = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl);
+            rl.rlim_cur = 128.min(rl.rlim_max);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &rl);
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("Bad file descriptor"), "{err}");
+    assert!(err.contains("200 executions"), "{err}");
+}

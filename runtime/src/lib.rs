@@ -127,7 +127,8 @@ unsafe fn init_map() -> *mut u8 {
                 return p as *mut u8;
             }
             eprintln!(
-                "evotest runtime: shared memory {id} has a foreign layout; tracing privately"
+                "evotest runtime: shared memory {id} has trace-map layout {}, this target's runtime {LAYOUT_VERSION}: built by another version of evotest, so rebuild it with this one's evotest-cc; tracing privately",
+                if (*h).magic == MAGIC { (*h).version } else { 0 }
             );
             libc::shmdt(p);
         } else {

@@ -319,7 +319,8 @@ pub struct FuzzArgs {
     #[arg(
         long = "input_extension",
         alias = "input-extension",
-        value_name = "EXT"
+        value_name = "EXT",
+        value_parser = file_extension
     )]
     input_extension: Option<String>,
     /// Largest file the target may write, in MB; 0 = no limit
@@ -1125,4 +1126,17 @@ mod tests {
         );
         assert_eq!(w, os(&["h", "c", "--seed=9", "--", "@@"]));
     }
+}
+
+/// `-input_extension`'s value: a file name's last part (no `/`, not empty, no NUL): with a `/`
+/// every input went to a file in a directory that did not exist, and every execution ran on
+/// nothing.
+fn file_extension(v: &str) -> Result<String, String> {
+    let v = v.strip_prefix('.').unwrap_or(v);
+    if v.is_empty() || v.contains(['/', '\0']) || v == "." {
+        return Err(format!(
+            "`{v}` is no file-name extension (letters such as `png`, without `/`)"
+        ));
+    }
+    Ok(v.to_string())
 }

@@ -129,10 +129,13 @@ fn lock_path(cpu: usize) -> PathBuf {
 /// Take CPU `cpu`'s lock without waiting. `Some(None)` when lock files cannot be made (a
 /// read-only temporary directory): the `/proc` check alone then decides.
 fn try_lock(cpu: usize) -> Option<Option<File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // not through a link another user may have planted at that name
     let f = match std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(lock_path(cpu))
     {
         Ok(f) => f,

@@ -491,9 +491,12 @@ impl ForkServer {
                     .last_stderr()
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .and_then(|t| {
-                        t.lines()
-                            .map(str::trim)
-                            .rfind(|l| !l.is_empty())
+                        // the runtime's own complaint (a target built by another version of
+                        // evotest) says more than the harness's last line
+                        let lines = || t.lines().map(str::trim);
+                        lines()
+                            .find(|l| l.starts_with("evotest runtime: "))
+                            .or_else(|| lines().rfind(|l| !l.is_empty()))
                             .map(str::to_string)
                     });
                 self.clear_stderr();
