@@ -22,6 +22,10 @@ const LINKER_KEYS: &[&str] = &[
     "duplicate symbol",
     "cannot find",
     "relocation",
+    // a full disk, a directory that cannot be written: the reason bfd gives for its failure
+    "final link failed",
+    "cannot open output file",
+    "No space left on device",
 ];
 
 /// The key lines of a failed tool's stderr, for a one-line error: the first error and, after a
@@ -153,6 +157,13 @@ mod tests {
         assert_eq!(
             key_lines(bare),
             "clang-22: error: linker command failed with exit code 1"
+        );
+        // a full disk: bfd's reason, not only the driver's line
+        let full = "/usr/bin/ld: final link failed: No space left on device\n\
+                    clang-22: error: linker command failed with exit code 1 (use -v to see invocation)\n";
+        assert_eq!(
+            key_lines(full),
+            "final link failed: No space left on device"
         );
         // compile errors: the first and a count, as before
         let cc = "a.c:1:5: error: x\na.c:2:5: error: y\na.c:3:5: error: z\n3 errors generated.\n";

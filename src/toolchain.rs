@@ -311,10 +311,21 @@ fn find_clang() -> Result<PathBuf> {
         }
     }
     candidates.push(PathBuf::from("/usr/lib/llvm-22/bin/clang"));
+    // a clang-22 that is there but does not run (a memory or file limit, a broken install) is
+    // not "not found": its own error is the one to give
+    let mut failed = None;
     for c in &candidates {
-        if c.is_file() && check_clang(c).is_ok() {
-            return Ok(c.clone());
+        if c.is_file() {
+            match check_clang(c) {
+                Ok(()) => return Ok(c.clone()),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
         }
+    }
+    if let Some(e) = failed {
+        bail!("{e:#}. {HINT}");
     }
     bail!("LLVM 22 not found (no clang-22 on PATH, nor /usr/lib/llvm-22/bin/clang). {HINT}")
 }
@@ -325,7 +336,18 @@ fn check_clang(p: &Path) -> Result<()> {
         .output()
         .with_context(|| format!("cannot run {}", p.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() || !text.contains("clang version 22.") {
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        bail!(
+            "{} is there but did not run ({}: {})",
+            p.display(),
+            out.status,
+            err.lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no message")
+        );
+    }
+    if !text.contains("clang version 22.") {
         bail!(
             "{} is not clang 22 ({})",
             p.display(),
