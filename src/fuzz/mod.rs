@@ -833,6 +833,8 @@ struct Fuzzer<'a> {
     compares_floats: bool,
     /// Workers started with `-j` (their stats directories).
     children: Vec<(std::process::Child, PathBuf)>,
+    /// The `-j` workers (indices into `children`) whose failure was reported.
+    failed_workers: std::collections::HashSet<usize>,
     /// The signatures of the crashes other workers of this run recorded that this (main)
     /// worker has announced ([`Fuzzer::announce_workers_crashes`]).
     announced: std::collections::HashSet<String>,
@@ -1219,6 +1221,7 @@ fn run_session(
         max_len,
         compares_floats,
         children: vec![],
+        failed_workers: Default::default(),
         announced: Default::default(),
         unique: 0,
         exact_written: false,
@@ -1793,6 +1796,34 @@ impl Fuzzer<'_> {
         }
     }
 
+    /// A line for each `-j` worker that ended with an error since the last call (one that could not
+    /// start said so only in its own log, and the summary still counted it).
+    fn say_failed_workers(&mut self) {
+        for (i, (c, dir)) in self.children.iter_mut().enumerate() {
+            if self.failed_workers.contains(&i) {
+                continue;
+            }
+            if let Ok(Some(status)) = c.try_wait() {
+                if !status.success() {
+                    self.failed_workers.insert(i);
+                    let why = std::fs::read_to_string(dir.join("log.txt"))
+                        .ok()
+                        .and_then(|t| {
+                            t.lines()
+                                .rfind(|l| l.starts_with("error: "))
+                                .map(str::to_string)
+                        })
+                        .unwrap_or_else(|| status.to_string());
+                    self.monitor.println(&format!(
+                        "evotest fuzz: warning: worker-{} ended: {why} (its log: {})",
+                        i + 1,
+                        dir.join("log.txt").display()
+                    ));
+                }
+            }
+        }
+    }
+
     /// Once in a run: a warning when the target registered instrumented code the trace map was
     /// not sized for (a library opened with `dlopen` while inputs ran), whose branches are then
     /// not recorded.
@@ -1811,6 +1842,7 @@ impl Fuzzer<'_> {
     fn periodic(&mut self, force: bool) -> Result<()> {
         if force {
             self.say_late_code();
+            self.say_failed_workers();
             let records = self.db.all();
             self.unique = records.len();
             self.announce_workers_crashes(records);
@@ -2661,6 +2693,7 @@ impl Fuzzer<'_> {
     /// Write the last stats and the plot; the summary.
     fn finish(mut self) -> Result<Summary> {
         self.say_late_code();
+        self.say_failed_workers();
         let records = self.db.all();
         self.unique = records.len();
         self.announce_workers_crashes(records);
