@@ -2256,7 +2256,14 @@ impl Fuzzer<'_> {
             return Ok(());
         }
         // again, in a fresh process (a persistent child that crashed is gone): does it reproduce?
-        // (even after the deadline: a crash met at the end is kept)
+        // (even after the deadline: a crash met at the end is kept). In full, not coverage-only:
+        // the report whose stack names the crash is the original functions', not their clones'
+        // (whose return addresses have other lines, or, unsymbolised, other offsets: one bug was
+        // two unique crashes)
+        if self.lite.now {
+            self.s.target.executor.set_lite(false);
+            self.lite.now = false;
+        }
         let (again, exit2) = self.s.run_confirm(data)?;
         if again == Outcome::Stopped {
             return Ok(());
