@@ -2,6 +2,10 @@
 
 fn main() {
     raise_open_file_limit();
+    // past a file-size limit (`ulimit -f`), a write of evotest's fails with an error it reports
+    // (EFBIG) instead of killing it with no word; targets get the default back (see
+    // `exec::forkserver::confine_target`)
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let code = match evotest::cli::main() {
         Ok(code) => code,
         Err(e) => {

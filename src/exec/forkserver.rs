@@ -192,6 +192,9 @@ pub unsafe fn confine_target(engine: i32, file_limit: libc::rlim_t) {
         rlim_max: file_limit,
     };
     libc::setrlimit(libc::RLIMIT_FSIZE, &fl);
+    // evotest ignores SIGXFSZ (a small `ulimit -f` must not kill it), which an exec keeps: a
+    // target that writes past its file limit is a crash (SIGXFSZ), as it would be on its own
+    libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
     libc::setpgid(0, 0);
 }
 
