@@ -925,6 +925,13 @@ impl Executor for ForkServer {
         self.startup_output.take()
     }
 
+    fn stderr_room(&self) -> Option<u64> {
+        let f = self.stderr.as_ref()?;
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        (unsafe { libc::fstatvfs(f.as_raw_fd(), &mut st) } == 0)
+            .then(|| st.f_bavail as u64 * st.f_frsize as u64)
+    }
+
     fn registration_overflow(&self) -> u32 {
         self.shm.overflow()
     }

@@ -438,6 +438,13 @@ pub trait Executor {
     fn take_startup_output(&mut self) -> Option<Vec<u8>> {
         None
     }
+    /// Bytes free on the file system that keeps the target's standard error, when the executor
+    /// keeps it in a file (the fork server's, in `TMPDIR`): with none left, sanitizer reports and
+    /// crash stacks are lost, and crashes are told apart by their signal alone. `None`: no such
+    /// file, or its file system cannot be asked.
+    fn stderr_room(&self) -> Option<u64> {
+        None
+    }
     /// The `OVERFLOW_*` bits (`evotest_abi::shm`) the target's runtime set since its process
     /// started: instrumented code registered beyond what the trace map was sized for (a library
     /// loaded with `dlopen` while inputs ran), whose branches are then not recorded. 0: none (or

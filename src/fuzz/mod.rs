@@ -835,6 +835,8 @@ struct Fuzzer<'a> {
     children: Vec<(std::process::Child, PathBuf)>,
     /// The `-j` workers (indices into `children`) whose failure was reported.
     failed_workers: std::collections::HashSet<usize>,
+    /// Whether the warning about no room for the target's standard error was printed.
+    no_room_said: bool,
     /// The signatures of the crashes other workers of this run recorded that this (main)
     /// worker has announced ([`Fuzzer::announce_workers_crashes`]).
     announced: std::collections::HashSet<String>,
@@ -1222,6 +1224,7 @@ fn run_session(
         compares_floats,
         children: vec![],
         failed_workers: Default::default(),
+        no_room_said: false,
         announced: Default::default(),
         unique: 0,
         exact_written: false,
@@ -1307,6 +1310,7 @@ fn run_session(
         // an error of LLVMFuzzerInitialize (a missing file) must not make a run that looks normal
         f.monitor.println(&startup_output_lines(&text));
     }
+    f.say_no_stderr_room();
     if let Some(n) = f.s.target.executor.threads_without_fork() {
         if opts.worker.is_none() && carried.restarts == 0 {
             f.monitor.println(&format!(
@@ -1796,6 +1800,29 @@ impl Fuzzer<'_> {
         }
     }
 
+    /// Once in a run: a warning when the file system that keeps the target's standard error (in
+    /// `TMPDIR`) has less than 64 KB free, where sanitizer reports and crash stacks are lost and
+    /// different crashes look alike (their signal alone).
+    fn say_no_stderr_room(&mut self) {
+        if self.no_room_said {
+            return;
+        }
+        if let Some(room) = self
+            .s
+            .target
+            .executor
+            .stderr_room()
+            .filter(|&b| b < 64 << 10)
+        {
+            self.no_room_said = true;
+            self.monitor.println(&format!(
+                "evotest fuzz: warning: the target's standard error is kept in TMPDIR ({}), which has {room} bytes free: \
+                 crash reports and stacks cannot be kept, and different crashes will look alike; free some space or set TMPDIR elsewhere",
+                std::env::temp_dir().display()
+            ));
+        }
+    }
+
     /// A line for each `-j` worker that ended with an error since the last call (one that could not
     /// start said so only in its own log, and the summary still counted it).
     fn say_failed_workers(&mut self) {
@@ -2251,6 +2278,10 @@ impl Fuzzer<'_> {
         self.crashes_total += 1;
         let found_at = self.s.executions;
         let mut report = self.s.report(exit);
+        if report.frames.is_empty() {
+            // no stack: perhaps no room left to keep one
+            self.say_no_stderr_room();
+        }
         let raw = report.raw_key();
         if self.raw_keys.contains_key(&raw) {
             return Ok(());
