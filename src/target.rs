@@ -816,7 +816,7 @@ fn globals_read(all: &[&FunctionMeta], f: &FunctionMeta) -> Vec<String> {
 
 /// Functions of the C library that keep no state between calls which a later call could see (the
 /// string, memory, character-class and math functions, allocation, formatted output, and
-/// those that end the process). `errno`, which many of them set, is seen only through
+/// those that end the process; the number parsers are `shape::NUMBER_PARSERS`). `errno`, which many of them set, is seen only through
 /// `__errno_location`, which is not one of them. `f`/`l` variants of the math functions count
 /// too ([`keeps_no_state`]).
 const STATELESS_LIBRARY: &[&str] = &[
@@ -880,24 +880,6 @@ const STATELESS_LIBRARY: &[&str] = &[
     "posix_memalign",
     "qsort",
     "bsearch",
-    "atoi",
-    "atol",
-    "atoll",
-    "atof",
-    "strtol",
-    "strtoul",
-    "strtoll",
-    "strtoull",
-    "strtod",
-    "strtof",
-    "strtold",
-    "sscanf",
-    "__isoc99_sscanf",
-    "__isoc23_sscanf",
-    "__isoc23_strtol",
-    "__isoc23_strtoul",
-    "__isoc23_strtoll",
-    "__isoc23_strtoull",
     "sprintf",
     "snprintf",
     "vsnprintf",
@@ -984,7 +966,10 @@ const STATELESS_LIBRARY: &[&str] = &[
 /// Whether `name`, a function the sources do not define, keeps no state between calls
 /// ([`STATELESS_LIBRARY`], a math function's `f` and `l` variants included).
 fn keeps_no_state(name: &str) -> bool {
-    let listed = |n: &str| STATELESS_LIBRARY.contains(&n);
+    let listed = |n: &str| {
+        STATELESS_LIBRARY.contains(&n)
+            || crate::frontend::function::shape::NUMBER_PARSERS.contains(&n)
+    };
     listed(name) || name.strip_suffix(['f', 'l']).is_some_and(listed)
 }
 
@@ -1139,7 +1124,7 @@ fn start(opts: &TargetOptions, exe: PathBuf, fe: Arc<dyn Frontend>) -> Result<Ta
     executor.set_memory_limit(opts.rss_limit_mb << 20);
     executor.set_repeated_operands(true);
     executor.set_return_distances(return_distances());
-    if executor.overflow() != 0 {
+    if executor.registration_overflow() != 0 {
         bail!("the target registered more instrumented code than its metadata describes");
     }
     let program = Program::new(metas, &executor.modules())?;
@@ -1486,7 +1471,7 @@ pub fn open_harness_with(
             let mut executor = ForkServer::start(&h.exe, &config)?;
             executor.set_max_branch_events(0);
             executor.set_memory_limit(h.rss_limit_mb << 20);
-            if executor.overflow() != 0 {
+            if executor.registration_overflow() != 0 {
                 bail!("{}: {MORE_CODE}", h.exe.display());
             }
             let program = Program::new(metas, &executor.modules())?;
@@ -1507,7 +1492,7 @@ pub fn open_harness_with(
                 h.rss_limit_mb << 20,
             )?;
             executor.set_max_branch_events(0);
-            if executor.overflow() != 0 {
+            if executor.registration_overflow() != 0 {
                 bail!("{}: {MORE_CODE}", h.exe.display());
             }
             let program = Program::new(metas, &executor.modules())?;

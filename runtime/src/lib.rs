@@ -1956,6 +1956,9 @@ fn die_with_parent(parent: i32) -> bool {
 /// that processes the target forked do not outlive the input; and each child dies with the
 /// server (the server dies with the engine, see the engine's `ForkServer`).
 unsafe fn fork_server(persistent: bool) {
+    if std::env::var(ENV_CRASH_STACKS).is_ok_and(|v| v == "1") {
+        crash_stacks::install();
+    }
     let threads = thread_count();
     if threads > 1 {
         no_fork_server(threads);
@@ -1963,9 +1966,6 @@ unsafe fn fork_server(persistent: bool) {
     }
     if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO) {
         return;
-    }
-    if std::env::var(ENV_CRASH_STACKS).is_ok_and(|v| v == "1") {
-        crash_stacks::install();
     }
     let server = libc::getpid();
     loop {
@@ -2050,9 +2050,6 @@ fn thread_count() -> u32 {
 unsafe fn no_fork_server(threads: u32) {
     if !write_u32(FORKSRV_ST_FD, FORKSRV_HELLO_NOFORK) || !write_u32(FORKSRV_ST_FD, threads) {
         return;
-    }
-    if std::env::var(ENV_CRASH_STACKS).is_ok_and(|v| v == "1") {
-        crash_stacks::install();
     }
     for fd in [FORKSRV_CTL_FD, FORKSRV_ST_FD] {
         libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
@@ -2261,7 +2258,6 @@ unsafe extern "C" fn early_fork_server() {
     }
     fork_server(false);
     // In a child (or the engine is not listening: then there is no input to place).
-    (*h).taken = libc::getpid() as u32;
     let layout = Layout::from_header(&*h);
     let n = ((*h).input_len).min((*h).input_capacity) as usize;
     let data = std::slice::from_raw_parts((h as *const u8).add(layout.input_off), n);

@@ -388,11 +388,6 @@ impl ForkServer {
         self.shm.modules()
     }
 
-    /// The `OVERFLOW_*` bits the runtime reported at registration.
-    pub fn overflow(&self) -> u32 {
-        self.shm.overflow()
-    }
-
     /// The server's pid, while it runs.
     pub fn server_pid(&self) -> Option<u32> {
         self.server.as_ref().map(|r| r.child.id())

@@ -152,11 +152,6 @@ impl InProcess {
         self.shm.modules()
     }
 
-    /// The `OVERFLOW_*` bits the runtime reported at registration.
-    pub fn overflow(&self) -> u32 {
-        self.shm.overflow()
-    }
-
     /// The program's `switch` sites (see [`SharedMemory::complete_switches`]).
     pub fn set_switches(&mut self, tables: Vec<SwitchTable>) {
         self.shm.set_switches(tables);

@@ -1749,17 +1749,10 @@ impl Fuzzer<'_> {
                 last_reweigh = Instant::now();
                 reweigh_took = last_reweigh - t;
             }
-            if self.s.executions.is_multiple_of(64)
-                || self.last_tick.elapsed() >= Duration::from_secs(1)
-            {
-                if self.last_tick.elapsed() >= Duration::from_secs(1) {
-                    self.last_tick = Instant::now();
-                    self.periodic(true)?;
-                }
-                if last_sync.elapsed() >= self.opts.sync_interval {
-                    last_sync = Instant::now();
-                    self.sync()?;
-                }
+            // (the stats follow every second from `evaluate`, whichever stage runs)
+            if last_sync.elapsed() >= self.opts.sync_interval {
+                last_sync = Instant::now();
+                self.sync()?;
             }
         }
         Ok(())
@@ -2408,15 +2401,14 @@ impl Fuzzer<'_> {
                 " [did not crash again in a fresh process]"
             }
         ));
-        if record.artifact.is_file() {
-            if let Err(e) = self.minimize_artifact(data, stem, &target_raw, &mut record, foreign) {
-                self.monitor.println(&format!(
-                    "evotest fuzz: warning: the crash's input was not minimised: {e:#}"
-                ));
-            }
-        }
         if !record.artifact.is_file() {
+            // not written (its bytes were printed above)
             return Ok(());
+        }
+        if let Err(e) = self.minimize_artifact(data, stem, &target_raw, &mut record, foreign) {
+            self.monitor.println(&format!(
+                "evotest fuzz: warning: the crash's input was not minimised: {e:#}"
+            ));
         }
         // after the minimisation, which replaces the file: the line names the one that stays
         // (scripts read the path from libFuzzer's wording)
@@ -2566,6 +2558,16 @@ impl Fuzzer<'_> {
         Ok(())
     }
 
+    /// The kept coverage of `what`'s kind: timeouts' ([`Outcome::Timeout`]) or out-of-memory
+    /// kills'.
+    fn hang_map_of(&mut self, what: Outcome) -> &mut HangMap {
+        if what == Outcome::Timeout {
+            &mut self.hang_map
+        } else {
+            &mut self.oom_map
+        }
+    }
+
     /// A timeout or an out-of-memory kill: confirmed by a second run, kept when its coverage
     /// (up to the kill) has a feature no earlier one had.
     fn on_hang(&mut self, data: &[u8], what: Outcome) -> Result<()> {
@@ -2575,12 +2577,7 @@ impl Fuzzer<'_> {
             Outcome::Timeout => self.timeouts_total += 1,
             _ => self.ooms_total += 1,
         }
-        let map = if what == Outcome::Timeout {
-            &mut self.hang_map
-        } else {
-            &mut self.oom_map
-        };
-        if !map.is_new(&cov) {
+        if !self.hang_map_of(what).is_new(&cov) {
             return Ok(());
         }
         let again = if confirmed && what == Outcome::Timeout {
@@ -2596,12 +2593,7 @@ impl Fuzzer<'_> {
         if again != what {
             return Ok(()); // did not recur: a slow moment of the machine, or state of a persistent child
         }
-        let map = if what == Outcome::Timeout {
-            &mut self.hang_map
-        } else {
-            &mut self.oom_map
-        };
-        map.add(&cov);
+        self.hang_map_of(what).add(&cov);
         let kind = if what == Outcome::Timeout {
             "timeout"
         } else {

@@ -196,9 +196,9 @@ pub struct Header {
     /// that never ends stops as a step limit as soon as it has run this many, not after the whole
     /// sequence's allowance.
     pub max_call_events: u32,
-    /// The pid of the fork-server child (or of the server that runs its inputs itself) that took
-    /// the execution's input, written by the runtime before the harness runs it (zeroed by the
-    /// engine). When the persistent child the engine wrote its request to ended and this is not
+    /// The pid of the persistent fork-server child (or of the server that runs its inputs itself)
+    /// that took the execution's input, written by `__evotest_next` before the harness runs it
+    /// (zeroed by the engine; a whole program's child, one per input, does not write it). When the persistent child the engine wrote its request to ended and this is not
     /// its pid, the child died between two inputs (killed from outside, or by a thread an earlier
     /// input left running), not of this input, and the server may have taken the request for a
     /// new child of its own.

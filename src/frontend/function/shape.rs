@@ -208,8 +208,9 @@ const C_STRING_ROUTINES: &[&str] = &[
     "inet_pton",
 ];
 
-/// Routines that parse a number from the C string they are given.
-const NUMBER_PARSERS: &[&str] = &[
+/// Routines that parse a number from the C string they are given (they keep no state either:
+/// `target::keeps_no_state` reads them here).
+pub const NUMBER_PARSERS: &[&str] = &[
     "atoi",
     "atol",
     "atoll",
