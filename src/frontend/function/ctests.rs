@@ -10,6 +10,7 @@
 //!   the same way (same signal; killed by `SIGALRM` for a hang; same exit code).
 
 use super::harness::ReturnKind;
+use super::outputs::{self, Observed};
 use super::{shape, FunctionFrontend};
 use crate::archive::TestCase;
 use crate::exec::{signal_name, ExitKind, RetVal};
@@ -86,7 +87,7 @@ fn call(fe: &FunctionFrontend, t: &TestCase) -> (String, String, String) {
 
 /// The global inputs `tests.c` sets through an alias ([`shape::global_alias`]): those of
 /// another source than the one it includes, which it cannot see declared.
-fn aliased_globals(fe: &FunctionFrontend) -> Vec<String> {
+pub fn aliased_globals(fe: &FunctionFrontend) -> Vec<String> {
     if fe.defining_source.is_none() {
         // the file declares every global input itself
         return vec![];
@@ -109,7 +110,47 @@ pub fn unreachable_globals(fe: &FunctionFrontend) -> Vec<String> {
         .collect()
 }
 
-fn check(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
+/// What a rendering of `tests.c` does with the outputs of the calls ([`outputs`]).
+pub enum Outputs<'a> {
+    /// Not checked; the reason, for the header, if there is one to give.
+    Off(Option<String>),
+    /// The observing version: passing tests print their outputs, fault tests are left out.
+    Observe,
+    /// The file written: outputs compared with the values observed.
+    Check(&'a Observed),
+}
+
+/// `what` as a C string literal, for a failure message.
+pub fn c_label(what: &str) -> String {
+    shape::c_string(what.as_bytes())
+}
+
+/// The statements of a passing test `name` after its setup: the call, its result's check, and
+/// the checks (or, observing, the printing) of its outputs.
+fn check(fe: &FunctionFrontend, name: &str, call: &str, t: &TestCase, mode: &Outputs) -> String {
+    let outs = match mode {
+        Outputs::Off(_) => vec![],
+        _ => outputs::outputs(fe, t, &aliased_globals(fe)),
+    };
+    let after = match mode {
+        Outputs::Off(_) => String::new(),
+        Outputs::Observe => outputs::c_observe(name, &outs),
+        Outputs::Check(seen) => outputs::c_checks(name, &outs, seen),
+    };
+    if let (Some(r), false) = (&fe.signature.ret_record, matches!(mode, Outputs::Off(_))) {
+        let ty = if fe.defining_source.is_some() {
+            r.spelling.clone()
+        } else {
+            fe.signature.ret_c.clone()
+        };
+        return format!(
+            "    {ty} evotest_r = {call};\n    (void)evotest_r;\n    evotest_passed++;\n{after}"
+        );
+    }
+    format!("{}{after}", check_result(fe, name, call, t.ret))
+}
+
+fn check_result(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
     let ret_c = if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" {
         "bool"
     } else {
@@ -191,6 +232,52 @@ static __attribute__((unused)) void evotest_check_f64(const char *t, double got,
     evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%016llx), expected bits 0x%016llx\n", t, got,
            (unsigned long long)g, (unsigned long long)want);
+}
+
+/* A value the call left in an output (an array element when i >= 0). */
+static __attribute__((unused)) void evotest_output_failed(const char *t, const char *what, int i) {
+    evotest_failures++;
+    if (i >= 0) printf("FAIL %s: %s[%d] ", t, what, i);
+    else printf("FAIL %s: %s ", t, what);
+}
+
+static __attribute__((unused)) void evotest_check_output_int(const char *t, const char *what, int i, long long got, long long want) {
+    if (got == want) { evotest_passed++; return; }
+    evotest_output_failed(t, what, i);
+    printf("is %lld, expected %lld\n", got, want);
+}
+
+static __attribute__((unused)) void evotest_check_output_uint(const char *t, const char *what, int i, unsigned long long got, unsigned long long want) {
+    if (got == want) { evotest_passed++; return; }
+    evotest_output_failed(t, what, i);
+    printf("is %llu, expected %llu\n", got, want);
+}
+
+static __attribute__((unused)) void evotest_check_output_f32(const char *t, const char *what, int i, float got, uint32_t want) {
+    uint32_t g;
+    memcpy(&g, &got, sizeof g);
+    if (g == want) { evotest_passed++; return; }
+    evotest_output_failed(t, what, i);
+    printf("is %a (bits 0x%08x), expected bits 0x%08x\n", (double)got, g, want);
+}
+
+static __attribute__((unused)) void evotest_check_output_f64(const char *t, const char *what, int i, double got, uint64_t want) {
+    uint64_t g;
+    memcpy(&g, &got, sizeof g);
+    if (g == want) { evotest_passed++; return; }
+    evotest_output_failed(t, what, i);
+    printf("is %a (bits 0x%016llx), expected bits 0x%016llx\n", got, (unsigned long long)g,
+           (unsigned long long)want);
+}
+
+static __attribute__((unused)) void evotest_check_output_bytes(const char *t, const char *what, const void *got, const char *want, size_t n) {
+    const unsigned char *g = (const unsigned char *)got;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (g[i] != (unsigned char)want[i]) break;
+    if (i == n) { evotest_passed++; return; }
+    evotest_output_failed(t, what, (int)i);
+    printf("is 0x%02x, expected 0x%02x\n", g[i], (unsigned char)want[i]);
 }
 
 enum evotest_expect { EXPECT_SIGNAL, EXPECT_HANG, EXPECT_EXIT, EXPECT_OOM, EXPECT_KILLS_PARENT };
@@ -393,36 +480,27 @@ pub fn expectation(exit: ExitKind, memory_limit: u64) -> (&'static str, i32, Str
     }
 }
 
-/// The text of `tests.c` for the cases of `file`.
-pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
-    let mut s = String::new();
-    // a C++ function by its qualified name (the prototype holds the linkage name)
-    let shown = &fe.signature.shown;
-    let _ = writeln!(
-        s,
-        "/* Tests generated by evotest {} for: {shown}",
-        env!("CARGO_PKG_VERSION")
-    );
-    for l in &file.header {
-        let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
-    }
-    let _ = writeln!(s, " *");
-    let dir = file.path.parent().unwrap_or(std::path::Path::new("."));
+/// The commands that build `source` (a `tests.c`) into `exe`, objects of other sources with a
+/// `main` going to `obj_dir`: the steps before, then the final command. `shell` spells them for
+/// the file's header (the sources as one word, as given); otherwise each source is a word of
+/// its own, for running.
+pub fn build_commands(
+    fe: &FunctionFrontend,
+    obj_dir: &std::path::Path,
+    source: &std::path::Path,
+    exe: &std::path::Path,
+    shell: bool,
+) -> (Vec<Vec<String>>, Vec<String>) {
     let compiler = if fe.cxx_call.is_some() {
         "clang++-22"
     } else {
         "clang-22"
     };
-    let path = if fe.cxx_call.is_some() {
-        file.path.with_file_name("tests.cpp")
-    } else {
-        file.path.clone()
-    };
     let mut cmd = vec![
         compiler.to_string(),
         "-o".into(),
-        "tests".into(),
-        path.display().to_string(),
+        exe.display().to_string(),
+        source.display().to_string(),
     ];
     // another source with a `main` (a driver) is compiled first with its `main` renamed, so
     // that it does not clash with the tests' own
@@ -436,7 +514,10 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let obj = dir.join(format!("tests-{stem}.o")).display().to_string();
+        let obj = obj_dir
+            .join(format!("tests-{stem}.o"))
+            .display()
+            .to_string();
         let mut step = vec![
             compiler.to_string(),
             "-c".into(),
@@ -451,6 +532,40 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
     }
     cmd.extend(fe.cflags.iter().cloned());
     cmd.push("-lm".into());
+    if fe.defining_source.is_none() {
+        if shell {
+            cmd.insert(4, fe.sources.clone());
+        } else {
+            for (k, w) in fe.sources.split_whitespace().enumerate() {
+                cmd.insert(4 + k, w.to_string());
+            }
+        }
+    }
+    (steps, cmd)
+}
+
+/// The text of `tests.c` for the cases of `file`; `outputs` says what it does with the values
+/// the calls leave in their outputs.
+pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> String {
+    let mut s = String::new();
+    // a C++ function by its qualified name (the prototype holds the linkage name)
+    let shown = &fe.signature.shown;
+    let _ = writeln!(
+        s,
+        "/* Tests generated by evotest {} for: {shown}",
+        env!("CARGO_PKG_VERSION")
+    );
+    for l in &file.header {
+        let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
+    }
+    let _ = writeln!(s, " *");
+    let dir = file.path.parent().unwrap_or(std::path::Path::new("."));
+    let path = if fe.cxx_call.is_some() {
+        file.path.with_file_name("tests.cpp")
+    } else {
+        file.path.clone()
+    };
+    let (steps, cmd) = build_commands(fe, dir, &path, std::path::Path::new("tests"), true);
     match &fe.defining_source {
         Some(src) => {
             let _ = writeln!(
@@ -465,7 +580,6 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 s,
                 " * Build and run together with the original source, without instrumentation:"
             );
-            cmd.insert(4, fe.sources.clone());
         }
     }
     // quoted for a shell (paths with spaces); a word shlex cannot quote (a NUL) stays as it is
@@ -500,6 +614,34 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         s,
         " * crashed, hung or exited run in a child process that must end the same way."
     );
+    match outputs {
+        Outputs::Check(_) => {
+            let _ = writeln!(
+                s,
+                " * What a call leaves in its outputs (the arrays, strings and structures its"
+            );
+            let _ = writeln!(
+                s,
+                " * non-const pointer parameters point to, global inputs, a returned structure) is"
+            );
+            let _ = writeln!(
+                s,
+                " * compared too, with the values a build of this file by the command above read"
+            );
+            let _ = writeln!(
+                s,
+                " * in two runs (values that differed between them are not compared)."
+            );
+        }
+        Outputs::Off(Some(why)) => {
+            let _ = writeln!(
+                s,
+                " * Outputs (pointer parameters, globals) are not compared: {}",
+                crate::frontend::comment_text(why)
+            );
+        }
+        _ => {}
+    }
     let unreachable = unreachable_globals(fe);
     if !unreachable.is_empty() {
         let _ = writeln!(
@@ -536,6 +678,9 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
         });
     if checks_exceptions {
         s.push_str(EXCEPTIONS);
+    }
+    if matches!(outputs, Outputs::Observe) {
+        s.push_str(outputs::C_OBSERVERS);
     }
     match &fe.defining_source {
         Some(src) => {
@@ -599,7 +744,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 let _ = writeln!(
                     s,
                     "static void evotest_body_{name}(void) {{\n{setup}{}{after}}}",
-                    check(fe, name, &c, t.ret)
+                    check(fe, name, &c, t, outputs)
                 );
                 let _ = writeln!(s, "static void evotest_{name}(void) {{ evotest_isolated(\"{name}\", evotest_body_{name}); }}\n");
             }
@@ -607,7 +752,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 let _ = writeln!(
                     s,
                     "static void evotest_{name}(void) {{\n{setup}{}{after}}}\n",
-                    check(fe, name, &c, t.ret)
+                    check(fe, name, &c, t, outputs)
                 );
             }
             ExitKind::StepLimit => {
@@ -619,6 +764,8 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile) -> String {
                 continue;
             }
             ExitKind::Stopped => continue,
+            // the observing version runs the passing tests only
+            _ if matches!(outputs, Outputs::Observe) => continue,
             e => {
                 let (k, v, what) = expectation(e, file.memory_limit);
                 let (mem, files) = (file.memory_limit, file.file_limit);

@@ -44,6 +44,9 @@ pub struct Signature {
     pub types: String,
     /// `extern` declarations of the global inputs ([`Param::global`]), empty when there are none.
     pub externs: String,
+    /// The structure a function returns by value, whose members `tests.c` checks after the
+    /// call ([`super::outputs`]); `None` for any other return.
+    pub ret_record: Option<Record>,
 }
 
 /// The generated type name of a structure return ([`super::record`]).
@@ -164,8 +167,12 @@ impl Signature {
                 _ => None,
             })
             .collect();
-        if let Some(c) = f.ret.composite.as_deref() {
-            types.push_str(&Record::of(c, &f.ret.c_spelling)?.c_definitions(RET_TAG));
+        let ret_record = match f.ret.composite.as_deref() {
+            Some(c) => Some(Record::of(c, &f.ret.c_spelling)?),
+            None => None,
+        };
+        if let Some(r) = &ret_record {
+            types.push_str(&r.c_definitions(RET_TAG));
         }
         let externs = params
             .iter()
@@ -187,6 +194,7 @@ impl Signature {
             shown_name,
             types,
             externs,
+            ret_record,
         })
     }
 

@@ -6,6 +6,7 @@
 
 pub mod ctests;
 pub mod harness;
+pub mod outputs;
 pub mod record;
 pub mod shape;
 
@@ -14,6 +15,7 @@ use crate::archive::TestCase;
 use crate::input::spec::RangeSpec;
 use crate::input::{Domain, Input, Range};
 use anyhow::Result;
+use ctests::Outputs;
 use evotest_abi::meta::{FunctionMeta, GlobalMeta};
 use harness::Signature;
 use serde_json::{json, Value as Json};
@@ -303,7 +305,21 @@ impl Frontend for FunctionFrontend {
         } else {
             "tests.c"
         };
-        Some((name.to_string(), ctests::render(self, file)))
+        let mode =
+            if !outputs::any_outputs(self, file) || !ctests::unreachable_globals(self).is_empty() {
+                Outputs::Off(None)
+            } else {
+                match outputs::observe(self, file) {
+                    Ok(seen) => {
+                        return Some((
+                            name.to_string(),
+                            ctests::render(self, file, &Outputs::Check(&seen)),
+                        ))
+                    }
+                    Err(e) => Outputs::Off(Some(format!("{e:#}"))),
+                }
+            };
+        Some((name.to_string(), ctests::render(self, file, &mode)))
     }
 
     fn default_caps(&self) -> Vec<String> {

@@ -1400,6 +1400,23 @@ impl Param {
         }
     }
 
+    /// How many elements the test of `input` passes: of an array or buffer, or structures of an
+    /// array or buffer of them (0 for other shapes).
+    pub fn element_count(&self, d: &Domain, input: &Input) -> usize {
+        match self.shape {
+            Shape::Array { len, .. } => len,
+            Shape::Buffer { .. } | Shape::Record { many: Some(_), .. } => {
+                self.length(d, input).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The characters of a string parameter the test of `input` passes, without its NUL.
+    pub fn string_len(&self, d: &Domain, input: &Input) -> usize {
+        self.string_bytes(d, input).len()
+    }
+
     fn string_bytes(&self, d: &Domain, input: &Input) -> Vec<u8> {
         match self.shape {
             Shape::String { first, .. } => {

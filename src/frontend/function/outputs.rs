@@ -1,0 +1,528 @@
+//! Output oracles of `tests.c`: what a call leaves in the memory it can write (the arrays,
+//! strings, buffers and structures its non-`const` pointer parameters point to, the global inputs
+//! `--global` names, and a structure it returns), so that a test checks the function's effects
+//! and not only its return value, as EvoSuite's assertions read an object's state after a call
+//! (Fraser & Arcuri 2011).
+//!
+//! The search's harness records only a scalar result. The outputs are read instead by running
+//! `tests.c` itself: evotest renders an *observing* version, whose passing tests print every
+//! output after their call, builds it as the file's header tells a user to (plain clang-22, the
+//! source included, no instrumentation), runs it twice, and keeps the values both runs agree on
+//! (an address, uninitialised memory or a clock differs between runs and is left unchecked).
+//! The file written then compares each kept value exactly (floats by their bits), so that it
+//! passes on the code it was generated from, built the same way, by construction.
+//!
+//! When the observing build fails or does not end (sources that need a build step the header
+//! does not know, a plain build that behaves unlike the instrumented one), the file is written
+//! without output checks and its header says why.
+
+use super::ctests::{self, Outputs};
+use super::record::{LeafRole, Record};
+use super::shape::{Param, Shape};
+use super::FunctionFrontend;
+use crate::archive::TestCase;
+use crate::exec::ExitKind;
+use crate::frontend::TestFile;
+use crate::input::ScalarType;
+use anyhow::{bail, Context, Result};
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// One output of a test's call: a scalar, or `n` elements of an array read as `base[k]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// For people, in a failure message: `*out`, `r->area`, `result.x`, `counter`.
+    pub what: String,
+    /// A C expression valid after the call in the test's body: a scalar lvalue, or (for
+    /// `Some(n)` elements) a pointer to the first element.
+    pub expr: String,
+    pub ty: ScalarType,
+    /// `None` for a scalar, `Some(n)` for `n` elements from `expr`.
+    pub elements: Option<usize>,
+}
+
+/// The values read after the calls: (test name, output index, element index) → the value's
+/// decimal text (a float's bits, as an unsigned integer).
+pub type Observed = HashMap<(String, usize, usize), String>;
+
+/// Whether a parameter's pointee is `const` (its declared type reads `const T *`, `T const *`):
+/// the call cannot change it, and it is not an output.
+fn points_to_const(p: &Param) -> bool {
+    let t = if p.declared.is_empty() {
+        &p.c_type
+    } else {
+        &p.declared
+    };
+    // the qualifier before the last `*` qualifies the pointee (`char *const p` does not)
+    let before = t.rsplit_once('*').map_or(t.as_str(), |(b, _)| b);
+    before
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .any(|w| w == "const")
+}
+
+/// The value leaves of `record` (no string member, no link: those hold addresses).
+fn value_leaves(record: &Record) -> Vec<(String, ScalarType)> {
+    record
+        .leaves()
+        .into_iter()
+        .filter(|l| l.role == LeafRole::Value)
+        .map(|l| (l.path, l.ty))
+        .collect()
+}
+
+/// The outputs of test case `t` (whose call returned), in a fixed order; `aliased` names the
+/// global inputs `tests.c` reaches through an alias ([`super::shape::global_alias`]). Locals are
+/// those [`super::shape::c_args`] declares with prefix `evotest_v`; a returned structure is
+/// `evotest_r` ([`ctests`]).
+pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<Output> {
+    let d = &fe.domain;
+    let mut out = Vec::new();
+    for (i, p) in fe.params.iter().enumerate() {
+        let var = format!("evotest_v{i}");
+        if p.global {
+            let g = if aliased.contains(&p.name) {
+                super::shape::global_alias(&p.name)
+            } else {
+                p.name.clone()
+            };
+            match &p.shape {
+                Shape::Scalar { .. } => out.push(Output {
+                    what: p.name.clone(),
+                    expr: g,
+                    ty: p.elem,
+                    elements: None,
+                }),
+                Shape::Array { len, .. } if *len > 0 => out.push(Output {
+                    what: p.name.clone(),
+                    expr: format!("(({} *)(void *)&{g})", p.elem_c),
+                    ty: p.elem,
+                    elements: Some(*len),
+                }),
+                Shape::Record { record, many, .. } => {
+                    for k in 0..many.unwrap_or(1) {
+                        let at = many.map_or_else(String::new, |_| format!("[{k}]"));
+                        for (path, ty) in value_leaves(record) {
+                            out.push(Output {
+                                what: format!("{}{at}{path}", p.name),
+                                expr: format!("{g}{at}{path}"),
+                                ty,
+                                elements: None,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if p.is_null(d, &t.input) || points_to_const(p) {
+            continue;
+        }
+        match &p.shape {
+            Shape::Array { len, .. } if p.array_dims().is_some() => out.push(Output {
+                what: p.name.clone(),
+                expr: format!("(({} *)(void *){var})", p.elem_c),
+                ty: p.elem,
+                elements: Some(*len),
+            }),
+            Shape::Array { .. } | Shape::Buffer { .. } => {
+                let n = p.element_count(d, &t.input);
+                if n > 0 {
+                    out.push(Output {
+                        what: p.name.clone(),
+                        expr: format!("{var}_s.evotest_v"),
+                        ty: p.elem,
+                        elements: Some(n),
+                    });
+                }
+            }
+            Shape::String { .. } => {
+                // the whole array the test passed, its NUL included
+                let n = p.string_len(d, &t.input) + 1;
+                out.push(Output {
+                    what: p.name.clone(),
+                    expr: format!("{var}_s.evotest_v"),
+                    ty: p.elem,
+                    elements: Some(n),
+                });
+            }
+            Shape::Record {
+                record,
+                by_pointer: true,
+                many: None,
+                ..
+            } => {
+                let arrow = if p.reference != 0 { "." } else { "->" };
+                for (path, ty) in value_leaves(record) {
+                    let member = path.strip_prefix('.').unwrap_or(&path);
+                    out.push(Output {
+                        what: format!("{}{arrow}{member}", p.name),
+                        expr: format!("{var}{path}"),
+                        ty,
+                        elements: None,
+                    });
+                }
+            }
+            Shape::Record {
+                record,
+                many: Some(_),
+                ..
+            } if !record.has_links() => {
+                for k in 0..p.element_count(d, &t.input) {
+                    for (path, ty) in value_leaves(record) {
+                        out.push(Output {
+                            what: format!("{}[{k}]{path}", p.name),
+                            expr: format!("{var}[{k}]{path}"),
+                            ty,
+                            elements: None,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(r) = &fe.signature.ret_record {
+        for (path, ty) in value_leaves(r) {
+            out.push(Output {
+                what: format!("result{path}"),
+                expr: format!("evotest_r{path}"),
+                ty,
+                elements: None,
+            });
+        }
+    }
+    out
+}
+
+/// The C conversion an output's value is printed and compared through.
+fn as_c(ty: ScalarType, e: &str) -> String {
+    match ty {
+        ScalarType::F32 => format!("(float)({e})"),
+        ScalarType::F64 => format!("(double)({e})"),
+        t if t.is_signed() => format!("(long long)({e})"),
+        _ => format!("(unsigned long long)({e})"),
+    }
+}
+
+fn kind(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::F32 => "f32",
+        ScalarType::F64 => "f64",
+        t if t.is_signed() => "int",
+        _ => "uint",
+    }
+}
+
+/// Statements that print test `name`'s outputs (the observing version of `tests.c`).
+pub fn c_observe(name: &str, outs: &[Output]) -> String {
+    let mut s = String::new();
+    for (k, o) in outs.iter().enumerate() {
+        let kd = kind(o.ty);
+        match o.elements {
+            None => {
+                let _ = writeln!(
+                    s,
+                    "    evotest_observe_{kd}(\"{name}\", {k}, 0, {});",
+                    as_c(o.ty, &o.expr)
+                );
+            }
+            Some(n) => {
+                let _ = writeln!(
+                    s,
+                    "    for (int evotest_i = 0; evotest_i < {n}; evotest_i++) evotest_observe_{kd}(\"{name}\", {k}, evotest_i, {});",
+                    as_c(o.ty, &format!("({})[evotest_i]", o.expr))
+                );
+            }
+        }
+    }
+    s
+}
+
+/// The literal of an observed value's text for an output of type `ty`.
+fn literal(ty: ScalarType, v: &str) -> Option<String> {
+    Some(match ty {
+        ScalarType::F32 => format!("0x{:08x}u", v.parse::<u32>().ok()?),
+        ScalarType::F64 => format!("0x{:016x}ull", v.parse::<u64>().ok()?),
+        t if t.is_signed() => {
+            let x = v.parse::<i64>().ok()?;
+            if x == i64::MIN {
+                "(-9223372036854775807LL - 1)".into()
+            } else {
+                format!("{x}LL")
+            }
+        }
+        _ => format!("{}ULL", v.parse::<u64>().ok()?),
+    })
+}
+
+/// Statements that compare test `name`'s outputs with the values `seen` holds for them; an
+/// output (or an array) with a value missing is not compared. Character arrays are compared as
+/// one string of bytes, other arrays element by element.
+pub fn c_checks(name: &str, outs: &[Output], seen: &Observed) -> String {
+    let mut s = String::new();
+    let get = |k: usize, i: usize| seen.get(&(name.to_string(), k, i));
+    for (k, o) in outs.iter().enumerate() {
+        let kd = kind(o.ty);
+        let what = ctests::c_label(&o.what);
+        match o.elements {
+            None => {
+                if let Some(l) = get(k, 0).and_then(|v| literal(o.ty, v)) {
+                    let _ = writeln!(
+                        s,
+                        "    evotest_check_output_{kd}(\"{name}\", {what}, -1, {}, {l});",
+                        as_c(o.ty, &o.expr)
+                    );
+                }
+            }
+            Some(n) => {
+                let vals: Option<Vec<&String>> = (0..n).map(|i| get(k, i)).collect();
+                let Some(vals) = vals else { continue };
+                if o.ty.size() == 1 && o.ty != ScalarType::Bool {
+                    let bytes: Option<Vec<u8>> = vals
+                        .iter()
+                        .map(|v| v.parse::<i64>().ok().map(|x| x as u8))
+                        .collect();
+                    let Some(bytes) = bytes else { continue };
+                    let _ = writeln!(
+                        s,
+                        "    evotest_check_output_bytes(\"{name}\", {what}, {}, {}, {n});",
+                        o.expr,
+                        super::shape::c_string(&bytes)
+                    );
+                    continue;
+                }
+                let lits: Option<Vec<String>> = vals.iter().map(|v| literal(o.ty, v)).collect();
+                let Some(lits) = lits else { continue };
+                let wt = match o.ty {
+                    ScalarType::F32 => "uint32_t",
+                    ScalarType::F64 => "uint64_t",
+                    t if t.is_signed() => "long long",
+                    _ => "unsigned long long",
+                };
+                let _ = writeln!(
+                    s,
+                    "    {{ static const {wt} evotest_w[{n}] = {{{}}};\n      for (int evotest_i = 0; evotest_i < {n}; evotest_i++) evotest_check_output_{kd}(\"{name}\", {what}, evotest_i, {}, evotest_w[evotest_i]); }}",
+                    lits.join(", "),
+                    as_c(o.ty, &format!("({})[evotest_i]", o.expr))
+                );
+            }
+        }
+    }
+    s
+}
+
+/// The observing prelude's printers: one line per value, `EVOTEST_OUTPUT test k i value`.
+pub const C_OBSERVERS: &str = r#"
+static __attribute__((unused)) void evotest_observe_int(const char *t, int k, int i, long long v) {
+    printf("EVOTEST_OUTPUT %s %d %d %lld\n", t, k, i, v);
+}
+static __attribute__((unused)) void evotest_observe_uint(const char *t, int k, int i, unsigned long long v) {
+    printf("EVOTEST_OUTPUT %s %d %d %llu\n", t, k, i, v);
+}
+static __attribute__((unused)) void evotest_observe_f32(const char *t, int k, int i, float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    printf("EVOTEST_OUTPUT %s %d %d %lu\n", t, k, i, (unsigned long)b);
+}
+static __attribute__((unused)) void evotest_observe_f64(const char *t, int k, int i, double v) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    printf("EVOTEST_OUTPUT %s %d %d %llu\n", t, k, i, (unsigned long long)b);
+}
+"#;
+
+/// Parse an observing run's standard output.
+pub fn parse(text: &str) -> Observed {
+    let mut m = Observed::new();
+    for l in text.lines() {
+        let mut w = l.split(' ');
+        if w.next() != Some("EVOTEST_OUTPUT") {
+            continue;
+        }
+        let (Some(t), Some(k), Some(i), Some(v), None) =
+            (w.next(), w.next(), w.next(), w.next(), w.next())
+        else {
+            continue;
+        };
+        if let (Ok(k), Ok(i)) = (k.parse(), i.parse()) {
+            m.insert((t.to_string(), k, i), v.to_string());
+        }
+    }
+    m
+}
+
+/// The values two runs agree on.
+pub fn agreed(a: Observed, b: &Observed) -> Observed {
+    a.into_iter()
+        .filter(|(key, v)| b.get(key) == Some(v))
+        .collect()
+}
+
+/// Whether any case of `file` has an output to check.
+pub fn any_outputs(fe: &FunctionFrontend, file: &TestFile) -> bool {
+    let aliased = ctests::aliased_globals(fe);
+    file.cases
+        .iter()
+        .any(|e| e.case.exit == ExitKind::Ok && !outputs(fe, e.case, &aliased).is_empty())
+}
+
+/// Build the observing version of `file` (as its header's command builds `tests.c`, with the
+/// toolchain's clang) and run it twice; the values both runs printed.
+///
+/// Errors (one line, for the file's header): no clang, a build that fails (its first error
+/// line), a run that does not end within its time.
+pub fn observe(fe: &FunctionFrontend, file: &TestFile) -> Result<Observed> {
+    let clang = crate::toolchain::Toolchain::locate_unchecked()
+        .map(|t| t.clang)
+        .context("no clang-22")?;
+    let dir = file.path.parent().unwrap_or(Path::new("."));
+    let work = tempfile::Builder::new()
+        .prefix("evotest-outputs-")
+        .tempdir()
+        .context("a temporary directory")?;
+    // next to tests.c, so that the source's relative #include resolves as in tests.c
+    let src = tempfile::Builder::new()
+        .prefix(".evotest-observe-")
+        .suffix(if fe.cxx_call.is_some() { ".cpp" } else { ".c" })
+        .tempfile_in(dir)
+        .context("a file beside tests.c")?;
+    std::fs::write(src.path(), ctests::render(fe, file, &Outputs::Observe))?;
+    let exe = work.path().join("observe");
+    let (steps, cmd) = ctests::build_commands(fe, work.path(), src.path(), &exe, false);
+    for c in steps.iter().chain([&cmd]) {
+        let mut p = std::process::Command::new(&clang);
+        if fe.cxx_call.is_some() {
+            p.arg("--driver-mode=g++");
+        }
+        let o = p
+            .args(&c[1..])
+            .arg("-w")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .context("running clang")?;
+        if !o.status.success() {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let line = err
+                .lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or("clang failed");
+            bail!("its plain build failed: {}", line.trim());
+        }
+    }
+    drop(src);
+    let cases = file.cases.len() as u64;
+    let limit = Duration::from_secs((10 + cases * u64::from(file.hang_seconds.max(1))).min(120));
+    let first = run_observer(&exe, dir, limit)?;
+    let second = run_observer(&exe, dir, limit)?;
+    Ok(agreed(first, &second))
+}
+
+/// Run the observing build `exe` in `dir` for at most `limit`; its printed values.
+fn run_observer(exe: &Path, dir: &Path, limit: Duration) -> Result<Observed> {
+    use std::io::Read;
+    let out = tempfile::tempfile().context("a temporary file")?;
+    let mut child = std::process::Command::new(exe)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .context("running its plain build")?;
+    let start = Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            // the whole group: tests run in children of their own
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(child.id() as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            let _ = child.wait();
+            bail!("its plain build did not end within {} s", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut text = String::new();
+    let mut f = out;
+    std::io::Seek::rewind(&mut f)?;
+    f.read_to_string(&mut text).ok();
+    Ok(parse(&text))
+}
+
+use std::os::unix::process::CommandExt;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_keeps_only_well_formed_lines() {
+        let m = parse("EVOTEST_OUTPUT test_1 0 0 5\nnoise\nEVOTEST_OUTPUT test_1 1 2 x y\nEVOTEST_OUTPUT test_2 1 3 -7\n");
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[&("test_1".to_string(), 0, 0)], "5");
+        assert_eq!(m[&("test_2".to_string(), 1, 3)], "-7");
+    }
+
+    #[test]
+    fn only_values_both_runs_agree_on_are_kept() {
+        let a = parse("EVOTEST_OUTPUT t 0 0 1\nEVOTEST_OUTPUT t 1 0 2\nEVOTEST_OUTPUT t 2 0 3\n");
+        let b = parse("EVOTEST_OUTPUT t 0 0 1\nEVOTEST_OUTPUT t 1 0 9\n");
+        let m = agreed(a, &b);
+        assert_eq!(m.len(), 1);
+        assert!(m.contains_key(&("t".to_string(), 0, 0)));
+    }
+
+    #[test]
+    fn a_pointer_to_const_is_no_output() {
+        let p = |declared: &str| Param {
+            name: "p".into(),
+            c_type: "int *".into(),
+            elem: ScalarType::I32,
+            elem_c: "int".into(),
+            declared: declared.into(),
+            shape: Shape::Scalar { field: 0 },
+            global: false,
+            null_field: None,
+            reference: 0,
+        };
+        assert!(points_to_const(&p("const int *")));
+        assert!(points_to_const(&p("int const *")));
+        assert!(!points_to_const(&p("int *")));
+        assert!(!points_to_const(&p("int *const")));
+        assert!(!points_to_const(&p("constant_t *")));
+    }
+
+    #[test]
+    fn character_arrays_are_compared_as_bytes_and_missing_values_are_not_compared() {
+        let outs = vec![
+            Output {
+                what: "s".into(),
+                expr: "evotest_v0_s.evotest_v".into(),
+                ty: ScalarType::I8,
+                elements: Some(3),
+            },
+            Output {
+                what: "n".into(),
+                expr: "g".into(),
+                ty: ScalarType::I32,
+                elements: None,
+            },
+        ];
+        let seen =
+            parse("EVOTEST_OUTPUT t 0 0 65\nEVOTEST_OUTPUT t 0 1 -1\nEVOTEST_OUTPUT t 0 2 0\n");
+        let c = c_checks("t", &outs, &seen);
+        assert!(
+            c.contains(
+                r#"evotest_check_output_bytes("t", "s", evotest_v0_s.evotest_v, "A\377\000", 3);"#
+            ),
+            "{c}"
+        );
+        assert!(!c.contains("\"n\""), "{c}");
+    }
+}
