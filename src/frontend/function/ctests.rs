@@ -4,10 +4,16 @@
 //! `tests.cpp`, the same C-style code built with `clang++-22`, calling the function by its
 //! qualified name ([`FunctionFrontend::cxx_call`]).
 //!
-//! * Returned values are compared exactly; `float`/`double` results bit-exactly (as bit patterns),
-//!   which holds for the same compiler, flags and machine.
+//! * Returned values are compared exactly; `float`/`double` results bit-exactly (as bit patterns,
+//!   any NaN matching any NaN), which holds for the same compiler, flags and machine.
+//! * What a call leaves in its outputs (non-`const` pointer parameters, global inputs, a returned
+//!   structure) is compared too, with the values an observing build of the file read
+//!   ([`super::outputs`]).
 //! * Inputs whose recorded run crashed, hung or exited are run in a forked child, which must end
-//!   the same way (same signal; killed by `SIGALRM` for a hang; same exit code).
+//!   the same way (same signal, or under a sanitizer any abnormal end; killed after the hang
+//!   limit for a hang; same exit code).
+//! * The file starts with the feature-test macros the source defines before its headers, and
+//!   `_DEFAULT_SOURCE` for its own POSIX calls ([`c_feature_macros`]).
 
 use super::harness::ReturnKind;
 use super::outputs::{self, Observed};
@@ -147,7 +153,32 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, t: &TestCase, mode: &Out
             "    {ty} evotest_r = {call};\n    (void)evotest_r;\n    evotest_passed++;\n{after}"
         );
     }
-    format!("{}{after}", check_result(fe, name, call, t.ret))
+    let result = match (fe.signature.ret, mode) {
+        (ReturnKind::Scalar(ty), Outputs::Observe) => {
+            let ret_c = if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" {
+                "bool"
+            } else {
+                &fe.signature.ret_c
+            };
+            format!(
+                "    {ret_c} evotest_r = {call};\n{}",
+                outputs::c_observe_result(name, ty)
+            )
+        }
+        // the value the file's own build returned in two runs, where it was read: a result
+        // that differs between runs (a clock, an address, memory never written) is not compared
+        (ReturnKind::Scalar(ty), Outputs::Check(seen)) => {
+            match outputs::observed_result(seen, name, ty) {
+                Some(Ok(r)) => check_result(fe, name, call, Some(r)),
+                Some(Err(())) => format!(
+                    "    (void)({call}); /* its result differed between two runs of this file: not compared */\n    evotest_passed++;\n"
+                ),
+                None => check_result(fe, name, call, t.ret),
+            }
+        }
+        _ => check_result(fe, name, call, t.ret),
+    };
+    format!("{result}{after}")
 }
 
 fn check_result(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
@@ -178,6 +209,67 @@ fn check_result(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVa
     }
 }
 
+/// The lines a `tests.c` starts with, before any header: the feature-test macros (`_GNU_SOURCE`,
+/// `_POSIX_C_SOURCE`, `_FILE_OFFSET_BITS`, …) that `source` (the file it includes, if any)
+/// defines before its first `#include`, as it spells them (so that its own definition repeats
+/// them without a warning), since the file's helpers include system headers before the source
+/// and a macro defined after those has no effect; then `_DEFAULT_SOURCE`, which the helpers'
+/// POSIX calls (`fork`, `clock_gettime`, `usleep`) need under a strict `-std=c99`.
+pub fn c_feature_macros(source: Option<&std::path::Path>) -> String {
+    let mut s = String::new();
+    let text = source
+        .and_then(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let mut copied = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        let Some(d) = t.strip_prefix('#') else {
+            continue;
+        };
+        let d = d.trim_start();
+        if d.starts_with("include") {
+            break;
+        }
+        let Some(rest) = d.strip_prefix("define") else {
+            continue;
+        };
+        if !rest.starts_with([' ', '\t']) || t.ends_with('\\') || t.contains("/*") {
+            continue;
+        }
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let feature = name.starts_with('_')
+            && (name.ends_with("_SOURCE")
+                || matches!(
+                    name.as_str(),
+                    "_FILE_OFFSET_BITS"
+                        | "_TIME_BITS"
+                        | "_REENTRANT"
+                        | "_THREAD_SAFE"
+                        | "__STDC_WANT_LIB_EXT1__"
+                        | "__STDC_FORMAT_MACROS"
+                        | "__STDC_LIMIT_MACROS"
+                        | "__STDC_CONSTANT_MACROS"
+                ));
+        if feature && !copied.contains(&name) {
+            let _ = writeln!(s, "#ifndef {name}\n{t}\n#endif");
+            copied.push(name);
+        }
+    }
+    if !copied.is_empty() {
+        s.insert_str(
+            0,
+            "/* The feature-test macros the source defines before its headers, before the tests' own */\n",
+        );
+    }
+    s.push_str("/* POSIX for the helpers below (fork, waitpid, clock_gettime), also under -std=c99 */\n#ifndef _DEFAULT_SOURCE\n#define _DEFAULT_SOURCE\n#endif\n");
+    s
+}
+
 /// The checks and the fault runner `tests.c` files share (also the API frontend's).
 pub const PRELUDE: &str = r#"#include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +297,24 @@ static __attribute__((unused)) void evotest_child_exit(int status) {
     _exit(status);
 }
 
+/* Whether float (double) bits are a NaN: C leaves a NaN's sign and payload to the compiler and
+ * the machine (clang folds 0.0/0.0 to 0x7ff8..., gcc computes 0xfff8... at run time), so any
+ * NaN matches any NaN. */
+static __attribute__((unused)) int evotest_nan32(uint32_t b) {
+    return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0;
+}
+static __attribute__((unused)) int evotest_nan64(uint64_t b) {
+    return (b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b & 0x000fffffffffffffull) != 0;
+}
+
+/* Defined when a sanitizer's run-time is linked in (ASan, UBSan, MSan, TSan; clang and gcc):
+ * it turns a crash by a signal into an exit with a report, so a recorded crash is then any
+ * abnormal end. */
+#ifdef __cplusplus
+extern "C"
+#endif
+void __sanitizer_print_stack_trace(void) __attribute__((weak));
+
 static __attribute__((unused)) void evotest_check_int(const char *t, long long got, long long want) {
     if (got == want) { evotest_passed++; return; }
     evotest_failures++;
@@ -220,7 +330,7 @@ static __attribute__((unused)) void evotest_check_uint(const char *t, unsigned l
 static __attribute__((unused)) void evotest_check_f32(const char *t, float got, uint32_t want) {
     uint32_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want) { evotest_passed++; return; }
+    if (g == want || (evotest_nan32(g) && evotest_nan32(want))) { evotest_passed++; return; }
     evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%08x), expected bits 0x%08x\n", t, (double)got, g, want);
 }
@@ -228,7 +338,7 @@ static __attribute__((unused)) void evotest_check_f32(const char *t, float got, 
 static __attribute__((unused)) void evotest_check_f64(const char *t, double got, uint64_t want) {
     uint64_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want) { evotest_passed++; return; }
+    if (g == want || (evotest_nan64(g) && evotest_nan64(want))) { evotest_passed++; return; }
     evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%016llx), expected bits 0x%016llx\n", t, got,
            (unsigned long long)g, (unsigned long long)want);
@@ -256,7 +366,7 @@ static __attribute__((unused)) void evotest_check_output_uint(const char *t, con
 static __attribute__((unused)) void evotest_check_output_f32(const char *t, const char *what, int i, float got, uint32_t want) {
     uint32_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want) { evotest_passed++; return; }
+    if (g == want || (evotest_nan32(g) && evotest_nan32(want))) { evotest_passed++; return; }
     evotest_output_failed(t, what, i);
     printf("is %a (bits 0x%08x), expected bits 0x%08x\n", (double)got, g, want);
 }
@@ -264,7 +374,7 @@ static __attribute__((unused)) void evotest_check_output_f32(const char *t, cons
 static __attribute__((unused)) void evotest_check_output_f64(const char *t, const char *what, int i, double got, uint64_t want) {
     uint64_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want) { evotest_passed++; return; }
+    if (g == want || (evotest_nan64(g) && evotest_nan64(want))) { evotest_passed++; return; }
     evotest_output_failed(t, what, i);
     printf("is %a (bits 0x%016llx), expected bits 0x%016llx\n", got, (unsigned long long)g,
            (unsigned long long)want);
@@ -334,7 +444,11 @@ static __attribute__((unused)) void evotest_expect_fault(const char *t, void (*f
     kill(-p, SIGKILL); /* whatever fn forked */
     int ended = !hung && !oom, ok = 0;
     switch (kind) {
-    case EXPECT_SIGNAL: ok = ended && WIFSIGNALED(st) && WTERMSIG(st) == value; break;
+    case EXPECT_SIGNAL:
+        ok = ended && ((WIFSIGNALED(st) && WTERMSIG(st) == value)
+                       || (__sanitizer_print_stack_trace
+                           && (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0))));
+        break;
     case EXPECT_HANG: ok = hung; break;
     case EXPECT_EXIT: ok = ended && WIFEXITED(st) && WEXITSTATUS(st) == value; break;
     case EXPECT_OOM: ok = oom; break;
@@ -609,11 +723,12 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
         s,
         " * Returned values are compared exactly; float and double results bit-exactly (their bit"
     );
-    let _ = writeln!(s, " * patterns), which holds for the same compiler, flags and machine. Inputs whose recorded run");
-    let _ = writeln!(
-        s,
-        " * crashed, hung or exited run in a child process that must end the same way."
-    );
+    let _ = writeln!(s, " * patterns; any NaN matches any NaN), which holds for the same compiler, flags and machine.");
+    let _ = writeln!(s, " * Inputs whose recorded run crashed (under a sanitizer: ended abnormally), hung or exited");
+    let _ = writeln!(s, " * run in a child process that must end the same way.");
+    if fe.cxx_call.is_some() {
+        let _ = writeln!(s, " * Structures are built with designated initializers: C++20, or clang's and g++'s default dialects.");
+    }
     match outputs {
         Outputs::Check(_) => {
             let _ = writeln!(
@@ -626,11 +741,11 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
             );
             let _ = writeln!(
                 s,
-                " * compared too, with the values a build of this file by the command above read"
+                " * compared too. Results and outputs are the values a build of this file by the"
             );
             let _ = writeln!(
                 s,
-                " * in two runs (values that differed between them are not compared)."
+                " * command above read in two runs; values that differed between them are not compared."
             );
         }
         Outputs::Off(Some(why)) => {
@@ -659,6 +774,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
         let _ = writeln!(s, " * {}", crate::frontend::comment_text(l));
     }
     let _ = writeln!(s, " */");
+    s.push_str(&c_feature_macros(fe.defining_source.as_deref()));
     s.push_str(PRELUDE);
     if fe.cxx_call.is_some() {
         // the generated locals are spelled in C (`_Bool`)

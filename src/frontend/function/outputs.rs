@@ -17,6 +17,7 @@
 //! without output checks and its header says why.
 
 use super::ctests::{self, Outputs};
+use super::harness::ReturnKind;
 use super::record::{LeafRole, Record};
 use super::shape::{Param, Shape};
 use super::FunctionFrontend;
@@ -354,23 +355,68 @@ pub fn parse(text: &str) -> Observed {
     m
 }
 
-/// The values two runs agree on.
+/// The output index under which the observing version prints a scalar result.
+pub const RESULT: usize = 999_999;
+
+/// What [`agreed`] holds for a value the two runs printed differently: no literal, so it is not
+/// compared.
+pub const VARYING: &str = "?";
+
+/// The values two runs agree on; a value both printed, differently, is [`VARYING`].
 pub fn agreed(a: Observed, b: &Observed) -> Observed {
     a.into_iter()
-        .filter(|(key, v)| b.get(key) == Some(v))
+        .filter_map(|(key, v)| match b.get(&key) {
+            Some(w) if *w == v => Some((key, v)),
+            Some(_) => Some((key, VARYING.to_string())),
+            None => None,
+        })
         .collect()
+}
+
+/// The statement that prints a scalar result `evotest_r` of type `ty` (observing version).
+pub fn c_observe_result(name: &str, ty: ScalarType) -> String {
+    format!(
+        "    evotest_observe_{}(\"{name}\", {RESULT}, 0, {});\n",
+        kind(ty),
+        as_c(ty, "evotest_r")
+    )
+}
+
+/// The result observed for test `name` (a scalar of type `ty`): `Some(Ok(value))`, `Some(Err(()))`
+/// when the two runs differed, `None` when not observed.
+pub fn observed_result(
+    seen: &Observed,
+    name: &str,
+    ty: ScalarType,
+) -> Option<std::result::Result<crate::exec::RetVal, ()>> {
+    use crate::exec::RetVal;
+    let v = seen.get(&(name.to_string(), RESULT, 0))?;
+    if v == VARYING {
+        return Some(Err(()));
+    }
+    let r = match ty {
+        ScalarType::F32 => RetVal::F32(v.parse().ok()?),
+        ScalarType::F64 => RetVal::F64(v.parse().ok()?),
+        t if t.is_signed() => RetVal::Signed(v.parse().ok()?),
+        _ => RetVal::Unsigned(v.parse().ok()?),
+    };
+    Some(Ok(r))
 }
 
 /// Whether any case of `file` has an output to check.
 pub fn any_outputs(fe: &FunctionFrontend, file: &TestFile) -> bool {
     let aliased = ctests::aliased_globals(fe);
-    file.cases
-        .iter()
-        .any(|e| e.case.exit == ExitKind::Ok && !outputs(fe, e.case, &aliased).is_empty())
+    file.cases.iter().any(|e| {
+        e.case.exit == ExitKind::Ok
+            && (matches!(fe.signature.ret, ReturnKind::Scalar(_))
+                || !outputs(fe, e.case, &aliased).is_empty())
+    })
 }
 
 /// Build the observing version of `file` (as its header's command builds `tests.c`, with the
-/// toolchain's clang) and run it twice; the values both runs printed.
+/// toolchain's clang) and run it twice (three times, the last a second later, when the code
+/// calls functions that keep state outside it); the values all runs printed alike, and
+/// [`VARYING`] for those they printed differently.
 ///
 /// Errors (one line, for the file's header): no clang, a build that fails (its first error
 /// line), a run that does not end within its time.
@@ -415,9 +461,23 @@ pub fn observe(fe: &FunctionFrontend, file: &TestFile) -> Result<Observed> {
     drop(src);
     let cases = file.cases.len() as u64;
     let limit = Duration::from_secs((10 + cases * u64::from(file.hang_seconds.max(1))).min(120));
-    let first = run_observer(&exe, dir, limit)?;
-    let second = run_observer(&exe, dir, limit)?;
-    Ok(agreed(first, &second))
+    let mut seen = run_observer(&exe, dir, limit)?;
+    // code that calls what keeps state outside it (`time`, `rand`, `getpid`) is run a third
+    // time, a second later: a clock read in seconds differs only in another second, a process
+    // id modulo a small number may agree twice by chance
+    let runs = if fe.hidden_state_calls.is_empty() {
+        1
+    } else {
+        2
+    };
+    for _ in 0..runs {
+        if runs > 1 {
+            std::thread::sleep(Duration::from_millis(1100));
+        }
+        let next = run_observer(&exe, dir, limit)?;
+        seen = agreed(seen, &next);
+    }
+    Ok(seen)
 }
 
 /// Run the observing build `exe` in `dir` for at most `limit`; its printed values.
@@ -474,8 +534,10 @@ mod tests {
         let a = parse("EVOTEST_OUTPUT t 0 0 1\nEVOTEST_OUTPUT t 1 0 2\nEVOTEST_OUTPUT t 2 0 3\n");
         let b = parse("EVOTEST_OUTPUT t 0 0 1\nEVOTEST_OUTPUT t 1 0 9\n");
         let m = agreed(a, &b);
-        assert_eq!(m.len(), 1);
-        assert!(m.contains_key(&("t".to_string(), 0, 0)));
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[&("t".to_string(), 0, 0)], "1");
+        assert_eq!(m[&("t".to_string(), 1, 0)], VARYING);
+        assert!(literal(ScalarType::I32, VARYING).is_none());
     }
 
     #[test]

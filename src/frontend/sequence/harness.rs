@@ -772,6 +772,9 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
         s,
         " * (floats bit-exactly), values of the handle types only for being NULL or not; other pointer\n * results (a `char *`) are not checked. */"
     );
+    s.push_str(&crate::frontend::function::ctests::c_feature_macros(
+        typed.then(|| fe.sources[0].as_path()),
+    ));
     s.push_str(crate::frontend::function::ctests::PRELUDE);
     s.push_str(ISOLATED);
     if typed {

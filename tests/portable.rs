@@ -1,0 +1,124 @@
+//! `tests.c` where users build it: a strict `-std=c99`, a source that defines `_GNU_SOURCE`
+//! before its headers, a sanitizer that turns a crash into an exit, a result that differs from
+//! one run to the next, NaNs of another sign (a robustness check, 2026-12-01).
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+const FIXTURE: &str = "tests/fixtures/portable.c";
+
+/// Build `tests.c` in `out` by its documented command with `extra` flags and run it; its output
+/// and whether it passed.
+fn build_and_run(out: &std::path::Path, extra: &[&str]) -> (String, bool) {
+    let cmd = tests_c_build_command(out);
+    let exe = out.join("tests-extra");
+    let c = Command::new(&cmd[0])
+        .arg("-o")
+        .arg(&exe)
+        .args(&cmd[3..])
+        .args(extra)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        c.status.success(),
+        "tests.c does not build with {extra:?}:\n{}",
+        String::from_utf8_lossy(&c.stderr)
+    );
+    let o = Command::new(&exe).current_dir(out).output().unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        o.status.success(),
+    )
+}
+
+#[test]
+fn tests_c_builds_under_a_strict_dialect_with_the_sources_feature_macros() {
+    let dir = tempfile::tempdir().unwrap();
+    run(
+        FIXTURE,
+        "find",
+        dir.path(),
+        &[
+            "--string",
+            "hay=8:a-c",
+            "--string",
+            "needle=2:a-c",
+            "--max-execs",
+            "3000",
+        ],
+    );
+    for std in ["-std=c99", "-std=c11", "-std=gnu17"] {
+        let (said, ok) = build_and_run(dir.path(), &[std, "-Werror=implicit-function-declaration"]);
+        assert!(ok, "{std}: {said}");
+    }
+}
+
+#[test]
+fn a_crash_expected_by_a_test_passes_under_a_sanitizer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(FIXTURE, "deref", dir.path(), &[]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    let text = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
+    assert!(text.contains("EXPECT_SIGNAL, 11"), "{text}");
+    let (said, ok) = build_and_run(dir.path(), &["-fsanitize=address"]);
+    assert!(ok, "{said}");
+    // without a sanitizer the signal itself is still required
+    let (said, ok) = build_and_run(dir.path(), &[]);
+    assert!(ok, "{said}");
+}
+
+#[test]
+fn a_result_that_differs_between_runs_is_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    run(FIXTURE, "pid_mix", dir.path(), &[]);
+    let text = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
+    assert!(text.contains("differed between two runs"), "{text}");
+    for _ in 0..3 {
+        let (said, ok) = build_and_run(dir.path(), &[]);
+        assert!(ok, "{said}");
+    }
+}
+
+/// Any NaN matches any NaN: C leaves a NaN's sign to the compiler (gcc's 0.0/0.0 at run time is
+/// 0xfff8…, clang's folded one 0x7ff8…).
+#[test]
+fn a_nan_of_either_sign_matches_a_recorded_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("nan.c");
+    let body = format!(
+        "{}{}\nint main(void) {{\n  volatile double z = 0.0; double n = -(z / z); float m = -(float)(z / z);\n  evotest_check_f64(\"a\", n, 0x7ff8000000000000ull);\n  evotest_check_f32(\"b\", m, 0x7fc00000u);\n  evotest_check_output_f64(\"c\", \"x\", -1, n, 0x7ff8000000000000ull);\n  evotest_check_f64(\"d\", 1.0, 0x7ff8000000000000ull);\n  printf(\"%d passed, %d failed\\n\", evotest_passed, evotest_failures);\n  return 0;\n}}\n",
+        evotest::frontend::function::ctests::c_feature_macros(None),
+        evotest::frontend::function::ctests::PRELUDE
+    );
+    std::fs::write(&src, body).unwrap();
+    let exe = dir.path().join("nan");
+    let c = Command::new("clang-22")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let o = Command::new(&exe).output().unwrap();
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("3 passed, 1 failed"), "{said}");
+}
+
+#[test]
+fn a_source_under_a_directory_with_a_double_quote_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("a\"b");
+    std::fs::create_dir(&q).unwrap();
+    std::fs::copy(path(FIXTURE), q.join("portable.c")).unwrap();
+    let o = evotest()
+        .current_dir(&q)
+        .args(["run", "portable.c", "-f", "deref", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("double quote"), "{e}");
+}
