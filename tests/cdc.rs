@@ -390,3 +390,35 @@ fn condition_decision_goals_get_input_to_state_through_their_critical_branch() {
         );
     }
 }
+
+/// Under branch coverage, a condition of a `&&` in a loop condition (or a value) that has no
+/// branch of its own is no goal: the run says so, naming its line, since llvm-cov counts it;
+/// under condition-decision coverage it is a goal and the note is not given (a robustness
+/// check, 2026-12-01: a "100%" that llvm-cov read as 39 of 40).
+#[test]
+fn conditions_without_a_branch_of_their_own_are_named_under_branch_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("digits.c");
+    std::fs::write(
+        &src,
+        "int digits(const char *q)\n{\n    int n = 0;\n    while (*q >= '0' && *q <= '9') {\n        n++;\n        q++;\n    }\n    return n;\n}\n",
+    )
+    .unwrap();
+    let (_, r) = run(src.to_str().unwrap(), "digits", &dir.path().join("b"), &[]);
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("conditions: 1 condition") && notes.contains("(L4)"),
+        "{notes}"
+    );
+    let (_, r) = run(
+        src.to_str().unwrap(),
+        "digits",
+        &dir.path().join("c"),
+        &["--criterion", "condition-decision"],
+    );
+    assert!(
+        !r["notes"].to_string().contains("conditions:"),
+        "{}",
+        r["notes"]
+    );
+}

@@ -107,6 +107,47 @@ pub fn run(
     search(&mut target, opts, observer, interrupt)
 }
 
+/// A note for branch coverage: the atomic conditions of `&&`/`||` decisions, in the functions
+/// whose branches are goals, that have no branch of their own (a loop condition or a value that
+/// clang lowers to a `phi`, Anjum & Ryan 2021's conditions; [`crate::fitness::cdc`]). They are
+/// no goals of `--criterion branch`, while llvm-cov's branch coverage counts each condition of a
+/// `&&`/`||`, so a full branch coverage can leave one of them one-sided. `None` when there are none.
+pub fn conditions_without_goals(
+    program: &crate::program::Program,
+    goals: &[Box<dyn fitness::Goal>],
+) -> Option<String> {
+    use evotest_abi::meta::SiteKind;
+    let functions: std::collections::HashSet<usize> = goals
+        .iter()
+        .filter_map(|g| g.target_outcome())
+        .filter_map(|(s, _)| program.sites.get(s as usize))
+        .map(|s| s.function)
+        .collect();
+    let lines: Vec<u32> = program
+        .decisions
+        .iter()
+        .filter(|d| functions.contains(&d.function))
+        .flat_map(|d| d.conditions.iter())
+        .filter_map(|&c| program.sites.get(c as usize))
+        .filter(|s| s.meta.kind == SiteKind::Cond)
+        .map(|s| s.meta.line)
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let mut shown: Vec<String> = lines.iter().map(|l| format!("L{l}")).collect();
+    shown.dedup();
+    let n = lines.len();
+    Some(format!(
+        "conditions: {n} condition{} of `&&`/`||` in a loop condition or a value ({}) {} no branch of {} own, so {} outcomes are no goals of branch coverage, where llvm-cov counts them; --criterion condition-decision makes them goals",
+        if n == 1 { "" } else { "s" },
+        shown.join(", "),
+        if n == 1 { "has" } else { "have" },
+        if n == 1 { "its" } else { "their" },
+        if n == 1 { "its" } else { "their" },
+    ))
+}
+
 /// A criterion and the goals it made.
 pub type Goals = (Box<dyn Criterion>, Vec<Box<dyn Goal>>);
 
@@ -482,6 +523,11 @@ pub fn search(
                     format!("rust checks: {n} compiler-inserted check site{} ({}) are goals", if n == 1 { "" } else { "s" }, kinds.join(", "))
                 }
             });
+        }
+    }
+    if opts.criterion == "branch" {
+        if let Some(n) = conditions_without_goals(&target.program, &goals) {
+            notes.push(n);
         }
     }
     Ok(Suite {
