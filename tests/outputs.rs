@@ -101,3 +101,15 @@ fn a_pointer_to_const_is_not_an_output() {
     let out = compile_and_run_tests_c(dir.path(), FIXTURE);
     assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
 }
+
+#[test]
+fn a_returned_string_is_compared() {
+    let said = killed_by_outputs(
+        "skip_blanks",
+        &[],
+        "result",
+        "while (*s == ' ')",
+        "while (*s == '\\t')",
+    );
+    assert!(said.contains("result"), "{said}");
+}

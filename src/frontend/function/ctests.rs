@@ -143,6 +143,12 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, t: &TestCase, mode: &Out
         Outputs::Observe => outputs::c_observe(name, &outs),
         Outputs::Check(seen) => outputs::c_checks(name, &outs, seen),
     };
+    if outputs::returns_string(fe) && !matches!(mode, Outputs::Off(_)) {
+        let ty = &fe.signature.ret_c;
+        return format!(
+            "    {ty} evotest_r = {call};\n    (void)evotest_r;\n    evotest_passed++;\n{after}"
+        );
+    }
     if let (Some(r), false) = (&fe.signature.ret_record, matches!(mode, Outputs::Off(_))) {
         let ty = if fe.defining_source.is_some() {
             r.spelling.clone()
@@ -388,6 +394,22 @@ static __attribute__((unused)) void evotest_check_output_bytes(const char *t, co
     if (i == n) { evotest_passed++; return; }
     evotest_output_failed(t, what, (int)i);
     printf("is 0x%02x, expected 0x%02x\n", g[i], (unsigned char)want[i]);
+}
+
+/* A returned string: NULL when want is NULL, else n characters (and its end there, unless cut). */
+static __attribute__((unused)) void evotest_check_output_string(const char *t, const char *what, const char *got, const char *want, size_t n, int cut) {
+    if (!want || !got) {
+        if (!want && !got) { evotest_passed++; return; }
+        evotest_output_failed(t, what, -1);
+        printf("is %s, expected %s\n", got ? "a string" : "NULL", want ? "a string" : "NULL");
+        return;
+    }
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (got[i] != want[i]) break;
+    if (i == n && (cut || got[n] == 0)) { evotest_passed++; return; }
+    evotest_output_failed(t, what, (int)i);
+    printf("is 0x%02x, expected 0x%02x\n", (unsigned char)got[i], i < n ? (unsigned char)want[i] : 0);
 }
 
 enum evotest_expect { EXPECT_SIGNAL, EXPECT_HANG, EXPECT_EXIT, EXPECT_OOM, EXPECT_KILLS_PARENT };

@@ -1,6 +1,6 @@
 //! Output oracles of `tests.c`: what a call leaves in the memory it can write (the arrays,
 //! strings, buffers and structures its non-`const` pointer parameters point to, the global inputs
-//! `--global` names, and a structure it returns), so that a test checks the function's effects
+//! `--global` names, a structure it returns, and a `char *` it returns), so that a test checks the function's effects
 //! and not only its return value, as EvoSuite's assertions read an object's state after a call
 //! (Fraser & Arcuri 2011).
 //!
@@ -42,7 +42,13 @@ pub struct Output {
     pub ty: ScalarType,
     /// `None` for a scalar, `Some(n)` for `n` elements from `expr`.
     pub elements: Option<usize>,
+    /// A NUL-terminated string `expr` points to (a `char *` result), or NULL: checked for being
+    /// NULL, else for its characters (at most [`STRING_CAP`]).
+    pub string: bool,
 }
+
+/// The most characters of a returned string that are compared.
+pub const STRING_CAP: usize = 4096;
 
 /// The values read after the calls: (test name, output index, element index) → the value's
 /// decimal text (a float's bits, as an unsigned integer).
@@ -94,12 +100,14 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                     expr: g,
                     ty: p.elem,
                     elements: None,
+                    string: false,
                 }),
                 Shape::Array { len, .. } if *len > 0 => out.push(Output {
                     what: p.name.clone(),
                     expr: format!("(({} *)(void *)&{g})", p.elem_c),
                     ty: p.elem,
                     elements: Some(*len),
+                    string: false,
                 }),
                 Shape::Record { record, many, .. } => {
                     for k in 0..many.unwrap_or(1) {
@@ -110,6 +118,7 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                                 expr: format!("{g}{at}{path}"),
                                 ty,
                                 elements: None,
+                                string: false,
                             });
                         }
                     }
@@ -127,6 +136,7 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                 expr: format!("(({} *)(void *){var})", p.elem_c),
                 ty: p.elem,
                 elements: Some(*len),
+                string: false,
             }),
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let n = p.element_count(d, &t.input);
@@ -136,6 +146,7 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                         expr: format!("{var}_s.evotest_v"),
                         ty: p.elem,
                         elements: Some(n),
+                        string: false,
                     });
                 }
             }
@@ -147,6 +158,7 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                     expr: format!("{var}_s.evotest_v"),
                     ty: p.elem,
                     elements: Some(n),
+                    string: false,
                 });
             }
             Shape::Record {
@@ -163,6 +175,7 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                         expr: format!("{var}{path}"),
                         ty,
                         elements: None,
+                        string: false,
                     });
                 }
             }
@@ -178,12 +191,22 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                             expr: format!("{var}[{k}]{path}"),
                             ty,
                             elements: None,
+                            string: false,
                         });
                     }
                 }
             }
             _ => {}
         }
+    }
+    if returns_string(fe) {
+        out.push(Output {
+            what: "result".into(),
+            expr: "evotest_r".into(),
+            ty: ScalarType::I8,
+            elements: None,
+            string: true,
+        });
     }
     if let Some(r) = &fe.signature.ret_record {
         for (path, ty) in value_leaves(r) {
@@ -192,10 +215,25 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                 expr: format!("evotest_r{path}"),
                 ty,
                 elements: None,
+                string: false,
             });
         }
     }
     out
+}
+
+/// Whether the function returns a `char *` (or `const char *`): a string, or NULL.
+pub fn returns_string(fe: &FunctionFrontend) -> bool {
+    if fe.signature.ret != ReturnKind::Unrecorded || fe.signature.ret_record.is_some() {
+        return false;
+    }
+    let t: String = fe
+        .signature
+        .ret_c
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    matches!(t.as_str(), "char *" | "const char *" | "char const *")
 }
 
 /// The C conversion an output's value is printed and compared through.
@@ -222,6 +260,15 @@ pub fn c_observe(name: &str, outs: &[Output]) -> String {
     let mut s = String::new();
     for (k, o) in outs.iter().enumerate() {
         let kd = kind(o.ty);
+        if o.string {
+            // its length at 0 (-1 for NULL), its characters from 1 on
+            let e = &o.expr;
+            let _ = writeln!(
+                s,
+                "    if (!({e})) evotest_observe_int(\"{name}\", {k}, 0, -1);\n    else {{ size_t evotest_n = strlen({e}); if (evotest_n > {STRING_CAP}) evotest_n = {STRING_CAP}; evotest_observe_int(\"{name}\", {k}, 0, (long long)evotest_n);\n      for (size_t evotest_i = 0; evotest_i < evotest_n; evotest_i++) evotest_observe_int(\"{name}\", {k}, (int)evotest_i + 1, (unsigned char)({e})[evotest_i]); }}"
+            );
+            continue;
+        }
         match o.elements {
             None => {
                 let _ = writeln!(
@@ -268,6 +315,32 @@ pub fn c_checks(name: &str, outs: &[Output], seen: &Observed) -> String {
     for (k, o) in outs.iter().enumerate() {
         let kd = kind(o.ty);
         let what = ctests::c_label(&o.what);
+        if o.string {
+            let Some(n) = get(k, 0).and_then(|v| v.parse::<i64>().ok()) else {
+                continue;
+            };
+            if n < 0 {
+                let _ = writeln!(
+                    s,
+                    "    evotest_check_output_string(\"{name}\", {what}, {}, NULL, 0, 0);",
+                    o.expr
+                );
+                continue;
+            }
+            let bytes: Option<Vec<u8>> = (1..=n as usize)
+                .map(|i| get(k, i).and_then(|v| v.parse::<u8>().ok()))
+                .collect();
+            if let Some(b) = bytes {
+                let _ = writeln!(
+                    s,
+                    "    evotest_check_output_string(\"{name}\", {what}, {}, {}, {n}, {});",
+                    o.expr,
+                    super::shape::c_string(&b),
+                    (b.len() == STRING_CAP) as u8
+                );
+            }
+            continue;
+        }
         match o.elements {
             None => {
                 if let Some(l) = get(k, 0).and_then(|v| literal(o.ty, v)) {
@@ -568,12 +641,14 @@ mod tests {
                 expr: "evotest_v0_s.evotest_v".into(),
                 ty: ScalarType::I8,
                 elements: Some(3),
+                string: false,
             },
             Output {
                 what: "n".into(),
                 expr: "g".into(),
                 ty: ScalarType::I32,
                 elements: None,
+                string: false,
             },
         ];
         let seen =
