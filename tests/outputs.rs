@@ -113,3 +113,15 @@ fn a_returned_string_is_compared() {
     );
     assert!(said.contains("result"), "{said}");
 }
+
+/// A string member is a writable array in `tests.c`, as the harness's allocation is: a function
+/// that writes through it (in-place normalisation) passes, where a string literal in read-only
+/// memory made the first test die of SIGSEGV (a robustness check, 2026-12-01).
+#[test]
+fn a_string_member_written_through_is_writable_in_tests_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(FIXTURE, "header_norm", dir.path(), &["--seed", "1"]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    let out = compile_and_run_tests_c(dir.path(), FIXTURE);
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}

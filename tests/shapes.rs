@@ -579,7 +579,7 @@ fn structure_parameters_by_value_and_through_a_pointer() {
     }
 
     // `char *` members are strings: each input's are allocated (and freed) by the harness, and
-    // written as string literals in tests.c
+    // written as writable copies of string literals in tests.c (`EVOTEST_STR`)
     let out = dir.path().join("greet");
     let (_, r) = run(
         "tests/fixtures/structs.c",
@@ -611,7 +611,10 @@ fn structure_parameters_by_value_and_through_a_pointer() {
         .expect("a test returning 2");
     assert_eq!(two["inputs"]["p"]["name"], "ada", "{two}");
     let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
-    assert!(text.contains(".name = \"ada\""), "{text}");
+    assert!(
+        text.contains(".name = EVOTEST_STR(char, \"ada\")"),
+        "{text}"
+    );
 
     // a range on one member
     let out = dir.path().join("ranged");

@@ -333,14 +333,14 @@ impl Record {
                     }
                 }
                 MemberType::Record(inner) => inner.fold(values, r),
-                MemberType::String { .. } => {
+                MemberType::String { c, .. } => {
                     let n = values
                         .next()
                         .map_or(0, |v| v.as_i128().clamp(0, STRING_MAX as i128) as usize);
                     let chars: Vec<u8> = (0..STRING_MAX)
                         .map(|_| values.next().map_or(0, |v| v.as_i128() as u8))
                         .collect();
-                    (r.string)(chars[..n].to_vec())
+                    (r.string)(chars[..n].to_vec(), c)
                 }
                 MemberType::Link => (r.link)(values.next().map_or(0, |v| v.as_i128())),
             }
@@ -376,7 +376,16 @@ impl Record {
                 leaf: Box::new(c_literal),
                 enumeration: source_types
                     .then(|| Box::new(|e: &str, v: String| format!("({e}){v}")) as Box<_>),
-                string: Box::new(|b| super::shape::c_string(&b)),
+                // a writable copy (the function may write through the member), as the
+                // harness's own allocation is ([`super::shape::C_TEST_GUARD`]'s `EVOTEST_STR`)
+                string: Box::new(|b, c| {
+                    let t = c.replace("const", " ");
+                    format!(
+                        "EVOTEST_STR({}, {})",
+                        t.split_whitespace().collect::<Vec<_>>().join(" "),
+                        super::shape::c_string(&b)
+                    )
+                }),
                 link: Box::new(|_| "0".to_string()),
                 array: Box::new(|els| format!("{{ {} }}", els.join(", "))),
                 object: Box::new(|ms| {
@@ -413,7 +422,7 @@ impl Record {
             &Renderer {
                 leaf: Box::new(|t, v| DisplayValue(t, v).to_string()),
                 enumeration: None,
-                string: Box::new(|b| super::shape::c_string(&b)),
+                string: Box::new(|b, _| super::shape::c_string(&b)),
                 link: Box::new(move |o| {
                     Self::link_target(o, node)
                         .map_or_else(|| "null".to_string(), |t| format!("#{t}"))
@@ -445,7 +454,7 @@ impl Record {
             &Renderer {
                 leaf: Box::new(num),
                 enumeration: None,
-                string: Box::new(|b| Json::String(String::from_utf8_lossy(&b).into_owned())),
+                string: Box::new(|b, _| Json::String(String::from_utf8_lossy(&b).into_owned())),
                 link: Box::new(move |o| Self::link_target(o, node).map_or(Json::Null, Json::from)),
                 array: Box::new(Json::Array),
                 object: Box::new(|ms| {
@@ -466,7 +475,8 @@ struct Renderer<'a, T> {
     /// An enumeration member's leaf, given its type's spelling (`None`: as any scalar's).
     #[allow(clippy::type_complexity)]
     enumeration: Option<Box<dyn Fn(&str, T) -> T + 'a>>,
-    string: Box<dyn Fn(Vec<u8>) -> T + 'a>,
+    /// A string member's characters, with its element's C type (`char`, `const unsigned char`).
+    string: Box<dyn Fn(Vec<u8>, &str) -> T + 'a>,
     /// A link's leaf value (0: `NULL`; k: k nodes further on).
     link: Box<dyn Fn(i128) -> T + 'a>,
     array: Box<dyn Fn(Vec<T>) -> T + 'a>,

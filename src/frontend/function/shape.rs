@@ -1523,7 +1523,15 @@ impl Param {
 /// last byte 0, so that a function that reads a buffer as a C string (`strlen` on a `char *`
 /// with a length beside it) stops inside the guard, the same way in the harness and in the
 /// tests; `evotest_check_guard_bytes(g, name)` aborts with a message when they no longer hold it.
-pub const C_TEST_GUARD: &str = "static void evotest_fill_guard_bytes(unsigned char *g) __attribute__((unused));
+pub const C_TEST_GUARD: &str = "/* A writable copy of string literal S as an array of T (a string member of a structure,
+ * which the function may write through): a compound literal in C, a static array in C++,
+ * where a compound literal would end with its full-expression. */
+#ifdef __cplusplus
+#define EVOTEST_STR(T, S) ([]() -> T * { static T evotest_b[] = S; return evotest_b; }())
+#else
+#define EVOTEST_STR(T, S) ((T[]){S})
+#endif
+static void evotest_fill_guard_bytes(unsigned char *g) __attribute__((unused));
 static void evotest_fill_guard_bytes(unsigned char *g) {
     memset(g, 0xa5, 63);
     g[63] = 0;
