@@ -89,8 +89,9 @@ fn a_nan_of_either_sign_matches_a_recorded_nan() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("nan.c");
     let body = format!(
-        "{}{}\nint main(void) {{\n  volatile double z = 0.0; double n = -(z / z); float m = -(float)(z / z);\n  evotest_check_f64(\"a\", n, 0x7ff8000000000000ull);\n  evotest_check_f32(\"b\", m, 0x7fc00000u);\n  evotest_check_output_f64(\"c\", \"x\", -1, n, 0x7ff8000000000000ull);\n  evotest_check_f64(\"d\", 1.0, 0x7ff8000000000000ull);\n  printf(\"%d passed, %d failed\\n\", evotest_passed, evotest_failures);\n  return 0;\n}}\n",
+        "{}{}{}\nint main(void) {{\n  volatile double z = 0.0; double n = -(z / z); float m = -(float)(z / z);\n  evotest_check_f64(\"a\", n, 0x7ff8000000000000ull);\n  evotest_check_f32(\"b\", m, 0x7fc00000u);\n  evotest_check_output_f64(\"c\", \"x\", -1, n, 0x7ff8000000000000ull);\n  evotest_check_f64(\"d\", 1.0, 0x7ff8000000000000ull);\n  printf(\"%d passed, %d failed\\n\", evotest_passed, evotest_failures);\n  return 0;\n}}\n",
         evotest::frontend::function::ctests::c_feature_macros(None),
+        evotest::frontend::function::shape::C_PROFILE_CRASHES,
         evotest::frontend::function::ctests::PRELUDE
     );
     std::fs::write(&src, body).unwrap();
@@ -121,4 +122,79 @@ fn a_source_under_a_directory_with_a_double_quote_is_refused() {
         .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("double quote"), "{e}");
+}
+
+/// In a coverage build of `tests.c`, a test whose input crashes writes its profile before the
+/// signal ends it, so llvm-cov counts what the input covered (it was lost, and the bench's
+/// ground truth read the outcome only a crash reaches as untaken).
+#[test]
+fn a_crashing_input_s_coverage_counts_in_a_coverage_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(FIXTURE, "deref", dir.path(), &[]);
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    let profile = dir.path().join("p%p.profraw");
+    let cmd = tests_c_build_command(dir.path());
+    let exe = dir.path().join("tests-cov");
+    let c = Command::new(&cmd[0])
+        .arg("-o")
+        .arg(&exe)
+        .args(&cmd[3..])
+        .args(["-fprofile-instr-generate", "-fcoverage-mapping"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let o = Command::new(&exe)
+        .env("LLVM_PROFILE_FILE", &profile)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let raws: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "profraw"))
+        .collect();
+    let data = dir.path().join("t.profdata");
+    let m = Command::new("llvm-profdata-22")
+        .arg("merge")
+        .arg("-o")
+        .arg(&data)
+        .args(&raws)
+        .output()
+        .unwrap();
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    let rep = Command::new("llvm-cov-22")
+        .arg("report")
+        .arg(&exe)
+        .arg(format!("-instr-profile={}", data.display()))
+        .arg("--show-branch-summary")
+        .arg(path(FIXTURE))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&rep.stdout).to_string();
+    // llvm-cov's report is per file: the fixture's other functions were not run, so only
+    // deref's two outcomes must be covered: look at the functions' view instead
+    let f = Command::new("llvm-cov-22")
+        .arg("report")
+        .arg(&exe)
+        .arg(format!("-instr-profile={}", data.display()))
+        .arg("--show-functions")
+        .arg("--show-branch-summary")
+        .arg(path(FIXTURE))
+        .output()
+        .unwrap();
+    let funcs = String::from_utf8_lossy(&f.stdout).to_string();
+    let line = funcs
+        .lines()
+        .find(|l| l.trim_start().starts_with("deref "))
+        .unwrap_or_else(|| panic!("no deref row:\n{funcs}\n{text}"));
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    // Name Regions Miss Cover Lines Miss Cover Branches Miss Cover
+    assert_eq!(
+        cols.get(8),
+        Some(&"0"),
+        "deref's branches not all covered:\n{funcs}"
+    );
 }

@@ -437,6 +437,7 @@ static __attribute__((unused)) void evotest_expect_fault(const char *t, void (*f
     if (p < 0) { evotest_failures++; printf("FAIL %s: fork failed\n", t); return; }
     if (p == 0) {
         setpgid(0, 0);
+        evotest_profile_crashes();
         if (file_limit > 0) { /* as the search ran it: a larger file ends it with SIGXFSZ */
             struct rlimit rl = { (rlim_t)file_limit, (rlim_t)file_limit };
             setrlimit(RLIMIT_FSIZE, &rl);
@@ -797,6 +798,7 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
     }
     let _ = writeln!(s, " */");
     s.push_str(&c_feature_macros(fe.defining_source.as_deref()));
+    s.push_str(shape::C_PROFILE_CRASHES);
     s.push_str(PRELUDE);
     if fe.cxx_call.is_some() {
         // the generated locals are spelled in C (`_Bool`)

@@ -378,7 +378,8 @@ impl Frontend for FunctionFrontend {
     }
 
     fn replay_program(&self, inputs: &[Input]) -> Option<String> {
-        let mut s = String::from("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        let mut s = String::from("#ifndef _DEFAULT_SOURCE\n#define _DEFAULT_SOURCE\n#endif\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <signal.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        s.push_str(shape::C_PROFILE_CRASHES);
         s.push_str(shape::C_TEST_GUARD);
         let _ = writeln!(s, "{}\n", self.signature.declarations());
         for (i, x) in inputs.iter().enumerate() {
@@ -401,7 +402,7 @@ impl Frontend for FunctionFrontend {
             "};\n\nint main(void) {\n\
              \x20   for (size_t i = 0; i < sizeof evotest_runs / sizeof evotest_runs[0]; i++) {\n\
              \x20       pid_t p = fork();\n\
-             \x20       if (p == 0) { alarm(5); evotest_runs[i](); exit(0); }\n\
+             \x20       if (p == 0) { evotest_profile_crashes(); alarm(5); evotest_runs[i](); exit(0); }\n\
              \x20       int st;\n\
              \x20       if (p > 0) waitpid(p, &st, 0);\n\
              \x20   }\n\

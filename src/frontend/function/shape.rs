@@ -1547,6 +1547,44 @@ static void evotest_check_guard_bytes(const unsigned char *g, const char *name) 
 ";
 const _: () = assert!(GUARD_BYTES == 64, "C_TEST_GUARD spells the guard's size");
 
+/// C of generated test programs (`tests.c`, the ground-truth replay): `evotest_profile_crashes()`,
+/// called in a child process that runs one input, makes a coverage build
+/// (`-fprofile-instr-generate`) write its profile when a signal ends the child, so that what a
+/// crashing input covered counts (the profile is otherwise written at exit only). A no-op
+/// without the profile run-time. It includes its own headers.
+pub const C_PROFILE_CRASHES: &str = r#"#include <signal.h>
+#include <string.h>
+/* In a coverage build (-fprofile-instr-generate), a process that a signal ends writes its
+ * profile first, so that what a crashing input covered counts (the profile is otherwise
+ * written at exit). */
+#ifdef __cplusplus
+extern "C"
+#endif
+int __llvm_profile_write_file(void) __attribute__((weak));
+static void evotest_profile_and_die(int sig) {
+    if (__llvm_profile_write_file) __llvm_profile_write_file();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+static void evotest_profile_crashes(void) __attribute__((unused));
+static void evotest_profile_crashes(void) {
+    static char stack[1 << 16];
+    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+    stack_t ss;
+    struct sigaction sa;
+    size_t i;
+    if (!__llvm_profile_write_file) return;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = stack;
+    ss.ss_size = sizeof stack;
+    sigaltstack(&ss, 0);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = evotest_profile_and_die;
+    sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, 0);
+}
+"#;
+
 /// What [`c_args`] gives: statements before the call, its arguments, statements after it.
 pub struct CArgs {
     pub setup: Vec<String>,

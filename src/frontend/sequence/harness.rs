@@ -775,6 +775,7 @@ pub fn render_tests(fe: &SequenceFrontend, file: &TestFile) -> String {
     s.push_str(&crate::frontend::function::ctests::c_feature_macros(
         typed.then(|| fe.sources[0].as_path()),
     ));
+    s.push_str(crate::frontend::function::shape::C_PROFILE_CRASHES);
     s.push_str(crate::frontend::function::ctests::PRELUDE);
     s.push_str(ISOLATED);
     if typed {
