@@ -1251,3 +1251,35 @@ fn string_alphabets_with_high_bytes_reach_them_on_signed_char() {
         );
     }
 }
+
+/// A condition on a character that no printable alphabet holds (`c >= 0x80`, `c == 127`): the
+/// note names the bytes in hexadecimal and suggests every byte but NUL, which then covers them
+/// (the only hint was a larger size, which changes nothing: a robustness check, 2026-12-01).
+#[test]
+fn outcomes_needing_bytes_outside_printable_ascii_suggest_a_wider_alphabet() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "byte_class",
+        dir.path(),
+        &["--max-execs", "3000", "--seed", "1"],
+    );
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("0x7f, 0x80"), "{notes}");
+    assert!(notes.contains(r"--string 's=16:\\x01-\\xff'"), "{notes}");
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "byte_class",
+        dir.path(),
+        &[
+            "--string",
+            r"s=16:\x01-\xff",
+            "--max-execs",
+            "3000",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
+}

@@ -208,6 +208,43 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
 /// outcome of a two-way check site (its failing outcome, or the check passing), or the failing
 /// outcome of a `switch` check (a `match` on an enum whose default is `unreachable`: its cases
 /// are the `match`'s arms, real decisions, and stay goals).
+/// The values of `text`'s literals that read as characters: character literals (`'\n'`),
+/// hexadecimal literals up to `0xff` (`0x80`, `0x1f`) and decimal ones from 127 to 255 (a
+/// smaller decimal number is more often a count than a character).
+fn character_like_literals(text: &str) -> Vec<u8> {
+    let mut out = crate::program::char_literals(text);
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'\'';
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\'' || b[i] == b'"' {
+            // skip a character or string literal (read above)
+            let q = b[i];
+            i += 1;
+            while i < b.len() && b[i] != q {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            continue;
+        }
+        if b[i].is_ascii_digit() && (i == 0 || !ident(b[i - 1])) {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let word = text[start..i].trim_end_matches(['u', 'U', 'l', 'L']);
+            let v = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+                Some(h) => u32::from_str_radix(h, 16).ok().filter(|v| *v <= 0xff),
+                None => word.parse::<u32>().ok().filter(|v| (127..=255).contains(v)),
+            };
+            out.extend(v.map(|v| v as u8));
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// A note for outcomes set aside as suspected infeasible whose conditions (`texts`) compare
 /// with a character that no string of `domain` can hold (a `'\n'` outside the default printable
 /// alphabet): with it, the size hint alone misleads (a longer string still has no newline).
@@ -226,8 +263,8 @@ fn alphabet_note(texts: &[String], domain: &crate::input::Domain) -> Option<Stri
     let (name, _) = *strings.first()?;
     let mut missing: Vec<u8> = texts
         .iter()
-        .flat_map(|t| crate::program::char_literals(t))
-        .filter(|c| strings.iter().all(|(_, a)| !a.contains(c)))
+        .flat_map(|t| character_like_literals(t))
+        .filter(|c| *c != 0 && strings.iter().all(|(_, a)| !a.contains(c)))
         .collect();
     missing.sort_unstable();
     missing.dedup();
@@ -236,7 +273,10 @@ fn alphabet_note(texts: &[String], domain: &crate::input::Domain) -> Option<Stri
     }
     let shown: Vec<String> = missing
         .iter()
-        .map(|&c| format!("'{}'", (c as char).escape_default()))
+        .map(|&c| match c {
+            b'\t' | b'\n' | b'\r' | b' '..=b'~' => format!("'{}'", (c as char).escape_default()),
+            _ => format!("0x{c:02x}"),
+        })
         .collect();
     let alphabet: String = missing
         .iter()
@@ -247,6 +287,16 @@ fn alphabet_note(texts: &[String], domain: &crate::input::Domain) -> Option<Stri
         .iter()
         .filter(|f| matches!(f.role, Role::Char { .. }) && f.name.starts_with(&format!("{name}[")))
         .count();
+    if missing
+        .iter()
+        .any(|&c| !(c.is_ascii_graphic() || c == b' ' || matches!(c, b'\t' | b'\n' | b'\r')))
+    {
+        // bytes no printable alphabet names: every byte but NUL
+        return Some(format!(
+            "infeasible?: the outcomes not covered compare with {}, which no string's alphabet holds (printable ASCII unless --string gives one): widen it, e.g. --string '{name}={max}:\\x01-\\xff'",
+            shown.join(", ")
+        ));
+    }
     Some(format!(
         "infeasible?: the outcomes set aside compare with {}, which no string's alphabet holds (printable ASCII unless --string gives one): add it, e.g. --string '{name}={max}: -~{alphabet}'",
         shown.join(", ")
@@ -491,11 +541,19 @@ pub fn search(
             caps.join(", ")
         ));
     }
-    if !given_up.is_empty() {
-        let texts: Vec<String> = given_up
+    // the outcomes not covered, set aside or not (a run that spent its budget sets none aside)
+    let uncovered: Vec<usize> = (0..goals.len())
+        .filter(|&g| !archive.is_covered(g))
+        .collect();
+    if !uncovered.is_empty() {
+        // the conditions' own text (a description also holds line numbers)
+        let texts: Vec<String> = uncovered
             .iter()
             .filter_map(|&g| goals.get(g))
-            .map(|g| g.describe(&target.program))
+            .map(|g| match g.target_outcome() {
+                Some((site, _)) => target.program.sites[site as usize].meta.cond.clone(),
+                None => g.describe(&target.program),
+            })
             .collect();
         if let Some(n) = alphabet_note(&texts, target.frontend.domain()) {
             notes.push(n);
@@ -551,4 +609,15 @@ pub fn search(
         inputs_per_process: target.executor.inputs_per_process(),
         chain_reports,
     })
+}
+
+#[cfg(test)]
+mod note_tests {
+    #[test]
+    fn character_like_literals_are_chars_hex_bytes_and_high_decimals() {
+        let v = super::character_like_literals(
+            "c >= 0x80 && c != '\\n' && n > 20 && d == 200 && x1 == 0x1ff && s == \"0x41\"",
+        );
+        assert_eq!(v, vec![b'\n', 0x80, 200]);
+    }
 }
