@@ -128,17 +128,20 @@ pub const DEFAULT_BUFFER_MAX: usize = 16;
 
 /// Whether a parameter named `name` reads as the length of the pointer before it: `n`, `len`,
 /// `size`, `count`, `length`, `nbytes`, … or a name ending in one of them (`data_len`, `bufsize`).
-/// Whether a parameter name reads as a length (`n`, `len`, `size`, `data_len`, `nbytes`, …).
+/// Whether a parameter name reads as a length (`n`, `len`, `size`, `data_len`, `nbytes`, a
+/// capacity: `cap`, `outcap`, `capacity`, …).
 pub fn length_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    const WORDS: [&str; 12] = [
+    const WORDS: [&str; 14] = [
         "n", "len", "length", "size", "sz", "count", "cnt", "num", "nbytes", "nelem", "nmemb",
-        "nitems",
+        "nitems", "cap", "capacity",
     ];
     WORDS.contains(&n.as_str())
-        || ["len", "length", "size", "count", "_n", "_num"]
-            .iter()
-            .any(|w| n.len() > w.len() && n.ends_with(w))
+        || [
+            "len", "length", "size", "count", "_n", "_num", "cap", "capacity",
+        ]
+        .iter()
+        .any(|w| n.len() > w.len() && n.ends_with(w))
 }
 
 /// Whether parameter `n` has a shape or range of the user's: named by a range, a shape, or as a
@@ -2108,6 +2111,9 @@ mod tests {
             "bufsize",
             "buf_length",
             "n_items_count",
+            "cap",
+            "outcap",
+            "capacity",
         ] {
             assert!(length_like(n), "{n}");
         }
