@@ -1283,3 +1283,29 @@ fn outcomes_needing_bytes_outside_printable_ascii_suggest_a_wider_alphabet() {
     );
     assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
 }
+
+/// A fault of the harness's guard (the function wrote past a parameter evotest allocated) says
+/// which parameter, in the suite and on the console, not only "SIGABRT" (a robustness check,
+/// 2026-12-01: the reason showed only when a reproducer was replayed by hand).
+#[test]
+fn a_write_past_a_parameter_names_it_in_the_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, _) = run(
+        "tests/fixtures/shapes.c",
+        "fill_out",
+        dir.path(),
+        &["--max-execs", "500"],
+    );
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("wrote past the end of parameter `out`"),
+        "{said}"
+    );
+    let suite = read_json(&dir.path().join("suite.json"));
+    assert!(
+        suite["faults"]
+            .to_string()
+            .contains("wrote past the end of parameter `out`"),
+        "{suite:#}"
+    );
+}

@@ -469,6 +469,12 @@ pub fn one_line(stderr: &[u8], exit: ExitKind) -> Option<String> {
                 .find(|l| l.contains(": runtime error: "))
                 .map(|l| l.trim().to_string())
         })
+        .or_else(|| {
+            // the function-level harness's guard check (SIGABRT): which parameter was overrun
+            text.lines()
+                .find_map(|l| l.strip_prefix("evotest: the function wrote past "))
+                .map(|m| format!("the function wrote past {}", m.trim()))
+        })
 }
 
 /// The kind of a crash without a report.
