@@ -158,9 +158,23 @@ unsafe fn init_map() -> *mut u8 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
+    // run by hand (a regression replay, a project's own tests): nothing reads the distances, so
+    // every execution is coverage-only, through the functions' coverage-only clones where the
+    // build has them (about the uninstrumented program's speed instead of up to ten times its
+    // time); not for an observer, a branch-event limit, or when asked to keep the full probes
+    if std::env::var_os("EVOTEST_OBSERVE_LOG").is_none()
+        && (*h).max_call_events == 0
+        && std::env::var_os(ENV_FULL_PROBES).is_none()
+    {
+        (*h).flags |= FLAG_LITE;
+    }
     set_map(p as *mut u8);
     p as *mut u8
 }
+
+/// Set (to anything) in the environment of a target run by hand, the full probes run, as under
+/// the engine, instead of the coverage-only clones.
+pub const ENV_FULL_PROBES: &str = "EVOTEST_FULL_PROBES";
 
 /// Give `desc` its global bases. Idempotent.
 ///
