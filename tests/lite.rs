@@ -286,3 +286,40 @@ fn coverage_only_is_refused_while_operands_are_logged() {
     fs.log_every_compare(false);
     assert!(fs.set_lite(true));
 }
+
+/// Run by hand (no engine), a target's executions are coverage-only: the word the instrumented
+/// code tests, `*__evotest_flags`, holds `FLAG_LITE` once the runtime has its private map, so the
+/// coverage-only clones run instead of the full probes (a regression replay ran up to ten times
+/// libFuzzer's build's time: a robustness check, 2026-12-01); `EVOTEST_FULL_PROBES` keeps them.
+#[test]
+fn a_target_run_by_hand_runs_coverage_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::build_fuzz_harness(
+        dir.path(),
+        "#include <stdint.h>\n#include <stddef.h>\n#include <stdio.h>\n\
+         extern unsigned *__evotest_flags;\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {\n\
+         \x20 if (n > 0 && d[0] == 'x') printf(\"flags %u\\n\", *__evotest_flags);\n\
+         \x20 return 0;\n}\n",
+    );
+    let input = dir.path().join("x");
+    std::fs::write(&input, "x").unwrap();
+    let flags = |full: bool| -> u32 {
+        let mut c = std::process::Command::new(&exe);
+        c.arg(&input);
+        if full {
+            c.env("EVOTEST_FULL_PROBES", "1");
+        }
+        let o = c.output().unwrap();
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        text.lines()
+            .find_map(|l| l.strip_prefix("flags "))
+            .unwrap_or_else(|| panic!("{text}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let lite = evotest_abi::shm::FLAG_LITE;
+    assert_eq!(flags(false) & lite, lite);
+    assert_eq!(flags(true) & lite, 0);
+}
