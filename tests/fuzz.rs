@@ -3769,3 +3769,40 @@ fn a_low_soft_limit_of_open_files_is_raised() {
     assert!(!err.contains("Bad file descriptor"), "{err}");
     assert!(err.contains("200 executions"), "{err}");
 }
+
+/// Crash minimisation removes any span, not only chunks at halving boundaries: an input whose
+/// brackets must balance (`[boom,[1,2,[3]],"abc",[[x]]]`) stopped at `[boom[[]]]`, where only a
+/// span across two chunks can go; libFuzzer's reaches the minimum (a robustness check,
+/// 2026-12-01: nlohmann-json's `{"boom":1337}` inside 67 bytes stopped at 34).
+#[test]
+fn crash_minimisation_removes_spans_across_chunks() {
+    let d = tempfile::tempdir().unwrap();
+    build_fuzz_harness(
+        d.path(),
+        "#include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {\n\
+         \x20 int depth = 0, boom = 0;\n\
+         \x20 for (size_t i = 0; i < n; i++) {\n\
+         \x20   if (d[i] == '[') depth++;\n\
+         \x20   else if (d[i] == ']') { if (--depth < 0) return 0; }\n\
+         \x20   if (i + 4 <= n && memcmp(d + i, \"boom\", 4) == 0) boom = 1;\n\
+         \x20 }\n\
+         \x20 if (boom && depth == 0) __builtin_trap();\n\
+         \x20 return 0;\n}\n",
+    );
+    std::fs::write(d.path().join("big"), "[boom,[1,2,[3]],\"abc\",[[x]]]").unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args([
+            "fuzz",
+            "h",
+            "-minimize_crash=1",
+            "-runs=10000",
+            "-exact_artifact_path=min",
+            "big",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(d.path().join("min")).unwrap(), b"[boom]");
+}

@@ -20,8 +20,9 @@ pub struct Budget {
 }
 
 /// The smallest input found by removing chunks of `data` (halving the chunk size from half the
-/// input down to one byte, as delta debugging does) such that the input still crashes and
-/// `same(session, exit)` holds for the crash.
+/// input down to one byte, as delta debugging does), then any span of it (longest first, until
+/// none can go), such that the input still crashes and `same(session, exit)` holds for the
+/// crash, within the budget `b`.
 ///
 /// Errors: the executor broke.
 pub fn shrink(
@@ -54,9 +55,29 @@ pub fn shrink(
             }
         }
         if chunk == 1 {
-            return Ok(best);
+            break;
         }
         chunk /= 2;
+    }
+    // every span, longest first, until none can go: deletion at the chunk boundaries above
+    // stops at a local minimum where only a span across two chunks can go (a JSON member
+    // `,"":[{"":null}]`, whose every byte alone is needed); within the budget
+    'sweep: loop {
+        for len in (2..best.len()).rev() {
+            for i in 0..=best.len() - len {
+                if spent(s) {
+                    return Ok(best);
+                }
+                let mut cand = best.clone();
+                cand.drain(i..i + len);
+                let (outcome, exit) = s.run_full(&cand)?;
+                if outcome == Outcome::Crash && same(s, exit) {
+                    best = cand;
+                    continue 'sweep;
+                }
+            }
+        }
+        return Ok(best);
     }
 }
 
