@@ -3806,3 +3806,22 @@ fn crash_minimisation_removes_spans_across_chunks() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read(d.path().join("min")).unwrap(), b"[boom]");
 }
+
+/// `evotest fuzz HARNESS FILE`, a libFuzzer user's `./fuzzer crash-file`: one line that says how
+/// to replay the file (and to minimise it), before any seed line, and exit 2.
+#[test]
+fn a_file_where_the_corpus_goes_says_how_to_replay_it() {
+    let d = tempfile::tempdir().unwrap();
+    build_fuzz_harness(
+        d.path(),
+        "#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n",
+    );
+    std::fs::write(d.path().join("crash-1"), "x").unwrap();
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "h", "crash-1"])
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("is a file") && e.contains("h crash-1"), "{e}");
+}

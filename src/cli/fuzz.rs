@@ -645,6 +645,16 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     // directory, removed when the run ends (one worker only: workers share a directory they are
     // given)
     let mut scratch: Option<tempfile::TempDir> = None;
+    if let Some(f) = a.dirs.first().filter(|f| f.is_file()) {
+        // `./fuzzer crash-file`, a libFuzzer user's way to reproduce a crash
+        bail!(
+            "{}: is a file, not a corpus directory; to run the harness on it, as `./fuzzer FILE` does with libFuzzer, run `{} {}` (an evotest-built harness replays the files it is given); to minimise a crash, -minimize_crash=1 {}",
+            f.display(),
+            a.harness.display(),
+            f.display(),
+            f.display()
+        );
+    }
     let (corpus, seeds): (PathBuf, Vec<PathBuf>) = match a.dirs.split_first() {
         Some((c, s)) => (c.clone(), s.to_vec()),
         None if a.jobs <= 1 && a.worker.is_none() => {
