@@ -1309,3 +1309,33 @@ fn a_write_past_a_parameter_names_it_in_the_fault() {
         "{suite:#}"
     );
 }
+
+/// A string member's length cannot be ranged beyond the member's 16 characters: refused in one
+/// line, where it was accepted and cut short without a word (a robustness check, 2026-12-01).
+#[test]
+fn a_range_beyond_a_string_member_s_size_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = evotest()
+        .args([
+            "run",
+            "tests/fixtures/structs.c",
+            "-f",
+            "greet",
+            "--range",
+            "p.name.len=0..32",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("at most 16 characters"), "{e}");
+    // within it, accepted
+    let (_, r) = run(
+        "tests/fixtures/structs.c",
+        "greet",
+        dir.path(),
+        &["--range", "p.name.len=0..8", "--max-execs", "2000"],
+    );
+    assert!(r["branches_total"].as_u64().unwrap() > 0);
+}

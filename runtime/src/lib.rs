@@ -2587,6 +2587,9 @@ mod tests {
             let h = &*header();
             assert_eq!(h.n_modules, 2);
             assert_eq!(h.modules[1].module_id, 0xB);
+            // a private map (a target run by hand) starts coverage-only; these are full probes
+            assert_eq!(h.flags & FLAG_LITE, FLAG_LITE);
+            (*header()).flags &= !FLAG_LITE;
 
             // module b, local site 1 (global 4), outcomes at local 2..4 (global 8..10): x < 10
             __evotest_cmp_int(&mut *b, 1, 2, Pred::Slt as u32, 25, 10);

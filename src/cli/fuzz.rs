@@ -636,6 +636,22 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             m.outcomes_before,
             m.faulty.len()
         );
+        // which, so that a comparison through this build knows what it left out
+        for (f, k) in m.faulty.iter().zip(&m.faulty_kinds).take(10) {
+            eprintln!("MERGE-OUTER: left out ({k}): {}", f.display());
+        }
+        if m.faulty.len() > 10 {
+            eprintln!(
+                "MERGE-OUTER: left out: {} more (--json lists them all)",
+                m.faulty.len() - 10
+            );
+        }
+        if m.faulty_kinds.contains(&"timeout") {
+            eprintln!(
+                "MERGE-OUTER: inputs that ran longer than -timeout={} s were left out as hangs; a larger -timeout keeps slow ones",
+                timeout.as_secs_f64()
+            );
+        }
         if a.json {
             outln!("{}", serde_json::to_string_pretty(&m)?);
         }

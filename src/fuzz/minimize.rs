@@ -176,6 +176,8 @@ pub struct Merged {
     pub features_after: usize,
     /// Inputs that crashed, hung or ran out of memory (not merged).
     pub faulty: Vec<PathBuf>,
+    /// What each of `faulty` did: `crash`, `timeout` or `oom`.
+    pub faulty_kinds: Vec<&'static str>,
 }
 
 /// Merge the inputs under `inputs` into the directory `out`: every input of `out` counts first;
@@ -233,6 +235,7 @@ pub fn merge(
     )?;
     let mut fb = super::feedback::Feedback::new(s.site_outcomes.len(), s.n_outcomes());
     let mut faulty = Vec::new();
+    let mut faulty_kinds = Vec::new();
     for p in &existing {
         let Ok(data) = std::fs::read(p) else { continue };
         if s.run_full(&data)?.0 == Outcome::Normal {
@@ -261,7 +264,14 @@ pub fn merge(
                 }
             }
             Outcome::Normal | Outcome::Stopped => {}
-            _ => faulty.push(p.clone()),
+            o => {
+                faulty.push(p.clone());
+                faulty_kinds.push(match o {
+                    Outcome::Timeout => "timeout",
+                    Outcome::Oom => "oom",
+                    _ => "crash",
+                });
+            }
         }
     }
     Ok(Merged {
@@ -272,5 +282,6 @@ pub fn merge(
         outcomes_after: fb.covered(),
         features_after: fb.features(),
         faulty,
+        faulty_kinds,
     })
 }

@@ -178,6 +178,20 @@ impl FunctionFrontend {
                 ));
             }
         }
+        // string members: fixed at most STRING_MAX printable characters, never NULL
+        for p in params.iter() {
+            if let Shape::Record { record, .. } = &p.shape {
+                let members = record.string_paths(&p.name);
+                if !members.is_empty() {
+                    default_caps.push(format!(
+                        "{} (string member{}: at most {} printable characters, never NULL; not shaped by options yet)",
+                        members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+                        if members.len() == 1 { "" } else { "s" },
+                        record::STRING_MAX
+                    ));
+                }
+            }
+        }
         for p in params.iter().filter(|p| p.null_field.is_some()) {
             let name = &p.name;
             inferred.push(format!(

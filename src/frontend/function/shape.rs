@@ -985,6 +985,17 @@ pub fn build(
         let member = r.name.contains('.') || r.name.contains('[') || r.name.ends_with(":null");
         if let Some(g) = genes.iter_mut().find(|g| g.name == r.name && member) {
             g.set_range(&r.lo, &r.hi, &format!("member `{}`", r.name))?;
+            if g.role == Role::Length
+                && matches!(g.range, Range::Int { hi, .. } if hi > STRING_MAX as i128)
+            {
+                // the string member's characters are STRING_MAX genes: a longer one was cut
+                // short without a word
+                bail!(
+                    "range for `{}`: a string member holds at most {} characters (longer ones cannot be asked for yet)",
+                    r.name,
+                    STRING_MAX
+                );
+            }
             continue;
         }
         if member {
