@@ -138,6 +138,18 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                 elements: Some(*len),
                 string: false,
             }),
+            // one scalar through a pointer (`--array out=1`) or a C++ reference (`int &x`)
+            Shape::Array { len: 1, .. } if p.array_dims().is_none() => out.push(Output {
+                what: if p.reference != 0 {
+                    p.name.clone()
+                } else {
+                    format!("*{}", p.name)
+                },
+                expr: format!("{var}_s.evotest_v[0]"),
+                ty: p.elem,
+                elements: None,
+                string: false,
+            }),
             Shape::Array { .. } | Shape::Buffer { .. } => {
                 let n = p.element_count(d, &t.input);
                 if n > 0 {
