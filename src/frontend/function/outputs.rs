@@ -79,6 +79,29 @@ fn value_leaves(record: &Record) -> Vec<(String, ScalarType)> {
         .collect()
 }
 
+/// The value leaves of `record` as outputs: of one structure at `expr` (`many` is `None`), or of
+/// `many` of them, `expr[k]`; `what` names it for people.
+fn record_outputs(
+    out: &mut Vec<Output>,
+    what: &str,
+    expr: &str,
+    record: &Record,
+    many: Option<usize>,
+) {
+    for k in 0..many.unwrap_or(1) {
+        let at = many.map_or_else(String::new, |_| format!("[{k}]"));
+        for (path, ty) in value_leaves(record) {
+            out.push(Output {
+                what: format!("{what}{at}{path}"),
+                expr: format!("{expr}{at}{path}"),
+                ty,
+                elements: None,
+                string: false,
+            });
+        }
+    }
+}
+
 /// The outputs of test case `t` (whose call returned), in a fixed order; `aliased` names the
 /// global inputs `tests.c` reaches through an alias ([`super::shape::global_alias`]). Locals are
 /// those [`super::shape::c_args`] declares with prefix `evotest_v`; a returned structure is
@@ -110,18 +133,7 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                     string: false,
                 }),
                 Shape::Record { record, many, .. } => {
-                    for k in 0..many.unwrap_or(1) {
-                        let at = many.map_or_else(String::new, |_| format!("[{k}]"));
-                        for (path, ty) in value_leaves(record) {
-                            out.push(Output {
-                                what: format!("{}{at}{path}", p.name),
-                                expr: format!("{g}{at}{path}"),
-                                ty,
-                                elements: None,
-                                string: false,
-                            });
-                        }
-                    }
+                    record_outputs(&mut out, &p.name, &g, record, *many)
                 }
                 _ => {}
             }
@@ -195,19 +207,13 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                 record,
                 many: Some(_),
                 ..
-            } if !record.has_links() => {
-                for k in 0..p.element_count(d, &t.input) {
-                    for (path, ty) in value_leaves(record) {
-                        out.push(Output {
-                            what: format!("{}[{k}]{path}", p.name),
-                            expr: format!("{var}[{k}]{path}"),
-                            ty,
-                            elements: None,
-                            string: false,
-                        });
-                    }
-                }
-            }
+            } if !record.has_links() => record_outputs(
+                &mut out,
+                &p.name,
+                &var,
+                record,
+                Some(p.element_count(d, &t.input)),
+            ),
             _ => {}
         }
     }
