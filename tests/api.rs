@@ -504,3 +504,55 @@ fn strings_and_buffers_a_call_writes_are_writable_in_tests_c() {
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_write.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 }
+
+/// Observers (one handle in, a scalar out: `acct_balance`) are called at the end of every kept
+/// sequence that returned normally, so `tests.c` checks the objects' state: a mutant of
+/// `acct_withdraw` that changes only the balance fails the unchanged suite (it survived when
+/// the suites called only the operations that cover branches: a robustness check, 2026-12-01).
+#[test]
+fn observers_are_called_at_the_end_of_the_kept_sequences() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("acct.c");
+    let text = std::fs::read_to_string(path("tests/fixtures/acct.c")).unwrap();
+    std::fs::write(&src, &text).unwrap();
+    let out = dir.path().join("out");
+    let (o, r) = run_api(
+        src.to_str().unwrap(),
+        &out,
+        &["--max-execs", "20000", "--seed", "1"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("of observers"), "{said}");
+    let tests = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(tests.contains("acct_balance("), "{tests}");
+    let cmd = tests_c_build_command(&out);
+    let build_and_run = || {
+        let exe = out.join("t");
+        let c = std::process::Command::new(&cmd[0])
+            .arg("-o")
+            .arg(&exe)
+            .args(&cmd[3..])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+        let o = std::process::Command::new(&exe)
+            .current_dir(&out)
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+        )
+    };
+    let (ok, said) = build_and_run();
+    assert!(ok, "{said}");
+    std::fs::write(
+        &src,
+        text.replacen("a->balance -= amt;", "a->balance -= amt - 1;", 1),
+    )
+    .unwrap();
+    let (ok, said) = build_and_run();
+    assert!(!ok, "the mutant passed:\n{said}");
+}

@@ -115,3 +115,101 @@ pub fn shorten(
     }
     Ok(out)
 }
+
+/// The observer operations of `model`: one parameter, a handle, and a scalar result, neither
+/// a destructor nor an operation that frees or promotes its value (`stack_size(s)`,
+/// `acct_balance(a)`). Pacheco (2009) builds RANDOOP's regression oracle by calling observer
+/// methods on the objects an input creates: methods of no parameter but the object that return
+/// a primitive value, and (there) named `size`, `count`, `length`, `get…` or `is…`; C names
+/// vary too much for the name rule (`acct_balance`), so only the signature is asked for.
+pub fn observers(model: &SequenceModel) -> Vec<usize> {
+    use crate::input::sequence::{ArgKind, Frees, OpReturn};
+    model
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| {
+            op.params.len() == 1
+                && matches!(op.params[0].1, ArgKind::Handle(_))
+                && matches!(op.ret, OpReturn::Scalar(_))
+                && !op.destructor
+                && !matches!(op.frees, Frees::Param(_))
+                && op.promotes.is_none()
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Append to every kept sequence that returned normally a call of each observer operation
+/// ([`observers`]) on each value of its type alive at the end (at most 4 per operation, within
+/// the model's `max_calls`), so that `tests.c` checks what they return, the objects' state,
+/// not only what the sequence's own calls returned; a sequence is extended only when it still
+/// returns normally and covers what it was kept for. The number of calls appended, and the
+/// executions it took.
+///
+/// Errors: only when the executor breaks.
+pub fn append_observers(
+    model: &SequenceModel,
+    executor: &mut dyn Executor,
+    goals: &[Box<dyn Goal>],
+    archive: &mut Archive,
+    interrupt: &AtomicBool,
+    deadline: Option<std::time::Instant>,
+) -> Result<(usize, u64)> {
+    use crate::input::sequence::{Arg, ArgKind, Call};
+    let obs = observers(model);
+    let (mut appended, mut executions) = (0, 0);
+    if obs.is_empty() {
+        return Ok((0, 0));
+    }
+    let stop = Stop {
+        deadline,
+        interrupt: Some(interrupt),
+    };
+    for t in archive.tests.iter_mut() {
+        if t.exit != ExitKind::Ok
+            || interrupt.load(std::sync::atomic::Ordering::Relaxed)
+            || deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            continue;
+        }
+        let mut calls = model.parse(&t.input.bytes);
+        let nulls = crate::input::sequence::null_mask(t.ret.as_ref());
+        let live = model.live_after_with(&calls, nulls);
+        let before = calls.len();
+        for &o in &obs {
+            let ArgKind::Handle(ty) = model.ops[o].params[0].1 else {
+                continue;
+            };
+            for k in 0..live[ty].len().min(4) {
+                if calls.len() >= model.max_calls {
+                    break;
+                }
+                calls.push(Call {
+                    op: o,
+                    args: vec![Arg::Handle(k as u8)],
+                });
+            }
+        }
+        if calls.len() == before {
+            continue;
+        }
+        let ex = executor.run(&model.encode(&calls), stop)?;
+        executions += 1;
+        if ex.exit != ExitKind::Ok
+            || !t
+                .covers_new
+                .iter()
+                .all(|&g| goals[g].fitness(&ex.trace) == 0.0)
+        {
+            continue;
+        }
+        appended += calls.len() - before;
+        t.input = Input::new(model.encode(&calls));
+        t.ret = ex.ret;
+        t.covers_all = (0..goals.len())
+            .filter(|&g| goals[g].fitness(&ex.trace) == 0.0)
+            .collect();
+    }
+    Ok((appended, executions))
+}

@@ -497,6 +497,7 @@ pub fn search(
         }
     }
     let mut shortened = None;
+    let mut observer_calls = 0;
     if let (Some(m), None) = (domain.sequence.clone(), &error) {
         // a tenth of --max-time (at least a second) after the search, so that a run ends near it
         let deadline = opts
@@ -513,6 +514,19 @@ pub fn search(
         ) {
             Ok(s) => shortened = Some(s),
             Err(e) => error = Some(format!("shortening the call sequences: {e:#}")),
+        }
+        if error.is_none() {
+            match minimize::append_observers(
+                &m,
+                target.executor.as_mut(),
+                &goals,
+                &mut archive,
+                interrupt,
+                deadline,
+            ) {
+                Ok((n, _)) => observer_calls = n,
+                Err(e) => error = Some(format!("appending observer calls: {e:#}")),
+            }
         }
     }
     let mut verification = None;
@@ -558,6 +572,12 @@ pub fn search(
         if let Some(n) = alphabet_note(&texts, target.frontend.domain()) {
             notes.push(n);
         }
+    }
+    if observer_calls > 0 {
+        notes.push(format!(
+            "api: {observer_calls} call{} of observers (one handle in, a value out) appended to the kept tests, whose results tests.c checks (RANDOOP's regression oracle, Pacheco 2009)",
+            if observer_calls == 1 { "" } else { "s" }
+        ));
     }
     if let Some(s) = shortened.filter(|s| s.calls_before > 0) {
         notes.push(format!(
