@@ -552,7 +552,7 @@ pub fn observe(fe: &FunctionFrontend, file: &TestFile) -> Result<Observed> {
     drop(src);
     let cases = file.cases.len() as u64;
     let limit = Duration::from_secs((10 + cases * u64::from(file.hang_seconds.max(1))).min(120));
-    let mut seen = run_observer(&exe, dir, limit)?;
+    let mut seen = run_observer(&exe, dir, limit, file.file_limit)?;
     // code that calls what keeps state outside it (`time`, `rand`, `getpid`) is run a third
     // time, a second later: a clock read in seconds differs only in another second, a process
     // id modulo a small number may agree twice by chance
@@ -565,24 +565,39 @@ pub fn observe(fe: &FunctionFrontend, file: &TestFile) -> Result<Observed> {
         if runs > 1 {
             std::thread::sleep(Duration::from_millis(1100));
         }
-        let next = run_observer(&exe, dir, limit)?;
+        let next = run_observer(&exe, dir, limit, file.file_limit)?;
         seen = agreed(seen, &next);
     }
     Ok(seen)
 }
 
 /// Run the observing build `exe` in `dir` for at most `limit`; its printed values.
-fn run_observer(exe: &Path, dir: &Path, limit: Duration) -> Result<Observed> {
+/// With the search's limit on the largest file a test may write (`file_size` bytes, 0 = none),
+/// so that a plain build that behaves unlike the instrumented one cannot fill the disk (no
+/// memory limit: one would make `malloc` fail where the file's own runs do not).
+fn run_observer(exe: &Path, dir: &Path, limit: Duration, file_size: u64) -> Result<Observed> {
     use std::io::Read;
     let out = tempfile::tempfile().context("a temporary file")?;
-    let mut child = std::process::Command::new(exe)
-        .current_dir(dir)
+    let mut cmd = std::process::Command::new(exe);
+    cmd.current_dir(dir)
         .stdin(std::process::Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .context("running its plain build")?;
+        .process_group(0);
+    // SAFETY: only an async-signal-safe call (setrlimit) between fork and exec
+    unsafe {
+        cmd.pre_exec(move || {
+            if file_size > 0 {
+                let _ = nix::sys::resource::setrlimit(
+                    nix::sys::resource::Resource::RLIMIT_FSIZE,
+                    file_size,
+                    file_size,
+                );
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().context("running its plain build")?;
     let start = Instant::now();
     loop {
         if child.try_wait()?.is_some() {
