@@ -713,10 +713,16 @@ pub enum Literal {
     Float(f64),
 }
 
-/// The numeric literals of C-like expression text `text`: decimal, hexadecimal and float
-/// literals (suffixes ignored), character literals as their codes, a `-` directly before a
-/// literal as its sign when it follows an operator, a parenthesis or the start (`x > -384`: -384;
-/// `w - 1`: 1). Digits inside identifiers and string literals are not literals.
+/// How a [`Literal`] is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiteralForm {
+    /// A character literal (`'\n'`).
+    Char,
+    Hex,
+    /// A decimal integer or a float.
+    Decimal,
+}
+
 /// The character literal that starts at `b[i]` (a quote): its value (`'q'`, `'\n'`, `'\t'`,
 /// `'\r'`, `'\0'`, `'\\'`, `'\''`, `'\"'`), or `None`, and where the text goes on after it.
 fn char_literal_at(b: &[u8], i: usize) -> (Option<u8>, usize) {
@@ -763,7 +769,19 @@ pub fn char_literals(text: &str) -> Vec<u8> {
     out
 }
 
+/// The numeric literals of C-like expression text `text`: decimal, hexadecimal and float
+/// literals (suffixes ignored), character literals as their codes, a `-` directly before a
+/// literal as its sign when it follows an operator, a parenthesis or the start (`x > -384`: -384;
+/// `w - 1`: 1). Digits inside identifiers and string literals are not literals.
 pub fn literals(text: &str) -> Vec<Literal> {
+    literals_with_form(text)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect()
+}
+
+/// [`literals`], each with how it is written.
+pub fn literals_with_form(text: &str) -> Vec<(Literal, LiteralForm)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -782,7 +800,7 @@ pub fn literals(text: &str) -> Vec<Literal> {
         if c == b'\'' {
             let (v, end) = char_literal_at(b, i);
             if let Some(v) = v {
-                out.push(Literal::Int(v as i128));
+                out.push((Literal::Int(v as i128), LiteralForm::Char));
             }
             i = end;
             continue;
@@ -831,9 +849,18 @@ pub fn literals(text: &str) -> Vec<Literal> {
             } else {
                 body.parse::<i128>().ok().map(Literal::Int)
             };
+            let form = if hex {
+                LiteralForm::Hex
+            } else {
+                LiteralForm::Decimal
+            };
             match lit {
-                Some(Literal::Int(v)) => out.push(Literal::Int(if negative { -v } else { v })),
-                Some(Literal::Float(v)) => out.push(Literal::Float(if negative { -v } else { v })),
+                Some(Literal::Int(v)) => {
+                    out.push((Literal::Int(if negative { -v } else { v }), form))
+                }
+                Some(Literal::Float(v)) => {
+                    out.push((Literal::Float(if negative { -v } else { v }), form))
+                }
                 None => {}
             }
             continue;

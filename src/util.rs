@@ -1,5 +1,5 @@
 //! Small helpers with no knowledge of the rest of evotest: atomic file writes, number
-//! formatting, hex.
+//! formatting, hex, waiting for a child process with a time limit.
 
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -144,5 +144,33 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
+
+/// Wait for `child` at most `limit`; past it, kill it with `SIGKILL` (its whole process group
+/// when `group`: a child started as the leader of its own, whose tests fork) and reap it.
+/// Whether it ended by itself.
+///
+/// Errors: waiting for it failed.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    group: bool,
+) -> Result<bool> {
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            return Ok(true);
+        }
+        if start.elapsed() > limit {
+            if group {
+                // SAFETY: a plain system call on the child's own process group
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }

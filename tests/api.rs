@@ -526,33 +526,13 @@ fn observers_are_called_at_the_end_of_the_kept_sequences() {
     assert!(said.contains("of observers"), "{said}");
     let tests = std::fs::read_to_string(out.join("tests.c")).unwrap();
     assert!(tests.contains("acct_balance("), "{tests}");
-    let cmd = tests_c_build_command(&out);
-    let build_and_run = || {
-        let exe = out.join("t");
-        let c = std::process::Command::new(&cmd[0])
-            .arg("-o")
-            .arg(&exe)
-            .args(&cmd[3..])
-            .current_dir(root())
-            .output()
-            .unwrap();
-        assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
-        let o = std::process::Command::new(&exe)
-            .current_dir(&out)
-            .output()
-            .unwrap();
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string(),
-        )
-    };
-    let (ok, said) = build_and_run();
+    let (said, ok) = build_and_run_tests_c(&out, "t", &[]);
     assert!(ok, "{said}");
     std::fs::write(
         &src,
         text.replacen("a->balance -= amt;", "a->balance -= amt - 1;", 1),
     )
     .unwrap();
-    let (ok, said) = build_and_run();
+    let (said, ok) = build_and_run_tests_c(&out, "t", &[]);
     assert!(!ok, "the mutant passed:\n{said}");
 }

@@ -28,25 +28,8 @@ fn killed_by_outputs(function: &str, args: &[&str], expect: &str, from: &str, to
     assert!(passed.trim().ends_with("passed, 0 failed"), "{passed}");
     assert!(text.contains(from), "{from}");
     std::fs::write(&src, text.replacen(from, to, 1)).unwrap();
-    let cmd = tests_c_build_command(&out);
-    let exe = out.join("mutant-tests");
-    let c = std::process::Command::new(&cmd[0])
-        .arg("-o")
-        .arg(&exe)
-        .args(&cmd[3..])
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
-    let o = std::process::Command::new(&exe)
-        .current_dir(&out)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(
-        !o.status.success(),
-        "{function}: the mutant {to:?} passed:\n{said}"
-    );
+    let (said, passed) = build_and_run_tests_c(&out, "mutant-tests", &[]);
+    assert!(!passed, "{function}: the mutant {to:?} passed:\n{said}");
     said
 }
 

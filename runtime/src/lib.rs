@@ -162,7 +162,7 @@ unsafe fn init_map() -> *mut u8 {
     // every execution is coverage-only, through the functions' coverage-only clones where the
     // build has them (about the uninstrumented program's speed instead of up to ten times its
     // time); not for an observer, a branch-event limit, or when asked to keep the full probes
-    if std::env::var_os("EVOTEST_OBSERVE_LOG").is_none()
+    if std::env::var_os(ENV_OBSERVE_LOG).is_none()
         && (*h).max_call_events == 0
         && std::env::var_os(ENV_FULL_PROBES).is_none()
     {
@@ -171,10 +171,6 @@ unsafe fn init_map() -> *mut u8 {
     set_map(p as *mut u8);
     p as *mut u8
 }
-
-/// Set (to anything) in the environment of a target run by hand, the full probes run, as under
-/// the engine, instead of the coverage-only clones.
-pub const ENV_FULL_PROBES: &str = "EVOTEST_FULL_PROBES";
 
 /// Give `desc` its global bases. Idempotent.
 ///
@@ -1792,7 +1788,7 @@ static mut OBSERVER: Option<Observer> = None;
 #[allow(static_mut_refs)]
 unsafe fn observer() -> &'static mut Observer {
     if OBSERVER.is_none() {
-        let log = std::env::var_os("EVOTEST_OBSERVE_LOG").and_then(|p| {
+        let log = std::env::var_os(ENV_OBSERVE_LOG).and_then(|p| {
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)

@@ -212,7 +212,7 @@ impl Tool for LibFuzzer {
             .arg(&corpus)
             .arg(&seeds)
             .current_dir(&rd)
-            .env("EVOTEST_OBSERVE_LOG", &log)
+            .env(evotest_abi::names::ENV_OBSERVE_LOG, &log)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(rd.join("libfuzzer.log"))?);

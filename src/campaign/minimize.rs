@@ -3,6 +3,8 @@
 //! as long as what it was kept for stays: the goals it covered first (a test), or the same fault
 //! (a fault). The searches build long sequences (a random one has up to `--max-calls` calls, a
 //! Randoop extension prepends whole pool sequences), most of whose calls a test does not need.
+//! Then each kept sequence that returns normally ends with calls of the observers, whose results
+//! `tests.c` checks ([`append_observers`]).
 
 use crate::archive::Archive;
 use crate::exec::{Executor, ExitKind, Stop};
@@ -19,6 +21,28 @@ pub struct Shortened {
     pub calls_before: usize,
     pub calls_after: usize,
     pub executions: u64,
+}
+
+/// Whether the post-processing must stop: interrupted, or past its deadline.
+fn out_of_time(interrupt: &AtomicBool, deadline: Option<std::time::Instant>) -> bool {
+    interrupt.load(std::sync::atomic::Ordering::Relaxed)
+        || deadline.is_some_and(|d| std::time::Instant::now() >= d)
+}
+
+/// Make `t` the sequence `calls` as its execution `ex` ran it.
+fn adopt(
+    t: &mut crate::archive::TestCase,
+    model: &SequenceModel,
+    calls: &[crate::input::sequence::Call],
+    ex: crate::exec::Execution,
+    goals: &[Box<dyn Goal>],
+) {
+    t.input = Input::new(model.encode(calls));
+    t.exit = ex.exit;
+    t.covers_all = (0..goals.len())
+        .filter(|&g| goals[g].fitness(&ex.trace) == 0.0)
+        .collect();
+    t.ret = ex.ret;
 }
 
 /// Shorten every kept sequence of `archive` (see module docs), running them with `executor`,
@@ -53,9 +77,7 @@ pub fn shorten(
         let mut i = calls.len();
         while i > 0 && calls.len() > 1 {
             i -= 1;
-            if interrupt.load(std::sync::atomic::Ordering::Relaxed)
-                || deadline.is_some_and(|d| std::time::Instant::now() >= d)
-            {
+            if out_of_time(interrupt, deadline) {
                 break;
             }
             // the call removed with the later handles re-pointed at the values they picked; else
@@ -105,12 +127,7 @@ pub fn shorten(
             } else {
                 &mut archive.faults[k - n_tests]
             };
-            t.input = Input::new(model.encode(&calls));
-            t.exit = ex.exit;
-            t.ret = ex.ret;
-            t.covers_all = (0..goals.len())
-                .filter(|&g| goals[g].fitness(&ex.trace) == 0.0)
-                .collect();
+            adopt(t, model, &calls, ex, goals);
         }
     }
     Ok(out)
@@ -144,8 +161,7 @@ pub fn observers(model: &SequenceModel) -> Vec<usize> {
 /// ([`observers`]) on each value of its type alive at the end (at most 4 per operation, within
 /// the model's `max_calls`), so that `tests.c` checks what they return, the objects' state,
 /// not only what the sequence's own calls returned; a sequence is extended only when it still
-/// returns normally and covers what it was kept for. The number of calls appended, and the
-/// executions it took.
+/// returns normally and covers what it was kept for. The number of calls appended.
 ///
 /// Errors: only when the executor breaks.
 pub fn append_observers(
@@ -155,22 +171,19 @@ pub fn append_observers(
     archive: &mut Archive,
     interrupt: &AtomicBool,
     deadline: Option<std::time::Instant>,
-) -> Result<(usize, u64)> {
+) -> Result<usize> {
     use crate::input::sequence::{Arg, ArgKind, Call};
     let obs = observers(model);
-    let (mut appended, mut executions) = (0, 0);
+    let mut appended = 0;
     if obs.is_empty() {
-        return Ok((0, 0));
+        return Ok(0);
     }
     let stop = Stop {
         deadline,
         interrupt: Some(interrupt),
     };
     for t in archive.tests.iter_mut() {
-        if t.exit != ExitKind::Ok
-            || interrupt.load(std::sync::atomic::Ordering::Relaxed)
-            || deadline.is_some_and(|d| std::time::Instant::now() >= d)
-        {
+        if t.exit != ExitKind::Ok || out_of_time(interrupt, deadline) {
             continue;
         }
         let mut calls = model.parse(&t.input.bytes);
@@ -195,21 +208,14 @@ pub fn append_observers(
             continue;
         }
         let ex = executor.run(&model.encode(&calls), stop)?;
-        executions += 1;
-        if ex.exit != ExitKind::Ok
-            || !t
-                .covers_new
+        if ex.exit == ExitKind::Ok
+            && t.covers_new
                 .iter()
                 .all(|&g| goals[g].fitness(&ex.trace) == 0.0)
         {
-            continue;
+            appended += calls.len() - before;
+            adopt(t, model, &calls, ex, goals);
         }
-        appended += calls.len() - before;
-        t.input = Input::new(model.encode(&calls));
-        t.ret = ex.ret;
-        t.covers_all = (0..goals.len())
-            .filter(|&g| goals[g].fitness(&ex.trace) == 0.0)
-            .collect();
     }
-    Ok((appended, executions))
+    Ok(appended)
 }

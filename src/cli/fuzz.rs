@@ -637,8 +637,8 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
             m.faulty.len()
         );
         // which, so that a comparison through this build knows what it left out
-        for (f, k) in m.faulty.iter().zip(&m.faulty_kinds).take(10) {
-            eprintln!("MERGE-OUTER: left out ({k}): {}", f.display());
+        for f in m.faulty.iter().take(10) {
+            eprintln!("MERGE-OUTER: left out ({}): {}", f.kind, f.input.display());
         }
         if m.faulty.len() > 10 {
             eprintln!(
@@ -646,7 +646,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
                 m.faulty.len() - 10
             );
         }
-        if m.faulty_kinds.contains(&"timeout") {
+        if m.faulty.iter().any(|f| f.kind == "timeout") {
             eprintln!(
                 "MERGE-OUTER: inputs that ran longer than -timeout={} s were left out as hangs; a larger -timeout keeps slow ones",
                 timeout.as_secs_f64()

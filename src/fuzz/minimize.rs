@@ -63,7 +63,7 @@ pub fn shrink(
     // stops at a local minimum where only a span across two chunks can go (a JSON member
     // `,"":[{"":null}]`, whose every byte alone is needed); within the budget
     'sweep: loop {
-        for len in (2..best.len()).rev() {
+        for len in (1..best.len()).rev() {
             for i in 0..=best.len() - len {
                 if spent(s) {
                     return Ok(best);
@@ -175,9 +175,15 @@ pub struct Merged {
     pub outcomes_after: usize,
     pub features_after: usize,
     /// Inputs that crashed, hung or ran out of memory (not merged).
-    pub faulty: Vec<PathBuf>,
-    /// What each of `faulty` did: `crash`, `timeout` or `oom`.
-    pub faulty_kinds: Vec<&'static str>,
+    pub faulty: Vec<LeftOut>,
+}
+
+/// An input a merge left out, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct LeftOut {
+    pub input: PathBuf,
+    /// `crash`, `timeout` or `oom`.
+    pub kind: &'static str,
 }
 
 /// Merge the inputs under `inputs` into the directory `out`: every input of `out` counts first;
@@ -235,7 +241,6 @@ pub fn merge(
     )?;
     let mut fb = super::feedback::Feedback::new(s.site_outcomes.len(), s.n_outcomes());
     let mut faulty = Vec::new();
-    let mut faulty_kinds = Vec::new();
     for p in &existing {
         let Ok(data) = std::fs::read(p) else { continue };
         if s.run_full(&data)?.0 == Outcome::Normal {
@@ -264,14 +269,14 @@ pub fn merge(
                 }
             }
             Outcome::Normal | Outcome::Stopped => {}
-            o => {
-                faulty.push(p.clone());
-                faulty_kinds.push(match o {
+            o => faulty.push(LeftOut {
+                input: p.clone(),
+                kind: match o {
                     Outcome::Timeout => "timeout",
                     Outcome::Oom => "oom",
                     _ => "crash",
-                });
-            }
+                },
+            }),
         }
     }
     Ok(Merged {
@@ -282,6 +287,5 @@ pub fn merge(
         outcomes_after: fb.covered(),
         features_after: fb.features(),
         faulty,
-        faulty_kinds,
     })
 }

@@ -471,8 +471,9 @@ pub fn one_line(stderr: &[u8], exit: ExitKind) -> Option<String> {
         })
         .or_else(|| {
             // the function-level harness's guard check (SIGABRT): which parameter was overrun
+            use crate::frontend::function::shape::GUARD_OVERRUN;
             text.lines()
-                .find_map(|l| l.strip_prefix("evotest: the function wrote past "))
+                .find_map(|l| l.strip_prefix(GUARD_OVERRUN))
                 .map(|m| format!("the function wrote past {}", m.trim()))
         })
 }

@@ -134,6 +134,32 @@ pub fn tests_c_build_steps(out: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Build `tests.c` in `out` by its documented command with `extra` flags (which must succeed)
+/// into `exe_name` beside it, and run it in `out`: its standard output, and whether it passed
+/// (for a suite run against a changed source, or under a sanitizer or dialect of a user's).
+pub fn build_and_run_tests_c(out: &Path, exe_name: &str, extra: &[&str]) -> (String, bool) {
+    let cmd = tests_c_build_command(out);
+    let exe = out.join(exe_name);
+    let c = Command::new(&cmd[0])
+        .arg("-o")
+        .arg(&exe)
+        .args(&cmd[3..])
+        .args(extra)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        c.status.success(),
+        "tests.c does not build with {extra:?}:\n{}",
+        String::from_utf8_lossy(&c.stderr)
+    );
+    let o = Command::new(&exe).current_dir(out).output().unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        o.status.success(),
+    )
+}
+
 /// As [`compile_and_run_tests_c`], with several sources.
 pub fn compile_and_run_tests_c_with(out: &Path, sources: &[&str]) -> String {
     let text = std::fs::read_to_string(out.join("tests.c")).expect("tests.c");

@@ -256,6 +256,12 @@ pub mod names {
     /// decimal number, 0 or absent = none): the replays that write `tests.c` stop a call that
     /// never ends as the search did, not at the timeout.
     pub const ENV_MAX_CALL_EVENTS: &str = "__EVOTEST_MAX_CALL_EVENTS";
+    /// Environment variable (set to anything) that keeps the full probes in a target run by
+    /// hand, whose executions are otherwise coverage-only (`FLAG_LITE` on its private map).
+    pub const ENV_FULL_PROBES: &str = "EVOTEST_FULL_PROBES";
+    /// Environment variable naming the observer mode's log (peer fuzzers that run an
+    /// evotest-built target in-process): each input that covers an outcome first.
+    pub const ENV_OBSERVE_LOG: &str = "EVOTEST_OBSERVE_LOG";
     /// Environment variable that makes a whole program (one with its own `main`, built with
     /// `evotest-cc`) run the fork server from a constructor of the runtime, before `main`; each
     /// forked child gets the input and goes on into `main`. Its value says where the input goes:

@@ -126,6 +126,15 @@ pub enum Outputs<'a> {
     Check(&'a Observed),
 }
 
+/// A C literal of `v` (`-5LL`; `i64::MIN`, which has none, as an expression).
+pub fn c_i64(v: i64) -> String {
+    if v == i64::MIN {
+        "(-9223372036854775807LL - 1)".to_string()
+    } else {
+        format!("{v}LL")
+    }
+}
+
 /// `what` as a C string literal, for a failure message.
 pub fn c_label(what: &str) -> String {
     shape::c_string(what.as_bytes())
@@ -143,34 +152,23 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, t: &TestCase, mode: &Out
         Outputs::Observe => outputs::c_observe(name, &outs),
         Outputs::Check(seen) => outputs::c_checks(name, &outs, seen),
     };
-    if outputs::returns_string(fe) && !matches!(mode, Outputs::Off(_)) {
-        let ty = &fe.signature.ret_c;
-        return format!(
-            "    {ty} evotest_r = {call};\n    (void)evotest_r;\n    evotest_passed++;\n{after}"
-        );
-    }
-    if let (Some(r), false) = (&fe.signature.ret_record, matches!(mode, Outputs::Off(_))) {
-        let ty = if fe.defining_source.is_some() {
-            r.spelling.clone()
-        } else {
-            fe.signature.ret_c.clone()
+    // a result whose value is an output itself: a structure, a string
+    let unrecorded = fe.signature.ret_record.is_some() || outputs::returns_string(fe);
+    if unrecorded && !matches!(mode, Outputs::Off(_)) {
+        let ty = match &fe.signature.ret_record {
+            Some(r) if fe.defining_source.is_some() => r.spelling.as_str(),
+            _ => &fe.signature.ret_c,
         };
         return format!(
             "    {ty} evotest_r = {call};\n    (void)evotest_r;\n    evotest_passed++;\n{after}"
         );
     }
     let result = match (fe.signature.ret, mode) {
-        (ReturnKind::Scalar(ty), Outputs::Observe) => {
-            let ret_c = if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" {
-                "bool"
-            } else {
-                &fe.signature.ret_c
-            };
-            format!(
-                "    {ret_c} evotest_r = {call};\n{}",
-                outputs::c_observe_result(name, ty)
-            )
-        }
+        (ReturnKind::Scalar(ty), Outputs::Observe) => format!(
+            "    {} evotest_r = {call};\n{}",
+            ret_c(fe),
+            outputs::c_observe_result(name, ty)
+        ),
         // the value the file's own build returned in two runs, where it was read: a result
         // that differs between runs (a clock, an address, memory never written) is not compared
         (ReturnKind::Scalar(ty), Outputs::Check(seen)) => {
@@ -187,12 +185,17 @@ fn check(fe: &FunctionFrontend, name: &str, call: &str, t: &TestCase, mode: &Out
     format!("{result}{after}")
 }
 
-fn check_result(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
-    let ret_c = if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" {
+/// The C type `tests.c` declares the result in (C++ spells `_Bool` `bool`).
+fn ret_c(fe: &FunctionFrontend) -> &str {
+    if fe.cxx_call.is_some() && fe.signature.ret_c == "_Bool" {
         "bool"
     } else {
         &fe.signature.ret_c
-    };
+    }
+}
+
+fn check_result(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVal>) -> String {
+    let ret_c = ret_c(fe);
     match (fe.signature.ret, ret) {
         (ReturnKind::Scalar(ScalarType::F32), Some(RetVal::F32(bits))) => {
             format!("    {ret_c} evotest_r = {call};\n    evotest_check_f32(\"{name}\", evotest_r, 0x{bits:08x}u);\n")
@@ -201,11 +204,7 @@ fn check_result(fe: &FunctionFrontend, name: &str, call: &str, ret: Option<RetVa
             format!("    {ret_c} evotest_r = {call};\n    evotest_check_f64(\"{name}\", evotest_r, 0x{bits:016x}ull);\n")
         }
         (ReturnKind::Scalar(_), Some(RetVal::Signed(v))) => {
-            let lit = if v == i64::MIN {
-                "(-9223372036854775807LL - 1)".to_string()
-            } else {
-                format!("{v}LL")
-            };
+            let lit = c_i64(v);
             format!("    {ret_c} evotest_r = {call};\n    evotest_check_int(\"{name}\", (long long)evotest_r, {lit});\n")
         }
         (ReturnKind::Scalar(_), Some(RetVal::Unsigned(v))) => {
@@ -312,6 +311,12 @@ static __attribute__((unused)) int evotest_nan32(uint32_t b) {
 static __attribute__((unused)) int evotest_nan64(uint64_t b) {
     return (b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b & 0x000fffffffffffffull) != 0;
 }
+static __attribute__((unused)) int evotest_same32(uint32_t got, uint32_t want) {
+    return got == want || (evotest_nan32(got) && evotest_nan32(want));
+}
+static __attribute__((unused)) int evotest_same64(uint64_t got, uint64_t want) {
+    return got == want || (evotest_nan64(got) && evotest_nan64(want));
+}
 
 /* Defined when a sanitizer's run-time is linked in (ASan, UBSan, MSan, TSan; clang and gcc):
  * it turns a crash by a signal into an exit with a report, so a recorded crash is then any
@@ -336,7 +341,7 @@ static __attribute__((unused)) void evotest_check_uint(const char *t, unsigned l
 static __attribute__((unused)) void evotest_check_f32(const char *t, float got, uint32_t want) {
     uint32_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want || (evotest_nan32(g) && evotest_nan32(want))) { evotest_passed++; return; }
+    if (evotest_same32(g, want)) { evotest_passed++; return; }
     evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%08x), expected bits 0x%08x\n", t, (double)got, g, want);
 }
@@ -344,7 +349,7 @@ static __attribute__((unused)) void evotest_check_f32(const char *t, float got, 
 static __attribute__((unused)) void evotest_check_f64(const char *t, double got, uint64_t want) {
     uint64_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want || (evotest_nan64(g) && evotest_nan64(want))) { evotest_passed++; return; }
+    if (evotest_same64(g, want)) { evotest_passed++; return; }
     evotest_failures++;
     printf("FAIL %s: returned %a (bits 0x%016llx), expected bits 0x%016llx\n", t, got,
            (unsigned long long)g, (unsigned long long)want);
@@ -372,7 +377,7 @@ static __attribute__((unused)) void evotest_check_output_uint(const char *t, con
 static __attribute__((unused)) void evotest_check_output_f32(const char *t, const char *what, int i, float got, uint32_t want) {
     uint32_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want || (evotest_nan32(g) && evotest_nan32(want))) { evotest_passed++; return; }
+    if (evotest_same32(g, want)) { evotest_passed++; return; }
     evotest_output_failed(t, what, i);
     printf("is %a (bits 0x%08x), expected bits 0x%08x\n", (double)got, g, want);
 }
@@ -380,7 +385,7 @@ static __attribute__((unused)) void evotest_check_output_f32(const char *t, cons
 static __attribute__((unused)) void evotest_check_output_f64(const char *t, const char *what, int i, double got, uint64_t want) {
     uint64_t g;
     memcpy(&g, &got, sizeof g);
-    if (g == want || (evotest_nan64(g) && evotest_nan64(want))) { evotest_passed++; return; }
+    if (evotest_same64(g, want)) { evotest_passed++; return; }
     evotest_output_failed(t, what, i);
     printf("is %a (bits 0x%016llx), expected bits 0x%016llx\n", got, (unsigned long long)g,
            (unsigned long long)want);
@@ -754,22 +759,13 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
     }
     match outputs {
         Outputs::Check(_) => {
-            let _ = writeln!(
-                s,
-                " * What a call leaves in its outputs (the arrays, strings and structures its"
-            );
-            let _ = writeln!(
-                s,
-                " * non-const pointer parameters point to, global inputs, a returned structure) is"
-            );
-            let _ = writeln!(
-                s,
-                " * compared too. Results and outputs are the values a build of this file by the"
-            );
-            let _ = writeln!(
-                s,
-                " * command above read in two runs; values that differed between them are not compared."
-            );
+            s.push_str(concat!(
+                " * What a call leaves in its outputs (the arrays, strings and structures its non-const\n",
+                " * pointer parameters point to, global inputs, a returned structure or string) is\n",
+                " * compared too. Results and outputs are the values a build of this file by the\n",
+                " * command above read in two runs (three when the code calls time, rand, getpid or\n",
+                " * the like); values that differed between them are not compared.\n",
+            ));
         }
         Outputs::Off(Some(why)) => {
             let _ = writeln!(

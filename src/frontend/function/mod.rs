@@ -319,20 +319,14 @@ impl Frontend for FunctionFrontend {
         } else {
             "tests.c"
         };
-        let mode =
-            if !outputs::any_outputs(self, file) || !ctests::unreachable_globals(self).is_empty() {
-                Outputs::Off(None)
-            } else {
-                match outputs::observe(self, file) {
-                    Ok(seen) => {
-                        return Some((
-                            name.to_string(),
-                            ctests::render(self, file, &Outputs::Check(&seen)),
-                        ))
-                    }
-                    Err(e) => Outputs::Off(Some(format!("{e:#}"))),
-                }
-            };
+        let observed = (outputs::any_outputs(self, file)
+            && ctests::unreachable_globals(self).is_empty())
+        .then(|| outputs::observe(self, file));
+        let mode = match &observed {
+            None => Outputs::Off(None),
+            Some(Ok(seen)) => Outputs::Check(seen),
+            Some(Err(e)) => Outputs::Off(Some(format!("{e:#}"))),
+        };
         Some((name.to_string(), ctests::render(self, file, &mode)))
     }
 
@@ -392,7 +386,8 @@ impl Frontend for FunctionFrontend {
     }
 
     fn replay_program(&self, inputs: &[Input]) -> Option<String> {
-        let mut s = String::from("#ifndef _DEFAULT_SOURCE\n#define _DEFAULT_SOURCE\n#endif\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <signal.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
+        let mut s = ctests::c_feature_macros(None);
+        s.push_str("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
         s.push_str(shape::C_PROFILE_CRASHES);
         s.push_str(shape::C_TEST_GUARD);
         let _ = writeln!(s, "{}\n", self.signature.declarations());

@@ -29,22 +29,40 @@ use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// One output of a test's call: a scalar, or `n` elements of an array read as `base[k]`.
+/// One output of a test's call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Output {
     /// For people, in a failure message: `*out`, `r->area`, `result.x`, `counter`.
     pub what: String,
     /// A C expression valid after the call in the test's body: a scalar lvalue, or (for
-    /// `Some(n)` elements) a pointer to the first element.
+    /// [`Form::Elements`] and [`Form::CString`]) a pointer to the first element.
     pub expr: String,
     pub ty: ScalarType,
-    /// `None` for a scalar, `Some(n)` for `n` elements from `expr`.
-    pub elements: Option<usize>,
-    /// A NUL-terminated string `expr` points to (a `char *` result), or NULL: checked for being
-    /// NULL, else for its characters (at most [`STRING_CAP`]).
-    pub string: bool,
+    pub form: Form,
+}
+
+/// What an [`Output`]'s expression gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Form {
+    Scalar,
+    /// `n` elements from the expression.
+    Elements(usize),
+    /// A NUL-terminated string (a `char *` result), or NULL: checked for being NULL, else for
+    /// its characters (at most [`STRING_CAP`]).
+    CString,
+}
+
+impl Output {
+    fn new(what: impl Into<String>, expr: impl Into<String>, ty: ScalarType, form: Form) -> Output {
+        Output {
+            what: what.into(),
+            expr: expr.into(),
+            ty,
+            form,
+        }
+    }
 }
 
 /// The most characters of a returned string that are compared.
@@ -54,19 +72,14 @@ pub const STRING_CAP: usize = 4096;
 /// decimal text (a float's bits, as an unsigned integer).
 pub type Observed = HashMap<(String, usize, usize), String>;
 
-/// Whether a parameter's pointee is `const` (its declared type reads `const T *`, `T const *`):
-/// the call cannot change it, and it is not an output.
+/// Whether a parameter's pointee is `const`: the call cannot change it, and it is not an output.
 fn points_to_const(p: &Param) -> bool {
     let t = if p.declared.is_empty() {
         &p.c_type
     } else {
         &p.declared
     };
-    // the qualifier before the last `*` qualifies the pointee (`char *const p` does not)
-    let before = t.rsplit_once('*').map_or(t.as_str(), |(b, _)| b);
-    before
-        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .any(|w| w == "const")
+    super::shape::points_to_const(t)
 }
 
 /// The value leaves of `record` (no string member, no link: those hold addresses).
@@ -91,13 +104,12 @@ fn record_outputs(
     for k in 0..many.unwrap_or(1) {
         let at = many.map_or_else(String::new, |_| format!("[{k}]"));
         for (path, ty) in value_leaves(record) {
-            out.push(Output {
-                what: format!("{what}{at}{path}"),
-                expr: format!("{expr}{at}{path}"),
+            out.push(Output::new(
+                format!("{what}{at}{path}"),
+                format!("{expr}{at}{path}"),
                 ty,
-                elements: None,
-                string: false,
-            });
+                Form::Scalar,
+            ));
         }
     }
 }
@@ -118,20 +130,15 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                 p.name.clone()
             };
             match &p.shape {
-                Shape::Scalar { .. } => out.push(Output {
-                    what: p.name.clone(),
-                    expr: g,
-                    ty: p.elem,
-                    elements: None,
-                    string: false,
-                }),
-                Shape::Array { len, .. } if *len > 0 => out.push(Output {
-                    what: p.name.clone(),
-                    expr: format!("(({} *)(void *)&{g})", p.elem_c),
-                    ty: p.elem,
-                    elements: Some(*len),
-                    string: false,
-                }),
+                Shape::Scalar { .. } => {
+                    out.push(Output::new(p.name.clone(), g, p.elem, Form::Scalar))
+                }
+                Shape::Array { len, .. } if *len > 0 => out.push(Output::new(
+                    p.name.clone(),
+                    format!("(({} *)(void *)&{g})", p.elem_c),
+                    p.elem,
+                    Form::Elements(*len),
+                )),
                 Shape::Record { record, many, .. } => {
                     record_outputs(&mut out, &p.name, &g, record, *many)
                 }
@@ -143,47 +150,33 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
             continue;
         }
         match &p.shape {
-            Shape::Array { len, .. } if p.array_dims().is_some() => out.push(Output {
-                what: p.name.clone(),
-                expr: format!("(({} *)(void *){var})", p.elem_c),
-                ty: p.elem,
-                elements: Some(*len),
-                string: false,
-            }),
+            Shape::Array { len, .. } if p.array_dims().is_some() => out.push(Output::new(
+                p.name.clone(),
+                format!("(({} *)(void *){var})", p.elem_c),
+                p.elem,
+                Form::Elements(*len),
+            )),
             // one scalar through a pointer (`--array out=1`) or a C++ reference (`int &x`)
-            Shape::Array { len: 1, .. } if p.array_dims().is_none() => out.push(Output {
-                what: if p.reference != 0 {
+            Shape::Array { len: 1, .. } if p.array_dims().is_none() => out.push(Output::new(
+                if p.reference != 0 {
                     p.name.clone()
                 } else {
                     format!("*{}", p.name)
                 },
-                expr: format!("{var}_s.evotest_v[0]"),
-                ty: p.elem,
-                elements: None,
-                string: false,
-            }),
-            Shape::Array { .. } | Shape::Buffer { .. } => {
-                let n = p.element_count(d, &t.input);
+                format!("{var}_s.evotest_v[0]"),
+                p.elem,
+                Form::Scalar,
+            )),
+            Shape::Array { .. } | Shape::Buffer { .. } | Shape::String { .. } => {
+                let n = match p.shape {
+                    // the whole array the test passed, its NUL included
+                    Shape::String { .. } => p.string_len(d, &t.input) + 1,
+                    _ => p.element_count(d, &t.input),
+                };
                 if n > 0 {
-                    out.push(Output {
-                        what: p.name.clone(),
-                        expr: format!("{var}_s.evotest_v"),
-                        ty: p.elem,
-                        elements: Some(n),
-                        string: false,
-                    });
+                    let e = format!("{var}_s.evotest_v");
+                    out.push(Output::new(p.name.clone(), e, p.elem, Form::Elements(n)));
                 }
-            }
-            Shape::String { .. } => {
-                // the whole array the test passed, its NUL included
-                let n = p.string_len(d, &t.input) + 1;
-                out.push(Output {
-                    what: p.name.clone(),
-                    expr: format!("{var}_s.evotest_v"),
-                    ty: p.elem,
-                    elements: Some(n),
-                    string: false,
-                });
             }
             Shape::Record {
                 record,
@@ -194,13 +187,12 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
                 let arrow = if p.reference != 0 { "." } else { "->" };
                 for (path, ty) in value_leaves(record) {
                     let member = path.strip_prefix('.').unwrap_or(&path);
-                    out.push(Output {
-                        what: format!("{}{arrow}{member}", p.name),
-                        expr: format!("{var}{path}"),
+                    out.push(Output::new(
+                        format!("{}{arrow}{member}", p.name),
+                        format!("{var}{path}"),
                         ty,
-                        elements: None,
-                        string: false,
-                    });
+                        Form::Scalar,
+                    ));
                 }
             }
             Shape::Record {
@@ -218,23 +210,21 @@ pub fn outputs(fe: &FunctionFrontend, t: &TestCase, aliased: &[String]) -> Vec<O
         }
     }
     if returns_string(fe) {
-        out.push(Output {
-            what: "result".into(),
-            expr: "evotest_r".into(),
-            ty: ScalarType::I8,
-            elements: None,
-            string: true,
-        });
+        out.push(Output::new(
+            "result",
+            "evotest_r",
+            ScalarType::I8,
+            Form::CString,
+        ));
     }
     if let Some(r) = &fe.signature.ret_record {
         for (path, ty) in value_leaves(r) {
-            out.push(Output {
-                what: format!("result{path}"),
-                expr: format!("evotest_r{path}"),
+            out.push(Output::new(
+                format!("result{path}"),
+                format!("evotest_r{path}"),
                 ty,
-                elements: None,
-                string: false,
-            });
+                Form::Scalar,
+            ));
         }
     }
     out
@@ -277,32 +267,24 @@ fn kind(ty: ScalarType) -> &'static str {
 pub fn c_observe(name: &str, outs: &[Output]) -> String {
     let mut s = String::new();
     for (k, o) in outs.iter().enumerate() {
-        let kd = kind(o.ty);
-        if o.string {
+        let (kd, e) = (kind(o.ty), &o.expr);
+        let _ = match o.form {
+            Form::Scalar => writeln!(
+                s,
+                "    evotest_observe_{kd}(\"{name}\", {k}, 0, {});",
+                as_c(o.ty, e)
+            ),
+            Form::Elements(n) => writeln!(
+                s,
+                "    for (int evotest_i = 0; evotest_i < {n}; evotest_i++) evotest_observe_{kd}(\"{name}\", {k}, evotest_i, {});",
+                as_c(o.ty, &format!("({e})[evotest_i]"))
+            ),
             // its length at 0 (-1 for NULL), its characters from 1 on
-            let e = &o.expr;
-            let _ = writeln!(
+            Form::CString => writeln!(
                 s,
                 "    if (!({e})) evotest_observe_int(\"{name}\", {k}, 0, -1);\n    else {{ size_t evotest_n = strlen({e}); if (evotest_n > {STRING_CAP}) evotest_n = {STRING_CAP}; evotest_observe_int(\"{name}\", {k}, 0, (long long)evotest_n);\n      for (size_t evotest_i = 0; evotest_i < evotest_n; evotest_i++) evotest_observe_int(\"{name}\", {k}, (int)evotest_i + 1, (unsigned char)({e})[evotest_i]); }}"
-            );
-            continue;
-        }
-        match o.elements {
-            None => {
-                let _ = writeln!(
-                    s,
-                    "    evotest_observe_{kd}(\"{name}\", {k}, 0, {});",
-                    as_c(o.ty, &o.expr)
-                );
-            }
-            Some(n) => {
-                let _ = writeln!(
-                    s,
-                    "    for (int evotest_i = 0; evotest_i < {n}; evotest_i++) evotest_observe_{kd}(\"{name}\", {k}, evotest_i, {});",
-                    as_c(o.ty, &format!("({})[evotest_i]", o.expr))
-                );
-            }
-        }
+            ),
+        };
     }
     s
 }
@@ -312,14 +294,7 @@ fn literal(ty: ScalarType, v: &str) -> Option<String> {
     Some(match ty {
         ScalarType::F32 => format!("0x{:08x}u", v.parse::<u32>().ok()?),
         ScalarType::F64 => format!("0x{:016x}ull", v.parse::<u64>().ok()?),
-        t if t.is_signed() => {
-            let x = v.parse::<i64>().ok()?;
-            if x == i64::MIN {
-                "(-9223372036854775807LL - 1)".into()
-            } else {
-                format!("{x}LL")
-            }
-        }
+        t if t.is_signed() => ctests::c_i64(v.parse().ok()?),
         _ => format!("{}ULL", v.parse::<u64>().ok()?),
     })
 }
@@ -328,82 +303,68 @@ fn literal(ty: ScalarType, v: &str) -> Option<String> {
 /// output (or an array) with a value missing is not compared. Character arrays are compared as
 /// one string of bytes, other arrays element by element.
 pub fn c_checks(name: &str, outs: &[Output], seen: &Observed) -> String {
-    let mut s = String::new();
-    let get = |k: usize, i: usize| seen.get(&(name.to_string(), k, i));
-    for (k, o) in outs.iter().enumerate() {
-        let kd = kind(o.ty);
-        let what = ctests::c_label(&o.what);
-        if o.string {
-            let Some(n) = get(k, 0).and_then(|v| v.parse::<i64>().ok()) else {
-                continue;
-            };
-            if n < 0 {
-                let _ = writeln!(
-                    s,
-                    "    evotest_check_output_string(\"{name}\", {what}, {}, NULL, 0, 0);",
-                    o.expr
-                );
-                continue;
+    outs.iter()
+        .enumerate()
+        .filter_map(|(k, o)| check_output(name, k, o, seen))
+        .collect()
+}
+
+/// The statement that compares output `o` (number `k` of test `name`) with its values in
+/// `seen`, or `None` when one of them is missing (or did not agree between runs).
+fn check_output(name: &str, k: usize, o: &Output, seen: &Observed) -> Option<String> {
+    let get = |i: usize| seen.get(&(name.to_string(), k, i));
+    let (kd, what, e) = (kind(o.ty), ctests::c_label(&o.what), &o.expr);
+    Some(match o.form {
+        Form::Scalar => format!(
+            "    evotest_check_output_{kd}(\"{name}\", {what}, -1, {}, {});\n",
+            as_c(o.ty, e),
+            literal(o.ty, get(0)?)?
+        ),
+        Form::CString => match get(0)?.parse::<i64>().ok()? {
+            n if n < 0 => {
+                format!("    evotest_check_output_string(\"{name}\", {what}, {e}, NULL, 0, 0);\n")
             }
-            let bytes: Option<Vec<u8>> = (1..=n as usize)
-                .map(|i| get(k, i).and_then(|v| v.parse::<u8>().ok()))
-                .collect();
-            if let Some(b) = bytes {
-                let _ = writeln!(
-                    s,
-                    "    evotest_check_output_string(\"{name}\", {what}, {}, {}, {n}, {});",
-                    o.expr,
+            n => {
+                let b: Vec<u8> = (1..=n as usize)
+                    .map(|i| get(i)?.parse().ok())
+                    .collect::<Option<_>>()?;
+                format!(
+                    "    evotest_check_output_string(\"{name}\", {what}, {e}, {}, {n}, {});\n",
                     super::shape::c_string(&b),
                     (b.len() == STRING_CAP) as u8
-                );
+                )
             }
-            continue;
-        }
-        match o.elements {
-            None => {
-                if let Some(l) = get(k, 0).and_then(|v| literal(o.ty, v)) {
-                    let _ = writeln!(
-                        s,
-                        "    evotest_check_output_{kd}(\"{name}\", {what}, -1, {}, {l});",
-                        as_c(o.ty, &o.expr)
-                    );
-                }
-            }
-            Some(n) => {
-                let vals: Option<Vec<&String>> = (0..n).map(|i| get(k, i)).collect();
-                let Some(vals) = vals else { continue };
-                if o.ty.size() == 1 && o.ty != ScalarType::Bool {
-                    let bytes: Option<Vec<u8>> = vals
-                        .iter()
-                        .map(|v| v.parse::<i64>().ok().map(|x| x as u8))
-                        .collect();
-                    let Some(bytes) = bytes else { continue };
-                    let _ = writeln!(
-                        s,
-                        "    evotest_check_output_bytes(\"{name}\", {what}, {}, {}, {n});",
-                        o.expr,
-                        super::shape::c_string(&bytes)
-                    );
-                    continue;
-                }
-                let lits: Option<Vec<String>> = vals.iter().map(|v| literal(o.ty, v)).collect();
-                let Some(lits) = lits else { continue };
+        },
+        Form::Elements(n) => {
+            let vals: Vec<&String> = (0..n).map(get).collect::<Option<_>>()?;
+            if o.ty.size() == 1 && o.ty != ScalarType::Bool {
+                let bytes: Vec<u8> = vals
+                    .iter()
+                    .map(|v| v.parse::<i64>().ok().map(|x| x as u8))
+                    .collect::<Option<_>>()?;
+                format!(
+                    "    evotest_check_output_bytes(\"{name}\", {what}, {e}, {}, {n});\n",
+                    super::shape::c_string(&bytes)
+                )
+            } else {
+                let lits: Vec<String> = vals
+                    .iter()
+                    .map(|v| literal(o.ty, v))
+                    .collect::<Option<_>>()?;
                 let wt = match o.ty {
                     ScalarType::F32 => "uint32_t",
                     ScalarType::F64 => "uint64_t",
                     t if t.is_signed() => "long long",
                     _ => "unsigned long long",
                 };
-                let _ = writeln!(
-                    s,
-                    "    {{ static const {wt} evotest_w[{n}] = {{{}}};\n      for (int evotest_i = 0; evotest_i < {n}; evotest_i++) evotest_check_output_{kd}(\"{name}\", {what}, evotest_i, {}, evotest_w[evotest_i]); }}",
+                format!(
+                    "    {{ static const {wt} evotest_w[{n}] = {{{}}};\n      for (int evotest_i = 0; evotest_i < {n}; evotest_i++) evotest_check_output_{kd}(\"{name}\", {what}, evotest_i, {}, evotest_w[evotest_i]); }}\n",
                     lits.join(", "),
-                    as_c(o.ty, &format!("({})[evotest_i]", o.expr))
-                );
+                    as_c(o.ty, &format!("({e})[evotest_i]"))
+                )
             }
         }
-    }
-    s
+    })
 }
 
 /// The observing prelude's printers: one line per value, `EVOTEST_OUTPUT test k i value`.
@@ -598,21 +559,9 @@ fn run_observer(exe: &Path, dir: &Path, limit: Duration, file_size: u64) -> Resu
         });
     }
     let mut child = cmd.spawn().context("running its plain build")?;
-    let start = Instant::now();
-    loop {
-        if child.try_wait()?.is_some() {
-            break;
-        }
-        if start.elapsed() > limit {
-            // the whole group: tests run in children of their own
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(child.id() as i32),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-            let _ = child.wait();
-            bail!("its plain build did not end within {} s", limit.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    // the whole group: tests run in children of their own
+    if !crate::util::wait_or_kill(&mut child, limit, true)? {
+        bail!("its plain build did not end within {} s", limit.as_secs());
     }
     let mut text = String::new();
     let mut f = out;
@@ -664,25 +613,19 @@ mod tests {
         assert!(!points_to_const(&p("int *")));
         assert!(!points_to_const(&p("int *const")));
         assert!(!points_to_const(&p("constant_t *")));
+        assert!(points_to_const(&p("const double &")));
     }
 
     #[test]
     fn character_arrays_are_compared_as_bytes_and_missing_values_are_not_compared() {
         let outs = vec![
-            Output {
-                what: "s".into(),
-                expr: "evotest_v0_s.evotest_v".into(),
-                ty: ScalarType::I8,
-                elements: Some(3),
-                string: false,
-            },
-            Output {
-                what: "n".into(),
-                expr: "g".into(),
-                ty: ScalarType::I32,
-                elements: None,
-                string: false,
-            },
+            Output::new(
+                "s",
+                "evotest_v0_s.evotest_v",
+                ScalarType::I8,
+                Form::Elements(3),
+            ),
+            Output::new("n", "g", ScalarType::I32, Form::Scalar),
         ];
         let seen =
             parse("EVOTEST_OUTPUT t 0 0 65\nEVOTEST_OUTPUT t 0 1 -1\nEVOTEST_OUTPUT t 0 2 0\n");

@@ -476,6 +476,7 @@ struct Renderer<'a, T> {
     #[allow(clippy::type_complexity)]
     enumeration: Option<Box<dyn Fn(&str, T) -> T + 'a>>,
     /// A string member's characters, with its element's C type (`char`, `const unsigned char`).
+    #[allow(clippy::type_complexity)]
     string: Box<dyn Fn(Vec<u8>, &str) -> T + 'a>,
     /// A link's leaf value (0: `NULL`; k: k nodes further on).
     link: Box<dyn Fn(i128) -> T + 'a>,

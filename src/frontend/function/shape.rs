@@ -126,10 +126,19 @@ pub enum ShapeSpec {
 /// Default maximum length of a buffer whose shape evotest inferred ([`infer_buffers`]).
 pub const DEFAULT_BUFFER_MAX: usize = 16;
 
+/// Whether C type spelling `t` points to (or refers to) `const` data (`const T *`, `T const *`,
+/// `const T &`): the qualifier before the last `*` qualifies the pointee (`char *const p` does
+/// not point to `const`).
+pub fn points_to_const(t: &str) -> bool {
+    let before = t.rsplit_once('*').map_or(t, |(b, _)| b);
+    before
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .any(|w| w == "const")
+}
+
 /// Whether a parameter named `name` reads as the length of the pointer before it: `n`, `len`,
-/// `size`, `count`, `length`, `nbytes`, … or a name ending in one of them (`data_len`, `bufsize`).
-/// Whether a parameter name reads as a length (`n`, `len`, `size`, `data_len`, `nbytes`, a
-/// capacity: `cap`, `outcap`, `capacity`, …).
+/// `size`, `count`, `length`, `nbytes`, a capacity (`cap`, `capacity`), … or a name ending in one
+/// of them (`data_len`, `bufsize`, `outcap`).
 pub fn length_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     const WORDS: [&str; 14] = [
@@ -1561,6 +1570,10 @@ static void evotest_check_guard_bytes(const unsigned char *g, const char *name) 
 ";
 const _: () = assert!(GUARD_BYTES == 64, "C_TEST_GUARD spells the guard's size");
 
+/// How the guard check ([`C_TEST_GUARD`]) starts its message on standard error, followed by the
+/// parameter: crash triage takes the rest of the line for the fault's message.
+pub const GUARD_OVERRUN: &str = "evotest: the function wrote past ";
+
 /// C of generated test programs (`tests.c`, the ground-truth replay): `evotest_profile_crashes()`,
 /// called in a child process that runs one input, makes a coverage build
 /// (`-fprofile-instr-generate`) write its profile when a signal ends the child, so that what a
@@ -2107,6 +2120,11 @@ mod tests {
         for bad in ["a\\q", "a\\", "\\x4", "z-a", "\\x00", "é"] {
             assert!(parse_alphabet(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_guard_message_is_the_one_triage_reads() {
+        assert!(C_TEST_GUARD.contains(GUARD_OVERRUN));
     }
 
     #[test]

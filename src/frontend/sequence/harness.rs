@@ -19,7 +19,7 @@ use crate::input::{c_literal, ScalarType, Value};
 use anyhow::{Context, Result};
 use std::fmt::Write;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The C type the harness declares a scalar parameter with.
 fn scalar_c(t: ScalarType) -> &'static str {
@@ -539,18 +539,7 @@ pub fn replay(
         .stderr(std::process::Stdio::null())
         .spawn()
         .with_context(|| format!("cannot run {}", exe.display()))?;
-    let start = Instant::now();
-    loop {
-        if child.try_wait()?.is_some() {
-            break;
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    crate::util::wait_or_kill(&mut child, timeout, false)?;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     Ok(parse_log(&text))
 }

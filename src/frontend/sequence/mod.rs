@@ -826,8 +826,7 @@ fn is_void_ptr(t: &TypeMeta) -> bool {
 
 /// A pointer to `const` (`const void *`, `const struct s *`).
 fn is_const_ptr(t: &TypeMeta) -> bool {
-    let s = t.c_spelling.trim();
-    s.starts_with("const ") || (s.contains(" const ") && s.ends_with('*'))
+    crate::frontend::function::shape::points_to_const(&t.c_spelling)
 }
 
 fn is_char_ptr(t: &TypeMeta) -> bool {
