@@ -591,3 +591,76 @@ fn cmake_builds_an_lto_static_library_with_llvm_22_s_archiver() {
     let out = Command::new(b.join("main")).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "10\n");
 }
+
+/// The shared libraries of the system's C library that define `name` (`libm.so.6`, `libc.so.6`),
+/// as the C compiler finds them.
+fn system_library(name: &str) -> PathBuf {
+    let o = Command::new("cc")
+        .arg(format!("-print-file-name={name}"))
+        .output()
+        .unwrap();
+    let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+    assert!(p.is_absolute() && p.exists(), "{name} not found: {p:?}");
+    p
+}
+
+/// Names of the functions that the shared library `p` exports.
+fn exported_functions(p: &Path) -> std::collections::HashSet<String> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(p).unwrap();
+    let f = object::File::parse(&*data).unwrap();
+    f.dynamic_symbols()
+        .filter(|s| s.is_definition())
+        .filter_map(|s| {
+            s.name()
+                .ok()
+                .map(|n| n.split('@').next().unwrap().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_runtime_archives_need_nothing_from_libm() {
+    // The wrappers link the runtime (or the fuzzing driver) without `-lm` (see
+    // `libm_is_linked_only_when_asked_for`), so no member of either archive may reference a
+    // function that only libm defines: whether a member is pulled into a link depends on how
+    // rustc split the code into objects, so a reference from code no target calls (the engine's
+    // `f64::log2` in evotest_abi) broke links of fuzz harnesses in some builds only.
+    use object::read::archive::ArchiveFile;
+    use object::{Object, ObjectSymbol};
+    let libm = exported_functions(&system_library("libm.so.6"));
+    let libc = exported_functions(&system_library("libc.so.6"));
+    let dir = Path::new(env!("CARGO_BIN_EXE_evotest-cc"))
+        .parent()
+        .unwrap();
+    for name in ["libevotest_rt.a", "libevotest_driver.a"] {
+        let data = std::fs::read(dir.join(name)).unwrap();
+        let archive = ArchiveFile::parse(&*data).unwrap();
+        let (mut defined, mut undefined) = (
+            std::collections::HashSet::new(),
+            std::collections::BTreeSet::new(),
+        );
+        for member in archive.members() {
+            let member = member.unwrap();
+            let Ok(obj) = object::File::parse(member.data(&*data).unwrap()) else {
+                continue; // not an object (the archive's own metadata)
+            };
+            for s in obj.symbols() {
+                let Ok(n) = s.name() else { continue };
+                if s.is_undefined() {
+                    undefined.insert(n.to_string());
+                } else if s.is_definition() {
+                    defined.insert(n.to_string());
+                }
+            }
+        }
+        let from_libm: Vec<&String> = undefined
+            .iter()
+            .filter(|n| !defined.contains(*n) && libm.contains(*n) && !libc.contains(*n))
+            .collect();
+        assert!(
+            from_libm.is_empty(),
+            "{name} references libm's {from_libm:?}"
+        );
+    }
+}

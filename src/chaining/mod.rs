@@ -23,11 +23,11 @@ pub mod driver;
 pub use driver::{ChainConfig, ChainOrder, ChainReport, Chained, Chaining};
 
 use crate::cfg::reaching::ReachingDefs;
+use crate::fitness::normalise;
 use crate::fitness::{Analysis, Goal};
 use crate::program::{DefId, Program, SiteId, VarId};
 use crate::trace::{Event, Trace, EVENT_DEF};
 use evotest_abi::meta::{SiteKind, VarKind};
-use evotest_abi::normalise;
 use std::sync::Arc;
 
 /// A program node an event refers to.

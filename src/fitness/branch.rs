@@ -9,10 +9,10 @@
 //! none of them (the function was not entered) scores ladder length + 1.
 
 use super::{Analysis, Criterion, Goal, Row, RowCell};
+use crate::fitness::normalise;
 use crate::program::{OutcomeId, Program, SiteId};
 use crate::trace::Trace;
 use anyhow::{anyhow, bail, Result};
-use evotest_abi::normalise;
 use std::collections::HashMap;
 
 /// The branch-coverage criterion.

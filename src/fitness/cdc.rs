@@ -28,10 +28,11 @@
 
 use super::branch::BranchGoal;
 use super::{Analysis, Criterion, Goal, Row, RowCell};
+use crate::fitness::normalise;
 use crate::program::{Program, SiteId};
 use crate::trace::Trace;
 use evotest_abi::meta::{DecisionForm, SiteKind};
-use evotest_abi::{normalise, K};
+use evotest_abi::K;
 use std::collections::{HashMap, HashSet};
 
 /// The condition-decision criterion.

@@ -11,7 +11,10 @@
 
 pub mod branch;
 pub mod cdc;
+pub mod normalise;
 pub mod path;
+
+pub use normalise::{normalise, NORMALISE_TAIL};
 
 use crate::cfg::Cfg;
 use crate::program::{Program, SiteId};

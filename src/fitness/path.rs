@@ -27,12 +27,13 @@
 //! single predicate's EP.
 
 use super::{Analysis, Criterion, Goal, RelativeFitness, Row, RowCell, Summary};
+use crate::fitness::normalise;
 use crate::path::{path_text, Decisions, Step};
 use crate::program::Program;
 use crate::trace::{Trace, EVENT_DEF};
 use evotest_abi::meta::SiteKind;
 use evotest_abi::pred::Rel;
-use evotest_abi::{normalise, K};
+use evotest_abi::K;
 use std::sync::Arc;
 
 /// Table 1's k1: avoids division by zero in the EP of `E1 ≠ E2` (`1/(E1 − E2 + k1)`, which is

@@ -812,7 +812,6 @@ mod tests {
         // constant predicates
         assert_eq!(fcmp(FTrue, 1.0, 2.0), (0.0, D_MAX));
         assert_eq!(fcmp(FFalse, 1.0, 2.0), (D_MAX, 0.0));
-        assert_eq!(crate::normalise(D_MAX), 1.0);
     }
 
     #[test]
@@ -830,14 +829,6 @@ mod tests {
         assert_eq!(switch_case(u32::MAX as u64, 0, false), 4294967295.0);
         assert_eq!(boolean(true), (0.0, 1.0));
         assert_eq!(boolean(false), (1.0, 0.0));
-    }
-
-    #[test]
-    fn normalisation() {
-        assert_eq!(crate::normalise(0.0), 0.0);
-        assert_eq!(crate::normalise(1.0), 0.5);
-        assert_eq!(crate::normalise(3.0), 0.75);
-        assert_eq!(crate::normalise(f64::INFINITY), 1.0);
     }
 
     #[test]
