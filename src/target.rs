@@ -483,6 +483,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         metas,
         defined_in,
         globals_in,
+        names_in,
     } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let wanted = fmeta.name.as_str();
@@ -523,6 +524,28 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .find(|(n, _)| n == wanted)
         .map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
+    // a freestanding source's own `index`, `sleep` or `write` would clash with the system
+    // headers that tests.c and the harness include before it
+    if let (Some(i), None) = (defining, &fe.cxx_call) {
+        let own: Vec<&String> = names_in
+            .iter()
+            .filter(|(n, j)| *j == i && n != RENAMED_MAIN && !n.starts_with("__evotest"))
+            .map(|(n, _)| n)
+            .collect();
+        if !own.is_empty() {
+            let macros =
+                crate::frontend::function::ctests::c_feature_macros(fe.defining_source.as_deref());
+            let declared = crate::frontend::function::helper_header_names(&tc.clang, &macros);
+            let mut renamed: Vec<String> = own
+                .into_iter()
+                .filter(|n| declared.contains(*n))
+                .cloned()
+                .collect();
+            renamed.sort();
+            renamed.dedup();
+            fe.renamed = renamed;
+        }
+    }
     // global inputs of another source: `tests.c` includes only the function's own
     fe.foreign_globals = globals
         .iter()
@@ -578,6 +601,9 @@ struct Instrumented {
     defined_in: Vec<(String, usize)>,
     /// Each described global variable's name and the index of the source that defines it.
     globals_in: Vec<(String, usize)>,
+    /// Every function and global variable the metadata names (inputs or not), with the index
+    /// of the source that defines it.
+    names_in: Vec<(String, usize)>,
 }
 
 /// Compile every source of `opts` with the pass into a private build directory in its output
@@ -604,6 +630,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
     let mut metas = Vec::new();
     let mut defined_in = Vec::new();
     let mut globals_in = Vec::new();
+    let mut names_in = Vec::new();
     for (i, src) in opts.sources.iter().enumerate() {
         let obj = tmp.path().join(format!("target{i}.o"));
         compile::instrument(&tc, src, &obj, expose, &opts.cflags)?;
@@ -619,6 +646,17 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
                 .flat_map(|m| m.globals.iter())
                 .map(|g| (g.name.clone(), i)),
         );
+        names_in.extend(
+            m.iter()
+                .flat_map(|m| {
+                    m.functions
+                        .iter()
+                        .map(|f| &f.name)
+                        .chain(m.globals.iter().map(|g| &g.name))
+                        .chain(m.other_globals.iter())
+                })
+                .map(|n| (n.clone(), i)),
+        );
         metas.extend(m);
         objects.push(obj);
     }
@@ -629,6 +667,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
         metas,
         defined_in,
         globals_in,
+        names_in,
     })
 }
 

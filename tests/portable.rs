@@ -1,6 +1,7 @@
 //! `tests.c` where users build it: a strict `-std=c99`, a source that defines `_GNU_SOURCE`
 //! before its headers, a sanitizer that turns a crash into an exit, a result that differs from
-//! one run to the next, NaNs of another sign (a robustness check, 2026-12-01).
+//! one run to the next, NaNs of another sign, a freestanding source's own `index` and `sleep`
+//! (robustness checks, 2026-12-01).
 
 mod common;
 
@@ -165,4 +166,33 @@ fn a_crashing_input_s_coverage_counts_in_a_coverage_build() {
         Some(&"0"),
         "deref's branches not all covered:\n{funcs}"
     );
+}
+
+/// A source's own `index`, `sleep` and `time` (a freestanding habit) clashed with the system
+/// headers tests.c includes before it: tests.c did not compile (and evotest exited 0), and with
+/// `--global index` the harness did not either.
+#[test]
+fn a_source_s_own_names_that_libc_declares_do_not_break_tests_c_or_the_harness() {
+    let src = "tests/fixtures/freestanding.c";
+    for extra in [&[][..], &["--global", "index"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["--max-execs", "3000"];
+        args.extend_from_slice(extra);
+        let (o, r) = run(src, "add_sample", dir.path(), &args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        if !extra.is_empty() {
+            // with the ring position an input, every outcome is reachable
+            assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
+        }
+        let text = std::fs::read_to_string(dir.path().join("tests.c")).unwrap();
+        assert!(text.contains("#define index evotest_src_index"), "{text}");
+        assert!(!text.contains("plain build failed"), "{text}");
+        for std in [&[][..], &["-std=c99"][..]] {
+            let (said, ok) = build_and_run(dir.path(), std);
+            assert!(
+                ok && said.contains(" passed, 0 failed"),
+                "{extra:?} {std:?}: {said}"
+            );
+        }
+    }
 }

@@ -824,7 +824,8 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
             let rel = crate::util::relative_path(dir, src);
             let _ = writeln!(
                 s,
-                "\n#define main {ORIGINAL_MAIN}\n#include \"{}\"\n#undef main\n",
+                "\n{}#define main {ORIGINAL_MAIN}\n#include \"{}\"\n#undef main\n",
+                fe.renaming_defines(),
                 rel.display()
             );
         }

@@ -63,6 +63,11 @@ pub struct FunctionFrontend {
     /// The global inputs defined in a source other than [`Self::defining_source`], which
     /// `tests.c` does not include.
     pub foreign_globals: Vec<ForeignGlobal>,
+    /// Names the defining source gives its own functions and variables that the system headers
+    /// of `tests.c` and the harness also declare (`index`, `sleep`, `time`, `write` in a
+    /// freestanding source): both rename them (`#define index evotest_src_index`), the harness
+    /// keeping the symbol through an `__asm__` label ([`helper_header_names`]).
+    pub renamed: Vec<String>,
 }
 
 /// A global input (`--global`) defined in a source that `tests.c` does not include.
@@ -205,6 +210,7 @@ impl FunctionFrontend {
             domain: Domain::packed(fields),
             sources: sources.to_string(),
             defining_source: None,
+            renamed: Vec::new(),
             other_sources: vec![],
             cflags: vec![],
             inferred,
@@ -232,6 +238,21 @@ impl FunctionFrontend {
     }
 
     /// The C source of the harness linked into the instrumented executable.
+    /// The `#define`s that rename [`Self::renamed`] in a file that included the system headers
+    /// first, with a comment; empty when there are none.
+    pub fn renaming_defines(&self) -> String {
+        if self.renamed.is_empty() {
+            return String::new();
+        }
+        let mut s = String::from(
+            "/* Names of the source's own that the system headers above also declare: renamed here */\n",
+        );
+        for n in &self.renamed {
+            let _ = writeln!(s, "#define {n} evotest_src_{n}");
+        }
+        s
+    }
+
     pub fn harness_c(&self) -> String {
         harness::generate(self)
     }
@@ -390,7 +411,8 @@ impl Frontend for FunctionFrontend {
         s.push_str("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
         s.push_str(shape::C_PROFILE_CRASHES);
         s.push_str(shape::C_TEST_GUARD);
-        let _ = writeln!(s, "{}\n", self.signature.declarations());
+        s.push_str(&self.renaming_defines());
+        let _ = writeln!(s, "{}\n", self.signature.declarations_for(&self.renamed));
         for (i, x) in inputs.iter().enumerate() {
             let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false, &[]);
             let _ = writeln!(s, "static void evotest_run_{i}(void) {{");
@@ -419,4 +441,60 @@ impl Frontend for FunctionFrontend {
         );
         Some(s)
     }
+}
+
+/// The system headers that `tests.c`'s helpers and the harnesses include before the code under
+/// test (or its declarations).
+pub const HELPER_HEADERS: &[&str] = &[
+    "stddef.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "time.h",
+    "stdint.h",
+    "signal.h",
+    "setjmp.h",
+    "unistd.h",
+    "sys/resource.h",
+    "sys/wait.h",
+];
+
+/// Every identifier in [`HELPER_HEADERS`] as C compiler `clang` preprocesses them after
+/// `feature_macros` ([`ctests::c_feature_macros`]): the names a source's own function or
+/// variable may collide with once `tests.c` includes it after them (a freestanding source's
+/// `static uint8_t index;` against `<strings.h>`'s `index`). An over-approximation (parameter and
+/// member names too), which costs only a needless rename. Empty when `clang` cannot preprocess
+/// them (then nothing is renamed, as before).
+pub fn helper_header_names(
+    clang: &std::path::Path,
+    feature_macros: &str,
+) -> std::collections::HashSet<String> {
+    use std::io::Write as _;
+    let mut text = feature_macros.to_string();
+    for h in HELPER_HEADERS {
+        let _ = writeln!(text, "#include <{h}>");
+    }
+    let child = std::process::Command::new(clang)
+        .args(["-E", "-P", "-x", "c", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return Default::default();
+    };
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(text.as_bytes());
+    }
+    let Ok(out) = child.wait_with_output() else {
+        return Default::default();
+    };
+    if !out.status.success() {
+        return Default::default();
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+        .map(String::from)
+        .collect()
 }

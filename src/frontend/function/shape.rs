@@ -2243,6 +2243,7 @@ mod tests {
             domain: Domain::packed(genes),
             sources: "f.c".into(),
             defining_source: None,
+            renamed: Vec::new(),
             other_sources: vec![],
             cflags: vec![],
             inferred: vec![],
