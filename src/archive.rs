@@ -29,6 +29,12 @@ pub struct TestCase {
     /// nothing evotest recognises (see `campaign::verify`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// A timeout that recurred alone in a fresh process under the search's own `--timeout`, but
+    /// ends given the suite's longer hang limit ([`crate::exec::hang_limit`]): a fault of the
+    /// time limit the user set (a watchdog, a deadline), kept with its reproducer, but no test
+    /// of `tests.c` (which cannot assert a duration on another machine).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub slow: bool,
 }
 
 /// Most distinct faults kept per exit kind (crash signal, timeout, exit code).

@@ -321,6 +321,39 @@ fn a_tiny_timeout_leaves_no_false_timeout_in_the_suite() {
     assert_no_leftovers(dir.path(), pid);
 }
 
+/// An input that runs longer than `--timeout` every time, but returns given time (a missed
+/// deadline), stays a timeout fault with its reproducer; tests.c leaves it out (a duration is no
+/// test on another machine) and says so. (It was dropped as "did not recur" under the suite's
+/// longer hang limit.)
+#[test]
+fn an_input_slower_than_the_timeout_stays_a_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (_, r, _) = run_in(
+        "slow",
+        &out,
+        dir.path(),
+        &["--max-execs", "200", "--timeout", "100ms"],
+    );
+    assert!(r["faults"]["timeout"].as_u64().unwrap_or(0) >= 1, "{r:#}");
+    let suite = read_json(&out.join("suite.json"));
+    let f = suite["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["exit"]["kind"] == "timeout")
+        .unwrap_or_else(|| panic!("no timeout fault kept: {suite}"));
+    assert_eq!(f["slow"], true, "{f}");
+    assert!(out.join(f["file"].as_str().unwrap()).is_file(), "{f}");
+    let text = std::fs::read_to_string(out.join("tests.c")).unwrap();
+    assert!(
+        text.contains("Not here: 1 fault of the search's timeout"),
+        "{text}"
+    );
+    let t = compile_and_run_tests_c(&out, FIXTURE);
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}
+
 fn spawn_run(function: &str, out: &Path, args: &[&str]) -> Child {
     evotest()
         .args(["run"])

@@ -352,6 +352,7 @@ pub fn suite(
                 covers_new: vec![i],
                 covers_all: vec![i],
                 message: None,
+                slow: false,
             });
         }
         for f in &r.faults {

@@ -70,6 +70,8 @@ pub fn verify(
         if needs(&c) {
             let mut ex = fresh.run(&c.input.bytes, stop)?;
             let mut said = fresh.last_stderr();
+            // a timeout again at the user's limit that ends given the suite's longer one
+            let mut slow = false;
             if ex.exit == ExitKind::Timeout {
                 let limit = crate::exec::hang_limit(target.options.timeout);
                 if limit > target.options.timeout {
@@ -79,6 +81,12 @@ pub fn verify(
                     let p = patient.as_mut().expect("just started");
                     ex = p.run(&c.input.bytes, stop)?;
                     said = p.last_stderr();
+                    // a third run over the limit (this one's own duration) confirms it: a
+                    // loaded machine does not slow one input down three times in a row
+                    slow = !matches!(
+                        ex.exit,
+                        ExitKind::Timeout | ExitKind::StepLimit | ExitKind::Stopped
+                    ) && ex.duration > target.options.timeout;
                 }
             }
             if ex.exit != ExitKind::Stopped {
@@ -90,8 +98,10 @@ pub fn verify(
                 // limit stopped it (which comes first depends on the machine's speed), as far as
                 // the goals it reached
                 let hang = |e: ExitKind| matches!(e, ExitKind::Timeout | ExitKind::StepLimit);
-                let same_end = ex.exit == c.exit || (hang(ex.exit) && hang(c.exit));
-                if !same_end || ex.ret != c.ret || covers_all != c.covers_all {
+                let same_end =
+                    ex.exit == c.exit || (hang(ex.exit) && hang(c.exit)) || (slow && hang(c.exit));
+                // (a slow input's result and goals differ from its timed-out run's by the limit)
+                if !slow && (!same_end || ex.ret != c.ret || covers_all != c.covers_all) {
                     v.changed += 1;
                 }
                 if ex.exit.is_fault() && ex.exit != c.exit {
@@ -110,6 +120,21 @@ pub fn verify(
                     None
                 };
                 t.covers_all = covers_all;
+                if slow {
+                    // the search's finding stands: the input takes longer than --timeout
+                    rebuilt.add_fault(TestCase {
+                        exit: ExitKind::Timeout,
+                        ret: None,
+                        message: Some(format!(
+                            "ran longer than the timeout ({:?}) again alone in a fresh process; it ends within {} s",
+                            target.options.timeout,
+                            crate::exec::hang_limit(target.options.timeout).as_secs()
+                        )),
+                        slow: true,
+                        ..t.clone()
+                    });
+                    v.slow += 1;
+                }
             }
         }
         t.covers_new = t

@@ -154,6 +154,7 @@ mod tests {
             covers_new: vec![0],
             covers_all: vec![0],
             message: None,
+            slow: false,
         };
         j.kept(&t(1, ExitKind::Ok), false);
         j.kept(&t(2, ExitKind::Crash { signal: 11 }), true);

@@ -89,7 +89,7 @@ pub fn report_value(run: &Suite) -> Json {
 }
 
 fn test_value(run: &Suite, id: usize, t: &TestCase, file: Option<String>) -> Json {
-    json!({
+    let mut v = json!({
         "id": id,
         "execution": t.exec,
         "inputs": run.frontend.json(&t.input),
@@ -100,7 +100,12 @@ fn test_value(run: &Suite, id: usize, t: &TestCase, file: Option<String>) -> Jso
         "covers_first": t.covers_new.iter().map(|&g| run.goals[g].describe(&run.program)).collect::<Vec<_>>(),
         "file": file,
         "message": if t.exit.is_fault() { run.frontend.fault_message(t).or_else(|| t.message.clone()) } else { None },
-    })
+    });
+    if t.slow {
+        // not a test of tests.c (see TestCase::slow)
+        v["slow"] = json!(true);
+    }
+    v
 }
 
 /// Relative path of the reproducer of fault `i`.

@@ -87,11 +87,13 @@ impl Reporter for TestFileReporter {
                     .faults
                     .iter()
                     .filter(|f| {
-                        !suite
-                            .archive
-                            .tests
-                            .iter()
-                            .any(|t| t.input.bytes == f.input.bytes)
+                        // a slow input's timeout is a duration tests.c cannot assert elsewhere
+                        !f.slow
+                            && !suite
+                                .archive
+                                .tests
+                                .iter()
+                                .any(|t| t.input.bytes == f.input.bytes)
                     })
                     .map(|t| ("fault", t)),
             )
@@ -134,6 +136,15 @@ impl Reporter for TestFileReporter {
                 "Covered only by runs not replayed here (the limit of branch events, a stopped run, a global the file cannot set): {} of them, {}",
                 unreplayed.len(),
                 unreplayed.join(", ")
+            ));
+        }
+        let slow = suite.archive.faults.iter().filter(|f| f.slow).count();
+        if slow > 0 {
+            header.push(format!(
+                "Not here: {slow} fault{} of the search's timeout ({:?}) that end{} given more time (a duration is no test on another machine); their reproducers are in faults/",
+                if slow == 1 { "" } else { "s" },
+                i.timeout,
+                if slow == 1 { "s" } else { "" }
             ));
         }
         if let Some([(dt, dc), (ct, cc)]) = part_counts(suite) {

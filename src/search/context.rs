@@ -568,6 +568,7 @@ impl<'a> SearchContext<'a> {
             covers_new: covers_new.clone(),
             covers_all,
             message: None,
+            slow: false,
         };
         let new_fault = ex.exit.is_fault() && s.archive.add_fault(test.clone());
         for o in self.eval.observers.iter_mut() {
