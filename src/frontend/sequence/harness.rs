@@ -560,6 +560,12 @@ fn statements(
     let mut handle_c: Vec<(u32, String)> = Vec::new();
     for (ci, c) in calls.iter().enumerate() {
         let Some(op) = m.ops.get(c.op) else { break };
+        // a call the log holds only in part (a sequence that damaged the heap, the log's own
+        // writes among the damage) never ran as logged: the statements end before it (a call
+        // with fewer arguments than parameters does not compile)
+        if c.args.len() < op.params.len() {
+            break;
+        }
         let oc = &fe.c[c.op];
         let mut setup = String::new();
         let args: Vec<String> = op
