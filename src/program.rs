@@ -930,6 +930,7 @@ pub(crate) mod testutil {
         defs: Vec<DefMeta>,
     ) -> Program {
         let ty = TypeMeta {
+            canonical: None,
             c_spelling: "int".into(),
             ir: "i32".into(),
             scalar: None,

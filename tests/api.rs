@@ -536,3 +536,22 @@ fn observers_are_called_at_the_end_of_the_kept_sequences() {
     let (said, ok) = build_and_run_tests_c(&out, "t", &[]);
     assert!(!ok, "the mutant passed:\n{said}");
 }
+
+/// A handle type spelled two ways (`struct counter *` from the constructor, the typedef
+/// `counter_t *` in the operations) is one handle type: the operations get the counters the
+/// constructor made, not zeroed blocks, so there is no false fault and every outcome is covered.
+#[test]
+fn a_handle_type_spelled_through_a_typedef_is_the_same_handle_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tdef");
+    let (_, r) = run_api(
+        "tests/fixtures/api_typedef.c",
+        &out,
+        &["--max-execs", "20000", "--seed", "1"],
+    );
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
+    let faults = read_json(&out.join("suite.json"))["faults"].clone();
+    assert_eq!(faults.as_array().map(Vec::len), Some(0), "{faults:#}");
+    let t = compile_and_run_tests_c(&out, "tests/fixtures/api_typedef.c");
+    assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}

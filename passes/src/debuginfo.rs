@@ -577,7 +577,20 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             // `void *` has a null base type: no pointee description
             (!p.is_null()).then(|| Box::new(type_meta(p, true, "")))
         };
+        // a named structure or union behind typedefs and qualifiers, as its tag spells it
+        let canonical = if di.is_null() {
+            None
+        } else {
+            let stripped = unsafe { evotest_ditype_strip(di) };
+            let s = read_string(|b, c| unsafe { evotest_ditype_spelling(stripped, b, c) });
+            let named = s
+                .strip_prefix("struct ")
+                .or_else(|| s.strip_prefix("union "))
+                .is_some_and(|n| !n.trim().is_empty());
+            (named && s != c_spelling).then_some(s)
+        };
         TypeMeta {
+            canonical,
             c_spelling,
             ir: ir.to_string(),
             scalar: kind.map(|kind| ScalarMeta {
@@ -614,6 +627,7 @@ pub fn type_meta(di: LLVMMetadataRef, di_known: bool, ir: &str) -> TypeMeta {
             _ => None,
         };
         TypeMeta {
+            canonical: None,
             c_spelling: ir.to_string(),
             ir: ir.to_string(),
             scalar,

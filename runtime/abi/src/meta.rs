@@ -509,6 +509,13 @@ pub struct TypeMeta {
     /// passes the address of one object, a `tests.cpp` the object itself.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reference: u8,
+    /// For a named structure or union reached through typedefs or qualifiers (`counter_t`,
+    /// `const vec_t`), its spelling without them (`struct counter`), so that two spellings of one
+    /// type compare equal (an API whose constructor returns `struct counter *` while its
+    /// operations take `counter_t *`); `None` when `c_spelling` already is that, or for other
+    /// types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
 }
 
 fn is_zero(v: &u8) -> bool {

@@ -491,6 +491,7 @@ mod tests {
 
     fn scalar(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
         TypeMeta {
+            canonical: None,
             c_spelling: c.into(),
             ir: String::new(),
             scalar: Some(ScalarMeta { kind, bits }),

@@ -2156,6 +2156,7 @@ mod tests {
 
     fn ty(c: &str, kind: ScalarKind, bits: u32) -> TypeMeta {
         TypeMeta {
+            canonical: None,
             c_spelling: c.into(),
             ir: String::new(),
             scalar: Some(ScalarMeta { kind, bits }),
@@ -2168,6 +2169,7 @@ mod tests {
 
     fn ptr(c: &str, to: TypeMeta) -> TypeMeta {
         TypeMeta {
+            canonical: None,
             c_spelling: c.into(),
             ir: "ptr".into(),
             scalar: None,

@@ -78,7 +78,8 @@ struct Alloc {
 }
 
 /// A pointer type's key as a handle type: its pointee's spelling without qualifiers (`struct
-/// stack`), `void` for `void *`.
+/// stack`), `void` for `void *`; a named structure reached through a typedef by its tag
+/// (`counter_t` and `struct counter` are one handle type).
 fn pointee_key(t: &TypeMeta) -> Option<String> {
     let strip = |s: &str| {
         s.replace("const ", "")
@@ -88,7 +89,7 @@ fn pointee_key(t: &TypeMeta) -> Option<String> {
             .to_string()
     };
     match &t.pointee {
-        Some(p) => Some(strip(&p.c_spelling)),
+        Some(p) => Some(strip(p.canonical.as_deref().unwrap_or(&p.c_spelling))),
         None if t.ir == "ptr" || t.c_spelling.trim_end().ends_with('*') => Some("void".to_string()),
         None => None,
     }
