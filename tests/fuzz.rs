@@ -1483,7 +1483,10 @@ fn bad_fuzz_input_gets_one_line_errors() {
             vec!["fuzz", "/bin/true", "corpus", "-timeout=abc"],
             "not a number",
         ),
-        (vec!["fuzz", "/bin/true", "corpus", "-max_len=0"], "max_len"),
+        (
+            vec!["fuzz", "/bin/true", "corpus", "-max_len=99999999999"],
+            "max_len",
+        ),
         (
             vec!["fuzz", "/bin/true", "corpus", "/nonexistent/seeds"],
             "no such seed",
@@ -3855,4 +3858,30 @@ fn merge_names_the_inputs_it_leaves_out() {
     assert!(e.contains("left out (crash): in/crashes"), "{e}");
     assert!(e.contains("left out (timeout): in/hangs"), "{e}");
     assert!(e.contains("a larger -timeout keeps slow ones"), "{e}");
+}
+
+/// libFuzzer's own defaults given explicitly (`-max_len=0`, `-merge=0`, `-minimize_crash=0`, as
+/// scripts that spell out every flag do) fuzz as libFuzzer does; they stopped the run with exit 2.
+#[test]
+fn libfuzzer_defaults_given_explicitly_fuzz() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let (o, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "corpus",
+            "-seed=1",
+            "-runs=500",
+            "-max_len=0",
+            "-merge=0",
+            "-minimize_crash=0",
+        ],
+    );
+    assert!(
+        o.status.code() != Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(s["executions"].as_u64().unwrap() >= 500, "{s:#}");
 }

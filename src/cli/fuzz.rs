@@ -530,7 +530,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         Some(dir) => cargo_fuzz_target(dir, &a.harness, a.worker.is_some(), &a.instrument_crates)?,
         None => a.harness.clone(),
     };
-    let a = &FuzzArgs {
+    let a = &mut FuzzArgs {
         harness,
         cargo_fuzz: None,
         ..a.clone()
@@ -550,8 +550,19 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     let max_total = seconds(&a.max_total_time, "max_total_time")?;
     let max_total = (max_total > Duration::ZERO).then_some(max_total);
     let runs = (a.runs >= 0).then_some(a.runs as u64);
+    // libFuzzer's defaults given explicitly mean what libFuzzer means by them: -max_len=0 the
+    // default length, -merge=0 and -minimize_crash=0 a fuzzing run
+    if a.max_len == Some(0) {
+        a.max_len = None;
+    }
+    if a.merge.as_deref() == Some("0") {
+        a.merge = None;
+    }
+    if a.minimize_crash.as_deref() == Some(std::path::Path::new("0")) {
+        a.minimize_crash = None;
+    }
     if let Some(m) = a.max_len {
-        if m == 0 || m > fuzz::MAX_LEN_LIMIT {
+        if m > fuzz::MAX_LEN_LIMIT {
             bail!(
                 "-max_len={m}: must be between 1 and {}",
                 fuzz::MAX_LEN_LIMIT
@@ -597,9 +608,6 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
         return Ok(exit_code(0));
     }
     if a.merge.is_some() {
-        if a.merge.as_deref() == Some("0") {
-            bail!("-merge=0: nothing to do (use -merge=1 OUT IN...)");
-        }
         if a.harness.is_dir() {
             // libFuzzer's own form, `-merge=1 OUT IN…`, run from the harness itself
             bail!(
