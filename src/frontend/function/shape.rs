@@ -1751,7 +1751,8 @@ pub fn c_args(
                 let values = &mut (*first..).map(|i| d.get(input, i));
                 let n = p.length(d, input).unwrap_or(0);
                 if n == 0 {
-                    setup.push(format!("{t} {var}[1];"));
+                    // zero-initialised (gcc's -Wmaybe-uninitialized on an empty buffer)
+                    setup.push(format!("static {t} {var}[1];"));
                 } else {
                     let inits: Vec<String> = (0..n)
                         .map(|_| record.c_initializer(values, source_types))
