@@ -330,7 +330,10 @@ static int would_fuzz(int argc, char **argv) {
   for (int i = 1; i < end; i++) {
     if (argv[i][0] == '-') {
       if (argv[i][1] == '-') continue;  // the harness's own option, not libFuzzer's
-      if (flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
+      // libFuzzer's -merge=0, -fork=0, -jobs=0 … are its defaults: off
+      size_t len = strlen(argv[i]);
+      int off = len > 2 && strcmp(argv[i] + len - 2, "=0") == 0;
+      if (!off && flag_in(argv[i], always, sizeof always / sizeof *always)) return 1;
       budgeted |= flag_in(argv[i], budget, sizeof budget / sizeof *budget);
       fuzz_flag |= flag_in(argv[i], fuzzing, sizeof fuzzing / sizeof *fuzzing);
       continue;
