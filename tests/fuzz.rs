@@ -3885,3 +3885,31 @@ fn libfuzzer_defaults_given_explicitly_fuzz() {
     );
     assert!(s["executions"].as_u64().unwrap() >= 500, "{s:#}");
 }
+
+/// Two uncaught C++ exceptions of different types are two unique crashes, each with its
+/// artifact.
+#[test]
+fn two_uncaught_exceptions_are_two_crashes() {
+    let d = tempfile::tempdir().unwrap();
+    build(
+        cxx(),
+        "two_exceptions.cc",
+        &["-g", "-O1", "-fsanitize=fuzzer"],
+        d.path(),
+        "harness",
+    );
+    let seeds = d.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"XAzz").unwrap();
+    std::fs::write(seeds.join("b"), b"XBzz").unwrap();
+    let (_, s) = fuzz(
+        d.path(),
+        &["harness", "corpus", "seeds", "-seed=1", "-runs=0"],
+    );
+    assert_eq!(s["unique_crashes"], 2, "{s:#}");
+    let messages = s["crashes"].to_string();
+    assert!(
+        messages.contains("runtime_error") && messages.contains("out_of_range"),
+        "{messages}"
+    );
+}

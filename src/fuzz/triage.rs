@@ -58,11 +58,21 @@ impl Frame {
     /// abort path: not where a bug is.
     pub fn is_noise(&self) -> bool {
         let Some(f) = &self.function else {
-            // an unnamed frame of the C library or the loader: internals of abort or a signal
+            // an unnamed frame of the C library or the loader (internals of abort or a signal),
+            // or of the C++ run-time's throw and terminate machinery (an uncaught exception's
+            // stack starts with several: they would make every uncaught exception one crash)
             let m = self.module.as_deref().map(basename).unwrap_or("");
-            return ["libc.so", "libc-", "libpthread", "ld-linux"]
-                .iter()
-                .any(|p| m.starts_with(p));
+            return [
+                "libc.so",
+                "libc-",
+                "libpthread",
+                "ld-linux",
+                "libstdc++",
+                "libc++",
+                "libgcc_s",
+            ]
+            .iter()
+            .any(|p| m.starts_with(p));
         };
         const PREFIXES: &[&str] = &[
             "__asan",
@@ -495,13 +505,34 @@ impl Report {
         if let Some(l) = &self.location {
             k.push_str(&format!(" @{l}"));
         }
-        for f in self.frames.iter().take(RAW_FRAMES) {
+        if let Some(t) = self.exception_type() {
+            k.push_str(&format!(" throwing {t}"));
+        }
+        // the C library's and the C++ run-time's own frames left out: every uncaught exception
+        // (every abort) has the same first ones
+        for f in self
+            .frames
+            .iter()
+            .filter(|f| !f.is_noise())
+            .take(RAW_FRAMES)
+        {
             match (&f.module, f.offset) {
                 (Some(m), Some(o)) => k.push_str(&format!(" {}+{o:#x}", basename(m))),
                 _ => k.push_str(&format!(" {:#x}", f.pc)),
             }
         }
         k
+    }
+
+    /// An uncaught C++ exception's type, as the run-time named it (`'std::out_of_range'`), from
+    /// the message: part of both keys, so that two exceptions thrown through one caller are two
+    /// crashes (its `what()` may hold data of the input and is left out).
+    fn exception_type(&self) -> Option<&str> {
+        let t = self
+            .message
+            .as_deref()?
+            .strip_prefix("uncaught exception ")?;
+        Some(t.split(": ").next().unwrap_or(t).trim())
     }
 
     /// Name the frames of coverage-only clones (the pass's `lite.rs`) as their originals, and
@@ -542,8 +573,11 @@ impl Report {
     /// kept nowhere); without any frame, the kind alone.
     pub fn signature(&self) -> String {
         let mut s = self.kind.clone();
-        if let Some(l) = &self.location {
+        if let Some(l) = self.location.as_deref().filter(|l| !l.is_empty()) {
             s.push_str(&format!(" at {l}"));
+        }
+        if let Some(t) = self.exception_type() {
+            s.push_str(&format!(" throwing {t}"));
         }
         for (k, f) in self.top_frames().into_iter().enumerate() {
             s.push_str(" | ");
@@ -953,6 +987,43 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         assert_eq!(file_line("beh.c:35").as_deref(), Some("beh.c:35"));
         assert_eq!(file_line("beh.c:0:0"), None);
         assert_eq!(file_line("beh.c"), None);
+    }
+
+    #[test]
+    fn uncaught_exceptions_of_two_types_are_two_crashes() {
+        // libstdc++ without symbols: the throw and terminate frames are module offsets
+        let report = |what: &str, caller: &str| {
+            let mut r = Report {
+                kind: "SIGABRT".into(),
+                location: Some(String::new()),
+                message: Some(format!("uncaught exception {what}")),
+                ..Default::default()
+            };
+            for off in [0x9d919u64, 0xa8e1a, 0xa026d] {
+                r.frames.push(Frame {
+                    module: Some("/usr/lib/x86_64-linux-gnu/libstdc++.so.6".into()),
+                    offset: Some(off),
+                    ..Default::default()
+                });
+            }
+            for f in [caller, "LLVMFuzzerTestOneInput", "main"] {
+                r.frames.push(Frame {
+                    function: Some(f.into()),
+                    ..Default::default()
+                });
+            }
+            r
+        };
+        let a = report("'std::runtime_error': bad a", "site_a()");
+        let b = report("'std::out_of_range': vector::_M_range_check", "site_b()");
+        assert_eq!(
+            a.signature(),
+            "SIGABRT throwing 'std::runtime_error' | site_a() | LLVMFuzzerTestOneInput | main"
+        );
+        assert_ne!(a.signature(), b.signature());
+        // the same type thrown by the same caller with another message: one crash
+        let a2 = report("'std::runtime_error': bad b", "site_a()");
+        assert_eq!(a.signature(), a2.signature());
     }
 
     #[test]
