@@ -484,6 +484,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         defined_in,
         globals_in,
         names_in,
+        relinked,
     } = inst;
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let wanted = fmeta.name.as_str();
@@ -524,6 +525,7 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .find(|(n, _)| n == wanted)
         .map(|(_, i)| *i);
     fe.defining_source = defining.map(|i| opts.sources[i].clone());
+    fe.relinked = relinked;
     // a freestanding source's own `index`, `sleep` or `write` would clash with the system
     // headers that tests.c and the harness include before it
     if let (Some(i), None) = (defining, &fe.cxx_call) {
@@ -604,6 +606,8 @@ struct Instrumented {
     /// Every function and global variable the metadata names (inputs or not), with the index
     /// of the source that defines it.
     names_in: Vec<(String, usize)>,
+    /// The sources' functions renamed in the objects ([`separate_runtime_imports`]).
+    relinked: Vec<String>,
 }
 
 /// Compile every source of `opts` with the pass into a private build directory in its output
@@ -660,6 +664,7 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
         metas.extend(m);
         objects.push(obj);
     }
+    let relinked = separate_runtime_imports(&tc, &objects)?;
     Ok(Instrumented {
         tc,
         tmp,
@@ -668,8 +673,63 @@ fn instrument_sources(opts: &TargetOptions, expose: &str) -> Result<Instrumented
         defined_in,
         globals_in,
         names_in,
+        relinked,
     })
 }
+
+/// Global functions the instrumented `objects` define under the name of a function the evotest
+/// runtime calls from the C library (a freestanding source's `read` or `write`, a firmware's
+/// `malloc`, its own `memcpy`): their symbols are renamed `evotest_src_NAME` in every object,
+/// definitions and the sources' own references alike, so that the runtime keeps the C library's
+/// (it read its inputs through the source's `read`, and an instrumented `memcpy` called itself
+/// through the probes). Returns the names renamed.
+///
+/// Errors (one line): `llvm-objcopy` missing or failing.
+fn separate_runtime_imports(tc: &Toolchain, objects: &[PathBuf]) -> Result<Vec<String>> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let imports = crate::toolchain::archive_imports(&tc.runtime);
+    let mut names = std::collections::BTreeSet::new();
+    for o in objects {
+        let Ok(data) = std::fs::read(o) else { continue };
+        let Ok(obj) = object::File::parse(&*data) else {
+            continue;
+        };
+        for sym in obj.symbols() {
+            if sym.is_definition() && sym.is_global() && sym.kind() == SymbolKind::Text {
+                if let Ok(n) = sym.name() {
+                    if imports.contains(n) {
+                        names.insert(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        return Ok(vec![]);
+    }
+    let objcopy = crate::toolchain::llvm_tool(&tc.clang, "llvm-objcopy")?;
+    for o in objects {
+        let mut c = std::process::Command::new(&objcopy);
+        for n in &names {
+            c.arg(format!("--redefine-sym={n}={RELINKED_PREFIX}{n}"));
+        }
+        let out = c
+            .arg(o)
+            .output()
+            .with_context(|| format!("cannot run {}", objcopy.display()))?;
+        if !out.status.success() {
+            bail!(
+                "renaming the sources' own {} failed: {}",
+                names.iter().cloned().collect::<Vec<_>>().join(", "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+    }
+    Ok(names.into_iter().collect())
+}
+
+/// The prefix of the symbols [`separate_runtime_imports`] gives the sources' own functions.
+pub const RELINKED_PREFIX: &str = "evotest_src_";
 
 /// Write `harness` (C) in the build directory `tmp`, link it with the instrumented `objects`, the
 /// runtime and `opts`' link flags (and the C++ runtime when `cxx`), and move the directory into
@@ -713,8 +773,15 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
         tmp,
         objects,
         metas,
+        relinked,
         ..
     } = instrument_sources(opts, "")?;
+    if let Some(n) = relinked.first() {
+        // the API harness calls the operations by their names
+        bail!(
+            "the sources define `{n}`, a C library function the evotest runtime calls itself; --api cannot test such a source yet: rename it for the test (--cflag=-D{n}=my_{n})"
+        );
+    }
     let all: Vec<&FunctionMeta> = metas.iter().flat_map(|m| m.functions.iter()).collect();
     let mut fe = crate::frontend::sequence::SequenceFrontend::new(
         &all,

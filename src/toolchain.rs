@@ -119,19 +119,7 @@ fn make_private_libm_archive(clang: &Path, archive: &Path) -> Result<PathBuf> {
             return Ok(f);
         }
     }
-    // LLVM's tools: next to the real clang (`/usr/bin/clang-22` is a link into
-    // `/usr/lib/llvm-22/bin`), else LLVM 22's directory
-    let tool = |t: &str| -> Result<PathBuf> {
-        let real = clang.canonicalize().unwrap_or_else(|_| clang.to_path_buf());
-        [
-            real.parent().map(|d| d.join(t)),
-            Some(Path::new("/usr/lib/llvm-22/bin").join(t)),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_file())
-        .with_context(|| format!("{t} of LLVM 22 not found"))
-    };
+    let tool = |t: &str| llvm_tool(clang, t);
     let nm = Command::new(tool("llvm-nm")?)
         .args(["-A", "--defined-only", "--extern-only"])
         .arg(&archive)
@@ -412,4 +400,72 @@ mod tests {
             assert!(!owned_privately(&f));
         }
     }
+}
+
+/// LLVM's tool `name` (`llvm-objcopy`, `llvm-nm`) next to the real `clang` (`/usr/bin/clang-22`
+/// is a link into `/usr/lib/llvm-22/bin`), else in LLVM 22's directory.
+///
+/// Errors: neither exists.
+pub fn llvm_tool(clang: &Path, name: &str) -> Result<PathBuf> {
+    let real = clang.canonicalize().unwrap_or_else(|_| clang.to_path_buf());
+    [
+        real.parent().map(|d| d.join(name)),
+        Some(Path::new("/usr/lib/llvm-22/bin").join(name)),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.is_file())
+    .with_context(|| format!("{name} of LLVM 22 not found"))
+}
+
+/// The symbols the members of static archive `archive` reference and none of them defines: what
+/// a program linked with it must provide (for the runtime, the C library's functions). Empty
+/// when the archive cannot be read.
+pub fn archive_imports(archive: &Path) -> std::collections::HashSet<String> {
+    use object::read::archive::ArchiveFile;
+    use object::{Object, ObjectSymbol};
+    let Ok(data) = std::fs::read(archive) else {
+        return Default::default();
+    };
+    let Ok(a) = ArchiveFile::parse(&*data) else {
+        return Default::default();
+    };
+    let (mut defined, mut undefined) = (
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    );
+    for m in a.members().flatten() {
+        let Ok(bytes) = m.data(&*data) else { continue };
+        // a member's bytes need not be aligned as the ELF reader requires
+        let copy = aligned_copy(bytes);
+        let Ok(obj) = object::File::parse(aligned_bytes(&copy, bytes.len())) else {
+            continue;
+        };
+        for sym in obj.symbols() {
+            let Ok(n) = sym.name() else { continue };
+            if sym.is_undefined() {
+                undefined.insert(n.to_string());
+            } else if sym.is_definition() {
+                defined.insert(n.to_string());
+            }
+        }
+    }
+    undefined.retain(|n| !defined.contains(n));
+    undefined
+}
+
+/// `bytes` copied into 8-byte aligned storage (see [`aligned_bytes`]).
+pub fn aligned_copy(bytes: &[u8]) -> Vec<u64> {
+    let mut v = vec![0u64; bytes.len().div_ceil(8)];
+    // SAFETY: v holds at least bytes.len() bytes; u64 has no invalid bit patterns
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr() as *mut u8, bytes.len());
+    }
+    v
+}
+
+/// The first `len` bytes of `v` (made by [`aligned_copy`]).
+pub fn aligned_bytes(v: &[u64], len: usize) -> &[u8] {
+    // SAFETY: v holds at least len bytes (aligned_copy), and u8 has alignment 1
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, len.min(v.len() * 8)) }
 }

@@ -196,3 +196,22 @@ fn a_source_s_own_names_that_libc_declares_do_not_break_tests_c_or_the_harness()
         }
     }
 }
+
+/// A source that defines functions the evotest runtime calls from the C library (`write`,
+/// `memcpy`) keeps them to itself: the target starts, the function named `write` is tested, and
+/// tests.c builds and passes. (The target did not start: the runtime wrote through the source's
+/// `write`, and an instrumented `memcpy` called itself through the probes.)
+#[test]
+fn a_source_defining_write_and_memcpy_is_tested_with_the_c_library_s_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, r) = run(
+        "tests/fixtures/freestanding_io.c",
+        "write",
+        dir.path(),
+        &["--max-execs", "3000"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(r["branches_covered"], r["branches_total"], "{r:#}");
+    let (said, ok) = build_and_run(dir.path(), &[]);
+    assert!(ok && said.contains(" passed, 0 failed"), "{said}");
+}

@@ -201,15 +201,18 @@ impl Signature {
     /// The generated types, the global inputs' declarations and the prototype, as C
     /// declarations (`…;`).
     pub fn declarations(&self) -> String {
-        self.declarations_for(&[])
+        self.declarations_for(&[], &[])
     }
 
     /// [`Self::declarations`], those of the function and the globals named in `renamed`
     /// ([`super::FunctionFrontend::renamed`]) with an `__asm__` label that keeps their symbol
-    /// under the name a `#define` gave them.
-    pub fn declarations_for(&self, renamed: &[String]) -> String {
+    /// under the name a `#define` gave them, and those in `relinked` labelled with their
+    /// renamed symbol ([`super::FunctionFrontend::relinked`]).
+    pub fn declarations_for(&self, renamed: &[String], relinked: &[String]) -> String {
         let label = |n: &str| {
-            if renamed.iter().any(|r| r == n) {
+            if relinked.iter().any(|r| r == n) {
+                format!(" __asm__(\"{}{n}\")", crate::target::RELINKED_PREFIX)
+            } else if renamed.iter().any(|r| r == n) {
                 format!(" __asm__(\"{n}\")")
             } else {
                 String::new()
@@ -251,8 +254,11 @@ pub fn generate(fe: &FunctionFrontend) -> String {
     s.push_str(&shape::c_guard_helpers());
     s.push_str("extern const unsigned char *__evotest_next(int argc, char **argv, size_t *len);\n");
     s.push_str("extern void __evotest_return(uint32_t kind, uint64_t bits);\n");
-    s.push_str(&fe.renaming_defines());
-    s.push_str(&format!("{}\n\n", sig.declarations_for(&fe.renamed)));
+    s.push_str(&fe.declared_renaming_defines());
+    s.push_str(&format!(
+        "{}\n\n",
+        sig.declarations_for(&fe.renamed, &fe.relinked)
+    ));
     s.push_str("int main(int argc, char **argv) {\n");
     // Every local is prefixed so that no user function or global can collide with it.
     s.push_str("    size_t evotest_len = 0;\n");
@@ -439,8 +445,11 @@ fn peer_prelude(fe: &FunctionFrontend, what: &str, enc: PeerEncoding) -> String 
     );
     s.push_str("#include <setjmp.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     s.push_str(&shape::c_guard_helpers());
-    s.push_str(&fe.renaming_defines());
-    s.push_str(&format!("{}\n\n", sig.declarations_for(&fe.renamed)));
+    s.push_str(&fe.declared_renaming_defines());
+    s.push_str(&format!(
+        "{}\n\n",
+        sig.declarations_for(&fe.renamed, &fe.relinked)
+    ));
     s.push_str(&crate::input::mapped::c_decoder(&fe.domain, enc));
     s
 }

@@ -68,6 +68,10 @@ pub struct FunctionFrontend {
     /// freestanding source): both rename them (`#define index evotest_src_index`), the harness
     /// keeping the symbol through an `__asm__` label ([`helper_header_names`]).
     pub renamed: Vec<String>,
+    /// The sources' functions whose symbols were renamed in the instrumented objects (their
+    /// names are those of C library functions the runtime calls: `read`, `malloc`): the harness
+    /// calls them by their new symbols (`evotest_src_read`).
+    pub relinked: Vec<String>,
 }
 
 /// A global input (`--global`) defined in a source that `tests.c` does not include.
@@ -211,6 +215,7 @@ impl FunctionFrontend {
             sources: sources.to_string(),
             defining_source: None,
             renamed: Vec::new(),
+            relinked: Vec::new(),
             other_sources: vec![],
             cflags: vec![],
             inferred,
@@ -241,14 +246,28 @@ impl FunctionFrontend {
     /// The `#define`s that rename [`Self::renamed`] in a file that included the system headers
     /// first, with a comment; empty when there are none.
     pub fn renaming_defines(&self) -> String {
-        if self.renamed.is_empty() {
-            return String::new();
-        }
-        let mut s = String::from(
-            "/* Names of the source's own that the system headers above also declare: renamed here */\n",
-        );
-        for n in &self.renamed {
+        self.defines_of(self.renamed.iter())
+    }
+
+    /// [`Self::renaming_defines`] for a file that only declares the function and the global
+    /// inputs (a harness): the names of those among them, so that the file's own calls of the C
+    /// library (`memcpy`) stay the C library's.
+    pub fn declared_renaming_defines(&self) -> String {
+        self.defines_of(self.renamed.iter().filter(|n| {
+            **n == self.signature.name || self.params.iter().any(|p| p.global && p.name == **n)
+        }))
+    }
+
+    fn defines_of<'a>(&self, names: impl Iterator<Item = &'a String>) -> String {
+        let mut s = String::new();
+        for n in names {
             let _ = writeln!(s, "#define {n} evotest_src_{n}");
+        }
+        if !s.is_empty() {
+            s.insert_str(
+                0,
+                "/* Names of the source's own that the system headers above also declare: renamed here */\n",
+            );
         }
         s
     }
@@ -411,8 +430,13 @@ impl Frontend for FunctionFrontend {
         s.push_str("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\n");
         s.push_str(shape::C_PROFILE_CRASHES);
         s.push_str(shape::C_TEST_GUARD);
-        s.push_str(&self.renaming_defines());
-        let _ = writeln!(s, "{}\n", self.signature.declarations_for(&self.renamed));
+        s.push_str(&self.declared_renaming_defines());
+        let _ = writeln!(
+            s,
+            "{}\n",
+            self.signature
+                .declarations_for(&self.renamed, &self.relinked)
+        );
         for (i, x) in inputs.iter().enumerate() {
             let a = shape::c_args(&self.params, &self.domain, x, "evotest_v", false, &[]);
             let _ = writeln!(s, "static void evotest_run_{i}(void) {{");

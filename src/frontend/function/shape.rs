@@ -2247,6 +2247,7 @@ mod tests {
             sources: "f.c".into(),
             defining_source: None,
             renamed: Vec::new(),
+            relinked: Vec::new(),
             other_sources: vec![],
             cflags: vec![],
             inferred: vec![],
