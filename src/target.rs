@@ -10,7 +10,7 @@ use crate::exec::shm::SwitchTable;
 use crate::exec::{Executor, ForkServer, ForkServerConfig};
 use crate::fitness::Analysis;
 use crate::frontend::function::shape::ShapeSpec;
-use crate::frontend::function::{ForeignGlobal, FunctionFrontend};
+use crate::frontend::function::{ForeignGlobal, FunctionFrontend, RELINKED_PREFIX};
 use crate::frontend::rust::{self as rustfe, RustChecks, RustFrontend};
 use crate::frontend::Frontend;
 use crate::input::spec::RangeSpec;
@@ -728,8 +728,6 @@ fn separate_runtime_imports(tc: &Toolchain, objects: &[PathBuf]) -> Result<Vec<S
     Ok(names.into_iter().collect())
 }
 
-/// The prefix of the symbols [`separate_runtime_imports`] gives the sources' own functions.
-pub const RELINKED_PREFIX: &str = "evotest_src_";
 
 /// Write `harness` (C) in the build directory `tmp`, link it with the instrumented `objects`, the
 /// runtime and `opts`' link flags (and the C++ runtime when `cxx`), and move the directory into

@@ -391,7 +391,8 @@ fn an_api_whose_constructor_takes_a_callback_is_an_error_that_says_why() {
         "{err}"
     );
     assert!(
-        err.contains("`em_subscribe` left out: parameter `e` is a `emitter *`, which no operation called makes (`em_new` returns one but is itself left out)"),
+        // (the handle type by its structure's tag: `emitter` is a typedef of `struct emitter`)
+        err.contains("`em_subscribe` left out: parameter `e` is a `struct emitter *`, which no operation called makes (`em_new` returns one but is itself left out)"),
         "{err}"
     );
 }
@@ -554,4 +555,29 @@ fn a_handle_type_spelled_through_a_typedef_is_the_same_handle_type() {
     assert_eq!(faults.as_array().map(Vec::len), Some(0), "{faults:#}");
     let t = compile_and_run_tests_c(&out, "tests/fixtures/api_typedef.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
+}
+
+/// An API stops at full branch coverage and says that faults past it were not looked for; with
+/// `--keep-going` it generates sequences until the budget ends, and finds the crash of the fifth
+/// push of a stack without a bounds check (no branch anywhere: the search stopped after one
+/// sequence, fault-free).
+#[test]
+fn keep_going_searches_an_api_past_full_coverage() {
+    let src = "tests/fixtures/api_nobranch.c";
+    let dir = tempfile::tempdir().unwrap();
+    let (o, _) = run_api(src, &dir.path().join("a"), &["--max-execs", "20000"]);
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(err.contains("the API has no branch to cover): faults"), "{err}");
+    assert!(err.contains("--keep-going"), "{err}");
+    let (_, r) = run_api(
+        src,
+        &dir.path().join("b"),
+        &["--keep-going", "--max-execs", "20000", "--seed", "1"],
+    );
+    assert!(r["faults"]["crash"].as_u64().unwrap_or(0) >= 1, "{r:#}");
+    assert_eq!(r["executions"], 20000, "{r:#}");
 }

@@ -205,16 +205,26 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
 }
 
 /// The values of `text`'s literals that read as characters: character literals (`'\n'`),
-/// hexadecimal literals up to `0xff` (`0x80`, `0x1f`) and decimal ones from 127 to 255 (a
-/// smaller decimal number is more often a count than a character).
+/// hexadecimal literals up to `0xff` (`0x80`, `0x1f`), decimal ones from 127 to 255 (a smaller
+/// decimal number is more often a count than a character) and from -128 to -1 (a byte above
+/// 0x7f of a signed `char`, as the condition of `s[0] == '\xC3'` reads: `s[0] == -61`).
 fn character_like_literals(text: &str) -> Vec<u8> {
     use crate::program::{Literal, LiteralForm};
+    let byte = |v: i128| {
+        u8::try_from(v)
+            .ok()
+            .or_else(|| i8::try_from(v).ok().map(|b| b as u8))
+    };
     crate::program::literals_with_form(text)
         .into_iter()
         .filter_map(|(l, form)| match (l, form) {
-            (Literal::Int(v), LiteralForm::Char) => u8::try_from(v).ok(),
+            (Literal::Int(v), LiteralForm::Char) => byte(v),
             (Literal::Int(v), LiteralForm::Hex) => u8::try_from(v).ok(),
-            (Literal::Int(v), LiteralForm::Decimal) if (127..=255).contains(&v) => Some(v as u8),
+            (Literal::Int(v), LiteralForm::Decimal)
+                if (127..=255).contains(&v) || (-128..=-1).contains(&v) =>
+            {
+                byte(v)
+            }
             _ => None,
         })
         .collect()
@@ -558,6 +568,24 @@ pub fn search(
             if observer_calls == 1 { "" } else { "s" }
         ));
     }
+    if opts.target.api.is_some()
+        && !opts.search.keep_going
+        && uncovered.is_empty()
+        && error.is_none()
+        && !interrupt.load(Ordering::Relaxed)
+    {
+        // Randoop's product is also the failing sequences: say that none were sought past this
+        notes.push(format!(
+            "api: the search stopped after {} execution{} ({}): faults that other sequences may meet were not looked for; --keep-going generates sequences until the budget ends",
+            executions,
+            if executions == 1 { "" } else { "s" },
+            if goals.is_empty() {
+                "the API has no branch to cover"
+            } else {
+                "every branch outcome covered"
+            }
+        ));
+    }
     if let Some(s) = shortened.filter(|s| s.calls_before > 0) {
         notes.push(format!(
             "api: the kept sequences were shortened from {} to {} calls in {} executions after the search (Pacheco 2009, §6.1)",
@@ -619,5 +647,10 @@ mod note_tests {
         );
         v.sort_unstable();
         assert_eq!(v, vec![b'\n', 0x80, 200]);
+        // a signed char's byte above 0x7f, as the condition text shows it
+        assert_eq!(
+            super::character_like_literals("s[0] == -61 && n > -5000"),
+            vec![0xc3]
+        );
     }
 }

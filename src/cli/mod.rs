@@ -363,6 +363,12 @@ struct TargetArgs {
     #[arg(long, value_name = "GLOBS", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["function", "krate"])]
     api: Option<String>,
 
+    /// With --api: once every branch outcome is covered (or when the API has no branch), go on
+    /// generating sequences until the budget (--max-execs, --max-time) ends, for the faults they
+    /// may meet, as Randoop does; without it the search stops at full coverage
+    #[arg(long, requires = "api")]
+    keep_going: bool,
+
     /// With --api: most calls in one sequence
     #[arg(long, default_value_t = crate::frontend::sequence::MAX_CALLS as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
     max_calls: u64,
@@ -896,6 +902,7 @@ impl RunArgs {
             stop_when_stalled: self.stop_when_stalled,
             generations: self.generations,
             stop_at_covered: None,
+            keep_going: self.target.keep_going,
         };
         o.chain = ChainConfig {
             mode: self.chaining,

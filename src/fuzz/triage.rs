@@ -936,7 +936,8 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow (/tmp/ft/ha+0x12c441) (BuildId: 
         assert_eq!(r.frames[1].location.as_deref(), Some("/tmp/h.c:7:29"));
         assert_eq!(
             r.raw_key(),
-            "heap-buffer-overflow ha+0x12c441 0x55cc44399667 libc.so.6+0x27249"
+            // the C library's frame (its start code) is noise
+            "heap-buffer-overflow ha+0x12c441 0x55cc44399667"
         );
         assert!(r.text.starts_with("==4711==ERROR"));
     }

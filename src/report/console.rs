@@ -309,6 +309,14 @@ pub fn summary(run: &Suite) -> String {
         Some([(dt, dc), (ct, cc)]) => format!(" [decisions {dc}/{dt}, conditions {cc}/{ct}]"),
         None => String::new(),
     };
+    if total == 0 && run.frontend.called_functions().is_some() {
+        // an API (its operations called by the harness)
+        return format!(
+            "no {what} to cover: the API's functions have no branch; {} execution{}, {secs:.2} s",
+            thousands(run.executions),
+            if run.executions == 1 { "" } else { "s" }
+        );
+    }
     if total == 0 {
         return format!(
             "no {what} to cover: `{}` and the functions it calls directly have no branch (code reached only through a function pointer, a closure or trait object passed as a value, or another thread is not followed); {} execution{}, {secs:.2} s",

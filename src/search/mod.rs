@@ -100,6 +100,10 @@ pub struct SearchConfig {
     /// it to a program's known feasible count: the executions to full feasible coverage are the
     /// same, and a run does not go on spending its cap on infeasible goals.
     pub stop_at_covered: Option<usize>,
+    /// Go on to the end of the budget once every goal is covered (`--keep-going`, API testing):
+    /// sequences are generated for the faults they may meet, as Randoop runs for its whole time
+    /// limit (Pacheco 2009), instead of stopping at full coverage.
+    pub keep_going: bool,
 }
 
 impl Default for SearchConfig {
@@ -111,6 +115,7 @@ impl Default for SearchConfig {
             stop_when_stalled: false,
             generations: None,
             stop_at_covered: None,
+            keep_going: false,
         }
     }
 }

@@ -211,7 +211,7 @@ impl Signature {
     pub fn declarations_for(&self, renamed: &[String], relinked: &[String]) -> String {
         let label = |n: &str| {
             if relinked.iter().any(|r| r == n) {
-                format!(" __asm__(\"{}{n}\")", crate::target::RELINKED_PREFIX)
+                format!(" __asm__(\"{}{n}\")", super::RELINKED_PREFIX)
             } else if renamed.iter().any(|r| r == n) {
                 format!(" __asm__(\"{n}\")")
             } else {

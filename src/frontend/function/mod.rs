@@ -467,6 +467,10 @@ impl Frontend for FunctionFrontend {
     }
 }
 
+/// The prefix of the symbols the target's build gives the sources' own functions that are named
+/// as C library functions the runtime calls ([`FunctionFrontend::relinked`]).
+pub const RELINKED_PREFIX: &str = "evotest_src_";
+
 /// The system headers that `tests.c`'s helpers and the harnesses include before the code under
 /// test (or its declarations).
 pub const HELPER_HEADERS: &[&str] = &[
