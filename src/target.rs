@@ -728,7 +728,6 @@ fn separate_runtime_imports(tc: &Toolchain, objects: &[PathBuf]) -> Result<Vec<S
     Ok(names.into_iter().collect())
 }
 
-
 /// Write `harness` (C) in the build directory `tmp`, link it with the instrumented `objects`, the
 /// runtime and `opts`' link flags (and the C++ runtime when `cxx`), and move the directory into
 /// place as the output directory's `build/`. Returns the executable's path.

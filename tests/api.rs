@@ -177,6 +177,34 @@ fn api_options_are_checked() {
         .unwrap();
     let e = assert_one_line_error(&o);
     assert!(e.contains("--api tests C APIs"), "{e}");
+    // the solutions base is one function's (it named a function `api`)
+    let o = evotest()
+        .args(["run", "tests/fixtures/api.c", "--api", "--reuse", "--out"])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    let e = assert_one_line_error(&o);
+    assert!(e.contains("--reuse does not apply with --api"), "{e}");
+    // options a sequence search does not read are said to have no effect
+    let o = evotest()
+        .args([
+            "run",
+            "tests/fixtures/api.c",
+            "--api",
+            "--init",
+            "uniform",
+            "--max-execs",
+            "200",
+            "--out",
+        ])
+        .arg(dir.path().join("i"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && e.contains("--init has no effect"),
+        "{e}"
+    );
     // globs that match no function
     let o = evotest()
         .args(["run", "tests/fixtures/api.c", "--api=queue_*", "--out"])
@@ -571,7 +599,10 @@ fn keep_going_searches_an_api_past_full_coverage() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(err.contains("the API has no branch to cover): faults"), "{err}");
+    assert!(
+        err.contains("the API has no branch to cover): faults"),
+        "{err}"
+    );
     assert!(err.contains("--keep-going"), "{err}");
     let (_, r) = run_api(
         src,

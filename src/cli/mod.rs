@@ -940,6 +940,31 @@ impl RunArgs {
                 );
             }
         }
+        if o.target.api.is_some() {
+            // a sequence's arguments are drawn per type, by the sequence searches' own rules
+            let mut unused = Vec::new();
+            if self.target.init != InitMode::Biased {
+                unused.push("--init");
+            }
+            if self.population != SearchConfig::default().population {
+                unused.push("--population");
+            }
+            if self.generations.is_some() {
+                unused.push("--generations");
+            }
+            if !unused.is_empty() {
+                eprintln!(
+                    "note: --api draws each argument by its type, and its searches size themselves (godel: 100 choice models): {} {} no effect",
+                    unused.join(", "),
+                    if unused.len() == 1 { "has" } else { "have" }
+                );
+            }
+            if self.reuse {
+                anyhow::bail!(
+                    "--reuse does not apply with --api: the solutions base holds inputs of one function"
+                );
+            }
+        }
         o.targets = self.targets.clone();
         o.reuse = self.reuse;
         o.resume = self.resume;

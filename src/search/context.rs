@@ -356,8 +356,7 @@ impl<'a> SearchContext<'a> {
     /// stagnation) set aside.
     pub fn finished(&self) -> bool {
         self.out_of_budget()
-            || (!self.config.keep_going
-                && self.state.archive.n_covered() == self.state.goals.len())
+            || (!self.config.keep_going && self.state.archive.n_covered() == self.state.goals.len())
             || self
                 .config
                 .stop_at_covered
