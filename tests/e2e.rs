@@ -226,6 +226,25 @@ fn json_flag_prints_the_report_on_stdout() {
     ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
+    // with -q, standard error holds the summary line alone (it held the whole table)
+    let o = evotest()
+        .args([
+            "run",
+            "examples/triangle.c",
+            "-f",
+            "triangle",
+            "--json",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.path().join("q"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("stdout is JSON");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.starts_with("covered "), "{err}");
 }
 
 #[test]

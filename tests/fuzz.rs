@@ -3913,3 +3913,18 @@ fn two_uncaught_exceptions_are_two_crashes() {
         "{messages}"
     );
 }
+
+/// `--in_process` warns that leaks go unchecked only where they would be checked: a harness
+/// without LeakSanitizer gets no such warning (the driver's weak reference to LeakSanitizer's
+/// entry point was taken for it).
+#[test]
+fn no_leak_warning_for_a_harness_without_leaksanitizer() {
+    let d = tempfile::tempdir().unwrap();
+    harness("magic.c", d.path());
+    let (o, _) = fuzz(
+        d.path(),
+        &["harness", "corpus", "-seed=1", "-runs=200", "--in_process"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("memory leaks are not checked"), "{err}");
+}

@@ -987,7 +987,12 @@ fn run(args: &RunArgs) -> Result<i32> {
     let table = report::console::render(&result);
     let summary = report::console::summary(&result);
     if args.json {
-        eprint!("{table}");
+        // with -q, standard error carries the summary line alone
+        if args.quiet {
+            eprintln!("{summary}");
+        } else {
+            eprint!("{table}");
+        }
         outln!(
             "{}",
             serde_json::to_string_pretty(&report::json::report_value(&result))?

@@ -250,6 +250,11 @@ pub fn linked_sanitizers(exe: &Path) -> Option<Vec<&'static str>> {
     file.symbols().next()?;
     let mut found = Vec::new();
     for sym in file.symbols().chain(file.dynamic_symbols()) {
+        // a weak reference only asks whether it is there (the driver's own
+        // `__lsan_do_recoverable_leak_check`): no sanitizer by itself
+        if sym.is_undefined() && sym.is_weak() {
+            continue;
+        }
         let Ok(name) = sym.name() else { continue };
         let hit: &[&'static str] = if name.starts_with("__asan_") {
             &["AddressSanitizer", "LeakSanitizer"]

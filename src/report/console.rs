@@ -116,10 +116,13 @@ pub fn render(run: &Suite) -> String {
     // attempts that tried no event sequence (the chaining tree had no definition to add, or
     // the budget ran out first): one line per goal and reason
     let mut empty: Vec<(&str, bool, usize)> = Vec::new();
+    // a failed attempt on a goal that the run covered later is no news (report.json keeps it)
+    let later = |r: &&crate::chaining::ChainReport| !r.covered && run.archive.is_covered(r.goal);
     for r in run
         .chain_reports
         .iter()
         .filter(|r| r.sequences.is_empty() && !r.covered)
+        .filter(|r| !later(r))
     {
         match empty
             .iter_mut()
@@ -149,6 +152,7 @@ pub fn render(run: &Suite) -> String {
         .chain_reports
         .iter()
         .filter(|r| !r.sequences.is_empty() || r.covered)
+        .filter(|r| !later(r))
     {
         let _ = writeln!(
             s,
