@@ -507,6 +507,17 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
         .collect();
     fe.isolate_tests = global_state(&metas) != GlobalState::Untouched;
     fe.hidden_state_calls = hidden_state_calls(&all, &fmeta);
+    fe.reads_stdin = fe
+        .hidden_state_calls
+        .iter()
+        .find(|c| STDIN_READERS.contains(&c.as_str()))
+        .cloned()
+        .or_else(|| {
+            globals_read(&all, &fmeta)
+                .iter()
+                .any(|g| g == "stdin")
+                .then(|| "stdin".to_string())
+        });
     let scratch = Program::with_sequential_bases(metas.clone());
     let (int_pool, float_pool) = scratch.constants();
     fe.domain.int_pool = int_pool;
@@ -846,6 +857,13 @@ fn global_inputs(
                 );
             }
             let read = globals_read(all, f);
+            if read.iter().any(|r| r == n) {
+                // a source without functions has no metadata: its variables are not described
+                bail!(
+                    "--global {n}: `{}` reads `{n}`, but no source with a function defines it; evotest describes the variables of sources that define a function, so a source of variables alone (register definitions) is not read: define one function in it, or `{n}` in a source with functions",
+                    f.name
+                );
+            }
             let known: Vec<&str> = read
                 .iter()
                 .map(String::as_str)
@@ -1066,6 +1084,19 @@ const STATELESS_LIBRARY: &[&str] = &[
     "__cxa_begin_catch",
     "__cxa_end_catch",
     "__cxa_free_exception",
+];
+
+/// C library functions that read standard input whatever their arguments.
+const STDIN_READERS: &[&str] = &[
+    "getchar",
+    "getchar_unlocked",
+    "gets",
+    "scanf",
+    "vscanf",
+    "__isoc99_scanf",
+    "__isoc99_vscanf",
+    "__isoc23_scanf",
+    "__isoc23_vscanf",
 ];
 
 /// Whether `name`, a function the sources do not define, keeps no state between calls

@@ -392,3 +392,21 @@ fn source_names_clang_or_an_include_would_misread() {
     let e = fail(&["run", quoted.to_str().unwrap(), "-f", "triangle"]);
     assert!(e.contains("double quote"), "{e}");
 }
+
+/// A global read by the function but defined in a source without functions (register
+/// definitions) is refused with the reason and what to do: the error said the sources define no
+/// such variable and that the function reads none.
+#[test]
+fn a_global_of_a_source_without_functions_is_refused_with_the_reason() {
+    let e = fail(&[
+        "run",
+        "tests/fixtures/adc.c",
+        "tests/fixtures/regdefs.c",
+        "-f",
+        "adc_read",
+        "--global",
+        "ADC_SR",
+    ]);
+    assert!(e.contains("`adc_read` reads `ADC_SR`"), "{e}");
+    assert!(e.contains("define one function in it"), "{e}");
+}

@@ -215,3 +215,35 @@ fn a_source_defining_write_and_memcpy_is_tested_with_the_c_library_s_own() {
     let (said, ok) = build_and_run(dir.path(), &[]);
     assert!(ok && said.contains(" passed, 0 failed"), "{said}");
 }
+
+/// A function that reads standard input gets a note saying it reads an empty one, and its
+/// tests.c reads an empty one too, whatever stdin it is run with (it failed with input piped in).
+#[test]
+fn a_function_reading_stdin_is_noted_and_its_tests_read_an_empty_one() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let (o, r) = run(
+        "tests/fixtures/console.c",
+        "console_cmd",
+        dir.path(),
+        &["--max-execs", "2000"],
+    );
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("reads standard input (getchar)"), "{notes}");
+    assert!(o.status.success());
+    let (said, ok) = build_and_run(dir.path(), &[]);
+    assert!(ok, "{said}");
+    let mut child = Command::new(dir.path().join("tests-extra"))
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"rrrr\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains(" passed, 0 failed"),
+        "{said}"
+    );
+}

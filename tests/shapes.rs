@@ -894,6 +894,19 @@ fn a_long_double_is_searched_as_a_double() {
         .find(|t| t["inputs"]["k"] == 3 && t["inputs"]["x"].as_f64().is_some_and(|x| x < -5.5))
         .expect("x < -5.5, k == 3");
     assert_eq!(ret(t), 2.0 * t["inputs"]["x"].as_f64().unwrap());
+    // the run says so (an outcome that needs a value no double has was set aside silently)
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/shapes.c",
+        "ldouble",
+        dir.path(),
+        &["--max-execs", "500"],
+    );
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("`x` is a long double, searched over the doubles"),
+        "{notes}"
+    );
 }
 
 /// `evotest sites FILE` succeeds and lists a condition containing each of `wants`.

@@ -939,6 +939,13 @@ pub fn render(fe: &FunctionFrontend, file: &TestFile, outputs: &Outputs) -> Stri
         names.push(name.clone());
     }
     s.push_str("int main(void) {\n");
+    if let Some(r) = &fe.reads_stdin {
+        // as the search ran it: standard input at its end, wherever the suite runs
+        let _ = writeln!(
+            s,
+            "    /* the function reads standard input ({r}): empty, as in the search */\n    if (!freopen(\"/dev/null\", \"r\", stdin)) return 2;"
+        );
+    }
     for n in &names {
         let _ = writeln!(s, "    evotest_{n}();");
     }

@@ -58,6 +58,10 @@ pub struct FunctionFrontend {
     /// state between calls (`rand`): each test of `tests.c` runs in a child process of its own,
     /// as each input ran (or was checked) in a fresh process in the search.
     pub hidden_state_calls: Vec<String>,
+    /// How the function (or one it calls) reads standard input (`getchar`, `scanf`, `stdin`),
+    /// if it does: no input of the search, whose target reads an empty one (a note), as
+    /// `tests.c` does.
+    pub reads_stdin: Option<String>,
     /// The sizes chosen by default ([`Frontend::default_caps`]).
     pub default_caps: Vec<String>,
     /// The global inputs defined in a source other than [`Self::defining_source`], which
@@ -207,6 +211,12 @@ impl FunctionFrontend {
                 "shape: `{name}` may be NULL, as the function compares it with NULL (--range {name}:null=1..3: never NULL)"
             ));
         }
+        for m in f.params.iter().filter(|m| shape::is_long_double(&m.ty)) {
+            inferred.push(format!(
+                "shape: `{}` is a long double, searched over the doubles (each widened exactly): an outcome that needs a value no double has (`x == 0.1L`) is out of reach",
+                m.name
+            ));
+        }
         let signature = Signature::of(f, &params)?;
         Ok(FunctionFrontend {
             signature,
@@ -224,6 +234,7 @@ impl FunctionFrontend {
             unsettable_globals: vec![],
             isolate_tests: false,
             hidden_state_calls: vec![],
+            reads_stdin: None,
             main_sources: vec![],
             foreign_globals: vec![],
             default_caps,
@@ -380,6 +391,12 @@ impl Frontend for FunctionFrontend {
 
     fn notes(&self) -> Vec<String> {
         let mut n = self.inferred.clone();
+        if let Some(r) = &self.reads_stdin {
+            n.push(format!(
+                "stdin: `{}` reads standard input ({r}), which is no input of the search: every execution, and each test of tests.c, reads an empty one",
+                self.signature.name
+            ));
+        }
         if !self.unset_globals.is_empty() {
             n.push(format!(
                 "globals: `{}` (with the functions it calls) reads {}, which keep{} {} initial value{} in every execution; --global NAME makes one an input",

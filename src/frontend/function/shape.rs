@@ -2256,6 +2256,7 @@ mod tests {
             unsettable_globals: vec![],
             isolate_tests: false,
             hidden_state_calls: vec![],
+            reads_stdin: None,
             main_sources: vec![],
             foreign_globals: vec![],
             default_caps: vec![],
