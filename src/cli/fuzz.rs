@@ -881,6 +881,19 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     for t in &summary.ooms {
         eprintln!("  out of memory: {}", t.display());
     }
+    if !summary.ooms.is_empty()
+        && a.rss_limit_mb > 0
+        && crate::fuzz::triage::linked_sanitizers(&a.harness)
+            .is_some_and(|s| s.contains(&"AddressSanitizer"))
+    {
+        // one oversized allocation is out of memory because evotest asks ASan to say so (as
+        // libFuzzer's -malloc_limit_mb does); the harness run by hand does not
+        eprintln!(
+            "evotest fuzz: hint: under AddressSanitizer a single allocation above -rss_limit_mb is out of memory (evotest runs the target with ASAN_OPTIONS=allocator_may_return_null=0:max_allocation_size_mb={0}); to replay such an artifact by hand: ASAN_OPTIONS=allocator_may_return_null=0:max_allocation_size_mb={0} {1} FILE",
+            a.rss_limit_mb,
+            a.harness.display()
+        );
+    }
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     }
