@@ -631,3 +631,22 @@ fn values_that_differ_between_runs_are_not_asserted() {
         assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
     }
 }
+
+/// The branches of an operation left out (a callback parameter) are not in the figure, and a
+/// note says so and how many.
+#[test]
+fn branches_of_operations_left_out_are_named_in_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run_api(
+        "tests/fixtures/api_leftout.c",
+        &dir.path().join("l"),
+        &["--max-execs", "2000"],
+    );
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains(
+            "4 branch outcomes of `list_each` (reached by no operation) are not in the figure"
+        ),
+        "{notes}"
+    );
+}

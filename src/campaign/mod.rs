@@ -148,6 +148,43 @@ pub fn conditions_without_goals(
     ))
 }
 
+/// A note naming the functions of an API's sources that have branches no operation reaches (left
+/// out: a callback parameter, a `FILE *`), with their branch outcomes, which the coverage figure
+/// does not count (llvm-cov's report of the sources does); `None` when there are none.
+fn api_unreached_note(program: &crate::program::Program, ops: &[String]) -> Option<String> {
+    let mut reached = std::collections::BTreeSet::new();
+    for name in ops {
+        if let Some(i) = program.functions.iter().position(|f| &f.meta.name == name) {
+            reached.extend(program.reachable_from(i));
+        }
+    }
+    let (mut names, mut outcomes) = (Vec::new(), 0u32);
+    for (i, f) in program.functions.iter().enumerate() {
+        if reached.contains(&i) || crate::program::is_library_file(&f.meta.file) {
+            continue;
+        }
+        let n: u32 = f
+            .block_site
+            .iter()
+            .flatten()
+            .chain(f.block_selects.iter().flatten())
+            .map(|&s| program.sites[s as usize].meta.n_outcomes)
+            .sum();
+        if n > 0 && f.meta.name != "main" {
+            names.push(format!("`{}`", f.display_name()));
+            outcomes += n;
+        }
+    }
+    (!names.is_empty()).then(|| {
+        format!(
+            "api: {outcomes} branch outcome{} of {} (reached by no operation) {} not in the figure, which llvm-cov's report of the sources counts",
+            if outcomes == 1 { "" } else { "s" },
+            names.join(", "),
+            if outcomes == 1 { "is" } else { "are" }
+        )
+    })
+}
+
 /// A criterion and the goals it made.
 pub type Goals = (Box<dyn Criterion>, Vec<Box<dyn Goal>>);
 
@@ -585,6 +622,11 @@ pub fn search(
                 "every branch outcome covered"
             }
         ));
+    }
+    if let (Some(_), Some(ops)) = (&opts.target.api, target.frontend.called_functions()) {
+        if let Some(n) = api_unreached_note(&target.program, &ops) {
+            notes.push(n);
+        }
     }
     if let Some(s) = shortened.filter(|s| s.calls_before > 0) {
         notes.push(format!(
