@@ -95,6 +95,13 @@ fn a_returned_string_is_compared() {
         "while (*s == '\\t')",
     );
     assert!(said.contains("result"), "{said}");
+    // suite.json says the pointer is not recorded there (it said `void`)
+    let dir = tempfile::tempdir().unwrap();
+    run(FIXTURE, "skip_blanks", dir.path(), &[]);
+    let suite = read_json(&dir.path().join("suite.json"));
+    let ret = &suite["tests"][0]["return"];
+    assert_eq!(ret["type"], "not recorded", "{ret}");
+    assert_eq!(ret["c_type"], "const char *", "{ret}");
 }
 
 /// A string member is a writable array in `tests.c`, as the harness's allocation is: a function

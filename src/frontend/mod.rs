@@ -98,6 +98,12 @@ pub trait Frontend: Send + Sync {
             _ => format!("{}({})", self.shown_name(), self.display(input)),
         }
     }
+    /// The C type of a result the harness does not record (a returned pointer, whose value
+    /// `tests.c` reads from its own build), or `None` when results are recorded (or there are
+    /// none): `suite.json` then gives no `void` for it.
+    fn unrecorded_return(&self) -> Option<String> {
+        None
+    }
     /// A result `r` (not `Void`) as [`Frontend::call_text`] shows it: as the executor read it by
     /// default (a C `_Bool` as 0 or 1).
     fn result_text(&self, r: &crate::exec::RetVal) -> String {

@@ -101,6 +101,10 @@ fn test_value(run: &Suite, id: usize, t: &TestCase, file: Option<String>) -> Jso
         "file": file,
         "message": if t.exit.is_fault() { run.frontend.fault_message(t).or_else(|| t.message.clone()) } else { None },
     });
+    if let (Some(c), Some(crate::exec::RetVal::Void)) = (run.frontend.unrecorded_return(), &t.ret) {
+        // a returned pointer: not recorded here (tests.c reads it from its own build), not void
+        v["return"] = json!({ "type": "not recorded", "c_type": c });
+    }
     if t.slow {
         // not a test of tests.c (see TestCase::slow)
         v["slow"] = json!(true);

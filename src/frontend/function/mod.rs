@@ -310,6 +310,11 @@ impl Frontend for FunctionFrontend {
         self.display_input(input)
     }
 
+    fn unrecorded_return(&self) -> Option<String> {
+        (self.signature.ret == harness::ReturnKind::Unrecorded)
+            .then(|| self.signature.ret_c.clone())
+    }
+
     fn json(&self, input: &Input) -> Json {
         let m: serde_json::Map<String, Json> = self
             .params
