@@ -203,20 +203,19 @@ fn an_exiting_target_is_recorded_with_its_status() {
 #[test]
 fn json_flag_prints_the_report_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
-    let o = evotest()
-        .args([
-            "run",
-            "examples/triangle.c",
-            "-f",
-            "triangle",
-            "--json",
-            "--out",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    let json_run = |extra: &[&str], out: &std::path::Path| {
+        let o = evotest()
+            .args(["run", "examples/triangle.c", "-f", "triangle", "--json"])
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+        (v, String::from_utf8_lossy(&o.stderr).to_string())
+    };
+    let (v, _) = json_run(&[], dir.path());
     for k in [
         "branches_total",
         "branches_covered",
@@ -227,22 +226,7 @@ fn json_flag_prints_the_report_on_stdout() {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     // with -q, standard error holds the summary line alone (it held the whole table)
-    let o = evotest()
-        .args([
-            "run",
-            "examples/triangle.c",
-            "-f",
-            "triangle",
-            "--json",
-            "-q",
-            "--out",
-        ])
-        .arg(dir.path().join("q"))
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("stdout is JSON");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (_, err) = json_run(&["-q"], &dir.path().join("q"));
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.starts_with("covered "), "{err}");
 }
