@@ -965,6 +965,7 @@ pub(crate) mod testutil {
                 source_params: None,
                 reads_globals: vec![],
                 param_calls: vec![],
+                indirect_jumps: vec![],
             }],
             sites,
             n_outcomes,

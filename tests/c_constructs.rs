@@ -220,3 +220,20 @@ fn a_k_and_r_definition_gets_its_promoted_arguments() {
     let t = compile_and_run_tests_c(dir.path(), "tests/fixtures/kr.c");
     assert!(t.trim().ends_with("passed, 0 failed"), "{t}");
 }
+
+/// A computed goto's labels are no goals; a note says so and where the jump is.
+#[test]
+fn a_computed_goto_is_named_in_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/computed_goto.c",
+        "vm_run",
+        dir.path(),
+        &["--max-execs", "500"],
+    );
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("computed goto: `vm_run` (L9) jumps to a label's address"),
+        "{notes}"
+    );
+}

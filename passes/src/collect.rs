@@ -1032,6 +1032,35 @@ pub fn function(
     let (params, ret, variadic) = signature(func, &names);
     let param_calls = param_calls(func, &bbs);
     let returns_composite = ret.composite.is_some();
+    // computed gotos (`indirectbr`): their targets are no sites. At -O0 clang gathers every
+    // `goto *` of a function into one `indirectbr` block without a location: the lines are
+    // those of the branches into it
+    let mut indirect_jumps: Vec<u32> = Vec::new();
+    unsafe {
+        let term = |bb: LLVMBasicBlockRef| LLVMGetBasicBlockTerminator(bb);
+        for &bb in &bbs {
+            let t = term(bb);
+            if t.is_null() || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMIndirectBr {
+                continue;
+            }
+            if let Some(l) = debuginfo::inst_loc(t) {
+                indirect_jumps.push(l.line);
+                continue;
+            }
+            for &p in &bbs {
+                let pt = term(p);
+                if pt.is_null() {
+                    continue;
+                }
+                let into = (0..LLVMGetNumSuccessors(pt)).any(|i| LLVMGetSuccessor(pt, i) == bb);
+                if into {
+                    indirect_jumps.push(debuginfo::inst_loc(pt).map_or(0, |l| l.line));
+                }
+            }
+        }
+    }
+    indirect_jumps.sort_unstable();
+    indirect_jumps.dedup();
     let meta = FunctionMeta {
         name,
         external: unsafe {
@@ -1056,6 +1085,7 @@ pub fn function(
         source_params: source_params(func, &names, returns_composite),
         reads_globals,
         param_calls,
+        indirect_jumps,
     };
     let mut meta = meta;
     // Source-level name and language from debug info ([`debuginfo::source_name`]).

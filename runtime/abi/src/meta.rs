@@ -316,6 +316,11 @@ pub struct FunctionMeta {
     /// to one that does): the API frontend's destructors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub param_calls: Vec<ParamCall>,
+    /// Source lines of the function's indirect jumps (`goto *tbl[op]`, GNU C's computed goto):
+    /// the labels such a jump may reach are no branch sites, so a report says what the coverage
+    /// figure leaves out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indirect_jumps: Vec<u32>,
 }
 
 /// A call that is given the value of a function's parameter ([`FunctionMeta::param_calls`]).

@@ -2205,6 +2205,7 @@ mod tests {
             source_params: None,
             reads_globals: vec![],
             param_calls: vec![],
+            indirect_jumps: vec![],
         }
     }
 
