@@ -54,9 +54,6 @@ pub struct Verification {
     /// Faults whose fresh run ended the same way and said the same as a fault kept before them
     /// (the same failed assertion, exception or sanitizer summary): one reproducer is kept.
     pub same_message: usize,
-    /// Timeouts that recurred alone at the search's timeout but end given the suite's longer
-    /// hang limit: kept as faults ([`crate::archive::TestCase::slow`]), not as tests of the file.
-    pub slow: usize,
 }
 
 /// See module docs.

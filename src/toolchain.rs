@@ -455,7 +455,7 @@ pub fn archive_imports(archive: &Path) -> std::collections::HashSet<String> {
 }
 
 /// `bytes` copied into 8-byte aligned storage (see [`aligned_bytes`]).
-pub fn aligned_copy(bytes: &[u8]) -> Vec<u64> {
+fn aligned_copy(bytes: &[u8]) -> Vec<u64> {
     let mut v = vec![0u64; bytes.len().div_ceil(8)];
     // SAFETY: v holds at least bytes.len() bytes; u64 has no invalid bit patterns
     unsafe {
@@ -465,7 +465,7 @@ pub fn aligned_copy(bytes: &[u8]) -> Vec<u64> {
 }
 
 /// The first `len` bytes of `v` (made by [`aligned_copy`]).
-pub fn aligned_bytes(v: &[u64], len: usize) -> &[u8] {
+fn aligned_bytes(v: &[u64], len: usize) -> &[u8] {
     // SAFETY: v holds at least len bytes (aligned_copy), and u8 has alignment 1
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, len.min(v.len() * 8)) }
 }

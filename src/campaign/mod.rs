@@ -177,16 +177,26 @@ fn indirect_jump_note(program: &crate::program::Program) -> Option<String> {
     })
 }
 
+/// The functions (indices into [`crate::program::Program::functions`]) that the operations
+/// `ops` of an API are or reach: the scope of its goals.
+fn api_scope(
+    program: &crate::program::Program,
+    ops: &[String],
+) -> std::collections::BTreeSet<usize> {
+    let mut scope = std::collections::BTreeSet::new();
+    for name in ops {
+        if let Some(i) = program.functions.iter().position(|f| &f.meta.name == name) {
+            scope.extend(program.reachable_from(i));
+        }
+    }
+    scope
+}
+
 /// A note naming the functions of an API's sources that have branches no operation reaches (left
 /// out: a callback parameter, a `FILE *`), with their branch outcomes, which the coverage figure
 /// does not count (llvm-cov's report of the sources does); `None` when there are none.
 fn api_unreached_note(program: &crate::program::Program, ops: &[String]) -> Option<String> {
-    let mut reached = std::collections::BTreeSet::new();
-    for name in ops {
-        if let Some(i) = program.functions.iter().position(|f| &f.meta.name == name) {
-            reached.extend(program.reachable_from(i));
-        }
-    }
+    let reached = api_scope(program, ops);
     let (mut names, mut outcomes) = (Vec::new(), 0u32);
     for (i, f) in program.functions.iter().enumerate() {
         if reached.contains(&i) || crate::program::is_library_file(&f.meta.file) {
@@ -227,15 +237,7 @@ pub fn goals(target: &Target, opts: &RunOptions) -> Result<Goals> {
     let mut scope = match (&opts.target.api, target.frontend.called_functions()) {
         // API testing: the operations and what they call (not a function `--api=GLOBS` left
         // out that no operation calls: nothing could reach its branches)
-        (Some(_), Some(ops)) => {
-            let mut scope = std::collections::BTreeSet::new();
-            for name in ops {
-                if let Some(i) = program.functions.iter().position(|f| f.meta.name == name) {
-                    scope.extend(program.reachable_from(i));
-                }
-            }
-            scope.into_iter().collect()
-        }
+        (Some(_), Some(ops)) => api_scope(program, &ops).into_iter().collect(),
         (Some(_), None) => (0..program.functions.len()).collect(),
         (None, _) => program.reachable_from(target.function_index()?),
     };

@@ -253,7 +253,6 @@ impl FunctionFrontend {
             .join(", ")
     }
 
-    /// The C source of the harness linked into the instrumented executable.
     /// The `#define`s that rename [`Self::renamed`] in a file that included the system headers
     /// first, with a comment; empty when there are none.
     pub fn renaming_defines(&self) -> String {
@@ -272,7 +271,7 @@ impl FunctionFrontend {
     fn defines_of<'a>(&self, names: impl Iterator<Item = &'a String>) -> String {
         let mut s = String::new();
         for n in names {
-            let _ = writeln!(s, "#define {n} evotest_src_{n}");
+            let _ = writeln!(s, "#define {n} {RELINKED_PREFIX}{n}");
         }
         if !s.is_empty() {
             s.insert_str(
@@ -283,6 +282,7 @@ impl FunctionFrontend {
         s
     }
 
+    /// The C source of the harness linked into the instrumented executable.
     pub fn harness_c(&self) -> String {
         harness::generate(self)
     }
@@ -489,8 +489,9 @@ impl Frontend for FunctionFrontend {
     }
 }
 
-/// The prefix of the symbols the target's build gives the sources' own functions that are named
-/// as C library functions the runtime calls ([`FunctionFrontend::relinked`]).
+/// The prefix of the names a source's own functions and variables take where they clash with
+/// the C library: in `tests.c` and the harnesses ([`FunctionFrontend::renamed`], a `#define`),
+/// and as symbols in the target's objects ([`FunctionFrontend::relinked`]).
 pub const RELINKED_PREFIX: &str = "evotest_src_";
 
 /// The system headers that `tests.c`'s helpers and the harnesses include before the code under
@@ -547,4 +548,23 @@ pub fn helper_header_names(
         .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
         .map(String::from)
         .collect()
+}
+
+#[cfg(test)]
+mod header_tests {
+    /// Every system header the helpers of `tests.c` include before the source is one whose names
+    /// [`super::helper_header_names`] reads (the list must follow the prelude).
+    #[test]
+    fn the_helper_headers_cover_the_prelude_s_includes() {
+        for text in [super::ctests::PRELUDE, super::shape::C_PROFILE_CRASHES] {
+            for l in text.lines() {
+                if let Some(h) = l
+                    .strip_prefix("#include <")
+                    .and_then(|h| h.strip_suffix('>'))
+                {
+                    assert!(super::HELPER_HEADERS.contains(&h), "{h}");
+                }
+            }
+        }
+    }
 }
