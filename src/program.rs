@@ -975,6 +975,7 @@ pub(crate) mod testutil {
             decisions: vec![],
             globals: vec![],
             other_globals: vec![],
+            thread_locals: vec![],
             local_statics: vec![],
             table_strings: vec![],
             globals_restorable: false,

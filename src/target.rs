@@ -839,6 +839,12 @@ fn global_inputs(
             bail!("--global {n}: given twice");
         }
         let Some(g) = metas.iter().flat_map(|m| &m.globals).find(|g| &g.name == n) else {
+            if metas.iter().flat_map(|m| &m.thread_locals).any(|g| g == n) {
+                bail!(
+                    "--global {n}: `{n}` is thread-local (`_Thread_local`, `thread_local`): each thread has a copy of its own, \
+                     which evotest does not set; only ordinary globals can be inputs"
+                );
+            }
             if metas.iter().flat_map(|m| &m.other_globals).any(|g| g == n) {
                 bail!(
                     "--global {n}: `{n}` is of a type evotest does not build as an input (a pointer, a union, …); \

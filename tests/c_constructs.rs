@@ -237,3 +237,51 @@ fn a_computed_goto_is_named_in_a_note() {
         "{notes}"
     );
 }
+
+/// A thread-local global that the function writes is state a persistent child cannot restore:
+/// each input gets a process of its own (so `calls == 2` stays uncovered, as in a fresh
+/// process), the condition names the variable, and `--global` on it is refused in one line.
+#[test]
+fn a_thread_local_global_gets_a_process_per_input_and_is_no_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/thread_local.c",
+        "tls_count",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "300"],
+    );
+    assert_eq!(r["inputs_per_process"], 1, "{r:#}");
+    let conds = r["sites"].to_string();
+    assert!(conds.contains("calls == 2"), "{conds}");
+    assert!(!conds.contains("threadlocal"), "{conds}");
+    assert!(
+        !r["notes"].to_string().contains("ended differently"),
+        "{:#}",
+        r["notes"]
+    );
+    let o = evotest()
+        .args(["run", "tests/fixtures/thread_local.c", "-f", "tls_count"])
+        .args(["--global", "calls", "--max-execs", "10", "--out"])
+        .arg(dir.path().join("g"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`calls` is thread-local"), "{err}");
+}
+
+/// The NaN checks clang puts around a `_Complex` multiply (calling `__muldc3`) are no sites:
+/// the function's own two decisions are all there is, and both are covered.
+#[test]
+fn the_nan_checks_of_a_complex_multiply_are_no_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/complex_mul.c",
+        "mandel",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "5000"],
+    );
+    assert_eq!(r["branches_total"], 4, "{:#}", r["sites"]);
+    assert_eq!(r["branches_covered"], 4, "{:?}", uncovered(&r));
+}

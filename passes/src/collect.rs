@@ -694,6 +694,54 @@ unsafe fn sanitizer_check(term: LLVMValueRef) -> bool {
     a != b || no_sanitize(term)
 }
 
+/// Whether two-way branch `term` is one of the NaN checks clang puts around a complex multiply
+/// (`z * w` of `_Complex` operands: when the real part of the product is NaN, and then when its
+/// imaginary part is too, the C Annex G library routine `__muldc3` (`__mulsc3`, `__mulxc3`,
+/// `__multc3`) computes it again): `fcmp uno x, x` whose true successor calls that routine or is
+/// the second such check. No decision of the program: its outcomes need an infinite operand,
+/// and the second one's true outcome is infeasible when the first part's NaN implies the
+/// other's.
+unsafe fn complex_nan_check(term: LLVMValueRef) -> bool {
+    unsafe fn self_uno(term: LLVMValueRef) -> bool {
+        let c = LLVMGetCondition(term);
+        !LLVMIsAFCmpInst(c).is_null()
+            && LLVMGetFCmpPredicate(c) == inkwell::llvm_sys::LLVMRealPredicate::LLVMRealUNO
+            && LLVMGetOperand(c, 0) == LLVMGetOperand(c, 1)
+    }
+    unsafe fn calls_complex_mul(bb: LLVMBasicBlockRef) -> bool {
+        let mut i = LLVMGetFirstInstruction(bb);
+        while !i.is_null() {
+            if !LLVMIsACallInst(i).is_null() {
+                let callee = LLVMGetCalledValue(i);
+                if !callee.is_null() && !LLVMIsAFunction(callee).is_null() {
+                    let n = value_name(callee);
+                    if matches!(
+                        n.as_str(),
+                        "__mulsc3" | "__muldc3" | "__mulxc3" | "__multc3"
+                    ) {
+                        return true;
+                    }
+                }
+            }
+            i = LLVMGetNextInstruction(i);
+        }
+        false
+    }
+    if !self_uno(term) {
+        return false;
+    }
+    let then = LLVMGetSuccessor(term, 0);
+    if calls_complex_mul(then) {
+        return true;
+    }
+    let next = LLVMGetBasicBlockTerminator(then);
+    !next.is_null()
+        && LLVMGetInstructionOpcode(next) == LLVMOpcode::LLVMBr
+        && LLVMIsConditional(next) != 0
+        && self_uno(next)
+        && calls_complex_mul(LLVMGetSuccessor(next, 0))
+}
+
 /// Whether two-way branch `term` is clang's inline expansion of `va_arg` (x86-64: whether the
 /// next argument is still in the register save area, `gp_offset <= 40` or `fp_offset <= 160`,
 /// a compare of a field loaded from the `va_list`): no decision of the program, and one whose
@@ -993,6 +1041,7 @@ pub fn function(
                         if LLVMIsConditional(term) != 0
                             && !sanitizer_check(term)
                             && !va_arg_check(term)
+                            && !complex_nan_check(term)
                             && !catch_dispatch(term) =>
                     {
                         let c = LLVMGetCondition(term);
@@ -1336,6 +1385,7 @@ fn based_on_global(p: LLVMValueRef) -> bool {
 fn global_base(mut p: LLVMValueRef) -> Option<LLVMValueRef> {
     unsafe {
         for _ in 0..16 {
+            p = debuginfo::through_threadlocal(p);
             if !LLVMIsAGlobalVariable(p).is_null() {
                 return Some(p);
             }

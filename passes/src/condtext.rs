@@ -5,7 +5,7 @@
 //! ([`crate::debuginfo::VarNames`]). Casts are not shown. The result is for people reading reports,
 //! not for parsing: depth is limited and anything unrecognised prints as `?`.
 
-use crate::debuginfo::{value_name, VarNames};
+use crate::debuginfo::{through_threadlocal, value_name, VarNames};
 use evotest_abi::pred::Pred;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -365,7 +365,7 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
         use LLVMOpcode::*;
         match op {
             LLVMLoad => {
-                let p = LLVMGetOperand(v, 0);
+                let p = through_threadlocal(LLVMGetOperand(v, 0));
                 // `errno`: C libraries expand it to a load through a call for the thread's own
                 // (glibc `*__errno_location()`, the BSDs' and macOS's `*__error()`)
                 if !LLVMIsACallInst(p).is_null() {
@@ -532,6 +532,7 @@ fn expr(v: LLVMValueRef, names: &VarNames, depth: u32, nested: bool) -> String {
 
 /// Text of the place a pointer designates (`x`, `a[i]`, `p->f1`, `*p`).
 fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
+    let ptr = through_threadlocal(ptr);
     unsafe {
         if let Some(n) = names.by_storage.get(&ptr) {
             return n.clone();
@@ -555,7 +556,7 @@ fn lvalue(ptr: LLVMValueRef, names: &VarNames, depth: u32) -> String {
         if !LLVMIsAGetElementPtrInst(ptr).is_null() || !LLVMIsAConstantExpr(ptr).is_null() {
             let n = LLVMGetNumOperands(ptr) as u32;
             if n >= 2 {
-                let base = LLVMGetOperand(ptr, 0);
+                let base = through_threadlocal(LLVMGetOperand(ptr, 0));
                 // a GEP of array GEPs: the rows of a matrix (`c[k][1][2]` is three)
                 let base_text = if !LLVMIsAAllocaInst(base).is_null()
                     || !LLVMIsAGlobalVariable(base).is_null()

@@ -1012,6 +1012,27 @@ pub fn type_string(ty: LLVMTypeRef) -> String {
     }
 }
 
+/// The thread-local global behind `v` when `v` is a call `llvm.threadlocal.address(@g)` (how
+/// clang addresses a `_Thread_local` or `thread_local` variable); otherwise `v` itself.
+pub fn through_threadlocal(v: LLVMValueRef) -> LLVMValueRef {
+    unsafe {
+        if v.is_null() || LLVMIsACallInst(v).is_null() {
+            return v;
+        }
+        let callee = LLVMGetCalledValue(v);
+        if !callee.is_null()
+            && !LLVMIsAFunction(callee).is_null()
+            && value_name(callee).starts_with("llvm.threadlocal.address")
+        {
+            let g = LLVMGetOperand(v, 0);
+            if !LLVMIsAGlobalVariable(g).is_null() {
+                return g;
+            }
+        }
+        v
+    }
+}
+
 /// A value's name (`""` when unnamed).
 pub fn value_name(v: LLVMValueRef) -> String {
     unsafe {

@@ -953,7 +953,7 @@ fn stored(v: LLVMValueRef, names: &VarNames, depth: u32) -> bool {
             stored(u, names, depth + 1)
         }
         Some(LLVMOpcode::LLVMStore) => unsafe {
-            let ptr = LLVMGetOperand(u, 1);
+            let ptr = crate::debuginfo::through_threadlocal(LLVMGetOperand(u, 1));
             LLVMGetOperand(u, 0) != ptr
                 && (names.by_storage.contains_key(&ptr) || !LLVMIsAGlobalVariable(ptr).is_null())
         },

@@ -671,6 +671,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let mut globals_meta = Vec::new();
     // mutable globals of the source that global_meta cannot describe (pointers, unions, …)
     let mut other_globals: Vec<String> = Vec::new();
+    let mut thread_locals: Vec<String> = Vec::new();
     let mut local_statics: Vec<String> = Vec::new();
     // the string literals of the module's tables (`static const char *kw[] = {"if", …}`)
     let mut table_strings: Vec<String> = Vec::new();
@@ -711,7 +712,14 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 && LLVMIsGlobalConstant(g) == 0
                 && !name.starts_with("__evotest")
             {
+                let thread_local = LLVMIsThreadLocal(g) != 0;
+                if thread_local && debuginfo::is_source_global(g) {
+                    // each thread's own copy: the harness cannot set it as an input
+                    other_globals.push(name.clone());
+                    thread_locals.push(name.clone());
+                }
                 match debuginfo::global_meta(g, &name) {
+                    _ if thread_local => {}
                     Some(m) => globals_meta.push(meta::GlobalMeta { internal, ..m }),
                     None if debuginfo::is_source_global(g) => other_globals.push(name.clone()),
                     None if debuginfo::is_local_static(g) => local_statics.push(name.clone()),
@@ -910,6 +918,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         decisions: decisions_meta,
         globals: globals_meta,
         other_globals,
+        thread_locals,
         local_statics,
         table_strings,
         globals_restorable: !unrestorable,

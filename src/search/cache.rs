@@ -1,7 +1,13 @@
 //! The evaluation cache: recently evaluated inputs and their results, so that an input a search
 //! proposes again (AVM revisits its previous point after a pattern move overshoots; a hang would
-//! cost a whole timeout) is not executed again. FIFO, bounded by [`CACHE_BYTES`] of traces. Hangs
-//! outlive a switch of the ordered trace ([`EvalCache::clear_keeping_hangs`]).
+//! cost a whole timeout) is not executed again. FIFO, bounded by [`CACHE_BYTES`] of traces.
+//!
+//! Each entry remembers whether its trace holds the ordered trace (the events chaining and path
+//! testing read). An entry recorded with it answers requests either way (without, its events are
+//! dropped from the answer, which is then what an execution without them would have given); an
+//! entry recorded without it answers only requests without it, and hangs answer every request
+//! (running a hang again would only cost a whole timeout to see it hang again). So a switch of
+//! the ordered trace, which chaining makes for each event sequence it tries, empties nothing.
 
 use crate::input::Input;
 use crate::observe::Evaluation;
@@ -13,7 +19,8 @@ pub const CACHE_BYTES: usize = 32 << 20;
 /// See module docs.
 #[derive(Default)]
 pub struct EvalCache {
-    map: HashMap<Input, Evaluation>,
+    /// The evaluation and whether its trace holds the ordered trace.
+    map: HashMap<Input, (Evaluation, bool)>,
     order: VecDeque<Input>,
     capacity: usize,
     hits: u64,
@@ -25,9 +32,10 @@ impl EvalCache {
         EvalCache::default()
     }
 
-    /// The cached result of `input`, counting a hit.
-    pub fn get(&mut self, input: &Input) -> Option<Evaluation> {
-        let e = self.map.get(input).cloned();
+    /// The cached result of `input` for a request that needs the ordered trace (`ordered`) or
+    /// not, counting a hit.
+    pub fn get(&mut self, input: &Input, ordered: bool) -> Option<Evaluation> {
+        let e = self.peek(input, ordered);
         if e.is_some() {
             self.hits += 1;
         }
@@ -35,12 +43,22 @@ impl EvalCache {
     }
 
     /// [`EvalCache::get`] without counting a hit.
-    pub fn peek(&self, input: &Input) -> Option<Evaluation> {
-        self.map.get(input).cloned()
+    pub fn peek(&self, input: &Input, ordered: bool) -> Option<Evaluation> {
+        let (ev, has_events) = self.map.get(input)?;
+        if ordered && !has_events && ev.exit != crate::exec::ExitKind::Timeout {
+            return None;
+        }
+        let mut ev = ev.clone();
+        if !ordered && *has_events {
+            ev.trace.events.clear();
+            ev.trace.events_overflow = false;
+        }
+        Some(ev)
     }
 
-    /// Keep `ev`, evicting the oldest entry when full.
-    pub fn put(&mut self, ev: &Evaluation) {
+    /// Keep `ev`, recorded with the ordered trace (`ordered`) or without, evicting the oldest
+    /// entry when full. It replaces an entry of the same input.
+    pub fn put(&mut self, ev: &Evaluation, ordered: bool) {
         if self.capacity == 0 {
             let bytes = 64
                 + ev.trace.sites.len() * 8
@@ -49,12 +67,16 @@ impl EvalCache {
                 + ev.input.bytes.len() * 2;
             self.capacity = (CACHE_BYTES / bytes).max(16);
         }
-        if self.map.len() >= self.capacity {
+        if self.map.len() >= self.capacity && !self.map.contains_key(&ev.input) {
             if let Some(old) = self.order.pop_front() {
                 self.map.remove(&old);
             }
         }
-        if self.map.insert(ev.input.clone(), ev.clone()).is_none() {
+        if self
+            .map
+            .insert(ev.input.clone(), (ev.clone(), ordered))
+            .is_none()
+        {
             self.order.push_back(ev.input.clone());
         }
     }
@@ -78,16 +100,5 @@ impl EvalCache {
         self.map.clear();
         self.order.clear();
         self.capacity = 0;
-    }
-
-    /// Forget every result but the hangs: their traces were recorded the other way, but running
-    /// a hang again would only cost a whole timeout to see it hang again (chaining switches the
-    /// ordered trace on and off for each event sequence it tries, and a search that keeps coming
-    /// back to a hanging input paid one timeout per switch).
-    pub fn clear_keeping_hangs(&mut self) {
-        self.map
-            .retain(|_, e| e.exit == crate::exec::ExitKind::Timeout);
-        let map = &self.map;
-        self.order.retain(|i| map.contains_key(i));
     }
 }

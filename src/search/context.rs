@@ -258,8 +258,8 @@ impl<'a> SearchContext<'a> {
         self.apply_ordered_trace();
     }
 
-    /// Switch the ordered trace to what is needed now. The evaluation cache is cleared when it
-    /// changes, since its traces were recorded the other way, but for its hangs.
+    /// Switch the ordered trace to what is needed now. The evaluation cache keeps its entries:
+    /// each says whether it holds the ordered trace ([`EvalCache::peek`]).
     fn apply_ordered_trace(&mut self) {
         let s = &self.state;
         let on = self.eval.ordered_asked
@@ -271,7 +271,6 @@ impl<'a> SearchContext<'a> {
         if self.eval.ordered != on {
             self.eval.ordered = on;
             self.eval.executor.set_ordered_trace(on);
-            self.eval.cache.clear_keeping_hangs();
         }
     }
 
@@ -452,7 +451,7 @@ impl<'a> SearchContext<'a> {
     /// Errors: only when the executor breaks.
     pub fn recall(&mut self, input: &Input) -> Result<Evaluation> {
         let key = self.domain.normalise_input(input);
-        match self.eval.cache.peek(&key) {
+        match self.eval.cache.peek(&key, self.eval.ordered) {
             Some(ev) => Ok(ev),
             None => self.evaluate(input),
         }
@@ -478,7 +477,7 @@ impl<'a> SearchContext<'a> {
         }
         if let Some((inputs, at)) = &mut e.replay {
             if inputs.get(*at) == Some(&hash) {
-                if let Some(ev) = e.cache.peek(&input) {
+                if let Some(ev) = e.cache.peek(&input, e.ordered) {
                     // the replayed attempt asks what it asked before: answered, not counted again
                     *at += 1;
                     return Ok(ev);
@@ -489,7 +488,7 @@ impl<'a> SearchContext<'a> {
         if e.seen.len() >= NOVELTY_CAPACITY || e.seen.insert(hash) {
             e.novel += 1;
         }
-        if let Some(ev) = self.eval.cache.get(&input) {
+        if let Some(ev) = self.eval.cache.get(&input, self.eval.ordered) {
             if self.eval.trace {
                 eprintln!(
                     "evotest-trace cache by={:?} input={:?}",
@@ -601,7 +600,7 @@ impl<'a> SearchContext<'a> {
             }
         }
         self.update_aux(&ev);
-        self.eval.cache.put(&ev);
+        self.eval.cache.put(&ev, self.eval.ordered);
         // taken out while it runs, so that its own evaluations do not call it again
         if let Some(mut hook) = self.interleaved.take() {
             // the hook's evaluations are not the recorded attempt's
@@ -659,9 +658,12 @@ mod tests {
     use crate::search::SearchConfig;
 
     /// An input evaluated twice runs once: the second answer comes from the cache and is not an
-    /// execution. Switching the ordered trace on clears the cache (its traces lack the events).
+    /// execution. An answer recorded without the ordered trace does not serve a request for it
+    /// (its trace lacks the events); one recorded with it serves both, without its events when
+    /// they are not asked for, so that switching the ordered trace off and on again (chaining
+    /// does so for each event sequence) executes nothing again.
     #[test]
-    fn the_cache_answers_repeated_inputs_and_is_cleared_by_the_ordered_trace() {
+    fn the_cache_answers_repeated_inputs_and_keeps_what_the_ordered_trace_needs() {
         let d = ints(&["x"], None);
         let x = d.from_values(&[Value::Int(3)]);
         let r = run_with(
@@ -680,9 +682,16 @@ mod tests {
                 let c = cx.evaluate(&x).unwrap();
                 assert_eq!(c.exec, 2);
                 assert_eq!(c.trace.events.len(), 1, "the ordered trace is recorded now");
+                cx.set_ordered_trace(false);
+                let e = cx.evaluate(&x).unwrap();
+                assert_eq!(e.exec, 2, "answered by the entry with the ordered trace");
+                assert_eq!(e.trace, a.trace, "without its events");
+                cx.set_ordered_trace(true);
+                let f = cx.evaluate(&x).unwrap();
+                assert_eq!((f.exec, f.trace.events.len()), (2, 1));
             },
         );
-        assert_eq!((r.executions, r.cache_hits), (2, 1));
+        assert_eq!((r.executions, r.cache_hits), (2, 3));
     }
 
     /// A hang stays in the cache when the ordered trace is switched (chaining does so for each

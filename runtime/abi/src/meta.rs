@@ -58,6 +58,11 @@ pub struct ModuleMeta {
     /// [`GlobalMeta`] cannot describe (a pointer, a union, …), which cannot be inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_globals: Vec<String>,
+    /// The names of its thread-local global variables of the source (`_Thread_local`,
+    /// `thread_local`), also in `other_globals`: each thread has its own copy, which the harness
+    /// does not set, so they cannot be inputs; for the error that names one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_locals: Vec<String>,
     /// The symbols of its function-local `static` variables (`counter.calls`: the function, a
     /// dot, the variable), which cannot be inputs: for the error that names one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -710,6 +715,7 @@ mod tests {
             decisions: vec![],
             globals: vec![],
             other_globals: vec![],
+            thread_locals: vec![],
             local_statics: vec![],
             table_strings: vec![],
             globals_restorable: false,

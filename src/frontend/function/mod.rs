@@ -420,7 +420,7 @@ impl Frontend for FunctionFrontend {
                     .collect();
                 let _ = write!(
                     last,
-                    " (not {}: a pointer or another type evotest does not build)",
+                    " (not {}: a pointer, a thread-local variable or another type evotest does not build)",
                     names.join(", ")
                 );
             }
