@@ -285,3 +285,24 @@ fn the_nan_checks_of_a_complex_multiply_are_no_sites() {
     assert_eq!(r["branches_total"], 4, "{:#}", r["sites"]);
     assert_eq!(r["branches_covered"], 4, "{:?}", uncovered(&r));
 }
+
+/// `likely`/`unlikely` (`__builtin_expect(!!(c), v)`) hide no compare: the site is the compare
+/// inside, with its distances, negated where a `!` stands in between, with and without
+/// optimisation (which is when clang emits `llvm.expect`); every outcome is covered at once.
+#[test]
+fn branch_hints_keep_the_compare_s_distance() {
+    for opt in ["-O0", "-O2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, r) = run(
+            "tests/fixtures/expect_hints.c",
+            "hinted",
+            dir.path(),
+            &["--seed", "1", "--max-execs", "2000", "--cflag", opt],
+        );
+        let sites = r["sites"].to_string();
+        assert!(!sites.contains("expect("), "{opt}: {sites}");
+        assert!(sites.contains("== 74565"), "{opt}: {sites}");
+        assert_eq!(r["branches_total"], 8, "{opt}: {sites}");
+        assert_eq!(r["branches_covered"], 8, "{opt}: {:?}", uncovered(&r));
+    }
+}

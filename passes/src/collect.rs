@@ -1523,6 +1523,113 @@ fn harvest(v: LLVMValueRef, out: &mut Vec<ConstantMeta>) {
     }
 }
 
+/// The compare a condition `c` tests when `c` is a truth value turned into an integer and
+/// compared with 0: `(x == k) != 0`, as clang emits `if (__builtin_expect(!!(x == k), 0))`
+/// (`likely`/`unlikely`) or `if (!!(x == k) != 0)`, through the casts, the `xor … true` of each
+/// `!` and the `llvm.expect` call (`llvm.expect.with.probability` too). `Some((cmp, negated))`
+/// when the integer is an `icmp` or `fcmp` of its own: `c` holds exactly when `cmp` does, or,
+/// when `negated`, when it does not. Otherwise `None`, and `c` is a site on its own integers,
+/// whose distance (0 or 1) would lead the search nowhere.
+unsafe fn truth_compare(c: LLVMValueRef) -> Option<(LLVMValueRef, bool)> {
+    if LLVMIsAICmpInst(c).is_null() {
+        return None;
+    }
+    let mut negated = match LLVMGetICmpPredicate(c) {
+        inkwell::llvm_sys::LLVMIntPredicate::LLVMIntNE => false,
+        inkwell::llvm_sys::LLVMIntPredicate::LLVMIntEQ => true,
+        _ => return None,
+    };
+    let (a, b) = (LLVMGetOperand(c, 0), LLVMGetOperand(c, 1));
+    let mut v = if is_zero(b) {
+        a
+    } else if is_zero(a) {
+        b
+    } else {
+        return None;
+    };
+    if LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMTypeKind::LLVMIntegerTypeKind {
+        return None;
+    }
+    for _ in 0..16 {
+        // a scalar integer (a vector's lanes are no truth value)
+        if LLVMIsAInstruction(v).is_null()
+            || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMTypeKind::LLVMIntegerTypeKind
+        {
+            return None;
+        }
+        match LLVMGetInstructionOpcode(v) {
+            LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMSExt => v = LLVMGetOperand(v, 0),
+            LLVMOpcode::LLVMXor if LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 1 => {
+                let (x, y) = (LLVMGetOperand(v, 0), LLVMGetOperand(v, 1));
+                let one = |w: LLVMValueRef| {
+                    !LLVMIsAConstantInt(w).is_null() && LLVMConstIntGetZExtValue(w) == 1
+                };
+                v = if one(y) {
+                    x
+                } else if one(x) {
+                    y
+                } else {
+                    return None;
+                };
+                negated = !negated;
+            }
+            LLVMOpcode::LLVMCall => {
+                let callee = LLVMGetCalledValue(v);
+                if callee.is_null() || LLVMIsAFunction(callee).is_null() {
+                    return None;
+                }
+                if !value_name(callee).starts_with("llvm.expect.") {
+                    return None;
+                }
+                v = LLVMGetOperand(v, 0);
+            }
+            LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMFCmp
+                if LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 1 =>
+            {
+                return Some((v, negated));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The compare `cmp` negated, built right after it (with its debug location): `icmp` with the
+/// inverse predicate (`eq` → `ne`, `slt` → `sge`), `fcmp` with the complementary one (`olt` →
+/// `uge`, NaN included). Only the probe reads it.
+unsafe fn negated_compare(cmp: LLVMValueRef) -> LLVMValueRef {
+    use inkwell::llvm_sys::{LLVMIntPredicate::*, LLVMRealPredicate};
+    let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(cmp)));
+    let next = LLVMGetNextInstruction(cmp);
+    LLVMPositionBuilder(builder, LLVMGetInstructionParent(cmp), next);
+    let (a, b) = (LLVMGetOperand(cmp, 0), LLVMGetOperand(cmp, 1));
+    let name = c"evotest.not";
+    let inv = if !LLVMIsAICmpInst(cmp).is_null() {
+        let p = match LLVMGetICmpPredicate(cmp) {
+            LLVMIntEQ => LLVMIntNE,
+            LLVMIntNE => LLVMIntEQ,
+            LLVMIntUGT => LLVMIntULE,
+            LLVMIntULE => LLVMIntUGT,
+            LLVMIntUGE => LLVMIntULT,
+            LLVMIntULT => LLVMIntUGE,
+            LLVMIntSGT => LLVMIntSLE,
+            LLVMIntSLE => LLVMIntSGT,
+            LLVMIntSGE => LLVMIntSLT,
+            LLVMIntSLT => LLVMIntSGE,
+        };
+        LLVMBuildICmp(builder, p, a, b, name.as_ptr())
+    } else {
+        // the 4-bit fcmp codes: the complement of a predicate is its bitwise negation
+        let p = 15 - LLVMGetFCmpPredicate(cmp) as u32;
+        let p: LLVMRealPredicate = std::mem::transmute(p);
+        LLVMBuildFCmp(builder, p, a, b, name.as_ptr())
+    };
+    use inkwell::llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc};
+    LLVMInstructionSetDebugLoc(inv, LLVMInstructionGetDebugLoc(cmp));
+    LLVMDisposeBuilder(builder);
+    inv
+}
+
 /// A two-outcome site (`br`, `select`, or a condition-only site) on condition `c`, probed right
 /// before `inst`.
 pub fn branch_like(
@@ -1533,6 +1640,15 @@ pub fn branch_like(
     names: &VarNames,
     constants: &mut Vec<ConstantMeta>,
 ) -> SiteDraft {
+    // `likely(x == k)`, `!!(x == k) != 0`: the compare's distances, not the integer's
+    if let Some((cmp, negated)) = unsafe { truth_compare(c) } {
+        let cmp = if negated {
+            unsafe { negated_compare(cmp) }
+        } else {
+            cmp
+        };
+        return branch_like(kind, inst, cmp, block, names, constants);
+    }
     let mut loc = None;
     let mut cond = Cond::Bool(c);
     let mut operand_type = "i1".to_string();
