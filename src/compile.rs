@@ -109,6 +109,9 @@ pub fn instrument(
     cmd.args(INSTRUMENT_FLAGS)
         .arg(format!("-fpass-plugin={}", tc.pass.display()))
         .args(cflags)
+        // real objects, whatever the flags say: a `-flto` bitcode file is no object to link the
+        // harness with, nor to read the metadata from
+        .arg("-fno-lto")
         .arg("-c")
         .arg(not_an_option(source).as_os_str())
         .arg("-o")

@@ -311,8 +311,37 @@ pub fn plan(
 ///
 /// Errors (one line): LLVM 22, the pass, the runtime or (for `-fsanitize=fuzzer` links) the
 /// driver not found; clang cannot be started.
+/// The flag of `args` that asks for a target other than x86-64 (`-m32`, `-m16`, `-mx32`,
+/// `--target=aarch64-…`), for which evotest's runtime has no build: the link would fail with a
+/// screen of the linker's errors about the runtime archive, and an object compiled alone would
+/// call probes nothing provides.
+fn foreign_target(args: &[OsString]) -> Option<String> {
+    let mut it = args.iter().map(|a| a.to_string_lossy());
+    while let Some(a) = it.next() {
+        let triple = if matches!(a.as_ref(), "-m32" | "-m16" | "-mx32") {
+            return Some(a.into_owned());
+        } else if let Some(t) = a.strip_prefix("--target=") {
+            t.to_string()
+        } else if a == "-target" || a == "--target" {
+            it.next().map(|t| t.into_owned()).unwrap_or_default()
+        } else {
+            continue;
+        };
+        if !(triple.starts_with("x86_64") || triple.starts_with("amd64")) || triple.contains("x32")
+        {
+            return Some(format!("--target={triple}"));
+        }
+    }
+    None
+}
+
 pub fn exec(cxx: bool, args: &[OsString]) -> Result<std::convert::Infallible> {
     use std::os::unix::process::CommandExt;
+    if let Some(flag) = foreign_target(args) {
+        anyhow::bail!(
+            "{flag} is not supported: evotest instruments and links for x86-64 only (its runtime has no other build)"
+        );
+    }
     let tc = Toolchain::locate_unchecked()?;
     link_binutils(&tc.clang);
     let wants_driver = args
@@ -402,6 +431,24 @@ pub fn main(cxx: bool) -> ! {
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    fn a_target_other_than_x86_64_is_named() {
+        let a = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            foreign_target(&a(&["-m32", "-c", "a.c"])).as_deref(),
+            Some("-m32")
+        );
+        assert_eq!(
+            foreign_target(&a(&["-target", "aarch64-linux-gnu", "a.c"])).as_deref(),
+            Some("--target=aarch64-linux-gnu")
+        );
+        assert_eq!(
+            foreign_target(&a(&["--target=x86_64-pc-linux-gnu", "-m64", "a.c"])),
+            None
+        );
+        assert_eq!(foreign_target(&a(&["-O2", "a.c"])), None);
+    }
 
     fn p(args: &[&str]) -> Plan {
         let a: Vec<OsString> = args.iter().map(OsString::from).collect();

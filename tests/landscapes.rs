@@ -18,7 +18,7 @@ const FIXTURE: &str = "tests/fixtures/landscapes.c";
 const FIVE_SEEDS: [&str; 5] = ["1", "2", "3", "4", "5"];
 /// Runs `function` from both starts, three seeds each, with a cap of `cap` executions per run.
 /// The caps leave a wide margin over what the portfolio needed in 6 runs of each (at most 1,349
-/// executions for the first three, capped at 20,000; 63,923 for `relation`, capped at 300,000);
+/// executions for the first three, capped at 20,000; for `relation`, see its test);
 /// the old search needed 54,000–212,000 for `modular` from the biased start and did not finish
 /// the others from the uniform start in 300,000.
 fn covers_everything(function: &str, cap: &str) {
@@ -45,9 +45,19 @@ fn whole_range_ints_and_a_zero_float_are_covered_from_both_starts() {
 }
 
 /// `a*a + b*b == c*c` with ordered sides (pair moves, perturbed and scale-free restarts).
+///
+/// From the uniform start this landscape has a heavy tail: the goal's best input soon becomes
+/// a near miss at the smallest magnitudes ((1, 1, 1), distance 1), which no move improves, and
+/// the triple is found when a restart or a havoc child lands on a small one (3, 4, 5 or 8, 15,
+/// 17). Over seeds 1-30 at 1,000,000 executions (2026-12-01), the uniform start needed a median
+/// of 84,329 executions, 6 of 30 runs more than 300,000 and at most 385,466 (the build before
+/// the evaluation cache kept its entries across switches of the ordered trace: median 87,465, 4
+/// of 30 over 300,000, one run uncovered at 1,000,000). A cap of 300,000 (this test's until
+/// then) failed whenever a change of trajectories drew seeds 1-3 into the tail; the cap is now
+/// one that every one of the 30 runs met.
 #[test]
 fn an_arithmetic_relation_is_covered_from_both_starts() {
-    covers_everything("relation", "300000");
+    covers_everything("relation", "1000000");
 }
 
 /// NaN checks (`isnan`, `b != b`, `!(c == c)` on a float) from the uniform start, where no move on

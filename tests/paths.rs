@@ -404,29 +404,40 @@ fn the_solutions_base_leaves_out_long_paths_and_faults_met_are_reported() {
     assert!(out.join("faults").read_dir().unwrap().next().is_some());
 }
 
+/// A path of a recursive function is every decision of an execution, its recursive calls'
+/// included, in order: one that stops at the call is refused up front as incomplete (before, the
+/// search spent its budget on it), `--prefix` takes it, and the path through the call (gcd(4, 2),
+/// then gcd(2, 0)'s `b == 0` true) is checked against the CFG across the call and covered.
 #[test]
-fn a_recursive_function_s_path_says_why_it_was_not_taken_and_prefix_takes_it() {
+fn a_recursive_function_s_path_runs_through_its_calls_and_prefix_takes_a_cut_one() {
     let dir = tempfile::tempdir().unwrap();
     let path = "5:11:false 6:11:false 6:20:false";
-    let (o, r) = invoke(
-        "path",
-        "tests/fixtures/rec_gcd.c",
-        "gcd",
-        dir.path(),
-        &["--path", path, "--max-execs", "2000", "--seed", "2"],
-        "paths.json",
-    );
+    let o = evotest()
+        .args([
+            "path",
+            "tests/fixtures/rec_gcd.c",
+            "-f",
+            "gcd",
+            "--path",
+            path,
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    // the note on recursion, then the one-line error
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("note: gcd calls itself"), "{err}");
-    let p = &r["paths"][0];
-    assert_eq!(p["status"], "exhausted", "{p}");
-    // the console says what happened after the matched decisions (it ended "then missed ")
-    let out = String::from_utf8_lossy(&o.stdout).to_string() + &err;
+    assert!(err.starts_with("note: gcd calls itself"), "{err}");
+    let line = err.lines().last().unwrap();
     assert!(
-        out.contains("matched all 3 decisions and then took more"),
-        "{out}"
+        line.starts_with("error: ") && line.contains("incomplete"),
+        "{err}"
     );
-    assert!(!out.contains("then missed \n"), "{out}");
+    assert!(
+        line.contains("b == 0") && !err.contains("panicked"),
+        "{err}"
+    );
     let (_, r) = invoke(
         "path",
         "tests/fixtures/rec_gcd.c",
@@ -444,4 +455,50 @@ fn a_recursive_function_s_path_says_why_it_was_not_taken_and_prefix_takes_it() {
         "paths.json",
     );
     assert_eq!(r["paths"][0]["status"], "covered", "{}", r["paths"][0]);
+    let whole = format!("{path} 5:11:true");
+    let (o, r) = invoke(
+        "path",
+        "tests/fixtures/rec_gcd.c",
+        "gcd",
+        &dir.path().join("whole"),
+        &["--path", &whole, "--max-execs", "2000", "--seed", "2"],
+        "paths.json",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("note: gcd calls itself"), "{err}");
+    assert_eq!(r["paths"][0]["status"], "covered", "{}", r["paths"][0]);
+}
+
+/// A `select` site chooses a value without branching, so it is no step of a path: naming one
+/// says so in one line (it was "cannot come next" before).
+#[test]
+fn a_select_site_named_as_a_path_step_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let sites = evotest()
+        .args(["sites", "tests/fixtures/select_step.c"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&sites.stdout);
+    let id = text
+        .lines()
+        .find(|l| l.contains("select"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no select site in:\n{text}"))
+        .trim_end_matches(':')
+        .to_string();
+    let o = evotest()
+        .args([
+            "path",
+            "tests/fixtures/select_step.c",
+            "-f",
+            "pick",
+            "--path",
+        ])
+        .arg(format!("s{id}:true"))
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let line = assert_one_line_error(&o);
+    assert!(line.contains("is a `select` site"), "{line}");
 }

@@ -1352,3 +1352,41 @@ fn a_range_beyond_a_string_member_s_size_is_refused() {
     );
     assert!(r["branches_total"].as_u64().unwrap() > 0);
 }
+
+/// A buffer of characters with its length is followed by a NUL in the harness and in `tests.c`
+/// (as a string and its `strlen` would be): a gperf-style lookup that checks the length and
+/// then compares with `strcmp` finds its keywords, which the pool's literals seed with their
+/// length. It found none before: the guard's bytes followed the buffer.
+#[test]
+fn a_character_buffer_with_its_length_ends_with_a_nul() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/lookup_len.c",
+        "lookup",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "20000"],
+    );
+    assert_eq!(
+        r["branches_covered"],
+        r["branches_total"],
+        "uncovered {:?}",
+        uncovered(&r)
+    );
+    let out = compile_and_run_tests_c(dir.path(), "tests/fixtures/lookup_len.c");
+    assert!(out.trim().ends_with("passed, 0 failed"), "{out}");
+}
+
+/// A `switch` on a string's character whose case is outside the alphabet (`case '\t'`) gets the
+/// alphabet note, as the same compare in an `if` does.
+#[test]
+fn a_switch_case_outside_the_alphabet_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, r) = run(
+        "tests/fixtures/lookup_len.c",
+        "blank",
+        dir.path(),
+        &["--seed", "1", "--max-execs", "3000"],
+    );
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("compare with '\\\\t'"), "{notes}");
+}

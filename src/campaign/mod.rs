@@ -298,6 +298,22 @@ fn character_like_literals(text: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The condition of outcome `k` of `site` as the alphabet note reads it: a `switch` case on a
+/// string's character (`switch (s[0])`, `switch (*p)`) as the compare it is, its value in hex
+/// when it fits a byte (`s[0] == 0x09` for `case '\t'`, which the case label shows as 9);
+/// otherwise the site's condition.
+fn switch_case_text(site: &evotest_abi::meta::SiteMeta, k: u32) -> String {
+    let cond = &site.cond;
+    let on_char = cond.ends_with(']') || cond.starts_with('*');
+    match (k as usize)
+        .checked_sub(1)
+        .and_then(|i| site.case_values.get(i))
+    {
+        Some(&v) if on_char && (-128..=255).contains(&v) => format!("{cond} == 0x{:02x}", v as u8),
+        _ => cond.clone(),
+    }
+}
+
 /// A note for outcomes set aside as suspected infeasible whose conditions (`texts`) compare
 /// with a character that no string of `domain` can hold (a `'\n'` outside the default printable
 /// alphabet): with it, the size hint alone misleads (a longer string still has no newline).
@@ -622,7 +638,7 @@ pub fn search(
             .iter()
             .filter_map(|&g| goals.get(g))
             .map(|g| match g.target_outcome() {
-                Some((site, _)) => target.program.sites[site as usize].meta.cond.clone(),
+                Some((site, k)) => switch_case_text(&target.program.sites[site as usize].meta, k),
                 None => g.describe(&target.program),
             })
             .collect();

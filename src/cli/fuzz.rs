@@ -155,6 +155,16 @@ pub fn rewrite_args(args: Vec<OsString>) -> Result<Vec<OsString>> {
         if lf == "help=0" {
             continue;
         }
+        if let Some((name, value)) = s.strip_prefix("--").and_then(|r| r.split_once('=')) {
+            if BOOLEAN.contains(&name) {
+                // `--stop_on_crash=1` as `-stop_on_crash=1`: on, `=0` off (clap's switch takes
+                // no value)
+                if value != "0" {
+                    out.push(OsString::from(format!("--{name}")));
+                }
+                continue;
+            }
+        }
         if let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) {
             if let Some((name, value)) = rest.split_once('=') {
                 if name == "jobs" {
@@ -1058,6 +1068,14 @@ mod tests {
         v.iter().map(OsString::from).collect()
     }
 
+    /// A switch with two dashes and a libFuzzer-style value: `--stop_on_crash=1` is on, `=0` off.
+    #[test]
+    fn a_switch_with_two_dashes_takes_a_value() {
+        assert_eq!(
+            rewrite_args(os(&["h", "c", "--stop_on_crash=1", "--in_process=0"])).unwrap(),
+            os(&["h", "c", "--stop_on_crash"])
+        );
+    }
     #[test]
     fn libfuzzer_spellings_become_long_flags() {
         let r = rewrite_args(os(&[

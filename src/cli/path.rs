@@ -114,6 +114,10 @@ fn describe(r: &PathResult) -> String {
             };
             format!("covered after {} executions{seeded}", r.executions)
         }
+        PathOutcome::ProbablyInfeasible { suspect_text, matched, .. } if suspect_text.is_empty() => format!(
+            "PROBABLY INFEASIBLE after {} executions: the inputs that matched all {matched} decisions went on to take more (a path is the whole sequence of the function's decisions in an execution, its recursive calls' included: --prefix asks only for its start)",
+            r.executions
+        ),
         PathOutcome::ProbablyInfeasible { suspect_text, matched, .. } => format!(
             "PROBABLY INFEASIBLE after {} executions: no input took {suspect_text} after the first {matched} decisions",
             r.executions

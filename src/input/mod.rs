@@ -659,10 +659,29 @@ impl Domain {
     /// it) becomes, with the probability of a program constant (15%), a whole string of the
     /// program's pool ([`Domain::str_pool`]: literals it compares strings with, and those of its
     /// tables) that fits its maximum length and alphabet: a keyword looked up through `bsearch`
-    /// is compared by no probe, and a string is too many characters to guess one at a time.
+    /// is compared by no probe, and a string is too many characters to guess one at a time. So
+    /// does each buffer of bytes and its length (`--buffer s=len:N` of a `char *`: gperf's
+    /// `lookup(str, len)`, a hash table's `find(key, keylen)`), its length set to the literal's.
     fn seed_strings<R: Rng>(&self, values: &mut [Value], rng: &mut R) {
         if self.str_pool.is_empty() {
             return;
+        }
+        for (l, bytes) in self.byte_buffer_spans() {
+            if rng.random::<f64>() >= BIAS[1] {
+                continue;
+            }
+            let cands: Vec<&Vec<u8>> = self.str_pool.iter().filter(|s| s.len() <= bytes).collect();
+            if !cands.is_empty() {
+                let s = cands[rng.random_range(0..cands.len())];
+                values[l] = Value::Int(s.len() as i128);
+                for (k, &c) in s.iter().enumerate() {
+                    let v = match self.fields[l + 1 + k].ty {
+                        ScalarType::I8 => c as i8 as i128,
+                        _ => c as i128,
+                    };
+                    values[l + 1 + k] = Value::Int(v);
+                }
+            }
         }
         for (l, chars) in self.string_spans() {
             if rng.random::<f64>() >= BIAS[1] {
@@ -686,6 +705,25 @@ impl Domain {
                 }
             }
         }
+    }
+
+    /// The buffers of bytes of the input, in field order: (the index of its [`Role::Length`]
+    /// field, the number of one-byte [`Role::Value`] fields that follow it, i.e. its maximum
+    /// length).
+    fn byte_buffer_spans(&self) -> Vec<(usize, usize)> {
+        let f = &self.fields;
+        (0..f.len())
+            .filter(|&i| f[i].role == Role::Length)
+            .filter_map(|i| {
+                let n = f[i + 1..]
+                    .iter()
+                    .take_while(|g| {
+                        g.role == Role::Value && matches!(g.ty, ScalarType::I8 | ScalarType::U8)
+                    })
+                    .count();
+                (n > 0).then_some((i, n))
+            })
+            .collect()
     }
 
     /// The strings of the input, in field order: (the index of its [`Role::Length`] field, the

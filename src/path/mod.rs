@@ -385,9 +385,29 @@ fn resolve(program: &Program, d: &Decisions, loc: &Loc, label: &str, text: &str)
         .collect();
     let site = match candidates.as_slice() {
         [one] => *one,
-        [] => bail!(
-            "path step `{text}`: no branch or switch of `{fname}` there (see `evotest sites`)"
-        ),
+        [] => {
+            // a site there that is no decision of a path: a `select` (or a condition-only site)
+            let other = program.sites.iter().find(|s| {
+                s.meta.function as usize == d.function
+                    && match loc {
+                        Loc::Site(id) => s.id == *id,
+                        Loc::Line { line, col, .. } => {
+                            s.meta.line == *line && col.is_none_or(|c| c == s.meta.col)
+                        }
+                    }
+            });
+            match other {
+                Some(s) => bail!(
+                    "path step `{text}`: site {} (`{}`) is a `{}` site, which chooses a value without branching: a path's steps are the `br` and `switch` sites of `{fname}` (leave it out)",
+                    s.id,
+                    s.meta.cond,
+                    format!("{:?}", s.meta.kind).to_lowercase()
+                ),
+                None => bail!(
+                    "path step `{text}`: no branch or switch of `{fname}` there (see `evotest sites`)"
+                ),
+            }
+        }
         many => {
             let list: Vec<String> = many
                 .iter()
@@ -423,14 +443,38 @@ fn resolve(program: &Program, d: &Decisions, loc: &Loc, label: &str, text: &str)
 pub fn check(program: &Program, d: &Decisions, path: &[Step], prefix: bool) -> Result<()> {
     let f = &program.functions[d.function];
     let succs = |b: usize| &f.meta.blocks[b].succs;
+    // the calls of the function itself in block `b`: their decisions come, in order, before
+    // the block's own (a path of a recursive function is every decision of the execution)
+    let self_calls = |b: usize| {
+        f.meta.blocks[b]
+            .calls
+            .iter()
+            .filter(|&&c| f.meta.calls.get(c as usize) == Some(&f.meta.name))
+            .count()
+    };
+    // the callers' blocks waiting for a recursive call to return, each with the self-calls it
+    // still makes after that one
+    let mut stack: Vec<(usize, usize)> = Vec::new();
     let mut b = 0usize;
+    let mut resumed = false;
     let mut i = 0usize;
     let mut guard = 0u64;
     loop {
         guard += 1;
-        if guard > 10_000_000 {
-            bail!("path: the function does not return after step {i} (an endless loop)");
+        if guard > 10_000_000 || stack.len() > 100_000 {
+            bail!(
+                "path: the function does not return after step {i} (an endless loop or recursion)"
+            );
         }
+        if !resumed {
+            let n = self_calls(b);
+            if n > 0 {
+                stack.push((b, n - 1));
+                b = 0;
+                continue;
+            }
+        }
+        resumed = false;
         match f.block_site[b].filter(|s| d.contains(*s)) {
             Some(s) => {
                 if i == path.len() {
@@ -464,6 +508,17 @@ pub fn check(program: &Program, d: &Decisions, path: &[Step], prefix: bool) -> R
             None => {
                 match succs(b).as_slice() {
                     [] => {
+                        // a recursive call returns to its caller's block, which may call again
+                        if let Some((caller, more)) = stack.pop() {
+                            if more > 0 {
+                                stack.push((caller, more - 1));
+                                b = 0;
+                            } else {
+                                b = caller;
+                                resumed = true;
+                            }
+                            continue;
+                        }
                         if i < path.len() {
                             bail!("path: the function returns after step {i}, but the path has {} steps", path.len());
                         }

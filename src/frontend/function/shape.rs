@@ -1390,6 +1390,16 @@ impl Param {
         }
     }
 
+    /// Whether the parameter is a buffer of bytes (`char`, `unsigned char`, `uint8_t`) with its
+    /// length, which the harness and `tests.c` follow with a NUL before the guard: what a caller
+    /// passing a string and its length (`lookup(s, strlen(s))`) gives, and what a function that
+    /// takes both and still compares with `strcmp` (gperf's lookups) needs to match at all. A
+    /// function that keeps to the length never reads it.
+    pub fn nul_ended(&self) -> bool {
+        matches!(self.shape, Shape::Buffer { .. })
+            && matches!(self.elem, ScalarType::I8 | ScalarType::U8)
+    }
+
     /// For a pointer to arrays, all dimensions of the value passed, outermost (the rows) first:
     /// `[3, 4]` for three rows of `int[4]`; `None` for any other parameter.
     pub fn array_dims(&self) -> Option<Vec<usize>> {
@@ -1596,7 +1606,10 @@ static void evotest_profile_and_die(int sig) {
 static void evotest_profile_crashes(void) __attribute__((unused));
 static void evotest_profile_crashes(void) {
     static char stack[1 << 16];
-    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+    /* every catchable signal whose default action ends the process */
+    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS,
+                                SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                                SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF };
     stack_t ss;
     struct sigaction sa;
     size_t i;
@@ -1692,11 +1705,14 @@ pub fn c_args(
                 args.push(var);
             }
             Shape::Array { .. } | Shape::Buffer { .. } => {
-                let els: Vec<String> = p
+                let mut els: Vec<String> = p
                     .elements(d, input)
                     .iter()
                     .map(|v| c_literal(p.elem, *v))
                     .collect();
+                if p.nul_ended() {
+                    els.push("0".into());
+                }
                 if els.is_empty() {
                     // no element: the guard starts where the first would be (aligned for one)
                     let elem = &p.elem_c;
@@ -1947,6 +1963,7 @@ pub fn c_guard_checks(params: &[Param]) -> String {
         let size = match &p.shape {
             Shape::Array { len, .. } => format!("{len} * sizeof({t})"),
             Shape::String { .. } => format!("{n} + 1"),
+            Shape::Buffer { .. } if p.nul_ended() => format!("{n} + 1"),
             Shape::Buffer { .. } => format!("{n} * sizeof({t})"),
             _ => continue,
         };
@@ -2016,6 +2033,11 @@ pub fn c_decode(params: &[Param], d: &Domain, i: usize) -> String {
             offs[*first]
         ),
         Shape::String { len_field, first, max } => format!(
+            "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
+             {t} *{v} = ({t} *)evotest_guarded({n} + 1);\n    memcpy({v}, evotest_buf + {}, {n});\n    {v}[{n}] = 0;\n",
+            offs[*len_field], offs[*first]
+        ),
+        Shape::Buffer { len_field, first, max, .. } if p.nul_ended() => format!(
             "    uint32_t {n};\n    memcpy(&{n}, evotest_buf + {}, 4);\n    if ({n} > {max}) {n} = {max};\n    \
              {t} *{v} = ({t} *)evotest_guarded({n} + 1);\n    memcpy({v}, evotest_buf + {}, {n});\n    {v}[{n}] = 0;\n",
             offs[*len_field], offs[*first]
