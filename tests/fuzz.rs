@@ -2883,6 +2883,77 @@ fn addresses_behind_routine_arguments_leave_runs_reproducible() {
     assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "the runs differ");
 }
 
+/// libFuzzer's `-only_ascii=1`: every input the run makes is ASCII text, so a harness that traps
+/// on any other byte never traps, and a keyword behind a compare is still found; without the
+/// flag the same run traps (the flag was ignored with a warning).
+#[test]
+fn only_ascii_makes_every_input_ascii_text() {
+    let d = tempfile::tempdir().unwrap();
+    harness("ascii_only.c", d.path());
+    let (o, s) = fuzz(d.path(), &["harness", "c1", "-seed=1", "-runs=20000", "-only_ascii=1"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("ignoring unknown libFuzzer flag"), "{err}");
+    assert_eq!(s["unique_crashes"], 0, "{s:#}");
+    let mut keyword = false;
+    for f in std::fs::read_dir(d.path().join("c1")).unwrap().flatten() {
+        if f.file_type().unwrap().is_file() {
+            let bytes = std::fs::read(f.path()).unwrap();
+            assert!(bytes.iter().all(|&b| b < 0x7f), "{bytes:?}");
+            keyword |= bytes.starts_with(b"GET /");
+        }
+    }
+    assert!(keyword, "no input in the corpus starts with the keyword: {s:#}");
+    let (_, s) = fuzz(d.path(), &["harness", "c2", "-seed=1", "-runs=20000", "-stop_on_crash=1"]);
+    assert_eq!(s["unique_crashes"], 1, "without the flag the trap is met: {s:#}");
+}
+
+/// When every CPU the run may use is taken (here: their lock files held, in a TMPDIR of the
+/// test's own, as another evotest holds them), the fork server runs unbound and the run says so
+/// in one warning (it said nothing, and ran at a fraction of its speed); with
+/// `EVOTEST_NO_AFFINITY=1` nothing is said.
+#[test]
+fn a_run_with_no_free_cpu_to_bind_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    harness("addresses.c", d.path());
+    let tmp = d.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap();
+    let last: usize = list
+        .trim()
+        .split([',', '-'])
+        .filter_map(|c| c.trim().parse().ok())
+        .max()
+        .unwrap();
+    if last == 0 {
+        return; // one CPU: nothing is ever bound
+    }
+    let _held: Vec<std::fs::File> = (0..=last)
+        .map(|c| {
+            let f = std::fs::File::create(tmp.join(format!("evotest-cpu-{c}.lock"))).unwrap();
+            f.lock().unwrap();
+            f
+        })
+        .collect();
+    let (o, _) = fuzz_env(d.path(), &["harness", "c1", "-runs=50"], &[("TMPDIR", &tmp)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: no free CPU to bind to"), "{err}");
+    let off = Path::new("1");
+    let (o, _) = fuzz_env(
+        d.path(),
+        &["harness", "c2", "-runs=50"],
+        &[("TMPDIR", &tmp), ("EVOTEST_NO_AFFINITY", off)],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("no free CPU"), "{err}");
+}
+
 /// A harness built without the pass is refused in one line, and the corpus directory the run
 /// would have created is not left behind.
 #[test]

@@ -74,6 +74,7 @@ const SINGLE_DASH: &[&str] = &[
     "quiet",
     "no_minimize",
     "stop_on_crash",
+    "only_ascii",
     "max_file_mb",
     "input_extension",
     "cargo_fuzz",
@@ -96,6 +97,7 @@ const BOOLEAN: &[&str] = &[
     "quiet",
     "no_minimize",
     "stop_on_crash",
+    "only_ascii",
     "in_process",
 ];
 
@@ -442,6 +444,11 @@ pub struct FuzzArgs {
     /// budget is spent)
     #[arg(long = "stop_on_crash", alias = "stop-on-crash")]
     stop_on_crash: bool,
+    /// Make every input ASCII text before it runs, as libFuzzer's -only_ascii=1: each byte loses
+    /// its top bit and a control character becomes a space (havoc's inputs and the directed
+    /// stages' alike; seed files run as they are)
+    #[arg(long = "only_ascii", alias = "only-ascii")]
+    only_ascii: bool,
     /// Branch distances and compared operands steer the loop: input-to-state substitution and
     /// AVM on the frontier outcomes, and input-to-state on every compare of each corpus entry
     /// (AFL++'s CmpLog stage), never more executions than havoc had (`off`: plain
@@ -752,6 +759,7 @@ pub fn fuzz(a: &FuzzArgs, raw_args: &[OsString]) -> Result<i32> {
     o.jobs = a.jobs.max(1);
     o.worker = a.worker;
     o.stop_on_crash = a.stop_on_crash;
+    o.only_ascii = a.only_ascii;
     o.guidance = a.guidance != "off";
     o.i2s_only = a.guidance == "i2s";
     o.new_coverage_log = a.new_coverage_log.clone();

@@ -145,32 +145,65 @@ fn try_lock(cpu: usize) -> Option<Option<File>> {
     (r == 0).then_some(Some(f))
 }
 
-/// Bind the calling thread (and so every process it starts from now on) to a free CPU, unless
-/// binding is off ([`ENV_NO_AFFINITY`]), the thread is already bound to one CPU, or no CPU is
-/// free. `None` in those cases; nothing here is an error.
-pub fn bind_to_free_cpu() -> Option<CpuLease> {
+/// Why [`bind_to_free_cpu`] left the calling thread unbound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unbound {
+    /// Binding is off ([`ENV_NO_AFFINITY`]).
+    Off,
+    /// The thread was already bound to a single CPU (by `taskset`, or a binding it inherited).
+    AlreadyBound,
+    /// Every CPU the thread may use is bound by another process alone, or held by another
+    /// evotest: the executions hand over between CPUs (AFL++: "No more free CPU cores").
+    NoFreeCpu,
+    /// The kernel refused to read or set the thread's CPUs (a container's seccomp policy, say).
+    Refused,
+}
+
+impl Unbound {
+    /// A one-line warning for a fuzzing user, or `None` where being unbound is what was asked
+    /// for or already the case ([`Unbound::Off`], [`Unbound::AlreadyBound`]).
+    pub fn warning(self) -> Option<String> {
+        match self {
+            Unbound::Off | Unbound::AlreadyBound => None,
+            Unbound::NoFreeCpu => Some(format!(
+                "no free CPU to bind to (each is bound by another process, or held by another evotest): running unbound, \
+                 where executions may be several times slower; stop the other fuzzers, or set {ENV_NO_AFFINITY}=1 to silence this"
+            )),
+            Unbound::Refused => Some(format!(
+                "the kernel refused to bind this process to a CPU (sched_setaffinity): running unbound, where executions \
+                 may be several times slower; set {ENV_NO_AFFINITY}=1 to silence this"
+            )),
+        }
+    }
+}
+
+/// Bind the calling thread (and so every process it starts from now on) to a free CPU. Not an
+/// error when it cannot: the reason ([`Unbound`]) says whether it is worth a warning. A machine
+/// with one CPU the thread may use counts as [`Unbound::AlreadyBound`].
+pub fn bind_to_free_cpu() -> Result<CpuLease, Unbound> {
     if std::env::var(ENV_NO_AFFINITY).is_ok_and(|v| v != "0") {
-        return None;
+        return Err(Unbound::Off);
     }
     unsafe {
         let size = std::mem::size_of::<libc::cpu_set_t>();
         let mut saved: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, size, &mut saved) != 0 {
-            return None;
+            return Err(Unbound::Refused);
         }
         let allowed: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
             .filter(|&c| libc::CPU_ISSET(c, &saved))
             .collect();
         if allowed.len() <= 1 {
-            return None;
+            return Err(Unbound::AlreadyBound);
         }
-        let (cpu, lock) = choose_cpu(&allowed, &busy_cpus(), try_lock)?;
+        let (cpu, lock) =
+            choose_cpu(&allowed, &busy_cpus(), try_lock).ok_or(Unbound::NoFreeCpu)?;
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
         if libc::sched_setaffinity(0, size, &one) != 0 {
-            return None;
+            return Err(Unbound::Refused);
         }
-        Some(CpuLease {
+        Ok(CpuLease {
             cpu,
             tid: libc::gettid(),
             saved,
@@ -218,7 +251,7 @@ mod tests {
     #[test]
     fn a_bound_thread_and_the_processes_it_starts_run_on_its_cpu() {
         std::thread::spawn(|| {
-            let Some(lease) = bind_to_free_cpu() else {
+            let Ok(lease) = bind_to_free_cpu() else {
                 return;
             };
             let out = std::process::Command::new("sh")
@@ -231,7 +264,11 @@ mod tests {
             assert_eq!(list, Some(vec![lease.cpu()]), "{text}");
             // a second binding on another thread never takes the same CPU
             let other = std::thread::spawn(bind_to_free_cpu).join().unwrap();
-            assert_ne!(other.map(|l| l.cpu()), Some(lease.cpu()));
+            assert_ne!(other.as_ref().map(|l| l.cpu()).ok(), Some(lease.cpu()));
+            // and on a thread already bound (this one), nothing is taken, without a warning
+            let again = bind_to_free_cpu().map(|l| l.cpu());
+            assert_eq!(again, Err(Unbound::AlreadyBound));
+            assert_eq!(Unbound::AlreadyBound.warning(), None);
         })
         .join()
         .unwrap();

@@ -160,7 +160,9 @@ pub struct ForkServer {
     no_fork: Option<u32>,
     /// The CPU the engine thread and the server are bound to ([`super::affinity`]), if any;
     /// released after the server is stopped.
-    _cpu: Option<super::affinity::CpuLease>,
+    /// The CPU this engine thread and the server are bound to, or why not (held for the
+    /// binding's lifetime; see `exec::affinity`).
+    cpu: Result<super::affinity::CpuLease, super::affinity::Unbound>,
 }
 
 struct Running {
@@ -342,7 +344,7 @@ impl ForkServer {
         // before the server starts, so that it and every child inherit the CPU
         let cpu = super::affinity::bind_to_free_cpu();
         let mut fs = ForkServer {
-            _cpu: cpu,
+            cpu,
             exe: exe.to_path_buf(),
             shm,
             timeout: c.timeout,
@@ -918,6 +920,10 @@ impl Executor for ForkServer {
 
     fn take_startup_output(&mut self) -> Option<Vec<u8>> {
         self.startup_output.take()
+    }
+
+    fn unbound(&self) -> Option<super::affinity::Unbound> {
+        self.cpu.as_ref().err().copied()
     }
 
     fn stderr_room(&self) -> Option<u64> {

@@ -445,6 +445,12 @@ pub trait Executor {
     fn stderr_room(&self) -> Option<u64> {
         None
     }
+    /// Why the engine thread and the target were left unbound to a CPU
+    /// ([`affinity::Unbound`]), for executors that bind one (the fork server); `None` when bound
+    /// or when the executor binds nothing.
+    fn unbound(&self) -> Option<affinity::Unbound> {
+        None
+    }
     /// The `OVERFLOW_*` bits (`evotest_abi::shm`) the target's runtime set since its process
     /// started: instrumented code registered beyond what the trace map was sized for (a library
     /// loaded with `dlopen` while inputs ran), whose branches are then not recorded. 0: none (or

@@ -258,6 +258,17 @@ impl Corpus {
         self.weigh_new_with(|o| rarity.get(o as usize).copied().unwrap_or(1.0));
     }
 
+    /// Whether a [`Corpus::reweigh`] is due `since` executions after the last one, by work
+    /// rather than time: when the executions since then are at least an eighth of the outcomes
+    /// the weighing visits (the entries' outcome lists together), so that weighing costs at most
+    /// eight outcome visits per execution, whatever the machine's load. The fuzz loop uses it
+    /// under an execution budget (`-runs`), where a run must repeat exactly; under a time budget
+    /// it gates by the weighing's measured time instead.
+    pub fn reweigh_due(&self, since: u32) -> bool {
+        let work: usize = self.entries.iter().map(|e| e.outcomes.len()).sum();
+        since as usize >= work / 8
+    }
+
     /// Weigh the entries added since the weights were last computed, from the outcome
     /// frequencies of `fb` (older entries keep theirs until the next [`Corpus::reweigh`]: a new
     /// entry costs its own outcomes, not the whole corpus's).

@@ -246,6 +246,11 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
     );
     // the workers inherit this thread's CPU (a free one, AFL++'s rule; see exec::affinity)
     let _cpu = crate::exec::affinity::bind_to_free_cpu();
+    if let Some(w) = _cpu.as_ref().err().and_then(|u| u.warning()) {
+        if opts.worker.is_none() {
+            eprintln!("evotest fuzz: warning: {w}");
+        }
+    }
     let start = Instant::now();
     let mut carry = Carry {
         start_wall: super::stats::unix_now_f64(),

@@ -181,6 +181,34 @@ pub struct FuzzOptions {
     /// execution records branch distances.
     #[serde(default = "default_true")]
     pub lite: bool,
+    /// libFuzzer's `-only_ascii=1`: every input the run makes (havoc's, the directed stages')
+    /// is turned into ASCII text before it runs ([`to_ascii`]); seeds and the corpus run as
+    /// they are.
+    #[serde(default)]
+    pub only_ascii: bool,
+}
+
+/// libFuzzer's `ToASCII` (`FuzzerUtil.cpp`), what `-only_ascii=1` applies to each mutated input:
+/// each byte loses its top bit, and one that is then neither printable nor white space
+/// (`isprint`, `isspace` in the C locale) becomes a space. Returns whether a byte changed.
+pub fn to_ascii(data: &mut [u8]) -> bool {
+    let mut changed = false;
+    for x in data.iter_mut() {
+        let y = ascii_byte(*x);
+        changed |= y != *x;
+        *x = y;
+    }
+    changed
+}
+
+/// One byte of [`to_ascii`].
+fn ascii_byte(x: u8) -> u8 {
+    let y = x & 127;
+    if (0x20..0x7f).contains(&y) || matches!(y, b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+        y
+    } else {
+        b' '
+    }
 }
 
 /// libFuzzer's default `-len_control`.
@@ -232,6 +260,7 @@ impl FuzzOptions {
             len_control: DEFAULT_LEN_CONTROL,
             reduce_inputs: true,
             lite: true,
+            only_ascii: false,
         }
     }
 
@@ -1311,6 +1340,12 @@ fn run_session(
         f.monitor.println(&startup_output_lines(&text));
     }
     f.say_no_stderr_room();
+    if let Some(w) = f.s.target.executor.unbound().and_then(|u| u.warning()) {
+        // AFL++ says "No more free CPU cores" too: a run at a fraction of its speed is explained
+        if opts.worker.is_none() && carried.restarts == 0 {
+            f.monitor.println(&format!("evotest fuzz: warning: {w}"));
+        }
+    }
     if let Some(n) = f.s.target.executor.threads_without_fork() {
         if opts.worker.is_none() && carried.restarts == 0 {
             f.monitor.println(&format!(
@@ -1741,8 +1776,16 @@ impl Fuzzer<'_> {
             data = d;
             since_reweigh += 1;
             // every 2000 executions, but never more than 2% of the time: a large corpus of
-            // inputs with many outcomes each takes milliseconds to weigh
-            if since_reweigh >= 2000 && last_reweigh.elapsed() >= reweigh_took * 50 {
+            // inputs with many outcomes each takes milliseconds to weigh. Under an execution
+            // budget alone (not `by_time`) the gate counts work, not time, so that the same
+            // -seed and -runs give the same run on a loaded machine (`Corpus::reweigh_due`;
+            // the time gate made a CI run's two runs of one seed part after 13,000 executions)
+            let due = if by_time {
+                last_reweigh.elapsed() >= reweigh_took * 50
+            } else {
+                self.corpus.reweigh_due(since_reweigh)
+            };
+            if since_reweigh >= 2000 && due {
                 since_reweigh = 0;
                 let t = Instant::now();
                 self.corpus.reweigh(&self.fb);
@@ -2092,6 +2135,17 @@ impl Fuzzer<'_> {
     /// The stats, status and plot follow every second, whichever stage runs (the directed
     /// stages' executions come here too: a run in them left `fuzzer_stats.json` minutes old).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
+        let ascii;
+        let data = if self.opts.only_ascii && !self.loading && data.iter().any(|&x| ascii_byte(x) != x) {
+            ascii = {
+                let mut v = data.to_vec();
+                to_ascii(&mut v);
+                v
+            };
+            &ascii[..]
+        } else {
+            data
+        };
         let plain = self.evaluate_once(data, write)?;
         if self.last_tick.elapsed() >= Duration::from_secs(1) {
             self.last_tick = Instant::now();
@@ -2845,6 +2899,16 @@ mod tests {
             full_secs: n as f64,
             ..Default::default()
         }
+    }
+
+    /// libFuzzer's ToASCII, byte for byte: the top bit dropped, then controls but white space,
+    /// and DEL, made spaces.
+    #[test]
+    fn to_ascii_is_libfuzzer_s() {
+        let mut v = vec![b'a', 0xC1, 0x00, b'\n', 0x7f, 0x8a, b'~', 0x0b];
+        assert!(super::to_ascii(&mut v));
+        assert_eq!(v, vec![b'a', b'A', b' ', b'\n', b' ', b'\n', b'~', 0x0b]);
+        assert!(!super::to_ascii(&mut v));
     }
 
     #[test]
