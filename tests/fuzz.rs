@@ -2883,6 +2883,31 @@ fn addresses_behind_routine_arguments_leave_runs_reproducible() {
     assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "the runs differ");
 }
 
+/// An in-process worker that an input ends at the run's last execution: the worker after it
+/// has nothing left to run, and its last status line showed an empty corpus (`corp: 0/0b`, or
+/// the one empty input it replayed) while the directory held the run's corpus. It shows the
+/// directory's count.
+#[test]
+fn the_last_status_line_after_a_late_restart_shows_the_run_s_corpus() {
+    let d = tempfile::tempdir().unwrap();
+    harness("nth_call_crash.c", d.path());
+    let o = evotest()
+        .current_dir(d.path())
+        .args(["fuzz", "harness", "c", "-runs=3000", "-seed=1", "--in_process"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("in-process: inputs ended 1 worker"), "{err}");
+    let files = std::fs::read_dir(d.path().join("c"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().unwrap().is_file())
+        .count();
+    assert!(files >= 3, "{err}");
+    let done = err.lines().find(|l| l.contains("DONE")).expect(&err);
+    assert!(done.contains(&format!("corp: {files}/")), "{files} files: {err}");
+}
+
 /// libFuzzer's `-only_ascii=1`: every input the run makes is ASCII text, so a harness that traps
 /// on any other byte never traps, and a keyword behind a compare is still found; without the
 /// flag the same run traps (the flag was ignored with a warning).

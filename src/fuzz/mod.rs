@@ -922,6 +922,9 @@ struct Fuzzer<'a> {
     /// Whether the seeds and the corpus are being loaded (no `NEW` lines then, as libFuzzer
     /// prints none before `INITED`).
     loading: bool,
+    /// A restarted in-process worker whose replay of the corpus the run's end (or an interrupt)
+    /// cut short: the corpus directory's files and bytes, which its stats show.
+    replay_cut: Option<(usize, u64)>,
     /// The last execution timed out as a suspect and again at the whole timeout
     /// ([`Fuzzer::evaluate`]): [`Fuzzer::on_hang`] need not run it a third time.
     hang_confirmed: bool,
@@ -1279,6 +1282,7 @@ fn run_session(
         len_limit: max_len,
         len_mark: 0,
         loading: false,
+        replay_cut: None,
         hang_confirmed: false,
         late_code_said: false,
         last_tick: Instant::now(),
@@ -1499,6 +1503,14 @@ impl Fuzzer<'_> {
 
     fn stats(&self, done: bool) -> Stats {
         let t = self.elapsed().as_secs_f64();
+        // a restarted in-process worker whose replay the run's end cut short (a crash just
+        // before -max_total_time or at -runs): the corpus is the directory's, not the few
+        // entries it replayed (the last status line said `corp: 0/0b`)
+        let (mut corpus_count, mut corpus_bytes) = (self.corpus.len(), self.corpus.total_bytes());
+        if let Some((n, b)) = self.replay_cut {
+            corpus_count = corpus_count.max(n);
+            corpus_bytes = corpus_bytes.max(b);
+        }
         Stats {
             worker: self.worker.clone(),
             target: self.s.target.frontend.name().to_string(),
@@ -1516,10 +1528,10 @@ impl Fuzzer<'_> {
             } else {
                 0.0
             },
-            corpus_count: self.corpus.len(),
+            corpus_count,
             corpus_new: self.corpus_new,
             corpus_synced: self.synced,
-            corpus_bytes: self.corpus.total_bytes(),
+            corpus_bytes,
             corpus_reduced: self.reduced,
             reduce_runs: self.reduce_runs,
             lite_execs: self.lite.execs,
@@ -1601,6 +1613,17 @@ impl Fuzzer<'_> {
             } else {
                 self.load_stopped()
             } {
+                if replay {
+                    // the corpus this worker did not get to replay: the directory's (its files
+                    // are the run's corpus, as the summary counts them)
+                    let files = corpus::list_files(&self.opts.corpus).unwrap_or_default();
+                    let bytes = files
+                        .iter()
+                        .filter_map(|f| std::fs::metadata(f).ok())
+                        .map(|m| m.len().min(self.max_len as u64))
+                        .sum();
+                    self.replay_cut = Some((files.len(), bytes));
+                }
                 break;
             }
             let Ok(mut data) = std::fs::read(&path) else {
