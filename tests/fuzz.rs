@@ -2883,6 +2883,26 @@ fn addresses_behind_routine_arguments_leave_runs_reproducible() {
     assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "the runs differ");
 }
 
+/// Numbers in fixed-width text: from the seed `2024-07-15`, input-to-state replaces the month
+/// `07` (after a `-` that is a separator) by `12`, the day by `31` and the year by `1999`, each at
+/// its width, and the crash on that date is found within 300 executions (seeds 1-3 needed 88-90;
+/// before, 600-610, the month and day never matched: a leading zero and a `-` before them).
+#[test]
+fn numbers_in_fixed_width_text_are_replaced_at_their_width() {
+    let d = tempfile::tempdir().unwrap();
+    harness("date_text.c", d.path());
+    std::fs::create_dir(d.path().join("seeds")).unwrap();
+    std::fs::write(d.path().join("seeds/date"), b"2024-07-15").unwrap();
+    for seed in ["-seed=1", "-seed=2"] {
+        let corpus = format!("c{seed}");
+        let (_, s) = fuzz(
+            d.path(),
+            &["harness", &corpus, "seeds", seed, "-runs=300", "-stop_on_crash=1"],
+        );
+        assert_eq!(s["unique_crashes"], 1, "{seed}: {s:#}");
+    }
+}
+
 /// An in-process worker that an input ends at the run's last execution: the worker after it
 /// has nothing left to run, and its last status line showed an empty corpus (`corp: 0/0b`, or
 /// the one empty input it replayed) while the directory held the run's corpus. It shows the

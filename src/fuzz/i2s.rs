@@ -372,7 +372,10 @@ fn decimal_forms(v: u64, width: usize) -> Vec<String> {
 }
 
 /// Candidates replacing a decimal text of `a` in `data` (a maximal run of digits, with a `-`
-/// before it when negative) by the text of `b` (and `b ± 1` for an ordering compare).
+/// before it when negative) by the text of `b` (and `b ± 1` for an ordering compare). A text with
+/// leading zeros (`"07"` of a fixed-width field, read by `atoi` as 7) is replaced whole, by the
+/// target zero-padded to its width when it fits (`"12"`, `"03"`), so that the field keeps its
+/// width.
 fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
     let data = out.data;
     for text in decimal_forms(a, width) {
@@ -382,18 +385,30 @@ fn decimal(a: u64, b: u64, pred: Option<Pred>, width: usize, out: &mut Edits) {
                 return;
             }
             let end = p + pat.len();
-            let digit_before = p > 0 && data[p - 1].is_ascii_digit()
-                || !text.starts_with('-') && p > 0 && data[p - 1] == b'-';
+            // leading zeros of a non-negative text: the run starts at the first of them
+            let mut start = p;
+            if !text.starts_with('-') {
+                while start > 0 && data[start - 1] == b'0' {
+                    start -= 1;
+                }
+            }
+            // (a `-` before a non-negative text may be a separator, "2024-07-15", as well as a
+            // sign: the candidate costs one execution either way)
+            let digit_before = start > 0 && data[start - 1].is_ascii_digit();
             if digit_before || data.get(end).is_some_and(|c| c.is_ascii_digit()) {
                 continue;
             }
             for t in int_targets(a, b, pred) {
-                let repl = if text.starts_with('-') || (t as i64) < 0 && width < 8 {
+                let mut repl = if text.starts_with('-') || (t as i64) < 0 && width < 8 {
                     decimal_forms(t, width)[0].clone()
                 } else {
                     decimal_forms(t, width).last().cloned().unwrap_or_default()
                 };
-                out.splice(p, pat.len(), repl.as_bytes());
+                let run = end - start;
+                if start < p && !repl.starts_with('-') && repl.len() < run {
+                    repl = format!("{repl:0>run$}");
+                }
+                out.splice(start, run, repl.as_bytes());
             }
         }
     }
@@ -1290,6 +1305,13 @@ mod tests {
         let neg = b"x=-3".to_vec();
         let c = candidates(&neg, &rec(Pred::Eq, -3i64 as u64, -42i64 as u64), 4);
         assert!(c.contains(&b"x=-42".to_vec()), "{c:?}");
+        // a fixed-width field with leading zeros: atoi("07") == 12, and 15 → 3 keeps "03"
+        let date = b"2024-07-15".to_vec();
+        let c = candidates(&date, &rec(Pred::Eq, 7, 12), 4);
+        assert!(c.contains(&b"2024-12-15".to_vec()), "{c:?}");
+        let date = b"2024-07-015".to_vec();
+        let c = candidates(&date, &rec(Pred::Eq, 15, 3), 4);
+        assert!(c.contains(&b"2024-07-003".to_vec()), "{c:?}");
     }
 
     /// A number read as hex text (`strtoull(tok, 0, 16) == hash`): the token is replaced by the

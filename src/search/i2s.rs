@@ -133,7 +133,7 @@ pub fn group_bytes(domain: &Domain, x: &Input, g: &ByteGroup) -> Vec<u8> {
 /// `x` with group `g` holding `bytes` (cut to its most elements; an array keeps its other
 /// elements), each element normalised into its field (a character outside a string's alphabet
 /// is snapped into it).
-fn set_group_bytes(domain: &Domain, x: &Input, g: &ByteGroup, bytes: &[u8]) -> Input {
+pub(crate) fn set_group_bytes(domain: &Domain, x: &Input, g: &ByteGroup, bytes: &[u8]) -> Input {
     let mut y = x.clone();
     let n = bytes.len().min(g.max);
     if let Some(l) = g.len_field {
@@ -274,11 +274,14 @@ fn int_flip_target(r: Rel, holds: bool, o: i128) -> i128 {
 pub const MAX_DECIMAL_FLIPS: usize = 8;
 
 /// The *decimal flips* of an integer compare: where a [`ByteGroup`] of `x` (a string, buffer or
-/// array of characters) holds one operand as decimal text (a maximal run of digits, with its
-/// `-` if negative), that text replaced by the [`int_flip_target`] of the other operand, written in decimal:
-/// the input-to-state of a number the program parsed from the input (`atoi`, `strtol`,
-/// `sscanf`; REDQUEEN's ASCII encodings, Aschermann et al. 2019). In group order, then
-/// direction (a → b first), then occurrence; without duplicates or `x` itself.
+/// array of characters) holds one operand as decimal text (a maximal run of digits, leading
+/// zeros allowed, with its `-` if negative), that text replaced by the [`int_flip_target`] of the
+/// other operand, written in decimal: the input-to-state of a number the program parsed from the
+/// input (`atoi`, `strtol`, `sscanf`; REDQUEEN's ASCII encodings, Aschermann et al. 2019). A
+/// target shorter than the text is also written zero-padded to the text's width, first, so that
+/// a fixed-width field keeps its width (`"2024-07-15"`'s month 7 becomes 12, its day 15 becomes
+/// `03`, and the string stays ten characters long). In group order, then direction (a → b
+/// first), then occurrence; without duplicates or `x` itself; at most [`MAX_DECIMAL_FLIPS`].
 pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
     if rec.kind & OPERANDS_FLOAT != 0 {
@@ -291,33 +294,71 @@ pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input>
     let value = |v: u64| if signed { v as i64 as i128 } else { v as i128 };
     for g in byte_groups(domain) {
         let content = group_bytes(domain, x, &g);
+        let runs = digit_runs(&content);
         for (this, other, r) in [(rec.a, rec.b, rel), (rec.b, rec.a, mirror(rel))] {
             let (v, o) = (value(this), value(other));
-            let text = v.to_string();
-            let new = int_flip_target(r, holds(r, v.cmp(&o)), o).to_string();
-            let t = text.as_bytes();
-            for p in 0..content.len().saturating_sub(t.len() - 1) {
-                if &content[p..p + t.len()] != t {
+            let new = int_flip_target(r, holds(r, v.cmp(&o)), o);
+            for &(p, q, mag) in &runs {
+                let negative = p > 0 && content[p - 1] == b'-';
+                // the digits alone (a number read without its sign, or with none), or with the
+                // `-` before them (a negative number)
+                let start = if Some(v) == mag {
+                    p
+                } else if negative && mag.map(|m| -m) == Some(v) {
+                    p - 1
+                } else {
                     continue;
-                }
-                // a whole number: no digit around it
-                let before = p.checked_sub(1).map(|q| content[q]);
-                if before.is_some_and(|c| c.is_ascii_digit())
-                    || content.get(p + t.len()).is_some_and(|c| c.is_ascii_digit())
-                {
-                    continue;
-                }
-                let bytes = [&content[..p], new.as_bytes(), &content[p + t.len()..]].concat();
-                let y = set_group_bytes(domain, x, &g, &bytes);
-                if y != *x && !out.contains(&y) {
-                    out.push(y);
-                    if out.len() == MAX_DECIMAL_FLIPS {
-                        return out;
+                };
+                for text in decimal_texts(new, q - p) {
+                    let bytes = [&content[..start], text.as_bytes(), &content[q..]].concat();
+                    let y = set_group_bytes(domain, x, &g, &bytes);
+                    if y != *x && !out.contains(&y) {
+                        out.push(y);
+                        if out.len() == MAX_DECIMAL_FLIPS {
+                            return out;
+                        }
                     }
                 }
             }
         }
     }
+    out
+}
+
+/// The maximal runs of ASCII digits in `content`: (start, end, value), the value `None` past
+/// 38 digits.
+pub(crate) fn digit_runs(content: &[u8]) -> Vec<(usize, usize, Option<i128>)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < content.len() {
+        if !content[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let p = i;
+        while i < content.len() && content[i].is_ascii_digit() {
+            i += 1;
+        }
+        let value = std::str::from_utf8(&content[p..i])
+            .ok()
+            .filter(|t| t.len() <= 38)
+            .and_then(|t| t.parse::<i128>().ok());
+        runs.push((p, i, value));
+    }
+    runs
+}
+
+/// `n` in decimal for a run of `width` digits: zero-padded to the width first, when shorter
+/// (`-` before the padded magnitude), then as it is.
+pub(crate) fn decimal_texts(n: i128, width: usize) -> Vec<String> {
+    let plain = n.to_string();
+    let digits = n.unsigned_abs().to_string();
+    let mut out = Vec::with_capacity(2);
+    if digits.len() < width {
+        let sign = if n < 0 { "-" } else { "" };
+        out.push(format!("{sign}{digits:0>width$}"));
+    }
+    out.push(plain);
     out
 }
 
@@ -1355,6 +1396,15 @@ mod tests {
         let x = with_string(&d, b"x=-5;");
         let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, -5i64 as u64, 100));
         assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["x=100;"]);
+        // fixed-width fields with leading zeros: atoi(s + 3) == 12 saw 7 in "07"; day 15 must
+        // become 3, written "03" first so that the field keeps its width
+        let d = string_domain("s", 10);
+        let x = with_string(&d, b"20-07-15");
+        let text = |y: &Input| String::from_utf8(group_bytes(&d, y, &byte_groups(&d)[0])).unwrap();
+        let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, 7, 12));
+        assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["20-12-15"]);
+        let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, 15, 3));
+        assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["20-07-03", "20-07-3"]);
     }
 
     #[test]
