@@ -2897,7 +2897,14 @@ fn numbers_in_fixed_width_text_are_replaced_at_their_width() {
         let corpus = format!("c{seed}");
         let (_, s) = fuzz(
             d.path(),
-            &["harness", &corpus, "seeds", seed, "-runs=300", "-stop_on_crash=1"],
+            &[
+                "harness",
+                &corpus,
+                "seeds",
+                seed,
+                "-runs=300",
+                "-stop_on_crash=1",
+            ],
         );
         assert_eq!(s["unique_crashes"], 1, "{seed}: {s:#}");
     }
@@ -2913,7 +2920,14 @@ fn the_last_status_line_after_a_late_restart_shows_the_run_s_corpus() {
     harness("nth_call_crash.c", d.path());
     let o = evotest()
         .current_dir(d.path())
-        .args(["fuzz", "harness", "c", "-runs=3000", "-seed=1", "--in_process"])
+        .args([
+            "fuzz",
+            "harness",
+            "c",
+            "-runs=3000",
+            "-seed=1",
+            "--in_process",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -2925,7 +2939,10 @@ fn the_last_status_line_after_a_late_restart_shows_the_run_s_corpus() {
         .count();
     assert!(files >= 3, "{err}");
     let done = err.lines().find(|l| l.contains("DONE")).expect(&err);
-    assert!(done.contains(&format!("corp: {files}/")), "{files} files: {err}");
+    assert!(
+        done.contains(&format!("corp: {files}/")),
+        "{files} files: {err}"
+    );
 }
 
 /// libFuzzer's `-only_ascii=1`: every input the run makes is ASCII text, so a harness that traps
@@ -2935,7 +2952,10 @@ fn the_last_status_line_after_a_late_restart_shows_the_run_s_corpus() {
 fn only_ascii_makes_every_input_ascii_text() {
     let d = tempfile::tempdir().unwrap();
     harness("ascii_only.c", d.path());
-    let (o, s) = fuzz(d.path(), &["harness", "c1", "-seed=1", "-runs=20000", "-only_ascii=1"]);
+    let (o, s) = fuzz(
+        d.path(),
+        &["harness", "c1", "-seed=1", "-runs=20000", "-only_ascii=1"],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(!err.contains("ignoring unknown libFuzzer flag"), "{err}");
@@ -2948,9 +2968,24 @@ fn only_ascii_makes_every_input_ascii_text() {
             keyword |= bytes.starts_with(b"GET /");
         }
     }
-    assert!(keyword, "no input in the corpus starts with the keyword: {s:#}");
-    let (_, s) = fuzz(d.path(), &["harness", "c2", "-seed=1", "-runs=20000", "-stop_on_crash=1"]);
-    assert_eq!(s["unique_crashes"], 1, "without the flag the trap is met: {s:#}");
+    assert!(
+        keyword,
+        "no input in the corpus starts with the keyword: {s:#}"
+    );
+    let (_, s) = fuzz(
+        d.path(),
+        &[
+            "harness",
+            "c2",
+            "-seed=1",
+            "-runs=20000",
+            "-stop_on_crash=1",
+        ],
+    );
+    assert_eq!(
+        s["unique_crashes"], 1,
+        "without the flag the trap is met: {s:#}"
+    );
 }
 
 /// When every CPU the run may use is taken (here: their lock files held, in a TMPDIR of the
@@ -2984,7 +3019,11 @@ fn a_run_with_no_free_cpu_to_bind_says_so() {
             f
         })
         .collect();
-    let (o, _) = fuzz_env(d.path(), &["harness", "c1", "-runs=50"], &[("TMPDIR", &tmp)]);
+    let (o, _) = fuzz_env(
+        d.path(),
+        &["harness", "c1", "-runs=50"],
+        &[("TMPDIR", &tmp)],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("warning: no free CPU to bind to"), "{err}");

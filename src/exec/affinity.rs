@@ -196,8 +196,7 @@ pub fn bind_to_free_cpu() -> Result<CpuLease, Unbound> {
         if allowed.len() <= 1 {
             return Err(Unbound::AlreadyBound);
         }
-        let (cpu, lock) =
-            choose_cpu(&allowed, &busy_cpus(), try_lock).ok_or(Unbound::NoFreeCpu)?;
+        let (cpu, lock) = choose_cpu(&allowed, &busy_cpus(), try_lock).ok_or(Unbound::NoFreeCpu)?;
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
         if libc::sched_setaffinity(0, size, &one) != 0 {

@@ -158,10 +158,8 @@ pub struct ForkServer {
     /// ([`FORKSRV_HELLO_NOFORK`]): the server then runs the inputs itself, and a crash, exit or
     /// timeout ends it (the next input starts another).
     no_fork: Option<u32>,
-    /// The CPU the engine thread and the server are bound to ([`super::affinity`]), if any;
-    /// released after the server is stopped.
-    /// The CPU this engine thread and the server are bound to, or why not (held for the
-    /// binding's lifetime; see `exec::affinity`).
+    /// The CPU the engine thread and the server are bound to ([`super::affinity`]), released
+    /// after the server is stopped; or why they are not ([`Executor::unbound`]).
     cpu: Result<super::affinity::CpuLease, super::affinity::Unbound>,
 }
 

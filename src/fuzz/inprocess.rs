@@ -245,8 +245,8 @@ pub fn supervise(opts: &FuzzOptions, interrupt: &AtomicBool) -> Result<Summary> 
         dir.join("error.txt"),
     );
     // the workers inherit this thread's CPU (a free one, AFL++'s rule; see exec::affinity)
-    let _cpu = crate::exec::affinity::bind_to_free_cpu();
-    if let Some(w) = _cpu.as_ref().err().and_then(|u| u.warning()) {
+    let cpu = crate::exec::affinity::bind_to_free_cpu();
+    if let Some(w) = cpu.as_ref().err().and_then(|u| u.warning()) {
         if opts.worker.is_none() {
             eprintln!("evotest fuzz: warning: {w}");
         }

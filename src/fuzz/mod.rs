@@ -1803,12 +1803,13 @@ impl Fuzzer<'_> {
             // budget alone (not `by_time`) the gate counts work, not time, so that the same
             // -seed and -runs give the same run on a loaded machine (`Corpus::reweigh_due`;
             // the time gate made a CI run's two runs of one seed part after 13,000 executions)
-            let due = if by_time {
-                last_reweigh.elapsed() >= reweigh_took * 50
-            } else {
-                self.corpus.reweigh_due(since_reweigh)
-            };
-            if since_reweigh >= 2000 && due {
+            let due = since_reweigh >= 2000
+                && if by_time {
+                    last_reweigh.elapsed() >= reweigh_took * 50
+                } else {
+                    self.corpus.reweigh_due(since_reweigh)
+                };
+            if due {
                 since_reweigh = 0;
                 let t = Instant::now();
                 self.corpus.reweigh(&self.fb);
@@ -2158,17 +2159,16 @@ impl Fuzzer<'_> {
     /// The stats, status and plot follow every second, whichever stage runs (the directed
     /// stages' executions come here too: a run in them left `fuzzer_stats.json` minutes old).
     fn evaluate(&mut self, data: &[u8], write: bool) -> Result<bool> {
-        let ascii;
-        let data = if self.opts.only_ascii && !self.loading && data.iter().any(|&x| ascii_byte(x) != x) {
-            ascii = {
-                let mut v = data.to_vec();
-                to_ascii(&mut v);
-                v
+        // -only_ascii: what the run makes, not the seeds it loads (libFuzzer's rule)
+        let mut ascii = Vec::new();
+        let data =
+            if self.opts.only_ascii && !self.loading && data.iter().any(|&x| ascii_byte(x) != x) {
+                ascii.extend_from_slice(data);
+                to_ascii(&mut ascii);
+                &ascii[..]
+            } else {
+                data
             };
-            &ascii[..]
-        } else {
-            data
-        };
         let plain = self.evaluate_once(data, write)?;
         if self.last_tick.elapsed() >= Duration::from_secs(1) {
             self.last_tick = Instant::now();

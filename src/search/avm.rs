@@ -72,8 +72,8 @@
 //! integer variable set to the multiples of each lattice step next to it, where `x % m == 0` has
 //! its zeros (a local optimum at a range's edge, `y % 400 == 0` at y = 1, cannot reach them by
 //! steps), and so each number written in a string or character buffer (a year read with `atoi`,
-//! rewritten at its text's width). When no input-to-state move (nor a flip at the start) improves and the first that
-//! changed one variable broke a condition above the goal that no repair restores, a **frozen
+//! rewritten at its text's width, [`super::i2s::text_snaps`]). When no input-to-state move (nor
+//! a flip at the start) improves and the first that changed one variable broke a condition above the goal that no repair restores, a **frozen
 //! search** ([`Local::frozen`]) walks the other variables from it, that one kept: `h == 5.0 &&
 //! a == 3.0` with `h = sqrt(a*a + b*b)` needs b to follow a := 3. Then **secant moves**
 //! ([`super::secant`], Newton's method with a numeric derivative, as Angora's gradient descent):
@@ -749,9 +749,7 @@ impl Local<'_, '_> {
     /// improvement. `x % m == 0` has its zeros there; the additive and lattice moves cannot reach
     /// them from a local optimum at the edge of a range (`y % 400 == 0` at y = 1, where y = 0 is
     /// rejected before the compare and y ± 400 keeps the remainder). Then the same for each
-    /// number written in a [`super::i2s::ByteGroup`] (a maximal run of digits), written back
-    /// zero-padded to the run's width: character steps on `"2136"` break `y % 4 == 0` at each
-    /// step. Returns whether one improved.
+    /// number written in a string ([`super::i2s::text_snaps`]). Returns whether one improved.
     fn snaps(&mut self) -> Result<std::result::Result<bool, Stop>> {
         let d = self.cx.domain;
         let mut improved = false;
@@ -778,35 +776,13 @@ impl Local<'_, '_> {
                 }
             }
         }
-        // the same snaps on each number written in a string, buffer or array of characters
-        // (a year parsed with `atoi`), at the text's width: `y % 100 == 0` inside `y % 4 == 0`
-        // where y is "2136" of "2136-12-31" (digit by digit, each step breaks `y % 4 == 0`)
-        if d.lattice.iter().any(|&m| m > 1) {
-            for g in super::i2s::byte_groups(d) {
-                let content = super::i2s::group_bytes(d, &self.x, &g);
-                for (p, q, v) in super::i2s::digit_runs(&content) {
-                    let Some(v) = v else { continue };
-                    for &m in d.lattice.iter().filter(|&&m| m > 1) {
-                        let below = v.div_euclid(m).saturating_mul(m);
-                        for c in [below, below.saturating_add(m)] {
-                            if c == v {
-                                continue;
-                            }
-                            let text = super::i2s::decimal_texts(c, q - p).swap_remove(0);
-                            let bytes = [&content[..p], text.as_bytes(), &content[q..]].concat();
-                            let y = super::i2s::set_group_bytes(d, &self.x, &g, &bytes);
-                            if y == self.x {
-                                continue;
-                            }
-                            // the text read above is stale once one improves
-                            match self.try_move(y)? {
-                                Ok(true) => return Ok(Ok(true)),
-                                Ok(false) => {}
-                                Err(s) => return Ok(Err(s)),
-                            }
-                        }
-                    }
-                }
+        // the same snaps on each number written in a string or character buffer: built from the
+        // input before the first move, so the first that improves ends them
+        for y in super::i2s::text_snaps(d, &self.x) {
+            match self.try_move(y)? {
+                Ok(true) => return Ok(Ok(true)),
+                Ok(false) => {}
+                Err(s) => return Ok(Err(s)),
             }
         }
         Ok(Ok(improved))

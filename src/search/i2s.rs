@@ -133,7 +133,7 @@ pub fn group_bytes(domain: &Domain, x: &Input, g: &ByteGroup) -> Vec<u8> {
 /// `x` with group `g` holding `bytes` (cut to its most elements; an array keeps its other
 /// elements), each element normalised into its field (a character outside a string's alphabet
 /// is snapped into it).
-pub(crate) fn set_group_bytes(domain: &Domain, x: &Input, g: &ByteGroup, bytes: &[u8]) -> Input {
+fn set_group_bytes(domain: &Domain, x: &Input, g: &ByteGroup, bytes: &[u8]) -> Input {
     let mut y = x.clone();
     let n = bytes.len().min(g.max);
     if let Some(l) = g.len_field {
@@ -327,7 +327,7 @@ pub fn decimal_flips(domain: &Domain, x: &Input, rec: &OperandRec) -> Vec<Input>
 
 /// The maximal runs of ASCII digits in `content`: (start, end, value), the value `None` past
 /// 38 digits.
-pub(crate) fn digit_runs(content: &[u8]) -> Vec<(usize, usize, Option<i128>)> {
+fn digit_runs(content: &[u8]) -> Vec<(usize, usize, Option<i128>)> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < content.len() {
@@ -350,7 +350,7 @@ pub(crate) fn digit_runs(content: &[u8]) -> Vec<(usize, usize, Option<i128>)> {
 
 /// `n` in decimal for a run of `width` digits: zero-padded to the width first, when shorter
 /// (`-` before the padded magnitude), then as it is.
-pub(crate) fn decimal_texts(n: i128, width: usize) -> Vec<String> {
+fn decimal_texts(n: i128, width: usize) -> Vec<String> {
     let plain = n.to_string();
     let digits = n.unsigned_abs().to_string();
     let mut out = Vec::with_capacity(2);
@@ -359,6 +359,41 @@ pub(crate) fn decimal_texts(n: i128, width: usize) -> Vec<String> {
         out.push(format!("{sign}{digits:0>width$}"));
     }
     out.push(plain);
+    out
+}
+
+/// *Lattice snaps* of the numbers written in `x`'s [`ByteGroup`]s (a year parsed with `atoi`):
+/// each maximal run of digits, read as a number v, set to the multiples of each lattice step m
+/// of the domain next to it (m·⌊v/m⌋ and the next one up), written back zero-padded to the run's
+/// width. `y % 100 == 0` inside `y % 4 == 0`, where y is the `"2136"` of `"2136-12-31"`, is
+/// reached in one move; character steps break `y % 4 == 0` at each step. In group, run, step
+/// order; without `x` itself. Empty when the program has no lattice step above 1.
+pub fn text_snaps(domain: &Domain, x: &Input) -> Vec<Input> {
+    let steps: Vec<i128> = domain.lattice.iter().copied().filter(|&m| m > 1).collect();
+    let mut out = Vec::new();
+    if steps.is_empty() {
+        return out;
+    }
+    for g in byte_groups(domain) {
+        let content = group_bytes(domain, x, &g);
+        for (p, q, v) in digit_runs(&content) {
+            let Some(v) = v else { continue };
+            for &m in &steps {
+                let below = v.div_euclid(m).saturating_mul(m);
+                for c in [below, below.saturating_add(m)]
+                    .into_iter()
+                    .filter(|&c| c != v)
+                {
+                    let text = decimal_texts(c, q - p).swap_remove(0);
+                    let bytes = [&content[..p], text.as_bytes(), &content[q..]].concat();
+                    let y = set_group_bytes(domain, x, &g, &bytes);
+                    if y != *x {
+                        out.push(y);
+                    }
+                }
+            }
+        }
+    }
     out
 }
 
@@ -1404,7 +1439,26 @@ mod tests {
         let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, 7, 12));
         assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["20-12-15"]);
         let c = decimal_flips(&d, &x, &pred_rec(Pred::Eq, 15, 3));
-        assert_eq!(c.iter().map(text).collect::<Vec<_>>(), vec!["20-07-03", "20-07-3"]);
+        assert_eq!(
+            c.iter().map(text).collect::<Vec<_>>(),
+            vec!["20-07-03", "20-07-3"]
+        );
+    }
+
+    #[test]
+    fn numbers_in_text_snap_to_the_lattice_at_their_width() {
+        let mut d = string_domain("s", 10);
+        d.lattice = vec![1, 4, 100];
+        let x = with_string(&d, b"2136-07");
+        let text = |y: &Input| String::from_utf8(group_bytes(&d, y, &byte_groups(&d)[0])).unwrap();
+        let got: Vec<String> = text_snaps(&d, &x).iter().map(text).collect();
+        // 2136 is a multiple of 4 (only 2140 is new); 7 becomes 04 and 08, 00 and 100
+        assert_eq!(
+            got,
+            vec!["2140-07", "2100-07", "2200-07", "2136-04", "2136-08", "2136-00", "2136-100"]
+        );
+        d.lattice = vec![1];
+        assert!(text_snaps(&d, &x).is_empty());
     }
 
     #[test]
