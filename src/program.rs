@@ -5,7 +5,8 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use evotest_abi::meta::{
-    unframe_all, DecisionMeta, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind, VarMeta,
+    unframe_all, ConstantMeta, DecisionMeta, DefMeta, FunctionMeta, ModuleMeta, SiteMeta, VarKind,
+    VarMeta,
 };
 use evotest_abi::names::META_SECTION;
 use evotest_abi::shm::ModuleEntry;
@@ -475,6 +476,17 @@ impl Program {
             .find(|(_, f)| f.meta.name == name)
     }
 
+    /// The index of the function `meta` describes: the one of that name, file and line, else the
+    /// first of that name.
+    pub fn index_of(&self, meta: &FunctionMeta) -> Option<usize> {
+        self.functions
+            .iter()
+            .position(|f| {
+                f.meta.name == meta.name && f.meta.file == meta.file && f.meta.line == meta.line
+            })
+            .or_else(|| self.function(&meta.name).map(|(i, _)| i))
+    }
+
     /// Indices of the functions reachable from function `root`, `root` first: through direct
     /// calls, and through the functions whose address a reached function uses
     /// ([`evotest_abi::meta::FunctionMeta::address_refs`]: a callback it passes, a table of
@@ -568,76 +580,117 @@ impl Program {
             .map(|s| (s, o - s.outcome_base))
     }
 
-    /// String literals compared with `strcmp` and its kin, then those of the modules' tables
-    /// ([`evotest_abi::meta::ModuleMeta::table_strings`]), from all modules, without duplicates.
-    pub fn strings(&self) -> Vec<Vec<u8>> {
-        let mut out: Vec<Vec<u8>> = Vec::new();
-        for m in &self.modules {
-            let compared = m.constants.iter().filter_map(|c| match c {
-                evotest_abi::meta::ConstantMeta::Str(s) => Some(s),
-                _ => None,
-            });
-            for s in compared.chain(&m.table_strings) {
-                if !out.iter().any(|o| o == s.as_bytes()) {
-                    out.push(s.as_bytes().to_vec());
+    /// The constants of function `f`'s own compares and switches
+    /// ([`evotest_abi::meta::FunctionMeta::constants`]); all its module's for a module whose
+    /// metadata attributes none to its functions (objects an earlier evotest instrumented).
+    fn constants_of(&self, f: usize) -> Vec<&ConstantMeta> {
+        let func = &self.functions[f];
+        let module = &self.modules[func.module];
+        let attributed = module.functions.iter().any(|g| !g.constants.is_empty());
+        if !attributed {
+            return module.constants.iter().collect();
+        }
+        func.meta
+            .constants
+            .iter()
+            .filter_map(|&k| module.constants.get(k as usize))
+            .collect()
+    }
+
+    /// The constants that seed a search's pools: those of the functions in `within` (a search on
+    /// one function passes the functions reachable from it, [`Program::reachable_from`], so that
+    /// the module's unrelated functions do not dilute its pools), or of every function of every
+    /// module for `None` (a harness that may run any of them). Each constant once, in function
+    /// order.
+    fn scoped_constants(&self, within: Option<&[usize]>) -> Vec<&ConstantMeta> {
+        // in the functions' order, whatever `within`'s: a module all of whose functions are in
+        // scope gives its constants in the module's order
+        let fns: Vec<usize> = match within {
+            Some(w) => {
+                let mut w = w.to_vec();
+                w.sort_unstable();
+                w.dedup();
+                w
+            }
+            None => (0..self.functions.len()).collect(),
+        };
+        let mut out: Vec<&ConstantMeta> = Vec::new();
+        for f in fns {
+            for c in self.constants_of(f) {
+                if !out.contains(&c) {
+                    out.push(c);
                 }
             }
         }
         out
     }
 
-    /// Integer and float constants from all modules' compares and switches.
-    pub fn constants(&self) -> (Vec<i128>, Vec<f64>) {
-        let mut ints = Vec::new();
-        let mut floats: Vec<f64> = Vec::new();
-        for m in &self.modules {
-            for c in &m.constants {
-                match *c {
-                    evotest_abi::meta::ConstantMeta::Int(i) => {
-                        if !ints.contains(&(i as i128)) {
-                            ints.push(i as i128)
-                        }
-                    }
-                    evotest_abi::meta::ConstantMeta::Float(f) => {
-                        if !floats.iter().any(|x| x.to_bits() == f.to_bits()) {
-                            floats.push(f)
-                        }
-                    }
-                    evotest_abi::meta::ConstantMeta::Lattice(_) => {}
-                    evotest_abi::meta::ConstantMeta::Str(_) => {}
+    /// The pools that seed a search ([`crate::input::Domain`]'s `int_pool`, `float_pool`,
+    /// `str_pool`, `lattice`, `bit_ops`, `predicate_ints` and `predicate_floats`), from the
+    /// functions in `within`, or from all for `None` (see [`Program::scoped_constants`]). The
+    /// strings of the modules' tables and calls ([`evotest_abi::meta::ModuleMeta::table_strings`])
+    /// are not attributed to functions: those of the modules that define a function in `within`
+    /// are taken.
+    pub fn pools(&self, within: Option<&[usize]>) -> Pools {
+        let constants = self.scoped_constants(within);
+        let in_scope = |f: usize| within.is_none_or(|w| w.contains(&f));
+        let mut pools = Pools::default();
+        for c in &constants {
+            match **c {
+                ConstantMeta::Int(i) => pools.ints.push(i as i128),
+                ConstantMeta::Float(f) => pools.floats.push(f),
+                ConstantMeta::Lattice(s) => pools.lattice.push(s as i128),
+                ConstantMeta::Str(ref s) => pools.strings.push(s.as_bytes().to_vec()),
+            }
+        }
+        let modules: Vec<usize> = match within {
+            Some(w) => {
+                let mut m: Vec<usize> = w.iter().map(|&f| self.functions[f].module).collect();
+                m.sort_unstable();
+                m.dedup();
+                m
+            }
+            None => (0..self.modules.len()).collect(),
+        };
+        for &m in &modules {
+            for s in &self.modules[m].table_strings {
+                if !pools.strings.iter().any(|o| o == s.as_bytes()) {
+                    pools.strings.push(s.as_bytes().to_vec());
                 }
             }
         }
-        (ints, floats)
-    }
-
-    /// The numeric literals of every site's condition text (as the pass rebuilds it, e.g.
-    /// `y % 400 == 0`, `len != hdr + 10`, `m == '+'`, `nmol < 25.0`), integers and floats (a
-    /// literal with a fraction or an exponent), each once, in site order. Where
-    /// [`Program::constants`] holds the compares' operands, these are every constant written in a
-    /// predicate, as Anjum & Ryan (2021) harvest them; a character literal counts as its code.
-    pub fn predicate_literals(&self) -> (Vec<i128>, Vec<f64>) {
-        let mut ints: Vec<i128> = Vec::new();
-        let mut floats: Vec<f64> = Vec::new();
-        for s in &self.sites {
+        // least common multiples of pairs of steps: `x % 4 == 0 && x % 100 == 0` lives on
+        // multiples of 100
+        let base = pools.lattice.clone();
+        for (i, &a) in base.iter().enumerate() {
+            for &b in &base[i + 1..] {
+                let l = a / gcd(a, b) * b;
+                if l < (1 << 62) && !pools.lattice.contains(&l) {
+                    pools.lattice.push(l);
+                }
+            }
+        }
+        pools.lattice.sort();
+        for s in self.sites.iter().filter(|s| in_scope(s.function)) {
+            pools.bit_ops |= bitwise_operator(&s.meta.cond);
             for lit in literals(&s.meta.cond) {
                 match lit {
-                    Literal::Int(i) if !ints.contains(&i) => ints.push(i),
-                    Literal::Float(f) if !floats.iter().any(|x| x.to_bits() == f.to_bits()) => {
-                        floats.push(f)
+                    Literal::Int(i) if !pools.predicate_ints.contains(&i) => {
+                        pools.predicate_ints.push(i)
+                    }
+                    Literal::Float(f)
+                        if !pools
+                            .predicate_floats
+                            .iter()
+                            .any(|x| x.to_bits() == f.to_bits()) =>
+                    {
+                        pools.predicate_floats.push(f)
                     }
                     _ => {}
                 }
             }
         }
-        (ints, floats)
-    }
-
-    /// Whether some branch's condition text uses a bitwise operator (`&`, `|`, `^`, `~`, `<<`,
-    /// `>>`; not `&&`, `||`, nor `&` taking an address, which a condition text rarely shows): the
-    /// program tests bit patterns, counts or masks bits.
-    pub fn tests_bits(&self) -> bool {
-        self.sites.iter().any(|s| bitwise_operator(&s.meta.cond))
+        pools
     }
 
     /// Whether some branch compares floats (operands of type `float` or `double`).
@@ -646,33 +699,34 @@ impl Program {
             .iter()
             .any(|s| matches!(s.meta.operand_type.as_str(), "float" | "double"))
     }
+}
 
-    /// The lattice steps of all modules (moduli, divisors, shift and mask periods; see
-    /// [`evotest_abi::meta::ConstantMeta::Lattice`]), with the least common multiples of pairs of
-    /// them (`x % 4 == 0 && x % 100 == 0` lives on multiples of 100), sorted.
-    pub fn lattice_steps(&self) -> Vec<i128> {
-        let mut steps: Vec<i128> = Vec::new();
-        for m in &self.modules {
-            for c in &m.constants {
-                if let evotest_abi::meta::ConstantMeta::Lattice(s) = *c {
-                    if !steps.contains(&(s as i128)) {
-                        steps.push(s as i128);
-                    }
-                }
-            }
-        }
-        let base = steps.clone();
-        for (i, &a) in base.iter().enumerate() {
-            for &b in &base[i + 1..] {
-                let l = a / gcd(a, b) * b;
-                if l < (1 << 62) && !steps.contains(&l) {
-                    steps.push(l);
-                }
-            }
-        }
-        steps.sort();
-        steps
-    }
+/// The constants that seed a search ([`Program::pools`]), each once.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pools {
+    /// Integer constants of compares and switches (after Anjum & Ryan 2021).
+    pub ints: Vec<i128>,
+    /// Float constants of compares.
+    pub floats: Vec<f64>,
+    /// String literals compared with `strcmp` and its kin, then those of the modules' tables and
+    /// calls ([`evotest_abi::meta::ModuleMeta::table_strings`]).
+    pub strings: Vec<Vec<u8>>,
+    /// Lattice steps (moduli, divisors, shift and mask periods; see
+    /// [`evotest_abi::meta::ConstantMeta::Lattice`]) with the least common multiples of pairs of
+    /// them, sorted.
+    pub lattice: Vec<i128>,
+    /// Whether some branch's condition text uses a bitwise operator (`&`, `|`, `^`, `~`, `<<`,
+    /// `>>`; not `&&`, `||`, nor `&` taking an address, which a condition text rarely shows): the
+    /// code tests bit patterns, counts or masks bits.
+    pub bit_ops: bool,
+    /// The integer literals of the sites' condition texts (as the pass rebuilds them, e.g.
+    /// `y % 400 == 0`, `len != hdr + 10`, `m == '+'`), each once, in site order: where
+    /// [`Pools::ints`] holds the compares' operands, these are every constant written in a
+    /// predicate, as Anjum & Ryan (2021) harvest them; a character literal counts as its code.
+    pub predicate_ints: Vec<i128>,
+    /// The float literals of the condition texts (a literal with a fraction or an exponent,
+    /// `nmol < 25.0`).
+    pub predicate_floats: Vec<f64>,
 }
 
 /// Whether C-like expression text `text` has a bitwise operator outside string and character
@@ -966,6 +1020,7 @@ pub(crate) mod testutil {
                 reads_globals: vec![],
                 param_calls: vec![],
                 indirect_jumps: vec![],
+                constants: vec![],
             }],
             sites,
             n_outcomes,
@@ -1044,5 +1099,96 @@ mod literal_tests {
             [b'q', b'\'']
         );
         assert_eq!(char_literals("x == 10"), Vec::<u8>::new());
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::testutil::{block, program, site};
+    use super::Program;
+    use evotest_abi::meta::{ConstantMeta, SiteMeta};
+
+    /// A module of three functions: `f` calls `g`; `h` is unrelated and tests bits.
+    fn three_functions(attributed: bool) -> Program {
+        let p = program(
+            vec![block(vec![], Some(0))],
+            vec![site(0, 0, "x < 7")],
+            vec![],
+            vec![],
+        );
+        let mut m = p.modules[0].clone();
+        m.constants = vec![
+            ConstantMeta::Int(7),
+            ConstantMeta::Lattice(4),
+            ConstantMeta::Int(99),
+            ConstantMeta::Lattice(10),
+            ConstantMeta::Str("magic".into()),
+        ];
+        let mut f = m.functions[0].clone();
+        let mut g = f.clone();
+        let mut h = f.clone();
+        f.calls = vec!["g".into()];
+        g.name = "g".into();
+        h.name = "h".into();
+        if attributed {
+            f.constants = vec![0];
+            g.constants = vec![1];
+            h.constants = vec![2, 3, 4];
+        }
+        m.functions = vec![f, g, h];
+        let site_in = |id: u32, function: u32, cond: &str| SiteMeta {
+            function,
+            ..site(id, 0, cond)
+        };
+        m.sites = vec![
+            site_in(0, 0, "x < 7"),
+            site_in(1, 1, "y % 4 == 0"),
+            site_in(2, 2, "(w & 0xff) == 99"),
+        ];
+        m.n_outcomes = 6;
+        Program::with_sequential_bases(vec![m])
+    }
+
+    #[test]
+    fn a_function_s_pools_hold_its_own_and_its_callees_constants_only() {
+        let p = three_functions(true);
+        let f = p.function("f").unwrap().0;
+        let within = p.reachable_from(f);
+        let pools = p.pools(Some(&within));
+        assert_eq!(pools.ints, vec![7]);
+        assert_eq!(pools.lattice, vec![4]);
+        assert!(pools.strings.is_empty());
+        assert!(!pools.bit_ops, "only h tests bits");
+        assert_eq!(pools.predicate_ints, vec![7, 4, 0]);
+        // h's own
+        let h = p.function("h").unwrap().0;
+        let pools = p.pools(Some(&p.reachable_from(h)));
+        assert_eq!(pools.ints, vec![99]);
+        assert_eq!(pools.lattice, vec![10]);
+        assert_eq!(pools.strings, vec![b"magic".to_vec()]);
+        assert!(pools.bit_ops);
+    }
+
+    #[test]
+    fn a_harness_s_pools_hold_every_function_s_constants() {
+        let p = three_functions(true);
+        let pools = p.pools(None);
+        assert_eq!(pools.ints, vec![7, 99]);
+        assert_eq!(
+            pools.lattice,
+            vec![4, 10, 20],
+            "with the steps' least common multiple"
+        );
+        assert_eq!(pools.strings, vec![b"magic".to_vec()]);
+        assert!(pools.bit_ops);
+    }
+
+    #[test]
+    fn metadata_that_attributes_no_constant_gives_every_function_the_module_s() {
+        let p = three_functions(false);
+        let f = p.function("f").unwrap().0;
+        let pools = p.pools(Some(&p.reachable_from(f)));
+        assert_eq!(pools.ints, vec![7, 99]);
+        assert_eq!(pools.lattice, vec![4, 10, 20]);
     }
 }

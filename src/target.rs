@@ -519,18 +519,12 @@ pub fn build(opts: &TargetOptions) -> Result<Target> {
                 .then(|| "stdin".to_string())
         });
     let scratch = Program::with_sequential_bases(metas.clone());
-    let (int_pool, float_pool) = scratch.constants();
-    fe.domain.int_pool = int_pool;
-    fe.domain.str_pool = scratch.strings();
+    seed_pools(&mut fe.domain, &scratch, &fmeta);
     for t in crate::frontend::function::shape::number_texts(&fmeta) {
         if !fe.domain.str_pool.contains(&t) {
             fe.domain.str_pool.push(t);
         }
     }
-    fe.domain.float_pool = float_pool;
-    fe.domain.lattice = scratch.lattice_steps();
-    fe.domain.bit_ops = scratch.tests_bits();
-    (fe.domain.predicate_ints, fe.domain.predicate_floats) = scratch.predicate_literals();
     let defining = defined_in
         .iter()
         .find(|(n, _)| n == wanted)
@@ -797,11 +791,11 @@ pub fn build_api(opts: &TargetOptions, api: &ApiTarget) -> Result<Target> {
         api.max_calls,
         &opts.sources,
     )?;
-    let scratch = Program::with_sequential_bases(metas.clone());
-    let (int_pool, float_pool) = scratch.constants();
-    fe.domain.int_pool = int_pool;
-    fe.domain.float_pool = float_pool;
-    fe.domain.str_pool = scratch.strings();
+    // the operations of an API may be called in any order: the pools of every function
+    let pools = Program::with_sequential_bases(metas.clone()).pools(None);
+    fe.domain.int_pool = pools.ints;
+    fe.domain.float_pool = pools.floats;
+    fe.domain.str_pool = pools.strings;
     fe.cflags = opts.cflags.clone();
     if finite_math(&opts.cflags) {
         finite_floats(&mut fe.domain);
@@ -1432,13 +1426,7 @@ pub fn build_rust(opts: &TargetOptions) -> Result<Target> {
         krate.dir.clone(),
     )?;
     let scratch = Program::with_sequential_bases(metas.clone());
-    let (int_pool, float_pool) = scratch.constants();
-    fe.domain.int_pool = int_pool;
-    fe.domain.float_pool = float_pool;
-    fe.domain.str_pool = scratch.strings();
-    fe.domain.lattice = scratch.lattice_steps();
-    fe.domain.bit_ops = scratch.tests_bits();
-    (fe.domain.predicate_ints, fe.domain.predicate_floats) = scratch.predicate_literals();
+    seed_pools(&mut fe.domain, &scratch, &fmeta);
     let harness = work.join("harness.rs");
     std::fs::write(&harness, rustfe::harness::generate(&fe))
         .with_context(|| format!("cannot write in {}", work.display()))?;
@@ -1842,4 +1830,20 @@ fn generic_fn_in_sources(dir: &Path, name: &str) -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// Seed `domain`'s constant pools ([`crate::program::Pools`]) from the function under test
+/// `fmeta` and the functions reachable from it ([`Program::reachable_from`]): the constants of
+/// the module's other functions would only dilute them (a file of thirty functions offers the
+/// search on one of them the moduli and magic numbers of all thirty).
+fn seed_pools(domain: &mut crate::input::Domain, program: &Program, fmeta: &FunctionMeta) {
+    let within = program.index_of(fmeta).map(|i| program.reachable_from(i));
+    let pools = program.pools(within.as_deref());
+    domain.int_pool = pools.ints;
+    domain.float_pool = pools.floats;
+    domain.str_pool = pools.strings;
+    domain.lattice = pools.lattice;
+    domain.bit_ops = pools.bit_ops;
+    domain.predicate_ints = pools.predicate_ints;
+    domain.predicate_floats = pools.predicate_floats;
 }

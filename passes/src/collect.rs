@@ -1135,6 +1135,7 @@ pub fn function(
         reads_globals,
         param_calls,
         indirect_jumps,
+        constants: vec![],
     };
     let mut meta = meta;
     // Source-level name and language from debug info ([`debuginfo::source_name`]).

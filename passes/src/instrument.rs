@@ -856,12 +856,17 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 *s = ids[*s as usize];
             }
         }
-        functions.push(fm);
         for c in &d.constants {
-            if !constants.contains(c) {
-                constants.push(c.clone());
-            }
+            let k = match constants.iter().position(|x| x == c) {
+                Some(k) => k,
+                None => {
+                    constants.push(c.clone());
+                    constants.len() - 1
+                }
+            };
+            fm.constants.push(k as u32);
         }
+        functions.push(fm);
         for dd in &d.decisions {
             let map =
                 |v: &Vec<(usize, u32)>| v.iter().map(|&(s, o)| (ids[s], o)).collect::<Vec<_>>();

@@ -303,14 +303,14 @@ pub struct Domain {
     /// and their pairwise least common multiples): integer moves by these keep remainders.
     pub lattice: Vec<i128>,
     /// Whether the program's conditions test bit patterns (a bitwise operator, `&`, `|`, `^`,
-    /// `~`, `<<` or `>>`, in a branch's condition text; [`crate::program::Program::tests_bits`]):
+    /// `~`, `<<` or `>>`, in a branch's condition text; [`crate::program::Pools::bit_ops`]):
     /// AVM's scale moves are tried only then.
     pub bit_ops: bool,
     /// String literals the program compares strings with (`strcmp(s, "VIP")`): a pool for
     /// string parameters (grammatical evolution's extended grammar, `search::ge`).
     pub str_pool: Vec<Vec<u8>>,
     /// The numeric literals of the program's condition texts, integers and floats
-    /// ([`crate::program::Program::predicate_literals`]): every constant of a predicate, also
+    /// ([`crate::program::Pools::predicate_ints`]): every constant of a predicate, also
     /// those inside its arithmetic (`len != hdr + 10`: 10), which the compares' operands in
     /// `int_pool` miss. Grammatical evolution's `<const>` (Anjum & Ryan 2021 seed their grammar
     /// with the constants of the predicates); no other algorithm reads them.

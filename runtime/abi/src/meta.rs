@@ -326,6 +326,11 @@ pub struct FunctionMeta {
     /// figure leaves out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub indirect_jumps: Vec<u32>,
+    /// The constants its own compares and switches use, as indices into
+    /// [`ModuleMeta::constants`]: with [`Self::calls`], the seed pool of a search on this
+    /// function and what it calls, without the constants of the module's unrelated functions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constants: Vec<u32>,
 }
 
 /// A call that is given the value of a function's parameter ([`FunctionMeta::param_calls`]).

@@ -2228,6 +2228,7 @@ mod tests {
             reads_globals: vec![],
             param_calls: vec![],
             indirect_jumps: vec![],
+            constants: vec![],
         }
     }
 

@@ -1,0 +1,61 @@
+//! The constants a search is seeded with are those of the function under test and of the
+//! functions it calls, not the module's: a function among unrelated ones is searched exactly as
+//! when it is alone in its file.
+//!
+//! Before the pools were scoped (2026-12-02), the unrelated functions of
+//! tests/fixtures/crowded.c made the search on `remainders` take 948–1,886 executions from the
+//! biased start (78–405 alone) and 1,654–6,716 from the uniform start (460–1,266 alone), seeds
+//! 1–3; on the fifteen numeric subjects concatenated into one file, `pythag` was covered in 8 of
+//! 10 and 4 of 10 runs at 200,000 executions (10 of 10 in under 10,000 on average alone).
+
+mod common;
+
+use common::*;
+
+const FIXTURE: &str = "tests/fixtures/crowded.c";
+const MARKER: &str = "/* ---- unrelated functions below ---- */";
+
+/// Full coverage at the same execution, with the same seed, in the crowded file as in its part
+/// above the marker.
+#[test]
+fn a_function_among_unrelated_ones_is_searched_as_when_alone() {
+    let text = std::fs::read_to_string(FIXTURE).unwrap();
+    let cut = text.find(MARKER).expect("the fixture has its marker");
+    let tmp = tempfile::tempdir().unwrap();
+    let alone = tmp.path().join("alone.c");
+    std::fs::write(&alone, &text[..cut]).unwrap();
+    let alone = alone.to_str().unwrap();
+    for init in ["biased", "uniform"] {
+        for seed in ["1", "2", "3"] {
+            let args = [
+                "--init",
+                init,
+                "--seed",
+                seed,
+                "--max-execs",
+                "200000",
+                "--max-time",
+                "0",
+            ];
+            let mut at = Vec::new();
+            for file in [FIXTURE, alone] {
+                let out = tempfile::tempdir().unwrap();
+                let (_, r) = run(file, "remainders", out.path(), &args);
+                assert!(r["error"].is_null(), "{file}: error {}", r["error"]);
+                assert_eq!(
+                    r["branches_covered"],
+                    r["branches_total"],
+                    "{file} --init {init} --seed {seed}: uncovered {:?}",
+                    uncovered(&r)
+                );
+                at.push(r["full_coverage_at_execution"].as_u64().unwrap());
+            }
+            assert_eq!(
+                at[0], at[1],
+                "--init {init} --seed {seed}: full coverage at execution {} in the crowded \
+                 file, {} alone",
+                at[0], at[1]
+            );
+        }
+    }
+}
