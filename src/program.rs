@@ -600,9 +600,9 @@ impl Program {
     /// The constants that seed a search's pools: those of the functions in `within` (a search on
     /// one function passes the functions reachable from it, [`Program::reachable_from`], so that
     /// the module's unrelated functions do not dilute its pools), or of every function of every
-    /// module for `None` (a harness that may run any of them). Each constant once, in function
-    /// order.
-    fn scoped_constants(&self, within: Option<&[usize]>) -> Vec<&ConstantMeta> {
+    /// module for `None`. Each constant once, in function order (for `None`, or a `within` that
+    /// holds every function of a module, in the module's order).
+    pub fn scoped_constants(&self, within: Option<&[usize]>) -> Vec<&ConstantMeta> {
         // in the functions' order, whatever `within`'s: a module all of whose functions are in
         // scope gives its constants in the module's order
         let fns: Vec<usize> = match within {
@@ -625,12 +625,48 @@ impl Program {
         out
     }
 
+    /// The strings of tables and calls ([`evotest_abi::meta::ModuleMeta::table_strings`]) that
+    /// the functions in `within` use ([`evotest_abi::meta::FunctionMeta::strings`]), in the
+    /// functions' order, or every module's for `None`. A module whose metadata attributes none to
+    /// its functions (objects an earlier evotest instrumented) gives all of its own when one of
+    /// its functions is in `within`.
+    fn scoped_table_strings(&self, within: Option<&[usize]>) -> Vec<&str> {
+        let Some(w) = within else {
+            return self
+                .modules
+                .iter()
+                .flat_map(|m| m.table_strings.iter().map(String::as_str))
+                .collect();
+        };
+        let mut fns = w.to_vec();
+        fns.sort_unstable();
+        fns.dedup();
+        let mut out: Vec<&str> = Vec::new();
+        let mut whole_modules: Vec<usize> = Vec::new();
+        for f in fns {
+            let m = self.functions[f].module;
+            let module = &self.modules[m];
+            if !module.functions.iter().any(|g| !g.strings.is_empty()) {
+                if !whole_modules.contains(&m) {
+                    whole_modules.push(m);
+                    out.extend(module.table_strings.iter().map(String::as_str));
+                }
+                continue;
+            }
+            for &k in &self.functions[f].meta.strings {
+                if let Some(t) = module.table_strings.get(k as usize) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
     /// The pools that seed a search ([`crate::input::Domain`]'s `int_pool`, `float_pool`,
     /// `str_pool`, `lattice`, `bit_ops`, `predicate_ints` and `predicate_floats`), from the
     /// functions in `within`, or from all for `None` (see [`Program::scoped_constants`]). The
-    /// strings of the modules' tables and calls ([`evotest_abi::meta::ModuleMeta::table_strings`])
-    /// are not attributed to functions: those of the modules that define a function in `within`
-    /// are taken.
+    /// strings of the modules' tables and calls are those the functions in `within` use
+    /// ([`Program::scoped_table_strings`]).
     pub fn pools(&self, within: Option<&[usize]>) -> Pools {
         let constants = self.scoped_constants(within);
         let in_scope = |f: usize| within.is_none_or(|w| w.contains(&f));
@@ -643,20 +679,9 @@ impl Program {
                 ConstantMeta::Str(ref s) => pools.strings.push(s.as_bytes().to_vec()),
             }
         }
-        let modules: Vec<usize> = match within {
-            Some(w) => {
-                let mut m: Vec<usize> = w.iter().map(|&f| self.functions[f].module).collect();
-                m.sort_unstable();
-                m.dedup();
-                m
-            }
-            None => (0..self.modules.len()).collect(),
-        };
-        for &m in &modules {
-            for s in &self.modules[m].table_strings {
-                if !pools.strings.iter().any(|o| o == s.as_bytes()) {
-                    pools.strings.push(s.as_bytes().to_vec());
-                }
+        for s in self.scoped_table_strings(within) {
+            if !pools.strings.iter().any(|o| o == s.as_bytes()) {
+                pools.strings.push(s.as_bytes().to_vec());
             }
         }
         // least common multiples of pairs of steps: `x % 4 == 0 && x % 100 == 0` lives on
@@ -691,6 +716,32 @@ impl Program {
             }
         }
         pools
+    }
+
+    /// The functions a fuzzing harness may run: those reachable ([`Program::reachable_from`]) from
+    /// the entry points of a libFuzzer harness (`LLVMFuzzerTestOneInput`, `LLVMFuzzerInitialize`)
+    /// or of a program (`main`), or `None` when the program has none of them instrumented (the
+    /// fuzzer then takes every function's constants).
+    pub fn harness_scope(&self) -> Option<Vec<usize>> {
+        const ENTRIES: [&str; 4] = [
+            "LLVMFuzzerTestOneInput",
+            "LLVMFuzzerInitialize",
+            "main",
+            evotest_abi::names::RENAMED_MAIN,
+        ];
+        let mut seen = vec![false; self.functions.len()];
+        let mut out = Vec::new();
+        for (i, f) in self.functions.iter().enumerate() {
+            if ENTRIES.contains(&f.meta.name.as_str()) {
+                for j in self.reachable_from(i) {
+                    if !seen[j] {
+                        seen[j] = true;
+                        out.push(j);
+                    }
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
     }
 
     /// Whether some branch compares floats (operands of type `float` or `double`).
@@ -1021,6 +1072,7 @@ pub(crate) mod testutil {
                 param_calls: vec![],
                 indirect_jumps: vec![],
                 constants: vec![],
+                strings: vec![],
             }],
             sites,
             n_outcomes,
@@ -1110,6 +1162,11 @@ mod pool_tests {
 
     /// A module of three functions: `f` calls `g`; `h` is unrelated and tests bits.
     fn three_functions(attributed: bool) -> Program {
+        three_functions_named(attributed, None)
+    }
+
+    /// [`three_functions`], with `f` named `f_name` where given.
+    fn three_functions_named(attributed: bool, f_name: Option<&str>) -> Program {
         let p = program(
             vec![block(vec![], Some(0))],
             vec![site(0, 0, "x < 7")],
@@ -1124,16 +1181,23 @@ mod pool_tests {
             ConstantMeta::Lattice(10),
             ConstantMeta::Str("magic".into()),
         ];
+        m.table_strings = vec!["open".into(), "close".into(), "GIF89a".into()];
         let mut f = m.functions[0].clone();
         let mut g = f.clone();
         let mut h = f.clone();
         f.calls = vec!["g".into()];
+        if let Some(n) = f_name {
+            f.name = n.into();
+        }
         g.name = "g".into();
         h.name = "h".into();
         if attributed {
             f.constants = vec![0];
             g.constants = vec![1];
             h.constants = vec![2, 3, 4];
+            f.strings = vec![1];
+            g.strings = vec![0, 1];
+            h.strings = vec![2];
         }
         m.functions = vec![f, g, h];
         let site_in = |id: u32, function: u32, cond: &str| SiteMeta {
@@ -1157,7 +1221,11 @@ mod pool_tests {
         let pools = p.pools(Some(&within));
         assert_eq!(pools.ints, vec![7]);
         assert_eq!(pools.lattice, vec![4]);
-        assert!(pools.strings.is_empty());
+        assert_eq!(
+            pools.strings,
+            vec![b"close".to_vec(), b"open".to_vec()],
+            "the table strings f and g use, in their order"
+        );
         assert!(!pools.bit_ops, "only h tests bits");
         assert_eq!(pools.predicate_ints, vec![7, 4, 0]);
         // h's own
@@ -1165,7 +1233,7 @@ mod pool_tests {
         let pools = p.pools(Some(&p.reachable_from(h)));
         assert_eq!(pools.ints, vec![99]);
         assert_eq!(pools.lattice, vec![10]);
-        assert_eq!(pools.strings, vec![b"magic".to_vec()]);
+        assert_eq!(pools.strings, vec![b"magic".to_vec(), b"GIF89a".to_vec()]);
         assert!(pools.bit_ops);
     }
 
@@ -1179,8 +1247,31 @@ mod pool_tests {
             vec![4, 10, 20],
             "with the steps' least common multiple"
         );
-        assert_eq!(pools.strings, vec![b"magic".to_vec()]);
+        assert_eq!(
+            pools.strings,
+            vec![
+                b"magic".to_vec(),
+                b"open".to_vec(),
+                b"close".to_vec(),
+                b"GIF89a".to_vec()
+            ]
+        );
         assert!(pools.bit_ops);
+    }
+
+    #[test]
+    fn a_fuzzing_harness_takes_the_constants_of_what_it_can_reach() {
+        let p = three_functions_named(true, Some("LLVMFuzzerTestOneInput"));
+        assert_eq!(
+            p.harness_scope(),
+            Some(vec![0, 1]),
+            "the harness and g, not h"
+        );
+        let within = p.harness_scope();
+        let ints: Vec<_> = p.scoped_constants(within.as_deref());
+        assert_eq!(ints.len(), 2, "7 and the lattice step 4: {ints:?}");
+        // without an entry point, every function's
+        assert_eq!(three_functions(true).harness_scope(), None);
     }
 
     #[test]
@@ -1190,5 +1281,6 @@ mod pool_tests {
         let pools = p.pools(Some(&p.reachable_from(f)));
         assert_eq!(pools.ints, vec![7, 99]);
         assert_eq!(pools.lattice, vec![4, 10, 20]);
+        assert_eq!(pools.strings.len(), 4, "magic and the three table strings");
     }
 }

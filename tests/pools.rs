@@ -59,3 +59,31 @@ fn a_function_among_unrelated_ones_is_searched_as_when_alone() {
         }
     }
 }
+
+/// The strings of a file's tables go to the searches of the functions that use them: a keyword
+/// lookup that no probe sees (`bsearch`) after a table of 300 names of another function, which
+/// filled the module's 256 table strings before the keywords were met (uncovered at 100,000
+/// executions, seed 1, before), is covered as in its file alone (tests/fixtures/keywords.c,
+/// 49–922 executions over seeds 1–3).
+#[test]
+fn a_table_s_strings_go_to_the_functions_that_use_it() {
+    for seed in ["1", "2", "3"] {
+        let args = ["--seed", seed, "--max-execs", "3000", "--max-time", "0"];
+        let mut at = Vec::new();
+        for file in [
+            "tests/fixtures/keywords_crowded.c",
+            "tests/fixtures/keywords.c",
+        ] {
+            let out = tempfile::tempdir().unwrap();
+            let (_, r) = run(file, "keyword_class", out.path(), &args);
+            assert_eq!(
+                r["branches_covered"],
+                r["branches_total"],
+                "{file} --seed {seed}: uncovered {:?}",
+                uncovered(&r)
+            );
+            at.push(r["full_coverage_at_execution"].as_u64().unwrap());
+        }
+        assert_eq!(at[0], at[1], "--seed {seed}: crowded file, alone");
+    }
+}

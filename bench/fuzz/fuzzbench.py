@@ -132,6 +132,18 @@ def find_orig(pkg, ver):
     return hits[0] if hits else None
 
 
+def source_versions(pkg):
+    """The versions of source package `pkg` that apt's index lists, each once, in its order."""
+    r = subprocess.run(["apt-cache", *apt_opts(), "showsrc", pkg], capture_output=True, text=True)
+    out = []
+    for line in r.stdout.splitlines():
+        if line.startswith("Version: "):
+            v = line.split(": ", 1)[1].strip()
+            if v not in out:
+                out.append(v)
+    return out
+
+
 def fetch_package(pkg):
     ver = CFG["packages"][pkg]["version"]
     dest = pkg_dir(pkg)
@@ -153,6 +165,17 @@ def fetch_package(pkg):
         r = subprocess.run(["apt-get", *apt_opts(), "source", "--download-only", pkg],
                            cwd=TARBALLS, capture_output=True, text=True)
         tb = find_orig(pkg, ver)
+        if tb is None:
+            # the newest revision's files may be missing from its pool (a security update
+            # whose source the security archive no longer serves, seen for zlib
+            # 1:1.2.13.dfsg-1+deb12u1): try the other revisions the index lists
+            for v in source_versions(pkg):
+                r = subprocess.run(["apt-get", *apt_opts(), "source", "--download-only",
+                                    f"{pkg}={v}"], cwd=TARBALLS, capture_output=True, text=True)
+                tb = find_orig(pkg, ver)
+                if tb is not None:
+                    log(f"{pkg}: fetched revision {v}")
+                    break
         if tb is None:
             other = sorted(p.name for p in TARBALLS.glob(f"{pkg}_*.orig.tar.*"))
             if other:

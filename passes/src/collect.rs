@@ -1136,6 +1136,7 @@ pub fn function(
         param_calls,
         indirect_jumps,
         constants: vec![],
+        strings: vec![],
     };
     let mut meta = meta;
     // Source-level name and language from debug info ([`debuginfo::source_name`]).

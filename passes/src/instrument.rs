@@ -18,6 +18,7 @@ use inkwell::module::{Linkage, Module};
 use inkwell::values::AsValueRef;
 use inkwell::values::{BasicValueEnum, FunctionValue, GlobalValue, InstructionValue};
 use inkwell::AddressSpace;
+use std::collections::HashMap;
 use std::ffi::CString;
 
 /// The probe functions, declared once per module.
@@ -674,7 +675,9 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
     let mut thread_locals: Vec<String> = Vec::new();
     let mut local_statics: Vec<String> = Vec::new();
     // the string literals of the module's tables (`static const char *kw[] = {"if", …}`)
-    let mut table_strings: Vec<String> = Vec::new();
+    let mut table_strings = StringTable::default();
+    // each table's strings, as indices into `table_strings`, keyed by its global
+    let mut global_strings: HashMap<usize, Vec<u32>> = HashMap::new();
     // The module's own mutable globals, to be restored before each input of a persistent child
     // (names::REGISTER_GLOBALS), unless the module has constructors of its own (what they
     // allocate, a restored pointer could outlive), thread-local globals or globals in sections
@@ -706,7 +709,12 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
                 && !name.starts_with("__evotest")
                 && !name.starts_with("llvm.")
             {
-                collect_table_strings(LLVMGetInitializer(g), 0, &mut table_strings);
+                let mut own = Vec::new();
+                collect_table_strings(LLVMGetInitializer(g), 0, &mut own);
+                if !own.is_empty() {
+                    let ks = merge_strings(&mut table_strings, own);
+                    global_strings.insert(g as usize, ks);
+                }
             }
             if !LLVMGetInitializer(g).is_null()
                 && LLVMIsGlobalConstant(g) == 0
@@ -753,17 +761,23 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         .map(|f| f.as_value_ref())
         .collect();
     // the string literals the source's own functions pass to calls (`u == "admin"` on a
-    // `std::string`, `strstr(s, "key")`), for the same pools as the tables'
+    // `std::string`, `strstr(s, "key")`), for the same pools as the tables'; then each
+    // function's strings: those it passes, and those of the tables it refers to
+    // (`FunctionMeta::strings`)
+    let mut function_strings: Vec<Vec<u32>> = Vec::with_capacity(bodies.len());
     for &f in &bodies {
-        if table_strings.len() >= MAX_TABLE_STRINGS {
-            break;
-        }
+        let mut ks = Vec::new();
         let own =
             debuginfo::subprogram_file(f).is_some_and(|file| !evotest_abi::is_library_file(&file));
         if own {
+            let mut passed = Vec::new();
             // SAFETY: f is a function of the module with a body
-            unsafe { collect_call_strings(f, &mut table_strings) };
+            unsafe { collect_call_strings(f, &mut passed) };
+            ks = merge_strings(&mut table_strings, passed);
         }
+        // SAFETY: as above
+        unsafe { table_strings_used(f, &global_strings, &mut ks) };
+        function_strings.push(ks);
     }
     // SAFETY: the bodies are functions of the module
     unsafe { keep_nans_and_infinities(&bodies) };
@@ -866,6 +880,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             };
             fm.constants.push(k as u32);
         }
+        fm.strings = function_strings[fi].clone();
         functions.push(fm);
         for dd in &d.decisions {
             let map =
@@ -925,7 +940,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
         other_globals,
         thread_locals,
         local_statics,
-        table_strings,
+        table_strings: table_strings.strings,
         globals_restorable: !unrestorable,
     };
     let to_json = |m: &ModuleMeta| -> Result<Vec<u8>, String> {
@@ -2320,6 +2335,91 @@ unsafe fn collect_call_strings(f: LLVMValueRef, out: &mut Vec<String>) {
     }
 }
 
+/// The module's table strings, each once, with each one's index.
+#[derive(Default)]
+struct StringTable {
+    strings: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+/// Append `found` to the module's table strings `all` (each once, at most
+/// [`MAX_MODULE_TABLE_STRINGS`]) and return their indices in `all`, in `found`'s order; a
+/// string left out by the cap has none.
+fn merge_strings(all: &mut StringTable, found: Vec<String>) -> Vec<u32> {
+    let mut ks = Vec::with_capacity(found.len());
+    for t in found {
+        let k = match all.index.get(&t) {
+            Some(&k) => k,
+            None if all.strings.len() < MAX_MODULE_TABLE_STRINGS => {
+                all.index.insert(t.clone(), all.strings.len());
+                all.strings.push(t);
+                all.strings.len() - 1
+            }
+            None => continue,
+        };
+        if !ks.contains(&(k as u32)) {
+            ks.push(k as u32);
+        }
+    }
+    ks
+}
+
+/// Add to `out` the table strings (`global_strings`: per global, indices into the module's
+/// table strings) of the globals function `f`'s instructions refer to, directly, through
+/// constant expressions, or through the initializers of the globals they refer to (a pointer
+/// to a table), at most 8 levels deep; `out` at most [`MAX_TABLE_STRINGS`] long.
+unsafe fn table_strings_used(
+    f: LLVMValueRef,
+    global_strings: &HashMap<usize, Vec<u32>>,
+    out: &mut Vec<u32>,
+) {
+    unsafe fn walk(
+        v: LLVMValueRef,
+        global_strings: &HashMap<usize, Vec<u32>>,
+        seen: &mut std::collections::HashSet<usize>,
+        out: &mut Vec<u32>,
+        depth: u32,
+    ) {
+        if depth > 8 || v.is_null() || LLVMIsAConstant(v).is_null() {
+            return;
+        }
+        if !LLVMIsAGlobalVariable(v).is_null() {
+            if !seen.insert(v as usize) {
+                return;
+            }
+            for &k in global_strings.get(&(v as usize)).into_iter().flatten() {
+                if out.len() < MAX_TABLE_STRINGS && !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+            walk(LLVMGetInitializer(v), global_strings, seen, out, depth + 1);
+        } else if !LLVMIsAConstantExpr(v).is_null()
+            || !LLVMIsAConstantStruct(v).is_null()
+            || !LLVMIsAConstantArray(v).is_null()
+            || !LLVMIsAConstantVector(v).is_null()
+        {
+            for i in 0..LLVMGetNumOperands(v).max(0) as u32 {
+                walk(LLVMGetOperand(v, i), global_strings, seen, out, depth + 1);
+            }
+        }
+    }
+    if global_strings.is_empty() {
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        let mut i = LLVMGetFirstInstruction(bb);
+        while !i.is_null() {
+            for k in 0..LLVMGetNumOperands(i).max(0) as u32 {
+                walk(LLVMGetOperand(i, k), global_strings, &mut seen, out, 0);
+            }
+            i = LLVMGetNextInstruction(i);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+}
+
 /// The string literal `op` points to, for a string pool: non-empty, valid UTF-8 and at most
 /// [`MAX_TABLE_STRING_LEN`] bytes.
 fn pool_string(op: LLVMValueRef) -> Option<String> {
@@ -2330,6 +2430,10 @@ fn pool_string(op: LLVMValueRef) -> Option<String> {
 
 /// Most table strings kept per module ([`collect_table_strings`]).
 const MAX_TABLE_STRINGS: usize = 256;
+/// Most table strings kept per module, from all its tables and calls ([`merge_strings`]): each
+/// function's search takes only those it uses ([`table_strings_used`]), so one file's many
+/// tables do not crowd out the table of the function under test.
+const MAX_MODULE_TABLE_STRINGS: usize = 4096;
 /// Longest table string kept, in bytes.
 const MAX_TABLE_STRING_LEN: usize = 64;
 

@@ -1192,7 +1192,8 @@ fn run_session(
         .unwrap_or_else(Instant::now);
     s.executions = carried.executions();
     s.deadline = opts.max_total_time.map(|t| start + t);
-    let (ints, floats, strs) = constants(&s.target.program);
+    let reach = s.target.program.harness_scope();
+    let (ints, floats, strs) = constants(&s.target.program, reach.as_deref());
     let mutator = Mutator::new(max_len, dict, &ints, &floats, &strs);
     let n_sites = s.site_outcomes.len();
     let n_outcomes = s.n_outcomes();
@@ -1311,6 +1312,16 @@ fn run_session(
             opts.corpus.display(),
             stats_dir.display()
         ));
+        let n_functions = f.s.target.program.functions.len();
+        if let Some(r) = reach.as_ref().filter(|r| r.len() < n_functions) {
+            f.monitor.println(&format!(
+                "evotest fuzz: constants: {} integers, {} floats, {} strings, of the {} of {n_functions} instrumented functions the harness can reach",
+                ints.len(),
+                floats.len(),
+                strs.len(),
+                r.len()
+            ));
+        }
         if opts.guidance && scope_counts.left_out() > 0 {
             f.monitor.println(&format!(
                 "evotest fuzz: guidance: {}",
@@ -1435,15 +1446,20 @@ fn scope_line(c: &scope::ScopeCounts, n_sites: usize) -> String {
 }
 
 /// The program's constants, without duplicates (for the mutator): integers, floats, and the
-/// string literals it compares strings with (`strcmp`, `memcmp` and kin).
-fn constants(p: &crate::program::Program) -> (Vec<i128>, Vec<f64>, Vec<Vec<u8>>) {
+/// string literals it compares strings with (`strcmp`, `memcmp` and kin), of the functions the
+/// harness may run ([`crate::program::Program::harness_scope`]): a library's functions that the
+/// harness cannot reach would only dilute the mutator's draws.
+fn constants(
+    p: &crate::program::Program,
+    scope: Option<&[usize]>,
+) -> (Vec<i128>, Vec<f64>, Vec<Vec<u8>>) {
     let mut strs: Vec<Vec<u8>> = Vec::new();
     let mut ints = Vec::new();
     let mut seen_i = std::collections::HashSet::new();
     let mut floats = Vec::new();
     let mut seen_f = std::collections::HashSet::new();
-    for m in &p.modules {
-        for c in &m.constants {
+    {
+        for c in p.scoped_constants(scope) {
             match *c {
                 evotest_abi::meta::ConstantMeta::Int(i) => {
                     if seen_i.insert(i) {

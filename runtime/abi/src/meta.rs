@@ -331,6 +331,11 @@ pub struct FunctionMeta {
     /// function and what it calls, without the constants of the module's unrelated functions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constants: Vec<u32>,
+    /// The strings of tables and calls ([`ModuleMeta::table_strings`], as indices into it) that
+    /// it uses: the literals it passes to calls and those of the tables (global initializers) its
+    /// instructions refer to, directly or through a pointer to the table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strings: Vec<u32>,
 }
 
 /// A call that is given the value of a function's parameter ([`FunctionMeta::param_calls`]).

@@ -2229,6 +2229,7 @@ mod tests {
             param_calls: vec![],
             indirect_jumps: vec![],
             constants: vec![],
+            strings: vec![],
         }
     }
 
