@@ -4083,3 +4083,31 @@ fn no_leak_warning_for_a_harness_without_leaksanitizer() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("memory leaks are not checked"), "{err}");
 }
+
+/// The mutator's constants are those of the functions the harness can reach: a function of the
+/// same file that nothing calls keeps its two constants to itself, and the opening line says so
+/// (before, every function's constants, and no line).
+#[test]
+fn constants_come_from_the_functions_the_harness_can_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = harness("unreached.c", dir.path());
+    let o = evotest()
+        .arg("fuzz")
+        .arg(&exe)
+        .arg(dir.path().join("corpus"))
+        .arg("-runs=20")
+        .arg("-seed=1")
+        .env("EVOTEST_NO_AFFINITY", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // 4 and the three letters and 7 of `parse`, against those and 50001, 60002
+    assert!(
+        err.contains(
+            "constants: 5 of 7 integers, 0 of 0 floats, 0 of 0 strings, from the 2 of 3 \
+             instrumented functions the harness can reach"
+        ),
+        "{err}"
+    );
+}

@@ -1314,11 +1314,15 @@ fn run_session(
         ));
         let n_functions = f.s.target.program.functions.len();
         if let Some(r) = reach.as_ref().filter(|r| r.len() < n_functions) {
+            let (all_i, all_f, all_s) = constants(&f.s.target.program, None);
             f.monitor.println(&format!(
-                "evotest fuzz: constants: {} integers, {} floats, {} strings, of the {} of {n_functions} instrumented functions the harness can reach",
+                "evotest fuzz: constants: {} of {} integers, {} of {} floats, {} of {} strings, from the {} of {n_functions} instrumented functions the harness can reach",
                 ints.len(),
+                all_i.len(),
                 floats.len(),
+                all_f.len(),
                 strs.len(),
+                all_s.len(),
                 r.len()
             ));
         }
