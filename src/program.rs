@@ -580,32 +580,11 @@ impl Program {
             .map(|s| (s, o - s.outcome_base))
     }
 
-    /// The constants of function `f`'s own compares and switches
-    /// ([`evotest_abi::meta::FunctionMeta::constants`]); all its module's for a module whose
-    /// metadata attributes none to its functions (objects an earlier evotest instrumented).
-    fn constants_of(&self, f: usize) -> Vec<&ConstantMeta> {
-        let func = &self.functions[f];
-        let module = &self.modules[func.module];
-        let attributed = module.functions.iter().any(|g| !g.constants.is_empty());
-        if !attributed {
-            return module.constants.iter().collect();
-        }
-        func.meta
-            .constants
-            .iter()
-            .filter_map(|&k| module.constants.get(k as usize))
-            .collect()
-    }
-
-    /// The constants that seed a search's pools: those of the functions in `within` (a search on
-    /// one function passes the functions reachable from it, [`Program::reachable_from`], so that
-    /// the module's unrelated functions do not dilute its pools), or of every function of every
-    /// module for `None`. Each constant once, in function order (for `None`, or a `within` that
-    /// holds every function of a module, in the module's order).
-    pub fn scoped_constants(&self, within: Option<&[usize]>) -> Vec<&ConstantMeta> {
-        // in the functions' order, whatever `within`'s: a module all of whose functions are in
-        // scope gives its constants in the module's order
-        let fns: Vec<usize> = match within {
+    /// The functions of `within` in the functions' order, each once, or every function for
+    /// `None`: a module all of whose functions are in scope then gives its constants and strings
+    /// in the module's order.
+    fn in_function_order(&self, within: Option<&[usize]>) -> Vec<usize> {
+        match within {
             Some(w) => {
                 let mut w = w.to_vec();
                 w.sort_unstable();
@@ -613,10 +592,38 @@ impl Program {
                 w
             }
             None => (0..self.functions.len()).collect(),
-        };
+        }
+    }
+
+    /// The constants that seed a search's pools: those of the functions in `within` (a search on
+    /// one function passes the functions reachable from it, [`Program::reachable_from`], so that
+    /// the module's unrelated functions do not dilute its pools), or of every function of every
+    /// module for `None`; each function's own ([`evotest_abi::meta::FunctionMeta::constants`]),
+    /// or, for a module whose metadata attributes none to its functions (objects an earlier
+    /// evotest instrumented), the whole module's. Each constant once, in function order.
+    pub fn scoped_constants(&self, within: Option<&[usize]>) -> Vec<&ConstantMeta> {
+        let attributed: Vec<bool> = self
+            .modules
+            .iter()
+            .map(|m| m.functions.iter().any(|g| !g.constants.is_empty()))
+            .collect();
+        let mut whole_modules: Vec<usize> = Vec::new();
         let mut out: Vec<&ConstantMeta> = Vec::new();
-        for f in fns {
-            for c in self.constants_of(f) {
+        for f in self.in_function_order(within) {
+            let func = &self.functions[f];
+            let module = &self.modules[func.module];
+            let own: Vec<&ConstantMeta> = if attributed[func.module] {
+                let ks = &func.meta.constants;
+                ks.iter()
+                    .filter_map(|&k| module.constants.get(k as usize))
+                    .collect()
+            } else if !whole_modules.contains(&func.module) {
+                whole_modules.push(func.module);
+                module.constants.iter().collect()
+            } else {
+                continue;
+            };
+            for c in own {
                 if !out.contains(&c) {
                     out.push(c);
                 }
@@ -631,50 +638,56 @@ impl Program {
     /// its functions (objects an earlier evotest instrumented) gives all of its own when one of
     /// its functions is in `within`.
     fn scoped_table_strings(&self, within: Option<&[usize]>) -> Vec<&str> {
-        let Some(w) = within else {
-            return self
-                .modules
-                .iter()
-                .flat_map(|m| m.table_strings.iter().map(String::as_str))
-                .collect();
-        };
-        let mut fns = w.to_vec();
-        fns.sort_unstable();
-        fns.dedup();
-        let mut out: Vec<&str> = Vec::new();
+        if within.is_none() {
+            let all = self.modules.iter().flat_map(|m| &m.table_strings);
+            return all.map(String::as_str).collect();
+        }
+        let attributed: Vec<bool> = self
+            .modules
+            .iter()
+            .map(|m| m.functions.iter().any(|g| !g.strings.is_empty()))
+            .collect();
         let mut whole_modules: Vec<usize> = Vec::new();
-        for f in fns {
-            let m = self.functions[f].module;
-            let module = &self.modules[m];
-            if !module.functions.iter().any(|g| !g.strings.is_empty()) {
-                if !whole_modules.contains(&m) {
-                    whole_modules.push(m);
-                    out.extend(module.table_strings.iter().map(String::as_str));
-                }
-                continue;
-            }
-            for &k in &self.functions[f].meta.strings {
-                if let Some(t) = module.table_strings.get(k as usize) {
-                    out.push(t);
-                }
+        let mut out: Vec<&str> = Vec::new();
+        for f in self.in_function_order(within) {
+            let func = &self.functions[f];
+            let module = &self.modules[func.module];
+            if attributed[func.module] {
+                let ks = &func.meta.strings;
+                out.extend(
+                    ks.iter()
+                        .filter_map(|&k| module.table_strings.get(k as usize))
+                        .map(String::as_str),
+                );
+            } else if !whole_modules.contains(&func.module) {
+                whole_modules.push(func.module);
+                out.extend(module.table_strings.iter().map(String::as_str));
             }
         }
         out
     }
 
-    /// The pools that seed a search ([`crate::input::Domain`]'s `int_pool`, `float_pool`,
+    /// The pools that seed a search (the search domain's `int_pool`, `float_pool`,
     /// `str_pool`, `lattice`, `bit_ops`, `predicate_ints` and `predicate_floats`), from the
     /// functions in `within`, or from all for `None` (see [`Program::scoped_constants`]). The
     /// strings of the modules' tables and calls are those the functions in `within` use
     /// ([`Program::scoped_table_strings`]).
     pub fn pools(&self, within: Option<&[usize]>) -> Pools {
         let constants = self.scoped_constants(within);
-        let in_scope = |f: usize| within.is_none_or(|w| w.contains(&f));
+        let mut in_scope = vec![within.is_none(); self.functions.len()];
+        for &f in within.unwrap_or_default() {
+            in_scope[f] = true;
+        }
         let mut pools = Pools::default();
         for c in &constants {
             match **c {
                 ConstantMeta::Int(i) => pools.ints.push(i as i128),
-                ConstantMeta::Float(f) => pools.floats.push(f),
+                // each once by its bits (a NaN is unequal to itself, so each function's is kept)
+                ConstantMeta::Float(f) => {
+                    if !pools.floats.iter().any(|x| x.to_bits() == f.to_bits()) {
+                        pools.floats.push(f)
+                    }
+                }
                 ConstantMeta::Lattice(s) => pools.lattice.push(s as i128),
                 ConstantMeta::Str(ref s) => pools.strings.push(s.as_bytes().to_vec()),
             }
@@ -696,7 +709,7 @@ impl Program {
             }
         }
         pools.lattice.sort();
-        for s in self.sites.iter().filter(|s| in_scope(s.function)) {
+        for s in self.sites.iter().filter(|s| in_scope[s.function]) {
             pools.bit_ops |= bitwise_operator(&s.meta.cond);
             for lit in literals(&s.meta.cond) {
                 match lit {

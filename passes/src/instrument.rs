@@ -880,7 +880,7 @@ pub fn run(module: &Module<'_>, opts: &Options) -> Result<bool, String> {
             };
             fm.constants.push(k as u32);
         }
-        fm.strings = function_strings[fi].clone();
+        fm.strings = std::mem::take(&mut function_strings[fi]);
         functions.push(fm);
         for dd in &d.decisions {
             let map =

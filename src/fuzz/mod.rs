@@ -1462,26 +1462,24 @@ fn constants(
     let mut seen_i = std::collections::HashSet::new();
     let mut floats = Vec::new();
     let mut seen_f = std::collections::HashSet::new();
-    {
-        for c in p.scoped_constants(scope) {
-            match *c {
-                evotest_abi::meta::ConstantMeta::Int(i) => {
-                    if seen_i.insert(i) {
-                        ints.push(i as i128);
-                    }
+    for c in p.scoped_constants(scope) {
+        match *c {
+            evotest_abi::meta::ConstantMeta::Int(i) => {
+                if seen_i.insert(i) {
+                    ints.push(i as i128);
                 }
-                evotest_abi::meta::ConstantMeta::Float(x) => {
-                    if seen_f.insert(x.to_bits()) {
-                        floats.push(x);
-                    }
-                }
-                evotest_abi::meta::ConstantMeta::Str(ref t) => {
-                    if !t.is_empty() && !strs.iter().any(|s| s.as_slice() == t.as_bytes()) {
-                        strs.push(t.as_bytes().to_vec());
-                    }
-                }
-                evotest_abi::meta::ConstantMeta::Lattice(_) => {}
             }
+            evotest_abi::meta::ConstantMeta::Float(x) => {
+                if seen_f.insert(x.to_bits()) {
+                    floats.push(x);
+                }
+            }
+            evotest_abi::meta::ConstantMeta::Str(ref t) => {
+                if !t.is_empty() && !strs.iter().any(|s| s.as_slice() == t.as_bytes()) {
+                    strs.push(t.as_bytes().to_vec());
+                }
+            }
+            evotest_abi::meta::ConstantMeta::Lattice(_) => {}
         }
     }
     (ints, floats, strs)
