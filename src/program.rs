@@ -476,6 +476,19 @@ impl Program {
             .find(|(_, f)| f.meta.name == name)
     }
 
+    /// Per global site ID, its first global outcome and its number of outcomes (shape: one pair
+    /// per site, indexed by [`SiteId`]); what the executors' coverage reads and the evaluation
+    /// cache read a trace's outcomes by.
+    pub fn site_outcomes(&self) -> Vec<(u32, u32)> {
+        let mut v = vec![(0, 0); self.sites.len()];
+        for s in &self.sites {
+            if let Some(x) = v.get_mut(s.id as usize) {
+                *x = (s.outcome_base, s.meta.n_outcomes);
+            }
+        }
+        v
+    }
+
     /// The index of the function `meta` describes: the one of that name, file and line, else the
     /// first of that name.
     pub fn index_of(&self, meta: &FunctionMeta) -> Option<usize> {

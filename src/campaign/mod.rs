@@ -491,6 +491,7 @@ pub fn search(
             target.executor.as_mut(),
             interrupt,
         );
+        cx.set_site_outcomes(target.program.site_outcomes());
         cx.observe(observer);
         if let Some(j) = journal.as_mut() {
             cx.observe(j);

@@ -197,6 +197,7 @@ pub fn search_path(
         target.executor.as_mut(),
         interrupt,
     );
+    cx.set_site_outcomes(target.program.site_outcomes());
     cx.observe(observer);
     cx.observe(&mut log);
 

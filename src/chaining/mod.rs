@@ -61,8 +61,11 @@ pub struct Chain {
     site_ladder: Vec<Vec<Vec<(SiteId, u32)>>>,
     /// Per definition: the ladder of its block.
     def_ladder: Vec<Vec<Vec<(SiteId, u32)>>>,
-    /// Per function: reaching definitions.
-    reaching: Vec<ReachingDefs>,
+    /// Per function: reaching definitions, computed when a sequence first asks for them (a
+    /// search needs those of the function under test and its callees, not of the whole file).
+    reaching: Vec<std::sync::OnceLock<ReachingDefs>>,
+    /// Per function: its CFG, for the reaching definitions.
+    cfgs: Vec<crate::cfg::Cfg>,
     /// Variable of each definition.
     def_var: Vec<VarId>,
     /// Per function, per block: whether the block is in a loop (a cycle of the CFG).
@@ -160,12 +163,7 @@ impl Chain {
             .map(|d| ladder_of(program, analysis, d.function, d.meta.block as usize))
             .collect();
         let reaching = (0..program.functions.len())
-            .map(|f| {
-                ReachingDefs::new(
-                    &analysis.cfgs[f],
-                    program.defs.iter().filter(|d| d.function == f),
-                )
-            })
+            .map(|_| std::sync::OnceLock::new())
             .collect();
         let def_var = program.defs.iter().map(|d| d.var).collect();
         let in_loop = analysis
@@ -190,6 +188,7 @@ impl Chain {
             site_ladder,
             def_ladder,
             reaching,
+            cfgs: analysis.cfgs.clone(),
             def_var,
             in_loop,
             repeats,
@@ -428,7 +427,14 @@ impl Chain {
         let kind = p.vars[v as usize].meta.kind;
         let ids: Vec<DefId> = match kind {
             VarKind::Global | VarKind::Retval => p.defs_of(v).map(|d| d.id).collect(),
-            VarKind::Local | VarKind::Param => self.reaching[function].at(block, index, v),
+            VarKind::Local | VarKind::Param => self.reaching[function]
+                .get_or_init(|| {
+                    ReachingDefs::new(
+                        &self.cfgs[function],
+                        p.defs.iter().filter(|d| d.function == function),
+                    )
+                })
+                .at(block, index, v),
         };
         ids.into_iter()
             .filter(|d| p.defs[*d as usize].meta.probed)

@@ -537,12 +537,7 @@ impl<'a> Session<'a> {
         } else {
             Delivery::Stdin
         };
-        let mut site_outcomes = vec![(0, 0); target.program.sites.len()];
-        for s in &target.program.sites {
-            if let Some(x) = site_outcomes.get_mut(s.id as usize) {
-                *x = (s.outcome_base, s.meta.n_outcomes);
-            }
-        }
+        let site_outcomes = target.program.site_outcomes();
         let outcome_site =
             crate::exec::outcome_sites(&site_outcomes, target.program.n_outcomes as usize);
         let symbolizer = Symbolizer::new(exe);

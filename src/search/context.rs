@@ -251,6 +251,14 @@ impl<'a> SearchContext<'a> {
         self.apply_ordered_trace();
     }
 
+    /// Tell the evaluation cache which outcomes belong to which site (`site_outcomes[s]`: site
+    /// `s`'s first global outcome and number of outcomes), so that it keeps the distances of the
+    /// sites an execution ran only, and holds as many evaluations in a large program as in a
+    /// small one. Call before the first evaluation: the cache starts empty again.
+    pub fn set_site_outcomes(&mut self, site_outcomes: Vec<(u32, u32)>) {
+        self.eval.cache = EvalCache::with_layout(site_outcomes.into());
+    }
+
     /// Ask for the ordered trace in the following executions (`false`: no longer ask). It is
     /// recorded while anyone needs it: a caller that asked, a goal, or an observer.
     pub fn set_ordered_trace(&mut self, on: bool) {
