@@ -164,6 +164,10 @@ pub fn pursue(
     let Some((site, k)) = cx.goal(goal).target_outcome() else {
         return Ok(None);
     };
+    if cx.out_of_budget() {
+        // the attempt before it spent the budget: not even the best input's ordered trace
+        return Ok(None);
+    }
     let target = cx.goal(goal).describe(chain.program());
     let (depth_limit, order, max_sequences) = (config.depth, config.order, config.max_sequences);
     cx.set_ordered_trace(true);
@@ -255,7 +259,9 @@ pub fn pursue(
             if succeeded {
                 break;
             }
-            if depth < depth_limit {
+            // (its ordered trace may have left the evaluation cache: with the budget spent, not
+            // run again; the loop ends next)
+            if depth < depth_limit && !cx.out_of_budget() {
                 let ev = cx.evaluate(&best)?;
                 report.trace_overflow |= ev.trace.events_overflow;
                 let kids: Vec<Sequence> = chain

@@ -454,13 +454,23 @@ impl<'a> SearchContext<'a> {
     /// The evaluation of `input` from the cache when it is there, without counting a cache hit
     /// (a search re-reading the trace of an input it has evaluated, as the secant moves re-read
     /// the current input's operands, asks for no new fitness evaluation); otherwise
-    /// [`SearchContext::evaluate`].
+    /// [`SearchContext::evaluate`]; but with the budget spent, an evaluation that ended
+    /// [`ExitKind::Stopped`] with an empty trace, as an execution cut short by the engine (the
+    /// cache is bounded, so an input evaluated before may have left it; running it again would
+    /// overrun the budget).
     ///
     /// Errors: only when the executor breaks.
     pub fn recall(&mut self, input: &Input) -> Result<Evaluation> {
         let key = self.domain.normalise_input(input);
         match self.eval.cache.peek(&key, self.eval.ordered) {
             Some(ev) => Ok(ev),
+            None if self.out_of_budget() => Ok(Evaluation {
+                input: key,
+                exit: ExitKind::Stopped,
+                ret: None,
+                trace: Default::default(),
+                exec: self.eval.execs,
+            }),
             None => self.evaluate(input),
         }
     }
