@@ -281,9 +281,10 @@ fn routine_calls_with_two_pointer_arguments_are_probed_behind_the_flags() {
     }
 }
 
-/// Flag functions (loop-free, returning only constants or truth values) get a frame: a frame
-/// probe at each of their conditions and a return probe, behind the inline test of the runtime's
-/// flags; a function with a loop, or one returning a computed number, gets none. The caller's
+/// Flag functions (returning only constants or truth values) get a frame: a frame probe at each
+/// of their conditions and a return probe, behind the inline test of the runtime's flags; one
+/// returning a computed number (a count, `2 * x`) gets none. A flag function with a loop passes
+/// its return probe 16 evaluations per condition, at least 256, as the approach bound. The caller's
 /// compare of a call's result with 0 (also negated, also of a `bool`) takes the callee.
 #[test]
 fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
@@ -296,7 +297,9 @@ fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
          static bool b(double d) { if (d < 0.5) return false; return true; }\n\
          static int count(const int *a, int n) { int k = 0; for (int i = 0; i < n; i++) if (a[i] == 7) k++; return k; }\n\
          static int twice(int x) { return x > 0 ? 2 * x : 0; }\n\
+         static int alldig(const char *s, int n) { for (int i = 0; i < n; i++) if (s[i] < '0' || s[i] > '9') return 0; return 1; }\n\
          int f(int x, double d, const int *a) {\n\
+           if (alldig((const char *)a, 2)) return 5;\n\
            if (ok(x)) return 1;\n\
            if (!b(d)) return 2;\n\
            if (count(a, 3) != 0) return 3;\n\
@@ -310,8 +313,9 @@ fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
         .lines()
         .filter(|l| l.contains("call void @__evotest_frame_ret("))
         .collect();
-    // ok, b and f itself (it returns constants); not count (a loop) nor twice (2 * x)
-    for name in ["@ok", "@b", "@f"] {
+    // ok, b, alldig (a loop) and f itself (it returns constants); not count (a count) nor twice
+    // (2 * x)
+    for name in ["@ok", "@b", "@alldig", "@f"] {
         assert!(
             rets.iter().any(|l| l.contains(&format!("ptr {name},"))),
             "{name} has no frame: {rets:#?}"
@@ -326,6 +330,11 @@ fn flag_functions_get_frames_and_their_callers_compares_name_the_callee() {
     // ok: two compares; b: one float compare
     assert!(
         rets.iter().any(|l| l.contains("ptr @ok, i32 2)")),
+        "{rets:#?}"
+    );
+    // alldig: three conditions in a loop
+    assert!(
+        rets.iter().any(|l| l.contains("ptr @alldig, i32 256)")),
         "{rets:#?}"
     );
     assert!(ir.contains("call void @__evotest_frame_fcmp("), "{ir}");

@@ -4,8 +4,10 @@
 //! gives 0 or 1, and the branch distance of the caller's compare is 0 or K whatever the inputs.
 //! Wappler, Baresel & Wegener (2007) remove such flags by a testability transformation of the
 //! function that assigns them; this module does it by instrumentation instead. A **flag function**
-//! is one whose result only ever holds constants or a compare's truth value, computed without a
-//! loop ([`analyse`]). The pass gives it a frame ([`evotest_abi::shm::FlagFrame`], a local): each
+//! is one whose result only ever holds constants or a compare's truth value ([`analyse`]), with
+//! or without a loop (a validation loop, `for (…) if (!isdigit(s[i])) return 0; return 1;`, is
+//! one: the last condition it evaluated and how many it evaluated tell how near it came to the
+//! other result, per call, where the probes of its sites keep only the minimum over all calls). The pass gives it a frame ([`evotest_abi::shm::FlagFrame`], a local): each
 //! of its conditions (compares, switches, conditions on the results of calls) counts itself there
 //! and keeps the distance to its other outcome, and each return records, for the caller, the flag
 //! distance of the result ([`evotest_abi::distance::flag_distance`]). The caller's probe of a
@@ -63,7 +65,30 @@ pub enum Point {
 pub struct FlagFunction {
     pub points: Vec<Point>,
     pub rets: Vec<LLVMValueRef>,
+    /// Its CFG has a cycle (a loop), so one call may evaluate a condition many times.
+    pub cyclic: bool,
 }
+
+impl FlagFunction {
+    /// The `points` its returns pass to [`evotest_abi::distance::flag_distance`], whose
+    /// approach part is `points - evaluated`: the number of its conditions; for a function with
+    /// a loop, which may evaluate more conditions than it has, [`LOOP_EVALS`] per condition (at
+    /// least 256), so that a call that fails at a later iteration (`for (…) if (!isdigit(s[i]))
+    /// return 0;` at the fifth character rather than the first) is nearer to returning the other
+    /// value.
+    pub fn points_bound(&self) -> u32 {
+        let n = self.points.len() as u32;
+        if self.cyclic {
+            n.saturating_mul(LOOP_EVALS).max(256)
+        } else {
+            n
+        }
+    }
+}
+
+/// Evaluations of each condition of a flag function with a loop that its flag distance tells
+/// apart ([`FlagFunction::points_bound`]).
+pub const LOOP_EVALS: u32 = 16;
 
 /// The called value of the call whose result `v` tests for zero, if it does: `v` is the call
 /// (an integer or `bool` result), or reaches it through casts, `icmp eq/ne x, 0` and `xor x,
@@ -253,8 +278,8 @@ unsafe fn is_all_ones(v: LLVMValueRef) -> bool {
 /// bits, every value it returns a constant or a truth value (an `i1`, through casts, `phi`s,
 /// `select`s, local variables that only ever hold such values, and the results of calls of flag
 /// functions: `return a && b;`, `if (c) return 1; return 0;`, `bool result = …; return result;`,
-/// `return match(p + 1, s);`), whose CFG has no cycle and which evaluates at least one
-/// condition. Calls between them, recursion included, are resolved as a greatest fixpoint: a
+/// `return match(p + 1, s);`), and which evaluates at least one condition; loops allowed
+/// ([`FlagFunction::points_bound`]). Calls between them, recursion included, are resolved as a greatest fixpoint: a
 /// function stays a flag function while every call its results come from is of one.
 ///
 /// # Safety
@@ -309,9 +334,7 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
     {
         return None;
     }
-    if has_cycle(func) {
-        return None;
-    }
+    let cyclic = has_cycle(func);
     let mut points = Vec::new();
     let mut rets = Vec::new();
     let mut bb = LLVMGetFirstBasicBlock(func);
@@ -413,7 +436,11 @@ unsafe fn candidate(func: LLVMValueRef) -> Option<FlagFunction> {
     if points.is_empty() || rets.is_empty() {
         return None;
     }
-    Some(FlagFunction { points, rets })
+    Some(FlagFunction {
+        points,
+        rets,
+        cyclic,
+    })
 }
 
 /// Whether `v` only ever holds a constant or a truth value (see [`analyse`]), the results of

@@ -1793,7 +1793,7 @@ fn frames<'ctx>(
             };
             unsafe { copy_debug_loc(at, call.as_value_ref()) };
         }
-        let points = i32t.const_int(ff.points.len() as u64, false);
+        let points = i32t.const_int(ff.points_bound() as u64, false);
         let function = unsafe { BasicValueEnum::new(func) };
         for &r in &ff.rets {
             builder.position_before(&unsafe { InstructionValue::new(r) });
