@@ -117,8 +117,10 @@ impl Compact {
                     if let Some(&(b, n)) = layout.get(s as usize) {
                         let (b, e) = (b as usize, ((b + n) as usize).min(self.tail as usize));
                         let k = e.saturating_sub(b);
-                        dist[b..b + k].copy_from_slice(&self.dist[at..at + k]);
-                        at += k;
+                        if k > 0 {
+                            dist[b..b + k].copy_from_slice(&self.dist[at..at + k]);
+                            at += k;
+                        }
                     }
                 }
                 dist[self.tail as usize..].copy_from_slice(&self.dist[at..]);
@@ -341,5 +343,18 @@ mod tests {
         // the oldest go first
         assert!(dense.peek(&Input::new(vec![255]), false).is_some());
         assert!(dense.peek(&Input::new(vec![0]), false).is_none());
+    }
+
+    #[test]
+    fn a_site_whose_outcomes_the_trace_lacks_reads_back_without_them() {
+        // site 3's outcomes lie beyond the trace's 8 distances (a layout longer than the trace)
+        let layout: Arc<[(u32, u32)]> = vec![(0, 2), (2, 2), (4, 2), (100, 2)].into();
+        let mut c = EvalCache::with_layout(layout);
+        let ev = eval(1, 4, &[0, 3]);
+        c.put(&ev, false);
+        let got = c.get(&ev.input, false).unwrap();
+        assert_eq!(got.trace.sites, ev.trace.sites);
+        assert_eq!(got.trace.dist[..2], ev.trace.dist[..2]);
+        assert_eq!(got.trace.dist.len(), 8);
     }
 }
