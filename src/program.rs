@@ -608,6 +608,40 @@ impl Program {
         }
     }
 
+    /// The items of the functions in `within` (see [`Program::in_function_order`]) that `own`
+    /// indexes into their module's `pool`, in function order (repeats kept): each function's own,
+    /// or, for a module whose metadata attributes none to its functions (every `own` empty:
+    /// objects an earlier evotest instrumented), the whole module's pool once.
+    fn scoped_items<'s, T>(
+        &'s self,
+        within: Option<&[usize]>,
+        own: impl Fn(&FunctionMeta) -> &[u32],
+        pool: impl Fn(&'s ModuleMeta) -> &'s [T],
+    ) -> Vec<&'s T> {
+        let attributed: Vec<bool> = self
+            .modules
+            .iter()
+            .map(|m| m.functions.iter().any(|g| !own(g).is_empty()))
+            .collect();
+        let mut whole_modules: Vec<usize> = Vec::new();
+        let mut out: Vec<&T> = Vec::new();
+        for f in self.in_function_order(within) {
+            let func = &self.functions[f];
+            let items = pool(&self.modules[func.module]);
+            if attributed[func.module] {
+                out.extend(
+                    own(&func.meta)
+                        .iter()
+                        .filter_map(|&k| items.get(k as usize)),
+                );
+            } else if !whole_modules.contains(&func.module) {
+                whole_modules.push(func.module);
+                out.extend(items);
+            }
+        }
+        out
+    }
+
     /// The constants that seed a search's pools: those of the functions in `within` (a search on
     /// one function passes the functions reachable from it, [`Program::reachable_from`], so that
     /// the module's unrelated functions do not dilute its pools), or of every function of every
@@ -615,31 +649,10 @@ impl Program {
     /// or, for a module whose metadata attributes none to its functions (objects an earlier
     /// evotest instrumented), the whole module's. Each constant once, in function order.
     pub fn scoped_constants(&self, within: Option<&[usize]>) -> Vec<&ConstantMeta> {
-        let attributed: Vec<bool> = self
-            .modules
-            .iter()
-            .map(|m| m.functions.iter().any(|g| !g.constants.is_empty()))
-            .collect();
-        let mut whole_modules: Vec<usize> = Vec::new();
         let mut out: Vec<&ConstantMeta> = Vec::new();
-        for f in self.in_function_order(within) {
-            let func = &self.functions[f];
-            let module = &self.modules[func.module];
-            let own: Vec<&ConstantMeta> = if attributed[func.module] {
-                let ks = &func.meta.constants;
-                ks.iter()
-                    .filter_map(|&k| module.constants.get(k as usize))
-                    .collect()
-            } else if !whole_modules.contains(&func.module) {
-                whole_modules.push(func.module);
-                module.constants.iter().collect()
-            } else {
-                continue;
-            };
-            for c in own {
-                if !out.contains(&c) {
-                    out.push(c);
-                }
+        for c in self.scoped_items(within, |f| &f.constants, |m| &m.constants) {
+            if !out.contains(&c) {
+                out.push(c);
             }
         }
         out
@@ -655,29 +668,10 @@ impl Program {
             let all = self.modules.iter().flat_map(|m| &m.table_strings);
             return all.map(String::as_str).collect();
         }
-        let attributed: Vec<bool> = self
-            .modules
-            .iter()
-            .map(|m| m.functions.iter().any(|g| !g.strings.is_empty()))
-            .collect();
-        let mut whole_modules: Vec<usize> = Vec::new();
-        let mut out: Vec<&str> = Vec::new();
-        for f in self.in_function_order(within) {
-            let func = &self.functions[f];
-            let module = &self.modules[func.module];
-            if attributed[func.module] {
-                let ks = &func.meta.strings;
-                out.extend(
-                    ks.iter()
-                        .filter_map(|&k| module.table_strings.get(k as usize))
-                        .map(String::as_str),
-                );
-            } else if !whole_modules.contains(&func.module) {
-                whole_modules.push(func.module);
-                out.extend(module.table_strings.iter().map(String::as_str));
-            }
-        }
-        out
+        self.scoped_items(within, |f| &f.strings, |m| &m.table_strings)
+            .into_iter()
+            .map(String::as_str)
+            .collect()
     }
 
     /// The pools that seed a search (the search domain's `int_pool`, `float_pool`,

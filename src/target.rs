@@ -223,7 +223,7 @@ impl Target {
         if self.chain.is_none() {
             self.chain = Some(Arc::new(Chain::new(
                 &self.program,
-                &Analysis::new(&self.program),
+                Analysis::new(&self.program),
             )));
         }
         self.chain.clone().expect("just built")

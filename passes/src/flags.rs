@@ -7,10 +7,11 @@
 //! is one whose result only ever holds constants or a compare's truth value ([`analyse`]), with
 //! or without a loop (a validation loop, `for (…) if (!isdigit(s[i])) return 0; return 1;`, is
 //! one: the last condition it evaluated and how many it evaluated tell how near it came to the
-//! other result, per call, where the probes of its sites keep only the minimum over all calls). The pass gives it a frame ([`evotest_abi::shm::FlagFrame`], a local): each
-//! of its conditions (compares, switches, conditions on the results of calls) counts itself there
-//! and keeps the distance to its other outcome, and each return records, for the caller, the flag
-//! distance of the result ([`evotest_abi::distance::flag_distance`]). The caller's probe of a
+//! other result, per call, where the probes of its sites keep only the minimum over all calls).
+//! The pass gives it a frame ([`evotest_abi::shm::FlagFrame`], a local): each of its conditions
+//! (compares, switches, conditions on the results of calls) counts itself there and keeps the
+//! distance to its other outcome, and each return records, for the caller, the flag distance of
+//! the result ([`evotest_abi::distance::flag_distance`]). The caller's probe of a
 //! compare of that result with 0 ([`source`]) takes it as the distance of the outcome not taken,
 //! also when the result was kept in a local first (`int ok = valid(x); … if (!ok)`): such a
 //! local ([`flag_locals`]) gets a shadow that each store into it sets to the flag distance of
@@ -279,8 +280,9 @@ unsafe fn is_all_ones(v: LLVMValueRef) -> bool {
 /// `select`s, local variables that only ever hold such values, and the results of calls of flag
 /// functions: `return a && b;`, `if (c) return 1; return 0;`, `bool result = …; return result;`,
 /// `return match(p + 1, s);`), and which evaluates at least one condition; loops allowed
-/// ([`FlagFunction::points_bound`]). Calls between them, recursion included, are resolved as a greatest fixpoint: a
-/// function stays a flag function while every call its results come from is of one.
+/// ([`FlagFunction::points_bound`]). Calls between them, recursion included, are resolved as a
+/// greatest fixpoint: a function stays a flag function while every call its results come from
+/// is of one.
 ///
 /// # Safety
 /// `bodies` must be functions with bodies in a valid module, not yet instrumented.

@@ -150,17 +150,18 @@ fn ladder_of(
 }
 
 impl Chain {
-    /// Prepare the analyses of `program`.
-    pub fn new(program: &Program, analysis: &Analysis) -> Chain {
+    /// Prepare the analyses of `program`, keeping `analysis`'s CFGs for the reaching
+    /// definitions.
+    pub fn new(program: &Program, analysis: Analysis) -> Chain {
         let site_ladder = program
             .sites
             .iter()
-            .map(|s| ladder_of(program, analysis, s.function, s.meta.block as usize))
+            .map(|s| ladder_of(program, &analysis, s.function, s.meta.block as usize))
             .collect();
         let def_ladder = program
             .defs
             .iter()
-            .map(|d| ladder_of(program, analysis, d.function, d.meta.block as usize))
+            .map(|d| ladder_of(program, &analysis, d.function, d.meta.block as usize))
             .collect();
         let reaching = (0..program.functions.len())
             .map(|_| std::sync::OnceLock::new())
@@ -188,7 +189,7 @@ impl Chain {
             site_ladder,
             def_ladder,
             reaching,
-            cfgs: analysis.cfgs.clone(),
+            cfgs: analysis.cfgs,
             def_var,
             in_loop,
             repeats,

@@ -110,7 +110,7 @@ fn trace_507() -> Vec<Event> {
 
 fn chain() -> Chain {
     let p = program();
-    Chain::new(&p, &Analysis::new(&p))
+    Chain::new(&p, Analysis::new(&p))
 }
 
 #[test]
@@ -305,7 +305,7 @@ fn chaining_around_avm_covers_the_flag_on_the_mock_executor() {
         &["a0", "a1", "a2", "a3", "a4", "a5"],
         Some((-1_000_000, 1_000_000)),
     );
-    let chain = Arc::new(Chain::new(&p, &analysis));
+    let chain = Arc::new(Chain::new(&p, Analysis::new(&p)));
     let run = |mode: Chaining| {
         let sc = Scenario {
             sites: 3,

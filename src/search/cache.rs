@@ -33,6 +33,14 @@ pub const CACHE_BYTES: usize = 64 << 20;
 /// Bytes counted for an entry besides its vectors (the map's and the queue's slots).
 const ENTRY_OVERHEAD: usize = 160;
 
+/// Which outcomes belong to which site (see [`EvalCache::with_layout`]).
+struct Layout {
+    /// Per global site: its first global outcome and number of outcomes.
+    sites: Arc<[(u32, u32)]>,
+    /// One past the last outcome of any site.
+    end: u32,
+}
+
 /// A trace with only the sites that ran (see module docs).
 #[derive(Clone)]
 struct Compact {
@@ -53,7 +61,7 @@ struct Compact {
 }
 
 impl Compact {
-    fn new(t: &Trace, layout: Option<&[(u32, u32)]>) -> Compact {
+    fn new(t: &Trace, layout: Option<&Layout>) -> Compact {
         let sites: Vec<(u32, SiteRec)> = t
             .sites
             .iter()
@@ -63,15 +71,10 @@ impl Compact {
             .collect();
         let (dist, tail) = match layout {
             Some(layout) => {
-                let tail = layout
-                    .iter()
-                    .map(|&(b, n)| b + n)
-                    .max()
-                    .unwrap_or(0)
-                    .min(t.dist.len() as u32);
+                let tail = layout.end.min(t.dist.len() as u32);
                 let mut dist = Vec::new();
                 for &(s, _) in &sites {
-                    if let Some(&(b, n)) = layout.get(s as usize) {
+                    if let Some(&(b, n)) = layout.sites.get(s as usize) {
                         let (b, e) = (b as usize, ((b + n) as usize).min(tail as usize));
                         dist.extend_from_slice(&t.dist[b.min(e)..e]);
                     }
@@ -104,7 +107,7 @@ impl Compact {
     }
 
     /// The whole trace again; without the ordered trace's events unless `events`.
-    fn expand(&self, layout: Option<&[(u32, u32)]>, events: bool) -> Trace {
+    fn expand(&self, layout: Option<&Layout>, events: bool) -> Trace {
         let mut sites = vec![SiteRec::default(); self.n_sites as usize];
         for &(s, r) in &self.sites {
             sites[s as usize] = r;
@@ -114,7 +117,7 @@ impl Compact {
                 let mut dist = vec![f64::INFINITY; self.n_outcomes as usize];
                 let mut at = 0;
                 for &(s, _) in &self.sites {
-                    if let Some(&(b, n)) = layout.get(s as usize) {
+                    if let Some(&(b, n)) = layout.sites.get(s as usize) {
                         let (b, e) = (b as usize, ((b + n) as usize).min(self.tail as usize));
                         let k = e.saturating_sub(b);
                         if k > 0 {
@@ -161,7 +164,7 @@ pub struct EvalCache {
     order: VecDeque<Input>,
     /// Per global site, its first outcome and number of outcomes (`None`: unknown, every
     /// outcome's distance is kept).
-    layout: Option<Arc<[(u32, u32)]>>,
+    layout: Option<Layout>,
     bytes: usize,
     hits: u64,
 }
@@ -177,7 +180,10 @@ impl EvalCache {
     /// [`crate::program::Program::site_outcomes`] gives them).
     pub fn with_layout(layout: Arc<[(u32, u32)]>) -> EvalCache {
         EvalCache {
-            layout: Some(layout),
+            layout: Some(Layout {
+                end: layout.iter().map(|&(b, n)| b + n).max().unwrap_or(0),
+                sites: layout,
+            }),
             ..EvalCache::default()
         }
     }
@@ -202,9 +208,7 @@ impl EvalCache {
             input: input.clone(),
             exit: e.exit,
             ret: e.ret,
-            trace: e
-                .trace
-                .expand(self.layout.as_deref(), ordered || !e.ordered),
+            trace: e.trace.expand(self.layout.as_ref(), ordered || !e.ordered),
             exec: e.exec,
         })
     }
@@ -213,7 +217,7 @@ impl EvalCache {
     /// entries while the cache would hold more than [`CACHE_BYTES`]. It replaces an entry of the
     /// same input.
     pub fn put(&mut self, ev: &Evaluation, ordered: bool) {
-        let trace = Compact::new(&ev.trace, self.layout.as_deref());
+        let trace = Compact::new(&ev.trace, self.layout.as_ref());
         let bytes = ENTRY_OVERHEAD + 2 * ev.input.bytes.len() + trace.bytes();
         let entry = Entry {
             exit: ev.exit,
